@@ -1,0 +1,661 @@
+"""Scaled dot-product and multi-head self-attention in pure NumPy.
+
+Row layout throughout, as in PyTorch: one token per row, ``x`` has shape (N, D).
+The UDL book's column layout (D x N, ``Omega x + beta``) is the same computation
+transposed; :func:`to_columns` gives that view of a result.
+
+The steps of :func:`multi_head_attention`, one function each:
+
+1. :func:`project`: Q = x @ w_q + b_q, K = x @ w_k + b_k, V = x @ w_v + b_v
+2. :func:`split_heads`: (N, Dk) -> (H, N, Dk/H), head h takes the h-th block of columns
+3. :func:`attention_scores`: S = Q Kᵀ * scale
+4. :func:`apply_mask`: masked scores become -inf
+5. :func:`softmax`: over the keys (last axis); a fully masked row gives zeros
+6. weights @ V per head, then :func:`merge_heads` and the output projection.
+
+Everything here is plain NumPy: no Streamlit, no plotting.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+__all__ = [
+    "AttentionParams",
+    "AttentionResult",
+    "ColumnView",
+    "Init",
+    "Scale",
+    "apply_mask",
+    "attention_from_qkv",
+    "attention_scores",
+    "causal_mask",
+    "check_finite",
+    "loop_attention",
+    "merge_heads",
+    "multi_head_attention",
+    "padding_mask",
+    "permute_tokens",
+    "project",
+    "resolve_scale",
+    "row_entropy",
+    "scaled_dot_product_attention",
+    "softmax",
+    "split_heads",
+    "to_columns",
+]
+
+Array = NDArray[np.floating]
+#: ``True`` = 1/sqrt(d_k), ``False`` = 1, a number = that factor (as in PyTorch).
+Scale = bool | float
+Init = Literal["normal", "uniform", "xavier"]
+
+
+# --------------------------------------------------------------------------- checks
+
+
+def _shape(a: ArrayLike) -> str:
+    return "x".join(str(s) for s in np.shape(a)) or "scalar"
+
+
+def check_finite(name: str, a: NDArray) -> None:
+    """Raise ``ValueError`` if ``a`` holds NaN or ±inf, naming the array and the place."""
+    if a.dtype.kind in "fc" and not np.isfinite(a).all():
+        bad = np.argwhere(~np.isfinite(a))[0]
+        raise ValueError(
+            f"{name} (shape {_shape(a)}) contains NaN or inf, first at index "
+            f"{tuple(int(i) for i in bad)}: {a[tuple(bad)]!r}"
+        )
+
+
+def _as_float(name: str, a: ArrayLike, dtype: np.dtype | None = None) -> Array:
+    arr = np.asarray(a)
+    if arr.dtype.kind not in "biuf":
+        raise ValueError(f"{name} must be numeric, got dtype {arr.dtype} (shape {_shape(arr)})")
+    if dtype is not None:
+        arr = arr.astype(dtype, copy=False)
+    elif arr.dtype.kind != "f":
+        arr = arr.astype(np.float64)
+    check_finite(name, arr)
+    return arr
+
+
+# --------------------------------------------------------------------------- softmax
+
+
+def softmax(x: ArrayLike, axis: int = -1) -> Array:
+    """Numerically stable softmax along ``axis``.
+
+    The maximum of each slice is subtracted before exponentiating, so inputs such as
+    1e4 stay finite. A slice that is entirely ``-inf`` (a fully masked row) gives all
+    zeros rather than NaN.
+    """
+    x = np.asarray(x)
+    if x.dtype.kind != "f":
+        x = x.astype(np.float64)
+    m = np.max(x, axis=axis, keepdims=True)
+    # A slice of all -inf has max -inf; shifting by it would give NaN (-inf - -inf).
+    m = np.where(np.isneginf(m), 0.0, m).astype(x.dtype, copy=False)
+    e = np.subtract(x, m)
+    np.exp(e, out=e)
+    s = np.sum(e, axis=axis, keepdims=True)
+    s[s == 0] = 1  # all -inf: e is all zeros, keep it so
+    e /= s
+    return e
+
+
+# --------------------------------------------------------------------------- masks
+
+
+def causal_mask(n: int) -> NDArray[np.bool_]:
+    """(n, n) boolean mask, True where query i may attend to key j (j <= i)."""
+    if n < 1:
+        raise ValueError(f"causal_mask needs n >= 1, got n={n}")
+    return np.tri(n, dtype=bool)
+
+
+def padding_mask(n: int, n_pad: int) -> NDArray[np.bool_]:
+    """(n, n) boolean mask where the last ``n_pad`` tokens are padding.
+
+    No query may attend to a padding key. Padding queries keep their row (they attend
+    to the real tokens), as in PyTorch's ``key_padding_mask``. With ``n_pad == n``
+    every row is fully masked and its weights are all zero.
+    """
+    if n < 1:
+        raise ValueError(f"padding_mask needs n >= 1, got n={n}")
+    if not 0 <= n_pad <= n:
+        raise ValueError(f"padding_mask needs 0 <= n_pad <= n, got n_pad={n_pad}, n={n}")
+    keep = np.arange(n) < n - n_pad
+    return np.broadcast_to(keep, (n, n)).copy()
+
+
+# --------------------------------------------------------------------------- core
+
+
+def resolve_scale(scale: Scale, d_k: int) -> float:
+    """The factor that multiplies the scores: 1/sqrt(d_k) for True, 1 for False."""
+    if isinstance(scale, bool | np.bool_):
+        return 1.0 / math.sqrt(d_k) if scale else 1.0
+    try:
+        f = float(scale)
+    except (TypeError, ValueError):
+        raise ValueError(f"scale must be True, False or a number, got {scale!r}") from None
+    if not math.isfinite(f):
+        raise ValueError(f"scale must be finite, got {scale!r}")
+    return f
+
+
+def attention_scores(q: Array, k: Array, scale: Scale = True) -> Array:
+    """S = Q Kᵀ * scale, shape (..., N, M) from q (..., N, d_k) and k (..., M, d_k)."""
+    s = q @ np.swapaxes(k, -1, -2)  # (..., N, M)
+    f = resolve_scale(scale, q.shape[-1])
+    if f != 1.0:
+        s *= s.dtype.type(f)  # keep float32 float32
+    return s
+
+
+def _check_mask(mask: ArrayLike, shape: tuple[int, ...]) -> NDArray[np.bool_]:
+    m = np.asarray(mask)
+    if m.dtype != np.bool_:
+        raise ValueError(
+            f"mask must be a boolean array (True = may attend), got dtype {m.dtype} "
+            f"with shape {_shape(m)}"
+        )
+    try:
+        np.broadcast_shapes(m.shape, shape)
+    except ValueError:
+        raise ValueError(
+            f"mask of shape {_shape(m)} does not broadcast to the scores' shape "
+            f"{_shape(shape)} (..., N queries, M keys)"
+        ) from None
+    return m
+
+
+def apply_mask(scores: Array, mask: NDArray[np.bool_] | None) -> Array:
+    """Scores with -inf where ``mask`` is False (a new array); ``scores`` if no mask."""
+    if mask is None:
+        return scores
+    return np.where(mask, scores, scores.dtype.type(-np.inf))
+
+
+def scaled_dot_product_attention(
+    q: ArrayLike,
+    k: ArrayLike,
+    v: ArrayLike,
+    *,
+    scale: Scale = True,
+    mask: ArrayLike | None = None,
+) -> tuple[Array, Array]:
+    """softmax(Q Kᵀ * scale, masked) V.
+
+    Args:
+        q: queries (..., N, d_k).
+        k: keys (..., M, d_k).
+        v: values (..., M, d_v). Leading axes broadcast (for example heads).
+        scale: True for 1/sqrt(d_k), False for 1, or a number (PyTorch's meaning).
+        mask: boolean, broadcastable to (..., N, M); True = may attend.
+
+    Returns:
+        ``(weights, output)``: weights (..., N, M), each unmasked row summing to 1 and
+        masked entries exactly 0; output (..., N, d_v).
+    """
+    weights, output, _ = _sdpa(q, k, v, scale=scale, mask=mask)
+    return weights, output
+
+
+def _sdpa(q, k, v, *, scale, mask):
+    q, k, v = (np.asarray(a) for a in (q, k, v))
+    dtype = np.result_type(q, k, v, np.float32)
+    q, k, v = (_as_float(n, a, dtype) for n, a in (("q", q), ("k", k), ("v", v)))
+    if q.ndim < 2 or k.ndim < 2 or v.ndim < 2:
+        raise ValueError(
+            f"q, k and v need at least 2 axes (..., tokens, features); got q {_shape(q)}, "
+            f"k {_shape(k)}, v {_shape(v)}"
+        )
+    if q.shape[-1] != k.shape[-1]:
+        raise ValueError(
+            f"q (..., N, d_k) and k (..., M, d_k) must share d_k; got q {_shape(q)}, k {_shape(k)}"
+        )
+    if k.shape[-2] != v.shape[-2]:
+        raise ValueError(
+            f"k (..., M, d_k) and v (..., M, d_v) must have the same number of keys M; "
+            f"got k {_shape(k)}, v {_shape(v)}"
+        )
+    if q.shape[-2] < 1 or k.shape[-2] < 1 or q.shape[-1] < 1:
+        raise ValueError(f"empty attention: q {_shape(q)}, k {_shape(k)}, v {_shape(v)}")
+    scores = attention_scores(q, k, scale)  # (..., N, M)
+    m = None if mask is None else _check_mask(mask, scores.shape)
+    weights = softmax(apply_mask(scores, m), axis=-1)  # (..., N, M)
+    output = weights @ v  # (..., N, d_v)
+    return weights, output, scores
+
+
+# --------------------------------------------------------------------------- heads
+
+
+def split_heads(x: Array, num_heads: int) -> Array:
+    """(N, D) -> (H, N, D/H): head h gets the h-th contiguous block of D/H columns."""
+    n, d = x.shape
+    if num_heads < 1 or d % num_heads:
+        raise ValueError(
+            f"cannot split width {d} (array of shape {n}x{d}) into {num_heads} heads: "
+            f"the width must be divisible by the number of heads"
+        )
+    return x.reshape(n, num_heads, d // num_heads).transpose(1, 0, 2)  # (H, N, D/H)
+
+
+def merge_heads(x: Array) -> Array:
+    """(H, N, d) -> (N, H*d), the inverse of :func:`split_heads` (concatenation)."""
+    h, n, d = x.shape
+    return x.transpose(1, 0, 2).reshape(n, h * d)  # (N, H*d)
+
+
+# --------------------------------------------------------------------------- parameters
+
+
+@dataclass(frozen=True, eq=False)
+class AttentionParams:
+    """Projection weights in row layout: Q = x @ w_q + b_q, and so on.
+
+    Shapes: w_q (D, Dk), w_k (D, Dk), w_v (D, Dv), b_q (Dk,), b_k (Dk,), b_v (Dv,),
+    w_o (Dv, Dout), b_o (Dout,). Biases and the output projection are optional;
+    without ``w_o`` the output of :func:`multi_head_attention` is the concatenation.
+    """
+
+    w_q: Array
+    w_k: Array
+    w_v: Array
+    b_q: Array | None = None
+    b_k: Array | None = None
+    b_v: Array | None = None
+    w_o: Array | None = None
+    b_o: Array | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("w_q", "w_k", "w_v", "b_q", "b_k", "b_v", "w_o", "b_o"):
+            a = getattr(self, name)
+            if a is None:
+                continue
+            a = _as_float(name, a)
+            a.setflags(write=False)
+            object.__setattr__(self, name, a)
+        for name in ("w_q", "w_k", "w_v"):
+            if getattr(self, name).ndim != 2:
+                raise ValueError(
+                    f"{name} must be 2-D (D, d), got shape {_shape(getattr(self, name))}"
+                )
+        d = self.w_q.shape[0]
+        if self.w_k.shape != self.w_q.shape:
+            raise ValueError(
+                f"w_k must have the shape of w_q (D, Dk); got w_q {_shape(self.w_q)}, "
+                f"w_k {_shape(self.w_k)}"
+            )
+        if self.w_v.shape[0] != d:
+            raise ValueError(
+                f"w_v must have D={d} rows like w_q; got w_q {_shape(self.w_q)}, "
+                f"w_v {_shape(self.w_v)}"
+            )
+        for b, w in (("b_q", "w_q"), ("b_k", "w_k"), ("b_v", "w_v"), ("b_o", "w_o")):
+            bias, weight = getattr(self, b), getattr(self, w)
+            if bias is None:
+                continue
+            if weight is None:
+                raise ValueError(f"{b} given without {w}")
+            if bias.shape != (weight.shape[1],):
+                raise ValueError(
+                    f"{b} must have shape ({weight.shape[1]},) to match {w} "
+                    f"{_shape(weight)}; got {_shape(bias)}"
+                )
+        if self.w_o is not None and (self.w_o.ndim != 2 or self.w_o.shape[0] != self.d_v):
+            raise ValueError(
+                f"w_o must have shape (Dv, Dout) with Dv={self.d_v} (the width of w_v "
+                f"{_shape(self.w_v)}); got {_shape(self.w_o)}"
+            )
+
+    @property
+    def d_model(self) -> int:
+        return int(self.w_q.shape[0])
+
+    @property
+    def d_k(self) -> int:
+        return int(self.w_q.shape[1])
+
+    @property
+    def d_v(self) -> int:
+        return int(self.w_v.shape[1])
+
+    @property
+    def d_out(self) -> int:
+        return int(self.w_o.shape[1]) if self.w_o is not None else self.d_v
+
+    def astype(self, dtype: np.dtype | type) -> AttentionParams:
+        """The same parameters in another float dtype (for float32 runs)."""
+        return AttentionParams(
+            **{
+                k: None if getattr(self, k) is None else getattr(self, k).astype(dtype)
+                for k in ("w_q", "w_k", "w_v", "b_q", "b_k", "b_v", "w_o", "b_o")
+            }
+        )
+
+    @classmethod
+    def random(
+        cls,
+        d_model: int,
+        *,
+        d_k: int | None = None,
+        d_v: int | None = None,
+        d_out: int | None = None,
+        seed: int = 0,
+        init: Init = "normal",
+        bias: bool = True,
+        out_proj: bool = True,
+    ) -> AttentionParams:
+        """Seeded random parameters.
+
+        ``init``: "normal" draws N(0, 1) as the UDL notebooks do; "uniform" draws
+        U[0, 1) as ``np.random.rand``/``torch.rand`` in the other notebooks; "xavier"
+        draws U(-a, a) with a = sqrt(6 / (fan_in + fan_out)), biases
+        U(-1/sqrt(fan_in), 1/sqrt(fan_in)) as ``nn.Linear``. Draw order: w_q, w_k, w_v,
+        b_q, b_k, b_v, w_o, b_o (from ``np.random.default_rng(seed)``).
+        Defaults: d_k = d_v = d_out = d_model.
+        """
+        if d_model < 1:
+            raise ValueError(f"d_model must be >= 1, got {d_model}")
+        d_k = d_model if d_k is None else d_k
+        d_v = d_model if d_v is None else d_v
+        d_out = d_model if d_out is None else d_out
+        for name, val in (("d_k", d_k), ("d_v", d_v), ("d_out", d_out)):
+            if val < 1:
+                raise ValueError(f"{name} must be >= 1, got {val}")
+        if init not in ("normal", "uniform", "xavier"):
+            raise ValueError(f"init must be 'normal', 'uniform' or 'xavier', got {init!r}")
+        rng = np.random.default_rng(seed)
+
+        def weight(fan_in: int, fan_out: int) -> Array:
+            if init == "normal":
+                return rng.standard_normal((fan_in, fan_out))
+            if init == "uniform":
+                return rng.random((fan_in, fan_out))
+            a = math.sqrt(6.0 / (fan_in + fan_out))
+            return rng.uniform(-a, a, (fan_in, fan_out))
+
+        def vec(fan_in: int, n: int) -> Array:
+            if init == "normal":
+                return rng.standard_normal(n)
+            if init == "uniform":
+                return rng.random(n)
+            a = 1.0 / math.sqrt(fan_in)
+            return rng.uniform(-a, a, n)
+
+        w_q, w_k, w_v = weight(d_model, d_k), weight(d_model, d_k), weight(d_model, d_v)
+        b_q = b_k = b_v = w_o = b_o = None
+        if bias:
+            b_q, b_k, b_v = vec(d_model, d_k), vec(d_model, d_k), vec(d_model, d_v)
+        if out_proj:
+            w_o = weight(d_v, d_out)
+            if bias:
+                b_o = vec(d_v, d_out)
+        return cls(w_q, w_k, w_v, b_q, b_k, b_v, w_o, b_o)
+
+
+# --------------------------------------------------------------------------- result
+
+
+@dataclass(frozen=True, eq=False)
+class AttentionResult:
+    """Every intermediate of one multi-head attention pass (row layout).
+
+    queries, keys (H, N, Dk/H); values (H, N, Dv/H); scores (H, N, N), scaled and
+    before masking; mask (N, N) bool or None; weights (H, N, N); head_outputs
+    (H, N, Dv/H); concat (N, Dv); output (N, Dout). ``scale`` is the factor used.
+    """
+
+    queries: Array
+    keys: Array
+    values: Array
+    scores: Array
+    mask: NDArray[np.bool_] | None
+    weights: Array
+    head_outputs: Array
+    concat: Array
+    output: Array
+    scale: float = 1.0
+    x: Array | None = field(default=None, repr=False)
+
+    @property
+    def num_heads(self) -> int:
+        return int(self.weights.shape[0])
+
+    @property
+    def n_tokens(self) -> int:
+        return int(self.weights.shape[1])
+
+    @property
+    def masked_scores(self) -> Array:
+        """Scores with -inf where the mask forbids attention (what the softmax sees)."""
+        return apply_mask(self.scores, self.mask)
+
+
+def project(x: Array, w: Array, b: Array | None = None) -> Array:
+    """x @ w + b: (N, D) @ (D, d) -> (N, d)."""
+    y = x @ w
+    if b is not None:
+        y += b
+    return y
+
+
+def _full_mask(mask: ArrayLike | None, n: int, m: int) -> NDArray[np.bool_] | None:
+    if mask is None:
+        return None
+    mk = _check_mask(mask, (n, m))
+    if mk.ndim > 2:
+        raise ValueError(
+            f"mask for multi_head_attention must be (N, M) = ({n}, {m}) or broadcast to it; "
+            f"got {_shape(mk)}"
+        )
+    return np.broadcast_to(mk, (n, m))
+
+
+def attention_from_qkv(
+    q: ArrayLike,
+    k: ArrayLike,
+    v: ArrayLike,
+    *,
+    num_heads: int = 1,
+    scale: Scale = True,
+    mask: ArrayLike | None = None,
+    w_o: Array | None = None,
+    b_o: Array | None = None,
+    x: Array | None = None,
+) -> AttentionResult:
+    """Multi-head attention from already projected Q (N, Dk), K (M, Dk), V (M, Dv).
+
+    Used by :func:`multi_head_attention` after the projections, and directly where a
+    notebook gives Q, K and V (the numerical example of ``004_…``).
+    """
+    q = _as_float("q", q)
+    dtype = np.result_type(q, np.asarray(k), np.asarray(v), np.float32)
+    q, k, v = (_as_float(n, a, dtype) for n, a in (("q", q), ("k", k), ("v", v)))
+    for name, a in (("q", q), ("k", k), ("v", v)):
+        if a.ndim != 2 or a.shape[0] < 1 or a.shape[1] < 1:
+            raise ValueError(
+                f"{name} must be 2-D (tokens, features) and non-empty, got {_shape(a)}"
+            )
+    if q.shape[1] != k.shape[1] or k.shape[0] != v.shape[0]:
+        raise ValueError(
+            f"q (N, Dk), k (M, Dk), v (M, Dv) do not fit: q {_shape(q)}, k {_shape(k)}, "
+            f"v {_shape(v)}"
+        )
+    if num_heads < 1 or q.shape[1] % num_heads or v.shape[1] % num_heads:
+        raise ValueError(
+            f"{num_heads} heads do not divide the query/key width Dk={q.shape[1]} and the "
+            f"value width Dv={v.shape[1]} (q {_shape(q)}, v {_shape(v)})"
+        )
+    n, m = q.shape[0], k.shape[0]
+    full = _full_mask(mask, n, m)
+    qh, kh, vh = split_heads(q, num_heads), split_heads(k, num_heads), split_heads(v, num_heads)
+    # qh, kh: (H, N, Dk/H); vh: (H, M, Dv/H)
+    factor = resolve_scale(scale, qh.shape[-1])
+    weights, head_out, scores = _sdpa(qh, kh, vh, scale=factor, mask=full)
+    # weights, scores: (H, N, M); head_out: (H, N, Dv/H)
+    concat = merge_heads(head_out)  # (N, Dv)
+    output = concat if w_o is None else project(concat, w_o, b_o)  # (N, Dout)
+    return AttentionResult(
+        queries=qh,
+        keys=kh,
+        values=vh,
+        scores=scores,
+        mask=None if full is None else np.array(full),
+        weights=weights,
+        head_outputs=head_out,
+        concat=concat,
+        output=output,
+        scale=factor,
+        x=x,
+    )
+
+
+def multi_head_attention(
+    x: ArrayLike,
+    params: AttentionParams,
+    *,
+    num_heads: int = 1,
+    scale: Scale = True,
+    mask: ArrayLike | None = None,
+) -> AttentionResult:
+    """Multi-head self-attention of ``x`` (N, D), as ``torch.nn.MultiheadAttention``.
+
+    Head h uses the h-th contiguous block of Dk/H columns of Q and K and of Dv/H
+    columns of V. ``scale=True`` uses 1/sqrt(Dk/H), the per-head width. The result
+    keeps the head axis (H = 1 for single-head attention).
+    """
+    if not isinstance(params, AttentionParams):
+        raise ValueError(f"params must be AttentionParams, got {type(params).__name__}")
+    x = np.asarray(x)
+    if x.ndim != 2:
+        raise ValueError(f"x must be 2-D (N tokens, D features), got shape {_shape(x)}")
+    n, d = x.shape
+    if n < 1 or d < 1:
+        raise ValueError(f"x must have N >= 1 tokens and D >= 1 features, got shape {n}x{d}")
+    dtype = np.result_type(x, params.w_q, np.float32)
+    x = _as_float("x", x, dtype)
+    if d != params.d_model:
+        raise ValueError(
+            f"x has D={d} features (shape {n}x{d}) but w_q expects D={params.d_model} "
+            f"(w_q shape {_shape(params.w_q)})"
+        )
+    if num_heads < 1 or params.d_k % num_heads or params.d_v % num_heads:
+        raise ValueError(
+            f"num_heads={num_heads} must divide Dk={params.d_k} (w_q {_shape(params.w_q)}) "
+            f"and Dv={params.d_v} (w_v {_shape(params.w_v)})"
+        )
+    p = params if params.w_q.dtype == dtype else params.astype(dtype)
+    q = project(x, p.w_q, p.b_q)  # (N, Dk)
+    k = project(x, p.w_k, p.b_k)  # (N, Dk)
+    v = project(x, p.w_v, p.b_v)  # (N, Dv)
+    return attention_from_qkv(
+        q, k, v, num_heads=num_heads, scale=scale, mask=mask, w_o=p.w_o, b_o=p.b_o, x=x
+    )
+
+
+# --------------------------------------------------------------------------- views and checks
+
+
+@dataclass(frozen=True, eq=False)
+class ColumnView:
+    """A result in the UDL book's column layout: one token per column.
+
+    x (D, N); queries, keys (H, Dk/H, N); values (H, Dv/H, N); scores and weights
+    (H, N keys, N queries) so that each column (one query) of ``weights`` sums to 1,
+    as in ``softmax_cols``; head_outputs (H, Dv/H, N); concat (Dv, N); output (Dout, N).
+    """
+
+    x: Array | None
+    queries: Array
+    keys: Array
+    values: Array
+    scores: Array
+    weights: Array
+    head_outputs: Array
+    concat: Array
+    output: Array
+
+
+def to_columns(result: AttentionResult) -> ColumnView:
+    """The UDL column-layout (D x N) view of a row-layout result: every matrix transposed."""
+
+    def t(a: Array) -> Array:
+        return np.swapaxes(a, -1, -2)
+
+    return ColumnView(
+        x=None if result.x is None else result.x.T,
+        queries=t(result.queries),
+        keys=t(result.keys),
+        values=t(result.values),
+        scores=t(result.scores),
+        weights=t(result.weights),
+        head_outputs=t(result.head_outputs),
+        concat=result.concat.T,
+        output=result.output.T,
+    )
+
+
+def loop_attention(
+    q: ArrayLike,
+    k: ArrayLike,
+    v: ArrayLike,
+    *,
+    scale: Scale = True,
+    mask: ArrayLike | None = None,
+) -> tuple[Array, Array]:
+    """The per-query loop of notebook 12.1: x'_n = sum_m a[x_m, x_n] v_m.
+
+    For each query n, the dot products with every key, their softmax, then the weighted
+    sum of values, one token at a time. Same arguments and returns as
+    :func:`scaled_dot_product_attention` for 2-D q (N, d_k), k (M, d_k), v (M, d_v);
+    slow on purpose, to show that it equals the matrix form.
+    """
+    q, k, v = (_as_float(n, a) for n, a in (("q", q), ("k", k), ("v", v)))
+    n_q, n_k = q.shape[0], k.shape[0]
+    f = resolve_scale(scale, q.shape[1])
+    full = _full_mask(mask, n_q, n_k)
+    weights = np.zeros((n_q, n_k), dtype=q.dtype)
+    out = np.zeros((n_q, v.shape[1]), dtype=q.dtype)
+    for n in range(n_q):
+        dots = np.array([k[m] @ q[n] * f for m in range(n_k)])
+        if full is not None:
+            dots = np.where(full[n], dots, -np.inf)
+        a = softmax(dots)
+        weights[n] = a
+        for m in range(n_k):
+            out[n] += a[m] * v[m]
+    return weights, out
+
+
+def row_entropy(weights: ArrayLike, *, base: float = 2.0) -> Array:
+    """Entropy of each row of attention weights (bits by default); 0·log 0 counts as 0.
+
+    A uniform row over M keys gives log(M); a one-hot row gives 0. Shape: weights
+    without the last axis.
+    """
+    w = np.asarray(weights, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(w > 0, -w * np.log(w), 0.0)
+    return terms.sum(axis=-1) / math.log(base)
+
+
+def permute_tokens(x: ArrayLike, perm: ArrayLike) -> Array:
+    """Rows of ``x`` (N, ...) reordered by ``perm``: row i of the result is x[perm[i]]."""
+    x = np.asarray(x)
+    p = np.asarray(perm)
+    if p.shape != (x.shape[0],) or not np.array_equal(np.sort(p), np.arange(x.shape[0])):
+        raise ValueError(
+            f"perm must be a permutation of 0..{x.shape[0] - 1} for x of shape {_shape(x)}, "
+            f"got {p.tolist()}"
+        )
+    return x[p]

