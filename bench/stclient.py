@@ -1,0 +1,338 @@
+"""A minimal Streamlit server launcher and websocket client for the benchmarks.
+
+The client speaks Streamlit's own protocol: it connects to ``/_stcore/stream`` with the
+``streamlit`` websocket subprotocol, sends ``BackMsg.rerun_script`` (a ``ClientState`` with
+the query string, the page and the widget states, as the browser does) and reads
+``ForwardMsg`` protobufs until ``script_finished``. Widget ids, kinds and options are learnt
+from the ``ForwardMsg`` deltas of each run, so a control is changed by its user key
+(``N``, ``seed``, ``mask`` ...) exactly as the frontend would change it.
+
+Used by ``bench/classroom.py`` (many sessions) and ``bench/browser_latency.py`` (server start).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import websocket  # websocket-client
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from streamlit.proto.NumberInput_pb2 import NumberInput
+from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+REPO = Path(__file__).resolve().parent.parent
+PYTHON = sys.executable
+
+# Element types that are widgets, and the WidgetState field their value travels in.
+WIDGET_KINDS = {
+    "slider": "double_array_value",
+    "selectbox": "string_value",
+    "radio": "string_value",
+    "number_input": "double_value",
+    "checkbox": "bool_value",
+    "text_input": "string_value",
+    "text_area": "string_value",
+    "select_slider": "string_array_value",
+    "multiselect": "string_array_value",
+    "button_group": "string_array_value",
+    "color_picker": "string_value",
+    "button": "trigger_value",
+    "download_button": "trigger_value",
+    "file_uploader": "file_uploader_state_value",
+}
+SUCCESS = {
+    ForwardMsg.FINISHED_SUCCESSFULLY,
+    ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY,
+}
+
+
+# --------------------------------------------------------------------------- server
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """``streamlit run APP`` on loopback: headless, usage stats off, a free port.
+
+    Runs with the repository as working directory (so ``.streamlit/config.toml`` applies)
+    and the repository on ``PYTHONPATH`` (so ``bench/bare_app.py`` can import attnviz).
+    """
+
+    def __init__(
+        self,
+        app: str | Path = "app.py",
+        *,
+        port: int | None = None,
+        options: dict[str, Any] | None = None,
+        log: str | Path | None = None,
+    ) -> None:
+        self.app = str(app)
+        self.port = port or free_port()
+        self.options = {
+            "server.headless": "true",
+            "server.address": "127.0.0.1",
+            "server.port": str(self.port),
+            "browser.gatherUsageStats": "false",
+            "server.fileWatcherType": "none",
+            "server.runOnSave": "false",
+            **{
+                k: str(v).lower() if isinstance(v, bool) else str(v)
+                for k, v in (options or {}).items()
+            },
+        }
+        self.log_path = Path(log) if log else None
+        self.proc: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, timeout: float = 60.0) -> Server:
+        args = [PYTHON, "-m", "streamlit", "run", self.app]
+        args += [f"--{k}={v}" for k, v in self.options.items()]
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
+        out = open(self.log_path, "wb") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
+        self.proc = subprocess.Popen(args, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"streamlit exited with code {self.proc.returncode}: {args}")
+            with (
+                contextlib.suppress(OSError),
+                urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as r,
+            ):
+                if r.status == 200:
+                    return self
+            time.sleep(0.2)
+        self.stop()
+        raise RuntimeError(f"streamlit did not become healthy within {timeout} s")
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+
+    def __enter__(self) -> Server:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+# --------------------------------------------------------------------------- client
+
+
+@dataclass
+class Widget:
+    id: str
+    kind: str
+    key: str
+    proto: Any
+    fragment_id: str = ""
+
+    @property
+    def options(self) -> list[str]:
+        return list(getattr(self.proto, "options", []))
+
+
+@dataclass
+class RunResult:
+    seconds: float
+    status: str
+    messages: int = 0
+    bytes: int = 0
+    plotly_bytes: int = 0
+    charts: int = 0
+    texts: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+
+def _user_key(widget_id: str) -> str:
+    # Generated ids look like "$$ID-<hash>-<user key or None>".
+    parts = widget_id.split("-", 2)
+    return parts[2] if len(parts) == 3 else widget_id
+
+
+class Session:
+    """One browser tab's worth of Streamlit session over a websocket."""
+
+    def __init__(
+        self, base_url: str, *, page: str = "", query: str = "", timeout: float = 60.0
+    ) -> None:
+        self.ws_url = base_url.replace("http://", "ws://") + "/_stcore/stream"
+        self.page_name = page
+        self.page_script_hash = ""
+        self.query_string = query
+        self.timeout = timeout
+        self.widgets: dict[str, Widget] = {}
+        # Like the frontend, remember every widget value the user set and send them all on
+        # each rerun; URL-bound widgets also get their query parameter rewritten (the server
+        # seeds a bound widget from the URL when the client sends no state for it).
+        self.sent: dict[str, WidgetState] = {}
+        self.ws: websocket.WebSocket | None = None
+
+    def connect(self) -> Session:
+        self.ws = websocket.create_connection(
+            self.ws_url, subprotocols=["streamlit"], timeout=self.timeout
+        )
+        return self
+
+    def close(self) -> None:
+        if self.ws is not None:
+            with contextlib.suppress(Exception):
+                self.ws.close()
+            self.ws = None
+
+    def __enter__(self) -> Session:
+        return self.connect()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- widget states
+    def widget(self, key: str) -> Widget:
+        try:
+            return self.widgets[key]
+        except KeyError:
+            raise KeyError(f"no widget with key {key!r}; seen: {sorted(self.widgets)}") from None
+
+    def state_for(self, key: str, value: Any) -> WidgetState:
+        """The WidgetState the frontend would send after the user set ``key`` to ``value``."""
+        w = self.widget(key)
+        st_ = WidgetState(id=w.id)
+        field_name = WIDGET_KINDS[w.kind]
+        if w.kind == "slider":
+            vals = value if isinstance(value, list | tuple) else [value]
+            st_.double_array_value.data.extend(float(v) for v in vals)
+        elif w.kind == "number_input":
+            v = int(value) if w.proto.data_type == NumberInput.INT else float(value)
+            st_.double_value = v
+        elif field_name == "string_array_value":
+            vals = value if isinstance(value, list | tuple) else [value]
+            st_.string_array_value.data.extend(str(v) for v in vals)
+        elif field_name == "string_value":
+            st_.string_value = str(value)
+        elif field_name == "bool_value":
+            st_.bool_value = bool(value)
+        elif field_name == "trigger_value":
+            st_.trigger_value = True
+        else:
+            raise ValueError(f"cannot set a {w.kind} widget")
+        return st_
+
+    def _set_query_param(self, qkey: str, value: Any) -> None:
+        def fmt(v: Any) -> str:
+            if isinstance(v, float) and v.is_integer():
+                v = int(v)
+            return str(v).lower() if isinstance(v, bool) else str(v)
+
+        vals = value if isinstance(value, list | tuple) else [value]
+        pairs = [(k, v) for k, v in urllib.parse.parse_qsl(self.query_string) if k != qkey]
+        pairs += [(qkey, fmt(v)) for v in vals]
+        self.query_string = urllib.parse.urlencode(pairs)
+
+    # -- runs
+    def rerun(self, changes: dict[str, Any] | None = None) -> RunResult:
+        """Send a rerun (with the given widget changes) and read until script_finished."""
+        assert self.ws is not None, "connect() first"
+        msg = BackMsg()
+        cs = msg.rerun_script
+        cs.page_script_hash = self.page_script_hash
+        if not self.page_script_hash:
+            cs.page_name = self.page_name
+        fragment_ids = set()
+        for key, value in (changes or {}).items():
+            self.sent[key] = self.state_for(key, value)
+            fragment_ids.add(self.widgets[key].fragment_id)
+            qkey = getattr(self.widgets[key].proto, "query_param_key", "")
+            if qkey:
+                self._set_query_param(qkey, value)
+        cs.query_string = self.query_string
+        for key, state in self.sent.items():
+            if key in self.widgets and self.widgets[key].id == state.id:
+                cs.widget_states.widgets.append(state)
+        if len(fragment_ids) == 1:
+            cs.fragment_id = fragment_ids.pop()
+        t0 = time.perf_counter()
+        self.ws.send_binary(msg.SerializeToString())
+        return self._read_until_finished(t0)
+
+    def _read_until_finished(self, t0: float) -> RunResult:
+        res = RunResult(seconds=float("nan"), status="")
+        seen: dict[str, Widget] = {}
+        while True:
+            data = self.ws.recv()
+            if isinstance(data, str):  # pragma: no cover - the server only sends binary
+                data = data.encode()
+            res.messages += 1
+            res.bytes += len(data)
+            fm = ForwardMsg()
+            fm.ParseFromString(data)
+            kind = fm.WhichOneof("type")
+            if kind == "delta":
+                self._on_delta(fm, res, seen, len(data))
+            elif kind == "new_session":
+                self.page_script_hash = fm.new_session.page_script_hash or self.page_script_hash
+            elif kind == "navigation":
+                self.page_script_hash = fm.navigation.page_script_hash or self.page_script_hash
+            elif kind == "page_info_changed":
+                self.query_string = fm.page_info_changed.query_string
+            elif kind == "page_not_found":
+                res.errors.append(f"page not found: {fm.page_not_found.page_name!r}")
+            elif kind == "script_finished":
+                res.seconds = time.perf_counter() - t0
+                res.status = ForwardMsg.ScriptFinishedStatus.Name(fm.script_finished)
+                if fm.script_finished == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                    continue  # another rerun follows (a widget callback or st.rerun)
+                if fm.script_finished not in SUCCESS:
+                    res.errors.append(res.status)
+                break
+        if seen:
+            self.widgets.update(seen)
+        return res
+
+    def _on_delta(self, fm: ForwardMsg, res: RunResult, seen: dict, size: int) -> None:
+        delta = fm.delta
+        if delta.WhichOneof("type") != "new_element":
+            return
+        el = delta.new_element
+        et = el.WhichOneof("type")
+        if et == "exception":
+            e = el.exception
+            res.errors.append(f"exception: {e.type}: {e.message}"[:300])
+        elif et == "alert" and el.alert.format == el.alert.ERROR:
+            res.errors.append(f"st.error: {el.alert.body}"[:300])
+        elif et == "markdown":
+            res.texts.append(el.markdown.body)
+        elif et == "plotly_chart":
+            res.charts += 1
+            res.plotly_bytes += size
+        elif et in WIDGET_KINDS:
+            proto = getattr(el, et)
+            wid = getattr(proto, "id", "")
+            if wid:
+                w = Widget(wid, et, _user_key(wid), proto, delta.fragment_id)
+                seen[w.key] = w
