@@ -1,0 +1,105 @@
+"""Smoke tests of the benchmark scripts' machinery on a tiny app (no timing assertions).
+
+bench/stclient.py must speak Streamlit's websocket protocol well enough that a control change
+really reaches the script, and bench/classroom.py must run a bounded load and report it.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+sys.path.insert(0, str(BENCH))
+
+import classroom  # noqa: E402
+from stclient import Server, Session  # noqa: E402
+
+TINY_APP = """
+import streamlit as st
+n = st.slider("N", 1, 64, 4, key="N", bind="query-params")
+mask = st.selectbox("mask", ["none", "causal"], key="mask", bind="query-params")
+seed = st.number_input("seed", 0, 1000, 0, key="seed", bind="query-params")
+st.markdown(f"N={n} mask={mask} seed={seed}")
+if n == 13:
+    st.error("thirteen")
+"""
+
+
+@pytest.fixture(scope="module")
+def tiny_app(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    app = tmp_path_factory.mktemp("tinyapp") / "tiny_app.py"
+    app.write_text(TINY_APP)
+    return app
+
+
+@pytest.fixture(scope="module")
+def server(tiny_app: Path):
+    with Server(tiny_app) as srv:
+        yield srv
+
+
+def test_session_changes_reach_the_script(server: Server) -> None:
+    with Session(server.url, query="N=7") as s:
+        first = s.rerun()
+        assert first.ok, first.errors
+        assert first.status == "FINISHED_SUCCESSFULLY"
+        assert first.texts == ["N=7 mask=none seed=0"]  # seeded from the URL
+        assert {"N", "mask", "seed"} <= set(s.widgets)
+        assert s.widgets["N"].kind == "slider"
+
+        r = s.rerun({"N": 9, "mask": "causal"})
+        assert r.ok, r.errors
+        assert r.texts == ["N=9 mask=causal seed=0"]
+        assert "N=9" in s.query_string and "mask=causal" in s.query_string
+
+        r = s.rerun({"seed": 5})  # earlier changes are kept, as in the browser
+        assert r.texts == ["N=9 mask=causal seed=5"]
+        assert r.messages > 0 and r.bytes > 0 and r.seconds > 0
+
+
+def test_session_reports_errors_shown_by_the_app(server: Server) -> None:
+    with Session(server.url) as s:
+        s.rerun()
+        r = s.rerun({"N": 13})
+        assert not r.ok
+        assert any("thirteen" in e for e in r.errors)
+
+
+def test_classroom_runs_bounded_and_reports(tiny_app: Path, tmp_path: Path) -> None:
+    out = tmp_path / "classroom.json"
+    rc = classroom.main(
+        [
+            "--app",
+            str(tiny_app),
+            "--sessions",
+            "3",
+            "--duration",
+            "3",
+            "--interval",
+            "0.5",
+            "--ramp",
+            "0.3",
+            "--settle",
+            "0",
+            "--controls",
+            "N,seed",
+            "--max-n",
+            "12",  # never 13: no error expected
+            "--json",
+            str(out),
+        ]
+    )
+    assert rc == 0
+    data = json.loads(out.read_text())
+    summ = data["waves"][0]["summary"]
+    assert summ["sessions"] == 3
+    assert summ["errors"] == 0, summ["error_kinds"]
+    assert summ["changes"] >= 3
+    assert summ["rss_peak_mb"] > 0
+    changes = data["waves"][0]["changes"]
+    assert {c["key"] for c in changes} <= {"N", "seed"}
+    assert all(c["value"] <= 12 for c in changes if c["key"] == "N")
