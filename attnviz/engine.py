@@ -171,7 +171,7 @@ def _check_mask(mask: ArrayLike, shape: tuple[int, ...]) -> NDArray[np.bool_]:
     except ValueError:
         raise ValueError(
             f"mask of shape {_shape(m)} does not broadcast to the scores' shape "
-            f"{_shape(shape)} (..., N queries, M keys)"
+            f"{'x'.join(map(str, shape))} (..., N queries, M keys)"
         ) from None
     return m
 
