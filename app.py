@@ -1,0 +1,41 @@
+"""attnviz: the entry point. ``streamlit run app.py``.
+
+Builds the navigation (one thin file per page in ``pages/``), draws the shared sidebar
+controls (:func:`attnviz.ui.sidebar`: validation, URL binding, cached engine run) and
+runs the selected page.
+"""
+
+from pathlib import Path
+
+import streamlit as st
+
+from attnviz import ui
+
+HERE = Path(__file__).parent
+
+st.set_page_config(
+    page_title="attnviz — self-attention you can see",
+    page_icon="🔍",
+    layout="wide",
+    initial_sidebar_state="expanded",
+)
+
+PAGES = [
+    ("pages/playground.py", "Playground", ":material/tune:"),
+    ("pages/step_by_step.py", "Step by step", ":material/stairs:"),
+    ("pages/multi_head.py", "Multi-head", ":material/view_module:"),
+    ("pages/scaling.py", "Why √d_k", ":material/straighten:"),
+    ("pages/masking.py", "Masking", ":material/visibility_off:"),
+    ("pages/permutation.py", "Permutation", ":material/shuffle:"),
+    ("pages/notebooks.py", "Notebooks", ":material/menu_book:"),
+    ("pages/real_model.py", "Real model (MiniLM)", ":material/smart_toy:"),
+]
+
+pages = [
+    st.Page(path, title=title, icon=icon, default=(i == 0))
+    for i, (path, title, icon) in enumerate(PAGES)
+    if (HERE / path).exists()
+]
+page = st.navigation(pages)
+ui.sidebar()
+page.run()

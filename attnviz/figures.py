@@ -1,0 +1,681 @@
+"""Plotly figure builders: pure functions from NumPy arrays to ``go.Figure`` (no Streamlit).
+
+Conventions (every builder follows them, tests read them back from the figure data):
+
+- Matrices arrive in row layout (one token per row, as the engine returns them); the
+  ``layout`` argument chooses how they are drawn: ``"rows"`` keeps tokens as rows
+  (PyTorch), ``"columns"`` transposes so that tokens are columns (the UDL book). Axis
+  titles always say which.
+- Heatmap axes are numeric (0..N-1, row 0 at the top) with token labels as tick text,
+  so repeated words stay separate cells; with more than :data:`MAX_TICK_LABELS`
+  tokens the ticks show indices only.
+- Scores and outputs use a diverging scale centred at 0 (``RdBu`` reversed, ``zmid=0``);
+  weights use a sequential scale fixed to 0..1 (``Viridis``). Both are colour-blind safe.
+- Masked cells are NaN (gaps, drawn on a grey background, never a colour of the scale)
+  and, for small N, crossed out by a "×" marker trace named ``"masked"``.
+- Values are sent as float32 (plotly encodes them as base64), which keeps the payload
+  small at large N; hover templates name the cell, e.g. ``q₂·k₅ / √d_k = 1.234``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Literal
+
+import numpy as np
+import plotly.graph_objects as go
+from numpy.typing import ArrayLike, NDArray
+from plotly.subplots import make_subplots
+
+__all__ = [
+    "DIVERGING",
+    "MASK_BG",
+    "MAX_MASK_MARKERS",
+    "MAX_SMALL_MULTIPLES_N",
+    "MAX_TICK_LABELS",
+    "SEQUENTIAL",
+    "Layout",
+    "argmax_figure",
+    "attention_figure",
+    "bars_figure",
+    "entropy_figure",
+    "line_figure",
+    "matrix_figure",
+    "query_weights_figure",
+    "scale_label",
+    "small_multiples_figure",
+    "softmax_factor_figure",
+    "token_matrix_figure",
+    "variance_figure",
+    "weighted_sum_figure",
+]
+
+Layout = Literal["rows", "columns"]
+Kind = Literal["diverging", "weights", "sequential"]
+
+DIVERGING = "RdBu_r"  #: negative = blue, 0 = white, positive = red
+SEQUENTIAL = "Viridis"  #: weights 0 (dark) .. 1 (yellow)
+MASK_BG = "#bdbdbd"  #: the grey behind masked (NaN) cells
+MAX_TICK_LABELS = 40  #: above this many tokens, axes show indices instead of token labels
+MAX_MASK_MARKERS = 48  #: above this N, masked cells are grey without "×" markers
+MAX_SMALL_MULTIPLES_N = 64  #: above this N, per-head small multiples become a summary
+
+_FONT = {"size": 13}
+_SUB = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+
+
+def _f32(a: ArrayLike) -> NDArray[np.float32]:
+    return np.ascontiguousarray(np.asarray(a, dtype=np.float32))
+
+
+def _base_layout(fig: go.Figure, *, title: str, height: int) -> go.Figure:
+    fig.update_layout(
+        template="none",
+        title={"text": title, "x": 0.0, "xanchor": "left", "font": {"size": 15}},
+        height=height,
+        margin={"l": 10, "r": 10, "t": 60, "b": 10},
+        font=_FONT,
+        plot_bgcolor=MASK_BG,
+        paper_bgcolor="white",
+    )
+    return fig
+
+
+def scale_label(scale: float, d_k: int) -> str:
+    """How the scores were scaled, for titles and hover text: "/ √d_k", "× 8", or ""."""
+    if d_k >= 1 and math.isclose(scale, 1.0 / math.sqrt(d_k), rel_tol=1e-9):
+        return " / √d<sub>k</sub>"
+    if scale == 1.0:
+        return ""
+    return f" × {scale:.4g}"
+
+
+def _ticks(labels: Sequence[str] | None, n: int) -> dict:
+    if labels is not None and n <= MAX_TICK_LABELS:
+        return {
+            "tickmode": "array",
+            "tickvals": list(range(n)),
+            "ticktext": [str(s) for s in labels],
+            "showgrid": False,
+            "zeroline": False,
+        }
+    return {"tickmode": "auto", "showgrid": False, "zeroline": False}
+
+
+def _colour(kind: Kind, z: np.ndarray, zmax: float | None) -> dict:
+    if kind == "weights":
+        return {"colorscale": SEQUENTIAL, "zmin": 0.0, "zmax": 1.0}
+    if kind == "sequential":
+        return {"colorscale": SEQUENTIAL}
+    finite = z[np.isfinite(z)]
+    m = zmax if zmax is not None else (float(np.max(np.abs(finite))) if finite.size else 1.0)
+    m = m or 1.0
+    return {"colorscale": DIVERGING, "zmid": 0.0, "zmin": -m, "zmax": m}
+
+
+def matrix_figure(
+    z: ArrayLike,
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    hover: str,
+    kind: Kind = "diverging",
+    x_labels: Sequence[str] | None = None,
+    y_labels: Sequence[str] | None = None,
+    masked: ArrayLike | None = None,
+    height: int = 380,
+    zmax: float | None = None,
+    colorbar_title: str | None = None,
+) -> go.Figure:
+    """One heatmap, drawn as given (row 0 at the top).
+
+    ``masked`` (bool, same shape as ``z``): True cells become NaN gaps on the grey
+    background, crossed out with "×" markers when the matrix is small.
+    ``hover`` is a plotly hovertemplate using %{x}, %{y} (indices) and %{z}.
+    """
+    z = _f32(z)
+    if z.ndim != 2:
+        raise ValueError(f"matrix_figure needs a 2-D array, got shape {z.shape}")
+    ny, nx = z.shape
+    m = None
+    if masked is not None:
+        m = np.asarray(masked, dtype=bool)
+        if m.shape != z.shape:
+            raise ValueError(f"mask shape {m.shape} does not match the matrix {z.shape}")
+        z = np.where(m, np.float32(np.nan), z)
+    colour = _colour(kind, z, zmax)
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            hovertemplate=hover + "<extra></extra>",
+            hoverongaps=False,
+            colorbar={"title": {"text": colorbar_title or "", "side": "right"}, "thickness": 12},
+            name=title,
+            **colour,
+        )
+    )
+    if m is not None and m.any():
+        if max(nx, ny) <= MAX_MASK_MARKERS:
+            yy, xx = np.nonzero(m)
+            fig.add_trace(
+                go.Scatter(
+                    x=xx.astype(np.int16),
+                    y=yy.astype(np.int16),
+                    mode="markers",
+                    marker={"symbol": "x-thin", "size": 9, "line": {"width": 1.5, "color": "#555"}},
+                    name="masked",
+                    hovertemplate="masked (−∞ before softmax, weight 0)<extra></extra>",
+                    showlegend=False,
+                )
+            )
+        title += " · <span style='color:#666'>grey = masked</span>"
+    _base_layout(fig, title=title, height=height)
+    fig.update_xaxes(title={"text": x_title}, range=[-0.5, nx - 0.5], **_ticks(x_labels, nx))
+    fig.update_yaxes(
+        title={"text": y_title},
+        range=[ny - 0.5, -0.5],
+        **_ticks(y_labels, ny),
+    )
+    return fig
+
+
+def _sub(s: str) -> str:
+    return f"<sub>{s}</sub>"
+
+
+def attention_figure(
+    matrix: ArrayLike,
+    *,
+    what: Literal["scores", "weights"],
+    labels: Sequence[str] | None = None,
+    layout: Layout = "rows",
+    mask: ArrayLike | None = None,
+    scale: float = 1.0,
+    d_k: int = 1,
+    title: str | None = None,
+    height: int = 380,
+) -> go.Figure:
+    """Scores (before softmax, after scaling) or softmax weights of one head.
+
+    ``matrix`` is (N queries, M keys) in row layout; ``mask`` (N, M) bool, True = may
+    attend (the engine's convention). With ``layout="columns"`` the matrix is drawn
+    transposed (keys down, queries across), as the UDL book's ``softmax_cols``.
+    """
+    a = np.asarray(matrix)
+    if a.ndim != 2:
+        raise ValueError(f"attention_figure needs (N, M), got shape {a.shape}")
+    masked = None if mask is None else ~np.broadcast_to(np.asarray(mask, dtype=bool), a.shape)
+    sl = scale_label(scale, d_k)
+    if layout == "rows":
+        z, mk = a, masked
+        qi, kj = "%{y}", "%{x}"
+        y_title, x_title = "query i (row) — rows = tokens (PyTorch)", "key j (column)"
+    elif layout == "columns":
+        z, mk = a.T, None if masked is None else masked.T
+        qi, kj = "%{x}", "%{y}"
+        y_title, x_title = "key j (row)", "query i (column) — columns = tokens (UDL book)"
+    else:
+        raise ValueError(f"layout must be 'rows' or 'columns', got {layout!r}")
+    if what == "scores":
+        hover = f"q{_sub(qi)}·k{_sub(kj)}{sl} = %{{z:.4f}}"
+        kind: Kind = "diverging"
+        default_title = f"Scores S = QKᵀ{sl.replace('<sub>k</sub>', '_k')}"
+        cb = "score"
+    elif what == "weights":
+        hover = (
+            f"a{_sub(qi + ',' + kj)} = softmax weight of k{_sub(kj)} for q{_sub(qi)} = %{{z:.4f}}"
+        )
+        kind = "weights"
+        default_title = "Weights A = softmax(S)"
+        cb = "weight"
+    else:
+        raise ValueError(f"what must be 'scores' or 'weights', got {what!r}")
+    n_rows, n_cols = z.shape
+    return matrix_figure(
+        z,
+        title=title or default_title,
+        x_title=x_title,
+        y_title=y_title,
+        hover=hover,
+        kind=kind,
+        x_labels=labels if labels is not None and len(labels) == n_cols else None,
+        y_labels=labels if labels is not None and len(labels) == n_rows else None,
+        masked=mk,
+        height=height,
+        colorbar_title=cb,
+    )
+
+
+def token_matrix_figure(
+    matrix: ArrayLike,
+    *,
+    name: str,
+    labels: Sequence[str] | None = None,
+    layout: Layout = "rows",
+    title: str | None = None,
+    height: int = 380,
+    feature_name: str = "feature",
+) -> go.Figure:
+    """A per-token matrix (N tokens, d features): X, Q, K, V, a head's output, ...
+
+    Diverging colour scale centred at 0. Hover: "Q[token 2, feature 5] = …".
+    """
+    a = np.asarray(matrix)
+    if a.ndim != 2:
+        raise ValueError(f"token_matrix_figure needs (N, d), got shape {a.shape}")
+    n, d = a.shape
+    hover_rows = f"{name}[token %{{y}}, {feature_name} %{{x}}] = %{{z:.4f}}"
+    hover_cols = f"{name}[{feature_name} %{{y}}, token %{{x}}] = %{{z:.4f}}"
+    if layout == "rows":
+        return matrix_figure(
+            a,
+            title=title or f"{name} ({n}×{d})",
+            x_title=feature_name,
+            y_title="token (row) — rows = tokens (PyTorch)",
+            hover=hover_rows,
+            y_labels=labels,
+            x_labels=None,
+            height=height,
+        )
+    if layout == "columns":
+        return matrix_figure(
+            a.T,
+            title=title or f"{name}ᵀ ({d}×{n})",
+            x_title="token (column) — columns = tokens (UDL book)",
+            y_title=feature_name,
+            hover=hover_cols,
+            x_labels=labels,
+            y_labels=None,
+            height=height,
+        )
+    raise ValueError(f"layout must be 'rows' or 'columns', got {layout!r}")
+
+
+def query_weights_figure(
+    weights_row: ArrayLike,
+    *,
+    query: int,
+    labels: Sequence[str] | None = None,
+    mask_row: ArrayLike | None = None,
+    height: int = 300,
+) -> go.Figure:
+    """Bars: how much query ``query`` attends to each key (its row of the weights)."""
+    w = _f32(weights_row).ravel()
+    n = w.size
+    allowed = np.ones(n, bool) if mask_row is None else np.asarray(mask_row, bool).ravel()
+    colours = np.where(allowed, "#3b528b", MASK_BG)
+    qname = labels[query] if labels is not None else f"t{query}"
+    fig = go.Figure(
+        go.Bar(
+            x=np.arange(n, dtype=np.int16),
+            y=w,
+            marker={
+                "color": colours.tolist(),
+                "pattern": {"shape": np.where(allowed, "", "x").tolist()},
+            },
+            hovertemplate=f"a<sub>{query},%{{x}}</sub> = %{{y:.4f}}<extra></extra>",
+            name="weight",
+        )
+    )
+    if not allowed.all() and n <= MAX_MASK_MARKERS:
+        idx = np.nonzero(~allowed)[0]
+        fig.add_trace(
+            go.Scatter(
+                x=idx.astype(np.int16),
+                y=np.full(idx.size, 0.02, np.float32),
+                mode="text",
+                text=["masked"] * idx.size,
+                textposition="top center",
+                textfont={"color": "#555", "size": 10},
+                name="masked",
+                hoverinfo="skip",
+                showlegend=False,
+            )
+        )
+    _base_layout(fig, title=f"Weights of query {query} (“{qname}”) over the keys", height=height)
+    fig.update_layout(plot_bgcolor="white")
+    fig.update_xaxes(title={"text": "key j"}, **_ticks(labels, n))
+    fig.update_yaxes(title={"text": "weight a"}, range=[0, 1.05], showgrid=True)
+    return fig
+
+
+def weighted_sum_figure(
+    values: ArrayLike,
+    weights_row: ArrayLike,
+    *,
+    query: int,
+    labels: Sequence[str] | None = None,
+    top: int = 5,
+    height: int = 320,
+) -> go.Figure:
+    """The output of one query as the weighted sum of the value vectors, as stacked bars.
+
+    Bars per feature: a_j·v_j for the ``top`` keys with the largest weights, the rest
+    summed as "other keys"; black diamonds mark the sum Σ_j a_j v_j (the output row).
+    """
+    v = np.asarray(values, dtype=np.float64)  # (M, d_v)
+    w = np.asarray(weights_row, dtype=np.float64).ravel()  # (M,)
+    if v.ndim != 2 or v.shape[0] != w.size:
+        raise ValueError(f"values (M, d_v) and weights (M,) do not fit: {v.shape}, {w.shape}")
+    contrib = w[:, None] * v  # (M, d_v)
+    order = np.argsort(-w, kind="stable")
+    keep = order[: min(top, w.size)]
+    rest = order[min(top, w.size) :]
+    d = v.shape[1]
+    feats = np.arange(d, dtype=np.int16)
+    fig = go.Figure()
+    for j in keep:
+        name = labels[j] if labels is not None else f"t{j}"
+        fig.add_trace(
+            go.Bar(
+                x=feats,
+                y=_f32(contrib[j]),
+                name=f"a{_sub(str(query) + ',' + str(j))}·v{_sub(str(j))} ({name}, a={w[j]:.3f})",
+                hovertemplate=f"a·v of key {j}, feature %{{x}}: %{{y:.4f}}<extra></extra>",
+            )
+        )
+    if rest.size:
+        fig.add_trace(
+            go.Bar(
+                x=feats,
+                y=_f32(contrib[rest].sum(axis=0)),
+                name=f"other {rest.size} keys (Σa={w[rest].sum():.3f})",
+                marker={"color": "#cccccc"},
+                hovertemplate="other keys, feature %{x}: %{y:.4f}<extra></extra>",
+            )
+        )
+    fig.add_trace(
+        go.Scatter(
+            x=feats,
+            y=_f32(contrib.sum(axis=0)),
+            mode="markers",
+            marker={"symbol": "diamond", "size": 10, "color": "black"},
+            name=f"output x′{_sub(str(query))} = Σ a·v",
+            hovertemplate="output, feature %{x}: %{y:.4f}<extra></extra>",
+        )
+    )
+    _base_layout(fig, title=f"Output of query {query} = weighted sum of values", height=height)
+    fig.update_layout(
+        barmode="relative",
+        plot_bgcolor="white",
+        legend={"font": {"size": 11}, "orientation": "v"},
+        colorway=["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00"],
+    )
+    fig.update_xaxes(title={"text": "value feature"}, dtick=1 if d <= 32 else None)
+    fig.update_yaxes(title={"text": "a·v"}, zeroline=True, zerolinecolor="#888", showgrid=True)
+    return fig
+
+
+def small_multiples_figure(
+    weights: ArrayLike,
+    *,
+    labels: Sequence[str] | None = None,
+    layout: Layout = "rows",
+    mask: ArrayLike | None = None,
+    max_cols: int = 4,
+    height_per_row: int = 260,
+) -> go.Figure:
+    """Every head's weights (H, N, N) as a grid of heatmaps sharing one 0..1 colour bar.
+
+    Raises ``ValueError`` for N above :data:`MAX_SMALL_MULTIPLES_N` (the caller shows a
+    summary instead; H tiny heatmaps of 100+ tokens are unreadable and heavy).
+    """
+    w = _f32(weights)
+    if w.ndim != 3:
+        raise ValueError(f"weights must be (H, N, M), got shape {w.shape}")
+    h, n, m = w.shape
+    if max(n, m) > MAX_SMALL_MULTIPLES_N:
+        raise ValueError(
+            f"N={max(n, m)} is too large for per-head small multiples "
+            f"(limit {MAX_SMALL_MULTIPLES_N}); show a summary instead"
+        )
+    cols = min(h, max_cols)
+    rows = math.ceil(h / cols)
+    fig = make_subplots(
+        rows=rows,
+        cols=cols,
+        subplot_titles=[f"head {i}" for i in range(h)],
+        horizontal_spacing=0.04,
+        vertical_spacing=0.12 if rows > 1 else 0.0,
+    )
+    masked = None if mask is None else ~np.broadcast_to(np.asarray(mask, bool), (n, m))
+    for i in range(h):
+        z = w[i] if layout == "rows" else w[i].T
+        if masked is not None:
+            z = np.where(masked if layout == "rows" else masked.T, np.float32(np.nan), z)
+        if layout == "rows":
+            hover = f"head {i}: a<sub>%{{y}},%{{x}}</sub> = %{{z:.3f}}<extra></extra>"
+        else:
+            hover = f"head {i}: a<sub>%{{x}},%{{y}}</sub> = %{{z:.3f}}<extra></extra>"
+        fig.add_trace(
+            go.Heatmap(z=z, coloraxis="coloraxis", hovertemplate=hover, hoverongaps=False),
+            row=i // cols + 1,
+            col=i % cols + 1,
+        )
+    _base_layout(
+        fig,
+        title=(
+            "Weights of every head — "
+            + ("rows = queries (PyTorch)" if layout == "rows" else "columns = queries (UDL book)")
+            + (" · grey = masked" if masked is not None and masked.any() else "")
+        ),
+        height=max(300, rows * height_per_row + 60),
+    )
+    fig.update_layout(
+        coloraxis={
+            "colorscale": SEQUENTIAL,
+            "cmin": 0.0,
+            "cmax": 1.0,
+            "colorbar": {"title": {"text": "weight"}, "thickness": 12},
+        }
+    )
+    show = labels is not None and max(n, m) <= 12
+    fig.update_xaxes(showgrid=False, zeroline=False, **(_ticks(labels, m) if show else {}))
+    fig.update_yaxes(
+        showgrid=False,
+        zeroline=False,
+        autorange="reversed",
+        **(_ticks(labels, n) if show else {}),
+    )
+    return fig
+
+
+def entropy_figure(
+    entropy: ArrayLike,
+    *,
+    max_entropy: float | None = None,
+    title: str = "Entropy of each head's weights (mean over queries)",
+    height: int = 300,
+) -> go.Figure:
+    """Bars of the mean row entropy per head (bits), with the uniform maximum log₂ N."""
+    e = np.asarray(entropy, dtype=np.float64)
+    if e.ndim == 2:  # (H, N) -> mean per head
+        per_head, spread = e.mean(axis=1), e.std(axis=1)
+    elif e.ndim == 1:
+        per_head, spread = e, np.zeros_like(e)
+    else:
+        raise ValueError(f"entropy must be (H,) or (H, N), got shape {e.shape}")
+    h = per_head.size
+    fig = go.Figure(
+        go.Bar(
+            x=np.arange(h, dtype=np.int16),
+            y=_f32(per_head),
+            error_y={"type": "data", "array": _f32(spread), "visible": bool(spread.any())},
+            marker={"color": "#21918c"},
+            hovertemplate="head %{x}: mean entropy %{y:.3f} bits<extra></extra>",
+            name="entropy",
+        )
+    )
+    if max_entropy is not None:
+        fig.add_hline(
+            y=max_entropy,
+            line={"dash": "dash", "color": "#444"},
+            annotation_text=f"uniform: log₂ N = {max_entropy:.2f} bits",
+            annotation_position="top left",
+        )
+    _base_layout(fig, title=title, height=height)
+    fig.update_layout(plot_bgcolor="white")
+    fig.update_xaxes(title={"text": "head"}, dtick=1)
+    fig.update_yaxes(title={"text": "bits (0 = one key, high = spread out)"}, showgrid=True)
+    return fig
+
+
+def argmax_figure(
+    weights: ArrayLike,
+    *,
+    labels: Sequence[str] | None = None,
+    mask: ArrayLike | None = None,
+    height: int = 300,
+) -> go.Figure:
+    """Heat map (head × query) of the key each query attends to most, coloured by its weight.
+
+    Cell text is the key's label (for N up to :data:`MAX_TICK_LABELS`).
+    """
+    w = np.asarray(weights, dtype=np.float64)
+    if w.ndim != 3:
+        raise ValueError(f"weights must be (H, N, M), got shape {w.shape}")
+    h, n, m = w.shape
+    arg = w.argmax(axis=2)  # (H, N)
+    top = w.max(axis=2)  # (H, N)
+    dead = top == 0  # fully masked rows
+    z = np.where(dead, np.nan, top)
+    names = list(labels) if labels is not None and len(labels) == m else [f"t{j}" for j in range(m)]
+    trace = {
+        "z": _f32(z),
+        "colorscale": SEQUENTIAL,
+        "zmin": 0.0,
+        "zmax": 1.0,
+        "hoverongaps": False,
+        "colorbar": {"title": {"text": "max weight"}, "thickness": 12},
+        "customdata": arg.astype(np.int16),
+        "hovertemplate": "head %{y}, query %{x} → key %{customdata} (weight %{z:.3f})"
+        "<extra></extra>",
+    }
+    if n <= MAX_TICK_LABELS:
+        trace["text"] = [
+            ["" if dead[i, q] else names[arg[i, q]] for q in range(n)] for i in range(h)
+        ]
+        trace["texttemplate"] = "%{text}"
+        trace["textfont"] = {"size": 11}
+    fig = go.Figure(go.Heatmap(**trace))
+    _base_layout(fig, title="Which key each query attends to most (per head)", height=height)
+    fig.update_xaxes(title={"text": "query i"}, **_ticks(labels, n))
+    fig.update_yaxes(
+        title={"text": "head"},
+        tickmode="array",
+        tickvals=list(range(h)),
+        ticktext=[str(i) for i in range(h)],
+        range=[h - 0.5, -0.5],
+    )
+    return fig
+
+
+def bars_figure(
+    series: dict[str, ArrayLike],
+    *,
+    x_labels: Sequence[str],
+    title: str,
+    x_title: str,
+    y_title: str,
+    height: int = 320,
+    y_range: tuple[float, float] | None = None,
+) -> go.Figure:
+    """Grouped bars, one trace per entry of ``series`` (all the same length)."""
+    fig = go.Figure()
+    palette = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00"]
+    for k, (name, ys) in enumerate(series.items()):
+        y = _f32(ys).ravel()
+        if y.size != len(x_labels):
+            raise ValueError(f"series {name!r} has {y.size} values for {len(x_labels)} labels")
+        fig.add_trace(
+            go.Bar(
+                x=[str(s) for s in x_labels],
+                y=y,
+                name=name,
+                marker={"color": palette[k % len(palette)]},
+                hovertemplate=f"{name}: %{{x}} → %{{y:.4f}}<extra></extra>",
+            )
+        )
+    _base_layout(fig, title=title, height=height)
+    fig.update_layout(barmode="group", plot_bgcolor="white")
+    fig.update_xaxes(title={"text": x_title}, type="category")
+    fig.update_yaxes(title={"text": y_title}, showgrid=True, range=y_range)
+    return fig
+
+
+def line_figure(
+    x: ArrayLike,
+    series: dict[str, ArrayLike],
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    log_x: bool = False,
+    log_y: bool = False,
+    height: int = 340,
+) -> go.Figure:
+    """Lines with markers, one per entry of ``series``, against ``x``."""
+    xs = np.asarray(x, dtype=np.float64).ravel()
+    fig = go.Figure()
+    palette = ["#0072B2", "#E69F00", "#009E73", "#CC79A7"]
+    dashes = ["solid", "dash", "dot", "dashdot"]
+    for k, (name, ys) in enumerate(series.items()):
+        y = np.asarray(ys, dtype=np.float64).ravel()
+        if y.size != xs.size:
+            raise ValueError(f"series {name!r} has {y.size} values for {xs.size} x values")
+        fig.add_trace(
+            go.Scatter(
+                x=xs,
+                y=y,
+                mode="lines+markers",
+                name=name,
+                line={"color": palette[k % 4], "dash": dashes[k % 4]},
+                hovertemplate=f"{name}: x=%{{x}}, y=%{{y:.4g}}<extra></extra>",
+            )
+        )
+    _base_layout(fig, title=title, height=height)
+    fig.update_layout(plot_bgcolor="white")
+    fig.update_xaxes(title={"text": x_title}, type="log" if log_x else "linear", showgrid=True)
+    fig.update_yaxes(title={"text": y_title}, type="log" if log_y else "linear", showgrid=True)
+    return fig
+
+
+def variance_figure(dims: ArrayLike, before: ArrayLike, after: ArrayLike) -> go.Figure:
+    """Variance of q·k against d_k, unscaled and divided by √d_k (log-log)."""
+    d = np.asarray(dims, dtype=np.float64)
+    fig = line_figure(
+        d,
+        {"var(q·k)": before, "var(q·k / √d_k)": after, "d_k (theory, unscaled)": d},
+        title="Variance of a dot product of two random N(0,1) vectors",
+        x_title="d_k (vector length)",
+        y_title="variance",
+        log_x=True,
+        log_y=True,
+    )
+    return fig
+
+
+def softmax_factor_figure(
+    logits: ArrayLike, factors: Sequence[float], weights: ArrayLike
+) -> go.Figure:
+    """Softmax of the same logits multiplied by each factor: grouped bars per position.
+
+    ``weights`` is (len(factors), len(logits)).
+    """
+    w = np.asarray(weights, dtype=np.float64)
+    lg = np.asarray(logits, dtype=np.float64).ravel()
+    if w.shape != (len(factors), lg.size):
+        raise ValueError(
+            f"weights must be (factors, logits) = ({len(factors)}, {lg.size}), got {w.shape}"
+        )
+    labels = [f"{i}: {v:+.2f}" for i, v in enumerate(lg)]
+    return bars_figure(
+        {f"softmax({f:g} × logits)": w[k] for k, f in enumerate(factors)},
+        x_labels=labels,
+        title="The same logits, multiplied by a factor before the softmax",
+        x_title="position: logit",
+        y_title="softmax weight",
+        y_range=(0.0, 1.0),
+    )

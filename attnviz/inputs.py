@@ -1,0 +1,214 @@
+"""Where the input matrix X comes from: random numbers, typed text, or an uploaded CSV.
+
+Pure NumPy (no Streamlit). Every function returns X in row layout, one token per row,
+shape (N, D), plus the token labels that the figures put on their axes.
+
+- :func:`random_input`: X ~ N(0, 1), seeded (``np.random.default_rng(seed)``).
+- :func:`tokenize` / :func:`text_input`: words and punctuation become tokens; each
+  token gets a deterministic embedding (the same word always gets the same row, in
+  every session and on every machine), so repeated words give identical rows.
+- :func:`parse_csv`: a CSV of numbers (optionally a header row and/or a first column of
+  token labels), validated for size, shape and finite numbers; errors raise
+  ``ValueError`` with a message meant for the person who uploaded the file.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import math
+import re
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = [
+    "MAX_TOKENS",
+    "MAX_UPLOAD_BYTES",
+    "MAX_WIDTH",
+    "TokenInput",
+    "default_labels",
+    "parse_csv",
+    "random_input",
+    "text_input",
+    "token_embedding",
+    "tokenize",
+]
+
+MAX_TOKENS = 512  #: the largest N the app draws
+MAX_WIDTH = 128  #: the largest D the app accepts
+MAX_UPLOAD_BYTES = 2_000_000  #: CSV size limit (2 MB)
+
+_TOKEN_RE = re.compile(r"\w+|[^\w\s]", re.UNICODE)
+
+
+@dataclass(frozen=True, eq=False)
+class TokenInput:
+    """An input matrix with its token labels (row i of ``x`` is token ``labels[i]``)."""
+
+    x: NDArray[np.float64]
+    labels: tuple[str, ...]
+
+    @property
+    def n(self) -> int:
+        return int(self.x.shape[0])
+
+    @property
+    def d(self) -> int:
+        return int(self.x.shape[1])
+
+
+def default_labels(n: int) -> tuple[str, ...]:
+    """Labels for tokens that have no text: ``t0, t1, ...`` (0-based, as in NumPy)."""
+    return tuple(f"t{i}" for i in range(n))
+
+
+def _check_nd(n: int, d: int) -> None:
+    if not (isinstance(n, int | np.integer) and 1 <= n <= MAX_TOKENS):
+        raise ValueError(f"N (tokens) must be an integer from 1 to {MAX_TOKENS}, got {n!r}")
+    if not (isinstance(d, int | np.integer) and 1 <= d <= MAX_WIDTH):
+        raise ValueError(f"D (model width) must be an integer from 1 to {MAX_WIDTH}, got {d!r}")
+
+
+def random_input(n: int, d: int, seed: int = 0) -> TokenInput:
+    """X (n, d) drawn from N(0, 1) with ``np.random.default_rng(seed)``."""
+    _check_nd(n, d)
+    x = np.random.default_rng(seed).standard_normal((n, d))
+    return TokenInput(x, default_labels(n))
+
+
+def tokenize(text: str, max_tokens: int = MAX_TOKENS) -> list[str]:
+    """Split text into words and punctuation marks: "Hi, you." -> ["Hi", ",", "you", "."].
+
+    At most ``max_tokens`` tokens are kept (the rest is dropped).
+    """
+    if not isinstance(text, str):
+        raise ValueError(f"text must be a string, got {type(text).__name__}")
+    return _TOKEN_RE.findall(text)[:max_tokens]
+
+
+def token_embedding(token: str, d: int) -> NDArray[np.float64]:
+    """A deterministic N(0, 1) vector of length ``d`` for ``token``.
+
+    The seed is the SHA-256 of the token (case-sensitive), so the vector is the same in
+    every run and does not depend on Python's randomised ``hash``. Vector ``d`` is a
+    prefix of vector ``d + 1``: widening D adds features without changing the others.
+    """
+    if d < 1:
+        raise ValueError(f"embedding width d must be >= 1, got {d}")
+    seed = int.from_bytes(hashlib.sha256(token.encode("utf-8")).digest()[:8], "little")
+    return np.random.default_rng(seed).standard_normal(d)
+
+
+def text_input(text: str, d: int, max_tokens: int = MAX_TOKENS) -> TokenInput:
+    """Tokens of ``text`` as labels and their embeddings as the rows of X (N, d)."""
+    tokens = tokenize(text, max_tokens)
+    if not tokens:
+        raise ValueError("the text has no tokens: type at least one word")
+    _check_nd(len(tokens), d)
+    x = np.stack([token_embedding(t, d) for t in tokens])  # (N, d)
+    return TokenInput(x, tuple(tokens))
+
+
+def _is_number(s: str) -> bool:
+    try:
+        float(s)
+    except ValueError:
+        return False
+    return True
+
+
+def parse_csv(
+    data: bytes | str,
+    *,
+    max_bytes: int = MAX_UPLOAD_BYTES,
+    max_rows: int = MAX_TOKENS,
+    max_cols: int = MAX_WIDTH,
+) -> TokenInput:
+    """Parse an uploaded CSV of X: one token per row, one feature per column.
+
+    Accepted: plain numbers separated by commas (or semicolons/tabs); an optional header
+    row (if its cells are not all numbers it is skipped); an optional first column of
+    token labels (if none of its cells is a number, it becomes the labels). Raises
+    ``ValueError`` naming the problem (size, ragged rows, a cell that is not a number,
+    NaN/inf, too many rows or columns, empty file).
+    """
+    if isinstance(data, bytes):
+        if len(data) > max_bytes:
+            raise ValueError(
+                f"the file is {len(data) / 1e6:.1f} MB; the limit is {max_bytes / 1e6:.1f} MB"
+            )
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise ValueError(
+                "the file is not UTF-8 text; upload a CSV file (numbers separated by commas)"
+            ) from None
+    elif isinstance(data, str):
+        text = data
+        if len(text.encode("utf-8")) > max_bytes:
+            raise ValueError(f"the text is larger than the limit of {max_bytes / 1e6:.1f} MB")
+    else:
+        raise ValueError(f"expected CSV bytes or text, got {type(data).__name__}")
+    if "\x00" in text:
+        raise ValueError("the file contains binary data; upload a CSV file")
+    sample = text[:4096]
+    delimiter = ","
+    if "," not in sample:
+        delimiter = ";" if ";" in sample else ("\t" if "\t" in sample else ",")
+    rows = [
+        [c.strip() for c in row]
+        for row in csv.reader(io.StringIO(text), delimiter=delimiter)
+        if any(c.strip() for c in row)
+    ]
+    if not rows:
+        raise ValueError("the file is empty: expected one row of numbers per token")
+    # A first column of labels: none of its cells (header included) is a number.
+    first_col_labels = all(not _is_number(r[0]) for r in rows)
+    start = 1 if first_col_labels else 0
+    # A header row: some cell of the first row (after the label column) is not a number.
+    if any(not _is_number(c) for c in rows[0][start:]):
+        rows = rows[1:]
+        if not rows:
+            raise ValueError("the file has a header row but no rows of numbers")
+    labels = [r[0] for r in rows] if first_col_labels else None
+    body = [r[start:] for r in rows]
+    widths = {len(r) for r in body}
+    if len(widths) != 1:
+        counts = [len(r) for r in body]
+        bad = next(i for i, c in enumerate(counts) if c != counts[0])
+        raise ValueError(
+            f"rows have different numbers of values: row 1 has {counts[0]}, "
+            f"row {bad + 1} has {counts[bad]}; every token needs the same number of features"
+        )
+    d = widths.pop()
+    n = len(body)
+    if d == 0:
+        raise ValueError("no numeric columns found: expected one number per feature")
+    if n > max_rows:
+        raise ValueError(f"{n} rows (tokens) is too many; the limit is {max_rows}")
+    if d > max_cols:
+        raise ValueError(f"{d} columns (features) is too many; the limit is {max_cols}")
+    x = np.empty((n, d))
+    for i, row in enumerate(body):
+        for j, cell in enumerate(row):
+            try:
+                v = float(cell)
+            except ValueError:
+                raise ValueError(
+                    f"row {i + 1}, column {j + 1 + start}: {cell!r} is not a number"
+                ) from None
+            if not math.isfinite(v):
+                raise ValueError(
+                    f"row {i + 1}, column {j + 1 + start}: {cell!r} is not a finite number "
+                    f"(NaN and inf are not allowed)"
+                )
+            if abs(v) > 1e6:
+                raise ValueError(
+                    f"row {i + 1}, column {j + 1 + start}: {cell!r} is too large "
+                    f"(|value| must be at most 1e6)"
+                )
+            x[i, j] = v
+    return TokenInput(x, tuple(labels) if labels is not None else default_labels(n))
