@@ -136,6 +136,36 @@ _STATE = "_attnviz"  # session_state key of the per-session bookkeeping dict
 _BIND = "query-params"
 
 
+def _use_navigation() -> None:
+    """Make Streamlit treat this app as an ``st.navigation`` app from the first run on.
+
+    Streamlit decides per process, on the first session, that an entry script with a
+    ``pages/`` folder next to it is a legacy (v1) multipage app, and only changes its mind
+    when ``st.navigation`` runs. Until then a deep link (``/masking``) runs the page file
+    alone, without ``app.py`` and its sidebar. :func:`page_guard` calls this and reruns.
+    """
+    try:
+        from streamlit.runtime.pages_manager import PagesManager
+
+        PagesManager.uses_pages_directory = False
+    except Exception:  # pragma: no cover - internal API moved: nothing to fix then
+        pass
+
+
+def page_guard() -> None:
+    """First line of every page: if ``app.py`` did not run this time (a legacy-mode deep
+    link, see :func:`_use_navigation`), switch Streamlit to navigation mode and rerun once.
+    """
+    book = _book()
+    if book.pop("app_ran", False):
+        book["guard_reruns"] = 0
+        return
+    if book.get("guard_reruns", 0) < 2:
+        book["guard_reruns"] = book.get("guard_reruns", 0) + 1
+        _use_navigation()
+        st.rerun()
+
+
 def divisors(d: int) -> list[int]:
     """The divisors of ``d`` in increasing order: the valid head counts for width D."""
     return [h for h in range(1, d + 1) if d % h == 0]
@@ -363,6 +393,7 @@ def sidebar() -> View | None:
     None if nothing could be computed (an error is shown).
     """
     book = _book()
+    book["app_ran"] = True
     first = book.get("first", True)
     raw = {}
     if first:

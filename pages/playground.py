@@ -4,6 +4,7 @@ import streamlit as st
 
 from attnviz import figures, ui
 
+ui.page_guard()
 ui.intro(
     "Self-attention playground",
     "Every token asks a **query**, offers a **key** and carries a **value**. The score "
