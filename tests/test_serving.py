@@ -1,0 +1,315 @@
+"""Safe serving: the Streamlit config, the Dockerfile and its start command, unsafe HTML.
+
+No Docker engine runs on the test machines, so the image's own start command (the
+Dockerfile's ENTRYPOINT/CMD) is run here outside Docker, on a free port, and probed over HTTP.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import shlex
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIG = ROOT / ".streamlit" / "config.toml"
+DOCKERFILE = ROOT / "Dockerfile"
+DOCKERIGNORE = ROOT / ".dockerignore"
+APP_SOURCES = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))] + sorted(
+    (ROOT / "attnviz").rglob("*.py")
+)
+
+
+# --------------------------------------------------------------------------- config.toml
+
+
+@pytest.fixture(scope="module")
+def config() -> dict:
+    with CONFIG.open("rb") as f:
+        return tomllib.load(f)
+
+
+def test_config_serves_headless_without_usage_stats(config):
+    assert config["server"]["headless"] is True
+    assert config["browser"]["gatherUsageStats"] is False
+
+
+def test_config_keeps_xsrf_and_cors_protection_on(config):
+    # Both default to true in Streamlit; the config states them so nobody turns them off
+    # by accident, and nothing weakens them elsewhere in the file.
+    assert config["server"]["enableXsrfProtection"] is True
+    assert config["server"]["enableCORS"] is True
+    assert "corsAllowedOrigins" not in config["server"]
+
+
+def test_config_bounds_uploads_and_messages(config):
+    assert config["server"]["maxUploadSize"] == 1  # MB: a CSV of X is a few kB
+    assert 1 <= config["server"]["maxMessageSize"] <= 50  # MB (Streamlit's default is 200)
+
+
+def test_config_turns_off_static_serving_and_developer_tools(config):
+    assert config["server"]["enableStaticServing"] is False
+    assert config["client"]["toolbarMode"] in {"viewer", "minimal"}
+    # Uncaught errors never show a traceback (code paths) to viewers.
+    assert config["client"]["showErrorDetails"] in {"type", "none"}
+    assert config["server"].get("enableAgentApi", False) is False
+
+
+def test_config_values_are_accepted_by_streamlit(config):
+    """Every key exists in this Streamlit version (a typo would be silently ignored)."""
+    from streamlit import config as st_config
+
+    options = st_config.get_config_options()
+    for section, values in config.items():
+        for key in values:
+            assert f"{section}.{key}" in options, f"unknown Streamlit option {section}.{key}"
+
+
+# --------------------------------------------------------------------------- Dockerfile
+
+
+def _instructions() -> list[tuple[str, str]]:
+    """(INSTRUCTION, arguments) pairs, with line continuations joined and comments dropped."""
+    text = DOCKERFILE.read_text()
+    logical, buf = [], ""
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not buf and (not stripped or stripped.startswith("#")):
+            continue
+        if stripped.endswith("\\"):
+            buf += stripped[:-1] + " "
+            continue
+        buf += stripped
+        logical.append(buf)
+        buf = ""
+    out = []
+    for entry in logical:
+        keyword, _, rest = entry.partition(" ")
+        out.append((keyword.upper(), rest.strip()))
+    return out
+
+
+def _args(rest: str) -> list[str]:
+    rest = rest.strip()
+    return json.loads(rest) if rest.startswith("[") else shlex.split(rest)
+
+
+def start_command() -> list[str]:
+    """The container's start command: ENTRYPOINT followed by CMD, as Docker combines them."""
+    entry, cmd = [], []
+    for keyword, rest in _instructions():
+        if keyword == "ENTRYPOINT":
+            entry = _args(rest)
+        elif keyword == "CMD":
+            cmd = _args(rest)
+    return entry + cmd
+
+
+def test_dockerfile_base_image_is_pinned_to_the_tested_python():
+    froms = [rest for keyword, rest in _instructions() if keyword == "FROM"]
+    assert len(froms) == 1
+    expected = "python:{}.{}.{}-slim".format(*sys.version_info[:3])
+    assert froms[0] == expected, f"pin the base image to the Python the tests run on: {expected}"
+
+
+def test_dockerfile_installs_runtime_requirements_only():
+    runs = " ".join(rest for keyword, rest in _instructions() if keyword == "RUN")
+    assert "-r requirements.txt" in runs
+    assert "--no-deps -r requirements-model.txt" in runs
+    assert "requirements-dev.txt" not in runs
+    assert "torch" not in runs
+
+
+def test_dockerfile_copies_only_what_the_app_needs():
+    copied = []
+    for keyword, rest in _instructions():
+        if keyword == "COPY":
+            copied += [a.rstrip("/") for a in _args(rest)[:-1]]
+    assert set(copied) == {
+        "requirements.txt",
+        "requirements-model.txt",
+        ".streamlit",
+        "attnviz",
+        "pages",
+        "app.py",
+    }
+    for path in copied:
+        assert (ROOT / path).exists() or path == "app.py", f"COPY of a missing path: {path}"
+
+
+def test_dockerignore_keeps_tests_caches_and_git_out():
+    ignored = {
+        line.strip().rstrip("/")
+        for line in DOCKERIGNORE.read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    }
+    for entry in [".git", ".venv", "tests", "bench", "artifacts", "screenshots", "**/__pycache__"]:
+        assert entry in ignored, f".dockerignore misses {entry}"
+    assert ".pytest_cache" in ignored and ".ruff_cache" in ignored
+
+
+def test_dockerfile_runs_as_non_root_and_exposes_8501_with_a_healthcheck():
+    instructions = _instructions()
+    users = [rest for keyword, rest in instructions if keyword == "USER"]
+    assert users, "the image must switch to a non-root user"
+    assert users[-1].split(":")[0] not in {"root", "0"}
+    # The user switch comes after every install step.
+    last_run = max(i for i, (k, _) in enumerate(instructions) if k == "RUN")
+    last_user = max(i for i, (k, _) in enumerate(instructions) if k == "USER")
+    assert last_user > last_run
+    assert ("EXPOSE", "8501") in instructions
+    health = [rest for keyword, rest in instructions if keyword == "HEALTHCHECK"]
+    assert len(health) == 1 and "/_stcore/health" in health[0] and ":8501" in health[0]
+    command = start_command()
+    assert command[:3] == ["streamlit", "run", "app.py"]
+    assert "--server.address=0.0.0.0" in command
+    assert "--server.port=8501" in command
+
+
+def test_dockerfile_healthcheck_command_is_valid_python():
+    (health,) = [rest for keyword, rest in _instructions() if keyword == "HEALTHCHECK"]
+    args = _args(health.split("CMD", 1)[1])
+    assert args[:2] == ["python", "-c"]
+    compile(args[2], "<healthcheck>", "exec")
+
+
+# --------------------------------------------------------------------------- the start command
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _get(url: str, timeout: float = 5) -> tuple[int, bytes]:
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as resp:
+            return resp.status, resp.read()
+    except urllib.error.HTTPError as err:
+        return err.code, err.read()
+
+
+@pytest.fixture(scope="module")
+def docker_command_server():
+    """Run the Dockerfile's start command in the repo dir (the image's WORKDIR holds the same
+    files), with `streamlit` from this environment and an added --server.port on a free port
+    (a later flag overrides the earlier --server.port=8501)."""
+    if not (ROOT / "app.py").exists():
+        pytest.fail("app.py is missing: the image's start command cannot run")
+    command = start_command()
+    streamlit_bin = Path(sys.executable).with_name("streamlit")
+    assert command[0] == "streamlit" and streamlit_bin.exists()
+    port = free_port()
+    argv = [str(streamlit_bin), *command[1:], f"--server.port={port}"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STREAMLIT_")}
+    log = tempfile.TemporaryFile("w+")  # noqa: SIM115 (closed in the finally below)
+    proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            if proc.poll() is not None:
+                log.seek(0)
+                pytest.fail(f"the start command exited with {proc.returncode}:\n{log.read()}")
+            try:
+                if _get(url + "/_stcore/health", timeout=2) == (200, b"ok"):
+                    break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                log.seek(0)
+                pytest.fail(f"no /_stcore/health after 90 s:\n{log.read()}")
+            time.sleep(0.3)
+        yield url, proc, log
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+
+
+def test_start_command_serves_health_and_the_first_page(docker_command_server):
+    url, proc, log = docker_command_server
+    assert _get(url + "/_stcore/health") == (200, b"ok")
+    status, body = _get(url + "/")
+    assert status == 200
+    assert b'<div id="root">' in body or b"<noscript>" in body
+    assert proc.poll() is None
+
+
+def test_start_command_rejects_uploads_without_xsrf_token(docker_command_server):
+    """XSRF protection is on: an upload without the token (a cross-site form post) is refused
+    before any byte reaches the app."""
+    url, proc, _ = docker_command_server
+    boundary = "attnvizboundary"
+    body = (
+        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="x.csv"\r\n'
+        f"Content-Type: text/csv\r\n\r\n1,2\r\n3,4\r\n--{boundary}--\r\n"
+    ).encode()
+    req = urllib.request.Request(
+        url + "/_stcore/upload_file/some-session/some-file",
+        data=body,
+        method="PUT",
+        headers={"Content-Type": f"multipart/form-data; boundary={boundary}"},
+    )
+    try:
+        with urllib.request.urlopen(req, timeout=5) as resp:
+            status = resp.status
+    except urllib.error.HTTPError as err:
+        status = err.code
+    assert status in {400, 403}
+    assert _get(url + "/_stcore/health") == (200, b"ok")
+    assert proc.poll() is None
+
+
+# --------------------------------------------------------------------------- unsafe HTML
+
+
+def _raw_html_calls(path: Path):
+    """Calls that render raw HTML: any call with a truthy unsafe_allow_html, st.html(...) and
+    streamlit.components.v1.html(...)."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        is_html = isinstance(node.func, ast.Attribute) and node.func.attr == "html"
+        unsafe = any(
+            kw.arg == "unsafe_allow_html"
+            and not (isinstance(kw.value, ast.Constant) and kw.value.value is False)
+            for kw in node.keywords
+        )
+        if is_html or unsafe:
+            yield node
+
+
+def test_raw_html_only_renders_literal_strings():
+    """Anything a user typed or uploaded must never reach unsafe_allow_html or st.html: every
+    such call takes a plain string literal (no f-string, no variable, no concatenation)."""
+    offenders = []
+    for path in APP_SOURCES:
+        if not path.exists():
+            continue
+        for call in _raw_html_calls(path):
+            literal = (
+                len(call.args) == 1
+                and isinstance(call.args[0], ast.Constant)
+                and isinstance(call.args[0].value, str)
+            )
+            if not literal:
+                offenders.append(f"{path.relative_to(ROOT)}:{call.lineno}")
+    assert not offenders, f"raw HTML with non-literal content: {offenders}"
