@@ -41,6 +41,7 @@ __all__ = [
     "bars_figure",
     "entropy_figure",
     "line_figure",
+    "mask_figure",
     "matrix_figure",
     "query_weights_figure",
     "scale_label",
@@ -128,8 +129,14 @@ def matrix_figure(
     height: int = 380,
     zmax: float | None = None,
     colorbar_title: str | None = None,
+    colorscale: str | list | None = None,
+    showscale: bool = True,
+    separators: tuple[str, int] | None = None,
 ) -> go.Figure:
     """One heatmap, drawn as given (row 0 at the top).
+
+    ``colorscale`` overrides the kind's scale; ``separators=("x", k)`` draws a line
+    every k columns (("y", k): every k rows), e.g. between the heads of a concatenation.
 
     ``masked`` (bool, same shape as ``z``): True cells become NaN gaps on the grey
     background, crossed out with "×" markers when the matrix is small.
@@ -146,16 +153,27 @@ def matrix_figure(
             raise ValueError(f"mask shape {m.shape} does not match the matrix {z.shape}")
         z = np.where(m, np.float32(np.nan), z)
     colour = _colour(kind, z, zmax)
+    if colorscale is not None:
+        colour["colorscale"] = colorscale
     fig = go.Figure(
         go.Heatmap(
             z=z,
             hovertemplate=hover + "<extra></extra>",
             hoverongaps=False,
             colorbar={"title": {"text": colorbar_title or "", "side": "right"}, "thickness": 12},
+            showscale=showscale,
             name=title,
             **colour,
         )
     )
+    if separators is not None:
+        axis, every = separators
+        count = nx if axis == "x" else ny
+        for c in range(every, count, every):
+            if axis == "x":
+                fig.add_vline(x=c - 0.5, line={"color": "black", "width": 2})
+            else:
+                fig.add_hline(y=c - 0.5, line={"color": "black", "width": 2})
     if m is not None and m.any():
         if max(nx, ny) <= MAX_MASK_MARKERS:
             yy, xx = np.nonzero(m)
@@ -257,10 +275,12 @@ def token_matrix_figure(
     title: str | None = None,
     height: int = 380,
     feature_name: str = "feature",
+    feature_groups: int | None = None,
 ) -> go.Figure:
     """A per-token matrix (N tokens, d features): X, Q, K, V, a head's output, ...
 
     Diverging colour scale centred at 0. Hover: "Q[token 2, feature 5] = …".
+    ``feature_groups=k`` draws a line every k features (the heads of a concatenation).
     """
     a = np.asarray(matrix)
     if a.ndim != 2:
@@ -278,6 +298,7 @@ def token_matrix_figure(
             y_labels=labels,
             x_labels=None,
             height=height,
+            separators=None if not feature_groups else ("x", feature_groups),
         )
     if layout == "columns":
         return matrix_figure(
@@ -289,8 +310,45 @@ def token_matrix_figure(
             x_labels=labels,
             y_labels=None,
             height=height,
+            separators=None if not feature_groups else ("y", feature_groups),
         )
     raise ValueError(f"layout must be 'rows' or 'columns', got {layout!r}")
+
+
+def mask_figure(
+    mask: ArrayLike,
+    *,
+    labels: Sequence[str] | None = None,
+    layout: Layout = "rows",
+    title: str = "Mask: who may attend to whom",
+    height: int = 380,
+) -> go.Figure:
+    """The boolean mask (N queries, M keys; True = may attend): green = allowed, grey × = masked."""
+    m = np.asarray(mask, dtype=bool)
+    if m.ndim != 2:
+        raise ValueError(f"mask must be (N, M), got shape {m.shape}")
+    z = np.ones(m.shape, np.float32)
+    if layout == "columns":
+        m, z = m.T, z.T
+        y_title, x_title = "key j (row)", "query i (column) — columns = tokens (UDL book)"
+        hover = "query %{x} may attend to key %{y}"
+    else:
+        y_title, x_title = "query i (row) — rows = tokens (PyTorch)", "key j (column)"
+        hover = "query %{y} may attend to key %{x}"
+    return matrix_figure(
+        z,
+        title=title,
+        x_title=x_title,
+        y_title=y_title,
+        hover=hover,
+        kind="sequential",
+        x_labels=labels,
+        y_labels=labels,
+        masked=~m,
+        height=height,
+        colorscale=[[0.0, "#a6dba0"], [1.0, "#a6dba0"]],
+        showscale=False,
+    )
 
 
 def query_weights_figure(
@@ -472,13 +530,9 @@ def small_multiples_figure(
         }
     )
     show = labels is not None and max(n, m) <= 12
-    fig.update_xaxes(showgrid=False, zeroline=False, **(_ticks(labels, m) if show else {}))
-    fig.update_yaxes(
-        showgrid=False,
-        zeroline=False,
-        autorange="reversed",
-        **(_ticks(labels, n) if show else {}),
-    )
+    plain = {"showgrid": False, "zeroline": False}
+    fig.update_xaxes(**(_ticks(labels, m) if show else plain))
+    fig.update_yaxes(autorange="reversed", **(_ticks(labels, n) if show else plain))
     return fig
 
 

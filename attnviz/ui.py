@@ -680,6 +680,38 @@ def sidebar() -> View | None:
     return view
 
 
+def variant(view: View, **changes: Any) -> engine.AttentionResult:
+    """The current inputs with other attention settings (``scale_mode``, ``factor``,
+    ``mask_kind``, ``pad``, ``heads``), through the same bounded cache."""
+    s = Settings(**{**view.settings.as_dict(), **changes})
+    up = _book().get("upload") if s.source == "upload" else None
+    return compute(
+        s.source,
+        s.n,
+        s.d,
+        s.heads,
+        s.seed,
+        s.init,
+        s.bias,
+        s.scale,
+        s.mask_kind,
+        s.pad,
+        s.text,
+        s.preset,
+        None if up is None else up[0],
+        None if up is None else up[1],
+    )[3]
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def cached(fn_name: str, *args: Any, **kwargs: Any) -> Any:
+    """A bounded cache around a pure function of :mod:`attnviz.experiments` or the engine."""
+    from attnviz import experiments
+
+    fn = getattr(experiments, fn_name, None) or getattr(engine, fn_name)
+    return fn(*args, **kwargs)
+
+
 def current() -> View | None:
     """The view computed by :func:`sidebar` in this run (None if it failed)."""
     return _book().get("view")

@@ -1,0 +1,125 @@
+"""Multi-head attention: every head's weights, the concatenation, W_O, heads compared."""
+
+import math
+
+import numpy as np
+import streamlit as st
+
+from attnviz import engine, figures, ui
+
+ui.page_guard()
+ui.intro(
+    "Multi-head attention",
+    "Instead of one attention over all D features, the features are cut into **heads** "
+    "blocks of d_k = D / heads; each head runs its own attention on its own block, so "
+    "different heads can look at different tokens. Their outputs are **concatenated** "
+    "back to width D and mixed by the output matrix **W_O**. Compare the heads below: "
+    "which token each query attends to most, and how spread out (entropy) each head is.",
+)
+view = ui.current()
+if view is None:
+    st.stop()
+s, r, labels, lay = view.settings, view.result, view.labels, view.layout
+n, h, dk = r.n_tokens, r.num_heads, r.queries.shape[-1]
+
+st.markdown(
+    f"**{h} head{'s' if h > 1 else ''}**, each with d_k = {s.d} / {h} = **{dk}** columns of "
+    f"Q, K and V; scale factor {r.scale:.4g}."
+)
+if n <= figures.MAX_SMALL_MULTIPLES_N:
+    ui.plot(
+        figures.small_multiples_figure(r.weights, labels=labels, layout=lay, mask=r.mask),
+        key="mh_small",
+    )
+else:
+    st.info(
+        f"With N = {n} tokens, {h} heatmaps of {n}×{n} cells would be unreadable (and heavy), "
+        f"so each head is summarised instead (limit: N ≤ {figures.MAX_SMALL_MULTIPLES_N}). "
+        "Pick one head on the playground to see its full weights."
+    )
+
+ent = engine.row_entropy(r.weights)  # (H, N) bits
+c1, c2 = st.columns(2)
+with c1:
+    ui.plot(
+        figures.entropy_figure(ent, max_entropy=math.log2(n) if n > 1 else 0.0), key="mh_entropy"
+    )
+with c2:
+    ui.plot(figures.argmax_figure(r.weights, labels=labels, mask=r.mask), key="mh_argmax")
+st.caption(
+    "Entropy 0 bits: a query puts all its weight on one key. log₂ N bits: it spreads its "
+    "weight evenly over all N keys. Bars show the mean over queries (whiskers: spread)."
+)
+
+st.subheader("Concatenate the heads, then mix them with W_O")
+c1, c2, c3 = st.columns(3)
+with c1:
+    ui.plot(
+        figures.token_matrix_figure(
+            r.concat,
+            name="concat",
+            labels=labels,
+            layout=lay,
+            feature_groups=dk if h > 1 else None,
+            title=f"concat of {h} head outputs ({n}×{s.d})",
+        ),
+        key="mh_concat",
+    )
+w_o = None if view.params is None else view.params.w_o
+with c2:
+    if w_o is not None:
+        ui.plot(
+            figures.matrix_figure(
+                w_o,
+                title=f"W_O ({w_o.shape[0]}×{w_o.shape[1]})",
+                x_title="output feature",
+                y_title="concat feature (head blocks)",
+                hover="W_O[%{y}, %{x}] = %{z:.4f}",
+                separators=("y", dk) if h > 1 else None,
+            ),
+            key="mh_wo",
+        )
+    else:
+        st.info("This preset has no output projection W_O: the output is the concatenation.")
+with c3:
+    ui.plot(
+        figures.token_matrix_figure(
+            r.output,
+            name="Y",
+            labels=labels,
+            layout=lay,
+            title=f"Y = concat · W_O + b_O ({n}×{r.output.shape[1]})",
+        ),
+        key="mh_out",
+    )
+st.latex(
+    r"\text{head}_h = \operatorname{softmax}\!\Big(\frac{Q_h K_h^\top}{\sqrt{d_k}}\Big) V_h,"
+    r"\qquad Y = [\text{head}_0, \dots, \text{head}_{H-1}]\, W_O + b_O"
+)
+
+top = r.weights.argmax(axis=2)  # (H, N)
+agree = float(np.mean(top == top[:1])) if h > 1 else 1.0
+st.markdown(
+    f"Heads agree on the most-attended key for **{agree:.0%}** of the (head, query) pairs "
+    "(compared with head 0)."
+)
+ui.shapes(
+    {
+        "weights": r.weights,
+        "head outputs": r.head_outputs,
+        "concat": r.concat,
+        **({"W_O": w_o} if w_o is not None else {}),
+        "Y": r.output,
+        "entropy": ent,
+    },
+    note="(heads, queries, keys) for the weights",
+)
+o = ui.oriented
+mats = {f"A head {i}": (o(r.weights[i], lay), labels, labels) for i in range(min(h, 16))}
+mats["concat"] = (o(r.concat, lay), None, None)
+if w_o is not None:
+    mats["W_O"] = (w_o, None, None)
+mats["Y"] = (o(r.output, lay), None, None)
+mats["entropy (heads x queries)"] = (ent, None, labels)
+ui.export_section(view, mats, page="multi_head")
+ui.code_box(view, head=0)

@@ -1,0 +1,197 @@
+"""Self-attention step by step (UDL notebook 12.1): every stage with its equation and shape."""
+
+import numpy as np
+import streamlit as st
+
+from attnviz import engine, figures, ui
+
+ui.page_guard()
+ui.intro(
+    "Self-attention, one step at a time",
+    "The same computation as the playground, cut into its seven steps (as in notebook 12.1 "
+    "of *Understanding Deep Learning*). Each step shows its equation, the shape of its "
+    "result and a heatmap. At the bottom, the **loop form** (one query at a time, as the "
+    "notebook first writes it) is compared with the **matrix form**: same numbers.",
+)
+view = ui.current()
+if view is None:
+    st.stop()
+s, r, labels, lay = view.settings, view.result, view.labels, view.layout
+n, dk = r.n_tokens, r.queries.shape[-1]
+head = st.selectbox(
+    f"head (of {r.num_heads}; each uses d_k = {dk} columns)",
+    list(range(r.num_heads)),
+    key="head",
+    bind="query-params",
+)
+qh, kh, vh = r.queries[head], r.keys[head], r.values[head]
+raw = engine.attention_scores(qh, kh, scale=False)  # (N, N) Q Kᵀ, not scaled
+scaled = r.scores[head]  # (N, N) after the scale factor
+masked = r.masked_scores[head]  # (N, N) with -inf where masked
+w, out = r.weights[head], r.head_outputs[head]
+H = 300
+tm = figures.token_matrix_figure
+
+
+def stage(num: int, title: str, latex: str, shape: str, note: str = "") -> None:
+    st.markdown(f"#### {num}. {title}")
+    c1, c2 = st.columns([3, 2])
+    c1.latex(latex)
+    c2.markdown(f"shape: **{shape}**" + (f"  \n{note}" if note else ""))
+
+
+stage(1, "The input: one vector per token", r"X \in \mathbb{R}^{N \times D}", f"{n}×{s.d}")
+ui.plot(tm(view.x, name="X", labels=labels, layout=lay, height=H), key="sb_x")
+
+stage(
+    2,
+    "Queries, keys and values: three linear maps of X",
+    r"Q = XW_q + b_q,\quad K = XW_k + b_k,\quad V = XW_v + b_v",
+    f"{n}×{dk} each (head {head}: columns {head * dk}…{(head + 1) * dk - 1})",
+    "W_q, W_k, W_v are D×D; each head takes d_k = D / heads columns.",
+)
+c = st.columns(3)
+for col, (m, nm, k) in zip(c, ((qh, "Q", "q"), (kh, "K", "k"), (vh, "V", "v")), strict=True):
+    with col:
+        ui.plot(
+            tm(m, name=f"{nm} (head {head})", labels=labels, layout=lay, height=H), key=f"sb_{k}"
+        )
+
+stage(
+    3,
+    "Dot products: how well each query matches each key",
+    r"QK^\top,\qquad (QK^\top)_{ij} = q_i \cdot k_j",
+    f"{n}×{n}",
+)
+ui.plot(
+    figures.attention_figure(
+        raw,
+        what="scores",
+        labels=labels,
+        layout=lay,
+        scale=1.0,
+        d_k=dk,
+        title="QKᵀ (not scaled)",
+        height=H + 40,
+    ),
+    key="sb_raw",
+)
+scale_tex = {
+    "1/√d_k": rf"S = \frac{{QK^\top}}{{\sqrt{{d_k}}}} = \frac{{QK^\top}}{{\sqrt{{{dk}}}}}",
+    "none": r"S = QK^\top \quad(\text{no scaling})",
+    "custom": rf"S = {s.factor:g}\cdot QK^\top",
+}[s.scale_mode]
+stage(4, "Scale", scale_tex, f"{n}×{n}", f"factor = {r.scale:.4g}")
+ui.plot(
+    figures.attention_figure(
+        scaled, what="scores", labels=labels, layout=lay, scale=r.scale, d_k=dk, height=H + 40
+    ),
+    key="sb_scaled",
+)
+if r.mask is None:
+    stage(
+        5,
+        "Mask (none chosen)",
+        r"S_{ij} \text{ unchanged}",
+        f"{n}×{n}",
+        "Pick a causal or padding mask in the sidebar to hide keys.",
+    )
+else:
+    stage(
+        5,
+        f"Mask ({s.mask_kind}): hidden keys get −∞",
+        r"S_{ij} \leftarrow -\infty \text{ where query } i \text{ may not see key } j",
+        f"{n}×{n}",
+        f"{int((~r.mask).sum())} of {n * n} cells masked (grey ×).",
+    )
+    ui.plot(
+        figures.attention_figure(
+            masked,
+            what="scores",
+            labels=labels,
+            layout=lay,
+            mask=r.mask,
+            scale=r.scale,
+            d_k=dk,
+            title="S with −∞ (grey)",
+            height=H + 40,
+        ),
+        key="sb_masked",
+    )
+stage(
+    6,
+    "Softmax over the keys: scores become weights",
+    r"A_{ij} = \frac{e^{S_{ij}}}{\sum_{m} e^{S_{im}}},\qquad \sum_j A_{ij} = 1",
+    f"{n}×{n}",
+    "A row of all −∞ gives weights 0 (not NaN).",
+)
+ui.plot(
+    figures.attention_figure(
+        w, what="weights", labels=labels, layout=lay, mask=r.mask, height=H + 40
+    ),
+    key="sb_w",
+)
+stage(
+    7,
+    "Weighted sum of the values",
+    r"\text{out} = AV,\qquad \text{out}_i = \sum_j A_{ij}\, v_j",
+    f"{n}×{dk}",
+)
+ui.plot(tm(out, name=f"out = A V (head {head})", labels=labels, layout=lay, height=H), key="sb_out")
+
+st.subheader("Loop form vs matrix form")
+limit = min(n, 64)
+lw, lo = ui.cached(
+    "loop_attention",
+    qh[:limit],
+    kh,
+    vh,
+    scale=r.scale,
+    mask=None if r.mask is None else r.mask[:limit],
+)
+dw = float(np.abs(lw - w[:limit]).max())
+do = float(np.abs(lo - out[:limit]).max())
+c1, c2 = st.columns(2)
+c1.markdown("**Loop** (notebook 12.1: one query at a time)")
+c1.code(
+    "for n in range(N):\n"
+    "    dots = [k[m] @ q[n] * f for m in range(N)]  # masked: -inf\n"
+    "    a = softmax(dots)\n"
+    "    out[n] = sum(a[m] * v[m] for m in range(N))",
+    language="python",
+)
+c2.markdown("**Matrix** (all queries at once)")
+c2.code("A = softmax(Q @ K.T * f)  # masked: -inf\nout = A @ V", language="python")
+m1, m2 = st.columns(2)
+m1.metric("max |A_loop − A_matrix|", f"{dw:.2e}")
+m2.metric("max |out_loop − out_matrix|", f"{do:.2e}")
+st.caption(
+    ("Same numbers up to floating-point rounding." if max(dw, do) < 1e-9 else "They differ!")
+    + (
+        f" The loop ran for the first {limit} of {n} queries (it is slow on purpose)."
+        if limit < n
+        else ""
+    )
+)
+
+ui.shapes(
+    {"X": view.x, "Q, K, V (head)": qh, "QKᵀ": raw, "S": scaled, "A": w, "out": out},
+    note=f"head {head}; " + ("rows = tokens" if lay == "rows" else "shown transposed"),
+)
+o = ui.oriented
+ui.export_section(
+    view,
+    {
+        "X": (o(view.x, lay), None, None),
+        "Q": (o(qh, lay), None, None),
+        "K": (o(kh, lay), None, None),
+        "V": (o(vh, lay), None, None),
+        "QKT": (o(raw, lay), labels, labels),
+        "S scaled": (o(scaled, lay), labels, labels),
+        "S masked": (o(masked, lay), labels, labels),
+        "A": (o(w, lay), labels, labels),
+        "out": (o(out, lay), None, None),
+    },
+    page="step_by_step",
+)
+ui.code_box(view, head=head)
