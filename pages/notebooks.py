@@ -1,0 +1,111 @@
+"""Notebooks: each seed notebook's printed values next to attnviz's, with pass/fail."""
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from attnviz import presets, ui
+
+ui.page_guard()
+ui.intro(
+    "The notebooks, checked",
+    "attnviz started from five notebooks that compute attention by hand. Each one is a "
+    "**preset** here: its numbers (X, weights, heads, scaling, mask), and every value it "
+    "prints, compared with what attnviz computes. ✅ means equal to the notebook's printed "
+    "precision. **Load** puts a preset into the playground (the sidebar then shows its "
+    "settings).",
+)
+view = ui.current()
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def checks(name: str) -> list[dict]:
+    return [
+        {
+            "label": c.label,
+            "settings": c.settings,
+            "expected": np.asarray(c.expected),
+            "computed": np.asarray(c.computed),
+            "max_abs_error": c.max_abs_error,
+            "tolerance": c.tolerance + c.rtol,
+            "passed": c.passed,
+        }
+        for c in presets.get(name).check()
+    ]
+
+
+def short(a: np.ndarray) -> str:
+    a = np.asarray(a, dtype=float)
+    flat = np.round(a.ravel(), 4)
+    body = ", ".join(f"{v:g}" for v in flat[:4]) + (" …" if flat.size > 4 else "")
+    return f"{'×'.join(map(str, a.shape)) or 'scalar'}: [{body}]"
+
+
+total = passed = 0
+for name in presets.names():
+    p = presets.get(name)
+    rows = checks(name)
+    ok = sum(r["passed"] for r in rows)
+    total += len(rows)
+    passed += ok
+    mark = "✅" if ok == len(rows) else "❌"
+    with st.container(border=True):
+        c1, c2 = st.columns([4, 1])
+        c1.markdown(f"### {mark} {p.title}")
+        c1.markdown(
+            f"`{p.notebook}` · N = {p.n_tokens}, D = {p.d_model}, heads = {p.num_heads}, "
+            f"scale = {p.scale}, mask = {p.mask} · **{ok}/{len(rows)}** printed values match"
+        )
+        c1.caption(p.description)
+        if c2.button(
+            "Load into the playground",
+            key=f"load_{name}",
+            on_click=ui.load_preset,
+            args=(name,),
+            type="primary",
+        ):
+            st.switch_page("pages/playground.py")
+        df = pd.DataFrame(
+            {
+                "": ["✅" if r["passed"] else "❌" for r in rows],
+                "printed value": [r["label"] for r in rows],
+                "settings": [r["settings"] for r in rows],
+                "notebook": [short(r["expected"]) for r in rows],
+                "attnviz": [short(r["computed"]) for r in rows],
+                "max |error|": [r["max_abs_error"] for r in rows],
+                "tolerance": [r["tolerance"] for r in rows],
+            }
+        )
+        st.dataframe(
+            df,
+            hide_index=True,
+            width="stretch",
+            column_config={
+                "max |error|": st.column_config.NumberColumn(format="%.1e"),
+                "tolerance": st.column_config.NumberColumn(format="%.0e"),
+            },
+        )
+st.markdown(f"**{passed} of {total}** printed values reproduced.")
+st.caption(
+    "Tolerance = half a unit of the last digit the notebook printed. The UDL notebooks use "
+    "one token per column (D×N); their values are compared in that layout."
+)
+if view is not None:
+    ui.shapes({"X (current)": view.x, "weights (current)": view.result.weights})
+    ui.export_section(
+        view,
+        {
+            f"{name} checks": (
+                np.array([[r["max_abs_error"], r["tolerance"], r["passed"]] for r in checks(name)]),
+                [r["label"] for r in checks(name)],
+                ["max_abs_error", "tolerance", "passed"],
+            )
+            for name in presets.names()
+        },
+        page="notebooks",
+    )
+    ui.code_box(
+        view,
+        extra="from attnviz import presets\nfor name in presets.names():\n"
+        "    print(name, [c.passed for c in presets.get(name).check()])",
+    )

@@ -1,0 +1,160 @@
+"""Permutation: shuffle the tokens, the outputs shuffle the same way; positions break it."""
+
+import numpy as np
+import streamlit as st
+
+from attnviz import experiments, figures, ui
+
+ui.page_guard()
+ui.intro(
+    "Shuffle the tokens: self-attention does not notice",
+    "Self-attention treats its input as a **set**: if you shuffle the tokens, every output "
+    "is the same vector as before, just at the shuffled place (it is *permutation "
+    "equivariant* — the TODO of notebook 12.1). So attention alone cannot tell “dog bites "
+    "man” from “man bites dog”. Adding a **positional encoding** to X before the attention "
+    "breaks the symmetry: then the order matters.",
+)
+view = ui.current()
+if view is None:
+    st.stop()
+s, r, labels, lay = view.settings, view.result, view.labels, view.layout
+n = r.n_tokens
+if view.params is None:
+    st.info(
+        "This preset gives Q, K and V directly, without X and weight matrices, so there is "
+        "nothing to permute before the projections. Pick another input in the sidebar."
+    )
+    st.stop()
+c1, c2 = st.columns(2)
+pseed = c1.number_input(
+    "shuffle seed", 0, 10**6, value=1, step=1, key="perm_seed", bind="query-params"
+)
+positions = c2.toggle(
+    "add sinusoidal positional encodings to X", value=False, key="positions", bind="query-params"
+)
+perm = np.random.default_rng(int(pseed)).permutation(n)
+if n > 1 and np.array_equal(perm, np.arange(n)):
+    perm = np.roll(perm, 1)  # a real shuffle, not the identity
+pe = experiments.sinusoidal_positions(n, s.d) if positions else None
+chk = ui.cached(
+    "permutation_check",
+    view.x,
+    view.params,
+    perm,
+    num_heads=r.num_heads,
+    scale=r.scale,
+    positions=pe,
+)
+st.markdown(
+    "Permutation (new position ← old token): "
+    + ", ".join(f"{i}←{int(p)}" for i, p in enumerate(perm[:24]))
+    + (" …" if n > 24 else "")
+    + (
+        " · no mask is applied on this page (a causal mask is not permutation equivariant)."
+        if s.mask_kind != "none"
+        else ""
+    )
+)
+if chk.equivariant:
+    st.success(
+        f"Equivariant: attention(shuffled X) = shuffled attention(X), "
+        f"max difference {chk.max_abs_diff:.1e} (rounding)."
+    )
+else:
+    st.warning(
+        f"Not equivariant: max difference {chk.max_abs_diff:.3g}"
+        + (" — the positional encodings stay in place while the tokens move." if positions else ".")
+    )
+plabels = [labels[int(p)] for p in perm]
+shuffled_out = chk.out[perm]  # (N, Dout): the original outputs, shuffled
+diff = chk.out_of_permuted - shuffled_out
+tm = figures.token_matrix_figure
+H = 340
+c1, c2, c3 = st.columns(3)
+with c1:
+    ui.plot(
+        tm(
+            shuffled_out,
+            name="P·attention(X)",
+            labels=plabels,
+            layout=lay,
+            height=H,
+            title="outputs of X, then shuffled",
+        ),
+        key="pm_a",
+    )
+with c2:
+    ui.plot(
+        tm(
+            chk.out_of_permuted,
+            name="attention(P·X)",
+            labels=plabels,
+            layout=lay,
+            height=H,
+            title="outputs of the shuffled X",
+        ),
+        key="pm_b",
+    )
+with c3:
+    m = float(np.abs(diff).max())
+    ui.plot(
+        figures.matrix_figure(
+            diff if lay == "rows" else diff.T,
+            title="difference (right − left)",
+            x_title="feature" if lay == "rows" else "token (column)",
+            y_title="token (row)" if lay == "rows" else "feature",
+            hover="difference = %{z:.2e}",
+            y_labels=plabels if lay == "rows" else None,
+            x_labels=plabels if lay == "columns" else None,
+            height=H,
+            zmax=max(m, 1e-12),
+        ),
+        key="pm_d",
+    )
+st.latex(
+    r"\operatorname{Attn}(PX) = P\,\operatorname{Attn}(X)"
+    r"\quad\text{but}\quad \operatorname{Attn}(P X + E) \ne P\,\operatorname{Attn}(X + E)"
+)
+if pe is not None:
+    ui.plot(
+        tm(
+            pe,
+            name="E (positions)",
+            labels=[str(i) for i in range(n)],
+            layout=lay,
+            height=300,
+            title=f"sinusoidal positional encoding E ({n}×{s.d})",
+        ),
+        key="pm_pe",
+    )
+
+ui.shapes(
+    {"X": view.x, "P·X": view.x[perm], "outputs": chk.out, **({"E": pe} if pe is not None else {})}
+)
+o = ui.oriented
+ui.export_section(
+    view,
+    {
+        "permutation": (perm[:, None], None, ["old index"]),
+        "outputs of X shuffled": (o(shuffled_out, lay), None, None),
+        "outputs of shuffled X": (o(chk.out_of_permuted, lay), None, None),
+        "difference": (o(diff, lay), None, None),
+        **({"positional encoding": (o(pe, lay), None, None)} if pe is not None else {}),
+    },
+    page="permutation",
+    extra={"perm": perm},
+)
+ui.code_box(
+    view,
+    extra=(
+        "# every layer output above is Y; now shuffle the tokens and compare\n"
+        f"perm = np.array({perm.tolist()})\n"
+        "X_p = X[perm]  # rerun the code above with X = X_p to get Y_p;\n"
+        "# then np.abs(Y_p - Y[perm]).max() is ~1e-15 (no mask)"
+        + (
+            "\n# with positions: X + E and X[perm] + E, E = sinusoidal(N, D): not equal any more"
+            if positions
+            else ""
+        )
+    ),
+)
