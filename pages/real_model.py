@@ -44,6 +44,7 @@ def _intro() -> None:
         "softmax(QKᵀ/√32)·V, through the same NumPy function — only the weights are "
         "learned instead of random. Pick a layer and a head to see who looks at whom.",
     )
+    st.caption("This page has its own controls; the sidebar's settings apply to the other pages.")
 
 
 def _not_installed(err: Exception) -> None:
@@ -53,6 +54,7 @@ def _not_installed(err: Exception) -> None:
 
 
 def main() -> None:
+    ui.page_guard()
     _intro()
     text = st.text_input(
         "Sentence",
@@ -119,6 +121,15 @@ def main() -> None:
             key="rm_head_fig",
         )
 
+    ui.shapes(
+        {
+            "x": run.hidden_states[layer],
+            "Q, K, V per head": res.queries,
+            "weights of a layer": res.weights,
+            "all weights": weights,
+        },
+        note="layer input, then 12 heads of 32 features each",
+    )
     t_qkv, t_random, t_types, t_shapes = st.tabs(
         ["q, k, v of one token", "Compare with random weights", "Find head types", "Shapes"]
     )

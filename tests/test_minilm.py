@@ -302,7 +302,7 @@ def test_matches_transformers_bert_float64_to_rounding(model64, bert, text):
 
 # --------------------------------------------------------------------------- the page
 
-PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "real_model.py")
+REPO = Path(__file__).resolve().parents[1]
 
 
 def _charts(at) -> list[dict]:
@@ -322,11 +322,22 @@ def _title(spec: dict) -> str:
     return t.get("text", "") if isinstance(t, dict) else str(t)
 
 
+class _Page:
+    """The real-model page inside the whole app (app.py: navigation and shared sidebar)."""
+
+    def __init__(self) -> None:
+        from streamlit.testing.v1 import AppTest
+
+        self.at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
+
+    def run(self):
+        self.at.run()
+        return self.at.switch_page("pages/real_model.py").run()
+
+
 @pytest.fixture
 def page(model):
-    from streamlit.testing.v1 import AppTest
-
-    return AppTest.from_file(PAGE, default_timeout=60)
+    return _Page()
 
 
 def test_page_default_sentence_shows_the_chosen_heads_heatmap(page, model):
@@ -340,7 +351,7 @@ def test_page_default_sentence_shows_the_chosen_heads_heatmap(page, model):
     np.testing.assert_allclose(_z(head["data"][0]), weights[0, 0], atol=1e-6)
     ticks = head["layout"]["xaxis"]["ticktext"]
     assert ticks[0] == "[CLS]" and ticks[-1] == "[SEP]" and "animal" in ticks
-    assert any(t.startswith("All heads") for t in titles)
+    assert any(t.startswith("All 72 heads") for t in titles)
 
 
 def test_page_layer_and_head_pickers_change_the_heatmap(page, model):

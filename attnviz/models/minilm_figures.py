@@ -42,8 +42,8 @@ def heads_grid_figure(
     *,
     selected: tuple[int, int] | None = None,
     max_cells: int = GRID_MAX_CELLS,
-    height: int = 330,
-    title: str = "All heads: one thumbnail per (layer, head)",
+    height: int = 300,
+    title: str | None = None,
 ) -> go.Figure:
     """Every head's weights (L, H, N, N) tiled into one heatmap: layers down, heads across.
 
@@ -92,11 +92,13 @@ def heads_grid_figure(
             line={"color": "#d62728", "width": 3},
         )
     sub = f" (each averaged to {c}×{c})" if c < n else ""
+    if title is None:
+        title = f"All {n_layers * n_heads} heads: layers down, heads across"
     fig.update_layout(
         template="none",
         title={"text": title + sub, "x": 0.0, "xanchor": "left", "font": {"size": 15}},
         height=height,
-        margin={"l": 10, "r": 10, "t": 50, "b": 10},
+        margin={"l": 10, "r": 10, "t": 40, "b": 10},
         font={"size": 13},
         plot_bgcolor="white",
         paper_bgcolor="white",
@@ -108,7 +110,6 @@ def heads_grid_figure(
         ticktext=[f"H{h + 1}" for h in range(n_heads)],
         showgrid=False,
         zeroline=False,
-        side="top",
         range=[-0.5, tiled.shape[1] - 0.5],
     )
     fig.update_yaxes(
@@ -181,7 +182,6 @@ def summary_figure(
         tickvals=list(range(n_heads)),
         ticktext=[f"H{h + 1}" for h in range(n_heads)],
         showgrid=False,
-        side="top",
     )
     fig.update_yaxes(
         tickmode="array",
