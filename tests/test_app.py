@@ -1,0 +1,299 @@
+"""The Streamlit app through ``streamlit.testing.v1.AppTest``: every page, every option,
+URL binding, bad links and bad uploads. Figures are read from the plotly JSON in the
+element protos."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from attnviz import ui
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+PAGES = [
+    "pages/playground.py",
+    "pages/step_by_step.py",
+    "pages/multi_head.py",
+    "pages/scaling.py",
+    "pages/masking.py",
+    "pages/permutation.py",
+    "pages/notebooks.py",
+]
+CONFIGS = {
+    "defaults": {},
+    "N=1": {"N": "1"},
+    "N=2": {"N": "2"},
+    "D=heads": {"D": "4", "heads": "4"},
+    "causal": {"mask": "causal"},
+    "padding-all": {"mask": "padding", "pad": "6"},
+    "scale-none": {"scale": "none"},
+    "scale-custom": {"scale": "custom", "factor": "-2.5"},
+    "columns+xavier": {"layout": "columns", "init": "xavier", "bias": "false"},
+    "text": {"source": "text", "text": "the cat and the hat"},
+    "preset": {"source": "preset", "preset": "udl-multihead"},
+}
+
+
+def run_app(query: dict | None = None, page: str | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params.update(query or {})
+    at.run()
+    if page and page != PAGES[0]:
+        at.switch_page(page).run()
+    return at
+
+
+def assert_clean(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def figures_of(at: AppTest) -> dict[str, dict]:
+    return {c.key: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
+
+
+def z_of(spec: dict, trace: int = 0) -> np.ndarray:
+    z = spec["data"][trace]["z"]
+    if isinstance(z, dict):  # plotly's base64 typed array
+        shape = tuple(int(s) for s in z["shape"].split(","))
+        return np.frombuffer(base64.b64decode(z["bdata"]), dtype=z["dtype"]).reshape(shape)
+    return np.array(z, dtype=float)
+
+
+def view_of(at: AppTest) -> ui.View:
+    return at.session_state["_attnviz"]["view"]
+
+
+@pytest.mark.parametrize("page", PAGES)
+@pytest.mark.parametrize("config", list(CONFIGS))
+def test_every_page_runs(page, config):
+    if page == "pages/notebooks.py" and config not in ("defaults", "N=1", "preset"):
+        pytest.skip("the notebooks page does not depend on these controls")
+    at = run_app(CONFIGS[config], page)
+    assert_clean(at)
+    assert at.title, "every page has a title"
+    assert any("Shapes:" in c.value for c in at.caption), "every page lists the shapes"
+    assert at.get("code"), "every page has a code box"
+    assert any(b.key.endswith("_npz") for b in at.get("download_button"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_runs_at_the_largest_n(page):
+    at = run_app({"N": "512", "D": "16", "heads": "4", "mask": "causal"}, page)
+    assert_clean(at)
+    assert view_of(at).result.weights.shape == (4, 512, 512)
+
+
+def test_multi_head_summarises_large_n():
+    at = run_app({"N": "100"}, "pages/multi_head.py")
+    assert_clean(at)
+    assert "mh_small" not in figures_of(at)
+    assert any("summarised" in i.value for i in at.info)
+    small = run_app({"N": "10"}, "pages/multi_head.py")
+    assert "mh_small" in figures_of(small)
+
+
+def test_changing_n_changes_the_heatmaps():
+    at = run_app({"N": "4"})
+    f = figures_of(at)
+    assert z_of(f["pg_scores"]).shape == (4, 4)
+    assert z_of(f["pg_weights"]).shape == (4, 4)
+    assert z_of(f["pg_x"]).shape == (4, 8)
+    at.slider(key="N").set_value(7).run()
+    assert_clean(at)
+    f = figures_of(at)
+    assert z_of(f["pg_scores"]).shape == (7, 7)
+    assert z_of(f["pg_out"]).shape == (7, 4)  # d_k = 8 / 2 heads
+    assert f["pg_x"]["layout"]["yaxis"]["ticktext"] == [f"t{i}" for i in range(7)]
+
+
+def test_weights_figure_matches_the_engine_and_rows_sum_to_one():
+    at = run_app({"N": "5", "seed": "3"})
+    v = view_of(at)
+    z = z_of(figures_of(at)["pg_weights"])
+    np.testing.assert_allclose(z, v.result.weights[0], rtol=1e-6)
+    np.testing.assert_allclose(z.sum(axis=1), 1.0, rtol=1e-5)
+
+
+def test_causal_mask_zeroes_the_upper_triangle():
+    at = run_app({"N": "6", "mask": "causal"})
+    assert_clean(at)
+    w = view_of(at).result.weights
+    iu = np.triu_indices(6, 1)
+    assert (w[:, iu[0], iu[1]] == 0).all()
+    np.testing.assert_allclose(w.sum(axis=2), 1.0)
+    z = z_of(figures_of(at)["pg_weights"])
+    assert np.isnan(z[iu]).all()  # shown as masked, not as a colour
+    assert not np.isnan(z[np.tril_indices(6)]).any()
+
+
+def test_padding_all_tokens_gives_zero_rows_not_nan():
+    at = run_app({"N": "3", "mask": "padding", "pad": "3"})
+    assert_clean(at)
+    r = view_of(at).result
+    assert (r.weights == 0).all() and not np.isnan(r.output).any()
+    assert any("every key is masked" in i.value for i in at.info)
+
+
+def test_columns_layout_transposes_the_figures():
+    rows = figures_of(run_app({"N": "5", "D": "6", "heads": "2"}))
+    cols = figures_of(run_app({"N": "5", "D": "6", "heads": "2", "layout": "columns"}))
+    np.testing.assert_array_equal(z_of(cols["pg_weights"]), z_of(rows["pg_weights"]).T)
+    assert z_of(cols["pg_x"]).shape == (6, 5)
+    assert "UDL" in cols["pg_x"]["layout"]["xaxis"]["title"]["text"]
+
+
+def test_url_binding_round_trips():
+    query = {
+        "N": "9",
+        "D": "12",
+        "heads": "3",
+        "seed": "42",
+        "init": "uniform",
+        "bias": "false",
+        "scale": "custom",
+        "factor": "2.5",
+        "mask": "padding",
+        "pad": "2",
+        "layout": "columns",
+    }
+    at = run_app(query)
+    assert_clean(at)
+    assert not at.warning, [w.value for w in at.warning]
+    s = view_of(at).settings
+    assert (s.n, s.d, s.heads, s.seed, s.init, s.bias) == (9, 12, 3, 42, "uniform", False)
+    assert (s.scale_mode, s.factor, s.mask_kind, s.pad, s.layout) == (
+        "custom",
+        2.5,
+        "padding",
+        2,
+        "columns",
+    )
+    assert at.slider(key="N").value == 9 and at.selectbox(key="heads").value == 3
+    assert dict(at.query_params) == query  # valid values stay in the link
+    again = run_app(dict(at.query_params))
+    assert view_of(again).settings == s
+    np.testing.assert_array_equal(view_of(again).result.output, view_of(at).result.output)
+
+
+def test_default_values_stay_out_of_the_link():
+    at = run_app({"N": "6", "mask": "causal"})
+    assert dict(at.query_params) == {"mask": "causal"}
+
+
+def test_nonsense_url_is_corrected_with_a_notice():
+    at = run_app({"N": "-3", "heads": "7", "mask": "xyz", "seed": "abc", "layout": "diagonal"})
+    assert_clean(at)
+    text = " ".join(w.value for w in at.warning)
+    for key in ("N=-3", "heads=7", "mask=xyz", "seed=abc", "layout=diagonal"):
+        assert key in text
+    s = view_of(at).settings
+    assert 1 <= s.n <= 512 and s.d % s.heads == 0 and s.mask_kind in ui.MASKS
+    assert "N" not in at.query_params and "mask" not in at.query_params
+
+
+def test_heads_not_dividing_d_in_the_url():
+    at = run_app({"D": "12", "heads": "5"})
+    assert_clean(at)
+    assert any("heads=5" in w.value and "divisor" in w.value for w in at.warning)
+    assert view_of(at).settings.heads in ui.divisors(12)
+
+
+def test_changing_d_never_leaves_an_invalid_pair():
+    at = run_app({"D": "8", "heads": "4"})
+    at.slider(key="D").set_value(6).run()
+    assert_clean(at)
+    s = view_of(at).settings
+    assert s.d == 6 and s.heads == 3  # the divisor of 6 nearest to 4
+    assert at.selectbox(key="heads").options == ["1", "2", "3", "6"]
+    at.slider(key="D").set_value(7).run()
+    assert view_of(at).settings.heads in (1, 7)
+
+
+def test_text_input_sets_n_and_labels():
+    at = run_app({"source": "text", "text": "a rose is a rose"})
+    assert_clean(at)
+    v = view_of(at)
+    assert v.labels == ("a", "rose", "is", "a", "rose") and v.settings.n == 5
+    assert at.slider(key="N").disabled
+    np.testing.assert_array_equal(v.x[1], v.x[4])
+
+
+def test_preset_sets_the_controls():
+    at = run_app({"source": "preset", "preset": "udl-self-attention"})
+    assert_clean(at)
+    s = view_of(at).settings
+    assert (s.n, s.d, s.heads) == (3, 4, 1)
+
+
+def test_load_preset_button_on_the_notebooks_page():
+    at = run_app(None, "pages/notebooks.py")
+    assert_clean(at)
+    assert any("34 of 34" in m.value or " of " in m.value for m in at.markdown)
+    at.button(key="load_numpy-multihead").click().run()
+    assert_clean(at)
+    s = view_of(at).settings
+    assert (s.source, s.preset, s.n, s.d, s.heads) == ("preset", "numpy-multihead", 4, 8, 2)
+
+
+def test_bad_upload_shows_an_error_and_keeps_the_previous_view():
+    at = run_app({"source": "upload"})
+    assert_clean(at)
+    at.file_uploader(key="upload").set_value(("x.csv", b"1,2,3\n4,5,6\n", "text/csv")).run()
+    assert_clean(at)
+    v = view_of(at)
+    assert v.x.shape == (2, 3) and v.settings.source == "upload"
+    at.file_uploader(key="upload").set_value(("bad.csv", b"1,2\n3,oops\n", "text/csv")).run()
+    assert at.error and "oops" in at.error[0].value and "previous upload" in at.error[0].value
+    np.testing.assert_array_equal(view_of(at).x, v.x)  # previous view kept
+
+
+def test_first_bad_upload_falls_back_to_random():
+    at = run_app({"source": "upload"})
+    at.file_uploader(key="upload").set_value(("bad.csv", b"1,nan\n", "text/csv")).run()
+    assert at.error and "finite" in at.error[0].value
+    assert not at.exception
+
+
+def test_query_selector_drives_the_bars():
+    at = run_app({"N": "5", "mask": "causal"})
+    at.selectbox(key="query").set_value(2).run()
+    assert_clean(at)
+    bars = figures_of(at)["pg_qbars"]["data"][0]
+    y = bars["y"]
+    y = np.frombuffer(base64.b64decode(y["bdata"]), y["dtype"]) if isinstance(y, dict) else y
+    np.testing.assert_allclose(y, view_of(at).result.weights[0, 2], rtol=1e-6)
+    assert y[3] == 0 and y[4] == 0
+
+
+def test_code_box_reproduces_the_view():
+    for query in (
+        {"N": "5", "mask": "causal", "init": "xavier"},
+        {"source": "preset", "preset": "numerical-example", "scale": "none"},
+        {"source": "text", "text": "one two one", "mask": "padding", "pad": "1"},
+    ):
+        at = run_app(query)
+        v = view_of(at)
+        code = at.get("code")[-1].proto.code_text
+        ns: dict = {}
+        exec(code, ns)  # noqa: S102 - the code the page shows
+        np.testing.assert_allclose(ns["A"], v.result.weights[0], atol=1e-12)
+        np.testing.assert_allclose(ns["Y"], v.result.output, atol=1e-9)
+
+
+def test_npz_holds_the_whole_state():
+    at = run_app({"N": "4", "mask": "causal"})
+    v = view_of(at)
+    import io
+
+    data = np.load(io.BytesIO(ui.npz_bytes(v)))
+    for k in ("x", "w_q", "scores", "weights", "output", "mask", "settings_json"):
+        assert k in data
+    np.testing.assert_array_equal(data["weights"], v.result.weights)
+    assert json.loads(str(data["settings_json"]))["mask_kind"] == "causal"

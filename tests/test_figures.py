@@ -1,0 +1,136 @@
+"""Figure builders: read the data back out of the plotly figures."""
+
+import json
+
+import numpy as np
+import plotly.io as pio
+import pytest
+
+from attnviz import engine, figures
+
+
+def z_of(fig, i=0):
+    return np.asarray(fig.data[i].z, dtype=float)
+
+
+def payload(fig) -> int:
+    return len(pio.to_json(fig, validate=False))
+
+
+@pytest.fixture
+def res():
+    x = np.random.default_rng(0).standard_normal((5, 4))
+    p = engine.AttentionParams.random(4, seed=1)
+    return engine.multi_head_attention(x, p, num_heads=2, mask=engine.causal_mask(5))
+
+
+def test_scores_diverging_centred_and_masked_cells_are_gaps(res):
+    fig = figures.attention_figure(
+        res.scores[0], what="scores", labels=list("abcde"), mask=res.mask, scale=res.scale, d_k=2
+    )
+    hm = fig.data[0]
+    z = z_of(fig)
+    assert z.shape == (5, 5)
+    assert hm.zmid == 0 and hm.zmin == -hm.zmax
+    assert hm.colorscale[0][1] != hm.colorscale[-1][1]  # a real diverging scale
+    assert np.isnan(z[np.triu_indices(5, 1)]).all()  # masked = gap, not a colour
+    np.testing.assert_allclose(z[np.tril_indices(5)], res.scores[0][np.tril_indices(5)], rtol=1e-6)
+    assert "q<sub>%{y}</sub>·k<sub>%{x}</sub> / √d<sub>k</sub>" in hm.hovertemplate
+    assert list(fig.layout.yaxis.ticktext) == list("abcde")
+    assert "PyTorch" in fig.layout.yaxis.title.text
+    marks = [t for t in fig.data if t.name == "masked"]
+    assert len(marks) == 1 and len(marks[0].x) == 10  # one × per masked cell
+    assert fig.layout.plot_bgcolor == figures.MASK_BG
+
+
+def test_weights_sequential_0_to_1(res):
+    fig = figures.attention_figure(res.weights[1], what="weights", mask=res.mask)
+    hm = fig.data[0]
+    assert (hm.zmin, hm.zmax) == (0.0, 1.0)
+    z = z_of(fig)
+    np.testing.assert_allclose(np.nansum(z, axis=1), 1.0, rtol=1e-6)
+
+
+def test_column_layout_transposes_and_says_so(res):
+    rows = figures.attention_figure(res.weights[0], what="weights", layout="rows")
+    cols = figures.attention_figure(res.weights[0], what="weights", layout="columns")
+    np.testing.assert_array_equal(z_of(cols), z_of(rows).T)
+    assert "UDL" in cols.layout.xaxis.title.text
+    assert "q<sub>%{x}</sub>" in cols.data[0].hovertemplate  # queries are the columns
+    tm = figures.token_matrix_figure(res.output, name="Y", layout="columns")
+    assert z_of(tm).shape == (4, 5) and "UDL" in tm.layout.xaxis.title.text
+
+
+def test_token_matrix_diverging_and_separators(res):
+    fig = figures.token_matrix_figure(res.concat, name="concat", feature_groups=2)
+    assert fig.data[0].zmid == 0
+    lines = [s for s in fig.layout.shapes if s.type == "line"]
+    assert len(lines) == 1 and lines[0].x0 == 1.5
+
+
+def test_large_n_drops_tick_labels_markers_and_stays_small():
+    n = 256
+    a = np.random.default_rng(0).random((n, n))
+    mask = engine.causal_mask(n)
+    fig = figures.attention_figure(a, what="weights", labels=[f"t{i}" for i in range(n)], mask=mask)
+    assert fig.layout.yaxis.ticktext is None  # indices only above MAX_TICK_LABELS
+    assert not [t for t in fig.data if t.name == "masked"]  # no 30k markers
+    spec = json.loads(pio.to_json(fig, validate=False))
+    assert spec["data"][0]["z"]["dtype"] == "f4"  # float32, base64-encoded
+    # base64 float32 is ~5.3 characters per cell (plotly escapes '/'); JSON text is ~19
+    assert payload(fig) < 8 * n * n
+
+
+def test_query_figures_read_back(res):
+    w = res.weights[0, 3]
+    fig = figures.query_weights_figure(w, query=3, labels=list("abcde"), mask_row=res.mask[3])
+    np.testing.assert_allclose(np.asarray(fig.data[0].y, float), w, rtol=1e-6)
+    assert "a<sub>3,%{x}</sub>" in fig.data[0].hovertemplate
+    s = figures.weighted_sum_figure(res.values[0], w, query=3, top=2)
+    bars = [t for t in s.data if t.type == "bar"]
+    total = sum(np.asarray(b.y, float) for b in bars)
+    out = [t for t in s.data if t.type == "scatter"][0]
+    np.testing.assert_allclose(total, res.head_outputs[0, 3], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(np.asarray(out.y, float), res.head_outputs[0, 3], rtol=1e-5)
+    assert len(bars) == 3  # two top keys + "other keys"
+
+
+def test_small_multiples_one_heatmap_per_head_shared_scale(res):
+    fig = figures.small_multiples_figure(res.weights, mask=res.mask)
+    hms = [t for t in fig.data if t.type == "heatmap"]
+    assert len(hms) == 2 and all(h.coloraxis == "coloraxis" for h in hms)
+    assert (fig.layout.coloraxis.cmin, fig.layout.coloraxis.cmax) == (0.0, 1.0)
+    assert np.isnan(np.asarray(hms[1].z, float)[0, 1])
+    big = np.ones((2, 100, 100)) / 100
+    with pytest.raises(ValueError, match="summary"):
+        figures.small_multiples_figure(big)
+
+
+def test_entropy_and_argmax(res):
+    ent = engine.row_entropy(res.weights)
+    fig = figures.entropy_figure(ent, max_entropy=np.log2(5))
+    np.testing.assert_allclose(np.asarray(fig.data[0].y, float), ent.mean(axis=1), rtol=1e-6)
+    am = figures.argmax_figure(res.weights, labels=list("abcde"))
+    np.testing.assert_array_equal(np.asarray(am.data[0].customdata), res.weights.argmax(axis=2))
+    assert am.data[0].text[0][0] == "a"  # query 0 under a causal mask can only see key 0
+
+
+def test_mask_figure_marks_masked_cells():
+    fig = figures.mask_figure(engine.padding_mask(4, 1))
+    z = z_of(fig)
+    assert np.isnan(z[:, 3]).all() and not np.isnan(z[:, :3]).any()
+
+
+def test_bad_shapes_raise():
+    with pytest.raises(ValueError):
+        figures.matrix_figure(np.ones(3), title="", x_title="", y_title="", hover="")
+    with pytest.raises(ValueError, match="layout"):
+        figures.attention_figure(np.ones((2, 2)), what="weights", layout="diagonal")
+    with pytest.raises(ValueError):
+        figures.softmax_factor_figure([1, 2], [1, 8], np.ones((2, 3)))
+
+
+def test_scale_label():
+    assert figures.scale_label(0.5, 4) == " / √d<sub>k</sub>"
+    assert figures.scale_label(1.0, 4) == ""
+    assert figures.scale_label(8.0, 4) == " × 8"
