@@ -23,12 +23,14 @@ def _model() -> minilm.MiniLM:
     return minilm.load()
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+# Shared by every session; a 512-token run keeps about 150 MB of intermediates
+# (scores and weights of 6 layers x 12 heads), so only the last few sentences are kept.
+@st.cache_resource(max_entries=4, show_spinner="Running MiniLM-L6 on the sentence…")
 def _run(text: str) -> minilm.MiniLMRun:
     return _model().run(text)
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+@st.cache_resource(max_entries=4, show_spinner=False)
 def _random(text: str, layer: int, seed: int, init: str):
     run = _run(text)
     return _model().random_attention(run.hidden_states[layer], seed=seed, init=init)

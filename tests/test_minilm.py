@@ -243,10 +243,13 @@ def test_non_string_is_refused(model):
 
 def test_512_tokens_accepted_513_refused(model):
     ok = "hello " * (MAX_TOKENS - 2)  # + [CLS], [SEP] = 512
-    tokens, w = model.attentions(ok)
-    assert len(tokens) == MAX_TOKENS and w.shape[-1] == MAX_TOKENS
+    tokens, ids = model.tokenize(ok)
+    assert len(tokens) == MAX_TOKENS
+    assert model.embed(ids).shape == (MAX_TOKENS, 384)  # every position embedding used
     with pytest.raises(ValueError, match=r"513 tokens.*at most 512"):
         model.attentions(ok + "hello")
+    with pytest.raises(ValueError, match=r"at most 512"):
+        model.hidden_states("hello " * 5000)
 
 
 # --------------------------------------------------------------------------- vs transformers
