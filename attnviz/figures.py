@@ -83,6 +83,31 @@ def _base_layout(fig: go.Figure, *, title: str, height: int) -> go.Figure:
     return fig
 
 
+def _layout(*, title: str, height: int, **extra) -> dict:
+    """The shared layout as a plain dict (see :func:`_figure`)."""
+    out = {
+        "template": "none",
+        "title": {"text": title, "x": 0.0, "xanchor": "left", "font": {"size": 15}},
+        "height": height,
+        "margin": {"l": 10, "r": 10, "t": 60, "b": 10},
+        "font": dict(_FONT),
+        "plot_bgcolor": MASK_BG,
+        "paper_bgcolor": "white",
+    }
+    out.update(extra)
+    return out
+
+
+def _figure(data: list[dict], layout: dict) -> go.Figure:
+    """A figure from plain dicts, without plotly's per-property validation.
+
+    Validation costs ~25 ms per heatmap figure, more than everything else in a rerun
+    of the playground; the dicts here use only documented plotly properties (the tests
+    read them back, and streamlit serialises the figure with validate=False anyway).
+    """
+    return go.Figure({"data": data, "layout": layout}, _validate=False)
+
+
 def scale_label(scale: float, d_k: int) -> str:
     """How the scores were scaled, for titles and hover text: "/ √d_k", "× 8", or ""."""
     if d_k >= 1 and math.isclose(scale, 1.0 / math.sqrt(d_k), rel_tol=1e-9):
@@ -155,48 +180,77 @@ def matrix_figure(
     colour = _colour(kind, z, zmax)
     if colorscale is not None:
         colour["colorscale"] = colorscale
-    fig = go.Figure(
-        go.Heatmap(
-            z=z,
-            hovertemplate=hover + "<extra></extra>",
-            hoverongaps=False,
-            colorbar={"title": {"text": colorbar_title or "", "side": "right"}, "thickness": 12},
-            showscale=showscale,
-            name=title,
+    data: list[dict] = [
+        {
+            "type": "heatmap",
+            "z": z,
+            "hovertemplate": hover + "<extra></extra>",
+            "hoverongaps": False,
+            "colorbar": {"title": {"text": colorbar_title or "", "side": "right"}, "thickness": 12},
+            "showscale": showscale,
+            "name": title,
             **colour,
-        )
-    )
+        }
+    ]
+    shapes = []
     if separators is not None:
         axis, every = separators
         count = nx if axis == "x" else ny
         for c in range(every, count, every):
             if axis == "x":
-                fig.add_vline(x=c - 0.5, line={"color": "black", "width": 2})
+                shapes.append(
+                    {
+                        "type": "line",
+                        "xref": "x",
+                        "yref": "paper",
+                        "x0": c - 0.5,
+                        "x1": c - 0.5,
+                        "y0": 0,
+                        "y1": 1,
+                        "line": {"color": "black", "width": 2},
+                    }
+                )
             else:
-                fig.add_hline(y=c - 0.5, line={"color": "black", "width": 2})
+                shapes.append(
+                    {
+                        "type": "line",
+                        "xref": "paper",
+                        "yref": "y",
+                        "y0": c - 0.5,
+                        "y1": c - 0.5,
+                        "x0": 0,
+                        "x1": 1,
+                        "line": {"color": "black", "width": 2},
+                    }
+                )
     if m is not None and m.any():
         if max(nx, ny) <= MAX_MASK_MARKERS:
             yy, xx = np.nonzero(m)
-            fig.add_trace(
-                go.Scatter(
-                    x=xx.astype(np.int16),
-                    y=yy.astype(np.int16),
-                    mode="markers",
-                    marker={"symbol": "x-thin", "size": 9, "line": {"width": 1.5, "color": "#555"}},
-                    name="masked",
-                    hovertemplate="masked (−∞ before softmax, weight 0)<extra></extra>",
-                    showlegend=False,
-                )
+            data.append(
+                {
+                    "type": "scatter",
+                    "x": xx.astype(np.int16),
+                    "y": yy.astype(np.int16),
+                    "mode": "markers",
+                    "marker": {
+                        "symbol": "x-thin",
+                        "size": 9,
+                        "line": {"width": 1.5, "color": "#555"},
+                    },
+                    "name": "masked",
+                    "hovertemplate": "masked (−∞ before softmax, weight 0)<extra></extra>",
+                    "showlegend": False,
+                }
             )
         title += " · <span style='color:#666'>grey = masked</span>"
-    _base_layout(fig, title=title, height=height)
-    fig.update_xaxes(title={"text": x_title}, range=[-0.5, nx - 0.5], **_ticks(x_labels, nx))
-    fig.update_yaxes(
-        title={"text": y_title},
-        range=[ny - 0.5, -0.5],
-        **_ticks(y_labels, ny),
+    layout = _layout(
+        title=title,
+        height=height,
+        shapes=shapes,
+        xaxis={"title": {"text": x_title}, "range": [-0.5, nx - 0.5], **_ticks(x_labels, nx)},
+        yaxis={"title": {"text": y_title}, "range": [ny - 0.5, -0.5], **_ticks(y_labels, ny)},
     )
-    return fig
+    return _figure(data, layout)
 
 
 def _sub(s: str) -> str:
@@ -365,38 +419,43 @@ def query_weights_figure(
     allowed = np.ones(n, bool) if mask_row is None else np.asarray(mask_row, bool).ravel()
     colours = np.where(allowed, "#3b528b", MASK_BG)
     qname = labels[query] if labels is not None else f"t{query}"
-    fig = go.Figure(
-        go.Bar(
-            x=np.arange(n, dtype=np.int16),
-            y=w,
-            marker={
+    data: list[dict] = [
+        {
+            "type": "bar",
+            "x": np.arange(n, dtype=np.int16),
+            "y": w,
+            "marker": {
                 "color": colours.tolist(),
                 "pattern": {"shape": np.where(allowed, "", "x").tolist()},
             },
-            hovertemplate=f"a<sub>{query},%{{x}}</sub> = %{{y:.4f}}<extra></extra>",
-            name="weight",
-        )
-    )
+            "hovertemplate": f"a<sub>{query},%{{x}}</sub> = %{{y:.4f}}<extra></extra>",
+            "name": "weight",
+        }
+    ]
     if not allowed.all() and n <= MAX_MASK_MARKERS:
         idx = np.nonzero(~allowed)[0]
-        fig.add_trace(
-            go.Scatter(
-                x=idx.astype(np.int16),
-                y=np.full(idx.size, 0.02, np.float32),
-                mode="text",
-                text=["masked"] * idx.size,
-                textposition="top center",
-                textfont={"color": "#555", "size": 10},
-                name="masked",
-                hoverinfo="skip",
-                showlegend=False,
-            )
+        data.append(
+            {
+                "type": "scatter",
+                "x": idx.astype(np.int16),
+                "y": np.full(idx.size, 0.02, np.float32),
+                "mode": "text",
+                "text": ["masked"] * idx.size,
+                "textposition": "top center",
+                "textfont": {"color": "#555", "size": 10},
+                "name": "masked",
+                "hoverinfo": "skip",
+                "showlegend": False,
+            }
         )
-    _base_layout(fig, title=f"Weights of query {query} (“{qname}”) over the keys", height=height)
-    fig.update_layout(plot_bgcolor="white")
-    fig.update_xaxes(title={"text": "key j"}, **_ticks(labels, n))
-    fig.update_yaxes(title={"text": "weight a"}, range=[0, 1.05], showgrid=True)
-    return fig
+    layout = _layout(
+        title=f"Weights of query {query} (“{qname}”) over the keys",
+        height=height,
+        plot_bgcolor="white",
+        xaxis={"title": {"text": "key j"}, **_ticks(labels, n)},
+        yaxis={"title": {"text": "weight a"}, "range": [0, 1.05], "showgrid": True},
+    )
+    return _figure(data, layout)
 
 
 def weighted_sum_figure(
@@ -423,47 +482,57 @@ def weighted_sum_figure(
     rest = order[min(top, w.size) :]
     d = v.shape[1]
     feats = np.arange(d, dtype=np.int16)
-    fig = go.Figure()
+    data: list[dict] = []
     for j in keep:
         name = labels[j] if labels is not None else f"t{j}"
-        fig.add_trace(
-            go.Bar(
-                x=feats,
-                y=_f32(contrib[j]),
-                name=f"a{_sub(str(query) + ',' + str(j))}·v{_sub(str(j))} ({name}, a={w[j]:.3f})",
-                hovertemplate=f"a·v of key {j}, feature %{{x}}: %{{y:.4f}}<extra></extra>",
-            )
+        data.append(
+            {
+                "type": "bar",
+                "x": feats,
+                "y": _f32(contrib[j]),
+                "name": f"a{_sub(str(query) + ',' + str(j))}·v{_sub(str(j))} ({name}, "
+                f"a={w[j]:.3f})",
+                "hovertemplate": f"a·v of key {j}, feature %{{x}}: %{{y:.4f}}<extra></extra>",
+            }
         )
     if rest.size:
-        fig.add_trace(
-            go.Bar(
-                x=feats,
-                y=_f32(contrib[rest].sum(axis=0)),
-                name=f"other {rest.size} keys (Σa={w[rest].sum():.3f})",
-                marker={"color": "#cccccc"},
-                hovertemplate="other keys, feature %{x}: %{y:.4f}<extra></extra>",
-            )
+        data.append(
+            {
+                "type": "bar",
+                "x": feats,
+                "y": _f32(contrib[rest].sum(axis=0)),
+                "name": f"other {rest.size} keys (Σa={w[rest].sum():.3f})",
+                "marker": {"color": "#cccccc"},
+                "hovertemplate": "other keys, feature %{x}: %{y:.4f}<extra></extra>",
+            }
         )
-    fig.add_trace(
-        go.Scatter(
-            x=feats,
-            y=_f32(contrib.sum(axis=0)),
-            mode="markers",
-            marker={"symbol": "diamond", "size": 10, "color": "black"},
-            name=f"output x′{_sub(str(query))} = Σ a·v",
-            hovertemplate="output, feature %{x}: %{y:.4f}<extra></extra>",
-        )
+    data.append(
+        {
+            "type": "scatter",
+            "x": feats,
+            "y": _f32(contrib.sum(axis=0)),
+            "mode": "markers",
+            "marker": {"symbol": "diamond", "size": 10, "color": "black"},
+            "name": f"output x′{_sub(str(query))} = Σ a·v",
+            "hovertemplate": "output, feature %{x}: %{y:.4f}<extra></extra>",
+        }
     )
-    _base_layout(fig, title=f"Output of query {query} = weighted sum of values", height=height)
-    fig.update_layout(
+    layout = _layout(
+        title=f"Output of query {query} = weighted sum of values",
+        height=height,
         barmode="relative",
         plot_bgcolor="white",
         legend={"font": {"size": 11}, "orientation": "v"},
         colorway=["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00"],
+        xaxis={"title": {"text": "value feature"}, **({"dtick": 1} if d <= 32 else {})},
+        yaxis={
+            "title": {"text": "a·v"},
+            "zeroline": True,
+            "zerolinecolor": "#888",
+            "showgrid": True,
+        },
     )
-    fig.update_xaxes(title={"text": "value feature"}, dtick=1 if d <= 32 else None)
-    fig.update_yaxes(title={"text": "a·v"}, zeroline=True, zerolinecolor="#888", showgrid=True)
-    return fig
+    return _figure(data, layout)
 
 
 def small_multiples_figure(

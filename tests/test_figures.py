@@ -32,7 +32,7 @@ def test_scores_diverging_centred_and_masked_cells_are_gaps(res):
     z = z_of(fig)
     assert z.shape == (5, 5)
     assert hm.zmid == 0 and hm.zmin == -hm.zmax
-    assert hm.colorscale[0][1] != hm.colorscale[-1][1]  # a real diverging scale
+    assert hm.colorscale == figures.DIVERGING == "RdBu_r"  # diverging, colour-blind safe
     assert np.isnan(z[np.triu_indices(5, 1)]).all()  # masked = gap, not a colour
     np.testing.assert_allclose(z[np.tril_indices(5)], res.scores[0][np.tril_indices(5)], rtol=1e-6)
     assert "q<sub>%{y}</sub>·k<sub>%{x}</sub> / √d<sub>k</sub>" in hm.hovertemplate
@@ -47,6 +47,7 @@ def test_weights_sequential_0_to_1(res):
     fig = figures.attention_figure(res.weights[1], what="weights", mask=res.mask)
     hm = fig.data[0]
     assert (hm.zmin, hm.zmax) == (0.0, 1.0)
+    assert hm.colorscale == "Viridis"
     z = z_of(fig)
     np.testing.assert_allclose(np.nansum(z, axis=1), 1.0, rtol=1e-6)
 

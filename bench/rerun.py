@@ -1,0 +1,120 @@
+"""Speed budget of issue 3, measured with streamlit's AppTest (no browser).
+
+1. Rerun time of the playground at N=64, D=64, heads=8 against the bare page
+   (bench/bare_app.py: same controls, same engine, three heatmaps per head). Budget:
+   playground <= 1.5 x bare. Two kinds of rerun: "same inputs" (the engine result comes
+   from st.cache_data; the figures are rebuilt and serialised) and "new seed" (the engine
+   runs too). Runs alternate between the two apps; the median of each is reported.
+2. The plotly payload of the playground at N=256, D=64, heads=8: the total length of the
+   plotly JSON specs sent to the browser. Budget: < 1.5 MB.
+
+    python bench/rerun.py [--repeats 15]
+
+Note: AppTest builds a new PagesManager on every run, which makes Streamlit treat an app
+with a pages/ folder as a legacy multipage app until st.navigation runs; a running server
+does that once per process. The script sets that flag as a running server has it, so the
+playground is not charged for a rerun that only AppTest does (see attnviz.ui.page_guard).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from streamlit.runtime.pages_manager import PagesManager
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+APP = str(ROOT / "app.py")
+BARE = str(ROOT / "bench" / "bare_app.py")
+BUDGET_RATIO = 1.5
+BUDGET_BYTES = 1.5e6
+
+_orig_init = PagesManager.__init__
+
+
+def _server_like_init(self, *args, **kwargs):
+    PagesManager.uses_pages_directory = False  # what st.navigation leaves in a server
+    _orig_init(self, *args, **kwargs)
+
+
+PagesManager.__init__ = _server_like_init
+
+
+def start(path: str, query: dict) -> AppTest:
+    at = AppTest.from_file(path, default_timeout=300)
+    at.query_params.update(query)
+    at.run()
+    if at.exception:
+        raise SystemExit(f"{path} failed: {[e.value for e in at.exception]}")
+    return at
+
+
+def timed(at: AppTest, seed: int | None) -> float:
+    if seed is not None:
+        at.session_state["seed"] = seed
+    t = time.perf_counter()
+    at.run()
+    dt = time.perf_counter() - t
+    if at.exception:
+        raise SystemExit(f"rerun failed: {[e.value for e in at.exception]}")
+    return dt
+
+
+def payload(at: AppTest) -> tuple[int, int]:
+    specs = [c.proto.spec for c in at.get("plotly_chart")]
+    return sum(len(s.encode()) for s in specs), len(specs)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeats", type=int, default=15)
+    args = ap.parse_args()
+    query = {"N": "64", "D": "64", "heads": "8"}
+    play, bare = start(APP, query), start(BARE, query)
+    n_play, n_bare = payload(play)[1], payload(bare)[1]
+    ok = True
+    print(
+        f"rerun at N=64, D=64, heads=8 ({args.repeats} reruns each, median; "
+        f"playground {n_play} plots, bare {n_bare} plots)"
+    )
+    for kind in ("same inputs", "new seed"):
+        tp, tb = [], []
+        for i in range(args.repeats):
+            seed = None if kind == "same inputs" else 1000 + i
+            tp.append(timed(play, seed))
+            tb.append(timed(bare, seed))
+        mp, mb = statistics.median(tp), statistics.median(tb)
+        ratio = mp / mb
+        ok &= ratio <= BUDGET_RATIO
+        print(
+            f"  {kind:12s}: playground {mp * 1000:7.1f} ms | bare {mb * 1000:7.1f} ms | "
+            f"ratio {ratio:.2f} (budget <= {BUDGET_RATIO}) "
+            + ("OK" if ratio <= BUDGET_RATIO else "OVER")
+        )
+    for q in (
+        {"N": "256", "D": "64", "heads": "8"},
+        {"N": "256", "D": "64", "heads": "8", "mask": "causal"},
+    ):
+        at = start(APP, q)
+        size, count = payload(at)
+        ok &= size < BUDGET_BYTES
+        print(
+            f"payload of the playground at {json.dumps(q)}: {size / 1e6:.3f} MB in {count} "
+            f"plots (budget < {BUDGET_BYTES / 1e6} MB) {'OK' if size < BUDGET_BYTES else 'OVER'}"
+        )
+    bare256 = start(BARE, {"N": "256", "D": "64", "heads": "8"})
+    size, count = payload(bare256)
+    print(
+        f"(for comparison, the bare page at N=256, heads=8: {size / 1e6:.3f} MB in {count} plots)"
+    )
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
