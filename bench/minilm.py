@@ -11,6 +11,7 @@ the process; the OS file cache is warm after the first repetition). In each proc
 
     python bench/minilm.py                 # 5 processes
     python bench/minilm.py --repeat 10 --json minilm.json
+    python bench/minilm.py --blas-threads 1     # single-threaded BLAS (busy machines)
 
 Targets (issue 6): load under 2 s, first run on 16 tokens under 150 ms after load.
 """
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -65,10 +67,18 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=5, help="fresh processes (default 5)")
     ap.add_argument("--json", type=Path, help="also write all measurements here")
+    ap.add_argument(
+        "--blas-threads",
+        type=int,
+        help="set OPENBLAS_NUM_THREADS/OMP_NUM_THREADS in the child processes (default: unset)",
+    )
     args = ap.parse_args()
     if args.repeat < 1:
         ap.error("--repeat must be >= 1")
 
+    env = dict(os.environ)
+    if args.blas_threads:
+        env["OPENBLAS_NUM_THREADS"] = env["OMP_NUM_THREADS"] = str(args.blas_threads)
     runs = []
     for i in range(args.repeat):
         p = subprocess.run(
@@ -77,6 +87,7 @@ def main() -> int:
             text=True,
             timeout=300,
             check=False,
+            env=env,
         )
         if p.returncode:
             print(p.stderr, file=sys.stderr)
