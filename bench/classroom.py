@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
 import sys
@@ -125,8 +126,8 @@ def student(
         for _ in range(args.max_changes):
             if next_t >= deadline:
                 break
+            late = time.monotonic() - next_t > 0.05  # the previous rerun overran the interval
             time.sleep(max(0.0, next_t - time.monotonic()))
-            late = time.monotonic() - next_t > 0.05
             key, value = choose_change(sess, args.controls, rng, args.max_n)
             r = sess.rerun({key: value})
             for e in r.errors:
@@ -178,6 +179,7 @@ def monitor(
                 "cpu_pct": round(cpu, 1),
                 "active": active,
                 "changes": done,
+                "load1": round(os.getloadavg()[0], 1),
             }
         )
 
@@ -237,17 +239,20 @@ def summarize(rep: Report) -> dict[str, Any]:
         if samples
         else float("nan"),
         "cpu_peak_pct": max((s["cpu_pct"] for s in samples), default=float("nan")),
+        "machine_load_mean": round(statistics.fmean([s["load1"] for s in samples]), 1)
+        if samples
+        else float("nan"),
     }
 
 
 def print_timeline(samples: list[dict[str, float]], every: float) -> None:
-    print(f"{'t/s':>6} {'active':>6} {'changes':>8} {'RSS/MB':>8} {'CPU/%':>6}")
+    print(f"{'t/s':>6} {'active':>6} {'changes':>8} {'RSS/MB':>8} {'CPU/%':>6} {'load':>5}")
     last = -every
     for s in samples:
         if s["t"] - last >= every - 1e-9:
             print(
                 f"{s['t']:6.0f} {s['active']:6d} {s['changes']:8d} "
-                f"{s['rss_mb']:8.1f} {s['cpu_pct']:6.0f}"
+                f"{s['rss_mb']:8.1f} {s['cpu_pct']:6.0f} {s['load1']:5.1f}"
             )
             last = s["t"]
 

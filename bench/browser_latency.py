@@ -1,0 +1,285 @@
+"""Slider latency in a real browser: key press on the N slider -> rerun done -> last redraw.
+
+Starts ``app.py`` and the bare comparison app ``bench/bare_app.py`` (one page, three heatmaps
+per head, same controls and engine) on free loopback ports, opens them in headless
+Chromium (playwright, Debian's /usr/bin/chromium) and, for each page and configuration,
+focuses the thumb of the ``N`` slider and presses ArrowRight ``--moves`` times. For every
+move it measures, in the page's own clock (``performance.now()``):
+
+* ``script``: keydown -> the app's ``data-test-script-state`` goes back to ``notRunning``
+  after the rerun (the server ran the script and the frontend has all deltas);
+* ``drawn``: keydown -> the last plotly redraw (``plotly_afterplot`` on every
+  ``.js-plotly-plot``, plus any DOM mutation inside a plotly chart), after which nothing
+  was redrawn for ``--quiet`` ms;
+* ``kb``: websocket bytes received for the move.
+
+    python bench/browser_latency.py                  # defaults and N=64, D=64, heads=8
+    python bench/browser_latency.py --moves 20 --json latency.json
+
+Target (issue 5): attnviz at or below the bare app at the defaults, median below 300 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from stclient import REPO, Server, Session  # noqa: E402
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-component-update",
+    "--disable-sync",
+]
+CONFIGS = {"defaults": "", "N64_D64_H8": "N=64&D=64&heads=8"}
+
+# Installed before the page's own scripts: websocket sends and receives (time, bytes).
+INIT_JS = """
+(() => {
+  const w = window.__ws = {sends: [], recvs: []};
+  const Orig = window.WebSocket;
+  class Patched extends Orig {
+    constructor(...a) {
+      super(...a);
+      this.addEventListener('message', ev => w.recvs.push(
+        [performance.now(), ev.data.byteLength || ev.data.size || ev.data.length || 0]));
+    }
+    send(data) { w.sends.push(performance.now()); return super.send(data); }
+  }
+  window.WebSocket = Patched;
+})();
+"""
+
+# Installed once per page load: records script-state transitions, plotly redraws and
+# keydowns, all in performance.now() milliseconds.
+INSTRUMENT_JS = """
+() => {
+  if (window.__bench) return;
+  const b = window.__bench = {states: [], plots: [], keys: [], hooked: 0};
+  const app = document.querySelector('[data-testid="stApp"]');
+  const rec = () => b.states.push([app.getAttribute('data-test-script-state'),
+                                   performance.now()]);
+  rec();
+  new MutationObserver(rec).observe(app, {attributes: true,
+                                          attributeFilter: ['data-test-script-state']});
+  const hook = () => {
+    document.querySelectorAll('.js-plotly-plot').forEach(gd => {
+      if (gd.__benchHooked || !gd.on) return;
+      gd.__benchHooked = true; b.hooked++;
+      gd.on('plotly_afterplot', () => b.plots.push(performance.now()));
+    });
+  };
+  hook();
+  new MutationObserver(muts => {
+    let inPlot = false;
+    for (const m of muts) {
+      const el = m.target.nodeType === 1 ? m.target : m.target.parentElement;
+      if (el && el.closest && el.closest('[data-testid="stPlotlyChart"], .js-plotly-plot')) {
+        inPlot = true; break;
+      }
+    }
+    if (inPlot) b.plots.push(performance.now());
+    hook();
+  }).observe(document.body, {subtree: true, childList: true, attributes: true});
+  document.addEventListener('keydown', e => b.keys.push(e.timeStamp), true);
+}
+"""
+
+STATUS_JS = """
+() => {
+  const b = window.__bench;
+  return {now: performance.now(), states: b.states.slice(-20), lastPlot: b.plots.length ?
+          b.plots[b.plots.length - 1] : 0, sends: window.__ws.sends.slice(-5),
+          recvs: window.__ws.recvs.filter(r => r[0] >= (b.keys[b.keys.length - 1] || 0)),
+          key: b.keys.length ? b.keys[b.keys.length - 1] : 0,
+          nplots: document.querySelectorAll('.js-plotly-plot').length, hooked: b.hooked};
+}
+"""
+
+
+def wait_idle(page, timeout: float = 60.0, quiet_ms: float = 300.0) -> None:
+    """Wait until the script is not running and plotly has been quiet for quiet_ms."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        s = page.evaluate(STATUS_JS)
+        state, t_state = s["states"][-1]
+        if (
+            state == "notRunning"
+            and s["now"] - t_state > quiet_ms
+            and s["now"] - s["lastPlot"] > quiet_ms
+        ):
+            return
+        time.sleep(0.05)
+    raise TimeoutError("the page did not become idle")
+
+
+def one_move(page, key: str, ws_bytes: list[int], quiet_ms: float, timeout: float) -> dict:
+    b0 = sum(ws_bytes)
+    n_keys = page.evaluate("() => window.__bench.keys.length")
+    page.keyboard.press(key)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        time.sleep(0.03)
+        s = page.evaluate(STATUS_JS)
+        if not s["key"] or page.evaluate("() => window.__bench.keys.length") == n_keys:
+            continue
+        t0 = s["key"]
+        after = [(st, t) for st, t in s["states"] if t >= t0]
+        ran = any(st in ("running", "rerunRequested") for st, _ in after)
+        end = next(
+            (t for i, (st, t) in enumerate(after) if st == "notRunning" and i > 0 and ran), None
+        )
+        if end is None or s["states"][-1][0] != "notRunning":
+            continue
+        last_plot = s["lastPlot"] if s["lastPlot"] > t0 else end
+        if s["now"] - max(end, last_plot) < quiet_ms:
+            continue
+        sent = next((t for t in s["sends"] if t >= t0), end)
+        recvs = [r for r in s["recvs"] if sent <= r[0] <= end]
+        return {
+            "sent_ms": sent - t0,
+            "first_msg_ms": (recvs[0][0] if recvs else end) - t0,
+            "last_msg_ms": (recvs[-1][0] if recvs else end) - t0,
+            "script_ms": end - t0,
+            "drawn_ms": max(end, last_plot) - t0,
+            "kb": (sum(ws_bytes) - b0) / 1024,
+        }
+    raise TimeoutError(f"no finished rerun within {timeout} s after {key}: {s}")
+
+
+def measure(
+    browser, url: str, args: argparse.Namespace, label: str
+) -> dict[str, Any]:  # pragma: no cover - driven by main()
+    ctx = browser.new_context(viewport={"width": 1600, "height": 1000})
+    ctx.add_init_script(INIT_JS)
+    page = ctx.new_page()
+    ws_bytes: list[int] = []
+
+    def on_ws(ws) -> None:
+        ws.on(
+            "framereceived",
+            lambda payload: ws_bytes.append(len(payload) if payload is not None else 0),
+        )
+
+    page.on("websocket", on_ws)
+    page.goto(url)
+    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]')
+    page.wait_for_selector(".js-plotly-plot", timeout=60_000)
+    page.evaluate(INSTRUMENT_JS)
+    wait_idle(page, quiet_ms=args.quiet)
+    thumb = page.locator(f".st-key-{args.key} input[type='range']").first
+    thumb.focus()
+    n_start = thumb.get_attribute("value")
+    rows = []
+    for i in range(args.warmup + args.moves):
+        r = one_move(page, "ArrowRight", ws_bytes, args.quiet, args.timeout)
+        if i >= args.warmup:
+            rows.append(r)
+        time.sleep(args.pause)
+    n_end = thumb.get_attribute("value")
+    nplots = page.evaluate("() => document.querySelectorAll('.js-plotly-plot').length")
+    ctx.close()
+    med = {
+        k: statistics.median(r[k] for r in rows)
+        for k in ("sent_ms", "first_msg_ms", "last_msg_ms", "script_ms", "drawn_ms", "kb")
+    }
+    out = {
+        "label": label,
+        "url": url,
+        "moves": len(rows),
+        "N": f"{n_start}->{n_end}",
+        "plots": nplots,
+        **{f"median_{k}": round(v, 1) for k, v in med.items()},
+        "p90_drawn_ms": round(sorted(r["drawn_ms"] for r in rows)[int(0.9 * (len(rows) - 1))], 1),
+        "rows": rows,
+    }
+    print(
+        f"{label:34s} N {out['N']:>9s} plots {nplots:3d}  sent {med['sent_ms']:4.0f} "
+        f"msgs {med['first_msg_ms']:4.0f}..{med['last_msg_ms']:4.0f}  "
+        f"script {med['script_ms']:6.0f} ms  drawn {med['drawn_ms']:6.0f} ms "
+        f"(p90 {out['p90_drawn_ms']:6.0f})  {med['kb']:7.1f} KB/move",
+        flush=True,
+    )
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--app", default="app.py")
+    ap.add_argument("--bare", default="bench/bare_app.py")
+    ap.add_argument(
+        "--pages", default=",multi_head", help="url paths of app pages ('' = home/playground)"
+    )
+    ap.add_argument(
+        "--configs",
+        default=",".join(CONFIGS),
+        help=f"names from {CONFIGS} or NAME=QUERY, e.g. big=N=128&D=64",
+    )
+    ap.add_argument("--key", default="N", help="widget key of the slider to move")
+    ap.add_argument("--moves", type=int, default=12)
+    ap.add_argument("--warmup", type=int, default=2)
+    ap.add_argument("--pause", type=float, default=0.2, help="seconds between moves")
+    ap.add_argument("--quiet", type=float, default=300.0, help="ms without redraws = done")
+    ap.add_argument("--timeout", type=float, default=30.0)
+    ap.add_argument("--rounds", type=int, default=1, help="repeat everything, interleaved")
+    ap.add_argument("--json", help="write all rows to this file")
+    args = ap.parse_args(argv)
+
+    from playwright.sync_api import sync_playwright
+
+    pages = [p.strip().strip("/") for p in args.pages.split(",")]
+    configs = [c.strip() for c in args.configs.split(",") if c.strip()]
+    for c in configs:
+        if "=" in c:
+            name, q = c.split("=", 1)
+            CONFIGS[name] = q
+    configs = [c.split("=", 1)[0] for c in configs]
+    targets: list[tuple[str, Server, list[str]]] = []
+    servers = []
+    try:
+        for name, app, pgs in (("attnviz", args.app, pages), ("bare", args.bare, [""])):
+            if not (REPO / app).exists() and not Path(app).exists():
+                print(f"skipping {name}: {app} does not exist")
+                continue
+            srv = Server(app).start()
+            servers.append(srv)
+            with Session(srv.url) as s:  # warm-up visit (imports, st.navigation registered)
+                s.rerun()
+            targets.append((name, srv, pgs))
+        results = []
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            for rnd in range(args.rounds):
+                for cfg in configs:
+                    for name, srv, pgs in targets:
+                        for pg in pgs:
+                            q = CONFIGS[cfg]
+                            url = f"{srv.url}/{pg}" + (f"?{q}" if q else "")
+                            label = f"{name}:{pg or 'home'}:{cfg}" + (
+                                f":r{rnd + 1}" if args.rounds > 1 else ""
+                            )
+                            results.append(measure(browser, url, args, label))
+            browser.close()
+    finally:
+        for srv in servers:
+            srv.stop()
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1))
+        print(f"wrote {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
