@@ -136,7 +136,7 @@ def main() -> None:
         ["q, k, v of one token", "Compare with random weights", "Find head types", "Shapes"]
     )
     with t_qkv:
-        _qkv(res, tokens, layer, head, tok)
+        _qkv(res, weights, tokens, layer, head, tok)
     with t_random:
         _compare_random(text, run, tokens, layer, head, layout)
     with t_types:
@@ -162,7 +162,7 @@ def main() -> None:
         )
 
 
-def _qkv(res, tokens, layer, head, tok) -> None:
+def _qkv(res, weights, tokens, layer, head, tok) -> None:
     q = res.queries[head, tok]  # (32,)
     k = res.keys[head, tok]
     v = res.values[head, tok]
@@ -187,6 +187,16 @@ def _qkv(res, tokens, layer, head, tok) -> None:
         figures.query_weights_figure(res.weights[head, tok], query=tok, labels=tokens),
         key="rm_row_fig",
     )
+    links = minilm.strongest_links(weights, tokens, tok, top=3)
+    if links:
+        st.markdown(
+            f"Where “{tokens[tok]}” looks most at another word (any layer, any head; "
+            "itself, [CLS] and [SEP] left out):\n\n"
+            + "\n".join(
+                f"- layer {lay + 1}, head {h + 1} → “{tokens[k]}” ({wt:.2f})"
+                for lay, h, k, wt in links
+            )
+        )
 
 
 def _compare_random(text, run, tokens, layer, head, layout) -> None:

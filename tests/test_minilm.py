@@ -117,6 +117,27 @@ def test_head_summaries_identify_synthetic_head_types():
         head_summaries(uniform, tokens[:-1])
 
 
+def test_strongest_links_skips_self_and_special_tokens():
+    tokens = ["[CLS]", "it", "animal", "street", "[SEP]"]
+    w = np.full((2, 3, 5, 5), 0.2)
+    w[1, 2, 1] = [0.5, 0.4, 0.05, 0.03, 0.02]  # "it" -> mostly [CLS], then itself
+    w[0, 1, 1] = [0.0, 0.0, 0.9, 0.1, 0.0]  # "it" -> "animal"
+    links = minilm.strongest_links(w, tokens, 1, top=2)
+    assert links[0] == (0, 1, 2, pytest.approx(0.9))
+    assert links[1][2] in (2, 3) and links[1][3] == pytest.approx(0.2)
+    assert all(k not in (0, 1, 4) for _, _, k, _ in minilm.strongest_links(w, tokens, 1, top=50))
+    assert minilm.strongest_links(w[..., :2, :2], tokens[:2], 1) == []
+    with pytest.raises(ValueError, match="query must be"):
+        minilm.strongest_links(w, tokens, 5)
+
+
+def test_it_links_to_animal_somewhere_in_minilm(model):
+    tokens, w = model.attentions(DEFAULT_TEXT)
+    links = minilm.strongest_links(w, tokens, tokens.index("it"), top=5)
+    assert len(links) == 5 and links[0][3] >= links[-1][3]
+    assert "animal" in [tokens[k] for _, _, k, _ in links]
+
+
 def test_pool_square_keeps_rows_summing_to_one_and_small_inputs_unchanged():
     rng = np.random.default_rng(1)
     w = rng.random((2, 3, 50, 50))

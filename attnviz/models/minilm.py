@@ -48,6 +48,7 @@ __all__ = [
     "erf",
     "gelu",
     "head_summaries",
+    "strongest_links",
     "layer_norm",
     "load",
     "model_path",
@@ -453,3 +454,35 @@ def head_summaries(weights: ArrayLike, tokens: list[str]) -> dict[str, Array]:
         "to_next": np.diagonal(w, offset=1, axis1=-2, axis2=-1).mean(axis=-1) if n > 1 else zeros,
         "to_self": diag.mean(axis=-1),
     }
+
+
+def strongest_links(
+    weights: ArrayLike, tokens: list[str], query: int, *, top: int = 3
+) -> list[tuple[int, int, int, float]]:
+    """The ``top`` (layer, head, key, weight) where token ``query`` attends most to a word.
+
+    ``weights`` (L, H, N, N). Keys that are the query itself, [CLS] or [SEP] are left out
+    (many heads park their attention there), so the answer shows heads that link words,
+    e.g. "it" to "animal". Indices are 0-based; sorted by weight, largest first.
+    """
+    w = np.asarray(weights, dtype=np.float64)
+    if w.ndim != 4 or w.shape[-1] != w.shape[-2] or len(tokens) != w.shape[-1]:
+        raise ValueError(
+            f"weights (L, H, N, N) and tokens must agree: weights {w.shape}, {len(tokens)} tokens"
+        )
+    n = w.shape[-1]
+    if not 0 <= query < n:
+        raise ValueError(f"query must be 0..{n - 1}, got {query}")
+    row = w[:, :, query, :].copy()  # (L, H, N)
+    skip = [j for j, t in enumerate(tokens) if j == query or t in ("[CLS]", "[SEP]")]
+    row[..., skip] = -1.0
+    if (row < 0).all():
+        return []
+    flat = np.argsort(row, axis=None, kind="stable")[::-1][: max(top, 0)]
+    out = []
+    for i in flat:
+        layer, head, key = np.unravel_index(i, row.shape)
+        if row[layer, head, key] < 0:
+            break
+        out.append((int(layer), int(head), int(key), float(row[layer, head, key])))
+    return out
