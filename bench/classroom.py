@@ -64,6 +64,7 @@ class Report:
     samples: list[dict[str, float]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     active: int = 0
+    cpu_seconds: float = float("nan")
 
     def error(self, msg: str) -> None:
         with self.lock:
@@ -123,10 +124,10 @@ def student(
             rep.error(f"load: {e}")
         # desynchronise the students: first change somewhere within one interval
         next_t = time.monotonic() + rng.uniform(0, args.interval)
+        late = False
         for _ in range(args.max_changes):
             if next_t >= deadline:
                 break
-            late = time.monotonic() - next_t > 0.05  # the previous rerun overran the interval
             time.sleep(max(0.0, next_t - time.monotonic()))
             key, value = choose_change(sess, args.controls, rng, args.max_n)
             r = sess.rerun({key: value})
@@ -146,7 +147,9 @@ def student(
                     )
                 )
             next_t += args.interval
-            if next_t < time.monotonic():
+            # a rerun that overran the interval delays the next change (no overlap)
+            late = next_t < time.monotonic()
+            if late:
                 next_t = time.monotonic()
     except Exception as exc:  # noqa: BLE001 - every failure is a reported error
         rep.error(f"session failed: {type(exc).__name__}: {exc}")
@@ -196,6 +199,7 @@ def run_wave(url: str, args: argparse.Namespace, proc: psutil.Process | None) ->
     t0 = time.monotonic()
     mon = threading.Thread(target=monitor, args=(proc, rep, stop, t0, args.sample), daemon=True)
     mon.start()
+    cpu0 = sum(proc.cpu_times()[:2]) if proc else float("nan")
     threads = [
         threading.Thread(
             target=student,
@@ -213,6 +217,7 @@ def run_wave(url: str, args: argparse.Namespace, proc: psutil.Process | None) ->
         rep.error("sessions still running at the hard time limit (abandoned)")
     stop.set()
     mon.join(5)
+    rep.cpu_seconds = (sum(proc.cpu_times()[:2]) if proc else float("nan")) - cpu0
     return rep
 
 
@@ -239,6 +244,8 @@ def summarize(rep: Report) -> dict[str, Any]:
         if samples
         else float("nan"),
         "cpu_peak_pct": max((s["cpu_pct"] for s in samples), default=float("nan")),
+        "server_cpu_s": round(rep.cpu_seconds, 1),
+        "server_cpu_ms_per_rerun": round(1000 * rep.cpu_seconds / max(len(rep.changes), 1), 1),
         "machine_load_mean": round(statistics.fmean([s["load1"] for s in samples]), 1)
         if samples
         else float("nan"),
