@@ -187,11 +187,11 @@ def _qkv(res, weights, tokens, layer, head, tok) -> None:
         figures.query_weights_figure(res.weights[head, tok], query=tok, labels=tokens),
         key="rm_row_fig",
     )
-    links = minilm.strongest_links(weights, tokens, tok, top=3)
+    links = minilm.strongest_links(weights, tokens, tok, top=4)
     if links:
         st.markdown(
-            f"Where “{tokens[tok]}” looks most at another word (any layer, any head; "
-            "itself, [CLS] and [SEP] left out):\n\n"
+            f"Where “{tokens[tok]}” looks most at a word further away (any layer, any head; "
+            "itself, its neighbours, [CLS] and [SEP] left out):\n\n"
             + "\n".join(
                 f"- layer {lay + 1}, head {h + 1} → “{tokens[k]}” ({wt:.2f})"
                 for lay, h, k, wt in links

@@ -457,13 +457,19 @@ def head_summaries(weights: ArrayLike, tokens: list[str]) -> dict[str, Array]:
 
 
 def strongest_links(
-    weights: ArrayLike, tokens: list[str], query: int, *, top: int = 3
+    weights: ArrayLike,
+    tokens: list[str],
+    query: int,
+    *,
+    top: int = 3,
+    skip_neighbours: bool = True,
 ) -> list[tuple[int, int, int, float]]:
     """The ``top`` (layer, head, key, weight) where token ``query`` attends most to a word.
 
     ``weights`` (L, H, N, N). Keys that are the query itself, [CLS] or [SEP] are left out
-    (many heads park their attention there), so the answer shows heads that link words,
-    e.g. "it" to "animal". Indices are 0-based; sorted by weight, largest first.
+    (many heads park their attention there), and with ``skip_neighbours`` the previous and
+    next token too (positional heads), so the answer shows heads that link words further
+    apart, e.g. "it" to "animal". Indices are 0-based; sorted by weight, largest first.
     """
     w = np.asarray(weights, dtype=np.float64)
     if w.ndim != 4 or w.shape[-1] != w.shape[-2] or len(tokens) != w.shape[-1]:
@@ -474,7 +480,8 @@ def strongest_links(
     if not 0 <= query < n:
         raise ValueError(f"query must be 0..{n - 1}, got {query}")
     row = w[:, :, query, :].copy()  # (L, H, N)
-    skip = [j for j, t in enumerate(tokens) if j == query or t in ("[CLS]", "[SEP]")]
+    near = (query - 1, query, query + 1) if skip_neighbours else (query,)
+    skip = [j for j, t in enumerate(tokens) if j in near or t in ("[CLS]", "[SEP]")]
     row[..., skip] = -1.0
     if (row < 0).all():
         return []
