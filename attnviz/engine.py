@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Literal
 
 import numpy as np
@@ -93,19 +94,27 @@ def softmax(x: ArrayLike, axis: int = -1) -> Array:
 
     The maximum of each slice is subtracted before exponentiating, so inputs such as
     1e4 stay finite. A slice that is entirely ``-inf`` (a fully masked row) gives all
-    zeros rather than NaN.
+    zeros rather than NaN. Floating dtypes are kept (float32 stays float32); other
+    inputs become float64. Returns a new array.
     """
     x = np.asarray(x)
     if x.dtype.kind != "f":
         x = x.astype(np.float64)
     m = np.max(x, axis=axis, keepdims=True)
-    # A slice of all -inf has max -inf; shifting by it would give NaN (-inf - -inf).
-    m = np.where(np.isneginf(m), 0.0, m).astype(x.dtype, copy=False)
-    e = np.subtract(x, m)
+    m[np.isneginf(m)] = 0  # an all -inf slice: shift by 0, not -inf (-inf - -inf is NaN)
+    e = np.subtract(x, m)  # the only full-size allocation; everything below is in place
+    return _exp_normalize(e, axis)
+
+
+def _exp_normalize(e: Array, axis: int) -> Array:
+    """In place: exp(e) / sum(exp(e)) along ``axis``, for e already shifted by the slice
+    maximum (so the largest entry is 0 and each sum is >= 1). Slices that are all -inf sum
+    to 0 and stay all zeros."""
     np.exp(e, out=e)
-    s = np.sum(e, axis=axis, keepdims=True)
+    s = np.sum(e, axis=axis, keepdims=True)  # (..., 1)
     s[s == 0] = 1  # all -inf: e is all zeros, keep it so
-    e /= s
+    np.reciprocal(s, out=s)  # one division per slice, then one multiplication per entry
+    e *= s
     return e
 
 
@@ -204,8 +213,7 @@ def scaled_dot_product_attention(
         ``(weights, output)``: weights (..., N, M), each unmasked row summing to 1 and
         masked entries exactly 0; output (..., N, d_v).
     """
-    weights, output, _ = _sdpa(q, k, v, scale=scale, mask=mask)
-    return weights, output
+    return _sdpa(q, k, v, scale=scale, mask=mask)
 
 
 def _sdpa(q, k, v, *, scale, mask):
@@ -228,11 +236,104 @@ def _sdpa(q, k, v, *, scale, mask):
         )
     if q.shape[-2] < 1 or k.shape[-2] < 1 or q.shape[-1] < 1:
         raise ValueError(f"empty attention: q {_shape(q)}, k {_shape(k)}, v {_shape(v)}")
-    scores = attention_scores(q, k, scale)  # (..., N, M)
-    m = None if mask is None else _check_mask(mask, scores.shape)
-    weights = softmax(apply_mask(scores, m), axis=-1)  # (..., N, M)
-    output = weights @ v  # (..., N, d_v)
-    return weights, output, scores
+    try:
+        lead = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    except ValueError:
+        raise ValueError(
+            f"the leading axes of q {_shape(q)}, k {_shape(k)} and v {_shape(v)} do not broadcast"
+        ) from None
+    m = None
+    if mask is not None:
+        m = _check_mask(mask, (*lead, q.shape[-2], k.shape[-2]))
+        lead = np.broadcast_shapes(lead, m.shape[:-2])
+    # one leading shape for all (views, no copies): weights (*lead, N, M)
+    q = np.broadcast_to(q, (*lead, *q.shape[-2:]))
+    k = np.broadcast_to(k, (*lead, *k.shape[-2:]))
+    weights, output, _ = _attend(q, k, v, resolve_scale(scale, q.shape[-1]), m)
+    return weights, output
+
+
+#: Row sums of the unshifted exp(scores) accepted without a shift by the row maximum, per
+#: itemsize: within e^±600 (float64) and e^±60 (float32) nothing overflowed and nothing
+#: that matters underflowed, so the unshifted softmax is as accurate as the shifted one.
+_EXP_SAFE = {8: 600.0, 4: 60.0}
+
+
+class _DeferredScores:
+    """The recipe of the scores, S = (q f) kᵀ, computed on first access (picklable)."""
+
+    __slots__ = ("k", "qs")
+
+    def __init__(self, qs: Array, k: Array) -> None:
+        self.qs, self.k = qs, k
+
+    def compute(self) -> Array:
+        return np.matmul(self.qs, np.swapaxes(self.k, -1, -2))  # (..., N, M)
+
+
+def _attend(
+    q: Array,
+    k: Array,
+    v: Array,
+    factor: float,
+    mask: NDArray[np.bool_] | None,
+    out: Array | None = None,
+) -> tuple[Array, Array, _DeferredScores]:
+    """Scaled dot-product attention on validated arrays of one float dtype.
+
+    q (..., N, d_k), k (..., M, d_k), v (..., M, d_v), leading axes broadcast; ``factor``
+    a Python float (so float32 stays float32); mask broadcastable to (..., N, M) or None.
+    Returns (weights (..., N, M), output (..., N, d_v), the deferred scores); ``output``
+    is written into ``out`` if given. One full-size (..., N, M) array is allocated: the
+    scores are exponentiated in place into the weights (and recomputed on demand).
+
+    The softmax skips the shift by the row maximum and checks afterwards, per row, that
+    the row sum stayed within e^±_EXP_SAFE (no overflow, no harmful underflow); rows that
+    did not are recomputed with the shift. Each row's path depends on that row alone, so
+    a causal row never depends on later tokens, not even by rounding.
+    """
+    # 1. scale the queries, not the N x M scores: (q f) kᵀ = (q kᵀ) f, N*d_k products
+    qs = q * factor if factor != 1.0 else q  # (..., N, d_k)
+    deferred = _DeferredScores(qs, k)
+    notmask = None if mask is None else ~np.asarray(mask)  # (..., N, M) broadcastable
+    dv = v.shape[-1]
+    v1 = np.empty((*v.shape[:-1], dv + 1), qs.dtype)  # (..., M, d_v + 1): [v | 1]
+    v1[..., :dv] = v
+    v1[..., dv] = 1
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        # 2. scores S = (q f) kᵀ (one BLAS matmul per head), then exp in place
+        w = deferred.compute()  # (..., N, M), becomes the weights
+        np.exp(w, out=w)
+        if notmask is not None:
+            np.copyto(w, 0, where=notmask)  # masked weights exactly 0
+        # 3. unnormalised outputs and the row sums in one matmul: w [v | 1]
+        o1 = np.matmul(w, v1)  # (..., N, d_v + 1)
+        sums = o1[..., dv]  # (..., N)
+        limit = _EXP_SAFE.get(w.dtype.itemsize, 0.0)
+        ok = (sums >= math.exp(-limit)) & (sums <= math.exp(limit))
+        ok &= np.isfinite(o1).all(axis=-1)
+        if notmask is not None:  # fully masked rows: sum 0 is right, the weights stay 0
+            ok |= np.broadcast_to(notmask, w.shape).all(axis=-1)
+    if not ok.all():
+        # 3'. rows at risk: the stable softmax, shifted by the row maximum
+        ws = deferred.compute()  # (..., N, M)
+        if notmask is not None:
+            np.copyto(ws, ws.dtype.type(-np.inf), where=notmask)
+        mx = np.max(ws, axis=-1, keepdims=True)  # (..., N, 1)
+        mx[np.isneginf(mx)] = 0  # fully masked rows stay -inf and become zeros
+        ws -= mx
+        np.exp(ws, out=ws)
+        o1s = np.matmul(ws, v1)  # (..., N, d_v + 1)
+        bad = ~ok  # (..., N)
+        w[bad] = ws[bad]
+        o1[bad] = o1s[bad]
+    sums = o1[..., dv:]  # (..., N, 1)
+    sums[sums == 0] = 1  # fully masked rows: weights and outputs stay 0
+    inv = np.reciprocal(sums)  # (..., N, 1)
+    # 4. normalise: softmax weights (rows sum to 1) and the weighted sums of the values
+    w *= inv  # (..., N, M)
+    output = np.multiply(o1[..., :dv], inv, out=out)  # (..., N, d_v)
+    return w, output, deferred
 
 
 # --------------------------------------------------------------------------- heads
@@ -333,6 +434,26 @@ class AttentionParams:
     def d_out(self) -> int:
         return int(self.w_o.shape[1]) if self.w_o is not None else self.d_v
 
+    @cached_property
+    def w_qkv(self) -> Array:
+        """[w_q | w_k | w_v], shape (D, 2 Dk + Dv): one matmul projects Q, K and V."""
+        w = np.concatenate([self.w_q, self.w_k, self.w_v], axis=1)  # (D, 2Dk+Dv)
+        w.setflags(write=False)
+        return w
+
+    @cached_property
+    def b_qkv(self) -> Array | None:
+        """[b_q | b_k | b_v] (2 Dk + Dv,), zeros for missing biases; None if all are missing."""
+        if self.b_q is None and self.b_k is None and self.b_v is None:
+            return None
+        parts = [
+            np.zeros(w.shape[1], self.w_q.dtype) if b is None else b
+            for b, w in ((self.b_q, self.w_q), (self.b_k, self.w_k), (self.b_v, self.w_v))
+        ]
+        b = np.concatenate(parts)  # (2Dk+Dv,)
+        b.setflags(write=False)
+        return b
+
     def astype(self, dtype: np.dtype | type) -> AttentionParams:
         """The same parameters in another float dtype (for float32 runs)."""
         return AttentionParams(
@@ -406,6 +527,27 @@ class AttentionParams:
 # --------------------------------------------------------------------------- result
 
 
+class _DeferredField:
+    """A dataclass field whose value may be a :class:`_DeferredScores`, computed (once) on
+    first access. The field stays a field: ``dataclasses.fields``, the constructor,
+    ``replace``, pickling (``st.cache_data``) and ``repr`` all work as for a plain one."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._key = f"_{name}_value"
+
+    def __get__(self, obj: object, objtype: type | None = None) -> Array:
+        if obj is None:  # no class-level default: the field is required
+            raise AttributeError(self._key)
+        value = obj.__dict__[self._key]
+        if isinstance(value, _DeferredScores):
+            value = value.compute()
+            obj.__dict__[self._key] = value
+        return value
+
+    def __set__(self, obj: object, value: object) -> None:
+        obj.__dict__[self._key] = value
+
+
 @dataclass(frozen=True, eq=False)
 class AttentionResult:
     """Every intermediate of one multi-head attention pass (row layout).
@@ -413,12 +555,16 @@ class AttentionResult:
     queries, keys (H, N, Dk/H); values (H, N, Dv/H); scores (H, N, N), scaled and
     before masking; mask (N, N) bool or None; weights (H, N, N); head_outputs
     (H, N, Dv/H); concat (N, Dv); output (N, Dout). ``scale`` is the factor used.
+
+    ``scores`` is computed when it is first read (Q Kᵀ once more, the same numbers as
+    the weights were computed from): a pass that only needs the weights and the output,
+    like ``torch.nn.MultiheadAttention``, does not pay for an extra N x N array.
     """
 
     queries: Array
     keys: Array
     values: Array
-    scores: Array
+    scores: Array = _DeferredField()  # type: ignore[assignment]  # computed on first access
     mask: NDArray[np.bool_] | None
     weights: Array
     head_outputs: Array
@@ -475,8 +621,8 @@ def attention_from_qkv(
 ) -> AttentionResult:
     """Multi-head attention from already projected Q (N, Dk), K (M, Dk), V (M, Dv).
 
-    Used by :func:`multi_head_attention` after the projections, and directly where a
-    notebook gives Q, K and V (the numerical example of ``004_…``).
+    Used where a notebook gives Q, K and V directly (the numerical example of ``004_…``);
+    :func:`multi_head_attention` shares its steps after the projections.
     """
     q = _as_float("q", q)
     dtype = np.result_type(q, np.asarray(k), np.asarray(v), np.float32)
@@ -496,21 +642,44 @@ def attention_from_qkv(
             f"{num_heads} heads do not divide the query/key width Dk={q.shape[1]} and the "
             f"value width Dv={v.shape[1]} (q {_shape(q)}, v {_shape(v)})"
         )
-    n, m = q.shape[0], k.shape[0]
-    full = _full_mask(mask, n, m)
-    qh, kh, vh = split_heads(q, num_heads), split_heads(k, num_heads), split_heads(v, num_heads)
-    # qh, kh: (H, N, Dk/H); vh: (H, M, Dv/H)
+    if w_o is not None:
+        w_o = _as_float("w_o", w_o, dtype)
+        b_o = None if b_o is None else _as_float("b_o", b_o, dtype)
+    full = _full_mask(mask, q.shape[0], k.shape[0])
+    return _heads_attention(q, k, v, num_heads, scale, full, w_o, b_o, x)
+
+
+def _heads_attention(
+    q: Array,
+    k: Array,
+    v: Array,
+    num_heads: int,
+    scale: Scale,
+    mask: NDArray[np.bool_] | None,
+    w_o: Array | None,
+    b_o: Array | None,
+    x: Array | None,
+) -> AttentionResult:
+    """Steps 2-6 of the module docstring on validated q (N, Dk), k (M, Dk), v (M, Dv)."""
+    # 2. split the heads: head h takes the h-th block of Dk/H (Dv/H) columns
+    qh = split_heads(q, num_heads)  # (H, N, Dk/H)
+    kh = split_heads(k, num_heads)  # (H, M, Dk/H)
+    vh = split_heads(v, num_heads)  # (H, M, Dv/H)
     factor = resolve_scale(scale, qh.shape[-1])
-    weights, head_out, scores = _sdpa(qh, kh, vh, scale=factor, mask=full)
-    # weights, scores: (H, N, M); head_out: (H, N, Dv/H)
-    concat = merge_heads(head_out)  # (N, Dv)
+    # 3-5. scores, mask, softmax over the keys, weighted values, written straight into
+    #      each head's columns of the concatenation
+    concat = np.empty((qh.shape[1], vh.shape[0] * vh.shape[2]), qh.dtype)  # (N, Dv)
+    head_out = split_heads(concat, num_heads)  # (H, N, Dv/H), a view of concat
+    weights, _, scores = _attend(qh, kh, vh, factor, mask, out=head_out)
+    # weights: (H, N, M); scores: deferred (H, N, M), computed when first read
+    # 6. the output projection
     output = concat if w_o is None else project(concat, w_o, b_o)  # (N, Dout)
     return AttentionResult(
         queries=qh,
         keys=kh,
         values=vh,
         scores=scores,
-        mask=None if full is None else np.array(full),
+        mask=None if mask is None else np.array(mask),
         weights=weights,
         head_outputs=head_out,
         concat=concat,
@@ -554,13 +723,14 @@ def multi_head_attention(
             f"num_heads={num_heads} must divide Dk={params.d_k} (w_q {_shape(params.w_q)}) "
             f"and Dv={params.d_v} (w_v {_shape(params.w_v)})"
         )
+    full = _full_mask(mask, n, n)
     p = params if params.w_q.dtype == dtype else params.astype(dtype)
-    q = project(x, p.w_q, p.b_q)  # (N, Dk)
-    k = project(x, p.w_k, p.b_k)  # (N, Dk)
-    v = project(x, p.w_v, p.b_v)  # (N, Dv)
-    return attention_from_qkv(
-        q, k, v, num_heads=num_heads, scale=scale, mask=mask, w_o=p.w_o, b_o=p.b_o, x=x
-    )
+    # 1. project Q, K and V with one matmul: x [w_q | w_k | w_v] + [b_q | b_k | b_v]
+    qkv = project(x, p.w_qkv, p.b_qkv)  # (N, 2Dk+Dv)
+    check_finite("x @ [w_q | w_k | w_v] (overflow?)", qkv)
+    dk = p.d_k
+    q, k, v = qkv[:, :dk], qkv[:, dk : 2 * dk], qkv[:, 2 * dk :]  # (N, Dk), (N, Dk), (N, Dv)
+    return _heads_attention(q, k, v, num_heads, scale, full, p.w_o, p.b_o, x)
 
 
 # --------------------------------------------------------------------------- views and checks
