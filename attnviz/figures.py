@@ -55,7 +55,26 @@ __all__ = [
 Layout = Literal["rows", "columns"]
 Kind = Literal["diverging", "weights", "sequential"]
 
-DIVERGING = "RdBu_r"  #: negative = blue, 0 = white, positive = red
+#: ColorBrewer RdBu reversed: negative = blue, 0 = white, positive = red (colour-blind
+#: safe). An explicit list: plotly.js's own "RdBu" is a different, grey-centred scale.
+DIVERGING = [
+    [i / 10, c]
+    for i, c in enumerate(
+        [
+            "rgb(5,48,97)",
+            "rgb(33,102,172)",
+            "rgb(67,147,195)",
+            "rgb(146,197,222)",
+            "rgb(209,229,240)",
+            "rgb(247,247,247)",
+            "rgb(253,219,199)",
+            "rgb(244,165,130)",
+            "rgb(214,96,77)",
+            "rgb(178,24,43)",
+            "rgb(103,0,31)",
+        ]
+    )
+]
 SEQUENTIAL = "Viridis"  #: weights 0 (dark) .. 1 (yellow)
 MASK_BG = "#bdbdbd"  #: the grey behind masked (NaN) cells
 MAX_TICK_LABELS = 40  #: above this many tokens, axes show indices instead of token labels
@@ -357,7 +376,7 @@ def token_matrix_figure(
     if layout == "columns":
         return matrix_figure(
             a.T,
-            title=title or f"{name}ᵀ ({d}×{n})",
+            title=title or f"{name}, transposed ({d}×{n})",
             x_title="token (column) — columns = tokens (UDL book)",
             y_title=feature_name,
             hover=hover_cols,
@@ -602,6 +621,8 @@ def small_multiples_figure(
     plain = {"showgrid": False, "zeroline": False}
     fig.update_xaxes(**(_ticks(labels, m) if show else plain))
     fig.update_yaxes(autorange="reversed", **(_ticks(labels, n) if show else plain))
+    for c in range(2, cols + 1):  # token labels only left of the first column
+        fig.update_yaxes(showticklabels=False, col=c)
     return fig
 
 

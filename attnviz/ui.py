@@ -651,7 +651,7 @@ def sidebar() -> View | None:
         upload_name=upload_name,
     )
     for msg in notices:
-        st.warning(msg, icon="⚠️")
+        st.warning(msg, icon=":material/warning:")
     try:
         x, labels, params, result = compute(
             settings.source,
@@ -812,7 +812,9 @@ def export_section(
     ``matrices``: name -> (2-D array as displayed, row labels or None, column labels or None).
     Files are generated only when clicked.
     """
-    with st.expander("⬇ Export: every matrix as CSV, the whole state as NPZ", expanded=False):
+    with st.expander(
+        ":material/download: Export: every matrix as CSV, the whole state as NPZ", expanded=False
+    ):
         st.caption(
             "CSV files hold the matrices as displayed (layout: "
             f"{_LABELS['layout'][view.layout]}). The NPZ holds X, the parameters, every "
@@ -971,7 +973,7 @@ def code_lines(view: View, head: int = 0) -> str:
 
 def code_box(view: View, head: int = 0, extra: str = "") -> None:
     """The NumPy lines that reproduce the current view, in an expander."""
-    with st.expander("🐍 NumPy code that reproduces this view", expanded=False):
+    with st.expander(":material/code: NumPy code that reproduces this view", expanded=False):
         st.code(code_lines(view, head) + (("\n\n" + extra) if extra else ""), language="python")
 
 

@@ -101,9 +101,15 @@ row = np.full(min(n, 6), -np.inf)
 with np.errstate(invalid="ignore"):
     naive = np.exp(row) / np.exp(row).sum()
 safe = engine.softmax(row)
+
+
+def _txt(a: np.ndarray) -> list[str]:
+    return ["−∞" if np.isneginf(v) else "NaN" if np.isnan(v) else f"{v:g}" for v in a]
+
+
 st.dataframe(
     pd.DataFrame(
-        {"scores": row, "naive exp/sum": naive, "attnviz softmax": safe},
+        {"scores": _txt(row), "naive exp/sum": _txt(naive), "attnviz softmax": _txt(safe)},
         index=[f"key {j}" for j in range(row.size)],
     ).T,
     width="stretch",

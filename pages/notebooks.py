@@ -11,8 +11,8 @@ ui.intro(
     "The notebooks, checked",
     "attnviz started from five notebooks that compute attention by hand. Each one is a "
     "**preset** here: its numbers (X, weights, heads, scaling, mask), and every value it "
-    "prints, compared with what attnviz computes. ✅ means equal to the notebook's printed "
-    "precision. **Load** puts a preset into the playground (the sidebar then shows its "
+    "prints, compared with what attnviz computes. “✓ pass” means equal to the notebook's "
+    "printed precision. **Load** puts a preset into the playground (the sidebar then shows its "
     "settings).",
 )
 view = ui.current()
@@ -48,9 +48,9 @@ for name in presets.names():
     ok = sum(r["passed"] for r in rows)
     total += len(rows)
     passed += ok
-    mark = "✅" if ok == len(rows) else "❌"
+    mark = ":green[:material/check_circle:]" if ok == len(rows) else ":red[:material/cancel:]"
     with st.container(border=True):
-        c1, c2 = st.columns([4, 1])
+        c1, c2 = st.columns([3, 1])
         c1.markdown(f"### {mark} {p.title}")
         c1.markdown(
             f"`{p.notebook}` · N = {p.n_tokens}, D = {p.d_model}, heads = {p.num_heads}, "
@@ -58,7 +58,7 @@ for name in presets.names():
         )
         c1.caption(p.description)
         if c2.button(
-            "Load into the playground",
+            "Load in the playground",
             key=f"load_{name}",
             on_click=ui.load_preset,
             args=(name,),
@@ -67,7 +67,7 @@ for name in presets.names():
             st.switch_page("pages/playground.py")
         df = pd.DataFrame(
             {
-                "": ["✅" if r["passed"] else "❌" for r in rows],
+                "": ["✓ pass" if r["passed"] else "✗ FAIL" for r in rows],
                 "printed value": [r["label"] for r in rows],
                 "settings": [r["settings"] for r in rows],
                 "notebook": [short(r["expected"]) for r in rows],

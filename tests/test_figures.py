@@ -32,7 +32,9 @@ def test_scores_diverging_centred_and_masked_cells_are_gaps(res):
     z = z_of(fig)
     assert z.shape == (5, 5)
     assert hm.zmid == 0 and hm.zmin == -hm.zmax
-    assert hm.colorscale == figures.DIVERGING == "RdBu_r"  # diverging, colour-blind safe
+    cs = [tuple(c) for c in hm.colorscale]  # ColorBrewer RdBu: blue .. white .. red
+    assert cs[0][1] == "rgb(5,48,97)" and cs[5] == (0.5, "rgb(247,247,247)")
+    assert cs[-1] == (1.0, "rgb(103,0,31)")
     assert np.isnan(z[np.triu_indices(5, 1)]).all()  # masked = gap, not a colour
     np.testing.assert_allclose(z[np.tril_indices(5)], res.scores[0][np.tril_indices(5)], rtol=1e-6)
     assert "q<sub>%{y}</sub>·k<sub>%{x}</sub> / √d<sub>k</sub>" in hm.hovertemplate
