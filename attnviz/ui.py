@@ -315,6 +315,20 @@ def _preset_values(name: str) -> dict[str, Any]:
     return out
 
 
+def preset_query(name: str) -> dict[str, str]:
+    """The URL query of a preset's view (values equal to the defaults left out)."""
+    vals = {"source": "preset", "preset": name, **_preset_values(name)}
+    first = _preset_names()[0] if _preset_names() else None
+    out = {}
+    for k, v in vals.items():
+        default = first if k == "preset" else DEFAULTS.get(k)
+        if k == "heads":
+            default = default_heads(vals["D"])
+        if v != default:
+            out[k] = str(v).lower() if isinstance(v, bool) else str(v)
+    return out
+
+
 def load_preset(name: str) -> None:
     """Set the controls to a preset's values (use as a button callback)."""
     st.session_state["source"] = "preset"

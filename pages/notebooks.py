@@ -57,6 +57,8 @@ for name in presets.names():
             f"scale = {p.scale}, mask = {p.mask} · **{ok}/{len(rows)}** printed values match"
         )
         c1.caption(p.description)
+        # st.switch_page cannot be used here: it clears the URL, and Streamlit refuses to
+        # clear query parameters bound to widgets. The button loads, a link navigates.
         if c2.button(
             "Load in the playground",
             key=f"load_{name}",
@@ -64,7 +66,16 @@ for name in presets.names():
             args=(name,),
             type="primary",
         ):
-            st.switch_page("pages/playground.py")
+            c2.success("Loaded: the sidebar now shows this preset.")
+            c2.page_link(
+                "pages/playground.py",
+                label="Open the playground",
+                icon=":material/tune:",
+                # keys already in the URL are kept by the frontend; add the others
+                query_params={
+                    k: v for k, v in ui.preset_query(name).items() if k not in st.query_params
+                },
+            )
         df = pd.DataFrame(
             {
                 "": ["✓ pass" if r["passed"] else "✗ FAIL" for r in rows],
