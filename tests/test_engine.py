@@ -409,3 +409,65 @@ ERROR_CASES = [
 def test_bad_input_raises_value_error_naming_shapes(make, match):
     with pytest.raises(ValueError, match=match):
         make()
+
+
+# --------------------------------------------------------------------------- deferred scores
+
+
+def test_scores_are_a_field_computed_on_first_access():
+    import dataclasses
+    import pickle
+
+    p = AttentionParams.random(6, seed=3)
+    x = rng_x(4, 6, 4)
+    r = multi_head_attention(x, p, num_heads=2, scale=0.7)
+    assert "scores" in {f.name for f in dataclasses.fields(r)}
+    q, k = r.queries, r.keys
+    np.testing.assert_allclose(r.scores, q @ np.swapaxes(k, -1, -2) * 0.7, rtol=1e-13, atol=1e-14)
+    assert r.scores is r.scores  # computed once
+    clone = pickle.loads(pickle.dumps(multi_head_attention(x, p, num_heads=2, scale=0.7)))
+    np.testing.assert_array_equal(clone.scores, r.scores)
+    replaced = dataclasses.replace(r, scores=np.zeros((2, 4, 4)))
+    assert np.all(replaced.scores == 0) and replaced.weights is r.weights
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        r.scores = np.zeros((2, 4, 4))
+
+
+def test_weights_are_the_softmax_of_the_deferred_scores():
+    p = AttentionParams.random(8, seed=5)
+    r = multi_head_attention(rng_x(7, 8, 6), p, num_heads=4, mask=causal_mask(7))
+    np.testing.assert_allclose(r.weights, softmax(r.masked_scores), rtol=1e-12, atol=1e-15)
+
+
+# --------------------------------------------------------------------------- huge scores
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("magnitude", [1.0, 50.0, 1e3, 1e5])
+def test_huge_scores_take_the_shifted_path_and_agree(dtype, magnitude):
+    """Scores far beyond exp's range (rows recomputed with the max shift) match softmax."""
+    rng = np.random.default_rng(11)
+    q = (rng.standard_normal((2, 5, 4)) * magnitude).astype(dtype)
+    k = (rng.standard_normal((2, 6, 4)) * magnitude).astype(dtype)
+    v = rng.standard_normal((2, 6, 3)).astype(dtype)
+    mask = rng.random((5, 6)) < 0.6
+    mask[3] = False  # one fully masked row
+    w, out = scaled_dot_product_attention(q, k, v, mask=mask)
+    assert w.dtype == dtype and np.isfinite(w).all() and np.isfinite(out).all()
+    s = (q.astype(np.float64) @ np.swapaxes(k, -1, -2).astype(np.float64)) / 2
+    ref = softmax(np.where(mask, s, -np.inf))
+    tol = 1e-12 if dtype == np.float64 else 1e-4
+    np.testing.assert_allclose(w, ref, rtol=tol, atol=tol)
+    np.testing.assert_allclose(out, ref @ v.astype(np.float64), rtol=tol * 10, atol=tol * 10)
+    assert np.all(w[:, 3] == 0) and np.all(out[:, 3] == 0)
+
+
+def test_mixed_rows_each_take_their_own_path():
+    # row 0 has huge scores (shifted path), row 1 small ones (unshifted): both exact
+    q = np.array([[1000.0, 0.0], [0.01, 0.02]])
+    k = np.array([[1.0, 0.0], [0.5, 1.0], [-1.0, 2.0]])
+    v = np.eye(3)
+    w, out = scaled_dot_product_attention(q, k, v, scale=False)
+    ref = softmax(q @ k.T)
+    np.testing.assert_allclose(w, ref, rtol=1e-14, atol=1e-300)
+    np.testing.assert_allclose(out, ref, rtol=1e-14, atol=1e-300)
