@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
 from attnviz import ui
@@ -37,6 +38,23 @@ CONFIGS = {
     "text": {"source": "text", "text": "the cat and the hat"},
     "preset": {"source": "preset", "preset": "udl-multihead"},
 }
+
+
+@pytest.fixture(autouse=True)
+def server_like_navigation(request, monkeypatch):
+    """AppTest builds a new PagesManager per run, so Streamlit takes this app (a pages/
+    folder next to app.py) for a legacy multipage app on every run; a server does that
+    only until st.navigation first runs. Make AppTest behave like the server, except in
+    the test_legacy_* tests, which check attnviz.ui.page_guard's recovery from it."""
+    if request.node.name.startswith("test_legacy"):
+        return
+    orig = PagesManager.__init__
+
+    def init(self, *args, **kwargs):
+        PagesManager.uses_pages_directory = False
+        orig(self, *args, **kwargs)
+
+    monkeypatch.setattr(PagesManager, "__init__", init)
 
 
 def run_app(query: dict | None = None, page: str | None = None) -> AppTest:
@@ -240,6 +258,20 @@ def test_load_preset_button_on_the_notebooks_page():
     assert_clean(at)
     s = view_of(at).settings
     assert (s.source, s.preset, s.n, s.d, s.heads) == ("preset", "numpy-multihead", 4, 8, 2)
+    links = at.get("page_link")
+    assert links and links[0].proto.page_script_hash and "playground" in links[0].proto.label
+    assert "preset=numpy-multihead" in links[0].proto.query_string
+
+
+@pytest.mark.parametrize("page", ["pages/masking.py", "pages/notebooks.py"])
+def test_legacy_deep_link_still_runs_the_whole_app(page):
+    """A first request for /masking in a fresh process runs the page file alone; the
+    page guard switches to navigation mode and reruns, so the sidebar and view exist."""
+    at = run_app({"N": "5"}, page)
+    assert_clean(at)
+    assert at.slider(key="N").value == 5
+    assert view_of(at).settings.n == 5
+    assert at.title[0].value != "app"
 
 
 def test_bad_upload_shows_an_error_and_keeps_the_previous_view():

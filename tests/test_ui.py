@@ -1,0 +1,52 @@
+"""Pure helpers of attnviz.ui (no Streamlit session needed)."""
+
+import numpy as np
+import pytest
+
+from attnviz import presets, ui
+
+
+def test_divisors_and_nearest():
+    assert ui.divisors(12) == [1, 2, 3, 4, 6, 12]
+    assert ui.divisors(7) == [1, 7]
+    assert ui.nearest_divisor(6, 4) == 3
+    assert ui.nearest_divisor(10, 4) == 5 or ui.nearest_divisor(10, 4) == 2
+    assert ui.nearest_divisor(10, 4) == 5  # |5-4| = 1 < |2-4| = 2
+    assert ui.nearest_divisor(8, 3) == 2  # tie 2/4: the smaller
+    for d in range(1, 40):
+        assert d % ui.default_heads(d) == 0
+
+
+@pytest.mark.parametrize("name", presets.names())
+def test_code_lines_reproduce_every_preset(name):
+    p = presets.get(name)
+    s = ui.Settings(
+        source="preset",
+        text="",
+        preset=name,
+        n=p.n_tokens,
+        d=p.d_model,
+        heads=p.num_heads,
+        seed=0,
+        init="normal",
+        bias=True,
+        scale_mode="1/√d_k",
+        factor=8.0,
+        mask_kind="causal",
+        pad=1,
+        layout="columns",
+    )
+    x, labels, params, res = ui.compute(
+        s.source, s.n, s.d, s.heads, s.seed, s.init, s.bias, s.scale, s.mask_kind, s.pad, "", name
+    )
+    ns: dict = {}
+    exec(ui.code_lines(ui.View(s, x, labels, params, res), head=p.num_heads - 1), ns)  # noqa: S102
+    np.testing.assert_allclose(ns["A"], res.weights[-1], atol=1e-12)
+    np.testing.assert_allclose(ns["Y"], res.output, atol=1e-9)
+
+
+def test_preset_query_leaves_defaults_out():
+    q = ui.preset_query("udl-multihead")  # N=6, D=8, heads=2: the defaults
+    assert q == {"source": "preset", "preset": "udl-multihead"}
+    q = ui.preset_query("udl-self-attention")
+    assert q["N"] == "3" and q["D"] == "4" and q["heads"] == "1" and q["scale"] == "none"
