@@ -6,8 +6,9 @@ Chromium (playwright, Debian's /usr/bin/chromium) and, for each page and configu
 focuses the thumb of the ``N`` slider and presses ArrowRight ``--moves`` times. For every
 move it measures, in the page's own clock (``performance.now()``):
 
-* ``script``: keydown -> the app's ``data-test-script-state`` goes back to ``notRunning``
-  after the rerun (the server ran the script and the frontend has all deltas);
+* ``script``: keydown -> the end of the rerun: the last websocket message of the rerun
+  (``script_finished``) has arrived and the app's ``data-test-script-state`` is
+  ``notRunning`` (the server ran the script and the frontend has all deltas);
 * ``drawn``: keydown -> the last plotly redraw (``plotly_afterplot`` on every
   ``.js-plotly-plot``, plus any DOM mutation inside a plotly chart), after which nothing
   was redrawn for ``--quiet`` ms;
@@ -126,6 +127,12 @@ def wait_idle(page, timeout: float = 60.0, quiet_ms: float = 300.0) -> None:
 
 
 def one_move(page, key: str, ws_bytes: list[int], quiet_ms: float, timeout: float) -> dict:
+    """Press ``key`` and wait for the rerun and the redraws it causes to finish.
+
+    The rerun ends with the last websocket message after the key's BackMsg (the
+    ``script_finished`` ForwardMsg comes last) or with the app's script state going back to
+    ``notRunning``, whichever is later; a short rerun may never show ``running`` at all.
+    """
     b0 = sum(ws_bytes)
     n_keys = page.evaluate("() => window.__bench.keys.length")
     page.keyboard.press(key)
@@ -133,30 +140,29 @@ def one_move(page, key: str, ws_bytes: list[int], quiet_ms: float, timeout: floa
     while time.monotonic() < deadline:
         time.sleep(0.03)
         s = page.evaluate(STATUS_JS)
-        if not s["key"] or page.evaluate("() => window.__bench.keys.length") == n_keys:
+        if page.evaluate("() => window.__bench.keys.length") == n_keys:
             continue
         t0 = s["key"]
-        after = [(st, t) for st, t in s["states"] if t >= t0]
-        ran = any(st in ("running", "rerunRequested") for st, _ in after)
-        end = next(
-            (t for i, (st, t) in enumerate(after) if st == "notRunning" and i > 0 and ran), None
-        )
-        if end is None or s["states"][-1][0] != "notRunning":
+        sent = next((t for t in s["sends"] if t >= t0), None)
+        if sent is None:
             continue
+        recvs = [r for r in s["recvs"] if r[0] >= sent]
+        if not recvs or s["states"][-1][0] != "notRunning":
+            continue
+        ends = [t for st, t in s["states"] if t >= t0 and st == "notRunning"]
+        end = max([recvs[-1][0], *ends])
         last_plot = s["lastPlot"] if s["lastPlot"] > t0 else end
         if s["now"] - max(end, last_plot) < quiet_ms:
             continue
-        sent = next((t for t in s["sends"] if t >= t0), end)
-        recvs = [r for r in s["recvs"] if sent <= r[0] <= end]
         return {
             "sent_ms": sent - t0,
-            "first_msg_ms": (recvs[0][0] if recvs else end) - t0,
-            "last_msg_ms": (recvs[-1][0] if recvs else end) - t0,
+            "first_msg_ms": recvs[0][0] - t0,
+            "last_msg_ms": recvs[-1][0] - t0,
             "script_ms": end - t0,
             "drawn_ms": max(end, last_plot) - t0,
             "kb": (sum(ws_bytes) - b0) / 1024,
         }
-    raise TimeoutError(f"no finished rerun within {timeout} s after {key}: {s}")
+    raise TimeoutError(f"no finished rerun within {timeout} s after {key}")
 
 
 def measure(
