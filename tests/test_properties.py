@@ -148,3 +148,18 @@ def test_to_columns_is_the_transpose(problem):
     np.testing.assert_array_equal(c.concat, r.concat.T)
     np.testing.assert_array_equal(c.weights, r.weights.transpose(0, 2, 1))
     np.testing.assert_array_equal(c.queries, r.queries.transpose(0, 2, 1))
+
+
+@given(problems(), st.sampled_from([1e-3, 1.0, 30.0, 1e3]), st.booleans())
+def test_weights_are_the_stable_softmax_of_the_scores_at_any_magnitude(problem, mag, masked):
+    """Small scores (unshifted path), huge ones (shifted rows) and mixtures all agree with
+    the reference softmax of the masked scores."""
+    x, p, h = problem
+    n = x.shape[0]
+    mask = causal_mask(n) if masked else None
+    r = multi_head_attention(x * mag, p, num_heads=h, mask=mask)
+    assert np.isfinite(r.weights).all() and np.isfinite(r.output).all()
+    np.testing.assert_allclose(r.weights, softmax(r.masked_scores), rtol=1e-9, atol=1e-12)
+    ref = merge_heads(softmax(r.masked_scores) @ r.values)
+    scale = max(1.0, float(np.abs(ref).max()))
+    np.testing.assert_allclose(r.concat, ref, rtol=1e-9, atol=1e-9 * scale)
