@@ -4,16 +4,21 @@ Row layout throughout, as in PyTorch: one token per row, ``x`` has shape (N, D).
 The UDL book's column layout (D x N, ``Omega x + beta``) is the same computation
 transposed; :func:`to_columns` gives that view of a result.
 
-The steps of :func:`multi_head_attention`, one function each:
+The steps of :func:`multi_head_attention`:
 
-1. :func:`project`: Q = x @ w_q + b_q, K = x @ w_k + b_k, V = x @ w_v + b_v
+1. :func:`project`: Q = x @ w_q + b_q, K = x @ w_k + b_k, V = x @ w_v + b_v (one matmul
+   with the concatenated weights ``AttentionParams.w_qkv``)
 2. :func:`split_heads`: (N, Dk) -> (H, N, Dk/H), head h takes the h-th block of columns
 3. :func:`attention_scores`: S = Q Kᵀ * scale
-4. :func:`apply_mask`: masked scores become -inf
+4. :func:`apply_mask`: masked scores become -inf (their weights exactly 0)
 5. :func:`softmax`: over the keys (last axis); a fully masked row gives zeros
 6. weights @ V per head, then :func:`merge_heads` and the output projection.
 
-Everything here is plain NumPy: no Streamlit, no plotting.
+The public step functions are the readable reference; :func:`multi_head_attention` and
+:func:`scaled_dot_product_attention` run steps 3-6 fused in ``_attend`` (the same numbers
+to rounding, tested against the reference and against PyTorch), which allocates one
+N x N array per head instead of four and computes ``AttentionResult.scores`` only when it
+is read. Everything here is plain NumPy: no Streamlit, no plotting.
 """
 
 from __future__ import annotations
