@@ -109,6 +109,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--dtype", choices=("float32", "float64", "both"), default="float64")
     ap.add_argument("--threads", type=int, default=1, help="BLAS and torch threads (default 1)")
     ap.add_argument("--repeats", type=int, default=21)
+    ap.add_argument(
+        "--sizes",
+        default=",".join(f"{n}x{d}x{h}" for n, d, h in SIZES),
+        help="comma-separated NxDxH (default: %(default)s)",
+    )
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument(
         "--clock",
@@ -123,6 +128,12 @@ def main(argv: list[str] | None = None) -> int:
 
     torch.set_num_threads(args.threads)
     dtypes = ("float64", "float32") if args.dtype == "both" else (args.dtype,)
+    try:
+        sizes = [tuple(int(v) for v in item.split("x")) for item in args.sizes.split(",")]
+        if any(len(t) != 3 or min(t) < 1 or t[1] % t[2] for t in sizes):
+            raise ValueError
+    except ValueError:
+        ap.error(f"--sizes must be NxDxH,... with H dividing D, got {args.sizes!r}")
     clock = time.perf_counter if args.clock == "wall" else time.process_time
     print(
         f"attnviz multi_head_attention vs torch {torch.__version__} nn.MultiheadAttention "
@@ -135,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     worst = 0.0
     for dtype_name in dtypes:
-        for n, d, h in SIZES:
+        for n, d, h in sizes:
             ours, theirs, with_scores = bench_one(
                 torch, n, d, h, dtype_name, args.repeats, args.warmup, clock
             )
