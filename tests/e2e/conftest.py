@@ -1,0 +1,70 @@
+"""Fixtures of the real-browser tests: a Streamlit server per test module, Debian's headless
+chromium per session. Outside CI a missing chromium skips these tests; in CI (env CI set) it
+fails them, so the browser suite can never silently vanish.
+"""
+
+from __future__ import annotations
+
+import pytest
+from e2e_app import (
+    CHROMIUM_ARGS,
+    ROOT,
+    BrowserSession,
+    chromium_path,
+    start_app_server,
+    stop_app_server,
+    unavailable,
+)
+
+
+@pytest.fixture(scope="module")
+def app_server():
+    if not (ROOT / "app.py").exists():
+        pytest.fail("app.py is missing", False)
+    server = start_app_server()
+    yield server
+    stop_app_server(server)
+    out = server.output()
+    server.log_path.unlink(missing_ok=True)
+    # A traceback in the server log means an uncaught error in some session.
+    assert "Traceback (most recent call last)" not in out, out
+
+
+# --------------------------------------------------------------------------- browser
+
+
+@pytest.fixture(scope="session")
+def browser():
+    path = chromium_path()
+    if path is None:
+        unavailable("chromium is not installed (apt-get install chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        unavailable("playwright is not installed (pip install -r requirements-dev.txt)")
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=path, args=CHROMIUM_ARGS, headless=True)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def session(browser, app_server):
+    s = BrowserSession(browser, app_server)
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def new_session(browser, app_server):
+    """Factory for extra sessions (other viewports, a second user)."""
+    made = []
+
+    def make(viewport=(1280, 800)) -> BrowserSession:
+        s = BrowserSession(browser, app_server, viewport)
+        made.append(s)
+        return s
+
+    yield make
+    for s in made:
+        s.close()

@@ -1,0 +1,271 @@
+"""The attnviz server and a browser session for the e2e tests (used by conftest.py's fixtures).
+
+The server is started the way Streamlit's own e2e tests start theirs (headless, usage stats
+off, file watcher off, a free port), on loopback. A session waits for a rerun to finish by
+watching `stApp`'s `data-test-script-state` attribute and counting runs.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOTS = ROOT / "artifacts" / "screenshots"  # git-ignored (artifacts/)
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-component-update",
+    "--disable-sync",
+]
+VIEWPORTS = {"1280x800": (1280, 800), "1920x1080": (1920, 1080)}
+RUN_TIMEOUT_MS = 60_000
+
+
+def chromium_path() -> str | None:
+    for candidate in (os.environ.get("ATTNVIZ_CHROMIUM"), "/usr/bin/chromium"):
+        if candidate and Path(candidate).exists():
+            return candidate
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def unavailable(reason: str):
+    if os.environ.get("CI"):
+        pytest.fail(f"{reason} (CI is set: the browser tests must run, not skip)", False)
+    pytest.skip(reason)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# --------------------------------------------------------------------------- server
+
+
+@dataclass
+class AppServer:
+    url: str
+    proc: subprocess.Popen
+    log_path: Path
+
+    def output(self) -> str:
+        """Everything the server printed so far (read through a separate file handle)."""
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def healthy(self) -> bool:
+        try:
+            with urllib.request.urlopen(self.url + "/_stcore/health", timeout=2) as r:
+                return r.status == 200 and r.read() == b"ok"
+        except OSError:
+            return False
+
+
+def start_app_server(
+    extra_args: list[str] | None = None, command: list[str] | None = None, timeout: float = 90
+) -> AppServer:
+    """Start `streamlit run app.py` on a free port; `command` replaces the default command
+    (the port flag is appended to it, so it overrides any earlier --server.port)."""
+    port = free_port()
+    argv = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        "app.py",
+        "--server.headless",
+        "true",
+        "--browser.gatherUsageStats",
+        "false",
+        "--server.fileWatcherType",
+        "none",
+        "--server.address",
+        "127.0.0.1",
+        "--server.port",
+        str(port),
+        "--logger.enableRich",
+        "false",
+        *(extra_args or []),
+    ]
+    if command is not None:
+        argv = [*command, f"--server.port={port}"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STREAMLIT_")}
+    env.update(NO_COLOR="1", TERM="dumb", COLUMNS="160")
+    # A file, not a pipe: a full pipe would block the server.
+    fd, name = tempfile.mkstemp(prefix="attnviz-e2e-", suffix=".log")
+    with os.fdopen(fd, "w") as log:
+        proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    server = AppServer(f"http://127.0.0.1:{port}", proc, Path(name))
+    deadline = time.monotonic() + timeout
+    while not server.healthy():
+        if proc.poll() is not None or time.monotonic() > deadline:
+            stop_app_server(server)
+            pytest.fail(f"streamlit did not come up on {server.url}:\n{server.output()}", False)
+        time.sleep(0.25)
+    return server
+
+
+def stop_app_server(server: AppServer) -> None:
+    if server.proc.poll() is None:
+        server.proc.terminate()
+        try:
+            server.proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            server.proc.kill()
+            server.proc.wait()
+
+
+class BrowserSession:
+    """A browser context + page with page-error capture and rerun-aware helpers.
+
+    Finished script runs are counted from the server's own messages: every `script_finished`
+    ForwardMsg on the page's websocket (decoded with Streamlit's protobuf classes). The DOM's
+    `data-test-script-state` alone can miss a short run: when the browser is slow, React
+    batches "running" and "notRunning" into one render and the attribute never changes.
+    """
+
+    def __init__(self, browser, server: AppServer, viewport=(1280, 800)):
+        self.server = server
+        self.base_url = server.url
+        self.context = browser.new_context(
+            viewport={"width": viewport[0], "height": viewport[1]}, device_scale_factor=1
+        )
+        self.page = self.context.new_page()
+        self.page.set_default_timeout(RUN_TIMEOUT_MS)
+        self.errors: list[str] = []
+        self.finished_runs = 0
+        self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
+        self.page.on("websocket", self._watch_websocket)
+
+    def _watch_websocket(self, ws) -> None:
+        if "/_stcore/stream" in ws.url:
+            ws.on("framereceived", self._on_frame)
+
+    def _on_frame(self, payload) -> None:
+        if not isinstance(payload, bytes | bytearray):
+            return
+        try:
+            msg = ForwardMsg.FromString(bytes(payload))
+        except Exception:  # not a ForwardMsg: ignore
+            return
+        if msg.WhichOneof("type") == "script_finished":
+            self.finished_runs += 1
+
+    def close(self) -> None:
+        self.context.close()
+
+    # -- navigation and waiting ------------------------------------------------------
+
+    def open(self, path: str = "/") -> None:
+        before = self.runs()
+        response = self.page.goto(self.base_url + path)
+        assert response is not None and response.status == 200
+        self.wait_for_run(after=before)
+
+    def runs(self) -> int:
+        return self.finished_runs
+
+    _READY_JS = """() => {
+      const app = document.querySelector('[data-testid="stApp"]');
+      const state = app ? app.getAttribute('data-test-script-state') : null;
+      const info = {
+        connection: app ? app.getAttribute('data-test-connection-state') : null, state,
+        skeletons: document.querySelectorAll('[data-testid="stSkeleton"]').length,
+        stale: document.querySelectorAll('[data-stale="true"]').length,
+      };
+      info.ready = info.connection === 'CONNECTED'
+        && !['running', 'initial', null].includes(state)
+        && info.skeletons === 0 && info.stale === 0;
+      return info;
+    }"""
+
+    def wait_for_run(self, after: int | None = None) -> None:
+        """Wait until more than `after` runs have finished (if given), then until the page
+        shows the result: connected, not running, no skeleton or stale element left."""
+        deadline = time.monotonic() + RUN_TIMEOUT_MS / 1000
+        while after is not None and self.finished_runs <= after:
+            if time.monotonic() > deadline:
+                raise AssertionError(
+                    f"no script run finished within {RUN_TIMEOUT_MS} ms "
+                    f"(runs {self.finished_runs}, waiting for more than {after}); "
+                    f"page: {self.page.evaluate(self._READY_JS)}"
+                )
+            self.page.wait_for_timeout(50)  # lets playwright deliver websocket events
+        try:
+            self.page.wait_for_function(
+                f"({self._READY_JS})().ready", timeout=RUN_TIMEOUT_MS, polling=100
+            )
+        except Exception as exc:
+            state = self.page.evaluate(self._READY_JS)
+            raise AssertionError(f"the page did not settle after a run: {state}") from exc
+        # Let React and plotly draw what the last messages brought.
+        self.page.wait_for_timeout(200)
+
+    def rerun_after(self, action) -> None:
+        """Do `action()` (a click, a key press ...) and wait for the rerun it triggers."""
+        before = self.runs()
+        action()
+        self.wait_for_run(after=before)
+        # Some actions trigger more than one rerun (replacing an uploaded file first removes
+        # the old one; the app may call st.rerun): wait until no new run ends for a moment.
+        while True:
+            seen = self.runs()
+            self.page.wait_for_timeout(400)
+            if self.runs() == seen:
+                break
+            self.wait_for_run(after=seen)
+
+    # -- reading the page --------------------------------------------------------------
+
+    def exceptions(self) -> list[str]:
+        return self.page.locator('[data-testid="stException"]').all_inner_texts()
+
+    def plotly_count(self) -> int:
+        return self.page.locator(".js-plotly-plot").count()
+
+    def assert_healthy(self, where: str) -> None:
+        exc = self.exceptions()
+        if exc:  # the browser shows a redacted message: the server log has the traceback
+            log = self.server.output()[-4000:]
+            raise AssertionError(f"{where}: st.exception shown: {exc}\nserver log:\n{log}")
+        assert not self.errors, f"{where}: JavaScript page errors: {self.errors}"
+
+    def screenshot(self, name: str) -> Path:
+        """Save what the window shows (`name.png`) and the whole page (`name_full.png`).
+
+        Streamlit scrolls inside its main container, so a "full page" screenshot needs a
+        window as tall as the content: the viewport is stretched, then restored."""
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        path = SCREENSHOTS / f"{name}.png"
+        self.page.screenshot(path=str(path), animations="disabled")
+        size = self.page.viewport_size
+        height = self.page.evaluate(
+            """() => {
+              const main = document.querySelector('[data-testid="stMain"]')
+                || document.querySelector('[data-testid="stAppViewContainer"]');
+              return main ? main.scrollHeight : document.body.scrollHeight;
+            }"""
+        )
+        if height > size["height"]:
+            self.page.set_viewport_size({"width": size["width"], "height": min(height, 12000)})
+            self.page.wait_for_timeout(400)  # plotly relayout on resize
+            self.page.screenshot(path=str(SCREENSHOTS / f"{name}_full.png"), animations="disabled")
+            self.page.set_viewport_size(size)
+            self.page.wait_for_timeout(200)
+        return path

@@ -1,0 +1,79 @@
+"""Drive the playground like a user: a shared link, the keyboard, uploads, the layout switch."""
+
+from __future__ import annotations
+
+import pytest
+from e2e_helpers import (
+    alerts,
+    choose_radio,
+    heatmaps,
+    query,
+    radio_value,
+    scores_shape,
+    selectbox_input,
+    slider_value,
+    upload,
+)
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.e2e
+
+
+def test_shared_link_sets_the_controls(session):
+    session.open("/?N=9&D=16&heads=4&mask=causal&seed=3")
+    session.assert_healthy("shared link")
+    assert slider_value(session, "N") == 9
+    assert slider_value(session, "D") == 16
+    expect(selectbox_input(session, "heads")).to_have_value("4")
+    assert radio_value(session, "mask") == "causal"
+    assert int(session.page.locator(".st-key-seed input").input_value()) == 3
+    assert scores_shape(session) == (9, 9)
+    assert not alerts(session, "Warning"), alerts(session)
+
+
+def test_keyboard_moves_the_n_slider_and_the_heatmaps_repaint(session):
+    session.open("/")
+    n = slider_value(session, "N")
+    assert scores_shape(session) == (n, n)
+    thumb = session.page.locator('.st-key-N input[type="range"]')
+    thumb.focus()
+    session.rerun_after(lambda: session.page.keyboard.press("ArrowRight"))
+    assert slider_value(session, "N") == n + 1
+    assert scores_shape(session) == (n + 1, n + 1)
+    scores = [h for h in heatmaps(session) if h["title"].startswith("Scores")][0]
+    assert scores["yticks"] is None or len(scores["yticks"]) == n + 1
+    assert query(session).get("N") == [str(n + 1)]
+    session.assert_healthy("after ArrowRight")
+
+
+def test_upload_a_valid_then_an_invalid_csv(session):
+    session.open("/")
+    choose_radio(session, "source", "upload")
+    upload(session, "x.csv", b"f1,f2,f3\n1,0,0\n0,1,0\n0,0,1\n1,1,1\n")
+    session.assert_healthy("valid upload")
+    assert not alerts(session, "Error"), alerts(session)
+    assert slider_value(session, "N") == 4
+    assert slider_value(session, "D") == 3
+    assert scores_shape(session) == (4, 4)
+
+    upload(session, "bad.csv", b"a,b\nc,d\n")
+    session.assert_healthy("invalid upload")
+    errors = alerts(session, "Error")
+    assert errors and "bad.csv" in errors[0], alerts(session)
+    # The previous good upload is still what is drawn.
+    assert scores_shape(session) == (4, 4)
+
+
+def test_layout_switch_transposes_the_matrices(session):
+    session.open("/")
+    n, d = slider_value(session, "N"), slider_value(session, "D")
+    before = {h["title"]: (h["rows"], h["cols"]) for h in heatmaps(session)}
+    choose_radio(session, "layout", "columns")
+    session.assert_healthy("columns layout")
+    after = {h["title"]: (h["rows"], h["cols"]) for h in heatmaps(session)}
+    assert query(session).get("layout") == ["columns"]
+    # Some matrix of shape (N, D) in rows layout is drawn (D, N) in columns layout.
+    transposed = [t for t, s in before.items() if s == (n, d) and after.get(t) == (d, n)]
+    assert transposed or any(s == (d, n) for s in after.values()), (before, after)
+    axis_titles = " ".join(h["xtitle"] + " " + h["ytitle"] for h in heatmaps(session))
+    assert "UDL" in axis_titles or "columns = tokens" in axis_titles, axis_titles
