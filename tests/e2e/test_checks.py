@@ -1,0 +1,48 @@
+"""The in-browser checks themselves can fail: they flag what they should."""
+
+from __future__ import annotations
+
+import plotly.colors
+import pytest
+from e2e_helpers import UNLABELLED_CONTROLS_JS, colorscale_name
+
+
+@pytest.mark.parametrize("name", ["Viridis", "Cividis", "RdBu", "RdBu_r", "PuOr"])
+def test_safe_scales_are_recognised_as_names_and_as_colour_lists(name):
+    assert colorscale_name(name) is not None
+    scale = [list(pair) for pair in plotly.colors.get_colorscale(name)]
+    assert colorscale_name(scale) == name
+
+
+@pytest.mark.parametrize("name", ["Jet", "Rainbow", "Hot", "Picnic", "Portland"])
+def test_rainbow_like_scales_are_rejected(name):
+    assert colorscale_name(name) is None
+    assert colorscale_name(plotly.colors.get_colorscale(name)) is None
+
+
+def test_a_flat_single_colour_scale_is_accepted():
+    assert colorscale_name([[0, "#a6dba0"], [1, "#a6dba0"]]) == "constant"
+    assert colorscale_name([[0, "#a6dba0"], [1, "#ff0000"]]) is None
+
+
+@pytest.mark.e2e
+def test_unlabelled_controls_are_found(browser):
+    page = browser.new_page()
+    try:
+        page.set_content(
+            """
+            <label for="a">N</label><input id="a">
+            <label>D <input id="b"></label>
+            <input id="c" aria-label="heads">
+            <span id="lab">seed</span><input id="d" aria-labelledby="lab">
+            <button>Load</button>
+            <input id="bad1" placeholder="only a placeholder">
+            <div role="slider" id="bad2"></div>
+            <button id="bad3"><svg></svg></button>
+            """
+        )
+        found = page.evaluate(UNLABELLED_CONTROLS_JS)
+    finally:
+        page.close()
+    assert len(found) == 3
+    assert all(any(f'id="{i}"' in html for html in found) for i in ("bad1", "bad2", "bad3"))
