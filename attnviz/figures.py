@@ -584,7 +584,7 @@ def small_multiples_figure(
         cols=cols,
         subplot_titles=[f"head {i}" for i in range(h)],
         horizontal_spacing=0.04,
-        vertical_spacing=0.12 if rows > 1 else 0.0,
+        vertical_spacing=min(0.3, 0.5 / rows) if rows > 1 else 0.0,
     )
     masked = None if mask is None else ~np.broadcast_to(np.asarray(mask, bool), (n, m))
     for i in range(h):
@@ -623,6 +623,8 @@ def small_multiples_figure(
     fig.update_yaxes(autorange="reversed", **(_ticks(labels, n) if show else plain))
     for c in range(2, cols + 1):  # token labels only left of the first column
         fig.update_yaxes(showticklabels=False, col=c)
+    fig.update_annotations(yshift=6)  # the "head h" titles clear the grey plot area
+    fig.update_layout(margin={"t": 80})
     return fig
 
 
