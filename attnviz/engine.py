@@ -319,11 +319,15 @@ def _attend(
         o1 = np.swapaxes(np.matmul(v1t, np.swapaxes(w, -1, -2)), -1, -2)  # (..., N, d_v + 1)
         sums = o1[..., dv]  # (..., N)
         limit = _EXP_SAFE.get(w.dtype.itemsize, 0.0)
-        ok = (sums >= math.exp(-limit)) & (sums <= math.exp(limit))
-        ok &= np.isfinite(o1).all(axis=-1)
-        if notmask is not None:  # fully masked rows: sum 0 is right, the weights stay 0
-            ok |= np.broadcast_to(notmask, w.shape).all(axis=-1)
-    if not ok.all():
+        lo, hi = math.exp(-limit), math.exp(limit)
+        # fast: every row fine (three reductions, no temporaries); else decide per row
+        all_ok = lo <= sums.min() and sums.max() <= hi and math.isfinite(o1.sum())
+        if not all_ok:
+            ok = (sums >= lo) & (sums <= hi) & np.isfinite(o1).all(axis=-1)  # (..., N)
+            if notmask is not None:  # fully masked rows: sum 0 is right, weights stay 0
+                ok |= np.broadcast_to(notmask, w.shape).all(axis=-1)
+            all_ok = bool(ok.all())
+    if not all_ok:
         # 3'. rows at risk: the stable softmax, shifted by the row maximum
         ws = deferred.compute()  # (..., N, M)
         if notmask is not None:
