@@ -125,3 +125,20 @@ def test_overflowing_number_in_the_url_is_corrected(session):
     session.open("/?seed=1e999")
     session.assert_healthy("?seed=1e999")
     assert any("seed" in w for w in alerts(session, "Warning"))
+
+
+def test_real_model_sentence_box_takes_hostile_and_overlong_text(session):
+    session.open("/real_model")
+    box = session.page.locator(".st-key-rm_text input")
+    box.fill(SCRIPT_TEXT + " `code` [link](javascript:window.__pwned=5) **x**")
+    session.rerun_after(lambda: box.press("Enter"))
+    session.assert_healthy("real model: script in the sentence")
+    assert session.page.evaluate("window.__pwned === undefined")
+    assert session.page.locator("img[src=x]").count() == 0
+    assert session.page.locator('a[href^="javascript"]').count() == 0
+    assert session.plotly_count() > 0
+    # More word pieces than the model takes: a message, not a traceback.
+    box.fill("word " * 700)
+    session.rerun_after(lambda: box.press("Enter"))
+    session.assert_healthy("real model: overlong sentence")
+    assert alerts(session, "Warning") or alerts(session, "Error"), "no message for 700 words"
