@@ -13,12 +13,8 @@ from attnviz import ui
 
 HERE = Path(__file__).parent
 
-st.set_page_config(
-    page_title="attnviz — self-attention you can see",
-    page_icon="🔍",
-    layout="wide",
-    initial_sidebar_state="expanded",
-)
+# No page_title here: each st.Page's title becomes its browser tab title.
+st.set_page_config(layout="wide", initial_sidebar_state="expanded")
 
 PAGES = [
     ("pages/playground.py", "Playground", ":material/tune:"),

@@ -358,6 +358,45 @@ def _on_d_change() -> None:
         st.session_state["heads"] = nearest_divisor(d, h if isinstance(h, int) else 1)
 
 
+#: Integer number inputs bound to the URL (sidebar and pages).
+_INT_URL_KEYS = ("seed", "pad", "mk_pad", "perm_seed")
+
+
+def _drop_overflowing_url_values() -> list[tuple[str, str]]:
+    """Remove integer URL values such as ``seed=1e999`` before the widgets read them.
+
+    Streamlit parses them as float("inf") and then calls int() on it, an OverflowError
+    it does not catch (it does catch ValueError), so the page would crash. Only on the
+    first run of a session (the only run that reads the URL). Uses Streamlit's internal
+    query-param state; if that moves, nothing is removed.
+    """
+    dropped: list[tuple[str, str]] = []
+    try:
+        from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+        ctx = get_script_run_ctx()
+        if ctx is None:
+            return dropped
+        with ctx.session_state.query_params() as qp:
+            initial = qp._initial_query_params
+            for key in _INT_URL_KEYS:
+                values = initial.get(key)
+                if not values:
+                    continue
+                raw = values[-1] if isinstance(values, list) else values
+                try:
+                    f = float(raw)
+                except ValueError:
+                    continue  # Streamlit drops non-numbers itself
+                if not math.isfinite(f) or abs(f) >= 2**63:
+                    initial.pop(key, None)
+                    qp.remove_param(key)
+                    dropped.append((key, str(raw)))
+    except Exception:  # pragma: no cover - internal API changed
+        pass
+    return dropped
+
+
 def _force(key: str, value: Any) -> None:
     """Before the widget exists this run: make its value ``value`` (derived controls)."""
     if st.session_state.get(key) != value:
@@ -410,10 +449,16 @@ def sidebar() -> View | None:
     book["app_ran"] = True
     first = book.get("first", True)
     raw = {}
+    notices: list[str] = list(book.pop("pending_notices", []))
     if first:
         qp = st.query_params
         raw = {k: qp.get_all(k) for k in KEYS if k in qp}
-    notices: list[str] = list(book.pop("pending_notices", []))
+        for key, value in _drop_overflowing_url_values():
+            if key not in KEYS:  # page widgets: the sidebar notices cover the others
+                notices.append(
+                    f"The link set **{key}={value}**, which is not a usable number; "
+                    "using the default."
+                )
 
     sb = st.sidebar
     sb.markdown("### Input X")

@@ -216,6 +216,16 @@ def test_nonsense_url_is_corrected_with_a_notice():
     assert "N" not in at.query_params and "mask" not in at.query_params
 
 
+def test_overflowing_integers_in_the_url_do_not_crash():
+    # Streamlit itself raises OverflowError on int(float("1e999")) for number inputs
+    at = run_app({"seed": "1e999", "mask": "padding", "pad": "-inf"})
+    assert_clean(at)
+    text = " ".join(w.value for w in at.warning)
+    assert "seed=1e999" in text and "pad=-inf" in text
+    assert view_of(at).settings.seed == 0 and "seed" not in at.query_params
+    assert_clean(run_app({"perm_seed": "inf"}, "pages/permutation.py"))
+
+
 def test_heads_not_dividing_d_in_the_url():
     at = run_app({"D": "12", "heads": "5"})
     assert_clean(at)
