@@ -223,7 +223,9 @@ def scaled_dot_product_attention(
     return _sdpa(q, k, v, scale=scale, mask=mask)
 
 
-def _sdpa(q, k, v, *, scale, mask):
+def _sdpa(
+    q: ArrayLike, k: ArrayLike, v: ArrayLike, *, scale: Scale, mask: ArrayLike | None
+) -> tuple[Array, Array]:
     q, k, v = (np.asarray(a) for a in (q, k, v))
     dtype = np.result_type(q, k, v, np.float32)
     q, k, v = (_as_float(n, a, dtype) for n, a in (("q", q), ("k", k), ("v", v)))
@@ -278,6 +280,48 @@ class _DeferredScores:
         return np.matmul(self.qs, np.swapaxes(self.k, -1, -2))  # (..., N, M)
 
 
+def _values_and_ones(v: Array) -> Array:
+    """[v | 1]ᵀ, shape (..., d_v + 1, M): the values, then a row of ones (for row sums)."""
+    dv, m = v.shape[-1], v.shape[-2]
+    v1t = np.empty((*v.shape[:-2], dv + 1, m), v.dtype)  # (..., d_v + 1, M)
+    v1t[..., :dv, :] = np.swapaxes(v, -1, -2)
+    v1t[..., dv, :] = 1
+    return v1t
+
+
+def _times_values(w: Array, v1t: Array) -> Array:
+    """w [v | 1] = ([v | 1]ᵀ wᵀ)ᵀ: (..., N, M) -> (..., N, d_v + 1), the orientation BLAS
+    handles fastest here; the last column holds the row sums of w."""
+    return np.swapaxes(np.matmul(v1t, np.swapaxes(w, -1, -2)), -1, -2)  # (..., N, d_v + 1)
+
+
+def _rows_at_risk(o1: Array, notmask: NDArray[np.bool_] | None, shape: tuple) -> Array | None:
+    """None if every row's unshifted softmax is safe, else a boolean (..., N) of the rows
+    whose sum left e^±_EXP_SAFE or whose outputs are not finite (fully masked rows, sum 0,
+    are fine)."""
+    sums = o1[..., -1]  # (..., N)
+    limit = _EXP_SAFE.get(o1.dtype.itemsize, 0.0)
+    lo, hi = math.exp(-limit), math.exp(limit)
+    # fast: every row fine (three reductions, no temporaries)
+    if lo <= sums.min() and sums.max() <= hi and math.isfinite(o1.sum()):
+        return None
+    ok = (sums >= lo) & (sums <= hi) & np.isfinite(o1).all(axis=-1)  # (..., N)
+    if notmask is not None:
+        ok |= np.broadcast_to(notmask, shape).all(axis=-1)
+    return None if ok.all() else ~ok
+
+
+def _shifted_exp(deferred: _DeferredScores, notmask: NDArray[np.bool_] | None) -> Array:
+    """exp(S - max) with masked entries 0: the textbook stable softmax numerators."""
+    ws = deferred.compute()  # (..., N, M)
+    if notmask is not None:
+        np.copyto(ws, ws.dtype.type(-np.inf), where=notmask)
+    mx = np.max(ws, axis=-1, keepdims=True)  # (..., N, 1)
+    mx[np.isneginf(mx)] = 0  # fully masked rows stay -inf and become zeros
+    ws -= mx
+    return np.exp(ws, out=ws)
+
+
 def _attend(
     q: Array,
     k: Array,
@@ -304,48 +348,27 @@ def _attend(
     qs = np.multiply(q, factor, out=np.empty(q.shape, q.dtype))  # (..., N, d_k)
     deferred = _DeferredScores(qs, np.ascontiguousarray(k))
     notmask = None if mask is None else ~np.asarray(mask)  # (..., N, M) broadcastable
-    dv = v.shape[-1]
-    v1t = np.empty((*v.shape[:-2], dv + 1, v.shape[-2]), qs.dtype)  # (..., d_v + 1, M)
-    v1t[..., :dv, :] = np.swapaxes(v, -1, -2)  # [v | 1]ᵀ: values, then a row of ones
-    v1t[..., dv, :] = 1
+    v1t = _values_and_ones(v.astype(qs.dtype, copy=False))  # (..., d_v + 1, M)
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-        # 2. scores S = (q f) kᵀ (one BLAS matmul per head), then exp in place
+        # 2. scores S = (q f) kᵀ (one BLAS matmul per head), exp in place: the numerators
         w = deferred.compute()  # (..., N, M), becomes the weights
         np.exp(w, out=w)
         if notmask is not None:
             np.copyto(w, 0, where=notmask)  # masked weights exactly 0
-        # 3. unnormalised outputs and the row sums in one matmul: w [v | 1], computed as
-        #    ([v | 1]ᵀ wᵀ)ᵀ, the orientation BLAS handles faster here
-        o1 = np.swapaxes(np.matmul(v1t, np.swapaxes(w, -1, -2)), -1, -2)  # (..., N, d_v + 1)
-        sums = o1[..., dv]  # (..., N)
-        limit = _EXP_SAFE.get(w.dtype.itemsize, 0.0)
-        lo, hi = math.exp(-limit), math.exp(limit)
-        # fast: every row fine (three reductions, no temporaries); else decide per row
-        all_ok = lo <= sums.min() and sums.max() <= hi and math.isfinite(o1.sum())
-        if not all_ok:
-            ok = (sums >= lo) & (sums <= hi) & np.isfinite(o1).all(axis=-1)  # (..., N)
-            if notmask is not None:  # fully masked rows: sum 0 is right, weights stay 0
-                ok |= np.broadcast_to(notmask, w.shape).all(axis=-1)
-            all_ok = bool(ok.all())
-    if not all_ok:
+        # 3. unnormalised outputs and the row sums in one matmul: w [v | 1]
+        o1 = _times_values(w, v1t)  # (..., N, d_v + 1)
+        bad = _rows_at_risk(o1, notmask, w.shape)  # None or (..., N)
+    if bad is not None:
         # 3'. rows at risk: the stable softmax, shifted by the row maximum
-        ws = deferred.compute()  # (..., N, M)
-        if notmask is not None:
-            np.copyto(ws, ws.dtype.type(-np.inf), where=notmask)
-        mx = np.max(ws, axis=-1, keepdims=True)  # (..., N, 1)
-        mx[np.isneginf(mx)] = 0  # fully masked rows stay -inf and become zeros
-        ws -= mx
-        np.exp(ws, out=ws)
-        o1s = np.swapaxes(np.matmul(v1t, np.swapaxes(ws, -1, -2)), -1, -2)  # (..., N, d_v+1)
-        bad = ~ok  # (..., N)
+        ws = _shifted_exp(deferred, notmask)  # (..., N, M)
         w[bad] = ws[bad]
-        o1[bad] = o1s[bad]
-    sums = o1[..., dv:]  # (..., N, 1)
+        o1[bad] = _times_values(ws, v1t)[bad]
+    sums = o1[..., -1:]  # (..., N, 1)
     sums[sums == 0] = 1  # fully masked rows: weights and outputs stay 0
     inv = np.reciprocal(sums)  # (..., N, 1)
     # 4. normalise: softmax weights (rows sum to 1) and the weighted sums of the values
     w *= inv  # (..., N, M)
-    output = np.multiply(o1[..., :dv], inv, out=out)  # (..., N, d_v)
+    output = np.multiply(o1[..., :-1], inv, out=out)  # (..., N, d_v)
     return w, output, deferred
 
 
