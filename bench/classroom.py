@@ -30,6 +30,7 @@ import statistics
 import sys
 import threading
 import time
+import urllib.request
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -65,6 +66,7 @@ class Report:
     lock: threading.Lock = field(default_factory=threading.Lock)
     active: int = 0
     cpu_seconds: float = float("nan")
+    metrics: dict[str, float] = field(default_factory=dict)
 
     def error(self, msg: str) -> None:
         with self.lock:
@@ -187,6 +189,24 @@ def monitor(
         )
 
 
+def server_metrics(url: str) -> dict[str, float]:
+    """A few figures from Streamlit's /_stcore/metrics (openmetrics text)."""
+    out: dict[str, float] = {}
+    try:
+        with urllib.request.urlopen(f"{url}/_stcore/metrics", timeout=10) as r:
+            text = r.read().decode()
+    except OSError:
+        return out
+    for line in text.splitlines():
+        if line.startswith("active_sessions "):
+            out["active_sessions"] = float(line.split()[-1])
+        elif line.startswith("cache_memory_bytes{"):
+            kind = "session_state" if "st_session_state" in line else "cache_data"
+            key = f"{kind}_mb"
+            out[key] = round(out.get(key, 0.0) + float(line.split()[-1]) / 2**20, 2)
+    return out
+
+
 def rss_mb(proc: psutil.Process | None) -> float:
     if proc is None:
         return float("nan")
@@ -210,6 +230,9 @@ def run_wave(url: str, args: argparse.Namespace, proc: psutil.Process | None) ->
     ]
     for t in threads:
         t.start()
+    # the server's own view while every student is connected
+    time.sleep(min(args.ramp + 2.0, args.duration / 2))
+    rep.metrics = server_metrics(url)
     hard_stop = t0 + args.duration + args.timeout + 30
     for t in threads:
         t.join(max(0.0, hard_stop - time.monotonic()))
@@ -326,6 +349,7 @@ def main(argv: list[str] | None = None) -> int:
         for wave in range(args.waves):
             rep = run_wave(url, args, proc)
             summ = summarize(rep)
+            summ.update({f"during_{k}": v for k, v in rep.metrics.items()})
             rss_closed = rss_mb(proc)
             time.sleep(args.settle)
             rss_settled = rss_mb(proc)
@@ -336,6 +360,7 @@ def main(argv: list[str] | None = None) -> int:
                 s.rerun()
             time.sleep(1.0)
             rss_probe = rss_mb(proc)
+            summ.update({f"after_{k}": v for k, v in server_metrics(url).items()})
             summ.update(
                 rss_before_mb=round(rss0, 1),
                 rss_at_close_mb=round(rss_closed, 1),

@@ -15,6 +15,7 @@ import pytest
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 sys.path.insert(0, str(BENCH))
 
+import browser_latency  # noqa: E402
 import classroom  # noqa: E402
 from stclient import Server, Session  # noqa: E402
 
@@ -26,6 +27,15 @@ seed = st.number_input("seed", 0, 1000, 0, key="seed", bind="query-params")
 st.markdown(f"N={n} mask={mask} seed={seed}")
 if n == 13:
     st.error("thirteen")
+"""
+
+
+PLOT_APP = """
+import numpy as np
+import plotly.graph_objects as go
+import streamlit as st
+n = st.slider("N", 1, 64, 3, key="N", bind="query-params")
+st.plotly_chart(go.Figure(go.Heatmap(z=np.arange(n * n).reshape(n, n))), key="hm")
 """
 
 
@@ -103,3 +113,25 @@ def test_classroom_runs_bounded_and_reports(tiny_app: Path, tmp_path: Path) -> N
     changes = data["waves"][0]["changes"]
     assert {c["key"] for c in changes} <= {"N", "seed"}
     assert all(c["value"] <= 12 for c in changes if c["key"] == "N")
+
+
+@pytest.mark.e2e
+def test_browser_latency_measures_key_presses(tmp_path: Path) -> None:
+    if not Path(browser_latency.CHROMIUM).exists():
+        pytest.skip("needs Debian's chromium at /usr/bin/chromium")
+    app = tmp_path / "plot_app.py"
+    app.write_text(PLOT_APP)
+    out = tmp_path / "latency.json"
+    no_bare = str(tmp_path / "no_bare_app.py")  # skipped: one server is enough here
+    argv = ["--app", str(app), "--bare", no_bare, "--pages", "", "--configs", "tiny=N=3"]
+    argv += ["--moves", "2", "--warmup", "0", "--pause", "0", "--json", str(out)]
+    assert browser_latency.main(argv) == 0
+    rows = json.loads(out.read_text())
+    assert [r["label"] for r in rows] == ["attnviz:home:tiny"]
+    for r in rows:
+        assert r["moves"] == 2
+        assert r["N"] == "3->5"  # two ArrowRight presses reached the slider
+        assert r["plots"] == 1
+        for move in r["rows"]:
+            assert 0 <= move["sent_ms"] <= move["script_ms"] <= move["drawn_ms"]
+            assert move["kb"] > 0
