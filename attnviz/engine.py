@@ -269,15 +269,18 @@ _EXP_SAFE = {8: 600.0, 4: 60.0}
 
 
 class _DeferredScores:
-    """The recipe of the scores, S = (q f) kᵀ, computed on first access (picklable)."""
+    """The recipe of the scores, S = (q f) kᵀ, computed on first access (picklable).
 
-    __slots__ = ("k", "qs")
+    qs (..., N, d_k) the scaled queries; kt (..., d_k, M) the keys transposed, contiguous.
+    """
 
-    def __init__(self, qs: Array, k: Array) -> None:
-        self.qs, self.k = qs, k
+    __slots__ = ("kt", "qs")
+
+    def __init__(self, qs: Array, kt: Array) -> None:
+        self.qs, self.kt = qs, kt
 
     def compute(self) -> Array:
-        return np.matmul(self.qs, np.swapaxes(self.k, -1, -2))  # (..., N, M)
+        return np.matmul(self.qs, self.kt)  # (..., N, M)
 
 
 def _values_and_ones(v: Array) -> Array:
@@ -355,7 +358,8 @@ def _attend(
     # 1. scale the queries, not the N x M scores: (q f) kᵀ = (q kᵀ) f, N*d_k products;
     #    contiguous per head (BLAS is faster on contiguous blocks than on strided views)
     qs = np.multiply(q, factor, out=np.empty(q.shape, q.dtype))  # (..., N, d_k)
-    deferred = _DeferredScores(qs, np.ascontiguousarray(k))
+    kt = np.ascontiguousarray(np.swapaxes(k, -1, -2))  # (..., d_k, M)
+    deferred = _DeferredScores(qs, kt)
     notmask = None if mask is None else ~np.asarray(mask)  # (..., N, M) broadcastable
     v1 = _values_and_ones(v.astype(qs.dtype, copy=False))  # [v | 1]
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
