@@ -323,15 +323,17 @@ def _rows_at_risk(o1: Array, notmask: NDArray[np.bool_] | None, shape: tuple) ->
     return None if ok.all() else ~ok
 
 
-def _shifted_exp(deferred: _DeferredScores, notmask: NDArray[np.bool_] | None) -> Array:
-    """exp(S - max) with masked entries 0: the textbook stable softmax numerators."""
+def _stable_softmax(deferred: _DeferredScores, notmask: NDArray[np.bool_] | None) -> Array:
+    """softmax(S) over the keys, shifted by the row maximum, masked entries 0: the textbook
+    stable softmax (normalised before it meets the values, so huge values cannot overflow
+    the weighted sums)."""
     ws = deferred.compute()  # (..., N, M)
     if notmask is not None:
         np.copyto(ws, ws.dtype.type(-np.inf), where=notmask)
     mx = np.max(ws, axis=-1, keepdims=True)  # (..., N, 1)
     mx[np.isneginf(mx)] = 0  # fully masked rows stay -inf and become zeros
     ws -= mx
-    return np.exp(ws, out=ws)
+    return _exp_normalize(ws, axis=-1)  # (..., N, M)
 
 
 def _attend(
@@ -372,8 +374,8 @@ def _attend(
         o1 = _times_values(w, v1)  # (..., N, d_v + 1)
         bad = _rows_at_risk(o1, notmask, w.shape)  # None or (..., N)
     if bad is not None:
-        # 3'. rows at risk: the stable softmax, shifted by the row maximum
-        ws = _shifted_exp(deferred, notmask)  # (..., N, M)
+        # 3'. rows at risk: the stable softmax (row sums 1, so step 4 keeps them)
+        ws = _stable_softmax(deferred, notmask)  # (..., N, M)
         w[bad] = ws[bad]
         o1[bad] = _times_values(ws, v1)[bad]
     sums = o1[..., -1:]  # (..., N, 1)

@@ -471,3 +471,17 @@ def test_mixed_rows_each_take_their_own_path():
     ref = softmax(q @ k.T)
     np.testing.assert_allclose(w, ref, rtol=1e-14, atol=1e-300)
     np.testing.assert_allclose(out, ref, rtol=1e-14, atol=1e-300)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_huge_values_do_not_overflow_the_weighted_sums(dtype):
+    big = np.finfo(dtype).max / 4
+    rng = np.random.default_rng(12)
+    q, k = rng.standard_normal((3, 4)).astype(dtype), rng.standard_normal((5, 4)).astype(dtype)
+    v = np.full((5, 2), big, dtype)
+    v[:, 1] = -big
+    w, out = scaled_dot_product_attention(q, k, v)
+    assert np.isfinite(out).all()
+    np.testing.assert_allclose(out[:, 0] / big, 1.0, rtol=1e-5)
+    np.testing.assert_allclose(out[:, 1] / big, -1.0, rtol=1e-5)
+    np.testing.assert_allclose(w.sum(-1), 1.0, rtol=1e-5)
