@@ -141,12 +141,6 @@ def test_colour_scales_are_colour_blind_safe(laptop_walk):
     assert used - {None}, "no colour scale found: the figure JSON was not read"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="app bug (issue 3): app.py's st.set_page_config(page_title=...) gives every page "
-    "the same browser tab title; drop page_title there (st.Page titles then apply) or set a "
-    "title per page",
-)
 def test_every_page_has_its_own_document_title(laptop_walk):
     titles = {t: r.doc_title for t, r in laptop_walk.items()}
     assert all(titles.values())
