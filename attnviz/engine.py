@@ -81,6 +81,12 @@ def check_finite(name: str, a: NDArray) -> None:
         )
 
 
+def _check_heads(num_heads: object) -> int:
+    if isinstance(num_heads, bool) or not isinstance(num_heads, int | np.integer):
+        raise ValueError(f"num_heads must be an integer >= 1, got {num_heads!r}")
+    return int(num_heads)
+
+
 def _as_float(name: str, a: ArrayLike, dtype: np.dtype | None = None) -> Array:
     arr = np.asarray(a)
     if arr.dtype.kind not in "biuf":
@@ -688,6 +694,7 @@ def attention_from_qkv(
             f"q (N, Dk), k (M, Dk), v (M, Dv) do not fit: q {_shape(q)}, k {_shape(k)}, "
             f"v {_shape(v)}"
         )
+    num_heads = _check_heads(num_heads)
     if num_heads < 1 or q.shape[1] % num_heads or v.shape[1] % num_heads:
         raise ValueError(
             f"{num_heads} heads do not divide the query/key width Dk={q.shape[1]} and the "
@@ -769,6 +776,7 @@ def multi_head_attention(
             f"x has D={d} features (shape {n}x{d}) but w_q expects D={params.d_model} "
             f"(w_q shape {_shape(params.w_q)})"
         )
+    num_heads = _check_heads(num_heads)
     if num_heads < 1 or params.d_k % num_heads or params.d_v % num_heads:
         raise ValueError(
             f"num_heads={num_heads} must divide Dk={params.d_k} (w_q {_shape(params.w_q)}) "
