@@ -146,6 +146,36 @@ HEATMAPS_JS = """
 }
 """
 
+# The tick labels plotly drew on each x/y axis of every chart (colour bars excluded).
+AXIS_TICKS_JS = """
+() => Array.from(document.querySelectorAll('.js-plotly-plot')).map((gd, i) => ({
+  chart: i,
+  title: String(((gd.layout || {}).title || {}).text || '').replace(/<[^>]*>/g, ''),
+  heatmap: (gd._fullData || []).some(t => t.type === 'heatmap'),
+  axes: Array.from(gd.querySelectorAll('g.xaxislayer-above, g.yaxislayer-above')).map(
+    layer => Array.from(layer.querySelectorAll('g.xtick text, g.ytick text'))
+      .map(t => t.textContent)),
+}))
+"""
+
+_NUMBER = re.compile(r"^[-+]?\d+(\.\d+)?([eE][-+]?\d+)?$")
+
+
+def axis_tick_problems(charts: list[dict]) -> list[str]:
+    """Axes a student cannot read: a numeric tick label shown twice on one axis (plotly's
+    log-axis minor labels "1, 2, 5, 10, 2, 5, 100" drop the power) and fractional ticks on
+    a heatmap, whose axes count rows and columns."""
+    problems = []
+    for chart in charts:
+        for labels in chart["axes"]:
+            numbers = [t.replace("\u2212", "-") for t in labels]
+            numbers = [t for t in numbers if _NUMBER.match(t)]
+            if len(set(numbers)) != len(numbers):
+                problems.append(f"chart {chart['chart']} {chart['title']!r}: repeated {labels}")
+            if chart["heatmap"] and any("." in t for t in numbers):
+                problems.append(f"chart {chart['chart']} {chart['title']!r}: half-cells {labels}")
+    return problems
+
 
 # --------------------------------------------------------------------------- widgets
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import plotly.colors
 import pytest
-from e2e_helpers import UNLABELLED_CONTROLS_JS, colorscale_name
+from e2e_helpers import UNLABELLED_CONTROLS_JS, axis_tick_problems, colorscale_name
 
 
 @pytest.mark.parametrize("name", ["Viridis", "Cividis", "RdBu", "RdBu_r", "PuOr"])
@@ -46,3 +46,17 @@ def test_unlabelled_controls_are_found(browser):
         page.close()
     assert len(found) == 3
     assert all(any(f'id="{i}"' in html for html in found) for i in ("bad1", "bad2", "bad3"))
+
+
+def test_axis_tick_check_flags_log_minor_labels_and_half_cells():
+    log_axis = ["1", "2", "5", "10", "2", "5", "100"]
+    half = ["\u22120.5", "0", "0.5", "1"]
+    charts = [
+        {"chart": 0, "title": "var", "heatmap": False, "axes": [log_axis, ["0", "0.5", "1"]]},
+        {"chart": 1, "title": "out", "heatmap": True, "axes": [half, ["t0", "t1", "t0"]]},
+        {"chart": 2, "title": "ok", "heatmap": True, "axes": [["0", "1", "2"], ["the", "the"]]},
+    ]
+    problems = axis_tick_problems(charts)
+    assert len(problems) == 2
+    assert "repeated" in problems[0] and "'var'" in problems[0]
+    assert "half-cells" in problems[1] and "'out'" in problems[1]

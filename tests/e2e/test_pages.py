@@ -13,7 +13,13 @@ from dataclasses import dataclass, field
 
 import pytest
 from e2e_app import BrowserSession
-from e2e_helpers import COLORSCALES_JS, UNLABELLED_CONTROLS_JS, colorscale_name
+from e2e_helpers import (
+    AXIS_TICKS_JS,
+    COLORSCALES_JS,
+    UNLABELLED_CONTROLS_JS,
+    axis_tick_problems,
+    colorscale_name,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -47,6 +53,7 @@ class PageReport:
     page_errors: list[str] = field(default_factory=list)
     unlabelled: list[str] = field(default_factory=list)
     colorscales: list[dict] = field(default_factory=list)
+    axis_ticks: list[dict] = field(default_factory=list)
 
 
 def _slug(title: str) -> str:
@@ -81,6 +88,7 @@ def walk(session: BrowserSession, size: str, inspect: bool) -> dict[str, PageRep
         if inspect:
             report.unlabelled = session.page.evaluate(UNLABELLED_CONTROLS_JS)
             report.colorscales = session.page.evaluate(COLORSCALES_JS)
+            report.axis_ticks = session.page.evaluate(AXIS_TICKS_JS)
         session.screenshot(f"{_slug(title)}_{size}")
         reports[title] = report
     return reports
@@ -145,3 +153,14 @@ def test_every_page_has_its_own_document_title(laptop_walk):
     titles = {t: r.doc_title for t, r in laptop_walk.items()}
     assert all(titles.values())
     assert len(set(titles.values())) == len(titles), f"document titles: {titles}"
+
+
+@pytest.mark.xfail(
+    reason="app (issue 3): Step by step, step 7 'out = A V' heatmap has x ticks -0.5..3.5; "
+    "Why √d_k, the two log-x charts label 1, 2, 5, 10, 2, 5, 100, 2, 5 (set tickvals to "
+    "the d_k values)",
+)
+def test_axis_tick_labels_are_readable(laptop_walk):
+    bad = {t: axis_tick_problems(r.axis_ticks) for t, r in laptop_walk.items()}
+    bad = {t: p for t, p in bad.items() if p}
+    assert not bad, bad
