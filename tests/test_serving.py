@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import re
 import shlex
 import socket
 import subprocess
@@ -313,3 +314,45 @@ def test_raw_html_only_renders_literal_strings():
             if not literal:
                 offenders.append(f"{path.relative_to(ROOT)}:{call.lineno}")
     assert not offenders, f"raw HTML with non-literal content: {offenders}"
+
+
+# --------------------------------------------------------------------------- image contents
+
+
+def _requirement_names(path: Path) -> set[str]:
+    names = set()
+    for line in path.read_text().splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line and not line.startswith("-"):
+            names.add(re.split(r"[<>=!~\[; ]", line, maxsplit=1)[0].lower().replace("_", "-"))
+    return names
+
+
+def test_the_image_installs_every_package_the_app_imports():
+    """The image gets requirements.txt and requirements-model.txt only: every third-party
+    module imported by app.py, pages/ and attnviz/ must come from one of those."""
+    from importlib.metadata import packages_distributions
+
+    provided = _requirement_names(ROOT / "requirements.txt") | _requirement_names(
+        ROOT / "requirements-model.txt"
+    )
+    dists = packages_distributions()
+    missing = {}
+    for path in APP_SOURCES:
+        if not path.exists():
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                mods = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                mods = [node.module]
+            else:
+                continue
+            for mod in mods:
+                top = mod.split(".")[0]
+                if top in sys.stdlib_module_names or top in {"attnviz", "__future__"}:
+                    continue
+                owners = {d.lower().replace("_", "-") for d in dists.get(top, [top])}
+                if not owners & provided:
+                    missing.setdefault(top, set()).add(str(path.relative_to(ROOT)))
+    assert not missing, f"imported but not in the image's requirements: {missing}"
