@@ -79,3 +79,19 @@ def test_hadolint_passes_without_warnings():
         timeout=60,
     )
     assert result.returncode == 0 and not result.stdout.strip(), result.stdout + result.stderr
+
+
+def test_nothing_deselects_the_browser_tests():
+    """The e2e tests run as part of the plain test command: no -m filter in the pytest
+    options or in the test script."""
+    import tomllib
+
+    with (ROOT / "pyproject.toml").open("rb") as f:
+        options = tomllib.load(f)["tool"]["pytest"]["ini_options"]
+    addopts = options.get("addopts", "")
+    addopts = " ".join(addopts) if isinstance(addopts, list) else addopts
+    assert "-m" not in shlex.split(addopts) and "e2e" not in addopts
+    assert "tests" in options.get("testpaths", ["tests"])
+    script = ROOT / readme_test_command().split()[-1]
+    pytest_line = [ln for ln in _commands(script.read_text()) if "-m pytest" in ln]
+    assert pytest_line and " -m e2e" not in pytest_line[0] and "not e2e" not in pytest_line[0]

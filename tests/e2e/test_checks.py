@@ -60,3 +60,14 @@ def test_axis_tick_check_flags_log_minor_labels_and_half_cells():
     assert len(problems) == 2
     assert "repeated" in problems[0] and "'var'" in problems[0]
     assert "half-cells" in problems[1] and "'out'" in problems[1]
+
+
+def test_missing_browser_skips_locally_but_fails_in_ci(monkeypatch):
+    from e2e_app import unavailable
+
+    monkeypatch.delenv("CI", raising=False)
+    with pytest.raises(pytest.skip.Exception):
+        unavailable("chromium is not installed")
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="CI is set"):
+        unavailable("chromium is not installed")
