@@ -162,6 +162,7 @@ class RunResult:
     bytes: int = 0
     plotly_bytes: int = 0
     charts: int = 0
+    cached_refs: int = 0  # unchanged elements the server did not send again
     texts: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
@@ -192,6 +193,12 @@ class Session:
         # each rerun; URL-bound widgets also get their query parameter rewritten (the server
         # seeds a bound widget from the URL when the client sends no state for it).
         self.sent: dict[str, WidgetState] = {}
+        # The frontend's message cache: hashes of the big (cacheable) element messages seen
+        # in the last runs; the server then sends a short reference instead of an element
+        # that did not change (Streamlit's global.maxCachedMessageAge, 2 runs).
+        self.cache_messages = True
+        self.cached: dict[str, int] = {}
+        self.runs = 0
         self.ws: websocket.WebSocket | None = None
 
     def connect(self) -> Session:
@@ -276,6 +283,8 @@ class Session:
                 cs.widget_states.widgets.append(state)
         if len(fragment_ids) == 1:
             cs.fragment_id = fragment_ids.pop()
+        if self.cache_messages:
+            cs.cached_message_hashes.extend(self.cached)
         t0 = time.perf_counter()
         self.ws.send_binary(msg.SerializeToString())
         return self._read_until_finished(t0)
@@ -292,7 +301,12 @@ class Session:
             fm = ForwardMsg()
             fm.ParseFromString(data)
             kind = fm.WhichOneof("type")
-            if kind == "delta":
+            if fm.metadata.cacheable and fm.hash:
+                self.cached[fm.hash] = self.runs
+            if kind == "ref_hash":
+                self.cached[fm.ref_hash] = self.runs
+                res.cached_refs += 1
+            elif kind == "delta":
                 self._on_delta(fm, res, seen, len(data))
             elif kind == "new_session":
                 self.page_script_hash = fm.new_session.page_script_hash or self.page_script_hash
@@ -309,6 +323,8 @@ class Session:
                     continue  # another rerun follows (a widget callback or st.rerun)
                 if fm.script_finished not in SUCCESS:
                     res.errors.append(res.status)
+                self.runs += 1
+                self.cached = {h: r for h, r in self.cached.items() if self.runs - r <= 2}
                 break
         if seen:
             self.widgets.update(seen)
