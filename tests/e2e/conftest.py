@@ -33,8 +33,10 @@ def app_server():
 # --------------------------------------------------------------------------- browser
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
+    """Chromium for one test module. Not session-scoped: a running sync_playwright keeps an
+    asyncio loop in the main thread, and other tests (bench smoke tests) start their own."""
     path = chromium_path()
     if path is None:
         unavailable("chromium is not installed (apt-get install chromium)")
