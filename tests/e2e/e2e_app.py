@@ -78,10 +78,13 @@ class AppServer:
 
 
 def start_app_server(
-    extra_args: list[str] | None = None, command: list[str] | None = None, timeout: float = 90
+    extra_args: list[str] | None = None,
+    command: list[str] | None = None,
+    cwd: Path = ROOT,
+    timeout: float = 90,
 ) -> AppServer:
-    """Start `streamlit run app.py` on a free port; `command` replaces the default command
-    (the port flag is appended to it, so it overrides any earlier --server.port)."""
+    """Start `streamlit run app.py` in `cwd` on a free port; `command` replaces the default
+    command (the port flag is appended to it, so it overrides any earlier --server.port)."""
     port = free_port()
     argv = [
         sys.executable,
@@ -110,7 +113,7 @@ def start_app_server(
     # A file, not a pipe: a full pipe would block the server.
     fd, name = tempfile.mkstemp(prefix="attnviz-e2e-", suffix=".log")
     with os.fdopen(fd, "w") as log:
-        proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT)
     server = AppServer(f"http://127.0.0.1:{port}", proc, Path(name))
     deadline = time.monotonic() + timeout
     while not server.healthy():
