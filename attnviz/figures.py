@@ -43,6 +43,7 @@ __all__ = [
     "line_figure",
     "mask_figure",
     "matrix_figure",
+    "plotly_text",
     "query_weights_figure",
     "scale_label",
     "small_multiples_figure",
@@ -127,6 +128,33 @@ def _figure(data: list[dict], layout: dict) -> go.Figure:
     return go.Figure({"data": data, "layout": layout}, _validate=False)
 
 
+def plotly_text(label: object) -> str:
+    """``label`` as plotly text that is drawn literally: ``&``, ``<``, ``>`` and ``%`` as
+    character references.
+
+    Plotly reads a small HTML subset in every text it draws (tick labels, titles, legend
+    names, hover labels, cell text): ``<b>`` is bold, ``<a href=…>`` a link, ``&lt;`` a
+    "<". Token labels come from users (typed text, CSV uploads), so every builder passes
+    them through this function; a caller that puts a label in a ``title`` must do the same.
+    ``%`` is escaped too, so a label such as ``%{z}`` stays text even in a hover template.
+    """
+    return (
+        str(label)
+        .replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace("%", "&#37;")
+    )
+
+
+def _tick_step(n: int, max_ticks: int = 10) -> int:
+    """A round step (1, 2, 5, 10, 20, 50, …) giving at most ``max_ticks`` integer ticks."""
+    step = 1
+    while math.ceil(n / step) > max_ticks:
+        step = step * 5 // 2 if str(step)[0] == "2" else step * 2
+    return step
+
+
 def scale_label(scale: float, d_k: int) -> str:
     """How the scores were scaled, for titles and hover text: "/ √d_k", "× 8", or ""."""
     if d_k >= 1 and math.isclose(scale, 1.0 / math.sqrt(d_k), rel_tol=1e-9):
@@ -137,15 +165,24 @@ def scale_label(scale: float, d_k: int) -> str:
 
 
 def _ticks(labels: Sequence[str] | None, n: int) -> dict:
+    """Ticks of an axis that counts tokens or features 0..n-1: the (escaped) labels for
+    up to :data:`MAX_TICK_LABELS` labelled cells, else integer indices at a round step
+    (plotly's automatic ticks put half-cell ticks such as 0.5 on short axes)."""
     if labels is not None and n <= MAX_TICK_LABELS:
         return {
             "tickmode": "array",
             "tickvals": list(range(n)),
-            "ticktext": [str(s) for s in labels],
+            "ticktext": [plotly_text(s) for s in labels],
             "showgrid": False,
             "zeroline": False,
         }
-    return {"tickmode": "auto", "showgrid": False, "zeroline": False}
+    return {
+        "tickmode": "linear",
+        "tick0": 0,
+        "dtick": _tick_step(n),
+        "showgrid": False,
+        "zeroline": False,
+    }
 
 
 def _colour(kind: Kind, z: np.ndarray, zmax: float | None) -> dict:
@@ -437,7 +474,7 @@ def query_weights_figure(
     n = w.size
     allowed = np.ones(n, bool) if mask_row is None else np.asarray(mask_row, bool).ravel()
     colours = np.where(allowed, "#3b528b", MASK_BG)
-    qname = labels[query] if labels is not None else f"t{query}"
+    qname = plotly_text(labels[query]) if labels is not None else f"t{query}"
     data: list[dict] = [
         {
             "type": "bar",
@@ -503,7 +540,7 @@ def weighted_sum_figure(
     feats = np.arange(d, dtype=np.int16)
     data: list[dict] = []
     for j in keep:
-        name = labels[j] if labels is not None else f"t{j}"
+        name = plotly_text(labels[j]) if labels is not None else f"t{j}"
         data.append(
             {
                 "type": "bar",
@@ -618,9 +655,8 @@ def small_multiples_figure(
         }
     )
     show = labels is not None and max(n, m) <= 12
-    plain = {"showgrid": False, "zeroline": False}
-    fig.update_xaxes(**(_ticks(labels, m) if show else plain))
-    fig.update_yaxes(autorange="reversed", **(_ticks(labels, n) if show else plain))
+    fig.update_xaxes(**_ticks(labels if show else None, m))
+    fig.update_yaxes(autorange="reversed", **_ticks(labels if show else None, n))
     for c in range(2, cols + 1):  # token labels only left of the first column
         fig.update_yaxes(showticklabels=False, col=c)
     fig.update_annotations(yshift=6)  # the "head h" titles clear the grey plot area
@@ -687,7 +723,11 @@ def argmax_figure(
     top = w.max(axis=2)  # (H, N)
     dead = top == 0  # fully masked rows
     z = np.where(dead, np.nan, top)
-    names = list(labels) if labels is not None and len(labels) == m else [f"t{j}" for j in range(m)]
+    names = (
+        [plotly_text(s) for s in labels]
+        if labels is not None and len(labels) == m
+        else [f"t{j}" for j in range(m)]
+    )
     trace = {
         "z": _f32(z),
         "colorscale": SEQUENTIAL,
@@ -737,7 +777,7 @@ def bars_figure(
             raise ValueError(f"series {name!r} has {y.size} values for {len(x_labels)} labels")
         fig.add_trace(
             go.Bar(
-                x=[str(s) for s in x_labels],
+                x=[plotly_text(s) for s in x_labels],
                 y=y,
                 name=name,
                 marker={"color": palette[k % len(palette)]},
@@ -783,8 +823,18 @@ def line_figure(
         )
     _base_layout(fig, title=title, height=height)
     fig.update_layout(plot_bgcolor="white")
-    fig.update_xaxes(title={"text": x_title}, type="log" if log_x else "linear", showgrid=True)
-    fig.update_yaxes(title={"text": y_title}, type="log" if log_y else "linear", showgrid=True)
+    # Log axes: plotly's own ticks label the minor steps "1, 2, 5, 10, 2, 5, 100", which
+    # reads as repeated numbers. The x ticks are the data's x values; log y: one per decade.
+    x_ticks = {"tickvals": xs.tolist(), "ticktext": [f"{v:g}" for v in xs]} if log_x else {}
+    fig.update_xaxes(
+        title={"text": x_title}, type="log" if log_x else "linear", showgrid=True, **x_ticks
+    )
+    fig.update_yaxes(
+        title={"text": y_title},
+        type="log" if log_y else "linear",
+        showgrid=True,
+        **({"dtick": 1} if log_y else {}),
+    )
     return fig
 
 

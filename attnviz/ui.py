@@ -45,6 +45,7 @@ import hashlib
 import io
 import json
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -71,6 +72,7 @@ __all__ = [
     "divisors",
     "export_section",
     "intro",
+    "md_text",
     "plot",
     "shapes",
     "sidebar",
@@ -164,6 +166,26 @@ def page_guard() -> None:
         book["guard_reruns"] = book.get("guard_reruns", 0) + 1
         _use_navigation()
         st.rerun()
+
+
+def md_text(label: object) -> str:
+    """``label`` as Markdown that Streamlit shows literally: a code span.
+
+    Streamlit renders Markdown in st.markdown, st.caption, st.subheader, alerts, metric
+    and widget labels: ``[visit](https://…)`` would become a link, ``**x**`` bold,
+    ``:smile:`` an emoji, ``$x$`` maths. Inside a code span none of that applies, so
+    every text that comes from a user (token labels, file names, URL values) goes
+    through this function before it reaches Markdown. The fence is one backtick longer
+    than the longest run of backticks in the text; line breaks become spaces.
+    """
+    text = " ".join(str(label).splitlines()) or " "
+    longest = max(len(run) for run in re.findall("`*", text))
+    fence = "`" * (longest + 1)
+    # CommonMark strips one space from each end of a code span that has a space at both
+    # ends (and is not all spaces); a backtick at an end would join the fence: pad both.
+    edge = text[0] == "`" or text[-1] == "`" or (text[0] == text[-1] == " " and text.strip())
+    pad = " " if edge else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def divisors(d: int) -> list[int]:
@@ -429,7 +451,7 @@ def _upload_state() -> tuple[np.ndarray | None, tuple[str, ...] | None, str | No
             try:
                 ti = inputs.parse_csv(f.getvalue(), max_cols=D_MAX)
             except ValueError as e:
-                book["upload_error"] = f"Could not use “{f.name}”: {e}"
+                book["upload_error"] = f"Could not use {md_text(f.name)}: {md_text(e)}"
             else:
                 book["upload_error"] = None
                 book["upload"] = (ti.x, ti.labels, f.name)
@@ -456,7 +478,7 @@ def sidebar() -> View | None:
         for key, value in _drop_overflowing_url_values():
             if key not in KEYS:  # page widgets: the sidebar notices cover the others
                 notices.append(
-                    f"The link set **{key}={value}**, which is not a usable number; "
+                    f"The link set {md_text(f'{key}={value}')}, which is not a usable number; "
                     "using the default."
                 )
 
@@ -527,7 +549,7 @@ def sidebar() -> View | None:
             )
         if upload_x is not None:
             forced["N"], forced["D"] = upload_x.shape
-            sb.caption(f"Using “{upload_name}”: {upload_x.shape[0]}×{upload_x.shape[1]}")
+            sb.caption(f"Using {md_text(upload_name)}: {upload_x.shape[0]}×{upload_x.shape[1]}")
 
     for k, v in forced.items():
         _force(k, v)
@@ -679,8 +701,8 @@ def sidebar() -> View | None:
                 if k == "heads":
                     why = f"a divisor of D={d} ({', '.join(map(str, divisors(d)))})"
                 notices.append(
-                    f"The link set **{k}={shown!s}**, which is not valid ({k} must be {why}); "
-                    f"using **{k}={values[k]}**."
+                    f"The link set {md_text(f'{k}={shown!s}')}, which is not valid ({k} must "
+                    f"be {why}); using {md_text(f'{k}={values[k]}')}."
                 )
         # A derived control that the URL contradicted (e.g. N for a preset): fix and rerun.
         wrong = {k: v for k, v in forced.items() if {"N": n, "D": d, "heads": heads}[k] != v}

@@ -32,7 +32,7 @@ c_info.markdown(
     f"Head **{head}** of {h_count} uses columns {head * dk}…{(head + 1) * dk - 1} of Q, K, V "
     f"(d_k = D / heads = {s.d} / {h_count} = **{dk}**). Scale factor = **{r.scale:.4g}**"
     + (f" · mask: **{s.mask_kind}**" if s.mask_kind != "none" else "")
-    + f" · query {query} is “{labels[query]}”."
+    + f" · query {query} is {ui.md_text(labels[query])}."
 )
 
 mask = r.mask
@@ -101,7 +101,7 @@ with cv:
         key="pg_v",
     )
 
-st.subheader(f"Query {query} (“{labels[query]}”): its weights and its output")
+st.subheader(f"Query {query} ({ui.md_text(labels[query])}): its weights and its output")
 cb1, cb2 = st.columns(2)
 with cb1:
     ui.plot(

@@ -82,7 +82,9 @@ def main() -> None:
     d, d_head = model.hidden_size, model.config.head_size
     d_ff = model.config.intermediate_size
     st.caption(
-        f"**{n} tokens:** " + " · ".join(f"`{t}`" for t in tokens[:80]) + (" …" if n > 80 else "")
+        f"**{n} tokens:** "
+        + " · ".join(ui.md_text(t) for t in tokens[:80])
+        + (" …" if n > 80 else "")
     )
 
     c1, c2, c3 = st.columns([1, 1, 1.3])
@@ -167,14 +169,15 @@ def _qkv(res, weights, tokens, layer, head, tok) -> None:
     k = res.keys[head, tok]
     v = res.values[head, tok]
     st.markdown(
-        f"Token **{tok}: `{tokens[tok]}`** in layer {layer + 1}, head {head + 1}: its query, key "
-        f"and value are {q.size} numbers each (this head's block of Q, K and V). Its row of "
-        f"weights is softmax(q · kⱼ / √{q.size}) over every key kⱼ."
+        f"Token **{tok}:** {ui.md_text(tokens[tok])} in layer {layer + 1}, head {head + 1}: "
+        f"its query, key and value are {q.size} numbers each (this head's block of Q, K and "
+        f"V). Its row of weights is softmax(q · kⱼ / √{q.size}) over every key kⱼ."
     )
     ui.plot(
         figures.matrix_figure(
             np.stack([q, k, v]),
-            title=f"q, k, v of “{tokens[tok]}” (layer {layer + 1}, head {head + 1})",
+            title=f"q, k, v of “{figures.plotly_text(tokens[tok])}” "
+            f"(layer {layer + 1}, head {head + 1})",
             x_title="feature (of this head's 32)",
             y_title="",
             hover="%{y}[feature %{x}] = %{z:.3f}",
@@ -190,10 +193,10 @@ def _qkv(res, weights, tokens, layer, head, tok) -> None:
     links = minilm.strongest_links(weights, tokens, tok, top=4)
     if links:
         st.markdown(
-            f"Where “{tokens[tok]}” looks most at a word further away (any layer, any head; "
-            "itself, its neighbours, [CLS] and [SEP] left out):\n\n"
+            f"Where {ui.md_text(tokens[tok])} looks most at a word further away (any layer, "
+            "any head; itself, its neighbours, [CLS] and [SEP] left out):\n\n"
             + "\n".join(
-                f"- layer {lay + 1}, head {h + 1} → “{tokens[k]}” ({wt:.2f})"
+                f"- layer {lay + 1}, head {h + 1} → {ui.md_text(tokens[k])} ({wt:.2f})"
                 for lay, h, k, wt in links
             )
         )

@@ -13,7 +13,7 @@ import pytest
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
-from attnviz import ui
+from attnviz import figures, ui
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGES = [
@@ -339,3 +339,34 @@ def test_npz_holds_the_whole_state():
         assert k in data
     np.testing.assert_array_equal(data["weights"], v.result.weights)
     assert json.loads(str(data["settings_json"]))["mask_kind"] == "causal"
+
+
+def test_hostile_token_labels_are_shown_literally():
+    """CSV labels that look like HTML or Markdown reach plotly escaped and Markdown as
+    code spans (st.markdown/st.caption/st.subheader would make [x](url) a link)."""
+    labels = ['<a href="https://example.org/">visit</a>', "<b>bold</b>", "[visit](https://x.org/)"]
+    csv = "".join(
+        f'"{lab.replace(chr(34), 2 * chr(34))}",{i},{i + 1}\n' for i, lab in enumerate(labels)
+    )
+    at = run_app({"source": "upload"})
+    at.file_uploader(key="upload").set_value(
+        ("l[x](https://x.org/).csv", csv.encode(), "text/csv")
+    ).run()
+    at.selectbox(key="query").set_value(2).run()
+    assert_clean(at)
+    assert view_of(at).labels == tuple(labels)
+    f = figures_of(at)
+    escaped = [figures.plotly_text(s) for s in labels]
+    for key in ("pg_scores", "pg_weights", "pg_x", "pg_qbars"):
+        ax = f[key]["layout"]["xaxis" if key == "pg_qbars" else "yaxis"]
+        assert ax["ticktext"] == escaped, key
+    assert escaped[2] in f["pg_qbars"]["layout"]["title"]["text"]
+    texts = [m.value for m in (*at.markdown, *at.caption, *at.subheader)]
+    shown = [t for t in texts if "x.org" in t]
+    assert len(shown) >= 2, texts  # the head info line and the query subheader
+    assert any(ui.md_text(labels[2]) in t for t in at.subheader.values)
+    assert any(ui.md_text("l[x](https://x.org/).csv") in t for t in at.sidebar.caption.values)
+    for t in shown:  # the link syntax only ever appears inside a code span
+        assert t.count("](https://x.org/)") == t.count("`[visit](https://x.org/)`") + t.count(
+            "`l[x](https://x.org/).csv`"
+        ), t

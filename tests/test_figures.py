@@ -137,3 +137,57 @@ def test_scale_label():
     assert figures.scale_label(0.5, 4) == " / √d<sub>k</sub>"
     assert figures.scale_label(1.0, 4) == ""
     assert figures.scale_label(8.0, 4) == " × 8"
+
+
+def test_plotly_text_escapes_plotly_markup():
+    assert figures.plotly_text("<b>x</b>") == "&lt;b&gt;x&lt;/b&gt;"
+    assert figures.plotly_text("AT&T &lt;") == "AT&amp;T &amp;lt;"
+    assert figures.plotly_text("%{z}") == "&#37;{z}"
+    assert figures.plotly_text(3) == "3"
+    assert figures.plotly_text("plain words") == "plain words"
+
+
+def test_builders_escape_token_labels_everywhere(res):
+    labels = ['<a href="https://x.org">v</a>', "<b>b</b>", "c&d", "%{z}", "e"]
+    esc = [figures.plotly_text(s) for s in labels]
+    att = figures.attention_figure(res.weights[0], what="weights", labels=labels)
+    assert list(att.layout.xaxis.ticktext) == esc and list(att.layout.yaxis.ticktext) == esc
+    tm = figures.token_matrix_figure(res.output, name="Y", labels=labels, layout="columns")
+    assert list(tm.layout.xaxis.ticktext) == esc
+    q = figures.query_weights_figure(res.weights[0, 1], query=1, labels=labels)
+    assert esc[1] in q.layout.title.text and "<b>" not in q.layout.title.text
+    ws = figures.weighted_sum_figure(res.values[0], res.weights[0, 4], query=4, labels=labels)
+    names = " ".join(t.name for t in ws.data)
+    assert "<a " not in names and "<b>b" not in names and esc[0] in names
+    am = figures.argmax_figure(res.weights, labels=labels)
+    cells = {c for row in am.data[0].text for c in row if c}
+    assert cells and cells <= set(esc)
+    sm = figures.small_multiples_figure(res.weights, labels=labels)
+    assert list(sm.layout.xaxis.ticktext) == esc
+    bars = figures.bars_figure({"s": np.ones(5)}, x_labels=labels, title="", x_title="", y_title="")
+    assert list(bars.data[0].x) == esc
+
+
+def test_unlabelled_axes_have_integer_ticks(res):
+    """Feature axes (and token axes above MAX_TICK_LABELS) tick at whole cells."""
+    tm = figures.token_matrix_figure(res.head_outputs[0], name="out")  # 5 tokens x 2 features
+    assert (tm.layout.xaxis.tickmode, tm.layout.xaxis.tick0, tm.layout.xaxis.dtick) == (
+        "linear",
+        0,
+        1,
+    )
+    big = figures.attention_figure(np.ones((300, 300)) / 300, what="weights")
+    assert big.layout.yaxis.dtick == 50 and float(big.layout.yaxis.dtick).is_integer()
+    for n in (1, 4, 10, 11, 33, 64, 128, 512):
+        step = figures._tick_step(n)
+        assert step >= 1 and -(-n // step) <= 10 and str(step)[0] in "125"
+
+
+def test_log_axes_tick_at_the_data():
+    dims = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
+    fig = figures.variance_figure(dims, np.array(dims, float), np.ones(10))
+    assert list(fig.layout.xaxis.tickvals) == dims
+    assert list(fig.layout.xaxis.ticktext) == [str(d) for d in dims]
+    assert fig.layout.yaxis.type == "log" and fig.layout.yaxis.dtick == 1  # one per decade
+    lin = figures.line_figure([1, 2], {"a": [1, 2]}, title="", x_title="", y_title="")
+    assert lin.layout.xaxis.tickvals is None

@@ -50,3 +50,28 @@ def test_preset_query_leaves_defaults_out():
     assert q == {"source": "preset", "preset": "udl-multihead"}
     q = ui.preset_query("udl-self-attention")
     assert q["N"] == "3" and q["D"] == "4" and q["heads"] == "1" and q["scale"] == "none"
+
+
+HOSTILE = [
+    "[visit](https://example.org/)",
+    "<b>bold</b>",
+    "**x** _y_ $z$ :smile: :red[r]",
+    "a`b",
+    "`x",
+    "``` y `",
+    " a ",
+    "",
+    "x\ny",
+    "# head",
+]
+
+
+@pytest.mark.parametrize("label", HOSTILE)
+def test_md_text_is_a_code_span_that_shows_the_label_literally(label):
+    markdown_it = pytest.importorskip("markdown_it")
+    html = markdown_it.MarkdownIt("commonmark").renderInline(ui.md_text(label))
+    assert html.startswith("<code>") and html.endswith("</code>"), html
+    assert html.count("<code>") == 1 and "<a " not in html and "<strong>" not in html
+    shown = html[len("<code>") : -len("</code>")]
+    expected = " ".join(label.splitlines()) or " "
+    assert shown == expected.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
