@@ -34,7 +34,7 @@ CONFIGS = {
     "padding-all": {"mask": "padding", "pad": "6"},
     "scale-none": {"scale": "none"},
     "scale-custom": {"scale": "custom", "factor": "-2.5"},
-    "columns+xavier": {"layout": "columns", "init": "xavier", "bias": "false"},
+    "columns+normal": {"layout": "columns", "init": "normal", "bias": "false"},
     "text": {"source": "text", "text": "the cat and the hat"},
     "preset": {"source": "preset", "preset": "udl-multihead"},
 }
@@ -200,6 +200,19 @@ def test_url_binding_round_trips():
     np.testing.assert_array_equal(view_of(again).result.output, view_of(at).result.output)
 
 
+def test_the_default_view_shows_soft_attention():
+    """Xavier weights by default: scores of order 1 and graded weights, where the
+    notebooks' N(0,1) weights give scores of ±10 and nearly one-hot rows."""
+    at = run_app()
+    v = view_of(at)
+    assert v.settings.init == ui.DEFAULTS["init"] == "xavier"
+    assert at.radio(key="init").value == "xavier" and "init" not in at.query_params
+    normal = view_of(run_app({"init": "normal"})).result
+    soft, sharp = v.result.weights.max(axis=-1).mean(), normal.weights.max(axis=-1).mean()
+    assert soft < 0.6 < sharp, (soft, sharp)
+    assert np.abs(v.result.scores).max() < np.abs(normal.scores).max()
+
+
 def test_default_values_stay_out_of_the_link():
     at = run_app({"N": "6", "mask": "causal"})
     assert dict(at.query_params) == {"mask": "causal"}
@@ -316,7 +329,8 @@ def test_query_selector_drives_the_bars():
 
 def test_code_box_reproduces_the_view():
     for query in (
-        {"N": "5", "mask": "causal", "init": "xavier"},
+        {"N": "5", "mask": "causal", "init": "normal"},
+        {"N": "4", "D": "6", "heads": "3", "bias": "false"},  # default init (xavier)
         {"source": "preset", "preset": "numerical-example", "scale": "none"},
         {"source": "text", "text": "one two one", "mask": "padding", "pad": "1"},
     ):
