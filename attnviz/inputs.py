@@ -130,8 +130,9 @@ def parse_csv(
     """Parse an uploaded CSV of X: one token per row, one feature per column.
 
     Accepted: plain numbers separated by commas (or semicolons/tabs); an optional header
-    row (if its cells are not all numbers it is skipped); an optional first column of
-    token labels (if none of its cells is a number, it becomes the labels). Raises
+    row (skipped if its cells are not all numbers, or if its first cell is empty above a
+    column of labels, as in pandas' ``to_csv`` and attnviz's export); an optional first
+    column of token labels (if none of its cells is a number, it becomes the labels). Raises
     ``ValueError`` naming the problem (size, ragged rows, a cell that is not a number,
     NaN/inf, too many rows or columns, empty file).
     """
@@ -168,8 +169,11 @@ def parse_csv(
     # A first column of labels: none of its cells (header included) is a number.
     first_col_labels = all(not _is_number(r[0]) for r in rows)
     start = 1 if first_col_labels else 0
-    # A header row: some cell of the first row (after the label column) is not a number.
-    if any(not _is_number(c) for c in rows[0][start:]):
+    # A header row: some cell of the first row (after the label column) is not a number,
+    # or its first cell is empty above a column of labels: the corner of a table with row
+    # names, as pandas (and attnviz's own CSV export) writes it: ",0,1,2".
+    corner = first_col_labels and rows[0][0] == "" and len(rows) > 1
+    if corner or any(not _is_number(c) for c in rows[0][start:]):
         rows = rows[1:]
         if not rows:
             raise ValueError("the file has a header row but no rows of numbers")

@@ -65,6 +65,22 @@ def test_parse_csv_roundtrips_an_exported_matrix():
     assert ti.labels == ("t0", "t1", "t2", "t3")
 
 
+def test_parse_csv_reads_the_apps_own_export_back():
+    """The playground's CSV of X has row names and numeric column names: ",0,1,2" then
+    "t0,…". The empty corner cell marks the header; it is not a token labelled ""."""
+    from attnviz import ui
+
+    x = np.random.default_rng(1).standard_normal((5, 6))
+    labels = ("the", "cat", "sat", "on", "mats")
+    exported = ui._csv(x, labels, None)()
+    assert exported.startswith(b",0,1,2,3,4,5\n")
+    ti = inputs.parse_csv(exported)
+    assert ti.labels == labels
+    np.testing.assert_allclose(ti.x, x, rtol=1e-7)
+    one = inputs.parse_csv(b",1,2\n")  # a single row with an empty label is data
+    assert one.labels == ("",) and one.x.shape == (1, 2)
+
+
 @pytest.mark.parametrize(
     "data,message",
     [
