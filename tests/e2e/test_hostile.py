@@ -141,13 +141,6 @@ def test_real_model_sentence_box_takes_hostile_and_overlong_text(session):
     assert alerts(session, "Warning") or alerts(session, "Error"), "no message for 700 words"
 
 
-@pytest.mark.xfail(
-    reason="app (issue 3): token labels from an uploaded CSV are interpreted, not shown: "
-    "plotly renders its pseudo-HTML in tick labels (<a href=https://...> becomes a clickable "
-    "link, <b> bold) and st.markdown/st.caption render markdown ([visit](https://...) becomes "
-    "a link in the playground's text). Escape labels for plotly (&amp; &lt; &gt;) and for "
-    "markdown (backslash-escape or code spans) before display",
-)
 def test_uploaded_token_labels_are_drawn_literally(session):
     session.open("/")
     choose_radio(session, "source", "upload")
