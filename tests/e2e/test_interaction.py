@@ -95,12 +95,6 @@ def _scores_z(session) -> list[list[float]]:
     )
 
 
-@pytest.mark.xfail(
-    reason="app (issue 3): the playground's CSV export of X has the header row ',0,1,2,...' "
-    "(numeric column names, empty corner cell); inputs.parse_csv reads that header as a data "
-    "row, so the upload has N+1 tokens (the first labelled ''). Export named columns "
-    "(f0, f1, ...) or treat a first row with an empty first cell as a header",
-)
 def test_downloaded_x_uploads_back_to_the_same_attention(session, tmp_path):
     """Export X as CSV from the page, upload that file: the same scores come back."""
     session.open("/?N=5&D=6&heads=3&seed=7")
