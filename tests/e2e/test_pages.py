@@ -155,11 +155,6 @@ def test_every_page_has_its_own_document_title(laptop_walk):
     assert len(set(titles.values())) == len(titles), f"document titles: {titles}"
 
 
-@pytest.mark.xfail(
-    reason="app (issue 3): Step by step, step 7 'out = A V' heatmap has x ticks -0.5..3.5; "
-    "Why √d_k, the two log-x charts label 1, 2, 5, 10, 2, 5, 100, 2, 5 (set tickvals to "
-    "the d_k values)",
-)
 def test_axis_tick_labels_are_readable(laptop_walk):
     bad = {t: axis_tick_problems(r.axis_ticks) for t, r in laptop_walk.items()}
     bad = {t: p for t, p in bad.items() if p}
