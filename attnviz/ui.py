@@ -21,7 +21,7 @@ key           widget             values
 ``heads``     selectbox          a divisor of D (changing D picks the nearest divisor)
 ``seed``      number_input       integer 0..2**31-1: X ~ N(0,1) from default_rng(seed),
                                  the parameters from seed + 1
-``init``      radio              "normal" | "uniform" | "xavier" (parameter initialisation)
+``init``      radio              "normal" | "uniform" | "xavier" (parameter init; default xavier)
 ``bias``      toggle             biases on/off
 ``scale``     radio              "none" | "1/√d_k" | "custom"
 ``factor``    number_input       the custom factor multiplying QKᵀ (temperature = 1/factor)
