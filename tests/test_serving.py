@@ -356,3 +356,18 @@ def test_the_image_installs_every_package_the_app_imports():
                 if not owners & provided:
                     missing.setdefault(top, set()).add(str(path.relative_to(ROOT)))
     assert not missing, f"imported but not in the image's requirements: {missing}"
+
+
+def test_the_largest_x_fits_the_upload_limit(config):
+    """X at the largest N x D, written like the app's CSV export (8 significant digits), is
+    under maxUploadSize and parses to the same shape."""
+    import numpy as np
+
+    from attnviz import inputs
+
+    x = np.random.default_rng(0).standard_normal((inputs.MAX_TOKENS, inputs.MAX_WIDTH))
+    content = "\n".join(",".join(f"{v:.8g}" for v in row) for row in x).encode()
+    assert len(content) < config["server"]["maxUploadSize"] * 1_000_000
+    parsed = inputs.parse_csv(content, max_cols=inputs.MAX_WIDTH)
+    assert parsed.x.shape == x.shape
+    np.testing.assert_allclose(parsed.x, x, rtol=1e-7)

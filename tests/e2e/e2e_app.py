@@ -249,7 +249,7 @@ class BrowserSession:
             raise AssertionError(f"{where}: st.exception shown: {exc}\nserver log:\n{log}")
         assert not self.errors, f"{where}: JavaScript page errors: {self.errors}"
 
-    def screenshot(self, name: str) -> Path:
+    def screenshot(self, name: str, full: bool = True) -> Path:
         """Save what the window shows (`name.png`) and the whole page (`name_full.png`).
 
         Streamlit scrolls inside its main container, so a "full page" screenshot needs a
@@ -265,7 +265,7 @@ class BrowserSession:
               return main ? main.scrollHeight : document.body.scrollHeight;
             }"""
         )
-        if height > size["height"]:
+        if full and height > size["height"]:
             self.page.set_viewport_size({"width": size["width"], "height": min(height, 12000)})
             self.page.wait_for_timeout(400)  # plotly relayout on resize
             self.page.screenshot(path=str(SCREENSHOTS / f"{name}_full.png"), animations="disabled")

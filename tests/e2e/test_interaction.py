@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
 import pytest
 from e2e_helpers import (
     alerts,
@@ -123,18 +122,3 @@ def test_downloaded_x_uploads_back_to_the_same_attention(session, tmp_path):
         for a, b in zip(ra, rb, strict=True)
     )
     assert worst < 1e-4 * max(1.0, max(abs(v) for row in before for v in row))
-
-
-def test_the_largest_x_fits_the_upload_limit(session):
-    """N x D = 512 x 128 written like the app's export (8 significant digits) is under 1 MB
-    and is accepted."""
-    rng = np.random.default_rng(0)
-    x = rng.standard_normal((512, 128))
-    content = "\n".join(",".join(f"{v:.8g}" for v in row) for row in x).encode()
-    assert len(content) < 1_000_000
-    session.open("/")
-    choose_radio(session, "source", "upload")
-    upload(session, "big_ok.csv", content)
-    session.assert_healthy("512 x 128 upload")
-    assert not alerts(session, "Error"), alerts(session)
-    assert (slider_value(session, "N"), slider_value(session, "D")) == (512, 128)

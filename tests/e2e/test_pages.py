@@ -89,7 +89,7 @@ def walk(session: BrowserSession, size: str, inspect: bool) -> dict[str, PageRep
             report.unlabelled = session.page.evaluate(UNLABELLED_CONTROLS_JS)
             report.colorscales = session.page.evaluate(COLORSCALES_JS)
             report.axis_ticks = session.page.evaluate(AXIS_TICKS_JS)
-        session.screenshot(f"{_slug(title)}_{size}")
+        session.screenshot(f"{_slug(title)}_{size}", full=inspect)
         reports[title] = report
     return reports
 
