@@ -196,6 +196,31 @@ def _colour(kind: Kind, z: np.ndarray, zmax: float | None) -> dict:
     return {"colorscale": DIVERGING, "zmid": 0.0, "zmin": -m, "zmax": m}
 
 
+CHAR_PX = 7.5  #: average width of a tick label character at font size 13
+
+
+def _label_len(labels: Sequence[str] | None, n: int) -> int:
+    """Characters of the longest tick label of an axis drawn by :func:`_ticks`."""
+    if labels is not None and n <= MAX_TICK_LABELS:
+        return max((len(str(s)) for s in labels), default=1)
+    return len(str(max(n - 1, 0)))
+
+
+def _fixed_margins(x_labels, y_labels, nx: int, ny: int) -> dict:
+    """Margins that fit the tick labels and the axis titles, for axes with automargin off.
+
+    With automargin on, plotly.js measures every tick label after drawing and draws the
+    figure again with grown margins: about a third of the browser's time per heatmap
+    (bench/browser_latency.py). X labels that cannot sit side by side are turned by
+    plotly (up to 90°), so the bottom margin then fits the longest label.
+    """
+    lx, ly = _label_len(x_labels, nx), _label_len(y_labels, ny)
+    left = 10 + 24 + CHAR_PX * ly + 6
+    turned = CHAR_PX * lx * nx > 280
+    bottom = 10 + 24 + (CHAR_PX * lx + 6 if turned else 20)
+    return {"l": int(left), "r": 10, "t": 60, "b": int(bottom)}
+
+
 def matrix_figure(
     z: ArrayLike,
     *,
@@ -303,8 +328,19 @@ def matrix_figure(
         title=title,
         height=height,
         shapes=shapes,
-        xaxis={"title": {"text": x_title}, "range": [-0.5, nx - 0.5], **_ticks(x_labels, nx)},
-        yaxis={"title": {"text": y_title}, "range": [ny - 0.5, -0.5], **_ticks(y_labels, ny)},
+        margin=_fixed_margins(x_labels, y_labels, nx, ny),
+        xaxis={
+            "title": {"text": x_title},
+            "range": [-0.5, nx - 0.5],
+            "automargin": False,
+            **_ticks(x_labels, nx),
+        },
+        yaxis={
+            "title": {"text": y_title},
+            "range": [ny - 0.5, -0.5],
+            "automargin": False,
+            **_ticks(y_labels, ny),
+        },
     )
     return _figure(data, layout)
 
@@ -660,7 +696,14 @@ def small_multiples_figure(
     for c in range(2, cols + 1):  # token labels only left of the first column
         fig.update_yaxes(showticklabels=False, col=c)
     fig.update_annotations(yshift=6)  # the "head h" titles clear the grey plot area
-    fig.update_layout(margin={"t": 80})
+    # fixed margins instead of plotly's automargin (a second drawing pass, see _fixed_margins)
+    fig.update_xaxes(automargin=False)
+    fig.update_yaxes(automargin=False)
+    ly = _label_len(labels if show else None, n)
+    lx = _label_len(labels if show else None, m)
+    turned = CHAR_PX * lx * m > 1000 / cols  # a subplot is about 1000/cols px wide
+    bottom = 10 + (CHAR_PX * lx + 6 if turned else 20)
+    fig.update_layout(margin={"t": 80, "l": int(10 + CHAR_PX * ly + 6), "b": int(bottom)})
     return fig
 
 

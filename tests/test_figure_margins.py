@@ -1,0 +1,50 @@
+"""The heatmap builders draw in one pass: plotly's automargin off, margins that fit the labels.
+
+With automargin on, plotly.js measures every tick label after drawing and draws the figure
+again with grown margins, about a third of the browser's time per heatmap
+(bench/browser_latency.py). These tests read the figures' layouts.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from attnviz import figures
+
+
+def _axes(fig):
+    lay = fig.to_dict()["layout"]
+    return lay, [v for k, v in lay.items() if k.startswith(("xaxis", "yaxis"))]
+
+
+@pytest.mark.parametrize("n", [1, 6, 40, 64, 300])
+def test_attention_heatmaps_have_fixed_margins(n: int) -> None:
+    rng = np.random.default_rng(0)
+    labels = [f"tok{i}" for i in range(n)]
+    for fig in (
+        figures.attention_figure(rng.random((n, n)), what="weights", labels=labels),
+        figures.token_matrix_figure(rng.standard_normal((n, 8)), name="X", labels=labels),
+    ):
+        lay, axes = _axes(fig)
+        assert axes and all(ax.get("automargin") is False for ax in axes)
+        m = lay["margin"]
+        assert m["l"] >= 30 and m["b"] >= 30  # room for the axis titles at least
+
+
+def test_long_token_labels_get_room() -> None:
+    short = figures.attention_figure(np.eye(3), what="weights", labels=["a", "b", "c"])
+    long_labels = ["internationalization", "of", "attention"]
+    long = figures.attention_figure(np.eye(3), what="weights", labels=long_labels)
+    ls, ll = short.to_dict()["layout"]["margin"], long.to_dict()["layout"]["margin"]
+    # the y labels sit left of the plot: ~7.5 px per character of the longest one
+    assert ll["l"] - ls["l"] >= 7 * (len("internationalization") - 1)
+    assert ll["b"] > ls["b"]  # x labels that cannot sit side by side are turned
+
+
+def test_small_multiples_have_fixed_margins() -> None:
+    w = np.full((4, 5, 5), 0.2)
+    lay, axes = _axes(figures.small_multiples_figure(w, labels=list("abcde")))
+    assert len(axes) == 8
+    assert all(ax.get("automargin") is False for ax in axes)
+    assert lay["margin"]["t"] == 80  # the head titles keep their room
