@@ -35,6 +35,7 @@ __all__ = [
     "MAX_SMALL_MULTIPLES_N",
     "MAX_TICK_LABELS",
     "SEQUENTIAL",
+    "TEXT_COLOR",
     "Layout",
     "argmax_figure",
     "attention_figure",
@@ -47,6 +48,7 @@ __all__ = [
     "query_weights_figure",
     "scale_label",
     "small_multiples_figure",
+    "style_text",
     "softmax_factor_figure",
     "token_matrix_figure",
     "variance_figure",
@@ -82,7 +84,14 @@ MAX_TICK_LABELS = 40  #: above this many tokens, axes show indices instead of to
 MAX_MASK_MARKERS = 48  #: above this N, masked cells are grey without "×" markers
 MAX_SMALL_MULTIPLES_N = 64  #: above this N, per-head small multiples become a summary
 
-_FONT = {"size": 13}
+#: Chart text for a lecture hall: Streamlit's own near-black text colour, ticks 13 px, axis
+#: and colour-bar titles 14 px, figure titles 16 px. Set explicitly on every axis and colour
+#: bar (Streamlit's chart theme would otherwise draw ticks ~11 px in light grey).
+TEXT_COLOR = "#262730"
+TICK_FONT = {"size": 13, "color": TEXT_COLOR}
+AXIS_TITLE_FONT = {"size": 14, "color": TEXT_COLOR}
+TITLE_FONT = {"size": 16, "color": TEXT_COLOR}
+_FONT = {"size": 13, "color": TEXT_COLOR}
 _SUB = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 
 
@@ -90,24 +99,60 @@ def _f32(a: ArrayLike) -> NDArray[np.float32]:
     return np.ascontiguousarray(np.asarray(a, dtype=np.float32))
 
 
+def colorbar(title: str | None = None, **extra) -> dict:
+    """A colour bar with the shared text style (ticks 13 px, title 14 px, near-black)."""
+    out = {
+        "tickfont": dict(TICK_FONT),
+        "title": {"font": dict(AXIS_TITLE_FONT), "side": "right"},
+        **extra,
+    }
+    if title is not None:
+        out["title"]["text"] = title
+    return out
+
+
+def _axis(axis: dict | None = None) -> dict:
+    """``axis`` (a layout.xaxis/yaxis dict) with the shared tick and title fonts added."""
+    a = dict(axis or {})
+    a.setdefault("tickfont", dict(TICK_FONT))
+    title = a.get("title")
+    title = {"text": title} if isinstance(title, str) else dict(title or {})
+    title.setdefault("font", dict(AXIS_TITLE_FONT))
+    a["title"] = title
+    return a
+
+
+def style_text(fig: go.Figure) -> go.Figure:
+    """Apply the shared chart text style to a ``go.Figure`` built with plotly's own API:
+    every x/y axis (subplots included) and every trace's colour bar.
+    Builders of plain-dict figures get the same through :func:`_layout`/:func:`colorbar`."""
+    fig.update_layout(font=dict(_FONT))
+    fig.update_xaxes(tickfont=TICK_FONT, title_font=AXIS_TITLE_FONT)
+    fig.update_yaxes(tickfont=TICK_FONT, title_font=AXIS_TITLE_FONT)
+    for trace in fig.data:
+        if "colorbar" in trace:
+            trace.update(colorbar={"tickfont": TICK_FONT, "title": {"font": AXIS_TITLE_FONT}})
+    return fig
+
+
 def _base_layout(fig: go.Figure, *, title: str, height: int) -> go.Figure:
     fig.update_layout(
         template="none",
-        title={"text": title, "x": 0.0, "xanchor": "left", "font": {"size": 15}},
+        title={"text": title, "x": 0.0, "xanchor": "left", "font": dict(TITLE_FONT)},
         height=height,
         margin={"l": 10, "r": 10, "t": 60, "b": 10},
-        font=_FONT,
+        font=dict(_FONT),
         plot_bgcolor=MASK_BG,
         paper_bgcolor="white",
     )
-    return fig
+    return style_text(fig)
 
 
 def _layout(*, title: str, height: int, **extra) -> dict:
     """The shared layout as a plain dict (see :func:`_figure`)."""
     out = {
         "template": "none",
-        "title": {"text": title, "x": 0.0, "xanchor": "left", "font": {"size": 15}},
+        "title": {"text": title, "x": 0.0, "xanchor": "left", "font": dict(TITLE_FONT)},
         "height": height,
         "margin": {"l": 10, "r": 10, "t": 60, "b": 10},
         "font": dict(_FONT),
@@ -115,6 +160,8 @@ def _layout(*, title: str, height: int, **extra) -> dict:
         "paper_bgcolor": "white",
     }
     out.update(extra)
+    out["xaxis"] = _axis(out.get("xaxis"))
+    out["yaxis"] = _axis(out.get("yaxis"))
     return out
 
 
@@ -267,7 +314,7 @@ def matrix_figure(
             "z": z,
             "hovertemplate": hover + "<extra></extra>",
             "hoverongaps": False,
-            "colorbar": {"title": {"text": colorbar_title or "", "side": "right"}, "thickness": 12},
+            "colorbar": colorbar(colorbar_title or "", thickness=12),
             "showscale": showscale,
             "name": title,
             **colour,
@@ -544,8 +591,15 @@ def query_weights_figure(
         title=f"Weights of query {query} (“{qname}”) over the keys",
         height=height,
         plot_bgcolor="white",
-        xaxis={"title": {"text": "key j"}, **_ticks(labels, n)},
-        yaxis={"title": {"text": "weight a"}, "range": [0, 1.05], "showgrid": True},
+        # fixed margins, automargin off (see _fixed_margins); y ticks are "0.8" at most
+        margin={**_fixed_margins(labels, None, n, 1), "l": int(10 + 24 + CHAR_PX * 4 + 6)},
+        xaxis={"title": {"text": "key j"}, "automargin": False, **_ticks(labels, n)},
+        yaxis={
+            "title": {"text": "weight a"},
+            "range": [0, 1.05],
+            "showgrid": True,
+            "automargin": False,
+        },
     )
     return _figure(data, layout)
 
@@ -616,12 +670,19 @@ def weighted_sum_figure(
         plot_bgcolor="white",
         legend={"font": {"size": 11}, "orientation": "v"},
         colorway=["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00"],
-        xaxis={"title": {"text": "value feature"}, **({"dtick": 1} if d <= 32 else {})},
+        # fixed margins, automargin off (see _fixed_margins); y ticks like "−0.5"
+        margin={"l": int(10 + 24 + CHAR_PX * 5 + 6), "r": 10, "t": 60, "b": 10 + 24 + 20},
+        xaxis={
+            "title": {"text": "value feature"},
+            "automargin": False,
+            **({"dtick": 1} if d <= 32 else {}),
+        },
         yaxis={
             "title": {"text": "a·v"},
             "zeroline": True,
             "zerolinecolor": "#888",
             "showgrid": True,
+            "automargin": False,
         },
     )
     return _figure(data, layout)
@@ -687,7 +748,7 @@ def small_multiples_figure(
             "colorscale": SEQUENTIAL,
             "cmin": 0.0,
             "cmax": 1.0,
-            "colorbar": {"title": {"text": "weight"}, "thickness": 12},
+            "colorbar": colorbar("weight", thickness=12),
         }
     )
     show = labels is not None and max(n, m) <= 12
@@ -777,7 +838,7 @@ def argmax_figure(
         "zmin": 0.0,
         "zmax": 1.0,
         "hoverongaps": False,
-        "colorbar": {"title": {"text": "max weight"}, "thickness": 12},
+        "colorbar": colorbar("max weight", thickness=12),
         "customdata": arg.astype(np.int16),
         "hovertemplate": "head %{y}, query %{x} → key %{customdata} (weight %{z:.3f})"
         "<extra></extra>",

@@ -11,7 +11,7 @@ import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import ArrayLike, NDArray
 
-from attnviz.figures import SEQUENTIAL
+from attnviz.figures import SEQUENTIAL, TITLE_FONT, colorbar, style_text
 
 __all__ = ["GRID_MAX_CELLS", "heads_grid_figure", "pool_square", "summary_figure"]
 
@@ -75,7 +75,7 @@ def heads_grid_figure(
             hoverongaps=False,
             xgap=0,
             ygap=0,
-            colorbar={"title": {"text": "weight"}, "thickness": 10},
+            colorbar=colorbar("weight", thickness=10),
             hovertemplate="layer %{customdata[0]}, head %{customdata[1]}<br>"
             "weight %{z:.2f}<extra></extra>",
             name="heads",
@@ -96,10 +96,10 @@ def heads_grid_figure(
         title = f"All {n_layers * n_heads} heads: layers down, heads across"
     fig.update_layout(
         template="none",
-        title={"text": title + sub, "x": 0.0, "xanchor": "left", "font": {"size": 15}},
+        title={"text": title + sub, "x": 0.0, "xanchor": "left", "font": dict(TITLE_FONT)},
         height=height,
         margin={"l": 10, "r": 10, "t": 40, "b": 10},
-        font={"size": 13},
+        font={"size": 13, "color": TITLE_FONT["color"]},
         plot_bgcolor="white",
         paper_bgcolor="white",
     )
@@ -121,7 +121,7 @@ def heads_grid_figure(
         range=[tiled.shape[0] - 0.5, -0.5],
         scaleanchor="x",
     )
-    return fig
+    return style_text(fig)
 
 
 def summary_figure(
@@ -156,7 +156,7 @@ def summary_figure(
                 np.meshgrid(np.arange(1, n_layers + 1), np.arange(1, n_heads + 1), indexing="ij"),
                 axis=-1,
             ).astype(np.int16),
-            colorbar={"thickness": 10},
+            colorbar=colorbar(thickness=10),
             name=title,
         )
     )
@@ -172,10 +172,10 @@ def summary_figure(
         )
     fig.update_layout(
         template="none",
-        title={"text": title, "x": 0.0, "xanchor": "left", "font": {"size": 15}},
+        title={"text": title, "x": 0.0, "xanchor": "left", "font": dict(TITLE_FONT)},
         height=height,
         margin={"l": 10, "r": 10, "t": 50, "b": 10},
-        font={"size": 13},
+        font={"size": 13, "color": TITLE_FONT["color"]},
     )
     fig.update_xaxes(
         tickmode="array",
@@ -190,4 +190,4 @@ def summary_figure(
         showgrid=False,
         range=[n_layers - 0.5, -0.5],
     )
-    return fig
+    return style_text(fig)

@@ -1,0 +1,57 @@
+"""Chart text readable on a projector: every builder draws ticks >= 13 px, axis and colour-bar
+titles >= 14 px, all in near-black (figures.TEXT_COLOR), set explicitly on each axis and
+colour bar so that Streamlit's chart theme (small light-grey ticks) cannot override them."""
+
+import numpy as np
+import pytest
+
+from attnviz import engine, figures
+from attnviz.models import minilm_figures
+
+
+def _res():
+    x = np.random.default_rng(0).standard_normal((6, 8))
+    p = engine.AttentionParams.random(8, seed=1)
+    return engine.multi_head_attention(x, p, num_heads=2, mask=engine.causal_mask(6))
+
+
+def _builders():
+    r = _res()
+    labels = list("abcdef")
+    return {
+        "attention": figures.attention_figure(r.weights[0], what="weights", labels=labels),
+        "scores": figures.attention_figure(r.scores[0], what="scores", mask=r.mask),
+        "token": figures.token_matrix_figure(r.queries[0], name="Q", labels=labels),
+        "mask": figures.mask_figure(r.mask),
+        "query_bars": figures.query_weights_figure(r.weights[0, 2], query=2, labels=labels),
+        "weighted_sum": figures.weighted_sum_figure(r.values[0], r.weights[0, 2], query=2),
+        "small_multiples": figures.small_multiples_figure(r.weights, labels=labels),
+        "entropy": figures.entropy_figure(np.ones((2, 6)), max_entropy=2.0),
+        "argmax": figures.argmax_figure(r.weights, labels=labels),
+        "bars": figures.bars_figure(
+            {"a": [1, 2]}, x_labels=["x", "y"], title="t", x_title="x", y_title="y"
+        ),
+        "line": figures.line_figure(
+            [1, 10], {"a": [1, 2]}, title="t", x_title="x", y_title="y", log_x=True
+        ),
+        "grid": minilm_figures.heads_grid_figure(np.full((2, 3, 5, 5), 0.2)),
+        "summary": minilm_figures.summary_figure(np.ones((2, 3)), title="t"),
+    }
+
+
+@pytest.mark.parametrize("name", list(_builders()))
+def test_every_axis_and_colour_bar_has_large_dark_text(name):
+    fig = _builders()[name]
+    axes = [k for k in fig.layout.to_plotly_json() if k.startswith(("xaxis", "yaxis"))]
+    assert axes, name
+    for k in axes:
+        ax = fig.layout[k]
+        assert ax.tickfont.size >= 13 and ax.tickfont.color == figures.TEXT_COLOR, (name, k)
+        assert ax.title.font.size >= 14 and ax.title.font.color == figures.TEXT_COLOR, (name, k)
+    bars = [t.colorbar for t in fig.data if "colorbar" in t and t.showscale is not False]
+    if fig.layout.coloraxis.colorbar.tickfont.size is not None:
+        bars.append(fig.layout.coloraxis.colorbar)
+    for cb in bars:
+        assert cb.tickfont.size >= 13 and cb.tickfont.color == figures.TEXT_COLOR, name
+        assert cb.title.font.size >= 14, name
+    assert fig.layout.font.color == figures.TEXT_COLOR
