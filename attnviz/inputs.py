@@ -39,7 +39,10 @@ __all__ = [
 
 MAX_TOKENS = 512  #: the largest N the app draws
 MAX_WIDTH = 128  #: the largest D the app accepts
-MAX_UPLOAD_BYTES = 2_000_000  #: CSV size limit (2 MB)
+#: CSV size limit: 1 MB, as Streamlit counts it (2**20 bytes); the same as
+#: ``server.maxUploadSize = 1`` in .streamlit/config.toml and the uploader's
+#: ``max_upload_size`` (attnviz.ui passes MAX_UPLOAD_BYTES // 2**20), so the three agree.
+MAX_UPLOAD_BYTES = 1 * 2**20
 
 _TOKEN_RE = re.compile(r"\w+|[^\w\s]", re.UNICODE)
 
@@ -120,6 +123,11 @@ def _is_number(s: str) -> bool:
     return True
 
 
+def _mb(n_bytes: int) -> str:
+    """A size limit in Streamlit's megabytes (2**20 bytes): "1 MB", "0.5 MB"."""
+    return f"{n_bytes / 2**20:.3g} MB"
+
+
 def parse_csv(
     data: bytes | str,
     *,
@@ -139,7 +147,7 @@ def parse_csv(
     if isinstance(data, bytes):
         if len(data) > max_bytes:
             raise ValueError(
-                f"the file is {len(data) / 1e6:.1f} MB; the limit is {max_bytes / 1e6:.1f} MB"
+                f"the file is {len(data) / 2**20:.1f} MB; the limit is {_mb(max_bytes)}"
             )
         try:
             text = data.decode("utf-8-sig")
@@ -150,7 +158,7 @@ def parse_csv(
     elif isinstance(data, str):
         text = data
         if len(text.encode("utf-8")) > max_bytes:
-            raise ValueError(f"the text is larger than the limit of {max_bytes / 1e6:.1f} MB")
+            raise ValueError(f"the text is larger than the limit of {_mb(max_bytes)}")
     else:
         raise ValueError(f"expected CSV bytes or text, got {type(data).__name__}")
     if "\x00" in text:

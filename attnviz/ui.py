@@ -538,6 +538,8 @@ def sidebar() -> View | None:
             "first column of token labels)",
             type=["csv", "txt"],
             key="upload",
+            max_upload_size=inputs.MAX_UPLOAD_BYTES // 2**20,
+            help=f"Up to {inputs.MAX_UPLOAD_BYTES // 2**20} MB (a 512 × 128 X is about 0.7 MB).",
         )
         upload_x, upload_labels, upload_name = _upload_state()
         if book.get("upload_error"):

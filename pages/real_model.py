@@ -209,7 +209,12 @@ def _compare_random(text, run, tokens, layer, head, layout) -> None:
         "Random init",
         ["xavier", "normal", "uniform"],
         key="rm_init",
-        help="xavier: like a fresh nn.Linear; normal: N(0, 1) as in the notebooks",
+        help=(
+            "xavier: Glorot uniform U(±√(6 / (fan_in + fan_out))), biases U(±1/√fan_in). "
+            "(A fresh nn.Linear is different: kaiming-uniform with a = √5, i.e. weights "
+            "U(±1/√fan_in), √3 times narrower for a square matrix.) "
+            "normal: N(0, 1) as in the notebooks; uniform: U[0, 1)."
+        ),
     )
     rnd = _random(text, layer, int(seed), init)
     st.markdown(
