@@ -31,6 +31,7 @@ from plotly.subplots import make_subplots
 __all__ = [
     "DIVERGING",
     "MASK_BG",
+    "MAX_CELL_TEXT_N",
     "MAX_MASK_MARKERS",
     "MAX_SMALL_MULTIPLES_N",
     "MAX_TICK_LABELS",
@@ -83,6 +84,7 @@ MASK_BG = "#bdbdbd"  #: the grey behind masked (NaN) cells
 MAX_TICK_LABELS = 40  #: above this many tokens, axes show indices instead of token labels
 MAX_MASK_MARKERS = 48  #: above this N, masked cells are grey without "×" markers
 MAX_SMALL_MULTIPLES_N = 64  #: above this N, per-head small multiples become a summary
+MAX_CELL_TEXT_N = 8  #: up to this N, the weights heatmap writes each value in its cell
 
 #: Chart text for a lecture hall: Streamlit's own near-black text colour, ticks 13 px, axis
 #: and colour-bar titles 14 px, figure titles 16 px. Set explicitly on every axis and colour
@@ -285,8 +287,12 @@ def matrix_figure(
     colorscale: str | list | None = None,
     showscale: bool = True,
     separators: tuple[str, int] | None = None,
+    cell_text: str | None = None,
 ) -> go.Figure:
     """One heatmap, drawn as given (row 0 at the top).
+
+    ``cell_text`` (a d3 format such as ``".2f"``) writes each value in its cell, in black or
+    white, whichever contrasts with the cell colour (plotly's "auto" text colour).
 
     ``colorscale`` overrides the kind's scale; ``separators=("x", k)`` draws a line
     every k columns (("y", k): every k rows), e.g. between the heads of a concatenation.
@@ -320,6 +326,9 @@ def matrix_figure(
             **colour,
         }
     ]
+    if cell_text is not None:
+        data[0]["texttemplate"] = f"%{{z:{cell_text}}}"
+        data[0]["textfont"] = {"size": 13, "color": "auto"}
     shapes = []
     if separators is not None:
         axis, every = separators
@@ -456,6 +465,7 @@ def attention_figure(
         masked=mk,
         height=height,
         colorbar_title=cb,
+        cell_text=".2f" if what == "weights" and max(n_rows, n_cols) <= MAX_CELL_TEXT_N else None,
     )
 
 

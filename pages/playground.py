@@ -65,9 +65,12 @@ with c3:
         key="pg_out",
     )
 st.caption(
-    "Scores and outputs: blue < 0 < red (white = 0). Weights: 0 (dark) … 1 (yellow), each "
+    "Scores and outputs: blue < 0 < red (white = 0). Weights: a fixed scale from 0 (dark "
+    "purple) to 1 (yellow), so darker = closer to 0; each "
     + ("row" if lay == "rows" else "column")
-    + " sums to 1. Grey cells with × are masked: their score is −∞ and their weight 0."
+    + " sums to 1"
+    + (" (the values are written in the cells)" if n <= figures.MAX_CELL_TEXT_N else "")
+    + ". Grey cells with × are masked: their score is −∞ and their weight 0."
     + (" Token labels are hidden above 40 tokens; hover shows the indices." if n > 40 else "")
 )
 

@@ -55,3 +55,16 @@ def test_every_axis_and_colour_bar_has_large_dark_text(name):
         assert cb.tickfont.size >= 13 and cb.tickfont.color == figures.TEXT_COLOR, name
         assert cb.title.font.size >= 14, name
     assert fig.layout.font.color == figures.TEXT_COLOR
+
+
+def test_small_weights_heatmaps_write_their_values_large_ones_do_not():
+    r = _res()  # N = 6
+    small = figures.attention_figure(r.weights[0], what="weights", mask=r.mask)
+    hm = small.data[0]
+    assert hm.texttemplate == "%{z:.2f}" and hm.textfont.color == "auto"
+    assert (hm.zmin, hm.zmax) == (0.0, 1.0)  # fixed 0..1 scale kept
+    scores = figures.attention_figure(r.scores[0], what="scores")
+    assert scores.data[0].texttemplate is None  # only the weights get numbers
+    n = figures.MAX_CELL_TEXT_N + 1
+    big = figures.attention_figure(np.full((n, n), 1 / n), what="weights")
+    assert big.data[0].texttemplate is None
