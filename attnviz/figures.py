@@ -32,6 +32,7 @@ __all__ = [
     "DIVERGING",
     "MASK_BG",
     "MAX_CELL_TEXT_N",
+    "MAX_FULL_HEATMAP_N",
     "MAX_MASK_MARKERS",
     "MAX_SMALL_MULTIPLES_N",
     "MAX_TICK_LABELS",
@@ -46,6 +47,8 @@ __all__ = [
     "mask_figure",
     "matrix_figure",
     "plotly_text",
+    "pool_blocks",
+    "pool_factor",
     "query_weights_figure",
     "scale_label",
     "small_multiples_figure",
@@ -85,6 +88,10 @@ MAX_TICK_LABELS = 40  #: above this many tokens, axes show indices instead of to
 MAX_MASK_MARKERS = 48  #: above this N, masked cells are grey without "×" markers
 MAX_SMALL_MULTIPLES_N = 64  #: above this N, per-head small multiples become a summary
 MAX_CELL_TEXT_N = 8  #: up to this N, the weights heatmap writes each value in its cell
+#: above this many tokens, a heatmap axis that counts tokens is drawn in blocks of
+#: b = ceil(N / MAX_FULL_HEATMAP_N) tokens (mean of the unmasked cells of each block): a
+#: 512×512 matrix in a ~350 px wide column would be two cells per pixel (and 1.5 MB of JSON)
+MAX_FULL_HEATMAP_N = 128
 
 #: Chart text for a lecture hall: Streamlit's own near-black text colour, ticks 13 px, axis
 #: and colour-bar titles 14 px, figure titles 16 px. Set explicitly on every axis and colour
@@ -248,6 +255,40 @@ def _colour(kind: Kind, z: np.ndarray, zmax: float | None) -> dict:
 CHAR_PX = 7.5  #: average width of a tick label character at font size 13
 
 
+def pool_factor(n: int) -> int:
+    """Tokens per block along an axis of ``n`` tokens: 1 up to :data:`MAX_FULL_HEATMAP_N`,
+    else ceil(n / MAX_FULL_HEATMAP_N) (N=512 -> 4, N=200 -> 2)."""
+    return max(1, math.ceil(n / MAX_FULL_HEATMAP_N))
+
+
+def pool_blocks(
+    z: ArrayLike, rows: int = 1, cols: int = 1, masked: ArrayLike | None = None
+) -> tuple[NDArray[np.float32], NDArray[np.bool_]]:
+    """Mean of ``z`` over blocks of ``rows`` × ``cols`` cells, ignoring masked and NaN cells.
+
+    Returns ``(means, empty)``: ``means`` has shape (ceil(ny / rows), ceil(nx / cols)) (the
+    last block of an axis may be shorter), ``empty`` marks blocks without any unmasked finite
+    cell; their mean is NaN (drawn as masked). Sums are taken in float64.
+    """
+    a = np.asarray(z, dtype=np.float64)
+    if a.ndim != 2:
+        raise ValueError(f"pool_blocks needs a 2-D array, got shape {a.shape}")
+    if rows < 1 or cols < 1:
+        raise ValueError(f"block sizes must be >= 1, got {rows}×{cols}")
+    valid = np.isfinite(a)
+    if masked is not None:
+        valid &= ~np.asarray(masked, dtype=bool)
+    ny, nx = a.shape
+    by, bx = math.ceil(ny / rows), math.ceil(nx / cols)
+    pad = ((0, by * rows - ny), (0, bx * cols - nx))
+    vals = np.pad(np.where(valid, a, 0.0), pad).reshape(by, rows, bx, cols)
+    cnt = np.pad(valid, pad).reshape(by, rows, bx, cols).sum(axis=(1, 3))
+    sums = vals.sum(axis=(1, 3))
+    empty = cnt == 0
+    means = np.where(empty, np.nan, sums / np.maximum(cnt, 1))
+    return means.astype(np.float32), empty
+
+
 def _label_len(labels: Sequence[str] | None, n: int) -> int:
     """Characters of the longest tick label of an axis drawn by :func:`_ticks`."""
     if labels is not None and n <= MAX_TICK_LABELS:
@@ -288,6 +329,8 @@ def matrix_figure(
     showscale: bool = True,
     separators: tuple[str, int] | None = None,
     cell_text: str | None = None,
+    token_axes: str = "",
+    pooled_hover: str | None = None,
 ) -> go.Figure:
     """One heatmap, drawn as given (row 0 at the top).
 
@@ -300,6 +343,13 @@ def matrix_figure(
     ``masked`` (bool, same shape as ``z``): True cells become NaN gaps on the grey
     background, crossed out with "×" markers when the matrix is small.
     ``hover`` is a plotly hovertemplate using %{x}, %{y} (indices) and %{z}.
+
+    ``token_axes`` ("x", "y", "xy" or ""): the axes that count tokens. One with more than
+    :data:`MAX_FULL_HEATMAP_N` cells is drawn in blocks of :func:`pool_factor` cells (the
+    mean of each block's unmasked cells, :func:`pool_blocks`); a block whose cells are all
+    masked is drawn as masked. The axes keep their token coordinates (a block of b tokens
+    spans b units, hover %{x}/%{y} is its first token), the title says "b×b-token blocks"
+    and the hover uses ``pooled_hover`` (default: "mean of the block from row …").
     """
     z = _f32(z)
     if z.ndim != 2:
@@ -311,6 +361,21 @@ def matrix_figure(
         if m.shape != z.shape:
             raise ValueError(f"mask shape {m.shape} does not match the matrix {z.shape}")
         z = np.where(m, np.float32(np.nan), z)
+    by = pool_factor(ny) if "y" in token_axes else 1
+    bx = pool_factor(nx) if "x" in token_axes else 1
+    pooled = by > 1 or bx > 1
+    if pooled:
+        z, empty = pool_blocks(z, by, bx, masked=m)
+        m = empty if m is not None else None
+        cell_text = None
+        hover = pooled_hover or (
+            f"mean of the {by}×{bx} block from row %{{y}}, column %{{x}} = %{{z:.4f}}"
+        )
+        title += (
+            f" · {by}×{bx} blocks (mean)"
+            if by > 1 and bx > 1
+            else (f" · {max(by, bx)}-token blocks (mean)")
+        )
     colour = _colour(kind, z, zmax)
     if colorscale is not None:
         colour["colorscale"] = colorscale
@@ -326,6 +391,8 @@ def matrix_figure(
             **colour,
         }
     ]
+    if pooled:  # block k of an axis starts at token k·b and spans b token units
+        data[0].update({"x0": 0, "dx": bx, "y0": 0, "dy": by})
     if cell_text is not None:
         data[0]["texttemplate"] = f"%{{z:{cell_text}}}"
         data[0]["textfont"] = {"size": 13, "color": "auto"}
@@ -361,7 +428,7 @@ def matrix_figure(
                     }
                 )
     if m is not None and m.any():
-        if max(nx, ny) <= MAX_MASK_MARKERS:
+        if max(nx, ny) <= MAX_MASK_MARKERS and not pooled:
             yy, xx = np.nonzero(m)
             data.append(
                 {
@@ -387,13 +454,13 @@ def matrix_figure(
         margin=_fixed_margins(x_labels, y_labels, nx, ny),
         xaxis={
             "title": {"text": x_title},
-            "range": [-0.5, nx - 0.5],
+            "range": [-bx / 2, math.ceil(nx / bx) * bx - bx / 2],
             "automargin": False,
             **_ticks(x_labels, nx),
         },
         yaxis={
             "title": {"text": y_title},
-            "range": [ny - 0.5, -0.5],
+            "range": [math.ceil(ny / by) * by - by / 2, -by / 2],
             "automargin": False,
             **_ticks(y_labels, ny),
         },
@@ -453,6 +520,11 @@ def attention_figure(
     else:
         raise ValueError(f"what must be 'scores' or 'weights', got {what!r}")
     n_rows, n_cols = z.shape
+    b = pool_factor(max(n_rows, n_cols))
+    pooled_hover = (
+        f"{b}×{b} block from query {qi}, key {kj} (to +{b - 1}): "
+        f"mean {'score' if what == 'scores' else 'weight'} = %{{z:.4f}}"
+    )
     return matrix_figure(
         z,
         title=title or default_title,
@@ -466,6 +538,8 @@ def attention_figure(
         height=height,
         colorbar_title=cb,
         cell_text=".2f" if what == "weights" and max(n_rows, n_cols) <= MAX_CELL_TEXT_N else None,
+        token_axes="xy",
+        pooled_hover=pooled_hover,
     )
 
 
@@ -502,6 +576,9 @@ def token_matrix_figure(
             x_labels=None,
             height=height,
             separators=None if not feature_groups else ("x", feature_groups),
+            token_axes="y",
+            pooled_hover=f"mean of {name} over tokens %{{y}} to +{pool_factor(n) - 1}, "
+            f"{feature_name} %{{x}} = %{{z:.4f}}",
         )
     if layout == "columns":
         return matrix_figure(
@@ -514,6 +591,9 @@ def token_matrix_figure(
             y_labels=None,
             height=height,
             separators=None if not feature_groups else ("y", feature_groups),
+            token_axes="x",
+            pooled_hover=f"mean of {name} over tokens %{{x}} to +{pool_factor(n) - 1}, "
+            f"{feature_name} %{{y}} = %{{z:.4f}}",
         )
     raise ValueError(f"layout must be 'rows' or 'columns', got {layout!r}")
 
@@ -551,6 +631,9 @@ def mask_figure(
         height=height,
         colorscale=[[0.0, "#a6dba0"], [1.0, "#a6dba0"]],
         showscale=False,
+        token_axes="xy",
+        pooled_hover="a block with at least one allowed pair, from query "
+        + ("%{x}, key %{y}" if layout == "columns" else "%{y}, key %{x}"),
     )
 
 

@@ -55,7 +55,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from attnviz import engine, inputs
+from attnviz import engine, figures, inputs
 
 try:  # presets are optional at import time (the app works without them)
     from attnviz import presets as _presets
@@ -818,6 +818,25 @@ def intro(title: str, text: str) -> None:
     """Page title and its short plain-language explanation."""
     st.title(title)
     st.markdown(text)
+
+
+def pooled_note(n: int, hint: str = "pick a query token to see its full row") -> bool:
+    """Say so when the N×N heatmaps of this page are drawn in blocks (N above
+    ``figures.MAX_FULL_HEATMAP_N``); returns whether they are."""
+    b = figures.pool_factor(n)
+    if b == 1:
+        return False
+    nb = math.ceil(n / b)
+    st.info(
+        f"N={n} is drawn as {nb}×{nb} blocks of {b}×{b} tokens (matrices with one row per "
+        f"token: {nb} blocks of {b} tokens): each cell is the mean of its block's unmasked "
+        f"values, a block with every cell masked is grey (above "
+        f"N = {figures.MAX_FULL_HEATMAP_N}, one cell per token would be smaller than a "
+        f"pixel). {hint[:1].upper() + hint[1:]}; hover a block for its first token. "
+        "The CSV and NPZ exports are full size.",
+        icon=":material/grid_view:",
+    )
+    return True
 
 
 def plot(fig: go.Figure, key: str | None = None) -> None:

@@ -37,6 +37,7 @@ if k_pad > n:
 causal = ui.variant(view, mask_kind="causal")
 padded = ui.variant(view, mask_kind="padding", pad=k)
 H = 330
+ui.pooled_note(n, "the masks are easiest to read at small N")
 cols = st.columns(2)
 for col, (name, res) in zip(
     cols, (("causal", causal), (f"padding (k = {k})", padded)), strict=True

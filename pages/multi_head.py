@@ -52,6 +52,7 @@ st.caption(
 )
 
 st.subheader("Concatenate the heads, then mix them with W_O")
+ui.pooled_note(n, "pick one head on the playground to see its full weights")
 c1, c2, c3 = st.columns(3)
 with c1:
     ui.plot(

@@ -33,6 +33,7 @@ positions = c2.toggle(
     "add sinusoidal positional encodings to X", value=False, key="positions", bind="query-params"
 )
 perm = np.random.default_rng(int(pseed)).permutation(n)
+ui.pooled_note(n, "the max difference reported here is computed on the full matrices")
 if n > 1 and np.array_equal(perm, np.arange(n)):
     perm = np.roll(perm, 1)  # a real shuffle, not the identity
 pe = experiments.sinusoidal_positions(n, s.d) if positions else None
@@ -108,6 +109,7 @@ with c3:
             x_labels=plabels if lay == "columns" else None,
             height=H,
             zmax=max(m, 1e-12),
+            token_axes="y" if lay == "rows" else "x",
         ),
         key="pm_d",
     )

@@ -36,6 +36,7 @@ c_info.markdown(
 )
 
 mask = r.mask
+ui.pooled_note(n)
 c1, c2, c3 = st.columns(3)
 with c1:
     ui.plot(

@@ -31,6 +31,7 @@ masked = r.masked_scores[head]  # (N, N) with -inf where masked
 w, out = r.weights[head], r.head_outputs[head]
 H = 300
 tm = figures.token_matrix_figure
+ui.pooled_note(n, "the playground's query selector shows one query's full row of weights")
 
 
 def stage(num: int, title: str, latex: str, shape: str, note: str = "") -> None:
