@@ -68,3 +68,11 @@ def test_small_weights_heatmaps_write_their_values_large_ones_do_not():
     n = figures.MAX_CELL_TEXT_N + 1
     big = figures.attention_figure(np.full((n, n), 1 / n), what="weights")
     assert big.data[0].texttemplate is None
+
+
+def test_heads_grid_colour_bar_sits_under_the_grid_not_at_the_paper_edge():
+    fig = minilm_figures.heads_grid_figure(np.full((2, 3, 5, 5), 0.2))
+    cb = fig.data[0].colorbar
+    assert cb.orientation == "h" and cb.x == 0.5 and cb.xanchor == "center"
+    assert fig.layout.xaxis.constrain == "domain" and fig.layout.yaxis.constrain == "domain"
+    assert fig.layout.yaxis.scaleanchor == "x"  # square cells kept

@@ -42,7 +42,7 @@ def heads_grid_figure(
     *,
     selected: tuple[int, int] | None = None,
     max_cells: int = GRID_MAX_CELLS,
-    height: int = 300,
+    height: int = 340,
     title: str | None = None,
 ) -> go.Figure:
     """Every head's weights (L, H, N, N) tiled into one heatmap: layers down, heads across.
@@ -75,7 +75,20 @@ def heads_grid_figure(
             hoverongaps=False,
             xgap=0,
             ygap=0,
-            colorbar=colorbar("weight", thickness=10),
+            # under the grid, centred like it: a vertical bar at the paper's right edge is
+            # far from a grid whose width is set by its square cells (wide screens)
+            colorbar=colorbar(
+                "weight",
+                thickness=10,
+                orientation="h",
+                x=0.5,
+                xanchor="center",
+                len=0.5,
+                yref="container",
+                y=0.0,
+                yanchor="bottom",
+                ypad=8,
+            ),
             hovertemplate="layer %{customdata[0]}, head %{customdata[1]}<br>"
             "weight %{z:.2f}<extra></extra>",
             name="heads",
@@ -98,7 +111,7 @@ def heads_grid_figure(
         template="none",
         title={"text": title + sub, "x": 0.0, "xanchor": "left", "font": dict(TITLE_FONT)},
         height=height,
-        margin={"l": 10, "r": 10, "t": 40, "b": 10},
+        margin={"l": 40, "r": 10, "t": 40, "b": 75},
         font={"size": 13, "color": TITLE_FONT["color"]},
         plot_bgcolor="white",
         paper_bgcolor="white",
@@ -111,6 +124,7 @@ def heads_grid_figure(
         showgrid=False,
         zeroline=False,
         range=[-0.5, tiled.shape[1] - 0.5],
+        constrain="domain",  # square cells shrink the axis, not pad it with empty range
     )
     fig.update_yaxes(
         tickmode="array",
@@ -120,6 +134,8 @@ def heads_grid_figure(
         zeroline=False,
         range=[tiled.shape[0] - 0.5, -0.5],
         scaleanchor="x",
+        constrain="domain",
+        constraintoward="bottom",  # spare height goes above the grid, not between it and the bar
     )
     return style_text(fig)
 
