@@ -36,9 +36,14 @@ def checks(name: str) -> list[dict]:
 
 def short(a: np.ndarray) -> str:
     a = np.asarray(a, dtype=float)
-    flat = np.round(a.ravel(), 4)
-    body = ", ".join(f"{v:g}" for v in flat[:4]) + (" …" if flat.size > 4 else "")
-    return f"{'×'.join(map(str, a.shape)) or 'scalar'}: [{body}]"
+    flat = a.ravel()
+    # 3 values at the notebooks' 4 decimals, trailing zeros dropped (1e-13 -> "0"): the
+    # column fits a 1280 px wide screen; the exports have every digit
+    shown = np.round(flat[:3], 4) + 0.0  # + 0.0 turns -0.0 into 0.0
+    body = ", ".join(np.format_float_positional(v, precision=4, trim="-") for v in shown) + (
+        " …" if flat.size > 3 else ""
+    )
+    return f"{'×'.join(map(str, a.shape)) or 'scalar'}: {body}"
 
 
 total = passed = 0
@@ -80,20 +85,27 @@ for name in presets.names():
             {
                 "": ["✓ pass" if r["passed"] else "✗ FAIL" for r in rows],
                 "printed value": [r["label"] for r in rows],
-                "settings": [r["settings"] for r in rows],
                 "notebook": [short(r["expected"]) for r in rows],
                 "attnviz": [short(r["computed"]) for r in rows],
                 "max |error|": [r["max_abs_error"] for r in rows],
                 "tolerance": [r["tolerance"] for r in rows],
+                "settings": [r["settings"] for r in rows],
             }
         )
         st.dataframe(
             df,
             hide_index=True,
             width="stretch",
+            # the values come right after their label and get the width; the settings
+            # (secondary) come last, so a narrow screen cuts them rather than the values
             column_config={
-                "max |error|": st.column_config.NumberColumn(format="%.1e"),
-                "tolerance": st.column_config.NumberColumn(format="%.0e"),
+                "": st.column_config.TextColumn(width=60, pinned=True),
+                "printed value": st.column_config.TextColumn(width=180),
+                "notebook": st.column_config.TextColumn(width=192, help="printed by the notebook"),
+                "attnviz": st.column_config.TextColumn(width=192, help="computed by attnviz"),
+                "max |error|": st.column_config.NumberColumn(format="%.1e", width=80),
+                "tolerance": st.column_config.NumberColumn(format="%.0e", width=75),
+                "settings": st.column_config.TextColumn(width="large"),
             },
         )
 st.markdown(f"**{passed} of {total}** printed values reproduced.")
