@@ -289,6 +289,12 @@ def pool_blocks(
     return means.astype(np.float32), empty
 
 
+def _short_number(v: float, fmt: str) -> str:
+    """``v`` formatted with ``fmt``, without the leading zero: 0.19 -> ".19", -0.5 -> "-.50"."""
+    s = format(float(v), fmt)
+    return s.replace("0.", ".", 1) if s.startswith(("0.", "-0.")) else s
+
+
 def _label_len(labels: Sequence[str] | None, n: int) -> int:
     """Characters of the longest tick label of an axis drawn by :func:`_ticks`."""
     if labels is not None and n <= MAX_TICK_LABELS:
@@ -334,8 +340,9 @@ def matrix_figure(
 ) -> go.Figure:
     """One heatmap, drawn as given (row 0 at the top).
 
-    ``cell_text`` (a d3 format such as ``".2f"``) writes each value in its cell, in black or
-    white, whichever contrasts with the cell colour (plotly's "auto" text colour).
+    ``cell_text`` (a format such as ``".2f"``) writes each value in its cell, in black or
+    white, whichever contrasts with the cell colour (plotly's "auto" text colour); a
+    leading "0" is dropped (".19") so that the numbers fit narrow cells (~21 px at 1280 px).
 
     ``colorscale`` overrides the kind's scale; ``separators=("x", k)`` draws a line
     every k columns (("y", k): every k rows), e.g. between the heads of a concatenation.
@@ -394,8 +401,11 @@ def matrix_figure(
     if pooled:  # block k of an axis starts at token k·b and spans b token units
         data[0].update({"x0": 0, "dx": bx, "y0": 0, "dy": by})
     if cell_text is not None:
-        data[0]["texttemplate"] = f"%{{z:{cell_text}}}"
-        data[0]["textfont"] = {"size": 13, "color": "auto"}
+        data[0]["text"] = [
+            ["" if not np.isfinite(v) else _short_number(v, cell_text) for v in row] for row in z
+        ]
+        data[0]["texttemplate"] = "%{text}"
+        data[0]["textfont"] = {"size": 12, "color": "auto"}
     shapes = []
     if separators is not None:
         axis, every = separators

@@ -61,10 +61,18 @@ def test_small_weights_heatmaps_write_their_values_large_ones_do_not():
     r = _res()  # N = 6
     small = figures.attention_figure(r.weights[0], what="weights", mask=r.mask)
     hm = small.data[0]
-    assert hm.texttemplate == "%{z:.2f}" and hm.textfont.color == "auto"
+    assert hm.texttemplate == "%{text}" and hm.textfont.color == "auto"
+    w = np.where(r.mask, r.weights[0], np.nan)
+    for i in range(6):
+        for j in range(6):
+            t = hm.text[i][j]
+            assert (t == "") if np.isnan(w[i, j]) else float(t) == round(float(w[i, j]), 2)
+    assert hm.text[0][0] in ("1.00", "1")  # query 0 sees only key 0 (causal)
     assert (hm.zmin, hm.zmax) == (0.0, 1.0)  # fixed 0..1 scale kept
     scores = figures.attention_figure(r.scores[0], what="scores")
     assert scores.data[0].texttemplate is None  # only the weights get numbers
+    assert figures._short_number(0.19, ".2f") == ".19"
+    assert figures._short_number(-0.5, ".2f") == "-.50"
     n = figures.MAX_CELL_TEXT_N + 1
     big = figures.attention_figure(np.full((n, n), 1 / n), what="weights")
     assert big.data[0].texttemplate is None
