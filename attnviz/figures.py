@@ -378,10 +378,12 @@ def matrix_figure(
         hover = pooled_hover or (
             f"mean of the {by}×{bx} block from row %{{y}}, column %{{x}} = %{{z:.4f}}"
         )
-        title += (
-            f" · {by}×{bx} blocks (mean)"
+    notes = []  # a second title line: long single-line titles are cut in narrow columns
+    if pooled:
+        notes.append(
+            f"{by}×{bx} blocks (mean)"
             if by > 1 and bx > 1
-            else (f" · {max(by, bx)}-token blocks (mean)")
+            else f"{max(by, bx)}-token blocks (mean)"
         )
     colour = _colour(kind, z, zmax)
     if colorscale is not None:
@@ -456,7 +458,9 @@ def matrix_figure(
                     "showlegend": False,
                 }
             )
-        title += " · <span style='color:#666'>grey = masked</span>"
+        notes.append("grey = masked")
+    if notes:
+        title += f"<br><span style='font-size:13px;color:#555'>{' · '.join(notes)}</span>"
     layout = _layout(
         title=title,
         height=height,
@@ -475,6 +479,8 @@ def matrix_figure(
             **_ticks(y_labels, ny),
         },
     )
+    if notes:  # two lines: from the top of the figure, inside the 60 px top margin
+        layout["title"].update({"yref": "container", "y": 1.0, "yanchor": "top", "pad": {"t": 6}})
     return _figure(data, layout)
 
 
