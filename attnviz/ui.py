@@ -820,7 +820,9 @@ def intro(title: str, text: str) -> None:
     st.markdown(text)
 
 
-def pooled_note(n: int, hint: str = "pick a query token to see its full row") -> bool:
+def pooled_note(
+    n: int, hint: str = "pick a query token to see its full row", exports: bool = True
+) -> bool:
     """Say so when the N×N heatmaps of this page are drawn in blocks (N above
     ``figures.MAX_FULL_HEATMAP_N``); returns whether they are."""
     b = figures.pool_factor(n)
@@ -832,8 +834,8 @@ def pooled_note(n: int, hint: str = "pick a query token to see its full row") ->
         f"token: {nb} blocks of {b} tokens): each cell is the mean of its block's unmasked "
         f"values, a block with every cell masked is grey (above "
         f"N = {figures.MAX_FULL_HEATMAP_N}, one cell per token would be smaller than a "
-        f"pixel). {hint[:1].upper() + hint[1:]}; hover a block for its first token. "
-        "The CSV and NPZ exports are full size.",
+        f"pixel). {hint[:1].upper() + hint[1:]}; hover a block for its first token."
+        + (" The CSV and NPZ exports are full size." if exports else ""),
         icon=":material/grid_view:",
     )
     return True

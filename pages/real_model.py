@@ -107,6 +107,9 @@ def main() -> None:
     layout = layout if layout in ("rows", "columns") else "rows"
     res = run.layers[layer]
     sel = (layer, head)
+    ui.pooled_note(
+        n, "the token selector's bars (first tab below) show its full row", exports=False
+    )
     left, right = st.columns([1.15, 1])
     with left:
         ui.plot(minilm_figures.heads_grid_figure(weights, selected=sel), key="rm_grid_fig")

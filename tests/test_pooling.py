@@ -104,3 +104,23 @@ def test_playground_at_small_n_has_no_block_note():
     assert_clean(at)
     assert z_of(figures_of(at)["pg_weights"]).shape == (100, 100)
     assert not any("blocks of" in i.value for i in at.info)
+
+
+def test_real_model_page_pools_a_long_sentence_and_says_so():
+    pytest.importorskip("torch")
+    from tests.test_minilm import _Page
+
+    try:
+        page = _Page()
+        at = page.run()
+    except Exception as e:  # pragma: no cover - the model package is missing
+        pytest.skip(f"real model page unavailable: {e}")
+    if at.exception or not at.get("text_input"):
+        pytest.skip("real model page unavailable here")
+    at.text_input("rm_text").set_value(" ".join(["word"] * 200)).run()
+    assert not at.exception
+    specs = figures_of(at)
+    z = z_of(specs["rm_head_fig"])
+    assert z.shape == (101, 101)  # 202 tokens ([CLS] + 200 + [SEP]) in blocks of 2
+    assert any("N=202 is drawn as 101×101 blocks of 2×2 tokens" in i.value for i in at.info)
+    assert not any("exports" in i.value for i in at.info)
