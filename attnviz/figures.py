@@ -479,8 +479,6 @@ def matrix_figure(
             **_ticks(y_labels, ny),
         },
     )
-    if notes:  # two lines: from the top of the figure, inside the 60 px top margin
-        layout["title"].update({"yref": "container", "y": 1.0, "yanchor": "top", "pad": {"t": 6}})
     return _figure(data, layout)
 
 
