@@ -97,11 +97,13 @@ def test_nothing_deselects_the_browser_tests():
     assert pytest_line and " -m e2e" not in pytest_line[0] and "not e2e" not in pytest_line[0]
 
 
-def test_ci_audits_dependencies_only_when_the_vulnerability_api_is_reachable():
+def test_ci_audits_dependencies_and_says_when_it_could_not():
     text = CI_RUN.read_text()
     lines = _commands(text)
-    audit = [ln for ln in lines if "pip-audit" in ln and not ln.startswith("echo")]
-    # --strict: without it pip-audit passes even when it could not look anything up.
-    assert audit == [".venv/bin/pip-audit --strict -r requirements.txt"]
+    audit = [ln for ln in lines if "pip-audit -r requirements.txt" in ln]
+    assert audit, "no pip-audit of the runtime requirements in .ci/run"
     assert lines.index(audit[0]) > lines.index(readme_test_command())
-    assert "SKIPPED" in text
+    # pip-audit exits 0 even when it could not look a single package up: that case is
+    # reported as SKIPPED, and any other non-zero exit (a finding) fails CI.
+    assert 'grep -q "could not be audited"' in text and "SKIPPED" in text
+    assert 'exit "$rc"' in text
