@@ -4,8 +4,11 @@
 # Python pinned to the version the tests run on (3.11.7).
 FROM python:3.11.7-slim
 
+# One BLAS thread per process: a class of sessions shares the cores, and multi-threaded
+# OpenBLAS on small matrices under contention was ~10x slower (bench/minilm.py --blas-threads).
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
+    OPENBLAS_NUM_THREADS=1 \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 
