@@ -421,6 +421,29 @@ def _drop_overflowing_url_values() -> list[tuple[str, str]]:
     return dropped
 
 
+def _drop_url_value(key: str) -> bool:
+    """Forget the link's value of ``key`` before its widget reads it (first run only).
+
+    On the first run a URL-bound widget takes the link's value even over
+    ``st.session_state``, so a derived control (N set by the text, a preset or an upload)
+    can only be set before the widget exists if the link's value is gone. Uses
+    Streamlit's internal query-param state, as :func:`_drop_overflowing_url_values`;
+    returns False if that moved (the caller then overrides the value itself).
+    """
+    try:
+        from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+        ctx = get_script_run_ctx()
+        if ctx is None:
+            return False
+        with ctx.session_state.query_params() as qp:
+            qp._initial_query_params.pop(key, None)
+            qp.remove_param(key)
+        return True
+    except Exception:  # pragma: no cover - internal API changed
+        return False
+
+
 def _force(key: str, value: Any) -> None:
     """Before the widget exists this run: make its value ``value`` (derived controls)."""
     if st.session_state.get(key) != value:
@@ -554,8 +577,28 @@ def sidebar() -> View | None:
         if upload_x is not None:
             forced["N"], forced["D"] = upload_x.shape
             sb.caption(f"Using {md_text(upload_name)}: {upload_x.shape[0]}×{upload_x.shape[1]}")
+        elif not book.get("upload_error"):
+            st.info(
+                "No CSV uploaded yet: X is random (seeded) with N and D from the sidebar until "
+                "you upload one; then N and D are set by the file.",
+                icon=":material/upload_file:",
+            )
 
+    # Settle the derived controls before their widgets exist in this run (setting
+    # st.session_state for a widget key after the widget is created raises
+    # StreamlitWidgetAlreadyInstantiatedError). A link value that contradicts the input
+    # (?N=30&source=preset) is dropped so that the widget takes the derived value.
+    what = {"text": "the typed text", "preset": f"the preset {md_text(preset)}"}.get(
+        source, "the uploaded CSV"
+    )
     for k, v in forced.items():
+        if first and k in raw and not _same(raw[k], v):
+            shown = raw[k][-1] if raw[k] else ""
+            notices.append(
+                f"**{k}** is set by {what}: the link's {md_text(f'{k}={shown}')} was "
+                f"replaced by {md_text(f'{k}={v}')}."
+            )
+            _drop_url_value(k)
         _force(k, v)
 
     sb.markdown("### Sizes")
@@ -717,15 +760,9 @@ def sidebar() -> View | None:
                     f"The link set {md_text(f'{k}={shown!s}')}, which is not valid ({k} must "
                     f"be {why}); using {md_text(f'{k}={values[k]}')}."
                 )
-        # A derived control that the URL contradicted (e.g. N for a preset): fix and rerun.
-        wrong = {k: v for k, v in forced.items() if {"N": n, "D": d, "heads": heads}[k] != v}
-        if wrong:
-            book["pending_notices"] = notices + [
-                f"**{k}** is set by the input ({source}); the link's value was replaced by {v}."
-                for k, v in wrong.items()
-            ]
-            st.session_state.update(wrong)
-            st.rerun()
+    # Safety net if the link's value could not be dropped before the widget read it: use
+    # the derived values anyway (never write a widget's key after it was created).
+    n, d, heads = (forced.get(k, v) for k, v in (("N", n), ("D", d), ("heads", heads)))
 
     settings = Settings(
         source=source if source != "upload" or upload_x is not None else "random",

@@ -384,3 +384,62 @@ def test_hostile_token_labels_are_shown_literally():
         assert t.count("](https://x.org/)") == t.count("`[visit](https://x.org/)`") + t.count(
             "`l[x](https://x.org/).csv`"
         ), t
+
+
+# Links whose N/D/heads contradict the input (text, preset, upload): the input wins, a
+# notice says so, and the controls show the derived value (no widget-state exception).
+LINK_CASES = {
+    "text-N": ({"N": "10", "source": "text", "text": "the cat sat"}, (3, 8, 2), "N=10"),
+    "preset-N": ({"N": "30", "source": "preset"}, (3, 4, 1), "N=30"),
+    "preset-heads": (
+        {"source": "preset", "preset": "udl-multihead", "heads": "3"},
+        (6, 8, 2),
+        "heads=3",
+    ),
+    "empty-text-N": ({"source": "text", "text": "", "N": "4"}, (10, 8, 2), "N=4"),
+    "bad-preset": ({"preset": "nonsense", "source": "preset"}, (3, 4, 1), "preset=nonsense"),
+}
+
+
+@pytest.mark.parametrize("case", list(LINK_CASES))
+def test_links_contradicting_the_input_are_corrected_with_a_notice(case):
+    query, (n, d, heads), shown = LINK_CASES[case]
+    at = run_app(query)
+    assert_clean(at)
+    s = view_of(at).settings
+    assert (s.n, s.d, s.heads) == (n, d, heads)
+    assert (at.slider(key="N").value, at.slider(key="D").value) == (n, d)
+    assert at.selectbox(key="heads").value == heads
+    assert at.slider(key="N").disabled
+    assert any(shown in w.value for w in at.warning), [w.value for w in at.warning]
+    assert view_of(at).result.weights.shape == (heads, n, n)
+    for k, v in query.items():  # the contradicted value is no longer in the link
+        if k in ("N", "heads") or v == "nonsense":
+            assert at.query_params.get(k) in (None, str({"N": n, "heads": heads}.get(k))), k
+    at.run()  # a later rerun keeps the corrected view
+    assert_clean(at)
+    assert (view_of(at).settings.n, view_of(at).settings.heads) == (n, heads)
+
+
+def test_upload_link_without_a_file_keeps_n_and_says_x_is_random():
+    at = run_app({"source": "upload", "N": "7"})
+    assert_clean(at)
+    s = view_of(at).settings
+    assert (s.source, s.n) == ("random", 7)
+    assert any("No CSV uploaded yet" in i.value for i in at.info)
+    csv = "".join(f"{i},{i + 1},{i * 2}\n" for i in range(4)).encode()
+    at.file_uploader(key="upload").set_value(("x.csv", csv, "text/csv")).run()
+    assert_clean(at)
+    s = view_of(at).settings
+    assert (s.source, s.n, s.d) == ("upload", 4, 3)
+    assert at.slider(key="N").value == 4 and at.slider(key="D").value == 3
+
+
+@pytest.mark.parametrize("page", ["pages/multi_head.py", "pages/masking.py"])
+def test_contradicting_link_on_another_page(page):
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params.update({"source": "preset", "N": "30"})
+    at.switch_page(page).run()
+    assert_clean(at)
+    assert view_of(at).settings.n == 3 and at.slider(key="N").value == 3
+    assert any("N=30" in w.value for w in at.warning), [w.value for w in at.warning]
