@@ -205,7 +205,7 @@ def default_heads(d: int) -> int:
 
 
 def _book() -> dict:
-    return st.session_state.setdefault(_STATE, {"notices": [], "first": True})
+    return st.session_state.setdefault(_STATE, {"first": True})
 
 
 # --------------------------------------------------------------------------- the view
@@ -496,7 +496,7 @@ def sidebar() -> View | None:
     book["app_ran"] = True
     first = book.get("first", True)
     raw = {}
-    notices: list[str] = list(book.pop("pending_notices", []))
+    notices: list[str] = []
     if first:
         qp = st.query_params
         raw = {k: qp.get_all(k) for k in KEYS if k in qp}
