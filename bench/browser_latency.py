@@ -75,15 +75,22 @@ INSTRUMENT_JS = """
   rec();
   new MutationObserver(rec).observe(app, {attributes: true,
                                           attributeFilter: ['data-test-script-state']});
+  // plotly charts of the page and of its same-origin iframes (the attnviz board)
+  const docs = () => [document, ...Array.from(document.querySelectorAll('iframe'))
+    .map(f => { try { return f.contentDocument; } catch (e) { return null; } })
+    .filter(d => d && d.body)];
+  window.__benchPlots = () => docs().flatMap(d => Array.from(d.querySelectorAll('.js-plotly-plot')));
+  const observed = new WeakSet();
   const hook = () => {
-    document.querySelectorAll('.js-plotly-plot').forEach(gd => {
+    docs().forEach(d => { if (!observed.has(d)) { observed.add(d); mo.observe(d.body, opts); } });
+    window.__benchPlots().forEach(gd => {
       if (gd.__benchHooked || !gd.on) return;
       gd.__benchHooked = true; b.hooked++;
       gd.on('plotly_afterplot', () => b.plots.push(performance.now()));
     });
   };
-  hook();
-  new MutationObserver(muts => {
+  const opts = {subtree: true, childList: true, attributes: true};
+  const mo = new MutationObserver(muts => {
     let inPlot = false;
     for (const m of muts) {
       const el = m.target.nodeType === 1 ? m.target : m.target.parentElement;
@@ -93,7 +100,9 @@ INSTRUMENT_JS = """
     }
     if (inPlot) b.plots.push(performance.now());
     hook();
-  }).observe(document.body, {subtree: true, childList: true, attributes: true});
+  });
+  hook();
+  setInterval(hook, 100);  // iframes that load later
   document.addEventListener('keydown', e => b.keys.push(e.timeStamp), true);
 }
 """
@@ -105,7 +114,7 @@ STATUS_JS = """
           b.plots[b.plots.length - 1] : 0, sends: window.__ws.sends.slice(-5),
           recvs: window.__ws.recvs.filter(r => r[0] >= (b.keys[b.keys.length - 1] || 0)),
           key: b.keys.length ? b.keys[b.keys.length - 1] : 0,
-          nplots: document.querySelectorAll('.js-plotly-plot').length, hooked: b.hooked};
+          nplots: window.__benchPlots().length, hooked: b.hooked};
 }
 """
 
@@ -182,8 +191,8 @@ def measure(
     page.on("websocket", on_ws)
     page.goto(url)
     page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]')
-    page.wait_for_selector(".js-plotly-plot", timeout=60_000)
     page.evaluate(INSTRUMENT_JS)
+    page.wait_for_function("() => window.__benchPlots().length > 0", timeout=60_000)
     wait_idle(page, quiet_ms=args.quiet)
     thumb = page.locator(f".st-key-{args.key} input[type='range']").first
     thumb.focus()
@@ -195,7 +204,7 @@ def measure(
             rows.append(r)
         time.sleep(args.pause)
     n_end = thumb.get_attribute("value")
-    nplots = page.evaluate("() => document.querySelectorAll('.js-plotly-plot').length")
+    nplots = page.evaluate("() => window.__benchPlots().length")
     ctx.close()
     med = {
         k: statistics.median(r[k] for r in rows)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from board_view import figures_of
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
@@ -69,10 +70,6 @@ def run_app(query: dict | None = None, page: str | None = None) -> AppTest:
 def assert_clean(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
-
-
-def figures_of(at: AppTest) -> dict[str, dict]:
-    return {c.key: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
 
 
 def z_of(spec: dict, trace: int = 0) -> np.ndarray:

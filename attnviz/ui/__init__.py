@@ -62,16 +62,22 @@ try:  # presets are optional at import time (the app works without them)
 except ImportError:  # pragma: no cover
     _presets = None
 
+from attnviz.ui.board import board, link_attn, link_bars, link_tokens  # noqa: E402
+
 __all__ = [
     "DEFAULTS",
     "KEYS",
     "View",
+    "board",
     "code_box",
     "compute",
     "current",
     "divisors",
     "export_section",
     "intro",
+    "link_attn",
+    "link_bars",
+    "link_tokens",
     "md_text",
     "plot",
     "shapes",
@@ -878,18 +884,11 @@ def pooled_note(
     return True
 
 
-def plot(fig: go.Figure, key: str | None = None) -> None:
-    """Draw a plotly figure the same way on every page (toolbar PNG export included)."""
-    st.plotly_chart(
-        fig,
-        width="stretch",
-        key=key,
-        config={
-            "displaylogo": False,
-            "toImageButtonOptions": {"format": "png", "scale": 2},
-            "modeBarButtonsToRemove": ["lasso2d", "select2d"],
-        },
-    )
+def plot(fig: go.Figure, key: str | None = None, link: dict | None = None) -> None:
+    """Draw one plotly figure the same way on every page: a :func:`board` of one chart
+    (redrawn in place on reruns; PNG at 2x and SVG downloads in its toolbar)."""
+    key = key or f"chart_{hashlib.sha1(str(fig.layout.title.text).encode()).hexdigest()[:8]}"
+    board(f"board_{key}", [(key, fig, link)])
 
 
 def _shape(a: np.ndarray) -> str:

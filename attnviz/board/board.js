@@ -1,0 +1,288 @@
+// attnviz board: draws the plotly figures of one page section with Plotly.react, keeping
+// its plot divs across Streamlit reruns, and links the charts of the page (hover, click).
+// Plain JS speaking the Streamlit component protocol (postMessage), no build step.
+(() => {
+  "use strict";
+  const send = (type, data) =>
+    window.parent.postMessage(Object.assign({ isStreamlitMessage: true, type }, data || {}), "*");
+  const root = document.getElementById("board");
+  const cells = new Map(); // figure key -> {cell, gd, spec, config, hooked}
+  let group = "";
+  let lastHeight = -1;
+  let textScale = 1;
+
+  // ------------------------------------------------------------------ linking bus
+  // Every board of the page is a same-origin iframe: they share one EventTarget kept on the
+  // parent window, so hovering a chart in one board highlights the linked cells in all.
+  let bus = null;
+  try {
+    const p = window.parent;
+    bus = p.__attnvizBoardBus || (p.__attnvizBoardBus = new p.EventTarget());
+  } catch (e) {
+    bus = null; // not same-origin: links stay inside this board
+  }
+  const onBus = (ev) => {
+    try {
+      applyLink(ev.detail);
+    } catch (e) {
+      /* a board being torn down */
+    }
+  };
+  if (bus) {
+    bus.addEventListener("link", onBus);
+    const off = () => bus.removeEventListener("link", onBus);
+    window.addEventListener("pagehide", off);
+    window.addEventListener("unload", off);
+  }
+  function emit(detail) {
+    detail.group = group;
+    if (bus) bus.dispatchEvent(new window.parent.CustomEvent("link", { detail }));
+    else applyLink(detail);
+  }
+
+  // ------------------------------------------------------------------ highlights
+  function step(gd, axis) {
+    const tr = gd._fullData && gd._fullData[0];
+    if (!tr || tr.type !== "heatmap") return 1;
+    return (axis === "x" ? tr.dx : tr.dy) || 1;
+  }
+  function span(gd, axis, t) {
+    const b = step(gd, axis);
+    const c = Math.floor(t / b) * b;
+    return [c - b / 2, c + b / 2];
+  }
+  function box(gd, xs, ys) {
+    const fl = gd._fullLayout;
+    if (!fl || !fl.xaxis || !fl.yaxis) return null;
+    const xa = fl.xaxis;
+    const ya = fl.yaxis;
+    const clamp = (v, len) => Math.max(0, Math.min(len, v));
+    const px = (ax, s) => {
+      if (!s) return [0, ax._length];
+      const a = clamp(ax.l2p(s[0]), ax._length);
+      const b = clamp(ax.l2p(s[1]), ax._length);
+      return [Math.min(a, b), Math.max(a, b)];
+    };
+    const [x0, x1] = px(xa, xs);
+    const [y0, y1] = px(ya, ys);
+    if (x1 - x0 < 1 || y1 - y0 < 1) return null;
+    return { left: xa._offset + x0, top: ya._offset + y0, width: x1 - x0, height: y1 - y0 };
+  }
+  function clearHighlights(c) {
+    c.cell.querySelectorAll(".hl").forEach((el) => el.remove());
+  }
+  function drawBox(c, b, cls) {
+    if (!b) return;
+    const el = document.createElement("div");
+    el.className = "hl" + (cls ? " " + cls : "");
+    el.setAttribute("aria-hidden", "true");
+    el.style.left = b.left + "px";
+    el.style.top = b.top + "px";
+    el.style.width = b.width + "px";
+    el.style.height = b.height + "px";
+    c.cell.appendChild(el);
+  }
+
+  function weightsRow(gd, orient, q) {
+    const cd = gd.calcdata && gd.calcdata[0] && gd.calcdata[0][0];
+    if (!cd || !cd.z || step(gd, "x") !== 1 || step(gd, "y") !== 1) return null;
+    const z = cd.z;
+    const row = orient === "rows" ? Array.from(z[q] || []) : z.map((r) => r[q]);
+    return row.map((v) => (Number.isFinite(v) ? v : 0));
+  }
+
+  function restoreBars(c) {
+    if (!c.barsOrig) return;
+    const o = c.barsOrig;
+    c.barsOrig = null;
+    Plotly.restyle(c.gd, { y: [o.y], visible: o.visible }, o.traces);
+    Plotly.relayout(c.gd, { "title.text": o.title });
+  }
+
+  function applyLink(d) {
+    if (!d || d.group !== group) return;
+    for (const c of cells.values()) {
+      const link = c.spec && c.spec.link;
+      if (!link || !c.gd._fullLayout) continue;
+      clearHighlights(c);
+      if (d.clear) {
+        if (link.kind === "bars") restoreBars(c);
+        continue;
+      }
+      if (link.head != null && d.head != null && link.head !== d.head) continue;
+      const gd = c.gd;
+      const q = d.query;
+      const k = d.key;
+      if (link.kind === "attn") {
+        const rowsQ = link.orient !== "columns";
+        const qa = rowsQ ? "y" : "x";
+        const ka = rowsQ ? "x" : "y";
+        const qs = q != null ? span(gd, qa, q) : null;
+        const ks = k != null ? span(gd, ka, k) : null;
+        if (q != null && k != null) {
+          drawBox(c, box(gd, rowsQ ? null : qs, rowsQ ? qs : null), "soft");
+          drawBox(c, box(gd, rowsQ ? ks : qs, rowsQ ? qs : ks));
+        } else if (q != null) {
+          drawBox(c, box(gd, rowsQ ? null : qs, rowsQ ? qs : null));
+        } else if (k != null) {
+          drawBox(c, box(gd, rowsQ ? ks : null, rowsQ ? null : ks));
+        }
+      } else if (link.kind === "tokens") {
+        const t = link.follow === "key" ? k : q;
+        if (t == null) continue;
+        const s = span(gd, link.axis, t);
+        drawBox(c, box(gd, link.axis === "x" ? s : null, link.axis === "y" ? s : null));
+      } else if (link.kind === "bars") {
+        if (d.row && q != null && d.row.length === (gd.data[0].x || []).length) {
+          if (!c.barsOrig) {
+            c.barsOrig = {
+              y: gd.data[0].y,
+              title: (gd.layout.title && gd.layout.title.text) || "",
+              visible: gd.data.map((t) => (t.visible === undefined ? true : t.visible)),
+              traces: gd.data.map((_, i) => i),
+            };
+          }
+          const vis = gd.data.map((_, i) => i === 0);
+          Plotly.restyle(gd, { y: [d.row], visible: vis }, c.barsOrig.traces.map((i) => i));
+          Plotly.relayout(gd, {
+            "title.text": `Weights of query ${q} over the keys (hovered row; click to select)`,
+          });
+        }
+        if (k != null) drawBox(c, box(gd, [k - 0.5, k + 0.5], null));
+      }
+    }
+  }
+
+  function hook(c) {
+    const gd = c.gd;
+    gd.on("plotly_hover", (ev) => {
+      const link = c.spec.link;
+      const pt = ev && ev.points && ev.points[0];
+      if (!link || !pt) return;
+      const head = link.head != null ? link.head : null;
+      if (link.kind === "attn") {
+        if (pt.data.type !== "heatmap") return;
+        const rowsQ = link.orient !== "columns";
+        const q = rowsQ ? pt.y : pt.x;
+        const k = rowsQ ? pt.x : pt.y;
+        const row = link.weights ? weightsRow(gd, link.orient, q) : null;
+        emit({ query: q, key: k, head, row });
+      } else if (link.kind === "tokens") {
+        if (pt.data.type !== "heatmap") return;
+        const t = link.axis === "x" ? pt.x : pt.y;
+        emit(link.follow === "key" ? { key: t, head } : { query: t, head });
+      } else if (link.kind === "bars") {
+        emit({ key: pt.x, head });
+      }
+    });
+    gd.on("plotly_unhover", () => emit({ clear: true }));
+    gd.on("plotly_click", (ev) => {
+      const link = c.spec.link;
+      const pt = ev && ev.points && ev.points[0];
+      if (!link || !link.select || !pt || pt.data.type !== "heatmap") return;
+      const rowsQ = link.orient !== "columns";
+      const q = rowsQ ? pt.y : pt.x;
+      const k = rowsQ ? pt.x : pt.y;
+      send("streamlit:setComponentValue", {
+        value: { query: q, key: k, head: link.head != null ? link.head : null, at: Date.now() },
+        dataType: "json",
+      });
+    });
+    c.hooked = true;
+  }
+
+  // ------------------------------------------------------------------ drawing
+  function makeConfig(f) {
+    const name = f.key || "chart";
+    return {
+      displaylogo: false,
+      responsive: true,
+      toImageButtonOptions: { format: "png", scale: 2, filename: name },
+      modeBarButtonsToRemove: ["lasso2d", "select2d"],
+      modeBarButtonsToAdd: [
+        {
+          name: "Download plot as SVG",
+          icon: Plotly.Icons.disk,
+          click: (gd) => Plotly.downloadImage(gd, { format: "svg", filename: name }),
+        },
+      ],
+    };
+  }
+  function scaled(layout) {
+    if (textScale === 1) return layout;
+    const size = ((layout.font && layout.font.size) || 12) * textScale;
+    return Object.assign({}, layout, { font: Object.assign({}, layout.font, { size }) });
+  }
+  function setHeight() {
+    const h = Math.ceil(root.getBoundingClientRect().height) + 4;
+    if (h !== lastHeight) {
+      lastHeight = h;
+      send("streamlit:setFrameHeight", { height: h });
+    }
+  }
+
+  function render(args) {
+    group = args.group || "";
+    const scale = Number(args.text_scale) || 1;
+    const rescale = scale !== textScale;
+    textScale = scale;
+    const figs = args.figures || [];
+    const cols = args.columns && args.columns.length ? args.columns : [1];
+    root.style.gridTemplateColumns = cols.map((w) => `minmax(0, ${w}fr)`).join(" ");
+    const keep = new Set(figs.map((f) => f.key));
+    for (const [k, c] of cells) {
+      if (!keep.has(k)) {
+        Plotly.purge(c.gd);
+        c.cell.remove();
+        cells.delete(k);
+      }
+    }
+    const jobs = figs.map((f, i) => {
+      let c = cells.get(f.key);
+      if (!c) {
+        const cell = document.createElement("div");
+        cell.className = "cell";
+        const gd = document.createElement("div");
+        gd.className = "plot";
+        gd.setAttribute("role", "img");
+        cell.appendChild(gd);
+        c = { cell, gd, spec: f, config: makeConfig(f), hooked: false };
+        cells.set(f.key, c);
+      }
+      if (root.children[i] !== c.cell) root.insertBefore(c.cell, root.children[i] || null);
+      if (rescale) c.config = makeConfig(f);
+      c.barsOrig = null;
+      clearHighlights(c);
+      c.spec = f;
+      c.cell.dataset.key = f.key;
+      c.gd.setAttribute("aria-label", f.label || f.key);
+      const fig = f.figure || {};
+      return Plotly.react(c.gd, fig.data || [], scaled(fig.layout || {}), c.config).then(() => {
+        if (!c.hooked) hook(c);
+      });
+    });
+    Promise.all(jobs)
+      .then(setHeight)
+      .catch((e) => showError(e));
+  }
+
+  function showError(e) {
+    const el = document.createElement("p");
+    el.className = "err";
+    el.textContent = "The charts could not be drawn: " + (e && e.message ? e.message : e);
+    root.appendChild(el);
+    setHeight();
+  }
+
+  window.addEventListener("message", (ev) => {
+    const d = ev.data;
+    if (!d || d.type !== "streamlit:render") return;
+    try {
+      render(d.args || {});
+    } catch (e) {
+      showError(e);
+    }
+  });
+  new ResizeObserver(setHeight).observe(root);
+  send("streamlit:componentReady", { apiVersion: 1 });
+})();

@@ -1,0 +1,30 @@
+"""Read the charts of the attnviz board (``attnviz.ui.board``) in an AppTest run.
+
+Each board is a Streamlit component; its JSON arguments hold the figures as plotly JSON
+(``figures`` = [{key, figure, link, label}]), so the checks of figure content read the same
+dicts ``st.plotly_chart`` used to carry.
+"""
+
+from __future__ import annotations
+
+import json
+
+from streamlit.testing.v1 import AppTest
+
+
+def board_entries(at: AppTest) -> dict[str, dict]:
+    """Chart key -> the board's entry for it: ``figure`` (plotly JSON), ``link``, ``label``
+    and ``board`` (the component's key)."""
+    out: dict[str, dict] = {}
+    for el in at.get("component_instance"):
+        args = json.loads(el.proto.json_args or "{}")
+        for f in args.get("figures", []):
+            if f["key"] in out:
+                raise AssertionError(f"chart key {f['key']!r} is drawn twice")
+            out[f["key"]] = {**f, "board": args.get("key")}
+    return out
+
+
+def figures_of(at: AppTest) -> dict[str, dict]:
+    """Chart key -> plotly figure JSON (data, layout) of every chart on the page."""
+    return {k: e["figure"] for k, e in board_entries(at).items()}
