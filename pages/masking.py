@@ -18,166 +18,172 @@ ui.intro(
 view = ui.current()
 if view is None:
     st.stop()
-s, r, labels, lay = view.settings, view.result, view.labels, view.layout
-n, dk = r.n_tokens, r.queries.shape[-1]
-c1, c2 = st.columns(2)
-head = c1.selectbox("head", list(range(r.num_heads)), key="head", bind="query-params")
-k_pad = c2.number_input(
-    "k — padding tokens at the end (for the padding column)",
-    0,
-    512,
-    value=1,
-    step=1,
-    key="mk_pad",
-    bind="query-params",
-)
-k = min(int(k_pad), n)
-if k_pad > n:
-    c2.caption(f"Only {n} tokens: using k = {n} (every token is padding).")
-causal = ui.variant(view, mask_kind="causal")
-padded = ui.variant(view, mask_kind="padding", pad=k)
-H = 330
-ui.pooled_note(n, "the masks are easiest to read at small N")
-cols = st.columns(2)
-for col, (name, res) in zip(
-    cols, (("causal", causal), (f"padding (k = {k})", padded)), strict=True
-):
-    with col:
-        st.markdown(f"### {name}")
-        ui.plot(
-            figures.mask_figure(
-                res.mask,
-                labels=labels,
-                layout=lay,
-                title=f"{name} mask: green = may attend",
-                height=H,
-            ),
-            key=f"mk_mask_{name[:3]}",
-        )
-        ui.plot(
-            figures.attention_figure(
-                res.masked_scores[head],
-                what="scores",
-                labels=labels,
-                layout=lay,
-                mask=res.mask,
-                scale=res.scale,
-                d_k=dk,
-                title="scores with −∞ (grey)",
-                height=H,
-            ),
-            key=f"mk_s_{name[:3]}",
-        )
-        ui.plot(
-            figures.attention_figure(
-                res.weights[head],
-                what="weights",
-                labels=labels,
-                layout=lay,
-                mask=res.mask,
-                title="softmax: masked weights are 0",
-                height=H,
-            ),
-            key=f"mk_w_{name[:3]}",
-        )
-        w = res.weights[head]
-        upper = 0.0 if n < 2 else float(np.abs(np.triu(w, 1)).max())
-        sums = w.sum(axis=1)
-        live = res.mask.any(axis=1)
-        st.caption(
-            f"Weights of masked cells: max {float(np.abs(w[~res.mask]).max(initial=0)):.1e}. "
-            f"Rows with a visible key sum to 1 (max error "
-            f"{float(np.abs(sums[live] - 1).max(initial=0)):.1e})."
-            + (f" Upper triangle max: {upper:.1e}." if name == "causal" else "")
-        )
-
-st.subheader("A row where every key is masked")
-st.markdown(
-    "If a query may see **no** key (here: padding with k = N), its scores are all −∞. "
-    "Written naively, softmax gives e^(−∞) / Σ e^(−∞) = 0 / 0 = **NaN**, and the NaN "
-    "spreads through everything after it. attnviz's softmax subtracts the row maximum only "
-    "when it is finite and leaves an all-zero row as zeros: the query's output is then 0."
-)
-row = np.full(min(n, 6), -np.inf)
-with np.errstate(invalid="ignore"):
-    naive = np.exp(row) / np.exp(row).sum()
-safe = engine.softmax(row)
 
 
-def _txt(a: np.ndarray) -> list[str]:
-    return ["−∞" if np.isneginf(v) else "NaN" if np.isnan(v) else f"{v:g}" for v in a]
-
-
-st.dataframe(
-    pd.DataFrame(
-        {"scores": _txt(row), "naive exp/sum": _txt(naive), "attnviz softmax": _txt(safe)},
-        index=[f"key {j}" for j in range(row.size)],
-    ).T,
-    width="stretch",
-)
-full = ui.variant(view, mask_kind="padding", pad=n)
-st.caption(
-    f"With every token padding, all weights are {float(np.abs(full.weights).max()):.0f} and "
-    f"the outputs of the heads are {float(np.abs(full.head_outputs).max()):.0f} "
-    f"(NaN anywhere: {bool(np.isnan(full.output).any())})."
-)
-
-if view.params is not None and n >= 2:
-    st.subheader("The causal mask really hides the future")
-    pos = n // 2 - 1 if n > 2 else 0
-    with_mask = ui.cached(
-        "future_independence",
-        view.x,
-        view.params,
-        pos,
-        num_heads=r.num_heads,
-        scale=r.scale,
-        seed=s.seed,
-        causal=True,
+@st.fragment
+def body(view: ui.View) -> None:
+    """Head, padding and the masks: these controls rerun only this part."""
+    s, r, labels, lay = view.settings, view.result, view.labels, view.layout
+    n, dk = r.n_tokens, r.queries.shape[-1]
+    c1, c2 = st.columns(2)
+    head = c1.selectbox("head", list(range(r.num_heads)), key="head", bind="query-params")
+    k_pad = c2.number_input(
+        "k — padding tokens at the end (for the padding column)",
+        0,
+        512,
+        value=1,
+        step=1,
+        key="mk_pad",
+        bind="query-params",
     )
-    without = ui.cached(
-        "future_independence",
-        view.x,
-        view.params,
-        pos,
-        num_heads=r.num_heads,
-        scale=r.scale,
-        seed=s.seed,
-        causal=False,
+    k = min(int(k_pad), n)
+    if k_pad > n:
+        c2.caption(f"Only {n} tokens: using k = {n} (every token is padding).")
+    causal = ui.variant(view, mask_kind="causal")
+    padded = ui.variant(view, mask_kind="padding", pad=k)
+    H = 330
+    ui.pooled_note(n, "the masks are easiest to read at small N")
+    cols = st.columns(2)
+    for col, (name, res) in zip(
+        cols, (("causal", causal), (f"padding (k = {k})", padded)), strict=True
+    ):
+        with col:
+            st.markdown(f"### {name}")
+            ui.plot(
+                figures.mask_figure(
+                    res.mask,
+                    labels=labels,
+                    layout=lay,
+                    title=f"{name} mask: green = may attend",
+                    height=H,
+                ),
+                key=f"mk_mask_{name[:3]}",
+            )
+            ui.plot(
+                figures.attention_figure(
+                    res.masked_scores[head],
+                    what="scores",
+                    labels=labels,
+                    layout=lay,
+                    mask=res.mask,
+                    scale=res.scale,
+                    d_k=dk,
+                    title="scores with −∞ (grey)",
+                    height=H,
+                ),
+                key=f"mk_s_{name[:3]}",
+            )
+            ui.plot(
+                figures.attention_figure(
+                    res.weights[head],
+                    what="weights",
+                    labels=labels,
+                    layout=lay,
+                    mask=res.mask,
+                    title="softmax: masked weights are 0",
+                    height=H,
+                ),
+                key=f"mk_w_{name[:3]}",
+            )
+            w = res.weights[head]
+            upper = 0.0 if n < 2 else float(np.abs(np.triu(w, 1)).max())
+            sums = w.sum(axis=1)
+            live = res.mask.any(axis=1)
+            st.caption(
+                f"Weights of masked cells: max {float(np.abs(w[~res.mask]).max(initial=0)):.1e}. "
+                f"Rows with a visible key sum to 1 (max error "
+                f"{float(np.abs(sums[live] - 1).max(initial=0)):.1e})."
+                + (f" Upper triangle max: {upper:.1e}." if name == "causal" else "")
+            )
+
+    st.subheader("A row where every key is masked")
+    st.markdown(
+        "If a query may see **no** key (here: padding with k = N), its scores are all −∞. "
+        "Written naively, softmax gives e^(−∞) / Σ e^(−∞) = 0 / 0 = **NaN**, and the NaN "
+        "spreads through everything after it. attnviz's softmax subtracts the row maximum only "
+        "when it is finite and leaves an all-zero row as zeros: the query's output is then 0."
     )
-    m1, m2 = st.columns(2)
-    m1.metric(f"change of outputs 0…{pos}, causal mask", f"{with_mask:.2e}")
-    m2.metric(f"change of outputs 0…{pos}, no mask", f"{without:.2e}")
+    row = np.full(min(n, 6), -np.inf)
+    with np.errstate(invalid="ignore"):
+        naive = np.exp(row) / np.exp(row).sum()
+    safe = engine.softmax(row)
+
+    def _txt(a: np.ndarray) -> list[str]:
+        return ["−∞" if np.isneginf(v) else "NaN" if np.isnan(v) else f"{v:g}" for v in a]
+
+    st.dataframe(
+        pd.DataFrame(
+            {"scores": _txt(row), "naive exp/sum": _txt(naive), "attnviz softmax": _txt(safe)},
+            index=[f"key {j}" for j in range(row.size)],
+        ).T,
+        width="stretch",
+    )
+    full = ui.variant(view, mask_kind="padding", pad=n)
     st.caption(
-        f"Tokens {pos + 1}…{n - 1} were replaced by random vectors. With the causal mask "
-        f"the outputs of tokens 0…{pos} do not move at all; without it they do."
+        f"With every token padding, all weights are {float(np.abs(full.weights).max()):.0f} and "
+        f"the outputs of the heads are {float(np.abs(full.head_outputs).max()):.0f} "
+        f"(NaN anywhere: {bool(np.isnan(full.output).any())})."
     )
 
-ui.shapes(
-    {"mask": causal.mask, "scores": causal.scores[head], "weights": causal.weights[head]},
-    note=f"head {head}",
-)
-o = ui.oriented
-ui.export_section(
-    view,
-    {
-        "causal mask": (o(causal.mask.astype(int), lay), labels, labels),
-        "causal scores": (o(causal.masked_scores[head], lay), labels, labels),
-        "causal weights": (o(causal.weights[head], lay), labels, labels),
-        "padding mask": (o(padded.mask.astype(int), lay), labels, labels),
-        "padding scores": (o(padded.masked_scores[head], lay), labels, labels),
-        "padding weights": (o(padded.weights[head], lay), labels, labels),
-    },
-    page="masking",
-    extra={"causal_weights": causal.weights, "padding_weights": padded.weights},
-)
-ui.code_box(
-    view,
-    head=head,
-    extra=(
-        f"# the two masks of this page (True = may attend)\n"
-        f"causal = np.tril(np.ones(({n}, {n}), bool))\n"
-        f"padding = np.ones(({n}, {n}), bool); padding[:, {n - k}:] = False\n"
-        "A_causal = softmax_rows(np.where(causal, S, -np.inf))  # S unmasked, as above"
-    ),
-)
+    if view.params is not None and n >= 2:
+        st.subheader("The causal mask really hides the future")
+        pos = n // 2 - 1 if n > 2 else 0
+        with_mask = ui.cached(
+            "future_independence",
+            view.x,
+            view.params,
+            pos,
+            num_heads=r.num_heads,
+            scale=r.scale,
+            seed=s.seed,
+            causal=True,
+        )
+        without = ui.cached(
+            "future_independence",
+            view.x,
+            view.params,
+            pos,
+            num_heads=r.num_heads,
+            scale=r.scale,
+            seed=s.seed,
+            causal=False,
+        )
+        m1, m2 = st.columns(2)
+        m1.metric(f"change of outputs 0…{pos}, causal mask", f"{with_mask:.2e}")
+        m2.metric(f"change of outputs 0…{pos}, no mask", f"{without:.2e}")
+        st.caption(
+            f"Tokens {pos + 1}…{n - 1} were replaced by random vectors. With the causal mask "
+            f"the outputs of tokens 0…{pos} do not move at all; without it they do."
+        )
+
+    ui.shapes(
+        {"mask": causal.mask, "scores": causal.scores[head], "weights": causal.weights[head]},
+        note=f"head {head}",
+    )
+    o = ui.oriented
+    ui.export_section(
+        view,
+        {
+            "causal mask": (o(causal.mask.astype(int), lay), labels, labels),
+            "causal scores": (o(causal.masked_scores[head], lay), labels, labels),
+            "causal weights": (o(causal.weights[head], lay), labels, labels),
+            "padding mask": (o(padded.mask.astype(int), lay), labels, labels),
+            "padding scores": (o(padded.masked_scores[head], lay), labels, labels),
+            "padding weights": (o(padded.weights[head], lay), labels, labels),
+        },
+        page="masking",
+        extra={"causal_weights": causal.weights, "padding_weights": padded.weights},
+    )
+    ui.code_box(
+        view,
+        head=head,
+        extra=(
+            f"# the two masks of this page (True = may attend)\n"
+            f"causal = np.tril(np.ones(({n}, {n}), bool))\n"
+            f"padding = np.ones(({n}, {n}), bool); padding[:, {n - k}:] = False\n"
+            "A_causal = softmax_rows(np.where(causal, S, -np.inf))  # S unmasked, as above"
+        ),
+    )
+
+
+body(view)

@@ -39,13 +39,17 @@ else:
     )
 
 ent = engine.row_entropy(r.weights)  # (H, N) bits
-c1, c2 = st.columns(2)
-with c1:
-    ui.plot(
-        figures.entropy_figure(ent, max_entropy=math.log2(n) if n > 1 else 0.0), key="mh_entropy"
-    )
-with c2:
-    ui.plot(figures.argmax_figure(r.weights, labels=labels, mask=r.mask), key="mh_argmax")
+ui.board(
+    "mh_heads",
+    [
+        (
+            "mh_entropy",
+            figures.entropy_figure(ent, max_entropy=math.log2(n) if n > 1 else 0.0),
+            None,
+        ),
+        ("mh_argmax", figures.argmax_figure(r.weights, labels=labels, mask=r.mask), None),
+    ],
+)
 st.caption(
     "Entropy 0 bits: a query puts all its weight on one key. log₂ N bits: it spreads its "
     "weight evenly over all N keys. Bars show the mean over queries (whiskers: spread)."
@@ -53,9 +57,10 @@ st.caption(
 
 st.subheader("Concatenate the heads, then mix them with W_O")
 ui.pooled_note(n, "pick one head on the playground to see its full weights")
-c1, c2, c3 = st.columns(3)
-with c1:
-    ui.plot(
+w_o = None if view.params is None else view.params.w_o
+charts = [
+    (
+        "mh_concat",
         figures.token_matrix_figure(
             r.concat,
             name="concat",
@@ -64,12 +69,13 @@ with c1:
             feature_groups=dk if h > 1 else None,
             title=f"concat of {h} head outputs ({n}×{s.d})",
         ),
-        key="mh_concat",
+        ui.link_tokens(None, lay, "query"),
     )
-w_o = None if view.params is None else view.params.w_o
-with c2:
-    if w_o is not None:
-        ui.plot(
+]
+if w_o is not None:
+    charts.append(
+        (
+            "mh_wo",
             figures.matrix_figure(
                 w_o,
                 title=f"W_O ({w_o.shape[0]}×{w_o.shape[1]})",
@@ -78,12 +84,12 @@ with c2:
                 hover="W_O[%{y}, %{x}] = %{z:.4f}",
                 separators=("y", dk) if h > 1 else None,
             ),
-            key="mh_wo",
+            None,
         )
-    else:
-        st.info("This preset has no output projection W_O: the output is the concatenation.")
-with c3:
-    ui.plot(
+    )
+charts.append(
+    (
+        "mh_out",
         figures.token_matrix_figure(
             r.output,
             name="Y",
@@ -91,8 +97,12 @@ with c3:
             layout=lay,
             title=f"Y = concat · W_O + b_O ({n}×{r.output.shape[1]})",
         ),
-        key="mh_out",
+        ui.link_tokens(None, lay, "query"),
     )
+)
+if w_o is None:
+    st.info("This preset has no output projection W_O: the output is the concatenation.")
+ui.board("mh_mix", charts)
 st.latex(
     r"\text{head}_h = \operatorname{softmax}\!\Big(\frac{Q_h K_h^\top}{\sqrt{d_k}}\Big) V_h,"
     r"\qquad Y = [\text{head}_0, \dots, \text{head}_{H-1}]\, W_O + b_O"

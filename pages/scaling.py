@@ -30,145 +30,152 @@ st.caption(
     f"variance is {curve.before[-1]:.0f}, the scaled one {curve.after[-1]:.2f}."
 )
 
-st.subheader("2. The same logits, multiplied by a factor")
-c1, c2 = st.columns([1, 3])
-factor = c1.number_input(
-    "factor",
-    min_value=0.0,
-    max_value=50.0,
-    value=8.0,
-    step=0.5,
-    key="sc_factor",
-    bind="query-params",
-    help="Notebook 002 multiplies its logits by 8.",
-)
-logits = np.array(experiments.NOTEBOOK_LOGITS)
-factors = [1.0, float(factor)]
-wts = experiments.softmax_under_factor(logits, factors)  # (2, 5)
-with c2:
-    ui.plot(figures.softmax_factor_figure(logits, factors, wts), key="sc_factor_fig")
-ent = engine.row_entropy(wts)
-c1.markdown(
-    f"Entropy: **{ent[0]:.2f}** bits at ×1, **{ent[1]:.2f}** bits at ×{factor:g} "
-    f"(uniform over 5 = {math.log2(5):.2f} bits). Largest weight: {wts[0].max():.3f} → "
-    f"{wts[1].max():.3f}."
-)
-st.latex(
-    r"\operatorname{softmax}(c\,z)_i = \frac{e^{c z_i}}{\sum_j e^{c z_j}}"
-    r"\;\xrightarrow{\;c\to\infty\;}\;\text{one-hot on } \arg\max z"
-)
 
-st.subheader("3. Your current attention: scaled vs not scaled")
-un = ui.variant(view, scale_mode="none")
-sc = ui.variant(view, scale_mode="1/√d_k")
-dk = r.queries.shape[-1]
-head = st.selectbox("head", list(range(r.num_heads)), key="head", bind="query-params")
-c1, c2 = st.columns(2)
-with c1:
-    ui.plot(
-        figures.attention_figure(
-            un.weights[head],
-            what="weights",
-            labels=labels,
-            layout=lay,
-            mask=un.mask,
-            title="Weights, not scaled (× 1)",
-        ),
-        key="sc_un",
+@st.fragment
+def body(view: ui.View, curve) -> None:
+    """Sections 2 and 3 and the export: the factor and head inputs rerun only this part."""
+    st.subheader("2. The same logits, multiplied by a factor")
+    c1, c2 = st.columns([1, 3])
+    factor = c1.number_input(
+        "factor",
+        min_value=0.0,
+        max_value=50.0,
+        value=8.0,
+        step=0.5,
+        key="sc_factor",
+        bind="query-params",
+        help="Notebook 002 multiplies its logits by 8.",
     )
-with c2:
-    ui.plot(
-        figures.attention_figure(
-            sc.weights[head],
-            what="weights",
-            labels=labels,
-            layout=lay,
-            mask=sc.mask,
-            title=f"Weights, scaled by 1/√{dk}",
-        ),
-        key="sc_sc",
+    logits = np.array(experiments.NOTEBOOK_LOGITS)
+    factors = [1.0, float(factor)]
+    wts = experiments.softmax_under_factor(logits, factors)  # (2, 5)
+    with c2:
+        ui.plot(figures.softmax_factor_figure(logits, factors, wts), key="sc_factor_fig")
+    ent = engine.row_entropy(wts)
+    c1.markdown(
+        f"Entropy: **{ent[0]:.2f}** bits at ×1, **{ent[1]:.2f}** bits at ×{factor:g} "
+        f"(uniform over 5 = {math.log2(5):.2f} bits). Largest weight: {wts[0].max():.3f} → "
+        f"{wts[1].max():.3f}."
     )
-e_un = engine.row_entropy(un.weights).mean(axis=1)  # (H,)
-e_sc = engine.row_entropy(sc.weights).mean(axis=1)
-heads_lbl = [f"head {i}" for i in range(r.num_heads)]
-ui.plot(
-    figures.bars_figure(
-        {"not scaled": e_un, f"scaled (1/√{dk})": e_sc},
-        x_labels=heads_lbl,
-        title="Mean entropy of the weights per head (higher = more spread out)",
-        x_title="head",
-        y_title="bits",
-    ),
-    key="sc_ent",
-)
-st.caption(
-    f"d_k = {dk}. With a small d_k the difference is small; raise D (or lower the heads) "
-    "in the sidebar to see the unscaled weights collapse onto single keys."
-)
-sat = ui.cached("max_weight_curve", dims, n_keys=8, trials=200, seed=s.seed)
-ui.plot(
-    figures.line_figure(
-        sat.dims,
+    st.latex(
+        r"\operatorname{softmax}(c\,z)_i = \frac{e^{c z_i}}{\sum_j e^{c z_j}}"
+        r"\;\xrightarrow{\;c\to\infty\;}\;\text{one-hot on } \arg\max z"
+    )
+
+    st.subheader("3. Your current attention: scaled vs not scaled")
+    un = ui.variant(view, scale_mode="none")
+    sc = ui.variant(view, scale_mode="1/√d_k")
+    dk = r.queries.shape[-1]
+    head = st.selectbox("head", list(range(r.num_heads)), key="head", bind="query-params")
+    c1, c2 = st.columns(2)
+    with c1:
+        ui.plot(
+            figures.attention_figure(
+                un.weights[head],
+                what="weights",
+                labels=labels,
+                layout=lay,
+                mask=un.mask,
+                title="Weights, not scaled (× 1)",
+            ),
+            key="sc_un",
+        )
+    with c2:
+        ui.plot(
+            figures.attention_figure(
+                sc.weights[head],
+                what="weights",
+                labels=labels,
+                layout=lay,
+                mask=sc.mask,
+                title=f"Weights, scaled by 1/√{dk}",
+            ),
+            key="sc_sc",
+        )
+    e_un = engine.row_entropy(un.weights).mean(axis=1)  # (H,)
+    e_sc = engine.row_entropy(sc.weights).mean(axis=1)
+    heads_lbl = [f"head {i}" for i in range(r.num_heads)]
+    ui.plot(
+        figures.bars_figure(
+            {"not scaled": e_un, f"scaled (1/√{dk})": e_sc},
+            x_labels=heads_lbl,
+            title="Mean entropy of the weights per head (higher = more spread out)",
+            x_title="head",
+            y_title="bits",
+        ),
+        key="sc_ent",
+    )
+    st.caption(
+        f"d_k = {dk}. With a small d_k the difference is small; raise D (or lower the heads) "
+        "in the sidebar to see the unscaled weights collapse onto single keys."
+    )
+    sat = ui.cached("max_weight_curve", dims, n_keys=8, trials=200, seed=s.seed)
+    ui.plot(
+        figures.line_figure(
+            sat.dims,
+            {
+                "not scaled": sat.unscaled,
+                "scaled by 1/√d_k": sat.scaled,
+                "uniform (1/8)": np.full(len(dims), 1 / sat.n_keys),
+            },
+            title="Mean largest weight of a query over 8 random keys",
+            x_title="d_k",
+            y_title="largest weight (1 = one-hot)",
+            log_x=True,
+        ),
+        key="sc_sat",
+    )
+
+    ui.shapes(
         {
-            "not scaled": sat.unscaled,
-            "scaled by 1/√d_k": sat.scaled,
-            "uniform (1/8)": np.full(len(dims), 1 / sat.n_keys),
+            "logits": logits,
+            "softmax(c·z)": wts,
+            "weights (unscaled)": un.weights,
+            "weights (scaled)": sc.weights,
         },
-        title="Mean largest weight of a query over 8 random keys",
-        x_title="d_k",
-        y_title="largest weight (1 = one-hot)",
-        log_x=True,
-    ),
-    key="sc_sat",
-)
+    )
+    o = ui.oriented
+    ui.export_section(
+        view,
+        {
+            "variance": (
+                np.stack([curve.dims, curve.before, curve.after], 1),
+                None,
+                ["d_k", "var_unscaled", "var_scaled"],
+            ),
+            "softmax under factor": (wts, [f"x{f:g}" for f in factors], None),
+            f"A unscaled head {head}": (o(un.weights[head], lay), labels, labels),
+            f"A scaled head {head}": (o(sc.weights[head], lay), labels, labels),
+            "entropy per head": (np.stack([e_un, e_sc], 1), heads_lbl, ["unscaled", "scaled"]),
+            "max weight curve": (
+                np.stack([sat.dims, sat.unscaled, sat.scaled], 1),
+                None,
+                ["d_k", "unscaled", "scaled"],
+            ),
+        },
+        page="scaling",
+        extra={
+            "variance_dims": curve.dims,
+            "variance_before": curve.before,
+            "variance_after": curve.after,
+        },
+    )
+    ui.code_box(
+        view,
+        head=head,
+        extra=(
+            "# 1. variance of q·k against d_k\n"
+            f"rng = np.random.default_rng({s.seed})\n"
+            "for d in [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]:\n"
+            "    q, k = rng.standard_normal((1000, d)), rng.standard_normal((1000, d))\n"
+            "    dots = (q * k).sum(axis=1)\n"
+            "    print(d, dots.var(), (dots / np.sqrt(d)).var())\n\n"
+            "# 2. softmax of the notebook's logits under a factor\n"
+            f"z = np.array({list(experiments.NOTEBOOK_LOGITS)})\n"
+            f"for c in (1.0, {float(factor)!r}):\n"
+            "    e = np.exp(c * z - (c * z).max()); print(c, e / e.sum())"
+        ),
+    )
 
-ui.shapes(
-    {
-        "logits": logits,
-        "softmax(c·z)": wts,
-        "weights (unscaled)": un.weights,
-        "weights (scaled)": sc.weights,
-    },
-)
-o = ui.oriented
-ui.export_section(
-    view,
-    {
-        "variance": (
-            np.stack([curve.dims, curve.before, curve.after], 1),
-            None,
-            ["d_k", "var_unscaled", "var_scaled"],
-        ),
-        "softmax under factor": (wts, [f"x{f:g}" for f in factors], None),
-        f"A unscaled head {head}": (o(un.weights[head], lay), labels, labels),
-        f"A scaled head {head}": (o(sc.weights[head], lay), labels, labels),
-        "entropy per head": (np.stack([e_un, e_sc], 1), heads_lbl, ["unscaled", "scaled"]),
-        "max weight curve": (
-            np.stack([sat.dims, sat.unscaled, sat.scaled], 1),
-            None,
-            ["d_k", "unscaled", "scaled"],
-        ),
-    },
-    page="scaling",
-    extra={
-        "variance_dims": curve.dims,
-        "variance_before": curve.before,
-        "variance_after": curve.after,
-    },
-)
-ui.code_box(
-    view,
-    head=head,
-    extra=(
-        "# 1. variance of q·k against d_k\n"
-        f"rng = np.random.default_rng({s.seed})\n"
-        "for d in [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]:\n"
-        "    q, k = rng.standard_normal((1000, d)), rng.standard_normal((1000, d))\n"
-        "    dots = (q * k).sum(axis=1)\n"
-        "    print(d, dots.var(), (dots / np.sqrt(d)).var())\n\n"
-        "# 2. softmax of the notebook's logits under a factor\n"
-        f"z = np.array({list(experiments.NOTEBOOK_LOGITS)})\n"
-        f"for c in (1.0, {float(factor)!r}):\n"
-        "    e = np.exp(c * z - (c * z).max()); print(c, e / e.sum())"
-    ),
-)
+
+body(view, curve)

@@ -16,183 +16,206 @@ ui.intro(
 view = ui.current()
 if view is None:
     st.stop()
-s, r, labels, lay = view.settings, view.result, view.labels, view.layout
-n, dk = r.n_tokens, r.queries.shape[-1]
-head = st.selectbox(
-    f"head (of {r.num_heads}; each uses d_k = {dk} columns)",
-    list(range(r.num_heads)),
-    key="head",
-    bind="query-params",
-)
-qh, kh, vh = r.queries[head], r.keys[head], r.values[head]
-raw = engine.attention_scores(qh, kh, scale=False)  # (N, N) Q Kᵀ, not scaled
-scaled = r.scores[head]  # (N, N) after the scale factor
-masked = r.masked_scores[head]  # (N, N) with -inf where masked
-w, out = r.weights[head], r.head_outputs[head]
-H = 300
-tm = figures.token_matrix_figure
-ui.pooled_note(n, "the playground's query selector shows one query's full row of weights")
 
 
-def stage(num: int, title: str, latex: str, shape: str, note: str = "") -> None:
-    st.markdown(f"#### {num}. {title}")
-    c1, c2 = st.columns([3, 2])
-    c1.latex(latex)
-    c2.markdown(f"shape: **{shape}**" + (f"  \n{note}" if note else ""))
-
-
-stage(1, "The input: one vector per token", r"X \in \mathbb{R}^{N \times D}", f"{n}×{s.d}")
-ui.plot(tm(view.x, name="X", labels=labels, layout=lay, height=H), key="sb_x")
-
-stage(
-    2,
-    "Queries, keys and values: three linear maps of X",
-    r"Q = XW_q + b_q,\quad K = XW_k + b_k,\quad V = XW_v + b_v",
-    f"{n}×{dk} each (head {head}: columns {head * dk}…{(head + 1) * dk - 1})",
-    "W_q, W_k, W_v are D×D; each head takes d_k = D / heads columns.",
-)
-c = st.columns(3)
-for col, (m, nm, k) in zip(c, ((qh, "Q", "q"), (kh, "K", "k"), (vh, "V", "v")), strict=True):
-    with col:
-        ui.plot(
-            tm(m, name=f"{nm} (head {head})", labels=labels, layout=lay, height=H), key=f"sb_{k}"
-        )
-
-stage(
-    3,
-    "Dot products: how well each query matches each key",
-    r"QK^\top,\qquad (QK^\top)_{ij} = q_i \cdot k_j",
-    f"{n}×{n}",
-)
-ui.plot(
-    figures.attention_figure(
-        raw,
-        what="scores",
-        labels=labels,
-        layout=lay,
-        scale=1.0,
-        d_k=dk,
-        title="QKᵀ (not scaled)",
-        height=H + 40,
-    ),
-    key="sb_raw",
-)
-scale_tex = {
-    "1/√d_k": rf"S = \frac{{QK^\top}}{{\sqrt{{d_k}}}} = \frac{{QK^\top}}{{\sqrt{{{dk}}}}}",
-    "none": r"S = QK^\top \quad(\text{no scaling})",
-    "custom": rf"S = {s.factor:g}\cdot QK^\top",
-}[s.scale_mode]
-stage(4, "Scale", scale_tex, f"{n}×{n}", f"factor = {r.scale:.4g}")
-ui.plot(
-    figures.attention_figure(
-        scaled, what="scores", labels=labels, layout=lay, scale=r.scale, d_k=dk, height=H + 40
-    ),
-    key="sb_scaled",
-)
-if r.mask is None:
-    stage(
-        5,
-        "Mask (none chosen)",
-        r"S_{ij} \text{ unchanged}",
-        f"{n}×{n}",
-        "Pick a causal or padding mask in the sidebar to hide keys.",
+@st.fragment
+def body(view: ui.View) -> None:
+    """The page below the sidebar: a head change reruns only this part."""
+    s, r, labels, lay = view.settings, view.result, view.labels, view.layout
+    n, dk = r.n_tokens, r.queries.shape[-1]
+    head = st.selectbox(
+        f"head (of {r.num_heads}; each uses d_k = {dk} columns)",
+        list(range(r.num_heads)),
+        key="head",
+        bind="query-params",
     )
-else:
+    qh, kh, vh = r.queries[head], r.keys[head], r.values[head]
+    raw = engine.attention_scores(qh, kh, scale=False)  # (N, N) Q Kᵀ, not scaled
+    scaled = r.scores[head]  # (N, N) after the scale factor
+    masked = r.masked_scores[head]  # (N, N) with -inf where masked
+    w, out = r.weights[head], r.head_outputs[head]
+    H = 300
+    tm = figures.token_matrix_figure
+    ui.pooled_note(n, "the playground's query selector shows one query's full row of weights")
+
+    def stage(num: int, title: str, latex: str, shape: str, note: str = "") -> None:
+        st.markdown(f"#### {num}. {title}")
+        c1, c2 = st.columns([3, 2])
+        c1.latex(latex)
+        c2.markdown(f"shape: **{shape}**" + (f"  \n{note}" if note else ""))
+
+    stage(1, "The input: one vector per token", r"X \in \mathbb{R}^{N \times D}", f"{n}×{s.d}")
+    ui.plot(
+        tm(view.x, name="X", labels=labels, layout=lay, height=H),
+        key="sb_x",
+        link=ui.link_tokens(None, lay, "query"),
+    )
+
     stage(
-        5,
-        f"Mask ({s.mask_kind}): hidden keys get −∞",
-        r"S_{ij} \leftarrow -\infty \text{ where query } i \text{ may not see key } j",
+        2,
+        "Queries, keys and values: three linear maps of X",
+        r"Q = XW_q + b_q,\quad K = XW_k + b_k,\quad V = XW_v + b_v",
+        f"{n}×{dk} each (head {head}: columns {head * dk}…{(head + 1) * dk - 1})",
+        "W_q, W_k, W_v are D×D; each head takes d_k = D / heads columns.",
+    )
+    ui.board(
+        "sb_qkv",
+        [
+            (
+                f"sb_{k}",
+                tm(m, name=f"{nm} (head {head})", labels=labels, layout=lay, height=H),
+                ui.link_tokens(head, lay, "query" if k == "q" else "key"),
+            )
+            for m, nm, k in ((qh, "Q", "q"), (kh, "K", "k"), (vh, "V", "v"))
+        ],
+    )
+
+    stage(
+        3,
+        "Dot products: how well each query matches each key",
+        r"QK^\top,\qquad (QK^\top)_{ij} = q_i \cdot k_j",
         f"{n}×{n}",
-        f"{int((~r.mask).sum())} of {n * n} cells masked (grey ×).",
     )
     ui.plot(
         figures.attention_figure(
-            masked,
+            raw,
             what="scores",
             labels=labels,
             layout=lay,
-            mask=r.mask,
-            scale=r.scale,
+            scale=1.0,
             d_k=dk,
-            title="S with −∞ (grey)",
+            title="QKᵀ (not scaled)",
             height=H + 40,
         ),
-        key="sb_masked",
+        key="sb_raw",
+        link=ui.link_attn(head, lay, weights=False, select=False),
     )
-stage(
-    6,
-    "Softmax over the keys: scores become weights",
-    r"A_{ij} = \frac{e^{S_{ij}}}{\sum_{m} e^{S_{im}}},\qquad \sum_j A_{ij} = 1",
-    f"{n}×{n}",
-    "A row of all −∞ gives weights 0 (not NaN).",
-)
-ui.plot(
-    figures.attention_figure(
-        w, what="weights", labels=labels, layout=lay, mask=r.mask, height=H + 40
-    ),
-    key="sb_w",
-)
-stage(
-    7,
-    "Weighted sum of the values",
-    r"\text{out} = AV,\qquad \text{out}_i = \sum_j A_{ij}\, v_j",
-    f"{n}×{dk}",
-)
-ui.plot(tm(out, name=f"out = A V (head {head})", labels=labels, layout=lay, height=H), key="sb_out")
-
-st.subheader("Loop form vs matrix form")
-limit = min(n, 64)
-lw, lo = ui.cached(
-    "loop_attention",
-    qh[:limit],
-    kh,
-    vh,
-    scale=r.scale,
-    mask=None if r.mask is None else r.mask[:limit],
-)
-dw = float(np.abs(lw - w[:limit]).max())
-do = float(np.abs(lo - out[:limit]).max())
-c1, c2 = st.columns(2)
-c1.markdown("**Loop** (notebook 12.1: one query at a time)")
-c1.code(
-    "for n in range(N):\n"
-    "    dots = [k[m] @ q[n] * f for m in range(N)]  # masked: -inf\n"
-    "    a = softmax(dots)\n"
-    "    out[n] = sum(a[m] * v[m] for m in range(N))",
-    language="python",
-)
-c2.markdown("**Matrix** (all queries at once)")
-c2.code("A = softmax(Q @ K.T * f)  # masked: -inf\nout = A @ V", language="python")
-m1, m2 = st.columns(2)
-m1.metric("max |A_loop − A_matrix|", f"{dw:.2e}")
-m2.metric("max |out_loop − out_matrix|", f"{do:.2e}")
-st.caption(
-    ("Same numbers up to floating-point rounding." if max(dw, do) < 1e-9 else "They differ!")
-    + (
-        f" The loop ran for the first {limit} of {n} queries (it is slow on purpose)."
-        if limit < n
-        else ""
+    scale_tex = {
+        "1/√d_k": rf"S = \frac{{QK^\top}}{{\sqrt{{d_k}}}} = \frac{{QK^\top}}{{\sqrt{{{dk}}}}}",
+        "none": r"S = QK^\top \quad(\text{no scaling})",
+        "custom": rf"S = {s.factor:g}\cdot QK^\top",
+    }[s.scale_mode]
+    stage(4, "Scale", scale_tex, f"{n}×{n}", f"factor = {r.scale:.4g}")
+    ui.plot(
+        figures.attention_figure(
+            scaled, what="scores", labels=labels, layout=lay, scale=r.scale, d_k=dk, height=H + 40
+        ),
+        key="sb_scaled",
+        link=ui.link_attn(head, lay, weights=False, select=False),
     )
-)
+    if r.mask is None:
+        stage(
+            5,
+            "Mask (none chosen)",
+            r"S_{ij} \text{ unchanged}",
+            f"{n}×{n}",
+            "Pick a causal or padding mask in the sidebar to hide keys.",
+        )
+    else:
+        stage(
+            5,
+            f"Mask ({s.mask_kind}): hidden keys get −∞",
+            r"S_{ij} \leftarrow -\infty \text{ where query } i \text{ may not see key } j",
+            f"{n}×{n}",
+            f"{int((~r.mask).sum())} of {n * n} cells masked (grey ×).",
+        )
+        ui.plot(
+            figures.attention_figure(
+                masked,
+                what="scores",
+                labels=labels,
+                layout=lay,
+                mask=r.mask,
+                scale=r.scale,
+                d_k=dk,
+                title="S with −∞ (grey)",
+                height=H + 40,
+            ),
+            key="sb_masked",
+            link=ui.link_attn(head, lay, weights=False, select=False),
+        )
+    stage(
+        6,
+        "Softmax over the keys: scores become weights",
+        r"A_{ij} = \frac{e^{S_{ij}}}{\sum_{m} e^{S_{im}}},\qquad \sum_j A_{ij} = 1",
+        f"{n}×{n}",
+        "A row of all −∞ gives weights 0 (not NaN).",
+    )
+    ui.plot(
+        figures.attention_figure(
+            w, what="weights", labels=labels, layout=lay, mask=r.mask, height=H + 40
+        ),
+        key="sb_w",
+        link=ui.link_attn(head, lay, weights=True, select=False),
+    )
+    stage(
+        7,
+        "Weighted sum of the values",
+        r"\text{out} = AV,\qquad \text{out}_i = \sum_j A_{ij}\, v_j",
+        f"{n}×{dk}",
+    )
+    ui.plot(
+        tm(out, name=f"out = A V (head {head})", labels=labels, layout=lay, height=H),
+        key="sb_out",
+        link=ui.link_tokens(head, lay, "query"),
+    )
 
-ui.shapes(
-    {"X": view.x, "Q, K, V (head)": qh, "QKᵀ": raw, "S": scaled, "A": w, "out": out},
-    note=f"head {head}; " + ("rows = tokens" if lay == "rows" else "shown transposed"),
-)
-o = ui.oriented
-ui.export_section(
-    view,
-    {
-        "X": (o(view.x, lay), None, None),
-        "Q": (o(qh, lay), None, None),
-        "K": (o(kh, lay), None, None),
-        "V": (o(vh, lay), None, None),
-        "QKT": (o(raw, lay), labels, labels),
-        "S scaled": (o(scaled, lay), labels, labels),
-        "S masked": (o(masked, lay), labels, labels),
-        "A": (o(w, lay), labels, labels),
-        "out": (o(out, lay), None, None),
-    },
-    page="step_by_step",
-)
-ui.code_box(view, head=head)
+    st.subheader("Loop form vs matrix form")
+    limit = min(n, 64)
+    lw, lo = ui.cached(
+        "loop_attention",
+        qh[:limit],
+        kh,
+        vh,
+        scale=r.scale,
+        mask=None if r.mask is None else r.mask[:limit],
+    )
+    dw = float(np.abs(lw - w[:limit]).max())
+    do = float(np.abs(lo - out[:limit]).max())
+    c1, c2 = st.columns(2)
+    c1.markdown("**Loop** (notebook 12.1: one query at a time)")
+    c1.code(
+        "for n in range(N):\n"
+        "    dots = [k[m] @ q[n] * f for m in range(N)]  # masked: -inf\n"
+        "    a = softmax(dots)\n"
+        "    out[n] = sum(a[m] * v[m] for m in range(N))",
+        language="python",
+    )
+    c2.markdown("**Matrix** (all queries at once)")
+    c2.code("A = softmax(Q @ K.T * f)  # masked: -inf\nout = A @ V", language="python")
+    m1, m2 = st.columns(2)
+    m1.metric("max |A_loop − A_matrix|", f"{dw:.2e}")
+    m2.metric("max |out_loop − out_matrix|", f"{do:.2e}")
+    st.caption(
+        ("Same numbers up to floating-point rounding." if max(dw, do) < 1e-9 else "They differ!")
+        + (
+            f" The loop ran for the first {limit} of {n} queries (it is slow on purpose)."
+            if limit < n
+            else ""
+        )
+    )
+
+    ui.shapes(
+        {"X": view.x, "Q, K, V (head)": qh, "QKᵀ": raw, "S": scaled, "A": w, "out": out},
+        note=f"head {head}; " + ("rows = tokens" if lay == "rows" else "shown transposed"),
+    )
+    o = ui.oriented
+    ui.export_section(
+        view,
+        {
+            "X": (o(view.x, lay), None, None),
+            "Q": (o(qh, lay), None, None),
+            "K": (o(kh, lay), None, None),
+            "V": (o(vh, lay), None, None),
+            "QKT": (o(raw, lay), labels, labels),
+            "S scaled": (o(scaled, lay), labels, labels),
+            "S masked": (o(masked, lay), labels, labels),
+            "A": (o(w, lay), labels, labels),
+            "out": (o(out, lay), None, None),
+        },
+        page="step_by_step",
+    )
+    ui.code_box(view, head=head)
+
+
+body(view)
