@@ -79,7 +79,8 @@ INSTRUMENT_JS = """
   const docs = () => [document, ...Array.from(document.querySelectorAll('iframe'))
     .map(f => { try { return f.contentDocument; } catch (e) { return null; } })
     .filter(d => d && d.body)];
-  window.__benchPlots = () => docs().flatMap(d => Array.from(d.querySelectorAll('.js-plotly-plot')));
+  window.__benchPlots = () => docs().flatMap(
+    d => Array.from(d.querySelectorAll('.js-plotly-plot')));
   const observed = new WeakSet();
   const hook = () => {
     docs().forEach(d => { if (!observed.has(d)) { observed.add(d); mo.observe(d.body, opts); } });

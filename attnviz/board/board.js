@@ -3,6 +3,12 @@
 // Plain JS speaking the Streamlit component protocol (postMessage), no build step.
 (() => {
   "use strict";
+  // Errors of this board, read by the browser tests (the parent page does not see them).
+  window.__boardErrors = [];
+  window.addEventListener("error", (e) => window.__boardErrors.push(String(e.message)));
+  window.addEventListener("unhandledrejection", (e) =>
+    window.__boardErrors.push(String(e.reason && e.reason.message ? e.reason.message : e.reason)),
+  );
   const send = (type, data) =>
     window.parent.postMessage(Object.assign({ isStreamlitMessage: true, type }, data || {}), "*");
   const root = document.getElementById("board");
@@ -133,7 +139,7 @@
         const s = span(gd, link.axis, t);
         drawBox(c, box(gd, link.axis === "x" ? s : null, link.axis === "y" ? s : null));
       } else if (link.kind === "bars") {
-        if (d.row && q != null && d.row.length === (gd.data[0].x || []).length) {
+        if (d.row && q != null && gd.calcdata && d.row.length === gd.calcdata[0].length) {
           if (!c.barsOrig) {
             c.barsOrig = {
               y: gd.data[0].y,
@@ -201,7 +207,8 @@
       modeBarButtonsToRemove: ["lasso2d", "select2d"],
       modeBarButtonsToAdd: [
         {
-          name: "Download plot as SVG",
+          name: "downloadSvg",
+          title: "Download plot as an SVG",
           icon: Plotly.Icons.disk,
           click: (gd) => Plotly.downloadImage(gd, { format: "svg", filename: name }),
         },
@@ -221,7 +228,9 @@
     }
   }
 
+  let renders = 0;
   function render(args) {
+    document.body.dataset.state = "drawing"; // read by the browser tests and the bench
     group = args.group || "";
     const scale = Number(args.text_scale) || 1;
     const rescale = scale !== textScale;
@@ -263,7 +272,11 @@
     });
     Promise.all(jobs)
       .then(setHeight)
-      .catch((e) => showError(e));
+      .catch((e) => showError(e))
+      .finally(() => {
+        document.body.dataset.renders = String(++renders);
+        document.body.dataset.state = "drawn";
+      });
   }
 
   function showError(e) {

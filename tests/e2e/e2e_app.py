@@ -134,6 +134,19 @@ def stop_app_server(server: AppServer) -> None:
             server.proc.wait()
 
 
+ALL_PLOTS_JS = """
+window.__allPlots = () => [document, ...Array.from(document.querySelectorAll('iframe'))
+  .map(f => { try { return f.contentDocument; } catch (e) { return null; } })
+  .filter(d => d && d.body)]
+  .flatMap(d => Array.from(d.querySelectorAll('.js-plotly-plot')));
+"""
+
+BOARDS_DRAWN_JS = """() => Array.from(document.querySelectorAll('iframe'))
+  .filter(f => (f.src || '').includes('attnviz_board'))
+  .every(f => { try { return f.contentDocument.body.dataset.state === 'drawn'; }
+                catch (e) { return false; } })"""
+
+
 class BrowserSession:
     """A browser context + page with page-error capture and rerun-aware helpers.
 
@@ -149,6 +162,9 @@ class BrowserSession:
         self.context = browser.new_context(
             viewport={"width": viewport[0], "height": viewport[1]}, device_scale_factor=1
         )
+        # Charts live in the board's same-origin iframes (attnviz.ui.board): __allPlots()
+        # lists the plotly divs of the page and of every iframe.
+        self.context.add_init_script(ALL_PLOTS_JS)
         self.page = self.context.new_page()
         self.page.set_default_timeout(RUN_TIMEOUT_MS)
         self.errors: list[str] = []
@@ -217,8 +233,13 @@ class BrowserSession:
         except Exception as exc:
             state = self.page.evaluate(self._READY_JS)
             raise AssertionError(f"the page did not settle after a run: {state}") from exc
-        # Let React and plotly draw what the last messages brought.
+        # Let React and plotly draw what the last messages brought: every board iframe has
+        # drawn its last render message.
         self.page.wait_for_timeout(200)
+        try:
+            self.page.wait_for_function(BOARDS_DRAWN_JS, timeout=RUN_TIMEOUT_MS, polling=100)
+        except Exception as exc:
+            raise AssertionError("a chart board did not finish drawing") from exc
 
     def rerun_after(self, action) -> None:
         """Do `action()` (a click, a key press ...) and wait for the rerun it triggers."""
@@ -240,7 +261,7 @@ class BrowserSession:
         return self.page.locator('[data-testid="stException"]').all_inner_texts()
 
     def plotly_count(self) -> int:
-        return self.page.locator(".js-plotly-plot").count()
+        return self.page.evaluate("() => window.__allPlots().length")
 
     def assert_healthy(self, where: str) -> None:
         exc = self.exceptions()

@@ -72,7 +72,7 @@ def colorscale_name(scale) -> str | None:
 COLORSCALES_JS = """
 () => {
   const out = [];
-  document.querySelectorAll('.js-plotly-plot').forEach((gd, i) => {
+  window.__allPlots().forEach((gd, i) => {
     (gd.data || []).forEach((t, j) => {
       const scale = t.colorscale || (t.marker && t.marker.colorscale);
       if (scale) out.push({chart: i, trace: j, type: t.type, scale});
@@ -127,7 +127,7 @@ HEATMAPS_JS = """
 () => {
   const out = [];
   const strip = (s) => String(s || '').replace(/<[^>]*>/g, '');
-  document.querySelectorAll('.js-plotly-plot').forEach((gd, i) => {
+  window.__allPlots().forEach((gd, i) => {
     const layout = gd.layout || {};
     const title = strip((layout.title || {}).text);
     (gd._fullData || []).forEach((t, j) => {
@@ -148,7 +148,7 @@ HEATMAPS_JS = """
 
 # The tick labels plotly drew on each x/y axis of every chart (colour bars excluded).
 AXIS_TICKS_JS = """
-() => Array.from(document.querySelectorAll('.js-plotly-plot')).map((gd, i) => ({
+() => Array.from(window.__allPlots()).map((gd, i) => ({
   chart: i,
   title: String(((gd.layout || {}).title || {}).text || '').replace(/<[^>]*>/g, ''),
   heatmap: (gd._fullData || []).some(t => t.type === 'heatmap'),

@@ -73,8 +73,9 @@ def test_hostile_uploads_get_a_message_and_others_keep_working(session, bystande
     )
     assert not alerts(session, "Error"), alerts(session)
     assert scores_shape(session) == (3, 3)
-    hrefs = session.page.locator(".js-plotly-plot a").evaluate_all(
-        "links => links.map(a => { a.dispatchEvent(new MouseEvent('click', {bubbles: true}));"
+    hrefs = session.page.evaluate(
+        "() => window.__allPlots().flatMap(gd => Array.from(gd.querySelectorAll('a')))"
+        ".map(a => { a.dispatchEvent(new MouseEvent('click', {bubbles: true}));"
         " return a.getAttribute('href') || a.getAttribute('xlink:href'); })"
     )
     assert not [h for h in hrefs if h and h.strip().lower().startswith("javascript")], hrefs
@@ -151,7 +152,10 @@ def test_uploaded_token_labels_are_drawn_literally(session):
         b"[visit](https://example.org/),5,6\n",
     )
     assert not alerts(session, "Error"), alerts(session)
-    ticks = session.page.locator(".js-plotly-plot").first.locator("g.ytick text")
-    assert "<b>bold</b>" in ticks.all_text_contents()
+    ticks = session.page.evaluate(
+        "() => Array.from(window.__allPlots()[0].querySelectorAll('g.ytick text'))"
+        ".map(t => t.textContent)"
+    )
+    assert "<b>bold</b>" in ticks
     links = session.page.locator('a[href*="example.org"]')
     assert links.count() == 0, links.evaluate_all("ls => ls.map(a => a.outerHTML)")

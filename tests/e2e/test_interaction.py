@@ -84,7 +84,7 @@ def test_layout_switch_transposes_the_matrices(session):
 def _scores_z(session) -> list[list[float]]:
     return session.page.evaluate(
         """() => {
-          for (const gd of document.querySelectorAll('.js-plotly-plot')) {
+          for (const gd of window.__allPlots()) {
             const title = String(((gd.layout || {}).title || {}).text || '');
             if (title.replace(/<[^>]*>/g, '').startsWith('Scores'))
               return Array.from(gd._fullData[0].z, row => Array.from(row));

@@ -1,0 +1,166 @@
+"""The chart board in a real browser: redrawn in place, linked hover, click-to-select,
+downloads, no JavaScript errors inside the boards."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from e2e_helpers import selectbox_input
+
+pytestmark = pytest.mark.e2e
+
+# Every chart of the page: [board index, chart key, title, rows, cols, mark].
+CHARTS_JS = """() => Array.from(document.querySelectorAll('iframe'))
+  .filter(f => (f.src || '').includes('attnviz_board'))
+  .flatMap((f, b) => Array.from(f.contentDocument.querySelectorAll('.cell')).map(cell => {
+    const gd = cell.querySelector('.js-plotly-plot');
+    const t = gd && gd._fullData && gd._fullData[0];
+    const z = t && t.type === 'heatmap' ? gd.calcdata[0][0].z : null;
+    return {board: b, key: cell.dataset.key, mark: gd ? gd.__testMark || null : null,
+            title: String(((gd.layout || {}).title || {}).text || ''),
+            rows: z ? z.length : 0, cols: z ? z[0].length : 0,
+            label: gd.getAttribute('aria-label'),
+            hl: Array.from(cell.querySelectorAll('.hl')).map(h => ({
+              left: parseFloat(h.style.left), top: parseFloat(h.style.top),
+              width: parseFloat(h.style.width), height: parseFloat(h.style.height)}))};
+  }))"""
+
+MARK_JS = """() => { let i = 0; Array.from(document.querySelectorAll('iframe'))
+  .filter(f => (f.src || '').includes('attnviz_board'))
+  .forEach(f => f.contentDocument.querySelectorAll('.js-plotly-plot')
+    .forEach(gd => { gd.__testMark = 'm' + (i++); })); return i; }"""
+
+# Page coordinates of the centre of cell (x, y) (data coordinates) of chart `key`, and the
+# pixel box of that cell inside its board's cell (to compare with the highlight boxes).
+CELL_JS = """([key, x, y]) => {
+  for (const f of document.querySelectorAll('iframe')) {
+    if (!(f.src || '').includes('attnviz_board')) continue;
+    const cell = f.contentDocument.querySelector(`.cell[data-key="${key}"]`);
+    if (!cell) continue;
+    const gd = cell.querySelector('.js-plotly-plot');
+    const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis;
+    const fr = f.getBoundingClientRect(), cr = cell.getBoundingClientRect();
+    const px = xa._offset + xa.l2p(x), py = ya._offset + ya.l2p(y);
+    return {pageX: fr.left + cr.left + px, pageY: fr.top + cr.top + py,
+            rowTop: ya._offset + Math.min(ya.l2p(y - 0.5), ya.l2p(y + 0.5)),
+            colLeft: xa._offset + Math.min(xa.l2p(x - 0.5), xa.l2p(x + 0.5))};
+  }
+  return null;
+}"""
+
+ERRORS_JS = """() => Array.from(document.querySelectorAll('iframe'))
+  .filter(f => (f.src || '').includes('attnviz_board'))
+  .flatMap(f => f.contentWindow.__boardErrors || ['board script did not start'])"""
+
+
+def charts(session) -> dict[str, dict]:
+    return {c["key"]: c for c in session.page.evaluate(CHARTS_JS)}
+
+
+def assert_no_board_errors(session) -> None:
+    assert session.page.evaluate(ERRORS_JS) == []
+    session.assert_healthy("board")
+
+
+def test_slider_move_redraws_in_place(session):
+    session.open("/?N=6")
+    before = charts(session)
+    assert {"pg_scores", "pg_weights", "pg_out", "pg_q", "pg_k", "pg_v", "pg_qbars"} <= set(before)
+    assert all(c["label"].startswith("Chart: ") for c in before.values())
+    count = session.page.evaluate(MARK_JS)
+    assert count == len(before)
+    marks = {k: c["mark"] for k, c in charts(session).items()}
+    assert None not in marks.values()
+    thumb = session.page.locator(".st-key-N input[type='range']").first
+    thumb.focus()
+    session.rerun_after(lambda: session.page.keyboard.press("ArrowRight"))
+    after = charts(session)
+    assert (after["pg_weights"]["rows"], after["pg_weights"]["cols"]) == (7, 7)
+    assert (before["pg_weights"]["rows"], before["pg_weights"]["cols"]) == (6, 6)
+    # The same plot divs (same JS objects) drew the new figures: no remount.
+    assert {k: c["mark"] for k, c in after.items()} == marks
+    assert_no_board_errors(session)
+
+
+def test_hovering_a_weights_cell_highlights_the_linked_cells(session):
+    session.open("/?N=6")
+    i, j = 2, 4
+    cell = session.page.evaluate(CELL_JS, ["pg_weights", j, i])
+    session.page.mouse.move(cell["pageX"], cell["pageY"])
+    session.page.wait_for_timeout(300)
+    c = charts(session)
+    q_row = session.page.evaluate(CELL_JS, ["pg_q", 0, i])
+    k_row = session.page.evaluate(CELL_JS, ["pg_k", 0, j])
+    v_row = session.page.evaluate(CELL_JS, ["pg_v", 0, j])
+    out_row = session.page.evaluate(CELL_JS, ["pg_out", 0, i])
+    s_cell = session.page.evaluate(CELL_JS, ["pg_scores", j, i])
+
+    def has_row(key, ref):
+        return any(abs(h["top"] - ref["rowTop"]) < 1.5 for h in c[key]["hl"]), c[key]["hl"]
+
+    for key, ref in (("pg_q", q_row), ("pg_k", k_row), ("pg_v", v_row), ("pg_out", out_row)):
+        ok, hl = has_row(key, ref)
+        assert ok, (key, hl, ref)
+    # the scores: the cell (i, j) itself
+    assert any(
+        abs(h["top"] - s_cell["rowTop"]) < 1.5 and abs(h["left"] - s_cell["colLeft"]) < 1.5
+        for h in c["pg_scores"]["hl"]
+    ), c["pg_scores"]["hl"]
+    # the bars follow the hovered row
+    assert c["pg_qbars"]["title"].startswith(f"Weights of query {i} "), c["pg_qbars"]["title"]
+    assert not c["pg_x"]["hl"] or has_row("pg_x", session.page.evaluate(CELL_JS, ["pg_x", 0, i]))
+    # leaving the chart clears the highlights and restores the bars
+    session.page.mouse.move(5, 5)
+    session.page.wait_for_timeout(300)
+    c = charts(session)
+    assert not any(ch["hl"] for ch in c.values())
+    assert c["pg_qbars"]["title"].startswith("Weights of query 0 ")
+    assert_no_board_errors(session)
+
+
+def test_clicking_a_weights_cell_selects_the_query(session):
+    session.open("/?N=6")
+    assert selectbox_input(session, "query").input_value() == "0"
+    cell = session.page.evaluate(CELL_JS, ["pg_weights", 1, 4])
+    session.rerun_after(lambda: session.page.mouse.click(cell["pageX"], cell["pageY"]))
+    assert selectbox_input(session, "query").input_value() == "4"
+    assert charts(session)["pg_qbars"]["title"].startswith("Weights of query 4 ")
+    assert_no_board_errors(session)
+
+
+@pytest.mark.parametrize(("button", "suffix"), [("PNG", ".png"), ("SVG", ".svg")])
+def test_chart_downloads(session, button, suffix):
+    session.open("/?N=6")
+    click = f"""() => {{
+      for (const f of document.querySelectorAll('iframe')) {{
+        const cell = f.contentDocument.querySelector('.cell[data-key="pg_weights"]');
+        if (!cell) continue;
+        const b = Array.from(cell.querySelectorAll('.modebar-btn'))
+          .find(b => (b.getAttribute('data-title') || '').toLowerCase()
+                       .includes('download plot as') &&
+                     (b.getAttribute('data-title') || '').includes('{button}'));
+        b.click();
+        return true;
+      }}
+      return false;
+    }}"""
+    with session.page.expect_download() as info:
+        assert session.page.evaluate(click)
+    download = info.value
+    assert download.suggested_filename == "pg_weights" + suffix
+    path = download.path()
+    data = Path(path).read_bytes()
+    if suffix == ".png":
+        assert data[:8] == b"\x89PNG\r\n\x1a\n"
+        width = int.from_bytes(data[16:20], "big")
+        css_width = session.page.evaluate(
+            """() => { for (const f of document.querySelectorAll('iframe')) {
+              const gd = f.contentDocument.querySelector(
+                '.cell[data-key="pg_weights"] .js-plotly-plot');
+              if (gd) return gd._fullLayout.width; } }"""
+        )
+        assert abs(width - 2 * css_width) <= 1  # scale 2 for slides
+    else:
+        assert b"<svg" in data[:400]
+    assert_no_board_errors(session)
