@@ -17,7 +17,16 @@ move it measures, in the page's own clock (``performance.now()``):
     python bench/browser_latency.py                  # defaults and N=64, D=64, heads=8
     python bench/browser_latency.py --moves 20 --json latency.json
 
-Target (issue 5): attnviz at or below the bare app at the defaults, median below 300 ms.
+    python bench/browser_latency.py --pages ",multi_head,step_by_step" \
+        --configs "defaults,N64_D64_H8,N500=N=500" --moves 10
+    python bench/browser_latency.py --pages "" --configs defaults --select query  # fragment
+
+Charts drawn by the attnviz board live in same-origin iframes: the redraws are watched in
+the page and in every iframe.
+
+Targets (issue 9): N slider, playground at defaults <= 0.6x the bare app and < 300 ms,
+multi-head <= 0.7x, step by step <= 0.8x, playground at N=64, D=64, 8 heads <= 0.9x the bare
+app at its defaults, N=512 < 600 ms; a head or query change on the playground < 120 ms.
 """
 
 from __future__ import annotations
@@ -195,16 +204,27 @@ def measure(
     page.evaluate(INSTRUMENT_JS)
     page.wait_for_function("() => window.__benchPlots().length > 0", timeout=60_000)
     wait_idle(page, quiet_ms=args.quiet)
-    thumb = page.locator(f".st-key-{args.key} input[type='range']").first
+    if args.select:  # a selectbox (head, query): open it, step down, time the Enter
+        thumb = page.locator(f".st-key-{args.select} input[role='combobox']").first
+    else:
+        thumb = page.locator(f".st-key-{args.key} input[type='range']").first
     thumb.focus()
-    n_start = thumb.get_attribute("value")
+    n_start = thumb.get_attribute("value") or thumb.input_value()
     rows = []
     for i in range(args.warmup + args.moves):
-        r = one_move(page, "ArrowRight", ws_bytes, args.quiet, args.timeout)
+        if args.select:
+            thumb.focus()
+            page.keyboard.press("ArrowDown")
+            page.wait_for_timeout(150)
+            page.keyboard.press("ArrowDown")
+            page.wait_for_timeout(150)
+        r = one_move(
+            page, "Enter" if args.select else "ArrowRight", ws_bytes, args.quiet, args.timeout
+        )
         if i >= args.warmup:
             rows.append(r)
         time.sleep(args.pause)
-    n_end = thumb.get_attribute("value")
+    n_end = thumb.get_attribute("value") or thumb.input_value()
     nplots = page.evaluate("() => window.__benchPlots().length")
     ctx.close()
     med = {
@@ -244,6 +264,11 @@ def main(argv: list[str] | None = None) -> int:
         help=f"names from {CONFIGS} or NAME=QUERY, e.g. big=N=128&D=64",
     )
     ap.add_argument("--key", default="N", help="widget key of the slider to move")
+    ap.add_argument(
+        "--select",
+        help="widget key of a selectbox to step instead (e.g. query, head; a fragment rerun "
+        "on the playground); the bare page is skipped",
+    )
     ap.add_argument("--moves", type=int, default=12)
     ap.add_argument("--warmup", type=int, default=2)
     ap.add_argument("--pause", type=float, default=0.2, help="seconds between moves")
@@ -265,7 +290,8 @@ def main(argv: list[str] | None = None) -> int:
     targets: list[tuple[str, Server, list[str]]] = []
     servers = []
     try:
-        for name, app, pgs in (("attnviz", args.app, pages), ("bare", args.bare, [""])):
+        apps = [("attnviz", args.app, pages)] + ([] if args.select else [("bare", args.bare, [""])])
+        for name, app, pgs in apps:
             if not (REPO / app).exists() and not Path(app).exists():
                 print(f"skipping {name}: {app} does not exist")
                 continue

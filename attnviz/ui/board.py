@@ -30,8 +30,10 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import html
 import json
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Sequence
@@ -148,8 +150,8 @@ def link_bars(head: int | None) -> dict:
 
 
 def _title(fig: go.Figure) -> str:
-    t = fig.layout.title.text or ""
-    return " ".join(t.replace("<br>", " ").split("<")[0].split()) or "chart"
+    t = re.sub(r"<[^>]*>", " ", (fig.layout.title.text or "").replace("<br>", " · "))
+    return " ".join(html.unescape(t).split()) or "chart"
 
 
 def figure_json(fig: go.Figure) -> dict:
