@@ -204,7 +204,7 @@ def measure(
     page.evaluate(INSTRUMENT_JS)
     page.wait_for_function("() => window.__benchPlots().length > 0", timeout=60_000)
     wait_idle(page, quiet_ms=args.quiet)
-    if args.select:  # a selectbox (head, query): open it, step down, time the Enter
+    if args.select:  # a selectbox (head, query): type an option, time the Enter
         thumb = page.locator(f".st-key-{args.select} input[role='combobox']").first
     else:
         thumb = page.locator(f".st-key-{args.key} input[type='range']").first
@@ -212,12 +212,10 @@ def measure(
     n_start = thumb.get_attribute("value") or thumb.input_value()
     rows = []
     for i in range(args.warmup + args.moves):
-        if args.select:
+        if args.select:  # type the option (1 and 2 in turn) into the search box, then Enter
             thumb.focus()
-            page.keyboard.press("ArrowDown")
-            page.wait_for_timeout(150)
-            page.keyboard.press("ArrowDown")
-            page.wait_for_timeout(150)
+            page.keyboard.type(str(1 + i % 2))
+            page.wait_for_timeout(200)
         r = one_move(
             page, "Enter" if args.select else "ArrowRight", ws_bytes, args.quiet, args.timeout
         )

@@ -24,20 +24,13 @@ def body(view: ui.View) -> None:
     reruns only this part of the page."""
     s, r, labels, lay = view.settings, view.result, view.labels, view.layout
     n, h_count, dk = r.n_tokens, r.num_heads, r.queries.shape[-1]
-    c_head, c_query, c_info = st.columns([1, 1, 3])
+    c_head, c_info = st.columns([1, 4])
     head = c_head.selectbox("head", list(range(h_count)), key="head", bind="query-params")
-    query = c_query.selectbox(
-        "query token i",
-        list(range(n)),
-        key="query",
-        bind="query-params",
-        help="Or click a cell of the scores or weights: its row becomes the query.",
-    )
     c_info.markdown(
         f"Head **{head}** of {h_count} uses columns {head * dk}…{(head + 1) * dk - 1} of Q, K, V "
         f"(d_k = D / heads = {s.d} / {h_count} = **{dk}**). Scale factor = **{r.scale:.4g}**"
         + (f" · mask: **{s.mask_kind}**" if s.mask_kind != "none" else "")
-        + f" · query {query} is {ui.md_text(labels[query])}."
+        + "."
     )
 
     mask = r.mask
@@ -117,34 +110,7 @@ def body(view: ui.View) -> None:
         ],
     )
 
-    st.subheader(f"Query {query} ({ui.md_text(labels[query])}): its weights and its output")
-    ui.board(
-        "pg_query",
-        [
-            (
-                "pg_qbars",
-                figures.query_weights_figure(
-                    r.weights[head, query],
-                    query=query,
-                    labels=labels,
-                    mask_row=None if mask is None else mask[query],
-                ),
-                ui.link_bars(head),
-            ),
-            (
-                "pg_qsum",
-                figures.weighted_sum_figure(
-                    r.values[head], r.weights[head, query], query=query, labels=labels
-                ),
-                None,
-            ),
-        ],
-    )
-    if mask is not None and not mask[query].any():
-        st.info(
-            f"Query {query} may attend to no key at all (every key is masked): its weights are "
-            "all 0 and its output is 0, not NaN."
-        )
+    query_section(view, head)
 
     ui.shapes(
         {
@@ -186,6 +152,55 @@ def body(view: ui.View) -> None:
         page="playground",
     )
     ui.code_box(view, head=head)
+
+
+@st.fragment
+def query_section(view: ui.View, head: int) -> None:
+    """One query's weights and output: the query picker reruns only this part (a click on
+    a scores or weights cell sets the picker and reruns the whole body)."""
+    r, labels, mask, n = view.result, view.labels, view.result.mask, view.result.n_tokens
+    title = st.empty()  # the subheader names the query picked below it
+    c_query, c_qinfo = st.columns([1, 4])
+    query = c_query.selectbox(
+        "query token i",
+        list(range(n)),
+        key="query",
+        bind="query-params",
+        help="Or click a cell of the scores or weights: its row becomes the query.",
+    )
+    title.subheader(f"Query {query} ({ui.md_text(labels[query])}): its weights and its output")
+    c_qinfo.markdown(
+        "Its row of the weights (left) and how its output is built from the values (right). "
+        "Hover a row of the weights above to preview another query's bars; click a cell to "
+        "pick its query."
+    )
+    ui.board(
+        "pg_query",
+        [
+            (
+                "pg_qbars",
+                figures.query_weights_figure(
+                    r.weights[head, query],
+                    query=query,
+                    labels=labels,
+                    mask_row=None if mask is None else mask[query],
+                ),
+                ui.link_bars(head),
+            ),
+            (
+                "pg_qsum",
+                figures.weighted_sum_figure(
+                    r.values[head], r.weights[head, query], query=query, labels=labels
+                ),
+                None,
+            ),
+        ],
+    )
+    if mask is not None and not mask[query].any():
+        st.info(
+            f"Query {query} may attend to no key at all (every key is masked): its weights are "
+            "all 0 and its output is 0, not NaN."
+        )
 
 
 body(view)
