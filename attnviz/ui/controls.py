@@ -127,231 +127,99 @@ def _heads_rule(values: dict) -> str:
 
 # --------------------------------------------------------------------------- the table
 
-CONTROLS: tuple[Control, ...] = (
-    Control(
-        "source",
-        "Where X comes from: random · text · preset · upload (CSV)",
-        "radio",
-        "Input X",
-        "random",
-        "`random`, `text`, `preset`, `upload` (the input X)",
-        rule="one of " + ", ".join(SOURCES),
-        field="source",
-        options=sources,
-        on_change=links.on_source_change,
-        help="random: X ~ N(0,1) with the seed · typed text: each word is a token with a "
-        "fixed embedding · preset: a seed notebook's numbers · CSV: your own X",
-    ),
-    Control(
-        "text",
-        "Text (words and punctuation become tokens)",
-        "text",
-        "Input X",
-        "the cat sat on the mat because it was tired",
-        "the sentence (source `text`): each token gets a fixed embedding",
-        rule="some text",
-        field="text",
-        when=("source", "text"),
-        after="text",
-    ),
-    Control(
-        "preset",
-        "Notebook preset",
-        "select",
-        "Input X",
-        None,
-        "a name from `attnviz.presets.names()` (source `preset`)",
-        rule="the name of a notebook preset",
-        field="preset",
-        type=str | None,
-        options=_preset_names,
-        when=("source", "preset"),
-        hidden=None,
-        on_change=links.on_preset_change,
-        after="preset",
-    ),
-    Control(
-        "upload",
-        "CSV of X: one row per token, one column per feature (optional header row and "
-        "first column of token labels)",
-        "upload",
-        "Input X",
-        None,
-        "a CSV of X, one row per token (not in the URL)",
-        when=("source", "upload"),
-        bind=False,
-        help=f"Up to {inputs.MAX_UPLOAD_BYTES // 2**20} MB (a 512 × 128 X is about 0.7 MB).",
-        after="upload",
-    ),
-    Control(
-        "N",
-        "N — number of tokens",
-        "slider",
-        "Sizes",
-        6,
-        f"tokens, 1..{N_MAX} (set by the input for text, presets, uploads)",
-        rule=f"an integer from 1 to {N_MAX}",
-        field="n",
-        type=int,
-        lo=1,
-        hi=N_MAX,
-        derived_by=("text", "preset", "upload"),
-        help="Set by the input for typed text, presets and CSV uploads.",
-    ),
-    Control(
-        "D",
-        "D — model width (features per token)",
-        "slider",
-        "Sizes",
-        8,
-        f"model width, 1..{D_MAX}",
-        rule=f"an integer from 1 to {D_MAX}",
-        field="d",
-        type=int,
-        lo=1,
-        hi=D_MAX,
-        derived_by=("preset", "upload"),
-        on_change=links.on_d_change,
-    ),
-    Control(
-        "heads",
-        "heads (divisors of D)",
-        "select",
-        "Sizes",
-        2,
-        "a divisor of D (changing D picks the nearest divisor)",
-        rule=_heads_rule,
-        field="heads",
-        type=int,
-        options=lambda v: divisors(v["D"]),
-        derived_by=("preset",),
-        help="Each head gets D / heads columns of Q, K and V; only divisors of D are offered.",
-    ),
-    Control(
-        "seed",
-        "seed",
-        "number",
-        "Sizes",
-        0,
-        "X ~ N(0,1) from `default_rng(seed)`, the weights from `seed + 1`",
-        rule=f"an integer from 0 to {SEED_MAX}",
-        field="seed",
-        type=int,
-        lo=0,
-        hi=SEED_MAX,
-        step=1,
-        disabled_by=("preset",),
-        help="X ~ N(0,1) from numpy.random.default_rng(seed); the weights from seed + 1.",
-    ),
-    Control(
-        "init",
-        "parameter initialisation",
-        "radio",
-        "Sizes",
-        # xavier, not the notebooks' N(0,1): with N(0,1) weights the scores are ~±10 even
-        # at N=6, D=8 and the softmax is nearly one-hot: the first view shows no soft
-        # attention.
-        "xavier",
-        "`xavier` (default: Q, K entries of variance ≈ 1, soft weights), `normal` (N(0,1) "
-        "as in the UDL notebooks: scores of ±10, near one-hot weights), `uniform` (U[0,1))",
-        rule="one of " + ", ".join(INITS),
-        field="init",
-        options=INITS,
-        horizontal=True,
-        disabled_by=("preset",),
-        help="How W_q, W_k, W_v, W_O (and the biases) are drawn from seed + 1. "
-        "**normal**: N(0, 1), as in the UDL notebooks; each Q, K entry then has variance "
-        "≈ D, so the scores are large and the softmax is almost one-hot. "
-        "**uniform**: U[0, 1), as np.random.rand / torch.rand in the other notebooks "
-        "(all positive weights). "
-        "**xavier** (default): Glorot uniform U(±√(6 / (D + D))), a usual choice for "
-        "attention projections: Q and K entries keep variance ≈ 1 and the weights show "
-        "graded, soft attention. "
-        "Presets use their notebook's own weights.",
-    ),
-    Control(
-        "bias",
-        "biases b_q, b_k, b_v, b_o",
-        "toggle",
-        "Sizes",
-        True,
-        "biases on/off",
-        rule="true or false",
-        field="bias",
-        type=bool,
-        disabled_by=("preset",),
-    ),
-    Control(
-        "scale",
-        "scale the scores QKᵀ by",
-        "radio",
-        "Attention",
-        "1/√d_k",
-        "`none`, `1/√d_k`, `custom`",
-        rule="one of " + ", ".join(SCALES),
-        field="scale_mode",
-        options=SCALES,
-        horizontal=True,
-    ),
-    Control(
-        "factor",
-        "factor (temperature T = 1 / factor)",
-        "number",
-        "Attention",
-        8.0,
-        "the custom factor (temperature = 1/factor)",
-        rule="a number from -100 to 100",
-        field="factor",
-        type=float,
-        lo=-100.0,
-        hi=100.0,
-        step=0.5,
-        when=("scale", "custom"),
-        after="factor",
-    ),
-    Control(
-        "mask",
-        "mask",
-        "radio",
-        "Attention",
-        "none",
-        "`none`, `causal`, `padding`",
-        rule="one of " + ", ".join(MASKS),
-        field="mask_kind",
-        options=MASKS,
-        horizontal=True,
-        help="causal: token i sees tokens 0..i · padding: nobody attends to the last k tokens",
-    ),
-    Control(
-        "pad",
-        "k — padding tokens at the end",
-        "number",
-        "Attention",
-        1,
-        "padding: the last `pad` tokens are padding",
-        rule=f"an integer from 0 to {N_MAX}",
-        field="pad",
-        type=int,
-        lo=0,
-        hi=N_MAX,
-        step=1,
-        when=("mask", "padding"),
-        after="pad",
-    ),
-    Control(
-        "layout",
-        "layout: tokens as rows (PyTorch) or as columns (UDL book)",
-        "radio",
-        "Attention",
-        "rows",
-        "`rows` (tokens as rows, PyTorch) or `columns` (tokens as columns, UDL book)",
-        rule="one of " + ", ".join(LAYOUTS),
-        field="layout",
-        options=LAYOUTS,
-        help="PyTorch stores one token per row (X is N×D); the UDL book one token per "
-        "column (X is D×N). Same numbers, transposed.",
-    ),
+_UPLOAD_MB = inputs.MAX_UPLOAD_BYTES // 2**20
+_SOURCE_HELP = (
+    "random: X ~ N(0,1) with the seed · typed text: each word is a token with a fixed "
+    "embedding · preset: a seed notebook's numbers · CSV: your own X"
 )
+_INIT_HELP = (
+    "How W_q, W_k, W_v, W_O (and the biases) are drawn from seed + 1. **normal**: N(0, 1), "
+    "as in the UDL notebooks; each Q, K entry then has variance ≈ D, so the scores are "
+    "large and the softmax is almost one-hot. **uniform**: U[0, 1), as np.random.rand / "
+    "torch.rand in the other notebooks (all positive weights). **xavier** (default): Glorot "
+    "uniform U(±√(6 / (D + D))), a usual choice for attention projections: Q and K entries "
+    "keep variance ≈ 1 and the weights show graded, soft attention. Presets use their "
+    "notebook's own weights."
+)
+_INIT_DOC = (
+    "`xavier` (default: Q, K entries of variance ≈ 1, soft weights), `normal` (N(0,1) as in "
+    "the UDL notebooks: scores of ±10, near one-hot weights), `uniform` (U[0,1))"
+)
+_DERIVED_N = ("text", "preset", "upload")
+
+# One entry per control, in sidebar order: key, label, widget kind, section, default, then
+# what the README says of its values, the link rule, the Settings field and the rest.
+# fmt: off
+CONTROLS: tuple[Control, ...] = (
+    Control("source", "Where X comes from: random · text · preset · upload (CSV)", "radio",
+            "Input X", "random", "`random`, `text`, `preset`, `upload` (the input X)",
+            rule="one of " + ", ".join(SOURCES), field="source", options=sources,
+            on_change=links.on_source_change, help=_SOURCE_HELP),
+    Control("text", "Text (words and punctuation become tokens)", "text", "Input X",
+            "the cat sat on the mat because it was tired",
+            "the sentence (source `text`): each token gets a fixed embedding",
+            rule="some text", field="text", when=("source", "text"), after="text"),
+    Control("preset", "Notebook preset", "select", "Input X", None,
+            "a name from `attnviz.presets.names()` (source `preset`)",
+            rule="the name of a notebook preset", field="preset", type=str | None,
+            options=_preset_names, when=("source", "preset"), hidden=None,
+            on_change=links.on_preset_change, after="preset"),
+    Control("upload", "CSV of X: one row per token, one column per feature (optional header "
+            "row and first column of token labels)", "upload", "Input X", None,
+            "a CSV of X, one row per token (not in the URL)", when=("source", "upload"),
+            bind=False, after="upload",
+            help=f"Up to {_UPLOAD_MB} MB (a 512 × 128 X is about 0.7 MB)."),
+    Control("N", "N — number of tokens", "slider", "Sizes", 6,
+            f"tokens, 1..{N_MAX} (set by the input for text, presets, uploads)",
+            rule=f"an integer from 1 to {N_MAX}", field="n", type=int, lo=1, hi=N_MAX,
+            derived_by=_DERIVED_N,
+            help="Set by the input for typed text, presets and CSV uploads."),
+    Control("D", "D — model width (features per token)", "slider", "Sizes", 8,
+            f"model width, 1..{D_MAX}", rule=f"an integer from 1 to {D_MAX}", field="d",
+            type=int, lo=1, hi=D_MAX, derived_by=("preset", "upload"),
+            on_change=links.on_d_change),
+    Control("heads", "heads (divisors of D)", "select", "Sizes", 2,
+            "a divisor of D (changing D picks the nearest divisor)", rule=_heads_rule,
+            field="heads", type=int, options=lambda v: divisors(v["D"]),
+            derived_by=("preset",),
+            help="Each head gets D / heads columns of Q, K and V; only divisors of D are "
+            "offered."),
+    Control("seed", "seed", "number", "Sizes", 0,
+            "X ~ N(0,1) from `default_rng(seed)`, the weights from `seed + 1`",
+            rule=f"an integer from 0 to {SEED_MAX}", field="seed", type=int, lo=0,
+            hi=SEED_MAX, step=1, disabled_by=("preset",),
+            help="X ~ N(0,1) from numpy.random.default_rng(seed); the weights from seed + 1."),
+    # xavier, not the notebooks' N(0,1): with N(0,1) weights the scores are ~±10 even at
+    # N=6, D=8 and the softmax is nearly one-hot: the first view shows no soft attention.
+    Control("init", "parameter initialisation", "radio", "Sizes", "xavier", _INIT_DOC,
+            rule="one of " + ", ".join(INITS), field="init", options=INITS,
+            horizontal=True, disabled_by=("preset",), help=_INIT_HELP),
+    Control("bias", "biases b_q, b_k, b_v, b_o", "toggle", "Sizes", True, "biases on/off",
+            rule="true or false", field="bias", type=bool, disabled_by=("preset",)),
+    Control("scale", "scale the scores QKᵀ by", "radio", "Attention", "1/√d_k",
+            "`none`, `1/√d_k`, `custom`", rule="one of " + ", ".join(SCALES),
+            field="scale_mode", options=SCALES, horizontal=True),
+    Control("factor", "factor (temperature T = 1 / factor)", "number", "Attention", 8.0,
+            "the custom factor (temperature = 1/factor)", rule="a number from -100 to 100",
+            field="factor", type=float, lo=-100.0, hi=100.0, step=0.5,
+            when=("scale", "custom"), after="factor"),
+    Control("mask", "mask", "radio", "Attention", "none", "`none`, `causal`, `padding`",
+            rule="one of " + ", ".join(MASKS), field="mask_kind", options=MASKS,
+            horizontal=True,
+            help="causal: token i sees tokens 0..i · padding: nobody attends to the last k "
+            "tokens"),
+    Control("pad", "k — padding tokens at the end", "number", "Attention", 1,
+            "padding: the last `pad` tokens are padding", rule=f"an integer from 0 to {N_MAX}",
+            field="pad", type=int, lo=0, hi=N_MAX, step=1, when=("mask", "padding"),
+            after="pad"),
+    Control("layout", "layout: tokens as rows (PyTorch) or as columns (UDL book)", "radio",
+            "Attention", "rows",
+            "`rows` (tokens as rows, PyTorch) or `columns` (tokens as columns, UDL book)",
+            rule="one of " + ", ".join(LAYOUTS), field="layout", options=LAYOUTS,
+            help="PyTorch stores one token per row (X is N×D); the UDL book one token per "
+            "column (X is D×N). Same numbers, transposed."),
+)
+# fmt: on
 
 BY_KEY = {c.key: c for c in CONTROLS}
 #: Default values of the URL-bound controls (the preset's default is the first preset).
