@@ -450,3 +450,24 @@ def test_contradicting_link_on_another_page(page):
     assert_clean(at)
     assert view_of(at).settings.n == 3 and at.slider(key="N").value == 3
     assert any("N=30" in w.value for w in at.warning), [w.value for w in at.warning]
+
+
+def _controls_hidden(at: AppTest) -> bool:
+    return any(
+        f".st-key-{ui.walker.CONTROLS_BOX}" in h.proto.body and "display: none" in h.proto.body
+        for h in at.get("html")
+    )
+
+
+def test_model_pages_hide_the_random_weights_controls_but_keep_their_values():
+    at = run_app({"N": "9", "mask": "causal"})
+    assert not _controls_hidden(at)
+    assert not any(ui.walker.NOT_APPLYING in i.value for i in at.sidebar.info)
+    at.switch_page("pages/real_model.py").run()
+    assert not at.exception
+    assert _controls_hidden(at)
+    assert any(ui.walker.NOT_APPLYING in i.value for i in at.sidebar.info)
+    assert at.slider(key="N").value == 9  # drawn (hidden), so the value is kept
+    at.switch_page("pages/playground.py").run()
+    assert not _controls_hidden(at)
+    assert view_of(at).settings.n == 9 and view_of(at).settings.mask_kind == "causal"

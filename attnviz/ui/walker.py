@@ -38,6 +38,7 @@ class _Run:
     notices: list[str] = dataclasses.field(default_factory=list)
     forced: dict[str, Any] = dataclasses.field(default_factory=dict)
     upload: tuple | None = None  # (x, labels, file name) of the CSV in use
+    box: Any = None  # the sidebar container the controls are drawn in
 
 
 # --------------------------------------------------------------------------- checks after a widget
@@ -60,7 +61,7 @@ def _after_text(text: str, values: dict, run: _Run) -> str:
 def _after_preset(name: str, values: dict, run: _Run) -> str:
     from attnviz import presets
 
-    st.sidebar.caption(presets.get(name).title)
+    run.box.caption(presets.get(name).title)
     pv = links.preset_values(name)
     run.forced.update({k: pv[k] for k in ("N", "D", "heads")})
     return name
@@ -81,7 +82,7 @@ def _after_upload(_: Any, values: dict, run: _Run) -> None:
     if upload_x is not None:
         run.upload = (upload_x, upload_labels, upload_name)
         run.forced["N"], run.forced["D"] = upload_x.shape
-        st.sidebar.caption(f"Using {md_text(upload_name)}: {upload_x.shape[0]}×{upload_x.shape[1]}")
+        run.box.caption(f"Using {md_text(upload_name)}: {upload_x.shape[0]}×{upload_x.shape[1]}")
     elif not book.get("upload_error"):
         st.info(
             "No CSV uploaded yet: X is random (seeded) with N and D from the sidebar until "
@@ -105,6 +106,15 @@ def _after_pad(pad: int, values: dict, run: _Run) -> int:
     return pad
 
 
+#: The key of the sidebar container that holds the controls (its CSS class is st-key-KEY).
+CONTROLS_BOX = "attnviz_controls"
+NOT_APPLYING = (
+    "The sidebar's controls (input X, N, D, heads, seed, initialisation, scaling, mask, "
+    "layout) set the random-weights pages. This page runs a trained model with its own "
+    "input, weights and sizes, so they are hidden here (only the layout, tokens as rows or "
+    "columns, carries over); they keep their values for the other pages."
+)
+
 #: The checks a control names in its ``after`` field.
 AFTER = {
     "text": _after_text,
@@ -120,7 +130,7 @@ AFTER = {
 
 def _widget(c: Control, values: dict, run: _Run, source: str) -> Any:
     """Draw control ``c`` in the sidebar and return its value."""
-    sb = st.sidebar
+    sb = run.box
     common: dict[str, Any] = {"key": c.key, "help": c.help}
     if c.bind:
         common["bind"] = BIND
@@ -206,12 +216,21 @@ def _start_run() -> _Run:
     return run
 
 
-def sidebar() -> state.View | None:
+def sidebar(applies: bool = True) -> state.View | None:
     """Walk :data:`CONTROLS`: draw each shown control, validate the link, compute (cached)
     and remember the view. Returns the :class:`~attnviz.ui.state.View` (pages get it from
     :func:`attnviz.ui.state.current`), or None if nothing could be computed (an error is
-    shown)."""
+    shown).
+
+    ``applies=False`` (pages that run a real model with its own weights): the controls are
+    still drawn, so that they keep their values and links for the other pages, but hidden,
+    and the sidebar says why.
+    """
     run = _start_run()
+    run.box = st.sidebar.container(key=CONTROLS_BOX)
+    if not applies:
+        st.sidebar.info(NOT_APPLYING, icon=":material/tune:")
+        st.html(f"<style>.st-key-{CONTROLS_BOX} {{display: none;}}</style>")
     values: dict[str, Any] = {}
     section = None
     for c in CONTROLS:
@@ -220,7 +239,7 @@ def sidebar() -> state.View | None:
             continue
         if c.section != section:
             section = c.section
-            st.sidebar.markdown(f"### {section}")
+            run.box.markdown(f"### {section}")
         _settle(c, values, run)
         value = _widget(c, values, run, values.get("source", ""))
         values[c.key] = AFTER[c.after](value, values, run) if c.after else value
