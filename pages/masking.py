@@ -157,27 +157,17 @@ ui.shapes(
     {"mask": causal.mask, "scores": causal.scores[head], "weights": causal.weights[head]},
     note=f"head {head}",
 )
-o = ui.oriented
 ui.export_section(
     view,
-    {
-        "causal mask": (o(causal.mask.astype(int), lay), labels, labels),
-        "causal scores": (o(causal.masked_scores[head], lay), labels, labels),
-        "causal weights": (o(causal.weights[head], lay), labels, labels),
-        "padding mask": (o(padded.mask.astype(int), lay), labels, labels),
-        "padding scores": (o(padded.masked_scores[head], lay), labels, labels),
-        "padding weights": (o(padded.weights[head], lay), labels, labels),
-    },
     page="masking",
+    squares={
+        "causal mask": causal.mask.astype(int),
+        "causal scores": causal.masked_scores[head],
+        "causal weights": causal.weights[head],
+        "padding mask": padded.mask.astype(int),
+        "padding scores": padded.masked_scores[head],
+        "padding weights": padded.weights[head],
+    },
     extra={"causal_weights": causal.weights, "padding_weights": padded.weights},
 )
-ui.code_box(
-    view,
-    head=head,
-    extra=(
-        f"# the two masks of this page (True = may attend)\n"
-        f"causal = np.tril(np.ones(({n}, {n}), bool))\n"
-        f"padding = np.ones(({n}, {n}), bool); padding[:, {n - k}:] = False\n"
-        "A_causal = softmax_rows(np.where(causal, S, -np.inf))  # S unmasked, as above"
-    ),
-)
+ui.code_box(view, head=head, extra=ui.page_extra("masking", n=n, keep=n - k))

@@ -115,12 +115,14 @@ ui.shapes(
     },
     note="(heads, queries, keys) for the weights",
 )
-o = ui.oriented
-mats = {f"A head {i}": (o(r.weights[i], lay), labels, labels) for i in range(min(h, 16))}
-mats["concat"] = (o(r.concat, lay), None, None)
+tables = {"entropy (heads x queries)": (ent, None, labels)}
 if w_o is not None:
-    mats["W_O"] = (w_o, None, None)
-mats["Y"] = (o(r.output, lay), None, None)
-mats["entropy (heads x queries)"] = (ent, None, labels)
-ui.export_section(view, mats, page="multi_head")
+    tables["W_O"] = (w_o, None, None)
+ui.export_section(
+    view,
+    tables,
+    page="multi_head",
+    squares={f"A head {i}": r.weights[i] for i in range(min(h, 16))},
+    tokens={"concat": r.concat, "Y": r.output},
+)
 ui.code_box(view, head=0)

@@ -133,30 +133,22 @@ if pe is not None:
 ui.shapes(
     {"X": view.x, "P·X": view.x[perm], "outputs": chk.out, **({"E": pe} if pe is not None else {})}
 )
-o = ui.oriented
 ui.export_section(
     view,
-    {
-        "permutation": (perm[:, None], None, ["old index"]),
-        "outputs of X shuffled": (o(shuffled_out, lay), None, None),
-        "outputs of shuffled X": (o(chk.out_of_permuted, lay), None, None),
-        "difference": (o(diff, lay), None, None),
-        **({"positional encoding": (o(pe, lay), None, None)} if pe is not None else {}),
-    },
+    {"permutation": (perm[:, None], None, ["old index"])},
     page="permutation",
+    tokens={
+        "outputs of X shuffled": shuffled_out,
+        "outputs of shuffled X": chk.out_of_permuted,
+        "difference": diff,
+        **({"positional encoding": pe} if pe is not None else {}),
+    },
     extra={"perm": perm},
+)
+positions_note = (
+    "\n# with positions: X + E and X[perm] + E, E = sinusoidal(N, D): not equal any more"
 )
 ui.code_box(
     view,
-    extra=(
-        "# every layer output above is Y; now shuffle the tokens and compare\n"
-        f"perm = np.array({perm.tolist()})\n"
-        "X_p = X[perm]  # rerun the code above with X = X_p to get Y_p;\n"
-        "# then np.abs(Y_p - Y[perm]).max() is ~1e-15 (no mask)"
-        + (
-            "\n# with positions: X + E and X[perm] + E, E = sinusoidal(N, D): not equal any more"
-            if positions
-            else ""
-        )
-    ),
+    extra=ui.page_extra("permutation", perm=perm.tolist(), positions=positions_note * positions),
 )

@@ -143,24 +143,17 @@ ui.shapes(
     },
     note="rows = tokens" if lay == "rows" else "shown transposed: columns = tokens",
 )
-o = ui.oriented
-L = labels
-feat = None
 ui.export_section(
     view,
-    {
-        "X": (o(view.x, lay), *((L, feat) if lay == "rows" else (feat, L))),
-        f"Q head {head}": (o(r.queries[head], lay), *((L, feat) if lay == "rows" else (feat, L))),
-        f"K head {head}": (o(r.keys[head], lay), *((L, feat) if lay == "rows" else (feat, L))),
-        f"V head {head}": (o(r.values[head], lay), *((L, feat) if lay == "rows" else (feat, L))),
-        f"S head {head}": (o(r.masked_scores[head], lay), L, L),
-        f"A head {head}": (o(r.weights[head], lay), L, L),
-        f"out head {head}": (
-            o(r.head_outputs[head], lay),
-            *((L, feat) if lay == "rows" else (feat, L)),
-        ),
-        "Y output": (o(r.output, lay), *((L, feat) if lay == "rows" else (feat, L))),
-    },
     page="playground",
+    tokens={
+        "X": view.x,
+        f"Q head {head}": r.queries[head],
+        f"K head {head}": r.keys[head],
+        f"V head {head}": r.values[head],
+        f"out head {head}": r.head_outputs[head],
+        "Y output": r.output,
+    },
+    squares={f"S head {head}": r.masked_scores[head], f"A head {head}": r.weights[head]},
 )
 ui.code_box(view, head=head)

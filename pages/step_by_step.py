@@ -179,20 +179,10 @@ ui.shapes(
     {"X": view.x, "Q, K, V (head)": qh, "QKᵀ": raw, "S": scaled, "A": w, "out": out},
     note=f"head {head}; " + ("rows = tokens" if lay == "rows" else "shown transposed"),
 )
-o = ui.oriented
 ui.export_section(
     view,
-    {
-        "X": (o(view.x, lay), None, None),
-        "Q": (o(qh, lay), None, None),
-        "K": (o(kh, lay), None, None),
-        "V": (o(vh, lay), None, None),
-        "QKT": (o(raw, lay), labels, labels),
-        "S scaled": (o(scaled, lay), labels, labels),
-        "S masked": (o(masked, lay), labels, labels),
-        "A": (o(w, lay), labels, labels),
-        "out": (o(out, lay), None, None),
-    },
     page="step_by_step",
+    tokens={"X": view.x, "Q": qh, "K": kh, "V": vh, "out": out},
+    squares={"QKT": raw, "S scaled": scaled, "S masked": masked, "A": w},
 )
 ui.code_box(view, head=head)

@@ -471,3 +471,29 @@ def test_model_pages_hide_the_random_weights_controls_but_keep_their_values():
     at.switch_page("pages/playground.py").run()
     assert not _controls_hidden(at)
     assert view_of(at).settings.n == 9 and view_of(at).settings.mask_kind == "causal"
+
+
+@pytest.mark.parametrize(
+    ("page", "names"),
+    [
+        ("pages/masking.py", ("causal", "padding", "A_causal")),
+        ("pages/permutation.py", ("perm", "X_p")),
+        ("pages/scaling.py", ("z", "dots")),
+        ("pages/notebooks.py", ("presets",)),
+        ("pages/step_by_step.py", ("A", "Y")),
+    ],
+)
+def test_every_code_box_runs_with_its_page_lines(page, names):
+    at = run_app({"N": "5", "mask": "causal"}, page=page)
+    assert_clean(at)
+    code = at.get("code")[-1].proto.code_text
+    ns: dict = {}
+    exec(code, ns)  # noqa: S102 - the code the page shows
+    for name in names:
+        assert name in ns, f"{page}: the code box does not define {name}"
+    v = view_of(at)
+    np.testing.assert_allclose(ns["Y"], v.result.output, atol=1e-9)
+    if page == "pages/masking.py":
+        np.testing.assert_array_equal(ns["causal"], np.tril(np.ones((5, 5), bool)))
+    if page == "pages/permutation.py":
+        assert sorted(ns["perm"].tolist()) == list(range(5))

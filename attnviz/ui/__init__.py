@@ -44,8 +44,6 @@ from attnviz.ui.export import (
     export_section,
     npz_bytes,
     oriented,
-    square_matrices,
-    token_matrices,
 )
 from attnviz.ui.links import load_preset, preset_query
 from attnviz.ui.page import intro, md_text, plot, pooled_note, shapes
@@ -91,7 +89,5 @@ __all__ = [
     "preset_query",
     "shapes",
     "sidebar",
-    "square_matrices",
-    "token_matrices",
     "variant",
 ]

@@ -110,6 +110,10 @@ OUTPUT = {
 
 COLUMNS = "\n\n# UDL book layout (tokens as columns): X.T, Q.T, A.T (keys x queries), Y.T"
 
+POSITIONS_NOTE = (
+    "\n# with positions: X + E and X[perm] + E, E = sinusoidal(N, D): not equal any more"
+)
+
 #: What each page adds to the layer's code (filled with the page's own values).
 PAGE_EXTRAS = {
     "masking": """\
@@ -122,6 +126,18 @@ A_causal = softmax_rows(np.where(causal, S, -np.inf))  # S unmasked, as above"""
 perm = np.array($perm)
 X_p = X[perm]  # rerun the code above with X = X_p to get Y_p;
 # then np.abs(Y_p - Y[perm]).max() is ~1e-15 (no mask)$positions""",
+    "scaling": """\
+# 1. variance of q·k against d_k
+rng = np.random.default_rng($seed)
+for d in [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]:
+    q, k = rng.standard_normal((1000, d)), rng.standard_normal((1000, d))
+    dots = (q * k).sum(axis=1)
+    print(d, dots.var(), (dots / np.sqrt(d)).var())
+
+# 2. softmax of the notebook's logits under a factor
+z = np.array($logits)
+for c in (1.0, $factor):
+    e = np.exp(c * z - (c * z).max()); print(c, e / e.sum())""",
     "notebooks": """\
 from attnviz import presets
 for name in presets.names():

@@ -68,36 +68,39 @@ def npz_bytes(view: View, extra: dict[str, np.ndarray] | None = None) -> bytes:
     return buf.getvalue()
 
 
-def token_matrices(view: View, items: dict[str, np.ndarray]) -> dict[str, tuple]:
-    """Export entries for matrices with one row per token (row layout in, as displayed
-    out): tokens label the rows (layout rows) or the columns (layout columns)."""
+def _entries(view: View, tokens: dict, squares: dict) -> dict[str, tuple]:
+    """Download entries, as displayed, for matrices with one row per token (``tokens``:
+    tokens label the rows, or the columns in the column layout) and token × token ones
+    (``squares``: scores, weights, masks)."""
     lay, labels = view.layout, view.labels
-    return {
+    out = {
         name: (oriented(a, lay), *((labels, None) if lay == "rows" else (None, labels)))
-        for name, a in items.items()
+        for name, a in tokens.items()
     }
-
-
-def square_matrices(view: View, items: dict[str, np.ndarray]) -> dict[str, tuple]:
-    """Export entries for token × token matrices (scores, weights), as displayed."""
-    return {name: (oriented(a, view.layout), view.labels, view.labels) for name, a in items.items()}
+    out.update({name: (oriented(a, lay), labels, labels) for name, a in squares.items()})
+    return out
 
 
 def export_section(
     view: View,
-    matrices: dict[str, tuple[np.ndarray, Any, Any]],
+    tables: dict[str, tuple[np.ndarray, Any, Any]] | None = None,
     *,
     page: str,
+    tokens: dict[str, np.ndarray] | None = None,
+    squares: dict[str, np.ndarray] | None = None,
     extra: dict[str, np.ndarray] | None = None,
 ) -> None:
     """Download buttons: each matrix shown on the page as CSV, the whole state as NPZ.
 
-    ``matrices``: name -> (2-D array as displayed, row labels or None, column labels or None);
-    :func:`token_matrices` and :func:`square_matrices` make these entries. Files are
-    generated only when clicked.
+    A page declares what it shows, in row layout: ``tokens`` (name -> (N, d) array, one row
+    per token), ``squares`` (name -> (N, N) array) and ``tables`` (name -> (2-D array,
+    row labels or None, column labels or None), written as given). The CSVs follow the
+    page's layout; ``extra`` arrays go into the NPZ only. Files are generated only when
+    clicked.
     """
     from attnviz.ui.controls import LABELS
 
+    matrices = {**_entries(view, tokens or {}, squares or {}), **(tables or {})}
     with st.expander(
         ":material/download: Export: every matrix as CSV, the whole state as NPZ", expanded=False
     ):

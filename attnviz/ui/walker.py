@@ -230,7 +230,7 @@ def sidebar(applies: bool = True) -> state.View | None:
     run.box = st.sidebar.container(key=CONTROLS_BOX)
     if not applies:
         st.sidebar.info(NOT_APPLYING, icon=":material/tune:")
-        st.html(f"<style>.st-key-{CONTROLS_BOX} {{display: none;}}</style>")
+        st.html("<style>.st-key-attnviz_controls {display: none;}</style>")  # CONTROLS_BOX
     values: dict[str, Any] = {}
     section = None
     for c in CONTROLS:
