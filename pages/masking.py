@@ -6,8 +6,7 @@ import streamlit as st
 
 from attnviz import engine, figures, ui
 
-ui.page_guard()
-ui.intro(
+view = ui.start(
     "Masking: hiding some keys from some queries",
     "A mask says which keys each query may look at. Masked scores are set to **−∞** before "
     "the softmax, and e^(−∞) = 0, so those keys get **weight exactly 0** while the other "
@@ -15,9 +14,6 @@ ui.intro(
     "as in GPT-style decoders); a **padding** mask hides the filler tokens at the end of a "
     "short sentence in a batch.",
 )
-view = ui.current()
-if view is None:
-    st.stop()
 s, r, labels, lay = view.settings, view.result, view.labels, view.layout
 n, dk = r.n_tokens, r.queries.shape[-1]
 c1, c2 = st.columns(2)

@@ -7,8 +7,7 @@ import streamlit as st
 
 from attnviz import engine, figures, ui
 
-ui.page_guard()
-ui.intro(
+view = ui.start(
     "Multi-head attention",
     "Instead of one attention over all D features, the features are cut into **heads** "
     "blocks of d_k = D / heads; each head runs its own attention on its own block, so "
@@ -16,9 +15,6 @@ ui.intro(
     "back to width D and mixed by the output matrix **W_O**. Compare the heads below: "
     "which token each query attends to most, and how spread out (entropy) each head is.",
 )
-view = ui.current()
-if view is None:
-    st.stop()
 s, r, labels, lay = view.settings, view.result, view.labels, view.layout
 n, h, dk = r.n_tokens, r.num_heads, r.queries.shape[-1]
 

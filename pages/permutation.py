@@ -5,8 +5,7 @@ import streamlit as st
 
 from attnviz import experiments, figures, ui
 
-ui.page_guard()
-ui.intro(
+view = ui.start(
     "Shuffle the tokens: self-attention does not notice",
     "Self-attention treats its input as a **set**: if you shuffle the tokens, every output "
     "is the same vector as before, just at the shuffled place (it is *permutation "
@@ -14,9 +13,6 @@ ui.intro(
     "man” from “man bites dog”. Adding a **positional encoding** to X before the attention "
     "breaks the symmetry: then the order matters.",
 )
-view = ui.current()
-if view is None:
-    st.stop()
 s, r, labels, lay = view.settings, view.result, view.labels, view.layout
 n = r.n_tokens
 if view.params is None:

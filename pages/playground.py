@@ -4,8 +4,7 @@ import streamlit as st
 
 from attnviz import figures, ui
 
-ui.page_guard()
-ui.intro(
+view = ui.start(
     "Self-attention playground",
     "Every token asks a **query**, offers a **key** and carries a **value**. The score "
     "of query *i* with key *j* is their dot product (scaled); a softmax turns each row of "
@@ -13,9 +12,6 @@ ui.intro(
     "of the values. Change N, D, heads, the scaling and the mask in the sidebar and watch "
     "the three matrices change. Hover a cell to see exactly what it is.",
 )
-view = ui.current()
-if view is None:
-    st.stop()
 s, r, labels, lay = view.settings, view.result, view.labels, view.layout
 n, h_count, dk = r.n_tokens, r.num_heads, r.queries.shape[-1]
 

@@ -7,8 +7,7 @@ import streamlit as st
 
 from attnviz import engine, experiments, figures, ui
 
-ui.page_guard()
-ui.intro(
+view = ui.start(
     "Why divide the scores by √d_k?",
     "A dot product of two random vectors with d_k entries adds up d_k products, so its "
     "spread (variance) grows like d_k. Large scores push the softmax towards a one-hot "
@@ -16,9 +15,6 @@ ui.intro(
     "Dividing by √d_k brings the variance back to about 1. Three views of that idea "
     "(the experiments of notebook `002`):",
 )
-view = ui.current()
-if view is None:
-    st.stop()
 s, r, labels, lay = view.settings, view.result, view.labels, view.layout
 
 st.subheader("1. Variance of q·k grows with d_k; q·k / √d_k stays near 1")

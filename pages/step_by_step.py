@@ -5,17 +5,13 @@ import streamlit as st
 
 from attnviz import engine, figures, ui
 
-ui.page_guard()
-ui.intro(
+view = ui.start(
     "Self-attention, one step at a time",
     "The same computation as the playground, cut into its seven steps (as in notebook 12.1 "
     "of *Understanding Deep Learning*). Each step shows its equation, the shape of its "
     "result and a heatmap. At the bottom, the **loop form** (one query at a time, as the "
     "notebook first writes it) is compared with the **matrix form**: same numbers.",
 )
-view = ui.current()
-if view is None:
-    st.stop()
 s, r, labels, lay = view.settings, view.result, view.labels, view.layout
 n, dk = r.n_tokens, r.queries.shape[-1]
 head = st.selectbox(

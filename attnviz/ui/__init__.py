@@ -46,7 +46,7 @@ from attnviz.ui.export import (
     oriented,
 )
 from attnviz.ui.links import load_preset, preset_query
-from attnviz.ui.page import intro, md_text, plot, pooled_note, shapes
+from attnviz.ui.page import intro, md_text, plot, pooled_note, shapes, start
 from attnviz.ui.state import View, cached, compute, current, page_guard, variant
 from attnviz.ui.walker import sidebar
 
@@ -89,5 +89,6 @@ __all__ = [
     "preset_query",
     "shapes",
     "sidebar",
+    "start",
     "variant",
 ]

@@ -38,6 +38,20 @@ def intro(title: str, text: str) -> None:
     st.markdown(text)
 
 
+def start(title: str, text: str):
+    """The first line of a page that draws the sidebar's view: the guard, the title and its
+    explanation; returns the :class:`~attnviz.ui.state.View` of this run, or stops the page
+    (the sidebar has shown why) if there is none."""
+    from attnviz.ui.state import current, page_guard
+
+    page_guard()
+    intro(title, text)
+    view = current()
+    if view is None:
+        st.stop()
+    return view
+
+
 def pooled_note(
     n: int, hint: str = "pick a query token to see its full row", exports: bool = True
 ) -> bool:
