@@ -109,10 +109,9 @@ def _after_pad(pad: int, values: dict, run: _Run) -> int:
 #: The key of the sidebar container that holds the controls (its CSS class is st-key-KEY).
 CONTROLS_BOX = "attnviz_controls"
 NOT_APPLYING = (
-    "The sidebar's controls (input X, N, D, heads, seed, initialisation, scaling, mask, "
-    "layout) set the random-weights pages. This page runs a trained model with its own "
-    "input, weights and sizes, so they are hidden here (only the layout, tokens as rows or "
-    "columns, carries over); they keep their values for the other pages."
+    "The sidebar's controls (input X, N, D, heads, seed, scaling, mask) set the "
+    "random-weights pages. This page runs a trained model with its own input and weights: "
+    "they are hidden here and keep their values for the other pages."
 )
 
 #: The checks a control names in its ``after`` field.
