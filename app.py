@@ -16,6 +16,8 @@ HERE = Path(__file__).parent
 # No page_title here: each st.Page's title becomes its browser tab title.
 st.set_page_config(layout="wide", initial_sidebar_state="expanded")
 
+#: (file, title, icon). Pages in MODEL_PAGES run a trained model with its own weights: the
+#: sidebar's random-weights controls do not apply there and are hidden (ui.sidebar).
 PAGES = [
     ("pages/playground.py", "Playground", ":material/tune:"),
     ("pages/step_by_step.py", "Step by step", ":material/stairs:"),
@@ -26,6 +28,7 @@ PAGES = [
     ("pages/notebooks.py", "Notebooks", ":material/menu_book:"),
     ("pages/real_model.py", "Real model (MiniLM)", ":material/smart_toy:"),
 ]
+MODEL_PAGES = {"pages/real_model.py", "pages/decoder.py"}
 
 pages = [
     st.Page(path, title=title, icon=icon, default=(i == 0))
@@ -33,5 +36,5 @@ pages = [
     if (HERE / path).exists()
 ]
 page = st.navigation(pages)
-ui.sidebar()
+ui.sidebar(applies=page.title not in {t for p, t, _ in PAGES if p in MODEL_PAGES})
 page.run()

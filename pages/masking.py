@@ -6,8 +6,7 @@ import streamlit as st
 
 from attnviz import engine, figures, ui
 
-ui.page_guard()
-ui.intro(
+view = ui.start(
     "Masking: hiding some keys from some queries",
     "A mask says which keys each query may look at. Masked scores are set to **−∞** before "
     "the softmax, and e^(−∞) = 0, so those keys get **weight exactly 0** while the other "
@@ -15,9 +14,6 @@ ui.intro(
     "as in GPT-style decoders); a **padding** mask hides the filler tokens at the end of a "
     "short sentence in a batch.",
 )
-view = ui.current()
-if view is None:
-    st.stop()
 
 
 @st.fragment
@@ -160,30 +156,20 @@ def body(view: ui.View) -> None:
         {"mask": causal.mask, "scores": causal.scores[head], "weights": causal.weights[head]},
         note=f"head {head}",
     )
-    o = ui.oriented
     ui.export_section(
         view,
-        {
-            "causal mask": (o(causal.mask.astype(int), lay), labels, labels),
-            "causal scores": (o(causal.masked_scores[head], lay), labels, labels),
-            "causal weights": (o(causal.weights[head], lay), labels, labels),
-            "padding mask": (o(padded.mask.astype(int), lay), labels, labels),
-            "padding scores": (o(padded.masked_scores[head], lay), labels, labels),
-            "padding weights": (o(padded.weights[head], lay), labels, labels),
-        },
         page="masking",
+        squares={
+            "causal mask": causal.mask.astype(int),
+            "causal scores": causal.masked_scores[head],
+            "causal weights": causal.weights[head],
+            "padding mask": padded.mask.astype(int),
+            "padding scores": padded.masked_scores[head],
+            "padding weights": padded.weights[head],
+        },
         extra={"causal_weights": causal.weights, "padding_weights": padded.weights},
     )
-    ui.code_box(
-        view,
-        head=head,
-        extra=(
-            f"# the two masks of this page (True = may attend)\n"
-            f"causal = np.tril(np.ones(({n}, {n}), bool))\n"
-            f"padding = np.ones(({n}, {n}), bool); padding[:, {n - k}:] = False\n"
-            "A_causal = softmax_rows(np.where(causal, S, -np.inf))  # S unmasked, as above"
-        ),
-    )
+    ui.code_box(view, head=head, extra=ui.page_extra("masking", n=n, keep=n - k))
 
 
 body(view)

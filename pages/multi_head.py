@@ -7,8 +7,7 @@ import streamlit as st
 
 from attnviz import engine, figures, ui
 
-ui.page_guard()
-ui.intro(
+view = ui.start(
     "Multi-head attention",
     "Instead of one attention over all D features, the features are cut into **heads** "
     "blocks of d_k = D / heads; each head runs its own attention on its own block, so "
@@ -16,9 +15,6 @@ ui.intro(
     "back to width D and mixed by the output matrix **W_O**. Compare the heads below: "
     "which token each query attends to most, and how spread out (entropy) each head is.",
 )
-view = ui.current()
-if view is None:
-    st.stop()
 s, r, labels, lay = view.settings, view.result, view.labels, view.layout
 n, h, dk = r.n_tokens, r.num_heads, r.queries.shape[-1]
 
@@ -125,12 +121,14 @@ ui.shapes(
     },
     note="(heads, queries, keys) for the weights",
 )
-o = ui.oriented
-mats = {f"A head {i}": (o(r.weights[i], lay), labels, labels) for i in range(min(h, 16))}
-mats["concat"] = (o(r.concat, lay), None, None)
+tables = {"entropy (heads x queries)": (ent, None, labels)}
 if w_o is not None:
-    mats["W_O"] = (w_o, None, None)
-mats["Y"] = (o(r.output, lay), None, None)
-mats["entropy (heads x queries)"] = (ent, None, labels)
-ui.export_section(view, mats, page="multi_head")
+    tables["W_O"] = (w_o, None, None)
+ui.export_section(
+    view,
+    tables,
+    page="multi_head",
+    squares={f"A head {i}": r.weights[i] for i in range(min(h, 16))},
+    tokens={"concat": r.concat, "Y": r.output},
+)
 ui.code_box(view, head=0)

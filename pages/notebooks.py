@@ -127,8 +127,4 @@ if view is not None:
         },
         page="notebooks",
     )
-    ui.code_box(
-        view,
-        extra="from attnviz import presets\nfor name in presets.names():\n"
-        "    print(name, [c.passed for c in presets.get(name).check()])",
-    )
+    ui.code_box(view, extra=ui.page_extra("notebooks"))

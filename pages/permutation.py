@@ -5,8 +5,7 @@ import streamlit as st
 
 from attnviz import experiments, figures, ui
 
-ui.page_guard()
-ui.intro(
+view = ui.start(
     "Shuffle the tokens: self-attention does not notice",
     "Self-attention treats its input as a **set**: if you shuffle the tokens, every output "
     "is the same vector as before, just at the shuffled place (it is *permutation "
@@ -14,9 +13,6 @@ ui.intro(
     "man” from “man bites dog”. Adding a **positional encoding** to X before the attention "
     "breaks the symmetry: then the order matters.",
 )
-view = ui.current()
-if view is None:
-    st.stop()
 s, r, labels, lay = view.settings, view.result, view.labels, view.layout
 n = r.n_tokens
 if view.params is None:
@@ -133,30 +129,22 @@ if pe is not None:
 ui.shapes(
     {"X": view.x, "P·X": view.x[perm], "outputs": chk.out, **({"E": pe} if pe is not None else {})}
 )
-o = ui.oriented
 ui.export_section(
     view,
-    {
-        "permutation": (perm[:, None], None, ["old index"]),
-        "outputs of X shuffled": (o(shuffled_out, lay), None, None),
-        "outputs of shuffled X": (o(chk.out_of_permuted, lay), None, None),
-        "difference": (o(diff, lay), None, None),
-        **({"positional encoding": (o(pe, lay), None, None)} if pe is not None else {}),
-    },
+    {"permutation": (perm[:, None], None, ["old index"])},
     page="permutation",
+    tokens={
+        "outputs of X shuffled": shuffled_out,
+        "outputs of shuffled X": chk.out_of_permuted,
+        "difference": diff,
+        **({"positional encoding": pe} if pe is not None else {}),
+    },
     extra={"perm": perm},
+)
+positions_note = (
+    "\n# with positions: X + E and X[perm] + E, E = sinusoidal(N, D): not equal any more"
 )
 ui.code_box(
     view,
-    extra=(
-        "# every layer output above is Y; now shuffle the tokens and compare\n"
-        f"perm = np.array({perm.tolist()})\n"
-        "X_p = X[perm]  # rerun the code above with X = X_p to get Y_p;\n"
-        "# then np.abs(Y_p - Y[perm]).max() is ~1e-15 (no mask)"
-        + (
-            "\n# with positions: X + E and X[perm] + E, E = sinusoidal(N, D): not equal any more"
-            if positions
-            else ""
-        )
-    ),
+    extra=ui.page_extra("permutation", perm=perm.tolist(), positions=positions_note * positions),
 )

@@ -4,8 +4,7 @@ import streamlit as st
 
 from attnviz import figures, ui
 
-ui.page_guard()
-ui.intro(
+view = ui.start(
     "Self-attention playground",
     "Every token asks a **query**, offers a **key** and carries a **value**. The score "
     "of query *i* with key *j* is their dot product (scaled); a softmax turns each row of "
@@ -13,9 +12,6 @@ ui.intro(
     "of the values. Change N, D, heads, the scaling and the mask in the sidebar and watch "
     "the three matrices change. Hover a cell to see exactly what it is.",
 )
-view = ui.current()
-if view is None:
-    st.stop()
 
 
 @st.fragment
@@ -125,31 +121,18 @@ def body(view: ui.View) -> None:
         },
         note="rows = tokens" if lay == "rows" else "shown transposed: columns = tokens",
     )
-    o = ui.oriented
-    L = labels
-    feat = None
     ui.export_section(
         view,
-        {
-            "X": (o(view.x, lay), *((L, feat) if lay == "rows" else (feat, L))),
-            f"Q head {head}": (
-                o(r.queries[head], lay),
-                *((L, feat) if lay == "rows" else (feat, L)),
-            ),
-            f"K head {head}": (o(r.keys[head], lay), *((L, feat) if lay == "rows" else (feat, L))),
-            f"V head {head}": (
-                o(r.values[head], lay),
-                *((L, feat) if lay == "rows" else (feat, L)),
-            ),
-            f"S head {head}": (o(r.masked_scores[head], lay), L, L),
-            f"A head {head}": (o(r.weights[head], lay), L, L),
-            f"out head {head}": (
-                o(r.head_outputs[head], lay),
-                *((L, feat) if lay == "rows" else (feat, L)),
-            ),
-            "Y output": (o(r.output, lay), *((L, feat) if lay == "rows" else (feat, L))),
-        },
         page="playground",
+        tokens={
+            "X": view.x,
+            f"Q head {head}": r.queries[head],
+            f"K head {head}": r.keys[head],
+            f"V head {head}": r.values[head],
+            f"out head {head}": r.head_outputs[head],
+            "Y output": r.output,
+        },
+        squares={f"S head {head}": r.masked_scores[head], f"A head {head}": r.weights[head]},
     )
     ui.code_box(view, head=head)
 

@@ -46,7 +46,6 @@ def _intro() -> None:
         "softmax(QKᵀ/√32)·V, through the same NumPy function — only the weights are "
         "learned instead of random. Pick a layer and a head to see who looks at whom.",
     )
-    st.caption("This page has its own controls; the sidebar's settings apply to the other pages.")
 
 
 def _not_installed(err: Exception) -> None:

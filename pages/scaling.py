@@ -7,8 +7,7 @@ import streamlit as st
 
 from attnviz import engine, experiments, figures, ui
 
-ui.page_guard()
-ui.intro(
+view = ui.start(
     "Why divide the scores by √d_k?",
     "A dot product of two random vectors with d_k entries adds up d_k products, so its "
     "spread (variance) grows like d_k. Large scores push the softmax towards a one-hot "
@@ -16,9 +15,6 @@ ui.intro(
     "Dividing by √d_k brings the variance back to about 1. Three views of that idea "
     "(the experiments of notebook `002`):",
 )
-view = ui.current()
-if view is None:
-    st.stop()
 s, r, labels, lay = view.settings, view.result, view.labels, view.layout
 
 st.subheader("1. Variance of q·k grows with d_k; q·k / √d_k stays near 1")
@@ -134,7 +130,6 @@ def body(view: ui.View, curve) -> None:
             "weights (scaled)": sc.weights,
         },
     )
-    o = ui.oriented
     ui.export_section(
         view,
         {
@@ -144,8 +139,6 @@ def body(view: ui.View, curve) -> None:
                 ["d_k", "var_unscaled", "var_scaled"],
             ),
             "softmax under factor": (wts, [f"x{f:g}" for f in factors], None),
-            f"A unscaled head {head}": (o(un.weights[head], lay), labels, labels),
-            f"A scaled head {head}": (o(sc.weights[head], lay), labels, labels),
             "entropy per head": (np.stack([e_un, e_sc], 1), heads_lbl, ["unscaled", "scaled"]),
             "max weight curve": (
                 np.stack([sat.dims, sat.unscaled, sat.scaled], 1),
@@ -154,6 +147,10 @@ def body(view: ui.View, curve) -> None:
             ),
         },
         page="scaling",
+        squares={
+            f"A unscaled head {head}": un.weights[head],
+            f"A scaled head {head}": sc.weights[head],
+        },
         extra={
             "variance_dims": curve.dims,
             "variance_before": curve.before,
@@ -163,17 +160,11 @@ def body(view: ui.View, curve) -> None:
     ui.code_box(
         view,
         head=head,
-        extra=(
-            "# 1. variance of q·k against d_k\n"
-            f"rng = np.random.default_rng({s.seed})\n"
-            "for d in [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]:\n"
-            "    q, k = rng.standard_normal((1000, d)), rng.standard_normal((1000, d))\n"
-            "    dots = (q * k).sum(axis=1)\n"
-            "    print(d, dots.var(), (dots / np.sqrt(d)).var())\n\n"
-            "# 2. softmax of the notebook's logits under a factor\n"
-            f"z = np.array({list(experiments.NOTEBOOK_LOGITS)})\n"
-            f"for c in (1.0, {float(factor)!r}):\n"
-            "    e = np.exp(c * z - (c * z).max()); print(c, e / e.sum())"
+        extra=ui.page_extra(
+            "scaling",
+            seed=s.seed,
+            logits=list(experiments.NOTEBOOK_LOGITS),
+            factor=repr(float(factor)),
         ),
     )
 

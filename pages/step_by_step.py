@@ -5,17 +5,13 @@ import streamlit as st
 
 from attnviz import engine, figures, ui
 
-ui.page_guard()
-ui.intro(
+view = ui.start(
     "Self-attention, one step at a time",
     "The same computation as the playground, cut into its seven steps (as in notebook 12.1 "
     "of *Understanding Deep Learning*). Each step shows its equation, the shape of its "
     "result and a heatmap. At the bottom, the **loop form** (one query at a time, as the "
     "notebook first writes it) is compared with the **matrix form**: same numbers.",
 )
-view = ui.current()
-if view is None:
-    st.stop()
 
 
 @st.fragment
@@ -199,21 +195,11 @@ def body(view: ui.View) -> None:
         {"X": view.x, "Q, K, V (head)": qh, "QKᵀ": raw, "S": scaled, "A": w, "out": out},
         note=f"head {head}; " + ("rows = tokens" if lay == "rows" else "shown transposed"),
     )
-    o = ui.oriented
     ui.export_section(
         view,
-        {
-            "X": (o(view.x, lay), None, None),
-            "Q": (o(qh, lay), None, None),
-            "K": (o(kh, lay), None, None),
-            "V": (o(vh, lay), None, None),
-            "QKT": (o(raw, lay), labels, labels),
-            "S scaled": (o(scaled, lay), labels, labels),
-            "S masked": (o(masked, lay), labels, labels),
-            "A": (o(w, lay), labels, labels),
-            "out": (o(out, lay), None, None),
-        },
         page="step_by_step",
+        tokens={"X": view.x, "Q": qh, "K": kh, "V": vh, "out": out},
+        squares={"QKT": raw, "S scaled": scaled, "S masked": masked, "A": w},
     )
     ui.code_box(view, head=head)
 

@@ -447,3 +447,50 @@ def test_contradicting_link_on_another_page(page):
     assert_clean(at)
     assert view_of(at).settings.n == 3 and at.slider(key="N").value == 3
     assert any("N=30" in w.value for w in at.warning), [w.value for w in at.warning]
+
+
+def _controls_hidden(at: AppTest) -> bool:
+    return any(
+        f".st-key-{ui.walker.CONTROLS_BOX}" in h.proto.body and "display: none" in h.proto.body
+        for h in at.get("html")
+    )
+
+
+def test_model_pages_hide_the_random_weights_controls_but_keep_their_values():
+    at = run_app({"N": "9", "mask": "causal"})
+    assert not _controls_hidden(at)
+    assert not any(ui.walker.NOT_APPLYING in i.value for i in at.sidebar.info)
+    at.switch_page("pages/real_model.py").run()
+    assert not at.exception
+    assert _controls_hidden(at)
+    assert any(ui.walker.NOT_APPLYING in i.value for i in at.sidebar.info)
+    assert at.slider(key="N").value == 9  # drawn (hidden), so the value is kept
+    at.switch_page("pages/playground.py").run()
+    assert not _controls_hidden(at)
+    assert view_of(at).settings.n == 9 and view_of(at).settings.mask_kind == "causal"
+
+
+@pytest.mark.parametrize(
+    ("page", "names"),
+    [
+        ("pages/masking.py", ("causal", "padding", "A_causal")),
+        ("pages/permutation.py", ("perm", "X_p")),
+        ("pages/scaling.py", ("z", "dots")),
+        ("pages/notebooks.py", ("presets",)),
+        ("pages/step_by_step.py", ("A", "Y")),
+    ],
+)
+def test_every_code_box_runs_with_its_page_lines(page, names):
+    at = run_app({"N": "5", "mask": "causal"}, page=page)
+    assert_clean(at)
+    code = at.get("code")[-1].proto.code_text
+    ns: dict = {}
+    exec(code, ns)  # noqa: S102 - the code the page shows
+    for name in names:
+        assert name in ns, f"{page}: the code box does not define {name}"
+    v = view_of(at)
+    np.testing.assert_allclose(ns["Y"], v.result.output, atol=1e-9)
+    if page == "pages/masking.py":
+        np.testing.assert_array_equal(ns["causal"], np.tril(np.ones((5, 5), bool)))
+    if page == "pages/permutation.py":
+        assert sorted(ns["perm"].tolist()) == list(range(5))

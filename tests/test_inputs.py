@@ -72,7 +72,7 @@ def test_parse_csv_reads_the_apps_own_export_back():
 
     x = np.random.default_rng(1).standard_normal((5, 6))
     labels = ("the", "cat", "sat", "on", "mats")
-    exported = ui._csv(x, labels, None)()
+    exported = ui.csv_maker(x, labels, None)()
     assert exported.startswith(b",0,1,2,3,4,5\n")
     ti = inputs.parse_csv(exported)
     assert ti.labels == labels

@@ -36,9 +36,7 @@ def test_code_lines_reproduce_every_preset(name):
         pad=1,
         layout="columns",
     )
-    x, labels, params, res = ui.compute(
-        s.source, s.n, s.d, s.heads, s.seed, s.init, s.bias, s.scale, s.mask_kind, s.pad, "", name
-    )
+    x, labels, params, res = ui.compute(s)
     ns: dict = {}
     exec(ui.code_lines(ui.View(s, x, labels, params, res), head=p.num_heads - 1), ns)  # noqa: S102
     np.testing.assert_allclose(ns["A"], res.weights[-1], atol=1e-12)

@@ -1,0 +1,202 @@
+"""The code box: NumPy lines that recompute the current view, built from templates.
+
+One template per part (the softmax, the input X, the weights, one head, every head, the
+output) and one per page for what that page adds (:data:`PAGE_EXTRAS`); the view's
+settings fill them in. Tests execute the result and compare it with the engine.
+"""
+
+from __future__ import annotations
+
+from string import Template
+
+import streamlit as st
+
+from attnviz.ui.state import View
+
+SOFTMAX = """\
+import numpy as np
+
+
+def softmax_rows(S):
+    m = S.max(axis=1, keepdims=True)
+    m[np.isinf(m)] = 0  # a fully masked row (all -inf) gives weights 0, not NaN
+    E = np.exp(S - m)
+    s = E.sum(axis=1, keepdims=True)
+    return E / np.where(s == 0, 1, s)
+
+"""
+
+PRESET_QKV = """\
+from attnviz import presets
+p = presets.get("$preset")
+Q, K, V = p.q, p.k, p.v  # this notebook gives Q, K and V directly"""
+
+PRESET_X = """\
+from attnviz import presets
+p = presets.get("$preset")
+X, P = p.x, p.params  # the notebook's X (N, D) and weights
+W_q, W_k, W_v, W_o = P.w_q, P.w_k, P.w_v, P.w_o
+b_q, b_k, b_v, b_o = (0.0 if b is None else b for b in (P.b_q, P.b_k, P.b_v, P.b_o))"""
+
+INPUT = {
+    "random": "X = np.random.default_rng($seed).standard_normal(($n, $d))  # (N, D)",
+    "text": "from attnviz.inputs import text_input  # fixed embedding per token\n"
+    "X = text_input($text, $d).x  # (N, D) = ($n, $d)",
+    "upload": "X = np.loadtxt($upload_name, delimiter=',')  # your CSV: (N, D) = ($n, $d) "
+    "(drop header/label columns if it has them)",
+}
+
+#: How each init draws a (D, D) matrix and a length-D bias.
+DRAW = {
+    "normal": ("rng.standard_normal(($d, $d))", "rng.standard_normal($d)"),
+    "uniform": ("rng.random(($d, $d))", "rng.random($d)"),
+    "xavier": (
+        "rng.uniform(-np.sqrt(6 / ($d + $d)), np.sqrt(6 / ($d + $d)), ($d, $d))",
+        "rng.uniform(-1 / np.sqrt($d), 1 / np.sqrt($d), $d)",
+    ),
+}
+
+WEIGHTS = """\
+rng = np.random.default_rng($seed1)  # the weights: $init init
+W_q, W_k, W_v = ($matrix for _ in range(3))  # (D, D) each
+$biases"""
+
+BIASES = """\
+b_q, b_k, b_v = ($vector for _ in range(3))
+W_o = $matrix
+b_o = $vector"""
+
+NO_BIASES = """\
+b_q = b_k = b_v = b_o = 0.0
+W_o = $matrix"""
+
+PROJECT = """
+Q, K, V = X @ W_q + b_q, X @ W_k + b_k, X @ W_v + b_v  # (N, D) each"""
+
+SCORES = {
+    "1/√d_k": "S = Qh @ Kh.T / np.sqrt($dk)  # scores (N, N), d_k = D / heads = $dk",
+    "none": "S = Qh @ Kh.T  # scores (N, N), not scaled",
+    "custom": "S = Qh @ Kh.T * $factor  # scores (N, N), custom factor",
+}
+
+MASK = {
+    "none": "",
+    "causal": "mask = np.tril(np.ones(($n, $n), bool))  # causal: key j <= query i\n",
+    "padding": "mask = np.ones(($n, $n), bool); mask[:, $keep:] = False  # last $pad = padding\n",
+}
+APPLY_MASK = "S = np.where(mask, S, -np.inf)  # masked scores are -inf\n"
+
+HEAD = """
+h, d_k = $head, $dk  # head $head of $h: columns h*d_k .. (h+1)*d_k
+Qh, Kh, Vh = (M[:, h * d_k:(h + 1) * d_k] for M in (Q, K, V))
+$scores
+${mask}A = softmax_rows(S)  # weights (N, N), each row sums to 1
+out = A @ Vh  # this head's output (N, d_k)
+
+# every head, concatenated, then the output projection:
+heads = []
+for h in range($h):
+    Qh, Kh, Vh = (M[:, h * d_k:(h + 1) * d_k] for M in (Q, K, V))
+    $score
+${loop_mask}    heads.append(softmax_rows(S) @ Vh)
+concat = np.concatenate(heads, axis=1)  # (N, D)
+$output"""
+
+OUTPUT = {
+    "qkv": "Y = concat  # this notebook has no output projection",
+    "preset": "Y = concat if W_o is None else concat @ W_o + b_o  # the layer's output",
+    "layer": "Y = concat @ W_o + b_o  # the layer's output (N, D)",
+}
+
+COLUMNS = "\n\n# UDL book layout (tokens as columns): X.T, Q.T, A.T (keys x queries), Y.T"
+
+POSITIONS_NOTE = (
+    "\n# with positions: X + E and X[perm] + E, E = sinusoidal(N, D): not equal any more"
+)
+
+#: What each page adds to the layer's code (filled with the page's own values).
+PAGE_EXTRAS = {
+    "masking": """\
+# the two masks of this page (True = may attend)
+causal = np.tril(np.ones(($n, $n), bool))
+padding = np.ones(($n, $n), bool); padding[:, $keep:] = False
+A_causal = softmax_rows(np.where(causal, S, -np.inf))  # S unmasked, as above""",
+    "permutation": """\
+# every layer output above is Y; now shuffle the tokens and compare
+perm = np.array($perm)
+X_p = X[perm]  # rerun the code above with X = X_p to get Y_p;
+# then np.abs(Y_p - Y[perm]).max() is ~1e-15 (no mask)$positions""",
+    "scaling": """\
+# 1. variance of q·k against d_k
+rng = np.random.default_rng($seed)
+for d in [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]:
+    q, k = rng.standard_normal((1000, d)), rng.standard_normal((1000, d))
+    dots = (q * k).sum(axis=1)
+    print(d, dots.var(), (dots / np.sqrt(d)).var())
+
+# 2. softmax of the notebook's logits under a factor
+z = np.array($logits)
+for c in (1.0, $factor):
+    e = np.exp(c * z - (c * z).max()); print(c, e / e.sum())""",
+    "notebooks": """\
+from attnviz import presets
+for name in presets.names():
+    print(name, [c.passed for c in presets.get(name).check()])""",
+}
+
+
+def _fill(template: str, **values: object) -> str:
+    return Template(template).substitute(values)
+
+
+def _input(view: View) -> str:
+    s = view.settings
+    if s.source == "preset":
+        return _fill(PRESET_QKV if view.params is None else PRESET_X, preset=s.preset)
+    x = _fill(INPUT[s.source], seed=s.seed, n=s.n, d=s.d, text=repr(s.text),
+              upload_name=repr(s.upload_name))  # fmt: skip
+    matrix, vector = (_fill(t, d=s.d) for t in DRAW[s.init])
+    biases = _fill(BIASES if s.bias else NO_BIASES, matrix=matrix, vector=vector)
+    weights = _fill(WEIGHTS, seed1=s.seed + 1, init=s.init, matrix=matrix, biases=biases)
+    return x + "\n" + weights
+
+
+def code_lines(view: View, head: int = 0) -> str:
+    """NumPy lines that recompute the current view (X, Q, K, V, one head's S, A, output).
+
+    The code only needs NumPy (plus attnviz for typed text and presets) and ends with
+    ``S``, ``A`` and ``out`` of head ``head`` and the layer's ``Y``; tests execute it.
+    """
+    s, r = view.settings, view.result
+    n, dk = r.n_tokens, r.queries.shape[-1]
+    scores = _fill(SCORES[s.scale_mode], dk=dk, factor=repr(s.factor))
+    keep = min(s.pad, n)
+    mask = _fill(MASK[s.mask_kind], n=n, keep=n - keep, pad=keep)
+    if s.mask_kind != "none":
+        mask += APPLY_MASK
+    qkv = s.source == "preset" and view.params is None
+    output = OUTPUT["qkv" if qkv else "preset" if s.source == "preset" else "layer"]
+    head_code = _fill(
+        HEAD,
+        head=head,
+        dk=dk,
+        h=r.num_heads,
+        scores=scores,
+        mask=mask,
+        score=scores.split("  #")[0],
+        loop_mask="    S = np.where(mask, S, -np.inf)\n" if s.mask_kind != "none" else "",
+        output=output,
+    )
+    code = SOFTMAX + "\n" + _input(view) + ("" if qkv else "\n" + PROJECT) + "\n" + head_code
+    return code + (COLUMNS if s.layout == "columns" else "")
+
+
+def page_extra(page: str, **values: object) -> str:
+    """The lines that ``page`` adds to the code box, filled with its values."""
+    return _fill(PAGE_EXTRAS[page], **values)
+
+
+def code_box(view: View, head: int = 0, extra: str = "") -> None:
+    """The NumPy lines that reproduce the current view, in an expander."""
+    with st.expander(":material/code: NumPy code that reproduces this view", expanded=False):
+        st.code(code_lines(view, head) + (("\n\n" + extra) if extra else ""), language="python")

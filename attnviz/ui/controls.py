@@ -1,0 +1,274 @@
+"""The sidebar controls, declared once, and the sidebar that walks them.
+
+:data:`CONTROLS` is the single table of the shared controls: key, label, widget kind,
+range or options, default, help, the rule a link's value must satisfy, what derives it
+(typed text, a preset, an upload) and when it is shown. From it come the sidebar
+(:func:`sidebar`), the link validation and its warnings, :data:`DEFAULTS`, :data:`KEYS`,
+the frozen :class:`Settings` and the README's control table (:func:`markdown_table`, a
+test compares the two). Adding a control is one entry here (plus its use in the engine
+call, :func:`attnviz.ui.state.compute`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from attnviz import engine, inputs
+from attnviz.ui import links
+
+try:  # presets are optional at import time (the app works without them)
+    from attnviz import presets as _presets
+except ImportError:  # pragma: no cover
+    _presets = None
+
+N_MAX = inputs.MAX_TOKENS
+D_MAX = inputs.MAX_WIDTH
+SEED_MAX = 2**31 - 1
+SOURCES = ("random", "text", "preset", "upload")
+SCALES = ("none", "1/√d_k", "custom")
+MASKS = ("none", "causal", "padding")
+INITS = ("normal", "uniform", "xavier")
+LAYOUTS = ("rows", "columns")
+BIND = "query-params"
+
+#: Human names of option values (the export caption and the README use them).
+LABELS = {
+    "source": {
+        "random": "random",
+        "text": "typed text",
+        "preset": "notebook preset",
+        "upload": "CSV upload",
+    },
+    "scale": {"none": "none (× 1)", "1/√d_k": "1/√d_k", "custom": "custom factor"},
+    "mask": {"none": "none", "causal": "causal", "padding": "padding (last k tokens)"},
+    "init": {"normal": "normal N(0,1)", "uniform": "uniform [0,1)", "xavier": "xavier"},
+    "layout": {"rows": "tokens as rows (PyTorch)", "columns": "tokens as columns (UDL book)"},
+}
+
+#: Widget kind -> the name the README's table gives it.
+KINDS = {
+    "radio": "radio",
+    "select": "selectbox",
+    "slider": "slider",
+    "number": "number",
+    "toggle": "toggle",
+    "text": "text input",
+    "upload": "file uploader",
+}
+
+
+def divisors(d: int) -> list[int]:
+    """The divisors of ``d`` in increasing order: the valid head counts for width D."""
+    return [h for h in range(1, d + 1) if d % h == 0]
+
+
+def nearest_divisor(d: int, heads: int) -> int:
+    """The divisor of ``d`` closest to ``heads`` (the smaller one on a tie)."""
+    return min(divisors(d), key=lambda h: (abs(h - heads), h))
+
+
+@dataclass(frozen=True)
+class Control:
+    """One sidebar control. ``options`` may depend on the values drawn before it."""
+
+    key: str
+    label: str
+    kind: str  # a key of KINDS
+    section: str
+    default: Any
+    doc: str  # the README's "values" column
+    rule: str | Callable[[dict], str] = ""  # what a link's value must be
+    field: str | None = None  # the Settings field (None: not part of Settings)
+    type: Any = str  # the Settings field's type
+    options: tuple | Callable[[dict], list] | None = None
+    lo: Any = None
+    hi: Any = None
+    step: Any = None
+    help: str | None = None
+    when: tuple[str, str] | None = None  # (key, value): shown only then
+    hidden: Any = "default"  # the value while not shown ("default": the default)
+    derived_by: tuple[str, ...] = ()  # inputs (sources) that set it
+    disabled_by: tuple[str, ...] = ()  # sources under which it is fixed
+    bind: bool = True  # bound to the URL
+    horizontal: bool = False
+    on_change: Callable[[], None] | None = None
+    after: str | None = None  # the check after the widget (a key of walker.AFTER)
+
+    def shown(self, values: dict) -> bool:
+        return self.when is None or values.get(self.when[0]) == self.when[1]
+
+    def hidden_value(self) -> Any:
+        return self.default if self.hidden == "default" else self.hidden
+
+    def option_list(self, values: dict) -> list:
+        return list(self.options(values) if callable(self.options) else self.options)
+
+    def rule_text(self, values: dict) -> str:
+        return self.rule(values) if callable(self.rule) else self.rule
+
+
+def _preset_names(values: dict | None = None) -> list[str]:
+    return list(_presets.names()) if _presets is not None else []
+
+
+def sources(values: dict) -> list[str]:
+    return [s for s in SOURCES if s != "preset" or _preset_names()]
+
+
+def _heads_rule(values: dict) -> str:
+    d = values.get("D", DEFAULTS["D"])
+    return f"a divisor of D={d} ({', '.join(map(str, divisors(d)))})"
+
+
+# --------------------------------------------------------------------------- the table
+
+_UPLOAD_MB = inputs.MAX_UPLOAD_BYTES // 2**20
+_SOURCE_HELP = (
+    "random: X ~ N(0,1) with the seed · typed text: each word is a token with a fixed "
+    "embedding · preset: a seed notebook's numbers · CSV: your own X"
+)
+_INIT_HELP = (
+    "How W_q, W_k, W_v, W_O (and the biases) are drawn from seed + 1. **normal**: N(0, 1), "
+    "as in the UDL notebooks; each Q, K entry then has variance ≈ D, so the scores are "
+    "large and the softmax is almost one-hot. **uniform**: U[0, 1), as np.random.rand / "
+    "torch.rand in the other notebooks (all positive weights). **xavier** (default): Glorot "
+    "uniform U(±√(6 / (D + D))), a usual choice for attention projections: Q and K entries "
+    "keep variance ≈ 1 and the weights show graded, soft attention. Presets use their "
+    "notebook's own weights."
+)
+_INIT_DOC = (
+    "`xavier` (default: Q, K entries of variance ≈ 1, soft weights), `normal` (N(0,1) as in "
+    "the UDL notebooks: scores of ±10, near one-hot weights), `uniform` (U[0,1))"
+)
+_DERIVED_N = ("text", "preset", "upload")
+
+# One entry per control, in sidebar order: key, label, widget kind, section, default, then
+# what the README says of its values, the link rule, the Settings field and the rest.
+# fmt: off
+CONTROLS: tuple[Control, ...] = (
+    Control("source", "Where X comes from: random · text · preset · upload (CSV)", "radio",
+            "Input X", "random", "`random`, `text`, `preset`, `upload` (the input X)",
+            rule="one of " + ", ".join(SOURCES), field="source", options=sources,
+            on_change=links.on_source_change, help=_SOURCE_HELP),
+    Control("text", "Text (words and punctuation become tokens)", "text", "Input X",
+            "the cat sat on the mat because it was tired",
+            "the sentence (source `text`): each token gets a fixed embedding",
+            rule="some text", field="text", when=("source", "text"), after="text"),
+    Control("preset", "Notebook preset", "select", "Input X", None,
+            "a name from `attnviz.presets.names()` (source `preset`)",
+            rule="the name of a notebook preset", field="preset", type=str | None,
+            options=_preset_names, when=("source", "preset"), hidden=None,
+            on_change=links.on_preset_change, after="preset"),
+    Control("upload", "CSV of X: one row per token, one column per feature (optional header "
+            "row and first column of token labels)", "upload", "Input X", None,
+            "a CSV of X, one row per token (not in the URL)", when=("source", "upload"),
+            bind=False, after="upload",
+            help=f"Up to {_UPLOAD_MB} MB (a 512 × 128 X is about 0.7 MB)."),
+    Control("N", "N — number of tokens", "slider", "Sizes", 6,
+            f"tokens, 1..{N_MAX} (set by the input for text, presets, uploads)",
+            rule=f"an integer from 1 to {N_MAX}", field="n", type=int, lo=1, hi=N_MAX,
+            derived_by=_DERIVED_N,
+            help="Set by the input for typed text, presets and CSV uploads."),
+    Control("D", "D — model width (features per token)", "slider", "Sizes", 8,
+            f"model width, 1..{D_MAX}", rule=f"an integer from 1 to {D_MAX}", field="d",
+            type=int, lo=1, hi=D_MAX, derived_by=("preset", "upload"),
+            on_change=links.on_d_change),
+    Control("heads", "heads (divisors of D)", "select", "Sizes", 2,
+            "a divisor of D (changing D picks the nearest divisor)", rule=_heads_rule,
+            field="heads", type=int, options=lambda v: divisors(v["D"]),
+            derived_by=("preset",),
+            help="Each head gets D / heads columns of Q, K and V; only divisors of D are "
+            "offered."),
+    Control("seed", "seed", "number", "Sizes", 0,
+            "X ~ N(0,1) from `default_rng(seed)`, the weights from `seed + 1`",
+            rule=f"an integer from 0 to {SEED_MAX}", field="seed", type=int, lo=0,
+            hi=SEED_MAX, step=1, disabled_by=("preset",),
+            help="X ~ N(0,1) from numpy.random.default_rng(seed); the weights from seed + 1."),
+    # xavier, not the notebooks' N(0,1): with N(0,1) weights the scores are ~±10 even at
+    # N=6, D=8 and the softmax is nearly one-hot: the first view shows no soft attention.
+    Control("init", "parameter initialisation", "radio", "Sizes", "xavier", _INIT_DOC,
+            rule="one of " + ", ".join(INITS), field="init", options=INITS,
+            horizontal=True, disabled_by=("preset",), help=_INIT_HELP),
+    Control("bias", "biases b_q, b_k, b_v, b_o", "toggle", "Sizes", True, "biases on/off",
+            rule="true or false", field="bias", type=bool, disabled_by=("preset",)),
+    Control("scale", "scale the scores QKᵀ by", "radio", "Attention", "1/√d_k",
+            "`none`, `1/√d_k`, `custom`", rule="one of " + ", ".join(SCALES),
+            field="scale_mode", options=SCALES, horizontal=True),
+    Control("factor", "factor (temperature T = 1 / factor)", "number", "Attention", 8.0,
+            "the custom factor (temperature = 1/factor)", rule="a number from -100 to 100",
+            field="factor", type=float, lo=-100.0, hi=100.0, step=0.5,
+            when=("scale", "custom"), after="factor"),
+    Control("mask", "mask", "radio", "Attention", "none", "`none`, `causal`, `padding`",
+            rule="one of " + ", ".join(MASKS), field="mask_kind", options=MASKS,
+            horizontal=True,
+            help="causal: token i sees tokens 0..i · padding: nobody attends to the last k "
+            "tokens"),
+    Control("pad", "k — padding tokens at the end", "number", "Attention", 1,
+            "padding: the last `pad` tokens are padding", rule=f"an integer from 0 to {N_MAX}",
+            field="pad", type=int, lo=0, hi=N_MAX, step=1, when=("mask", "padding"),
+            after="pad"),
+    Control("layout", "layout: tokens as rows (PyTorch) or as columns (UDL book)", "radio",
+            "Attention", "rows",
+            "`rows` (tokens as rows, PyTorch) or `columns` (tokens as columns, UDL book)",
+            rule="one of " + ", ".join(LAYOUTS), field="layout", options=LAYOUTS,
+            help="PyTorch stores one token per row (X is N×D); the UDL book one token per "
+            "column (X is D×N). Same numbers, transposed."),
+)
+# fmt: on
+
+BY_KEY = {c.key: c for c in CONTROLS}
+#: Default values of the URL-bound controls (the preset's default is the first preset).
+DEFAULTS: dict[str, Any] = {c.key: c.default for c in CONTROLS if c.bind and c.key != "preset"}
+#: The sidebar keys bound to the URL.
+KEYS = tuple(DEFAULTS) + ("preset",)
+
+
+def default_heads(d: int) -> int:
+    return nearest_divisor(d, DEFAULTS["heads"])
+
+
+class _SettingsMixin:
+    """Derived values of :class:`Settings` (whose fields come from :data:`CONTROLS`)."""
+
+    @property
+    def scale(self) -> engine.Scale:
+        """The engine's ``scale`` argument: True (1/√d_k), False (none) or the factor."""
+        return {"none": False, "1/√d_k": True}.get(self.scale_mode, float(self.factor))
+
+    @property
+    def d_head(self) -> int:
+        return self.d // self.heads
+
+    def mask(self) -> np.ndarray | None:
+        if self.mask_kind == "causal":
+            return engine.causal_mask(self.n)
+        if self.mask_kind == "padding":
+            return engine.padding_mask(self.n, min(self.pad, self.n))
+        return None
+
+    def as_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+#: The frozen settings of a view: one field per control that has a ``field``, in table
+#: order, plus the uploaded file's name.
+Settings = dataclasses.make_dataclass(
+    "Settings",
+    [(c.field, c.type) for c in CONTROLS if c.field]
+    + [("upload_name", str | None, dataclasses.field(default=None))],
+    bases=(_SettingsMixin,),
+    frozen=True,
+)
+Settings.__module__ = __name__  # so that pickling (st.cache_data's hashing) finds it
+
+
+def markdown_table() -> str:
+    """The README's control table, made from :data:`CONTROLS`."""
+    rows = ["| key | widget | values |", "| --- | --- | --- |"]
+    rows += [f"| `{c.key}` | {KINDS[c.kind]} | {c.doc} |" for c in CONTROLS]
+    return "\n".join(rows)

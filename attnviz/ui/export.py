@@ -1,0 +1,136 @@
+"""Downloads: each matrix shown on a page as CSV, the whole state as NPZ."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from attnviz.ui.page import shape_text
+from attnviz.ui.state import View
+
+
+def oriented(a: np.ndarray, layout: str) -> np.ndarray:
+    """A row-layout matrix as displayed: transposed for the UDL column layout."""
+    return a if layout == "rows" else np.swapaxes(a, -1, -2)
+
+
+def csv_maker(a: np.ndarray, row_labels=None, col_labels=None) -> Callable[[], bytes]:
+    """A function that writes ``a`` as CSV (labels as index/header when they fit)."""
+
+    def make() -> bytes:
+        df = pd.DataFrame(np.asarray(a, dtype=np.float64))
+        if row_labels is not None and len(row_labels) == df.shape[0]:
+            df.index = list(row_labels)
+        if col_labels is not None and len(col_labels) == df.shape[1]:
+            df.columns = list(col_labels)
+        buf = io.StringIO()
+        df.to_csv(buf, float_format="%.8g", index=row_labels is not None)
+        return buf.getvalue().encode()
+
+    return make
+
+
+def npz_bytes(view: View, extra: dict[str, np.ndarray] | None = None) -> bytes:
+    """The whole state as an NPZ: X, every parameter, every intermediate, the settings."""
+    r = view.result
+    arrays: dict[str, Any] = {
+        "x": view.x,
+        "labels": np.array(view.labels),
+        "queries": r.queries,
+        "keys": r.keys,
+        "values": r.values,
+        "scores": r.scores,
+        "masked_scores": r.masked_scores,
+        "weights": r.weights,
+        "head_outputs": r.head_outputs,
+        "concat": r.concat,
+        "output": r.output,
+        "scale": np.array(r.scale),
+        "settings_json": np.array(json.dumps(view.settings.as_dict())),
+    }
+    if r.mask is not None:
+        arrays["mask"] = r.mask
+    if view.params is not None:
+        for k in ("w_q", "w_k", "w_v", "b_q", "b_k", "b_v", "w_o", "b_o"):
+            v = getattr(view.params, k)
+            if v is not None:
+                arrays[k] = v
+    arrays.update(extra or {})
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **arrays)
+    return buf.getvalue()
+
+
+def _entries(view: View, tokens: dict, squares: dict) -> dict[str, tuple]:
+    """Download entries, as displayed, for matrices with one row per token (``tokens``:
+    tokens label the rows, or the columns in the column layout) and token × token ones
+    (``squares``: scores, weights, masks)."""
+    lay, labels = view.layout, view.labels
+    out = {
+        name: (oriented(a, lay), *((labels, None) if lay == "rows" else (None, labels)))
+        for name, a in tokens.items()
+    }
+    out.update({name: (oriented(a, lay), labels, labels) for name, a in squares.items()})
+    return out
+
+
+def export_section(
+    view: View,
+    tables: dict[str, tuple[np.ndarray, Any, Any]] | None = None,
+    *,
+    page: str,
+    tokens: dict[str, np.ndarray] | None = None,
+    squares: dict[str, np.ndarray] | None = None,
+    extra: dict[str, np.ndarray] | None = None,
+) -> None:
+    """Download buttons: each matrix shown on the page as CSV, the whole state as NPZ.
+
+    A page declares what it shows, in row layout: ``tokens`` (name -> (N, d) array, one row
+    per token), ``squares`` (name -> (N, N) array) and ``tables`` (name -> (2-D array,
+    row labels or None, column labels or None), written as given). The CSVs follow the
+    page's layout; ``extra`` arrays go into the NPZ only. Files are generated only when
+    clicked.
+    """
+    from attnviz.ui.controls import LABELS
+
+    matrices = {**_entries(view, tokens or {}, squares or {}), **(tables or {})}
+    with st.expander(
+        ":material/download: Export: every matrix as CSV, the whole state as NPZ", expanded=False
+    ):
+        st.caption(
+            "CSV files hold the matrices as displayed (layout: "
+            f"{LABELS['layout'][view.layout]}). The NPZ holds X, the parameters, every "
+            "intermediate (row layout) and the settings. For a PNG, use the camera icon "
+            "of each plot."
+        )
+        cols = st.columns(4)
+        for i, (name, (a, rl, cl)) in enumerate(matrices.items()):
+            slug = "".join(c if c.isalnum() else "_" for c in name).strip("_").lower()
+            cols[i % 4].download_button(
+                f"{name} ({shape_text(a)}) CSV",
+                data=csv_maker(a, rl, cl),
+                file_name=f"attnviz_{page}_{slug}.csv",
+                mime="text/csv",
+                key=f"dl_{page}_{slug}",
+                on_click="ignore",
+            )
+        st.download_button(
+            "Whole state (NPZ)",
+            data=lambda: npz_bytes(view, extra),
+            file_name=f"attnviz_{page}_state.npz",
+            mime="application/octet-stream",
+            key=f"dl_{page}_npz",
+            on_click="ignore",
+            type="primary",
+        )
+
+
+def digest(a: np.ndarray) -> str:
+    return hashlib.sha1(np.ascontiguousarray(a).tobytes()).hexdigest()[:12]

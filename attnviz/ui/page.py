@@ -1,0 +1,94 @@
+"""Page helpers: titles, literal user text, notes, charts and the shapes line."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+
+import numpy as np
+import plotly.graph_objects as go
+import streamlit as st
+
+from attnviz import figures
+
+
+def md_text(label: object) -> str:
+    """``label`` as Markdown that Streamlit shows literally: a code span.
+
+    Streamlit renders Markdown in st.markdown, st.caption, st.subheader, alerts, metric
+    and widget labels: ``[visit](https://…)`` would become a link, ``**x**`` bold,
+    ``:smile:`` an emoji, ``$x$`` maths. Inside a code span none of that applies, so
+    every text that comes from a user (token labels, file names, URL values) goes
+    through this function before it reaches Markdown. The fence is one backtick longer
+    than the longest run of backticks in the text; line breaks become spaces.
+    """
+    text = " ".join(str(label).splitlines()) or " "
+    longest = max(len(run) for run in re.findall("`*", text))
+    fence = "`" * (longest + 1)
+    # CommonMark strips one space from each end of a code span that has a space at both
+    # ends (and is not all spaces); a backtick at an end would join the fence: pad both.
+    edge = text[0] == "`" or text[-1] == "`" or (text[0] == text[-1] == " " and text.strip())
+    pad = " " if edge else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def intro(title: str, text: str) -> None:
+    """Page title and its short plain-language explanation."""
+    st.title(title)
+    st.markdown(text)
+
+
+def start(title: str, text: str):
+    """The first line of a page that draws the sidebar's view: the guard, the title and its
+    explanation; returns the :class:`~attnviz.ui.state.View` of this run, or stops the page
+    (the sidebar has shown why) if there is none."""
+    from attnviz.ui.state import current, page_guard
+
+    page_guard()
+    intro(title, text)
+    view = current()
+    if view is None:
+        st.stop()
+    return view
+
+
+def pooled_note(
+    n: int, hint: str = "pick a query token to see its full row", exports: bool = True
+) -> bool:
+    """Say so when the N×N heatmaps of this page are drawn in blocks (N above
+    ``figures.MAX_FULL_HEATMAP_N``); returns whether they are."""
+    b = figures.pool_factor(n)
+    if b == 1:
+        return False
+    nb = math.ceil(n / b)
+    st.info(
+        f"N={n} is drawn as {nb}×{nb} blocks of {b}×{b} tokens (matrices with one row per "
+        f"token: {nb} blocks of {b} tokens): each cell is the mean of its block's unmasked "
+        f"values, a block with every cell masked is grey (above "
+        f"N = {figures.MAX_FULL_HEATMAP_N}, one cell per token would be smaller than a "
+        f"pixel). {hint[:1].upper() + hint[1:]}; hover a block for its first token."
+        + (" The CSV and NPZ exports are full size." if exports else ""),
+        icon=":material/grid_view:",
+    )
+    return True
+
+
+def plot(fig: go.Figure, key: str | None = None, link: dict | None = None) -> None:
+    """Draw one plotly figure the same way on every page: a board of one chart
+    (:mod:`attnviz.ui.board`: redrawn in place on reruns, PNG at 2x and SVG downloads in
+    its toolbar, optional hover ``link``)."""
+    from attnviz.ui.board import board
+
+    key = key or f"chart_{hashlib.sha1(str(fig.layout.title.text).encode()).hexdigest()[:8]}"
+    board(f"board_{key}", [(key, fig, link)])
+
+
+def shape_text(a: np.ndarray) -> str:
+    return "×".join(str(s) for s in np.shape(a))
+
+
+def shapes(items: dict[str, np.ndarray], note: str = "") -> None:
+    """One line with the shape of every matrix on the page."""
+    parts = [f"**{k}** {shape_text(v)}" for k, v in items.items()]
+    st.caption("Shapes: " + " · ".join(parts) + (f" — {note}" if note else ""))

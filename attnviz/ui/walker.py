@@ -1,0 +1,263 @@
+"""The sidebar: walks :data:`attnviz.ui.controls.CONTROLS`, draws each shown control,
+settles the derived ones, checks the link's values and computes the view."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import streamlit as st
+
+from attnviz import inputs
+from attnviz.ui import links, state
+from attnviz.ui.controls import (
+    BIND,
+    BY_KEY,
+    CONTROLS,
+    D_MAX,
+    DEFAULTS,
+    KEYS,
+    N_MAX,
+    Control,
+    Settings,
+    default_heads,
+    divisors,
+    nearest_divisor,
+)
+from attnviz.ui.page import md_text
+
+
+@dataclass
+class _Run:
+    """What one sidebar run collects while it walks the table."""
+
+    first: bool
+    raw: dict[str, list[str]]
+    notices: list[str] = dataclasses.field(default_factory=list)
+    forced: dict[str, Any] = dataclasses.field(default_factory=dict)
+    upload: tuple | None = None  # (x, labels, file name) of the CSV in use
+    box: Any = None  # the sidebar container the controls are drawn in
+
+
+# --------------------------------------------------------------------------- checks after a widget
+
+
+def _after_text(text: str, values: dict, run: _Run) -> str:
+    toks = inputs.tokenize(text)
+    if not toks:
+        run.notices.append("The text has no tokens; using the default sentence.")
+        text = DEFAULTS["text"]
+        toks = inputs.tokenize(text)
+    if len(inputs.tokenize(text, max_tokens=10**6)) > N_MAX:
+        run.notices.append(
+            f"The text has more than {N_MAX} tokens; only the first {N_MAX} are used."
+        )
+    run.forced["N"] = len(toks)
+    return text
+
+
+def _after_preset(name: str, values: dict, run: _Run) -> str:
+    from attnviz import presets
+
+    run.box.caption(presets.get(name).title)
+    pv = links.preset_values(name)
+    run.forced.update({k: pv[k] for k in ("N", "D", "heads")})
+    return name
+
+
+def _after_upload(_: Any, values: dict, run: _Run) -> None:
+    book = state.book()
+    upload_x, upload_labels, upload_name = state.upload_state(max_cols=D_MAX)
+    if book.get("upload_error"):
+        st.error(
+            book["upload_error"]
+            + (
+                " — the previous upload is still shown."
+                if upload_x is not None
+                else " — showing random numbers until a valid CSV is uploaded."
+            )
+        )
+    if upload_x is not None:
+        run.upload = (upload_x, upload_labels, upload_name)
+        run.forced["N"], run.forced["D"] = upload_x.shape
+        run.box.caption(f"Using {md_text(upload_name)}: {upload_x.shape[0]}×{upload_x.shape[1]}")
+    elif not book.get("upload_error"):
+        st.info(
+            "No CSV uploaded yet: X is random (seeded) with N and D from the sidebar until "
+            "you upload one; then N and D are set by the file.",
+            icon=":material/upload_file:",
+        )
+
+
+def _after_factor(factor: float, values: dict, run: _Run) -> float:
+    if not math.isfinite(factor):
+        run.notices.append("The factor must be a finite number; using 1.")
+        return 1.0
+    return factor
+
+
+def _after_pad(pad: int, values: dict, run: _Run) -> int:
+    if pad > values["N"]:
+        run.notices.append(
+            f"Only {values['N']} tokens: all of them are padding (k = {pad} is more than N)."
+        )
+    return pad
+
+
+#: The key of the sidebar container that holds the controls (its CSS class is st-key-KEY).
+CONTROLS_BOX = "attnviz_controls"
+NOT_APPLYING = (
+    "The sidebar's controls (input X, N, D, heads, seed, scaling, mask) set the "
+    "random-weights pages. This page runs a trained model with its own input and weights: "
+    "they are hidden here and keep their values for the other pages."
+)
+
+#: The checks a control names in its ``after`` field.
+AFTER = {
+    "text": _after_text,
+    "preset": _after_preset,
+    "upload": _after_upload,
+    "factor": _after_factor,
+    "pad": _after_pad,
+}
+
+
+# --------------------------------------------------------------------------- the sidebar
+
+
+def _widget(c: Control, values: dict, run: _Run, source: str) -> Any:
+    """Draw control ``c`` in the sidebar and return its value."""
+    sb = run.box
+    common: dict[str, Any] = {"key": c.key, "help": c.help}
+    if c.bind:
+        common["bind"] = BIND
+    if c.on_change is not None:
+        common["on_change"] = c.on_change
+    if c.key in run.forced or source in c.disabled_by:
+        common["disabled"] = True
+    if c.kind in ("radio", "select"):
+        opts = c.option_list(values)
+        default = default_heads(values["D"]) if c.key == "heads" else c.default
+        index = opts.index(default) if default in opts else 0
+        if c.kind == "radio":
+            return sb.radio(c.label, opts, index=index, horizontal=c.horizontal, **common)
+        return sb.selectbox(c.label, opts, index=index, **common)
+    if c.kind == "slider":
+        return sb.slider(c.label, c.lo, c.hi, c.default, **common)
+    if c.kind == "number":
+        return sb.number_input(c.label, c.lo, c.hi, c.default, step=c.step, **common)
+    if c.kind == "toggle":
+        return sb.toggle(c.label, value=c.default, **common)
+    if c.kind == "text":
+        return sb.text_input(c.label, value=c.default, max_chars=4000, **common)
+    if c.kind == "upload":
+        mb = inputs.MAX_UPLOAD_BYTES // 2**20
+        return sb.file_uploader(
+            c.label, type=["csv", "txt"], max_upload_size=mb, key=c.key, help=c.help
+        )
+    raise ValueError(f"unknown widget kind {c.kind!r} of control {c.key!r}")
+
+
+def _settle(c: Control, values: dict, run: _Run) -> None:
+    """Before ``c``'s widget exists this run: give a derived control its derived value
+    (a link that contradicts the input is dropped with a notice), and keep ``heads`` a
+    divisor of D. Setting a widget's key after the widget exists raises
+    StreamlitWidgetAlreadyInstantiatedError, hence before."""
+    if c.key in run.forced:
+        v = run.forced[c.key]
+        if run.first and c.key in run.raw and not links.same(run.raw[c.key], v):
+            source = values["source"]
+            what = {"text": "the typed text", "preset": f"the preset {md_text(values['preset'])}"}
+            shown = run.raw[c.key][-1] if run.raw[c.key] else ""
+            run.notices.append(
+                f"**{c.key}** is set by {what.get(source, 'the uploaded CSV')}: the link's "
+                f"{md_text(f'{c.key}={shown}')} was replaced by {md_text(f'{c.key}={v}')}."
+            )
+            links.drop_url_value(c.key)
+        links.force(c.key, v)
+    elif c.key == "heads" and not run.first:
+        cur = st.session_state.get("heads")
+        if isinstance(cur, int) and cur not in divisors(values["D"]):
+            links.force("heads", nearest_divisor(values["D"], cur))
+
+
+def _link_notices(values: dict, run: _Run) -> None:
+    """First run only: a warning for each link value that the widgets did not take."""
+    for k, r in run.raw.items():
+        c = BY_KEY[k]
+        if k in run.forced or not c.shown(values):
+            continue
+        if not links.same(r, values[k]):
+            shown = r[-1] if isinstance(r, list) and r else r
+            run.notices.append(
+                f"The link set {md_text(f'{k}={shown!s}')}, which is not valid ({k} must be "
+                f"{c.rule_text(values)}); using {md_text(f'{k}={values[k]}')}."
+            )
+
+
+def _start_run() -> _Run:
+    book = state.book()
+    book["app_ran"] = True
+    first = book.get("first", True)
+    run = _Run(first=first, raw={})
+    if first:
+        qp = st.query_params
+        run.raw = {k: qp.get_all(k) for k in KEYS if k in qp}
+        for key, value in links.drop_overflowing_url_values():
+            if key not in KEYS:  # page widgets: the sidebar notices cover the others
+                run.notices.append(
+                    f"The link set {md_text(f'{key}={value}')}, which is not a usable number; "
+                    "using the default."
+                )
+        book["first"] = False
+    return run
+
+
+def sidebar(applies: bool = True) -> state.View | None:
+    """Walk :data:`CONTROLS`: draw each shown control, validate the link, compute (cached)
+    and remember the view. Returns the :class:`~attnviz.ui.state.View` (pages get it from
+    :func:`attnviz.ui.state.current`), or None if nothing could be computed (an error is
+    shown).
+
+    ``applies=False`` (pages that run a real model with its own weights): the controls are
+    still drawn, so that they keep their values and links for the other pages, but hidden,
+    and the sidebar says why.
+    """
+    run = _start_run()
+    run.box = st.sidebar.container(key=CONTROLS_BOX)
+    if not applies:
+        st.sidebar.info(NOT_APPLYING, icon=":material/tune:")
+        st.html("<style>.st-key-attnviz_controls {display: none;}</style>")  # CONTROLS_BOX
+    values: dict[str, Any] = {}
+    section = None
+    for c in CONTROLS:
+        if not c.shown(values):
+            values[c.key] = c.hidden_value()
+            continue
+        if c.section != section:
+            section = c.section
+            run.box.markdown(f"### {section}")
+        _settle(c, values, run)
+        value = _widget(c, values, run, values.get("source", ""))
+        values[c.key] = AFTER[c.after](value, values, run) if c.after else value
+    if run.first:
+        _link_notices(values, run)
+    # Safety net if a link's value could not be dropped before its widget read it: use
+    # the derived values anyway (never write a widget's key after it was created).
+    values.update(run.forced)
+    return _view(values, run)
+
+
+def _view(values: dict, run: _Run) -> state.View | None:
+    up = run.upload
+    fields = {c.field: values[c.key] for c in CONTROLS if c.field}
+    if values["source"] == "upload" and up is None:
+        fields["source"] = "random"
+    fields.update(seed=int(fields["seed"]), bias=bool(fields["bias"]), pad=int(fields["pad"]))
+    fields["factor"] = float(fields["factor"])
+    settings = Settings(**fields, upload_name=None if up is None else up[2])
+    for msg in run.notices:
+        st.warning(msg, icon=":material/warning:")
+    return state.remember(settings, None if up is None else up[:2], tuple(run.notices))
