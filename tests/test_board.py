@@ -86,3 +86,29 @@ def test_a_click_selection_moves_into_the_pickers_within_range():
     at.session_state["b"] = "junk"
     at.run()
     assert at.markdown[0].value == "q=3 h=1"
+
+
+def test_unwritable_folders_fall_back_then_give_a_clear_message(tmp_path, monkeypatch):
+    real_build = board._build
+    tried = []
+
+    def build(base, js):
+        tried.append(base)
+        if base != tmp_path / "home" / ".cache" / "attnviz":
+            raise PermissionError(13, "Permission denied", str(base))
+        return real_build(base, js)
+
+    monkeypatch.setattr(board, "_build", build)
+    monkeypatch.delenv("ATTNVIZ_BOARD_DIR", raising=False)
+    monkeypatch.setattr(board.tempfile, "gettempdir", lambda: str(tmp_path / "tmp"))
+    monkeypatch.setattr(board.Path, "home", staticmethod(lambda: tmp_path / "home"))
+    d = board.served_dir()  # the temp dir fails, ~/.cache/attnviz works
+    assert tried == [tmp_path / "tmp", tmp_path / "home" / ".cache" / "attnviz"]
+    assert (d / "plotly.min.js").is_file()
+    monkeypatch.setenv("ATTNVIZ_BOARD_DIR", str(tmp_path / "nope"))
+    try:
+        board.served_dir()
+    except RuntimeError as exc:
+        assert "ATTNVIZ_BOARD_DIR" in str(exc) and "Permission denied" in str(exc)
+    else:
+        raise AssertionError("no error when no folder is writable")

@@ -87,12 +87,7 @@ def _complete(d: Path, js: Path) -> bool:
         return False
 
 
-def served_dir(base: Path | None = None) -> Path:
-    """The folder the component serves: the board's files plus the installed plotly.js
-    (hard link when possible, else a copy), built once per (files, plotly) version in a
-    private directory under ``$ATTNVIZ_BOARD_DIR`` or the temp dir."""
-    js = plotly_js()
-    base = Path(base or os.environ.get("ATTNVIZ_BOARD_DIR") or tempfile.gettempdir())
+def _build(base: Path, js: Path) -> Path:
     base.mkdir(parents=True, exist_ok=True)
     uid = os.getuid() if hasattr(os, "getuid") else 0
     target = base / f"attnviz-board-{uid}-{_digest(js)}"
@@ -114,6 +109,29 @@ def served_dir(base: Path | None = None) -> Path:
         else:
             return tmp  # serve our private copy
     return target
+
+
+def served_dir(base: Path | None = None) -> Path:
+    """The folder the component serves: the board's files plus the installed plotly.js
+    (hard link when possible, else a copy), built once per (files, plotly) version in a
+    private directory under ``base``, ``$ATTNVIZ_BOARD_DIR``, the temp dir or
+    ``~/.cache/attnviz`` (the first that is writable)."""
+    js = plotly_js()
+    env = os.environ.get("ATTNVIZ_BOARD_DIR")
+    bases = [Path(b) for b in (base, env) if b] or [
+        Path(tempfile.gettempdir()),
+        Path.home() / ".cache" / "attnviz",
+    ]
+    errors = []
+    for b in bases:
+        try:
+            return _build(b, js)
+        except OSError as exc:
+            errors.append(f"{b}: {exc}")
+    raise RuntimeError(
+        "attnviz could not write its chart board's files (set ATTNVIZ_BOARD_DIR to a "
+        "writable directory): " + "; ".join(errors)
+    )
 
 
 _component = components.declare_component("attnviz_board", path=str(served_dir()))
