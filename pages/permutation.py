@@ -1,5 +1,7 @@
 """Permutation: shuffle the tokens, the outputs shuffle the same way; positions break it."""
 
+import functools
+
 import numpy as np
 import streamlit as st
 
@@ -65,37 +67,16 @@ else:
 plabels = [labels[int(p)] for p in perm]
 shuffled_out = chk.out[perm]  # (N, Dout): the original outputs, shuffled
 diff = chk.out_of_permuted - shuffled_out
-tm = figures.token_matrix_figure
-H = 340
-c1, c2, c3 = st.columns(3)
-with c1:
-    ui.plot(
-        tm(
-            shuffled_out,
-            name="P·attention(X)",
-            labels=plabels,
-            layout=lay,
-            height=H,
-            title="outputs of X, then shuffled",
+outputs = functools.partial(figures.token_matrix_figure, labels=plabels, layout=lay, height=340)
+m = float(np.abs(diff).max())
+ui.chart_row(
+    "pm_outputs",
+    {
+        "pm_a": outputs(shuffled_out, name="P·attention(X)", title="outputs of X, then shuffled"),
+        "pm_b": outputs(
+            chk.out_of_permuted, name="attention(P·X)", title="outputs of the shuffled X"
         ),
-        key="pm_a",
-    )
-with c2:
-    ui.plot(
-        tm(
-            chk.out_of_permuted,
-            name="attention(P·X)",
-            labels=plabels,
-            layout=lay,
-            height=H,
-            title="outputs of the shuffled X",
-        ),
-        key="pm_b",
-    )
-with c3:
-    m = float(np.abs(diff).max())
-    ui.plot(
-        figures.matrix_figure(
+        "pm_d": figures.matrix_figure(
             diff if lay == "rows" else diff.T,
             title="difference (right − left)",
             x_title="feature" if lay == "rows" else "token (column)",
@@ -103,19 +84,19 @@ with c3:
             hover="difference = %{z:.2e}",
             y_labels=plabels if lay == "rows" else None,
             x_labels=plabels if lay == "columns" else None,
-            height=H,
+            height=340,
             zmax=max(m, 1e-12),
             token_axes="y" if lay == "rows" else "x",
         ),
-        key="pm_d",
-    )
+    },
+)
 st.latex(
     r"\operatorname{Attn}(PX) = P\,\operatorname{Attn}(X)"
     r"\quad\text{but}\quad \operatorname{Attn}(P X + E) \ne P\,\operatorname{Attn}(X + E)"
 )
 if pe is not None:
     ui.plot(
-        tm(
+        figures.token_matrix_figure(
             pe,
             name="E (positions)",
             labels=[str(i) for i in range(n)],
@@ -141,10 +122,9 @@ ui.export_section(
     },
     extra={"perm": perm},
 )
-positions_note = (
-    "\n# with positions: X + E and X[perm] + E, E = sinusoidal(N, D): not equal any more"
-)
 ui.code_box(
     view,
-    extra=ui.page_extra("permutation", perm=perm.tolist(), positions=positions_note * positions),
+    extra=ui.page_extra(
+        "permutation", perm=perm.tolist(), positions=ui.code.POSITIONS_NOTE if positions else ""
+    ),
 )

@@ -1,5 +1,6 @@
 """Why divide by √d_k: dot-product variance, the ×8 softmax example, entropy scaled vs not."""
 
+import functools
 import math
 
 import numpy as np
@@ -63,31 +64,14 @@ def body(view: ui.View, curve) -> None:
     sc = ui.variant(view, scale_mode="1/√d_k")
     dk = r.queries.shape[-1]
     head = st.selectbox("head", list(range(r.num_heads)), key="head", bind="query-params")
-    c1, c2 = st.columns(2)
-    with c1:
-        ui.plot(
-            figures.attention_figure(
-                un.weights[head],
-                what="weights",
-                labels=labels,
-                layout=lay,
-                mask=un.mask,
-                title="Weights, not scaled (× 1)",
-            ),
-            key="sc_un",
-        )
-    with c2:
-        ui.plot(
-            figures.attention_figure(
-                sc.weights[head],
-                what="weights",
-                labels=labels,
-                layout=lay,
-                mask=sc.mask,
-                title=f"Weights, scaled by 1/√{dk}",
-            ),
-            key="sc_sc",
-        )
+    weights = functools.partial(figures.attention_figure, what="weights", labels=labels, layout=lay)
+    ui.chart_row(
+        "sc_pair",
+        {
+            "sc_un": weights(un.weights[head], mask=un.mask, title="Weights, not scaled (× 1)"),
+            "sc_sc": weights(sc.weights[head], mask=sc.mask, title=f"Weights, scaled by 1/√{dk}"),
+        },
+    )
     e_un = engine.row_entropy(un.weights).mean(axis=1)  # (H,)
     e_sc = engine.row_entropy(sc.weights).mean(axis=1)
     heads_lbl = [f"head {i}" for i in range(r.num_heads)]

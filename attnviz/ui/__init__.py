@@ -48,7 +48,7 @@ from attnviz.ui.export import (
     oriented,
 )
 from attnviz.ui.links import load_preset, preset_query
-from attnviz.ui.page import intro, md_text, plot, pooled_note, shapes, start
+from attnviz.ui.page import chart_row, intro, md_text, plot, pooled_note, shapes, start
 from attnviz.ui.state import View, cached, compute, current, page_guard, variant
 from attnviz.ui.walker import sidebar
 
@@ -69,6 +69,7 @@ __all__ = [
     "View",
     "board",
     "cached",
+    "chart_row",
     "code_box",
     "code_lines",
     "compute",

@@ -84,6 +84,24 @@ def plot(fig: go.Figure, key: str | None = None, link: dict | None = None) -> No
     board(f"board_{key}", [(key, fig, link)])
 
 
+def chart_row(
+    key: str,
+    charts: dict[str, go.Figure],
+    *,
+    caption: str | None = None,
+    columns: list[float] | None = None,
+    links: dict[str, dict] | None = None,
+) -> None:
+    """A row of charts side by side (chart key -> figure) in one board, redrawn in place,
+    with an optional caption under it; ``links``: chart key -> hover link spec."""
+    from attnviz.ui.board import board
+
+    links = links or {}
+    board(key, [(k, fig, links.get(k)) for k, fig in charts.items()], columns=columns)
+    if caption:
+        st.caption(caption)
+
+
 def shape_text(a: np.ndarray) -> str:
     return "×".join(str(s) for s in np.shape(a))
 
