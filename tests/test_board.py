@@ -112,3 +112,23 @@ def test_unwritable_folders_fall_back_then_give_a_clear_message(tmp_path, monkey
         assert "ATTNVIZ_BOARD_DIR" in str(exc) and "Permission denied" in str(exc)
     else:
         raise AssertionError("no error when no folder is writable")
+
+
+def test_revision_names_what_a_board_draws():
+    """The board skips a render whose revision it has drawn: the revision must change with
+    any figure, link, column width, group or text scale, and only then."""
+    w = np.array([[0.2, 0.8], [0.5, 0.5]])
+    fig = figures.attention_figure(w, what="weights", labels=["a", "b"], layout="rows")
+    fig2 = figures.attention_figure(w[::-1], what="weights", labels=["a", "b"], layout="rows")
+    base = board.payload([("w", fig, board.link_attn(0))])
+    rev = board.revision(base, [1], "page", 1.0)
+    assert rev == board.revision(board.payload([("w", fig, board.link_attn(0))]), [1], "page", 1.0)
+    others = [
+        board.revision(board.payload([("w", fig2, board.link_attn(0))]), [1], "page", 1.0),
+        board.revision(board.payload([("w", fig, board.link_attn(1))]), [1], "page", 1.0),
+        board.revision(board.payload([("v", fig, board.link_attn(0))]), [1], "page", 1.0),
+        board.revision(base, [2], "page", 1.0),
+        board.revision(base, [1], "other", 1.0),
+        board.revision(base, [1], "page", 1.5),
+    ]
+    assert len({rev, *others}) == len(others) + 1

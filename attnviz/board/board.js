@@ -16,6 +16,14 @@
   let group = "";
   let lastHeight = -1;
   let textScale = 1;
+  // Out-of-view boards defer their redraws: the charts in the viewport are drawn first and
+  // alone (plotly shares the page's main thread with Streamlit). A deferred redraw happens
+  // when the board scrolls into view, when a linked hover needs it, or after CATCH_UP_MS
+  // without a new render message (so a board is never left stale for long).
+  const CATCH_UP_MS = 1000;
+  let inView = true;
+  let pending = null;
+  let catchUp = 0;
 
   // ------------------------------------------------------------------ linking bus
   // Every board of the page is a same-origin iframe: they share one EventTarget kept on the
@@ -29,7 +37,9 @@
   }
   const onBus = (ev) => {
     try {
-      applyLink(ev.detail);
+      // A board whose redraw was deferred (out of view) draws first, then shows the link.
+      if (pending && !(ev.detail && ev.detail.clear)) flush().then(() => applyLink(ev.detail));
+      else applyLink(ev.detail);
     } catch (e) {
       /* a board being torn down */
     }
@@ -229,7 +239,9 @@
   }
 
   let renders = 0;
+  let drawnRev = null; // the revision (a digest of the arguments) last drawn
   function render(args) {
+    drawnRev = args.rev || null;
     document.body.dataset.state = "drawing"; // read by the browser tests and the bench
     group = args.group || "";
     const scale = Number(args.text_scale) || 1;
@@ -270,14 +282,41 @@
         if (!c.hooked) hook(c);
       });
     });
-    Promise.all(jobs)
+    return Promise.all(jobs)
       .then(setHeight)
       .catch((e) => showError(e))
       .finally(() => {
         document.body.dataset.renders = String(++renders);
-        document.body.dataset.state = "drawn";
+        if (!pending) document.body.dataset.state = "drawn";
       });
   }
+
+  function flush() {
+    clearTimeout(catchUp);
+    if (!pending) return Promise.resolve();
+    const args = pending;
+    pending = null;
+    return render(args);
+  }
+  function defer(args) {
+    pending = args;
+    document.body.dataset.state = "deferred";
+    clearTimeout(catchUp);
+    let wait = CATCH_UP_MS;
+    try {
+      wait = Number(window.parent.__attnvizCatchUpMs) || CATCH_UP_MS; // the browser tests' hook
+    } catch (e) {
+      /* not same-origin */
+    }
+    catchUp = setTimeout(flush, wait);
+  }
+  new IntersectionObserver(
+    (entries) => {
+      inView = entries[entries.length - 1].isIntersecting;
+      if (inView && pending) flush();
+    },
+    { rootMargin: "120px" },
+  ).observe(document.documentElement);
 
   function showError(e) {
     const el = document.createElement("p");
@@ -290,8 +329,23 @@
   window.addEventListener("message", (ev) => {
     const d = ev.data;
     if (!d || d.type !== "streamlit:render") return;
+    const args = d.args || {};
     try {
-      render(d.args || {});
+      if (args.rev && args.rev === drawnRev) {
+        // the same arguments again (Streamlit re-sends them): nothing to redraw
+        if (pending) {
+          pending = null;
+          clearTimeout(catchUp);
+          document.body.dataset.state = "drawn";
+        }
+        return;
+      }
+      if (renders > 0 && !inView) defer(args);
+      else {
+        pending = null;
+        clearTimeout(catchUp);
+        render(args);
+      }
     } catch (e) {
       showError(e);
     }

@@ -191,6 +191,15 @@ def payload(charts: Sequence[tuple[str, go.Figure, dict | None]]) -> list[dict]:
     return out
 
 
+def revision(figs: list[dict], *parts: Any) -> str:
+    """A digest of everything a board draws: Streamlit re-sends a component's arguments
+    (e.g. after a frame-height change), and the board skips a render whose revision it has
+    already drawn."""
+    h = hashlib.blake2b(digest_size=12)
+    h.update(json.dumps([figs, parts], sort_keys=True, separators=(",", ":")).encode())
+    return h.hexdigest()
+
+
 def _move_selection(
     board_key: str, query_key: str | None, head_key: str | None, n: int, heads: int
 ) -> None:
@@ -225,11 +234,15 @@ def board(
     on_change = None
     if select_into is not None:
         on_change = functools.partial(_move_selection, key, *select_into, n, heads)
+    figs = payload(charts)
+    cols = list(columns or [1] * len(charts))
+    scale = float(st.session_state.get(TEXT_SCALE_KEY, 1.0))
     return _component(
-        figures=payload(charts),
-        columns=list(columns or [1] * len(charts)),
+        figures=figs,
+        columns=cols,
         group=group,
-        text_scale=float(st.session_state.get(TEXT_SCALE_KEY, 1.0)),
+        text_scale=scale,
+        rev=revision(figs, cols, group, scale),
         key=key,
         default=None,
         on_change=on_change,

@@ -83,6 +83,55 @@ def test_slider_move_redraws_in_place(session):
     assert_no_board_errors(session)
 
 
+STATE_JS = """(key) => { for (const f of document.querySelectorAll('iframe')) {
+    if (!(f.src || '').includes('attnviz_board')) continue;
+    if (f.contentDocument.querySelector(`.cell[data-key="${key}"]`))
+      return f.contentDocument.body.dataset.state; } return null; }"""
+
+
+def test_boards_out_of_view_draw_when_scrolled_into_view(session):
+    """A slider move redraws the charts in view at once; a board below the fold keeps its
+    old charts ("deferred") until it is scrolled into view, then draws the new ones."""
+    session.open("/?N=6")
+    session.page.evaluate("() => { window.__attnvizCatchUpMs = 60000; window.scrollTo(0, 0); }")
+    assert session.page.evaluate(BARS_LEN_JS) == 6  # drawn on the first render, out of view
+    # Streamlit re-sends a component's arguments (frame height, ...): each board drew once.
+    renders = session.page.evaluate(
+        """() => Array.from(document.querySelectorAll('iframe'))
+          .filter(f => (f.src || '').includes('attnviz_board'))
+          .map(f => f.contentDocument.body.dataset.renders)"""
+    )
+    assert renders and set(renders) == {"1"}, renders
+    thumb = session.page.locator(".st-key-N input[type='range']").first
+    thumb.focus()
+    session.page.keyboard.press("ArrowRight")
+    session.page.wait_for_function(
+        "(js) => eval(js)('pg_qbars') === 'deferred'", arg=STATE_JS, timeout=30_000
+    )
+    session.page.wait_for_function(
+        "(js) => eval(js)('pg_weights') === 'drawn'", arg=STATE_JS, timeout=30_000
+    )
+    c = charts(session)
+    assert (c["pg_weights"]["rows"], c["pg_weights"]["cols"]) == (7, 7)
+    assert len(c["pg_qbars"]["title"]) > 0
+    assert session.page.evaluate(BARS_LEN_JS) == 6  # still the old bars: 6 keys
+    session.page.evaluate(
+        """() => { for (const f of document.querySelectorAll('iframe'))
+          if (f.contentDocument.querySelector('.cell[data-key="pg_qbars"]'))
+            f.scrollIntoView(); }"""
+    )
+    session.page.wait_for_function(
+        "(js) => eval(js)('pg_qbars') === 'drawn'", arg=STATE_JS, timeout=30_000
+    )
+    assert session.page.evaluate(BARS_LEN_JS) == 7
+    assert_no_board_errors(session)
+
+
+BARS_LEN_JS = """() => { for (const f of document.querySelectorAll('iframe')) {
+    const cell = f.contentDocument.querySelector('.cell[data-key="pg_qbars"]');
+    if (cell) return cell.querySelector('.js-plotly-plot').calcdata[0].length; } return -1; }"""
+
+
 def test_hovering_a_weights_cell_highlights_the_linked_cells(session):
     session.open("/?N=6")
     i, j = 2, 4
