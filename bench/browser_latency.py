@@ -12,6 +12,8 @@ move it measures, in the page's own clock (``performance.now()``):
 * ``drawn``: keydown -> the last plotly redraw (``plotly_afterplot`` on every
   ``.js-plotly-plot``, plus any DOM mutation inside a plotly chart), after which nothing
   was redrawn for ``--quiet`` ms;
+* ``in view``: keydown -> the last redraw of a chart inside the browser's viewport (what the
+  user sees; the board defers redraws of boards scrolled out of view, see board.js);
 * ``kb``: websocket bytes received for the move.
 
     python bench/browser_latency.py                  # defaults and N=64, D=64, heads=8
@@ -77,7 +79,20 @@ INIT_JS = """
 INSTRUMENT_JS = """
 () => {
   if (window.__bench) return;
-  const b = window.__bench = {states: [], plots: [], keys: [], hooked: 0};
+  const b = window.__bench = {states: [], plots: [], vplots: [], keys: [], hooked: 0};
+  // Is a chart (in the page or in a board's iframe) inside the browser's viewport?
+  const inView = (el) => {
+    const r = el.getBoundingClientRect();
+    let top = r.top, bottom = r.bottom;
+    const fr = el.ownerDocument.defaultView.frameElement;
+    if (fr) { const f = fr.getBoundingClientRect(); top += f.top; bottom += f.top; }
+    return bottom > 0 && top < window.innerHeight;
+  };
+  const drew = (el) => {
+    const t = performance.now();
+    b.plots.push(t);
+    if (el && inView(el)) b.vplots.push(t);
+  };
   const app = document.querySelector('[data-testid="stApp"]');
   const rec = () => b.states.push([app.getAttribute('data-test-script-state'),
                                    performance.now()]);
@@ -96,19 +111,18 @@ INSTRUMENT_JS = """
     window.__benchPlots().forEach(gd => {
       if (gd.__benchHooked || !gd.on) return;
       gd.__benchHooked = true; b.hooked++;
-      gd.on('plotly_afterplot', () => b.plots.push(performance.now()));
+      gd.on('plotly_afterplot', () => drew(gd));
     });
   };
   const opts = {subtree: true, childList: true, attributes: true};
   const mo = new MutationObserver(muts => {
-    let inPlot = false;
+    let inPlot = null;
     for (const m of muts) {
       const el = m.target.nodeType === 1 ? m.target : m.target.parentElement;
-      if (el && el.closest && el.closest('[data-testid="stPlotlyChart"], .js-plotly-plot')) {
-        inPlot = true; break;
-      }
+      const plot = el && el.closest && el.closest('[data-testid="stPlotlyChart"], .js-plotly-plot');
+      if (plot) { inPlot = plot; if (inView(plot)) break; }
     }
-    if (inPlot) b.plots.push(performance.now());
+    if (inPlot) drew(inPlot);
     hook();
   });
   hook();
@@ -121,7 +135,9 @@ STATUS_JS = """
 () => {
   const b = window.__bench;
   return {now: performance.now(), states: b.states.slice(-20), lastPlot: b.plots.length ?
-          b.plots[b.plots.length - 1] : 0, sends: window.__ws.sends.slice(-5),
+          b.plots[b.plots.length - 1] : 0,
+          lastViewPlot: b.vplots.length ? b.vplots[b.vplots.length - 1] : 0,
+          sends: window.__ws.sends.slice(-5),
           recvs: window.__ws.recvs.filter(r => r[0] >= (b.keys[b.keys.length - 1] || 0)),
           key: b.keys.length ? b.keys[b.keys.length - 1] : 0,
           nplots: window.__benchPlots().length, hooked: b.hooked};
@@ -171,6 +187,7 @@ def one_move(page, key: str, ws_bytes: list[int], quiet_ms: float, timeout: floa
         ends = [t for st, t in s["states"] if t >= t0 and st == "notRunning"]
         end = max([recvs[-1][0], *ends])
         last_plot = s["lastPlot"] if s["lastPlot"] > t0 else end
+        last_view = s["lastViewPlot"] if s["lastViewPlot"] > t0 else end
         if s["now"] - max(end, last_plot) < quiet_ms:
             continue
         return {
@@ -179,6 +196,7 @@ def one_move(page, key: str, ws_bytes: list[int], quiet_ms: float, timeout: floa
             "last_msg_ms": recvs[-1][0] - t0,
             "script_ms": end - t0,
             "drawn_ms": max(end, last_plot) - t0,
+            "view_ms": max(end, last_view) - t0,
             "kb": (sum(ws_bytes) - b0) / 1024,
         }
     raise TimeoutError(f"no finished rerun within {timeout} s after {key}")
@@ -187,7 +205,8 @@ def one_move(page, key: str, ws_bytes: list[int], quiet_ms: float, timeout: floa
 def measure(
     browser, url: str, args: argparse.Namespace, label: str
 ) -> dict[str, Any]:  # pragma: no cover - driven by main()
-    ctx = browser.new_context(viewport={"width": 1600, "height": 1000})
+    w, h = (int(v) for v in args.viewport.lower().split("x"))
+    ctx = browser.new_context(viewport={"width": w, "height": h})
     ctx.add_init_script(INIT_JS)
     page = ctx.new_page()
     ws_bytes: list[int] = []
@@ -227,7 +246,15 @@ def measure(
     ctx.close()
     med = {
         k: statistics.median(r[k] for r in rows)
-        for k in ("sent_ms", "first_msg_ms", "last_msg_ms", "script_ms", "drawn_ms", "kb")
+        for k in (
+            "sent_ms",
+            "first_msg_ms",
+            "last_msg_ms",
+            "script_ms",
+            "view_ms",
+            "drawn_ms",
+            "kb",
+        )
     }
     out = {
         "label": label,
@@ -242,7 +269,8 @@ def measure(
     print(
         f"{label:34s} N {out['N']:>9s} plots {nplots:3d}  sent {med['sent_ms']:4.0f} "
         f"msgs {med['first_msg_ms']:4.0f}..{med['last_msg_ms']:4.0f}  "
-        f"script {med['script_ms']:6.0f} ms  drawn {med['drawn_ms']:6.0f} ms "
+        f"script {med['script_ms']:6.0f} ms  in view {med['view_ms']:6.0f} ms  "
+        f"drawn {med['drawn_ms']:6.0f} ms "
         f"(p90 {out['p90_drawn_ms']:6.0f})  {med['kb']:7.1f} KB/move",
         flush=True,
     )
@@ -268,6 +296,11 @@ def main(argv: list[str] | None = None) -> int:
         "on the playground); the bare page is skipped",
     )
     ap.add_argument("--moves", type=int, default=12)
+    ap.add_argument(
+        "--viewport",
+        default="1600x1000",
+        help="browser window WxH; a tall one (1600x4000) puts every chart in view",
+    )
     ap.add_argument("--warmup", type=int, default=2)
     ap.add_argument("--pause", type=float, default=0.2, help="seconds between moves")
     ap.add_argument("--quiet", type=float, default=300.0, help="ms without redraws = done")
