@@ -18,7 +18,7 @@ view = ui.start(
 def body(view: ui.View) -> None:
     """Head, query, charts, export: a head or query change, or a click on a heatmap cell,
     reruns only this part of the page."""
-    s, r, labels, lay = view.settings, view.result, view.labels, view.layout
+    s, r = view.settings, view.result
     n, h_count, dk = r.n_tokens, r.num_heads, r.queries.shape[-1]
     c_head, c_info = st.columns([1, 4])
     head = c_head.selectbox("head", list(range(h_count)), key="head", bind="query-params")
@@ -29,8 +29,17 @@ def body(view: ui.View) -> None:
         + "."
     )
 
-    mask = r.mask
     ui.pooled_note(n)
+    top_row(view, head)
+    inputs_row(view, head)
+    query_section(view, head)
+    footer(view, head)
+
+
+def top_row(view: ui.View, head: int) -> None:
+    """Scores | weights | output of the head, linked; a click on a cell picks its query."""
+    r, labels, lay, mask = view.result, view.labels, view.layout, view.result.mask
+    n, dk = r.n_tokens, r.queries.shape[-1]
     ui.board(
         "pg_top",
         [
@@ -78,6 +87,10 @@ def body(view: ui.View) -> None:
         + (" Token labels are hidden above 40 tokens; hover shows the indices." if n > 40 else "")
     )
 
+
+def inputs_row(view: ui.View, head: int) -> None:
+    """X and this head's Q, K, V, linked to the attention matrices above."""
+    r, labels, lay = view.result, view.labels, view.layout
     st.subheader("Inputs and projections of this head")
     heights = 320
     tm = figures.token_matrix_figure
@@ -106,8 +119,10 @@ def body(view: ui.View) -> None:
         ],
     )
 
-    query_section(view, head)
 
+def footer(view: ui.View, head: int) -> None:
+    """Shapes, exports and the NumPy code of this view."""
+    r, lay = view.result, view.layout
     ui.shapes(
         {
             "X": view.x,

@@ -16,7 +16,7 @@ view = ui.start(
     "Dividing by √d_k brings the variance back to about 1. Three views of that idea "
     "(the experiments of notebook `002`):",
 )
-s, r, labels, lay = view.settings, view.result, view.labels, view.layout
+s = view.settings
 
 st.subheader("1. Variance of q·k grows with d_k; q·k / √d_k stays near 1")
 dims = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
@@ -31,6 +31,58 @@ st.caption(
 @st.fragment
 def body(view: ui.View, curve) -> None:
     """Sections 2 and 3 and the export: the factor and head inputs rerun only this part."""
+    factor, logits, factors, wts = factor_section()
+    head, un, sc, e_un, e_sc, sat = current_section(view)
+    heads_lbl = [f"head {i}" for i in range(view.result.num_heads)]
+    ui.shapes(
+        {
+            "logits": logits,
+            "softmax(c·z)": wts,
+            "weights (unscaled)": un.weights,
+            "weights (scaled)": sc.weights,
+        },
+    )
+    ui.export_section(
+        view,
+        {
+            "variance": (
+                np.stack([curve.dims, curve.before, curve.after], 1),
+                None,
+                ["d_k", "var_unscaled", "var_scaled"],
+            ),
+            "softmax under factor": (wts, [f"x{f:g}" for f in factors], None),
+            "entropy per head": (np.stack([e_un, e_sc], 1), heads_lbl, ["unscaled", "scaled"]),
+            "max weight curve": (
+                np.stack([sat.dims, sat.unscaled, sat.scaled], 1),
+                None,
+                ["d_k", "unscaled", "scaled"],
+            ),
+        },
+        page="scaling",
+        squares={
+            f"A unscaled head {head}": un.weights[head],
+            f"A scaled head {head}": sc.weights[head],
+        },
+        extra={
+            "variance_dims": curve.dims,
+            "variance_before": curve.before,
+            "variance_after": curve.after,
+        },
+    )
+    ui.code_box(
+        view,
+        head=head,
+        extra=ui.page_extra(
+            "scaling",
+            seed=view.settings.seed,
+            logits=list(experiments.NOTEBOOK_LOGITS),
+            factor=repr(float(factor)),
+        ),
+    )
+
+
+def factor_section():
+    """Section 2: notebook 002's logits under a factor: weights and entropy."""
     st.subheader("2. The same logits, multiplied by a factor")
     c1, c2 = st.columns([1, 3])
     factor = c1.number_input(
@@ -58,7 +110,12 @@ def body(view: ui.View, curve) -> None:
         r"\operatorname{softmax}(c\,z)_i = \frac{e^{c z_i}}{\sum_j e^{c z_j}}"
         r"\;\xrightarrow{\;c\to\infty\;}\;\text{one-hot on } \arg\max z"
     )
+    return factor, logits, factors, wts
 
+
+def current_section(view: ui.View):
+    """Section 3: the sidebar's attention with and without 1/√d_k: weights, entropy."""
+    s, r, labels, lay = view.settings, view.result, view.labels, view.layout
     st.subheader("3. Your current attention: scaled vs not scaled")
     un = ui.variant(view, scale_mode="none")
     sc = ui.variant(view, scale_mode="1/√d_k")
@@ -105,52 +162,7 @@ def body(view: ui.View, curve) -> None:
         ),
         key="sc_sat",
     )
-
-    ui.shapes(
-        {
-            "logits": logits,
-            "softmax(c·z)": wts,
-            "weights (unscaled)": un.weights,
-            "weights (scaled)": sc.weights,
-        },
-    )
-    ui.export_section(
-        view,
-        {
-            "variance": (
-                np.stack([curve.dims, curve.before, curve.after], 1),
-                None,
-                ["d_k", "var_unscaled", "var_scaled"],
-            ),
-            "softmax under factor": (wts, [f"x{f:g}" for f in factors], None),
-            "entropy per head": (np.stack([e_un, e_sc], 1), heads_lbl, ["unscaled", "scaled"]),
-            "max weight curve": (
-                np.stack([sat.dims, sat.unscaled, sat.scaled], 1),
-                None,
-                ["d_k", "unscaled", "scaled"],
-            ),
-        },
-        page="scaling",
-        squares={
-            f"A unscaled head {head}": un.weights[head],
-            f"A scaled head {head}": sc.weights[head],
-        },
-        extra={
-            "variance_dims": curve.dims,
-            "variance_before": curve.before,
-            "variance_after": curve.after,
-        },
-    )
-    ui.code_box(
-        view,
-        head=head,
-        extra=ui.page_extra(
-            "scaling",
-            seed=s.seed,
-            logits=list(experiments.NOTEBOOK_LOGITS),
-            factor=repr(float(factor)),
-        ),
-    )
+    return head, un, sc, e_un, e_sc, sat
 
 
 body(view, curve)
