@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from e2e_app import ROOT, BrowserSession, start_app_server, stop_app_server
+from plotly.offline import get_plotlyjs_version
 
 from tests.test_serving import _args, _instructions, start_command
 
@@ -65,6 +66,17 @@ def test_every_page_runs_from_the_image_files(browser, app_server):
         session.open("/")
         session.assert_healthy("the Docker start command's first page")
         assert session.plotly_count() > 0
+        # The chart board's files (and the installed plotly.js) are served by this server.
+        boards = session.page.evaluate(
+            """() => Array.from(document.querySelectorAll('iframe'))
+              .filter(f => (f.src || '').includes('attnviz_board'))
+              .map(f => ({src: f.src, plotly: f.contentWindow.Plotly
+                          ? f.contentWindow.Plotly.version : null}))"""
+        )
+        assert boards, "no chart board on the first page"
+        for b in boards:
+            assert b["src"].startswith(app_server.url), b
+            assert b["plotly"] == get_plotlyjs_version(), b
         links = session.page.locator('[data-testid="stSidebarNavLink"]')
         for i in range(1, links.count()):
             session.rerun_after(links.nth(i).click)
