@@ -165,6 +165,9 @@ class BrowserSession:
         # Charts live in the board's same-origin iframes (attnviz.ui.board): __allPlots()
         # lists the plotly divs of the page and of every iframe.
         self.context.add_init_script(ALL_PLOTS_JS)
+        # Boards out of view catch up on a deferred redraw after 1 s (board.js); the tests
+        # wait for every board, so they let them catch up at once (a test may set it back).
+        self.context.add_init_script("window.__attnvizCatchUpMs = 30;")
         self.page = self.context.new_page()
         self.page.set_default_timeout(RUN_TIMEOUT_MS)
         self.errors: list[str] = []
