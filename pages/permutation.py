@@ -35,15 +35,7 @@ ui.pooled_note(n, "the max difference reported here is computed on the full matr
 if n > 1 and np.array_equal(perm, np.arange(n)):
     perm = np.roll(perm, 1)  # a real shuffle, not the identity
 pe = experiments.sinusoidal_positions(n, s.d) if positions else None
-chk = ui.cached(
-    "permutation_check",
-    view.x,
-    view.params,
-    perm,
-    num_heads=r.num_heads,
-    scale=r.scale,
-    positions=pe,
-)
+chk = ui.experiment(view, "permutation_check", perm, positions=pe)
 st.markdown(
     "Permutation (new position ← old token): "
     + ", ".join(f"{i}←{int(p)}" for i, p in enumerate(perm[:24]))

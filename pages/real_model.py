@@ -114,16 +114,7 @@ def main() -> None:
         ui.plot(minilm_figures.heads_grid_figure(weights, selected=sel), key="rm_grid_fig")
     with right:
         ui.plot(
-            figures.attention_figure(
-                res.weights[head],
-                what="weights",
-                labels=tokens,
-                scale=res.scale,
-                d_k=d_head,
-                layout=layout,
-                title=f"Layer {layer + 1}, head {head + 1}: weights",
-                height=420,
-            ),
+            _head_figure(res, head, tokens, layout, f"Layer {layer + 1}, head {head + 1}: weights"),
             key="rm_head_fig",
         )
 
@@ -164,6 +155,20 @@ def main() -> None:
             "engine uses row layout, so the page passes w_q = W_qᵀ (and so on) in "
             "`AttentionParams`. The result matches transformers' BertModel to 1e-5."
         )
+
+
+def _head_figure(res, head: int, tokens: list[str], layout: str, title: str):
+    """One head's weights of a layer result, with its scale and d_k in the hover."""
+    return figures.attention_figure(
+        res.weights[head],
+        what="weights",
+        labels=tokens,
+        scale=res.scale,
+        d_k=res.queries.shape[-1],
+        layout=layout,
+        title=title,
+        height=420,
+    )
 
 
 def _qkv(res, weights, tokens, layer, head, tok) -> None:
@@ -228,15 +233,10 @@ def _compare_random(text, run, tokens, layer, head, layout) -> None:
     for col, r, name in ((a, trained, "trained"), (b, rnd, f"random ({init}, seed {seed})")):
         with col:
             ui.plot(
-                figures.attention_figure(
-                    r.weights[head],
-                    what="weights",
-                    labels=tokens,
-                    scale=r.scale,
-                    d_k=r.queries.shape[-1],
-                    layout=layout,
-                    title=f"Layer {layer + 1}, head {head + 1}: {name}",
-                    height=400,
+                _head_figure(
+                    r, head, tokens, layout, f"Layer {layer + 1}, head {head + 1}: {name}"
+                ),
+                    r, head, tokens, layout, f"Layer {layer + 1}, head {head + 1}: {name}"
                 ),
                 key=f"rm_cmp_{'trained' if r is trained else 'random'}",
             )

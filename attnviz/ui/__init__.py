@@ -49,7 +49,15 @@ from attnviz.ui.export import (
 )
 from attnviz.ui.links import load_preset, preset_query
 from attnviz.ui.page import chart_row, intro, md_text, plot, pooled_note, shapes, start
-from attnviz.ui.state import View, cached, compute, current, page_guard, variant
+from attnviz.ui.state import (
+    View,
+    cached,
+    compute,
+    current,
+    experiment,
+    page_guard,
+    variant,
+)
 from attnviz.ui.walker import sidebar
 
 __all__ = [
@@ -75,6 +83,7 @@ __all__ = [
     "compute",
     "csv_maker",
     "current",
+    "experiment",
     "default_heads",
     "digest",
     "divisors",

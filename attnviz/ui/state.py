@@ -174,3 +174,13 @@ def cached(fn_name: str, *args: Any, **kwargs: Any) -> Any:
 
     fn = getattr(experiments, fn_name, None) or getattr(engine, fn_name)
     return fn(*args, **kwargs)
+
+
+def experiment(view: View, fn_name: str, *args: Any, **kwargs: Any) -> Any:
+    """``cached(fn_name, X, params, *args, num_heads=, scale=, **kwargs)`` on this view's
+    inputs, parameters, heads and scale: the experiments that rerun the view's attention
+    on changed inputs (permutation, future independence)."""
+    r = view.result
+    return cached(
+        fn_name, view.x, view.params, *args, num_heads=r.num_heads, scale=r.scale, **kwargs
+    )
