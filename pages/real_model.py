@@ -236,8 +236,6 @@ def _compare_random(text, run, tokens, layer, head, layout) -> None:
                 _head_figure(
                     r, head, tokens, layout, f"Layer {layer + 1}, head {head + 1}: {name}"
                 ),
-                    r, head, tokens, layout, f"Layer {layer + 1}, head {head + 1}: {name}"
-                ),
                 key=f"rm_cmp_{'trained' if r is trained else 'random'}",
             )
     ent_t = minilm.head_summaries(trained.weights, tokens)["entropy"]
