@@ -138,6 +138,12 @@ def style_text(fig: go.Figure) -> go.Figure:
     fig.update_layout(font=dict(_FONT))
     fig.update_xaxes(tickfont=TICK_FONT, title_font=AXIS_TITLE_FONT)
     fig.update_yaxes(tickfont=TICK_FONT, title_font=AXIS_TITLE_FONT)
+    # Margins: these charts (bars, lines) start from small margins and let plotly.js grow
+    # them to fit the tick labels and axis titles (plotly's default is off; Streamlit's
+    # theme used to turn it on). A builder with fixed margins sets automargin False itself.
+    for ax in (*fig.select_xaxes(), *fig.select_yaxes()):
+        if ax.automargin is None:
+            ax.automargin = True
     for trace in fig.data:
         if "colorbar" in trace:
             trace.update(colorbar={"tickfont": TICK_FONT, "title": {"font": AXIS_TITLE_FONT}})
@@ -719,6 +725,7 @@ def weighted_sum_figure(
     labels: Sequence[str] | None = None,
     top: int = 5,
     height: int = 320,
+    title: str | None = None,
 ) -> go.Figure:
     """The output of one query as the weighted sum of the value vectors, as stacked bars.
 
@@ -771,7 +778,7 @@ def weighted_sum_figure(
         }
     )
     layout = _layout(
-        title=f"Output of query {query} = weighted sum of values",
+        title=title or f"Output of query {query} = weighted sum of values",
         height=height,
         barmode="relative",
         plot_bgcolor="white",

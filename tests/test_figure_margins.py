@@ -48,3 +48,33 @@ def test_small_multiples_have_fixed_margins() -> None:
     assert len(axes) == 8
     assert all(ax.get("automargin") is False for ax in axes)
     assert lay["margin"]["t"] == 80  # the head titles keep their room
+
+
+def test_bar_and_line_charts_grow_their_margins_to_fit() -> None:
+    """Charts without fixed margins (bars, lines, the head summaries) let plotly.js fit the
+    tick labels and axis titles: automargin on every axis (off, they start from 10 px
+    margins and the labels are cut)."""
+    from attnviz.models import minilm_figures
+
+    rng = np.random.default_rng(0)
+    w = rng.dirichlet(np.ones(5), size=(3, 5))  # (3, 5, 5)
+    built = {
+        "bars": figures.bars_figure(
+            {"a": [1.0, 2.0], "b": [2.0, 1.0]},
+            x_labels=["x", "y"],
+            title="t",
+            x_title="x",
+            y_title="y",
+        ),
+        "entropy": figures.entropy_figure(rng.random((3, 5)), max_entropy=2.3),
+        "argmax": figures.argmax_figure(w),
+        "line": figures.line_figure(
+            [1, 2, 4], {"a": [1.0, 2.0, 3.0]}, title="t", x_title="x", y_title="y"
+        ),
+        "variance": figures.variance_figure([1, 2, 4], [1.0, 2.0, 4.0], [1.0, 1.0, 1.0]),
+        "summary": minilm_figures.summary_figure(rng.random((6, 12)), title="t"),
+    }
+    for name, fig in built.items():
+        _, axes = _axes(fig)
+        assert axes, name
+        assert all(ax.get("automargin") is True for ax in axes), (name, axes)
