@@ -23,15 +23,74 @@ st.markdown(
     f"Q, K and V; scale factor {r.scale:.4g}."
 )
 if n <= figures.MAX_SMALL_MULTIPLES_N:
-    ui.plot(
-        figures.small_multiples_figure(r.weights, labels=labels, layout=lay, mask=r.mask),
-        key="mh_small",
+    ui.board(
+        "board_mh_small",
+        [
+            (
+                "mh_small",
+                figures.small_multiples_figure(r.weights, labels=labels, layout=lay, mask=r.mask),
+                ui.link_attn(None, lay, heads=range(h)),
+            )
+        ],
+        select_into=("query", "head"),
+        n=n,
+        heads=h,
+    )
+    st.caption(
+        "Hover a cell to outline the same query and key in every head; click it to pick that "
+        "query and head for the section below."
     )
 else:
     st.info(
         f"With N = {n} tokens, {h} heatmaps of {n}×{n} cells would be unreadable (and heavy), "
         f"so each head is summarised instead (limit: N ≤ {figures.MAX_SMALL_MULTIPLES_N}). "
         "Pick one head on the playground to see its full weights."
+    )
+
+
+@st.fragment
+def query_section(view: ui.View) -> None:
+    """One query in every head, and its output in the picked head: the pickers rerun only
+    this part (a click on a cell above sets them)."""
+    r, labels, n, h = view.result, view.labels, view.result.n_tokens, view.result.num_heads
+    c_query, c_head, c_info = st.columns([1, 1, 3])
+    query = c_query.selectbox("query token i", list(range(n)), key="query", bind="query-params")
+    head = c_head.selectbox("head", list(range(h)), key="head", bind="query-params")
+    c_info.markdown(
+        f"Query **{query}** ({ui.md_text(labels[query])}) asks every head the same question "
+        "with a different block of Q and K: each head spreads its weights differently, and "
+        f"head **{head}** sums its own values with them."
+    )
+    ui.chart_row(
+        "mh_query",
+        {
+            "mh_qheads": figures.bars_figure(
+                {f"head {i}": r.weights[i, query] for i in range(h)},
+                x_labels=labels,
+                title=f"Weights of query {query} over the keys, in every head",
+                x_title="key j",
+                y_title="weight a",
+                y_range=(0.0, 1.0),
+            ),
+            "mh_qsum": figures.weighted_sum_figure(
+                r.values[head],
+                r.weights[head, query],
+                query=query,
+                labels=labels,
+                title=f"Output of query {query} in head {head} = weighted sum of its values",
+            ),
+        },
+        links={"mh_qheads": None},
+    )
+
+
+st.subheader("One query in every head")
+if n <= figures.MAX_SMALL_MULTIPLES_N:
+    query_section(view)
+else:
+    st.info(
+        f"With N = {n} tokens the bars of one query in {h} heads would be unreadable "
+        f"(limit: N ≤ {figures.MAX_SMALL_MULTIPLES_N}); the playground shows one head's query."
     )
 
 ent = engine.row_entropy(r.weights)  # (H, N) bits

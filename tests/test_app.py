@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from board_view import figures_of
+from board_view import board_entries, figures_of
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
@@ -119,6 +119,33 @@ def test_multi_head_summarises_large_n():
     assert any("summarised" in i.value for i in at.info)
     small = run_app({"N": "10"}, "pages/multi_head.py")
     assert "mh_small" in figures_of(small)
+
+
+def _arr(v) -> np.ndarray:
+    if isinstance(v, dict):
+        return np.frombuffer(base64.b64decode(v["bdata"]), v["dtype"])
+    return np.asarray(v, dtype=float)
+
+
+def test_multi_head_query_section_follows_the_pickers():
+    """One query in every head (one bar trace per head), its output in the picked head;
+    the small multiples link each trace to its head so a click picks query and head."""
+    at = run_app({"N": "5", "D": "8", "heads": "4", "mask": "causal"}, "pages/multi_head.py")
+    at.selectbox(key="query").set_value(3).run()
+    at.selectbox(key="head").set_value(2).run()
+    assert_clean(at)
+    r = view_of(at).result
+    fig = figures_of(at)
+    bars = fig["mh_qheads"]["data"]
+    assert [t["name"] for t in bars] == [f"head {i}" for i in range(4)]
+    for i, t in enumerate(bars):
+        np.testing.assert_allclose(_arr(t["y"]), r.weights[i, 3], rtol=1e-6)
+        assert _arr(t["y"])[4] == 0  # causal: query 3 cannot see key 4
+    assert "query 3 in head 2" in fig["mh_qsum"]["layout"]["title"]["text"]
+    diamonds = [t for t in fig["mh_qsum"]["data"] if t.get("type") == "scatter"]
+    np.testing.assert_allclose(_arr(diamonds[0]["y"]), r.head_outputs[2, 3], rtol=1e-5, atol=1e-6)
+    link = board_entries(at)["mh_small"]["link"]
+    assert link["heads"] == [0, 1, 2, 3] and link["select"]
 
 
 def test_changing_n_changes_the_heatmaps():

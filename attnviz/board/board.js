@@ -57,21 +57,26 @@
   }
 
   // ------------------------------------------------------------------ highlights
-  function step(gd, axis) {
-    const tr = gd._fullData && gd._fullData[0];
+  function step(gd, axis, trace) {
+    const tr = gd._fullData && gd._fullData[trace || 0];
     if (!tr || tr.type !== "heatmap") return 1;
     return (axis === "x" ? tr.dx : tr.dy) || 1;
   }
-  function span(gd, axis, t) {
-    const b = step(gd, axis);
+  function span(gd, axis, t, trace) {
+    const b = step(gd, axis, trace);
     const c = Math.floor(t / b) * b;
     return [c - b / 2, c + b / 2];
   }
-  function box(gd, xs, ys) {
+  // The subplot axes of a trace: "x2" -> layout.xaxis2.
+  function axes(gd, trace) {
     const fl = gd._fullLayout;
-    if (!fl || !fl.xaxis || !fl.yaxis) return null;
-    const xa = fl.xaxis;
-    const ya = fl.yaxis;
+    const t = gd._fullData && gd._fullData[trace || 0];
+    const name = (id, d) => (id && id.length > 1 ? d + "axis" + id.slice(1) : d + "axis");
+    return fl ? [fl[name(t && t.xaxis, "x")], fl[name(t && t.yaxis, "y")]] : [null, null];
+  }
+  function box(gd, xs, ys, trace) {
+    const [xa, ya] = axes(gd, trace);
+    if (!xa || !ya) return null;
     const clamp = (v, len) => Math.max(0, Math.min(len, v));
     const px = (ax, s) => {
       if (!s) return [0, ax._length];
@@ -130,18 +135,23 @@
       const q = d.query;
       const k = d.key;
       if (link.kind === "attn") {
+        // one heatmap (trace 0), or one per head (small multiples: the same cell is
+        // outlined in every head, to compare them)
+        const traces = link.heads ? link.heads.map((h, i) => i) : [0];
         const rowsQ = link.orient !== "columns";
         const qa = rowsQ ? "y" : "x";
         const ka = rowsQ ? "x" : "y";
-        const qs = q != null ? span(gd, qa, q) : null;
-        const ks = k != null ? span(gd, ka, k) : null;
-        if (q != null && k != null) {
-          drawBox(c, box(gd, rowsQ ? null : qs, rowsQ ? qs : null), "soft");
-          drawBox(c, box(gd, rowsQ ? ks : qs, rowsQ ? qs : ks));
-        } else if (q != null) {
-          drawBox(c, box(gd, rowsQ ? null : qs, rowsQ ? qs : null));
-        } else if (k != null) {
-          drawBox(c, box(gd, rowsQ ? ks : null, rowsQ ? null : ks));
+        for (const t of traces) {
+          const qs = q != null ? span(gd, qa, q, t) : null;
+          const ks = k != null ? span(gd, ka, k, t) : null;
+          if (q != null && k != null) {
+            drawBox(c, box(gd, rowsQ ? null : qs, rowsQ ? qs : null, t), "soft");
+            drawBox(c, box(gd, rowsQ ? ks : qs, rowsQ ? qs : ks, t));
+          } else if (q != null) {
+            drawBox(c, box(gd, rowsQ ? null : qs, rowsQ ? qs : null, t));
+          } else if (k != null) {
+            drawBox(c, box(gd, rowsQ ? ks : null, rowsQ ? null : ks, t));
+          }
         }
       } else if (link.kind === "tokens") {
         const t = link.follow === "key" ? k : q;
@@ -169,13 +179,18 @@
     }
   }
 
+  function headOf(link, pt) {
+    if (link.heads) return link.heads[pt.curveNumber] != null ? link.heads[pt.curveNumber] : null;
+    return link.head != null ? link.head : null;
+  }
+
   function hook(c) {
     const gd = c.gd;
     gd.on("plotly_hover", (ev) => {
       const link = c.spec.link;
       const pt = ev && ev.points && ev.points[0];
       if (!link || !pt) return;
-      const head = link.head != null ? link.head : null;
+      const head = headOf(link, pt);
       if (link.kind === "attn") {
         if (pt.data.type !== "heatmap") return;
         const rowsQ = link.orient !== "columns";
@@ -200,7 +215,7 @@
       const q = rowsQ ? pt.y : pt.x;
       const k = rowsQ ? pt.x : pt.y;
       send("streamlit:setComponentValue", {
-        value: { query: q, key: k, head: link.head != null ? link.head : null, at: Date.now() },
+        value: { query: q, key: k, head: headOf(link, pt), at: Date.now() },
         dataType: "json",
       });
     });

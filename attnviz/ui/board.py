@@ -141,11 +141,21 @@ _component = components.declare_component("attnviz_board", path=str(served_dir()
 
 
 def link_attn(
-    head: int | None, layout: str = "rows", *, weights: bool = False, select: bool = True
+    head: int | None,
+    layout: str = "rows",
+    *,
+    weights: bool = False,
+    select: bool = True,
+    heads: Sequence[int] | None = None,
 ) -> dict:
     """An attention matrix (scores or weights) of head ``head``: hovering links (i, j),
-    a click selects query i (and the head). ``weights=True``: its rows feed the bars."""
-    return {"kind": "attn", "orient": layout, "head": head, "weights": weights, "select": select}
+    a click selects query i (and the head). ``weights=True``: its rows feed the bars.
+    ``heads``: a figure with one heatmap per head (small multiples), trace t showing head
+    ``heads[t]``."""
+    spec = {"kind": "attn", "orient": layout, "head": head, "weights": weights, "select": select}
+    if heads is not None:
+        spec["heads"] = [int(h) for h in heads]
+    return spec
 
 
 def link_tokens(head: int | None, layout: str = "rows", follow: str = "query") -> dict:

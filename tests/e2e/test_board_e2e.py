@@ -213,3 +213,46 @@ def test_chart_downloads(session, button, suffix):
     else:
         assert b"<svg" in data[:400]
     assert_no_board_errors(session)
+
+
+# Page coordinates of cell (x, y) of heatmap trace `t` (a subplot) of chart `key`.
+SUB_CELL_JS = """([key, t, x, y]) => {
+  for (const f of document.querySelectorAll('iframe')) {
+    if (!(f.src || '').includes('attnviz_board')) continue;
+    const cell = f.contentDocument.querySelector(`.cell[data-key="${key}"]`);
+    if (!cell) continue;
+    const gd = cell.querySelector('.js-plotly-plot');
+    const tr = gd._fullData[t];
+    const ax = (id, d) => gd._fullLayout[id.length > 1 ? d + 'axis' + id.slice(1) : d + 'axis'];
+    const xa = ax(tr.xaxis, 'x'), ya = ax(tr.yaxis, 'y');
+    const fr = f.getBoundingClientRect(), cr = cell.getBoundingClientRect();
+    return {pageX: fr.left + cr.left + xa._offset + xa.l2p(x),
+            pageY: fr.top + cr.top + ya._offset + ya.l2p(y),
+            left: xa._offset, right: xa._offset + xa._length};
+  }
+  return null;
+}"""
+
+
+def test_multi_head_small_multiples_link_and_select_query_and_head(session):
+    """Hovering a cell of head 1 outlines that cell in every head; a click picks query and
+    head."""
+    session.open("/multi_head?N=6&D=8&heads=2")
+    assert selectbox_input(session, "query").input_value() == "0"
+    assert selectbox_input(session, "head").input_value() == "0"
+    frame = session.page.locator("iframe[title*='attnviz_board']").first
+    frame.scroll_into_view_if_needed()
+    c1 = session.page.evaluate(SUB_CELL_JS, ["mh_small", 1, 2, 4])
+    session.page.mouse.move(c1["pageX"], c1["pageY"])
+    session.page.wait_for_timeout(300)
+    hl = charts(session)["mh_small"]["hl"]
+    assert hl, "no highlight on the hovered head"
+    # the cell is outlined in head 1's subplot and in head 0's, at the same place
+    c0 = session.page.evaluate(SUB_CELL_JS, ["mh_small", 0, 2, 4])
+    for c in (c0, c1):
+        assert any(c["left"] - 1 <= h["left"] <= c["right"] for h in hl), (hl, c)
+    session.rerun_after(lambda: session.page.mouse.click(c1["pageX"], c1["pageY"]))
+    assert selectbox_input(session, "query").input_value() == "4"
+    assert selectbox_input(session, "head").input_value() == "1"
+    assert "query 4 in head 1" in charts(session)["mh_qsum"]["title"]
+    assert_no_board_errors(session)
