@@ -30,6 +30,7 @@ CONFIGS = {
     "defaults": {},
     "N=1": {"N": "1"},
     "N=2": {"N": "2"},
+    "N=33": {"N": "33"},
     "D=heads": {"D": "4", "heads": "4"},
     "causal": {"mask": "causal"},
     "padding-all": {"mask": "padding", "pad": "6"},
