@@ -29,7 +29,10 @@ import pytest
 from e2e_app import ROOT, AppServer, BrowserSession, free_port, stop_app_server, unavailable
 from e2e_helpers import alerts
 
-pytestmark = pytest.mark.image
+# The first test's setup makes the stand-in base (~1 min on a fresh machine) and builds the
+# image (~1 min, longer when pip downloads from PyPI): more than the suite's 300 s default
+# is allowed for it.
+pytestmark = [pytest.mark.image, pytest.mark.timeout(900)]
 
 ARTIFACTS = ROOT / "artifacts"
 # One tag per checkout (several worktrees test on one machine): rebuilt by every run, the
