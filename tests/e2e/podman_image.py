@@ -29,6 +29,7 @@ import json
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -102,7 +103,7 @@ class PipSettings:
     dirs: list[Path]  # bind-mounted read-only into the build (find-links, file:// indexes)
 
 
-def host_pip_settings(python: str = "python3") -> PipSettings:
+def host_pip_settings(python: str = sys.executable) -> PipSettings:
     out = run([python, "-m", "pip", "config", "list"], timeout=60).stdout
     values: dict[str, str] = {}
     from_env: dict[str, str] = {}  # PIP_* variables win over the files, as in pip
