@@ -86,6 +86,19 @@ class ProxySession(BrowserSession):
         return slider_value(self, "N"), slider_value(self, "D"), heads, radio_value(self, "mask")
 
 
+COMMIT = {"wait_until": "commit"}
+
+
+def together(sessions: list[ProxySession], start) -> None:
+    """start(session, i) a page load in every session, then wait for each page's run."""
+    before = [s.runs() for s in sessions]
+    for i, s in enumerate(sessions):
+        response = start(s, i)
+        assert response is not None and response.status == 200
+    for s, runs in zip(sessions, before, strict=True):
+        s.wait_for_run(after=runs)
+
+
 def active_sessions(server) -> float:
     with urllib.request.urlopen(server.url + "/_stcore/metrics", timeout=5) as r:
         for line in r.read().decode().splitlines():
@@ -107,8 +120,9 @@ def test_sessions_stick_to_their_replica_and_survive_its_death(browser, hall):
     any_replica = next(iter(by_cookie.values()))
     sessions = [ProxySession(browser, proxy, any_replica) for _ in VIEWS]
     try:
+        # All six load at once (the replicas share the machine's cores).
+        together(sessions, lambda s, i: s.page.goto(s.base_url + link(VIEWS[i]), **COMMIT))
         for s, view in zip(sessions, VIEWS, strict=True):
-            s.open(link(view))
             s.assert_healthy(link(view))
             assert s.view() == view
         cookies = [s.cookie() for s in sessions]
@@ -116,12 +130,20 @@ def test_sessions_stick_to_their_replica_and_survive_its_death(browser, hall):
         spread = Counter(cookies)
         assert len(spread) >= 2, f"six sessions on one replica: {spread}"
 
-        # Held by the cookie: a reload goes back to the same replica, and each replica
-        # carries exactly the sessions whose cookie names it.
+        # Held by the cookie: each replica carries exactly the sessions (websockets) whose
+        # cookie names it, and HAProxy answers a later request that carries the cookie
+        # without setting a new one (it would if it sent it elsewhere; a request without
+        # the cookie gets one).
         for s in sessions:
-            before = s.cookie()
-            s.rerun_after(s.page.reload)
-            assert s.cookie() == before
+            for _ in range(3):
+                r = s.context.request.get(proxy.url + "/_stcore/health")
+                set_cookies = [
+                    h["value"] for h in r.headers_array if h["name"].lower() == "set-cookie"
+                ]
+                assert r.ok and not any(c.startswith(f"{COOKIE}=") for c in set_cookies)
+        with urllib.request.urlopen(proxy.url + "/_stcore/health", timeout=5) as r:
+            assert any(c.startswith(f"{COOKIE}=") for c in r.headers.get_all("Set-Cookie"))
+        assert [s.cookie() for s in sessions] == cookies
         for cookie, server in by_cookie.items():
             wait_until(
                 lambda server=server, cookie=cookie: active_sessions(server) == spread[cookie],
