@@ -22,6 +22,7 @@ import subprocess
 import threading
 import time
 import urllib.request
+from pathlib import Path
 
 import podman_image as pi
 import psutil
@@ -172,6 +173,7 @@ def test_every_page_loads_and_model_pages_work_offline(browser, server):
             if link.get_attribute("aria-current") != "page":
                 session.rerun_after(link.click)
             session.assert_healthy(f"{title} in the image")
+            session.screenshot("image_" + Path(path).stem, full=False)  # artifacts/screenshots
             if path in model_pages:
                 assert not alerts(session, "Error"), alerts(session, "Error")
                 assert session.plotly_count() > 0, f"{title}: no chart in the image"

@@ -179,6 +179,7 @@ def test_sessions_stick_to_their_replica_and_survive_its_death(browser, hall):
             assert f"seed={new_seed}" in s.page.url
             s.rerun_after(s.page.reload)
             s.assert_healthy("a reload after its replica died")
+            s.screenshot(f"replicas_moved_session_{i}", full=False)
             assert s.view() == VIEWS[i]
             assert s.page.locator(".st-key-seed input").input_value() == new_seed
         for s in kept:
