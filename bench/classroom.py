@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 import psutil
+import websocket  # websocket-client
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from stclient import Server, Session  # noqa: E402
@@ -65,6 +66,7 @@ class Report:
     samples: list[dict[str, float]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     active: int = 0
+    reconnects: int = 0
     cpu_seconds: float = float("nan")
     metrics: dict[str, float] = field(default_factory=dict)
 
@@ -108,6 +110,36 @@ def choose_change(
     raise RuntimeError(f"don't know how to change a {w.kind} ({key})")
 
 
+RECONNECT_WINDOW = 30.0  # seconds a session keeps trying to reconnect
+
+
+def rerun(sess: Session, changes: dict[str, Any], args: argparse.Namespace, rep: Report):
+    """``sess.rerun(changes)``; with ``--reconnect``, a dropped connection is opened again
+    (through the proxy: another replica) and the change sent again, as the browser does.
+    The time reported is from the first attempt to the finished rerun."""
+    t0 = time.perf_counter()
+    try:
+        return sess.rerun(changes)
+    except (OSError, websocket.WebSocketException) as exc:
+        if not args.reconnect:
+            raise
+        first = exc
+    with rep.lock:
+        rep.reconnects += 1
+    deadline = time.monotonic() + RECONNECT_WINDOW
+    while True:
+        sess.close()
+        try:
+            sess.connect()
+            r = sess.rerun(changes)
+            r.seconds = time.perf_counter() - t0
+            return r
+        except (OSError, websocket.WebSocketException):
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"no reconnect within {RECONNECT_WINDOW} s: {first}") from None
+            time.sleep(0.5)
+
+
 def student(
     i: int, url: str, args: argparse.Namespace, rep: Report, t_start: float, start_at: float
 ) -> None:
@@ -132,7 +164,7 @@ def student(
                 break
             time.sleep(max(0.0, next_t - time.monotonic()))
             key, value = choose_change(sess, args.controls, rng, args.max_n)
-            r = sess.rerun({key: value})
+            r = rerun(sess, {key: value}, args, rep)
             for e in r.errors:
                 rep.error(f"{key}={value}: {e}")
             with rep.lock:
@@ -261,6 +293,7 @@ def summarize(rep: Report) -> dict[str, Any]:
         if rep.changes
         else float("nan"),
         "errors": sum(rep.errors.values()),
+        "reconnects": rep.reconnects,
         "error_kinds": dict(rep.errors.most_common(10)),
         "rss_peak_mb": max((s["rss_mb"] for s in samples), default=float("nan")),
         "cpu_mean_pct": round(statistics.fmean([s["cpu_pct"] for s in samples]), 1)
@@ -287,7 +320,7 @@ def print_timeline(samples: list[dict[str, float]], every: float) -> None:
             last = s["t"]
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--app", default="app.py", help="script to serve (relative to the repo)")
     ap.add_argument("--url", help="use a running server instead (no RSS/CPU figures)")
@@ -319,8 +352,23 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--json", help="write the summary and the samples to this file")
     ap.add_argument("--log", help="server log file")
-    args = ap.parse_args(argv)
+    ap.add_argument(
+        "--reconnect",
+        action="store_true",
+        help="a session whose connection drops reconnects and repeats its change, as the "
+        "browser does (behind a proxy with replicas); counted as reconnects, not errors",
+    )
+    return ap
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    args = build_parser().parse_args(argv)
     args.controls = tuple(c.strip() for c in args.controls.split(",") if c.strip())
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
 
     server = None
     proc = None

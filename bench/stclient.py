@@ -79,8 +79,10 @@ class Server:
         port: int | None = None,
         options: dict[str, Any] | None = None,
         log: str | Path | None = None,
+        env: dict[str, str] | None = None,
     ) -> None:
         self.app = str(app)
+        self.env = dict(env or {})
         self.port = port or free_port()
         self.options = {
             "server.headless": "true",
@@ -104,7 +106,7 @@ class Server:
     def start(self, timeout: float = 60.0) -> Server:
         args = [PYTHON, "-m", "streamlit", "run", self.app]
         args += [f"--{k}={v}" for k, v in self.options.items()]
-        env = dict(os.environ)
+        env = {**os.environ, **self.env}
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
         out = open(self.log_path, "wb") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
         self.proc = subprocess.Popen(args, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT)

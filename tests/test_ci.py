@@ -51,6 +51,18 @@ def test_ci_sets_ci_and_installs_chromium_for_the_browser_tests():
     assert any("chromium" in shlex.split(ln) for ln in installs)
 
 
+def test_ci_installs_what_the_image_and_replica_tests_run():
+    """podman + debootstrap (tests/e2e/test_image.py) and haproxy (test_replicas.py) come
+    from Debian's apt-get in .ci/run, installed when one of them is missing."""
+    lines = _commands(CI_RUN.read_text())
+    installs = [shlex.split(ln) for ln in lines if "apt-get install" in ln]
+    for package in ("podman", "debootstrap", "haproxy", "chromium"):
+        assert any(package in words for words in installs), package
+    assert "apt-get update -q" in lines
+    loop = next(ln for ln in lines if ln.startswith("for tool in"))
+    assert {"podman", "debootstrap", "haproxy", "chromium"} <= set(re.findall(r"[\w-]+", loop))
+
+
 def test_readme_test_command_runs_the_whole_suite_with_chromium():
     # The README's command is a script: it installs chromium if missing and runs pytest on
     # the whole tests/ tree (e2e included), so CI and a developer run the same thing.

@@ -82,9 +82,11 @@ def start_app_server(
     command: list[str] | None = None,
     cwd: Path = ROOT,
     timeout: float = 90,
+    extra_env: dict[str, str] | None = None,
 ) -> AppServer:
     """Start `streamlit run app.py` in `cwd` on a free port; `command` replaces the default
-    command (the port flag is appended to it, so it overrides any earlier --server.port)."""
+    command (the port flag is appended to it, so it overrides any earlier --server.port);
+    `extra_env` is added to the environment (STREAMLIT_* variables of the caller are dropped)."""
     port = free_port()
     argv = [
         sys.executable,
@@ -110,6 +112,7 @@ def start_app_server(
         argv = [*command, f"--server.port={port}"]
     env = {k: v for k, v in os.environ.items() if not k.startswith("STREAMLIT_")}
     env.update(NO_COLOR="1", TERM="dumb", COLUMNS="160")
+    env.update(extra_env or {})
     # A file, not a pipe: a full pipe would block the server.
     fd, name = tempfile.mkstemp(prefix="attnviz-e2e-", suffix=".log")
     with os.fdopen(fd, "w") as log:
