@@ -26,7 +26,6 @@ from typing import Literal
 import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import ArrayLike, NDArray
-from plotly.subplots import make_subplots
 
 __all__ = [
     "DIVERGING",
@@ -136,14 +135,11 @@ def style_text(fig: go.Figure) -> go.Figure:
     every x/y axis (subplots included) and every trace's colour bar.
     Builders of plain-dict figures get the same through :func:`_layout`/:func:`colorbar`."""
     fig.update_layout(font=dict(_FONT))
-    fig.update_xaxes(tickfont=TICK_FONT, title_font=AXIS_TITLE_FONT)
-    fig.update_yaxes(tickfont=TICK_FONT, title_font=AXIS_TITLE_FONT)
     # Margins: these charts (bars, lines) start from small margins and let plotly.js grow
     # them to fit the tick labels and axis titles (plotly's default is off; Streamlit's
-    # theme used to turn it on). A builder with fixed margins sets automargin False itself.
-    for ax in (*fig.select_xaxes(), *fig.select_yaxes()):
-        if ax.automargin is None:
-            ax.automargin = True
+    # theme used to turn it on). A builder with fixed margins sets automargin False after.
+    fig.update_xaxes(tickfont=TICK_FONT, title_font=AXIS_TITLE_FONT, automargin=True)
+    fig.update_yaxes(tickfont=TICK_FONT, title_font=AXIS_TITLE_FONT, automargin=True)
     for trace in fig.data:
         if "colorbar" in trace:
             trace.update(colorbar={"tickfont": TICK_FONT, "title": {"font": AXIS_TITLE_FONT}})
@@ -815,6 +811,8 @@ def small_multiples_figure(
 
     Raises ``ValueError`` for N above :data:`MAX_SMALL_MULTIPLES_N` (the caller shows a
     summary instead; H tiny heatmaps of 100+ tokens are unreadable and heavy).
+    Built as plain dicts (see :func:`_figure`): ``make_subplots`` and plotly's per-axis
+    updates cost ~100 ms a figure, more than the rest of the multi-head page's rerun.
     """
     w = _f32(weights)
     if w.ndim != 3:
@@ -827,15 +825,22 @@ def small_multiples_figure(
         )
     cols = min(h, max_cols)
     rows = math.ceil(h / cols)
-    fig = make_subplots(
-        rows=rows,
-        cols=cols,
-        subplot_titles=[f"head {i}" for i in range(h)],
-        horizontal_spacing=0.04,
-        vertical_spacing=min(0.3, 0.5 / rows) if rows > 1 else 0.0,
-    )
+    h_gap = 0.04
+    v_gap = min(0.3, 0.5 / rows) if rows > 1 else 0.0
+    cell_w = (1 - h_gap * (cols - 1)) / cols
+    cell_h = (1 - v_gap * (rows - 1)) / rows
     masked = None if mask is None else ~np.broadcast_to(np.asarray(mask, bool), (n, m))
+    show = labels is not None and max(n, m) <= 12
+    x_ticks = _ticks(labels if show else None, m)
+    y_ticks = _ticks(labels if show else None, n)
+    data: list[dict] = []
+    axes: dict[str, dict] = {}
+    titles: list[dict] = []
     for i in range(h):
+        row, col = divmod(i, cols)
+        sfx = "" if i == 0 else str(i + 1)
+        x0 = col * (cell_w + h_gap)
+        y1 = 1 - row * (cell_h + v_gap)
         z = w[i] if layout == "rows" else w[i].T
         if masked is not None:
             z = np.where(masked if layout == "rows" else masked.T, np.float32(np.nan), z)
@@ -843,43 +848,69 @@ def small_multiples_figure(
             hover = f"head {i}: a<sub>%{{y}},%{{x}}</sub> = %{{z:.3f}}<extra></extra>"
         else:
             hover = f"head {i}: a<sub>%{{x}},%{{y}}</sub> = %{{z:.3f}}<extra></extra>"
-        fig.add_trace(
-            go.Heatmap(z=z, coloraxis="coloraxis", hovertemplate=hover, hoverongaps=False),
-            row=i // cols + 1,
-            col=i % cols + 1,
+        data.append(
+            {
+                "type": "heatmap",
+                "z": z,
+                "coloraxis": "coloraxis",
+                "showscale": False,  # the shared colour bar is the coloraxis'
+                "hovertemplate": hover,
+                "hoverongaps": False,
+                "xaxis": f"x{sfx}",
+                "yaxis": f"y{sfx}",
+            }
         )
-    _base_layout(
-        fig,
+        # fixed margins instead of plotly's automargin (a second drawing pass)
+        axes[f"xaxis{sfx}"] = _axis(
+            {"domain": [x0, x0 + cell_w], "anchor": f"y{sfx}", "automargin": False, **x_ticks}
+        )
+        axes[f"yaxis{sfx}"] = _axis(
+            {
+                "domain": [y1 - cell_h, y1],
+                "anchor": f"x{sfx}",
+                "autorange": "reversed",
+                "automargin": False,
+                **y_ticks,
+                # token labels only left of the first column
+                **({} if col == 0 else {"showticklabels": False}),
+            }
+        )
+        titles.append(
+            {
+                "text": f"head {i}",
+                "x": x0 + cell_w / 2,
+                "y": y1,
+                "xref": "paper",
+                "yref": "paper",
+                "xanchor": "center",
+                "yanchor": "bottom",
+                "yshift": 6,  # the "head h" titles clear the grey plot area
+                "showarrow": False,
+                "font": dict(TITLE_FONT),
+            }
+        )
+    ly = _label_len(labels if show else None, n)
+    lx = _label_len(labels if show else None, m)
+    turned = CHAR_PX * lx * m > 1000 / cols  # a subplot is about 1000/cols px wide
+    bottom = 10 + (CHAR_PX * lx + 6 if turned else 20)
+    lay = _layout(
         title=(
             "Weights of every head — "
             + ("rows = queries (PyTorch)" if layout == "rows" else "columns = queries (UDL book)")
             + (" · grey = masked" if masked is not None and masked.any() else "")
         ),
         height=max(300, rows * height_per_row + 60),
-    )
-    fig.update_layout(
+        margin={"l": int(10 + CHAR_PX * ly + 6), "r": 10, "t": 80, "b": int(bottom)},
         coloraxis={
             "colorscale": SEQUENTIAL,
             "cmin": 0.0,
             "cmax": 1.0,
             "colorbar": colorbar("weight", thickness=12),
-        }
+        },
+        annotations=titles,
     )
-    show = labels is not None and max(n, m) <= 12
-    fig.update_xaxes(**_ticks(labels if show else None, m))
-    fig.update_yaxes(autorange="reversed", **_ticks(labels if show else None, n))
-    for c in range(2, cols + 1):  # token labels only left of the first column
-        fig.update_yaxes(showticklabels=False, col=c)
-    fig.update_annotations(yshift=6)  # the "head h" titles clear the grey plot area
-    # fixed margins instead of plotly's automargin (a second drawing pass, see _fixed_margins)
-    fig.update_xaxes(automargin=False)
-    fig.update_yaxes(automargin=False)
-    ly = _label_len(labels if show else None, n)
-    lx = _label_len(labels if show else None, m)
-    turned = CHAR_PX * lx * m > 1000 / cols  # a subplot is about 1000/cols px wide
-    bottom = 10 + (CHAR_PX * lx + 6 if turned else 20)
-    fig.update_layout(margin={"t": 80, "l": int(10 + CHAR_PX * ly + 6), "b": int(bottom)})
-    return fig
+    lay.update(axes)
+    return _figure(data, lay)
 
 
 def entropy_figure(
@@ -898,28 +929,56 @@ def entropy_figure(
     else:
         raise ValueError(f"entropy must be (H,) or (H, N), got shape {e.shape}")
     h = per_head.size
-    fig = go.Figure(
-        go.Bar(
-            x=np.arange(h, dtype=np.int16),
-            y=_f32(per_head),
-            error_y={"type": "data", "array": _f32(spread), "visible": bool(spread.any())},
-            marker={"color": "#21918c"},
-            hovertemplate="head %{x}: mean entropy %{y:.3f} bits<extra></extra>",
-            name="entropy",
-        )
+    data = [
+        {
+            "type": "bar",
+            "x": np.arange(h, dtype=np.int16),
+            "y": _f32(per_head),
+            "error_y": {"type": "data", "array": _f32(spread), "visible": bool(spread.any())},
+            "marker": {"color": "#21918c"},
+            "hovertemplate": "head %{x}: mean entropy %{y:.3f} bits<extra></extra>",
+            "name": "entropy",
+        }
+    ]
+    extra: dict = {}
+    if max_entropy is not None:  # a dashed line across the plot, labelled at its left end
+        extra["shapes"] = [
+            {
+                "type": "line",
+                "xref": "x domain",
+                "x0": 0,
+                "x1": 1,
+                "yref": "y",
+                "y0": float(max_entropy),
+                "y1": float(max_entropy),
+                "line": {"dash": "dash", "color": "#444"},
+            }
+        ]
+        extra["annotations"] = [
+            {
+                "text": f"uniform: log₂ N = {max_entropy:.2f} bits",
+                "xref": "x domain",
+                "x": 0,
+                "xanchor": "left",
+                "yref": "y",
+                "y": float(max_entropy),
+                "yanchor": "bottom",
+                "showarrow": False,
+            }
+        ]
+    lay = _layout(
+        title=title,
+        height=height,
+        plot_bgcolor="white",
+        xaxis={"title": {"text": "head"}, "dtick": 1, "automargin": True},
+        yaxis={
+            "title": {"text": "bits (0 = one key, high = spread out)"},
+            "showgrid": True,
+            "automargin": True,
+        },
+        **extra,
     )
-    if max_entropy is not None:
-        fig.add_hline(
-            y=max_entropy,
-            line={"dash": "dash", "color": "#444"},
-            annotation_text=f"uniform: log₂ N = {max_entropy:.2f} bits",
-            annotation_position="top left",
-        )
-    _base_layout(fig, title=title, height=height)
-    fig.update_layout(plot_bgcolor="white")
-    fig.update_xaxes(title={"text": "head"}, dtick=1)
-    fig.update_yaxes(title={"text": "bits (0 = one key, high = spread out)"}, showgrid=True)
-    return fig
+    return _figure(data, lay)
 
 
 def argmax_figure(
@@ -963,17 +1022,21 @@ def argmax_figure(
         ]
         trace["texttemplate"] = "%{text}"
         trace["textfont"] = {"size": 11}
-    fig = go.Figure(go.Heatmap(**trace))
-    _base_layout(fig, title="Which key each query attends to most (per head)", height=height)
-    fig.update_xaxes(title={"text": "query i"}, **_ticks(labels, n))
-    fig.update_yaxes(
-        title={"text": "head"},
-        tickmode="array",
-        tickvals=list(range(h)),
-        ticktext=[str(i) for i in range(h)],
-        range=[h - 0.5, -0.5],
+    trace["type"] = "heatmap"
+    lay = _layout(
+        title="Which key each query attends to most (per head)",
+        height=height,
+        xaxis={"title": {"text": "query i"}, "automargin": True, **_ticks(labels, n)},
+        yaxis={
+            "title": {"text": "head"},
+            "tickmode": "array",
+            "tickvals": list(range(h)),
+            "ticktext": [str(i) for i in range(h)],
+            "range": [h - 0.5, -0.5],
+            "automargin": True,
+        },
     )
-    return fig
+    return _figure([trace], lay)
 
 
 def bars_figure(
@@ -987,26 +1050,45 @@ def bars_figure(
     y_range: tuple[float, float] | None = None,
 ) -> go.Figure:
     """Grouped bars, one trace per entry of ``series`` (all the same length)."""
-    fig = go.Figure()
-    palette = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00"]
+    # Okabe-Ito, distinct for up to 8 series (8 heads)
+    palette = [
+        "#0072B2",
+        "#E69F00",
+        "#009E73",
+        "#CC79A7",
+        "#56B4E9",
+        "#D55E00",
+        "#999999",
+        "#000000",
+    ]
+    xs = [plotly_text(s) for s in x_labels]
+    data = []
     for k, (name, ys) in enumerate(series.items()):
         y = _f32(ys).ravel()
         if y.size != len(x_labels):
             raise ValueError(f"series {name!r} has {y.size} values for {len(x_labels)} labels")
-        fig.add_trace(
-            go.Bar(
-                x=[plotly_text(s) for s in x_labels],
-                y=y,
-                name=name,
-                marker={"color": palette[k % len(palette)]},
-                hovertemplate=f"{name}: %{{x}} → %{{y:.4f}}<extra></extra>",
-            )
+        data.append(
+            {
+                "type": "bar",
+                "x": xs,
+                "y": y,
+                "name": name,
+                "marker": {"color": palette[k % len(palette)]},
+                "hovertemplate": f"{name}: %{{x}} → %{{y:.4f}}<extra></extra>",
+            }
         )
-    _base_layout(fig, title=title, height=height)
-    fig.update_layout(barmode="group", plot_bgcolor="white")
-    fig.update_xaxes(title={"text": x_title}, type="category")
-    fig.update_yaxes(title={"text": y_title}, showgrid=True, range=y_range)
-    return fig
+    yaxis = {"title": {"text": y_title}, "showgrid": True, "automargin": True}
+    if y_range is not None:
+        yaxis["range"] = list(y_range)
+    lay = _layout(
+        title=title,
+        height=height,
+        barmode="group",
+        plot_bgcolor="white",
+        xaxis={"title": {"text": x_title}, "type": "category", "automargin": True},
+        yaxis=yaxis,
+    )
+    return _figure(data, lay)
 
 
 def line_figure(
