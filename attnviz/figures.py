@@ -146,19 +146,6 @@ def style_text(fig: go.Figure) -> go.Figure:
     return fig
 
 
-def _base_layout(fig: go.Figure, *, title: str, height: int) -> go.Figure:
-    fig.update_layout(
-        template="none",
-        title={"text": title, "x": 0.0, "xanchor": "left", "font": dict(TITLE_FONT)},
-        height=height,
-        margin={"l": 10, "r": 10, "t": 60, "b": 10},
-        font=dict(_FONT),
-        plot_bgcolor=MASK_BG,
-        paper_bgcolor="white",
-    )
-    return style_text(fig)
-
-
 def _layout(*, title: str, height: int, **extra) -> dict:
     """The shared layout as a plain dict (see :func:`_figure`)."""
     out = {
@@ -1104,38 +1091,47 @@ def line_figure(
 ) -> go.Figure:
     """Lines with markers, one per entry of ``series``, against ``x``."""
     xs = np.asarray(x, dtype=np.float64).ravel()
-    fig = go.Figure()
     palette = ["#0072B2", "#E69F00", "#009E73", "#CC79A7"]
     dashes = ["solid", "dash", "dot", "dashdot"]
+    data = []
     for k, (name, ys) in enumerate(series.items()):
         y = np.asarray(ys, dtype=np.float64).ravel()
         if y.size != xs.size:
             raise ValueError(f"series {name!r} has {y.size} values for {xs.size} x values")
-        fig.add_trace(
-            go.Scatter(
-                x=xs,
-                y=y,
-                mode="lines+markers",
-                name=name,
-                line={"color": palette[k % 4], "dash": dashes[k % 4]},
-                hovertemplate=f"{name}: x=%{{x}}, y=%{{y:.4g}}<extra></extra>",
-            )
+        data.append(
+            {
+                "type": "scatter",
+                "x": xs,
+                "y": y,
+                "mode": "lines+markers",
+                "name": name,
+                "line": {"color": palette[k % 4], "dash": dashes[k % 4]},
+                "hovertemplate": f"{name}: x=%{{x}}, y=%{{y:.4g}}<extra></extra>",
+            }
         )
-    _base_layout(fig, title=title, height=height)
-    fig.update_layout(plot_bgcolor="white")
     # Log axes: plotly's own ticks label the minor steps "1, 2, 5, 10, 2, 5, 100", which
     # reads as repeated numbers. The x ticks are the data's x values; log y: one per decade.
     x_ticks = {"tickvals": xs.tolist(), "ticktext": [f"{v:g}" for v in xs]} if log_x else {}
-    fig.update_xaxes(
-        title={"text": x_title}, type="log" if log_x else "linear", showgrid=True, **x_ticks
+    lay = _layout(
+        title=title,
+        height=height,
+        plot_bgcolor="white",
+        xaxis={
+            "title": {"text": x_title},
+            "type": "log" if log_x else "linear",
+            "showgrid": True,
+            "automargin": True,
+            **x_ticks,
+        },
+        yaxis={
+            "title": {"text": y_title},
+            "type": "log" if log_y else "linear",
+            "showgrid": True,
+            "automargin": True,
+            **({"dtick": 1} if log_y else {}),
+        },
     )
-    fig.update_yaxes(
-        title={"text": y_title},
-        type="log" if log_y else "linear",
-        showgrid=True,
-        **({"dtick": 1} if log_y else {}),
-    )
-    return fig
+    return _figure(data, lay)
 
 
 def variance_figure(dims: ArrayLike, before: ArrayLike, after: ArrayLike) -> go.Figure:
