@@ -328,16 +328,25 @@ class SmolLM:
 
     # ----------------------------------------------------------------- forward
 
-    def qkv(self, x: Array, layer: int, positions: ArrayLike) -> tuple[Array, Array, Array]:
-        """RMSNorm(x) projected and rotated: q (9, N, 64), k (3, N, 64), v (3, N, 64)."""
+    def attention_input(self, x: Array, layer: int) -> Array:
+        """RMSNorm(x) with ``layer``'s weight: what its attention projects (N, 576)."""
+        return rms_norm(x, self.layers[layer].attn_norm, self.config.rms_norm_eps)
+
+    def qkv(
+        self, x: Array, layer: int, positions: ArrayLike, *, rotate: bool = True
+    ) -> tuple[Array, Array, Array]:
+        """RMSNorm(x) projected and (``rotate``) rotated by RoPE at ``positions``:
+        q (9, N, 64), k (3, N, 64), v (3, N, 64)."""
         cfg, lay = self.config, self.layers[layer]
         h, g = cfg.num_attention_heads, cfg.num_key_value_heads
         dq, dk = h * cfg.head_dim, g * cfg.head_dim
-        a = rms_norm(x, lay.attn_norm, cfg.rms_norm_eps)  # (N, 576)
-        qkv = a @ lay.w_qkv.T  # (N, 960)
-        q = apply_rope(split_heads(qkv[:, :dq], h), positions, base=cfg.rope_theta)  # (9, N, 64)
-        k = apply_rope(split_heads(qkv[:, dq : dq + dk], g), positions, base=cfg.rope_theta)
+        qkv = self.attention_input(x, layer) @ lay.w_qkv.T  # (N, 960)
+        q = split_heads(qkv[:, :dq], h)  # (9, N, 64)
+        k = split_heads(qkv[:, dq : dq + dk], g)  # (3, N, 64)
         v = split_heads(qkv[:, dq + dk :], g)  # (3, N, 64)
+        if rotate:
+            q = apply_rope(q, positions, base=cfg.rope_theta)  # (9, N, 64)
+            k = apply_rope(k, positions, base=cfg.rope_theta)  # (3, N, 64)
         return q, k, v
 
     def run_ids(self, ids: ArrayLike, *, position_offset: int = 0) -> SmolRun:
