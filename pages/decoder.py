@@ -12,6 +12,9 @@ from attnviz.models import smollm, smollm_figures
 
 MAX_CHARS = 4000
 SHIFT_MAX = 64
+#: the shift and the KV-cache checks run on at most this many tokens (a run of 512 tokens
+#: keeps 280 MB of weights; by causality the first rows of a longer run are the same)
+CHECK_MAX = 128
 
 
 @st.cache_resource(show_spinner="Loading the SmolLM2-135M weights (98 MB file, ~540 MB in memory)…")
@@ -19,11 +22,36 @@ def _model() -> smollm.SmolLM:
     return smollm.load()
 
 
-# Shared by every session: a 512-token run keeps about 300 MB of weights (30 x 9 heads),
-# so only the last few prompts are kept.
-@st.cache_resource(max_entries=3, show_spinner="Running SmolLM2 on the prompt…")
-def _run(text: str, offset: int = 0) -> smollm.SmolRun:
-    return _model().run(text, position_offset=offset)
+# Shared by every session: a 512-token run keeps 280 MB of weights (30 x 9 heads of
+# 512 x 512 float32), so only the last two prompts are kept.
+@st.cache_resource(max_entries=2, show_spinner="Running SmolLM2 on the prompt…")
+def _run(text: str) -> smollm.SmolRun:
+    return _model().run(text)
+
+
+@st.cache_resource(max_entries=4, show_spinner="Running SmolLM2 at shifted positions…")
+def _shifted(text: str, shift: int) -> np.ndarray:
+    """Weights (30, 9, n, n) of the prompt's first n <= CHECK_MAX tokens at positions
+    shift .. shift + n - 1."""
+    _, ids = _model().tokenize(text)
+    return _model().run_ids(ids[:CHECK_MAX], position_offset=shift).attentions
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _prefix_diff(prev: str, text: str) -> tuple[int, float] | None:
+    """(tokens of ``prev``, largest change of its rows in ``text``'s run), if ``text``'s
+    tokens extend ``prev``'s and ``prev`` is short enough to rerun; else None."""
+    model = _model()
+    try:
+        _, before = model.tokenize(prev)
+    except ValueError:
+        return None
+    run = _run(text)
+    m = before.size
+    if m > CHECK_MAX or m >= run.n_tokens or not np.array_equal(before, run.ids[:m]):
+        return None
+    old = model.run_ids(before).attentions
+    return m, float(np.abs(run.attentions[:, :, :m, :m] - old).max())
 
 
 @st.cache_resource(max_entries=3, show_spinner=False)
@@ -102,7 +130,6 @@ def main() -> None:
     head = c2.slider("Head", 1, n_heads, 1, key="dec_head", bind="query-params") - 1
     kv = model.kv_head_of(head)
     weights = run.attentions  # (30, 9, N, N)
-    res = run.layers[layer]
     ui.pooled_note(n, "the next-token tab shows the newest row in full", exports=False)
     left, right = st.columns([1, 1.3])
     with left:
@@ -112,11 +139,11 @@ def main() -> None:
     with right:
         ui.plot(
             figures.attention_figure(
-                res.weights[head],
+                weights[layer, head],
                 what="weights",
                 labels=tokens,
                 mask=causal_mask(n),
-                scale=res.scale,
+                scale=1 / np.sqrt(model.head_dim),
                 d_k=model.head_dim,
                 title=f"Layer {layer + 1}, head {head + 1}: weights (causal)",
                 height=460,
@@ -158,9 +185,7 @@ def _next_token(model: smollm.SmolLM, run: smollm.SmolRun, text: str, layer: int
     )
     c2.button("Back to the first prompt", key="dec_reset", on_click=_reset_prompt)
     ui.plot(
-        smollm_figures.newest_rows_figure(
-            run.layers[layer].weights[:, -1, :], run.tokens, layer=layer
-        ),
+        smollm_figures.newest_rows_figure(run.attentions[layer, :, -1, :], run.tokens, layer=layer),
         key="dec_newest_fig",
     )
     st.markdown(
@@ -174,23 +199,14 @@ def _next_token(model: smollm.SmolLM, run: smollm.SmolRun, text: str, layer: int
         "Press “Add the top token” a few times and watch only the bottom row appear."
     )
     prev = st.session_state.get("dec_prev")
-    if prev and prev != text:
-        try:
-            before = _run(prev)
-        except ValueError:
-            return
-        m = before.n_tokens
-        if m < run.n_tokens and np.array_equal(before.ids, run.ids[:m]):
-            diff = float(np.abs(weights_prefix(run, m) - before.attentions).max())
-            st.caption(
-                f"Check: the first {m} rows (the prompt before the new token) of all 270 heads "
-                f"are the same as before, to {diff:.1e} (float32 rounding); the new token "
-                f"added {run.n_tokens - m} row(s) per head."
-            )
-
-
-def weights_prefix(run: smollm.SmolRun, m: int) -> np.ndarray:
-    return run.attentions[:, :, :m, :m]
+    check = _prefix_diff(prev, text) if prev and prev != text else None
+    if check is not None:
+        m, diff = check
+        st.caption(
+            f"Check: the first {m} rows (the prompt before the new token) of all 270 heads "
+            f"are the same as before, to {diff:.1e} (float32 rounding); the new token "
+            f"added {run.n_tokens - m} row(s) per head."
+        )
 
 
 def _rope(model, run, text, layer, head, kv) -> None:
@@ -217,32 +233,36 @@ def _rope(model, run, text, layer, head, kv) -> None:
         key="dec_rope_fig",
     )
     shift = st.slider("Shift the prompt right by (positions)", 0, SHIFT_MAX, 8, key="dec_shift")
-    shifted = _run(text, int(shift))
-    a = run.layers[layer].weights[head]
-    b = shifted.layers[layer].weights[head]
+    shifted = _shifted(text, int(shift))  # (30, 9, m, m), m = min(N, CHECK_MAX)
+    m = shifted.shape[-1]
+    a = run.attentions[layer, head, :m, :m]
+    b = shifted[layer, head]
+    labels = run.tokens[:m]
+    if m < n:
+        st.caption(f"The shift is shown on the first {m} tokens of the {n}.")
     ui.chart_row(
         "dec_shift_row",
         {
             "dec_shift_a": figures.attention_figure(
                 a,
                 what="weights",
-                labels=run.tokens,
-                mask=causal_mask(n),
-                title=f"Positions 0 … {n - 1}",
+                labels=labels,
+                mask=causal_mask(m),
+                title=f"Positions 0 … {m - 1}",
                 height=400,
             ),
             "dec_shift_b": figures.attention_figure(
                 b,
                 what="weights",
-                labels=run.tokens,
-                mask=causal_mask(n),
-                title=f"Positions {shift} … {shift + n - 1}",
+                labels=labels,
+                mask=causal_mask(m),
+                title=f"Positions {shift} … {shift + m - 1}",
                 height=400,
             ),
         },
         caption=f"The same tokens at positions shifted by {shift}: largest difference in "
         f"this head {float(np.abs(a - b).max()):.1e}, in all 270 heads "
-        f"{float(np.abs(run.attentions - shifted.attentions).max()):.1e}. With RoPE only "
+        f"{float(np.abs(run.attentions[:, :, :m, :m] - shifted).max()):.1e}. With RoPE only "
         f"relative positions reach the scores (up to float32 rounding); learned absolute "
         f"position vectors, as in MiniLM, would change them.",
     )
@@ -263,7 +283,7 @@ def _compare_random(text, run, layer, head) -> None:
         "dec_cmp_row",
         {
             "dec_cmp_trained": figures.attention_figure(
-                run.layers[layer].weights[head],
+                run.attentions[layer, head],
                 what="weights",
                 labels=run.tokens,
                 mask=causal_mask(n),

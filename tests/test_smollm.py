@@ -114,7 +114,8 @@ def test_attentions_are_causal_rows_of_weights(model):
 
 
 def test_run_uses_the_engine_with_gqa_and_rope(model):
-    r = model.run(DEFAULT_TEXT)
+    r = model.run(DEFAULT_TEXT, keep_layers=True)
+    assert len(r.layers) == 30 and not model.run(DEFAULT_TEXT).layers
     q, k, v = model.qkv(r.inputs[3], 3, r.positions)
     again = attention_from_qkv(
         merge_heads(q),
@@ -125,6 +126,7 @@ def test_run_uses_the_engine_with_gqa_and_rope(model):
         mask=causal_mask(r.n_tokens),
     )
     np.testing.assert_array_equal(again.weights, r.layers[3].weights)
+    np.testing.assert_array_equal(r.attentions[3], r.layers[3].weights)
     # query heads 1-3 share the keys of key/value head 1
     np.testing.assert_array_equal(r.layers[3].keys[0], r.layers[3].keys[2])
     assert not np.array_equal(r.layers[3].keys[2], r.layers[3].keys[3])
@@ -164,9 +166,9 @@ def test_random_weights_same_shapes_differ_from_pretrained(model):
     r = model.run(DEFAULT_TEXT)
     x = model.attention_input(r.inputs[2], 2)
     rnd = model.random_attention(x, r.positions, seed=3)
-    assert rnd.weights.shape == r.layers[2].weights.shape
+    assert rnd.weights.shape == r.attentions[2].shape
     assert (rnd.weights[:, ~causal_mask(r.n_tokens)] == 0).all()
-    assert np.abs(rnd.weights - r.layers[2].weights).max() > 0.05
+    assert np.abs(rnd.weights - r.attentions[2]).max() > 0.05
     again = model.random_attention(x, r.positions, seed=3)
     np.testing.assert_array_equal(again.weights, rnd.weights)
 

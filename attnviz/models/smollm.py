@@ -166,22 +166,21 @@ class _Layer:
 @dataclass(frozen=True, eq=False)
 class SmolRun:
     """One forward pass. tokens (N texts), ids (N,), positions (N,);
-    inputs (30, N, 576): each layer's input (before its RMSNorm); layers: the engine's
-    AttentionResult of each layer (queries (9, N, 64) after RoPE, keys/values repeated to
-    (9, N, 64), weights (9, N, N)); logits (49152,) of the next token after the last one.
+    inputs (30, N, 576): each layer's input (before its RMSNorm); attentions (30, 9, N, N)
+    = (layer, head, query, key), zero above the diagonal; logits (49152,) of the next token
+    after the last one. ``layers``: the engine's AttentionResult of each layer (queries
+    (9, N, 64) after RoPE, keys/values repeated to (9, N, 64), weights ...) when the run
+    was made with ``keep_layers=True``, else empty (a 512-token run's weights alone are
+    280 MB; they are kept once, in ``attentions``).
     """
 
     tokens: list[str]
     ids: NDArray[np.int64]
     positions: NDArray[np.int64]
     inputs: Array
-    layers: tuple[AttentionResult, ...]
+    attentions: Array
     logits: Array
-
-    @property
-    def attentions(self) -> Array:
-        """(30, 9, N, N) = (layer, head, query, key), zero above the diagonal."""
-        return np.stack([r.weights for r in self.layers])
+    layers: tuple[AttentionResult, ...] = ()
 
     @property
     def n_tokens(self) -> int:
@@ -349,8 +348,11 @@ class SmolLM:
             k = apply_rope(k, positions, base=cfg.rope_theta)  # (3, N, 64)
         return q, k, v
 
-    def run_ids(self, ids: ArrayLike, *, position_offset: int = 0) -> SmolRun:
-        """The forward pass of token ids at positions offset .. offset + N - 1."""
+    def run_ids(
+        self, ids: ArrayLike, *, position_offset: int = 0, keep_layers: bool = False
+    ) -> SmolRun:
+        """The forward pass of token ids at positions offset .. offset + N - 1
+        (``keep_layers``: also keep every layer's AttentionResult)."""
         ids = np.asarray(ids, dtype=np.int64)
         if ids.ndim != 1 or ids.size < 1:
             raise ValueError(f"ids must be a non-empty 1-D array, got shape {ids.shape}")
@@ -368,9 +370,11 @@ class SmolLM:
         positions = np.arange(position_offset, position_offset + n)
         mask = causal_mask(n)  # (N, N), True where query i may see key j <= i
         h = self.embedding[ids]  # (N, 576)
-        inputs, results = [], []
+        inputs = np.empty((cfg.num_hidden_layers, n, cfg.hidden_size), np.float32)
+        attentions = np.empty((cfg.num_hidden_layers, cfg.num_attention_heads, n, n), np.float32)
+        results = []
         for i, lay in enumerate(self.layers):
-            inputs.append(h)
+            inputs[i] = h
             q, k, v = self.qkv(h, i, positions)  # (9, N, 64), (3, N, 64), (3, N, 64)
             att = attention_from_qkv(
                 merge_heads(q),  # (N, 576)
@@ -382,7 +386,9 @@ class SmolLM:
                 w_o=lay.w_o.T,  # (576, 576) row layout
                 x=h,
             )
-            results.append(att)
+            attentions[i] = att.weights  # (9, N, N)
+            if keep_layers:
+                results.append(att)
             h = h + att.output  # (N, 576)
             g = rms_norm(h, lay.ffn_norm, cfg.rms_norm_eps)  # (N, 576)
             gu = g @ lay.w_gate_up.T  # (N, 3072)
@@ -394,15 +400,16 @@ class SmolLM:
             tokens=[self.token_text(i) for i in ids],
             ids=ids,
             positions=positions,
-            inputs=np.stack(inputs),
-            layers=tuple(results),
+            inputs=inputs,
+            attentions=attentions,
             logits=logits,
+            layers=tuple(results),
         )
 
-    def run(self, text: str, *, position_offset: int = 0) -> SmolRun:
+    def run(self, text: str, *, position_offset: int = 0, keep_layers: bool = False) -> SmolRun:
         """The forward pass of ``text`` (ValueError if empty or too long)."""
         _, ids = self.tokenize(text)
-        return self.run_ids(ids, position_offset=position_offset)
+        return self.run_ids(ids, position_offset=position_offset, keep_layers=keep_layers)
 
     def attentions(self, text: str) -> tuple[list[str], Array]:
         """(tokens, weights): weights (30, 9, N, N) = (layer, head, query, key), causal."""
