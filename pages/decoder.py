@@ -176,7 +176,7 @@ def _next_token(model: smollm.SmolLM, run: smollm.SmolRun, text: str, layer: int
     best, p = top[0]
     c1, c2 = st.columns([1, 1])
     c1.button(
-        f"Add the top token ({best!r}, {p:.0%})",
+        f"Add the top token: {ui.md_text(best)} ({p:.0%})",
         key="dec_add",
         on_click=_add_top_token,
         args=(best,),
@@ -196,7 +196,8 @@ def _next_token(model: smollm.SmolLM, run: smollm.SmolRun, text: str, layer: int
         "key/value heads × 64 numbers, twice, per token — grouped-query attention makes it "
         "3 times smaller than 9 heads would) and, for each new token, computes only that "
         "token's q, k and v and its one new row of weights per head: the row above. "
-        "Press “Add the top token” a few times and watch only the bottom row appear."
+        "Press “Add the top token” a few times: each time the row gets one key more, and "
+        "the check below confirms that the earlier rows did not change."
     )
     prev = st.session_state.get("dec_prev")
     check = _prefix_diff(prev, text) if prev and prev != text else None

@@ -34,7 +34,7 @@ def all_heads_figure(
         w,
         selected=selected,
         height=height,
-        title=f"All {w.shape[0] * w.shape[1]} heads (causal: nothing above the diagonal)",
+        title=f"All {w.shape[0] * w.shape[1]} heads",
     )
 
 
@@ -73,33 +73,81 @@ def newest_rows_figure(
     )
 
 
-def next_token_figure(top: Sequence[tuple[str, float]], *, height: int = 320) -> go.Figure:
-    """Bars of the most likely next tokens, most likely first."""
+def next_token_figure(top: Sequence[tuple[str, float]], *, height: int = 360) -> go.Figure:
+    """Horizontal bars of the most likely next tokens, most likely at the top."""
     if not top:
         raise ValueError("no tokens to draw")
-    labels = [f"{i + 1}. {figures.plotly_text(repr(t)[1:-1])}" for i, (t, _) in enumerate(top)]
-    fig = figures.bars_figure(
-        {"probability": [p for _, p in top]},
-        x_labels=labels,
-        title=f"The {len(top)} most likely next tokens",
-        x_title="next token (rank. text; a leading space is part of the token)",
-        y_title="probability",
-        height=height,
-        y_range=(0.0, max(p for _, p in top) * 1.1 + 1e-9),
+    labels = [f"{i + 1}. “{figures.plotly_text(t)}”" for i, (t, _) in enumerate(top)]
+    probs = np.asarray([p for _, p in top], dtype=np.float64)
+    fig = go.Figure(
+        go.Bar(
+            x=probs,
+            y=labels,
+            orientation="h",
+            marker={"color": "#0072B2"},
+            text=[f"{p:.1%}" for p in probs],
+            textposition="outside",
+            cliponaxis=False,
+            hovertemplate="%{y}: probability %{x:.4f}<extra></extra>",
+            name="probability",
+        )
     )
-    fig.update_layout(showlegend=False)
-    return fig
+    fig.update_layout(
+        template="none",
+        title={
+            "text": f"The {len(top)} most likely next tokens",
+            "x": 0.0,
+            "xanchor": "left",
+            "font": dict(figures.TITLE_FONT),
+        },
+        height=height,
+        margin={"l": 150, "r": 60, "t": 50, "b": 55},
+        plot_bgcolor="white",
+        paper_bgcolor="white",
+        showlegend=False,
+        font={"size": 13, "color": figures.TEXT_COLOR},
+    )
+    fig.update_yaxes(autorange="reversed", type="category", automargin=True)
+    fig.update_xaxes(
+        title={"text": "probability (a leading space is part of the token)"},
+        range=[0, float(probs.max()) * 1.15 + 1e-9],
+        showgrid=True,
+        tickformat=".0%",
+    )
+    return figures.style_text(fig)
 
 
 def rope_distance_figure(
     distances: ArrayLike, with_rope: ArrayLike, without: ArrayLike, *, title: str
 ) -> go.Figure:
     """Score of one fixed q and k against their distance, with and without RoPE."""
-    return figures.line_figure(
+    fig = figures.line_figure(
         distances,
         {"with RoPE (rotated by position)": with_rope, "without RoPE": without},
         title=title,
         x_title="distance between the query and the key (tokens)",
         y_title="score q·k / √64",
-        height=340,
+        height=360,
     )
+    # the lines are named where they end (a legend's width is measured before the board's
+    # font is ready, which cut its text)
+    xs = np.asarray(distances, dtype=np.float64)
+    w, wo = np.asarray(with_rope, np.float64), np.asarray(without, np.float64)
+    above = bool(wo[-1] >= w[-1])
+    for y, name, up, colour in (
+        (wo[-1], "without RoPE", above, "#E69F00"),
+        (w[-1], "with RoPE", not above, "#0072B2"),
+    ):
+        fig.add_annotation(
+            x=float(xs[-1]),
+            y=float(y),
+            text=name,
+            showarrow=False,
+            xanchor="right",
+            yanchor="bottom" if up else "top",
+            yshift=8 if up else -14,
+            font={"size": 13, "color": colour},
+        )
+    fig.update_layout(showlegend=False, margin={"l": 80, "r": 20, "t": 60, "b": 60})
+    fig.update_yaxes(automargin=True)
+    return fig
