@@ -312,7 +312,8 @@ def test_page_default_prompt_draws_every_chart(page, model):
     assert np.isnan(z[upper]).all()  # the masked triangle is drawn as masked (grey)
     top = model.next_tokens(DEFAULT_TEXT, k=10)
     bars = figs["dec_next_fig"]["data"][0]
-    np.testing.assert_allclose(_z({"z": bars["y"]}), [p for _, p in top], atol=1e-6)
+    np.testing.assert_allclose(_z({"z": bars["x"]}), [p for _, p in top], atol=1e-6)
+    assert bars["y"][0] == f"1. “{top[0][0]}”"
     assert "query heads that use it" in " ".join(m.value for m in at.markdown)
     # the sidebar's random-weights controls are hidden here, and the page says so
     assert any("do not apply" in m.value for m in at.markdown)
