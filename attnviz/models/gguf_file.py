@@ -161,9 +161,9 @@ def dequantize(t: TensorInfo, dtype: type = np.float32) -> NDArray[np.floating]:
     """
     raw = t.data
     if t.type_name == "F32":
-        out = raw.view("<f4").astype(dtype)
+        out = raw.view("<f4").astype(dtype)  # (n,)
     elif t.type_name == "F16":
-        out = raw.view("<f2").astype(dtype)
+        out = raw.view("<f2").astype(dtype)  # (n,)
     elif t.type_name == "Q8_0":
         blocks = raw.reshape(-1, 34)  # (B, 34)
         d = blocks[:, :2].copy().view("<f2").astype(np.float32)  # (B, 1)
@@ -181,4 +181,4 @@ def dequantize(t: TensorInfo, dtype: type = np.float32) -> NDArray[np.floating]:
         out = q.astype(dtype, copy=False)
     else:  # pragma: no cover - read() refuses other types
         raise ValueError(f"cannot dequantize {t.type_name}")
-    return out.reshape(t.shape)
+    return out.reshape(t.shape)  # (B*32,) or (B, 32) -> (rows, columns), slowest first

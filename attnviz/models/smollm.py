@@ -105,7 +105,8 @@ def unpermute_rows(w: Array, n_head: int) -> Array:
     order, where feature i pairs with feature i + 32.
     """
     dim = w.shape[0] // n_head // 2
-    return w.reshape(n_head, dim, 2, *w.shape[1:]).swapaxes(2, 1).reshape(w.shape)
+    pairs = w.reshape(n_head, dim, 2, *w.shape[1:])  # (H, 32, 2, in): llama.cpp's row order
+    return pairs.swapaxes(2, 1).reshape(w.shape)  # (H, 2, 32, in) -> (H*64, in)
 
 
 # --------------------------------------------------------------------------- model
