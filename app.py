@@ -27,6 +27,7 @@ PAGES = [
     ("pages/permutation.py", "Permutation", ":material/shuffle:"),
     ("pages/notebooks.py", "Notebooks", ":material/menu_book:"),
     ("pages/real_model.py", "Real model (MiniLM)", ":material/smart_toy:"),
+    ("pages/decoder.py", "Real model (decoder)", ":material/auto_awesome:"),
 ]
 MODEL_PAGES = {"pages/real_model.py", "pages/decoder.py"}
 

@@ -38,6 +38,7 @@ __all__ = [
     "Init",
     "Scale",
     "apply_mask",
+    "apply_rope",
     "attention_from_qkv",
     "attention_scores",
     "causal_mask",
@@ -48,7 +49,9 @@ __all__ = [
     "padding_mask",
     "permute_tokens",
     "project",
+    "repeat_kv",
     "resolve_scale",
+    "rope_cos_sin",
     "row_entropy",
     "scaled_dot_product_attention",
     "softmax",
@@ -675,12 +678,21 @@ def attention_from_qkv(
     w_o: Array | None = None,
     b_o: Array | None = None,
     x: Array | None = None,
+    num_kv_heads: int | None = None,
 ) -> AttentionResult:
     """Multi-head attention from already projected Q (N, Dk), K (M, Dk), V (M, Dv).
 
     Used where a notebook gives Q, K and V directly (the numerical example of ``004_…``);
     :func:`multi_head_attention` shares its steps after the projections.
+
+    Grouped-query attention (Llama, SmolLM2): with ``num_kv_heads`` = G, K is (M, G·d) and
+    V is (M, G·d_v) with d = Dk / num_heads: G key/value heads, each shared by
+    num_heads / G consecutive query heads (query head h uses key/value head
+    h // (num_heads / G), :func:`repeat_kv`). The result's ``keys`` and ``values`` are
+    the repeated ones, (H, M, d), so they line up with ``queries`` head by head.
     """
+    if num_kv_heads is not None:
+        return _gqa_from_qkv(q, k, v, num_heads, num_kv_heads, scale, mask, w_o, b_o, x)
     q = _as_float("q", q)
     dtype = np.result_type(q, np.asarray(k), np.asarray(v), np.float32)
     q, k, v = (_as_float(n, a, dtype) for n, a in (("q", q), ("k", k), ("v", v)))
@@ -790,6 +802,154 @@ def multi_head_attention(
     dk = p.d_k
     q, k, v = qkv[:, :dk], qkv[:, dk : 2 * dk], qkv[:, 2 * dk :]  # (N, Dk), (N, Dk), (N, Dv)
     return _heads_attention(q, k, v, num_heads, scale, full, p.w_o, p.b_o, x)
+
+
+# --------------------------------------------------------------------------- decoders: GQA, RoPE
+
+
+def repeat_kv(x: ArrayLike, n_rep: int) -> Array:
+    """(G, M, d) -> (G·n_rep, M, d): key/value head g is used by query heads
+    g·n_rep .. g·n_rep + n_rep - 1 (as transformers' ``repeat_kv``, without the batch axis).
+    """
+    a = np.asarray(x)
+    if isinstance(n_rep, bool) or not isinstance(n_rep, int | np.integer) or n_rep < 1:
+        raise ValueError(f"n_rep must be an integer >= 1, got {n_rep!r}")
+    if a.ndim != 3:
+        raise ValueError(f"repeat_kv needs (kv_heads, tokens, head_dim), got shape {_shape(a)}")
+    if n_rep == 1:
+        return a
+    return np.repeat(a, int(n_rep), axis=0)  # (G*n_rep, M, d)
+
+
+def _check_positions(positions: ArrayLike, n: int, where: str) -> NDArray[np.float64]:
+    pos = np.asarray(positions)
+    if pos.dtype.kind not in "iuf" or pos.ndim != 1 or pos.shape[0] != n:
+        raise ValueError(
+            f"{where}: positions must be a 1-D numeric array of {n} entries (one per token), "
+            f"got shape {_shape(pos)} dtype {pos.dtype}"
+        )
+    pos = pos.astype(np.float64)
+    check_finite("positions", pos)
+    return pos
+
+
+def rope_cos_sin(
+    positions: ArrayLike, dim: int, *, base: float = 10000.0
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """cos and sin (N, dim) of the rotary angles, in float64, as Llama's rotary embedding.
+
+    Frequency i (0 <= i < dim/2) is base^(-2i/dim); the angle of position p is p * freq,
+    and the table repeats the dim/2 angles twice ("rotate half" layout: feature i is
+    paired with feature i + dim/2).
+    """
+    if isinstance(dim, bool) or not isinstance(dim, int | np.integer) or dim < 2 or dim % 2:
+        raise ValueError(f"dim (the head width) must be an even integer >= 2, got {dim!r}")
+    if not base > 1:
+        raise ValueError(f"base must be a number > 1, got {base!r}")
+    pos = np.asarray(positions, dtype=np.float64)
+    if pos.ndim != 1:
+        raise ValueError(f"positions must be 1-D (N,), got shape {_shape(pos)}")
+    inv_freq = 1.0 / float(base) ** (np.arange(0, dim, 2, dtype=np.float64) / dim)  # (dim/2,)
+    angles = pos[:, None] * inv_freq[None, :]  # (N, dim/2)
+    angles = np.concatenate([angles, angles], axis=-1)  # (N, dim)
+    return np.cos(angles), np.sin(angles)
+
+
+def apply_rope(x: ArrayLike, positions: ArrayLike, *, base: float = 10000.0) -> Array:
+    """Rotary position embedding (RoPE) of queries or keys, as Llama / transformers.
+
+    ``x`` (N, d) or (H, N, d) with d even; ``positions`` (N,), the position of each token
+    (usually 0..N-1). Features i and i + d/2 of a token at position p are rotated by the
+    angle p * base^(-2i/d): x * cos + rotate_half(x) * sin with rotate_half(x) =
+    [-x2, x1]. Two rotated vectors' dot product depends only on their positions'
+    difference. Returns the dtype of ``x`` (float32 stays float32).
+    """
+    a = np.asarray(x)
+    if a.ndim not in (2, 3):
+        raise ValueError(
+            f"apply_rope needs x of shape (tokens, head_dim) or (heads, tokens, head_dim), "
+            f"got shape {_shape(a)}"
+        )
+    a = _as_float("x", a)
+    n, d = a.shape[-2], a.shape[-1]
+    if d % 2:
+        raise ValueError(
+            f"apply_rope needs an even head_dim (features are rotated in pairs), got x of "
+            f"shape {_shape(a)} with head_dim {d}"
+        )
+    pos = _check_positions(positions, n, f"apply_rope on x of shape {_shape(a)}")
+    cos, sin = rope_cos_sin(pos, d, base=base)  # (N, d) each
+    cos, sin = cos.astype(a.dtype, copy=False), sin.astype(a.dtype, copy=False)
+    half = d // 2
+    rot = np.concatenate([-a[..., half:], a[..., :half]], axis=-1)  # rotate_half, (..., N, d)
+    return a * cos + rot * sin  # (..., N, d)
+
+
+def _gqa_from_qkv(
+    q: ArrayLike,
+    k: ArrayLike,
+    v: ArrayLike,
+    num_heads: int,
+    num_kv_heads: int,
+    scale: Scale,
+    mask: ArrayLike | None,
+    w_o: Array | None,
+    b_o: Array | None,
+    x: Array | None,
+) -> AttentionResult:
+    """attention_from_qkv with G = num_kv_heads key/value heads (grouped-query attention)."""
+    q = _as_float("q", q)
+    dtype = np.result_type(q, np.asarray(k), np.asarray(v), np.float32)
+    q, k, v = (_as_float(n, a, dtype) for n, a in (("q", q), ("k", k), ("v", v)))
+    for name, a in (("q", q), ("k", k), ("v", v)):
+        if a.ndim != 2 or a.shape[0] < 1 or a.shape[1] < 1:
+            raise ValueError(
+                f"{name} must be 2-D (tokens, features) and non-empty, got {_shape(a)}"
+            )
+    num_heads = _check_heads(num_heads)
+    g = _check_heads(num_kv_heads)
+    if num_heads < 1 or g < 1 or num_heads % g:
+        raise ValueError(
+            f"num_kv_heads={num_kv_heads} must be >= 1 and divide num_heads={num_heads} "
+            f"(each key/value head serves the same number of query heads)"
+        )
+    if q.shape[1] % num_heads:
+        raise ValueError(
+            f"num_heads={num_heads} does not divide the query width Dk={q.shape[1]} (q {_shape(q)})"
+        )
+    d = q.shape[1] // num_heads
+    if k.shape[1] != g * d or k.shape[0] != v.shape[0] or v.shape[1] % g:
+        raise ValueError(
+            f"grouped-query attention with {num_heads} query heads of {d} and {g} key/value "
+            f"heads needs q (N, {num_heads * d}), k (M, {g * d}), v (M, {g}·d_v); got "
+            f"q {_shape(q)}, k {_shape(k)}, v {_shape(v)}"
+        )
+    full = _full_mask(mask, q.shape[0], k.shape[0])
+    if w_o is not None:
+        w_o = _as_float("w_o", w_o, dtype)
+        b_o = None if b_o is None else _as_float("b_o", b_o, dtype)
+    n_rep = num_heads // g
+    qh = split_heads(q, num_heads)  # (H, N, d)
+    kh = repeat_kv(split_heads(k, g), n_rep)  # (G, M, d) -> (H, M, d)
+    vh = repeat_kv(split_heads(v, g), n_rep)  # (G, M, d_v) -> (H, M, d_v)
+    factor = resolve_scale(scale, d)
+    concat = np.empty((qh.shape[1], num_heads * vh.shape[2]), qh.dtype)  # (N, H*d_v)
+    head_out = split_heads(concat, num_heads)  # (H, N, d_v), a view of concat
+    weights, _, scores = _attend(qh, kh, vh, factor, full, out=head_out)  # (H, N, M)
+    output = concat if w_o is None else project(concat, w_o, b_o)  # (N, Dout)
+    return AttentionResult(
+        queries=qh,
+        keys=kh,
+        values=vh,
+        scores=scores,
+        mask=None if full is None else np.array(full),
+        weights=weights,
+        head_outputs=head_out,
+        concat=concat,
+        output=output,
+        scale=factor,
+        x=x,
+    )
 
 
 # --------------------------------------------------------------------------- views and checks

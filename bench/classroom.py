@@ -14,6 +14,7 @@ and CPU sampled every second, and RSS after the sessions disconnect (is memory r
     python bench/classroom.py                          # 30 sessions, 2 minutes, app.py
     python bench/classroom.py --sessions 5 --duration 20 --app bench/bare_app.py
     python bench/classroom.py --json classroom.json    # also write all figures as JSON
+    python bench/classroom.py --preload real_model,decoder   # with both real models loaded
 
 Targets (issue 5): p95 < 1.5 s, zero errors, RSS < 1 GB, memory returned after close.
 A rerun that takes longer than the interval delays that student's next change (no overlap),
@@ -350,6 +351,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="KEY=VALUE",
         help="extra streamlit config, e.g. server.disconnectedSessionTTL=30",
     )
+    ap.add_argument(
+        "--preload",
+        default="",
+        help="pages to visit once before the class, e.g. real_model,decoder (both real models "
+        "then sit in the server's memory during the run)",
+    )
     ap.add_argument("--json", help="write the summary and the samples to this file")
     ap.add_argument("--log", help="server log file")
     ap.add_argument(
@@ -385,6 +392,12 @@ def main(argv: list[str] | None = None) -> int:
         # to a sub-page of a fresh server would otherwise run in pages/-directory mode).
         with Session(url, timeout=args.timeout) as s:
             warm = s.rerun()
+        for page in filter(None, (p.strip() for p in args.preload.split(","))):
+            with Session(url, page=page, timeout=300) as s:
+                pre = s.rerun()
+            if pre.errors:
+                raise RuntimeError(f"preloading {page}: {pre.errors}")
+            print(f"preloaded {page} in {pre.seconds:.1f} s; RSS {rss_mb(proc):.0f} MB")
         rss0 = rss_mb(proc)
         print(
             f"server {url} ({args.app}); warm-up load {warm.seconds:.2f} s, "

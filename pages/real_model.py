@@ -44,7 +44,9 @@ def _intro() -> None:
         "6 layers, 12 heads each, 384 numbers per token. Your sentence is cut into word "
         "pieces; every layer runs **exactly the attention of the other pages**, "
         "softmax(QKᵀ/√32)·V, through the same NumPy function — only the weights are "
-        "learned instead of random. Pick a layer and a head to see who looks at whom.",
+        "learned instead of random. Pick a layer and a head to see who looks at whom. "
+        "The sidebar's random-weights controls do not apply here: none of them change this "
+        "page.",
     )
 
 

@@ -380,6 +380,7 @@ def test_page_default_sentence_shows_the_chosen_heads_heatmap(page, model):
     ticks = head["layout"]["xaxis"]["ticktext"]
     assert ticks[0] == "[CLS]" and ticks[-1] == "[SEP]" and "animal" in ticks
     assert any(t.startswith("All 72 heads") for t in titles)
+    assert any("controls do not apply here" in m.value for m in at.markdown)
 
 
 def test_page_layer_and_head_pickers_change_the_heatmap(page, model):

@@ -41,6 +41,9 @@ EXPECTED_CHARTS = {
     "Notebooks": 0,
     # 72-head grid, one head's weights, q/k/v, the query's weights, + tab charts
     "Real model (MiniLM)": 7,
+    # 270-head grid, one head's weights, next-token bars, newest rows, RoPE curve, shifted
+    # pair, trained/random pair
+    "Real model (decoder)": 9,
 }
 
 

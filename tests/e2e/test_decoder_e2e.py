@@ -1,0 +1,36 @@
+"""The decoder page in a real browser: "Add the top token" extends the prompt (an on_click
+callback), the newest row grows, and the page says which sidebar controls apply."""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+
+def _prompt(session) -> str:
+    return session.page.locator(".st-key-dec_text input").input_value()
+
+
+def test_add_the_top_token_twice_then_back(session):
+    from attnviz.models import smollm
+
+    model = smollm.load()
+    session.open("/decoder")
+    session.assert_healthy("decoder page")
+    assert _prompt(session) == smollm.DEFAULT_TEXT
+    assert session.plotly_count() == 9
+    # the sidebar's random-weights controls are hidden on this page
+    assert not session.page.locator(".st-key-N").is_visible()
+    text = smollm.DEFAULT_TEXT
+    for _ in range(2):
+        best = model.next_tokens(text, k=1)[0][0]
+        button = session.page.get_by_role("button", name="Add the top token")
+        session.rerun_after(button.click)
+        session.assert_healthy("after 'Add the top token'")
+        text += best
+        assert _prompt(session) == text
+        assert "same as before" in session.page.locator("main").inner_text()
+    session.rerun_after(session.page.get_by_role("button", name="Back to the first prompt").click)
+    assert _prompt(session) == smollm.DEFAULT_TEXT
+    assert session.plotly_count() == 9
