@@ -29,8 +29,9 @@ EXPECTED_CHARTS = {
     "Playground": 9,
     # X, Q, K, V, QKᵀ, scaled scores, weights, output (the mask step draws none when off)
     "Step by step": 8,
-    # per-head weights, entropy, argmax, concat, W_O, Y
-    "Multi-head": 6,
+    # per-head weights, one query in every head and its output in one head, entropy,
+    # argmax, concat, W_O, Y
+    "Multi-head": 8,
     # variance, factor bars, weights unscaled/scaled, entropy, saturation curve
     "Why √d_k": 6,
     # mask, scores with -inf, softmax: for causal and padding
