@@ -198,14 +198,27 @@
   }
 
   // ------------------------------------------------------------------ drawing
+  // PNG downloads fill a projector's width (1920 px: a 1080p projector, 1.5x a 1280x720
+  // one) whatever the chart's width on screen, and are never below 2x.
+  const PROJECTOR_WIDTH = 1920;
+  function projectorScale(gd) {
+    const w = (gd._fullLayout && gd._fullLayout.width) || gd.offsetWidth || PROJECTOR_WIDTH;
+    return Math.max(2, PROJECTOR_WIDTH / w);
+  }
   function makeConfig(f) {
     const name = f.key || "chart";
     return {
       displaylogo: false,
       responsive: true,
-      toImageButtonOptions: { format: "png", scale: 2, filename: name },
-      modeBarButtonsToRemove: ["lasso2d", "select2d"],
+      modeBarButtonsToRemove: ["lasso2d", "select2d", "toImage"],
       modeBarButtonsToAdd: [
+        {
+          name: "downloadPng",
+          title: `Download plot as a PNG (projector: ${PROJECTOR_WIDTH} px wide)`,
+          icon: Plotly.Icons.camera,
+          click: (gd) =>
+            Plotly.downloadImage(gd, { format: "png", scale: projectorScale(gd), filename: name }),
+        },
         {
           name: "downloadSvg",
           title: "Download plot as an SVG",

@@ -35,8 +35,11 @@ def md_text(label: object) -> str:
 
 def intro(title: str, text: str) -> None:
     """Page title and its short plain-language explanation."""
+    from attnviz.ui.present import presenting
+
     st.title(title)
-    st.markdown(text)
+    if not presenting():  # the presenter view keeps the screen for the steps
+        st.markdown(text)
 
 
 def start(title: str, text: str):
@@ -76,8 +79,8 @@ def pooled_note(
 
 def plot(fig: go.Figure, key: str | None = None, link: dict | None = None) -> None:
     """Draw one plotly figure the same way on every page: a board of one chart
-    (:mod:`attnviz.ui.board`: redrawn in place on reruns, PNG at 2x and SVG downloads in
-    its toolbar, optional hover ``link``)."""
+    (:mod:`attnviz.ui.board`: redrawn in place on reruns, PNG downloads at projector
+    resolution (1920 px wide) and SVG in its toolbar, optional hover ``link``)."""
     from attnviz.ui.board import board
 
     key = key or f"chart_{hashlib.sha1(str(fig.layout.title.text).encode()).hexdigest()[:8]}"
