@@ -30,16 +30,6 @@ def body(view: ui.View) -> None:
     scaled = r.scores[head]  # (N, N) after the scale factor
     masked = r.masked_scores[head]  # (N, N) with -inf where masked
     w, out = r.weights[head], r.head_outputs[head]
-    H = 300
-    tm = figures.token_matrix_figure
-    ui.pooled_note(n, "the playground's query selector shows one query's full row of weights")
-
-    def stage(num: int, title: str, latex: str, shape: str, note: str = "") -> None:
-        st.markdown(f"#### {num}. {title}")
-        c1, c2 = st.columns([3, 2])
-        c1.latex(latex)
-        c2.markdown(f"shape: **{shape}**" + (f"  \n{note}" if note else ""))
-
     step = ui.steps(
         [
             "The input X",
@@ -51,6 +41,16 @@ def body(view: ui.View) -> None:
             "Weighted sum of the values",
         ]
     )
+    H = 270 if step.presenting else 300  # the presenter view: one screen of 720 px
+    tm = figures.token_matrix_figure
+    ui.pooled_note(n, "the playground's query selector shows one query's full row of weights")
+
+    def stage(num: int, title: str, latex: str, shape: str, note: str = "") -> None:
+        st.markdown(f"#### {num}. {title}")
+        c1, c2 = st.columns([3, 2])
+        c1.latex(latex)
+        c2.markdown(f"shape: **{shape}**" + (f"  \n{note}" if note else ""))
+
     if step.show(0):
         stage(1, "The input: one vector per token", r"X \in \mathbb{R}^{N \times D}", f"{n}×{s.d}")
         ui.plot(

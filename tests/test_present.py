@@ -130,3 +130,21 @@ def test_large_matrices_get_no_latex():
         c.value.split(" =")[0] for c in at.code if c.language == "latex" and "= \\begin" in c.value
     ]
     assert names and all("{A}" not in n and "{X}" not in n for n in names)
+
+
+def test_masking_steps_none_causal_padding():
+    at = run_app({"present": "1", "N": "5"}, "pages/masking.py")
+    assert_clean(at)
+    titles = [m.value for m in at.main.markdown if m.value.startswith("### ")]
+    assert titles == ["### no mask"]
+    at.button(key="present_next").click().run()
+    assert [m.value for m in at.main.markdown if m.value.startswith("### ")] == ["### causal"]
+    at.button(key="present_next").click().run()
+    assert_clean(at)
+    shown = [m.value for m in at.main.markdown if m.value.startswith("### ")]
+    assert shown[0].startswith("### padding")
+    at = run_app({"N": "5"}, "pages/masking.py")  # the normal page: causal and padding
+    assert [m.value for m in at.main.markdown if m.value.startswith("### ")][:2] == [
+        "### causal",
+        "### padding (k = 1)",
+    ]

@@ -228,10 +228,34 @@
       ],
     };
   }
+  // Every font size of a figure times the text scale (the presenter view): layout.font
+  // and the explicit ones (titles, ticks, colour bars, cell text, annotations).
+  // Axis titles (long, vertical on the y axis) grow half as much, so that they stay
+  // within the plot's height.
+  function scaleFonts(obj, key, factor = textScale) {
+    if (Array.isArray(obj)) return obj.map((o) => scaleFonts(o, key, factor));
+    if (!obj || typeof obj !== "object" || ArrayBuffer.isView(obj)) return obj;
+    const fontish = /font$/i.test(key || "");
+    const axis = /^[xy]axis\d*$/.test(key || "");
+    const out = {};
+    for (const [k, v] of Object.entries(obj)) {
+      if (fontish && k === "size" && typeof v === "number") out[k] = v * factor;
+      else if (k === "x" || k === "y" || k === "z" || k === "text" || k === "customdata")
+        out[k] = v; // data arrays: no fonts inside
+      else if (axis && k === "title") out[k] = scaleFonts(v, k, 1 + (factor - 1) / 2);
+      else out[k] = scaleFonts(v, k, factor);
+    }
+    return out;
+  }
   function scaled(layout) {
     if (textScale === 1) return layout;
+    const out = scaleFonts(layout, "");
     const size = ((layout.font && layout.font.size) || 12) * textScale;
-    return Object.assign({}, layout, { font: Object.assign({}, layout.font, { size }) });
+    out.font = Object.assign({}, out.font, { size });
+    return out;
+  }
+  function scaledData(data) {
+    return textScale === 1 ? data : data.map((t) => scaleFonts(t, ""));
   }
   function setHeight() {
     const h = Math.ceil(root.getBoundingClientRect().height) + 4;
@@ -279,7 +303,7 @@
       c.cell.dataset.key = f.key;
       c.gd.setAttribute("aria-label", f.label || f.key);
       const fig = f.figure || {};
-      return Plotly.react(c.gd, fig.data || [], scaled(fig.layout || {}), c.config).then(() => {
+      return Plotly.react(c.gd, scaledData(fig.data || []), scaled(fig.layout || {}), c.config).then(() => {
         if (!c.hooked) hook(c);
       });
     });

@@ -35,11 +35,17 @@ def md_text(label: object) -> str:
 
 def intro(title: str, text: str) -> None:
     """Page title and its short plain-language explanation."""
-    from attnviz.ui.present import presenting
+    from attnviz.ui.present import link_box, presenting
 
-    st.title(title)
-    if not presenting():  # the presenter view keeps the screen for the steps
+    if not presenting():
+        st.title(title)
         st.markdown(text)
+        return
+    # the presenter view keeps the screen for the steps: the title and the class link
+    c1, c2 = st.columns([3, 1.4], vertical_alignment="center")
+    c1.title(title)
+    with c2:
+        link_box()
 
 
 def start(title: str, text: str):

@@ -4,8 +4,9 @@
   it, before the page is built; no Streamlit element is drawn there).
 - :func:`setup` (called by ``app.py`` once per run, after the navigation): warns about an
   invalid ``present`` value, and in the presenter view injects the larger type, sets the
-  board's chart text scale and shows the "Copy link for the class" box (the link without
-  ``present``/``step``, and as a QR code made on the server by ``segno``).
+  board's chart text scale.
+- :func:`link_box`: the "Copy link for the class" box beside the page title (the link
+  without ``present``/``step``, and as a QR code made on the server by ``segno``).
 - :func:`steps` gives a page its steps: in the presenter view one step per screen, with
   Previous / Next buttons (keys ``present_prev`` / ``present_next``, keyboard PageUp /
   PageDown as presentation remotes send them) and the step in the URL (``step=2``, from 1);
@@ -41,10 +42,11 @@ CSS = f"""
 [data-testid="stMain"] [data-testid="stCaptionContainer"],
 [data-testid="stMain"] [data-testid="stWidgetLabel"] p,
 [data-testid="stMain"] button p {{ font-size: {TYPE_SCALE}rem; line-height: 1.4; }}
-[data-testid="stMain"] h1 {{ font-size: 2.6rem; padding-top: 0; }}
-[data-testid="stMain"] h3, [data-testid="stMain"] h4 {{ font-size: 2rem; }}
-[data-testid="stMain"] .katex {{ font-size: 1.6em; }}
-[data-testid="stMainBlockContainer"] {{ padding-top: 2.2rem; padding-bottom: 1rem;
+[data-testid="stMain"] h1 {{ font-size: 2.2rem; padding: 0 0 0.3rem 0; }}
+[data-testid="stMain"] h3, [data-testid="stMain"] h4 {{ font-size: 1.75rem; }}
+[data-testid="stMain"] h4 {{ padding: 0.4rem 0 0 0; }}
+[data-testid="stMain"] .katex {{ font-size: 1.5em; }}
+[data-testid="stMainBlockContainer"] {{ padding-top: 3.6rem; padding-bottom: 1rem;
   max-width: 100%; }}
 </style>
 """
@@ -101,12 +103,17 @@ def setup() -> None:
     if not on:
         return
     st.html(CSS)
+
+
+def link_box() -> None:
+    """The "Copy link for the class" box: this view's link without ``present``/``step``
+    (a code box: copy button) and its QR code. Drawn beside the page title
+    (:func:`attnviz.ui.page.intro`) in the presenter view."""
     link = class_link(st.query_params.to_dict(), _base_url())
     with st.expander(":material/qr_code: Copy link for the class", expanded=False):
-        c1, c2 = st.columns([3, 1])
-        c1.markdown("This view, without the presenter layout:")
-        c1.code(link, language=None)
-        c2.image(qr_svg(link), caption="scan to open", width=220)
+        st.markdown("This view, without the presenter layout:")
+        st.code(link, language=None, wrap_lines=True)
+        st.image(qr_svg(link), caption="scan to open", width=220)
 
 
 @dataclass(frozen=True)
@@ -159,7 +166,7 @@ def steps(titles: list[str]) -> Steps:
     index, problem = _step_from_url(count)
     if problem:
         st.warning(problem, icon=":material/warning:")
-    c1, c2, c3 = st.columns([1, 4, 1], vertical_alignment="center")
+    c1, c2, c3 = st.columns([1.4, 4, 1.4], vertical_alignment="center")
     c1.button(
         "Previous",
         key="present_prev",
