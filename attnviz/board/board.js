@@ -250,6 +250,17 @@
   function scaled(layout) {
     if (textScale === 1) return layout;
     const out = scaleFonts(layout, "");
+    // a long vertical axis title ("query i (row) — rows = tokens (PyTorch)") would outgrow
+    // a short plot at the larger size: its two halves go on two lines
+    for (const [k, ax] of Object.entries(out)) {
+      const t = /^yaxis\d*$/.test(k) && ax && ax.title;
+      if (t && typeof t.text === "string" && t.text.includes(" — ")) {
+        ax.title = Object.assign({}, t, { text: t.text.replace(" — ", "<br>") });
+        const m = out.margin || {};
+        const size = (t.font && t.font.size) || 14;
+        out.margin = Object.assign({}, m, { l: (m.l != null ? m.l : 80) + Math.ceil(size * 1.3) });
+      }
+    }
     const size = ((layout.font && layout.font.size) || 12) * textScale;
     out.font = Object.assign({}, out.font, { size });
     return out;
