@@ -96,6 +96,7 @@ def test_class_link_and_qr_code(new_session):
     box = img.bounding_box()
     assert box and box["width"] >= 150 and box["height"] >= 150
     assert s.page.evaluate("(i) => i.complete && i.naturalWidth > 0", img.element_handle())
+    s.screenshot("present_link_box", full=False)
     s.assert_healthy("link box")
 
 
