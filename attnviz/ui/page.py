@@ -42,7 +42,7 @@ def intro(title: str, text: str) -> None:
         st.markdown(text)
         return
     # the presenter view keeps the screen for the steps: the title and the class link
-    c1, c2 = st.columns([3, 1.4], vertical_alignment="center")
+    c1, c2 = st.columns([3, 1.4], vertical_alignment="top")
     c1.title(title)
     with c2:
         link_box()
