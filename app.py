@@ -14,7 +14,9 @@ from attnviz import ui
 HERE = Path(__file__).parent
 
 # No page_title here: each st.Page's title becomes its browser tab title.
-st.set_page_config(layout="wide", initial_sidebar_state="expanded")
+# The presenter view (?present=1) starts with the sidebar collapsed: set_page_config runs
+# once per run, so the state is derived from the URL here.
+st.set_page_config(layout="wide", initial_sidebar_state=ui.present.sidebar_state())
 
 #: (file, title, icon). Pages in MODEL_PAGES run a trained model with its own weights: the
 #: sidebar's random-weights controls do not apply there and are hidden (ui.sidebar).
@@ -38,4 +40,5 @@ pages = [
 ]
 page = st.navigation(pages)
 ui.sidebar(applies=page.title not in {t for p, t, _ in PAGES if p in MODEL_PAGES})
+ui.present.setup()
 page.run()

@@ -37,61 +37,76 @@ def body(view: ui.View) -> None:
         c2.caption(f"Only {n} tokens: using k = {n} (every token is padding).")
     causal = ui.variant(view, mask_kind="causal")
     padded = ui.variant(view, mask_kind="padding", pad=k)
-    H = 330
     ui.pooled_note(n, "the masks are easiest to read at small N")
-    cols = st.columns(2)
-    for col, (name, res) in zip(
-        cols, (("causal", causal), (f"padding (k = {k})", padded)), strict=True
-    ):
-        with col:
-            st.markdown(f"### {name}")
-            ui.plot(
-                figures.mask_figure(
-                    res.mask,
+    step = ui.steps(
+        [
+            "No mask: every query sees every key",
+            "Causal mask: no query sees a later token",
+            f"Padding mask: the last k = {k} tokens are hidden",
+        ]
+    )
+    variants = [("no mask", ui.variant(view, mask_kind="none")), ("causal", causal)]
+    variants.append((f"padding (k = {k})", padded))
+    # the normal page shows causal and padding side by side; the presenter view one per screen
+    shown = [v for i, v in enumerate(variants) if step.show(i) and (step.presenting or i > 0)]
+    H = 300 if step.presenting else 330
+    cols = st.columns(len(shown))
+    for col, (name, res) in zip(cols, shown, strict=True):
+        mask = np.ones((n, n), bool) if res.mask is None else res.mask
+        tag = name[:3]
+        charts = (
+            {}
+            if res.mask is None
+            else {
+                f"mk_mask_{tag}": figures.mask_figure(
+                    mask,
                     labels=labels,
                     layout=lay,
                     title=f"{name} mask: green = may attend",
                     height=H,
-                ),
-                key=f"mk_mask_{name[:3]}",
-            )
-            ui.plot(
-                figures.attention_figure(
-                    res.masked_scores[head],
-                    what="scores",
-                    labels=labels,
-                    layout=lay,
-                    mask=res.mask,
-                    scale=res.scale,
-                    d_k=dk,
-                    title="scores with −∞ (grey)",
-                    height=H,
-                ),
-                key=f"mk_s_{name[:3]}",
-            )
-            ui.plot(
-                figures.attention_figure(
-                    res.weights[head],
-                    what="weights",
-                    labels=labels,
-                    layout=lay,
-                    mask=res.mask,
-                    title="softmax: masked weights are 0",
-                    height=H,
-                ),
-                key=f"mk_w_{name[:3]}",
-            )
+                )
+            }
+        )
+        charts[f"mk_s_{tag}"] = figures.attention_figure(
+            res.masked_scores[head],
+            what="scores",
+            labels=labels,
+            layout=lay,
+            mask=res.mask,
+            scale=res.scale,
+            d_k=dk,
+            title="scores with −∞ (grey)",
+            height=H,
+        )
+        charts[f"mk_w_{tag}"] = figures.attention_figure(
+            res.weights[head],
+            what="weights",
+            labels=labels,
+            layout=lay,
+            mask=res.mask,
+            title="softmax: masked weights are 0",
+            height=H,
+        )
+        with col:
+            st.markdown(f"### {name}")
+            if step.presenting:  # one screen: the charts side by side
+                ui.chart_row(f"mk_row_{tag}", charts)
+            else:
+                for key, fig in charts.items():
+                    ui.plot(fig, key=key)
             w = res.weights[head]
             upper = 0.0 if n < 2 else float(np.abs(np.triu(w, 1)).max())
             sums = w.sum(axis=1)
-            live = res.mask.any(axis=1)
+            live = mask.any(axis=1)
             st.caption(
-                f"Weights of masked cells: max {float(np.abs(w[~res.mask]).max(initial=0)):.1e}. "
+                f"Weights of masked cells: max {float(np.abs(w[~mask]).max(initial=0)):.1e}. "
                 f"Rows with a visible key sum to 1 (max error "
                 f"{float(np.abs(sums[live] - 1).max(initial=0)):.1e})."
                 + (f" Upper triangle max: {upper:.1e}." if name == "causal" else "")
             )
 
+    if not step.rest:
+        return
     st.subheader("A row where every key is masked")
     st.markdown(
         "If a query may see **no** key (here: padding with k = N), its scores are all −∞. "

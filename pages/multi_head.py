@@ -22,30 +22,6 @@ st.markdown(
     f"**{h} head{'s' if h > 1 else ''}**, each with d_k = {s.d} / {h} = **{dk}** columns of "
     f"Q, K and V; scale factor {r.scale:.4g}."
 )
-if n <= figures.MAX_SMALL_MULTIPLES_N:
-    ui.board(
-        "board_mh_small",
-        [
-            (
-                "mh_small",
-                figures.small_multiples_figure(r.weights, labels=labels, layout=lay, mask=r.mask),
-                ui.link_attn(None, lay, heads=range(h)),
-            )
-        ],
-        select_into=("query", "head"),
-        n=n,
-        heads=h,
-    )
-    st.caption(
-        "Hover a cell to outline the same query and key in every head; click it to pick that "
-        "query and head for the section below."
-    )
-else:
-    st.info(
-        f"With N = {n} tokens, {h} heatmaps of {n}×{n} cells would be unreadable (and heavy), "
-        f"so each head is summarised instead (limit: N ≤ {figures.MAX_SMALL_MULTIPLES_N}). "
-        "Pick one head on the playground to see its full weights."
-    )
 
 
 @st.fragment
@@ -84,110 +60,156 @@ def query_section(view: ui.View) -> None:
     )
 
 
-st.subheader("One query in every head")
-if n <= figures.MAX_SMALL_MULTIPLES_N:
-    query_section(view)
-else:
-    st.info(
-        f"With N = {n} tokens the bars of one query in {h} heads would be unreadable "
-        f"(limit: N ≤ {figures.MAX_SMALL_MULTIPLES_N}); the playground shows one head's query."
-    )
-
-ent = engine.row_entropy(r.weights)  # (H, N) bits
-ui.board(
-    "mh_heads",
-    [
-        (
-            "mh_entropy",
-            figures.entropy_figure(ent, max_entropy=math.log2(n) if n > 1 else 0.0),
-            None,
-        ),
-        ("mh_argmax", figures.argmax_figure(r.weights, labels=labels, mask=r.mask), None),
-    ],
-)
-st.caption(
-    "Entropy 0 bits: a query puts all its weight on one key. log₂ N bits: it spreads its "
-    "weight evenly over all N keys. Bars show the mean over queries (whiskers: spread)."
-)
-
-st.subheader("Concatenate the heads, then mix them with W_O")
-ui.pooled_note(n, "pick one head on the playground to see its full weights")
-w_o = None if view.params is None else view.params.w_o
-charts = [
-    (
-        "mh_concat",
-        figures.token_matrix_figure(
-            r.concat,
-            name="concat",
+step = ui.steps([f"Head {i}: its own attention" for i in range(h)] + ["Concatenate, then W_O"])
+if step.presenting and step.index < h:
+    ui.plot(
+        figures.attention_figure(
+            r.weights[step.index],
+            what="weights",
             labels=labels,
             layout=lay,
-            feature_groups=dk if h > 1 else None,
-            title=f"concat of {h} head outputs ({n}×{s.d})",
+            mask=r.mask,
+            title=f"head {step.index}: weights A (d_k = {dk} columns of Q, K, V)",
+            height=420,
         ),
-        ui.link_tokens(None, lay, "query"),
+        key="mh_one_head",
+        link=ui.link_attn(step.index, lay, weights=True, select=False),
     )
-]
-if w_o is not None:
+elif step.rest:
+    if n <= figures.MAX_SMALL_MULTIPLES_N:
+        ui.board(
+            "board_mh_small",
+            [
+                (
+                    "mh_small",
+                    figures.small_multiples_figure(
+                        r.weights, labels=labels, layout=lay, mask=r.mask
+                    ),
+                    ui.link_attn(None, lay, heads=range(h)),
+                )
+            ],
+            select_into=("query", "head"),
+            n=n,
+            heads=h,
+        )
+        st.caption(
+            "Hover a cell to outline the same query and key in every head; click it to pick "
+            "that query and head for the section below."
+        )
+    else:
+        st.info(
+            f"With N = {n} tokens, {h} heatmaps of {n}×{n} cells would be unreadable (and heavy), "
+            f"so each head is summarised instead (limit: N ≤ {figures.MAX_SMALL_MULTIPLES_N}). "
+            "Pick one head on the playground to see its full weights."
+        )
+
+    st.subheader("One query in every head")
+    if n <= figures.MAX_SMALL_MULTIPLES_N:
+        query_section(view)
+    else:
+        st.info(
+            f"With N = {n} tokens the bars of one query in {h} heads would be unreadable "
+            f"(limit: N ≤ {figures.MAX_SMALL_MULTIPLES_N}); the playground shows one head's "
+            "query."
+        )
+
+    ent = engine.row_entropy(r.weights)  # (H, N) bits
+    ui.board(
+        "mh_heads",
+        [
+            (
+                "mh_entropy",
+                figures.entropy_figure(ent, max_entropy=math.log2(n) if n > 1 else 0.0),
+                None,
+            ),
+            ("mh_argmax", figures.argmax_figure(r.weights, labels=labels, mask=r.mask), None),
+        ],
+    )
+    st.caption(
+        "Entropy 0 bits: a query puts all its weight on one key. log₂ N bits: it spreads its "
+        "weight evenly over all N keys. Bars show the mean over queries (whiskers: spread)."
+    )
+
+if step.show(h):
+    st.subheader("Concatenate the heads, then mix them with W_O")
+    ui.pooled_note(n, "pick one head on the playground to see its full weights")
+    w_o = None if view.params is None else view.params.w_o
+    charts = [
+        (
+            "mh_concat",
+            figures.token_matrix_figure(
+                r.concat,
+                name="concat",
+                labels=labels,
+                layout=lay,
+                feature_groups=dk if h > 1 else None,
+                title=f"concat of {h} head outputs ({n}×{s.d})",
+            ),
+            ui.link_tokens(None, lay, "query"),
+        )
+    ]
+    if w_o is not None:
+        charts.append(
+            (
+                "mh_wo",
+                figures.matrix_figure(
+                    w_o,
+                    title=f"W_O ({w_o.shape[0]}×{w_o.shape[1]})",
+                    x_title="output feature",
+                    y_title="concat feature (head blocks)",
+                    hover="W_O[%{y}, %{x}] = %{z:.4f}",
+                    separators=("y", dk) if h > 1 else None,
+                ),
+                None,
+            )
+        )
     charts.append(
         (
-            "mh_wo",
-            figures.matrix_figure(
-                w_o,
-                title=f"W_O ({w_o.shape[0]}×{w_o.shape[1]})",
-                x_title="output feature",
-                y_title="concat feature (head blocks)",
-                hover="W_O[%{y}, %{x}] = %{z:.4f}",
-                separators=("y", dk) if h > 1 else None,
+            "mh_out",
+            figures.token_matrix_figure(
+                r.output,
+                name="Y",
+                labels=labels,
+                layout=lay,
+                title=f"Y = concat · W_O + b_O ({n}×{r.output.shape[1]})",
             ),
-            None,
+            ui.link_tokens(None, lay, "query"),
         )
     )
-charts.append(
-    (
-        "mh_out",
-        figures.token_matrix_figure(
-            r.output,
-            name="Y",
-            labels=labels,
-            layout=lay,
-            title=f"Y = concat · W_O + b_O ({n}×{r.output.shape[1]})",
-        ),
-        ui.link_tokens(None, lay, "query"),
+    if w_o is None:
+        st.info("This preset has no output projection W_O: the output is the concatenation.")
+    ui.board("mh_mix", charts)
+    st.latex(
+        r"\text{head}_h = \operatorname{softmax}\!\Big(\frac{Q_h K_h^\top}{\sqrt{d_k}}\Big) V_h,"
+        r"\qquad Y = [\text{head}_0, \dots, \text{head}_{H-1}]\, W_O + b_O"
     )
-)
-if w_o is None:
-    st.info("This preset has no output projection W_O: the output is the concatenation.")
-ui.board("mh_mix", charts)
-st.latex(
-    r"\text{head}_h = \operatorname{softmax}\!\Big(\frac{Q_h K_h^\top}{\sqrt{d_k}}\Big) V_h,"
-    r"\qquad Y = [\text{head}_0, \dots, \text{head}_{H-1}]\, W_O + b_O"
-)
 
-top = r.weights.argmax(axis=2)  # (H, N)
-agree = float(np.mean(top == top[:1])) if h > 1 else 1.0
-st.markdown(
-    f"Heads agree on the most-attended key for **{agree:.0%}** of the (head, query) pairs "
-    "(compared with head 0)."
-)
-ui.shapes(
-    {
-        "weights": r.weights,
-        "head outputs": r.head_outputs,
-        "concat": r.concat,
-        **({"W_O": w_o} if w_o is not None else {}),
-        "Y": r.output,
-        "entropy": ent,
-    },
-    note="(heads, queries, keys) for the weights",
-)
-tables = {"entropy (heads x queries)": (ent, None, labels)}
-if w_o is not None:
-    tables["W_O"] = (w_o, None, None)
-ui.export_section(
-    view,
-    tables,
-    page="multi_head",
-    squares={f"A head {i}": r.weights[i] for i in range(min(h, 16))},
-    tokens={"concat": r.concat, "Y": r.output},
-)
-ui.code_box(view, head=0)
+if step.rest:
+    top = r.weights.argmax(axis=2)  # (H, N)
+    agree = float(np.mean(top == top[:1])) if h > 1 else 1.0
+    st.markdown(
+        f"Heads agree on the most-attended key for **{agree:.0%}** of the (head, query) pairs "
+        "(compared with head 0)."
+    )
+    ui.shapes(
+        {
+            "weights": r.weights,
+            "head outputs": r.head_outputs,
+            "concat": r.concat,
+            **({"W_O": w_o} if w_o is not None else {}),
+            "Y": r.output,
+            "entropy": ent,
+        },
+        note="(heads, queries, keys) for the weights",
+    )
+    tables = {"entropy (heads x queries)": (ent, None, labels)}
+    if w_o is not None:
+        tables["W_O"] = (w_o, None, None)
+    ui.export_section(
+        view,
+        tables,
+        page="multi_head",
+        squares={f"A head {i}": r.weights[i] for i in range(min(h, 16))},
+        tokens={"concat": r.concat, "Y": r.output},
+    )
+    ui.code_box(view, head=0)

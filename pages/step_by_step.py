@@ -30,7 +30,18 @@ def body(view: ui.View) -> None:
     scaled = r.scores[head]  # (N, N) after the scale factor
     masked = r.masked_scores[head]  # (N, N) with -inf where masked
     w, out = r.weights[head], r.head_outputs[head]
-    H = 300
+    step = ui.steps(
+        [
+            "The input X",
+            "Queries, keys and values",
+            "Dot products QKᵀ",
+            "Scale",
+            "Mask",
+            "Softmax: weights",
+            "Weighted sum of the values",
+        ]
+    )
+    H = 270 if step.presenting else 300  # the presenter view: one screen of 720 px
     tm = figures.token_matrix_figure
     ui.pooled_note(n, "the playground's query selector shows one query's full row of weights")
 
@@ -40,122 +51,137 @@ def body(view: ui.View) -> None:
         c1.latex(latex)
         c2.markdown(f"shape: **{shape}**" + (f"  \n{note}" if note else ""))
 
-    stage(1, "The input: one vector per token", r"X \in \mathbb{R}^{N \times D}", f"{n}×{s.d}")
-    ui.plot(
-        tm(view.x, name="X", labels=labels, layout=lay, height=H),
-        key="sb_x",
-        link=ui.link_tokens(None, lay, "query"),
-    )
-
-    stage(
-        2,
-        "Queries, keys and values: three linear maps of X",
-        r"Q = XW_q + b_q,\quad K = XW_k + b_k,\quad V = XW_v + b_v",
-        f"{n}×{dk} each (head {head}: columns {head * dk}…{(head + 1) * dk - 1})",
-        "W_q, W_k, W_v are D×D; each head takes d_k = D / heads columns.",
-    )
-    ui.board(
-        "sb_qkv",
-        [
-            (
-                f"sb_{k}",
-                tm(m, name=f"{nm} (head {head})", labels=labels, layout=lay, height=H),
-                ui.link_tokens(head, lay, "query" if k == "q" else "key"),
-            )
-            for m, nm, k in ((qh, "Q", "q"), (kh, "K", "k"), (vh, "V", "v"))
-        ],
-    )
-
-    stage(
-        3,
-        "Dot products: how well each query matches each key",
-        r"QK^\top,\qquad (QK^\top)_{ij} = q_i \cdot k_j",
-        f"{n}×{n}",
-    )
-    ui.plot(
-        figures.attention_figure(
-            raw,
-            what="scores",
-            labels=labels,
-            layout=lay,
-            scale=1.0,
-            d_k=dk,
-            title="QKᵀ (not scaled)",
-            height=H + 40,
-        ),
-        key="sb_raw",
-        link=ui.link_attn(head, lay, weights=False, select=False),
-    )
-    scale_tex = {
-        "1/√d_k": rf"S = \frac{{QK^\top}}{{\sqrt{{d_k}}}} = \frac{{QK^\top}}{{\sqrt{{{dk}}}}}",
-        "none": r"S = QK^\top \quad(\text{no scaling})",
-        "custom": rf"S = {s.factor:g}\cdot QK^\top",
-    }[s.scale_mode]
-    stage(4, "Scale", scale_tex, f"{n}×{n}", f"factor = {r.scale:.4g}")
-    ui.plot(
-        figures.attention_figure(
-            scaled, what="scores", labels=labels, layout=lay, scale=r.scale, d_k=dk, height=H + 40
-        ),
-        key="sb_scaled",
-        link=ui.link_attn(head, lay, weights=False, select=False),
-    )
-    if r.mask is None:
-        stage(
-            5,
-            "Mask (none chosen)",
-            r"S_{ij} \text{ unchanged}",
-            f"{n}×{n}",
-            "Pick a causal or padding mask in the sidebar to hide keys.",
+    if step.show(0):
+        stage(1, "The input: one vector per token", r"X \in \mathbb{R}^{N \times D}", f"{n}×{s.d}")
+        ui.plot(
+            tm(view.x, name="X", labels=labels, layout=lay, height=H),
+            key="sb_x",
+            link=ui.link_tokens(None, lay, "query"),
         )
-    else:
+
+    if step.show(1):
         stage(
-            5,
-            f"Mask ({s.mask_kind}): hidden keys get −∞",
-            r"S_{ij} \leftarrow -\infty \text{ where query } i \text{ may not see key } j",
+            2,
+            "Queries, keys and values: three linear maps of X",
+            r"Q = XW_q + b_q,\quad K = XW_k + b_k,\quad V = XW_v + b_v",
+            f"{n}×{dk} each (head {head}: columns {head * dk}…{(head + 1) * dk - 1})",
+            "W_q, W_k, W_v are D×D; each head takes d_k = D / heads columns.",
+        )
+        ui.board(
+            "sb_qkv",
+            [
+                (
+                    f"sb_{k}",
+                    tm(m, name=f"{nm} (head {head})", labels=labels, layout=lay, height=H),
+                    ui.link_tokens(head, lay, "query" if k == "q" else "key"),
+                )
+                for m, nm, k in ((qh, "Q", "q"), (kh, "K", "k"), (vh, "V", "v"))
+            ],
+        )
+
+    if step.show(2):
+        stage(
+            3,
+            "Dot products: how well each query matches each key",
+            r"QK^\top,\qquad (QK^\top)_{ij} = q_i \cdot k_j",
             f"{n}×{n}",
-            f"{int((~r.mask).sum())} of {n * n} cells masked (grey ×).",
         )
         ui.plot(
             figures.attention_figure(
-                masked,
+                raw,
                 what="scores",
                 labels=labels,
                 layout=lay,
-                mask=r.mask,
-                scale=r.scale,
+                scale=1.0,
                 d_k=dk,
-                title="S with −∞ (grey)",
+                title="QKᵀ (not scaled)",
                 height=H + 40,
             ),
-            key="sb_masked",
+            key="sb_raw",
             link=ui.link_attn(head, lay, weights=False, select=False),
         )
-    stage(
-        6,
-        "Softmax over the keys: scores become weights",
-        r"A_{ij} = \frac{e^{S_{ij}}}{\sum_{m} e^{S_{im}}},\qquad \sum_j A_{ij} = 1",
-        f"{n}×{n}",
-        "A row of all −∞ gives weights 0 (not NaN).",
-    )
-    ui.plot(
-        figures.attention_figure(
-            w, what="weights", labels=labels, layout=lay, mask=r.mask, height=H + 40
-        ),
-        key="sb_w",
-        link=ui.link_attn(head, lay, weights=True, select=False),
-    )
-    stage(
-        7,
-        "Weighted sum of the values",
-        r"\text{out} = AV,\qquad \text{out}_i = \sum_j A_{ij}\, v_j",
-        f"{n}×{dk}",
-    )
-    ui.plot(
-        tm(out, name=f"out = A V (head {head})", labels=labels, layout=lay, height=H),
-        key="sb_out",
-        link=ui.link_tokens(head, lay, "query"),
-    )
+    if step.show(3):
+        scale_tex = {
+            "1/√d_k": rf"S = \frac{{QK^\top}}{{\sqrt{{d_k}}}} = \frac{{QK^\top}}{{\sqrt{{{dk}}}}}",
+            "none": r"S = QK^\top \quad(\text{no scaling})",
+            "custom": rf"S = {s.factor:g}\cdot QK^\top",
+        }[s.scale_mode]
+        stage(4, "Scale", scale_tex, f"{n}×{n}", f"factor = {r.scale:.4g}")
+        ui.plot(
+            figures.attention_figure(
+                scaled,
+                what="scores",
+                labels=labels,
+                layout=lay,
+                scale=r.scale,
+                d_k=dk,
+                height=H + 40,
+            ),
+            key="sb_scaled",
+            link=ui.link_attn(head, lay, weights=False, select=False),
+        )
+    if step.show(4):
+        if r.mask is None:
+            stage(
+                5,
+                "Mask (none chosen)",
+                r"S_{ij} \text{ unchanged}",
+                f"{n}×{n}",
+                "Pick a causal or padding mask in the sidebar to hide keys.",
+            )
+        else:
+            stage(
+                5,
+                f"Mask ({s.mask_kind}): hidden keys get −∞",
+                r"S_{ij} \leftarrow -\infty \text{ where query } i \text{ may not see key } j",
+                f"{n}×{n}",
+                f"{int((~r.mask).sum())} of {n * n} cells masked (grey ×).",
+            )
+            ui.plot(
+                figures.attention_figure(
+                    masked,
+                    what="scores",
+                    labels=labels,
+                    layout=lay,
+                    mask=r.mask,
+                    scale=r.scale,
+                    d_k=dk,
+                    title="S with −∞ (grey)",
+                    height=H + 40,
+                ),
+                key="sb_masked",
+                link=ui.link_attn(head, lay, weights=False, select=False),
+            )
+    if step.show(5):
+        stage(
+            6,
+            "Softmax over the keys: scores become weights",
+            r"A_{ij} = \frac{e^{S_{ij}}}{\sum_{m} e^{S_{im}}},\qquad \sum_j A_{ij} = 1",
+            f"{n}×{n}",
+            "A row of all −∞ gives weights 0 (not NaN).",
+        )
+        ui.plot(
+            figures.attention_figure(
+                w, what="weights", labels=labels, layout=lay, mask=r.mask, height=H + 40
+            ),
+            key="sb_w",
+            link=ui.link_attn(head, lay, weights=True, select=False),
+        )
+    if step.show(6):
+        stage(
+            7,
+            "Weighted sum of the values",
+            r"\text{out} = AV,\qquad \text{out}_i = \sum_j A_{ij}\, v_j",
+            f"{n}×{dk}",
+        )
+        ui.plot(
+            tm(out, name=f"out = A V (head {head})", labels=labels, layout=lay, height=H),
+            key="sb_out",
+            link=ui.link_tokens(head, lay, "query"),
+        )
 
+    if not step.rest:
+        return
     st.subheader("Loop form vs matrix form")
     limit = min(n, 64)
     lw, lo = ui.cached(
@@ -201,6 +227,7 @@ def body(view: ui.View) -> None:
         tokens={"X": view.x, "Q": qh, "K": kh, "V": vh, "out": out},
         squares={"QKT": raw, "S scaled": scaled, "S masked": masked, "A": w},
     )
+    ui.worked_example_download(view, head, page="step_by_step")
     ui.code_box(view, head=head)
 
 

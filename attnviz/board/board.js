@@ -223,14 +223,27 @@
   }
 
   // ------------------------------------------------------------------ drawing
+  // PNG downloads fill a projector's width (1920 px: a 1080p projector, 1.5x a 1280x720
+  // one) whatever the chart's width on screen, and are never below 2x.
+  const PROJECTOR_WIDTH = 1920;
+  function projectorScale(gd) {
+    const w = (gd._fullLayout && gd._fullLayout.width) || gd.offsetWidth || PROJECTOR_WIDTH;
+    return Math.max(2, PROJECTOR_WIDTH / w);
+  }
   function makeConfig(f) {
     const name = f.key || "chart";
     return {
       displaylogo: false,
       responsive: true,
-      toImageButtonOptions: { format: "png", scale: 2, filename: name },
-      modeBarButtonsToRemove: ["lasso2d", "select2d"],
+      modeBarButtonsToRemove: ["lasso2d", "select2d", "toImage"],
       modeBarButtonsToAdd: [
+        {
+          name: "downloadPng",
+          title: `Download plot as a PNG (projector: ${PROJECTOR_WIDTH} px wide)`,
+          icon: Plotly.Icons.camera,
+          click: (gd) =>
+            Plotly.downloadImage(gd, { format: "png", scale: projectorScale(gd), filename: name }),
+        },
         {
           name: "downloadSvg",
           title: "Download plot as an SVG",
@@ -240,10 +253,45 @@
       ],
     };
   }
+  // Every font size of a figure times the text scale (the presenter view): layout.font
+  // and the explicit ones (titles, ticks, colour bars, cell text, annotations).
+  // Axis titles (long, vertical on the y axis) grow half as much, so that they stay
+  // within the plot's height.
+  function scaleFonts(obj, key, factor = textScale) {
+    if (Array.isArray(obj)) return obj.map((o) => scaleFonts(o, key, factor));
+    if (!obj || typeof obj !== "object" || ArrayBuffer.isView(obj)) return obj;
+    const fontish = /font$/i.test(key || "");
+    const axis = /^[xy]axis\d*$/.test(key || "");
+    const out = {};
+    for (const [k, v] of Object.entries(obj)) {
+      if (fontish && k === "size" && typeof v === "number") out[k] = v * factor;
+      else if (k === "x" || k === "y" || k === "z" || k === "text" || k === "customdata")
+        out[k] = v; // data arrays: no fonts inside
+      else if (axis && k === "title") out[k] = scaleFonts(v, k, 1 + (factor - 1) / 2);
+      else out[k] = scaleFonts(v, k, factor);
+    }
+    return out;
+  }
   function scaled(layout) {
     if (textScale === 1) return layout;
+    const out = scaleFonts(layout, "");
+    // a long vertical axis title ("query i (row) — rows = tokens (PyTorch)") would outgrow
+    // a short plot at the larger size: its two halves go on two lines
+    for (const [k, ax] of Object.entries(out)) {
+      const t = /^yaxis\d*$/.test(k) && ax && ax.title;
+      if (t && typeof t.text === "string" && t.text.includes(" — ")) {
+        ax.title = Object.assign({}, t, { text: t.text.replace(" — ", "<br>") });
+        const m = out.margin || {};
+        const size = (t.font && t.font.size) || 14;
+        out.margin = Object.assign({}, m, { l: (m.l != null ? m.l : 80) + Math.ceil(size * 1.3) });
+      }
+    }
     const size = ((layout.font && layout.font.size) || 12) * textScale;
-    return Object.assign({}, layout, { font: Object.assign({}, layout.font, { size }) });
+    out.font = Object.assign({}, out.font, { size });
+    return out;
+  }
+  function scaledData(data) {
+    return textScale === 1 ? data : data.map((t) => scaleFonts(t, ""));
   }
   function setHeight() {
     const h = Math.ceil(root.getBoundingClientRect().height) + 4;
@@ -293,7 +341,7 @@
       c.cell.dataset.key = f.key;
       c.gd.setAttribute("aria-label", f.label || f.key);
       const fig = f.figure || {};
-      return Plotly.react(c.gd, fig.data || [], scaled(fig.layout || {}), c.config).then(() => {
+      return Plotly.react(c.gd, scaledData(fig.data || []), scaled(fig.layout || {}), c.config).then(() => {
         if (!c.hooked) hook(c);
       });
     });

@@ -10,6 +10,7 @@ imports streamlit. Its parts:
 - :mod:`~attnviz.ui.export`: CSV and NPZ downloads.
 - :mod:`~attnviz.ui.code`: the NumPy code box, from templates.
 - :mod:`~attnviz.ui.board`: the chart board (plotly redrawn in place, linked views).
+- :mod:`~attnviz.ui.present`: the presenter view (``?present=1``) and a page's steps.
 
 ``app.py`` calls :func:`sidebar` once per run (before ``st.navigation(...).run()``);
 pages call :func:`current` and the helpers re-exported here. The widget keys, their
@@ -19,6 +20,7 @@ Invalid values in a link (``?N=-3&heads=7&mask=xyz``) are replaced by valid ones
 ``st.warning`` names each parameter that was corrected.
 """
 
+from attnviz.ui import present
 from attnviz.ui.board import board, link_attn, link_bars, link_tokens
 from attnviz.ui.code import code_box, code_lines, page_extra
 from attnviz.ui.controls import (
@@ -44,11 +46,14 @@ from attnviz.ui.export import (
     csv_maker,
     digest,
     export_section,
+    latex_section,
     npz_bytes,
     oriented,
+    worked_example_download,
 )
 from attnviz.ui.links import load_preset, preset_query
 from attnviz.ui.page import chart_row, intro, md_text, plot, pooled_note, shapes, start
+from attnviz.ui.present import Steps, steps
 from attnviz.ui.state import (
     View,
     cached,
@@ -74,6 +79,7 @@ __all__ = [
     "SOURCES",
     "Control",
     "Settings",
+    "Steps",
     "View",
     "board",
     "cached",
@@ -89,6 +95,7 @@ __all__ = [
     "divisors",
     "export_section",
     "intro",
+    "latex_section",
     "link_attn",
     "link_bars",
     "link_tokens",
@@ -103,8 +110,11 @@ __all__ = [
     "plot",
     "pooled_note",
     "preset_query",
+    "present",
     "shapes",
     "sidebar",
     "start",
+    "steps",
     "variant",
+    "worked_example_download",
 ]

@@ -1,4 +1,5 @@
-"""Downloads: each matrix shown on a page as CSV, the whole state as NPZ."""
+"""Downloads: each matrix shown on a page as CSV, the whole state as NPZ, small matrices as
+LaTeX, one query's worked example as a LaTeX document."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from attnviz import latex
 from attnviz.ui.page import shape_text
 from attnviz.ui.state import View
 
@@ -130,6 +132,70 @@ def export_section(
             on_click="ignore",
             type="primary",
         )
+    latex_section(matrices)
+
+
+def latex_section(matrices: dict[str, tuple[np.ndarray, Any, Any]]) -> None:
+    """Every small matrix (no side above ``latex.SMALL``) as a LaTeX ``bmatrix`` with
+    the rounding of the cells on screen, each in a code box with a copy button."""
+    small = {k: a for k, (a, _, _) in matrices.items() if latex.is_small(a)}
+    if not small:
+        return
+    with st.expander(
+        f":material/functions: LaTeX for slides: {len(small)} small matrices as bmatrix",
+        expanded=False,
+    ):
+        st.caption(
+            f"Matrices with N and d ≤ {latex.SMALL}, rounded to {latex.DECIMALS} decimals as "
+            "in the heatmap cells; −∞ (masked) is written `-\\infty`. The copy button is at "
+            "the top right of each box; `\\begin{bmatrix}` needs `amsmath`."
+        )
+        for name, a in small.items():
+            st.markdown(f"**{name}** ({shape_text(a)})")
+            st.code(
+                latex.named(latex.text_name(name), np.asarray(a, dtype=np.float64)),
+                language="latex",
+            )
+
+
+def worked_example_download(view: View, head: int, *, page: str) -> None:
+    """A query picker and the download of that query's whole computation as LaTeX
+    (:func:`attnviz.latex.worked_example`, numbers of the shown head)."""
+    r, labels = view.result, view.labels
+    with st.expander(
+        ":material/description: Worked example for notes: one query, every step, as LaTeX",
+        expanded=False,
+    ):
+        query = st.selectbox(
+            "query token",
+            list(range(r.n_tokens)),
+            format_func=lambda i: f"{i}: {labels[i]}" if i < len(labels) else str(i),
+            key=f"{page}_we_query",
+        )
+        tex = latex.worked_example(
+            labels=labels,
+            q=r.queries[head],
+            k=r.keys[head],
+            v=r.values[head],
+            query=int(query),
+            scale=r.scale,
+            mask=r.mask,
+            head=head,
+        )
+        st.download_button(
+            f"Worked example for query {query} (head {head}), LaTeX",
+            data=tex.encode(),
+            file_name=f"attnviz_{page}_worked_query{query}_head{head}.tex",
+            mime="application/x-tex",
+            key=f"dl_{page}_worked",
+            on_click="ignore",
+            icon=":material/download:",
+        )
+        st.caption(
+            "A standalone document (pdflatex); the numbers are rounded to 3 decimals. "
+            "Its first lines:"
+        )
+        st.code("\n".join(tex.splitlines()[:12]), language="latex")
 
 
 def digest(a: np.ndarray) -> str:

@@ -35,8 +35,17 @@ def md_text(label: object) -> str:
 
 def intro(title: str, text: str) -> None:
     """Page title and its short plain-language explanation."""
-    st.title(title)
-    st.markdown(text)
+    from attnviz.ui.present import link_box, presenting
+
+    if not presenting():
+        st.title(title)
+        st.markdown(text)
+        return
+    # the presenter view keeps the screen for the steps: the title and the class link
+    c1, c2 = st.columns([3, 1.4], vertical_alignment="top")
+    c1.title(title)
+    with c2:
+        link_box()
 
 
 def start(title: str, text: str):
@@ -76,8 +85,8 @@ def pooled_note(
 
 def plot(fig: go.Figure, key: str | None = None, link: dict | None = None) -> None:
     """Draw one plotly figure the same way on every page: a board of one chart
-    (:mod:`attnviz.ui.board`: redrawn in place on reruns, PNG at 2x and SVG downloads in
-    its toolbar, optional hover ``link``)."""
+    (:mod:`attnviz.ui.board`: redrawn in place on reruns, PNG downloads at projector
+    resolution (1920 px wide) and SVG in its toolbar, optional hover ``link``)."""
     from attnviz.ui.board import board
 
     key = key or f"chart_{hashlib.sha1(str(fig.layout.title.text).encode()).hexdigest()[:8]}"

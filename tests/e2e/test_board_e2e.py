@@ -209,7 +209,9 @@ def test_chart_downloads(session, button, suffix):
                 '.cell[data-key="pg_weights"] .js-plotly-plot');
               if (gd) return gd._fullLayout.width; } }"""
         )
-        assert abs(width - 2 * css_width) <= 1  # scale 2 for slides
+        # projector resolution: 1920 px wide (never below 2x)
+        assert abs(width - max(1920, 2 * css_width)) <= 2, (width, css_width)
+        assert width >= 1920
     else:
         assert b"<svg" in data[:400]
     assert_no_board_errors(session)

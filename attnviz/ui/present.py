@@ -1,0 +1,193 @@
+"""Presenter view: ``?present=1`` on any page, for a projector at 1280x720.
+
+- :func:`presenting` reads the URL (``app.py`` derives the sidebar's initial state from
+  it, before the page is built; no Streamlit element is drawn there).
+- :func:`setup` (called by ``app.py`` once per run, after the navigation): warns about an
+  invalid ``present`` value, and in the presenter view injects the larger type, sets the
+  board's chart text scale.
+- :func:`link_box`: the "Copy link for the class" box beside the page title (the link
+  without ``present``/``step``, and as a QR code made on the server by ``segno``).
+- :func:`steps` gives a page its steps: in the presenter view one step per screen, with
+  Previous / Next buttons (keys ``present_prev`` / ``present_next``, keyboard PageUp /
+  PageDown as presentation remotes send them) and the step in the URL (``step=2``, from 1);
+  in the normal view every step is shown.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from urllib.parse import urlencode
+
+import streamlit as st
+
+#: URL parameters of the presenter view; not part of the link given to the class.
+PRESENT_PARAM = "present"
+STEP_PARAM = "step"
+ON = {"1", "true", "yes", "on"}
+OFF = {"", "0", "false", "no", "off"}
+#: Chart text in the presenter view (``board_text_scale``).
+CHART_TEXT_SCALE = 1.45
+#: Keyboard shortcuts of Next / Previous: what presentation remotes send.
+NEXT_KEY = "PageDown"
+PREV_KEY = "PageUp"
+
+
+def _raw(name: str) -> str | None:
+    value = st.query_params.get(name)
+    return None if value is None else str(value).strip().lower()
+
+
+def presenting() -> bool:
+    """Whether the URL asks for the presenter view (``?present=1``; also true/yes/on)."""
+    return _raw(PRESENT_PARAM) in ON
+
+
+def sidebar_state() -> str:
+    """``initial_sidebar_state`` for ``st.set_page_config``: collapsed when presenting."""
+    return "collapsed" if presenting() else "expanded"
+
+
+def class_link(params: dict[str, str], base: str) -> str:
+    """The link for the class: ``base`` with ``params`` minus the presenter's own."""
+    kept = {k: v for k, v in params.items() if k not in (PRESENT_PARAM, STEP_PARAM)}
+    return base + ("?" + urlencode(kept) if kept else "")
+
+
+def qr_svg(text: str) -> str:
+    """A QR code of ``text`` as an SVG document, made here (no external service)."""
+    import segno
+
+    buf = io.BytesIO()
+    segno.make(text, error="m").save(buf, kind="svg", scale=6, border=2, xmldecl=False)
+    return buf.getvalue().decode()
+
+
+def _base_url() -> str:
+    url = getattr(st.context, "url", None) or ""
+    return url.split("?", 1)[0]
+
+
+def setup() -> None:
+    """Once per run, after the navigation: the warning, the type, the chart text, the link."""
+    from attnviz.ui.board import TEXT_SCALE_KEY
+
+    raw = _raw(PRESENT_PARAM)
+    if raw is not None and raw not in ON | OFF:
+        st.warning(
+            f"`?{PRESENT_PARAM}=` must be 1 (presenter view) or 0 (normal view); the value "
+            "in the link was not understood, so the normal view is shown.",
+            icon=":material/warning:",
+        )
+    on = presenting()
+    st.session_state[TEXT_SCALE_KEY] = CHART_TEXT_SCALE if on else 1.0
+    if not on:
+        return
+    # Body type 1.4x Streamlit's 16 px (a literal: tests/test_serving.py allows no other
+    # argument to st.html).
+    st.html(
+        """
+<style>
+[data-testid="stMain"] { font-size: 1.4rem; }
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] p,
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] li,
+[data-testid="stMain"] [data-testid="stCaptionContainer"],
+[data-testid="stMain"] [data-testid="stWidgetLabel"] p,
+[data-testid="stMain"] button p { font-size: 1.4rem; line-height: 1.4; }
+[data-testid="stMain"] h1 { font-size: 2.2rem; padding: 0 0 0.3rem 0; }
+[data-testid="stMain"] h3, [data-testid="stMain"] h4 { font-size: 1.75rem; }
+[data-testid="stMain"] h4 { padding: 0.4rem 0 0 0; }
+[data-testid="stMain"] .katex { font-size: 1.5em; }
+[data-testid="stMainBlockContainer"] { padding-top: 3.6rem; padding-bottom: 1rem;
+  max-width: 100%; }
+</style>
+"""
+    )
+
+
+def link_box() -> None:
+    """The "Copy link for the class" box: this view's link without ``present``/``step``
+    (a code box: copy button) and its QR code. Drawn beside the page title
+    (:func:`attnviz.ui.page.intro`) in the presenter view."""
+    link = class_link(st.query_params.to_dict(), _base_url())
+    with st.expander(":material/qr_code: Copy link for the class", expanded=False):
+        st.markdown("This view, without the presenter layout:")
+        st.code(link, language=None, wrap_lines=True)
+        st.image(qr_svg(link), caption="scan to open", width=220)
+
+
+@dataclass(frozen=True)
+class Steps:
+    """A page's steps. ``show(i)``: whether step ``i`` (from 0) is drawn in this run;
+    ``presenting``: one step per screen; ``index``: the step on screen (presenter view)."""
+
+    titles: tuple[str, ...]
+    presenting: bool
+    index: int
+
+    def show(self, i: int) -> bool:
+        return not self.presenting or i == self.index
+
+    @property
+    def rest(self) -> bool:
+        """Whether the parts of the page outside its steps are drawn (normal view only)."""
+        return not self.presenting
+
+
+def _go(delta: int, count: int) -> None:
+    """on_click of Previous / Next: the new step goes into the URL."""
+    current = _step_from_url(count)[0]
+    st.query_params[STEP_PARAM] = str(min(max(current + delta, 0), count - 1) + 1)
+
+
+def _step_from_url(count: int) -> tuple[int, str | None]:
+    """(step index from 0, warning or None) from ``?step=`` (counted from 1)."""
+    raw = st.query_params.get(STEP_PARAM)
+    if raw is None:
+        return 0, None
+    try:
+        value = int(str(raw).strip())
+    except ValueError:
+        return 0, f"`?{STEP_PARAM}=` must be a whole number from 1 to {count}; showing step 1."
+    if not 1 <= value <= count:
+        clamped = min(max(value, 1), count)
+        return clamped - 1, (
+            f"`?{STEP_PARAM}=` must be from 1 to {count} on this page; showing step {clamped}."
+        )
+    return value - 1, None
+
+
+def steps(titles: list[str]) -> Steps:
+    """The steps of a page. In the presenter view: the navigation bar (Previous, "step i
+    of n: title", Next) and only the current step is shown; otherwise every step."""
+    count = len(titles)
+    if not presenting() or count == 0:
+        return Steps(tuple(titles), False, 0)
+    index, problem = _step_from_url(count)
+    if problem:
+        st.warning(problem, icon=":material/warning:")
+    c1, c2, c3 = st.columns([1.4, 4, 1.4], vertical_alignment="center")
+    c1.button(
+        "Previous",
+        key="present_prev",
+        icon=":material/arrow_back:",
+        on_click=_go,
+        args=(-1, count),
+        disabled=index == 0,
+        shortcut=PREV_KEY,
+        width="stretch",
+    )
+    c2.markdown(f"**Step {index + 1} of {count}**: {titles[index]}")
+    c3.button(
+        "Next",
+        key="present_next",
+        icon=":material/arrow_forward:",
+        icon_position="right",
+        on_click=_go,
+        args=(1, count),
+        disabled=index == count - 1,
+        shortcut=NEXT_KEY,
+        width="stretch",
+        type="primary",
+    )
+    return Steps(tuple(titles), True, index)

@@ -1,0 +1,113 @@
+"""LaTeX for slides: bmatrix parsed back into the same numbers, escaping, the worked example
+recomputed independently with plain NumPy."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import pytest
+
+from attnviz import engine, latex
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (3, 4), (8, 8), (5,)])
+@pytest.mark.parametrize("decimals", [2, 3])
+def test_bmatrix_parses_back_within_the_rounding(shape, decimals):
+    a = np.random.default_rng(sum(shape) + decimals).normal(scale=3, size=shape)
+    tex = latex.bmatrix(a, decimals)
+    assert tex.startswith("\\begin{bmatrix}") and tex.endswith("\\end{bmatrix}")
+    (back,) = latex.parse_bmatrix(tex)
+    assert back.shape == np.atleast_2d(a).shape
+    assert np.abs(back - np.atleast_2d(a)).max() <= 0.5 * 10**-decimals + 1e-12
+    # exactly the numbers shown, rounded as on screen
+    assert re.findall(r"-?\d+\.\d+", tex)[0] == f"{np.ravel(a)[0]:.{decimals}f}".replace(
+        "-0.00", "0.00"
+    )
+
+
+def test_bmatrix_masked_cells_and_negative_zero():
+    a = np.array([[0.0, -np.inf], [-0.001, 1.239]])
+    tex = latex.bmatrix(a)
+    assert r"-\infty" in tex and "-0.00" not in tex
+    (back,) = latex.parse_bmatrix(tex)
+    assert back[0, 1] == -math.inf and back[1, 1] == pytest.approx(1.24)
+
+
+def test_parse_rejects_ragged_and_junk():
+    with pytest.raises(ValueError):
+        latex.parse_bmatrix("\\begin{bmatrix}1 & 2 \\\\ 3\\end{bmatrix}")
+    with pytest.raises(ValueError):
+        latex.parse_bmatrix("\\begin{bmatrix}1 & x\\end{bmatrix}")
+
+
+def test_is_small():
+    assert latex.is_small(np.zeros((8, 8)))
+    assert not latex.is_small(np.zeros((9, 2)))
+    assert not latex.is_small(np.zeros((2, 2, 2)))
+    assert not latex.is_small(np.zeros((0, 3)))
+
+
+@pytest.mark.parametrize(
+    ("label", "expected"),
+    [
+        ("a_b", r"a\_b"),
+        ("50%", r"50\%"),
+        ("$x$", r"\$x\$"),
+        ("{#&}", r"\{\#\&\}"),
+        ("\\end{document}", r"\textbackslash{}end\{document\}"),
+        ("~^", r"\textasciitilde{}\textasciicircum{}"),
+        ("two\nlines", "two lines"),
+        ("plain", "plain"),
+    ],
+)
+def test_escape(label, expected):
+    assert latex.escape(label) == expected
+
+
+def test_text_name_is_escaped():
+    assert latex.text_name("S_masked") == r"\text{S\_masked}"
+
+
+@pytest.mark.parametrize("masked", [False, True])
+def test_worked_example_numbers_parse_back(masked):
+    rng = np.random.default_rng(7)
+    n, dk, query = 5, 3, 3
+    q, k, v = (rng.normal(size=(n, dk)) for _ in range(3))
+    mask = np.tril(np.ones((n, n), bool)) if masked else None
+    labels = ["the", "c_a_t", "50%", "\\evil{", "}"]
+    scale = 1 / math.sqrt(dk)
+    tex = latex.worked_example(
+        labels=labels, q=q, k=k, v=v, query=query, scale=scale, mask=mask, head=1
+    )
+    # independent recomputation, plain NumPy
+    s = (q @ k.T)[query] * scale
+    if masked:
+        s = np.where(np.arange(n) <= query, s, -np.inf)
+    w = np.exp(s - s.max())
+    w /= w.sum()
+    out = w @ v
+    mats = latex.parse_bmatrix(tex)
+    expected = [q[query], k, v, (q @ k.T)[query], (q @ k.T)[query] * scale]
+    expected += [s] if masked else []
+    expected += [w, out]
+    assert len(mats) == len(expected)
+    for got, want in zip(mats, expected, strict=True):
+        want = np.atleast_2d(want)
+        assert got.shape == want.shape
+        fin = np.isfinite(want)
+        assert np.array_equal(np.isfinite(got), fin)
+        assert np.abs(got[fin] - want[fin]).max() <= 0.0005 + 1e-12
+    # the engine agrees with the recomputation
+    ew, _ = engine.scaled_dot_product_attention(q, k, v, mask=mask, scale=scale)
+    assert np.allclose(ew[query], w)
+    # labels are escaped: no raw special characters from them
+    assert r"\texttt{\textbackslash{}evil\{}" in tex and r"c\_a\_t" in tex
+    assert tex.count("\\begin{document}") == 1 and tex.rstrip().endswith("\\end{document}")
+
+
+def test_worked_example_rejects_bad_query():
+    z = np.zeros((2, 2))
+    with pytest.raises(ValueError, match="query"):
+        latex.worked_example(labels=["a", "b"], q=z, k=z, v=z, query=2, scale=1.0)
