@@ -27,8 +27,11 @@ PAGES = [
     ("pages/permutation.py", "Permutation", ":material/shuffle:"),
     ("pages/notebooks.py", "Notebooks", ":material/menu_book:"),
     ("pages/real_model.py", "Real model (MiniLM)", ":material/smart_toy:"),
+    ("pages/exercises.py", "Exercises", ":material/quiz:"),
 ]
 MODEL_PAGES = {"pages/real_model.py", "pages/decoder.py"}
+#: Pages that use only some sidebar controls (the others are hidden there).
+ONLY = {"pages/exercises.py": ("seed",)}
 
 pages = [
     st.Page(path, title=title, icon=icon, default=(i == 0))
@@ -36,5 +39,6 @@ pages = [
     if (HERE / path).exists()
 ]
 page = st.navigation(pages)
-ui.sidebar(applies=page.title not in {t for p, t, _ in PAGES if p in MODEL_PAGES})
+path = next((p for p, t, _ in PAGES if t == page.title), "")
+ui.sidebar(applies=path not in MODEL_PAGES, only=ONLY.get(path, ()))
 page.run()
