@@ -145,8 +145,16 @@ def _vec(a: np.ndarray, decimals: int = 0) -> str:
     return "(" + ", ".join(_num(v + 0.0, decimals) for v in np.asarray(a, dtype=float)) + ")"
 
 
+def _factor(v: float, decimals: int) -> str:
+    s = _num(v + 0.0, decimals)
+    return f"({s})" if s.startswith("-") else s
+
+
 def _dot_terms(q: np.ndarray, k: np.ndarray, decimals: int) -> str:
-    return " + ".join(f"{_num(a, decimals)}·{_num(b, decimals)}" for a, b in zip(q, k, strict=True))
+    """LaTeX ``1 \\cdot 2 + (-1) \\cdot 0``: negative factors in parentheses."""
+    return " + ".join(
+        f"{_factor(a, decimals)} \\cdot {_factor(b, decimals)}" for a, b in zip(q, k, strict=True)
+    )
 
 
 # --------------------------------------------------------------------------- kinds
@@ -174,10 +182,12 @@ def _argmax(rng: np.random.Generator) -> Exercise:
         "Answer with the key's row number j (counting from 0)."
     )
     expl = (
-        f"The weights of row {i} are softmax(q_{i}·k_j / √{d}); the softmax and the positive "
+        f"The weights of row {i} are $\\mathrm{{softmax}}(q_{i} \\cdot k_j / \\sqrt{{{d}}})$; "
+        "the softmax and the positive "
         "scale keep the order, so the largest dot product wins:\n\n"
         + "\n".join(
-            f"- q_{i}·k_{jj} = {_dot_terms(q[i], k[jj], 0)} = **{int(raw[jj])}**" for jj in range(n)
+            f"- $q_{i} \\cdot k_{jj} = {_dot_terms(q[i], k[jj], 0)} = {int(raw[jj])}$"
+            for jj in range(n)
         )
         + f"\n\nThe largest is key **{j}** (weight {w[i, j]:.2f})."
     )
@@ -198,19 +208,19 @@ def _weight(rng: np.random.Generator) -> Exercise:
     prompt = (
         f"Queries and keys of {n} tokens (d_k = {d}, scores scaled by 1/√d_k = 1/2):"
         + _block(bmatrix(q, name="Q"), bmatrix(k, name="K"))
-        + f"What is the attention weight **a_{{{i}{j}}}** (query {i}, key {j}, counting from 0) "
+        + f"What is the attention weight $a_{{{i},{j}}}$ (query {i}, key {j}, counting from 0) "
         "after the softmax? Two decimals (±0.01)."
     )
     exps = " + ".join(f"e^{{{_num(v, 1)}}}" for v in s[i])
     expl = (
-        f"Scores of row {i}: s_{i}j = q_{i}·k_j / 2 = "
+        f"Scores of row {i}: $s_{{{i},j}} = q_{i} \\cdot k_j / 2$ = "
         + _vec(s[i], 1)
-        + f".\n\n$$a_{{{i}{j}}} = \\frac{{e^{{{_num(s[i, j], 1)}}}}}{{{exps}}} = "
+        + f".\n\n$$a_{{{i},{j}}} = \\frac{{e^{{{_num(s[i, j], 1)}}}}}{{{exps}}} = "
         f"{a:.4f} \\approx {a:.2f}$$\n\nWhole row: {_vec(w[i], 2)} (it sums to 1)."
     )
     hint = (
-        f"First the scores of row {i}: q_{i}·k_j for every j, divided by √4 = 2. Then "
-        f"exp of each, and a_{i}{j} = exp(s_{i}{j}) / (sum of the exps)."
+        f"First the scores of row {i}: $q_{i} \\cdot k_j$ for every j, divided by √4 = 2. "
+        f"Then exp of each, and $a_{{{i},{j}}} = e^{{s_{{{i},{j}}}}} / \\sum_j e^{{s_{{{i},j}}}}$."
     )
     return Exercise(
         "weight", prompt, a, expl, hint, tolerance=0.01, data={"Q": q, "K": k, "i": i, "j": j}
@@ -229,8 +239,9 @@ def _score(rng: np.random.Generator) -> Exercise:
         + r"What is the scaled score $q_i \cdot k_j / \sqrt{d_k}$? Two decimals (±0.01)."
     )
     expl = (
-        f"q_i·k_j = {_dot_terms(q, k, 1)} = {dot:.2f}; √{d} = {math.sqrt(d):.4f}; "
-        f"{dot:.2f} / {math.sqrt(d):.4f} = **{s:.4f}** ≈ {s:.2f}."
+        f"$q_i \\cdot k_j = {_dot_terms(q, k, 1)} = {dot:.2f}$\n\n"
+        f"$\\sqrt{{{d}}} = {math.sqrt(d):.4f}$, and "
+        f"${dot:.2f} / {math.sqrt(d):.4f} = {s:.4f} \\approx {s:.2f}$."
     )
     hint = f"Multiply the vectors element by element, add up, then divide by √{d}."
     return Exercise("score", prompt, s, expl, hint, tolerance=0.01, data={"q": q, "k": k})
@@ -372,7 +383,7 @@ def _heads(rng: np.random.Generator) -> Exercise:
             f"- head {hh}: ({' + '.join(_num(v, 1) for v in diag)}) / {n - 1} = {mean_prev[hh]:.2f}"
         )
     expl = (
-        "The previous-token weights are the diagonal just below the main one (a_{i,i−1}):\n\n"
+        "The previous-token weights are the diagonal just below the main one ($a_{i,i-1}$):\n\n"
         + "\n".join(lines)
         + f"\n\nHead **{best}** has the largest mean."
     )

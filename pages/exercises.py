@@ -16,6 +16,11 @@ ui.intro(
     "gives a whole class the same questions. Count rows and columns from 0.",
 )
 
+st.sidebar.caption(
+    "On this page only the **seed** applies: it chooses the set of exercises (the other "
+    "controls are hidden here and keep their values)."
+)
+
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def generate(seed: int) -> list[exercises.Exercise]:

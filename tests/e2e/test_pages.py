@@ -41,6 +41,8 @@ EXPECTED_CHARTS = {
     "Notebooks": 0,
     # 72-head grid, one head's weights, q/k/v, the query's weights, + tab charts
     "Real model (MiniLM)": 7,
+    # questions and answers only
+    "Exercises": 0,
 }
 
 
