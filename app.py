@@ -30,8 +30,8 @@ PAGES = [
     ("pages/exercises.py", "Exercises", ":material/quiz:"),
 ]
 MODEL_PAGES = {"pages/real_model.py", "pages/decoder.py"}
-#: Pages that use only some sidebar controls (the others are hidden there).
-ONLY = {"pages/exercises.py": ("seed",)}
+#: Pages where only the sidebar's seed applies (the other controls are hidden there).
+SEED_ONLY = {"pages/exercises.py"}
 
 pages = [
     st.Page(path, title=title, icon=icon, default=(i == 0))
@@ -40,5 +40,5 @@ pages = [
 ]
 page = st.navigation(pages)
 path = next((p for p, t, _ in PAGES if t == page.title), "")
-ui.sidebar(applies=path not in MODEL_PAGES, only=ONLY.get(path, ()))
+ui.sidebar(applies=path not in MODEL_PAGES, seed_only=path in SEED_ONLY)
 page.run()
