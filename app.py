@@ -30,8 +30,11 @@ PAGES = [
     ("pages/notebooks.py", "Notebooks", ":material/menu_book:"),
     ("pages/real_model.py", "Real model (MiniLM)", ":material/smart_toy:"),
     ("pages/decoder.py", "Real model (decoder)", ":material/auto_awesome:"),
+    ("pages/exercises.py", "Exercises", ":material/quiz:"),
 ]
 MODEL_PAGES = {"pages/real_model.py", "pages/decoder.py"}
+#: Pages where only the sidebar's seed applies (the other controls are hidden there).
+SEED_ONLY = {"pages/exercises.py"}
 
 pages = [
     st.Page(path, title=title, icon=icon, default=(i == 0))
@@ -39,6 +42,7 @@ pages = [
     if (HERE / path).exists()
 ]
 page = st.navigation(pages)
-ui.sidebar(applies=page.title not in {t for p, t, _ in PAGES if p in MODEL_PAGES})
+path = next((p for p, t, _ in PAGES if t == page.title), "")
+ui.sidebar(applies=path not in MODEL_PAGES, seed_only=path in SEED_ONLY)
 ui.present.setup()
 page.run()

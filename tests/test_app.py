@@ -318,7 +318,7 @@ def test_load_preset_button_on_the_notebooks_page():
     assert "preset=numpy-multihead" in links[0].proto.query_string
 
 
-@pytest.mark.parametrize("page", ["pages/masking.py", "pages/notebooks.py"])
+@pytest.mark.parametrize("page", ["pages/masking.py", "pages/notebooks.py", "pages/exercises.py"])
 def test_legacy_deep_link_still_runs_the_whole_app(page):
     """A first request for /masking in a fresh process runs the page file alone; the
     page guard switches to navigation mode and reruns, so the sidebar and view exist."""

@@ -215,7 +215,7 @@ def _start_run() -> _Run:
     return run
 
 
-def sidebar(applies: bool = True) -> state.View | None:
+def sidebar(applies: bool = True, seed_only: bool = False) -> state.View | None:
     """Walk :data:`CONTROLS`: draw each shown control, validate the link, compute (cached)
     and remember the view. Returns the :class:`~attnviz.ui.state.View` (pages get it from
     :func:`attnviz.ui.state.current`), or None if nothing could be computed (an error is
@@ -223,13 +223,19 @@ def sidebar(applies: bool = True) -> state.View | None:
 
     ``applies=False`` (pages that run a real model with its own weights): the controls are
     still drawn, so that they keep their values and links for the other pages, but hidden,
-    and the sidebar says why.
+    and the sidebar says why. ``seed_only=True`` (the exercises page): the seed is the only
+    control shown; the others are drawn but hidden.
     """
     run = _start_run()
     run.box = st.sidebar.container(key=CONTROLS_BOX)
     if not applies:
         st.sidebar.info(NOT_APPLYING, icon=":material/tune:")
         st.html("<style>.st-key-attnviz_controls {display: none;}</style>")  # CONTROLS_BOX
+    elif seed_only:  # a literal (tests/test_serving.py): CONTROLS_BOX, the seed's key
+        st.html(
+            "<style>.st-key-attnviz_controls [data-testid='stElementContainer']"
+            ":not(.st-key-seed) {display: none;}</style>"
+        )
     values: dict[str, Any] = {}
     section = None
     for c in CONTROLS:

@@ -45,6 +45,8 @@ EXPECTED_CHARTS = {
     # 270-head grid, one head's weights, next-token bars, newest rows, RoPE curve, shifted
     # pair, trained/random pair
     "Real model (decoder)": 9,
+    # questions and answers only
+    "Exercises": 0,
 }
 
 

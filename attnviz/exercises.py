@@ -1,0 +1,462 @@
+"""Exercises that check themselves: predict a number of attention, then check it.
+
+Pure NumPy (no streamlit, no plotly), built on :mod:`attnviz.engine`. A seed gives the
+same set to a whole class::
+
+    from attnviz import exercises
+    items = exercises.generate(seed=0, count=8)   # deterministic for a seed
+    e = items[0]
+    e.kind, e.prompt, e.answer, e.check(" 2"), e.explanation, e.hint
+
+Every matrix shown is made of small integers or one-decimal values, so that the answer
+computed on paper from the numbers shown agrees with the exact answer within the
+question's stated tolerance. ``e.data`` holds the numbers (arrays and parameters) so
+that the answer can be recomputed independently.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from attnviz import engine
+
+#: The kinds, in the order :func:`generate` cycles through them.
+KINDS = ("argmax", "weight", "score", "mask", "shape", "scaling", "heads")
+COUNT_MAX = 50
+SEED_MAX = 2**32 - 1
+CHOICES = {"scaling": ("rise", "fall")}
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One question. ``answer`` is exact; :meth:`check` accepts it within ``tolerance``
+    (0 for integers and words)."""
+
+    kind: str
+    prompt: str
+    answer: int | float | str
+    explanation: str
+    hint: str
+    tolerance: float = 0.0
+    data: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def choices(self) -> tuple[str, ...] | None:
+        """The options of a choice question (None: type a number or a shape)."""
+        return CHOICES.get(self.kind)
+
+    @property
+    def answer_text(self) -> str:
+        """The answer as a student would write it."""
+        if isinstance(self.answer, float):
+            return f"{self.answer:.2f}"
+        return str(self.answer)
+
+    def check(self, value: object) -> bool:
+        """True if ``value`` is right within the stated tolerance. Never raises."""
+        try:
+            return self._check(value)
+        except Exception:  # noqa: BLE001 - junk input is simply wrong
+            return False
+
+    def _check(self, value: object) -> bool:
+        if isinstance(self.answer, str):
+            if not isinstance(value, str):
+                if self.kind == "shape" and isinstance(value, tuple | list):
+                    value = "x".join(str(int(v)) for v in value if _is_int(v))
+                else:
+                    return False
+            if self.kind == "shape":
+                got = parse_shape(value)
+                return got is not None and got == parse_shape(self.answer)
+            return _word(value) == self.answer
+        x = parse_number(value)
+        if x is None:
+            return False
+        if isinstance(self.answer, int):
+            return x == self.answer
+        return abs(x - self.answer) <= self.tolerance + 1e-9
+
+
+def _is_int(v: object) -> bool:
+    return isinstance(v, int | np.integer) and not isinstance(v, bool | np.bool_)
+
+
+def parse_number(value: object) -> float | None:
+    """A finite number from an int, float or a string such as ``" 0.25"`` (or ``"0,25"``);
+    None for anything else (bools, NaN, inf, words, empty)."""
+    if isinstance(value, bool | np.bool_) or value is None:
+        return None
+    if isinstance(value, int | float | np.integer | np.floating):
+        x = float(value)
+    elif isinstance(value, str):
+        s = value.strip().replace("−", "-").replace(",", ".")
+        if not re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", s):
+            return None
+        x = float(s)
+    else:
+        return None
+    return x if math.isfinite(x) else None
+
+
+def parse_shape(value: str) -> tuple[int, ...] | None:
+    """``"(4, 2)"``, ``"4x2"``, ``"4×2"``, ``"[4,2]"``, ``"4 by 2"`` -> ``(4, 2)``; None if not
+    a shape."""
+    s = value.strip().lower().strip("()[] ")
+    parts = [p for p in re.split(r"\s*(?:,|x|×|\*|by)\s*|\s+", s) if p != ""]
+    if not parts or not all(re.fullmatch(r"\d{1,4}", p) for p in parts):
+        return None
+    return tuple(int(p) for p in parts)
+
+
+def _word(value: str) -> str:
+    w = value.strip().lower().rstrip(".!")
+    return {"rises": "rise", "falls": "fall", "up": "rise", "down": "fall"}.get(w, w)
+
+
+# --------------------------------------------------------------------------- formatting
+
+
+def _num(v: float, decimals: int) -> str:
+    if decimals == 0:
+        return str(int(round(v)))
+    s = f"{v:.{decimals}f}"
+    return s.lstrip("-") if float(s) == 0 else s
+
+
+def bmatrix(a: np.ndarray, decimals: int = 0, name: str | None = None) -> str:
+    """A LaTeX ``bmatrix`` of a 1-D or 2-D array (numbers rounded to ``decimals``)."""
+    a = np.atleast_2d(np.asarray(a, dtype=float))
+    rows = [" & ".join(_num(v + 0.0, decimals) for v in row) for row in a]
+    body = r"\begin{bmatrix} " + r" \\ ".join(rows) + r" \end{bmatrix}"
+    return f"{name} = {body}" if name else body
+
+
+def _block(*parts: str) -> str:
+    return "\n$$\n" + r" \qquad ".join(parts) + "\n$$\n"
+
+
+def _vec(a: np.ndarray, decimals: int = 0) -> str:
+    return "(" + ", ".join(_num(v + 0.0, decimals) for v in np.asarray(a, dtype=float)) + ")"
+
+
+def _factor(v: float, decimals: int) -> str:
+    s = _num(v + 0.0, decimals)
+    return f"({s})" if s.startswith("-") else s
+
+
+def _dot_terms(q: np.ndarray, k: np.ndarray, decimals: int) -> str:
+    """LaTeX ``1 \\cdot 2 + (-1) \\cdot 0``: negative factors in parentheses."""
+    return " + ".join(
+        f"{_factor(a, decimals)} \\cdot {_factor(b, decimals)}" for a, b in zip(q, k, strict=True)
+    )
+
+
+# --------------------------------------------------------------------------- kinds
+
+
+def _ints(rng: np.random.Generator, shape: tuple[int, ...], lo: int = -2, hi: int = 2):
+    return rng.integers(lo, hi + 1, size=shape).astype(float)
+
+
+def _argmax(rng: np.random.Generator) -> Exercise:
+    while True:
+        n, d = int(rng.integers(3, 6)), int(rng.integers(2, 4))
+        q, k = _ints(rng, (n, d)), _ints(rng, (n, d))
+        i = int(rng.integers(0, n))
+        w = engine.softmax(engine.attention_scores(q, k, scale=True))
+        raw = q[i] @ k.T
+        top = np.sort(raw)[::-1]
+        if top[0] > top[1]:  # no tie: one right answer
+            break
+    j = int(np.argmax(w[i]))
+    prompt = (
+        f"Queries and keys of {n} tokens (d_k = {d}):"
+        + _block(bmatrix(q, name="Q"), bmatrix(k, name="K"))
+        + f"Which key does **query {i}** (row {i} of Q, counting from 0) attend to most? "
+        "Answer with the key's row number j (counting from 0)."
+    )
+    expl = (
+        f"The weights of row {i} are $\\mathrm{{softmax}}(q_{i} \\cdot k_j / \\sqrt{{{d}}})$; "
+        "the softmax and the positive "
+        "scale keep the order, so the largest dot product wins:\n\n"
+        + "\n".join(
+            f"- $q_{i} \\cdot k_{jj} = {_dot_terms(q[i], k[jj], 0)} = {int(raw[jj])}$"
+            for jj in range(n)
+        )
+        + f"\n\nThe largest is key **{j}** (weight {w[i, j]:.2f})."
+    )
+    hint = (
+        f"Compute the dot product of row {i} of Q with every row of K; the softmax does not "
+        "change which one is largest."
+    )
+    return Exercise("argmax", prompt, j, expl, hint, data={"Q": q, "K": k, "i": i})
+
+
+def _weight(rng: np.random.Generator) -> Exercise:
+    n, d = int(rng.integers(3, 5)), 4
+    q, k = _ints(rng, (n, d), -1, 1), _ints(rng, (n, d), -1, 1)
+    i, j = int(rng.integers(0, n)), int(rng.integers(0, n))
+    s = engine.attention_scores(q, k, scale=True)
+    w = engine.softmax(s)
+    a = float(w[i, j])
+    prompt = (
+        f"Queries and keys of {n} tokens (d_k = {d}, scores scaled by 1/√d_k = 1/2):"
+        + _block(bmatrix(q, name="Q"), bmatrix(k, name="K"))
+        + f"What is the attention weight $a_{{{i},{j}}}$ (query {i}, key {j}, counting from 0) "
+        "after the softmax? Two decimals (±0.01)."
+    )
+    exps = " + ".join(f"e^{{{_num(v, 1)}}}" for v in s[i])
+    expl = (
+        f"Scores of row {i}: $s_{{{i},j}} = q_{i} \\cdot k_j / 2$ = "
+        + _vec(s[i], 1)
+        + f".\n\n$$a_{{{i},{j}}} = \\frac{{e^{{{_num(s[i, j], 1)}}}}}{{{exps}}} = "
+        f"{a:.4f} \\approx {a:.2f}$$\n\nWhole row: {_vec(w[i], 2)} (it sums to 1)."
+    )
+    hint = (
+        f"First the scores of row {i}: $q_{i} \\cdot k_j$ for every j, divided by √4 = 2. "
+        f"Then exp of each, and $a_{{{i},{j}}} = e^{{s_{{{i},{j}}}}} / \\sum_j e^{{s_{{{i},j}}}}$."
+    )
+    return Exercise(
+        "weight", prompt, a, expl, hint, tolerance=0.01, data={"Q": q, "K": k, "i": i, "j": j}
+    )
+
+
+def _score(rng: np.random.Generator) -> Exercise:
+    d = int(rng.integers(2, 5))
+    q = np.round(rng.uniform(-1, 1, size=d), 1)
+    k = np.round(rng.uniform(-1, 1, size=d), 1)
+    s = float(engine.attention_scores(q[None, :], k[None, :], scale=True)[0, 0])
+    dot = float(q @ k)
+    prompt = (
+        f"A query and a key with d_k = {d}:"
+        + _block(bmatrix(q, 1, name="q_i"), bmatrix(k, 1, name="k_j"))
+        + r"What is the scaled score $q_i \cdot k_j / \sqrt{d_k}$? Two decimals (±0.01)."
+    )
+    expl = (
+        f"$q_i \\cdot k_j = {_dot_terms(q, k, 1)} = {dot:.2f}$\n\n"
+        f"$\\sqrt{{{d}}} = {math.sqrt(d):.4f}$, and "
+        f"${dot:.2f} / {math.sqrt(d):.4f} = {s:.4f} \\approx {s:.2f}$."
+    )
+    hint = f"Multiply the vectors element by element, add up, then divide by √{d}."
+    return Exercise("score", prompt, s, expl, hint, tolerance=0.01, data={"q": q, "k": k})
+
+
+def _mask(rng: np.random.Generator) -> Exercise:
+    n = int(rng.integers(4, 7))
+    kind = ("causal", "padding")[int(rng.integers(0, 2))]
+    pad = int(rng.integers(1, n - 1)) if kind == "padding" else 0
+    mask = engine.causal_mask(n) if kind == "causal" else engine.padding_mask(n, pad)
+    i = int(rng.integers(0, n))
+    x = rng.normal(size=(n, 4))
+    s = engine.attention_scores(x, x, scale=True)
+    w = engine.softmax(engine.apply_mask(s, mask))
+    count = int(np.count_nonzero(w[i] > 0))
+    if kind == "causal":
+        rule = "a **causal** mask (token i may only attend to tokens j ≤ i)"
+        why = f"Under the causal mask row {i} keeps keys 0…{i}: **{count}** keys."
+    else:
+        rule = (
+            f"a **padding** mask: the last {pad} of the {n} tokens are padding, and no query "
+            "may attend to a padding key"
+        )
+        why = (
+            f"Keys {n - pad}…{n - 1} are padding and masked in every row (the softmax gives "
+            f"them e^(−∞) = 0), so row {i} keeps the {n - pad} real keys: **{count}**."
+        )
+    prompt = (
+        f"Self-attention over N = {n} tokens with {rule}. How many **nonzero weights** does "
+        f"row {i} (query {i}, counting from 0) have after the softmax?"
+    )
+    expl = why + " The softmax gives every kept key a positive weight."
+    hint = "Masked scores become −∞ before the softmax; e^(−∞) = 0, every other weight is > 0."
+    return Exercise(
+        "mask", prompt, count, expl, hint, data={"n": n, "mask_kind": kind, "pad": pad, "i": i}
+    )
+
+
+def _shape(rng: np.random.Generator) -> Exercise:
+    n = int(rng.integers(2, 7))
+    heads = int(rng.choice([2, 3, 4]))
+    d = heads * int(rng.integers(1, 3))
+    what = ("Q_h", "weights", "concat")[int(rng.integers(0, 3))]
+    x = rng.normal(size=(n, d))
+    res = engine.multi_head_attention(x, engine.AttentionParams.random(d, seed=0), num_heads=heads)
+    shape = {
+        "Q_h": res.queries.shape[1:],
+        "weights": res.weights.shape,
+        "concat": res.concat.shape,
+    }[what]
+    question = {
+        "Q_h": "the queries of one head, **Q_h**",
+        "weights": "the attention **weights** of all heads together (heads first)",
+        "concat": "the **concatenation** of the heads' outputs (before W_O)",
+    }[what]
+    prompt = (
+        f"Multi-head self-attention with N = {n} tokens, model width D = {d} and "
+        f"{heads} heads (W_Q, W_K, W_V are D × D). What is the shape of {question}? "
+        "Write it like (4, 2)."
+    )
+    dh = d // heads
+    expl = {
+        "Q_h": f"Q = X W_Q is N × D = {n} × {d}; each head takes D / heads = {d}/{heads} = "
+        f"{dh} columns: Q_h is **{n} × {dh}**.",
+        "weights": f"Each head has an N × N = {n} × {n} matrix of weights (one row per query, "
+        f"one column per key); {heads} heads: **{heads} × {n} × {n}**.",
+        "concat": f"Each head's output is N × D/heads = {n} × {dh}; side by side, {heads} of "
+        f"them give **{n} × {d}** (N × D).",
+    }[what]
+    hint = {
+        "Q_h": "Q is N × D; the heads split its columns evenly.",
+        "weights": "One weight for every (query, key) pair, in every head.",
+        "concat": "The heads' outputs are put side by side, column blocks of D / heads.",
+    }[what]
+    answer = "(" + ", ".join(map(str, shape)) + ")"
+    return Exercise(
+        "shape", prompt, answer, expl, hint, data={"n": n, "d": d, "heads": heads, "what": what}
+    )
+
+
+def _scaling(rng: np.random.Generator) -> Exercise:
+    while True:
+        n = int(rng.integers(3, 6))
+        s = np.round(rng.uniform(-2, 2, size=n), 1)
+        if np.ptp(s) >= 0.5:
+            break
+    c1 = float(rng.choice([0.5, 1.0]))
+    grows = bool(rng.integers(0, 2))
+    c2 = c1 * 2 if grows else c1 / 2
+    h1 = float(engine.row_entropy(engine.softmax(c1 * s)))
+    h2 = float(engine.row_entropy(engine.softmax(c2 * s)))
+    answer = "rise" if h2 > h1 else "fall"
+    prompt = (
+        "The scores of one row, before the scale factor:"
+        + _block(bmatrix(s, 1, name="s"))
+        + f"The weights are softmax(c · s). The scale factor c goes from {c1:g} to {c2:g} "
+        f"(it {'grows' if grows else 'shrinks'}). Does the **entropy** of the row's weights "
+        "**rise** or **fall**?"
+    )
+    w1, w2 = engine.softmax(c1 * s), engine.softmax(c2 * s)
+    expl = (
+        f"A larger c stretches the gaps between the scores, so the softmax gets peakier (lower "
+        f"entropy); a smaller c flattens it towards uniform (higher entropy).\n\n"
+        f"- c = {c1:g}: weights {_vec(w1, 2)}, entropy {h1:.3f} bits\n"
+        f"- c = {c2:g}: weights {_vec(w2, 2)}, entropy {h2:.3f} bits\n\n"
+        f"The entropy **{answer}s**."
+    )
+    hint = "Think of c → ∞ (one-hot weights) and c → 0 (uniform weights)."
+    return Exercise("scaling", prompt, answer, expl, hint, data={"s": s, "c1": c1, "c2": c2})
+
+
+def _heads(rng: np.random.Generator) -> Exercise:
+    while True:
+        n, h = int(rng.integers(3, 6)), int(rng.integers(2, 4))
+        s = rng.normal(size=(h, n, n))
+        prev = int(rng.integers(0, h))
+        s[prev] += 3.0 * np.eye(n, k=-1)
+        w = np.round(engine.softmax(s), 1)
+        w[:, :, -1] = np.round(1.0 - w[:, :, :-1].sum(axis=-1), 1)  # rows sum to 1 as shown
+        if (w < 0).any():
+            continue
+        mean_prev = np.array([np.mean(np.diagonal(w[hh], offset=-1)) for hh in range(h)])
+        order = np.sort(mean_prev)[::-1]
+        if order[0] - order[1] >= 0.1:
+            break
+    best = int(np.argmax(mean_prev))
+    prompt = (
+        f"The attention weights of {h} heads over {n} tokens (row i = query i, column j = "
+        "key j):"
+        + _block(*(bmatrix(w[hh], 1, name=f"A_{hh}") for hh in range(h)))
+        + "Which head attends most to the **previous token** (key i − 1 from query i, "
+        "averaged over the rows that have one)? Answer with the head's number (counting "
+        "from 0)."
+    )
+    lines = []
+    for hh in range(h):
+        diag = np.diagonal(w[hh], offset=-1)
+        lines.append(
+            f"- head {hh}: ({' + '.join(_num(v, 1) for v in diag)}) / {n - 1} = {mean_prev[hh]:.2f}"
+        )
+    expl = (
+        "The previous-token weights are the diagonal just below the main one ($a_{i,i-1}$):\n\n"
+        + "\n".join(lines)
+        + f"\n\nHead **{best}** has the largest mean."
+    )
+    hint = "Read the diagonal just below the main diagonal of each matrix and average it."
+    return Exercise("heads", prompt, best, expl, hint, data={"weights": w})
+
+
+_MAKERS = {
+    "argmax": _argmax,
+    "weight": _weight,
+    "score": _score,
+    "mask": _mask,
+    "shape": _shape,
+    "scaling": _scaling,
+    "heads": _heads,
+}
+
+
+def generate(seed: int = 0, count: int = 8) -> list[Exercise]:
+    """``count`` exercises for ``seed``: the same seed gives the same set. The kinds cycle
+    through :data:`KINDS` (all of them in the first eight)."""
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
+        raise ValueError(f"seed must be an integer, got {seed!r}")
+    if not 0 <= int(seed) <= SEED_MAX:
+        raise ValueError(f"seed must be from 0 to {SEED_MAX}, got {seed}")
+    if isinstance(count, bool) or not isinstance(count, int | np.integer):
+        raise ValueError(f"count must be an integer, got {count!r}")
+    if not 1 <= int(count) <= COUNT_MAX:
+        raise ValueError(f"count must be from 1 to {COUNT_MAX}, got {count}")
+    return [
+        _MAKERS[KINDS[i % len(KINDS)]](np.random.default_rng([int(seed), i]))
+        for i in range(int(count))
+    ]
+
+
+def answer_key_rows(items: list[Exercise]) -> list[dict[str, str]]:
+    """One row per exercise: number, kind, answer (as written), tolerance."""
+    return [
+        {
+            "number": str(i + 1),
+            "kind": e.kind,
+            "answer": e.answer_text,
+            "tolerance": f"±{e.tolerance:g}" if e.tolerance else "exact",
+        }
+        for i, e in enumerate(items)
+    ]
+
+
+def answer_key_markdown(seed: int, items: list[Exercise]) -> str:
+    """The teacher's answer key: every question, its answer and the explanation."""
+    out = [f"# attnviz exercises, seed {seed}: answer key", ""]
+    for i, e in enumerate(items):
+        tol = f" (±{e.tolerance:g})" if e.tolerance else ""
+        out += [
+            f"## {i + 1}. {e.kind}",
+            "",
+            e.prompt,
+            "",
+            f"**Answer: {e.answer_text}**{tol}",
+            "",
+            e.explanation,
+            "",
+        ]
+    return "\n".join(out)
+
+
+def answer_key_csv(items: list[Exercise]) -> str:
+    """The answer key as CSV (number, kind, answer, tolerance)."""
+    rows = answer_key_rows(items)
+    lines = ["number,kind,answer,tolerance"]
+    for r in rows:
+        ans = r["answer"]
+        if "," in ans:
+            ans = '"' + ans + '"'
+        lines.append(f"{r['number']},{r['kind']},{ans},{r['tolerance']}")
+    return "\n".join(lines) + "\n"
