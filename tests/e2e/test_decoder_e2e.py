@@ -3,6 +3,8 @@ callback), the newest row grows, and the page says which sidebar controls apply.
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 
 pytestmark = pytest.mark.e2e
@@ -11,12 +13,10 @@ pytestmark = pytest.mark.e2e
 def _charts(session, want: int) -> int:
     """The number of charts once it reaches ``want`` (the boards' iframes may still be
     loading when the run has finished on a busy machine), or what there is after 30 s."""
-    try:
+    with contextlib.suppress(Exception):  # the caller's assertion says what was found
         session.page.wait_for_function(
             f"() => window.__allPlots().length >= {want}", timeout=30_000, polling=200
         )
-    except Exception:  # noqa: BLE001 - the assertion below says what was found
-        pass
     return session.plotly_count()
 
 
