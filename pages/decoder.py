@@ -91,9 +91,7 @@ def _intro() -> None:
 
 
 def _not_installed(err: Exception) -> None:
-    st.error(f"The decoder page cannot load the model: {err}")
-    st.markdown("Install the pretrained weights (no PyTorch needed), then reload the page:")
-    st.code(smollm.INSTALL_COMMAND, language="bash")
+    ui.model_missing("decoder page", err, smollm.INSTALL_COMMAND)
 
 
 def main() -> None:

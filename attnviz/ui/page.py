@@ -119,3 +119,11 @@ def shapes(items: dict[str, np.ndarray], note: str = "") -> None:
     """One line with the shape of every matrix on the page."""
     parts = [f"**{k}** {shape_text(v)}" for k, v in items.items()]
     st.caption("Shapes: " + " · ".join(parts) + (f" — {note}" if note else ""))
+
+
+def model_missing(page: str, err: Exception, install_command: str) -> None:
+    """What a real-model page shows when its weights are not installed: the error and the
+    command that installs them (no traceback, no PyTorch needed)."""
+    st.error(f"The {page} cannot load the model: {err}")
+    st.markdown("Install the pretrained weights (no PyTorch needed), then reload the page:")
+    st.code(install_command, language="bash")
