@@ -134,25 +134,9 @@ def body(view: ui.View) -> None:
     if view.params is not None and n >= 2:
         st.subheader("The causal mask really hides the future")
         pos = n // 2 - 1 if n > 2 else 0
-        with_mask = ui.cached(
-            "future_independence",
-            view.x,
-            view.params,
-            pos,
-            num_heads=r.num_heads,
-            scale=r.scale,
-            seed=s.seed,
-            causal=True,
-        )
-        without = ui.cached(
-            "future_independence",
-            view.x,
-            view.params,
-            pos,
-            num_heads=r.num_heads,
-            scale=r.scale,
-            seed=s.seed,
-            causal=False,
+        with_mask, without = (
+            ui.experiment(view, "future_independence", pos, seed=s.seed, causal=c)
+            for c in (True, False)
         )
         m1, m2 = st.columns(2)
         m1.metric(f"change of outputs 0…{pos}, causal mask", f"{with_mask:.2e}")
