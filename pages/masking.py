@@ -24,7 +24,7 @@ def body(view: ui.View) -> None:
     s, r, labels, lay = view.settings, view.result, view.labels, view.layout
     n, dk = r.n_tokens, r.queries.shape[-1]
     c1, c2 = st.columns(2)
-    head = c1.selectbox("head", list(range(r.num_heads)), key="head", bind="query-params")
+    head = ui.head_picker(r.num_heads, c1)
     k_pad = c2.number_input(
         "k — padding tokens at the end (for the padding column)",
         0,

@@ -31,7 +31,7 @@ def query_section(view: ui.View) -> None:
     r, labels, n, h = view.result, view.labels, view.result.n_tokens, view.result.num_heads
     c_query, c_head, c_info = st.columns([1, 1, 3])
     query = c_query.selectbox("query token i", list(range(n)), key="query", bind="query-params")
-    head = c_head.selectbox("head", list(range(h)), key="head", bind="query-params")
+    head = ui.head_picker(h, c_head)
     c_info.markdown(
         f"Query **{query}** ({ui.md_text(labels[query])}) asks every head the same question "
         "with a different block of Q and K: each head spreads its weights differently, and "

@@ -21,7 +21,7 @@ def body(view: ui.View) -> None:
     s, r = view.settings, view.result
     n, h_count, dk = r.n_tokens, r.num_heads, r.queries.shape[-1]
     c_head, c_info = st.columns([1, 4])
-    head = c_head.selectbox("head", list(range(h_count)), key="head", bind="query-params")
+    head = ui.head_picker(h_count, c_head)
     c_info.markdown(
         f"Head **{head}** of {h_count} uses columns {head * dk}…{(head + 1) * dk - 1} of Q, K, V "
         f"(d_k = D / heads = {s.d} / {h_count} = **{dk}**). Scale factor = **{r.scale:.4g}**"

@@ -50,42 +50,27 @@ def _intro() -> None:
     )
 
 
-def _not_installed(err: Exception) -> None:
-    ui.model_missing("real-model page", err, minilm.INSTALL_COMMAND)
-
-
 def main() -> None:
     ui.page_guard()
     _intro()
-    text = st.text_input(
-        "Sentence",
+    got = ui.model_prompt(
+        "real-model page",
+        minilm.INSTALL_COMMAND,
+        _model,
+        _run,
+        label="Sentence",
         value=minilm.DEFAULT_TEXT,
         max_chars=4000,
         key="rm_text",
-        bind="query-params",
         help="Up to 512 word pieces, [CLS] and [SEP] included.",
     )
-    try:
-        model = _model()
-    except ImportError as err:  # ModelNotInstalledError, or safetensors/tokenizers missing
-        _not_installed(err)
+    if got is None:
         return
-    try:
-        run = _run(text)
-    except ValueError as err:
-        st.warning(str(err))
-        return
-
+    text, model, run = got
     tokens = run.tokens
     n, n_layers, n_heads = run.n_tokens, model.num_layers, model.num_heads
     d, d_head = model.hidden_size, model.config.head_size
     d_ff = model.config.intermediate_size
-    st.caption(
-        f"**{n} tokens:** "
-        + " · ".join(ui.md_text(t) for t in tokens[:80])
-        + (" …" if n > 80 else "")
-    )
-
     c1, c2, c3 = st.columns([1, 1, 1.3])
     layer = c1.slider("Layer", 1, n_layers, 1, key="rm_layer", bind="query-params") - 1
     head = c2.slider("Head", 1, n_heads, 1, key="rm_head", bind="query-params") - 1

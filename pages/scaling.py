@@ -120,7 +120,7 @@ def current_section(view: ui.View):
     un = ui.variant(view, scale_mode="none")
     sc = ui.variant(view, scale_mode="1/√d_k")
     dk = r.queries.shape[-1]
-    head = st.selectbox("head", list(range(r.num_heads)), key="head", bind="query-params")
+    head = ui.head_picker(r.num_heads)
     weights = functools.partial(figures.attention_figure, what="weights", labels=labels, layout=lay)
     ui.chart_row(
         "sc_pair",

@@ -1,6 +1,7 @@
 """Self-attention step by step (UDL notebook 12.1): every stage with its equation and shape."""
 
 import functools
+from collections.abc import Callable
 
 import numpy as np
 import streamlit as st
@@ -21,11 +22,8 @@ def body(view: ui.View) -> None:
     """The page below the sidebar: a head change reruns only this part."""
     s, r, labels, lay = view.settings, view.result, view.labels, view.layout
     n, dk = r.n_tokens, r.queries.shape[-1]
-    head = st.selectbox(
-        f"head (of {r.num_heads}; each uses d_k = {dk} columns)",
-        list(range(r.num_heads)),
-        key="head",
-        bind="query-params",
+    head = ui.head_picker(
+        r.num_heads, label=f"head (of {r.num_heads}; each uses d_k = {dk} columns)"
     )
     qh, kh, vh = r.queries[head], r.keys[head], r.values[head]
     raw = engine.attention_scores(qh, kh, scale=False)  # (N, N) Q Kᵀ, not scaled
@@ -57,22 +55,20 @@ def body(view: ui.View) -> None:
         c1.latex(latex)
         c2.markdown(f"shape: **{shape}**" + (f"  \n{note}" if note else ""))
 
-    if step.show(0):
-        stage(1, "The input: one vector per token", r"X \in \mathbb{R}^{N \times D}", f"{n}×{s.d}")
-        ui.plot(
-            tm(view.x, name="X", labels=labels, layout=lay, height=H),
-            key="sb_x",
-            link=ui.link_tokens(None, lay, "query"),
+    def attn_plot(key: str, a, weights: bool = False, **kw) -> Callable[[], None]:
+        """Draw one attention matrix of this head (scores or weights), hover-linked."""
+        link = ui.link_attn(head, lay, weights=weights, select=False)
+        what = "weights" if weights else "scores"
+        return lambda: ui.plot(attn(a, what=what, **kw), key=key, link=link)
+
+    def token_plot(key: str, a, name: str, h: int | None) -> Callable[[], None]:
+        """Draw one matrix with a row per token, hover-linked as a query-side matrix."""
+        link = ui.link_tokens(h, lay, "query")
+        return lambda: ui.plot(
+            tm(a, name=name, labels=labels, layout=lay, height=H), key=key, link=link
         )
 
-    if step.show(1):
-        stage(
-            2,
-            "Queries, keys and values: three linear maps of X",
-            r"Q = XW_q + b_q,\quad K = XW_k + b_k,\quad V = XW_v + b_v",
-            f"{n}×{dk} each (head {head}: columns {head * dk}…{(head + 1) * dk - 1})",
-            "W_q, W_k, W_v are D×D; each head takes d_k = D / heads columns.",
-        )
+    def qkv_board() -> None:
         ui.board(
             "sb_qkv",
             [
@@ -85,77 +81,79 @@ def body(view: ui.View) -> None:
             ],
         )
 
-    if step.show(2):
-        stage(
-            3,
+    scale_tex = {
+        "1/√d_k": rf"S = \frac{{QK^\top}}{{\sqrt{{d_k}}}} = \frac{{QK^\top}}{{\sqrt{{{dk}}}}}",
+        "none": r"S = QK^\top \quad(\text{no scaling})",
+        "custom": rf"S = {s.factor:g}\cdot QK^\top",
+    }[s.scale_mode]
+    nn = f"{n}×{n}"
+    if r.mask is None:
+        mask_step = (
+            "Mask (none chosen)",
+            r"S_{ij} \text{ unchanged}",
+            nn,
+            "Pick a causal or padding mask in the sidebar to hide keys.",
+            None,
+        )
+    else:
+        mask_step = (
+            f"Mask ({s.mask_kind}): hidden keys get −∞",
+            r"S_{ij} \leftarrow -\infty \text{ where query } i \text{ may not see key } j",
+            nn,
+            f"{int((~r.mask).sum())} of {n * n} cells masked (grey ×).",
+            attn_plot("sb_masked", masked, mask=r.mask, scale=r.scale, title="S with −∞ (grey)"),
+        )
+    # (title, equation, shape of the result, note, what draws its chart): the seven steps
+    table = [
+        (
+            "The input: one vector per token",
+            r"X \in \mathbb{R}^{N \times D}",
+            f"{n}×{s.d}",
+            "",
+            token_plot("sb_x", view.x, "X", None),
+        ),
+        (
+            "Queries, keys and values: three linear maps of X",
+            r"Q = XW_q + b_q,\quad K = XW_k + b_k,\quad V = XW_v + b_v",
+            f"{n}×{dk} each (head {head}: columns {head * dk}…{(head + 1) * dk - 1})",
+            "W_q, W_k, W_v are D×D; each head takes d_k = D / heads columns.",
+            qkv_board,
+        ),
+        (
             "Dot products: how well each query matches each key",
             r"QK^\top,\qquad (QK^\top)_{ij} = q_i \cdot k_j",
-            f"{n}×{n}",
-        )
-        ui.plot(
-            attn(raw, what="scores", scale=1.0, title="QKᵀ (not scaled)"),
-            key="sb_raw",
-            link=ui.link_attn(head, lay, weights=False, select=False),
-        )
-    if step.show(3):
-        scale_tex = {
-            "1/√d_k": rf"S = \frac{{QK^\top}}{{\sqrt{{d_k}}}} = \frac{{QK^\top}}{{\sqrt{{{dk}}}}}",
-            "none": r"S = QK^\top \quad(\text{no scaling})",
-            "custom": rf"S = {s.factor:g}\cdot QK^\top",
-        }[s.scale_mode]
-        stage(4, "Scale", scale_tex, f"{n}×{n}", f"factor = {r.scale:.4g}")
-        ui.plot(
-            attn(scaled, what="scores", scale=r.scale),
-            key="sb_scaled",
-            link=ui.link_attn(head, lay, weights=False, select=False),
-        )
-    if step.show(4):
-        if r.mask is None:
-            stage(
-                5,
-                "Mask (none chosen)",
-                r"S_{ij} \text{ unchanged}",
-                f"{n}×{n}",
-                "Pick a causal or padding mask in the sidebar to hide keys.",
-            )
-        else:
-            stage(
-                5,
-                f"Mask ({s.mask_kind}): hidden keys get −∞",
-                r"S_{ij} \leftarrow -\infty \text{ where query } i \text{ may not see key } j",
-                f"{n}×{n}",
-                f"{int((~r.mask).sum())} of {n * n} cells masked (grey ×).",
-            )
-            ui.plot(
-                attn(masked, what="scores", mask=r.mask, scale=r.scale, title="S with −∞ (grey)"),
-                key="sb_masked",
-                link=ui.link_attn(head, lay, weights=False, select=False),
-            )
-    if step.show(5):
-        stage(
-            6,
+            nn,
+            "",
+            attn_plot("sb_raw", raw, scale=1.0, title="QKᵀ (not scaled)"),
+        ),
+        (
+            "Scale",
+            scale_tex,
+            nn,
+            f"factor = {r.scale:.4g}",
+            attn_plot("sb_scaled", scaled, scale=r.scale),
+        ),
+        mask_step,
+        (
             "Softmax over the keys: scores become weights",
             r"A_{ij} = \frac{e^{S_{ij}}}{\sum_{m} e^{S_{im}}},\qquad \sum_j A_{ij} = 1",
-            f"{n}×{n}",
+            nn,
             "A row of all −∞ gives weights 0 (not NaN).",
-        )
-        ui.plot(
-            attn(w, what="weights", mask=r.mask),
-            key="sb_w",
-            link=ui.link_attn(head, lay, weights=True, select=False),
-        )
-    if step.show(6):
-        stage(
-            7,
+            attn_plot("sb_w", w, weights=True, mask=r.mask),
+        ),
+        (
             "Weighted sum of the values",
             r"\text{out} = AV,\qquad \text{out}_i = \sum_j A_{ij}\, v_j",
             f"{n}×{dk}",
-        )
-        ui.plot(
-            tm(out, name=f"out = A V (head {head})", labels=labels, layout=lay, height=H),
-            key="sb_out",
-            link=ui.link_tokens(head, lay, "query"),
-        )
+            "",
+            token_plot("sb_out", out, f"out = A V (head {head})", head),
+        ),
+    ]
+    for i, (title, latex, shape, note, draw) in enumerate(table):
+        if step.show(i):
+            stage(i + 1, title, latex, shape, note)
+            if draw is not None:
+                draw()
 
     if not step.rest:
         return

@@ -54,9 +54,11 @@ from attnviz.ui.export import (
 from attnviz.ui.links import load_preset, preset_query
 from attnviz.ui.page import (
     chart_row,
+    head_picker,
     intro,
     md_text,
     model_missing,
+    model_prompt,
     plot,
     pooled_note,
     shapes,
@@ -99,6 +101,7 @@ __all__ = [
     "csv_maker",
     "current",
     "experiment",
+    "head_picker",
     "default_heads",
     "digest",
     "divisors",
@@ -112,6 +115,7 @@ __all__ = [
     "markdown_table",
     "md_text",
     "model_missing",
+    "model_prompt",
     "nearest_divisor",
     "npz_bytes",
     "oriented",

@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
@@ -127,3 +129,41 @@ def model_missing(page: str, err: Exception, install_command: str) -> None:
     st.error(f"The {page} cannot load the model: {err}")
     st.markdown("Install the pretrained weights (no PyTorch needed), then reload the page:")
     st.code(install_command, language="bash")
+
+
+def model_prompt(
+    page: str,
+    install_command: str,
+    load: Callable[[], object],
+    run: Callable[[str], Any],
+    **text_input: Any,
+) -> tuple[str, Any, Any] | None:
+    """The text box of a real-model page, its model and the model's run on the text, with
+    the tokens as a caption: ``(text, model, run)``. ``None`` when the page cannot go on,
+    having said why: the weights are not installed (:func:`model_missing`) or the model
+    refuses the text (empty, too long: a warning). ``text_input``: ``st.text_input``'s
+    arguments (label, value, max_chars, key, help); the text is bound to the link."""
+    text = st.text_input(**text_input, bind="query-params")
+    try:
+        model = load()
+    except ImportError as err:  # ModelNotInstalledError, or tokenizers/safetensors missing
+        model_missing(page, err, install_command)
+        return None
+    try:
+        result = run(text)
+    except ValueError as err:
+        st.warning(str(err))
+        return None
+    tokens = result.tokens
+    st.caption(
+        f"**{len(tokens)} tokens:** "
+        + " · ".join(md_text(t) for t in tokens[:80])
+        + (" …" if len(tokens) > 80 else "")
+    )
+    return text, model, result
+
+
+def head_picker(num_heads: int, where: Any = st, label: str = "head") -> int:
+    """The page's head selector (widget key ``head``, kept in the link), drawn in ``where``
+    (a column, or the page); returns the chosen head, 0 … num_heads − 1."""
+    return where.selectbox(label, list(range(num_heads)), key="head", bind="query-params")
