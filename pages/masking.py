@@ -21,8 +21,7 @@ view = ui.start(
 @st.fragment
 def body(view: ui.View) -> None:
     """Head, padding and the masks: these controls rerun only this part."""
-    s, r, labels, lay = view.settings, view.result, view.labels, view.layout
-    n, dk = r.n_tokens, r.queries.shape[-1]
+    r, n = view.result, view.result.n_tokens
     c1, c2 = st.columns(2)
     head = ui.head_picker(r.num_heads, c1)
     k_pad = c2.number_input(
@@ -51,7 +50,19 @@ def body(view: ui.View) -> None:
     variants.append((f"padding (k = {k})", padded))
     # the normal page shows causal and padding side by side; the presenter view one per screen
     shown = [v for i, v in enumerate(variants) if step.show(i) and (step.presenting or i > 0)]
-    H = 300 if step.presenting else 330
+    mask_columns(view, head, shown, step.presenting)
+    if not step.rest:
+        return
+    fully_masked_row(view)
+    future_check(view)
+    footer(view, head, causal, padded, k)
+
+
+def mask_columns(view: ui.View, head: int, shown: list, presenting: bool) -> None:
+    """One column per mask variant: the mask, the scores with −∞, the weights, the checks."""
+    labels, lay, n = view.labels, view.layout, view.result.n_tokens
+    dk = view.result.queries.shape[-1]
+    H = 300 if presenting else 330
     cols = st.columns(len(shown))
     for col, (name, res) in zip(cols, shown, strict=True):
         mask = np.ones((n, n), bool) if res.mask is None else res.mask
@@ -84,7 +95,7 @@ def body(view: ui.View) -> None:
         )
         with col:
             st.markdown(f"### {name}")
-            if step.presenting:  # one screen: the charts side by side
+            if presenting:  # one screen: the charts side by side
                 ui.chart_row(f"mk_row_{tag}", charts)
             else:
                 for key, fig in charts.items():
@@ -100,8 +111,10 @@ def body(view: ui.View) -> None:
                 + (f" Upper triangle max: {upper:.1e}." if name == "causal" else "")
             )
 
-    if not step.rest:
-        return
+
+def fully_masked_row(view: ui.View) -> None:
+    """Why a query that may see no key gets weights 0 and output 0, not NaN."""
+    n = view.result.n_tokens
     st.subheader("A row where every key is masked")
     st.markdown(
         "If a query may see **no** key (here: padding with k = N), its scores are all −∞. "
@@ -131,6 +144,10 @@ def body(view: ui.View) -> None:
         f"(NaN anywhere: {bool(np.isnan(full.output).any())})."
     )
 
+
+def future_check(view: ui.View) -> None:
+    """Replace the later tokens by noise: with the causal mask the earlier outputs stay."""
+    n, s = view.result.n_tokens, view.settings
     if view.params is not None and n >= 2:
         st.subheader("The causal mask really hides the future")
         pos = n // 2 - 1 if n > 2 else 0
@@ -146,6 +163,10 @@ def body(view: ui.View) -> None:
             f"the outputs of tokens 0…{pos} do not move at all; without it they do."
         )
 
+
+def footer(view: ui.View, head: int, causal, padded, k: int) -> None:
+    """Shapes, exports and the NumPy code of this view."""
+    n = view.result.n_tokens
     ui.shapes(
         {"mask": causal.mask, "scores": causal.scores[head], "weights": causal.weights[head]},
         note=f"head {head}",

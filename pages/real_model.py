@@ -69,8 +69,6 @@ def main() -> None:
     text, model, run = got
     tokens = run.tokens
     n, n_layers, n_heads = run.n_tokens, model.num_layers, model.num_heads
-    d, d_head = model.hidden_size, model.config.head_size
-    d_ff = model.config.intermediate_size
     c1, c2, c3 = st.columns([1, 1, 1.3])
     layer = c1.slider("Layer", 1, n_layers, 1, key="rm_layer", bind="query-params") - 1
     head = c2.slider("Head", 1, n_heads, 1, key="rm_head", bind="query-params") - 1
@@ -122,8 +120,15 @@ def main() -> None:
     with t_types:
         _head_types(weights, tokens, sel)
     with t_shapes:
-        st.markdown(
-            f"""
+        _shapes(model, n)
+
+
+def _shapes(model: minilm.MiniLM, n: int) -> None:
+    """The shapes tab: every step of a layer with its shape for this sentence."""
+    d, d_head, d_ff = model.hidden_size, model.config.head_size, model.config.intermediate_size
+    n_layers, n_heads = model.num_layers, model.num_heads
+    st.markdown(
+        f"""
 | step | shape |
 | --- | --- |
 | token ids → embeddings (word + position + type), LayerNorm: x | ({n}, {d}) |
@@ -134,12 +139,12 @@ def main() -> None:
 | + x, LayerNorm, feed-forward {d}→{d_ff}→{d} (GELU), + x, LayerNorm | ({n}, {d}) |
 | all layers' weights | ({n_layers}, {n_heads}, {n}, {n}) |
 """
-        )
-        st.caption(
-            "PyTorch stores each projection as (out, in) and computes x Wᵀ + b; attnviz's "
-            "engine uses row layout, so the page passes w_q = W_qᵀ (and so on) in "
-            "`AttentionParams`. The result matches transformers' BertModel to 1e-5."
-        )
+    )
+    st.caption(
+        "PyTorch stores each projection as (out, in) and computes x Wᵀ + b; attnviz's "
+        "engine uses row layout, so the page passes w_q = W_qᵀ (and so on) in "
+        "`AttentionParams`. The result matches transformers' BertModel to 1e-5."
+    )
 
 
 def _head_figure(res, head: int, tokens: list[str], layout: str, title: str):

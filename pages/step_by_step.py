@@ -20,16 +20,10 @@ view = ui.start(
 @st.fragment
 def body(view: ui.View) -> None:
     """The page below the sidebar: a head change reruns only this part."""
-    s, r, labels, lay = view.settings, view.result, view.labels, view.layout
-    n, dk = r.n_tokens, r.queries.shape[-1]
+    r, n, dk = view.result, view.result.n_tokens, view.result.queries.shape[-1]
     head = ui.head_picker(
         r.num_heads, label=f"head (of {r.num_heads}; each uses d_k = {dk} columns)"
     )
-    qh, kh, vh = r.queries[head], r.keys[head], r.values[head]
-    raw = engine.attention_scores(qh, kh, scale=False)  # (N, N) Q Kᵀ, not scaled
-    scaled = r.scores[head]  # (N, N) after the scale factor
-    masked = r.masked_scores[head]  # (N, N) with -inf where masked
-    w, out = r.weights[head], r.head_outputs[head]
     step = ui.steps(
         [
             "The input X",
@@ -41,31 +35,66 @@ def body(view: ui.View) -> None:
             "Weighted sum of the values",
         ]
     )
+    ui.pooled_note(n, "the playground's query selector shows one query's full row of weights")
+    for i, (title, latex, shape, note, draw) in enumerate(steps_table(view, head, step)):
+        if step.show(i):
+            stage(i + 1, title, latex, shape, note)
+            if draw is not None:
+                draw()
+    if not step.rest:
+        return
+    loop_vs_matrix(view, head)
+    footer(view, head)
+
+
+def stage(num: int, title: str, latex: str, shape: str, note: str = "") -> None:
+    """A step's heading, its equation and the shape of its result."""
+    st.markdown(f"#### {num}. {title}")
+    c1, c2 = st.columns([3, 2])
+    c1.latex(latex)
+    c2.markdown(f"shape: **{shape}**" + (f"  \n{note}" if note else ""))
+
+
+def head_arrays(view: ui.View, head: int) -> dict[str, np.ndarray]:
+    """This head's matrices, step by step."""
+    r = view.result
+    qh, kh = r.queries[head], r.keys[head]
+    return {
+        "q": qh,  # (N, d_k)
+        "k": kh,  # (N, d_k)
+        "v": r.values[head],  # (N, d_k)
+        "raw": engine.attention_scores(qh, kh, scale=False),  # (N, N) Q Kᵀ, not scaled
+        "scaled": r.scores[head],  # (N, N) after the scale factor
+        "masked": r.masked_scores[head],  # (N, N) with -inf where masked
+        "w": r.weights[head],  # (N, N)
+        "out": r.head_outputs[head],  # (N, d_k)
+    }
+
+
+def steps_table(view: ui.View, head: int, step: ui.Steps) -> list[tuple]:
+    """The seven steps: (title, equation, shape of the result, note, what draws its chart
+    or None); the charts are drawn only for the steps shown."""
+    s, r, labels, lay = view.settings, view.result, view.labels, view.layout
+    n, dk = r.n_tokens, r.queries.shape[-1]
+    a = head_arrays(view, head)
     H = 270 if step.presenting else 300  # the presenter view: one screen of 720 px
     tm = figures.token_matrix_figure
     # this head's attention matrices: scores (with their scale) and weights
     attn = functools.partial(
         figures.attention_figure, labels=labels, layout=lay, d_k=dk, height=H + 40
     )
-    ui.pooled_note(n, "the playground's query selector shows one query's full row of weights")
 
-    def stage(num: int, title: str, latex: str, shape: str, note: str = "") -> None:
-        st.markdown(f"#### {num}. {title}")
-        c1, c2 = st.columns([3, 2])
-        c1.latex(latex)
-        c2.markdown(f"shape: **{shape}**" + (f"  \n{note}" if note else ""))
-
-    def attn_plot(key: str, a, weights: bool = False, **kw) -> Callable[[], None]:
+    def attn_plot(key: str, mat, weights: bool = False, **kw) -> Callable[[], None]:
         """Draw one attention matrix of this head (scores or weights), hover-linked."""
         link = ui.link_attn(head, lay, weights=weights, select=False)
         what = "weights" if weights else "scores"
-        return lambda: ui.plot(attn(a, what=what, **kw), key=key, link=link)
+        return lambda: ui.plot(attn(mat, what=what, **kw), key=key, link=link)
 
-    def token_plot(key: str, a, name: str, h: int | None) -> Callable[[], None]:
+    def token_plot(key: str, mat, name: str, h: int | None) -> Callable[[], None]:
         """Draw one matrix with a row per token, hover-linked as a query-side matrix."""
         link = ui.link_tokens(h, lay, "query")
         return lambda: ui.plot(
-            tm(a, name=name, labels=labels, layout=lay, height=H), key=key, link=link
+            tm(mat, name=name, labels=labels, layout=lay, height=H), key=key, link=link
         )
 
     def qkv_board() -> None:
@@ -77,7 +106,7 @@ def body(view: ui.View) -> None:
                     tm(m, name=f"{nm} (head {head})", labels=labels, layout=lay, height=H),
                     ui.link_tokens(head, lay, "query" if k == "q" else "key"),
                 )
-                for m, nm, k in ((qh, "Q", "q"), (kh, "K", "k"), (vh, "V", "v"))
+                for m, nm, k in ((a["q"], "Q", "q"), (a["k"], "K", "k"), (a["v"], "V", "v"))
             ],
         )
 
@@ -101,10 +130,12 @@ def body(view: ui.View) -> None:
             r"S_{ij} \leftarrow -\infty \text{ where query } i \text{ may not see key } j",
             nn,
             f"{int((~r.mask).sum())} of {n * n} cells masked (grey ×).",
-            attn_plot("sb_masked", masked, mask=r.mask, scale=r.scale, title="S with −∞ (grey)"),
+            attn_plot(
+                "sb_masked", a["masked"], mask=r.mask, scale=r.scale, title="S with −∞ (grey)"
+            ),
         )
     # (title, equation, shape of the result, note, what draws its chart): the seven steps
-    table = [
+    return [
         (
             "The input: one vector per token",
             r"X \in \mathbb{R}^{N \times D}",
@@ -124,14 +155,14 @@ def body(view: ui.View) -> None:
             r"QK^\top,\qquad (QK^\top)_{ij} = q_i \cdot k_j",
             nn,
             "",
-            attn_plot("sb_raw", raw, scale=1.0, title="QKᵀ (not scaled)"),
+            attn_plot("sb_raw", a["raw"], scale=1.0, title="QKᵀ (not scaled)"),
         ),
         (
             "Scale",
             scale_tex,
             nn,
             f"factor = {r.scale:.4g}",
-            attn_plot("sb_scaled", scaled, scale=r.scale),
+            attn_plot("sb_scaled", a["scaled"], scale=r.scale),
         ),
         mask_step,
         (
@@ -139,24 +170,23 @@ def body(view: ui.View) -> None:
             r"A_{ij} = \frac{e^{S_{ij}}}{\sum_{m} e^{S_{im}}},\qquad \sum_j A_{ij} = 1",
             nn,
             "A row of all −∞ gives weights 0 (not NaN).",
-            attn_plot("sb_w", w, weights=True, mask=r.mask),
+            attn_plot("sb_w", a["w"], weights=True, mask=r.mask),
         ),
         (
             "Weighted sum of the values",
             r"\text{out} = AV,\qquad \text{out}_i = \sum_j A_{ij}\, v_j",
             f"{n}×{dk}",
             "",
-            token_plot("sb_out", out, f"out = A V (head {head})", head),
+            token_plot("sb_out", a["out"], f"out = A V (head {head})", head),
         ),
     ]
-    for i, (title, latex, shape, note, draw) in enumerate(table):
-        if step.show(i):
-            stage(i + 1, title, latex, shape, note)
-            if draw is not None:
-                draw()
 
-    if not step.rest:
-        return
+
+def loop_vs_matrix(view: ui.View, head: int) -> None:
+    """Notebook 12.1's loop (one query at a time) against the matrix form: same numbers."""
+    r, n = view.result, view.result.n_tokens
+    a = head_arrays(view, head)
+    qh, kh, vh, w, out = a["q"], a["k"], a["v"], a["w"], a["out"]
     st.subheader("Loop form vs matrix form")
     limit = min(n, 64)
     lw, lo = ui.cached(
@@ -192,15 +222,26 @@ def body(view: ui.View) -> None:
         )
     )
 
+
+def footer(view: ui.View, head: int) -> None:
+    """Shapes, exports, the worked example and the NumPy code of this view."""
+    a, lay = head_arrays(view, head), view.layout
     ui.shapes(
-        {"X": view.x, "Q, K, V (head)": qh, "QKᵀ": raw, "S": scaled, "A": w, "out": out},
+        {
+            "X": view.x,
+            "Q, K, V (head)": a["q"],
+            "QKᵀ": a["raw"],
+            "S": a["scaled"],
+            "A": a["w"],
+            "out": a["out"],
+        },
         note=f"head {head}; " + ("rows = tokens" if lay == "rows" else "shown transposed"),
     )
     ui.export_section(
         view,
         page="step_by_step",
-        tokens={"X": view.x, "Q": qh, "K": kh, "V": vh, "out": out},
-        squares={"QKT": raw, "S scaled": scaled, "S masked": masked, "A": w},
+        tokens={"X": view.x, "Q": a["q"], "K": a["k"], "V": a["v"], "out": a["out"]},
+        squares={"QKT": a["raw"], "S scaled": a["scaled"], "S masked": a["masked"], "A": a["w"]},
     )
     ui.worked_example_download(view, head, page="step_by_step")
     ui.code_box(view, head=head)
