@@ -242,6 +242,8 @@ def _colour(kind: Kind, z: np.ndarray, zmax: float | None) -> dict:
 
 
 CHAR_PX = 7.5  #: average width of a tick label character at font size 13
+TITLE_CHAR_PX = 7.8  #: average width of an axis title character at font size 14
+TITLE_LINE_PX = 18  #: the height of a line of an axis title
 
 
 def pool_factor(n: int) -> int:
@@ -289,6 +291,20 @@ def _label_len(labels: Sequence[str] | None, n: int) -> int:
     if labels is not None and n <= MAX_TICK_LABELS:
         return max((len(str(s)) for s in labels), default=1)
     return len(str(max(n - 1, 0)))
+
+
+def _fit_axis_title(text: str, plot_px: float, margin: dict) -> str:
+    """A vertical axis title that is longer than its plot is tall ("query i (row) — rows =
+    tokens (PyTorch)" beside a 200 px plot would reach into the figure's title) goes on
+    two lines at its " — ", and the left margin (changed in place) grows by a line; beside
+    a plot too short even for that, only its first part stays ("query i (row)")."""
+    if " — " not in text or len(text) * TITLE_CHAR_PX <= plot_px:
+        return text
+    first, rest = text.split(" — ", 1)
+    if max(len(first), len(rest)) * TITLE_CHAR_PX > plot_px:
+        return first
+    margin["l"] += TITLE_LINE_PX
+    return f"{first}<br>{rest}"
 
 
 def _fixed_margins(x_labels, y_labels, nx: int, ny: int) -> dict:
@@ -450,11 +466,13 @@ def matrix_figure(
         notes.append("grey = masked")
     if notes:
         title += f"<br><span style='font-size:13px;color:#555'>{' · '.join(notes)}</span>"
+    margin = _fixed_margins(x_labels, y_labels, nx, ny)
+    y_title = _fit_axis_title(y_title, height - margin["t"] - margin["b"], margin)
     layout = _layout(
         title=title,
         height=height,
         shapes=shapes,
-        margin=_fixed_margins(x_labels, y_labels, nx, ny),
+        margin=margin,
         xaxis={
             "title": {"text": x_title},
             "range": [-bx / 2, math.ceil(nx / bx) * bx - bx / 2],

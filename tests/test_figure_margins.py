@@ -33,9 +33,10 @@ def test_attention_heatmaps_have_fixed_margins(n: int) -> None:
 
 
 def test_long_token_labels_get_room() -> None:
-    short = figures.attention_figure(np.eye(3), what="weights", labels=["a", "b", "c"])
+    # tall enough that the y axis title stays on one line in both
+    short = figures.attention_figure(np.eye(3), what="weights", labels=list("abc"), height=700)
     long_labels = ["internationalization", "of", "attention"]
-    long = figures.attention_figure(np.eye(3), what="weights", labels=long_labels)
+    long = figures.attention_figure(np.eye(3), what="weights", labels=long_labels, height=700)
     ls, ll = short.to_dict()["layout"]["margin"], long.to_dict()["layout"]["margin"]
     # the y labels sit left of the plot: ~7.5 px per character of the longest one
     assert ll["l"] - ls["l"] >= 7 * (len("internationalization") - 1)
@@ -78,3 +79,29 @@ def test_bar_and_line_charts_grow_their_margins_to_fit() -> None:
         _, axes = _axes(fig)
         assert axes, name
         assert all(ax.get("automargin") is True for ax in axes), (name, axes)
+
+
+@pytest.mark.parametrize(
+    ("height", "lines"), [(240, 0), (270, 0), (330, 2), (380, 2), (480, 1), (600, 1)]
+)
+def test_long_vertical_axis_title_fits_its_plot(height: int, lines: int) -> None:
+    """ "query i (row) — rows = tokens (PyTorch)" (~310 px at 14 px) beside a shorter plot
+    reached into the figure's title (masking page, 330 px): it goes on two lines there, with
+    a line more of left margin; beside a tall plot it stays on one line; beside a plot too
+    short for its second half, only "query i (row)" stays (lines = 0 here)."""
+    labels = [f"t{i}" for i in range(6)]
+    fig = figures.attention_figure(np.eye(6), what="weights", labels=labels, height=height)
+    lay = fig.to_dict()["layout"]
+    text, m = lay["yaxis"]["title"]["text"], lay["margin"]
+    tall = figures.attention_figure(np.eye(6), what="weights", labels=labels, height=800)
+    base_left = tall.to_dict()["layout"]["margin"]["l"]
+    plot_px = height - m["t"] - m["b"]
+    # every line fits beside the plot
+    assert all(len(line) * figures.TITLE_CHAR_PX <= plot_px for line in text.split("<br>"))
+    if lines == 2:
+        assert text == "query i (row)<br>rows = tokens (PyTorch)"
+        assert m["l"] == base_left + figures.TITLE_LINE_PX
+    elif lines == 1:
+        assert text == "query i (row) — rows = tokens (PyTorch)" and m["l"] == base_left
+    else:
+        assert text == "query i (row)" and m["l"] == base_left
