@@ -6,7 +6,8 @@
    from st.cache_data; the figures are rebuilt and serialised) and "new seed" (the engine
    runs too). Runs alternate between the two apps; the median of each is reported.
 2. The plotly payload of the playground at N=256, D=64, heads=8: the total length of the
-   plotly JSON specs sent to the browser. Budget: < 1.5 MB.
+   plotly JSON sent to the browser (``st.plotly_chart`` specs and the board components'
+   arguments). Budget: < 1.5 MB.
 
     python bench/rerun.py [--repeats 15]
 
@@ -67,8 +68,16 @@ def timed(at: AppTest, seed: int | None) -> float:
 
 
 def payload(at: AppTest) -> tuple[int, int]:
+    """Bytes of chart data sent to the browser and the number of charts: the plotly JSON of
+    ``st.plotly_chart`` elements (the bare page) plus the JSON arguments of attnviz's board
+    components (each holds the figures of a page section)."""
     specs = [c.proto.spec for c in at.get("plotly_chart")]
-    return sum(len(s.encode()) for s in specs), len(specs)
+    size, count = sum(len(s.encode()) for s in specs), len(specs)
+    for el in at.get("component_instance"):
+        args = el.proto.json_args or "{}"
+        size += len(args.encode())
+        count += len(json.loads(args).get("figures", []))
+    return size, count
 
 
 def main() -> int:

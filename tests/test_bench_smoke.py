@@ -135,3 +135,18 @@ def test_browser_latency_measures_key_presses(tmp_path: Path) -> None:
         for move in r["rows"]:
             assert 0 <= move["sent_ms"] <= move["script_ms"] <= move["drawn_ms"]
             assert move["kb"] > 0
+
+
+def test_rerun_payload_counts_the_boards_charts() -> None:
+    """bench/rerun.py's payload counts the figures inside the board components (it read only
+    st.plotly_chart elements and reported 0 MB in 0 plots once the pages drew through
+    boards)."""
+    import rerun
+
+    at = rerun.start(rerun.APP, {"N": "12", "D": "8", "heads": "2"})
+    size, count = rerun.payload(at)
+    assert count == 9  # the playground: scores, weights, out; X, Q, K, V; bars, sum
+    small = size
+    at = rerun.start(rerun.APP, {"N": "64", "D": "8", "heads": "2"})
+    size, count = rerun.payload(at)
+    assert count == 9 and size > small + 2 * 4 * (64 * 64 - 12 * 12)  # scores, weights: N×N float32
