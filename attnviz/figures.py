@@ -243,7 +243,7 @@ def _colour(kind: Kind, z: np.ndarray, zmax: float | None) -> dict:
 
 CHAR_PX = 7.5  #: average width of a tick label character at font size 13
 TITLE_CHAR_PX = 7.8  #: average width of an axis title character at font size 14
-TITLE_LINE_PX = 18  #: the height of a line of an axis title
+TITLE_LINE_PX = 18  #: the height of a line of a figure title (16 px type)
 
 
 def pool_factor(n: int) -> int:
@@ -293,18 +293,25 @@ def _label_len(labels: Sequence[str] | None, n: int) -> int:
     return len(str(max(n - 1, 0)))
 
 
-def _fit_axis_title(text: str, plot_px: float, margin: dict) -> str:
-    """A vertical axis title that is longer than its plot is tall ("query i (row) — rows =
-    tokens (PyTorch)" beside a 200 px plot would reach into the figure's title) goes on
-    two lines at its " — ", and the left margin (changed in place) grows by a line; beside
-    a plot too short even for that, only its first part stays ("query i (row)")."""
-    if " — " not in text or len(text) * TITLE_CHAR_PX <= plot_px:
-        return text
-    first, rest = text.split(" — ", 1)
-    if max(len(first), len(rest)) * TITLE_CHAR_PX > plot_px:
-        return first
-    margin["l"] += TITLE_LINE_PX
-    return f"{first}<br>{rest}"
+def _fit_axis_title(text: str, plot_px: float, top_px: float, title_lines: int) -> str:
+    """The longest form of a vertical axis title that does not reach into the figure's
+    title. The title is centred on the plot and may stick out of it by what the top margin
+    (``top_px``) leaves free above the figure's title (``title_lines`` lines, left-aligned
+    above the axis title); beside a shorter plot "query i (row) — rows = tokens (PyTorch)"
+    loses "(PyTorch)", then everything after its " — " (the masking page's 330 px charts
+    had it cross their "grey = masked" line). The margins stay as they are: at 1280 px the
+    plots keep their width."""
+    free = top_px - (TITLE_LINE_PX * title_lines + 16)
+    forms = [text]
+    if " — " in text:
+        head, tail = text.split(" — ", 1)
+        short = tail.replace(" (PyTorch)", "").replace(" (UDL book)", "")
+        forms += [f"{head} — {short}"] if short != tail else []
+        forms.append(head)
+    for form in forms:
+        if (len(form) * TITLE_CHAR_PX - plot_px) / 2 <= free:
+            return form
+    return forms[-1]
 
 
 def _fixed_margins(x_labels, y_labels, nx: int, ny: int) -> dict:
@@ -467,7 +474,9 @@ def matrix_figure(
     if notes:
         title += f"<br><span style='font-size:13px;color:#555'>{' · '.join(notes)}</span>"
     margin = _fixed_margins(x_labels, y_labels, nx, ny)
-    y_title = _fit_axis_title(y_title, height - margin["t"] - margin["b"], margin)
+    y_title = _fit_axis_title(
+        y_title, height - margin["t"] - margin["b"], margin["t"], title.count("<br>") + 1
+    )
     layout = _layout(
         title=title,
         height=height,

@@ -81,27 +81,41 @@ def test_bar_and_line_charts_grow_their_margins_to_fit() -> None:
         assert all(ax.get("automargin") is True for ax in axes), (name, axes)
 
 
+FULL = "query i (row) — rows = tokens (PyTorch)"
+
+
 @pytest.mark.parametrize(
-    ("height", "lines"), [(240, 0), (270, 0), (330, 2), (380, 2), (480, 1), (600, 1)]
+    ("height", "masked", "expected"),
+    [
+        (240, False, "query i (row)"),
+        (300, True, "query i (row)"),
+        (330, False, "query i (row) — rows = tokens"),
+        (330, True, "query i (row) — rows = tokens"),
+        (380, False, FULL),
+        (380, True, "query i (row) — rows = tokens"),
+        (480, True, FULL),
+        (800, False, FULL),
+    ],
 )
-def test_long_vertical_axis_title_fits_its_plot(height: int, lines: int) -> None:
-    """ "query i (row) — rows = tokens (PyTorch)" (~310 px at 14 px) beside a shorter plot
-    reached into the figure's title (masking page, 330 px): it goes on two lines there, with
-    a line more of left margin; beside a tall plot it stays on one line; beside a plot too
-    short for its second half, only "query i (row)" stays (lines = 0 here)."""
+def test_long_vertical_axis_title_stays_out_of_the_figure_title(
+    height: int, masked: bool, expected: str
+) -> None:
+    """ "query i (row) — rows = tokens (PyTorch)" (~310 px at 14 px) is centred on its plot:
+    beside a shorter plot it stuck out into the figure's title (the masking page's 330 px
+    charts, across their "grey = masked" line). It is shortened there instead, and the left
+    margin stays as it is (the plots keep their width at 1280 px)."""
     labels = [f"t{i}" for i in range(6)]
-    fig = figures.attention_figure(np.eye(6), what="weights", labels=labels, height=height)
+    mask = np.tril(np.ones((6, 6), bool)) if masked else None
+    fig = figures.attention_figure(
+        np.eye(6), what="weights", labels=labels, height=height, mask=mask
+    )
     lay = fig.to_dict()["layout"]
     text, m = lay["yaxis"]["title"]["text"], lay["margin"]
-    tall = figures.attention_figure(np.eye(6), what="weights", labels=labels, height=800)
-    base_left = tall.to_dict()["layout"]["margin"]["l"]
+    assert text == expected
+    title_lines = lay["title"]["text"].count("<br>") + 1
+    assert title_lines == (2 if masked else 1)  # the "grey = masked" line
+    free = m["t"] - (figures.TITLE_LINE_PX * title_lines + 16)
     plot_px = height - m["t"] - m["b"]
-    # every line fits beside the plot
-    assert all(len(line) * figures.TITLE_CHAR_PX <= plot_px for line in text.split("<br>"))
-    if lines == 2:
-        assert text == "query i (row)<br>rows = tokens (PyTorch)"
-        assert m["l"] == base_left + figures.TITLE_LINE_PX
-    elif lines == 1:
-        assert text == "query i (row) — rows = tokens (PyTorch)" and m["l"] == base_left
-    else:
-        assert text == "query i (row)" and m["l"] == base_left
+    assert (len(text) * figures.TITLE_CHAR_PX - plot_px) / 2 <= free
+    tall = figures.attention_figure(np.eye(6), what="weights", labels=labels, height=800)
+    assert m["l"] == tall.to_dict()["layout"]["margin"]["l"]
