@@ -290,6 +290,27 @@
     out.font = Object.assign({}, out.font, { size });
     return out;
   }
+  // A horizontal axis title wider than its chart ("query i (column) — columns = tokens (UDL
+  // book)" under a third of a 1280 px page) would be cut at both edges: shorten it as the
+  // Python side does for vertical titles (figures._fit_axis_title): first the parenthesis,
+  // then all after the dash.
+  function fitted(layout, width) {
+    if (!width) return layout;
+    let out = layout;
+    for (const [k, ax] of Object.entries(layout)) {
+      const t = /^xaxis\d*$/.test(k) && ax && ax.title;
+      if (!t || typeof t.text !== "string" || !t.text.includes(" — ")) continue;
+      const px = 7.8 * (((t.font && t.font.size) || 14) / 14);
+      const [head, tail] = t.text.split(" — ", 2);
+      const short = tail.replace(/ \((PyTorch|UDL book)\)$/, "");
+      const forms = [t.text, `${head} — ${short}`, head];
+      const text = forms.find((f) => f.length * px <= width - 16) || head;
+      if (text === t.text) continue;
+      if (out === layout) out = Object.assign({}, layout);
+      out[k] = Object.assign({}, ax, { title: Object.assign({}, t, { text }) });
+    }
+    return out;
+  }
   function scaledData(data) {
     return textScale === 1 ? data : data.map((t) => scaleFonts(t, ""));
   }
@@ -341,7 +362,8 @@
       c.cell.dataset.key = f.key;
       c.gd.setAttribute("aria-label", f.label || f.key);
       const fig = f.figure || {};
-      return Plotly.react(c.gd, scaledData(fig.data || []), scaled(fig.layout || {}), c.config).then(() => {
+      const lay = fitted(scaled(fig.layout || {}), c.cell.clientWidth);
+      return Plotly.react(c.gd, scaledData(fig.data || []), lay, c.config).then(() => {
         if (!c.hooked) hook(c);
       });
     });

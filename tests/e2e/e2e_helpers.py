@@ -146,6 +146,36 @@ HEATMAPS_JS = """
 }
 """
 
+# Axis titles that a student cannot read whole: cut at the chart's edges, or crossing the
+# chart's own title (a vertical title centred on a short plot reached into it).
+AXIS_TITLE_PROBLEMS_JS = """
+() => {
+  const out = [];
+  const box = (el) => el.getBoundingClientRect();
+  const meets = (a, b) =>
+    a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  window.__allPlots().forEach((gd, i) => {
+    const g = box(gd);
+    const name = String(((gd.layout || {}).title || {}).text || '').replace(/<[^>]*>/g, '');
+    const titles = Array.from(gd.querySelectorAll('.gtitle')).map(box);
+    gd.querySelectorAll('.g-xtitle text, .g-ytitle text').forEach((t) => {
+      const r = box(t);
+      if (!r.width) return;
+      if (r.left < g.left - 1 || r.right > g.right + 1 || r.top < g.top - 1)
+        out.push(`chart ${i} ${name}: axis title '${t.textContent}' cut at the chart's edge`);
+      if (titles.some((b) => meets(r, b)))
+        out.push(`chart ${i} ${name}: axis title '${t.textContent}' crosses the chart title`);
+    });
+  });
+  return out;
+}
+"""
+
+
+def axis_title_problems(session) -> list[str]:
+    return session.page.evaluate(AXIS_TITLE_PROBLEMS_JS)
+
+
 # The tick labels plotly drew on each x/y axis of every chart (colour bars excluded).
 AXIS_TICKS_JS = """
 () => Array.from(window.__allPlots()).map((gd, i) => ({
