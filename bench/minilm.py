@@ -23,10 +23,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
-import subprocess
 import sys
 from pathlib import Path
+
+from fresh import print_table, run_fresh
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -94,26 +94,9 @@ def main() -> int:
     env = dict(os.environ)
     if args.blas_threads:
         env["OPENBLAS_NUM_THREADS"] = env["OMP_NUM_THREADS"] = str(args.blas_threads)
-    runs = []
-    for i in range(args.repeat):
-        p = subprocess.run(
-            [sys.executable, "-c", CHILD, str(REPO)],
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-            env=env,
-        )
-        if p.returncode:
-            print(p.stderr, file=sys.stderr)
-            return 1
-        runs.append(json.loads(p.stdout.strip().splitlines()[-1]))
-        print(
-            f"process {i + 1}/{args.repeat}: "
-            + ", ".join(
-                f"{k} {v * 1e3:.1f} ms" for k, v in runs[-1].items() if not k.startswith("n_")
-            )
-        )
+    runs = run_fresh(CHILD, [str(REPO)], args.repeat, env, timeout=300)
+    if runs is None:
+        return 1
 
     first = runs[0]
     rows = [
@@ -127,17 +110,7 @@ def main() -> int:
         ("erf of (16, 1536), vectorised", "erf_16x1536", None),
         ("erf of (16, 1536), math.erf per element", "erf_frompyfunc_16x1536", None),
     ]
-    print(f"\n{'what':40} {'median':>10} {'max':>10}  target")
-    ok = True
-    for label, key, target in rows:
-        vals = [r[key] for r in runs]
-        med, worst = statistics.median(vals), max(vals)
-        verdict = ""
-        if target is not None:
-            passed = worst < target
-            ok &= passed
-            verdict = f"< {target * 1e3:.0f} ms: {'ok' if passed else 'MISSED'}"
-        print(f"{label:40} {med * 1e3:8.1f}ms {worst * 1e3:8.1f}ms  {verdict}")
+    ok = print_table(rows, runs, 40, inclusive=False)
     if args.json:
         args.json.write_text(json.dumps({"runs": runs}, indent=2))
     return 0 if ok else 2

@@ -26,10 +26,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
-import subprocess
 import sys
 from pathlib import Path
+
+from fresh import print_table, run_fresh
 
 REPO = Path(__file__).resolve().parents[1]
 #: 20 tokens
@@ -124,27 +124,16 @@ def main() -> int:
         blas = {k: str(args.blas_threads) for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")}
         env.update(blas)
     print(f"load average before: {os.getloadavg()[0]:.2f} (cores: {os.cpu_count()})")
-    runs = []
-    for i in range(args.repeat):
-        p = subprocess.run(
-            [sys.executable, "-c", CHILD, str(REPO), PROMPT_20],
-            capture_output=True,
-            text=True,
-            timeout=600,
-            check=False,
-            env=env,
-        )
-        if p.returncode:
-            print(p.stderr, file=sys.stderr)
-            return 1
-        runs.append(json.loads(p.stdout.strip().splitlines()[-1]))
-        print(
-            f"process {i + 1}/{args.repeat}: "
-            + ", ".join(
-                f"{k} {v * 1e3:.1f} ms" for k, v in runs[-1].items() if not k.startswith("n_")
-            )
-            + f", peak RSS {runs[-1]['n_rss_mb']:.0f} MB"
-        )
+    runs = run_fresh(
+        CHILD,
+        [str(REPO), PROMPT_20],
+        args.repeat,
+        env,
+        timeout=600,
+        extra=lambda run: f", peak RSS {run['n_rss_mb']:.0f} MB",
+    )
+    if runs is None:
+        return 1
 
     first = runs[0]
     rows = [
@@ -155,17 +144,7 @@ def main() -> int:
         (f"warm run + top 10, {first['n_128']} tokens", "warm_128", None),
         (f"warm run + top 10, {first['n_512']} tokens", "warm_512", None),
     ]
-    print(f"\n{'what':44} {'median':>10} {'max':>10}  target")
-    ok = True
-    for label, key, target in rows:
-        vals = [r[key] for r in runs]
-        med, worst = statistics.median(vals), max(vals)
-        verdict = ""
-        if target is not None:
-            passed = worst <= target
-            ok &= passed
-            verdict = f"<= {target * 1e3:.0f} ms: {'ok' if passed else 'MISSED'}"
-        print(f"{label:44} {med * 1e3:8.1f}ms {worst * 1e3:8.1f}ms  {verdict}")
+    ok = print_table(rows, runs, 44, inclusive=True)
     print(f"peak RSS of a process (model + 512-token runs): {first['n_rss_mb']:.0f} MB")
     result = {"runs": runs}
     if args.server:
