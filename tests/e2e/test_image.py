@@ -20,14 +20,13 @@ import json
 import os
 import subprocess
 import threading
-import time
 import urllib.request
 from pathlib import Path
 
 import podman_image as pi
 import psutil
 import pytest
-from e2e_app import ROOT, AppServer, BrowserSession, free_port, stop_app_server, unavailable
+from e2e_app import ROOT, BrowserSession, start_app_server, stop_app_server, unavailable
 from e2e_helpers import alerts
 
 # The first test's setup makes the stand-in base (~1 min on a fresh machine) and builds the
@@ -97,23 +96,12 @@ def rootfs(image):
 
 
 @pytest.fixture(scope="module")
-def server(rootfs, config, tmp_path_factory):
+def server(rootfs, config):
     """The image's ENTRYPOINT + CMD, as its USER, in its WorkingDir, with only its Env; the
-    address and port flags appended (later flags win) to keep it on a free loopback port."""
-    port = free_port()
-    argv = pi.chroot_command(
-        rootfs, config, ["--server.address=127.0.0.1", f"--server.port={port}"]
-    )
-    log_path = tmp_path_factory.mktemp("image-server") / "server.log"
-    with log_path.open("w") as log:
-        proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT)
-    srv = AppServer(f"http://127.0.0.1:{port}", proc, log_path)
-    deadline = time.monotonic() + 120
-    while not srv.healthy():
-        if proc.poll() is not None or time.monotonic() > deadline:
-            stop_app_server(srv)
-            pytest.fail(f"the image did not come up:\n{argv}\n{srv.output()}", False)
-        time.sleep(0.25)
+    address flag appended, and the port flag after it (later flags win), to keep it on a
+    free loopback port."""
+    command = pi.chroot_command(rootfs, config, ["--server.address=127.0.0.1"])
+    srv = start_app_server(command=command, timeout=120)
     yield srv
     stop_app_server(srv)
     out = srv.output()
