@@ -210,6 +210,22 @@ def axis_tick_problems(charts: list[dict]) -> list[str]:
 # --------------------------------------------------------------------------- widgets
 
 
+def nav_titles(session) -> list[str]:
+    """The titles of the sidebar's page links, in order."""
+    texts = session.page.locator('[data-testid="stSidebarNavLink"]').all_inner_texts()
+    # A link's text is "<icon>\n\n<title>": the title is the last line.
+    return [t.strip().splitlines()[-1].strip() for t in texts]
+
+
+def click_page(session, title: str) -> None:
+    """Go to the page ``title`` by its sidebar link (no click if it is the current page)."""
+    links = session.page.locator('[data-testid="stSidebarNavLink"]')
+    link = links.filter(has_text=title)
+    assert link.count() == 1, f"no single sidebar link for {title!r}"
+    if link.get_attribute("aria-current") != "page":
+        session.rerun_after(link.click)
+
+
 def heatmaps(session) -> list[dict]:
     return session.page.evaluate(HEATMAPS_JS)
 

@@ -27,7 +27,7 @@ import podman_image as pi
 import psutil
 import pytest
 from e2e_app import ROOT, BrowserSession, start_app_server, stop_app_server, unavailable
-from e2e_helpers import alerts
+from e2e_helpers import alerts, click_page, nav_titles
 
 # The first test's setup makes the stand-in base (~1 min on a fresh machine) and builds the
 # image (~1 min, longer when pip downloads from PyPI): more than the suite's 300 s default
@@ -153,13 +153,9 @@ def test_every_page_loads_and_model_pages_work_offline(browser, server):
     session = BrowserSession(browser, server)
     try:
         session.open("/")
-        links = session.page.locator('[data-testid="stSidebarNavLink"]')
-        shown = [t.strip().splitlines()[-1].strip() for t in links.all_inner_texts()]
-        assert shown == [title for _, title in pages]
+        assert nav_titles(session) == [title for _, title in pages]
         for path, title in pages:
-            link = links.filter(has_text=title)
-            if link.get_attribute("aria-current") != "page":
-                session.rerun_after(link.click)
+            click_page(session, title)
             session.assert_healthy(f"{title} in the image")
             session.screenshot("image_" + Path(path).stem, full=False)  # artifacts/screenshots
             if path in model_pages:

@@ -18,7 +18,9 @@ from e2e_helpers import (
     COLORSCALES_JS,
     UNLABELLED_CONTROLS_JS,
     axis_tick_problems,
+    click_page,
     colorscale_name,
+    nav_titles,
 )
 
 pytestmark = pytest.mark.e2e
@@ -66,25 +68,11 @@ def _slug(title: str) -> str:
     return "_".join("".join(c if c.isalnum() else " " for c in title.lower()).split())
 
 
-def _nav_titles(session) -> list[str]:
-    texts = session.page.locator('[data-testid="stSidebarNavLink"]').all_inner_texts()
-    # A link's text is "<icon>\n\n<title>": the title is the last line.
-    return [t.strip().splitlines()[-1].strip() for t in texts]
-
-
-def _click_page(session, title: str) -> None:
-    links = session.page.locator('[data-testid="stSidebarNavLink"]')
-    link = links.filter(has_text=title)
-    assert link.count() == 1, f"no single sidebar link for {title!r}"
-    if link.get_attribute("aria-current") != "page":
-        session.rerun_after(link.click)
-
-
 def walk(session: BrowserSession, size: str, inspect: bool) -> dict[str, PageReport]:
     session.open("/")
     reports = {}
-    for title in _nav_titles(session):
-        _click_page(session, title)
+    for title in nav_titles(session):
+        click_page(session, title)
         report = PageReport(title)
         report.exceptions = session.exceptions()
         report.page_errors = list(session.errors)
