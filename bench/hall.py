@@ -14,7 +14,6 @@ import re
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import time
@@ -30,10 +29,13 @@ _BIND = re.compile(r"^(\s*bind\s+)(\S+)(.*)$", re.M)
 _SERVER = re.compile(r"^(\s*server\s+(\S+)\s+)(\S+)(.*)$", re.M)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def haproxy_exe() -> str | None:
+    """Debian's haproxy: on PATH, or in /usr/sbin (not on a normal user's PATH); None if
+    it is not installed."""
+    exe = shutil.which("haproxy")
+    if exe is None and Path("/usr/sbin/haproxy").exists():
+        exe = "/usr/sbin/haproxy"
+    return exe
 
 
 def servers(text: str | None = None) -> list[tuple[str, str]]:
@@ -64,6 +66,8 @@ class HAProxy:
     """Debian's haproxy (foreground, ``-db``) with deploy/haproxy.cfg pointed at loopback."""
 
     def __init__(self, server_ports: list[int], log: Path | None = None) -> None:
+        from stclient import free_port  # bench/ is on sys.path for the bench scripts
+
         self.port = free_port()
         self.server_ports = list(server_ports)
         self.dir = Path(tempfile.mkdtemp(prefix="attnviz-haproxy-"))
@@ -80,7 +84,9 @@ class HAProxy:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
 
     def start(self, timeout: float = 20.0) -> HAProxy:
-        exe = shutil.which("haproxy") or "/usr/sbin/haproxy"
+        exe = haproxy_exe()
+        if exe is None:
+            raise RuntimeError("haproxy is not installed (apt-get install haproxy)")
         check = subprocess.run([exe, "-c", "-f", str(self.cfg)], capture_output=True, text=True)
         if check.returncode != 0:
             raise RuntimeError(f"haproxy -c rejected the config:\n{check.stdout}{check.stderr}")

@@ -74,6 +74,7 @@ def server_rss(blas_env: dict) -> dict:
     import psutil
 
     sys.path.insert(0, str(REPO / "bench"))
+    from classroom import rss_mb
     from stclient import Server, Session
 
     os.environ.update(blas_env)
@@ -82,7 +83,7 @@ def server_rss(blas_env: dict) -> dict:
         proc = psutil.Process(server.proc.pid)
 
         def rss() -> float:
-            return sum(p.memory_info().rss for p in [proc, *proc.children(True)]) / 2**20
+            return rss_mb(proc)
 
         with Session(server.url, timeout=120) as s:
             s.rerun()

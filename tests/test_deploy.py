@@ -6,7 +6,6 @@ from __future__ import annotations
 import difflib
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -16,7 +15,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
-from hall import HAPROXY_CFG, SECRET_ENV, loopback_config, servers  # noqa: E402
+from hall import HAPROXY_CFG, SECRET_ENV, haproxy_exe, loopback_config, servers  # noqa: E402
 
 COMPOSE = ROOT / "deploy" / "compose.yaml"
 CFG = HAPROXY_CFG.read_text()
@@ -96,9 +95,7 @@ def test_loopback_config_changes_only_the_addresses():
 
 
 def test_haproxy_accepts_the_config():
-    exe = shutil.which("haproxy") or (
-        "/usr/sbin/haproxy" if Path("/usr/sbin/haproxy").exists() else None
-    )
+    exe = haproxy_exe()
     if exe is None:
         if os.environ.get("CI"):
             pytest.fail("haproxy is not installed (apt-get install haproxy)", False)

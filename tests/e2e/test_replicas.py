@@ -11,7 +11,6 @@ untouched (same replica, no rerun, same view).
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import sys
 import time
@@ -24,7 +23,8 @@ from e2e_app import BrowserSession, start_app_server, stop_app_server, unavailab
 from e2e_helpers import radio_value, scores_shape, selectbox_input, slider_value
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from hall import COOKIE, SECRET_ENV, HAProxy, servers  # noqa: E402
+from classroom import server_metrics  # noqa: E402
+from hall import COOKIE, SECRET_ENV, HAProxy, haproxy_exe, servers  # noqa: E402
 
 pytestmark = [pytest.mark.e2e, pytest.mark.replicas]
 
@@ -46,7 +46,7 @@ def link(view) -> str:
 
 @pytest.fixture(scope="module")
 def hall(tmp_path_factory):
-    if not shutil.which("haproxy"):
+    if not haproxy_exe():
         unavailable("haproxy is not installed (apt-get install haproxy)")
     names = [name for name, _ in servers()]
     assert len(names) == 3, f"deploy/haproxy.cfg should list three replicas: {names}"
@@ -99,12 +99,9 @@ def together(sessions: list[ProxySession], start) -> None:
         s.wait_for_run(after=runs)
 
 
-def active_sessions(server) -> float:
-    with urllib.request.urlopen(server.url + "/_stcore/metrics", timeout=5) as r:
-        for line in r.read().decode().splitlines():
-            if line.startswith("active_sessions "):
-                return float(line.split()[-1])
-    raise AssertionError("no active_sessions in /_stcore/metrics")
+def active_sessions(server) -> float | None:
+    """The replica's open sessions (websockets), from its /_stcore/metrics."""
+    return server_metrics(server.url).get("active_sessions")
 
 
 def wait_until(cond, timeout: float, what: str) -> None:
