@@ -75,7 +75,7 @@ def run_class(hall: Hall, args: argparse.Namespace, kill_at: float | None) -> di
         spread["sessions_per_replica"] = replica_sessions(hall)
         spread["load_avg_mid"] = [round(x, 2) for x in os.getloadavg()]
         if kill_at is not None:
-            time.sleep(max(0.0, kill_at - (args.ramp + 3.0)))
+            time.sleep(max(0.0, t0 + kill_at - time.monotonic()))
             killed["replica"] = hall.names[args.kill]
             killed["had_sessions"] = replica_sessions(hall)[args.kill]
             hall.kill(args.kill)
