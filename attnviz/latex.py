@@ -1,6 +1,6 @@
 """LaTeX for slides and notes: small matrices as ``bmatrix`` and one query's worked example.
 
-Pure string builders (NumPy only, no Streamlit): the export section of the pages
+Pure string builders (NumPy and the engine, no Streamlit): the export section of the pages
 (:mod:`attnviz.ui.export`) shows their output, the tests parse it back
 (:func:`parse_bmatrix`) into the same numbers within the rounding shown.
 """
@@ -12,6 +12,8 @@ import re
 from collections.abc import Sequence
 
 import numpy as np
+
+from attnviz import engine
 
 #: Decimals of the numbers written in cells on screen (``figures``: ``cell_text=".2f"``).
 DECIMALS = 2
@@ -124,7 +126,8 @@ def worked_example(
     softmax weights and the output, with the numbers rounded to ``decimals``.
 
     ``q``, ``k``, ``v``: (N, d_k) of the head; ``mask``: (N, N) boolean, True = may attend.
-    The numbers are recomputed here from q, k, v (plain NumPy), in the order of the page.
+    The numbers are recomputed here from q, k, v (the engine's softmax), in the order of
+    the page.
     """
     q, k, v = (np.asarray(m, dtype=np.float64) for m in (q, k, v))
     n, dk = k.shape
@@ -135,11 +138,7 @@ def worked_example(
     scaled = raw * scale
     visible = np.ones(n, bool) if mask is None else np.asarray(mask, bool)[query]
     masked = np.where(visible, scaled, -np.inf)
-    if visible.any():
-        e = np.exp(masked - masked[visible].max())
-        w = e / e.sum()
-    else:
-        w = np.zeros(n)
+    w = engine.softmax(masked)  # every key masked: weights 0, not NaN
     out = w @ v
     d = decimals
     tok = escape(labels[query]) if query < len(labels) else str(query)
