@@ -36,15 +36,16 @@ def body(view: ui.View) -> None:
         ]
     )
     ui.pooled_note(n, "the playground's query selector shows one query's full row of weights")
-    for i, (title, latex, shape, note, draw) in enumerate(steps_table(view, head, step)):
+    a = head_arrays(view, head)
+    for i, (title, latex, shape, note, draw) in enumerate(steps_table(view, head, a, step)):
         if step.show(i):
             stage(i + 1, title, latex, shape, note)
             if draw is not None:
                 draw()
     if not step.rest:
         return
-    loop_vs_matrix(view, head)
-    footer(view, head)
+    loop_vs_matrix(view, a)
+    footer(view, head, a)
 
 
 def stage(num: int, title: str, latex: str, shape: str, note: str = "") -> None:
@@ -71,12 +72,11 @@ def head_arrays(view: ui.View, head: int) -> dict[str, np.ndarray]:
     }
 
 
-def steps_table(view: ui.View, head: int, step: ui.Steps) -> list[tuple]:
+def steps_table(view: ui.View, head: int, a: dict[str, np.ndarray], step: ui.Steps) -> list[tuple]:
     """The seven steps: (title, equation, shape of the result, note, what draws its chart
     or None); the charts are drawn only for the steps shown."""
     s, r, labels, lay = view.settings, view.result, view.labels, view.layout
     n, dk = r.n_tokens, r.queries.shape[-1]
-    a = head_arrays(view, head)
     H = 270 if step.presenting else 300  # the presenter view: one screen of 720 px
     tm = figures.token_matrix_figure
     # this head's attention matrices: scores (with their scale) and weights
@@ -182,10 +182,9 @@ def steps_table(view: ui.View, head: int, step: ui.Steps) -> list[tuple]:
     ]
 
 
-def loop_vs_matrix(view: ui.View, head: int) -> None:
+def loop_vs_matrix(view: ui.View, a: dict[str, np.ndarray]) -> None:
     """Notebook 12.1's loop (one query at a time) against the matrix form: same numbers."""
     r, n = view.result, view.result.n_tokens
-    a = head_arrays(view, head)
     qh, kh, vh, w, out = a["q"], a["k"], a["v"], a["w"], a["out"]
     st.subheader("Loop form vs matrix form")
     limit = min(n, 64)
@@ -223,9 +222,9 @@ def loop_vs_matrix(view: ui.View, head: int) -> None:
     )
 
 
-def footer(view: ui.View, head: int) -> None:
+def footer(view: ui.View, head: int, a: dict[str, np.ndarray]) -> None:
     """Shapes, exports, the worked example and the NumPy code of this view."""
-    a, lay = head_arrays(view, head), view.layout
+    lay = view.layout
     ui.shapes(
         {
             "X": view.x,
