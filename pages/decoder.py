@@ -31,11 +31,22 @@ def _run(text: str) -> smollm.SmolRun:
 
 
 @st.cache_resource(max_entries=4, show_spinner="Running SmolLM2 at shifted positions…")
-def _shifted(text: str, shift: int) -> np.ndarray:
+def _shifted(text: str, shift: int) -> tuple[np.ndarray, float]:
     """Weights (30, 9, n, n) of the prompt's first n <= CHECK_MAX tokens at positions
-    shift .. shift + n - 1."""
-    _, ids = _model().tokenize(text)
-    return _model().run_ids(ids[:CHECK_MAX], position_offset=shift).attentions
+    shift .. shift + n - 1, and their largest difference from the prompt's own run (all
+    270 heads)."""
+    run = _run(text)
+    ids = run.ids[:CHECK_MAX]
+    m = ids.size
+    w = _model().run_ids(ids, position_offset=shift).attentions
+    return w, float(np.abs(run.attentions[:, :, :m, :m] - w).max())
+
+
+def _causal_weights(w: np.ndarray, labels: list[str], title: str):
+    """One head's weights with the masked (future) triangle drawn as masked."""
+    return figures.attention_figure(
+        w, what="weights", labels=labels, mask=causal_mask(len(labels)), title=title, height=400
+    )
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -219,30 +230,22 @@ def _rope(model, run, text, layer, head, kv) -> None:
         key="dec_rope_fig",
     )
     shift = st.slider("Shift the prompt right by (positions)", 0, SHIFT_MAX, 8, key="dec_shift")
-    shifted = _shifted(text, int(shift))  # (30, 9, m, m), m = min(N, CHECK_MAX)
+    shifted, diff_all = _shifted(text, int(shift))  # (30, 9, m, m), m = min(N, CHECK_MAX)
     m = shifted.shape[-1]
     a = run.attentions[layer, head, :m, :m]
     b = shifted[layer, head]
     labels = run.tokens[:m]
     if m < n:
         st.caption(f"The shift is shown on the first {m} tokens of the {n}.")
-
-    def causal_weights(w: np.ndarray, first: int):
-        return figures.attention_figure(
-            w,
-            what="weights",
-            labels=labels,
-            mask=causal_mask(m),
-            title=f"Positions {first} … {first + m - 1}",
-            height=400,
-        )
-
     ui.chart_row(
         "dec_shift_row",
-        {"dec_shift_a": causal_weights(a, 0), "dec_shift_b": causal_weights(b, shift)},
+        {
+            "dec_shift_a": _causal_weights(a, labels, f"Positions 0 … {m - 1}"),
+            "dec_shift_b": _causal_weights(b, labels, f"Positions {shift} … {shift + m - 1}"),
+        },
         caption=f"The same tokens at positions shifted by {shift}: largest difference in "
         f"this head {float(np.abs(a - b).max()):.1e}, in all 270 heads "
-        f"{float(np.abs(run.attentions[:, :, :m, :m] - shifted).max()):.1e}. With RoPE only "
+        f"{diff_all:.1e}. With RoPE only "
         f"relative positions reach the scores (up to float32 rounding); learned absolute "
         f"position vectors, as in MiniLM, would change them.",
     )
@@ -262,21 +265,15 @@ def _compare_random(text, run, layer, head) -> None:
     ui.chart_row(
         "dec_cmp_row",
         {
-            "dec_cmp_trained": figures.attention_figure(
+            "dec_cmp_trained": _causal_weights(
                 run.attentions[layer, head],
-                what="weights",
-                labels=run.tokens,
-                mask=causal_mask(n),
-                title=f"Layer {layer + 1}, head {head + 1}: trained",
-                height=400,
+                run.tokens,
+                f"Layer {layer + 1}, head {head + 1}: trained",
             ),
-            "dec_cmp_random": figures.attention_figure(
+            "dec_cmp_random": _causal_weights(
                 rnd.weights[head],
-                what="weights",
-                labels=run.tokens,
-                mask=causal_mask(n),
-                title=f"Layer {layer + 1}, head {head + 1}: random ({init}, seed {seed})",
-                height=400,
+                run.tokens,
+                f"Layer {layer + 1}, head {head + 1}: random ({init}, seed {seed})",
             ),
         },
     )
