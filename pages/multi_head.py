@@ -56,7 +56,6 @@ def query_section(view: ui.View) -> None:
                 title=f"Output of query {query} in head {head} = weighted sum of its values",
             ),
         },
-        links={"mh_qheads": None},
     )
 
 
@@ -96,17 +95,15 @@ elif step.rest:
             "Hover a cell to outline the same query and key in every head; click it to pick "
             "that query and head for the section below."
         )
+        st.subheader("One query in every head")
+        query_section(view)
     else:
         st.info(
             f"With N = {n} tokens, {h} heatmaps of {n}×{n} cells would be unreadable (and heavy), "
             f"so each head is summarised instead (limit: N ≤ {figures.MAX_SMALL_MULTIPLES_N}). "
             "Pick one head on the playground to see its full weights."
         )
-
-    st.subheader("One query in every head")
-    if n <= figures.MAX_SMALL_MULTIPLES_N:
-        query_section(view)
-    else:
+        st.subheader("One query in every head")
         st.info(
             f"With N = {n} tokens the bars of one query in {h} heads would be unreadable "
             f"(limit: N ≤ {figures.MAX_SMALL_MULTIPLES_N}); the playground shows one head's "
