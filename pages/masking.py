@@ -46,10 +46,12 @@ def body(view: ui.View) -> None:
             f"Padding mask: the last k = {k} tokens are hidden",
         ]
     )
-    variants = [("no mask", ui.variant(view, mask_kind="none")), ("causal", causal)]
-    variants.append((f"padding (k = {k})", padded))
-    # the normal page shows causal and padding side by side; the presenter view one per screen
-    shown = [v for i, v in enumerate(variants) if step.show(i) and (step.presenting or i > 0)]
+    # the normal page shows causal and padding side by side; the presenter view one mask per
+    # screen, the first with none
+    variants = [("causal", causal), (f"padding (k = {k})", padded)]
+    if step.presenting:
+        variants.insert(0, ("no mask", ui.variant(view, mask_kind="none")))
+    shown = [v for i, v in enumerate(variants) if step.show(i)]
     mask_columns(view, head, shown, step.presenting)
     if not step.rest:
         return
