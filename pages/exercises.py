@@ -16,11 +16,6 @@ ui.intro(
     "gives a whole class the same questions. Count rows and columns from 0.",
 )
 
-st.sidebar.caption(
-    "On this page only the **seed** applies: it chooses the set of exercises (the other "
-    "controls are hidden here and keep their values)."
-)
-
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def generate(seed: int) -> list[exercises.Exercise]:
@@ -55,8 +50,7 @@ def _new_set() -> None:
     new = old
     while new == old:
         new = random.randint(0, 9999)
-    st.session_state["seed"] = new
-    _clear()
+    st.session_state["seed"] = new  # the page forgets the old answers: another seed
 
 
 seed = int(st.session_state.get("seed", 0) or 0)

@@ -113,6 +113,10 @@ NOT_APPLYING = (
     "random-weights pages. This page runs a trained model with its own input and weights: "
     "they are hidden here and keep their values for the other pages."
 )
+SEED_ONLY_NOTE = (
+    "On this page only the **seed** applies: it chooses the set of exercises (the other "
+    "controls are hidden here and keep their values)."
+)
 
 #: The checks a control names in its ``after`` field.
 AFTER = {
@@ -236,6 +240,7 @@ def sidebar(applies: bool = True, seed_only: bool = False) -> state.View | None:
             "<style>.st-key-attnviz_controls [data-testid='stElementContainer']"
             ":not(.st-key-seed) {display: none;}</style>"
         )
+        st.sidebar.caption(SEED_ONLY_NOTE)
     values: dict[str, Any] = {}
     section = None
     for c in CONTROLS:
