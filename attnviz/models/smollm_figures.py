@@ -79,42 +79,35 @@ def next_token_figure(top: Sequence[tuple[str, float]], *, height: int = 360) ->
         raise ValueError("no tokens to draw")
     labels = [f"{i + 1}. “{figures.plotly_text(t)}”" for i, (t, _) in enumerate(top)]
     probs = np.asarray([p for _, p in top], dtype=np.float64)
-    fig = go.Figure(
-        go.Bar(
-            x=probs,
-            y=labels,
-            orientation="h",
-            marker={"color": "#0072B2"},
-            text=[f"{p:.1%}" for p in probs],
-            textposition="outside",
-            cliponaxis=False,
-            hovertemplate="%{y}: probability %{x:.4f}<extra></extra>",
-            name="probability",
-        )
-    )
-    fig.update_layout(
-        template="none",
-        title={
-            "text": f"The {len(top)} most likely next tokens",
-            "x": 0.0,
-            "xanchor": "left",
-            "font": dict(figures.TITLE_FONT),
-        },
+    # plain dicts (figures._figure): plotly's validating API costs ~15 ms a call here
+    bar = {
+        "type": "bar",
+        "x": probs,
+        "y": labels,
+        "orientation": "h",
+        "marker": {"color": "#0072B2"},
+        "text": [f"{p:.1%}" for p in probs],
+        "textposition": "outside",
+        "cliponaxis": False,
+        "hovertemplate": "%{y}: probability %{x:.4f}<extra></extra>",
+        "name": "probability",
+    }
+    layout = figures._layout(
+        title=f"The {len(top)} most likely next tokens",
         height=height,
         margin={"l": 150, "r": 60, "t": 50, "b": 55},
         plot_bgcolor="white",
-        paper_bgcolor="white",
         showlegend=False,
-        font={"size": 13, "color": figures.TEXT_COLOR},
+        yaxis={"autorange": "reversed", "type": "category", "automargin": True},
+        xaxis={
+            "title": "probability (a leading space is part of the token)",
+            "range": [0, float(probs.max()) * 1.15 + 1e-9],
+            "showgrid": True,
+            "tickformat": ".0%",
+            "automargin": True,
+        },
     )
-    fig.update_yaxes(autorange="reversed", type="category", automargin=True)
-    fig.update_xaxes(
-        title={"text": "probability (a leading space is part of the token)"},
-        range=[0, float(probs.max()) * 1.15 + 1e-9],
-        showgrid=True,
-        tickformat=".0%",
-    )
-    return figures.style_text(fig)
+    return figures._figure([bar], layout)
 
 
 def rope_distance_figure(
@@ -149,5 +142,4 @@ def rope_distance_figure(
             font={"size": 13, "color": colour},
         )
     fig.update_layout(showlegend=False, margin={"l": 80, "r": 20, "t": 60, "b": 60})
-    fig.update_yaxes(automargin=True)
-    return fig
+    return fig  # its y axis keeps line_figure's automargin
