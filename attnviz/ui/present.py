@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import functools
 import io
 from dataclasses import dataclass
 from urllib.parse import urlencode
@@ -54,8 +55,10 @@ def class_link(params: dict[str, str], base: str) -> str:
     return base + ("?" + urlencode(kept) if kept else "")
 
 
+@functools.lru_cache(maxsize=64)
 def qr_svg(text: str) -> str:
-    """A QR code of ``text`` as an SVG document, made here (no external service)."""
+    """A QR code of ``text`` as an SVG document, made here (no external service); the
+    last links' codes are kept (a presenter view draws the same link on every rerun)."""
     import segno
 
     buf = io.BytesIO()
