@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from attnviz import engine
+from attnviz import engine, latex
 
 #: The kinds, in the order :func:`generate` cycles through them.
 KINDS = ("argmax", "weight", "score", "mask", "shape", "scaling", "heads")
@@ -122,17 +122,10 @@ def _word(value: str) -> str:
 # --------------------------------------------------------------------------- formatting
 
 
-def _num(v: float, decimals: int) -> str:
-    if decimals == 0:
-        return str(int(round(v)))
-    s = f"{v:.{decimals}f}"
-    return s.lstrip("-") if float(s) == 0 else s
-
-
 def bmatrix(a: np.ndarray, decimals: int = 0, name: str | None = None) -> str:
     """A LaTeX ``bmatrix`` of a 1-D or 2-D array (numbers rounded to ``decimals``)."""
     a = np.atleast_2d(np.asarray(a, dtype=float))
-    rows = [" & ".join(_num(v + 0.0, decimals) for v in row) for row in a]
+    rows = [" & ".join(latex.number(v + 0.0, decimals) for v in row) for row in a]
     body = r"\begin{bmatrix} " + r" \\ ".join(rows) + r" \end{bmatrix}"
     return f"{name} = {body}" if name else body
 
@@ -142,11 +135,13 @@ def _block(*parts: str) -> str:
 
 
 def _vec(a: np.ndarray, decimals: int = 0) -> str:
-    return "(" + ", ".join(_num(v + 0.0, decimals) for v in np.asarray(a, dtype=float)) + ")"
+    return (
+        "(" + ", ".join(latex.number(v + 0.0, decimals) for v in np.asarray(a, dtype=float)) + ")"
+    )
 
 
 def _factor(v: float, decimals: int) -> str:
-    s = _num(v + 0.0, decimals)
+    s = latex.number(v + 0.0, decimals)
     return f"({s})" if s.startswith("-") else s
 
 
@@ -211,11 +206,11 @@ def _weight(rng: np.random.Generator) -> Exercise:
         + f"What is the attention weight $a_{{{i},{j}}}$ (query {i}, key {j}, counting from 0) "
         "after the softmax? Two decimals (±0.01)."
     )
-    exps = " + ".join(f"e^{{{_num(v, 1)}}}" for v in s[i])
+    exps = " + ".join(f"e^{{{latex.number(v, 1)}}}" for v in s[i])
     expl = (
         f"Scores of row {i}: $s_{{{i},j}} = q_{i} \\cdot k_j / 2$ = "
         + _vec(s[i], 1)
-        + f".\n\n$$a_{{{i},{j}}} = \\frac{{e^{{{_num(s[i, j], 1)}}}}}{{{exps}}} = "
+        + f".\n\n$$a_{{{i},{j}}} = \\frac{{e^{{{latex.number(s[i, j], 1)}}}}}{{{exps}}} = "
         f"{a:.4f} \\approx {a:.2f}$$\n\nWhole row: {_vec(w[i], 2)} (it sums to 1)."
     )
     hint = (
@@ -379,9 +374,8 @@ def _heads(rng: np.random.Generator) -> Exercise:
     lines = []
     for hh in range(h):
         diag = np.diagonal(w[hh], offset=-1)
-        lines.append(
-            f"- head {hh}: ({' + '.join(_num(v, 1) for v in diag)}) / {n - 1} = {mean_prev[hh]:.2f}"
-        )
+        terms = " + ".join(latex.number(v, 1) for v in diag)
+        lines.append(f"- head {hh}: ({terms}) / {n - 1} = {mean_prev[hh]:.2f}")
     expl = (
         "The previous-token weights are the diagonal just below the main one ($a_{i,i-1}$):\n\n"
         + "\n".join(lines)
