@@ -70,6 +70,7 @@ top[2].download_button(
     file_name=f"attnviz-exercises-seed{seed}.md",
     mime="text/markdown",
     key="ex_key_md",
+    on_click="ignore",  # a download does not rerun the page
     icon=":material/download:",
 )
 top[3].download_button(
@@ -78,6 +79,7 @@ top[3].download_button(
     file_name=f"attnviz-exercises-seed{seed}.csv",
     mime="text/csv",
     key="ex_key_csv",
+    on_click="ignore",  # a download does not rerun the page
     icon=":material/download:",
 )
 
