@@ -59,7 +59,10 @@ def test_answer_key_downloads_and_new_exercises_change_the_link(session):
         session.page.locator(".st-key-ex_key_md button").click()
     assert "seed 8" in info.value.path().read_text()
     session.rerun_after(lambda: session.page.locator(".st-key-ex_new button").click())
-    session.page.wait_for_function("!location.search.includes('seed=8')", timeout=20_000)
+    # the whole value, not a prefix: a new seed such as 8008 also starts with "8"
+    session.page.wait_for_function(
+        "new URLSearchParams(location.search).get('seed') !== '8'", timeout=20_000
+    )
     new = int(query(session)["seed"][0])
     assert new != 8
     assert f"seed {new}" in session.page.inner_text("body")
