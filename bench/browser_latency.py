@@ -14,6 +14,9 @@ move it measures, in the page's own clock (``performance.now()``):
   was redrawn for ``--quiet`` ms;
 * ``in view``: keydown -> the last redraw of a chart inside the browser's viewport (what the
   user sees; the board defers redraws of boards scrolled out of view, see board.js);
+* ``charts``: keydown -> the last redraw of a chart in view, whether it came before or
+  after the end of the rerun (a playground board switches heads in the browser, before the
+  rerun ends; the rerun then only updates the text around the charts);
 * ``kb``: websocket bytes received for the move.
 
     python bench/browser_latency.py                  # defaults and N=64, D=64, heads=8
@@ -22,6 +25,8 @@ move it measures, in the page's own clock (``performance.now()``):
     python bench/browser_latency.py --pages ",multi_head,step_by_step" \
         --configs "defaults,N64_D64_H8,N500=N=500" --moves 10
     python bench/browser_latency.py --pages "" --configs defaults --select query  # fragment
+    python bench/browser_latency.py --pages "" --select head \
+        --configs "defaults,N16_H4=N=16&D=32&heads=4,N64_D64_H8"
 
 Charts drawn by the attnviz board live in same-origin iframes: the redraws are watched in
 the page and in every iframe.
@@ -197,6 +202,9 @@ def one_move(page, key: str, ws_bytes: list[int], quiet_ms: float, timeout: floa
             "script_ms": end - t0,
             "drawn_ms": max(end, last_plot) - t0,
             "view_ms": max(end, last_view) - t0,
+            # the charts alone: a board that switches heads in the browser draws before the
+            # rerun ends (the rerun then only updates text)
+            "charts_ms": (s["lastViewPlot"] if s["lastViewPlot"] > t0 else end) - t0,
             "kb": (sum(ws_bytes) - b0) / 1024,
         }
     raise TimeoutError(f"no finished rerun within {timeout} s after {key}")
@@ -231,9 +239,9 @@ def measure(
     n_start = thumb.get_attribute("value") or thumb.input_value()
     rows = []
     for i in range(args.warmup + args.moves):
-        if args.select:  # type the option (1 and 2 in turn) into the search box, then Enter
+        if args.select:  # type the option (1 and 0 in turn: every page has both) then Enter
             thumb.focus()
-            page.keyboard.type(str(1 + i % 2))
+            page.keyboard.type(str((i + 1) % 2))
             page.wait_for_timeout(200)
         r = one_move(
             page, "Enter" if args.select else "ArrowRight", ws_bytes, args.quiet, args.timeout
@@ -252,6 +260,7 @@ def measure(
             "last_msg_ms",
             "script_ms",
             "view_ms",
+            "charts_ms",
             "drawn_ms",
             "kb",
         )
@@ -269,7 +278,8 @@ def measure(
     print(
         f"{label:34s} N {out['N']:>9s} plots {nplots:3d}  sent {med['sent_ms']:4.0f} "
         f"msgs {med['first_msg_ms']:4.0f}..{med['last_msg_ms']:4.0f}  "
-        f"script {med['script_ms']:6.0f} ms  in view {med['view_ms']:6.0f} ms  "
+        f"script {med['script_ms']:6.0f} ms  charts {med['charts_ms']:6.0f} ms  "
+        f"in view {med['view_ms']:6.0f} ms  "
         f"drawn {med['drawn_ms']:6.0f} ms "
         f"(p90 {out['p90_drawn_ms']:6.0f})  {med['kb']:7.1f} KB/move",
         flush=True,

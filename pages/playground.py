@@ -36,46 +36,54 @@ def body(view: ui.View) -> None:
     footer(view, head)
 
 
+def top_charts(view: ui.View, head: int) -> list:
+    """Scores | weights | output of one head, linked."""
+    r, labels, lay, mask = view.result, view.labels, view.layout, view.result.mask
+    dk = r.queries.shape[-1]
+    return [
+        (
+            "pg_scores",
+            figures.attention_figure(
+                r.scores[head],
+                what="scores",
+                labels=labels,
+                layout=lay,
+                mask=mask,
+                scale=r.scale,
+                d_k=dk,
+            ),
+            ui.link_attn(head, lay),
+        ),
+        (
+            "pg_weights",
+            figures.attention_figure(
+                r.weights[head], what="weights", labels=labels, layout=lay, mask=mask
+            ),
+            ui.link_attn(head, lay, weights=True),
+        ),
+        (
+            "pg_out",
+            figures.token_matrix_figure(
+                r.head_outputs[head],
+                name=f"out (head {head}) = A V",
+                labels=labels,
+                layout=lay,
+            ),
+            ui.link_tokens(head, lay, "query"),
+        ),
+    ]
+
+
 def top_row(view: ui.View, head: int) -> None:
     """Scores | weights | output of the head, linked; a click on a cell picks its query."""
-    r, labels, lay, mask = view.result, view.labels, view.layout, view.result.mask
-    n, dk = r.n_tokens, r.queries.shape[-1]
+    lay, n = view.layout, view.result.n_tokens
     ui.board(
         "pg_top",
-        [
-            (
-                "pg_scores",
-                figures.attention_figure(
-                    r.scores[head],
-                    what="scores",
-                    labels=labels,
-                    layout=lay,
-                    mask=mask,
-                    scale=r.scale,
-                    d_k=dk,
-                ),
-                ui.link_attn(head, lay),
-            ),
-            (
-                "pg_weights",
-                figures.attention_figure(
-                    r.weights[head], what="weights", labels=labels, layout=lay, mask=mask
-                ),
-                ui.link_attn(head, lay, weights=True),
-            ),
-            (
-                "pg_out",
-                figures.token_matrix_figure(
-                    r.head_outputs[head],
-                    name=f"out (head {head}) = A V",
-                    labels=labels,
-                    layout=lay,
-                ),
-                ui.link_tokens(head, lay, "query"),
-            ),
-        ],
+        top_charts(view, head),
         select_into=("query", None),
         n=n,
+        per_head=lambda h: top_charts(view, h),
+        head=head,
     )
     st.caption(
         "Scores and outputs: blue < 0 < red (white = 0). Weights: a fixed scale from 0 (dark "
@@ -88,35 +96,35 @@ def top_row(view: ui.View, head: int) -> None:
     )
 
 
+def input_charts(view: ui.View, head: int) -> list:
+    """X and one head's Q, K, V, linked to the attention matrices above."""
+    r, labels, lay = view.result, view.labels, view.layout
+    tm = figures.token_matrix_figure
+    return [
+        (
+            "pg_x",
+            tm(view.x, name="X", labels=labels, layout=lay, height=320),
+            ui.link_tokens(None, lay, "query"),
+        ),
+        *(
+            (
+                f"pg_{m.lower()}",
+                tm(a[head], name=f"{m} (head {head})", labels=labels, layout=lay, height=320),
+                ui.link_tokens(head, lay, "query" if m == "Q" else "key"),
+            )
+            for m, a in (("Q", r.queries), ("K", r.keys), ("V", r.values))
+        ),
+    ]
+
+
 def inputs_row(view: ui.View, head: int) -> None:
     """X and this head's Q, K, V, linked to the attention matrices above."""
-    r, labels, lay = view.result, view.labels, view.layout
     st.subheader("Inputs and projections of this head")
-    heights = 320
-    tm = figures.token_matrix_figure
     ui.board(
         "pg_inputs",
-        [
-            (
-                "pg_x",
-                tm(view.x, name="X", labels=labels, layout=lay, height=heights),
-                ui.link_tokens(None, lay, "query"),
-            ),
-            *(
-                (
-                    f"pg_{m.lower()}",
-                    tm(
-                        a[head],
-                        name=f"{m} (head {head})",
-                        labels=labels,
-                        layout=lay,
-                        height=heights,
-                    ),
-                    ui.link_tokens(head, lay, "query" if m == "Q" else "key"),
-                )
-                for m, a in (("Q", r.queries), ("K", r.keys), ("V", r.values))
-            ),
-        ],
+        input_charts(view, head),
+        per_head=lambda h: input_charts(view, h),
+        head=head,
     )
 
 
@@ -156,7 +164,7 @@ def footer(view: ui.View, head: int) -> None:
 def query_section(view: ui.View, head: int) -> None:
     """One query's weights and output: the query picker reruns only this part (a click on
     a scores or weights cell sets the picker and reruns the whole body)."""
-    r, labels, mask, n = view.result, view.labels, view.result.mask, view.result.n_tokens
+    labels, mask, n = view.labels, view.result.mask, view.result.n_tokens
     title = st.empty()  # the subheader names the query picked below it
     c_query, c_qinfo = st.columns([1, 4])
     query = c_query.selectbox(
@@ -174,31 +182,42 @@ def query_section(view: ui.View, head: int) -> None:
     )
     ui.board(
         "pg_query",
-        [
-            (
-                "pg_qbars",
-                figures.query_weights_figure(
-                    r.weights[head, query],
-                    query=query,
-                    labels=labels,
-                    mask_row=None if mask is None else mask[query],
-                ),
-                ui.link_bars(head),
-            ),
-            (
-                "pg_qsum",
-                figures.weighted_sum_figure(
-                    r.values[head], r.weights[head, query], query=query, labels=labels
-                ),
-                None,
-            ),
-        ],
+        query_charts(view, head, query),
+        per_head=lambda h: query_charts(view, h, query),
+        head=head,
     )
     if mask is not None and not mask[query].any():
         st.info(
             f"Query {query} may attend to no key at all (every key is masked): its weights are "
             "all 0 and its output is 0, not NaN."
         )
+    # the other heads' charts of the boards above, sent after them while the user flips
+    # through the heads: the next head change draws at once, in the browser (see ui.board)
+    ui.prefetch_heads(view.result.num_heads, head, n, repr(view.settings))
+
+
+def query_charts(view: ui.View, head: int, query: int) -> list:
+    """One query's weights over the keys and its output as a weighted sum of the values."""
+    r, labels, mask = view.result, view.labels, view.result.mask
+    return [
+        (
+            "pg_qbars",
+            figures.query_weights_figure(
+                r.weights[head, query],
+                query=query,
+                labels=labels,
+                mask_row=None if mask is None else mask[query],
+            ),
+            ui.link_bars(head),
+        ),
+        (
+            "pg_qsum",
+            figures.weighted_sum_figure(
+                r.values[head], r.weights[head, query], query=query, labels=labels
+            ),
+            None,
+        ),
+    ]
 
 
 body(view)

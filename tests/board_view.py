@@ -28,3 +28,25 @@ def board_entries(at: AppTest) -> dict[str, dict]:
 def figures_of(at: AppTest) -> dict[str, dict]:
     """Chart key -> plotly figure JSON (data, layout) of every chart on the page."""
     return {k: e["figure"] for k, e in board_entries(at).items()}
+
+
+def board_args(at: AppTest) -> dict[str, dict]:
+    """Board name (its key) -> the component's JSON arguments (figures, rev, watch ...)."""
+    out: dict[str, dict] = {}
+    for el in at.get("component_instance"):
+        args = json.loads(el.proto.json_args or "{}")
+        if "name" in args:
+            out[args["name"]] = args
+    return out
+
+
+def prefetched(at: AppTest) -> dict[str, dict]:
+    """The other heads' charts sent by the page's hidden prefetch board, per board name
+    (empty when nothing was prefetched)."""
+    found = [
+        json.loads(el.proto.json_args or "{}").get("prefetch")
+        for el in at.get("component_instance")
+    ]
+    found = [p for p in found if p is not None]
+    assert len(found) <= 1, "more than one prefetch board"
+    return found[0]["boards"] if found else {}

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from board_view import board_entries, figures_of
+from board_view import board_args, board_entries, figures_of, prefetched
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
@@ -126,6 +126,45 @@ def _arr(v) -> np.ndarray:
     if isinstance(v, dict):
         return np.frombuffer(base64.b64decode(v["bdata"]), v["dtype"])
     return np.asarray(v, dtype=float)
+
+
+def test_playground_prefetches_the_other_heads_while_the_user_flips_through_them():
+    """After a head change, the playground sends the other heads' charts (a hidden board,
+    after the visible ones). Head h's entry there is what the page draws at head h, with
+    the same revision: the rerun after a switch in the browser is skipped. Nothing is sent
+    on the first load or after an N move (the core gesture pays nothing), nor when the
+    heads are too many for the size limit."""
+    at = run_app({"N": "5", "D": "8", "heads": "4"})
+    assert_clean(at)
+    assert prefetched(at) == {}
+    at.selectbox(key="head").set_value(1).run()
+    pre = prefetched(at)
+    assert set(pre) == {"pg_top", "pg_inputs", "pg_query"}
+    args = board_args(at)
+    for name, entry in pre.items():
+        assert args[name]["watch"] == "head"
+        assert entry["current"] == 1 and entry["current_rev"] == args[name]["rev"]
+        assert set(entry["values"]) == {"0", "2", "3"}
+    at.selectbox(key="head").set_value(3).run()
+    assert_clean(at)
+    now = board_args(at)
+    for name in pre:
+        alt = pre[name]["values"]["3"]
+        assert alt["rev"] == now[name]["rev"], name
+        assert alt["figures"] == now[name]["figures"], name
+    out3 = next(f for f in pre["pg_top"]["values"]["3"]["figures"] if f["key"] == "pg_out")
+    assert "head 3" in out3["figure"]["layout"]["title"]["text"]
+    np.testing.assert_allclose(
+        z_of(out3["figure"]), view_of(at).result.head_outputs[3], rtol=1e-6, atol=1e-7
+    )
+    assert set(prefetched(at)["pg_top"]["values"]) == {"0", "1", "2"}
+    at.slider(key="N").set_value(6).run()
+    assert_clean(at)
+    assert prefetched(at) == {}
+    big = run_app({"N": "40", "D": "8", "heads": "8"})
+    big.selectbox(key="head").set_value(2).run()
+    assert_clean(big)
+    assert prefetched(big) == {}  # 7 other heads x 40 x 40 cells: above the limit
 
 
 def test_multi_head_query_section_follows_the_pickers():

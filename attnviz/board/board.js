@@ -314,8 +314,9 @@
   function scaledData(data) {
     return textScale === 1 ? data : data.map((t) => scaleFonts(t, ""));
   }
+  let hidden = false; // the prefetch board
   function setHeight() {
-    const h = Math.ceil(root.getBoundingClientRect().height) + 4;
+    const h = hidden ? 0 : Math.ceil(root.getBoundingClientRect().height) + 4;
     if (h !== lastHeight) {
       lastHeight = h;
       send("streamlit:setFrameHeight", { height: h });
@@ -356,13 +357,19 @@
       }
       if (root.children[i] !== c.cell) root.insertBefore(c.cell, root.children[i] || null);
       if (rescale) c.config = makeConfig(f);
-      c.barsOrig = null;
+      restoreBars(c); // a hovered row's preview, in a chart that may not be redrawn
       clearHighlights(c);
       c.spec = f;
       c.cell.dataset.key = f.key;
       c.gd.setAttribute("aria-label", f.label || f.key);
+      // an unchanged chart at an unchanged width (its axis titles fit it) is not redrawn
+      const width = c.cell.clientWidth;
+      const same = f.rev && f.rev === c.drawnFig && width === c.drawnWidth;
+      if (same && !rescale) return Promise.resolve();
+      c.drawnFig = f.rev || null;
+      c.drawnWidth = width;
       const fig = f.figure || {};
-      const lay = fitted(scaled(fig.layout || {}), c.cell.clientWidth);
+      const lay = fitted(scaled(fig.layout || {}), width);
       return Plotly.react(c.gd, scaledData(fig.data || []), lay, c.config).then(() => {
         if (!c.hooked) hook(c);
       });
@@ -411,26 +418,121 @@
     setHeight();
   }
 
+  // ------------------------------------------------------------------ head switch
+  // A hidden board (`prefetch` in its arguments, sent after the visible charts) brings the
+  // other heads' figures of the boards drawn with `watch`: they are kept on the parent page,
+  // per board, with the revision they belong to. When the watched widget (the page's head
+  // picker) shows another value, such a board draws that head's figures at once, before
+  // the rerun the widget starts: that rerun then brings the same revision, which is
+  // skipped. The widget is read from the parent page (a selectbox shows its value in its
+  // input once its list is closed; a radio marks its selected option). If the page's markup
+  // differs, or nothing was prefetched, the rerun redraws as before.
+  let lastArgs = null;
+  let switches = 0; // head switches drawn from the prefetched figures
+  let watched = null; // the widget's element on the parent page
+  let watcher = null;
+  function store() {
+    try {
+      const p = window.parent;
+      return p.__attnvizPrefetch || (p.__attnvizPrefetch = {});
+    } catch (e) {
+      return null; // not same-origin
+    }
+  }
+  function widgetValue(el) {
+    const radio = el.querySelectorAll('[data-testid="stRadioOption"]');
+    if (radio.length) {
+      const i = Array.from(radio).findIndex((o) => o.getAttribute("data-selected") === "true");
+      return i >= 0 ? String(i) : null;
+    }
+    const box = el.querySelector(".react-aria-ComboBox");
+    const input = el.querySelector('input[role="combobox"]');
+    if (!input || (box && box.hasAttribute("data-open"))) return null;
+    return input.value;
+  }
+  function onWidget() {
+    const a = lastArgs;
+    const s = store();
+    const entry = a && s && watched ? s[a.name] : null;
+    if (!entry || entry.current_rev !== a.rev) return; // nothing for what is shown now
+    const v = widgetValue(watched);
+    const target = v === String(entry.current) ? { figures: a.figures, rev: a.rev } : entry.values[v];
+    if (!target || target.rev === drawnRev || (pending && pending.rev === target.rev)) return;
+    switches += 1;
+    document.body.dataset.switches = String(switches); // read by the browser tests
+    handle(Object.assign({}, a, { figures: target.figures, rev: target.rev }), false);
+  }
+  function watch(args) {
+    let el = null;
+    try {
+      el = args.watch ? window.parent.document.querySelector(`.st-key-${args.watch}`) : null;
+    } catch (e) {
+      el = null; // not same-origin
+    }
+    if (el === watched) return;
+    if (watcher) watcher.disconnect();
+    watched = el;
+    watcher = null;
+    if (!el) return;
+    // In a task of its own: Streamlit sends the rerun right after the widget's update, and a
+    // redraw before it would delay the rerun by its length.
+    let queued = 0;
+    watcher = new window.parent.MutationObserver(() => {
+      clearTimeout(queued);
+      queued = setTimeout(() => {
+        try {
+          onWidget();
+        } catch (e) {
+          /* a board being torn down */
+        }
+      }, 0);
+    });
+    watcher.observe(el, {
+      subtree: true,
+      attributes: true,
+      attributeFilter: ["value", "data-open", "data-selected"],
+    });
+  }
+  window.addEventListener("pagehide", () => watcher && watcher.disconnect());
+
+  function handle(args, fromStreamlit) {
+    if (fromStreamlit && args.prefetch) {
+      // the hidden board: keeps the figures for the others, draws nothing, takes no height
+      const s = store();
+      if (s) Object.assign(s, args.prefetch.boards || {});
+      hidden = true;
+      setHeight();
+      document.body.dataset.state = "drawn";
+      return;
+    }
+    if (fromStreamlit) {
+      lastArgs = args;
+      watch(args);
+    }
+    if (args.rev && args.rev === drawnRev) {
+      // the same arguments again (Streamlit re-sends them), or the figures a head switch
+      // already drew: nothing to redraw
+      if (pending) {
+        pending = null;
+        clearTimeout(catchUp);
+        document.body.dataset.state = "drawn";
+      }
+      return;
+    }
+    if (renders > 0 && !inView) defer(args);
+    else {
+      pending = null;
+      clearTimeout(catchUp);
+      render(args);
+    }
+  }
+
   window.addEventListener("message", (ev) => {
     const d = ev.data;
     if (!d || d.type !== "streamlit:render") return;
     const args = d.args || {};
     try {
-      if (args.rev && args.rev === drawnRev) {
-        // the same arguments again (Streamlit re-sends them): nothing to redraw
-        if (pending) {
-          pending = null;
-          clearTimeout(catchUp);
-          document.body.dataset.state = "drawn";
-        }
-        return;
-      }
-      if (renders > 0 && !inView) defer(args);
-      else {
-        pending = null;
-        clearTimeout(catchUp);
-        render(args);
-      }
+      handle(args, true);
     } catch (e) {
       showError(e);
     }

@@ -21,7 +21,7 @@ Invalid values in a link (``?N=-3&heads=7&mask=xyz``) are replaced by valid ones
 """
 
 from attnviz.ui import present
-from attnviz.ui.board import board, link_attn, link_bars, link_tokens
+from attnviz.ui.board import board, link_attn, link_bars, link_tokens, prefetch_heads
 from attnviz.ui.code import code_box, code_lines, page_extra
 from attnviz.ui.controls import (
     CONTROLS,
@@ -123,6 +123,7 @@ __all__ = [
     "page_guard",
     "plot",
     "pooled_note",
+    "prefetch_heads",
     "preset_query",
     "present",
     "shapes",

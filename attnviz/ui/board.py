@@ -36,7 +36,7 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -188,26 +188,35 @@ def figure_json(fig: go.Figure) -> dict:
 
 
 def payload(charts: Sequence[tuple[str, go.Figure, dict | None]]) -> list[dict]:
+    """The board's figures; each with ``rev``, a digest of its figure, so that the board
+    redraws only the charts that changed (X does not change with the head)."""
     out = []
     for key, fig, link in charts:
+        spec = figure_json(fig)
         out.append(
             {
                 "key": key,
-                "figure": figure_json(fig),
+                "figure": spec,
                 "link": link,
                 "label": f"Chart: {_title(fig)}",
+                "rev": _digest_of(spec),
             }
         )
     return out
 
 
+def _digest_of(obj: Any) -> str:
+    h = hashlib.blake2b(digest_size=12)
+    h.update(json.dumps(obj, sort_keys=True, separators=(",", ":")).encode())
+    return h.hexdigest()
+
+
 def revision(figs: list[dict], *parts: Any) -> str:
     """A digest of everything a board draws: Streamlit re-sends a component's arguments
     (e.g. after a frame-height change), and the board skips a render whose revision it has
-    already drawn."""
-    h = hashlib.blake2b(digest_size=12)
-    h.update(json.dumps([figs, parts], sort_keys=True, separators=(",", ":")).encode())
-    return h.hexdigest()
+    already drawn. Made of the figures' own digests when they have them."""
+    brief = [{k: v for k, v in f.items() if k != "figure"} if "rev" in f else f for f in figs]
+    return _digest_of([brief, parts])
 
 
 def _move_selection(
@@ -223,15 +232,39 @@ def _move_selection(
         st.session_state[head_key] = int(h)
 
 
+# Head switch in the browser. A board drawn with ``per_head`` (a function head -> its
+# charts) registers itself; :func:`prefetch_heads`, called at the end of the page part,
+# builds the charts of every other head of those boards and sends them in one hidden
+# element, after the visible charts (which are therefore not delayed). When the page's head
+# picker then changes, each board draws the new head's charts at once, in the browser, and
+# the rerun that follows brings the same revision, which the board skips.
+# - Only while the user flips through the heads: from the run a head change causes until
+#   the view changes. An N move, the core gesture, never pays for them (measured: +30 ms
+#   at N=6 and +230 ms of server time at N=16 with 4 heads when they were always sent).
+# - Only while they stay small: at most ALT_MAX_HEADS heads and ALT_MAX_CELLS attention
+#   cells over the other heads (2 heads up to N = 77, 4 heads up to N = 44, 8 heads up to
+#   N = 29), and ALT_MAX_BYTES of JSON. Otherwise a head change reruns the page part.
+ALT_MAX_HEADS = 16
+ALT_MAX_CELLS = 6000
+ALT_MAX_BYTES = 256 * 1024
+_REGISTRY_KEY = "board_per_head"
+_HEAD_SEEN_KEY = "board_head_seen"
+_FLIPPING_KEY = "board_flipping"
+
+Charts = Sequence[tuple[str, go.Figure, dict | None]]
+
+
 def board(
     key: str,
-    charts: Sequence[tuple[str, go.Figure, dict | None]],
+    charts: Charts,
     *,
     columns: Sequence[float] | None = None,
     group: str = "page",
     select_into: tuple[str | None, str | None] | None = None,
     n: int = 0,
     heads: int = 1,
+    per_head: Callable[[int], Charts] | None = None,
+    head: int = 0,
 ) -> Any:
     """Draw ``charts`` (``(chart key, figure, link spec or None)``) side by side in one
     board that keeps its plot divs across reruns.
@@ -239,7 +272,9 @@ def board(
     ``columns``: relative widths (default: equal, one per chart). ``select_into=(query
     widget key, head widget key)``: a click on a linked attention cell sets those widgets
     (query in 0..n-1, head in 0..heads-1) before they are drawn on the rerun it causes.
-    Returns the last selection (or None).
+    ``per_head``: ``charts`` are ``per_head(head)``, and :func:`prefetch_heads` may send the
+    other heads' charts so that a head change draws at once. Returns the last selection (or
+    None).
     """
     on_change = None
     if select_into is not None:
@@ -247,13 +282,74 @@ def board(
     figs = payload(charts)
     cols = list(columns or [1] * len(charts))
     scale = float(st.session_state.get(TEXT_SCALE_KEY, 1.0))
+    rev = revision(figs, cols, group, scale)
+    if per_head is not None:
+        registry = st.session_state.setdefault(_REGISTRY_KEY, {})
+        registry[key] = (per_head, int(head), rev, cols, group, scale)
     return _component(
         figures=figs,
         columns=cols,
         group=group,
         text_scale=scale,
-        rev=revision(figs, cols, group, scale),
+        rev=rev,
+        name=key,
+        watch="head" if per_head is not None else None,
         key=key,
         default=None,
         on_change=on_change,
     )
+
+
+def head_alternatives(num_heads: int, head: int, n: int) -> dict[str, dict]:
+    """The other heads' charts of every board registered with ``per_head`` since the last
+    call (and forgets them): ``{board key: {"current": head, "current_rev": its revision,
+    "values": {str(h): {"figures": [...], "rev": revision}}}}``; empty when too large."""
+    registry = st.session_state.pop(_REGISTRY_KEY, {})
+    if num_heads < 2 or num_heads > ALT_MAX_HEADS or (num_heads - 1) * n * n > ALT_MAX_CELLS:
+        return {}
+    out = {}
+    for key, (build, current, rev, cols, group, scale) in registry.items():
+        values = {}
+        for h in range(num_heads):
+            if h != current:
+                figs = payload(build(h))
+                values[str(h)] = {"figures": figs, "rev": revision(figs, cols, group, scale)}
+        out[key] = {"current": current, "current_rev": rev, "values": values}
+    if len(json.dumps(out, separators=(",", ":"))) > ALT_MAX_BYTES:
+        return {}
+    return out
+
+
+def flipping(head: int, view_key: str) -> bool:
+    """True from the run a head change caused until the view (``view_key``) changes."""
+    seen = st.session_state.get(_HEAD_SEEN_KEY)
+    st.session_state[_HEAD_SEEN_KEY] = head
+    if seen is not None and seen != head:
+        st.session_state[_FLIPPING_KEY] = view_key
+    return st.session_state.get(_FLIPPING_KEY) == view_key
+
+
+PREFETCH_KEY = "board_prefetch"  # one per page run
+
+
+def prefetch_heads(num_heads: int, head: int, n: int, view_key: str) -> None:
+    """At the end of a page part drawn with ``per_head`` boards: send the other heads'
+    charts in a hidden board (see :func:`head_alternatives`) while the user flips through
+    the heads of this view (``view_key``, e.g. the settings' repr), else an empty one."""
+    if flipping(head, view_key):
+        boards = head_alternatives(num_heads, head, n)
+    else:
+        st.session_state.pop(_REGISTRY_KEY, None)
+        boards = {}
+    with st.container(key=PREFETCH_KEY + "_box"):  # hidden: draws nothing, takes no space
+        st.html("<style>.st-key-board_prefetch_box {display: none;}</style>")  # PREFETCH_KEY
+        _component(
+            figures=[],
+            columns=[1],
+            group="",
+            text_scale=1.0,
+            rev=revision([], sorted((k, b["current_rev"]) for k, b in boards.items())),
+            prefetch={"watch": "head", "boards": boards},
+            key=PREFETCH_KEY,
+            default=None,
+        )

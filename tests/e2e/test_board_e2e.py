@@ -258,3 +258,48 @@ def test_multi_head_small_multiples_link_and_select_query_and_head(session):
     assert selectbox_input(session, "head").input_value() == "1"
     assert "query 4 in head 1" in charts(session)["mh_qsum"]["title"]
     assert_no_board_errors(session)
+
+
+# Board `name`'s draws (render count) and head switches drawn from prefetched figures.
+DRAWS_JS = """(name) => {
+  for (const f of document.querySelectorAll('iframe')) {
+    if (!(f.src || '').includes('attnviz_board')) continue;
+    const d = f.contentDocument;
+    if (d.querySelector('.cell[data-key="' + name + '"]')) {
+      return [Number(d.body.dataset.renders || 0), Number(d.body.dataset.switches || 0)];
+    }
+  }
+  return null;
+}"""
+
+
+def _pick(session, key: str, value: str) -> None:
+    box = selectbox_input(session, key)
+    box.focus()
+    session.page.keyboard.type(value)
+    session.page.wait_for_timeout(300)
+    session.rerun_after(lambda: session.page.keyboard.press("Enter"))
+
+
+def test_a_head_change_draws_the_prefetched_head_in_the_browser(session):
+    """On the playground, once the user has changed the head, the other heads' charts are
+    in the browser: the next head change draws them from there, without waiting for the
+    rerun it starts, and that rerun does not draw them again."""
+    session.open("/?N=5&D=8&heads=4")
+    _pick(session, "head", "1")  # the first change: a rerun draws head 1, prefetches 0, 2, 3
+    assert "head 1" in charts(session)["pg_out"]["title"]
+    renders, switches = session.page.evaluate(DRAWS_JS, "pg_out")
+    _pick(session, "head", "2")
+    c = charts(session)
+    assert "head 2" in c["pg_out"]["title"]
+    assert "head 2" in c["pg_q"]["title"] and "head 2" in c["pg_v"]["title"]
+    # one draw, made by the switch; the rerun brought the same revision and was skipped
+    assert session.page.evaluate(DRAWS_JS, "pg_out") == [renders + 1, switches + 1]
+    # a fresh page has nothing prefetched (nor has an N move, tests/test_app.py): the first
+    # head change redraws through its rerun
+    session.open("/?N=6&D=8&heads=4&head=2")
+    renders, switches = session.page.evaluate(DRAWS_JS, "pg_out")
+    _pick(session, "head", "3")
+    assert "head 3" in charts(session)["pg_out"]["title"]
+    assert session.page.evaluate(DRAWS_JS, "pg_out") == [renders + 1, switches]
+    assert_no_board_errors(session)
