@@ -77,14 +77,7 @@ def top_charts(view: ui.View, head: int) -> list:
 def top_row(view: ui.View, head: int) -> None:
     """Scores | weights | output of the head, linked; a click on a cell picks its query."""
     lay, n = view.layout, view.result.n_tokens
-    ui.board(
-        "pg_top",
-        top_charts(view, head),
-        select_into=("query", None),
-        n=n,
-        per_head=lambda h: top_charts(view, h),
-        head=head,
-    )
+    ui.head_board("pg_top", lambda h: top_charts(view, h), head, select_into=("query", None), n=n)
     st.caption(
         "Scores and outputs: blue < 0 < red (white = 0). Weights: a fixed scale from 0 (dark "
         "purple) to 1 (yellow), so darker = closer to 0; each "
@@ -120,12 +113,7 @@ def input_charts(view: ui.View, head: int) -> list:
 def inputs_row(view: ui.View, head: int) -> None:
     """X and this head's Q, K, V, linked to the attention matrices above."""
     st.subheader("Inputs and projections of this head")
-    ui.board(
-        "pg_inputs",
-        input_charts(view, head),
-        per_head=lambda h: input_charts(view, h),
-        head=head,
-    )
+    ui.head_board("pg_inputs", lambda h: input_charts(view, h), head)
 
 
 def footer(view: ui.View, head: int) -> None:
@@ -180,12 +168,7 @@ def query_section(view: ui.View, head: int) -> None:
         "Hover a row of the weights above to preview another query's bars; click a cell to "
         "pick its query."
     )
-    ui.board(
-        "pg_query",
-        query_charts(view, head, query),
-        per_head=lambda h: query_charts(view, h, query),
-        head=head,
-    )
+    ui.head_board("pg_query", lambda h: query_charts(view, h, query), head)
     if mask is not None and not mask[query].any():
         st.info(
             f"Query {query} may attend to no key at all (every key is masked): its weights are "

@@ -21,7 +21,7 @@ def board_entries(at: AppTest) -> dict[str, dict]:
         for f in args.get("figures", []):
             if f["key"] in out:
                 raise AssertionError(f"chart key {f['key']!r} is drawn twice")
-            out[f["key"]] = {**f, "board": args.get("key")}
+            out[f["key"]] = {**f, "board": args.get("name")}
     return out
 
 

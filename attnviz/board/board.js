@@ -424,9 +424,9 @@
   // per board, with the revision they belong to. When the watched widget (the page's head
   // picker) shows another value, such a board draws that head's figures at once, before
   // the rerun the widget starts: that rerun then brings the same revision, which is
-  // skipped. The widget is read from the parent page (a selectbox shows its value in its
-  // input once its list is closed; a radio marks its selected option). If the page's markup
-  // differs, or nothing was prefetched, the rerun redraws as before.
+  // skipped. The widget, a selectbox, is read from the parent page: it shows its value in its
+  // input once its list is closed. If the page's markup differs, or nothing was prefetched,
+  // the rerun redraws as before.
   let lastArgs = null;
   let switches = 0; // head switches drawn from the prefetched figures
   let watched = null; // the widget's element on the parent page
@@ -440,11 +440,6 @@
     }
   }
   function widgetValue(el) {
-    const radio = el.querySelectorAll('[data-testid="stRadioOption"]');
-    if (radio.length) {
-      const i = Array.from(radio).findIndex((o) => o.getAttribute("data-selected") === "true");
-      return i >= 0 ? String(i) : null;
-    }
     const box = el.querySelector(".react-aria-ComboBox");
     const input = el.querySelector('input[role="combobox"]');
     if (!input || (box && box.hasAttribute("data-open"))) return null;
@@ -490,7 +485,7 @@
     watcher.observe(el, {
       subtree: true,
       attributes: true,
-      attributeFilter: ["value", "data-open", "data-selected"],
+      attributeFilter: ["value", "data-open"],
     });
   }
   window.addEventListener("pagehide", () => watcher && watcher.disconnect());

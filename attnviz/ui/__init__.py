@@ -21,7 +21,14 @@ Invalid values in a link (``?N=-3&heads=7&mask=xyz``) are replaced by valid ones
 """
 
 from attnviz.ui import present
-from attnviz.ui.board import board, link_attn, link_bars, link_tokens, prefetch_heads
+from attnviz.ui.board import (
+    board,
+    head_board,
+    link_attn,
+    link_bars,
+    link_tokens,
+    prefetch_heads,
+)
 from attnviz.ui.code import code_box, code_lines, page_extra
 from attnviz.ui.controls import (
     CONTROLS,
@@ -101,6 +108,7 @@ __all__ = [
     "csv_maker",
     "current",
     "experiment",
+    "head_board",
     "head_picker",
     "default_heads",
     "digest",

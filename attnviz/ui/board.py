@@ -214,8 +214,8 @@ def _digest_of(obj: Any) -> str:
 def revision(figs: list[dict], *parts: Any) -> str:
     """A digest of everything a board draws: Streamlit re-sends a component's arguments
     (e.g. after a frame-height change), and the board skips a render whose revision it has
-    already drawn. Made of the figures' own digests when they have them."""
-    brief = [{k: v for k, v in f.items() if k != "figure"} if "rev" in f else f for f in figs]
+    already drawn. Made of the figures' own digests (:func:`payload`)."""
+    brief = [{k: v for k, v in f.items() if k != "figure"} for f in figs]  # "rev" stands in
     return _digest_of([brief, parts])
 
 
@@ -272,9 +272,9 @@ def board(
     ``columns``: relative widths (default: equal, one per chart). ``select_into=(query
     widget key, head widget key)``: a click on a linked attention cell sets those widgets
     (query in 0..n-1, head in 0..heads-1) before they are drawn on the rerun it causes.
-    ``per_head``: ``charts`` are ``per_head(head)``, and :func:`prefetch_heads` may send the
-    other heads' charts so that a head change draws at once. Returns the last selection (or
-    None).
+    ``per_head``: ``charts`` are ``per_head(head)`` (see :func:`head_board`), and
+    :func:`prefetch_heads` may send the other heads' charts so that a head change draws at
+    once. Returns the last selection (or None).
     """
     on_change = None
     if select_into is not None:
@@ -298,6 +298,12 @@ def board(
         default=None,
         on_change=on_change,
     )
+
+
+def head_board(key: str, build: Callable[[int], Charts], head: int, **kwargs: Any) -> Any:
+    """A :func:`board` of one head's charts, ``build(head)``, whose other heads
+    :func:`prefetch_heads` may send (``kwargs``: :func:`board`'s)."""
+    return board(key, build(head), per_head=build, head=head, **kwargs)
 
 
 def head_alternatives(num_heads: int, head: int, n: int) -> dict[str, dict]:
@@ -349,7 +355,7 @@ def prefetch_heads(num_heads: int, head: int, n: int, view_key: str) -> None:
             group="",
             text_scale=1.0,
             rev=revision([], sorted((k, b["current_rev"]) for k, b in boards.items())),
-            prefetch={"watch": "head", "boards": boards},
+            prefetch={"boards": boards},
             key=PREFETCH_KEY,
             default=None,
         )

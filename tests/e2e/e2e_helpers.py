@@ -253,6 +253,14 @@ def selectbox_input(session, key: str):
     return session.page.locator(f'.st-key-{key} input[role="combobox"]')
 
 
+def choose_option(session, key: str, value: str) -> None:
+    """Type ``value`` into selectbox ``key`` and press Enter, as a keyboard user picks it."""
+    selectbox_input(session, key).focus()
+    session.page.keyboard.type(value)
+    session.page.wait_for_timeout(300)
+    session.rerun_after(lambda: session.page.keyboard.press("Enter"))
+
+
 def choose_radio(session, key: str, label: str) -> None:
     options = session.page.locator(f'.st-key-{key} [data-testid="stRadioOption"]')
     option = options.filter(has_text=re.compile(rf"^\s*{re.escape(label)}\s*$"))

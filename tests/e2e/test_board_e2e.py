@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from e2e_helpers import selectbox_input
+from e2e_helpers import choose_option, selectbox_input
 
 pytestmark = pytest.mark.e2e
 
@@ -275,23 +275,15 @@ DRAWS_JS = """(name) => {
 }"""
 
 
-def _pick(session, key: str, value: str) -> None:
-    box = selectbox_input(session, key)
-    box.focus()
-    session.page.keyboard.type(value)
-    session.page.wait_for_timeout(300)
-    session.rerun_after(lambda: session.page.keyboard.press("Enter"))
-
-
 def test_a_head_change_draws_the_prefetched_head_in_the_browser(session):
     """On the playground, once the user has changed the head, the other heads' charts are
     in the browser: the next head change draws them from there, without waiting for the
     rerun it starts, and that rerun does not draw them again."""
     session.open("/?N=5&D=8&heads=4")
-    _pick(session, "head", "1")  # the first change: a rerun draws head 1, prefetches 0, 2, 3
+    choose_option(session, "head", "1")  # a rerun draws head 1 and prefetches heads 0, 2, 3
     assert "head 1" in charts(session)["pg_out"]["title"]
     renders, switches = session.page.evaluate(DRAWS_JS, "pg_out")
-    _pick(session, "head", "2")
+    choose_option(session, "head", "2")
     c = charts(session)
     assert "head 2" in c["pg_out"]["title"]
     assert "head 2" in c["pg_q"]["title"] and "head 2" in c["pg_v"]["title"]
@@ -301,7 +293,7 @@ def test_a_head_change_draws_the_prefetched_head_in_the_browser(session):
     # head change redraws through its rerun
     session.open("/?N=6&D=8&heads=4&head=2")
     renders, switches = session.page.evaluate(DRAWS_JS, "pg_out")
-    _pick(session, "head", "3")
+    choose_option(session, "head", "3")
     assert "head 3" in charts(session)["pg_out"]["title"]
     assert session.page.evaluate(DRAWS_JS, "pg_out") == [renders + 1, switches]
     assert_no_board_errors(session)
