@@ -33,8 +33,8 @@ def scores_figure(
     """One heatmap per pattern of :data:`PATTERNS` (in that order), each (layers, heads)
     with layer 1 at the top; a shared 0..1 colour scale; NaN cells (a pattern with nothing
     to average over) stay blank. ``selected`` = (layer, head), 0-based, is framed in red
-    in every panel. Tall models (more layers than heads) get one row of six panels, the
-    others two rows of three."""
+    in every panel; panel titles are the pattern names. Tall models (more layers than
+    heads) get one row of six panels, the others two rows of three."""
     missing = [k for k in PATTERNS if k not in scores]
     if missing:
         raise ValueError(f"scores must have the patterns {list(PATTERNS)}; missing {missing}")
@@ -50,7 +50,7 @@ def scores_figure(
     fig = make_subplots(
         rows=rows,
         cols=cols,
-        subplot_titles=[PATTERNS[k] for k in PATTERNS],
+        subplot_titles=list(PATTERNS),
         horizontal_spacing=0.03 if cols == 6 else 0.05,
         vertical_spacing=0.14,
     )
@@ -142,6 +142,8 @@ def probe_weights_figure(
         title=title,
         height=height,
     )
+    fig.layout.yaxis.title.text = "query i (row)"  # the shared titles do not fit 3 abreast
+    fig.layout.xaxis.title.text = "key j (column)"
     edge = start + length - 0.5  # between the copies
     line = {"color": SELECTED_COLOUR, "width": 1.5, "dash": "dash"}
     fig.add_shape(type="line", x0=edge, x1=edge, y0=-0.5, y1=n - 0.5, line=line)

@@ -212,11 +212,22 @@ def _mechanism(spec: ModelHeads, probe: ProbeSummary) -> None:
         "predictable this way, and nothing else can predict it."
     )
     if spec.causal:
+        strong_prev = [lay for lay, _, v in prev if v >= 0.3]
+        strong_ind = [lay for lay, _, v in ind if v >= 0.3]
+        order = ""
+        if strong_prev and strong_ind:
+            first_ind = min(strong_ind) + 1
+            before = sorted({lay + 1 for lay in strong_prev if lay + 1 < first_ind})
+            order = (
+                f" The first strong induction head is in layer {first_ind}; of the "
+                f"previous-token heads listed, those in layers "
+                f"{', '.join(map(str, before))} come before it, as the mechanism needs."
+                if before
+                else f" The first strong induction head is in layer {first_ind}."
+            )
         st.markdown(
             f"**In {spec.name}** (layer/head, score on this probe): strongest previous-token "
-            f"heads {_where(prev, 0.3)}; strongest induction heads {_where(ind, 0.3)}. "
-            "The previous-token heads sit in earlier layers than the induction heads, as "
-            "the mechanism needs."
+            f"heads {_where(prev, 0.3)}; strongest induction heads {_where(ind, 0.3)}." + order
         )
     else:
         st.markdown(
@@ -235,14 +246,13 @@ def _top_heads(spec: ModelHeads, probe: ProbeSummary) -> None:
     pattern = st.radio(
         "Top heads of",
         list(PATTERNS),
-        format_func=lambda k: PATTERNS[k],
         horizontal=True,
         key=f"{spec.prefix}_heads_pattern",
         index=list(PATTERNS).index("induction" if spec.causal else "previous"),
     )
     top = probe.top[pattern]
     if not top:
-        st.info(f"No head has a {PATTERNS[pattern]} score on this probe.")
+        st.info(f"No head has a {pattern} score on this probe.")
         return
     charts = {
         f"{spec.prefix}_heads_top{i}": head_patterns_figures.probe_weights_figure(
@@ -318,19 +328,25 @@ def section(spec: ModelHeads, run: Any, layer: int, head: int) -> None:
         ),
         key=f"{spec.prefix}_heads_scores",
     )
-    here = ", ".join(
-        f"{k} {probe.scores[k][layer, head]:.2f} / {_fmt(own[k][layer, head])}" for k in PATTERNS
+    st.markdown(
+        f"**Layer {layer + 1}, head {head + 1}** (the head view's head, framed above) on "
+        "the probe and on your text:\n\n"
+        + "| | "
+        + " | ".join(PATTERNS)
+        + " |\n|---|"
+        + "---:|" * len(PATTERNS)
+        + "\n"
+        + "| probe | "
+        + " | ".join(_fmt(probe.scores[k][layer, head]) for k in PATTERNS)
+        + " |\n| your text | "
+        + " | ".join(_fmt(own[k][layer, head]) for k in PATTERNS)
+        + " |"
     )
-    st.caption(
-        f"**Layer {layer + 1}, head {head + 1}** (the head view's), on the probe / on your "
-        f"text: {here}."
-        + (
-            " Your text repeats no token, so duplicate and induction have nothing to "
-            "measure on it (n/a)."
-            if np.isnan(own["induction"]).all()
-            else ""
+    if np.isnan(own["induction"]).all():
+        st.caption(
+            "Your text repeats no token, so duplicate and induction have nothing to measure "
+            "on it (n/a): type a sentence that repeats a word or a phrase."
         )
-    )
     n_heads = scores["previous"].shape[1]
     table_key = f"{spec.prefix}_heads_table"
     st.markdown(
