@@ -52,7 +52,7 @@ def scores_figure(
         cols=cols,
         subplot_titles=list(PATTERNS),
         horizontal_spacing=0.03 if cols == 6 else 0.05,
-        vertical_spacing=0.14,
+        vertical_spacing=0.12,
     )
     layers = np.arange(1, n_layers + 1)
     heads = np.arange(1, n_heads + 1)
@@ -87,7 +87,9 @@ def scores_figure(
                 col=c,
             )
     fig.update_yaxes(autorange="reversed", showgrid=False, zeroline=False)
-    fig.update_xaxes(showgrid=False, zeroline=False, title_text="head")
+    fig.update_xaxes(showgrid=False, zeroline=False)
+    for c in range(1, cols + 1):  # the bottom row only: a title between rows would overlap
+        fig.update_xaxes(title_text="head", row=rows, col=c)
     for r in range(1, rows + 1):
         fig.update_yaxes(title_text="layer", row=r, col=1)
     if n_heads > 10:

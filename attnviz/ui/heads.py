@@ -305,7 +305,9 @@ def section(spec: ModelHeads, run: Any, layer: int, head: int) -> None:
     probe = _probe(spec.name, seed, length, spec)
     body = probe.tokens[probe.start : probe.start + probe.length]
     st.caption(
-        f"**The probe ({2 * length} tokens):** "
+        f"**The probe ({2 * length} tokens"
+        + (", between [CLS] and [SEP]" if probe.start else "")
+        + "):** "
         + " · ".join(md_text(t) for t in body[:16])
         + (" …" if len(body) > 16 else "")
         + " — then the same again."
