@@ -76,3 +76,21 @@ def test_invalid_probe_length_in_the_link_is_replaced_with_a_warning(session):
     seed = session.page.locator(".st-key-dec_probe_seed input").input_value()
     length = session.page.locator(".st-key-dec_probe_len input").input_value()
     assert (seed, length) == ("7", "40")
+
+
+def test_a_click_on_a_table_row_opens_that_head(session):
+    session.open("/decoder")
+    session.assert_healthy("decoder")
+    table = session.page.locator(".st-key-dec_heads_table [data-testid='stDataFrame']")
+    table.scroll_into_view_if_needed()
+    session.page.wait_for_timeout(500)
+    box = table.bounding_box()
+    assert box is not None
+    row, row_px = 4, 35  # the fifth row (layer 1, head 5), below the 35 px header
+    session.rerun_after(
+        lambda: session.page.mouse.click(box["x"] + 20, box["y"] + row_px * (row + 1.5))
+    )
+    session.assert_healthy("decoder after a table click")
+    assert _slider(session, "dec_layer") == "1"
+    assert _slider(session, "dec_head") == "5"
+    assert "Layer 1, head 5 is open in the head view" in session.page.locator("main").inner_text()
