@@ -12,10 +12,16 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import ArrayLike
-from plotly.subplots import make_subplots
 
 from attnviz.engine import causal_mask
-from attnviz.figures import SEQUENTIAL, TITLE_FONT, attention_figure, colorbar, style_text
+from attnviz.figures import (
+    AXIS_TITLE_FONT,
+    SEQUENTIAL,
+    TICK_FONT,
+    TITLE_FONT,
+    attention_figure,
+    colorbar,
+)
 from attnviz.models.head_patterns import PATTERNS
 
 __all__ = ["SELECTED_COLOUR", "probe_weights_figure", "scores_figure"]
@@ -47,71 +53,103 @@ def scores_figure(
         )
     n_layers, n_heads = shape
     rows, cols = (1, 6) if n_layers > n_heads else (2, 3)
-    fig = make_subplots(
-        rows=rows,
-        cols=cols,
-        subplot_titles=list(PATTERNS),
-        horizontal_spacing=0.03 if cols == 6 else 0.05,
-        vertical_spacing=0.12,
-    )
-    layers = np.arange(1, n_layers + 1)
-    heads = np.arange(1, n_heads + 1)
+    # 1) the grid of panels, in paper coordinates (plain dicts: plotly's validation of six
+    #    subplots cost ~0.5 s a rerun)
+    h_gap, v_gap = (0.02 if cols == 6 else 0.04), 0.12
+    width = (1 - (cols - 1) * h_gap) / cols
+    height_ = (1 - (rows - 1) * v_gap) / rows
+    layers = list(range(1, n_layers + 1))
+    heads = list(range(1, n_heads + 1))
+    data, layout_axes, titles, shapes = [], {}, [], []
     for idx, (name, values) in enumerate(z.items()):
-        r, c = idx // cols + 1, idx % cols + 1
-        fig.add_trace(
-            go.Heatmap(
-                z=values,
-                x=heads,
-                y=layers,
-                coloraxis="coloraxis",
-                hoverongaps=False,
-                xgap=1,
-                ygap=1,
-                name=name,
-                hovertemplate=f"layer %{{y}}, head %{{x}}<br>{PATTERNS[name]}: "
+        r, c = divmod(idx, cols)
+        x0 = c * (width + h_gap)
+        y1 = 1 - r * (height_ + v_gap)
+        sfx = "" if idx == 0 else str(idx + 1)
+        data.append(
+            {
+                "type": "heatmap",
+                "z": values,
+                "x": heads,
+                "y": layers,
+                "xaxis": f"x{sfx}",
+                "yaxis": f"y{sfx}",
+                "coloraxis": "coloraxis",
+                "hoverongaps": False,
+                "xgap": 1,
+                "ygap": 1,
+                "name": name,
+                "hovertemplate": f"layer %{{y}}, head %{{x}}<br>{PATTERNS[name]}: "
                 "%{z:.2f}<extra></extra>",
-            ),
-            row=r,
-            col=c,
+            }
         )
-        if selected is not None:
+        # 2) axes: layer 1 at the top; the axis titles on the outer panels only
+        layout_axes[f"xaxis{sfx}"] = {
+            "domain": [round(x0, 6), round(min(x0 + width, 1.0), 6)],
+            "anchor": f"y{sfx}",
+            "showgrid": False,
+            "zeroline": False,
+            "tickfont": dict(TICK_FONT),
+            "dtick": 2 if n_heads > 10 else None,
+            "title": {"text": "head" if r == rows - 1 else "", "font": dict(AXIS_TITLE_FONT)},
+        }
+        layout_axes[f"yaxis{sfx}"] = {
+            "domain": [round(max(y1 - height_, 0.0), 6), round(y1, 6)],
+            "anchor": f"x{sfx}",
+            "autorange": "reversed",
+            "showgrid": False,
+            "zeroline": False,
+            "tickfont": dict(TICK_FONT),
+            "dtick": 3 if n_layers > 12 else None,
+            "showticklabels": c == 0,  # every panel has the same layers: numbered once
+            "title": {"text": "layer" if c == 0 else "", "font": dict(AXIS_TITLE_FONT)},
+        }
+        titles.append(
+            {
+                "text": name,
+                "x": x0 + width / 2,
+                "y": y1,
+                "xref": "paper",
+                "yref": "paper",
+                "xanchor": "center",
+                "yanchor": "bottom",
+                "showarrow": False,
+                "font": {"size": 13, "color": TITLE_FONT["color"]},
+            }
+        )
+        if selected is not None:  # 3) the head view's head, framed
             sl, sh = selected
-            fig.add_shape(
-                type="rect",
-                x0=sh + 0.5,
-                x1=sh + 1.5,
-                y0=sl + 0.5,
-                y1=sl + 1.5,
-                line={"color": SELECTED_COLOUR, "width": 2},
-                row=r,
-                col=c,
+            shapes.append(
+                {
+                    "type": "rect",
+                    "xref": f"x{sfx}",
+                    "yref": f"y{sfx}",
+                    "x0": sh + 0.5,
+                    "x1": sh + 1.5,
+                    "y0": sl + 0.5,
+                    "y1": sl + 1.5,
+                    "line": {"color": SELECTED_COLOUR, "width": 2},
+                }
             )
-    fig.update_yaxes(autorange="reversed", showgrid=False, zeroline=False)
-    fig.update_xaxes(showgrid=False, zeroline=False)
-    for c in range(1, cols + 1):  # the bottom row only: a title between rows would overlap
-        fig.update_xaxes(title_text="head", row=rows, col=c)
-    for r in range(1, rows + 1):
-        fig.update_yaxes(title_text="layer", row=r, col=1)
-    if n_heads > 10:
-        fig.update_xaxes(dtick=2)
-    if n_layers > 12:
-        fig.update_yaxes(dtick=3)
-    fig.update_layout(
-        template="none",
-        title={"text": title, "x": 0.0, "xanchor": "left", "font": dict(TITLE_FONT)},
-        height=height or (560 if rows == 1 else 520),
-        margin={"l": 50, "r": 10, "t": 80, "b": 50},
-        coloraxis={
+    layout = {
+        "template": "none",
+        "title": {"text": title, "x": 0.0, "xanchor": "left", "font": dict(TITLE_FONT)},
+        "height": height or (560 if rows == 1 else 520),
+        "margin": {"l": 50, "r": 10, "t": 80, "b": 50},
+        "font": {"size": 13, "color": TITLE_FONT["color"]},
+        "coloraxis": {
             "colorscale": SEQUENTIAL,
             "cmin": 0.0,
             "cmax": 1.0,
             "colorbar": colorbar("score", thickness=12, len=0.8),
         },
-        plot_bgcolor="white",
-        paper_bgcolor="white",
-    )
-    fig.update_annotations(font={"size": 13, "color": TITLE_FONT["color"]})
-    return style_text(fig)
+        "annotations": titles,
+        "shapes": shapes,
+        "plot_bgcolor": "white",
+        "paper_bgcolor": "white",
+        **layout_axes,
+    }
+    return go.Figure({"data": data, "layout": layout}, _validate=False)
 
 
 def probe_weights_figure(
