@@ -13,6 +13,12 @@ already loaded), then, for each model:
     python bench/head_patterns.py                    # 5 processes, one BLAS thread
     python bench/head_patterns.py --repeat 3 --json heads.json
     python bench/head_patterns.py --blas-threads 0   # leave the BLAS threads unset
+    python bench/head_patterns.py --figures          # only: the section's charts per rerun
+    python bench/head_patterns.py --crosscheck       # only: vs transformers (needs torch)
+
+``--figures``: what the section adds to every rerun of a model page: building its four
+charts (the scores of 30 x 9 heads, three heads' 80 x 80 weights on the probe) and the
+board's payload of them (median of 10, in this process).
 
 Targets (issue 21): all 270 SmolLM2 heads on the default probe (2 x 40 tokens) <= 2 s the
 first time; MiniLM's 72 heads <= 0.5 s; cached after (no number given: printed).
@@ -70,6 +76,86 @@ print(json.dumps(out))
 """
 
 
+def figures() -> None:
+    """Median time to build the section's four charts and the board's payload of them."""
+    import statistics
+    import time
+
+    sys.path.insert(0, str(REPO))
+    import numpy as np
+
+    from attnviz.models import head_patterns, head_patterns_figures
+    from attnviz.ui.board import figure_json, payload
+
+    rng = np.random.default_rng(0)
+    scores = {k: rng.random((30, 9)) for k in head_patterns.PATTERNS}
+    w = np.tril(rng.random((80, 80)))
+    w /= w.sum(axis=1, keepdims=True)
+    labels = [f"t{i}" for i in range(80)]
+    build, send = [], []
+    for _ in range(10):
+        t0 = time.perf_counter()
+        charts = [("scores", head_patterns_figures.scores_figure(scores, selected=(1, 2)), None)]
+        for i in range(3):
+            fig = head_patterns_figures.probe_weights_figure(w, labels, length=40, title="x")
+            charts.append((f"top{i}", fig, None))
+        t1 = time.perf_counter()
+        payload(charts)
+        build.append(t1 - t0)
+        send.append(time.perf_counter() - t1)
+    size = sum(len(json.dumps(figure_json(f))) for _, f, _ in charts)
+    print(
+        f"build {statistics.median(build) * 1e3:.1f} ms, payload "
+        f"{statistics.median(send) * 1e3:.1f} ms (medians of 10), {size / 1e3:.0f} kB of JSON"
+    )
+
+
+def crosscheck(seeds: range = range(4)) -> None:
+    """The largest difference between attnviz's scores and those of transformers' eager
+    attentions on the same probe ids, per model and seed, and whether the top 3 induction
+    and previous-token heads agree (needs torch, transformers, accelerate, gguf)."""
+    sys.path.insert(0, str(REPO))
+    import numpy as np
+    import torch
+    import transformers
+
+    from attnviz.models import head_patterns, head_probes, minilm, smollm
+
+    path = smollm.model_file()
+    refs = {
+        "SmolLM2": (
+            head_probes.smollm_probe,
+            smollm.load(),
+            transformers.AutoModelForCausalLM.from_pretrained(
+                str(path.parent), gguf_file=path.name, attn_implementation="eager"
+            ).eval(),
+        ),
+        "MiniLM": (
+            head_probes.minilm_probe,
+            minilm.load(),
+            transformers.BertModel.from_pretrained(
+                str(minilm.model_path()), attn_implementation="eager"
+            ).eval(),
+        ),
+    }
+    for name, (probe, model, ref) in refs.items():
+        for seed in seeds:
+            ours = probe(model, seed, 40)
+            with torch.no_grad():
+                out = ref(input_ids=torch.tensor(ours.ids)[None], output_attentions=True)
+            attn = np.stack([a[0].numpy() for a in out.attentions])  # (L, H, N, N)
+            theirs = head_patterns.scores(attn, ours.ids)
+            diff = max(
+                float(np.nanmax(np.abs(ours.scores[k] - theirs[k]))) for k in head_patterns.PATTERNS
+            )
+            same = all(
+                [t[:2] for t in head_patterns.top_heads(ours.scores[k], 3)]
+                == [t[:2] for t in head_patterns.top_heads(theirs[k], 3)]
+                for k in ("induction", "previous")
+            )
+            print(f"{name} seed {seed}: largest difference {diff:.1e}, same top 3: {same}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=5, help="fresh processes (default 5)")
@@ -81,7 +167,15 @@ def main() -> int:
         help="OPENBLAS_NUM_THREADS/OMP_NUM_THREADS of the children (default 1, as the "
         "Docker image; 0 = unset)",
     )
+    ap.add_argument("--figures", action="store_true", help="only time the section's charts")
+    ap.add_argument("--crosscheck", action="store_true", help="only compare with transformers")
     args = ap.parse_args()
+    if args.figures:
+        figures()
+        return 0
+    if args.crosscheck:
+        crosscheck()
+        return 0
     if args.repeat < 1:
         ap.error("--repeat must be >= 1")
     env = dict(os.environ)
