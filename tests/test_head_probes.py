@@ -175,3 +175,15 @@ def test_smollm_scores_on_a_prompt_equal_transformers_eager(smol, llama):
     ours = head_patterns.scores(run.attentions, run.ids)
     for k in head_patterns.PATTERNS:
         np.testing.assert_allclose(ours[k], theirs[k], rtol=0, atol=TOL, err_msg=k)
+
+
+def test_smollm_induction_heads_also_copy_on_a_repeated_sentence(smol):
+    """What the page suggests a student try: the probe's induction heads find a repeated
+    phrase in ordinary text too."""
+    run = smol.run("Mr Dursley was proud of his son. Mr Dursley")
+    on_text = head_patterns.scores(run.attentions, run.ids)["induction"]
+    probe = head_probes.smollm_probe(smol, 0, 40).scores["induction"]
+    top_text = {(lay, h) for lay, h, _ in head_patterns.top_heads(on_text, 3)}
+    top_probe = {(lay, h) for lay, h, _ in head_patterns.top_heads(probe, 3)}
+    assert len(top_text & top_probe) >= 2, (top_text, top_probe)
+    assert on_text[18, 6] > 0.5
