@@ -294,7 +294,7 @@ def section(spec: ModelHeads, run: Any, layer: int, head: int) -> None:
         "scores every head on six patterns (each a mean weight, 0 to 1):\n\n"
         + "\n".join(f"- **{k}**: {v}" for k, v in MEANING.items())
     )
-    opened = st.session_state.get(_OPENED)
+    opened = st.session_state.pop(_OPENED, None)  # said once, on the run the click caused
     if opened and opened[0] == spec.prefix:
         st.success(
             f"Layer {opened[1] + 1}, head {opened[2] + 1} is open in the head view above "
@@ -330,25 +330,39 @@ def section(spec: ModelHeads, run: Any, layer: int, head: int) -> None:
         ),
         key=f"{spec.prefix}_heads_scores",
     )
+    _this_head(probe.scores, own, layer, head)
+    _every_head(spec, scores)
+    _top_heads(spec, probe)
+    _mechanism(spec, probe)
+
+
+def _this_head(
+    probe: dict[str, np.ndarray], own: dict[str, np.ndarray], layer: int, head: int
+) -> None:
+    """The head view's head scored on the probe and on the page's text, side by side."""
+    row = "| {} | " + " | ".join(["{}"] * len(PATTERNS)) + " |"
     st.markdown(
         f"**Layer {layer + 1}, head {head + 1}** (the head view's head, framed above) on "
         "the probe and on your text:\n\n"
-        + "| | "
-        + " | ".join(PATTERNS)
-        + " |\n|---|"
-        + "---:|" * len(PATTERNS)
-        + "\n"
-        + "| probe | "
-        + " | ".join(_fmt(probe.scores[k][layer, head]) for k in PATTERNS)
-        + " |\n| your text | "
-        + " | ".join(_fmt(own[k][layer, head]) for k in PATTERNS)
-        + " |"
+        + "\n".join(
+            [
+                row.format("", *PATTERNS),
+                "|---|" + "---:|" * len(PATTERNS),
+                row.format("probe", *(_fmt(probe[k][layer, head]) for k in PATTERNS)),
+                row.format("your text", *(_fmt(own[k][layer, head]) for k in PATTERNS)),
+            ]
+        )
     )
     if np.isnan(own["induction"]).all():
         st.caption(
             "Your text repeats no token, so duplicate and induction have nothing to measure "
-            "on it (n/a): type a sentence that repeats a word or a phrase."
+            "on it (n/a): type a text that repeats a phrase, e.g. “Mr Dursley was proud of "
+            "his son. Mr Dursley”."
         )
+
+
+def _every_head(spec: ModelHeads, scores: dict[str, np.ndarray]) -> None:
+    """The sortable table of every head; selecting a row opens that head."""
     n_heads = scores["previous"].shape[1]
     table_key = f"{spec.prefix}_heads_table"
     st.markdown(
@@ -367,8 +381,6 @@ def section(spec: ModelHeads, run: Any, layer: int, head: int) -> None:
             for name in PATTERNS
         },
     )
-    _top_heads(spec, probe)
-    _mechanism(spec, probe)
 
 
 def _fmt(v: float) -> str:
