@@ -102,6 +102,7 @@ def scores_figure(
             "tickfont": dict(TICK_FONT),
             "dtick": 3 if n_layers > 12 else None,
             "showticklabels": c == 0,  # every panel has the same layers: numbered once
+            "ticks": "outside" if c == 0 else "",
             "title": {"text": "layer" if c == 0 else "", "font": dict(AXIS_TITLE_FONT)},
         }
         titles.append(
