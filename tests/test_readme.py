@@ -42,7 +42,7 @@ def _layout_paths() -> list[str]:
 
 @pytest.mark.parametrize("path", _layout_paths())
 def test_every_path_in_the_layout_table_exists(path):
-    assert (ROOT / path).exists(), f"docs/architecture.md's file table names {path}, which does not exist"
+    assert (ROOT / path).exists(), f"docs/architecture.md's file table names {path}: missing"
 
 
 @pytest.mark.parametrize(
@@ -61,7 +61,8 @@ def test_readme_is_a_first_screen_with_a_picture_near_the_top():
     lines = README.splitlines()
     assert len(lines) < 250, f"README.md has {len(lines)} lines; the details belong in docs/"
     first = "\n".join(lines[:40])
-    assert re.search(r"!\[[^\]]+\]\(docs/img/[^)]+\.png\)", first), "no picture in the first 40 lines"
+    picture = r"!\[[^\]]+\]\(docs/img/[^)]+\.png\)"
+    assert re.search(picture, first), "no picture in the first 40 lines"
 
 
 @pytest.mark.parametrize("target", sorted(set(re.findall(r"\]\(((?:docs|\.)/?[^)#\s]+)", README))))
