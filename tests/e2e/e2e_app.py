@@ -160,10 +160,13 @@ class BrowserSession:
     batches "running" and "notRunning" into one render and the attribute never changes.
     """
 
-    def __init__(self, browser, server: AppServer, viewport=(1280, 800)):
+    def __init__(self, browser, server: AppServer, viewport=(1280, 800), context=None):
+        """``context``: another session's browser context, for a second tab of the same
+        browser profile (shared HTTP cache and storage)."""
         self.server = server
         self.base_url = server.url
-        self.context = browser.new_context(
+        self.shared = context is not None
+        self.context = context or browser.new_context(
             viewport={"width": viewport[0], "height": viewport[1]}, device_scale_factor=1
         )
         # __allPlots() lists the plotly divs of the page (the boards draw in it, no iframe)
@@ -194,7 +197,10 @@ class BrowserSession:
             self.finished_runs += 1
 
     def close(self) -> None:
-        self.context.close()
+        if self.shared:
+            self.page.close()
+        else:
+            self.context.close()
 
     # -- navigation and waiting ------------------------------------------------------
 
