@@ -5,8 +5,9 @@ range or options, default, help, the rule a link's value must satisfy, what deri
 (typed text, a preset, an upload) and when it is shown. From it come the sidebar
 (:func:`sidebar`), the link validation and its warnings, :data:`DEFAULTS`, :data:`KEYS`,
 the frozen :class:`Settings` and the README's control table (:func:`markdown_table`, a
-test compares the two). Adding a control is one entry here (plus its use in the engine
-call, :func:`attnviz.ui.state.compute`).
+test compares the two). Adding a control is one entry here (plus, if it has a ``field``,
+that field written out in :class:`Settings`, and its use in the engine call,
+:func:`attnviz.ui.state.compute`).
 """
 
 from __future__ import annotations
@@ -238,8 +239,28 @@ DEFAULTS: dict[str, Any] = {c.key: c.default for c in CONTROLS if c.bind and c.k
 KEYS = tuple(DEFAULTS) + ("preset",)
 
 
-class _SettingsMixin:
-    """Derived values of :class:`Settings` (whose fields come from :data:`CONTROLS`)."""
+@dataclass(frozen=True)
+class Settings:
+    """The frozen settings of a view: one field per control that has a ``field``, in the
+    order of :data:`CONTROLS` (``tests/test_settings.py`` checks names, order and types
+    against the table), plus the uploaded file's name. Hashable and picklable, so that
+    ``st.cache_data`` keys :func:`attnviz.ui.state.compute` by it."""
+
+    source: str  # where X comes from: "random", "text", "preset", "upload" (URL key source)
+    text: str  # the typed sentence (source "text")
+    preset: str | None  # a name from attnviz.presets.names() (source "preset")
+    n: int  # N, tokens (URL key N)
+    d: int  # D, the model width (URL key D)
+    heads: int  # H, a divisor of D
+    seed: int  # X from default_rng(seed), the weights from seed + 1
+    init: str  # the weights' initialisation: "normal", "uniform", "xavier"
+    bias: bool  # biases b_q, b_k, b_v, b_o on or off
+    scale_mode: str  # "none", "1/√d_k", "custom" (URL key scale)
+    factor: float  # the custom factor (temperature 1 / factor)
+    mask_kind: str  # "none", "causal", "padding" (URL key mask)
+    pad: int  # padding tokens at the end (mask "padding")
+    layout: str  # "rows" (tokens as rows, PyTorch) or "columns" (UDL book)
+    upload_name: str | None = None  # the uploaded CSV's file name (source "upload")
 
     @property
     def scale(self) -> engine.Scale:
@@ -259,18 +280,6 @@ class _SettingsMixin:
 
     def as_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
-
-
-#: The frozen settings of a view: one field per control that has a ``field``, in table
-#: order, plus the uploaded file's name.
-Settings = dataclasses.make_dataclass(
-    "Settings",
-    [(c.field, c.type) for c in CONTROLS if c.field]
-    + [("upload_name", str | None, dataclasses.field(default=None))],
-    bases=(_SettingsMixin,),
-    frozen=True,
-)
-Settings.__module__ = __name__  # so that pickling (st.cache_data's hashing) finds it
 
 
 def markdown_table() -> str:

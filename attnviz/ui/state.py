@@ -15,6 +15,7 @@ import numpy as np
 import streamlit as st
 
 from attnviz import engine, experiments, inputs, presets
+from attnviz.ui.controls import Settings
 from attnviz.ui.text import md_text
 
 try:  # Streamlit's internal pages manager (see _use_navigation); None if it moved
@@ -60,7 +61,7 @@ def page_guard() -> None:
 class View:
     """What every page draws: the settings, X with its labels, the parameters, the result."""
 
-    settings: Any  # attnviz.ui.controls.Settings
+    settings: Settings
     x: np.ndarray  # (N, D), for the QKV preset this is Q
     labels: tuple[str, ...]
     params: engine.AttentionParams | None  # None for presets given Q, K, V
@@ -76,7 +77,9 @@ Computed = tuple[np.ndarray, tuple[str, ...], engine.AttentionParams | None, eng
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def compute(settings: Any, upload: tuple[np.ndarray, tuple[str, ...]] | None = None) -> Computed:
+def compute(
+    settings: Settings, upload: tuple[np.ndarray, tuple[str, ...]] | None = None
+) -> Computed:
     """X, labels, parameters and the engine's result for these settings (cached, bounded).
 
     ``upload``: (X, labels) of the CSV in use when ``settings.source == "upload"``.
@@ -130,7 +133,7 @@ def upload_state(max_cols: int) -> tuple[np.ndarray | None, tuple[str, ...] | No
     return good
 
 
-def remember(settings: Any, upload: tuple | None, notes: tuple[str, ...]) -> View | None:
+def remember(settings: Settings, upload: tuple | None, notes: tuple[str, ...]) -> View | None:
     """Compute the view of ``settings`` and keep it for the pages; on a ``ValueError``
     show it and keep the previous view."""
     b = book()
