@@ -35,22 +35,17 @@ from attnviz.ui.callbacks import load_preset
 from attnviz.ui.code import code_box, code_lines, page_extra
 from attnviz.ui.controls import (
     CONTROLS,
-    D_MAX,
     DEFAULTS,
     INITS,
     KEYS,
     LAYOUTS,
     MASKS,
-    N_MAX,
     SCALES,
     SEED_MAX,
     SOURCES,
     Control,
     Settings,
-    default_heads,
-    divisors,
     markdown_table,
-    nearest_divisor,
 )
 from attnviz.ui.export import (
     csv_maker,
@@ -75,6 +70,7 @@ from attnviz.ui.page import (
     start,
 )
 from attnviz.ui.present import Steps, steps
+from attnviz.ui.sizes import D_MAX, N_MAX, default_heads, divisors, nearest_divisor
 from attnviz.ui.state import (
     View,
     cached,

@@ -21,37 +21,7 @@ import numpy as np
 
 from attnviz import engine, inputs
 from attnviz.ui import callbacks
-from attnviz.ui.sizes import (
-    D_DEFAULT,
-    D_MAX,
-    HEADS_DEFAULT,
-    N_MAX,
-    default_heads,
-    divisors,
-    nearest_divisor,
-)
-
-__all__ = [
-    "CONTROLS",
-    "D_MAX",
-    "DEFAULTS",
-    "INITS",
-    "KEYS",
-    "LABELS",
-    "LAYOUTS",
-    "MASKS",
-    "N_MAX",
-    "SCALES",
-    "SEED_MAX",
-    "SOURCES",
-    "Control",
-    "Settings",
-    "default_heads",
-    "divisors",
-    "markdown_table",
-    "nearest_divisor",
-    "sources",
-]
+from attnviz.ui.sizes import D_DEFAULT, D_MAX, HEADS_DEFAULT, N_MAX, divisors
 
 SEED_MAX = 2**31 - 1
 SOURCES = ("random", "text", "preset", "upload")

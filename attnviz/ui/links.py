@@ -16,7 +16,8 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from attnviz.ui.callbacks import preset_names, preset_values
-from attnviz.ui.controls import DEFAULTS, default_heads
+from attnviz.ui.controls import DEFAULTS
+from attnviz.ui.sizes import default_heads
 
 #: Integer number inputs bound to the URL (sidebar and pages).
 INT_URL_KEYS = ("seed", "pad", "mk_pad", "perm_seed")

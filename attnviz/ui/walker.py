@@ -12,20 +12,8 @@ import streamlit as st
 
 from attnviz import inputs, presets
 from attnviz.ui import callbacks, links, state
-from attnviz.ui.controls import (
-    BIND,
-    BY_KEY,
-    CONTROLS,
-    D_MAX,
-    DEFAULTS,
-    KEYS,
-    N_MAX,
-    Control,
-    Settings,
-    default_heads,
-    divisors,
-    nearest_divisor,
-)
+from attnviz.ui.controls import BIND, BY_KEY, CONTROLS, DEFAULTS, KEYS, Control, Settings
+from attnviz.ui.sizes import D_MAX, N_MAX, default_heads, divisors, nearest_divisor
 from attnviz.ui.text import md_text
 
 
