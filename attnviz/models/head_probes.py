@@ -22,7 +22,8 @@ from numpy.typing import NDArray
 
 from attnviz.engine import multi_head_attention
 from attnviz.models import head_patterns
-from attnviz.models.minilm import MiniLM, gelu, layer_norm
+from attnviz.models.layers import feed_forward, gelu, layer_norm
+from attnviz.models.minilm import MiniLM
 from attnviz.models.smollm import SmolLM
 
 __all__ = [
@@ -95,8 +96,8 @@ def minilm_attentions(model: MiniLM, ids: NDArray[np.int64]) -> NDArray[np.float
         att = multi_head_attention(h, model.attention_params(i), num_heads=model.num_heads)
         weights.append(att.weights)  # (12, N, N)
         h = layer_norm(h + att.output, layer.ln1_w, layer.ln1_b, eps)  # (N, 384)
-        f = gelu(h @ layer.w_1 + layer.b_1)  # (N, 1536)
-        h = layer_norm(h + (f @ layer.w_2 + layer.b_2), layer.ln2_w, layer.ln2_b, eps)
+        f = feed_forward(h, layer.w_1, layer.w_2, gelu, layer.b_1, layer.b_2)  # (N, 384)
+        h = layer_norm(h + f, layer.ln2_w, layer.ln2_b, eps)
     return np.stack(weights)  # (6, 12, N, N)
 
 

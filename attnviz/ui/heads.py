@@ -22,7 +22,8 @@ import streamlit as st
 from attnviz.models import head_patterns, head_patterns_figures, head_probes
 from attnviz.models.head_patterns import PATTERNS
 from attnviz.ui import links
-from attnviz.ui.page import chart_row, md_text, plot
+from attnviz.ui.page import chart_row, plot
+from attnviz.ui.text import md_text
 
 __all__ = ["ModelHeads", "ProbeSummary", "section", "summarise"]
 
