@@ -95,6 +95,10 @@ answers_table = sa.Table(
 )
 
 
+#: What the store raises when its database cannot be used (not the caller's fault).
+STORE_ERRORS: tuple[type[Exception], ...] = (OSError, RuntimeError, sa.exc.SQLAlchemyError)
+
+
 class ClassNotFound(ValueError):
     """No such class: a wrong code, or one that expired (24 h) and was deleted."""
 
@@ -371,6 +375,16 @@ class ClassStore:
                     sa.select(sa.func.count(sa.distinct(a.student))).where(a.code == row.code)
                 ).scalar_one()
             )
+
+    def nicknames(self, code: object, teacher_key: object) -> list[str]:
+        """The nicknames students gave (each once, sorted)."""
+        a = answers_table.c
+        with self.engine.connect() as conn:
+            row = self._authorised(conn, code, teacher_key)
+            names = conn.execute(
+                sa.select(a.nickname).where(a.code == row.code, a.nickname.is_not(None)).distinct()
+            ).scalars()
+            return sorted(names)
 
     def reveal(self, code: object, teacher_key: object, item: int) -> None:
         """Show item's answer and explanation on the students' pages (idempotent)."""
