@@ -62,7 +62,14 @@ def tally_figure(
             "automargin": True,
         },
         yaxis={"autorange": "reversed", "automargin": True, "title": {"text": ""}},
-        legend={"orientation": "h", "x": 1.0, "xanchor": "right", "y": 1.02, "yanchor": "bottom"},
+        legend={
+            "traceorder": "normal",
+            "orientation": "h",
+            "x": 1.0,
+            "xanchor": "right",
+            "y": 1.02,
+            "yanchor": "bottom",
+        },
         plot_bgcolor="white",
     )
     return _figure(data, layout)

@@ -152,3 +152,11 @@ def test_a_wrong_teacher_key_shows_no_tally(store):
     at.button(key="class_as_student").click().run()
     assert qp(at, "teacher") is None
     assert at.title[0].value == f"Live class {code}"
+
+
+def test_the_presenter_class_link_never_carries_the_teacher_key_or_a_student_id():
+    from attnviz.ui import present
+
+    params = {"class": "K7QX2M", "teacher": "secret", "student": "abc123", "present": "1"}
+    assert present.class_link(params, "http://h/exercises") == "http://h/exercises?class=K7QX2M"
+    assert (live.TEACHER_PARAM, live.STUDENT_PARAM) == present.PRIVATE_PARAMS

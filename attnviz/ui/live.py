@@ -164,6 +164,14 @@ def missing(r: Room) -> None:
         c2.button(f"Join class {r.code} as a student", key="class_as_student", on_click=_as_student)
 
 
+def _sidebar_note(info: ClassInfo) -> None:
+    st.sidebar.info(
+        f"A live class uses its own set of questions (seed {info.seed}): the seed above "
+        "does not apply here.",
+        icon=":material/groups:",
+    )
+
+
 def _labels(items: list[exercises.Exercise]) -> list[str]:
     return [f"{i + 1}. {e.kind}" for i, e in enumerate(items)]
 
@@ -177,6 +185,7 @@ def teacher_view(r: Room) -> None:
     assert info is not None and r.teacher is not None
     items = quiz.generate(info.seed, info.count)
     link = join_link(info.code)
+    _sidebar_note(info)
     st.title(f"Live class {info.code}")
     left, right = st.columns([1.6, 1], vertical_alignment="top")
     with right, st.container(border=True, key="class_join"):
@@ -322,6 +331,7 @@ def student_view(r: Room) -> None:
             quiz.restore(items, store().answers(info.code, student))
         except (ValueError, *STORE_DOWN):
             pass
+    _sidebar_note(info)
     st.title(f"Live class {info.code}")
     if info.closed:
         st.warning(
