@@ -8,6 +8,8 @@ students' page has no answer-key download. Screenshots of both views at 1280x800
 
 from __future__ import annotations
 
+import csv
+import io
 import re
 from urllib.parse import parse_qs, urlparse
 
@@ -73,6 +75,14 @@ def test_a_teacher_and_three_students(browser, app_server, data_dir):
         assert f"?class={code}" in join.inner_text() and key not in join.inner_text()
         assert join.locator("img").count() == 1  # the QR code
         assert teacher.page.locator('[data-testid="stDownloadButton"]').count() == 2
+        with teacher.page.expect_download() as got:
+            teacher.page.locator(".st-key-ex_key_csv button").click()
+        rows = list(csv.DictReader(io.StringIO(got.value.path().read_text())))
+        assert [r["kind"] for r in rows] == [e.kind for e in items]
+        assert all(e.check(r["answer"]) for r, e in zip(rows, items, strict=True))
+        with teacher.page.expect_download() as got:
+            teacher.page.locator(".st-key-ex_key_md button").click()
+        assert f"seed {SEED}" in got.value.path().read_text()
 
         # 2) three students join with the link and answer question 1
         for n, s in enumerate(students):
