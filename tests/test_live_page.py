@@ -160,3 +160,13 @@ def test_the_presenter_class_link_never_carries_the_teacher_key_or_a_student_id(
     params = {"class": "K7QX2M", "teacher": "secret", "student": "abc123", "present": "1"}
     assert present.class_link(params, "http://h/exercises") == "http://h/exercises?class=K7QX2M"
     assert (live.TEACHER_PARAM, live.STUDENT_PARAM) == present.PRIVATE_PARAMS
+
+
+def test_a_typed_code_joins_the_class(store):
+    code, key = store.create(6, live.COUNT)
+    at = run_app({}, PAGE)
+    at.text_input(key="class_code").input(f" {code.lower()} ")
+    at.button(key="class_join_button").click().run()
+    assert not at.exception
+    assert at.title[0].value == f"Live class {code}"
+    assert qp(at, "class") == code.lower()  # as typed; the store reads it case-blind

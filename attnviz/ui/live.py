@@ -107,6 +107,13 @@ def _start(seed: int) -> None:
     st.query_params[TEACHER_PARAM] = key
 
 
+def _join() -> None:
+    """on_click of Join: the typed code goes into the link (checked by :func:`room`)."""
+    code = str(st.session_state.get("class_code") or "").strip()
+    if code:
+        st.query_params[CLASS_PARAM] = code[:64]
+
+
 def leave() -> None:
     """on_click: back to the normal page (the class parameters leave the link)."""
     for name in (CLASS_PARAM, TEACHER_PARAM, STUDENT_PARAM):
@@ -144,6 +151,14 @@ def start_button(seed: int, where=st) -> None:
     problem = st.session_state.pop("class_start_error", None)
     if problem:
         st.error(f"The class could not be started: the class store failed ({problem}).")
+
+
+def join_box(where=st) -> None:
+    """A student's way in without the link: type the class code, press Join."""
+    with where.container(key="class_join_box"):
+        c1, c2 = st.columns([2, 1], vertical_alignment="bottom")
+        c1.text_input("Class code", key="class_code", max_chars=12, placeholder="e.g. K7QX2M")
+        c2.button("Join", key="class_join_button", on_click=_join, icon=":material/login:")
 
 
 def join_link(code: str) -> str:
