@@ -47,6 +47,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.parse
 from pathlib import Path
 from typing import Any
 
@@ -371,18 +372,106 @@ def part_tally(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+# --------------------------------------------------------------------------- 4. app
+
+
+def part_app(args: argparse.Namespace) -> dict[str, Any]:
+    """``--app-students`` sessions of the real app (Streamlit's websocket protocol,
+    bench/stclient.py) answer the class's questions through the page: type, press Check."""
+    from stclient import Server, Session
+
+    tmp = Path(tempfile.mkdtemp(prefix="attnviz-live-"))
+    os.environ.pop("ATTNVIZ_DATABASE_URL", None)
+    store = ClassStore(f"sqlite:///{tmp / 'classes.db'}")
+    code, key = store.create(SEED, args.questions)
+    items = exercises.generate(seed=SEED, count=args.questions)
+    rng = random.Random(4)
+    lock = threading.Lock()
+    seconds: list[float] = []
+    loads: list[float] = []
+    errors: list[str] = []
+    acked: set[tuple[str, int]] = set()
+    t0 = time.monotonic() + 2.0
+
+    def student(n: int, srv_url: str) -> None:
+        times = sorted(rng.uniform(0, args.app_duration * 0.9) for _ in items)
+        try:
+            with Session(srv_url, page="exercises", query=f"class={code}", timeout=120) as s:
+                time.sleep(max(0.0, t0 - time.monotonic() + rng.uniform(0, 5)))
+                r = s.rerun()
+                with lock:
+                    loads.append(r.seconds)
+                sid = dict(urllib.parse.parse_qsl(s.query_string)).get("student", "")
+                for i, (t, e) in enumerate(zip(times, items, strict=True)):
+                    time.sleep(max(0.0, t0 + t - time.monotonic()))
+                    value = e.answer_text if rng.random() < 0.6 else "17"
+                    if e.choices and value not in e.choices:
+                        value = e.choices[0]
+                    r = s.rerun({f"ex{i}": value, f"ex{i}_check": True})
+                    real = [x for x in r.errors if "Not quite" not in x]
+                    with lock:
+                        if real:
+                            errors.extend(real)
+                        else:
+                            seconds.append(r.seconds)
+                            acked.add((sid, i))
+        except Exception as exc:  # noqa: BLE001 - counted and reported
+            with lock:
+                errors.append(f"{type(exc).__name__}: {exc}"[:200])
+
+    env = {"ATTNVIZ_DATA_DIR": str(tmp)}
+    with Server("app.py", env=env) as srv:
+        threads = [
+            threading.Thread(target=student, args=(n, srv.url)) for n in range(args.app_students)
+        ]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+    rows = store.count_rows(code)
+    stored = set()
+    with store.engine.connect() as conn:
+        from attnviz.classroom import answers_table
+
+        for sid, item in conn.execute(
+            answers_table.select().with_only_columns(answers_table.c.student, answers_table.c.item)
+        ):
+            stored.add((sid, int(item)))
+    out = {
+        "part": "app",
+        "students": args.app_students,
+        "questions": args.questions,
+        "duration_s": args.app_duration,
+        "checks": len(seconds),
+        "errors": len(errors),
+        "error_kinds": sorted(set(errors))[:5],
+        "rows": rows,
+        "lost": len(acked - stored),
+        "load_s_p95": round(percentile(loads, 95), 2),
+        "check_s_p50": round(percentile(seconds, 50), 3),
+        "check_s_p95": round(percentile(seconds, 95), 3),
+        "check_s_max": round(max(seconds, default=float("nan")), 3),
+        "tally_answered": sum(t["answered"] for t in store.tally(code, key).values()),
+    }
+    store.dispose()
+    shutil.rmtree(tmp, ignore_errors=True)
+    return out
+
+
 # --------------------------------------------------------------------------- main
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--part", choices=["sqlite", "replicas", "tally", "all"], default="all")
+    p.add_argument("--part", choices=["sqlite", "replicas", "tally", "app", "all"], default="all")
     p.add_argument("--students", type=int, default=300)
     p.add_argument("--questions", type=int, default=8)
     p.add_argument("--duration", type=float, default=120.0)
     p.add_argument("--replica-students", type=int, default=60)
     p.add_argument("--replica-duration", type=float, default=60.0)
     p.add_argument("--tally-samples", type=int, default=10)
+    p.add_argument("--app-students", type=int, default=60)
+    p.add_argument("--app-duration", type=float, default=120.0)
     p.add_argument("--json", type=Path, default=None)
     return p.parse_args(argv)
 
@@ -390,7 +479,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     args = parse_args(argv)
     parts = ["sqlite", "replicas", "tally"] if args.part == "all" else [args.part]
-    run = {"sqlite": part_sqlite, "replicas": part_replicas, "tally": part_tally}
+    run = {
+        "sqlite": part_sqlite,
+        "replicas": part_replicas,
+        "tally": part_tally,
+        "app": part_app,
+    }
     out = []
     for name in parts:
         load = os.getloadavg()

@@ -170,3 +170,20 @@ def test_a_typed_code_joins_the_class(store):
     assert not at.exception
     assert at.title[0].value == f"Live class {code}"
     assert qp(at, "class") == code.lower()  # as typed; the store reads it case-blind
+
+
+def test_a_reveal_that_fails_says_why_instead_of_a_traceback(store, monkeypatch):
+    code, key = store.create(2, live.COUNT)
+    at = run_app({"class": code, "teacher": key}, PAGE)
+
+    def broken(*args):
+        raise classroom.ClassNotFound("no class with the code X (a wrong code, or it expired)")
+
+    monkeypatch.setattr(ClassStore, "reveal", broken)
+    at.button(key="class_reveal2").click().run()
+    assert not at.exception
+    assert any("Question 3 was not revealed" in e.value for e in at.error), (
+        [e.value for e in at.error],
+        store.info(code).revealed,
+        [b.key for b in at.button],
+    )

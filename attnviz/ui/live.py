@@ -126,12 +126,21 @@ def _as_student() -> None:
         del st.query_params[TEACHER_PARAM]
 
 
+ACTION_ERROR_KEY = "class_action_error"
+
+
 def _reveal(code: str, key: str, item: int) -> None:
-    store().reveal(code, key, item)
+    try:
+        store().reveal(code, key, item)
+    except (ValueError, PermissionError, *STORE_DOWN) as exc:
+        st.session_state[ACTION_ERROR_KEY] = f"Question {item + 1} was not revealed: {exc}"
 
 
 def _close(code: str, key: str) -> None:
-    store().close(code, key)
+    try:
+        store().close(code, key)
+    except (ValueError, PermissionError, *STORE_DOWN) as exc:
+        st.session_state[ACTION_ERROR_KEY] = f"The class was not ended: {exc}"
 
 
 # --------------------------------------------------------------------------- shared
@@ -264,6 +273,9 @@ def teacher_view(r: Room) -> None:
 def _tally(code: str, key: str, labels: list[str]) -> None:
     """The live tally: students, the bar chart, per question its counts, common wrong
     answers and Reveal. Reruns alone every TALLY_EVERY seconds."""
+    problem = st.session_state.pop(ACTION_ERROR_KEY, None)
+    if problem:
+        st.error(problem, icon=":material/error:")
     try:
         tally = store().tally(code, key)
         students = store().students(code, key)
