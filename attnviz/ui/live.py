@@ -372,8 +372,8 @@ def student_view(r: Room) -> None:
             "answer is checked and sent to the teacher (no name needed; a later answer "
             "replaces the earlier one). Count rows and columns from 0."
         )
-    c1, c2 = st.columns([3, 1.3], vertical_alignment="bottom")
-    c1.markdown(f"### Score: {quiz.score(items)} / {len(items)} right")
+    # no score line: a check reruns its own card only (a fragment), the score would lag
+    _, c2 = st.columns([3, 1.3], vertical_alignment="bottom")
     c2.text_input(
         "Nickname (optional)",
         key=NICK_KEY,
@@ -385,6 +385,7 @@ def student_view(r: Room) -> None:
         items,
         submit=None if info.closed else _submitter(info.code, student),
         revealed=info.revealed,
+        fragments=True,
     )
     st.button("Leave the class", key="class_leave", on_click=leave)
 

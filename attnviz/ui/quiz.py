@@ -101,42 +101,51 @@ def cards(
     *,
     submit: Submit | None = None,
     revealed: frozenset[int] = frozenset(),
+    fragments: bool = False,
 ) -> None:
     """One bordered card per question. ``submit``: store each check (a live class; no
     "Show the answer" then, the teacher reveals); ``revealed``: items whose answer and
-    explanation the teacher revealed."""
-    res, errors = results(), _errors()
+    explanation the teacher revealed. ``fragments``: each card is a fragment, so that a
+    check reruns its card only (a live class: hundreds of students checking at once)."""
+    draw = _card_fragment if fragments else _card
     for i, item in enumerate(items):
-        state = res.get(i)
-        with st.container(border=True, key=f"ex{i}_card"):
-            st.markdown(f"#### {i + 1}. {item.kind.capitalize()}")
-            st.markdown(item.prompt)
-            c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
-            if item.choices:
-                c1.radio("Your answer", item.choices, index=None, key=f"ex{i}", horizontal=True)
-            else:
-                c1.text_input(
-                    "Your answer",
-                    key=f"ex{i}",
-                    placeholder="(4, 2)" if item.kind == "shape" else "a number",
-                    max_chars=64 if submit else None,
-                )
-            c2.button("Check", key=f"ex{i}_check", on_click=_check, args=(i, item, submit))
-            if i in errors:
-                st.error(f"Not sent: {errors[i]}", icon=":material/error:")
-            if state == "right":
-                st.success(f"Right: {item.answer_text}.", icon=":material/check_circle:")
-                st.markdown(item.explanation)
-            elif state == "wrong":
-                st.error("Not quite. Hint: " + item.hint, icon=":material/lightbulb:")
-                if submit is None:
-                    st.button("Show the answer", key=f"ex{i}_show", on_click=_show, args=(i,))
-            elif state == "shown":
-                st.info(f"Answer: **{item.answer_text}**", icon=":material/visibility:")
-                st.markdown(item.explanation)
-            if i in revealed and state != "right":
-                st.info(
-                    f"Revealed by the teacher: the answer is **{item.answer_text}**",
-                    icon=":material/visibility:",
-                )
-                st.markdown(item.explanation)
+        draw(i, item, submit, i in revealed)
+
+
+def _card(i: int, item: exercises.Exercise, submit: Submit | None, revealed: bool) -> None:
+    state, errors = results().get(i), _errors()
+    with st.container(border=True, key=f"ex{i}_card"):
+        st.markdown(f"#### {i + 1}. {item.kind.capitalize()}")
+        st.markdown(item.prompt)
+        c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
+        if item.choices:
+            c1.radio("Your answer", item.choices, index=None, key=f"ex{i}", horizontal=True)
+        else:
+            c1.text_input(
+                "Your answer",
+                key=f"ex{i}",
+                placeholder="(4, 2)" if item.kind == "shape" else "a number",
+                max_chars=64 if submit else None,
+            )
+        c2.button("Check", key=f"ex{i}_check", on_click=_check, args=(i, item, submit))
+        if i in errors:
+            st.error(f"Not sent: {errors[i]}", icon=":material/error:")
+        if state == "right":
+            st.success(f"Right: {item.answer_text}.", icon=":material/check_circle:")
+            st.markdown(item.explanation)
+        elif state == "wrong":
+            st.error("Not quite. Hint: " + item.hint, icon=":material/lightbulb:")
+            if submit is None:
+                st.button("Show the answer", key=f"ex{i}_show", on_click=_show, args=(i,))
+        elif state == "shown":
+            st.info(f"Answer: **{item.answer_text}**", icon=":material/visibility:")
+            st.markdown(item.explanation)
+        if revealed and state != "right":
+            st.info(
+                f"Revealed by the teacher: the answer is **{item.answer_text}**",
+                icon=":material/visibility:",
+            )
+            st.markdown(item.explanation)
+
+
+_card_fragment = st.fragment(_card)
