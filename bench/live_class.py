@@ -391,6 +391,7 @@ def part_app(args: argparse.Namespace) -> dict[str, Any]:
     loads: list[float] = []
     errors: list[str] = []
     acked: set[tuple[str, int]] = set()
+    ends: list[float] = []
     t0 = time.monotonic() + 2.0
 
     def student(n: int, srv_url: str) -> None:
@@ -410,6 +411,7 @@ def part_app(args: argparse.Namespace) -> dict[str, Any]:
                     r = s.rerun({f"ex{i}": value, f"ex{i}_check": True})
                     real = [x for x in r.errors if "Not quite" not in x]
                     with lock:
+                        ends.append(time.monotonic() - t0)
                         if real:
                             errors.extend(real)
                         else:
@@ -442,6 +444,7 @@ def part_app(args: argparse.Namespace) -> dict[str, Any]:
         "students": args.app_students,
         "questions": args.questions,
         "duration_s": args.app_duration,
+        "finished_in_s": round(max(ends, default=float("nan")), 1),
         "checks": len(seconds),
         "errors": len(errors),
         "error_kinds": sorted(set(errors))[:5],

@@ -12,6 +12,7 @@ from test_app import run_app
 from attnviz import classroom, exercises
 from attnviz.classroom import ClassStore
 from attnviz.ui import live
+from attnviz.ui.page import md_text
 
 PAGE = "pages/exercises.py"
 
@@ -125,11 +126,15 @@ def test_a_refused_answer_says_why_and_is_not_stored(store):
     assert "ended this class" in texts(at)
 
 
-@pytest.mark.parametrize("code", ["ZZZZZZ", "abc", "'; DROP TABLE x; --", "x" * 5000])
+@pytest.mark.parametrize(
+    "code", ["ZZZZZZ", "abc", "'; DROP TABLE x; --", "x" * 5000, "[x](http://e.vil) **b**"]
+)
 def test_a_wrong_code_says_so_and_offers_the_normal_page(store, code):
     at = run_app({"class": code}, PAGE)
     assert not at.exception
-    assert any("class code" in e.value or "no class" in e.value for e in at.error)
+    (error,) = at.error
+    shown = code[:20] + ("…" if len(code) > 20 else "")
+    assert f"There is no class with the code {md_text(shown)}:" in error.value  # literally
     at.button(key="class_leave").click().run()
     assert qp(at, "class") is None
     assert at.title[0].value.startswith("Exercises: predict")
@@ -140,7 +145,7 @@ def test_an_expired_class_says_so(store, data_dir):
     code, key = clock_store.create(1, live.COUNT)
     clock_store.dispose()
     at = run_app({"class": code, "teacher": key}, PAGE)
-    assert any("expired" in e.value for e in at.error)
+    assert any("no class with the code" in e.value and "24 hours" in e.value for e in at.error)
 
 
 def test_a_wrong_teacher_key_shows_no_tally(store):

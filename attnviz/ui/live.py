@@ -80,8 +80,14 @@ def room() -> Room | None:
         return None
     try:
         info = store().info(code)
-    except classroom.ClassNotFound as exc:
-        return Room(code[:20], problem=f"{exc}.")
+    except classroom.ClassNotFound:  # the typed text, literally (a code span)
+        shown = code.strip()[:20] + ("…" if len(code.strip()) > 20 else "")
+        return Room(
+            code[:20],
+            problem=f"There is no class with the code {ui_text(shown)}: a wrong code, or "
+            "the class ended more than 24 hours ago (classes expire then). A class code is "
+            "6 letters and digits.",
+        )
     except STORE_DOWN as exc:
         return Room(code[:20], problem=f"The class store cannot be reached ({type(exc).__name__}).")
     key = _param(TEACHER_PARAM)

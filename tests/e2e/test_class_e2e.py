@@ -129,7 +129,8 @@ def test_a_teacher_and_three_students(browser, app_server, data_dir):
 
 def test_a_wrong_code_offers_the_normal_page(session):
     session.open("/exercises?class=QQQQQQ")
-    session.page.get_by_text("no class with the code QQQQQQ").wait_for()
+    session.page.get_by_text("There is no class with the code").wait_for()
+    assert "QQQQQQ" in session.page.locator('[data-testid="stAlert"]').inner_text()
     press(session, "class_leave")
     session.page.get_by_text("Exercises: predict, then check").wait_for()
     assert "class=" not in session.page.url
