@@ -35,6 +35,7 @@ after the reconnect; (3) the tally shows a new answer within 3 s.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import multiprocessing
 import os
@@ -375,6 +376,22 @@ def part_tally(args: argparse.Namespace) -> dict[str, Any]:
 # --------------------------------------------------------------------------- 4. app
 
 
+def idle(session, until: float) -> None:
+    """Wait until ``until`` (monotonic) reading the socket, as a browser does: the server's
+    websocket pings get their pongs (websocket-client answers them inside recv), so an
+    idle student is not dropped. Anything else that arrives is ignored."""
+    import websocket
+
+    ws = session.ws
+    try:
+        while (left := until - time.monotonic()) > 0:
+            ws.settimeout(min(left, 1.0))
+            with contextlib.suppress(websocket.WebSocketTimeoutException):
+                ws.recv()
+    finally:
+        ws.settimeout(session.timeout)
+
+
 def part_app(args: argparse.Namespace) -> dict[str, Any]:
     """``--app-students`` sessions of the real app (Streamlit's websocket protocol,
     bench/stclient.py) answer the class's questions through the page: type, press Check."""
@@ -398,13 +415,13 @@ def part_app(args: argparse.Namespace) -> dict[str, Any]:
         times = sorted(rng.uniform(0, args.app_duration * 0.9) for _ in items)
         try:
             with Session(srv_url, page="exercises", query=f"class={code}", timeout=120) as s:
-                time.sleep(max(0.0, t0 - time.monotonic() + rng.uniform(0, 5)))
+                idle(s, t0 + rng.uniform(0, 5))
                 r = s.rerun()
                 with lock:
                     loads.append(r.seconds)
                 sid = dict(urllib.parse.parse_qsl(s.query_string)).get("student", "")
                 for i, (t, e) in enumerate(zip(times, items, strict=True)):
-                    time.sleep(max(0.0, t0 + t - time.monotonic()))
+                    idle(s, t0 + t)
                     value = e.answer_text if rng.random() < 0.6 else "17"
                     if e.choices and value not in e.choices:
                         value = e.choices[0]

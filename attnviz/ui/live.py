@@ -379,8 +379,8 @@ def student_view(r: Room) -> None:
             "replaces the earlier one). Count rows and columns from 0."
         )
     # no score line: a check reruns its own card only (a fragment), the score would lag
-    _, c2 = st.columns([3, 1.3], vertical_alignment="bottom")
-    c2.text_input(
+    c1, _ = st.columns([1.3, 3], vertical_alignment="bottom")
+    c1.text_input(
         "Nickname (optional)",
         key=NICK_KEY,
         max_chars=classroom.NICKNAME_MAX,
