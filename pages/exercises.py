@@ -44,9 +44,9 @@ seed = int(st.session_state.get("seed", 0) or 0)
 quiz.use_set(seed, live.COUNT)  # another set: forget the old answers
 items = quiz.generate(seed, live.COUNT)
 
-top = st.columns([2.4, 1, 1, 1.6], vertical_alignment="bottom")
+top = st.columns([2.4, 1, 1], vertical_alignment="center")
 top[0].markdown(f"### Score: {quiz.score(items)} / {len(items)} right  ·  seed {seed}")
 top[1].button("New exercises", key="ex_new", on_click=_new_set, icon=":material/casino:")
 live.start_button(seed, top[2])
-live.join_box(top[3])
+live.join_box()
 quiz.cards(items)

@@ -168,11 +168,14 @@ def start_button(seed: int, where=st) -> None:
         st.error(f"The class could not be started: the class store failed ({problem}).")
 
 
-def join_box(where=st) -> None:
+def join_box() -> None:
     """A student's way in without the link: type the class code, press Join."""
-    with where.container(key="class_join_box"):
-        c1, c2 = st.columns([2, 1], vertical_alignment="bottom")
-        c1.text_input("Class code", key="class_code", max_chars=12, placeholder="e.g. K7QX2M")
+    with st.container(key="class_join_box"):
+        c1, c2, _ = st.columns([1.3, 0.7, 3], vertical_alignment="bottom")
+        c1.text_input(
+            "Joining a live class? Its code:", key="class_code", max_chars=12,
+            placeholder="e.g. K7QX2M",
+        )  # fmt: skip
         c2.button("Join", key="class_join_button", on_click=_join, icon=":material/login:")
 
 
