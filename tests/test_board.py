@@ -76,7 +76,7 @@ def test_an_unwritable_folder_or_a_wrong_plotly_give_a_clear_message(tmp_path, m
     finally:
         if ro.is_dir():
             os.chmod(ro, 0o755)
-    monkeypatch.setattr("plotly.offline.get_plotlyjs_version", lambda: "0.0.1")
+    monkeypatch.setattr(board_assets, "get_plotlyjs_version", lambda: "0.0.1")
     with pytest.raises(board_assets.BoardAssetError, match=r"expected plotly.js v0.0.1"):
         board_assets.plotly_js()
 
