@@ -99,6 +99,9 @@ def test_open_button_moves_the_head_view_to_that_head(page):
     assert f"Layer {layer + 1}, head {head + 1} is open" in " ".join(s.value for s in at.success)
     title = figures_of(at)[f"{prefix}_head_fig"]["layout"]["title"]["text"]
     assert title.startswith(f"Layer {layer + 1}, head {head + 1}")
+    at = at.run()  # the notice is said once; the head stays open
+    assert not any("is open" in s.value for s in at.success)
+    assert at.slider(key=f"{prefix}_head").value == head + 1
 
 
 @pytest.mark.parametrize(

@@ -40,98 +40,22 @@ def scores_figure(
     with layer 1 at the top; a shared 0..1 colour scale; NaN cells (a pattern with nothing
     to average over) stay blank. ``selected`` = (layer, head), 0-based, is framed in red
     in every panel; panel titles are the pattern names. Tall models (more layers than
-    heads) get one row of six panels, the others two rows of three."""
-    missing = [k for k in PATTERNS if k not in scores]
-    if missing:
-        raise ValueError(f"scores must have the patterns {list(PATTERNS)}; missing {missing}")
-    z = {k: np.asarray(scores[k], dtype=np.float32) for k in PATTERNS}
-    shape = z["previous"].shape
-    if len(shape) != 2 or any(v.shape != shape for v in z.values()):
-        raise ValueError(
-            "every pattern's scores must be one (layers, heads) array, got shapes "
-            + ", ".join(f"{k} {v.shape}" for k, v in z.items())
-        )
-    n_layers, n_heads = shape
+    heads) get one row of six panels, the others two rows of three.
+
+    Built from plain dicts: plotly's validation of six subplots cost ~0.5 s a rerun."""
+    z = _checked_scores(scores)
+    n_layers, n_heads = z["previous"].shape
     rows, cols = (1, 6) if n_layers > n_heads else (2, 3)
-    # 1) the grid of panels, in paper coordinates (plain dicts: plotly's validation of six
-    #    subplots cost ~0.5 s a rerun)
-    h_gap, v_gap = (0.02 if cols == 6 else 0.04), 0.12
-    width = (1 - (cols - 1) * h_gap) / cols
-    height_ = (1 - (rows - 1) * v_gap) / rows
-    layers = list(range(1, n_layers + 1))
-    heads = list(range(1, n_heads + 1))
-    data, layout_axes, titles, shapes = [], {}, [], []
+    grid = _Grid(rows, cols, h_gap=0.02 if cols == 6 else 0.04, v_gap=0.12)
+    data, axes, titles, shapes = [], {}, [], []
     for idx, (name, values) in enumerate(z.items()):
-        r, c = divmod(idx, cols)
-        x0 = c * (width + h_gap)
-        y1 = 1 - r * (height_ + v_gap)
+        # 1) the panel's heatmap, its axes and its title
         sfx = "" if idx == 0 else str(idx + 1)
-        data.append(
-            {
-                "type": "heatmap",
-                "z": values,
-                "x": heads,
-                "y": layers,
-                "xaxis": f"x{sfx}",
-                "yaxis": f"y{sfx}",
-                "coloraxis": "coloraxis",
-                "hoverongaps": False,
-                "xgap": 1,
-                "ygap": 1,
-                "name": name,
-                "hovertemplate": f"layer %{{y}}, head %{{x}}<br>{PATTERNS[name]}: "
-                "%{z:.2f}<extra></extra>",
-            }
-        )
-        # 2) axes: layer 1 at the top; the axis titles on the outer panels only
-        layout_axes[f"xaxis{sfx}"] = {
-            "domain": [round(x0, 6), round(min(x0 + width, 1.0), 6)],
-            "anchor": f"y{sfx}",
-            "showgrid": False,
-            "zeroline": False,
-            "tickfont": dict(TICK_FONT),
-            "dtick": 2 if n_heads > 10 else None,
-            "title": {"text": "head" if r == rows - 1 else "", "font": dict(AXIS_TITLE_FONT)},
-        }
-        layout_axes[f"yaxis{sfx}"] = {
-            "domain": [round(max(y1 - height_, 0.0), 6), round(y1, 6)],
-            "anchor": f"x{sfx}",
-            "autorange": "reversed",
-            "showgrid": False,
-            "zeroline": False,
-            "tickfont": dict(TICK_FONT),
-            "dtick": 3 if n_layers > 12 else None,
-            "showticklabels": c == 0,  # every panel has the same layers: numbered once
-            "ticks": "outside" if c == 0 else "",
-            "title": {"text": "layer" if c == 0 else "", "font": dict(AXIS_TITLE_FONT)},
-        }
-        titles.append(
-            {
-                "text": name,
-                "x": x0 + width / 2,
-                "y": y1,
-                "xref": "paper",
-                "yref": "paper",
-                "xanchor": "center",
-                "yanchor": "bottom",
-                "showarrow": False,
-                "font": {"size": 13, "color": TITLE_FONT["color"]},
-            }
-        )
-        if selected is not None:  # 3) the head view's head, framed
-            sl, sh = selected
-            shapes.append(
-                {
-                    "type": "rect",
-                    "xref": f"x{sfx}",
-                    "yref": f"y{sfx}",
-                    "x0": sh + 0.5,
-                    "x1": sh + 1.5,
-                    "y0": sl + 0.5,
-                    "y1": sl + 1.5,
-                    "line": {"color": SELECTED_COLOUR, "width": 2},
-                }
-            )
+        data.append(_heatmap(name, values, sfx))
+        axes.update(grid.axes(idx, sfx, n_layers, n_heads))
+        titles.append(grid.title(idx, name))
+        if selected is not None:  # 2) the head view's head, framed
+            shapes.append(_frame(*selected, sfx))
     layout = {
         "template": "none",
         "title": {"text": title, "x": 0.0, "xanchor": "left", "font": dict(TITLE_FONT)},
@@ -148,9 +72,119 @@ def scores_figure(
         "shapes": shapes,
         "plot_bgcolor": "white",
         "paper_bgcolor": "white",
-        **layout_axes,
+        **axes,
     }
     return go.Figure({"data": data, "layout": layout}, _validate=False)
+
+
+def _checked_scores(scores: Mapping[str, ArrayLike]) -> dict[str, np.ndarray]:
+    """pattern -> (L, H) float32, in :data:`PATTERNS` order; ValueError if one is missing
+    or the shapes differ."""
+    missing = [k for k in PATTERNS if k not in scores]
+    if missing:
+        raise ValueError(f"scores must have the patterns {list(PATTERNS)}; missing {missing}")
+    z = {k: np.asarray(scores[k], dtype=np.float32) for k in PATTERNS}
+    shape = z["previous"].shape
+    if len(shape) != 2 or any(v.shape != shape for v in z.values()):
+        raise ValueError(
+            "every pattern's scores must be one (layers, heads) array, got shapes "
+            + ", ".join(f"{k} {v.shape}" for k, v in z.items())
+        )
+    return z
+
+
+def _heatmap(name: str, values: np.ndarray, sfx: str) -> dict:
+    n_layers, n_heads = values.shape
+    return {
+        "type": "heatmap",
+        "z": values,
+        "x": list(range(1, n_heads + 1)),
+        "y": list(range(1, n_layers + 1)),
+        "xaxis": f"x{sfx}",
+        "yaxis": f"y{sfx}",
+        "coloraxis": "coloraxis",
+        "hoverongaps": False,
+        "xgap": 1,
+        "ygap": 1,
+        "name": name,
+        "hovertemplate": f"layer %{{y}}, head %{{x}}<br>{PATTERNS[name]}: "
+        "%{z:.2f}<extra></extra>",
+    }
+
+
+def _frame(layer: int, head: int, sfx: str) -> dict:
+    """A red frame around cell (layer, head), 0-based, of panel ``sfx``."""
+    return {
+        "type": "rect",
+        "xref": f"x{sfx}",
+        "yref": f"y{sfx}",
+        "x0": head + 0.5,
+        "x1": head + 1.5,
+        "y0": layer + 0.5,
+        "y1": layer + 1.5,
+        "line": {"color": SELECTED_COLOUR, "width": 2},
+    }
+
+
+class _Grid:
+    """Panels in ``rows`` x ``cols``, filled row by row, in paper coordinates."""
+
+    def __init__(self, rows: int, cols: int, *, h_gap: float, v_gap: float) -> None:
+        self.rows, self.cols = rows, cols
+        self.h_gap, self.v_gap = h_gap, v_gap
+        self.width = (1 - (cols - 1) * h_gap) / cols
+        self.height = (1 - (rows - 1) * v_gap) / rows
+
+    def _corner(self, idx: int) -> tuple[int, int, float, float]:
+        """(row, column, left x, top y) of panel ``idx``."""
+        r, c = divmod(idx, self.cols)
+        return r, c, c * (self.width + self.h_gap), 1 - r * (self.height + self.v_gap)
+
+    def axes(self, idx: int, sfx: str, n_layers: int, n_heads: int) -> dict[str, dict]:
+        """Panel ``idx``'s x and y axes: layer 1 at the top; the layer numbers and the axis
+        titles on the outer panels only (every panel has the same layers and heads)."""
+        r, c, x0, y1 = self._corner(idx)
+        return {
+            f"xaxis{sfx}": {
+                "domain": [round(x0, 6), round(min(x0 + self.width, 1.0), 6)],
+                "anchor": f"y{sfx}",
+                "showgrid": False,
+                "zeroline": False,
+                "tickfont": dict(TICK_FONT),
+                "dtick": 2 if n_heads > 10 else None,
+                "title": {
+                    "text": "head" if r == self.rows - 1 else "",
+                    "font": dict(AXIS_TITLE_FONT),
+                },
+            },
+            f"yaxis{sfx}": {
+                "domain": [round(max(y1 - self.height, 0.0), 6), round(y1, 6)],
+                "anchor": f"x{sfx}",
+                "autorange": "reversed",
+                "showgrid": False,
+                "zeroline": False,
+                "tickfont": dict(TICK_FONT),
+                "dtick": 3 if n_layers > 12 else None,
+                "showticklabels": c == 0,
+                "ticks": "outside" if c == 0 else "",
+                "title": {"text": "layer" if c == 0 else "", "font": dict(AXIS_TITLE_FONT)},
+            },
+        }
+
+    def title(self, idx: int, text: str) -> dict:
+        """Panel ``idx``'s title, centred above it."""
+        _, _, x0, y1 = self._corner(idx)
+        return {
+            "text": text,
+            "x": x0 + self.width / 2,
+            "y": y1,
+            "xref": "paper",
+            "yref": "paper",
+            "xanchor": "center",
+            "yanchor": "bottom",
+            "showarrow": False,
+            "font": {"size": 13, "color": TITLE_FONT["color"]},
+        }
 
 
 def probe_weights_figure(
