@@ -146,3 +146,14 @@ def test_revision_names_what_a_board_draws():
         board.revision(base, [1], "page", 1.5),
     ]
     assert len({rev, *others}) == len(others) + 1
+
+
+def test_chart_modules_are_files_of_the_board_folder():
+    assert board.chart_modules("") == [
+        m for m in board.CHART_MODULES if (board.STATIC / m).is_file()
+    ]
+    assert board.chart_modules("example_module.js")[-1] == "example_module.js"
+    assert "nope.js" not in board.chart_modules("nope.js")  # absent: not loaded
+    for bad in ("../x.js", "https://cdn.example/x.js", "x.mjs", "X.js"):
+        with pytest.raises(ValueError, match="expected a board module file name"):
+            board.chart_modules(bad)

@@ -36,6 +36,7 @@ import functools
 import hashlib
 import html
 import json
+import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -63,7 +64,22 @@ def _plotly_src() -> dict:
 
 
 PLOTLY = _plotly_src()
-MODULES = [m for m in CHART_MODULES if (STATIC / m).is_file()]
+
+
+def chart_modules(extra: str | None = None) -> list[str]:
+    """The per-chart modules present in attnviz/board/: :data:`CHART_MODULES`, then those
+    named in ``extra`` (default ``$ATTNVIZ_BOARD_MODULES``, comma-separated file names, e.g.
+    ``example_module.js`` for the browser tests)."""
+    if extra is None:
+        extra = os.environ.get("ATTNVIZ_BOARD_MODULES", "")
+    names = [*CHART_MODULES, *(n.strip() for n in extra.split(",") if n.strip())]
+    for n in names:
+        if not re.fullmatch(r"[a-z0-9_]+\.js", n):
+            raise ValueError(f"expected a board module file name like 'table.js', got {n!r}")
+    return [n for n in dict.fromkeys(names) if (STATIC / n).is_file()]
+
+
+MODULES = chart_modules()
 
 
 @functools.cache
