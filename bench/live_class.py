@@ -221,10 +221,12 @@ def part_replicas(args: argparse.Namespace) -> dict[str, Any]:
     with PgCluster(durable=True) as pg:
         store = ClassStore(pg.url)
         code, key = store.create(SEED, args.questions)
-        results = ctx.Queue()
+        # one answer queue per replica: a process killed while writing to a shared queue
+        # would leave its lock held (and the others' answers stuck behind it)
+        answer_queues = [ctx.Queue() for _ in range(replicas_n)]
         queues = [ctx.Queue() for _ in range(replicas_n)]
         procs = [
-            ctx.Process(target=replica_main, args=(pg.url, code, i, queues[i], results))
+            ctx.Process(target=replica_main, args=(pg.url, code, i, queues[i], answer_queues[i]))
             for i in range(replicas_n)
         ]
         for p in procs:
@@ -244,12 +246,14 @@ def part_replicas(args: argparse.Namespace) -> dict[str, Any]:
         lock = threading.Lock()
         done = threading.Event()
 
-        def collect() -> None:
+        def collect(results) -> None:
             while not done.is_set() or pending:
                 try:
                     job_id, index, right, secs, err = results.get(timeout=0.5)
                 except queue.Empty:
                     continue
+                except Exception:  # noqa: BLE001 - a message cut by the kill: the replica is gone
+                    return
                 with lock:
                     if job_id not in pending or index not in alive:
                         continue
@@ -262,8 +266,11 @@ def part_replicas(args: argparse.Namespace) -> dict[str, Any]:
                     if key_ not in last or last[key_][0] < job_id:
                         last[key_] = (job_id, job[3])
 
-        collector = threading.Thread(target=collect, daemon=True)
-        collector.start()
+        collectors = [
+            threading.Thread(target=collect, args=(q,), daemon=True) for q in answer_queues
+        ]
+        for c in collectors:
+            c.start()
         t0 = time.monotonic() + 1.0
         killed_at = None
         for job_id, (t, sid, item, answer) in enumerate(jobs):
@@ -272,6 +279,7 @@ def part_replicas(args: argparse.Namespace) -> dict[str, Any]:
                 os.kill(procs[victim].pid, signal.SIGKILL)
                 procs[victim].join(10)
                 killed_at = time.monotonic() - t0
+                queues[victim].cancel_join_thread()  # its reader is gone: do not wait at exit
                 with lock:
                     alive.discard(victim)
                     lost_in_flight = [j for j, r in sent_to.items() if r == victim and j in pending]
@@ -293,7 +301,8 @@ def part_replicas(args: argparse.Namespace) -> dict[str, Any]:
         while pending and time.monotonic() < deadline:
             time.sleep(0.1)
         done.set()
-        collector.join(5)
+        for c in collectors:
+            c.join(5)
         for i in alive:
             queues[i].put(None)
         for i, p in enumerate(procs):
