@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from attnviz import engine
+from attnviz.explain import Cell
 
 #: Decimals of the numbers written in cells on screen (``figures``: ``cell_text=".2f"``).
 DECIMALS = 2
@@ -184,3 +185,171 @@ def worked_example(
         "",
     ]
     return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- one cell's arithmetic
+
+#: Decimals of a cell's worked computation (the heatmaps' hover shows 4: the same weight).
+CELL_DECIMALS = 4
+#: Longest list written out term by term (d_k products, the row's N exponentials, N output
+#: terms); longer ones show their first CELL_TERMS - 2 terms, "…" and the last 2.
+CELL_TERMS = 12
+
+
+def _plain(v: float, decimals: int) -> str:
+    """A number for the plain text: as :func:`number`, with "−∞" for a masked score."""
+    v = float(v)
+    if math.isinf(v):
+        return "−∞" if v < 0 else "∞"
+    out = f"{v:.{decimals}f}"
+    return out[1:] if out.startswith("-") and float(out) == 0 else out
+
+
+def _shown(n: int) -> list[int | None]:
+    """Indices of a list of ``n`` written out: all, or the first ones, None (…), the last 2."""
+    if n <= CELL_TERMS:
+        return list(range(n))
+    return [*range(CELL_TERMS - 2), None, n - 2, n - 1]
+
+
+def _vec(a: np.ndarray, decimals: int, tex: bool) -> str:
+    fmt = number if tex else _plain
+    parts = [
+        (r"\cdots" if tex else "…") if i is None else fmt(a[i], decimals) for i in _shown(len(a))
+    ]
+    if tex:
+        return r"\begin{bmatrix}" + " & ".join(parts) + r"\end{bmatrix}"
+    return "[" + ", ".join(parts) + "]"
+
+
+def _paren(s: str) -> str:
+    return f"({s})" if s.startswith("-") else s
+
+
+def cell_steps(c: Cell, decimals: int = CELL_DECIMALS) -> list[tuple[str, str, str]]:
+    """The worked computation of weight a_ij, one step a tuple ``(title, LaTeX, text)``:
+    the LaTeX for KaTeX / a slide, the text for a screen reader or a plain note. Steps:
+    q_i and k_j with their products term by term and the sum; the scale; the mask; the
+    row's exponentials and their sum; the weight; the output row as the weighted sum of
+    the values (one term per key)."""
+    i, j, d = c.query, c.key, decimals
+    n = lambda v: number(v, d)  # noqa: E731
+    p = lambda v: _plain(v, d)  # noqa: E731
+    dk = len(c.products)
+    steps = []
+    # 1. q_i, k_j and the dot product, term by term
+    idx = _shown(dk)
+    tex_terms = " + ".join(
+        r"\cdots" if t is None else f"{_paren(n(c.q[t]))} \\cdot {_paren(n(c.k[t]))}" for t in idx
+    )
+    tex_prods = " + ".join(r"\cdots" if t is None else _paren(n(c.products[t])) for t in idx)
+    txt_terms = " + ".join(
+        "…" if t is None else f"{_paren(p(c.q[t]))}·{_paren(p(c.k[t]))}" for t in idx
+    )
+    txt_prods = " + ".join("…" if t is None else _paren(p(c.products[t])) for t in idx)
+    steps.append(
+        (
+            f"1. Dot product of query {i} and key {j} (d_k = {dk} terms)",
+            f"q_{{{i}}} = {_vec(c.q, d, True)},\\quad k_{{{j}}} = {_vec(c.k, d, True)}"
+            f"\\\\ q_{{{i}}} \\cdot k_{{{j}}} = {tex_terms}"
+            f"\\\\ = {tex_prods} = {n(c.dot)}",
+            f"q_{i} = {_vec(c.q, d, False)}; k_{j} = {_vec(c.k, d, False)}. "
+            f"q_{i} · k_{j} = {txt_terms} = {txt_prods} = {p(c.dot)}.",
+        )
+    )
+    # 2. the scale
+    steps.append(
+        (
+            f"2. Scale: times {_plain(c.scale, 4)}",
+            f"q_{{{i}}} \\cdot k_{{{j}}} \\times {number(c.scale, 4)} = {n(c.dot)} \\times "
+            f"{_paren(number(c.scale, 4))} = {n(c.dot * c.scale)}",
+            f"{p(c.dot)} × {_plain(c.scale, 4)} = {p(c.dot * c.scale)}.",
+        )
+    )
+    # 3. the mask
+    if c.masked:
+        steps.append(
+            (
+                "3. Mask: this key is hidden",
+                f"s_{{{i}{j}}} = -\\infty \\quad \\text{{(key {j} is masked for query {i})}}",
+                f"Key {j} is masked for query {i}: the score s_{i},{j} is −∞ and the weight is 0.",
+            )
+        )
+    else:
+        steps.append(
+            (
+                "3. Mask: this key is visible",
+                f"s_{{{i}{j}}} = {n(c.score)}",
+                f"Key {j} is visible to query {i}: the score s_{i},{j} = {p(c.score)}.",
+            )
+        )
+    # 4. the row's exponentials and their sum
+    if c.fully_masked:
+        steps.append(
+            (
+                "4. Exponentials: none (every key is masked)",
+                f"e_{{{i}m}} = 0 \\text{{ for every key }} m, \\quad \\sum_m e_{{{i}m}} = 0",
+                f"Query {i} may see no key at all: every exponential is 0 and so is their sum.",
+            )
+        )
+    else:
+        steps.append(
+            (
+                f"4. Exponentials of row {i}, shifted by its largest score {p(c.row_max)}",
+                f"e_{{{i}m}} = \\exp(s_{{{i}m}} - {_paren(n(c.row_max))}) = "
+                f"{_vec(c.row_exps, d, True)},\\quad \\sum_m e_{{{i}m}} = {n(c.exp_sum)}",
+                f"e_{i},m = exp(s_{i},m − {_paren(p(c.row_max))}) for the {c.n_tokens} keys "
+                f"(0 where masked) = {_vec(c.row_exps, d, False)}; their sum = {p(c.exp_sum)}.",
+            )
+        )
+    # 5. the weight
+    if c.fully_masked:
+        w_tex = f"a_{{{i}{j}}} = 0 \\quad \\text{{(no key to attend to)}}"
+        w_txt = f"a_{i},{j} = 0 (query {i} has no key to attend to)."
+    else:
+        w_tex = (
+            f"a_{{{i}{j}}} = \\frac{{e_{{{i}{j}}}}}{{\\sum_m e_{{{i}m}}}} = "
+            f"\\frac{{{n(c.row_exps[j])}}}{{{n(c.exp_sum)}}} = {n(c.weight)}"
+        )
+        w_txt = (
+            f"a_{i},{j} = e_{i},{j} / sum = {p(c.row_exps[j])} / {p(c.exp_sum)} = {p(c.weight)}."
+        )
+    steps.append((f"5. Weight a_{i},{j} = {p(c.weight)}", w_tex, w_txt))
+    # 6. the output row: the weighted sum of the values
+    idx = _shown(c.n_tokens)
+    tex_out = " + ".join(
+        r"\cdots" if m is None else f"{n(c.row_weights[m])}\\,{_vec(c.values[m], d, True)}"
+        for m in idx
+    )
+    txt_out = " + ".join(
+        "…" if m is None else f"{p(c.row_weights[m])}·{_vec(c.values[m], d, False)}" for m in idx
+    )
+    steps.append(
+        (
+            f"6. Output of query {i}: the weighted sum of the values",
+            f"\\text{{out}}_{{{i}}} = \\sum_m a_{{{i}m}} v_m = {tex_out}"
+            f"\\\\ = {_vec(c.output, d, True)}",
+            f"out_{i} = sum over m of a_{i},m · v_m = {txt_out} = {_vec(c.output, d, False)}.",
+        )
+    )
+    return steps
+
+
+def cell_latex(c: Cell, labels: Sequence[str] = (), decimals: int = CELL_DECIMALS) -> str:
+    """The worked computation of a cell as one LaTeX ``gathered`` block (KaTeX, or a display
+    equation of an ``amsmath`` document), a comment line before each step."""
+    tok = lambda t: f" ({escape(labels[t])})" if t < len(labels) else ""  # noqa: E731
+    lines = [
+        f"% weight a_{{{c.query},{c.key}}} of head {c.head}: query {c.query}{tok(c.query)}, "
+        f"key {c.key}{tok(c.key)}",
+        r"\begin{gathered}",
+    ]
+    steps = cell_steps(c, decimals)
+    for k, (title, tex, _) in enumerate(steps):
+        lines += [f"% {escape(title)}", tex + (r" \\[6pt]" if k < len(steps) - 1 else "")]
+    return "\n".join([*lines, r"\end{gathered}"])
+
+
+def cell_text(c: Cell, decimals: int = CELL_DECIMALS) -> str:
+    """The worked computation of a cell as plain text, one line per step."""
+    return "\n".join(f"{title}: {txt}" for title, _, txt in cell_steps(c, decimals))
