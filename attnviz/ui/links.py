@@ -19,7 +19,7 @@ except ImportError:  # pragma: no cover
     _presets = None
 
 #: Integer number inputs bound to the URL (sidebar and pages).
-INT_URL_KEYS = ("seed", "pad", "mk_pad", "perm_seed")
+INT_URL_KEYS = ("seed", "pad", "mk_pad", "perm_seed", "b_seed", "b_pad", "b_D")
 
 
 def _controls():
