@@ -28,6 +28,11 @@ __all__ = [
 ]
 
 
+#: Up to this N the hover of B − A also shows A's and B's weights (their N·N·2 numbers
+#: travel as JSON lists).
+HOVER_BOTH_N = 40
+
+
 def _pair(a: ArrayLike, b: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
     if a.ndim != 2 or a.shape != b.shape or a.shape[0] != a.shape[1]:
@@ -120,9 +125,9 @@ def difference_figure(
     if layout not in ("rows", "columns"):
         raise ValueError(f"layout must be 'rows' or 'columns', got {layout!r}")
     qi, kj = ("%{y}", "%{x}") if rows else ("%{x}", "%{y}")
-    pooled = figures.pool_factor(n) > 1
+    both = n <= HOVER_BOTH_N
     hover = f"query {qi}, key {kj}: B − A = %{{z:+.4f}}"
-    if not pooled:
+    if both:
         hover += "<br>A = %{customdata[0]:.4f}, B = %{customdata[1]:.4f}"
     fig = figures.matrix_figure(
         d if rows else d.T,
@@ -140,9 +145,9 @@ def difference_figure(
         token_axes="xy",
         pooled_hover=f"block from query {qi}, key {kj}: mean B − A = %{{z:+.4f}}",
     )
-    if not pooled:
-        both = np.stack([a, b], axis=-1).astype(np.float32)  # (N, N, 2)
-        fig.update_traces(customdata=both if rows else both.transpose(1, 0, 2), selector=0)
+    if both:  # nested lists: plotly.js does not read a 3-D typed array as customdata
+        ab = np.round(np.stack([a, b], axis=-1), 4)  # (N, N, 2)
+        fig.update_traces(customdata=(ab if rows else ab.transpose(1, 0, 2)).tolist(), selector=0)
     return fig
 
 

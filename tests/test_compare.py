@@ -207,8 +207,10 @@ def test_difference_figure_is_centred_on_zero_and_transposes_for_columns():
     assert tr["zmid"] == 0 and tr["zmax"] == pytest.approx(m) and tr["zmin"] == -tr["zmax"]
     np.testing.assert_array_equal(z_of(cols), z_of(rows).T)
     np.testing.assert_array_equal(z_of(rows), (b - a).astype(np.float32))
-    custom = z_of({"data": [{"z": tr["customdata"]}]})
-    np.testing.assert_allclose(custom[1, 2], [a[1, 2], b[1, 2]], rtol=1e-6)
+    custom = np.array(tr["customdata"])  # (N, N, 2): A and B for the hover
+    np.testing.assert_allclose(custom[1, 2], [a[1, 2], b[1, 2]], atol=5e-5)
+    big = figure_json(cf.difference_figure(np.eye(41), np.eye(41), what="x"))["data"][0]
+    assert "customdata" not in big and "customdata" not in big["hovertemplate"]
     assert rows["layout"]["title"]["text"] == "B − A: x"
 
 

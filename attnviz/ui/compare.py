@@ -284,8 +284,9 @@ def cell_pair(
     heads: tuple[int, int],
     labels: tuple[str, ...],
 ) -> None:
-    """The last clicked cell (on any of ``board_keys``) worked out in A and in B, side by
-    side, each in its own head; a hint before the first click."""
+    """The last clicked cell (on any of ``board_keys``) worked out in A, then in B, each in
+    its own head (one above the other: the equations need the page's width); a hint
+    before the first click."""
     click = latest_click(board_keys)
     sel = None if click is None else {k: v for k, v in click.items() if k != "head"}
     cells = [picked_cell(r, sel, h) for r, h in zip(results, heads, strict=True)]
@@ -293,9 +294,8 @@ def cell_pair(
         if cells[0] is None or cells[1] is None:
             st.caption(HINT)
             return
-        for col, c, which in zip(st.columns(2), cells, "AB", strict=True):
-            with col:
-                show_cell(c, labels, key=f"cmp_cell_{which}", title=f"{which}: ")
+        for c, which in zip(cells, "AB", strict=True):
+            show_cell(c, labels, key=f"cmp_cell_{which}", title=f"{which}: ")
 
 
 def changes_table(wa: np.ndarray, wb: np.ndarray, labels: tuple[str, ...], k: int = 10) -> None:
