@@ -14,8 +14,8 @@ from attnviz.ui import cell as ui_cell
 
 
 def _click(at, board: str, **value) -> None:
-    """What the board's click does: its value becomes {query, key, head, ...}."""
-    at.session_state[board] = value
+    """What the board's click does: its state's selection becomes {query, key, head, ...}."""
+    at.session_state[board] = {"selection": value}
     at.run()
     assert_clean(at)
 

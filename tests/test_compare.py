@@ -168,7 +168,9 @@ def _b_changes(at) -> dict:
 
 def test_a_click_on_any_board_works_the_cell_out_in_a_and_b():
     at = run_app({"N": "5", "b_scale": "none"}, PAGE)
-    at.session_state["board_cmp_diff"] = {"query": 2, "key": 4, "head": None, "chart": "weights"}
+    at.session_state["board_cmp_diff"] = {
+        "selection": {"query": 2, "key": 4, "head": None, "chart": "weights"}
+    }
     at.run()
     assert_clean(at)
     heads = [m.value for m in at.markdown if "came about" in m.value]
@@ -177,7 +179,7 @@ def test_a_click_on_any_board_works_the_cell_out_in_a_and_b():
     assert f"a2,4 = {wa:.4f}" in heads[0]
     wb = z_of(figures_of(at)["cmp_b"])[2, 4]
     assert f"a2,4 = {wb:.4f}" in heads[1]
-    at.session_state["board_cmp_a"] = {"query": 0, "key": 1, "head": None}
+    at.session_state["board_cmp_a"] = {"selection": {"query": 0, "key": 1, "head": None}}
     at.run()
     heads = [m.value for m in at.markdown if "came about" in m.value]
     assert all("a0,1" in h for h in heads)  # the newest click wins

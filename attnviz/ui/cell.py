@@ -1,8 +1,8 @@
 """The cell panel: a clicked cell of the scores or weights, worked out with this view's numbers.
 
-A board (:mod:`attnviz.ui.board`) keeps its last click as its value in
-``st.session_state[board key]``: ``{"query": i, "key": j, "head": h, ...}`` (read with
-``.get``: the board may add fields, e.g. the ``chart`` role). :func:`cell_panel` turns it
+A board (:mod:`attnviz.ui.board`) keeps its last click in its state,
+``st.session_state[board key]["selection"]``: ``{"query": i, "key": j, "head": h, "chart":
+role, ...}`` (read with ``.get``). :func:`cell_panel` turns it
 into :func:`attnviz.explain.cell` and shows the steps of :func:`attnviz.latex.cell_steps`:
 each as an equation (KaTeX, whose MathML a screen reader reads) and, in a second tab, as
 plain text; the third tab holds the LaTeX to copy. It is drawn by the rerun the click
@@ -11,6 +11,7 @@ causes (the fragment the board sits in), so a page calls it in one line, after t
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import streamlit as st
@@ -25,9 +26,12 @@ HINT = (
 
 
 def selection(board_key: str) -> dict[str, Any] | None:
-    """The last click on board ``board_key`` (a dict), or None."""
+    """The last click on board ``board_key`` (a dict), or None. The board's state is
+    ``{"selection": click}`` (components v2); a bare click dict is taken as it is."""
     v = st.session_state.get(board_key)
-    return v if isinstance(v, dict) else None
+    if isinstance(v, Mapping) and "selection" in v:
+        v = v["selection"]
+    return dict(v) if isinstance(v, Mapping) else None
 
 
 def _int(v: Any) -> int | None:

@@ -11,18 +11,17 @@ from test_board_e2e import CELL_JS, assert_no_board_errors, charts
 
 pytestmark = pytest.mark.e2e
 
-# The text of the hover label plotly shows in the board that holds chart `key`.
-HOVER_JS = """(key) => { for (const f of document.querySelectorAll('iframe')) {
-    const cell = f.contentDocument.querySelector(`.cell[data-key="${key}"]`);
-    if (!cell) continue;
-    const t = cell.querySelector('.hoverlayer .hovertext');
-    return t ? t.textContent : null; } return null; }"""
+# The text of the hover label plotly shows on chart `key` (a board's .cell, no iframe).
+HOVER_JS = """(key) => {
+    const cell = document.querySelector(`.attnviz-board .cell[data-key="${key}"]`);
+    const t = cell && cell.querySelector('.hoverlayer .hovertext');
+    return t ? t.textContent : null; }"""
 
 
-# Scroll the board that holds chart `key` to the middle of the window.
-SCROLL_JS = """(key) => { for (const f of document.querySelectorAll('iframe'))
-    if (f.contentDocument.querySelector(`.cell[data-key="${key}"]`))
-      f.scrollIntoView({block: 'center'}); }"""
+# Scroll chart `key` to the middle of the window.
+SCROLL_JS = """(key) => {
+    const cell = document.querySelector(`.attnviz-board .cell[data-key="${key}"]`);
+    if (cell) cell.scrollIntoView({block: 'center'}); }"""
 
 
 def _cell(session, key: str, x: int, y: int) -> dict:
