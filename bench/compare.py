@@ -43,49 +43,43 @@ from browser_latency import (  # noqa: E402
 from stclient import Server, Session  # noqa: E402
 
 CONFIGS = {"defaults": ""}
-# Every board of the page has drawn (board.js sets data-state on its body).
-BOARDS_DRAWN_JS = """() => Array.from(document.querySelectorAll('iframe'))
-  .filter(f => (f.src || '').includes('attnviz_board'))
-  .every(f => { try { return f.contentDocument.body.dataset.state === 'drawn'; }
-                catch (e) { return false; } })"""
+# Every board of the page (components v2, in the page's document) has drawn its last data.
+BOARDS_DRAWN_JS = """() => Array.from(document.querySelectorAll('.stBidiComponent'))
+  .every(c => { const b = c.querySelector('.attnviz-board');
+                return b !== null && b.dataset.state === 'drawn'; })"""
 
-# Page coordinates of the centre of cell (x, y) of chart `key` (its board scrolled into view).
+# Page coordinates of the centre of cell (x, y) of chart `key` (scrolled into view).
 CELL_JS = """([key, x, y]) => {
-  for (const f of document.querySelectorAll('iframe')) {
-    const cell = f.contentDocument && f.contentDocument.querySelector(`.cell[data-key="${key}"]`);
-    if (!cell) continue;
-    f.scrollIntoView({block: 'center'});
-    const gd = cell.querySelector('.js-plotly-plot');
-    const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis;
-    const fr = f.getBoundingClientRect(), cr = cell.getBoundingClientRect();
-    return {x: fr.left + cr.left + xa._offset + xa.l2p(x),
-            y: fr.top + cr.top + ya._offset + ya.l2p(y)};
-  }
-  return null;
+  const cell = document.querySelector(`.attnviz-board .cell[data-key="${key}"]`);
+  if (!cell) return null;
+  cell.scrollIntoView({block: 'center'});
+  const gd = cell.querySelector('.js-plotly-plot');
+  const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis;
+  const cr = cell.getBoundingClientRect();
+  return {x: cr.left + xa._offset + xa.l2p(x), y: cr.top + ya._offset + ya.l2p(y)};
 }"""
 
-# Arm a watcher: the absolute time (ms) of the mousedown in a board, and of the first moment
-# the page shows a panel heading naming cell (i, j).
+# Arm a watcher: the time of the mousedown on a board, of the rerun request the click
+# value causes (the next websocket send) and of the first
+# moment the page shows a panel heading naming cell (i, j). All in the page's clock.
 ARM_JS = """([i, j]) => {
-  const w = window.__cell = {down: 0, up: 0, value: 0, shown: 0};
+  const w = window.__cell = {down: 0, sent: 0, shown: 0};
   const want = `a${i},${j} = `;
-  for (const f of document.querySelectorAll('iframe')) {
-    const d = f.contentDocument;
-    if (d && !d.__cellHooked) {
-      d.__cellHooked = true;
-      const p = f.contentWindow.performance;  // the frame's own clock, made absolute
-      d.addEventListener('mousedown', () => { window.__cell.down = p.timeOrigin + p.now(); }, true);
-      d.addEventListener('mouseup', () => { window.__cell.up = p.timeOrigin + p.now(); }, true);
-    }
+  if (!window.__cellHooked) {
+    window.__cellHooked = true;
+    const at = (name) => (ev) => {
+      const t = ev.target;
+      if (t.closest && t.closest('.attnviz-board')) window.__cell[name] = performance.now();
+    };
+    document.addEventListener('mousedown', at('down'), true);
+    const send = WebSocket.prototype.send;  // the rerun request (a BackMsg)
+    WebSocket.prototype.send = function (d) {
+      const c = window.__cell;
+      if (c && c.down && !c.sent) c.sent = performance.now();
+      return send.call(this, d);
+    };
   }
-  if (!window.__cellMsgHooked) {  // the board's click value, posted to the page
-    window.__cellMsgHooked = true;
-    window.addEventListener('message', (ev) => {
-      if (ev.data && ev.data.type === 'streamlit:setComponentValue')
-        window.__cell.value = performance.timeOrigin + performance.now();
-    });
-  }
-  // only added nodes are looked at (cheap: plotly's hover mutates attributes all the time)
+  // only added nodes and text changes are looked at (plotly's hover changes attributes)
   const names = (n) => {
     const el = n && (n.nodeType === 1 ? n : n.parentElement);
     const s = el ? el.closest('strong') || el : null;
@@ -94,7 +88,7 @@ ARM_JS = """([i, j]) => {
   const mo = new MutationObserver((muts) => {
     if (w.shown || !muts.some(m => m.type === 'characterData' ? names(m.target)
                                    : Array.from(m.addedNodes).some(names))) return;
-    w.shown = performance.timeOrigin + performance.now();
+    w.shown = performance.now();
     mo.disconnect();
   });
   mo.observe(document.body, {subtree: true, childList: true, characterData: true});
@@ -147,9 +141,8 @@ def keys(browser, url: str, args, action: str) -> list[dict]:
 
 
 def clicks(browser, url: str, args, chart: str) -> list[dict]:
-    """Click cells of ``chart`` in turn; per click: mousedown -> the panel names that cell.
-    Without the redraw instrumentation of ``keys`` (its observers, which look at every
-    mutation of the boards, delay a click's value by seconds on a loaded machine)."""
+    """Click cells of ``chart`` in turn; per click, from the mousedown: the rerun request
+    sent, the panel naming that cell shown (the page's own clock)."""
     ctx = browser.new_context(viewport={"width": args.viewport[0], "height": args.viewport[1]})
     page = ctx.new_page()
     page.goto(url)
@@ -175,11 +168,10 @@ def clicks(browser, url: str, args, chart: str) -> list[dict]:
                 time.sleep(0.02)
             else:
                 raise TimeoutError(f"no panel for cell ({q}, {k}) of {chart}")
-            if i >= args.warmup:  # from the mousedown: mouseup, the click value, the panel
+            if i >= args.warmup:  # from the mousedown: the rerun request, the panel
                 rows.append(
                     {
-                        "up_ms": w["up"] - w["down"],
-                        "value_ms": (w["value"] or w["shown"]) - w["down"],
+                        "sent_ms": (w["sent"] or w["shown"]) - w["down"],
                         "shown_ms": w["shown"] - w["down"],
                     }
                 )

@@ -5,7 +5,7 @@ import numpy as np
 import streamlit as st
 
 from attnviz import compare_figures as cf
-from attnviz import ui
+from attnviz import engine, ui
 from attnviz.ui import compare
 
 view = ui.start(
@@ -22,7 +22,7 @@ compare.preset_buttons()
 @st.fragment
 def body(view: ui.View) -> None:
     """B's controls, the heads, the three matrices and what changed: a change of B or of a
-    head, or a click on a cell, reruns only this part."""
+    head reruns only this part (a click on a cell only :func:`views`)."""
     st.subheader("View B: what differs from A")
     b = compare.b_controls(view)
     for note in b.notes:
@@ -47,6 +47,34 @@ def body(view: ui.View) -> None:
         st.info("B is the same as A: change one of B's settings or its head, or pick a preset.")
 
     wa, wb = ra.weights[ha], rb.weights[hb]  # (N, N) each
+    views(view, rb, (ha, hb), (what_a, what_b))
+
+    st.subheader("The largest changes")
+    compare.changes_table(wa, wb, labels)
+    st.subheader("Entropy: how widely each query spreads its attention")
+    dh = cf.entropy_change(wa, wb)
+    ui.plot(cf.entropy_change_figure(wa, wb, labels=labels), key="cmp_entropy")
+    st.caption(
+        f"H(B) − H(A) in bits, per query (uniform over the N keys: log₂ N = "
+        f"{np.log2(ra.n_tokens):.2f} bits; one-hot: 0). On average B's attention is "
+        + ("broader" if dh.mean() > 0.005 else "sharper" if dh.mean() < -0.005 else "as broad")
+        + f" ({dh.mean():+.3f} bits)."
+    )
+    ui.shapes(
+        {"A (weights)": wa, "B (weights)": wb, "B − A": wb - wa},
+        note="rows = tokens" if lay == "rows" else "shown transposed: columns = tokens",
+    )
+
+
+@st.fragment
+def views(
+    view: ui.View, rb: engine.AttentionResult, heads: tuple[int, int], what: tuple[str, str]
+) -> None:
+    """A's and B's weights and B − A, hover-linked, and the clicked cell worked out in both:
+    a click reruns only this part."""
+    ra, lay, labels = view.result, view.layout, view.labels
+    (ha, hb), (what_a, what_b) = heads, what
+    wa, wb = ra.weights[ha], rb.weights[hb]  # (N, N) each
     fig = {
         "cmp_a": cf.weights_figure(
             wa, which="A", what=f"head {ha} ({what_a})", labels=labels, layout=lay, mask=ra.mask
@@ -70,22 +98,6 @@ def body(view: ui.View) -> None:
         "more weight in B, blue = less, white = unchanged (the scale is symmetric around 0)."
     )
     compare.cell_pair(tuple(f"board_{k}" for k in fig), (ra, rb), (ha, hb), labels)
-
-    st.subheader("The largest changes")
-    compare.changes_table(wa, wb, labels)
-    st.subheader("Entropy: how widely each query spreads its attention")
-    dh = cf.entropy_change(wa, wb)
-    ui.plot(cf.entropy_change_figure(wa, wb, labels=labels), key="cmp_entropy")
-    st.caption(
-        f"H(B) − H(A) in bits, per query (uniform over the N keys: log₂ N = "
-        f"{np.log2(ra.n_tokens):.2f} bits; one-hot: 0). On average B's attention is "
-        + ("broader" if dh.mean() > 0.005 else "sharper" if dh.mean() < -0.005 else "as broad")
-        + f" ({dh.mean():+.3f} bits)."
-    )
-    ui.shapes(
-        {"A (weights)": wa, "B (weights)": wb, "B − A": wb - wa},
-        note="rows = tokens" if lay == "rows" else "shown transposed: columns = tokens",
-    )
 
 
 body(view)
