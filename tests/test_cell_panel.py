@@ -48,7 +48,7 @@ def test_a_click_on_the_playground_shows_that_cells_arithmetic():
     np.testing.assert_allclose(k[0], r.keys[1, 1], atol=5e-5)
     np.testing.assert_allclose(exps[0], explain.cell(r, 1, 3, 1).row_exps, atol=5e-5)
     assert len(at.get("latex")) == 6  # one equation per step
-    texts = [m.value for m in at.markdown if m.value.startswith("**5. Weight")]
+    texts = [m.value for m in at.markdown if m.value.startswith("**5\\. Weight")]
     assert texts and f"{r.weights[1, 3, 1]:.4f}" in texts[0]  # the plain-text tab
 
 
@@ -77,3 +77,11 @@ def test_multi_head_small_multiples_panel_uses_the_clicked_head():
     r = view_of(at).result
     heading = _panel_heading(at)
     assert "head 3" in heading and f"{r.weights[3, 2, 4]:.4f}" in heading
+
+
+def test_plain_text_is_shown_as_written():
+    """The steps' text holds q_4, d_k, [..]: Markdown would make italics and links of them."""
+    assert ui_cell.md_plain("1. q_4 = [0.1, -0.2]; $x$ a*b") == (
+        "1\\. q\\_4 = \\[0.1, -0.2\\]; \\$x\\$ a\\*b"
+    )
+    assert ui_cell.md_plain("q_3 · k_1 = 2.5") == "q\\_3 · k\\_1 = 2.5"

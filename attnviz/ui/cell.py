@@ -25,6 +25,17 @@ HINT = (
 )
 
 
+_MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]<>#$|~"})
+
+
+def md_plain(text: str) -> str:
+    """``text`` (numbers and symbols, no user text) as Markdown shown as written: the
+    characters Markdown and Streamlit read (``_`` italics, ``$`` maths, ...) escaped, and a
+    leading "1." not taken for a list."""
+    out = text.translate(_MD_SPECIAL)
+    return out.replace(".", "\\.", 1) if out[:1].isdigit() else out
+
+
 def selection(board_key: str) -> dict[str, Any] | None:
     """The last click on board ``board_key`` (a dict), or None. The board's state is
     ``{"selection": click}`` (components v2); a bare click dict is taken as it is."""
@@ -69,11 +80,11 @@ def show_cell(c: explain.Cell, labels: tuple[str, ...], key: str, title: str = "
     eq, text, tex = st.tabs(["Equations", "Plain text", "LaTeX"], key=f"{key}_tabs")
     with eq:
         for step_title, step_tex, _ in steps:
-            st.markdown(step_title)
+            st.markdown(md_plain(step_title))
             st.latex(step_tex)
     with text:
         for step_title, _, step_text in steps:
-            st.markdown(f"**{step_title}.** {step_text}")
+            st.markdown(f"**{md_plain(step_title)}.** {md_plain(step_text)}")
     with tex:
         st.caption("Copy with the button at the top right; it goes inside a display equation.")
         st.code(latex.cell_latex(c, labels), language="latex")

@@ -61,9 +61,10 @@ def test_a_click_on_a_weights_cell_shows_its_arithmetic(session):
     assert session.page.locator(".katex-mathml").count() >= 6
     text = session.page.get_by_role("tab", name="Plain text")
     text.click()
-    step5 = session.page.get_by_text(re.compile(r"^5\. Weight a")).first
+    step5 = session.page.get_by_text(re.compile(r"^5\. Weight a")).filter(visible=True).first
     step5.wait_for()
     assert shown.group(1) in step5.inner_text()
+    session.screenshot("cell-panel")
     assert_no_board_errors(session)
 
 
