@@ -26,8 +26,9 @@ import streamlit as st
 from attnviz import compare_figures, engine
 from attnviz.ui import links, state
 from attnviz.ui.cell import HINT, picked_cell, selection, show_cell
-from attnviz.ui.controls import BY_KEY, LABELS, SEED_MAX, Control, divisors, nearest_divisor
-from attnviz.ui.page import md_text
+from attnviz.ui.controls import BY_KEY, LABELS, SEED_MAX, Control
+from attnviz.ui.page import head_picker, md_text
+from attnviz.ui.sizes import divisors, nearest_divisor
 
 #: The value of a B control that keeps A's value (the option shown first, the default).
 SAME = "same as A"
@@ -166,8 +167,6 @@ def _link_notices(raw: dict[str, list[str]], a: dict, b: dict) -> list[str]:
 
 def head_pickers(a_heads: int, b_heads: int, where_a: Any, where_b: Any) -> tuple[int, int]:
     """A's head (the page's ``head``) and B's (``b_head``, "same as A" by default)."""
-    from attnviz.ui.page import head_picker
-
     ha = head_picker(a_heads, where_a, label="A: head")
     hb = where_b.selectbox(
         "B: head",

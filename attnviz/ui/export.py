@@ -14,6 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from attnviz import latex
+from attnviz.ui.controls import LABELS
 from attnviz.ui.page import shape_text
 from attnviz.ui.state import View
 
@@ -100,8 +101,6 @@ def export_section(
     page's layout; ``extra`` arrays go into the NPZ only. Files are generated only when
     clicked.
     """
-    from attnviz.ui.controls import LABELS
-
     matrices = {**_entries(view, tokens or {}, squares or {}), **(tables or {})}
     with st.expander(
         ":material/download: Export: every matrix as CSV, the whole state as NPZ", expanded=False

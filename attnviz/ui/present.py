@@ -20,7 +20,10 @@ import io
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
+import segno
 import streamlit as st
+
+from attnviz.ui.board import TEXT_SCALE_KEY
 
 #: URL parameters of the presenter view; not part of the link given to the class.
 PRESENT_PARAM = "present"
@@ -59,8 +62,6 @@ def class_link(params: dict[str, str], base: str) -> str:
 def qr_svg(text: str) -> str:
     """A QR code of ``text`` as an SVG document, made here (no external service); the
     last links' codes are kept (a presenter view draws the same link on every rerun)."""
-    import segno
-
     buf = io.BytesIO()
     segno.make(text, error="m").save(buf, kind="svg", scale=6, border=2, xmldecl=False)
     return buf.getvalue().decode()
@@ -73,8 +74,6 @@ def _base_url() -> str:
 
 def setup() -> None:
     """Once per run, after the navigation: the warning, the type, the chart text, the link."""
-    from attnviz.ui.board import TEXT_SCALE_KEY
-
     raw = _raw(PRESENT_PARAM)
     if raw is not None and raw not in ON | OFF:
         st.warning(
