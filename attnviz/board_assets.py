@@ -22,6 +22,7 @@ import tempfile
 from pathlib import Path
 
 import plotly
+from plotly.offline import get_plotlyjs_version
 
 STATIC = Path(__file__).resolve().parent / "board"
 VENDOR = STATIC / "vendor"
@@ -34,8 +35,6 @@ class BoardAssetError(RuntimeError):
 def plotly_js() -> Path:
     """The plotly.min.js shipped in the installed plotly package, checked to be the
     version the Python side was built for."""
-    from plotly.offline import get_plotlyjs_version
-
     path = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
     if not path.is_file():
         raise BoardAssetError(f"plotly.js is missing from the plotly package: {path}")
@@ -51,8 +50,6 @@ def plotly_js() -> Path:
 
 def vendor_name() -> str:
     """The served file's name: ``plotly-<version>.min.js``."""
-    from plotly.offline import get_plotlyjs_version
-
     return f"plotly-{get_plotlyjs_version()}.min.js"
 
 

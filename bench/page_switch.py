@@ -66,9 +66,13 @@ DONE_JS = """([since, quiet]) => {
   const now = performance.now();
   const plots = window.__benchPlots().length;
   const ws = window.__ws.recvs.filter(r => r[0] >= since).reduce((a, r) => a + r[1], 0);
+  const ends = b.states.filter(s => s[0] === 'notRunning' && s[1] >= since);
+  const msgs = window.__ws.recvs.filter(r => r[0] >= since);
+  const script = Math.max(ends.length ? ends[ends.length - 1][1] : 0,
+                          msgs.length ? msgs[msgs.length - 1][0] : 0);
   return {done: state === 'notRunning' && boards && plots > 0 && last > since
                 && now - last > quiet && now - stateAt > quiet,
-          last, plots, ws, now};
+          last, plots, ws, now, script};
 }"""
 
 
@@ -81,7 +85,7 @@ class Fetched:
 
     def _on(self, request) -> None:
         try:
-            size = request.sizes()["responseBodySize"]
+            size = max(0, request.sizes()["responseBodySize"])  # -1: nothing received
         except Exception:  # the page went away
             size = 0
         self.rows.append((time.monotonic(), request.url, size))
@@ -131,7 +135,9 @@ def switch(page, fetched: Fetched, title: str, quiet: float, timeout: float) -> 
     plotly = sum(r[2] for r in rows if "vendor/plotly" in r[1])
     return {
         "ms": s["last"] - t_click,
+        "script_ms": s["script"] - t_click,
         "http_bytes": http,
+        "big": [(r[1].split("?")[0][-60:], r[2]) for r in rows if r[2] > 10_000],
         "plotly_bytes": plotly,
         "ws_bytes": s["ws"],
         "plots": s["plots"],
@@ -165,14 +171,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--plain", default="bench/plain_pages.py")
     ap.add_argument("--pages", default=",".join(PAGES), help="attnviz url paths ('' = home)")
     ap.add_argument("--rounds", type=int, default=5, help="switches per page")
-    ap.add_argument("--first", default=",step_by_step", help="pages for first visits")
+    ap.add_argument(
+        "--first", default=",step_by_step", help="pages for first visits ('none': no first visit)"
+    )
     ap.add_argument("--first-rounds", type=int, default=3)
     ap.add_argument("--quiet", type=float, default=400.0, help="ms without a redraw")
     ap.add_argument("--timeout", type=float, default=90.0)
     ap.add_argument("--json", default=None)
     args = ap.parse_args(argv)
-    pages = [p for p in args.pages.split(",")]
-    firsts = [p for p in args.first.split(",")] if args.first is not None else []
+    pages = args.pages.split(",")
+    firsts = [] if args.first == "none" else args.first.split(",")
     from playwright.sync_api import sync_playwright
 
     load = os.getloadavg()
@@ -204,9 +212,10 @@ def main(argv: list[str] | None = None) -> int:
                     q = switch(p_page, p_fetch, PLAIN[target], args.quiet, args.timeout)
                     plain_rows.append(q)
                     print(
-                        f"switch to {PAGES[p]:13s} {r['ms']:7.0f} ms  "
+                        f"switch to {PAGES[p]:13s} {r['ms']:7.0f} ms (script {r['script_ms']:5.0f})"
                         f"{r['http_bytes'] / 1e3:8.1f} kB http  {r['ws_bytes'] / 1e3:7.1f} kB ws"
-                        f"  | plain {q['ms']:6.0f} ms {q['http_bytes'] / 1e3:7.1f} kB http "
+                        f"  | plain {q['ms']:6.0f} ms (script {q['script_ms']:5.0f}) "
+                        f"{q['http_bytes'] / 1e3:7.1f} kB http "
                         f"{q['ws_bytes'] / 1e3:6.1f} kB ws",
                         flush=True,
                     )
@@ -222,6 +231,8 @@ def main(argv: list[str] | None = None) -> int:
                 "plain_ms": round(p_ms),
                 "ratio": round(a_ms / p_ms, 2),
                 "per_page_ms": per_page,
+                "attnviz_script_ms": round(med(all_a, "script_ms")),
+                "plain_script_ms": round(med(plain_rows, "script_ms")),
                 "attnviz_http_bytes": med(all_a, "http_bytes"),
                 "attnviz_ws_bytes": med(all_a, "ws_bytes"),
                 "attnviz_plotly_bytes_all_switches": sum(r["plotly_bytes"] for r in all_a),

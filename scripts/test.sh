@@ -11,10 +11,12 @@ missing=()
 for tool in chromium podman debootstrap haproxy; do
   command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
 done
+# PostgreSQL (the class store's tests): Debian puts initdb in /usr/lib/postgresql/<v>/bin.
+compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
 if [ "${#missing[@]}" -gt 0 ]; then
-  echo "Installing Debian's chromium, podman, debootstrap and haproxy for the tests (apt-get)..."
+  echo "Installing Debian's chromium, podman, debootstrap, haproxy and postgresql for the tests (apt-get)..."
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
-  $SUDO apt-get update -q && $SUDO apt-get install -y -q chromium podman debootstrap haproxy
+  $SUDO apt-get update -q && $SUDO apt-get install -y -q chromium podman debootstrap haproxy postgresql
 fi
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/pip install -q -r requirements-dev.txt

@@ -76,7 +76,7 @@ def test_an_unwritable_folder_or_a_wrong_plotly_give_a_clear_message(tmp_path, m
     finally:
         if ro.is_dir():
             os.chmod(ro, 0o755)
-    monkeypatch.setattr("plotly.offline.get_plotlyjs_version", lambda: "0.0.1")
+    monkeypatch.setattr(board_assets, "get_plotlyjs_version", lambda: "0.0.1")
     with pytest.raises(board_assets.BoardAssetError, match=r"expected plotly.js v0.0.1"):
         board_assets.plotly_js()
 
@@ -146,3 +146,40 @@ def test_revision_names_what_a_board_draws():
         board.revision(base, [1], "page", 1.5),
     ]
     assert len({rev, *others}) == len(others) + 1
+
+
+def test_chart_modules_are_files_of_the_board_folder():
+    assert board.chart_modules("") == [
+        m for m in board.CHART_MODULES if (board.STATIC / m).is_file()
+    ]
+    assert board.chart_modules("example_module.js")[-1] == "example_module.js"
+    assert "nope.js" not in board.chart_modules("nope.js")  # absent: not loaded
+    for bad in ("../x.js", "https://cdn.example/x.js", "x.mjs", "X.js"):
+        with pytest.raises(ValueError, match="expected a board module file name"):
+            board.chart_modules(bad)
+
+
+def test_each_chart_names_its_role_for_the_click_value():
+    w = np.array([[0.2, 0.8], [0.5, 0.5]])
+    s_fig = figures.attention_figure(w, what="scores", labels=["a", "b"])
+    w_fig = figures.attention_figure(w, what="weights", labels=["a", "b"])
+    entries = board.payload(
+        [
+            ("s", s_fig, board.link_attn(0)),
+            ("w", w_fig, board.link_attn(0, weights=True)),
+            ("w2", w_fig, board.link_attn(0)),  # weights told by its title
+            ("m", s_fig, board.link_attn(0, role="masked scores")),
+            ("b", s_fig, board.link_bars(0)),
+            ("x", s_fig, None),
+        ]
+    )
+    roles = {e["key"]: e["role"] for e in entries}
+    assert roles == {
+        "s": "scores",
+        "w": "weights",
+        "w2": "weights",
+        "m": "masked scores",
+        "b": "bars",
+        "x": "x",
+    }
+    assert entries[0]["title"] == board._title(s_fig) and entries[0]["title"]

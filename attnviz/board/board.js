@@ -11,6 +11,8 @@
 //   link.js           linked hover across the boards of a page, click-to-select
 //   headswitch.js     a head change drawn in the browser from prefetched figures
 //   downloads.js      the mode bar's PNG (projector width) and SVG buttons
+//   example_module.js an example per-chart module (below), loaded only when named in
+//                     $ATTNVIZ_BOARD_MODULES
 //
 // Data from Python (attnviz/ui/board.py): {figures: [{key, figure, link, label, title,
 // role, rev}], columns, group, text_scale, rev, name, watch, plotly: {src, name}, modules,
@@ -18,11 +20,13 @@
 // index, title, at}) when a linked attention cell is clicked.
 //
 // Per-chart modules (the hook for e.g. data tables and keyboard navigation): a file
-// attnviz/board/<name>.js listed in CHART_MODULES of attnviz/ui/board.py is imported once
+// attnviz/board/<name>.js listed in CHART_MODULES of attnviz/ui/board.py (or in the
+// environment variable ATTNVIZ_BOARD_MODULES, comma-separated) is imported once
 // per tab when present, and its export
 //     attach(chartElement, figure, api) -> optional detach()
-// is called after each draw of every chart of every board (the detach of the previous
-// attach first, and when the chart goes away). chartElement: the plot div (plotly's
+// is called after each (re)draw of every chart of every board (the detach of the previous
+// attach first; a chart not redrawn keeps its attachment; detach also when the chart goes
+// away). chartElement: the plot div (plotly's
 // graph div, inside the board's cell `.cell[data-key]`); figure: the plotly JSON drawn;
 // api: {
 //   key, role, title, label, link, head, index,   // the chart (role: "scores", "weights"...)

@@ -36,6 +36,7 @@ import functools
 import hashlib
 import html
 import json
+import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -63,13 +64,31 @@ def _plotly_src() -> dict:
 
 
 PLOTLY = _plotly_src()
-MODULES = [m for m in CHART_MODULES if (STATIC / m).is_file()]
+
+
+def chart_modules(extra: str | None = None) -> list[str]:
+    """The per-chart modules present in attnviz/board/: :data:`CHART_MODULES`, then those
+    named in ``extra`` (default ``$ATTNVIZ_BOARD_MODULES``, comma-separated file names, e.g.
+    ``example_module.js`` for the browser tests)."""
+    if extra is None:
+        extra = os.environ.get("ATTNVIZ_BOARD_MODULES", "")
+    names = [*CHART_MODULES, *(n.strip() for n in extra.split(",") if n.strip())]
+    for n in names:
+        if not re.fullmatch(r"[a-z0-9_]+\.js", n):
+            raise ValueError(f"expected a board module file name like 'table.js', got {n!r}")
+    return [n for n in dict.fromkeys(names) if (STATIC / n).is_file()]
+
+
+MODULES = chart_modules()
 
 
 @functools.cache
 def _register() -> Callable[..., Any]:
     """The component, registered on first use (Streamlit finds its files when its runtime
     starts: there is none at import, e.g. in a test)."""
+    # Scoped CSS (board.css, every rule under .attnviz-board) rather than a shadow root:
+    # plotly.js puts its own styles (mode bar, hover labels) in the document's head, which a
+    # shadow root would not see.
     try:
         return st.components.v2.component(NAME, js="board.js", css=CSS, isolate_styles=False)
     except Exception as exc:  # the project is not installed: Streamlit cannot find its files
@@ -101,14 +120,18 @@ def link_attn(
     weights: bool = False,
     select: bool = True,
     heads: Sequence[int] | None = None,
+    role: str | None = None,
 ) -> dict:
     """An attention matrix (scores or weights) of head ``head``: hovering links (i, j),
     a click selects query i (and the head). ``weights=True``: its rows feed the bars.
     ``heads``: a figure with one heatmap per head (small multiples), trace t showing head
-    ``heads[t]``."""
+    ``heads[t]``. ``role``: what the chart shows, in the click value's ``chart`` (default:
+    "weights" or "scores", see :func:`payload`)."""
     spec = {"kind": "attn", "orient": layout, "head": head, "weights": weights, "select": select}
     if heads is not None:
         spec["heads"] = [int(h) for h in heads]
+    if role is not None:
+        spec["role"] = role
     return spec
 
 

@@ -28,6 +28,8 @@ from attnviz.ui.board import TEXT_SCALE_KEY
 #: URL parameters of the presenter view; not part of the link given to the class.
 PRESENT_PARAM = "present"
 STEP_PARAM = "step"
+#: Never in a link for the class: a live class's teacher key and a student's own id.
+PRIVATE_PARAMS = ("teacher", "student")
 ON = {"1", "true", "yes", "on"}
 OFF = {"", "0", "false", "no", "off"}
 #: Chart text in the presenter view (``board_text_scale``).
@@ -53,8 +55,10 @@ def sidebar_state() -> str:
 
 
 def class_link(params: dict[str, str], base: str) -> str:
-    """The link for the class: ``base`` with ``params`` minus the presenter's own."""
-    kept = {k: v for k, v in params.items() if k not in (PRESENT_PARAM, STEP_PARAM)}
+    """The link for the class: ``base`` with ``params`` minus the presenter's own and the
+    private ones (a teacher key, a student id)."""
+    dropped = (PRESENT_PARAM, STEP_PARAM, *PRIVATE_PARAMS)
+    kept = {k: v for k, v in params.items() if k not in dropped}
     return base + ("?" + urlencode(kept) if kept else "")
 
 
