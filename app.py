@@ -27,6 +27,7 @@ PAGES = [
     ("pages/scaling.py", "Why √d_k", ":material/straighten:"),
     ("pages/masking.py", "Masking", ":material/visibility_off:"),
     ("pages/permutation.py", "Permutation", ":material/shuffle:"),
+    ("pages/compare.py", "Compare", ":material/compare:"),
     ("pages/notebooks.py", "Notebooks", ":material/menu_book:"),
     ("pages/real_model.py", "Real model (MiniLM)", ":material/smart_toy:"),
     ("pages/decoder.py", "Real model (decoder)", ":material/auto_awesome:"),

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from attnviz import engine
+from attnviz.explain import Cell
 
 #: Decimals of the numbers written in cells on screen (``figures``: ``cell_text=".2f"``).
 DECIMALS = 2
@@ -184,3 +185,180 @@ def worked_example(
         "",
     ]
     return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- one cell's arithmetic
+
+#: Decimals of a cell's worked computation (the heatmaps' hover shows 4: the same weight).
+CELL_DECIMALS = 4
+#: Longest list written out term by term (d_k products, the row's N exponentials, N output
+#: terms); longer ones show their first CELL_TERMS - 2 terms, "…" and the last 2.
+CELL_TERMS = 12
+
+
+def _plain(v: float, decimals: int) -> str:
+    """A number for the plain text: as :func:`number`, with "−∞" for a masked score."""
+    v = float(v)
+    if math.isinf(v):
+        return "−∞" if v < 0 else "∞"
+    out = f"{v:.{decimals}f}"
+    return out[1:] if out.startswith("-") and float(out) == 0 else out
+
+
+def _shown(n: int) -> list[int | None]:
+    """Indices of a list of ``n`` written out: all, or the first ones, None (…), the last 2."""
+    if n <= CELL_TERMS:
+        return list(range(n))
+    return [*range(CELL_TERMS - 2), None, n - 2, n - 1]
+
+
+def _vec(a: np.ndarray, decimals: int, tex: bool) -> str:
+    fmt = number if tex else _plain
+    parts = [
+        (r"\cdots" if tex else "…") if i is None else fmt(a[i], decimals) for i in _shown(len(a))
+    ]
+    if tex:
+        return r"\begin{bmatrix}" + " & ".join(parts) + r"\end{bmatrix}"
+    return "[" + ", ".join(parts) + "]"
+
+
+def _paren(s: str) -> str:
+    return f"({s})" if s.startswith("-") else s
+
+
+Step = tuple[str, str, str]  #: (title, LaTeX, plain text)
+
+
+def _dot_step(c: Cell, d: int) -> Step:
+    """1. q_i and k_j, their products term by term, the sum."""
+    i, j, dk = c.query, c.key, len(c.products)
+    n = lambda v: _paren(number(v, d))  # noqa: E731
+    p = lambda v: _paren(_plain(v, d))  # noqa: E731
+    idx = _shown(dk)
+    tex_terms = " + ".join(
+        r"\cdots" if t is None else f"{n(c.q[t])} \\cdot {n(c.k[t])}" for t in idx
+    )
+    tex_prods = " + ".join(r"\cdots" if t is None else n(c.products[t]) for t in idx)
+    txt_terms = " + ".join("…" if t is None else f"{p(c.q[t])}·{p(c.k[t])}" for t in idx)
+    txt_prods = " + ".join("…" if t is None else p(c.products[t]) for t in idx)
+    return (
+        f"1. Dot product of query {i} and key {j} (d_k = {dk} terms)",
+        f"q_{{{i}}} = {_vec(c.q, d, True)},\\quad k_{{{j}}} = {_vec(c.k, d, True)}"
+        f"\\\\ q_{{{i}}} \\cdot k_{{{j}}} = {tex_terms}"
+        f"\\\\ = {tex_prods} = {number(c.dot, d)}",
+        f"q_{i} = {_vec(c.q, d, False)}; k_{j} = {_vec(c.k, d, False)}. "
+        f"q_{i} · k_{j} = {txt_terms} = {txt_prods} = {_plain(c.dot, d)}.",
+    )
+
+
+def _scale_step(c: Cell, d: int) -> Step:
+    """2. The dot product times the scale."""
+    i, j, f = c.query, c.key, c.scale
+    return (
+        f"2. Scale: times {_plain(f, 4)}",
+        f"q_{{{i}}} \\cdot k_{{{j}}} \\times {number(f, 4)} = {number(c.dot, d)} \\times "
+        f"{_paren(number(f, 4))} = {number(c.dot * f, d)}",
+        f"{_plain(c.dot, d)} × {_plain(f, 4)} = {_plain(c.dot * f, d)}.",
+    )
+
+
+def _mask_step(c: Cell, d: int) -> Step:
+    """3. The mask: the score, or -inf for a hidden key."""
+    i, j = c.query, c.key
+    if c.masked:
+        return (
+            "3. Mask: this key is hidden",
+            f"s_{{{i}{j}}} = -\\infty \\quad \\text{{(key {j} is masked for query {i})}}",
+            f"Key {j} is masked for query {i}: the score s_{i},{j} is −∞ and the weight is 0.",
+        )
+    return (
+        "3. Mask: this key is visible",
+        f"s_{{{i}{j}}} = {number(c.score, d)}",
+        f"Key {j} is visible to query {i}: the score s_{i},{j} = {_plain(c.score, d)}.",
+    )
+
+
+def _exp_step(c: Cell, d: int) -> Step:
+    """4. The row's exponentials, shifted by its largest score, and their sum."""
+    i = c.query
+    if c.fully_masked:
+        return (
+            "4. Exponentials: none (every key is masked)",
+            f"e_{{{i}m}} = 0 \\text{{ for every key }} m, \\quad \\sum_m e_{{{i}m}} = 0",
+            f"Query {i} may see no key at all: every exponential is 0 and so is their sum.",
+        )
+    return (
+        f"4. Exponentials of row {i}, shifted by its largest score {_plain(c.row_max, d)}",
+        f"e_{{{i}m}} = \\exp(s_{{{i}m}} - {_paren(number(c.row_max, d))}) = "
+        f"{_vec(c.row_exps, d, True)},\\quad \\sum_m e_{{{i}m}} = {number(c.exp_sum, d)}",
+        f"e_{i},m = exp(s_{i},m − {_paren(_plain(c.row_max, d))}) for the {c.n_tokens} keys "
+        f"(0 where masked) = {_vec(c.row_exps, d, False)}; their sum = {_plain(c.exp_sum, d)}.",
+    )
+
+
+def _weight_step(c: Cell, d: int) -> Step:
+    """5. The weight: this key's exponential over the row's sum."""
+    i, j = c.query, c.key
+    title = f"5. Weight a_{i},{j} = {_plain(c.weight, d)}"
+    if c.fully_masked:
+        return (
+            title,
+            f"a_{{{i}{j}}} = 0 \\quad \\text{{(no key to attend to)}}",
+            f"a_{i},{j} = 0 (query {i} has no key to attend to).",
+        )
+    e, total, w = c.row_exps[j], c.exp_sum, c.weight
+    return (
+        title,
+        f"a_{{{i}{j}}} = \\frac{{e_{{{i}{j}}}}}{{\\sum_m e_{{{i}m}}}} = "
+        f"\\frac{{{number(e, d)}}}{{{number(total, d)}}} = {number(w, d)}",
+        f"a_{i},{j} = e_{i},{j} / sum = {_plain(e, d)} / {_plain(total, d)} = {_plain(w, d)}.",
+    )
+
+
+def _output_step(c: Cell, d: int) -> Step:
+    """6. The output row of the query: the weighted sum of the values, one term per key."""
+    i, idx = c.query, _shown(c.n_tokens)
+    tex_out = " + ".join(
+        r"\cdots" if m is None else f"{number(c.row_weights[m], d)}\\,{_vec(c.values[m], d, True)}"
+        for m in idx
+    )
+    txt_out = " + ".join(
+        "…" if m is None else f"{_plain(c.row_weights[m], d)}·{_vec(c.values[m], d, False)}"
+        for m in idx
+    )
+    return (
+        f"6. Output of query {i}: the weighted sum of the values",
+        f"\\text{{out}}_{{{i}}} = \\sum_m a_{{{i}m}} v_m = {tex_out}"
+        f"\\\\ = {_vec(c.output, d, True)}",
+        f"out_{i} = sum over m of a_{i},m · v_m = {txt_out} = {_vec(c.output, d, False)}.",
+    )
+
+
+def cell_steps(c: Cell, decimals: int = CELL_DECIMALS) -> list[Step]:
+    """The worked computation of weight a_ij, one step a tuple ``(title, LaTeX, text)``:
+    the LaTeX for KaTeX / a slide, the text for a screen reader or a plain note. Steps:
+    q_i and k_j with their products term by term and the sum; the scale; the mask; the
+    row's exponentials and their sum; the weight; the output row as the weighted sum of
+    the values (one term per key)."""
+    steps = (_dot_step, _scale_step, _mask_step, _exp_step, _weight_step, _output_step)
+    return [step(c, decimals) for step in steps]
+
+
+def cell_latex(c: Cell, labels: Sequence[str] = (), decimals: int = CELL_DECIMALS) -> str:
+    """The worked computation of a cell as one LaTeX ``gathered`` block (KaTeX, or a display
+    equation of an ``amsmath`` document), a comment line before each step."""
+    tok = lambda t: f" ({escape(labels[t])})" if t < len(labels) else ""  # noqa: E731
+    lines = [
+        f"% weight a_{{{c.query},{c.key}}} of head {c.head}: query {c.query}{tok(c.query)}, "
+        f"key {c.key}{tok(c.key)}",
+        r"\begin{gathered}",
+    ]
+    steps = cell_steps(c, decimals)
+    for k, (title, tex, _) in enumerate(steps):
+        lines += [f"% {escape(title)}", tex + (r" \\[6pt]" if k < len(steps) - 1 else "")]
+    return "\n".join([*lines, r"\end{gathered}"])
+
+
+def cell_text(c: Cell, decimals: int = CELL_DECIMALS) -> str:
+    """The worked computation of a cell as plain text, one line per step."""
+    return "\n".join(f"{title}: {txt}" for title, _, txt in cell_steps(c, decimals))

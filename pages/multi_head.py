@@ -95,6 +95,7 @@ elif step.rest:
             "Hover a cell to outline the same query and key in every head; click it to pick "
             "that query and head for the section below."
         )
+        ui.cell_panel(r, labels, "board_mh_small")
         st.subheader("One query in every head")
         query_section(view)
     else:

@@ -31,6 +31,7 @@ def body(view: ui.View) -> None:
 
     ui.pooled_note(n)
     top_row(view, head)
+    ui.cell_panel(view.result, view.labels, "pg_top", head)
     inputs_row(view, head)
     query_section(view, head)
     footer(view, head)

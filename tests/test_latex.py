@@ -111,3 +111,79 @@ def test_worked_example_rejects_bad_query():
     z = np.zeros((2, 2))
     with pytest.raises(ValueError, match="query"):
         latex.worked_example(labels=["a", "b"], q=z, k=z, v=z, query=2, scale=1.0)
+
+
+# --------------------------------------------------------------------------- a cell's arithmetic
+
+
+def _result(n: int = 5, d: int = 8, heads: int = 2, mask=None):
+    params = engine.AttentionParams.random(d, seed=4, init="xavier")
+    x = np.random.default_rng(1).standard_normal((n, d))
+    return engine.multi_head_attention(x, params, num_heads=heads, mask=mask)
+
+
+def _numbers(text: str) -> list[float]:
+    return [float(v) for v in re.findall(r"-?\d+\.\d+", text)]
+
+
+def test_cell_latex_shows_the_views_numbers():
+    from attnviz import explain
+
+    res = _result(mask=engine.causal_mask(5))
+    c = explain.cell(res, 1, 3, 2)
+    tex = latex.cell_latex(c, ["a", "b", "c_d", "e", "f"])
+    q, k, exps, *values = latex.parse_bmatrix(tex)
+    np.testing.assert_allclose(q[0], res.queries[1, 3], atol=5e-5)
+    np.testing.assert_allclose(k[0], res.keys[1, 2], atol=5e-5)
+    np.testing.assert_allclose(exps[0], c.row_exps, atol=5e-5)
+    assert exps[0][4] == 0  # causal: key 4 masked for query 3
+    out = values[-1][0]  # the sum of the weighted values, the head's output row
+    np.testing.assert_allclose(out, res.head_outputs[1, 3], atol=5e-5)
+    assert len(values) == 1 + 5  # one value vector per key, then the output
+    for t in range(4):  # the products term by term, then their sum
+        assert f"{c.products[t]:.4f}".lstrip("-") in tex
+    assert f"= {c.dot:.4f}" in tex and f"{c.weight:.4f}" in tex
+    assert rf"\frac{{{c.row_exps[2]:.4f}}}{{{c.exp_sum:.4f}}} = {c.weight:.4f}" in tex
+    assert "c\\_d" in tex.splitlines()[0]  # labels escaped, in the comment only
+    assert tex.count(r"\begin{gathered}") == 1 and tex.rstrip().endswith(r"\end{gathered}")
+
+
+def test_cell_text_reads_the_same_numbers():
+    from attnviz import explain
+
+    res = _result()
+    c = explain.cell(res, 0, 1, 4)
+    text = latex.cell_text(c)
+    lines = text.splitlines()
+    assert len(lines) == 6 and [ln[:2] for ln in lines] == ["1.", "2.", "3.", "4.", "5.", "6."]
+    assert "\\" not in text and "{" not in text  # no LaTeX in the text
+    assert _numbers(lines[4])[-1] == pytest.approx(c.weight, abs=5e-5)
+    assert f"= {c.dot:.4f}." in lines[0]
+    assert _numbers(lines[1])[-1] == pytest.approx(c.dot * c.scale, abs=5e-5)
+    np.testing.assert_allclose(_numbers(lines[5])[-4:], c.output, atol=5e-5)
+
+
+def test_masked_and_fully_masked_cells():
+    from attnviz import explain
+
+    res = _result(mask=engine.padding_mask(5, 2))
+    c = explain.cell(res, 0, 1, 4)
+    assert r"s_{14} = -\infty" in latex.cell_latex(c)
+    assert "is −∞ and the weight is 0" in latex.cell_text(c)
+    res = _result(n=3, mask=engine.padding_mask(3, 3))
+    c = explain.cell(res, 1, 0, 0)
+    text = latex.cell_text(c)
+    assert "every exponential is 0" in text and "no key to attend to" in text
+    assert "nan" not in text.lower() and "nan" not in latex.cell_latex(c).lower()
+
+
+def test_long_rows_are_shortened():
+    from attnviz import explain
+
+    res = _result(n=20, d=32, heads=1)
+    c = explain.cell(res, 0, 7, 19)
+    tex = latex.cell_latex(c)
+    _, _, exps, *_ = latex.parse_bmatrix(tex.replace(r"\cdots", "0"))
+    assert exps.shape == (1, latex.CELL_TERMS + 1)  # 10 first, "…", the last 2
+    assert exps[0][-1] == pytest.approx(c.row_exps[19], abs=5e-5)
+    assert r"\cdots" in tex and "…" in latex.cell_text(c)

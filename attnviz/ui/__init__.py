@@ -13,6 +13,7 @@ imports streamlit. Its parts:
 - :mod:`~attnviz.ui.code`: the NumPy code box, from templates.
 - :mod:`~attnviz.ui.board`: the chart board (plotly redrawn in place, linked views).
 - :mod:`~attnviz.ui.present`: the presenter view (``?present=1``) and a page's steps.
+- :mod:`~attnviz.ui.cell`: the cell panel (a clicked cell's arithmetic, :mod:`attnviz.explain`).
 
 ``app.py`` calls :func:`sidebar` once per run (before ``st.navigation(...).run()``);
 pages call :func:`current` and the helpers re-exported here. The widget keys, their
@@ -32,6 +33,7 @@ from attnviz.ui.board import (
     prefetch_heads,
 )
 from attnviz.ui.callbacks import load_preset
+from attnviz.ui.cell import cell_panel, show_cell
 from attnviz.ui.code import code_box, code_lines, page_extra
 from attnviz.ui.controls import (
     CONTROLS,
@@ -100,6 +102,7 @@ __all__ = [
     "View",
     "board",
     "cached",
+    "cell_panel",
     "chart_row",
     "code_box",
     "code_lines",
@@ -134,6 +137,7 @@ __all__ = [
     "preset_query",
     "present",
     "shapes",
+    "show_cell",
     "sidebar",
     "start",
     "steps",

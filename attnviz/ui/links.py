@@ -20,7 +20,7 @@ from attnviz.ui.controls import DEFAULTS
 from attnviz.ui.sizes import default_heads
 
 #: Integer number inputs bound to the URL (sidebar and pages).
-INT_URL_KEYS = ("seed", "pad", "mk_pad", "perm_seed")
+INT_URL_KEYS = ("seed", "pad", "mk_pad", "perm_seed", "b_seed", "b_pad", "b_D")
 
 
 def preset_query(name: str) -> dict[str, str]:

@@ -1,0 +1,327 @@
+"""Compare mode: view B, the sidebar's view A with some settings changed.
+
+B's controls are the sidebar's (:data:`attnviz.ui.controls.CONTROLS`: label, options,
+range, link rule), drawn on the page with the key ``b_<key>`` and bound to the URL, so a
+link holds only what B changes: ``?b_scale=none``, ``?b_mask=causal``, ``?b_seed=3``,
+``?b_heads=4``. Each starts at "same as A" (empty for a number), which keeps A's value.
+An invalid ``b_`` value in a link is dropped by Streamlit's URL binding and a warning says
+so (:func:`b_controls`, the first time the page runs in a session). ``b_head`` picks B's
+head: with nothing else changed, A and B are two heads of one view.
+
+Presets (:data:`PRESETS`) set A's sidebar and B's controls for the classic comparisons;
+:func:`latest_click` finds the last click among the page's boards for the cell panel.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from attnviz import compare_figures, engine
+from attnviz.ui import links, state
+from attnviz.ui.cell import HINT, picked_cell, selection, show_cell
+from attnviz.ui.controls import BY_KEY, LABELS, SEED_MAX, Control
+from attnviz.ui.page import head_picker, md_text
+from attnviz.ui.sizes import divisors, nearest_divisor
+
+#: The value of a B control that keeps A's value (the option shown first, the default).
+SAME = "same as A"
+#: The sidebar controls B may change, in the sidebar's order (N, the input and the layout
+#: stay A's: B − A needs the same tokens, drawn the same way).
+B_KEYS = ("D", "heads", "seed", "init", "bias", "scale", "factor", "mask", "pad")
+#: Short labels of B's controls (the sidebar's are long for a row of narrow columns).
+SHORT = {
+    "D": "D (width)",
+    "heads": "heads",
+    "seed": "seed",
+    "init": "initialisation",
+    "bias": "biases",
+    "scale": "scale",
+    "factor": "factor",
+    "mask": "mask",
+    "pad": "padding k",
+}
+_CHECKED = "compare_links_checked"  # book key: the page's first run checked the link
+
+
+def url_key(key: str) -> str:
+    """The widget and URL key of B's control ``key``: ``b_<key>``."""
+    return f"b_{key}"
+
+
+def a_values(s: Any) -> dict[str, Any]:
+    """The values of A's settings under the controls' keys (``D``, ``scale``, ...)."""
+    return {k: getattr(s, BY_KEY[k].field) for k in B_KEYS}
+
+
+def _fmt(v: Any) -> str:
+    """A value as the link writes it (``true``/``false`` for the biases)."""
+    return str(v).lower() if isinstance(v, bool) else str(v)
+
+
+def _said(k: str, v: Any) -> str:
+    """A value in a sentence: biases on/off, the rest as the link writes it."""
+    return ("on" if v else "off") if k == "bias" else _fmt(v)
+
+
+def _widget(c: Control, a: dict, b: dict, where: Any, disabled: bool) -> Any:
+    """B's control ``c`` in ``where``: its value, or :data:`SAME` / None for A's."""
+    key = url_key(c.key)
+    shown_a = LABELS.get(c.key, {}).get(a[c.key], _fmt(a[c.key]))
+    common = {
+        "key": key,
+        "bind": "query-params",
+        "disabled": disabled,
+        "help": f"{SAME}: {shown_a}. " + (c.help or ""),
+    }
+    label = f"B: {SHORT[c.key]}"
+    if c.kind == "number" or c.key == "D":
+        lo, hi = (c.lo, c.hi) if c.key != "seed" else (0, SEED_MAX)
+        step = c.step if c.step is not None else 1
+        return where.number_input(
+            label, lo, hi, value=None, step=step, placeholder=f"{SAME} ({a[c.key]})", **common
+        )
+    if c.key == "heads":
+        options = divisors(b["D"])
+    elif c.key == "bias":
+        options = [True, False]
+    else:
+        options = c.option_list(b)
+    return where.selectbox(label, [SAME, *options], format_func=_fmt, **common)
+
+
+def _disabled(c: Control, source: str) -> bool:
+    """A control the input fixes (a preset's sizes and weights, an upload's D)."""
+    return source in c.disabled_by or source in c.derived_by
+
+
+@dataclass(frozen=True)
+class BControls:
+    """What B changes: ``changes`` (Settings field -> value), its settings and notes."""
+
+    changes: dict[str, Any]
+    settings: Any  # attnviz.ui.controls.Settings
+    notes: tuple[str, ...]
+
+
+def b_controls(view: state.View, columns: int = 5) -> BControls:
+    """Draw B's controls (in rows of ``columns``) and return what B changes. On the page's
+    first run in a session, a ``b_`` link value the widgets did not take gets a warning."""
+    s = view.settings
+    a = a_values(s)
+    b = dict(a)
+    raw = {k: st.query_params.get_all(url_key(k)) for k in B_KEYS if url_key(k) in st.query_params}
+    notes: list[str] = []
+    changes: dict[str, Any] = {}
+    checkable: set[str] = set()  # drawn and free: a link value it did not take was invalid
+    cols = st.columns(columns)
+    drawn = 0
+    for k in B_KEYS:
+        c = BY_KEY[k]
+        if c.when is not None and b.get(c.when[0]) != c.when[1]:
+            continue  # factor only for a custom scale, pad only for the padding mask
+        disabled = _disabled(c, s.source)
+        v = _widget(c, a, b, cols[drawn % columns], disabled)
+        drawn += 1
+        if not disabled:
+            checkable.add(k)
+        if v is None or (isinstance(v, str) and v == SAME):
+            continue
+        if disabled:
+            notes.append(
+                f"B's {k} is set by the input ({LABELS['source'][s.source]}) and stays A's."
+            )
+            continue
+        b[k] = changes[c.field] = v
+    if b["heads"] not in divisors(b["D"]):  # A's heads with B's width
+        h = nearest_divisor(b["D"], b["heads"])
+        notes.append(f"{b['heads']} heads do not divide B's D = {b['D']}: B uses {h} heads.")
+        b["heads"] = changes["heads"] = h
+    book = state.book()
+    if not book.get(_CHECKED):
+        book[_CHECKED] = True
+        notes += _link_notices({k: r for k, r in raw.items() if k in checkable}, a, b)
+    return BControls(changes, dataclasses.replace(s, **changes), tuple(notes))
+
+
+def _link_notices(raw: dict[str, list[str]], a: dict, b: dict) -> list[str]:
+    """A warning for each ``b_`` link value the widgets did not take (invalid ones)."""
+    out = []
+    for k, r in raw.items():
+        if links.same(r, b[k]):
+            continue
+        value = r[-1] if r else ""
+        out.append(
+            f"The link set {md_text(f'{url_key(k)}={value}')}, which is not valid (B's {k} "
+            f"must be {BY_KEY[k].rule_text(b)}); B uses {md_text(f'{k}={_fmt(b[k])}')}"
+            + (", A's value." if b[k] == a[k] else ".")
+        )
+    return out
+
+
+def head_pickers(a_heads: int, b_heads: int, where_a: Any, where_b: Any) -> tuple[int, int]:
+    """A's head (the page's ``head``) and B's (``b_head``, "same as A" by default)."""
+    ha = head_picker(a_heads, where_a, label="A: head")
+    hb = where_b.selectbox(
+        "B: head",
+        [SAME, *range(b_heads)],
+        key="b_head",
+        bind="query-params",
+        format_func=_fmt,
+        help="Another head of B's view; with nothing else changed, A and B are two heads "
+        "of one view.",
+    )
+    hb = ha if hb == SAME else int(hb)
+    return ha, min(hb, b_heads - 1)
+
+
+def compute_b(view: state.View, settings: Any) -> engine.AttentionResult:
+    """B's result: the same input as A with B's settings (the bounded cache of ``compute``)."""
+    changes = {f.name: getattr(settings, f.name) for f in dataclasses.fields(settings)}
+    return state.variant(view, **changes)
+
+
+def describe(s: Any, keys: tuple[str, ...] = B_KEYS) -> str:
+    """The settings ``keys`` of ``s`` in a few words: "scale none · mask causal"."""
+    out = []
+    for k in keys:
+        c = BY_KEY[k]
+        if c.when is not None and getattr(s, BY_KEY[c.when[0]].field) != c.when[1]:
+            continue
+        out.append(f"{SHORT[k]} {_said(k, getattr(s, c.field))}")
+    return " · ".join(out)
+
+
+def differing(a: Any, b: Any) -> tuple[str, ...]:
+    """The keys of :data:`B_KEYS` whose values differ between settings ``a`` and ``b``."""
+    return tuple(k for k in B_KEYS if getattr(a, BY_KEY[k].field) != getattr(b, BY_KEY[k].field))
+
+
+# --------------------------------------------------------------------------- presets
+
+
+def _reset_b() -> None:
+    for k in B_KEYS:
+        st.session_state[url_key(k)] = None if BY_KEY[k].kind == "number" or k == "D" else SAME
+    st.session_state["b_head"] = SAME
+
+
+def _preset(a: dict[str, Any], b: dict[str, Any]) -> Callable[[], None]:
+    def apply() -> None:
+        _reset_b()
+        for k, v in a.items():
+            st.session_state[k] = v
+        for k, v in b.items():
+            st.session_state[url_key(k)] = v
+
+    return apply
+
+
+def _two_seeds() -> None:
+    _reset_b()
+    seed = int(st.session_state.get("seed", 0))
+    st.session_state[url_key("seed")] = seed + 1 if seed < SEED_MAX else seed - 1
+
+
+def _one_vs_four() -> None:
+    _reset_b()
+    if int(st.session_state.get("D", 8)) % 4:
+        st.session_state["D"] = 8
+    st.session_state["heads"] = 1
+    st.session_state[url_key("heads")] = 4
+
+
+#: The classic comparisons: (button label, what it sets, callback).
+PRESETS: tuple[tuple[str, str, Callable[[], None]], ...] = (
+    ("Scaled vs not", "A: scale 1/√d_k · B: none", _preset({"scale": "1/√d_k"}, {"scale": "none"})),
+    ("Causal vs none", "A: no mask · B: causal", _preset({"mask": "none"}, {"mask": "causal"})),
+    ("Two seeds", "B: seed + 1", _two_seeds),
+    ("1 vs 4 heads", "A: 1 head · B: 4 heads", _one_vs_four),
+    (
+        "Xavier vs normal",
+        "A: xavier · B: normal",
+        _preset({"init": "xavier"}, {"init": "normal"}),
+    ),
+    ("B = A", "B back to A's settings", _reset_b),
+)
+
+
+def preset_buttons() -> None:
+    """One button per preset, in a row (outside any fragment: they change the sidebar)."""
+    cols = st.columns(len(PRESETS))
+    for col, (label, what, callback) in zip(cols, PRESETS, strict=True):
+        col.button(label, help=what, on_click=callback, key=f"cmp_preset_{label}", width="stretch")
+
+
+# --------------------------------------------------------------------------- clicks
+
+
+def latest_click(board_keys: tuple[str, ...]) -> dict[str, Any] | None:
+    """The newest click among the boards ``board_keys`` (the one whose value changed since
+    the last run; each board keeps only its own last click)."""
+    book = state.book()
+    seen = book.setdefault("compare_clicks", {})
+    newest = book.get("compare_click")
+    for k in board_keys:
+        v = selection(k)
+        if v is not None and v != seen.get(k):
+            newest = v
+            seen[k] = v
+    book["compare_click"] = newest
+    return newest
+
+
+def cell_pair(
+    board_keys: tuple[str, ...],
+    results: tuple[engine.AttentionResult, engine.AttentionResult],
+    heads: tuple[int, int],
+    labels: tuple[str, ...],
+) -> None:
+    """The last clicked cell (on any of ``board_keys``) worked out in A, then in B, each in
+    its own head (one above the other: the equations need the page's width); a hint
+    before the first click."""
+    click = latest_click(board_keys)
+    sel = None if click is None else {k: v for k, v in click.items() if k != "head"}
+    cells = [picked_cell(r, sel, h) for r, h in zip(results, heads, strict=True)]
+    with st.container(key="cmp_cell", border=True):
+        if cells[0] is None or cells[1] is None:
+            st.caption(HINT)
+            return
+        for c, which in zip(cells, "AB", strict=True):
+            show_cell(c, labels, key=f"cmp_cell_{which}", title=f"{which}: ")
+
+
+def changes_table(wa: np.ndarray, wb: np.ndarray, labels: tuple[str, ...], k: int = 10) -> None:
+    """The ``k`` largest changes |B − A| as a table: query, key, A, B, B − A."""
+    rows = compare_figures.largest_changes(wa, wb, k=k)
+    if not rows:
+        st.caption("No weight changed.")
+        return
+
+    def name(t: int) -> str:
+        return f"{t} ({labels[t]})" if t < len(labels) else str(t)
+
+    st.dataframe(
+        pd.DataFrame(
+            {
+                "query": [name(c.query) for c in rows],
+                "key": [name(c.key) for c in rows],
+                "A": [c.a for c in rows],
+                "B": [c.b for c in rows],
+                "B − A": [c.delta for c in rows],
+            }
+        ),
+        hide_index=True,
+        column_config={
+            "A": st.column_config.NumberColumn(format="%.4f"),
+            "B": st.column_config.NumberColumn(format="%.4f"),
+            "B − A": st.column_config.NumberColumn(format="%+.4f"),
+        },
+        key="cmp_changes",
+    )

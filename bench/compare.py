@@ -1,0 +1,255 @@
+"""The Compare page's redraw and the cell panel, in a real browser, against the playground.
+
+One server (``app.py``), headless Chromium, the page instrumentation of
+``bench/browser_latency.py`` (keydown -> rerun done -> last plotly redraw). In one run:
+
+* ``playground N``: ArrowRight on the N slider of the playground (the reference);
+* ``compare A (N)``: the same slider on the Compare page (a change of view A: the whole
+  page reruns, both views are computed);
+* ``compare B (mask)``: view B's mask selectbox switched between ``causal`` and ``padding``
+  (a change of view B: the page's fragment reruns);
+* ``compare B (head)``: view B's head switched between 0 and 1 (fragment);
+* ``cell click``: a click on a weights cell -> its worked computation shown (the panel's
+  heading with that cell's indices is in the page), on the playground and on Compare.
+
+Each gesture is repeated ``--moves`` times after ``--warmup``; medians are printed, with
+the ratio of each compare redraw to the playground's slider time (target < 1.5x) and the
+click-to-panel time (target 150 ms).
+
+    python bench/compare.py
+    python bench/compare.py --moves 12 --configs "defaults,N16_H4=N=16&D=32&heads=4"
+    python bench/compare.py --json compare.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from browser_latency import (  # noqa: E402
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    INIT_JS,
+    INSTRUMENT_JS,
+    one_move,
+    wait_idle,
+)
+from stclient import Server, Session  # noqa: E402
+
+CONFIGS = {"defaults": ""}
+# Every board of the page (components v2, in the page's document) has drawn its last data.
+BOARDS_DRAWN_JS = """() => Array.from(document.querySelectorAll('.stBidiComponent'))
+  .every(c => { const b = c.querySelector('.attnviz-board');
+                return b !== null && b.dataset.state === 'drawn'; })"""
+
+# Page coordinates of the centre of cell (x, y) of chart `key` (scrolled into view).
+CELL_JS = """([key, x, y]) => {
+  const cell = document.querySelector(`.attnviz-board .cell[data-key="${key}"]`);
+  if (!cell) return null;
+  cell.scrollIntoView({block: 'center'});
+  const gd = cell.querySelector('.js-plotly-plot');
+  const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis;
+  const cr = cell.getBoundingClientRect();
+  return {x: cr.left + xa._offset + xa.l2p(x), y: cr.top + ya._offset + ya.l2p(y)};
+}"""
+
+# Arm a watcher: the time of the mousedown on a board, of the rerun request the click
+# value causes (the next websocket send) and of the first
+# moment the page shows a panel heading naming cell (i, j). All in the page's clock.
+ARM_JS = """([i, j]) => {
+  const w = window.__cell = {down: 0, sent: 0, shown: 0};
+  const want = `a${i},${j} = `;
+  if (!window.__cellHooked) {
+    window.__cellHooked = true;
+    const at = (name) => (ev) => {
+      const t = ev.target;
+      if (t.closest && t.closest('.attnviz-board')) window.__cell[name] = performance.now();
+    };
+    document.addEventListener('mousedown', at('down'), true);
+    const send = WebSocket.prototype.send;  // the rerun request (a BackMsg)
+    WebSocket.prototype.send = function (d) {
+      const c = window.__cell;
+      if (c && c.down && !c.sent) c.sent = performance.now();
+      return send.call(this, d);
+    };
+  }
+  // only added nodes and text changes are looked at (plotly's hover changes attributes)
+  const names = (n) => {
+    const el = n && (n.nodeType === 1 ? n : n.parentElement);
+    const s = el ? el.closest('strong') || el : null;
+    return !!s && s.textContent.includes('came about') && s.textContent.includes(want);
+  };
+  const mo = new MutationObserver((muts) => {
+    if (w.shown || !muts.some(m => m.type === 'characterData' ? names(m.target)
+                                   : Array.from(m.addedNodes).some(names))) return;
+    w.shown = performance.now();
+    mo.disconnect();
+  });
+  mo.observe(document.body, {subtree: true, childList: true, characterData: true});
+}"""
+
+
+def _open(browser, url: str, viewport: tuple[int, int], quiet: float):
+    ctx = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+    ctx.add_init_script(INIT_JS)
+    page = ctx.new_page()
+    ws_bytes: list[int] = []
+    page.on(
+        "websocket",
+        lambda ws: ws.on("framereceived", lambda p: ws_bytes.append(len(p) if p else 0)),
+    )
+    page.goto(url)
+    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]')
+    page.evaluate(INSTRUMENT_JS)
+    page.wait_for_function("() => window.__benchPlots().length > 0", timeout=60_000)
+    wait_idle(page, quiet_ms=quiet)
+    return ctx, page, ws_bytes
+
+
+def keys(browser, url: str, args, action: str) -> list[dict]:
+    """``action``: "slider" (ArrowRight on N), "select:KEY:A|B" (a selectbox switched between
+    options A and B by typing them, then Enter)."""
+    ctx, page, ws_bytes = _open(browser, url, args.viewport, args.quiet)
+    rows = []
+    try:
+        if action == "slider":
+            page.locator(".st-key-N input[type='range']").first.focus()
+        for i in range(args.warmup + args.moves):
+            if action == "slider":
+                key = "ArrowRight"
+            else:
+                _, wkey, opts = action.split(":")
+                box = page.locator(f".st-key-{wkey} input[role='combobox']").first
+                box.scroll_into_view_if_needed()
+                box.focus()
+                page.keyboard.type(opts.split("|")[i % 2])
+                page.wait_for_timeout(200)
+                key = "Enter"
+            r = one_move(page, key, ws_bytes, args.quiet, args.timeout)
+            if i >= args.warmup:
+                rows.append(r)
+            time.sleep(args.pause)
+    finally:
+        ctx.close()
+    return rows
+
+
+def clicks(browser, url: str, args, chart: str) -> list[dict]:
+    """Click cells of ``chart`` in turn; per click, from the mousedown: the rerun request
+    sent, the panel naming that cell shown (the page's own clock)."""
+    ctx = browser.new_context(viewport={"width": args.viewport[0], "height": args.viewport[1]})
+    page = ctx.new_page()
+    page.goto(url)
+    page.wait_for_function(  # the chart is there (its board has loaded), then all are drawn
+        f"() => !!({CELL_JS})(['{chart}', 0, 0])", timeout=120_000, polling=200
+    )
+    page.wait_for_function(BOARDS_DRAWN_JS, timeout=120_000, polling=200)
+    page.wait_for_timeout(1000)
+    rows = []
+    try:
+        for i in range(args.warmup + args.moves):
+            q, k = (i % 5) + 1, (i * 2) % 6  # a different cell each time
+            pos = page.evaluate(CELL_JS, [chart, k, q])  # scrolls the board into view
+            page.wait_for_timeout(300)
+            pos = page.evaluate(CELL_JS, [chart, k, q])
+            page.evaluate(ARM_JS, [q, k])
+            page.mouse.click(pos["x"], pos["y"])
+            deadline = time.monotonic() + args.timeout
+            while time.monotonic() < deadline:
+                w = page.evaluate("() => window.__cell")
+                if w["down"] and w["shown"]:
+                    break
+                time.sleep(0.02)
+            else:
+                raise TimeoutError(f"no panel for cell ({q}, {k}) of {chart}")
+            if i >= args.warmup:  # from the mousedown: the rerun request, the panel
+                rows.append(
+                    {
+                        "sent_ms": (w["sent"] or w["shown"]) - w["down"],
+                        "shown_ms": w["shown"] - w["down"],
+                    }
+                )
+            page.wait_for_function(BOARDS_DRAWN_JS, timeout=120_000, polling=200)
+            time.sleep(args.pause + args.quiet / 1000)
+    finally:
+        ctx.close()
+    return rows
+
+
+def _median(rows: list[dict], key: str) -> float:
+    return round(statistics.median(r[key] for r in rows), 1)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--app", default="app.py")
+    ap.add_argument("--configs", default="defaults", help="names or NAME=QUERY, comma-separated")
+    ap.add_argument("--moves", type=int, default=10)
+    ap.add_argument("--warmup", type=int, default=2)
+    ap.add_argument("--viewport", default="1600x1000")
+    ap.add_argument("--pause", type=float, default=0.2)
+    ap.add_argument("--quiet", type=float, default=300.0)
+    ap.add_argument("--timeout", type=float, default=30.0)
+    ap.add_argument("--json")
+    args = ap.parse_args(argv)
+    args.viewport = tuple(int(v) for v in args.viewport.lower().split("x"))
+    configs = []
+    for c in (c.strip() for c in args.configs.split(",") if c.strip()):
+        name, _, q = c.partition("=")
+        CONFIGS.setdefault(name, q)
+        configs.append(name)
+
+    from playwright.sync_api import sync_playwright
+
+    results: list[dict[str, Any]] = []
+    srv = Server(args.app).start()
+    try:
+        with Session(srv.url) as s:  # warm-up visit (imports, st.navigation registered)
+            s.rerun()
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            for cfg in configs:
+                q = CONFIGS[cfg]
+                amp = f"&{q}" if q else ""
+                base = f"{srv.url}/?{q}" if q else f"{srv.url}/"
+                cmp_url = f"{srv.url}/compare?b_scale=none{amp}"
+                runs = [  # (label, measure, url, what)
+                    ("playground N", keys, base, "slider"),
+                    ("compare A (N)", keys, cmp_url, "slider"),
+                    ("compare B (mask)", keys, cmp_url, "select:b_mask:causal|padding"),
+                    ("compare B (head)", keys, cmp_url, "select:b_head:1|0"),
+                    ("cell click playground", clicks, base, "pg_weights"),
+                    ("cell click compare", clicks, cmp_url, "cmp_diff"),
+                ]
+                ref = None
+                for label, run, url, what in runs:
+                    rows = run(browser, url, args, what)
+                    key = "shown_ms" if label.startswith("cell") else "drawn_ms"
+                    med = _median(rows, key)
+                    out = {"config": cfg, "label": label, "median_ms": med, "rows": rows}
+                    if key == "drawn_ms":
+                        out["median_script_ms"] = _median(rows, "script_ms")
+                        ref = med if label == "playground N" else ref
+                        ratio = f"  {med / ref:4.2f}x the playground's slider" if ref else ""
+                        target = "  (target < 1.5x)" if label != "playground N" else ""
+                    else:
+                        ratio, target = "", "  (target 150 ms)"
+                    print(f"{cfg:10s} {label:22s} median {med:6.0f} ms{ratio}{target}", flush=True)
+                    results.append(out)
+            browser.close()
+    finally:
+        srv.stop()
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1))
+        print(f"wrote {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,103 @@
+"""Compare: views A (the sidebar) and B (A with some settings changed, ``b_`` in the link)
+of the same input, their weights side by side and B − A, the largest changes, entropy."""
+
+import numpy as np
+import streamlit as st
+
+from attnviz import compare_figures as cf
+from attnviz import engine, ui
+from attnviz.ui import compare
+
+view = ui.start(
+    "Compare two settings",
+    "**A** is the view of the sidebar; **B** is the same input with the settings you change "
+    "below (or another head). Both views' weights are drawn side by side, then **B − A**: red "
+    "where B gives the key more weight, blue where it gives less. Hover a cell to outline it "
+    "in all three; click it to see how A and B computed it. Or start from a classic "
+    "comparison:",
+)
+compare.preset_buttons()
+
+
+@st.fragment
+def body(view: ui.View) -> None:
+    """B's controls, the heads, the three matrices and what changed: a change of B or of a
+    head reruns only this part (a click on a cell only :func:`views`)."""
+    st.subheader("View B: what differs from A")
+    b = compare.b_controls(view)
+    for note in b.notes:
+        st.warning(note, icon=":material/warning:")
+    try:
+        rb = compare.compute_b(view, b.settings)
+    except ValueError as e:
+        st.error(f"Cannot compute view B with these settings: {e}")
+        return
+    ra, lay, labels = view.result, view.layout, view.labels
+    c_a, c_b, c_info = st.columns([1, 1, 3])
+    ha, hb = compare.head_pickers(ra.num_heads, rb.num_heads, c_a, c_b)
+    diff = compare.differing(view.settings, b.settings)
+    what_a = compare.describe(view.settings, diff) if diff else "the sidebar's view"
+    what_b = compare.describe(b.settings, diff) if diff else "the same view"
+    c_info.markdown(
+        f"**A**: {compare.describe(view.settings)} · head {ha}  \n**B**: "
+        + (what_b if diff else "the same settings as A")
+        + f" · head {hb}"
+    )
+    if not diff and ha == hb:
+        st.info("B is the same as A: change one of B's settings or its head, or pick a preset.")
+
+    wa, wb = ra.weights[ha], rb.weights[hb]  # (N, N) each
+    views(view, rb, (ha, hb), (what_a, what_b))
+
+    st.subheader("The largest changes")
+    compare.changes_table(wa, wb, labels)
+    st.subheader("Entropy: how widely each query spreads its attention")
+    dh = cf.entropy_change(wa, wb)
+    ui.plot(cf.entropy_change_figure(wa, wb, labels=labels), key="cmp_entropy")
+    st.caption(
+        f"H(B) − H(A) in bits, per query (uniform over the N keys: log₂ N = "
+        f"{np.log2(ra.n_tokens):.2f} bits; one-hot: 0). On average B's attention is "
+        + ("broader" if dh.mean() > 0.005 else "sharper" if dh.mean() < -0.005 else "as broad")
+        + f" ({dh.mean():+.3f} bits)."
+    )
+    ui.shapes(
+        {"A (weights)": wa, "B (weights)": wb, "B − A": wb - wa},
+        note="rows = tokens" if lay == "rows" else "shown transposed: columns = tokens",
+    )
+
+
+@st.fragment
+def views(
+    view: ui.View, rb: engine.AttentionResult, heads: tuple[int, int], what: tuple[str, str]
+) -> None:
+    """A's and B's weights and B − A, hover-linked, and the clicked cell worked out in both:
+    a click reruns only this part."""
+    ra, lay, labels = view.result, view.layout, view.labels
+    (ha, hb), (what_a, what_b) = heads, what
+    wa, wb = ra.weights[ha], rb.weights[hb]  # (N, N) each
+    fig = {
+        "cmp_a": cf.weights_figure(
+            wa, which="A", what=f"head {ha} ({what_a})", labels=labels, layout=lay, mask=ra.mask
+        ),
+        "cmp_b": cf.weights_figure(
+            wb, which="B", what=f"head {hb} ({what_b})", labels=labels, layout=lay, mask=rb.mask
+        ),
+        "cmp_diff": cf.difference_figure(
+            wa,
+            wb,
+            what=f"weights, head {hb} − head {ha}" if ha != hb else f"weights, head {ha}",
+            labels=labels,
+            layout=lay,
+        ),
+    }
+    for col, (key, f) in zip(st.columns(3), fig.items(), strict=True):
+        with col:  # one board each, hover-linked: a click names the view it was made on
+            ui.board(f"board_{key}", [(key, f, ui.link_attn(None, lay))])
+    st.caption(
+        "A and B: weights from 0 (dark purple) to 1 (yellow); grey × = masked. B − A: red = "
+        "more weight in B, blue = less, white = unchanged (the scale is symmetric around 0)."
+    )
+    compare.cell_pair(tuple(f"board_{k}" for k in fig), (ra, rb), (ha, hb), labels)
+
+
+body(view)

@@ -1,0 +1,87 @@
+"""The cell panel (attnviz.ui.cell) in the app: a click on a cell (the board's value) shows
+that cell's arithmetic with the view's numbers; a click outside the view shows the hint."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from test_app import assert_clean, run_app, view_of
+
+from attnviz import explain, latex
+from attnviz.ui import cell as ui_cell
+
+
+def _click(at, board: str, **value) -> None:
+    """What the board's click does: its state's selection becomes {query, key, head, ...}."""
+    at.session_state[board] = {"selection": value}
+    at.run()
+    assert_clean(at)
+
+
+def _panel_heading(at) -> str:
+    found = [m.value for m in at.markdown if "came about" in m.value]
+    assert len(found) == 1, found
+    return found[0]
+
+
+def test_no_click_shows_the_hint():
+    at = run_app({"N": "5"})
+    assert_clean(at)
+    assert ui_cell.HINT in [c.value for c in at.caption]
+    assert not [m.value for m in at.markdown if "came about" in m.value]
+
+
+def test_a_click_on_the_playground_shows_that_cells_arithmetic():
+    at = run_app({"N": "5", "mask": "causal", "D": "8", "heads": "2"})
+    _click(at, "pg_top", query=3, key=1, head=1, chart="weights")
+    r = view_of(at).result
+    heading = _panel_heading(at)
+    w = float(re.search(r"a3,1 = (-?\d+\.\d+)", heading).group(1))
+    assert w == pytest.approx(r.weights[1, 3, 1], abs=5e-5)
+    assert "head 1" in heading and "`t3`" in heading
+    tex = at.get("code")[0].proto.code_text  # the LaTeX tab comes before the code box
+    assert tex.startswith("% weight a_{3,1} of head 1")
+    q, k, exps, *_ = latex.parse_bmatrix(tex)
+    np.testing.assert_allclose(q[0], r.queries[1, 3], atol=5e-5)
+    np.testing.assert_allclose(k[0], r.keys[1, 1], atol=5e-5)
+    np.testing.assert_allclose(exps[0], explain.cell(r, 1, 3, 1).row_exps, atol=5e-5)
+    assert len(at.get("latex")) == 6  # one equation per step
+    texts = [m.value for m in at.markdown if m.value.startswith("**5\\. Weight")]
+    assert texts and f"{r.weights[1, 3, 1]:.4f}" in texts[0]  # the plain-text tab
+
+
+def test_a_masked_cell_says_so():
+    at = run_app({"N": "4", "mask": "causal"})
+    _click(at, "pg_top", query=0, key=3, head=0)
+    assert "masked" in _panel_heading(at)
+    assert any(r"s_{03} = -\infty" in el.proto.body for el in at.get("latex"))
+
+
+def test_a_click_outside_the_view_shows_the_hint():
+    at = run_app({"N": "6"})
+    _click(at, "pg_top", query=5, key=5, head=0)
+    _panel_heading(at)
+    at.slider(key="N").set_value(3).run()
+    assert_clean(at)
+    assert ui_cell.HINT in [c.value for c in at.caption]
+    for bad in ({"query": "x", "key": 0}, {"query": 0.5, "key": 0}, {"query": True, "key": 0}):
+        _click(at, "pg_top", **bad)
+        assert ui_cell.HINT in [c.value for c in at.caption], bad
+
+
+def test_multi_head_small_multiples_panel_uses_the_clicked_head():
+    at = run_app({"N": "5", "D": "8", "heads": "4"}, "pages/multi_head.py")
+    _click(at, "board_mh_small", query=2, key=4, head=3)
+    r = view_of(at).result
+    heading = _panel_heading(at)
+    assert "head 3" in heading and f"{r.weights[3, 2, 4]:.4f}" in heading
+
+
+def test_plain_text_is_shown_as_written():
+    """The steps' text holds q_4, d_k, [..]: Markdown would make italics and links of them."""
+    assert ui_cell.md_plain("1. q_4 = [0.1, -0.2]; $x$ a*b") == (
+        "1\\. q\\_4 = \\[0.1, -0.2\\]; \\$x\\$ a\\*b"
+    )
+    assert ui_cell.md_plain("q_3 · k_1 = 2.5") == "q\\_3 · k\\_1 = 2.5"
