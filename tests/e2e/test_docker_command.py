@@ -79,7 +79,7 @@ def test_every_page_runs_from_the_image_files(browser, app_server):
         boards = session.page.evaluate(
             """() => ({boards: document.querySelectorAll('.attnviz-board .js-plotly-plot').length,
               src: Array.from(document.querySelectorAll('script[data-attnviz="plotly"]'))
-                .map(s => s.src),
+                .map(s => s.dataset.url || s.src),
               plotly: window.Plotly ? window.Plotly.version : null})"""
         )
         assert boards["boards"], "no chart board on the first page"
