@@ -16,7 +16,7 @@
 // (optional: the board's link spec). Pure parts (tested by `node --test tests/js/`):
 // chartGrid, nextCell, announcement, coordinates.
 
-import { axisNoun, decode, ensureStyle, plainText, tokenNames } from "./table.js";
+import { axisNoun, chartBar, decode, ensureStyle, plainText, tokenNames } from "./table.js";
 
 export const PAGE = 5; // rows per PageUp / PageDown
 
@@ -193,6 +193,23 @@ function outlineBox(gd, grid, cell) {
   return { left: xa._offset + x0, top: ya._offset + y0, width: x1 - x0, height: y1 - y0 };
 }
 
+const FOCUSABLE =
+  "a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), " +
+  'textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
+
+/** The first keyboard stop after the chart and everything inside it (Escape goes there). */
+export function nextFocusable(chartElement) {
+  const doc = chartElement.ownerDocument;
+  for (const e of doc.querySelectorAll(FOCUSABLE)) {
+    if (chartElement.contains(e)) continue;
+    if (!(chartElement.compareDocumentPosition(e) & Node.DOCUMENT_POSITION_FOLLOWING)) continue;
+    if (e.getClientRects().length === 0 && !e.closest(".attnviz-sr-only")) continue; // hidden
+    if (e.closest(".attnviz-sr-only")) continue;
+    return e;
+  }
+  return null;
+}
+
 let liveCount = 0;
 
 /** The hook: make the chart a keyboard stop. Idempotent: a redraw updates the figure. */
@@ -213,7 +230,7 @@ export function attach(chartElement, figure, api = {}) {
     live.className = "attnviz-live attnviz-sr-only";
     live.setAttribute("role", "status");
     live.setAttribute("aria-live", "polite");
-    chartElement.after(live);
+    chartBar(chartElement).prepend(live);
     st.live = live;
     chartElement.tabIndex = 0;
     chartElement.classList.add("attnviz-kbd");
@@ -270,7 +287,9 @@ export function attach(chartElement, figure, api = {}) {
       if (ev.key === "Escape") {
         ev.preventDefault();
         ev.stopPropagation();
-        chartElement.blur(); // the next Tab goes on from here (sequential focus point)
+        const next = nextFocusable(chartElement);
+        if (next) next.focus();
+        else chartElement.blur();
         return;
       }
       if (ev.key === "Enter" || ev.key === " ") {

@@ -242,10 +242,12 @@ export const STYLE = `
 .attnviz-sr-only { position: absolute !important; width: 1px; height: 1px; padding: 0;
   margin: -1px; overflow: hidden; clip: rect(0 0 0 0); clip-path: inset(50%);
   white-space: nowrap; border: 0; }
-.attnviz-tables { margin: 0.2rem 0 0.4rem 0; font-size: 0.875rem; }
-.attnviz-table-toggle { font: inherit; color: #262730; background: #fff;
+.attnviz-bar { margin: 0.2rem 0 0.4rem 0; font-size: 0.875rem; color: #262730; }
+.attnviz-buttons { display: flex; gap: 0.4rem; flex-wrap: wrap; }
+.attnviz-live:not(.attnviz-sr-only) { margin: 0.1rem 0 0.3rem 0; }
+.attnviz-table-toggle, .attnviz-download { font: inherit; color: #262730; background: #fff;
   border: 1px solid #6b6e7a; border-radius: 0.4rem; padding: 0.1rem 0.6rem; cursor: pointer; }
-.attnviz-table-toggle:focus-visible, .attnviz-kbd:focus-visible {
+.attnviz-bar button:focus-visible, .attnviz-kbd:focus-visible {
   outline: 3px solid #111; outline-offset: 2px; box-shadow: 0 0 0 5px #fff; }
 .attnviz-table { border-collapse: collapse; margin-top: 0.3rem; color: #262730; }
 .attnviz-table caption { text-align: left; font-weight: 600; padding-bottom: 0.2rem; }
@@ -255,7 +257,7 @@ export const STYLE = `
 .attnviz-focus { position: absolute; pointer-events: none; box-sizing: border-box;
   border: 3px solid #111; box-shadow: 0 0 0 2px #fff, inset 0 0 0 2px #fff; z-index: 6; }
 @media (prefers-reduced-motion: reduce) {
-  .attnviz-tables *, .attnviz-focus { transition: none !important; animation: none !important; }
+  .attnviz-bar *, .attnviz-focus { transition: none !important; animation: none !important; }
 }
 `;
 
@@ -305,21 +307,36 @@ export function tableElement(doc, t) {
   return table;
 }
 
-/** The hook: after a chart is drawn, (re)build its tables beside it. Returns the wrapper. */
-export function attach(chartElement, figure, api = {}) {
+/** The strip under a chart that the per-chart modules share, made once right after the
+ * chart (outside it: the plot div may be role="img"): the live region (keys.js), a row of
+ * buttons (Table here, the downloads in tools.js) and the table. */
+export function chartBar(chartElement) {
+  let bar = chartElement.__attnvizBar;
+  if (bar && bar.isConnected) return bar;
   const doc = chartElement.ownerDocument;
   ensureStyle(doc);
+  bar = el(doc, "div", { class: "attnviz-bar" });
+  bar.appendChild(el(doc, "div", { class: "attnviz-buttons" }));
+  chartElement.after(bar);
+  chartElement.__attnvizBar = bar;
+  return bar;
+}
+
+/** The hook: after a chart is drawn, (re)build its tables under it. Returns the holder. */
+export function attach(chartElement, figure, api = {}) {
+  const doc = chartElement.ownerDocument;
   const tables = chartTables(figure, api.link);
-  let box = chartElement.__attnvizTable;
+  const bar = chartBar(chartElement);
+  let holder = bar.querySelector(".attnviz-table-holder");
+  let button = bar.querySelector(".attnviz-table-toggle");
   if (!tables.length) {
-    if (box) box.remove();
-    chartElement.__attnvizTable = null;
+    if (holder) holder.remove();
+    if (button) button.remove();
     return null;
   }
-  if (!box) {
-    box = el(doc, "div", { class: "attnviz-tables" });
+  if (!holder) {
     const id = `attnviz-table-${++tableCount}`;
-    const button = el(
+    button = el(
       doc,
       "button",
       {
@@ -330,23 +347,20 @@ export function attach(chartElement, figure, api = {}) {
       },
       "Table",
     );
-    const holder = el(doc, "div", { id, class: "attnviz-table-holder attnviz-sr-only" });
+    holder = el(doc, "div", { id, class: "attnviz-table-holder attnviz-sr-only" });
     button.addEventListener("click", () => {
       const open = button.getAttribute("aria-expanded") !== "true";
       button.setAttribute("aria-expanded", String(open));
       button.textContent = open ? "Hide table" : "Table";
-      button.setAttribute("aria-label", `${button.textContent}: ${box.dataset.caption}`);
+      button.setAttribute("aria-label", `${button.textContent}: ${holder.dataset.caption}`);
       holder.classList.toggle("attnviz-sr-only", !open);
       if (api.resized) api.resized();
     });
-    box.append(button, holder);
-    chartElement.after(box);
-    chartElement.__attnvizTable = box;
+    bar.querySelector(".attnviz-buttons").prepend(button);
+    bar.appendChild(holder);
   }
-  box.dataset.caption = tables[0].caption;
-  const button = box.querySelector("button");
+  holder.dataset.caption = tables[0].caption;
   button.setAttribute("aria-label", `${button.textContent}: ${tables[0].caption}`);
-  const holder = box.querySelector(".attnviz-table-holder");
   holder.replaceChildren(...tables.map((t) => tableElement(doc, t)));
-  return box;
+  return holder;
 }
