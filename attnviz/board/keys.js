@@ -11,8 +11,9 @@
 //   send them): the chart takes them only when it was focused from the keyboard
 //   (:focus-visible), never after a mouse click on it.
 //
-// Hook: attach(chartElement, figure, api) after the chart is drawn; api.hover(i, j),
-// api.select(i, j) (query i, key j in token coordinates), api.clear() (optional), api.link
+// Hook (attnviz/board/board.js): attach(chartElement, figure, api) after the chart is drawn;
+// api.hover(i, j), api.select(i, j): row i, column j in the chart's data coordinates (the
+// board turns them into query and key by the chart's link), api.clear() (optional), api.link
 // (optional: the board's link spec). Pure parts (tested by `node --test tests/js/`):
 // chartGrid, nextCell, announcement, coordinates.
 
@@ -137,8 +138,9 @@ export function spoken(v, sum = false) {
   return s.startsWith("-") ? "−" + s.slice(1) : s;
 }
 
-/** Query i and key j (token coordinates) of a cell, or nulls where the chart has no
- * query or key axis. */
+/** A cell in data coordinates (y of its row, x of its column: what api.hover / api.select
+ * take), and its query and key (token coordinates; null where the chart has no query or
+ * key axis; the token of X, Q, K, V counts as the query). */
 export function coordinates(grid, cell) {
   const y = grid.y0 + cell.row * grid.dy;
   const x = grid.x0 + cell.col * grid.dx;
@@ -146,7 +148,7 @@ export function coordinates(grid, cell) {
   let query = at("query");
   const key = at("key");
   if (query == null && grid.rowNoun === "token") query = y; // X, Q, K, V: the token's row
-  return { query, key };
+  return { x, y, query, key };
 }
 
 /** What the live region says for a cell: "query t2, key t4, weight 0.23, row sums to 1". */
@@ -262,8 +264,8 @@ export function attach(chartElement, figure, api = {}) {
         });
         if (st.outline.parentElement !== host) host.appendChild(st.outline);
       }
-      const { query, key } = coordinates(g, st.cell);
-      if (api.hover && (query != null || key != null)) api.hover(query, key);
+      const { x, y } = coordinates(g, st.cell);
+      if (api.hover) api.hover(y, x);
       say(announcement(g, st.cell));
     };
     const leave = () => {
@@ -293,10 +295,10 @@ export function attach(chartElement, figure, api = {}) {
         return;
       }
       if (ev.key === "Enter" || ev.key === " ") {
-        const { query, key } = coordinates(g, st.cell || { row: 0, col: 0 });
+        const { x, y, query } = coordinates(g, st.cell || { row: 0, col: 0 });
         if (g.kind !== "heatmap" || query == null || !api.select) return;
         ev.preventDefault();
-        api.select(query, key);
+        api.select(y, x);
         say(
           `selected query ${g.rowNoun === "query" ? g.rowNames[st.cell.row] : g.colNames[st.cell.col]}`,
         );

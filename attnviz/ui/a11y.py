@@ -3,8 +3,11 @@
 :func:`setup` (called by ``app.py`` after the navigation) injects one stylesheet:
 
 1. **Visible focus** (2.4.7, 1.4.11): every focusable control of the page shows a 3 px
-   :data:`FOCUS` ring when it has keyboard focus (``:focus-visible``), 9.6:1 on white and
-   8.9:1 on the sidebar's grey, with a white halo for dark backgrounds (primary buttons).
+   :data:`FOCUS` ring when it has keyboard focus (``:focus-visible``), drawn 2 px outside
+   the control over a 5 px white halo, so the ring is always seen on white (9.6:1), also
+   beside a red primary button. The inputs of sliders, radios, checkboxes and toggles are
+   visually hidden inside what is drawn (a slider's thumb, a radio's option): that gets
+   the ring (Streamlit's own is a pale glow, or nothing).
 2. **Key hints** (1.4.3): the key hint Streamlit draws in a button with a shortcut (the
    presenter view's "PageDown") at full opacity in the button's own text colour (it was
    white at 60% on the primary colour: 2.8:1).
@@ -34,7 +37,9 @@ def setup() -> None:
 <style>
 :focus-visible { outline: 3px solid #1c3f94 !important; outline-offset: 2px !important;
   box-shadow: 0 0 0 5px #ffffff !important; }
-[data-baseweb="slider"] [role="slider"]:focus-visible { outline-offset: 3px !important; }
+:has(> [style*="clip-path: inset(50%)"] > input:focus-visible) {
+  outline: 3px solid #1c3f94 !important; outline-offset: 2px !important;
+  box-shadow: 0 0 0 5px #ffffff !important; }
 [data-testid="stCaptionContainer"] code { color: inherit !important; }
 button kbd, [role="button"] kbd { opacity: 1 !important; color: inherit !important;
   border-color: currentColor !important; }

@@ -87,7 +87,12 @@ test("announcement: query first, the weight, the row's sum", () => {
     announcement(weights("columns"), { row: 2, col: 1 }),
     "query t1, key t2, weight 0.70, column sums to 1",
   );
-  assert.deepEqual(coordinates(weights("columns"), { row: 2, col: 1 }), { query: 1, key: 2 });
+  assert.deepEqual(coordinates(weights("columns"), { row: 2, col: 1 }), {
+    x: 1,
+    y: 2,
+    query: 1,
+    key: 2,
+  });
 });
 
 test("announcement: masked cells and scores (no sum)", () => {
