@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -346,8 +345,3 @@ def test_no_motion_when_reduced_motion_is_asked(browser, app_server):
             s.close()
     assert counts["no-preference"] > 0, counts  # the check can see motion
     assert counts["reduce"] == 0, counts
-
-
-def test_docs_page_exists():
-    doc = Path(ROOT / "docs" / "accessibility.md")
-    assert doc.is_file()
