@@ -10,8 +10,8 @@
 // chartBar), beside "Table": "PNG" and "SVG", named after the chart.
 //
 // Hook: attach(chartElement, figure, api) after each draw (plotly rebuilds the mode bar);
-// api.download(format) (optional: the board's own download, e.g. PNG at projector width),
-// else Plotly.downloadImage; api.name (optional): the file name.
+// api.Plotly (else the page's Plotly), api.key: the file name. The PNG fills a projector's
+// width as the mode bar's does (board downloads.js: 1920 px, never below 2x).
 
 import { chartBar, plainText } from "./table.js";
 
@@ -28,6 +28,14 @@ export function quietModeBar(chartElement) {
   )) {
     b.setAttribute("tabindex", "-1");
   }
+}
+
+export const PROJECTOR_WIDTH = 1920;
+
+/** The PNG scale that makes the chart 1920 px wide (a 1080p projector), at least 2x. */
+export function projectorScale(gd) {
+  const w = (gd._fullLayout && gd._fullLayout.width) || gd.offsetWidth || PROJECTOR_WIDTH;
+  return Math.max(2, PROJECTOR_WIDTH / w);
 }
 
 /** The label of a download button: "Download Weights A = softmax(S) as PNG". */
@@ -55,9 +63,10 @@ export function attach(chartElement, figure, api = {}) {
       b.dataset.format = format;
       b.textContent = format.toUpperCase();
       b.addEventListener("click", () => {
-        if (b.__api.download) return b.__api.download(format);
         const P = b.__api.Plotly || globalThis.Plotly;
-        return P.downloadImage(chartElement, { format, filename: b.__api.name || "chart" });
+        const opts = { format, filename: b.__api.key || "chart" };
+        if (format === "png") opts.scale = projectorScale(chartElement);
+        return P.downloadImage(chartElement, opts);
       });
       buttons.appendChild(b);
     }

@@ -48,6 +48,8 @@ window.drawCharts = async (charts) => {
     await Plotly.newPlot(gd, c.figure.data, c.figure.layout, { displaylogo: false });
     const rec = (...a) => window.__calls.push([a[0], c.key, ...a.slice(1)]);
     const api = {
+      key: c.key,
+      Plotly: window.Plotly,
       hover: (i, j) => rec("hover", i, j),
       clear: () => rec("clear"),
       ...(c.select ? { select: (i, j) => rec("select", i, j) } : {}),

@@ -7,6 +7,7 @@ and axe-core on the result (the mode bar inside a role="img" plot is what it fla
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import numpy as np
 import plotly.graph_objects as go
@@ -43,7 +44,9 @@ def _attention(n: int = N, seed: int = 0):
 
 @pytest.fixture
 def harness(browser):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, device_scale_factor=1)
+    ctx = browser.new_context(
+        viewport={"width": 1280, "height": 900}, device_scale_factor=1, accept_downloads=True
+    )
     page = ctx.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
@@ -167,6 +170,22 @@ def test_table_toggle_shows_the_table_to_everyone(harness):
         page.keyboard.press("ArrowDown")
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / "a11y_harness_table.png"), full_page=True)
+
+
+def test_download_buttons_under_the_chart(harness):
+    page, _, _ = harness
+    png = page.get_by_role("button", name="Download Weights A = softmax(S) as PNG")
+    with page.expect_download(timeout=30_000) as d:
+        png.focus()
+        page.keyboard.press("Enter")
+    assert d.value.suggested_filename == "weights.png"
+    path = d.value.path()
+    width = int.from_bytes(Path(path).read_bytes()[16:20], "big")  # the PNG's IHDR width
+    assert width >= 1900, width
+    svg = page.get_by_role("button", name="Download Weights A = softmax(S) as SVG")
+    with page.expect_download(timeout=30_000) as d:
+        svg.click()
+    assert d.value.suggested_filename == "weights.svg"
 
 
 def test_axe_finds_no_serious_violation_with_the_modules(harness):
