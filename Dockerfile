@@ -35,12 +35,22 @@ RUN pip install --no-cache-dir -r requirements.txt \
 COPY .streamlit/ ./.streamlit/
 COPY attnviz/ ./attnviz/
 COPY pages/ ./pages/
-COPY app.py ./
+COPY app.py pyproject.toml README.md ./
 
+# The project, installed (editable, in place): Streamlit serves the chart board's files
+# (components v2) from an installed distribution. Then the installed plotly.js goes beside
+# them (attnviz/board/vendor/), as the image is read-only at run time.
+RUN pip install --no-cache-dir --no-deps -e . && python -m attnviz.board_assets
+
+# /data: the live class's SQLite store when the image runs alone (attnviz/classroom.py);
+# replicas set ATTNVIZ_DATABASE_URL to their shared PostgreSQL (deploy/compose.yaml).
 RUN groupadd --gid 10001 attnviz \
-    && useradd --create-home --uid 10001 --gid 10001 --shell /usr/sbin/nologin attnviz
+    && useradd --create-home --uid 10001 --gid 10001 --shell /usr/sbin/nologin attnviz \
+    && mkdir -p /data && chown 10001:10001 /data
 USER 10001:10001
-ENV HOME=/home/attnviz
+ENV HOME=/home/attnviz \
+    ATTNVIZ_DATA_DIR=/data
+VOLUME ["/data"]
 
 EXPOSE 8501
 

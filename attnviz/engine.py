@@ -690,9 +690,24 @@ def attention_from_qkv(
     num_heads / G consecutive query heads (query head h uses key/value head
     h // (num_heads / G), :func:`repeat_kv`). The result's ``keys`` and ``values`` are
     the repeated ones, (H, M, d), so they line up with ``queries`` head by head.
+    Multi-head attention is the case G = num_heads (each head its own key/value head).
     """
-    if num_kv_heads is not None:
-        return _gqa_from_qkv(q, k, v, num_heads, num_kv_heads, scale, mask, w_o, b_o, x)
+    q, k, v, dtype = _check_qkv(q, k, v)
+    num_heads = _check_heads(num_heads)
+    if num_kv_heads is None:
+        _check_mha_widths(q, k, v, num_heads)
+        g = num_heads
+    else:
+        g = _check_gqa_widths(q, k, v, num_heads, num_kv_heads)
+    if w_o is not None:
+        w_o = _as_float("w_o", w_o, dtype)
+        b_o = None if b_o is None else _as_float("b_o", b_o, dtype)
+    full = _full_mask(mask, q.shape[0], k.shape[0])
+    return _heads_attention(q, k, v, num_heads, scale, full, w_o, b_o, x, num_kv_heads=g)
+
+
+def _check_qkv(q: ArrayLike, k: ArrayLike, v: ArrayLike) -> tuple[Array, Array, Array, np.dtype]:
+    """q, k and v as non-empty 2-D arrays (tokens, features) of one float dtype."""
     q = _as_float("q", q)
     dtype = np.result_type(q, np.asarray(k), np.asarray(v), np.float32)
     q, k, v = (_as_float(n, a, dtype) for n, a in (("q", q), ("k", k), ("v", v)))
@@ -701,22 +716,43 @@ def attention_from_qkv(
             raise ValueError(
                 f"{name} must be 2-D (tokens, features) and non-empty, got {_shape(a)}"
             )
+    return q, k, v, dtype
+
+
+def _check_mha_widths(q: Array, k: Array, v: Array, num_heads: int) -> None:
+    """q (N, Dk), k (M, Dk), v (M, Dv) with H = num_heads dividing Dk and Dv."""
     if q.shape[1] != k.shape[1] or k.shape[0] != v.shape[0]:
         raise ValueError(
             f"q (N, Dk), k (M, Dk), v (M, Dv) do not fit: q {_shape(q)}, k {_shape(k)}, "
             f"v {_shape(v)}"
         )
-    num_heads = _check_heads(num_heads)
     if num_heads < 1 or q.shape[1] % num_heads or v.shape[1] % num_heads:
         raise ValueError(
             f"{num_heads} heads do not divide the query/key width Dk={q.shape[1]} and the "
             f"value width Dv={v.shape[1]} (q {_shape(q)}, v {_shape(v)})"
         )
-    if w_o is not None:
-        w_o = _as_float("w_o", w_o, dtype)
-        b_o = None if b_o is None else _as_float("b_o", b_o, dtype)
-    full = _full_mask(mask, q.shape[0], k.shape[0])
-    return _heads_attention(q, k, v, num_heads, scale, full, w_o, b_o, x)
+
+
+def _check_gqa_widths(q: Array, k: Array, v: Array, num_heads: int, num_kv_heads: int) -> int:
+    """G = num_kv_heads, checked: q (N, H·d), k (M, G·d), v (M, G·d_v), G dividing H."""
+    g = _check_heads(num_kv_heads)
+    if num_heads < 1 or g < 1 or num_heads % g:
+        raise ValueError(
+            f"num_kv_heads={num_kv_heads} must be >= 1 and divide num_heads={num_heads} "
+            f"(each key/value head serves the same number of query heads)"
+        )
+    if q.shape[1] % num_heads:
+        raise ValueError(
+            f"num_heads={num_heads} does not divide the query width Dk={q.shape[1]} (q {_shape(q)})"
+        )
+    d = q.shape[1] // num_heads
+    if k.shape[1] != g * d or k.shape[0] != v.shape[0] or v.shape[1] % g:
+        raise ValueError(
+            f"grouped-query attention with {num_heads} query heads of {d} and {g} key/value "
+            f"heads needs q (N, {num_heads * d}), k (M, {g * d}), v (M, {g}·d_v); got "
+            f"q {_shape(q)}, k {_shape(k)}, v {_shape(v)}"
+        )
+    return g
 
 
 def _heads_attention(
@@ -729,17 +765,22 @@ def _heads_attention(
     w_o: Array | None,
     b_o: Array | None,
     x: Array | None,
+    *,
+    num_kv_heads: int | None = None,
 ) -> AttentionResult:
-    """Steps 2-6 of the module docstring on validated q (N, Dk), k (M, Dk), v (M, Dv)."""
-    # 2. split the heads: head h takes the h-th block of Dk/H (Dv/H) columns
+    """Steps 2-6 of the module docstring on validated q (N, Dk), k (M, G·d), v (M, G·d_v),
+    with G = ``num_kv_heads`` key/value heads (default: one per query head)."""
+    g = num_heads if num_kv_heads is None else num_kv_heads
+    # 2. split the heads: head h takes the h-th block of Dk/H (Dv/H) columns; with fewer
+    #    key/value heads (G < H), each is repeated for its H/G query heads
     qh = split_heads(q, num_heads)  # (H, N, Dk/H)
-    kh = split_heads(k, num_heads)  # (H, M, Dk/H)
-    vh = split_heads(v, num_heads)  # (H, M, Dv/H)
+    kh = repeat_kv(split_heads(k, g), num_heads // g)  # (G, M, Dk/H) -> (H, M, Dk/H)
+    vh = repeat_kv(split_heads(v, g), num_heads // g)  # (G, M, d_v) -> (H, M, d_v)
     factor = resolve_scale(scale, qh.shape[-1])
     # 3-5. scores, mask, softmax over the keys, weighted values, written straight into
     #      each head's columns of the concatenation
-    concat = np.empty((qh.shape[1], vh.shape[0] * vh.shape[2]), qh.dtype)  # (N, Dv)
-    head_out = split_heads(concat, num_heads)  # (H, N, Dv/H), a view of concat
+    concat = np.empty((qh.shape[1], vh.shape[0] * vh.shape[2]), qh.dtype)  # (N, H*d_v)
+    head_out = split_heads(concat, num_heads)  # (H, N, d_v), a view of concat
     weights, _, scores = _attend(qh, kh, vh, factor, mask, out=head_out)
     # weights: (H, N, M); scores: deferred (H, N, M), computed when first read
     # 6. the output projection
@@ -883,73 +924,6 @@ def apply_rope(x: ArrayLike, positions: ArrayLike, *, base: float = 10000.0) -> 
     half = d // 2
     rot = np.concatenate([-a[..., half:], a[..., :half]], axis=-1)  # rotate_half, (..., N, d)
     return a * cos + rot * sin  # (..., N, d)
-
-
-def _gqa_from_qkv(
-    q: ArrayLike,
-    k: ArrayLike,
-    v: ArrayLike,
-    num_heads: int,
-    num_kv_heads: int,
-    scale: Scale,
-    mask: ArrayLike | None,
-    w_o: Array | None,
-    b_o: Array | None,
-    x: Array | None,
-) -> AttentionResult:
-    """attention_from_qkv with G = num_kv_heads key/value heads (grouped-query attention)."""
-    q = _as_float("q", q)
-    dtype = np.result_type(q, np.asarray(k), np.asarray(v), np.float32)
-    q, k, v = (_as_float(n, a, dtype) for n, a in (("q", q), ("k", k), ("v", v)))
-    for name, a in (("q", q), ("k", k), ("v", v)):
-        if a.ndim != 2 or a.shape[0] < 1 or a.shape[1] < 1:
-            raise ValueError(
-                f"{name} must be 2-D (tokens, features) and non-empty, got {_shape(a)}"
-            )
-    num_heads = _check_heads(num_heads)
-    g = _check_heads(num_kv_heads)
-    if num_heads < 1 or g < 1 or num_heads % g:
-        raise ValueError(
-            f"num_kv_heads={num_kv_heads} must be >= 1 and divide num_heads={num_heads} "
-            f"(each key/value head serves the same number of query heads)"
-        )
-    if q.shape[1] % num_heads:
-        raise ValueError(
-            f"num_heads={num_heads} does not divide the query width Dk={q.shape[1]} (q {_shape(q)})"
-        )
-    d = q.shape[1] // num_heads
-    if k.shape[1] != g * d or k.shape[0] != v.shape[0] or v.shape[1] % g:
-        raise ValueError(
-            f"grouped-query attention with {num_heads} query heads of {d} and {g} key/value "
-            f"heads needs q (N, {num_heads * d}), k (M, {g * d}), v (M, {g}·d_v); got "
-            f"q {_shape(q)}, k {_shape(k)}, v {_shape(v)}"
-        )
-    full = _full_mask(mask, q.shape[0], k.shape[0])
-    if w_o is not None:
-        w_o = _as_float("w_o", w_o, dtype)
-        b_o = None if b_o is None else _as_float("b_o", b_o, dtype)
-    n_rep = num_heads // g
-    qh = split_heads(q, num_heads)  # (H, N, d)
-    kh = repeat_kv(split_heads(k, g), n_rep)  # (G, M, d) -> (H, M, d)
-    vh = repeat_kv(split_heads(v, g), n_rep)  # (G, M, d_v) -> (H, M, d_v)
-    factor = resolve_scale(scale, d)
-    concat = np.empty((qh.shape[1], num_heads * vh.shape[2]), qh.dtype)  # (N, H*d_v)
-    head_out = split_heads(concat, num_heads)  # (H, N, d_v), a view of concat
-    weights, _, scores = _attend(qh, kh, vh, factor, full, out=head_out)  # (H, N, M)
-    output = concat if w_o is None else project(concat, w_o, b_o)  # (N, Dout)
-    return AttentionResult(
-        queries=qh,
-        keys=kh,
-        values=vh,
-        scores=scores,
-        mask=None if full is None else np.array(full),
-        weights=weights,
-        head_outputs=head_out,
-        concat=concat,
-        output=output,
-        scale=factor,
-        x=x,
-    )
 
 
 # --------------------------------------------------------------------------- views and checks

@@ -370,19 +370,13 @@ def matrix_figure(
     spans b units, hover %{x}/%{y} is its first token), the title says "b×b-token blocks"
     and the hover uses ``pooled_hover`` (default: "mean of the block from row …").
     """
-    z = _f32(z)
-    if z.ndim != 2:
-        raise ValueError(f"matrix_figure needs a 2-D array, got shape {z.shape}")
+    # 1. the values, masked cells as NaN gaps; pooled into blocks above the full-size limit
+    z, m = _masked_matrix(z, masked)
     ny, nx = z.shape
-    m = None
-    if masked is not None:
-        m = np.asarray(masked, dtype=bool)
-        if m.shape != z.shape:
-            raise ValueError(f"mask shape {m.shape} does not match the matrix {z.shape}")
-        z = np.where(m, np.float32(np.nan), z)
     by = pool_factor(ny) if "y" in token_axes else 1
     bx = pool_factor(nx) if "x" in token_axes else 1
     pooled = by > 1 or bx > 1
+    notes = []  # a second title line: long single-line titles are cut in narrow columns
     if pooled:
         z, empty = pool_blocks(z, by, bx, masked=m)
         m = empty if m is not None else None
@@ -390,89 +384,38 @@ def matrix_figure(
         hover = pooled_hover or (
             f"mean of the {by}×{bx} block from row %{{y}}, column %{{x}} = %{{z:.4f}}"
         )
-    notes = []  # a second title line: long single-line titles are cut in narrow columns
-    if pooled:
         notes.append(
             f"{by}×{bx} blocks (mean)"
             if by > 1 and bx > 1
             else f"{max(by, bx)}-token blocks (mean)"
         )
+    # 2. the heatmap, with the values written in the cells
     colour = _colour(kind, z, zmax)
     if colorscale is not None:
         colour["colorscale"] = colorscale
-    data: list[dict] = [
-        {
-            "type": "heatmap",
-            "z": z,
-            "hovertemplate": hover + "<extra></extra>",
-            "hoverongaps": False,
-            "colorbar": colorbar(colorbar_title or "", thickness=12),
-            "showscale": showscale,
-            "name": title,
-            **colour,
-        }
-    ]
+    heatmap = {
+        "type": "heatmap",
+        "z": z,
+        "hovertemplate": hover + "<extra></extra>",
+        "hoverongaps": False,
+        "colorbar": colorbar(colorbar_title or "", thickness=12),
+        "showscale": showscale,
+        "name": title,
+        **colour,
+    }
     if pooled:  # block k of an axis starts at token k·b and spans b token units
-        data[0].update({"x0": 0, "dx": bx, "y0": 0, "dy": by})
+        heatmap.update({"x0": 0, "dx": bx, "y0": 0, "dy": by})
     if cell_text is not None:
-        data[0]["text"] = [
-            ["" if not np.isfinite(v) else _short_number(v, cell_text) for v in row] for row in z
-        ]
-        data[0]["texttemplate"] = "%{text}"
-        data[0]["textfont"] = {"size": 12, "color": "auto"}
-    shapes = []
-    if separators is not None:
-        axis, every = separators
-        count = nx if axis == "x" else ny
-        for c in range(every, count, every):
-            if axis == "x":
-                shapes.append(
-                    {
-                        "type": "line",
-                        "xref": "x",
-                        "yref": "paper",
-                        "x0": c - 0.5,
-                        "x1": c - 0.5,
-                        "y0": 0,
-                        "y1": 1,
-                        "line": {"color": "black", "width": 2},
-                    }
-                )
-            else:
-                shapes.append(
-                    {
-                        "type": "line",
-                        "xref": "paper",
-                        "yref": "y",
-                        "y0": c - 0.5,
-                        "y1": c - 0.5,
-                        "x0": 0,
-                        "x1": 1,
-                        "line": {"color": "black", "width": 2},
-                    }
-                )
+        heatmap.update(_cell_text(z, cell_text))
+    data: list[dict] = [heatmap]
+    # 3. the masked cells: crossed out when the matrix is small, noted in the title
     if m is not None and m.any():
         if max(nx, ny) <= MAX_MASK_MARKERS and not pooled:
-            yy, xx = np.nonzero(m)
-            data.append(
-                {
-                    "type": "scatter",
-                    "x": xx.astype(np.int16),
-                    "y": yy.astype(np.int16),
-                    "mode": "markers",
-                    "marker": {
-                        "symbol": "x-thin",
-                        "size": 9,
-                        "line": {"width": 1.5, "color": "#555"},
-                    },
-                    "name": "masked",
-                    "hovertemplate": "masked (−∞ before softmax, weight 0)<extra></extra>",
-                    "showlegend": False,
-                }
-            )
+            data.append(_mask_markers(m))
         notes.append("grey = masked")
     if notes:
         title += f"<br><span style='font-size:13px;color:#555'>{' · '.join(notes)}</span>"
+    # 4. the layout: separator lines, margins that fit the labels, token axes
     margin = _fixed_margins(x_labels, y_labels, nx, ny)
     y_title = _fit_axis_title(
         y_title, height - margin["t"] - margin["b"], margin["t"], title.count("<br>") + 1
@@ -480,22 +423,84 @@ def matrix_figure(
     layout = _layout(
         title=title,
         height=height,
-        shapes=shapes,
+        shapes=_separator_lines(separators, nx, ny),
         margin=margin,
-        xaxis={
-            "title": {"text": x_title},
-            "range": [-bx / 2, math.ceil(nx / bx) * bx - bx / 2],
-            "automargin": False,
-            **_ticks(x_labels, nx),
-        },
-        yaxis={
-            "title": {"text": y_title},
-            "range": [math.ceil(ny / by) * by - by / 2, -by / 2],
-            "automargin": False,
-            **_ticks(y_labels, ny),
-        },
+        xaxis=_matrix_axis(x_title, x_labels, nx, bx, reverse=False),
+        yaxis=_matrix_axis(y_title, y_labels, ny, by, reverse=True),
     )
     return _figure(data, layout)
+
+
+def _masked_matrix(z: ArrayLike, masked: ArrayLike | None) -> tuple[np.ndarray, np.ndarray | None]:
+    """z as float32 (ny, nx), masked cells NaN; the mask as bool (ny, nx) or None."""
+    z = _f32(z)
+    if z.ndim != 2:
+        raise ValueError(f"matrix_figure needs a 2-D array, got shape {z.shape}")
+    if masked is None:
+        return z, None
+    m = np.asarray(masked, dtype=bool)
+    if m.shape != z.shape:
+        raise ValueError(f"mask shape {m.shape} does not match the matrix {z.shape}")
+    return np.where(m, np.float32(np.nan), z), m
+
+
+def _cell_text(z: np.ndarray, fmt: str) -> dict:
+    """The heatmap fields that write each finite value in its cell (format ``fmt``), in
+    black or white against the cell colour; gaps stay empty."""
+    return {
+        "text": [["" if not np.isfinite(v) else _short_number(v, fmt) for v in row] for row in z],
+        "texttemplate": "%{text}",
+        "textfont": {"size": 12, "color": "auto"},
+    }
+
+
+def _separator_lines(separators: tuple[str, int] | None, nx: int, ny: int) -> list[dict]:
+    """Black lines every k columns (``("x", k)``) or rows (``("y", k)``), or none."""
+    if separators is None:
+        return []
+    axis, every = separators
+    count = nx if axis == "x" else ny
+    line = {"color": "black", "width": 2}
+    if axis == "x":
+        return [
+            {"type": "line", "xref": "x", "yref": "paper", "x0": c - 0.5, "x1": c - 0.5,
+             "y0": 0, "y1": 1, "line": line}
+            for c in range(every, count, every)
+        ]  # fmt: skip
+    return [
+        {"type": "line", "xref": "paper", "yref": "y", "y0": c - 0.5, "y1": c - 0.5,
+         "x0": 0, "x1": 1, "line": line}
+        for c in range(every, count, every)
+    ]  # fmt: skip
+
+
+def _mask_markers(m: np.ndarray) -> dict:
+    """A scatter trace of "×" markers on the masked cells of ``m`` (ny, nx)."""
+    yy, xx = np.nonzero(m)
+    return {
+        "type": "scatter",
+        "x": xx.astype(np.int16),
+        "y": yy.astype(np.int16),
+        "mode": "markers",
+        "marker": {"symbol": "x-thin", "size": 9, "line": {"width": 1.5, "color": "#555"}},
+        "name": "masked",
+        "hovertemplate": "masked (−∞ before softmax, weight 0)<extra></extra>",
+        "showlegend": False,
+    }
+
+
+def _matrix_axis(
+    title: str, labels: Sequence[str] | None, n: int, b: int, *, reverse: bool
+) -> dict:
+    """One axis of a heatmap of ``n`` cells drawn in blocks of ``b``: its title, a range
+    that fits the cells (reversed for y: row 0 at the top) and the tick labels."""
+    span = [-b / 2, math.ceil(n / b) * b - b / 2]
+    return {
+        "title": {"text": title},
+        "range": span[::-1] if reverse else span,
+        "automargin": False,
+        **_ticks(labels, n),
+    }
 
 
 def _sub(s: str) -> str:
@@ -837,6 +842,7 @@ def small_multiples_figure(
             f"N={max(n, m)} is too large for per-head small multiples "
             f"(limit {MAX_SMALL_MULTIPLES_N}); show a summary instead"
         )
+    # 1. the grid: cols x rows cells of the paper, with gaps between them
     cols = min(h, max_cols)
     rows = math.ceil(h / cols)
     h_gap = 0.04
@@ -850,30 +856,13 @@ def small_multiples_figure(
     data: list[dict] = []
     axes: dict[str, dict] = {}
     titles: list[dict] = []
+    # 2. per head: its heatmap, its pair of axes in its cell, its title above the cell
     for i in range(h):
         row, col = divmod(i, cols)
         sfx = "" if i == 0 else str(i + 1)
         x0 = col * (cell_w + h_gap)
         y1 = 1 - row * (cell_h + v_gap)
-        z = w[i] if layout == "rows" else w[i].T
-        if masked is not None:
-            z = np.where(masked if layout == "rows" else masked.T, np.float32(np.nan), z)
-        if layout == "rows":
-            hover = f"head {i}: a<sub>%{{y}},%{{x}}</sub> = %{{z:.3f}}<extra></extra>"
-        else:
-            hover = f"head {i}: a<sub>%{{x}},%{{y}}</sub> = %{{z:.3f}}<extra></extra>"
-        data.append(
-            {
-                "type": "heatmap",
-                "z": z,
-                "coloraxis": "coloraxis",
-                "showscale": False,  # the shared colour bar is the coloraxis'
-                "hovertemplate": hover,
-                "hoverongaps": False,
-                "xaxis": f"x{sfx}",
-                "yaxis": f"y{sfx}",
-            }
-        )
+        data.append(_head_heatmap(w[i], i, sfx, layout, masked))
         # fixed margins instead of plotly's automargin (a second drawing pass)
         axes[f"xaxis{sfx}"] = _axis(
             {"domain": [x0, x0 + cell_w], "anchor": f"y{sfx}", "automargin": False, **x_ticks}
@@ -889,20 +878,8 @@ def small_multiples_figure(
                 **({} if col == 0 else {"showticklabels": False}),
             }
         )
-        titles.append(
-            {
-                "text": f"head {i}",
-                "x": x0 + cell_w / 2,
-                "y": y1,
-                "xref": "paper",
-                "yref": "paper",
-                "xanchor": "center",
-                "yanchor": "bottom",
-                "yshift": 6,  # the "head h" titles clear the grey plot area
-                "showarrow": False,
-                "font": dict(TITLE_FONT),
-            }
-        )
+        titles.append(_cell_title(f"head {i}", x0 + cell_w / 2, y1))
+    # 3. the layout: margins that fit the labels, one shared 0..1 colour bar
     ly = _label_len(labels if show else None, n)
     lx = _label_len(labels if show else None, m)
     turned = CHAR_PX * lx * m > 1000 / cols  # a subplot is about 1000/cols px wide
@@ -925,6 +902,46 @@ def small_multiples_figure(
     )
     lay.update(axes)
     return _figure(data, lay)
+
+
+def _head_heatmap(
+    w: np.ndarray, i: int, sfx: str, layout: Layout, masked: np.ndarray | None
+) -> dict:
+    """Head ``i``'s weights (N, M) as a heatmap on axes x{sfx}/y{sfx} (transposed for the
+    column layout), masked cells as NaN gaps, coloured by the shared colour axis."""
+    z = w if layout == "rows" else w.T
+    if masked is not None:
+        z = np.where(masked if layout == "rows" else masked.T, np.float32(np.nan), z)
+    if layout == "rows":
+        hover = f"head {i}: a<sub>%{{y}},%{{x}}</sub> = %{{z:.3f}}<extra></extra>"
+    else:
+        hover = f"head {i}: a<sub>%{{x}},%{{y}}</sub> = %{{z:.3f}}<extra></extra>"
+    return {
+        "type": "heatmap",
+        "z": z,
+        "coloraxis": "coloraxis",
+        "showscale": False,  # the shared colour bar is the coloraxis'
+        "hovertemplate": hover,
+        "hoverongaps": False,
+        "xaxis": f"x{sfx}",
+        "yaxis": f"y{sfx}",
+    }
+
+
+def _cell_title(text: str, x: float, y: float) -> dict:
+    """A title annotation centred above a grid cell whose top centre is (x, y) (paper)."""
+    return {
+        "text": text,
+        "x": x,
+        "y": y,
+        "xref": "paper",
+        "yref": "paper",
+        "xanchor": "center",
+        "yanchor": "bottom",
+        "yshift": 6,  # the "head h" titles clear the grey plot area
+        "showarrow": False,
+        "font": dict(TITLE_FONT),
+    }
 
 
 def entropy_figure(

@@ -144,6 +144,22 @@ def parse_csv(
     ``ValueError`` naming the problem (size, ragged rows, a cell that is not a number,
     NaN/inf, too many rows or columns, empty file).
     """
+    # 1. the text, within the size limit; 2. its non-empty rows of cells
+    rows = _csv_rows(_csv_text(data, max_bytes))
+    # 3. an optional column of labels and an optional header row
+    labels, body, start = _split_labels(rows)
+    # 4. a rectangle of numbers within the limits
+    n, d = _body_shape(body, max_rows, max_cols)
+    x = np.empty((n, d))
+    for i, row in enumerate(body):
+        for j, cell in enumerate(row):
+            x[i, j] = _cell_value(cell, i, j + start)
+    return TokenInput(x, tuple(labels) if labels is not None else default_labels(n))
+
+
+def _csv_text(data: bytes | str, max_bytes: int) -> str:
+    """The upload as text (UTF-8, a BOM dropped); ValueError for a file over ``max_bytes``,
+    not UTF-8, binary, or not bytes or text at all."""
     if isinstance(data, bytes):
         if len(data) > max_bytes:
             raise ValueError(
@@ -163,6 +179,12 @@ def parse_csv(
         raise ValueError(f"expected CSV bytes or text, got {type(data).__name__}")
     if "\x00" in text:
         raise ValueError("the file contains binary data; upload a CSV file")
+    return text
+
+
+def _csv_rows(text: str) -> list[list[str]]:
+    """The non-empty rows of ``text``, cells stripped; the delimiter is a comma, else a
+    semicolon or a tab if the first 4 kB have one. ValueError if there is no row."""
     sample = text[:4096]
     delimiter = ","
     if "," not in sample:
@@ -174,6 +196,11 @@ def parse_csv(
     ]
     if not rows:
         raise ValueError("the file is empty: expected one row of numbers per token")
+    return rows
+
+
+def _split_labels(rows: list[list[str]]) -> tuple[list[str] | None, list[list[str]], int]:
+    """(labels or None, the rows of numbers, the column where the numbers start)."""
     # A first column of labels: none of its cells (header included) is a number.
     first_col_labels = all(not _is_number(r[0]) for r in rows)
     start = 1 if first_col_labels else 0
@@ -186,7 +213,12 @@ def parse_csv(
         if not rows:
             raise ValueError("the file has a header row but no rows of numbers")
     labels = [r[0] for r in rows] if first_col_labels else None
-    body = [r[start:] for r in rows]
+    return labels, [r[start:] for r in rows], start
+
+
+def _body_shape(body: list[list[str]], max_rows: int, max_cols: int) -> tuple[int, int]:
+    """(N, D) of the rows of numbers; ValueError for ragged rows, no columns, or more
+    rows or columns than the limits."""
     widths = {len(r) for r in body}
     if len(widths) != 1:
         counts = [len(r) for r in body]
@@ -203,24 +235,19 @@ def parse_csv(
         raise ValueError(f"{n} rows (tokens) is too many; the limit is {max_rows}")
     if d > max_cols:
         raise ValueError(f"{d} columns (features) is too many; the limit is {max_cols}")
-    x = np.empty((n, d))
-    for i, row in enumerate(body):
-        for j, cell in enumerate(row):
-            try:
-                v = float(cell)
-            except ValueError:
-                raise ValueError(
-                    f"row {i + 1}, column {j + 1 + start}: {cell!r} is not a number"
-                ) from None
-            if not math.isfinite(v):
-                raise ValueError(
-                    f"row {i + 1}, column {j + 1 + start}: {cell!r} is not a finite number "
-                    f"(NaN and inf are not allowed)"
-                )
-            if abs(v) > 1e6:
-                raise ValueError(
-                    f"row {i + 1}, column {j + 1 + start}: {cell!r} is too large "
-                    f"(|value| must be at most 1e6)"
-                )
-            x[i, j] = v
-    return TokenInput(x, tuple(labels) if labels is not None else default_labels(n))
+    return n, d
+
+
+def _cell_value(cell: str, i: int, col: int) -> float:
+    """The number in ``cell`` (row ``i`` from 0, file column ``col`` from 0); ValueError
+    naming the place if it is not a number, not finite, or larger than 1e6."""
+    where = f"row {i + 1}, column {col + 1}"
+    try:
+        v = float(cell)
+    except ValueError:
+        raise ValueError(f"{where}: {cell!r} is not a number") from None
+    if not math.isfinite(v):
+        raise ValueError(f"{where}: {cell!r} is not a finite number (NaN and inf are not allowed)")
+    if abs(v) > 1e6:
+        raise ValueError(f"{where}: {cell!r} is too large (|value| must be at most 1e6)")
+    return v

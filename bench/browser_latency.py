@@ -28,8 +28,8 @@ move it measures, in the page's own clock (``performance.now()``):
     python bench/browser_latency.py --pages "" --select head \
         --configs "defaults,N16_H4=N=16&D=32&heads=4,N64_D64_H8"
 
-Charts drawn by the attnviz board live in same-origin iframes: the redraws are watched in
-the page and in every iframe.
+Charts drawn by the attnviz board live in the page (components v2; any same-origin iframe
+is watched too).
 
 Targets (issue 9): N slider, playground at defaults <= 0.6x the bare app and < 300 ms,
 multi-head <= 0.7x, step by step <= 0.8x, playground at N=64, D=64, 8 heads <= 0.9x the bare

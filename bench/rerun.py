@@ -69,12 +69,12 @@ def timed(at: AppTest, seed: int | None) -> float:
 
 def payload(at: AppTest) -> tuple[int, int]:
     """Bytes of chart data sent to the browser and the number of charts: the plotly JSON of
-    ``st.plotly_chart`` elements (the bare page) plus the JSON arguments of attnviz's board
+    ``st.plotly_chart`` elements (the bare page) plus the JSON data of attnviz's board
     components (each holds the figures of a page section)."""
     specs = [c.proto.spec for c in at.get("plotly_chart")]
     size, count = sum(len(s.encode()) for s in specs), len(specs)
-    for el in at.get("component_instance"):
-        args = el.proto.json_args or "{}"
+    for el in at.get("bidi_component"):  # components v2 (the board): its JSON data
+        args = el.proto.json or "{}"
         size += len(args.encode())
         count += len(json.loads(args).get("figures", []))
     return size, count

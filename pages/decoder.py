@@ -8,7 +8,8 @@ import streamlit as st
 
 from attnviz import figures, ui
 from attnviz.engine import causal_mask
-from attnviz.models import smollm, smollm_figures
+from attnviz.models import head_probes, smollm, smollm_figures
+from attnviz.ui import heads
 
 MAX_CHARS = 4000
 SHIFT_MAX = 64
@@ -164,6 +165,17 @@ def main() -> None:
         _compare_random(text, run, layer, head)
     with t_shapes:
         _shapes(model, n)
+    heads.section(HEADS, run, layer, head)
+
+
+HEADS = heads.ModelHeads(
+    prefix="dec",
+    name="SmolLM2-135M",
+    causal=True,
+    layer_key="dec_layer",
+    head_key="dec_head",
+    probe=lambda seed, length: head_probes.smollm_probe(_model(), seed, length),
+)
 
 
 def _next_token(model: smollm.SmolLM, run: smollm.SmolRun, text: str, layer: int) -> None:

@@ -6,7 +6,8 @@ import numpy as np
 import streamlit as st
 
 from attnviz import figures, ui
-from attnviz.models import minilm, minilm_figures
+from attnviz.models import head_probes, minilm, minilm_figures
+from attnviz.ui import heads
 
 SUMMARIES = {
     "to_prev": ("Attention to the previous token", "positional heads: ‘look one back’"),
@@ -121,6 +122,17 @@ def main() -> None:
         _head_types(weights, tokens, sel)
     with t_shapes:
         _shapes(model, n)
+    heads.section(HEADS, run, layer, head)
+
+
+HEADS = heads.ModelHeads(
+    prefix="rm",
+    name="MiniLM-L6",
+    causal=False,
+    layer_key="rm_layer",
+    head_key="rm_head",
+    probe=lambda seed, length: head_probes.minilm_probe(_model(), seed, length),
+)
 
 
 def _shapes(model: minilm.MiniLM, n: int) -> None:

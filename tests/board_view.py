@@ -1,8 +1,8 @@
 """Read the charts of the attnviz board (``attnviz.ui.board``) in an AppTest run.
 
-Each board is a Streamlit component; its JSON arguments hold the figures as plotly JSON
-(``figures`` = [{key, figure, link, label}]), so the checks of figure content read the same
-dicts ``st.plotly_chart`` used to carry.
+Each board is a Streamlit component (components v2, ``attnviz.board``); its JSON data
+holds the figures as plotly JSON (``figures`` = [{key, figure, link, label}]), so the
+checks of figure content read the same dicts ``st.plotly_chart`` used to carry.
 """
 
 from __future__ import annotations
@@ -11,13 +11,23 @@ import json
 
 from streamlit.testing.v1 import AppTest
 
+BOARD = "attnviz.board"
+
+
+def _board_data(at: AppTest) -> list[dict]:
+    """The JSON data of every board element of the run, in page order."""
+    return [
+        json.loads(el.proto.json or "{}")
+        for el in at.get("bidi_component")
+        if el.proto.component_name == BOARD
+    ]
+
 
 def board_entries(at: AppTest) -> dict[str, dict]:
     """Chart key -> the board's entry for it: ``figure`` (plotly JSON), ``link``, ``label``
     and ``board`` (the component's key)."""
     out: dict[str, dict] = {}
-    for el in at.get("component_instance"):
-        args = json.loads(el.proto.json_args or "{}")
+    for args in _board_data(at):
         for f in args.get("figures", []):
             if f["key"] in out:
                 raise AssertionError(f"chart key {f['key']!r} is drawn twice")
@@ -33,8 +43,7 @@ def figures_of(at: AppTest) -> dict[str, dict]:
 def board_args(at: AppTest) -> dict[str, dict]:
     """Board name (its key) -> the component's JSON arguments (figures, rev, watch ...)."""
     out: dict[str, dict] = {}
-    for el in at.get("component_instance"):
-        args = json.loads(el.proto.json_args or "{}")
+    for args in _board_data(at):
         if "name" in args:
             out[args["name"]] = args
     return out
@@ -43,10 +52,7 @@ def board_args(at: AppTest) -> dict[str, dict]:
 def prefetched(at: AppTest) -> dict[str, dict]:
     """The other heads' charts sent by the page's hidden prefetch board, per board name
     (empty when nothing was prefetched)."""
-    found = [
-        json.loads(el.proto.json_args or "{}").get("prefetch")
-        for el in at.get("component_instance")
-    ]
+    found = [args.get("prefetch") for args in _board_data(at)]
     found = [p for p in found if p is not None]
     assert len(found) <= 1, "more than one prefetch board"
     return found[0]["boards"] if found else {}

@@ -68,6 +68,21 @@ def run_app(query: dict | None = None, page: str | None = None) -> AppTest:
     return at
 
 
+def open_exports(at: AppTest) -> AppTest:
+    """Open the page's Export and LaTeX boxes (their content is drawn only while open: the
+    expander's id ends with its key) and rerun."""
+    keys = [
+        box.proto.id.split("-")[-1]
+        for box in at.expander
+        if box.proto.id.split("-")[-1].startswith(("export_box_", "latex_box_"))
+    ]
+    for key in keys:
+        at.session_state[key] = True
+    if keys:
+        at.run()
+    return at
+
+
 def assert_clean(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
@@ -102,6 +117,8 @@ def test_every_page_runs(page, config):
     assert at.title, "every page has a title"
     assert any("Shapes:" in c.value for c in at.caption), "every page lists the shapes"
     assert at.get("code"), "every page has a code box"
+    open_exports(at)
+    assert_clean(at)
     assert any(b.key.endswith("_npz") for b in at.get("download_button"))
 
 

@@ -150,3 +150,33 @@ def test_rerun_payload_counts_the_boards_charts() -> None:
     at = rerun.start(rerun.APP, {"N": "64", "D": "8", "heads": "2"})
     size, count = rerun.payload(at)
     assert count == 9 and size > small + 2 * 4 * (64 * 64 - 12 * 12)  # scores, weights: N×N float32
+
+
+@pytest.mark.e2e
+def test_page_switch_measures_switches_and_bytes(tmp_path: Path) -> None:
+    """bench/page_switch.py on the real app and the plain two-page app: one switch per page
+    and one first visit each, reported with bytes (no timing assertions)."""
+    import page_switch
+
+    if not Path(page_switch.CHROMIUM).exists():
+        pytest.skip("needs Debian's chromium at /usr/bin/chromium")
+    out = tmp_path / "switch.json"
+    argv = ["--rounds", "1", "--pages", ",multi_head", "--first", "multi_head"]
+    argv += ["--first-rounds", "1", "--quiet", "250", "--json", str(out)]
+    assert page_switch.main(argv) == 0
+    r = json.loads(out.read_text())
+    s = r["switch"]
+    assert set(s["per_page_ms"]) == {"Playground", "Multi-head"}
+    assert all(ms > 0 for ms in s["per_page_ms"].values())
+    assert s["attnviz_ms"] > 0 and s["plain_ms"] > 0
+    for rows in r["switch_rows"].values():
+        assert all(row["script_ms"] > 0 and row["ms"] > 0 and row["plots"] > 0 for row in rows)
+    # the tab's first page fetched plotly.js (once); no switch fetched it again
+    assert 1_000_000 < s["first_page_of_tab_plotly_bytes"] <= 1_600_000
+    assert s["attnviz_plotly_bytes_all_switches"] == 0
+    assert s["class_of_60_bytes_per_switch"]["attnviz"] == 60 * (
+        s["attnviz_http_bytes"] + s["attnviz_ws_bytes"]
+    )
+    first = r["first_visit"]["/multi_head"]
+    assert first["plotly_bytes"] > 1_000_000 and first["http_bytes"] > first["plotly_bytes"]
+    assert r["first_visit"]["plain_http_bytes"] > 0

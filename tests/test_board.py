@@ -1,4 +1,4 @@
-"""The board's Python side: the served folder, the payload, the selection callback."""
+"""The board's Python side: its served files, the payload, the selection callback."""
 
 from __future__ import annotations
 
@@ -9,9 +9,11 @@ from pathlib import Path
 
 import numpy as np
 import plotly
+import pytest
+from plotly.offline import get_plotlyjs_version
 from streamlit.testing.v1 import AppTest
 
-from attnviz import figures
+from attnviz import board_assets, figures
 
 board = importlib.import_module("attnviz.ui.board")
 
@@ -20,29 +22,63 @@ def _sha(p: Path) -> str:
     return hashlib.sha256(p.read_bytes()).hexdigest()
 
 
-def test_served_folder_holds_the_installed_plotly_js_and_the_board(tmp_path):
-    d = board.served_dir(tmp_path)
+def test_vendor_folder_holds_the_installed_plotly_js_and_the_board_no_cdn(tmp_path):
+    d = tmp_path / "vendor"
+    js = board_assets.ensure_vendor(d)
     installed = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
-    assert _sha(d / "plotly.min.js") == _sha(installed)
-    for name in board.FILES:
-        assert (d / name).read_bytes() == (board.STATIC / name).read_bytes()
-    # the page loads the local copy, nothing from the network
-    page = (d / "index.html").read_text()
-    assert '<script src="plotly.min.js"></script>' in page
-    for name in board.FILES:
-        text = (d / name).read_text()
+    assert _sha(js) == _sha(installed)
+    assert js.name == f"plotly-{get_plotlyjs_version()}.min.js"
+    # the board loads the local copy, nothing from the network
+    for name in (*board.FILES, board.CSS):
+        text = (board.STATIC / name).read_text()
         assert "http://" not in text and "https://" not in text, name
-    # a second call reuses the folder
-    assert board.served_dir(tmp_path) == d
+    assert "vendor/" in board.PLOTLY["src"] and "?v=" in board.PLOTLY["src"]
+    # a second call reuses the file
+    mtime = js.stat().st_mtime_ns
+    assert board_assets.ensure_vendor(d) == js and js.stat().st_mtime_ns == mtime
 
 
-def test_a_folder_writable_by_others_is_never_served(tmp_path):
-    d = board.served_dir(tmp_path)
-    (d / "board.js").write_text("alert('not ours')")
-    os.chmod(d, 0o777)
-    d2 = board.served_dir(tmp_path)
-    assert d2 != d
-    assert (d2 / "board.js").read_bytes() == (board.STATIC / "board.js").read_bytes()
+def test_a_stale_or_foreign_vendor_file_is_replaced(tmp_path):
+    d = tmp_path / "vendor"
+    js = board_assets.ensure_vendor(d)
+    js.unlink()
+    js.write_text("alert('not plotly')")
+    again = board_assets.ensure_vendor(d)
+    assert again == js and _sha(again) == _sha(board_assets.plotly_js())
+    assert [p.name for p in d.iterdir()] == [js.name]  # no temporary file left behind
+
+
+def test_the_component_is_declared_by_the_installed_project():
+    """Streamlit finds the board's files through the installed distribution's
+    pyproject.toml (components v2): not installed, no board."""
+    from streamlit.components.v2.manifest_scanner import scan_component_manifests
+
+    found = {
+        (m.name, c.name): c.resolve_asset_root(root)
+        for m, root in scan_component_manifests()
+        for c in m.components
+    }
+    assert found.get(("attnviz", "board")) == board.STATIC, found
+    assert board.NAME == "attnviz.board"
+
+
+def test_an_unwritable_folder_or_a_wrong_plotly_give_a_clear_message(tmp_path, monkeypatch):
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    os.chmod(ro, 0o555)
+    try:
+        if os.access(ro, os.W_OK):  # root writes anywhere: make the folder a file instead
+            os.chmod(ro, 0o755)
+            ro.rmdir()
+            ro.write_text("")
+        with pytest.raises(board_assets.BoardAssetError, match="python -m attnviz.board_assets"):
+            board_assets.ensure_vendor(ro / "vendor")
+    finally:
+        if ro.is_dir():
+            os.chmod(ro, 0o755)
+    monkeypatch.setattr(board_assets, "get_plotlyjs_version", lambda: "0.0.1")
+    with pytest.raises(board_assets.BoardAssetError, match=r"expected plotly.js v0.0.1"):
+        board_assets.plotly_js()
 
 
 def test_payload_keeps_typed_arrays_and_labels():
@@ -86,32 +122,10 @@ def test_a_click_selection_moves_into_the_pickers_within_range():
     at.session_state["b"] = "junk"
     at.run()
     assert at.markdown[0].value == "q=3 h=1"
-
-
-def test_unwritable_folders_fall_back_then_give_a_clear_message(tmp_path, monkeypatch):
-    real_build = board._build
-    tried = []
-
-    def build(base, js):
-        tried.append(base)
-        if base != tmp_path / "home" / ".cache" / "attnviz":
-            raise PermissionError(13, "Permission denied", str(base))
-        return real_build(base, js)
-
-    monkeypatch.setattr(board, "_build", build)
-    monkeypatch.delenv("ATTNVIZ_BOARD_DIR", raising=False)
-    monkeypatch.setattr(board.tempfile, "gettempdir", lambda: str(tmp_path / "tmp"))
-    monkeypatch.setattr(board.Path, "home", staticmethod(lambda: tmp_path / "home"))
-    d = board.served_dir()  # the temp dir fails, ~/.cache/attnviz works
-    assert tried == [tmp_path / "tmp", tmp_path / "home" / ".cache" / "attnviz"]
-    assert (d / "plotly.min.js").is_file()
-    monkeypatch.setenv("ATTNVIZ_BOARD_DIR", str(tmp_path / "nope"))
-    try:
-        board.served_dir()
-    except RuntimeError as exc:
-        assert "ATTNVIZ_BOARD_DIR" in str(exc) and "Permission denied" in str(exc)
-    else:
-        raise AssertionError("no error when no folder is writable")
+    # the component's state as components v2 keeps it: {"selection": the click's value}
+    at.session_state["b"] = {"selection": {"query": 2, "head": 0, "chart": "weights"}}
+    at.run()
+    assert at.markdown[0].value == "q=2 h=0"
 
 
 def test_revision_names_what_a_board_draws():
@@ -132,3 +146,40 @@ def test_revision_names_what_a_board_draws():
         board.revision(base, [1], "page", 1.5),
     ]
     assert len({rev, *others}) == len(others) + 1
+
+
+def test_chart_modules_are_files_of_the_board_folder():
+    assert board.chart_modules("") == [
+        m for m in board.CHART_MODULES if (board.STATIC / m).is_file()
+    ]
+    assert board.chart_modules("example_module.js")[-1] == "example_module.js"
+    assert "nope.js" not in board.chart_modules("nope.js")  # absent: not loaded
+    for bad in ("../x.js", "https://cdn.example/x.js", "x.mjs", "X.js"):
+        with pytest.raises(ValueError, match="expected a board module file name"):
+            board.chart_modules(bad)
+
+
+def test_each_chart_names_its_role_for_the_click_value():
+    w = np.array([[0.2, 0.8], [0.5, 0.5]])
+    s_fig = figures.attention_figure(w, what="scores", labels=["a", "b"])
+    w_fig = figures.attention_figure(w, what="weights", labels=["a", "b"])
+    entries = board.payload(
+        [
+            ("s", s_fig, board.link_attn(0)),
+            ("w", w_fig, board.link_attn(0, weights=True)),
+            ("w2", w_fig, board.link_attn(0)),  # weights told by its title
+            ("m", s_fig, board.link_attn(0, role="masked scores")),
+            ("b", s_fig, board.link_bars(0)),
+            ("x", s_fig, None),
+        ]
+    )
+    roles = {e["key"]: e["role"] for e in entries}
+    assert roles == {
+        "s": "scores",
+        "w": "weights",
+        "w2": "weights",
+        "m": "masked scores",
+        "b": "bars",
+        "x": "x",
+    }
+    assert entries[0]["title"] == board._title(s_fig) and entries[0]["title"]

@@ -1,6 +1,6 @@
 """The exercises page through AppTest: the seed from the link chooses the set, a right
 answer gets the success and the explanation, a wrong one the hint and "Show the answer",
-the score counts, "New exercises" changes the seed, the answer key downloads."""
+the score counts, "New exercises" changes the seed, no answer key on the students' page."""
 
 from __future__ import annotations
 
@@ -90,15 +90,16 @@ def test_new_exercises_change_the_seed_and_clear_the_answers():
     assert any(prompt in m.value for m in at.markdown)
 
 
-def test_the_answer_key_downloads_as_markdown_and_csv():
+def test_the_answer_key_is_not_on_the_students_page():
+    # issue 19: the keys moved to the teacher's view of a live class
+    # (tests/test_live_page.py downloads them there)
     at = run_app({"seed": "21"}, PAGE)
+    keys = {b.key for b in at.get("download_button")}
+    assert not keys & {"ex_key_md", "ex_key_csv"}
+    assert not any("Answer key" in b.proto.label for b in at.get("download_button"))
+    assert at.button(key="class_start").label == "Start a class"
+    # the functions the teacher's view calls
     items = exercises.generate(seed=21, count=8)
-    keys = {b.key: b for b in at.get("download_button")}
-    assert {"ex_key_md", "ex_key_csv"} <= set(keys)
-    assert keys["ex_key_md"].proto.url.endswith(".md")
-    assert keys["ex_key_csv"].proto.url.endswith(".csv")
-    # the files' content is checked in the browser (tests/e2e/test_exercises_e2e.py); here
-    # the functions the page calls
     md = exercises.answer_key_markdown(21, items)
     assert all(e.answer_text in md for e in items)
 

@@ -7,7 +7,12 @@ import numpy as np
 import pytest
 
 from attnviz.ui import present
-from tests.test_app import assert_clean, run_app, server_like_navigation  # noqa: F401
+from tests.test_app import (  # noqa: F401
+    assert_clean,
+    open_exports,
+    run_app,
+    server_like_navigation,
+)
 
 SB = "pages/step_by_step.py"
 MH = "pages/multi_head.py"
@@ -115,6 +120,8 @@ def test_export_section_copies_small_matrices_as_latex_and_the_worked_example():
 
     at = run_app({"N": "4", "D": "4", "heads": "1"}, SB)
     assert_clean(at)
+    open_exports(at)  # the LaTeX box is written while open
+    assert_clean(at)
     view = at.session_state["_attnviz"]["view"]
     boxes = [c.value for c in at.code if c.language == "latex" and "bmatrix" in c.value]
     weights = next(b for b in boxes if b.startswith(r"\text{A} ="))
@@ -126,6 +133,7 @@ def test_export_section_copies_small_matrices_as_latex_and_the_worked_example():
 def test_large_matrices_get_no_latex():
     at = run_app({"N": "12", "D": "4", "heads": "1"}, SB)
     assert_clean(at)
+    open_exports(at)
     names = [
         c.value.split(" =")[0] for c in at.code if c.language == "latex" and "= \\begin" in c.value
     ]

@@ -144,6 +144,10 @@ def test_dockerfile_copies_only_what_the_app_needs():
         "attnviz",
         "pages",
         "app.py",
+        # the project is installed in the image: Streamlit serves the board's files from an
+        # installed distribution (components v2); README.md is pyproject.toml's readme
+        "pyproject.toml",
+        "README.md",
     }
     for path in copied:
         assert (ROOT / path).exists() or path == "app.py", f"COPY of a missing path: {path}"

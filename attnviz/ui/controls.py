@@ -5,8 +5,9 @@ range or options, default, help, the rule a link's value must satisfy, what deri
 (typed text, a preset, an upload) and when it is shown. From it come the sidebar
 (:func:`sidebar`), the link validation and its warnings, :data:`DEFAULTS`, :data:`KEYS`,
 the frozen :class:`Settings` and the README's control table (:func:`markdown_table`, a
-test compares the two). Adding a control is one entry here (plus its use in the engine
-call, :func:`attnviz.ui.state.compute`).
+test compares the two). Adding a control is one entry here (plus, if it has a ``field``,
+that field written out in :class:`Settings`, and its use in the engine call,
+:func:`attnviz.ui.state.compute`).
 """
 
 from __future__ import annotations
@@ -19,15 +20,9 @@ from typing import Any
 import numpy as np
 
 from attnviz import engine, inputs
-from attnviz.ui import links
+from attnviz.ui import callbacks
+from attnviz.ui.sizes import D_DEFAULT, D_MAX, HEADS_DEFAULT, N_MAX, divisors
 
-try:  # presets are optional at import time (the app works without them)
-    from attnviz import presets as _presets
-except ImportError:  # pragma: no cover
-    _presets = None
-
-N_MAX = inputs.MAX_TOKENS
-D_MAX = inputs.MAX_WIDTH
 SEED_MAX = 2**31 - 1
 SOURCES = ("random", "text", "preset", "upload")
 SCALES = ("none", "1/√d_k", "custom")
@@ -60,16 +55,6 @@ KINDS = {
     "text": "text input",
     "upload": "file uploader",
 }
-
-
-def divisors(d: int) -> list[int]:
-    """The divisors of ``d`` in increasing order: the valid head counts for width D."""
-    return [h for h in range(1, d + 1) if d % h == 0]
-
-
-def nearest_divisor(d: int, heads: int) -> int:
-    """The divisor of ``d`` closest to ``heads`` (the smaller one on a tie)."""
-    return min(divisors(d), key=lambda h: (abs(h - heads), h))
 
 
 @dataclass(frozen=True)
@@ -112,12 +97,8 @@ class Control:
         return self.rule(values) if callable(self.rule) else self.rule
 
 
-def _preset_names(values: dict | None = None) -> list[str]:
-    return list(_presets.names()) if _presets is not None else []
-
-
 def sources(values: dict) -> list[str]:
-    return [s for s in SOURCES if s != "preset" or _preset_names()]
+    return [s for s in SOURCES if s != "preset" or callbacks.preset_names()]
 
 
 def _heads_rule(values: dict) -> str:
@@ -154,7 +135,7 @@ CONTROLS: tuple[Control, ...] = (
     Control("source", "Where X comes from: random · text · preset · upload (CSV)", "radio",
             "Input X", "random", "`random`, `text`, `preset`, `upload` (the input X)",
             rule="one of " + ", ".join(SOURCES), field="source", options=sources,
-            on_change=links.on_source_change, help=_SOURCE_HELP),
+            on_change=callbacks.on_source_change, help=_SOURCE_HELP),
     Control("text", "Text (words and punctuation become tokens)", "text", "Input X",
             "the cat sat on the mat because it was tired",
             "the sentence (source `text`): each token gets a fixed embedding",
@@ -162,8 +143,8 @@ CONTROLS: tuple[Control, ...] = (
     Control("preset", "Notebook preset", "select", "Input X", None,
             "a name from `attnviz.presets.names()` (source `preset`)",
             rule="the name of a notebook preset", field="preset", type=str | None,
-            options=_preset_names, when=("source", "preset"), hidden=None,
-            on_change=links.on_preset_change, after="preset"),
+            options=callbacks.preset_names, when=("source", "preset"), hidden=None,
+            on_change=callbacks.on_preset_change, after="preset"),
     Control("upload", "CSV of X: one row per token, one column per feature (optional header "
             "row and first column of token labels)", "upload", "Input X", None,
             "a CSV of X, one row per token (not in the URL)", when=("source", "upload"),
@@ -174,11 +155,11 @@ CONTROLS: tuple[Control, ...] = (
             rule=f"an integer from 1 to {N_MAX}", field="n", type=int, lo=1, hi=N_MAX,
             derived_by=_DERIVED_N,
             help="Set by the input for typed text, presets and CSV uploads."),
-    Control("D", "D — model width (features per token)", "slider", "Sizes", 8,
+    Control("D", "D — model width (features per token)", "slider", "Sizes", D_DEFAULT,
             f"model width, 1..{D_MAX}", rule=f"an integer from 1 to {D_MAX}", field="d",
             type=int, lo=1, hi=D_MAX, derived_by=("preset", "upload"),
-            on_change=links.on_d_change),
-    Control("heads", "heads (divisors of D)", "select", "Sizes", 2,
+            on_change=callbacks.on_d_change),
+    Control("heads", "heads (divisors of D)", "select", "Sizes", HEADS_DEFAULT,
             "a divisor of D (changing D picks the nearest divisor)", rule=_heads_rule,
             field="heads", type=int, options=lambda v: divisors(v["D"]),
             derived_by=("preset",),
@@ -228,12 +209,28 @@ DEFAULTS: dict[str, Any] = {c.key: c.default for c in CONTROLS if c.bind and c.k
 KEYS = tuple(DEFAULTS) + ("preset",)
 
 
-def default_heads(d: int) -> int:
-    return nearest_divisor(d, DEFAULTS["heads"])
+@dataclass(frozen=True)
+class Settings:
+    """The frozen settings of a view: one field per control that has a ``field``, in the
+    order of :data:`CONTROLS` (``tests/test_settings.py`` checks names, order and types
+    against the table), plus the uploaded file's name. Hashable and picklable, so that
+    ``st.cache_data`` keys :func:`attnviz.ui.state.compute` by it."""
 
-
-class _SettingsMixin:
-    """Derived values of :class:`Settings` (whose fields come from :data:`CONTROLS`)."""
+    source: str  # where X comes from: "random", "text", "preset", "upload" (URL key source)
+    text: str  # the typed sentence (source "text")
+    preset: str | None  # a name from attnviz.presets.names() (source "preset")
+    n: int  # N, tokens (URL key N)
+    d: int  # D, the model width (URL key D)
+    heads: int  # H, a divisor of D
+    seed: int  # X from default_rng(seed), the weights from seed + 1
+    init: str  # the weights' initialisation: "normal", "uniform", "xavier"
+    bias: bool  # biases b_q, b_k, b_v, b_o on or off
+    scale_mode: str  # "none", "1/√d_k", "custom" (URL key scale)
+    factor: float  # the custom factor (temperature 1 / factor)
+    mask_kind: str  # "none", "causal", "padding" (URL key mask)
+    pad: int  # padding tokens at the end (mask "padding")
+    layout: str  # "rows" (tokens as rows, PyTorch) or "columns" (UDL book)
+    upload_name: str | None = None  # the uploaded CSV's file name (source "upload")
 
     @property
     def scale(self) -> engine.Scale:
@@ -253,18 +250,6 @@ class _SettingsMixin:
 
     def as_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
-
-
-#: The frozen settings of a view: one field per control that has a ``field``, in table
-#: order, plus the uploaded file's name.
-Settings = dataclasses.make_dataclass(
-    "Settings",
-    [(c.field, c.type) for c in CONTROLS if c.field]
-    + [("upload_name", str | None, dataclasses.field(default=None))],
-    bases=(_SettingsMixin,),
-    frozen=True,
-)
-Settings.__module__ = __name__  # so that pickling (st.cache_data's hashing) finds it
 
 
 def markdown_table() -> str:

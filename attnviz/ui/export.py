@@ -14,6 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from attnviz import latex
+from attnviz.ui.controls import LABELS
 from attnviz.ui.page import shape_text
 from attnviz.ui.state import View
 
@@ -100,51 +101,62 @@ def export_section(
     page's layout; ``extra`` arrays go into the NPZ only. Files are generated only when
     clicked.
     """
-    from attnviz.ui.controls import LABELS
-
     matrices = {**_entries(view, tokens or {}, squares or {}), **(tables or {})}
-    with st.expander(
-        ":material/download: Export: every matrix as CSV, the whole state as NPZ", expanded=False
-    ):
-        st.caption(
-            "CSV files hold the matrices as displayed (layout: "
-            f"{LABELS['layout'][view.layout]}). The NPZ holds X, the parameters, every "
-            "intermediate (row layout) and the settings. For a PNG, use the camera icon "
-            "of each plot."
-        )
-        cols = st.columns(4)
-        for i, (name, (a, rl, cl)) in enumerate(matrices.items()):
-            slug = "".join(c if c.isalnum() else "_" for c in name).strip("_").lower()
-            cols[i % 4].download_button(
-                f"{name} ({shape_text(a)}) CSV",
-                data=csv_maker(a, rl, cl),
-                file_name=f"attnviz_{page}_{slug}.csv",
-                mime="text/csv",
-                key=f"dl_{page}_{slug}",
-                on_click="ignore",
+    # Drawn only while open (an opening reruns the page part): a closed box costs a rerun
+    # (an N move) nothing, where its ten buttons took ~10 ms of the playground's rerun.
+    box = st.expander(
+        ":material/download: Export: every matrix as CSV, the whole state as NPZ",
+        expanded=False,
+        key=f"export_box_{page}",
+        on_change="rerun",
+    )
+    if box.open is not False:
+        with box:
+            st.caption(
+                "CSV files hold the matrices as displayed (layout: "
+                f"{LABELS['layout'][view.layout]}). The NPZ holds X, the parameters, every "
+                "intermediate (row layout) and the settings. For a PNG, use the camera icon "
+                "of each plot."
             )
-        st.download_button(
-            "Whole state (NPZ)",
-            data=lambda: npz_bytes(view, extra),
-            file_name=f"attnviz_{page}_state.npz",
-            mime="application/octet-stream",
-            key=f"dl_{page}_npz",
-            on_click="ignore",
-            type="primary",
-        )
-    latex_section(matrices)
+            cols = st.columns(4)
+            for i, (name, (a, rl, cl)) in enumerate(matrices.items()):
+                slug = "".join(c if c.isalnum() else "_" for c in name).strip("_").lower()
+                cols[i % 4].download_button(
+                    f"{name} ({shape_text(a)}) CSV",
+                    data=csv_maker(a, rl, cl),
+                    file_name=f"attnviz_{page}_{slug}.csv",
+                    mime="text/csv",
+                    key=f"dl_{page}_{slug}",
+                    on_click="ignore",
+                )
+            st.download_button(
+                "Whole state (NPZ)",
+                data=lambda: npz_bytes(view, extra),
+                file_name=f"attnviz_{page}_state.npz",
+                mime="application/octet-stream",
+                key=f"dl_{page}_npz",
+                on_click="ignore",
+                type="primary",
+            )
+    latex_section(matrices, page=page)
 
 
-def latex_section(matrices: dict[str, tuple[np.ndarray, Any, Any]]) -> None:
+def latex_section(matrices: dict[str, tuple[np.ndarray, Any, Any]], page: str = "") -> None:
     """Every small matrix (no side above ``latex.SMALL``) as a LaTeX ``bmatrix`` with
-    the rounding of the cells on screen, each in a code box with a copy button."""
+    the rounding of the cells on screen, each in a code box with a copy button (written
+    only while the box is open)."""
     small = {k: a for k, (a, _, _) in matrices.items() if latex.is_small(a)}
     if not small:
         return
-    with st.expander(
+    box = st.expander(
         f":material/functions: LaTeX for slides: {len(small)} small matrices as bmatrix",
         expanded=False,
-    ):
+        key=f"latex_box_{page}" if page else None,
+        on_change="rerun" if page else "ignore",
+    )
+    with box:
+        if box.open is False:
+            return
         st.caption(
             f"Matrices with N and d ≤ {latex.SMALL}, rounded to {latex.DECIMALS} decimals as "
             "in the heatmap cells; −∞ (masked) is written `-\\infty`. The copy button is at "

@@ -1,9 +1,10 @@
-"""Links: the URL's values, presets as links, and the callbacks that keep controls valid.
+"""Links: the URL's values and presets as links.
 
 Streamlit binds the sidebar widgets to the URL (``bind="query-params"``). What it does
 not do is handled here: integers it cannot parse (``seed=1e999``), link values that a
-derived control must override (``?source=preset&N=30``), presets as URL queries, and the
-callbacks that keep ``heads`` a divisor of ``D`` and apply a preset's sizes.
+derived control must override (``?source=preset&N=30``) and presets as URL queries. The
+callbacks that keep ``heads`` a divisor of ``D`` and apply a preset's sizes are in
+:mod:`attnviz.ui.callbacks`.
 """
 
 from __future__ import annotations
@@ -12,88 +13,32 @@ import math
 from typing import Any
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-try:  # presets are optional at import time (the app works without them)
-    from attnviz import presets as _presets
-except ImportError:  # pragma: no cover
-    _presets = None
+from attnviz.ui.callbacks import preset_names, preset_values
+from attnviz.ui.controls import DEFAULTS
+from attnviz.ui.sizes import default_heads
 
 #: Integer number inputs bound to the URL (sidebar and pages).
 INT_URL_KEYS = ("seed", "pad", "mk_pad", "perm_seed")
 
 
-def _controls():
-    from attnviz.ui import controls  # late: controls imports this module
-
-    return controls
-
-
-def preset_names() -> list[str]:
-    return list(_presets.names()) if _presets is not None else []
-
-
-def preset_values(name: str) -> dict[str, Any]:
-    """The control values of a preset (what "load preset" sets)."""
-    p = _presets.get(name)
-    out: dict[str, Any] = {"N": p.n_tokens, "D": p.d_model, "heads": p.num_heads}
-    if p.scale is True:
-        out["scale"] = "1/√d_k"
-    elif p.scale is False:
-        out["scale"] = "none"
-    else:
-        out["scale"], out["factor"] = "custom", float(p.scale)
-    out["mask"] = p.mask
-    return out
-
-
 def preset_query(name: str) -> dict[str, str]:
     """The URL query of a preset's view (values equal to the defaults left out)."""
-    c = _controls()
     vals = {"source": "preset", "preset": name, **preset_values(name)}
     first = preset_names()[0] if preset_names() else None
     out = {}
     for k, v in vals.items():
-        default = first if k == "preset" else c.DEFAULTS.get(k)
+        default = first if k == "preset" else DEFAULTS.get(k)
         if k == "heads":
-            default = c.default_heads(vals["D"])
+            default = default_heads(vals["D"])
         if v != default:
             out[k] = str(v).lower() if isinstance(v, bool) else str(v)
     return out
 
 
-def load_preset(name: str) -> None:
-    """Set the controls to a preset's values (use as a button callback)."""
-    st.session_state["source"] = "preset"
-    st.session_state["preset"] = name
-    st.session_state.update(preset_values(name))
-
-
-def on_source_change() -> None:
-    if st.session_state.get("source") == "preset":
-        names = preset_names()
-        name = st.session_state.get("preset") or (names[0] if names else None)
-        if name in names:
-            st.session_state.update(preset_values(name))
-
-
-def on_preset_change() -> None:
-    name = st.session_state.get("preset")
-    if name in preset_names():
-        st.session_state.update(preset_values(name))
-
-
-def on_d_change() -> None:
-    c = _controls()
-    d = st.session_state.get("D", c.DEFAULTS["D"])
-    h = st.session_state.get("heads", c.DEFAULTS["heads"])
-    if isinstance(d, int) and d >= 1 and (not isinstance(h, int) or d % h):
-        st.session_state["heads"] = c.nearest_divisor(d, h if isinstance(h, int) else 1)
-
-
 def _query_state():
     """Streamlit's internal query-param state of this run (None outside a run)."""
-    from streamlit.runtime.scriptrunner import get_script_run_ctx
-
     ctx = get_script_run_ctx()
     return None if ctx is None else ctx.session_state.query_params()
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -13,32 +12,28 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from attnviz import figures
+from attnviz.ui.board import board
+from attnviz.ui.present import link_box, presenting
+from attnviz.ui.state import View, current, page_guard
+from attnviz.ui.text import md_text
 
-
-def md_text(label: object) -> str:
-    """``label`` as Markdown that Streamlit shows literally: a code span.
-
-    Streamlit renders Markdown in st.markdown, st.caption, st.subheader, alerts, metric
-    and widget labels: ``[visit](https://…)`` would become a link, ``**x**`` bold,
-    ``:smile:`` an emoji, ``$x$`` maths. Inside a code span none of that applies, so
-    every text that comes from a user (token labels, file names, URL values) goes
-    through this function before it reaches Markdown. The fence is one backtick longer
-    than the longest run of backticks in the text; line breaks become spaces.
-    """
-    text = " ".join(str(label).splitlines()) or " "
-    longest = max(len(run) for run in re.findall("`*", text))
-    fence = "`" * (longest + 1)
-    # CommonMark strips one space from each end of a code span that has a space at both
-    # ends (and is not all spaces); a backtick at an end would join the fence: pad both.
-    edge = text[0] == "`" or text[-1] == "`" or (text[0] == text[-1] == " " and text.strip())
-    pad = " " if edge else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
+__all__ = [
+    "chart_row",
+    "head_picker",
+    "intro",
+    "md_text",
+    "model_missing",
+    "model_prompt",
+    "plot",
+    "pooled_note",
+    "shape_text",
+    "shapes",
+    "start",
+]
 
 
 def intro(title: str, text: str) -> None:
     """Page title and its short plain-language explanation."""
-    from attnviz.ui.present import link_box, presenting
-
     if not presenting():
         st.title(title)
         st.markdown(text)
@@ -50,12 +45,10 @@ def intro(title: str, text: str) -> None:
         link_box()
 
 
-def start(title: str, text: str):
+def start(title: str, text: str) -> View:
     """The first line of a page that draws the sidebar's view: the guard, the title and its
     explanation; returns the :class:`~attnviz.ui.state.View` of this run, or stops the page
     (the sidebar has shown why) if there is none."""
-    from attnviz.ui.state import current, page_guard
-
     page_guard()
     intro(title, text)
     view = current()
@@ -89,8 +82,6 @@ def plot(fig: go.Figure, key: str | None = None, link: dict | None = None) -> No
     """Draw one plotly figure the same way on every page: a board of one chart
     (:mod:`attnviz.ui.board`: redrawn in place on reruns, PNG downloads at projector
     resolution (1920 px wide) and SVG in its toolbar, optional hover ``link``)."""
-    from attnviz.ui.board import board
-
     key = key or f"chart_{hashlib.sha1(str(fig.layout.title.text).encode()).hexdigest()[:8]}"
     board(f"board_{key}", [(key, fig, link)])
 
@@ -105,8 +96,6 @@ def chart_row(
 ) -> None:
     """A row of charts side by side (chart key -> figure) in one board, redrawn in place,
     with an optional caption under it; ``links``: chart key -> hover link spec."""
-    from attnviz.ui.board import board
-
     links = links or {}
     board(key, [(k, fig, links.get(k)) for k, fig in charts.items()], columns=columns)
     if caption:

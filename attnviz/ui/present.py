@@ -20,11 +20,16 @@ import io
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
+import segno
 import streamlit as st
+
+from attnviz.ui.board import TEXT_SCALE_KEY
 
 #: URL parameters of the presenter view; not part of the link given to the class.
 PRESENT_PARAM = "present"
 STEP_PARAM = "step"
+#: Never in a link for the class: a live class's teacher key and a student's own id.
+PRIVATE_PARAMS = ("teacher", "student")
 ON = {"1", "true", "yes", "on"}
 OFF = {"", "0", "false", "no", "off"}
 #: Chart text in the presenter view (``board_text_scale``).
@@ -50,8 +55,10 @@ def sidebar_state() -> str:
 
 
 def class_link(params: dict[str, str], base: str) -> str:
-    """The link for the class: ``base`` with ``params`` minus the presenter's own."""
-    kept = {k: v for k, v in params.items() if k not in (PRESENT_PARAM, STEP_PARAM)}
+    """The link for the class: ``base`` with ``params`` minus the presenter's own and the
+    private ones (a teacher key, a student id)."""
+    dropped = (PRESENT_PARAM, STEP_PARAM, *PRIVATE_PARAMS)
+    kept = {k: v for k, v in params.items() if k not in dropped}
     return base + ("?" + urlencode(kept) if kept else "")
 
 
@@ -59,8 +66,6 @@ def class_link(params: dict[str, str], base: str) -> str:
 def qr_svg(text: str) -> str:
     """A QR code of ``text`` as an SVG document, made here (no external service); the
     last links' codes are kept (a presenter view draws the same link on every rerun)."""
-    import segno
-
     buf = io.BytesIO()
     segno.make(text, error="m").save(buf, kind="svg", scale=6, border=2, xmldecl=False)
     return buf.getvalue().decode()
@@ -73,8 +78,6 @@ def _base_url() -> str:
 
 def setup() -> None:
     """Once per run, after the navigation: the warning, the type, the chart text, the link."""
-    from attnviz.ui.board import TEXT_SCALE_KEY
-
     raw = _raw(PRESENT_PARAM)
     if raw is not None and raw not in ON | OFF:
         st.warning(

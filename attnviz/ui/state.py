@@ -14,12 +14,14 @@ from typing import Any
 import numpy as np
 import streamlit as st
 
-from attnviz import engine, inputs
+from attnviz import engine, experiments, inputs, presets
+from attnviz.ui.controls import Settings
+from attnviz.ui.text import md_text
 
-try:  # presets are optional at import time (the app works without them)
-    from attnviz import presets as _presets
-except ImportError:  # pragma: no cover
-    _presets = None
+try:  # Streamlit's internal pages manager (see _use_navigation); None if it moved
+    from streamlit.runtime.pages_manager import PagesManager
+except ImportError:  # pragma: no cover - internal API moved: nothing to fix then
+    PagesManager = None
 
 _STATE = "_attnviz"  # session_state key of the per-session bookkeeping dict
 
@@ -37,12 +39,8 @@ def _use_navigation() -> None:
     when ``st.navigation`` runs. Until then a deep link (``/masking``) runs the page file
     alone, without ``app.py`` and its sidebar. :func:`page_guard` calls this and reruns.
     """
-    try:
-        from streamlit.runtime.pages_manager import PagesManager
-
+    if PagesManager is not None:
         PagesManager.uses_pages_directory = False
-    except Exception:  # pragma: no cover - internal API moved: nothing to fix then
-        pass
 
 
 def page_guard() -> None:
@@ -63,7 +61,7 @@ def page_guard() -> None:
 class View:
     """What every page draws: the settings, X with its labels, the parameters, the result."""
 
-    settings: Any  # attnviz.ui.controls.Settings
+    settings: Settings
     x: np.ndarray  # (N, D), for the QKV preset this is Q
     labels: tuple[str, ...]
     params: engine.AttentionParams | None  # None for presets given Q, K, V
@@ -79,7 +77,9 @@ Computed = tuple[np.ndarray, tuple[str, ...], engine.AttentionParams | None, eng
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def compute(settings: Any, upload: tuple[np.ndarray, tuple[str, ...]] | None = None) -> Computed:
+def compute(
+    settings: Settings, upload: tuple[np.ndarray, tuple[str, ...]] | None = None
+) -> Computed:
     """X, labels, parameters and the engine's result for these settings (cached, bounded).
 
     ``upload``: (X, labels) of the CSV in use when ``settings.source == "upload"``.
@@ -88,9 +88,7 @@ def compute(settings: Any, upload: tuple[np.ndarray, tuple[str, ...]] | None = N
     s = settings
     mask = s.mask()
     if s.source == "preset":
-        if _presets is None:
-            raise ValueError("attnviz.presets is not available")
-        p = _presets.get(s.preset)
+        p = presets.get(s.preset)
         labels = tuple(p.tokens)
         if p.x is not None:
             res = engine.multi_head_attention(
@@ -116,8 +114,6 @@ def compute(settings: Any, upload: tuple[np.ndarray, tuple[str, ...]] | None = N
 
 def upload_state(max_cols: int) -> tuple[np.ndarray | None, tuple[str, ...] | None, str | None]:
     """Read the uploaded CSV; on error remember it and keep the previous good upload."""
-    from attnviz.ui.page import md_text
-
     b = book()
     f = st.session_state.get("upload")
     if f is not None:
@@ -137,7 +133,7 @@ def upload_state(max_cols: int) -> tuple[np.ndarray | None, tuple[str, ...] | No
     return good
 
 
-def remember(settings: Any, upload: tuple | None, notes: tuple[str, ...]) -> View | None:
+def remember(settings: Settings, upload: tuple | None, notes: tuple[str, ...]) -> View | None:
     """Compute the view of ``settings`` and keep it for the pages; on a ``ValueError``
     show it and keep the previous view."""
     b = book()
@@ -170,8 +166,6 @@ def variant(view: View, **changes: Any) -> engine.AttentionResult:
 @st.cache_data(max_entries=16, show_spinner=False)
 def cached(fn_name: str, *args: Any, **kwargs: Any) -> Any:
     """A bounded cache around a pure function of :mod:`attnviz.experiments` or the engine."""
-    from attnviz import experiments
-
     fn = getattr(experiments, fn_name, None) or getattr(engine, fn_name)
     return fn(*args, **kwargs)
 

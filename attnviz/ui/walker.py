@@ -10,23 +10,11 @@ from typing import Any
 
 import streamlit as st
 
-from attnviz import inputs
-from attnviz.ui import links, state
-from attnviz.ui.controls import (
-    BIND,
-    BY_KEY,
-    CONTROLS,
-    D_MAX,
-    DEFAULTS,
-    KEYS,
-    N_MAX,
-    Control,
-    Settings,
-    default_heads,
-    divisors,
-    nearest_divisor,
-)
-from attnviz.ui.page import md_text
+from attnviz import inputs, presets
+from attnviz.ui import callbacks, links, state
+from attnviz.ui.controls import BIND, BY_KEY, CONTROLS, DEFAULTS, KEYS, Control, Settings
+from attnviz.ui.sizes import D_MAX, N_MAX, default_heads, divisors, nearest_divisor
+from attnviz.ui.text import md_text
 
 
 @dataclass
@@ -59,10 +47,8 @@ def _after_text(text: str, values: dict, run: _Run) -> str:
 
 
 def _after_preset(name: str, values: dict, run: _Run) -> str:
-    from attnviz import presets
-
     run.box.caption(presets.get(name).title)
-    pv = links.preset_values(name)
+    pv = callbacks.preset_values(name)
     run.forced.update({k: pv[k] for k in ("N", "D", "heads")})
     return name
 

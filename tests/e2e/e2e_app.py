@@ -144,10 +144,11 @@ window.__allPlots = () => [document, ...Array.from(document.querySelectorAll('if
   .flatMap(d => Array.from(d.querySelectorAll('.js-plotly-plot')));
 """
 
-BOARDS_DRAWN_JS = """() => Array.from(document.querySelectorAll('iframe'))
-  .filter(f => (f.src || '').includes('attnviz_board'))
-  .every(f => { try { return f.contentDocument.body.dataset.state === 'drawn'; }
-                catch (e) { return false; } })"""
+# Every components-v2 element of the page is an attnviz board (attnviz.ui.board): each has
+# mounted its `.attnviz-board` and drawn its last data.
+BOARDS_DRAWN_JS = """() => Array.from(document.querySelectorAll('.stBidiComponent'))
+  .every(c => { const b = c.querySelector('.attnviz-board');
+                return b !== null && b.dataset.state === 'drawn'; })"""
 
 
 class BrowserSession:
@@ -159,14 +160,17 @@ class BrowserSession:
     batches "running" and "notRunning" into one render and the attribute never changes.
     """
 
-    def __init__(self, browser, server: AppServer, viewport=(1280, 800)):
+    def __init__(self, browser, server: AppServer, viewport=(1280, 800), context=None):
+        """``context``: another session's browser context, for a second tab of the same
+        browser profile (shared HTTP cache and storage)."""
         self.server = server
         self.base_url = server.url
-        self.context = browser.new_context(
+        self.shared = context is not None
+        self.context = context or browser.new_context(
             viewport={"width": viewport[0], "height": viewport[1]}, device_scale_factor=1
         )
-        # Charts live in the board's same-origin iframes (attnviz.ui.board): __allPlots()
-        # lists the plotly divs of the page and of every iframe.
+        # __allPlots() lists the plotly divs of the page (the boards draw in it, no iframe)
+        # and of any same-origin iframe.
         self.context.add_init_script(ALL_PLOTS_JS)
         # Boards out of view catch up on a deferred redraw after 1 s (board.js); the tests
         # wait for every board, so they let them catch up at once (a test may set it back).
@@ -193,7 +197,10 @@ class BrowserSession:
             self.finished_runs += 1
 
     def close(self) -> None:
-        self.context.close()
+        if self.shared:
+            self.page.close()
+        else:
+            self.context.close()
 
     # -- navigation and waiting ------------------------------------------------------
 
@@ -239,8 +246,8 @@ class BrowserSession:
         except Exception as exc:
             state = self.page.evaluate(self._READY_JS)
             raise AssertionError(f"the page did not settle after a run: {state}") from exc
-        # Let React and plotly draw what the last messages brought: every board iframe has
-        # drawn its last render message.
+        # Let React and plotly draw what the last messages brought: every board has drawn
+        # its last data.
         self.page.wait_for_timeout(200)
         try:
             self.page.wait_for_function(BOARDS_DRAWN_JS, timeout=RUN_TIMEOUT_MS, polling=100)

@@ -1,5 +1,6 @@
 """The chart board in a real browser: redrawn in place, linked hover, click-to-select,
-downloads, no JavaScript errors inside the boards."""
+downloads, no JavaScript errors inside the boards. The boards render in the app's document
+(components v2): each is a `.attnviz-board` element, no iframe."""
 
 from __future__ import annotations
 
@@ -11,9 +12,8 @@ from e2e_helpers import choose_option, selectbox_input
 pytestmark = pytest.mark.e2e
 
 # Every chart of the page: [board index, chart key, title, rows, cols, mark].
-CHARTS_JS = """() => Array.from(document.querySelectorAll('iframe'))
-  .filter(f => (f.src || '').includes('attnviz_board'))
-  .flatMap((f, b) => Array.from(f.contentDocument.querySelectorAll('.cell')).map(cell => {
+CHARTS_JS = """() => Array.from(document.querySelectorAll('.attnviz-board'))
+  .flatMap((bd, b) => Array.from(bd.querySelectorAll('.cell')).map(cell => {
     const gd = cell.querySelector('.js-plotly-plot');
     const t = gd && gd._fullData && gd._fullData[0];
     const z = t && t.type === 'heatmap' ? gd.calcdata[0][0].z : null;
@@ -26,32 +26,26 @@ CHARTS_JS = """() => Array.from(document.querySelectorAll('iframe'))
               width: parseFloat(h.style.width), height: parseFloat(h.style.height)}))};
   }))"""
 
-MARK_JS = """() => { let i = 0; Array.from(document.querySelectorAll('iframe'))
-  .filter(f => (f.src || '').includes('attnviz_board'))
-  .forEach(f => f.contentDocument.querySelectorAll('.js-plotly-plot')
-    .forEach(gd => { gd.__testMark = 'm' + (i++); })); return i; }"""
+MARK_JS = """() => { let i = 0; document.querySelectorAll('.attnviz-board .js-plotly-plot')
+    .forEach(gd => { gd.__testMark = 'm' + (i++); }); return i; }"""
 
 # Page coordinates of the centre of cell (x, y) (data coordinates) of chart `key`, and the
 # pixel box of that cell inside its board's cell (to compare with the highlight boxes).
 CELL_JS = """([key, x, y]) => {
-  for (const f of document.querySelectorAll('iframe')) {
-    if (!(f.src || '').includes('attnviz_board')) continue;
-    const cell = f.contentDocument.querySelector(`.cell[data-key="${key}"]`);
-    if (!cell) continue;
-    const gd = cell.querySelector('.js-plotly-plot');
-    const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis;
-    const fr = f.getBoundingClientRect(), cr = cell.getBoundingClientRect();
-    const px = xa._offset + xa.l2p(x), py = ya._offset + ya.l2p(y);
-    return {pageX: fr.left + cr.left + px, pageY: fr.top + cr.top + py,
-            rowTop: ya._offset + Math.min(ya.l2p(y - 0.5), ya.l2p(y + 0.5)),
-            colLeft: xa._offset + Math.min(xa.l2p(x - 0.5), xa.l2p(x + 0.5))};
-  }
-  return null;
+  const cell = document.querySelector(`.attnviz-board .cell[data-key="${key}"]`);
+  if (!cell) return null;
+  const gd = cell.querySelector('.js-plotly-plot');
+  const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis;
+  const cr = cell.getBoundingClientRect();
+  const px = xa._offset + xa.l2p(x), py = ya._offset + ya.l2p(y);
+  return {pageX: cr.left + px, pageY: cr.top + py,
+          rowTop: ya._offset + Math.min(ya.l2p(y - 0.5), ya.l2p(y + 0.5)),
+          colLeft: xa._offset + Math.min(xa.l2p(x - 0.5), xa.l2p(x + 0.5))};
 }"""
 
-ERRORS_JS = """() => Array.from(document.querySelectorAll('iframe'))
-  .filter(f => (f.src || '').includes('attnviz_board'))
-  .flatMap(f => f.contentWindow.__boardErrors || ['board script did not start'])"""
+ERRORS_JS = """() => [
+  ...(window.__attnvizBoardErrors || ['board script did not start']),
+  ...(document.querySelectorAll('iframe').length ? ['an iframe on the page'] : [])]"""
 
 
 def charts(session) -> dict[str, dict]:
@@ -83,10 +77,9 @@ def test_slider_move_redraws_in_place(session):
     assert_no_board_errors(session)
 
 
-STATE_JS = """(key) => { for (const f of document.querySelectorAll('iframe')) {
-    if (!(f.src || '').includes('attnviz_board')) continue;
-    if (f.contentDocument.querySelector(`.cell[data-key="${key}"]`))
-      return f.contentDocument.body.dataset.state; } return null; }"""
+STATE_JS = """(key) => {
+    const cell = document.querySelector(`.attnviz-board .cell[data-key="${key}"]`);
+    return cell ? cell.closest('.attnviz-board').dataset.state : null; }"""
 
 
 def test_boards_out_of_view_draw_when_scrolled_into_view(session):
@@ -98,10 +91,9 @@ def test_boards_out_of_view_draw_when_scrolled_into_view(session):
     # Streamlit re-sends a component's arguments (frame height, ...): each board drew once
     # (the hidden prefetch board draws nothing).
     renders = session.page.evaluate(
-        """() => Array.from(document.querySelectorAll('iframe'))
-          .filter(f => (f.src || '').includes('attnviz_board'))
-          .filter(f => f.contentDocument.querySelector('.cell'))
-          .map(f => f.contentDocument.body.dataset.renders)"""
+        """() => Array.from(document.querySelectorAll('.attnviz-board'))
+          .filter(b => b.querySelector('.cell'))
+          .map(b => b.dataset.renders)"""
     )
     assert len(renders) == 3 and set(renders) == {"1"}, renders
     thumb = session.page.locator(".st-key-N input[type='range']").first
@@ -118,9 +110,8 @@ def test_boards_out_of_view_draw_when_scrolled_into_view(session):
     assert len(c["pg_qbars"]["title"]) > 0
     assert session.page.evaluate(BARS_LEN_JS) == 6  # still the old bars: 6 keys
     session.page.evaluate(
-        """() => { for (const f of document.querySelectorAll('iframe'))
-          if (f.contentDocument.querySelector('.cell[data-key="pg_qbars"]'))
-            f.scrollIntoView(); }"""
+        """() => document.querySelector('.attnviz-board .cell[data-key="pg_qbars"]')
+          .closest('.attnviz-board').scrollIntoView()"""
     )
     session.page.wait_for_function(
         "(js) => eval(js)('pg_qbars') === 'drawn'", arg=STATE_JS, timeout=30_000
@@ -129,9 +120,9 @@ def test_boards_out_of_view_draw_when_scrolled_into_view(session):
     assert_no_board_errors(session)
 
 
-BARS_LEN_JS = """() => { for (const f of document.querySelectorAll('iframe')) {
-    const cell = f.contentDocument.querySelector('.cell[data-key="pg_qbars"]');
-    if (cell) return cell.querySelector('.js-plotly-plot').calcdata[0].length; } return -1; }"""
+BARS_LEN_JS = """() => {
+    const cell = document.querySelector('.attnviz-board .cell[data-key="pg_qbars"]');
+    return cell ? cell.querySelector('.js-plotly-plot').calcdata[0].length : -1; }"""
 
 
 def test_hovering_a_weights_cell_highlights_the_linked_cells(session):
@@ -184,17 +175,14 @@ def test_clicking_a_weights_cell_selects_the_query(session):
 def test_chart_downloads(session, button, suffix):
     session.open("/?N=6")
     click = f"""() => {{
-      for (const f of document.querySelectorAll('iframe')) {{
-        const cell = f.contentDocument.querySelector('.cell[data-key="pg_weights"]');
-        if (!cell) continue;
-        const b = Array.from(cell.querySelectorAll('.modebar-btn'))
-          .find(b => (b.getAttribute('data-title') || '').toLowerCase()
-                       .includes('download plot as') &&
-                     (b.getAttribute('data-title') || '').includes('{button}'));
-        b.click();
-        return true;
-      }}
-      return false;
+      const cell = document.querySelector('.attnviz-board .cell[data-key="pg_weights"]');
+      if (!cell) return false;
+      const b = Array.from(cell.querySelectorAll('.modebar-btn'))
+        .find(b => (b.getAttribute('data-title') || '').toLowerCase()
+                     .includes('download plot as') &&
+                   (b.getAttribute('data-title') || '').includes('{button}'));
+      b.click();
+      return true;
     }}"""
     with session.page.expect_download() as info:
         assert session.page.evaluate(click)
@@ -206,10 +194,8 @@ def test_chart_downloads(session, button, suffix):
         assert data[:8] == b"\x89PNG\r\n\x1a\n"
         width = int.from_bytes(data[16:20], "big")
         css_width = session.page.evaluate(
-            """() => { for (const f of document.querySelectorAll('iframe')) {
-              const gd = f.contentDocument.querySelector(
-                '.cell[data-key="pg_weights"] .js-plotly-plot');
-              if (gd) return gd._fullLayout.width; } }"""
+            """() => document.querySelector(
+              '.attnviz-board .cell[data-key="pg_weights"] .js-plotly-plot')._fullLayout.width"""
         )
         # projector resolution: 1920 px wide (never below 2x)
         assert abs(width - max(1920, 2 * css_width)) <= 2, (width, css_width)
@@ -221,20 +207,15 @@ def test_chart_downloads(session, button, suffix):
 
 # Page coordinates of cell (x, y) of heatmap trace `t` (a subplot) of chart `key`.
 SUB_CELL_JS = """([key, t, x, y]) => {
-  for (const f of document.querySelectorAll('iframe')) {
-    if (!(f.src || '').includes('attnviz_board')) continue;
-    const cell = f.contentDocument.querySelector(`.cell[data-key="${key}"]`);
-    if (!cell) continue;
-    const gd = cell.querySelector('.js-plotly-plot');
-    const tr = gd._fullData[t];
-    const ax = (id, d) => gd._fullLayout[id.length > 1 ? d + 'axis' + id.slice(1) : d + 'axis'];
-    const xa = ax(tr.xaxis, 'x'), ya = ax(tr.yaxis, 'y');
-    const fr = f.getBoundingClientRect(), cr = cell.getBoundingClientRect();
-    return {pageX: fr.left + cr.left + xa._offset + xa.l2p(x),
-            pageY: fr.top + cr.top + ya._offset + ya.l2p(y),
-            left: xa._offset, right: xa._offset + xa._length};
-  }
-  return null;
+  const cell = document.querySelector(`.attnviz-board .cell[data-key="${key}"]`);
+  if (!cell) return null;
+  const gd = cell.querySelector('.js-plotly-plot');
+  const tr = gd._fullData[t];
+  const ax = (id, d) => gd._fullLayout[id.length > 1 ? d + 'axis' + id.slice(1) : d + 'axis'];
+  const xa = ax(tr.xaxis, 'x'), ya = ax(tr.yaxis, 'y');
+  const cr = cell.getBoundingClientRect();
+  return {pageX: cr.left + xa._offset + xa.l2p(x), pageY: cr.top + ya._offset + ya.l2p(y),
+          left: xa._offset, right: xa._offset + xa._length};
 }"""
 
 
@@ -244,8 +225,8 @@ def test_multi_head_small_multiples_link_and_select_query_and_head(session):
     session.open("/multi_head?N=6&D=8&heads=2")
     assert selectbox_input(session, "query").input_value() == "0"
     assert selectbox_input(session, "head").input_value() == "0"
-    frame = session.page.locator("iframe[title*='attnviz_board']").first
-    frame.scroll_into_view_if_needed()
+    board = session.page.locator(".attnviz-board:has(.cell[data-key='mh_small'])").first
+    board.scroll_into_view_if_needed()
     c1 = session.page.evaluate(SUB_CELL_JS, ["mh_small", 1, 2, 4])
     session.page.mouse.move(c1["pageX"], c1["pageY"])
     session.page.wait_for_timeout(300)
@@ -264,14 +245,10 @@ def test_multi_head_small_multiples_link_and_select_query_and_head(session):
 
 # Board `name`'s draws (render count) and head switches drawn from prefetched figures.
 DRAWS_JS = """(name) => {
-  for (const f of document.querySelectorAll('iframe')) {
-    if (!(f.src || '').includes('attnviz_board')) continue;
-    const d = f.contentDocument;
-    if (d.querySelector('.cell[data-key="' + name + '"]')) {
-      return [Number(d.body.dataset.renders || 0), Number(d.body.dataset.switches || 0)];
-    }
-  }
-  return null;
+  const cell = document.querySelector('.attnviz-board .cell[data-key="' + name + '"]');
+  if (!cell) return null;
+  const b = cell.closest('.attnviz-board');
+  return [Number(b.dataset.renders || 0), Number(b.dataset.switches || 0)];
 }"""
 
 

@@ -8,10 +8,12 @@ import contextlib
 import pytest
 
 pytestmark = pytest.mark.e2e
+#: the page's 9 charts and the Heads section's 4 (the scores and the top 3 heads)
+CHARTS = 13
 
 
 def _charts(session, want: int) -> int:
-    """The number of charts once it reaches ``want`` (the boards' iframes may still be
+    """The number of charts once it reaches ``want`` (the boards may still be
     loading when the run has finished on a busy machine), or what there is after 30 s."""
     with contextlib.suppress(Exception):  # the caller's assertion says what was found
         session.page.wait_for_function(
@@ -31,7 +33,7 @@ def test_add_the_top_token_twice_then_back(session):
     session.open("/decoder")
     session.assert_healthy("decoder page")
     assert _prompt(session) == smollm.DEFAULT_TEXT
-    assert _charts(session, 9) == 9
+    assert _charts(session, CHARTS) == CHARTS
     # the sidebar's random-weights controls are hidden on this page
     assert not session.page.locator(".st-key-N").is_visible()
     text = smollm.DEFAULT_TEXT
@@ -45,4 +47,4 @@ def test_add_the_top_token_twice_then_back(session):
         assert "same as before" in session.page.locator("main").inner_text()
     session.rerun_after(session.page.get_by_role("button", name="Back to the first prompt").click)
     assert _prompt(session) == smollm.DEFAULT_TEXT
-    assert _charts(session, 9) == 9
+    assert _charts(session, CHARTS) == CHARTS

@@ -55,7 +55,16 @@ def test_the_image_files_are_enough(tmp_path):
     workdir = image_workdir(tmp_path)
     names = sorted(p.name for p in workdir.iterdir())
     assert names == sorted(
-        [".streamlit", "app.py", "attnviz", "pages", "requirements.txt", "requirements-model.txt"]
+        [
+            ".streamlit",
+            "app.py",
+            "attnviz",
+            "pages",
+            "pyproject.toml",
+            "README.md",
+            "requirements.txt",
+            "requirements-model.txt",
+        ]
     )
     assert not list(workdir.rglob("test_*.py"))
 
@@ -68,15 +77,14 @@ def test_every_page_runs_from_the_image_files(browser, app_server):
         assert session.plotly_count() > 0
         # The chart board's files (and the installed plotly.js) are served by this server.
         boards = session.page.evaluate(
-            """() => Array.from(document.querySelectorAll('iframe'))
-              .filter(f => (f.src || '').includes('attnviz_board'))
-              .map(f => ({src: f.src, plotly: f.contentWindow.Plotly
-                          ? f.contentWindow.Plotly.version : null}))"""
+            """() => ({boards: document.querySelectorAll('.attnviz-board .js-plotly-plot').length,
+              src: Array.from(document.querySelectorAll('script[data-attnviz="plotly"]'))
+                .map(s => s.src),
+              plotly: window.Plotly ? window.Plotly.version : null})"""
         )
-        assert boards, "no chart board on the first page"
-        for b in boards:
-            assert b["src"].startswith(app_server.url), b
-            assert b["plotly"] == get_plotlyjs_version(), b
+        assert boards["boards"], "no chart board on the first page"
+        assert len(boards["src"]) == 1 and boards["src"][0].startswith(app_server.url), boards
+        assert boards["plotly"] == get_plotlyjs_version(), boards
         links = session.page.locator('[data-testid="stSidebarNavLink"]')
         for i in range(1, links.count()):
             session.rerun_after(links.nth(i).click)

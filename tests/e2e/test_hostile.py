@@ -8,7 +8,7 @@ from e2e_helpers import alerts, choose_radio, scores_shape, slider_value, upload
 
 pytestmark = pytest.mark.e2e
 
-# Nothing ran in the page nor in any chart board's iframe (the charts are drawn there).
+# Nothing ran in the page (where the chart boards draw) nor in any iframe.
 NOT_PWNED_JS = """() => window.__pwned === undefined && Array.from(
   document.querySelectorAll('iframe')).every(f => {
     try { return f.contentWindow.__pwned === undefined; } catch (e) { return true; } })"""

@@ -42,11 +42,12 @@ EXPECTED_CHARTS = {
     "Permutation": 3,
     # tables only
     "Notebooks": 0,
-    # 72-head grid, one head's weights, q/k/v, the query's weights, + tab charts
-    "Real model (MiniLM)": 7,
+    # 72-head grid, one head's weights, q/k/v, the query's weights, + tab charts; Heads:
+    # the six score heatmaps and the top 3 heads' weights on the probe
+    "Real model (MiniLM)": 11,
     # 270-head grid, one head's weights, next-token bars, newest rows, RoPE curve, shifted
-    # pair, trained/random pair
-    "Real model (decoder)": 9,
+    # pair, trained/random pair; Heads: the scores and the top 3 heads
+    "Real model (decoder)": 13,
     # questions and answers only
     "Exercises": 0,
 }

@@ -31,9 +31,9 @@ SIDEBAR_JS = """() => {
           right: sb.getBoundingClientRect().right};
 }"""
 
-CHART_FONT_JS = """() => { for (const f of document.querySelectorAll('iframe')) {
-  const gd = f.contentDocument && f.contentDocument.querySelector('.js-plotly-plot');
-  if (gd && gd._fullLayout) return gd._fullLayout.font.size; } return null; }"""
+CHART_FONT_JS = """() => {
+  const gd = document.querySelector('.attnviz-board .js-plotly-plot');
+  return gd && gd._fullLayout ? gd._fullLayout.font.size : null; }"""
 
 
 def headings(session) -> list[str]:

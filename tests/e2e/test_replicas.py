@@ -191,3 +191,18 @@ def test_sessions_stick_to_their_replica_and_survive_its_death(browser, hall):
     finally:
         for s in sessions:
             s.close()
+
+
+def test_the_board_plotly_js_is_cached_a_year_behind_haproxy(hall):
+    """deploy/haproxy.cfg gives the board's content-versioned plotly.js URL a one-year
+    immutable max-age (Streamlit itself sends only "public"); other files are untouched."""
+    import importlib
+
+    proxy, _ = hall
+    src = importlib.import_module("attnviz.ui.board").PLOTLY["src"]
+    base = proxy.url + "/_stcore/bidi-components/attnviz.board/"
+    with urllib.request.urlopen(base + src, timeout=30) as r:
+        assert r.status == 200
+        assert r.headers["Cache-Control"] == "public, max-age=31536000, immutable"
+    with urllib.request.urlopen(base + "board.js", timeout=30) as r:
+        assert r.headers["Cache-Control"] == "public"

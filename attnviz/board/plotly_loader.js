@@ -1,0 +1,139 @@
+// plotly.js, loaded once per browser tab and shared by every board of every page.
+//
+// The file is the plotly.min.js of the installed plotly Python package, served beside this
+// module (attnviz/board/vendor/plotly-<version>.min.js, see attnviz/board_assets.py) at a
+// content-versioned URL (?v=<digest>). A page switch in Streamlit keeps the document, so
+// this module (an ES module: one instance per tab) and window.Plotly stay: the second
+// board, and every board of the next page, reuse the promise below and fetch nothing.
+//
+// Across tabs and visits: Streamlit serves component files with `Cache-Control: public`
+// and no max-age nor validator, so the browser's HTTP cache would download the 1.5 MB
+// again in every new tab. The text is therefore also kept in IndexedDB (works on plain
+// http, unlike the Cache API), under its content-versioned URL: a new tab reads it from
+// there; a new plotly (new digest, new URL) is fetched once and replaces it. Without
+// IndexedDB (private windows of some browsers) the script is fetched as before. Behind
+// deploy/haproxy.cfg the URL also gets a one-year immutable max-age.
+
+const DB = "attnviz-board";
+const STORE = "files";
+let loading = null;
+export const stats = { source: null, ms: 0 }; // where plotly.js came from (tests, bench)
+
+function openDb() {
+  return new Promise((resolve) => {
+    let req;
+    try {
+      req = indexedDB.open(DB, 1);
+    } catch (e) {
+      resolve(null);
+      return;
+    }
+    req.onupgradeneeded = () => req.result.createObjectStore(STORE);
+    req.onsuccess = () => resolve(req.result);
+    req.onerror = () => resolve(null);
+    req.onblocked = () => resolve(null);
+  });
+}
+
+function idb(db, mode, fn) {
+  return new Promise((resolve) => {
+    try {
+      const tx = db.transaction(STORE, mode);
+      const req = fn(tx.objectStore(STORE));
+      tx.oncomplete = () => resolve(req ? req.result : null);
+      tx.onerror = () => resolve(null);
+      tx.onabort = () => resolve(null);
+    } catch (e) {
+      resolve(null);
+    }
+  });
+}
+
+async function cachedText(key) {
+  const db = await openDb();
+  if (!db) return { db: null, text: null };
+  const text = await idb(db, "readonly", (s) => s.get(key));
+  return { db, text: typeof text === "string" ? text : null };
+}
+
+function keep(db, key, text) {
+  if (!db) return;
+  // only the current version: older ones are dropped
+  idb(db, "readwrite", (s) => {
+    s.clear();
+    return s.put(text, key);
+  });
+}
+
+function run(src, url) {
+  return new Promise((resolve, reject) => {
+    const script = document.createElement("script");
+    script.src = src;
+    script.async = true;
+    script.dataset.attnviz = "plotly";
+    script.dataset.url = url;
+    script.onload = () => resolve();
+    script.onerror = () => {
+      script.remove();
+      reject(new Error(`plotly.js could not be loaded from ${url}`));
+    };
+    document.head.appendChild(script);
+  });
+}
+
+async function load(url, version) {
+  const t0 = performance.now();
+  const key = new URL(url).pathname + new URL(url).search; // same server, any host name
+  const { db, text } = await cachedText(key);
+  if (text) {
+    const blob = URL.createObjectURL(new Blob([text], { type: "text/javascript" }));
+    try {
+      await run(blob, url);
+      stats.source = "indexeddb";
+    } finally {
+      URL.revokeObjectURL(blob);
+    }
+  } else {
+    let body = null;
+    if (db) {
+      const res = await fetch(url);
+      if (!res.ok) throw new Error(`plotly.js could not be loaded from ${url}: ${res.status}`);
+      body = await res.text();
+    }
+    if (body !== null) {
+      const blob = URL.createObjectURL(new Blob([body], { type: "text/javascript" }));
+      try {
+        await run(blob, url);
+      } finally {
+        URL.revokeObjectURL(blob);
+      }
+    } else {
+      await run(url, url); // no IndexedDB: the browser's HTTP cache only
+    }
+    stats.source = "network";
+    const P = window.Plotly;
+    if (body !== null && P && (!version || P.version === version)) keep(db, key, body);
+  }
+  stats.ms = performance.now() - t0;
+  const P = window.Plotly;
+  if (!P) throw new Error(`expected window.Plotly after loading ${url}, found none`);
+  if (version && P.version !== version)
+    throw new Error(`expected plotly.js v${version} from ${url}, got v${P.version}`);
+  return P;
+}
+
+/** Resolves to window.Plotly, loading `src` (relative to this module) the first time. */
+export function loadPlotly(src, name) {
+  const want = /plotly-(.+)\.min\.js/.exec(name || "");
+  const version = want ? want[1] : null;
+  if (window.Plotly && (!version || window.Plotly.version === version)) {
+    return Promise.resolve(window.Plotly);
+  }
+  if (!loading) {
+    loading = load(new URL(src, import.meta.url).href, version).catch((e) => {
+      loading = null; // a later board may try again (e.g. the server was restarting)
+      throw e;
+    });
+  }
+  return loading;
+}

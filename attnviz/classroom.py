@@ -1,0 +1,481 @@
+"""A live class: the store of a class's answers, shared by every server process.
+
+No Streamlit here (the views are in :mod:`attnviz.ui.live`). SQLAlchemy Core, one code
+path for SQLite (one server: a file under ``$ATTNVIZ_DATA_DIR``, WAL mode and a busy
+timeout) and PostgreSQL (replicas: ``ATTNVIZ_DATABASE_URL=postgresql+psycopg://...``)::
+
+    from attnviz.classroom import ClassStore
+    store = ClassStore()                         # the default URL (default_url())
+    code, key = store.create(seed=12, count=8)   # "K7QX2M", a 128-bit secret
+    store.submit(code, student, 0, " 2")         # True: right (exercises' check)
+    store.tally(code, key)[0]                    # {"answered": 1, "right": 1, ...}
+    store.reveal(code, key, 0); store.close(code, key)
+
+1. A class is a row (code, hash of the teacher key, seed, count, created, closed);
+   its revealed items and its answers are rows of their own.
+2. ``submit`` checks the answer with ``exercises.generate(seed, count)[item].check`` and
+   upserts (code, student, item): a student's later answer replaces the earlier one.
+3. ``tally`` counts the rows, so each student's latest answer counts once.
+4. Classes expire 24 h after creation: an expired class is not found, and ``create``
+   deletes expired classes with their answers.
+
+Bad input raises ``ValueError`` (nothing is stored); a wrong teacher key raises
+``PermissionError``. Every query uses bound parameters.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import hmac
+import os
+import secrets
+import time
+import unicodedata
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
+
+from attnviz import exercises
+
+#: Join codes: 6 characters from an alphabet without look-alikes (no 0/O, 1/I/L).
+CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+CODE_LENGTH = 6
+#: Bytes of the teacher key (128 bits), as URL-safe text.
+KEY_BYTES = 16
+#: Seconds a class lives after its creation.
+TTL_SECONDS = 24 * 3600
+ANSWER_MAX = 64
+NICKNAME_MAX = 24
+STUDENT_MAX = 64
+#: The tables' layout; a database made by another version is refused, not misread.
+SCHEMA_VERSION = 1
+DATABASE_URL_ENV = "ATTNVIZ_DATABASE_URL"
+DATA_DIR_ENV = "ATTNVIZ_DATA_DIR"
+#: Seconds a SQLite writer waits for another writer's lock before giving up.
+SQLITE_BUSY_SECONDS = 30
+
+metadata = sa.MetaData()
+meta_table = sa.Table(
+    "attnviz_meta",
+    metadata,
+    sa.Column("name", sa.String(32), primary_key=True),
+    sa.Column("value", sa.String(64), nullable=False),
+)
+classes_table = sa.Table(
+    "attnviz_classes",
+    metadata,
+    sa.Column("code", sa.String(CODE_LENGTH), primary_key=True),
+    sa.Column("key_hash", sa.String(64), nullable=False),
+    sa.Column("seed", sa.BigInteger, nullable=False),
+    sa.Column("count", sa.Integer, nullable=False),
+    sa.Column("created", sa.Float, nullable=False),  # Unix time, seconds
+    sa.Column("closed", sa.Boolean, nullable=False, default=False),
+)
+reveals_table = sa.Table(
+    "attnviz_reveals",
+    metadata,
+    sa.Column("code", sa.String(CODE_LENGTH), primary_key=True),
+    sa.Column("item", sa.Integer, primary_key=True),
+)
+answers_table = sa.Table(
+    "attnviz_answers",
+    metadata,
+    sa.Column("code", sa.String(CODE_LENGTH), primary_key=True),
+    sa.Column("student", sa.String(STUDENT_MAX), primary_key=True),
+    sa.Column("item", sa.Integer, primary_key=True),
+    sa.Column("answer", sa.String(ANSWER_MAX), nullable=False),
+    sa.Column("right", sa.Boolean, nullable=False),
+    sa.Column("nickname", sa.String(NICKNAME_MAX), nullable=True),
+    sa.Column("at", sa.Float, nullable=False),
+)
+
+
+#: What the store raises when its database cannot be used (not the caller's fault).
+STORE_ERRORS: tuple[type[Exception], ...] = (OSError, RuntimeError, sa.exc.SQLAlchemyError)
+
+
+class ClassNotFound(ValueError):
+    """No such class: a wrong code, or one that expired (24 h) and was deleted."""
+
+
+class ClassClosed(ValueError):
+    """The teacher ended the class: it takes no more answers."""
+
+
+@dataclass(frozen=True)
+class ClassInfo:
+    """What a student's page needs: the set (seed, count), the revealed items, closed."""
+
+    code: str
+    seed: int
+    count: int
+    created: float
+    closed: bool
+    revealed: frozenset[int]
+
+    @property
+    def expires(self) -> float:
+        return self.created + TTL_SECONDS
+
+
+def default_url() -> str:
+    """``$ATTNVIZ_DATABASE_URL`` if set, else SQLite in ``$ATTNVIZ_DATA_DIR/classes.db``
+    (default ``~/.local/share/attnviz/``; the directory is made if missing)."""
+    url = os.environ.get(DATABASE_URL_ENV, "").strip()
+    if url:
+        return url
+    base = os.environ.get(DATA_DIR_ENV, "").strip()
+    folder = Path(base) if base else Path.home() / ".local" / "share" / "attnviz"
+    folder.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{folder / 'classes.db'}"
+
+
+# --------------------------------------------------------------------------- checks
+
+
+def _printable(value: str) -> bool:
+    """No control, format, surrogate or unassigned characters (NUL, ESC, U+202E ...)."""
+    return all(unicodedata.category(c)[0] != "C" for c in value)
+
+
+def normalize_code(code: object) -> str:
+    """``" k7qx2m "`` -> ``"K7QX2M"``; ValueError naming the expected form otherwise."""
+    if not isinstance(code, str):
+        raise ValueError(f"a class code must be text, got {type(code).__name__}")
+    text = code.strip()
+    # ASCII first: "ſ".upper() is "S", a look-alike must not become a valid code
+    if text.isascii():
+        text = text.upper()
+    if len(text) != CODE_LENGTH or any(c not in CODE_ALPHABET for c in text):
+        shown = text[:20] + ("…" if len(text) > 20 else "")
+        raise ClassNotFound(
+            f"a class code is {CODE_LENGTH} letters and digits (no 0, O, 1, I or L), got {shown!r}"
+        )
+    return text
+
+
+def _check_text(what: str, value: object, limit: int, allow_empty: bool = False) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"{what} must be text, got {type(value).__name__}")
+    if not value.strip() and not allow_empty:
+        raise ValueError(f"{what} is empty")
+    if len(value) > limit:
+        raise ValueError(f"{what} is at most {limit} characters, got {len(value)}")
+    if not _printable(value):
+        raise ValueError(f"{what} holds control characters (NUL, escape, ...): not stored")
+    return value
+
+
+def check_answer(answer: object) -> str:
+    """The answer as stored (surrounding blanks dropped); ValueError for non-text, over
+    64 characters or control characters."""
+    return _check_text("an answer", answer, ANSWER_MAX, allow_empty=True).strip()
+
+
+def check_nickname(nickname: object) -> str | None:
+    """None for no nickname; else at most 24 printable characters."""
+    if nickname is None:
+        return None
+    text = _check_text("a nickname", nickname, NICKNAME_MAX, allow_empty=True).strip()
+    return text or None
+
+
+def _hash_key(key: str) -> str:
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@functools.lru_cache(maxsize=64)
+def _items(seed: int, count: int) -> tuple[exercises.Exercise, ...]:
+    return tuple(exercises.generate(seed=seed, count=count))
+
+
+# --------------------------------------------------------------------------- the store
+
+
+def _sqlite_pragmas(dbapi_connection, _record) -> None:
+    cur = dbapi_connection.cursor()
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_SECONDS * 1000}")
+    cur.execute("PRAGMA synchronous=NORMAL")  # WAL: durable at checkpoints, never corrupt
+    cur.close()
+
+
+def make_engine(url: str) -> sa.Engine:
+    """An engine for ``url``: SQLite gets WAL and a busy timeout on every connection."""
+    if url.startswith("sqlite"):
+        engine = sa.create_engine(
+            url, connect_args={"timeout": SQLITE_BUSY_SECONDS, "check_same_thread": False}
+        )
+        sa.event.listen(engine, "connect", _sqlite_pragmas)
+        return engine
+    return sa.create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)
+
+
+class ClassStore:
+    """The classes and answers in one database (see the module docstring).
+
+    ``url``: a SQLAlchemy URL, default :func:`default_url`. ``clock``: Unix time in
+    seconds (tests move it to expire classes). Safe to share between threads; several
+    stores (processes, replicas) on one database lose nothing."""
+
+    def __init__(self, url: str | None = None, clock: Callable[[], float] = time.time) -> None:
+        self.url = url or default_url()
+        backend = sa.engine.make_url(self.url).get_backend_name()
+        if backend not in ("sqlite", "postgresql"):
+            raise ValueError(f"the class store runs on SQLite or PostgreSQL, got {backend!r}")
+        self.clock = clock
+        self.engine = make_engine(self.url)
+        self._insert = postgresql.insert if backend == "postgresql" else sqlite.insert
+        self._setup()
+
+    def __repr__(self) -> str:
+        return f"ClassStore({self.engine.url.render_as_string(hide_password=True)!r})"
+
+    def dispose(self) -> None:
+        """Close the pooled connections (a test's teardown, a forked child)."""
+        self.engine.dispose()
+
+    # -- schema ----------------------------------------------------------------------
+
+    def _setup(self) -> None:
+        """Create the tables on first use and record the schema version; refuse another."""
+        for attempt in range(5):
+            try:
+                metadata.create_all(self.engine, checkfirst=True)
+                with self.engine.begin() as conn:
+                    conn.execute(
+                        self._insert(meta_table)
+                        .values(name="schema_version", value=str(SCHEMA_VERSION))
+                        .on_conflict_do_nothing()
+                    )
+                break
+            except sa.exc.DBAPIError:  # another process created the same tables just now
+                if attempt == 4:
+                    raise
+                time.sleep(0.2 * (attempt + 1))
+        with self.engine.connect() as conn:
+            found = conn.execute(
+                sa.select(meta_table.c.value).where(meta_table.c.name == "schema_version")
+            ).scalar_one()
+        if found != str(SCHEMA_VERSION):
+            raise RuntimeError(
+                f"the class database has schema version {found}, this attnviz expects "
+                f"{SCHEMA_VERSION}: {self!r}"
+            )
+
+    # -- reading a class -------------------------------------------------------------
+
+    def _row(self, conn: sa.Connection, code: str) -> sa.Row:
+        row = conn.execute(
+            sa.select(classes_table).where(classes_table.c.code == code)
+        ).one_or_none()
+        if row is None or row.created + TTL_SECONDS <= self.clock():
+            raise ClassNotFound(f"no class with the code {code} (a wrong code, or it expired)")
+        return row
+
+    def _authorised(self, conn: sa.Connection, code: object, teacher_key: object) -> sa.Row:
+        row = self._row(conn, normalize_code(code))
+        if not isinstance(teacher_key, str) or not hmac.compare_digest(
+            _hash_key(teacher_key), row.key_hash
+        ):
+            raise PermissionError(f"wrong teacher key for the class {row.code}")
+        return row
+
+    def info(self, code: object) -> ClassInfo:
+        """The class a student joins: seed, count, revealed items, closed.
+        ClassNotFound (a ValueError) for a wrong or expired code."""
+        code = normalize_code(code)
+        with self.engine.connect() as conn:
+            row = self._row(conn, code)
+            revealed = conn.execute(
+                sa.select(reveals_table.c.item).where(reveals_table.c.code == code)
+            ).scalars()
+            return ClassInfo(
+                row.code, int(row.seed), int(row.count), row.created, bool(row.closed),
+                frozenset(int(i) for i in revealed),
+            )  # fmt: skip
+
+    def authorised(self, code: object, teacher_key: object) -> bool:
+        """Whether ``teacher_key`` is the key of the class (ClassNotFound if none)."""
+        try:
+            with self.engine.connect() as conn:
+                self._authorised(conn, code, teacher_key)
+            return True
+        except PermissionError:
+            return False
+
+    # -- the teacher -----------------------------------------------------------------
+
+    def create(self, seed: int, count: int) -> tuple[str, str]:
+        """A new class on ``exercises.generate(seed, count)``: (join code, teacher key).
+        Expired classes are deleted first."""
+        exercises.generate(seed=seed, count=1)  # the same checks as the set: ValueError
+        if isinstance(count, bool) or not isinstance(count, int):
+            raise ValueError(f"count must be an integer, got {count!r}")
+        if not 1 <= count <= exercises.COUNT_MAX:
+            raise ValueError(f"count must be from 1 to {exercises.COUNT_MAX}, got {count}")
+        self.purge()
+        key = secrets.token_urlsafe(KEY_BYTES)
+        for _ in range(10):
+            code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+            try:
+                with self.engine.begin() as conn:
+                    conn.execute(
+                        classes_table.insert().values(
+                            code=code, key_hash=_hash_key(key), seed=int(seed),
+                            count=int(count), created=self.clock(), closed=False,
+                        )
+                    )  # fmt: skip
+                return code, key
+            except sa.exc.IntegrityError:  # the code is taken: draw another
+                continue
+        raise RuntimeError("no free class code after 10 draws")
+
+    def tally(self, code: object, teacher_key: object) -> dict[int, dict]:
+        """Per item index: ``{"answered", "right", "wrong", "wrong_answers"}``, each
+        student's latest answer counted once; ``wrong_answers`` is ``[(answer, count)]``,
+        most common first. PermissionError for a wrong key."""
+        a = answers_table.c
+        with self.engine.connect() as conn:
+            row = self._authorised(conn, code, teacher_key)
+            rows = conn.execute(
+                sa.select(a.item, a.right, a.answer, sa.func.count().label("n"))
+                .where(a.code == row.code)
+                .group_by(a.item, a.right, a.answer)
+            ).all()
+        out = {
+            i: {"answered": 0, "right": 0, "wrong": 0, "wrong_answers": []}
+            for i in range(int(row.count))
+        }
+        wrong: dict[int, Counter] = {i: Counter() for i in out}
+        for item, right, answer, n in rows:
+            if item not in out:
+                continue
+            t = out[item]
+            t["answered"] += n
+            t["right" if right else "wrong"] += n
+            if not right:
+                wrong[item][answer] += n
+        for i, c in wrong.items():
+            out[i]["wrong_answers"] = sorted(c.items(), key=lambda kv: (-kv[1], kv[0]))
+        return out
+
+    def students(self, code: object, teacher_key: object) -> int:
+        """How many students answered at least once."""
+        a = answers_table.c
+        with self.engine.connect() as conn:
+            row = self._authorised(conn, code, teacher_key)
+            return int(
+                conn.execute(
+                    sa.select(sa.func.count(sa.distinct(a.student))).where(a.code == row.code)
+                ).scalar_one()
+            )
+
+    def nicknames(self, code: object, teacher_key: object) -> list[str]:
+        """The nicknames students gave (each once, sorted)."""
+        a = answers_table.c
+        with self.engine.connect() as conn:
+            row = self._authorised(conn, code, teacher_key)
+            names = conn.execute(
+                sa.select(a.nickname).where(a.code == row.code, a.nickname.is_not(None)).distinct()
+            ).scalars()
+            return sorted(names)
+
+    def reveal(self, code: object, teacher_key: object, item: int) -> None:
+        """Show item's answer and explanation on the students' pages (idempotent)."""
+        with self.engine.begin() as conn:
+            row = self._authorised(conn, code, teacher_key)
+            item = self._check_item(item, int(row.count))
+            conn.execute(
+                self._insert(reveals_table)
+                .values(code=row.code, item=item)
+                .on_conflict_do_nothing()
+            )
+
+    def close(self, code: object, teacher_key: object) -> None:
+        """End the class: it takes no more answers (the teacher still sees the tally
+        until it expires)."""
+        with self.engine.begin() as conn:
+            row = self._authorised(conn, code, teacher_key)
+            conn.execute(
+                classes_table.update().where(classes_table.c.code == row.code).values(closed=True)
+            )
+
+    def purge(self) -> int:
+        """Delete classes older than 24 h with their answers and reveals; how many."""
+        cutoff = self.clock() - TTL_SECONDS
+        c = classes_table.c
+        with self.engine.begin() as conn:
+            old = sa.select(c.code).where(c.created <= cutoff)
+            for table in (answers_table, reveals_table):
+                conn.execute(table.delete().where(table.c.code.in_(old)))
+            return conn.execute(classes_table.delete().where(c.created <= cutoff)).rowcount
+
+    # -- the students ----------------------------------------------------------------
+
+    @staticmethod
+    def _check_item(item: object, count: int) -> int:
+        if isinstance(item, bool) or not isinstance(item, int):
+            raise ValueError(f"an item is a question's index, got {item!r}")
+        if not 0 <= item < count:
+            raise ValueError(f"item must be from 0 to {count - 1}, got {item}")
+        return int(item)
+
+    def submit(
+        self,
+        code: object,
+        student: object,
+        item: int,
+        answer: str,
+        nickname: str | None = None,
+    ) -> bool:
+        """Check ``answer`` to question ``item`` and store it (replacing this student's
+        earlier answer to it); whether it is right. ValueError, and nothing stored, for a
+        wrong or expired code, a closed class, an item out of range, an answer over 64
+        characters or with control characters."""
+        code = normalize_code(code)
+        student = _check_text("a student id", student, STUDENT_MAX)
+        answer = check_answer(answer)
+        nickname = check_nickname(nickname)
+        # 1) the class (a read of its own: a SQLite transaction that reads then writes
+        #    cannot wait for another writer, one that starts with its write can)
+        info = self.info(code)
+        if info.closed:
+            raise ClassClosed(f"the class {code} has ended: answers are no longer taken")
+        item = self._check_item(item, info.count)
+        # 2) check, then upsert (code, student, item)
+        right = bool(_items(info.seed, info.count)[item].check(answer))
+        values = dict(answer=answer, right=right, nickname=nickname, at=self.clock())
+        stmt = self._insert(answers_table).values(code=code, student=student, item=item, **values)
+        stmt = stmt.on_conflict_do_update(index_elements=["code", "student", "item"], set_=values)
+        with self.engine.begin() as conn:
+            conn.execute(stmt)
+        return right
+
+    def answers(self, code: object, student: object) -> dict[int, tuple[str, bool]]:
+        """A student's stored answers: item -> (answer, right); a page that reconnects
+        (another replica) shows them again."""
+        code = normalize_code(code)
+        student = _check_text("a student id", student, STUDENT_MAX)
+        a = answers_table.c
+        with self.engine.connect() as conn:
+            self._row(conn, code)
+            rows = conn.execute(
+                sa.select(a.item, a.answer, a.right).where(a.code == code, a.student == student)
+            ).all()
+        return {int(i): (ans, bool(r)) for i, ans, r in rows}
+
+    def count_rows(self, code: object) -> int:
+        """The stored answer rows of a class (benchmarks: rows = acknowledged answers)."""
+        code = normalize_code(code)
+        with self.engine.connect() as conn:
+            return int(
+                conn.execute(
+                    sa.select(sa.func.count()).where(answers_table.c.code == code)
+                ).scalar_one()
+            )

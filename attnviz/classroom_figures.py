@@ -1,0 +1,75 @@
+"""Figures of a live class (attnviz.classroom): pure plotly builders, no Streamlit.
+
+:func:`tally_figure` draws the room's answers to every question as stacked bars, right
+(blue) and wrong (vermillion), one bar per question, for the teacher's projector. The
+colours are Okabe-Ito's (distinct with every common colour-vision deficiency), and each
+bar also says its counts in text, so colour is not the only cue.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import plotly.graph_objects as go
+
+from attnviz.figures import _figure, _layout, plotly_text
+
+RIGHT_COLOR = "#0072B2"
+WRONG_COLOR = "#D55E00"
+
+
+def tally_figure(
+    tally: Mapping[int, Mapping], labels: Sequence[str], students: int | None = None
+) -> go.Figure:
+    """Stacked bars of right and wrong answers per question.
+
+    ``tally``: :meth:`ClassStore.tally` (item -> ``{"right": n, "wrong": n, ...}``);
+    ``labels``: one per item, e.g. ``"1. argmax"``; ``students``: how many students
+    answered anything (the x axis reaches at least this far, so a half-answered question
+    shows as a half bar)."""
+    if len(labels) != len(tally):
+        raise ValueError(f"tally_figure: {len(tally)} items, {len(labels)} labels")
+    items = sorted(tally)
+    ys = [plotly_text(labels[k]) for k in range(len(items))]
+    right = [int(tally[i]["right"]) for i in items]
+    wrong = [int(tally[i]["wrong"]) for i in items]
+    top = max([students or 0, 1, *(r + w for r, w in zip(right, wrong, strict=True))])
+    data = [
+        {
+            "type": "bar",
+            "orientation": "h",
+            "y": ys,
+            "x": xs,
+            "name": name,
+            "marker": {"color": color},
+            "text": [str(v) if v else "" for v in xs],
+            "textposition": "inside",
+            "insidetextanchor": "middle",
+            "textfont": {"color": "white", "size": 16},
+            "hovertemplate": f"%{{y}}: %{{x}} {name.lower()}<extra></extra>",
+        }
+        for name, xs, color in (("Right", right, RIGHT_COLOR), ("Wrong", wrong, WRONG_COLOR))
+    ]
+    layout = _layout(
+        title="The room's answers",
+        height=max(220, 60 + 38 * len(items)),
+        barmode="stack",
+        xaxis={
+            "title": {"text": "students"},
+            "range": [0, top * 1.02],
+            "showgrid": True,
+            "dtick": max(1, round(top / 10)),
+            "automargin": True,
+        },
+        yaxis={"autorange": "reversed", "automargin": True, "title": {"text": ""}},
+        legend={
+            "traceorder": "normal",
+            "orientation": "h",
+            "x": 1.0,
+            "xanchor": "right",
+            "y": 1.02,
+            "yanchor": "bottom",
+        },
+        plot_bgcolor="white",
+    )
+    return _figure(data, layout)

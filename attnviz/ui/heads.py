@@ -1,0 +1,388 @@
+"""The "Heads" section of the model pages: nameable heads, scored on a probe and on the
+page's own text (:mod:`attnviz.models.head_patterns`).
+
+A page calls :func:`section` once, after its own charts, with a :class:`ModelHeads` that
+says how to run the probe through its model and which widgets are its head view. The
+probe's seed and length are page widgets bound to the URL (``<prefix>_probe_seed``,
+``<prefix>_probe_len``); a link value that is not a valid integer in range is dropped
+before the widget reads it, with a warning, as the sidebar does for its controls.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from attnviz.models import head_patterns, head_patterns_figures, head_probes
+from attnviz.models.head_patterns import PATTERNS
+from attnviz.ui import links
+from attnviz.ui.page import chart_row, plot
+from attnviz.ui.text import md_text
+
+__all__ = ["ModelHeads", "ProbeSummary", "section", "summarise"]
+
+SEED_MAX = 2**31 - 1
+TOP = 3
+_CHECKED = "heads_link_checked"  # session key: the link values already checked
+_OPENED = "heads_opened"  # session key: (prefix, layer, head) last opened
+
+#: What each score means, in plain words (the table's column help and the legend).
+MEANING = {
+    "previous": "weight on the token just before",
+    "first": "weight on the first token (the ‘attention sink’: [CLS] in MiniLM)",
+    "self": "weight on the token itself",
+    "local": "weight on the 3 tokens before",
+    "duplicate": "weight on earlier copies of the same token",
+    "induction": "weight on the token that followed the earlier copy",
+}
+
+
+@dataclass(frozen=True)
+class ModelHeads:
+    """What the section needs from a model page.
+
+    ``prefix``: the page's widget-key prefix (``"rm"``, ``"dec"``); ``name``: the model
+    as the page names it; ``causal``: a decoder (each token sees only earlier ones);
+    ``layer_key`` / ``head_key``: the page's head-view sliders (1-based values);
+    ``probe``: (seed, length) -> :class:`~attnviz.models.head_probes.ProbeRun`.
+    """
+
+    prefix: str
+    name: str
+    causal: bool
+    layer_key: str
+    head_key: str
+    probe: Callable[[int, int], head_probes.ProbeRun] = field(compare=False)
+
+
+@dataclass(frozen=True, eq=False)
+class ProbeSummary:
+    """What the page keeps of a probe run (small, so that ``st.cache_data`` copies it
+    quickly): tokens, ids, ``length`` and ``start`` as in ProbeRun, the scores, the top
+    heads of each pattern, and the weights (N, N) of those heads only."""
+
+    tokens: list[str]
+    ids: np.ndarray
+    length: int
+    start: int
+    scores: dict[str, np.ndarray]
+    top: dict[str, list[tuple[int, int, float]]]
+    weights: dict[tuple[int, int], np.ndarray]
+
+
+def summarise(run: head_probes.ProbeRun, k: int = TOP) -> ProbeSummary:
+    """The ``k`` top heads of every pattern, with their weights on the probe."""
+    top = {name: head_patterns.top_heads(run.scores[name], k) for name in PATTERNS}
+    picked = {(lay, h) for heads in top.values() for lay, h, _ in heads}
+    return ProbeSummary(
+        tokens=list(run.tokens),
+        ids=run.ids,
+        length=run.length,
+        start=run.start,
+        scores=run.scores,
+        top=top,
+        weights={lh: np.asarray(run.attentions[lh], dtype=np.float32) for lh in sorted(picked)},
+    )
+
+
+# Per probe and model, shared by every session: a summary is ~100 kB at the default length.
+@st.cache_data(max_entries=16, show_spinner="Running the probe through every head…")
+def _probe(model: str, seed: int, length: int, _spec: ModelHeads) -> ProbeSummary:
+    return summarise(_spec.probe(seed, length))
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _own_scores(model: str, text: str, _run: Any) -> dict[str, np.ndarray]:
+    return head_patterns.scores(_run.attentions, _run.ids)
+
+
+# --------------------------------------------------------------------------- link values
+
+
+def _link_int(key: str, lo: int, hi: int, default: int) -> str | None:
+    """Before ``key``'s URL-bound widget is drawn, the first time in this session: if the
+    link's value is not an integer in lo..hi, drop it (the widget then takes ``default``)
+    and return the warning to show; else None."""
+    checked = st.session_state.setdefault(_CHECKED, set())
+    if key in checked:
+        return None
+    checked.add(key)
+    raw = st.query_params.get_all(key)
+    if not raw:
+        return None
+    shown = raw[-1]
+    try:
+        value = float(shown)
+        ok = math.isfinite(value) and value.is_integer() and lo <= value <= hi
+    except ValueError:
+        ok = False
+    if ok:
+        return None
+    links.drop_url_value(key)
+    return (
+        f"The link set {md_text(f'{key}={shown}')}, which is not valid ({key} must be an "
+        f"integer from {lo} to {hi}); using {md_text(f'{key}={default}')}."
+    )
+
+
+def _probe_controls(spec: ModelHeads) -> tuple[int, int]:
+    seed_key, len_key = f"{spec.prefix}_probe_seed", f"{spec.prefix}_probe_len"
+    lo, hi = head_probes.LENGTH_MIN, head_probes.LENGTH_MAX
+    notices = [
+        _link_int(seed_key, 0, SEED_MAX, head_probes.DEFAULT_SEED),
+        _link_int(len_key, lo, hi, head_probes.DEFAULT_LENGTH),
+    ]
+    for msg in notices:
+        if msg:
+            st.warning(msg, icon=":material/warning:")
+    c1, c2 = st.columns(2)
+    seed = c1.number_input(
+        "Probe seed",
+        0,
+        SEED_MAX,
+        head_probes.DEFAULT_SEED,
+        key=seed_key,
+        bind="query-params",
+        help="Which random tokens the probe draws (the same seed gives the same probe).",
+    )
+    length = c2.number_input(
+        "Probe length T",
+        lo,
+        hi,
+        head_probes.DEFAULT_LENGTH,
+        key=len_key,
+        bind="query-params",
+        help=f"T random tokens, then the same T again: 2T tokens ({lo} to {hi}).",
+    )
+    return int(seed), int(length)
+
+
+# --------------------------------------------------------------------------- opening a head
+
+
+def _open(spec: ModelHeads, layer: int, head: int) -> None:
+    """on_click: show head (layer, head), 0-based, in the page's head view."""
+    st.session_state[spec.layer_key] = layer + 1
+    st.session_state[spec.head_key] = head + 1
+    st.session_state[_OPENED] = (spec.prefix, layer, head)
+
+
+def _open_from_table(spec: ModelHeads, table_key: str, n_heads: int) -> None:
+    """on_select of the table: its rows are the heads in (layer, head) order."""
+    sel = st.session_state.get(table_key)
+    rows = getattr(getattr(sel, "selection", None), "rows", None)
+    if rows is None and isinstance(sel, dict):
+        rows = sel.get("selection", {}).get("rows")
+    if rows:
+        layer, head = divmod(int(rows[0]), n_heads)
+        _open(spec, layer, head)
+
+
+# --------------------------------------------------------------------------- the section
+
+
+def _table(scores: dict[str, np.ndarray]) -> pd.DataFrame:
+    n_layers, n_heads = scores["previous"].shape
+    layer, head = np.divmod(np.arange(n_layers * n_heads), n_heads)
+    cols = {"layer": layer + 1, "head": head + 1}
+    cols.update({name: np.round(scores[name].ravel(), 3) for name in PATTERNS})
+    return pd.DataFrame(cols)
+
+
+def _where(top: list[tuple[int, int, float]], above: float) -> str:
+    heads = [f"{lay + 1}/{h + 1} ({v:.2f})" for lay, h, v in top if v >= above]
+    return ", ".join(heads) if heads else "none"
+
+
+def _mechanism(spec: ModelHeads, probe: ProbeSummary) -> None:
+    prev, ind = probe.top["previous"], probe.top["induction"]
+    st.markdown(
+        "**How an induction head works.** Two heads in two layers do it together. "
+        "A **previous-token head** in an earlier layer copies, into each position, "
+        "“my previous token was X”. Later, an **induction head** looks at the current "
+        "token, searches the earlier text for a position whose note says “my previous "
+        "token was *this one*”, and copies what it finds there: the token that followed "
+        "last time. That is how a model continues a pattern it has seen once in the "
+        "prompt (“Mr Dursley … Mr” → “Dursley”). On the probe the second copy is fully "
+        "predictable this way, and nothing else can predict it."
+    )
+    if spec.causal:
+        strong_prev = [lay for lay, _, v in prev if v >= 0.3]
+        strong_ind = [lay for lay, _, v in ind if v >= 0.3]
+        order = ""
+        if strong_prev and strong_ind:
+            first_ind = min(strong_ind) + 1
+            before = sorted({lay + 1 for lay in strong_prev if lay + 1 < first_ind})
+            order = (
+                f" The first strong induction head is in layer {first_ind}; of the "
+                f"previous-token heads listed, those in layers "
+                f"{', '.join(map(str, before))} come before it, as the mechanism needs."
+                if before
+                else f" The first strong induction head is in layer {first_ind}."
+            )
+        st.markdown(
+            f"**In {spec.name}** (layer/head, score on this probe): strongest previous-token "
+            f"heads {_where(prev, 0.3)}; strongest induction heads {_where(ind, 0.3)}." + order
+        )
+    else:
+        st.markdown(
+            f"**{spec.name} is an encoder**: every token sees every token, also the ones "
+            "after it, and it was trained to fill in hidden words, not to continue text. "
+            "*previous*, *first* (here [CLS]), *self*, *local* and *duplicate* apply as "
+            "they are; *induction* can be measured but an encoder has no use for it: its "
+            f"best induction score on this probe is {ind[0][2]:.2f} "
+            f"(strongest previous-token heads: {_where(prev, 0.3)})."
+            if ind
+            else f"**{spec.name} is an encoder**: every token sees every token."
+        )
+
+
+def _top_heads(spec: ModelHeads, probe: ProbeSummary) -> None:
+    pattern = st.radio(
+        "Top heads of",
+        list(PATTERNS),
+        horizontal=True,
+        key=f"{spec.prefix}_heads_pattern",
+        index=list(PATTERNS).index("induction" if spec.causal else "previous"),
+    )
+    top = probe.top[pattern]
+    if not top:
+        st.info(f"No head has a {pattern} score on this probe.")
+        return
+    charts = {
+        f"{spec.prefix}_heads_top{i}": head_patterns_figures.probe_weights_figure(
+            probe.weights[(lay, h)],
+            probe.tokens,
+            length=probe.length,
+            start=probe.start,
+            causal=spec.causal,
+            title=f"Layer {lay + 1}, head {h + 1}: {pattern} {v:.2f}",
+            height=340,
+        )
+        for i, (lay, h, v) in enumerate(top)
+    }
+    chart_row(
+        f"{spec.prefix}_heads_top_row",
+        charts,
+        caption=f"Their weights on the probe; the dashed lines mark where the second copy "
+        f"starts. {MEANING[pattern].capitalize()}.",
+    )
+    cols = st.columns(len(top))
+    for col, (i, (lay, h, _)) in zip(cols, enumerate(top), strict=True):
+        col.button(
+            f"Open layer {lay + 1}, head {h + 1}",
+            key=f"{spec.prefix}_heads_open{i}",
+            on_click=_open,
+            args=(spec, lay, h),
+            icon=":material/open_in_new:",
+            width="stretch",
+        )
+
+
+def section(spec: ModelHeads, run: Any, layer: int, head: int) -> None:
+    """The Heads section. ``run``: the page's run on its own text (``tokens``, ``ids``,
+    ``attentions`` (L, H, N, N)); ``layer``, ``head``: the head view's head, 0-based."""
+    st.header("Heads", anchor=f"{spec.prefix}-heads")
+    st.markdown(
+        "Some heads do one nameable thing whatever the text. To find them, the page runs a "
+        "**probe** through the model — T random tokens, then the same T tokens again — and "
+        "scores every head on six patterns (each a mean weight, 0 to 1):\n\n"
+        + "\n".join(f"- **{k}**: {v}" for k, v in MEANING.items())
+    )
+    opened = st.session_state.pop(_OPENED, None)  # said once, on the run the click caused
+    if opened and opened[0] == spec.prefix:
+        st.success(
+            f"Layer {opened[1] + 1}, head {opened[2] + 1} is open in the head view above "
+            "(the layer and head sliders).",
+            icon=":material/check:",
+        )
+    seed, length = _probe_controls(spec)
+    probe = _probe(spec.name, seed, length, spec)
+    body = probe.tokens[probe.start : probe.start + probe.length]
+    st.caption(
+        f"**The probe ({2 * length} tokens"
+        + (", between [CLS] and [SEP]" if probe.start else "")
+        + "):** "
+        + " · ".join(md_text(t) for t in body[:16])
+        + (" …" if len(body) > 16 else "")
+        + " — then the same again."
+    )
+    source = st.radio(
+        "Scores on",
+        ["probe", "text"],
+        format_func=lambda k: {"probe": "the probe", "text": "your text (the box above)"}[k],
+        horizontal=True,
+        key=f"{spec.prefix}_heads_source",
+    )
+    own = _own_scores(spec.name, " ".join(map(str, run.ids.tolist())), run)
+    scores = probe.scores if source == "probe" else own
+    plot(
+        head_patterns_figures.scores_figure(
+            scores,
+            selected=(layer, head),
+            title=f"Every head's six scores on {'the probe' if source == 'probe' else 'your text'}"
+            f" (layers down, heads across; the head view's head framed)",
+        ),
+        key=f"{spec.prefix}_heads_scores",
+    )
+    _this_head(probe.scores, own, layer, head)
+    _every_head(spec, scores)
+    _top_heads(spec, probe)
+    _mechanism(spec, probe)
+
+
+def _this_head(
+    probe: dict[str, np.ndarray], own: dict[str, np.ndarray], layer: int, head: int
+) -> None:
+    """The head view's head scored on the probe and on the page's text, side by side."""
+    row = "| {} | " + " | ".join(["{}"] * len(PATTERNS)) + " |"
+    st.markdown(
+        f"**Layer {layer + 1}, head {head + 1}** (the head view's head, framed above) on "
+        "the probe and on your text:\n\n"
+        + "\n".join(
+            [
+                row.format("", *PATTERNS),
+                "|---|" + "---:|" * len(PATTERNS),
+                row.format("probe", *(_fmt(probe[k][layer, head]) for k in PATTERNS)),
+                row.format("your text", *(_fmt(own[k][layer, head]) for k in PATTERNS)),
+            ]
+        )
+    )
+    if np.isnan(own["induction"]).all():
+        st.caption(
+            "Your text repeats no token, so duplicate and induction have nothing to measure "
+            "on it (n/a): type a text that repeats a phrase, e.g. “Mr Dursley was proud of "
+            "his son. Mr Dursley”."
+        )
+
+
+def _every_head(spec: ModelHeads, scores: dict[str, np.ndarray]) -> None:
+    """The sortable table of every head; selecting a row opens that head."""
+    n_heads = scores["previous"].shape[1]
+    table_key = f"{spec.prefix}_heads_table"
+    st.markdown(
+        "**Every head** — sort by a column (click its name); click a row's box on the left "
+        "to open that head in the head view."
+    )
+    st.dataframe(
+        _table(scores),
+        key=table_key,
+        on_select=lambda: _open_from_table(spec, table_key, n_heads),
+        selection_mode="single-row",
+        hide_index=True,
+        height=280,
+        column_config={
+            name: st.column_config.NumberColumn(name, help=MEANING[name], format="%.2f")
+            for name in PATTERNS
+        },
+    )
+
+
+def _fmt(v: float) -> str:
+    return "n/a" if np.isnan(v) else f"{v:.2f}"

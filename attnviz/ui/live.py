@@ -1,0 +1,410 @@
+"""A live class on the Exercises page: the teacher's and the students' views over the class
+store (:mod:`attnviz.classroom`).
+
+- **Start a class** (:func:`start_button`) creates a class on the page's set and opens the
+  teacher view: ``?class=CODE&teacher=KEY`` (the teacher can reopen it, or project it from
+  a second device).
+- :func:`room` reads the link: no ``class`` (the normal page), a class to join, or why
+  not (a wrong or expired code).
+- :func:`teacher_view`: the join link and its QR code, the live tally (a fragment that
+  reruns every :data:`TALLY_EVERY` s), **Reveal** per question, the answer keys, **End
+  the class**.
+- :func:`student_view`: the class's questions; each check is stored under a random
+  student id (kept in the link as ``student=``, so a reconnect to another replica keeps
+  it) with an optional nickname; revealed questions show their answer (a fragment polls
+  the class every :data:`STUDENT_EVERY` s and reruns the page when it changed).
+
+State changes happen in ``on_click`` callbacks (they also work on a page reached by
+``st.switch_page``).
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from datetime import timedelta
+
+import streamlit as st
+
+from attnviz import classroom, classroom_figures, exercises
+from attnviz.classroom import ClassInfo, ClassStore
+from attnviz.ui import quiz
+from attnviz.ui.board import board
+from attnviz.ui.page import md_text as ui_text
+from attnviz.ui.present import qr_svg
+
+CLASS_PARAM = "class"
+TEACHER_PARAM = "teacher"
+STUDENT_PARAM = "student"
+#: Questions in a class (the page's set).
+COUNT = 8
+#: Seconds between two refreshes of the teacher's tally, and of a student's reveals.
+TALLY_EVERY = 2.0
+STUDENT_EVERY = 3.0
+#: Common wrong answers listed per question.
+WRONG_SHOWN = 3
+NICK_KEY = "class_nickname"
+STORE_DOWN = classroom.STORE_ERRORS
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _store(url: str) -> ClassStore:
+    return ClassStore(url)
+
+
+def store() -> ClassStore:
+    """The process's store on :func:`attnviz.classroom.default_url` (one engine, pooled)."""
+    return _store(classroom.default_url())
+
+
+@dataclass(frozen=True)
+class Room:
+    """The class of this link: ``info`` if it was found, else ``problem`` (why not);
+    ``teacher``: the key in the link was the class's key."""
+
+    code: str
+    info: ClassInfo | None = None
+    teacher: str | None = None
+    problem: str | None = None
+
+
+def _param(name: str) -> str | None:
+    value = st.query_params.get(name)
+    return None if value is None else str(value)
+
+
+def room() -> Room | None:
+    """The class named by ``?class=`` (None: no class in the link)."""
+    code = _param(CLASS_PARAM)
+    if code is None:
+        return None
+    try:
+        info = store().info(code)
+    except classroom.ClassNotFound:  # the typed text, literally (a code span)
+        shown = code.strip()[:20] + ("…" if len(code.strip()) > 20 else "")
+        return Room(
+            code[:20],
+            problem=f"There is no class with the code {ui_text(shown)}: a wrong code, or "
+            "the class ended more than 24 hours ago (classes expire then). A class code is "
+            "6 letters and digits.",
+        )
+    except STORE_DOWN as exc:
+        return Room(code[:20], problem=f"The class store cannot be reached ({type(exc).__name__}).")
+    key = _param(TEACHER_PARAM)
+    if key is not None and store().authorised(info.code, key):
+        return Room(info.code, info, teacher=key)
+    if key is not None:
+        return Room(
+            info.code, info, problem="The teacher key in this link is wrong for this class."
+        )
+    return Room(info.code, info)
+
+
+# --------------------------------------------------------------------------- callbacks
+
+
+def _start(seed: int) -> None:
+    try:
+        code, key = store().create(seed, COUNT)
+    except STORE_DOWN as exc:
+        st.session_state["class_start_error"] = f"{type(exc).__name__}: {exc}"[:300]
+        return
+    st.query_params[CLASS_PARAM] = code
+    st.query_params[TEACHER_PARAM] = key
+
+
+def _join() -> None:
+    """on_click of Join: the typed code goes into the link (checked by :func:`room`)."""
+    code = str(st.session_state.get("class_code") or "").strip()
+    if code:
+        st.query_params[CLASS_PARAM] = code[:64]
+
+
+def leave() -> None:
+    """on_click: back to the normal page (the class parameters leave the link)."""
+    for name in (CLASS_PARAM, TEACHER_PARAM, STUDENT_PARAM):
+        if name in st.query_params:
+            del st.query_params[name]
+
+
+def _as_student() -> None:
+    if TEACHER_PARAM in st.query_params:
+        del st.query_params[TEACHER_PARAM]
+
+
+ACTION_ERROR_KEY = "class_action_error"
+
+
+def _reveal(code: str, key: str, item: int) -> None:
+    try:
+        store().reveal(code, key, item)
+    except (ValueError, PermissionError, *STORE_DOWN) as exc:
+        st.session_state[ACTION_ERROR_KEY] = f"Question {item + 1} was not revealed: {exc}"
+
+
+def _close(code: str, key: str) -> None:
+    try:
+        store().close(code, key)
+    except (ValueError, PermissionError, *STORE_DOWN) as exc:
+        st.session_state[ACTION_ERROR_KEY] = f"The class was not ended: {exc}"
+
+
+# --------------------------------------------------------------------------- shared
+
+
+def start_button(seed: int, where=st) -> None:
+    """**Start a class** on the set of ``seed`` (opens the teacher view)."""
+    where.button(
+        "Start a class",
+        key="class_start",
+        on_click=_start,
+        args=(seed,),
+        icon=":material/groups:",
+        help="Students join with a link or QR code and answer on their devices; you see "
+        "the room's answers live and reveal them one by one.",
+    )
+    problem = st.session_state.pop("class_start_error", None)
+    if problem:
+        st.error(f"The class could not be started: the class store failed ({problem}).")
+
+
+def join_box() -> None:
+    """A student's way in without the link: type the class code, press Join."""
+    with st.container(key="class_join_box"):
+        c1, c2, _ = st.columns([1.3, 0.7, 3], vertical_alignment="bottom")
+        c1.text_input(
+            "Joining a live class? Its code:", key="class_code", max_chars=12,
+            placeholder="e.g. K7QX2M",
+        )  # fmt: skip
+        c2.button("Join", key="class_join_button", on_click=_join, icon=":material/login:")
+
+
+def join_link(code: str) -> str:
+    url = getattr(st.context, "url", None) or ""
+    base = url.split("?", 1)[0]
+    return f"{base}?{CLASS_PARAM}={code}"
+
+
+def missing(r: Room) -> None:
+    """A wrong or expired code (or a wrong teacher key): say so, offer the normal page."""
+    st.title("Exercises: live class")
+    st.error(r.problem or "No such class.", icon=":material/error:")
+    c1, c2 = st.columns(2)
+    c1.button(
+        "Open the exercises without a class", key="class_leave", on_click=leave, type="primary"
+    )
+    if r.info is not None:  # a wrong teacher key: the class itself exists
+        c2.button(f"Join class {r.code} as a student", key="class_as_student", on_click=_as_student)
+
+
+def _sidebar_note(info: ClassInfo) -> None:
+    st.sidebar.info(
+        f"A live class uses its own set of questions (seed {info.seed}): the seed above "
+        "does not apply here.",
+        icon=":material/groups:",
+    )
+
+
+def _labels(items: list[exercises.Exercise]) -> list[str]:
+    return [f"{i + 1}. {e.kind}" for i, e in enumerate(items)]
+
+
+# --------------------------------------------------------------------------- teacher
+
+
+def teacher_view(r: Room) -> None:
+    """The teacher's screen (see the module docstring)."""
+    info = r.info
+    assert info is not None and r.teacher is not None
+    items = quiz.generate(info.seed, info.count)
+    link = join_link(info.code)
+    _sidebar_note(info)
+    st.title(f"Live class {info.code}")
+    left, right = st.columns([1.6, 1], vertical_alignment="top")
+    with right, st.container(border=True, key="class_join"):
+        st.markdown(f"**Join:** scan, or open the link, or type the code **{info.code}**")
+        st.image(qr_svg(link), width=230)
+        st.code(link, language=None, wrap_lines=True)
+    with left:
+        if info.closed:
+            st.warning(
+                "This class has ended: it takes no more answers. The tally stays here "
+                "until the class expires (24 h after it started).",
+                icon=":material/event_busy:",
+            )
+        else:
+            st.markdown(
+                f"Students open the join link (or scan the code): they get the {info.count} "
+                "questions of this set and answer on their own devices. The tally below "
+                f"refreshes every {TALLY_EVERY:g} s; **Reveal** shows a question's answer "
+                "and explanation on every student's page."
+            )
+        _tally(info.code, r.teacher, _labels(items))
+    st.divider()
+    c = st.columns([1, 1, 1, 1.2], vertical_alignment="center")
+    c[0].download_button(
+        "Answer key (.md)",
+        exercises.answer_key_markdown(info.seed, items),
+        file_name=f"attnviz-exercises-seed{info.seed}.md",
+        mime="text/markdown",
+        key="ex_key_md",
+        on_click="ignore",  # a download does not rerun the page
+        icon=":material/download:",
+    )
+    c[1].download_button(
+        "Answer key (.csv)",
+        exercises.answer_key_csv(items),
+        file_name=f"attnviz-exercises-seed{info.seed}.csv",
+        mime="text/csv",
+        key="ex_key_csv",
+        on_click="ignore",
+        icon=":material/download:",
+    )
+    if not info.closed:
+        c[2].button(
+            "End the class",
+            key="class_end",
+            on_click=_close,
+            args=(info.code, r.teacher),
+            icon=":material/stop_circle:",
+        )
+    c[3].button("Leave the class view", key="class_leave", on_click=leave)
+    with st.expander(":material/key: Your teacher link (keep it private: it opens this view)"):
+        st.code(f"{link}&{TEACHER_PARAM}={r.teacher}", language=None, wrap_lines=True)
+    with st.expander(":material/quiz: The questions with their answers"):
+        for i, e in enumerate(items):
+            st.markdown(f"#### {i + 1}. {e.kind.capitalize()}")
+            st.markdown(e.prompt)
+            st.markdown(f"**Answer: {e.answer_text}**")
+
+
+@st.fragment(run_every=timedelta(seconds=TALLY_EVERY))
+def _tally(code: str, key: str, labels: list[str]) -> None:
+    """The live tally: students, the bar chart, per question its counts, common wrong
+    answers and Reveal. Reruns alone every TALLY_EVERY seconds."""
+    problem = st.session_state.pop(ACTION_ERROR_KEY, None)
+    if problem:
+        st.error(problem, icon=":material/error:")
+    try:
+        tally = store().tally(code, key)
+        students = store().students(code, key)
+        names = store().nicknames(code, key)
+        info = store().info(code)
+    except classroom.ClassNotFound:
+        st.error("This class has expired.", icon=":material/error:")
+        return
+    except STORE_DOWN as exc:
+        st.warning(f"The class store is not answering ({type(exc).__name__}); retrying.")
+        return
+    answers = sum(t["answered"] for t in tally.values())
+    st.markdown(
+        f"### {students} student{'s' if students != 1 else ''} · {answers} "
+        f"answer{'s' if answers != 1 else ''}",
+    )
+    if names:
+        more = f" and {len(names) - 30} more" if len(names) > 30 else ""
+        st.caption("Nicknames: " + ", ".join(ui_text(n) for n in names[:30]) + more)
+    board(
+        "class_tally_board",
+        [("class_tally", classroom_figures.tally_figure(tally, labels, students), None)],
+    )
+    for i, t in tally.items():
+        with st.container(border=True, key=f"class_q{i}"):
+            c1, c2 = st.columns([4, 1.2], vertical_alignment="center")
+            common = ", ".join(
+                f"{ui_text(a)} ×{n}" if a else f"(empty) ×{n}"
+                for a, n in t["wrong_answers"][:WRONG_SHOWN]
+            )
+            c1.markdown(
+                f"**{labels[i]}**: {t['answered']} answered, {t['right']} right, "
+                f"{t['wrong']} wrong" + (f" · common wrong answers: {common}" if common else "")
+            )
+            if i in info.revealed:
+                c2.markdown(":material/visibility: revealed")
+            else:
+                c2.button(
+                    "Reveal",
+                    key=f"class_reveal{i}",
+                    on_click=_reveal,
+                    args=(code, key, i),
+                    icon=":material/visibility:",
+                )
+
+
+# --------------------------------------------------------------------------- student
+
+
+def _student_id() -> str:
+    """This student's random id: from the link (a reconnect keeps it), else a new one
+    written into the link."""
+    sid = _param(STUDENT_PARAM)
+    ok = sid is not None and 8 <= len(sid) <= 32 and sid.isascii() and sid.isalnum()
+    if not ok:
+        sid = secrets.token_hex(8)
+        st.query_params[STUDENT_PARAM] = sid
+    return sid
+
+
+def _submitter(code: str, student: str) -> quiz.Submit:
+    def submit(item: int, answer: str) -> bool:
+        nickname = st.session_state.get(NICK_KEY) or None
+        try:
+            return store().submit(code, student, item, answer, nickname=nickname)
+        except STORE_DOWN as exc:
+            raise ValueError(f"the class store is not answering ({type(exc).__name__})") from exc
+
+    return submit
+
+
+def student_view(r: Room) -> None:
+    """A student's screen: the class's questions, each check stored."""
+    info = r.info
+    assert info is not None
+    student = _student_id()
+    items = quiz.generate(info.seed, info.count)
+    if quiz.use_set(("class", info.code, student), info.count):
+        try:
+            quiz.restore(items, store().answers(info.code, student))
+        except (ValueError, *STORE_DOWN):
+            pass
+    _sidebar_note(info)
+    st.title(f"Live class {info.code}")
+    if info.closed:
+        st.warning(
+            "The teacher has ended this class: your answers are still checked here, but "
+            "no longer sent.",
+            icon=":material/event_busy:",
+        )
+    else:
+        st.markdown(
+            "Work each question out on paper, type your answer and press **Check**: your "
+            "answer is checked and sent to the teacher (no name needed; a later answer "
+            "replaces the earlier one). Count rows and columns from 0."
+        )
+    # no score line: a check reruns its own card only (a fragment), the score would lag
+    c1, _ = st.columns([1.3, 3], vertical_alignment="bottom")
+    c1.text_input(
+        "Nickname (optional)",
+        key=NICK_KEY,
+        max_chars=classroom.NICKNAME_MAX,
+        placeholder="shown to the teacher",
+    )
+    _watch(info.code, info.revealed, info.closed)
+    quiz.cards(
+        items,
+        submit=None if info.closed else _submitter(info.code, student),
+        revealed=info.revealed,
+        fragments=True,
+    )
+    st.button("Leave the class", key="class_leave", on_click=leave)
+
+
+@st.fragment(run_every=timedelta(seconds=STUDENT_EVERY))
+def _watch(code: str, revealed: frozenset[int], closed: bool) -> None:
+    """Rerun the page when the teacher revealed a question or ended the class."""
+    try:
+        info = store().info(code)
+    except (ValueError, *STORE_DOWN):
+        return
+    if info.revealed != revealed or info.closed != closed:
+        st.rerun(scope="app")

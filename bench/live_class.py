@@ -1,0 +1,521 @@
+"""A live class under load (issue 19): the class store and the teacher's live tally.
+
+Three parts, each a bounded run that stops by itself:
+
+1. ``sqlite``: ``--students`` (300) in one class answer ``--questions`` (8) within
+   ``--duration`` s (120) on one server with SQLite. The server's one :class:`ClassStore`
+   is shared by one thread per student (as Streamlit runs each session's script in its own
+   thread); every student answers each question once at a random moment of the run, and
+   one answer in ten is corrected later (a replacement). Meanwhile the teacher's tally
+   runs every 2 s and every student's page polls the class every 3 s, as the views do.
+   Reported: submits, errors, submit p50/p95/max, rows stored vs. (student, question)
+   pairs acknowledged, answers lost (an acknowledged last answer not in the database).
+2. ``replicas``: ``--replica-students`` (60) over 3 replica processes sharing a throwaway
+   PostgreSQL (bench/pgcluster.py; fsync on), each replica its own store and a pool of 8
+   threads; the replica holding a third of the students is killed (SIGKILL) halfway. Its
+   students reconnect after 1 s (HAProxy's redispatch and Streamlit's reconnect) to a live
+   replica and resend what had no answer yet. Reported: lost answers, and whether the
+   teacher's tally is complete (every student's every question counted once).
+3. ``tally``: the real app (``streamlit run app.py``, SQLite) and the teacher's view in
+   headless Chromium; an answer is stored, and the time until the teacher's page shows it
+   (the tally fragment reruns every 2 s) is measured, ``--tally-samples`` times.
+
+Parts 1 and 2 drive the store directly (not through websockets): they measure the store
+and its database under a class's write pattern, not Streamlit's rendering (bench/classroom.py
+measures that). Part 3 goes through the app and the browser.
+
+    python bench/live_class.py                                  # all three parts
+    python bench/live_class.py --part sqlite --students 300 --duration 120
+    python bench/live_class.py --part replicas --json live.json
+
+Targets (issue 19): (1) 0 errors, 0 lost, p95 < 100 ms; (2) 0 lost, the tally complete
+after the reconnect; (3) the tally shows a new answer within 3 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import multiprocessing
+import os
+import queue
+import random
+import shutil
+import signal
+import statistics
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
+
+from attnviz import exercises  # noqa: E402
+from attnviz.classroom import ClassStore  # noqa: E402
+
+SEED = 7
+TALLY_EVERY = 2.0
+POLL_EVERY = 3.0
+
+
+def percentile(xs: list[float], q: float) -> float:
+    if not xs:
+        return float("nan")
+    xs = sorted(xs)
+    k = (len(xs) - 1) * q / 100
+    lo, hi = int(k), min(int(k) + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)
+
+
+def plan(students: int, questions: int, duration: float, rng: random.Random) -> list[tuple]:
+    """(time, student, item, answer) for a class: each student answers each question once
+    at a random moment; one answer in ten is corrected later."""
+    items = exercises.generate(seed=SEED, count=questions)
+    out = []
+    for s in range(students):
+        for i, e in enumerate(items):
+            t = rng.uniform(0, duration * 0.9)
+            first = e.answer_text if rng.random() < 0.6 else f"{rng.randint(0, 99)}"
+            out.append((t, f"st{s:04d}", i, first))
+            if rng.random() < 0.1:
+                out.append((rng.uniform(t, duration), f"st{s:04d}", i, e.answer_text))
+    return sorted(out)
+
+
+def lost_answers(store: ClassStore, code: str, last: dict[tuple[str, int], str]) -> int:
+    """Acknowledged last answers that are not what the database holds."""
+    lost = 0
+    by_student: dict[str, dict[int, str]] = {}
+    for (student, item), answer in last.items():
+        by_student.setdefault(student, {})[item] = answer
+    for student, want in by_student.items():
+        got = {i: a for i, (a, _) in store.answers(code, student).items()}
+        lost += sum(got.get(i) != a for i, a in want.items())
+    return lost
+
+
+# --------------------------------------------------------------------------- 1. SQLite
+
+
+def part_sqlite(args: argparse.Namespace) -> dict[str, Any]:
+    tmp = Path(tempfile.mkdtemp(prefix="attnviz-live-"))
+    store = ClassStore(f"sqlite:///{tmp / 'classes.db'}")
+    code, key = store.create(SEED, args.questions)
+    jobs = plan(args.students, args.questions, args.duration, random.Random(1))
+    per_student: dict[str, list[tuple]] = {}
+    for job in jobs:
+        per_student.setdefault(job[1], []).append(job)
+    lock = threading.Lock()
+    seconds: list[float] = []
+    errors: list[str] = []
+    last: dict[tuple[str, int], str] = {}
+    stop = threading.Event()
+    reads = {"tally": 0, "poll": 0}
+    t0 = time.monotonic() + 1.0
+
+    def student(mine: list[tuple]) -> None:
+        for t, sid, item, answer in mine:
+            time.sleep(max(0.0, t0 + t - time.monotonic()))
+            s = time.perf_counter()
+            try:
+                store.submit(code, sid, item, answer)
+            except Exception as exc:  # noqa: BLE001 - counted and reported
+                with lock:
+                    errors.append(f"{type(exc).__name__}: {exc}"[:200])
+                continue
+            with lock:
+                seconds.append(time.perf_counter() - s)
+                last[(sid, item)] = answer
+
+    def teacher() -> None:
+        while not stop.wait(TALLY_EVERY):
+            store.tally(code, key)
+            reads["tally"] += 1
+
+    def pollers() -> None:  # every student's page asks for the reveals every 3 s
+        interval = POLL_EVERY / max(args.students, 1)
+        while not stop.is_set():
+            store.info(code)
+            reads["poll"] += 1
+            time.sleep(interval)
+
+    background = [threading.Thread(target=f, daemon=True) for f in (teacher, pollers)]
+    for th in background:
+        th.start()
+    threads = [threading.Thread(target=student, args=(m,)) for m in per_student.values()]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    finished = time.monotonic() - t0
+    stop.set()
+    rows = store.count_rows(code)
+    tally = store.tally(code, key)
+    out = {
+        "part": "sqlite",
+        "students": args.students,
+        "questions": args.questions,
+        "duration_s": args.duration,
+        "finished_in_s": round(finished, 1),
+        "submits": len(jobs),
+        "acknowledged": len(seconds),
+        "errors": len(errors),
+        "error_kinds": sorted(set(errors))[:5],
+        "pairs_acknowledged": len(last),
+        "rows": rows,
+        "lost": lost_answers(store, code, last),
+        "tally_answered": sum(t["answered"] for t in tally.values()),
+        "submit_ms_p50": round(percentile(seconds, 50) * 1000, 1),
+        "submit_ms_p95": round(percentile(seconds, 95) * 1000, 1),
+        "submit_ms_max": round(max(seconds, default=float("nan")) * 1000, 1),
+        "tally_reads": reads["tally"],
+        "poll_reads": reads["poll"],
+    }
+    store.dispose()
+    shutil.rmtree(tmp, ignore_errors=True)
+    return out
+
+
+# --------------------------------------------------------------------------- 2. replicas
+
+
+def replica_main(url: str, code: str, index: int, jobs, results) -> None:
+    """One replica: its own store, 8 threads answering the jobs sent to it. A student is
+    always served by the same thread, in order (a session's reruns never overlap)."""
+    store = ClassStore(url)
+    lanes: list[queue.Queue] = [queue.Queue() for _ in range(8)]
+
+    def lane(q: queue.Queue) -> None:
+        while (job := q.get()) is not None:
+            job_id, sid, item, answer = job
+            s = time.perf_counter()
+            try:
+                right = store.submit(code, sid, item, answer)
+                results.put((job_id, index, right, time.perf_counter() - s, None))
+            except Exception as exc:  # noqa: BLE001 - reported to the driver
+                results.put((job_id, index, None, 0.0, f"{type(exc).__name__}: {exc}"[:200]))
+
+    threads = [threading.Thread(target=lane, args=(q,)) for q in lanes]
+    for th in threads:
+        th.start()
+    while (job := jobs.get()) is not None:
+        lanes[hash(job[1]) % len(lanes)].put(job)
+    for q in lanes:
+        q.put(None)
+    for th in threads:
+        th.join()
+    store.dispose()
+
+
+def part_replicas(args: argparse.Namespace) -> dict[str, Any]:
+    from pgcluster import PgCluster
+
+    replicas_n = 3
+    ctx = multiprocessing.get_context("spawn")
+    with PgCluster(durable=True) as pg:
+        store = ClassStore(pg.url)
+        code, key = store.create(SEED, args.questions)
+        results = ctx.Queue()
+        queues = [ctx.Queue() for _ in range(replicas_n)]
+        procs = [
+            ctx.Process(target=replica_main, args=(pg.url, code, i, queues[i], results))
+            for i in range(replicas_n)
+        ]
+        for p in procs:
+            p.start()
+        jobs = plan(args.replica_students, args.questions, args.replica_duration, random.Random(2))
+        students = sorted({j[1] for j in jobs})
+        home = {s: i % replicas_n for i, s in enumerate(students)}
+        victim = 0
+        kill_at = args.replica_duration / 2
+        alive = set(range(replicas_n))
+        pending: dict[int, tuple] = {}  # job id -> job, sent and not answered
+        sent_to: dict[int, int] = {}
+        acked: dict[int, float] = {}
+        errors: list[str] = []
+        last: dict[tuple[str, int], tuple[int, str]] = {}  # (student, item) -> (job id, answer)
+        resent = 0
+        lock = threading.Lock()
+        done = threading.Event()
+
+        def collect() -> None:
+            while not done.is_set() or pending:
+                try:
+                    job_id, index, right, secs, err = results.get(timeout=0.5)
+                except queue.Empty:
+                    continue
+                with lock:
+                    if job_id not in pending or index not in alive:
+                        continue
+                    if err:
+                        errors.append(err)
+                        continue
+                    job = pending.pop(job_id)
+                    acked[job_id] = secs
+                    key_ = (job[1], job[2])
+                    if key_ not in last or last[key_][0] < job_id:
+                        last[key_] = (job_id, job[3])
+
+        collector = threading.Thread(target=collect, daemon=True)
+        collector.start()
+        t0 = time.monotonic() + 1.0
+        killed_at = None
+        for job_id, (t, sid, item, answer) in enumerate(jobs):
+            time.sleep(max(0.0, t0 + t - time.monotonic()))
+            if killed_at is None and time.monotonic() - t0 >= kill_at:
+                os.kill(procs[victim].pid, signal.SIGKILL)
+                procs[victim].join(10)
+                killed_at = time.monotonic() - t0
+                with lock:
+                    alive.discard(victim)
+                    lost_in_flight = [j for j, r in sent_to.items() if r == victim and j in pending]
+                time.sleep(1.0)  # the students' pages reconnect through HAProxy
+                for s in students:
+                    if home[s] == victim:
+                        home[s] = 1 + students.index(s) % (replicas_n - 1)
+                for j in lost_in_flight:  # resend what got no answer
+                    with lock:
+                        job = pending[j]
+                        sent_to[j] = home[job[1]]
+                    queues[home[job[1]]].put((j, *job[1:]))
+                    resent += 1
+            with lock:
+                pending[job_id] = (t, sid, item, answer)
+                sent_to[job_id] = home[sid]
+            queues[home[sid]].put((job_id, sid, item, answer))
+        deadline = time.monotonic() + 60
+        while pending and time.monotonic() < deadline:
+            time.sleep(0.1)
+        done.set()
+        collector.join(5)
+        for i in alive:
+            queues[i].put(None)
+        for i, p in enumerate(procs):
+            if i in alive:
+                p.join(30)
+        expected = len({(j[1], j[2]) for j in jobs})
+        tally = store.tally(code, key)
+        out = {
+            "part": "replicas",
+            "students": args.replica_students,
+            "questions": args.questions,
+            "replicas": replicas_n,
+            "killed_replica_at_s": round(killed_at or float("nan"), 1),
+            "students_moved": sum(1 for i, s in enumerate(students) if i % replicas_n == victim),
+            "submits": len(jobs),
+            "acknowledged": len(acked),
+            "unanswered": len(pending),
+            "resent_after_kill": resent,
+            "errors": len(errors),
+            "rows": store.count_rows(code),
+            "pairs_expected": expected,
+            "lost": lost_answers(store, code, {k: a for k, (_, a) in last.items()}),
+            "tally_answered": sum(t["answered"] for t in tally.values()),
+            "tally_students": store.students(code, key),
+            "submit_ms_p95": round(percentile(list(acked.values()), 95) * 1000, 1),
+        }
+        out["tally_complete"] = out["tally_answered"] == expected and out["tally_students"] == len(
+            students
+        )
+        store.dispose()
+    return out
+
+
+# --------------------------------------------------------------------------- 3. tally
+
+
+def part_tally(args: argparse.Namespace) -> dict[str, Any]:
+    from playwright.sync_api import sync_playwright
+    from stclient import Server
+
+    tmp = Path(tempfile.mkdtemp(prefix="attnviz-live-"))
+    env = {"ATTNVIZ_DATA_DIR": str(tmp)}
+    env.pop("ATTNVIZ_DATABASE_URL", None)
+    os.environ.pop("ATTNVIZ_DATABASE_URL", None)
+    store = ClassStore(f"sqlite:///{tmp / 'classes.db'}")
+    code, key = store.create(SEED, 8)
+    seconds: list[float] = []
+    rng = random.Random(3)
+    args_chromium = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+    ]
+    with Server("app.py", env=env) as srv, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=args_chromium)
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.goto(f"{srv.url}/exercises?class={code}&teacher={key}")
+        page.get_by_text("0 students · 0 answers").wait_for(timeout=90_000)
+        for k in range(args.tally_samples):
+            time.sleep(rng.uniform(0.0, TALLY_EVERY))  # any moment of the refresh cycle
+            s = time.perf_counter()
+            store.submit(code, f"tally{k}", 0, "1")
+            n = k + 1
+            page.get_by_text(f"{n} student{'s' if n != 1 else ''} · ").wait_for(timeout=30_000)
+            seconds.append(time.perf_counter() - s)
+        browser.close()
+    store.dispose()
+    shutil.rmtree(tmp, ignore_errors=True)
+    return {
+        "part": "tally",
+        "samples": len(seconds),
+        "tally_s_p50": round(percentile(seconds, 50), 2),
+        "tally_s_p95": round(percentile(seconds, 95), 2),
+        "tally_s_max": round(max(seconds, default=float("nan")), 2),
+        "tally_s_mean": round(statistics.fmean(seconds), 2) if seconds else None,
+    }
+
+
+# --------------------------------------------------------------------------- 4. app
+
+
+def idle(session, until: float) -> None:
+    """Wait until ``until`` (monotonic) reading the socket, as a browser does: the server's
+    websocket pings get their pongs (websocket-client answers them inside recv), so an
+    idle student is not dropped. Anything else that arrives is ignored."""
+    import websocket
+
+    ws = session.ws
+    try:
+        while (left := until - time.monotonic()) > 0:
+            ws.settimeout(min(left, 1.0))
+            with contextlib.suppress(websocket.WebSocketTimeoutException):
+                ws.recv()
+    finally:
+        ws.settimeout(session.timeout)
+
+
+def part_app(args: argparse.Namespace) -> dict[str, Any]:
+    """``--app-students`` sessions of the real app (Streamlit's websocket protocol,
+    bench/stclient.py) answer the class's questions through the page: type, press Check."""
+    from stclient import Server, Session
+
+    tmp = Path(tempfile.mkdtemp(prefix="attnviz-live-"))
+    os.environ.pop("ATTNVIZ_DATABASE_URL", None)
+    store = ClassStore(f"sqlite:///{tmp / 'classes.db'}")
+    code, key = store.create(SEED, args.questions)
+    items = exercises.generate(seed=SEED, count=args.questions)
+    rng = random.Random(4)
+    lock = threading.Lock()
+    seconds: list[float] = []
+    loads: list[float] = []
+    errors: list[str] = []
+    acked: set[tuple[str, int]] = set()
+    ends: list[float] = []
+    t0 = time.monotonic() + 2.0
+
+    def student(n: int, srv_url: str) -> None:
+        times = sorted(rng.uniform(0, args.app_duration * 0.9) for _ in items)
+        try:
+            with Session(srv_url, page="exercises", query=f"class={code}", timeout=120) as s:
+                idle(s, t0 + rng.uniform(0, 5))
+                r = s.rerun()
+                with lock:
+                    loads.append(r.seconds)
+                sid = dict(urllib.parse.parse_qsl(s.query_string)).get("student", "")
+                for i, (t, e) in enumerate(zip(times, items, strict=True)):
+                    idle(s, t0 + t)
+                    value = e.answer_text if rng.random() < 0.6 else "17"
+                    if e.choices and value not in e.choices:
+                        value = e.choices[0]
+                    r = s.rerun({f"ex{i}": value, f"ex{i}_check": True})
+                    real = [x for x in r.errors if "Not quite" not in x]
+                    with lock:
+                        ends.append(time.monotonic() - t0)
+                        if real:
+                            errors.extend(real)
+                        else:
+                            seconds.append(r.seconds)
+                            acked.add((sid, i))
+        except Exception as exc:  # noqa: BLE001 - counted and reported
+            with lock:
+                errors.append(f"{type(exc).__name__}: {exc}"[:200])
+
+    env = {"ATTNVIZ_DATA_DIR": str(tmp)}
+    with Server("app.py", env=env) as srv:
+        threads = [
+            threading.Thread(target=student, args=(n, srv.url)) for n in range(args.app_students)
+        ]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+    rows = store.count_rows(code)
+    stored = set()
+    with store.engine.connect() as conn:
+        from attnviz.classroom import answers_table
+
+        for sid, item in conn.execute(
+            answers_table.select().with_only_columns(answers_table.c.student, answers_table.c.item)
+        ):
+            stored.add((sid, int(item)))
+    out = {
+        "part": "app",
+        "students": args.app_students,
+        "questions": args.questions,
+        "duration_s": args.app_duration,
+        "finished_in_s": round(max(ends, default=float("nan")), 1),
+        "checks": len(seconds),
+        "errors": len(errors),
+        "error_kinds": sorted(set(errors))[:5],
+        "rows": rows,
+        "lost": len(acked - stored),
+        "load_s_p95": round(percentile(loads, 95), 2),
+        "check_s_p50": round(percentile(seconds, 50), 3),
+        "check_s_p95": round(percentile(seconds, 95), 3),
+        "check_s_max": round(max(seconds, default=float("nan")), 3),
+        "tally_answered": sum(t["answered"] for t in store.tally(code, key).values()),
+    }
+    store.dispose()
+    shutil.rmtree(tmp, ignore_errors=True)
+    return out
+
+
+# --------------------------------------------------------------------------- main
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--part", choices=["sqlite", "replicas", "tally", "app", "all"], default="all")
+    p.add_argument("--students", type=int, default=300)
+    p.add_argument("--questions", type=int, default=8)
+    p.add_argument("--duration", type=float, default=120.0)
+    p.add_argument("--replica-students", type=int, default=60)
+    p.add_argument("--replica-duration", type=float, default=60.0)
+    p.add_argument("--tally-samples", type=int, default=10)
+    p.add_argument("--app-students", type=int, default=60)
+    p.add_argument("--app-duration", type=float, default=120.0)
+    p.add_argument("--json", type=Path, default=None)
+    return p.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
+    args = parse_args(argv)
+    parts = ["sqlite", "replicas", "tally"] if args.part == "all" else [args.part]
+    run = {
+        "sqlite": part_sqlite,
+        "replicas": part_replicas,
+        "tally": part_tally,
+        "app": part_app,
+    }
+    out = []
+    for name in parts:
+        load = os.getloadavg()
+        r = run[name](args)
+        r["load_before"] = [round(x, 2) for x in load]
+        print(json.dumps(r), flush=True)
+        out.append(r)
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=2))
+    return out
+
+
+if __name__ == "__main__":
+    main()

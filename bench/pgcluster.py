@@ -1,0 +1,108 @@
+"""A throwaway PostgreSQL cluster on loopback (Debian's ``postgresql`` package), for the class
+store's tests (tests/test_classroom.py) and benchmarks (bench/live_class.py).
+
+``initdb`` in a temporary directory, ``pg_ctl start`` on a free port with a log file (without
+one, pg_ctl keeps the caller's pipes open), trust authentication on 127.0.0.1 only. As root
+it runs as the ``postgres`` user (PostgreSQL refuses to run as root)::
+
+    with PgCluster() as pg:
+        store = ClassStore(pg.url)       # postgresql+psycopg://postgres@127.0.0.1:PORT/postgres
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+INSTALL_HINT = "apt-get install postgresql (Debian's package: initdb and pg_ctl)"
+
+
+def pg_bindir() -> Path | None:
+    """The directory of ``initdb`` and ``pg_ctl``: Debian's newest
+    /usr/lib/postgresql/<version>/bin, or the PATH; None if PostgreSQL is not installed."""
+    found = sorted(
+        glob.glob("/usr/lib/postgresql/*/bin/initdb"),
+        key=lambda p: int(Path(p).parts[-3]) if Path(p).parts[-3].isdigit() else 0,
+    )
+    if found:
+        return Path(found[-1]).parent
+    exe = shutil.which("initdb")
+    return Path(exe).parent if exe else None
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class PgCluster:
+    """A cluster in a temporary directory, started on a free loopback port."""
+
+    def __init__(self, durable: bool = True) -> None:
+        """``durable=False``: fsync off (tests: faster, nothing survives a machine crash)."""
+        bindir = pg_bindir()
+        if bindir is None:
+            raise RuntimeError(f"PostgreSQL is not installed ({INSTALL_HINT})")
+        self.bindir = bindir
+        self.port = _free_port()
+        self.dir = Path(tempfile.mkdtemp(prefix="attnviz-pg-"))
+        self.data = self.dir / "data"
+        self.log = self.dir / "postgres.log"
+        self.as_root = os.geteuid() == 0
+        self.durable = durable
+
+    @property
+    def url(self) -> str:
+        return f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/postgres"
+
+    def _run(self, *argv: str) -> subprocess.CompletedProcess:
+        cmd = [str(self.bindir / argv[0]), *argv[1:]]
+        if self.as_root:
+            cmd = ["runuser", "-u", "postgres", "--", *cmd]
+        return subprocess.run(
+            cmd, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL
+        )
+
+    def start(self) -> PgCluster:
+        if self.as_root:  # the postgres user owns the directory (its parent stays readable)
+            pw = pwd.getpwnam("postgres")
+            os.chmod(self.dir, 0o755)
+            os.chown(self.dir, pw.pw_uid, pw.pw_gid)
+        r = self._run("initdb", "-D", str(self.data), "-U", "postgres", "-A", "trust", "-E", "UTF8")
+        if r.returncode != 0:
+            raise RuntimeError(f"initdb failed:\n{r.stdout}{r.stderr}")
+        opts = (
+            f"-p {self.port} -c listen_addresses=127.0.0.1 -c unix_socket_directories={self.dir}"
+            " -c max_connections=200"
+        ) + ("" if self.durable else " -c fsync=off")
+        r = self._run("pg_ctl", "-D", str(self.data), "-l", str(self.log), "-o", opts, "-w",
+                      "-t", "60", "start")  # fmt: skip
+        if r.returncode != 0:
+            log = self.log.read_text(errors="replace") if self.log.exists() else ""
+            raise RuntimeError(f"pg_ctl start failed:\n{r.stdout}{r.stderr}\n{log}")
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", self.port)) == 0:
+                    return self
+            time.sleep(0.1)
+        raise RuntimeError(f"PostgreSQL did not listen on 127.0.0.1:{self.port}")
+
+    def stop(self) -> None:
+        if self.data.exists():
+            self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def __enter__(self) -> PgCluster:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()

@@ -1,0 +1,96 @@
+"""The Heads section of both model pages in a real browser: it renders (score heatmaps, the
+table, the top heads' weights on the probe), an "Open layer L, head H" button moves the
+page's head view to that head, and an invalid probe length in the link is replaced with a
+warning."""
+
+from __future__ import annotations
+
+import contextlib
+
+import pytest
+from e2e_helpers import slider_value
+
+pytestmark = pytest.mark.e2e
+
+#: page path, widget-key prefix, the head view's own charts before the Heads section
+PAGES = [("/decoder", "dec"), ("/real_model", "rm")]
+
+
+def _section(session, prefix: str):
+    heads = session.page.locator(f"[id='{prefix}-heads']")
+    heads.scroll_into_view_if_needed()
+    return heads
+
+
+def _slider(session, key: str) -> str:
+    return str(slider_value(session, key))
+
+
+def _wait_charts(session, titles: list[str]) -> list[str]:
+    """The plot titles on the page once every one of ``titles`` is drawn (boards below the
+    fold draw when scrolled into view), or what there is after 60 s."""
+    js = """(want) => { const have = window.__allPlots().map(
+        gd => (gd.layout && gd.layout.title && gd.layout.title.text) || '');
+      return want.every(w => have.some(h => h.includes(w))); }"""
+    with contextlib.suppress(Exception):  # the caller's assertion says what was found
+        session.page.wait_for_function(js, arg=titles, timeout=60_000, polling=250)
+    return session.page.evaluate(
+        "() => window.__allPlots().map(gd => (gd.layout && gd.layout.title"
+        " && gd.layout.title.text) || '')"
+    )
+
+
+@pytest.mark.parametrize(("path", "prefix"), PAGES)
+def test_heads_section_renders_and_a_top_head_opens_in_the_head_view(session, path, prefix):
+    session.open(path)
+    session.assert_healthy(path)
+    _section(session, prefix)
+    main = session.page.locator("main")
+    main.get_by_text("How an induction head works").scroll_into_view_if_needed()
+    titles = _wait_charts(session, ["six scores on the probe", "Layer"])
+    assert any("six scores on the probe" in t for t in titles), titles
+    assert session.page.locator(f".st-key-{prefix}_heads_table").is_visible()
+    session.screenshot(f"heads_{prefix}", full=True)
+    button = session.page.locator(f".st-key-{prefix}_heads_open0 button")
+    label = button.inner_text()  # "Open layer 19, head 7"
+    layer, head = (int(s.strip(" ,")) for s in label.split("layer")[1].split("head"))
+    session.rerun_after(button.click)
+    session.assert_healthy(f"{path} after {label!r}")
+    assert _slider(session, f"{prefix}_layer") == str(layer)
+    assert _slider(session, f"{prefix}_head") == str(head)
+    assert f"Layer {layer}, head {head} is open in the head view" in main.inner_text()
+    # the head view's own heatmap now shows that head
+    titles = _wait_charts(session, [f"Layer {layer}, head {head}: weights"])
+    assert any(f"Layer {layer}, head {head}: weights" in t for t in titles), titles
+    # the link keeps the head (a value equal to the slider's default, 1, is left out)
+    for key, value in ((f"{prefix}_layer", layer), (f"{prefix}_head", head)):
+        if value != 1:
+            assert f"{key}={value}" in session.page.url
+
+
+def test_invalid_probe_length_in_the_link_is_replaced_with_a_warning(session):
+    session.open("/decoder?dec_probe_len=9999&dec_probe_seed=7")
+    session.assert_healthy("decoder with an invalid probe length")
+    text = session.page.locator("main").inner_text()
+    assert "dec_probe_len=9999" in text and "using dec_probe_len=40" in text
+    seed = session.page.locator(".st-key-dec_probe_seed input").input_value()
+    length = session.page.locator(".st-key-dec_probe_len input").input_value()
+    assert (seed, length) == ("7", "40")
+
+
+def test_a_click_on_a_table_row_opens_that_head(session):
+    session.open("/decoder")
+    session.assert_healthy("decoder")
+    table = session.page.locator(".st-key-dec_heads_table [data-testid='stDataFrame']")
+    table.scroll_into_view_if_needed()
+    session.page.wait_for_timeout(500)
+    box = table.bounding_box()
+    assert box is not None
+    row, row_px = 4, 35  # the fifth row (layer 1, head 5), below the 35 px header
+    session.rerun_after(
+        lambda: session.page.mouse.click(box["x"] + 20, box["y"] + row_px * (row + 1.5))
+    )
+    session.assert_healthy("decoder after a table click")
+    assert _slider(session, "dec_layer") == "1"
+    assert _slider(session, "dec_head") == "5"
+    assert "Layer 1, head 5 is open in the head view" in session.page.locator("main").inner_text()

@@ -1,0 +1,37 @@
+"""attnviz.classroom_figures: the tally's bars hold the counts of ClassStore.tally."""
+
+import pytest
+
+from attnviz import classroom_figures
+
+
+def tally(*pairs):
+    return {
+        i: {"answered": r + w, "right": r, "wrong": w, "wrong_answers": []}
+        for i, (r, w) in enumerate(pairs)
+    }
+
+
+def test_right_and_wrong_are_stacked_per_question_in_order():
+    fig = classroom_figures.tally_figure(tally((1, 2), (0, 0), (3, 0)), ["1. a", "2. b", "3. c"])
+    right, wrong = fig.data
+    assert (right.name, wrong.name) == ("Right", "Wrong")
+    assert list(right.x) == [1, 0, 3] and list(wrong.x) == [2, 0, 0]
+    assert list(right.y) == ["1. a", "2. b", "3. c"]
+    assert list(right.text) == ["1", "", "3"]  # counts as text: colour is not the only cue
+    assert fig.layout.barmode == "stack" and fig.layout.yaxis.autorange == "reversed"
+    assert right.marker.color != wrong.marker.color
+
+
+def test_the_axis_reaches_the_number_of_students():
+    fig = classroom_figures.tally_figure(tally((1, 0)), ["1. a"], students=30)
+    assert fig.layout.xaxis.range[1] >= 30
+    empty = classroom_figures.tally_figure(tally((0, 0)), ["1. a"])
+    assert empty.layout.xaxis.range[1] > 0
+
+
+def test_labels_are_plotly_text_and_must_match():
+    fig = classroom_figures.tally_figure(tally((1, 0)), ["<b>x</b>"])
+    assert "<b>" not in fig.data[0].y[0]
+    with pytest.raises(ValueError, match="2 items, 1 labels"):
+        classroom_figures.tally_figure(tally((1, 0), (0, 1)), ["1. a"])

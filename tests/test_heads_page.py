@@ -1,0 +1,158 @@
+"""The Heads section of the two model pages (AppTest, inside the whole app): it renders the
+engine's scores, an Open button moves the head view, the probe's link values are checked,
+and the scores switch to the page's own text."""
+
+from __future__ import annotations
+
+import importlib
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+from board_view import figures_of
+
+from attnviz.models import head_patterns, head_probes, minilm, smollm
+
+REPO = Path(__file__).resolve().parents[1]
+IN_CI = bool(os.environ.get("CI"))
+
+#: page file, widget-key prefix, loader of its model, the probe through it
+PAGES = {
+    "decoder": ("pages/decoder.py", "dec", smollm.load, head_probes.smollm_probe),
+    "minilm": ("pages/real_model.py", "rm", minilm.load, head_probes.minilm_probe),
+}
+
+
+@pytest.fixture(scope="module", params=list(PAGES))
+def page(request):
+    path, prefix, load, probe = PAGES[request.param]
+    try:
+        model = load()
+    except ImportError:  # ModelNotInstalledError
+        if IN_CI:
+            raise
+        pytest.skip(f"the weights of {path} are not installed")
+    return path, prefix, model, probe
+
+
+def _run(path: str, query: dict[str, str] | None = None):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=180)
+    for k, v in (query or {}).items():
+        at.query_params[k] = v
+    at.run()
+    return at.switch_page(path).run()
+
+
+def _scores_z(fig: dict) -> dict[str, np.ndarray]:
+    """Pattern -> (L, H) from the scores figure's heatmaps (one trace per pattern)."""
+    from test_smollm import _z
+
+    return {t["name"]: _z(t) for t in fig["data"]}
+
+
+def _number(at, key: str):
+    return next(w for w in at.number_input if w.key == key).value
+
+
+def test_heads_section_renders_the_engines_scores(page):
+    path, prefix, model, probe = page
+    at = _run(path)
+    assert not at.exception
+    assert not at.error and not at.warning
+    assert "Heads" in [h.value for h in at.header]
+    figs = figures_of(at)
+    assert {f"{prefix}_heads_scores", *(f"{prefix}_heads_top{i}" for i in range(3))} <= set(figs)
+    want = probe(model, head_probes.DEFAULT_SEED, head_probes.DEFAULT_LENGTH)
+    got = _scores_z(figs[f"{prefix}_heads_scores"])
+    assert list(got) == list(head_patterns.PATTERNS)
+    for k in head_patterns.PATTERNS:
+        np.testing.assert_allclose(got[k], want.scores[k], atol=1e-6, err_msg=k)
+    tables = [d.value for d in at.dataframe if "induction" in d.value.columns]
+    assert len(tables) == 1
+    table = tables[0]  # one row per head, layer by layer
+    assert table.shape == (want.scores["previous"].size, 8)
+    np.testing.assert_allclose(table["induction"], want.scores["induction"].ravel(), atol=1e-3)
+    text = " ".join(m.value for m in at.markdown)
+    assert "How an induction head works" in text
+    if prefix == "dec":  # the layers where SmolLM2 has them, from this probe
+        assert "strongest induction heads 19/7 (0.91)" in text
+        assert "previous-token heads 17/1 (0.90)" in text
+    else:
+        assert "MiniLM-L6 is an encoder" in text and "apply as they are" in text
+
+
+def test_open_button_moves_the_head_view_to_that_head(page):
+    path, prefix, model, probe = page
+    at = _run(path)
+    top = probe(model, 0, 40).scores
+    pattern = "induction" if prefix == "dec" else "previous"
+    layer, head, _ = head_patterns.top_heads(top[pattern], 1)[0]
+    button = next(b for b in at.button if b.key == f"{prefix}_heads_open0")
+    assert button.label == f"Open layer {layer + 1}, head {head + 1}"
+    at = button.click().run()
+    assert not at.exception
+    assert at.slider(key=f"{prefix}_layer").value == layer + 1
+    assert at.slider(key=f"{prefix}_head").value == head + 1
+    assert f"Layer {layer + 1}, head {head + 1} is open" in " ".join(s.value for s in at.success)
+    title = figures_of(at)[f"{prefix}_head_fig"]["layout"]["title"]["text"]
+    assert title.startswith(f"Layer {layer + 1}, head {head + 1}")
+    at = at.run()  # the notice is said once; the head stays open
+    assert not any("is open" in s.value for s in at.success)
+    assert at.slider(key=f"{prefix}_head").value == head + 1
+
+
+@pytest.mark.parametrize(
+    ("query", "warned", "seed", "length"),
+    [
+        ({"_probe_seed": "-4"}, ["_probe_seed=-4"], 0, 40),
+        (
+            {"_probe_seed": "1e999", "_probe_len": "500"},
+            ["_probe_seed=1e999", "_probe_len=500"],
+            0,
+            40,
+        ),
+        ({"_probe_len": "abc"}, ["_probe_len=abc"], 0, 40),
+        ({"_probe_len": "12.5"}, ["_probe_len=12.5"], 0, 40),
+        ({"_probe_seed": "5", "_probe_len": "12"}, [], 5, 12),
+    ],
+)
+def test_probe_link_values_are_checked(page, query, warned, seed, length):
+    path, prefix, model, probe = page
+    at = _run(path, {prefix + k: v for k, v in query.items()})
+    assert not at.exception
+    warnings = [w.value for w in at.warning]
+    assert len(warnings) == len(warned), warnings
+    for w, bad in zip(warnings, warned, strict=True):
+        key = prefix + bad.split("=")[0]
+        assert f"`{prefix}{bad}`, which is not valid" in w
+        assert f"using `{key}=" in w
+    assert _number(at, f"{prefix}_probe_seed") == seed
+    assert _number(at, f"{prefix}_probe_len") == length
+    got = _scores_z(figures_of(at)[f"{prefix}_heads_scores"])
+    np.testing.assert_allclose(
+        got["previous"], probe(model, seed, length).scores["previous"], atol=1e-6
+    )
+
+
+def test_scores_on_the_pages_own_text(page):
+    path, prefix, model, _ = page
+    at = _run(path)
+    at = at.radio(key=f"{prefix}_heads_source").set_value("text").run()
+    assert not at.exception
+    run = model.run(smollm.DEFAULT_TEXT if prefix == "dec" else minilm.DEFAULT_TEXT)
+    want = head_patterns.scores(run.attentions, run.ids)
+    got = _scores_z(figures_of(at)[f"{prefix}_heads_scores"])
+    for k in head_patterns.PATTERNS:
+        np.testing.assert_allclose(got[k], want[k], atol=1e-6, err_msg=k)
+    assert "on your text" in figures_of(at)[f"{prefix}_heads_scores"]["layout"]["title"]["text"]
+    if prefix == "dec":  # "The ... the": different tokens, nothing repeats
+        assert np.isnan(got["induction"]).all()
+        assert any("repeats no token" in c.value for c in at.caption)
+
+
+def test_importing_the_ui_module_needs_no_model():
+    mod = importlib.import_module("attnviz.ui.heads")
+    assert set(mod.MEANING) == set(head_patterns.PATTERNS)

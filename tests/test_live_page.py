@@ -1,0 +1,194 @@
+"""The live class on the Exercises page through AppTest (attnviz.ui.live): Start a class opens
+the teacher view (join link, QR code, tally, Reveal, answer keys, End the class); a student's
+link stores each check; a revealed question shows its answer; a wrong or expired code and a
+wrong teacher key say so and offer the normal page. Clicks that go through the browser
+(several tabs, the live refresh) are in tests/e2e/test_class_e2e.py."""
+
+from __future__ import annotations
+
+import pytest
+from test_app import run_app
+
+from attnviz import classroom, exercises
+from attnviz.classroom import ClassStore
+from attnviz.ui import live
+from attnviz.ui.page import md_text
+
+PAGE = "pages/exercises.py"
+
+
+@pytest.fixture(autouse=True)
+def data_dir(tmp_path, monkeypatch):
+    """Each test its own SQLite class store (the app reads the same environment)."""
+    monkeypatch.delenv(classroom.DATABASE_URL_ENV, raising=False)
+    monkeypatch.setenv(classroom.DATA_DIR_ENV, str(tmp_path))
+    return tmp_path
+
+
+@pytest.fixture
+def store(data_dir):
+    s = ClassStore()
+    yield s
+    s.dispose()
+
+
+def qp(at, name):
+    v = at.query_params.get(name)
+    return v[0] if isinstance(v, list) else v
+
+
+def texts(at) -> str:
+    parts = [m.value for m in at.markdown] + [c.value for c in at.caption]
+    parts += [a.value for kind in ("error", "warning", "info", "success") for a in at.get(kind)]
+    return "\n".join(parts)
+
+
+def test_start_a_class_opens_the_teacher_view(store):
+    at = run_app({"seed": "5"}, PAGE)
+    at.button(key="class_start").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    code, key = qp(at, "class"), qp(at, "teacher")
+    assert code and key and store.authorised(code, key)
+    info = store.info(code)
+    assert (info.seed, info.count) == (5, live.COUNT)
+    assert at.title[0].value == f"Live class {code}"
+    # join link and QR code, the tally with a Reveal per question, the keys, End
+    assert any(f"?class={code}" in c.value and key not in c.value for c in at.code)
+    assert at.get("imgs") or at.get("image")
+    assert "0 students · 0 answers" in texts(at)
+    assert [b.key for b in at.button if b.key.startswith("class_reveal")] == [
+        f"class_reveal{i}" for i in range(live.COUNT)
+    ]
+    downloads = {b.key for b in at.get("download_button")}
+    assert {"ex_key_md", "ex_key_csv"} <= downloads
+    assert at.button(key="class_end").label == "End the class"
+
+
+def test_the_teacher_sees_answers_reveals_and_ends(store):
+    code, key = store.create(3, live.COUNT)
+    items = exercises.generate(seed=3, count=live.COUNT)
+    store.submit(code, "s1", 0, items[0].answer_text, nickname="Ada")
+    store.submit(code, "s2", 0, "17")
+    store.submit(code, "s3", 0, "17")
+    at = run_app({"class": code, "teacher": key}, PAGE)
+    assert not at.exception and not at.error
+    shown = texts(at)
+    assert "3 students · 3 answers" in shown
+    assert "3 answered, 1 right, 2 wrong" in shown and "`17` ×2" in shown
+    assert "`Ada`" in shown
+    at.button(key="class_reveal0").click().run()
+    assert store.info(code).revealed == frozenset({0})
+    assert not any(b.key == "class_reveal0" for b in at.button)
+    at.button(key="class_end").click().run()
+    assert store.info(code).closed
+    assert "has ended" in texts(at)
+
+
+def test_a_student_link_stores_each_check_and_shows_reveals(store):
+    code, key = store.create(4, live.COUNT)
+    items = exercises.generate(seed=4, count=live.COUNT)
+    at = run_app({"class": code}, PAGE)
+    assert not at.exception and not at.error
+    assert at.title[0].value == f"Live class {code}"
+    student = qp(at, "student")
+    assert student and len(student) == 16
+    assert not at.get("download_button")  # no answer key for students
+    assert not any(b.key == "class_start" for b in at.button)
+    at.text_input(key="class_nickname").input("Bob")
+    at.text_input(key="ex0").input(items[0].answer_text)
+    at.button(key="ex0_check").click().run()
+    assert [s.value for s in at.success] == [f"Right: {items[0].answer_text}."]
+    at.text_input(key="ex1").input("9")
+    at.button(key="ex1_check").click().run()
+    assert store.answers(code, student) == {0: (items[0].answer_text, True), 1: ("9", False)}
+    assert store.nicknames(code, key) == ["Bob"]
+    assert not any(b.key == "ex1_show" for b in at.button)  # the teacher reveals
+    store.reveal(code, key, 1)
+    at.run()
+    assert f"Revealed by the teacher: the answer is **{items[1].answer_text}**" in texts(at)
+    # a new session with the same link (a reconnect to another replica) shows the answers
+    again = run_app({"class": code, "student": student}, PAGE)
+    assert qp(again, "student") == student
+    assert again.text_input(key="ex0").value == items[0].answer_text
+    assert [s.value for s in again.success] == [f"Right: {items[0].answer_text}."]
+
+
+def test_a_refused_answer_says_why_and_is_not_stored(store):
+    code, key = store.create(4, live.COUNT)
+    at = run_app({"class": code}, PAGE)
+    at.text_input(key="ex0").input("2\x00")
+    at.button(key="ex0_check").click().run()
+    assert not at.exception
+    assert any("Not sent" in e.value and "control characters" in e.value for e in at.error)
+    assert store.count_rows(code) == 0
+    store.close(code, key)
+    at.run()
+    assert "ended this class" in texts(at)
+
+
+@pytest.mark.parametrize(
+    "code", ["ZZZZZZ", "abc", "'; DROP TABLE x; --", "x" * 5000, "[x](http://e.vil) **b**"]
+)
+def test_a_wrong_code_says_so_and_offers_the_normal_page(store, code):
+    at = run_app({"class": code}, PAGE)
+    assert not at.exception
+    (error,) = at.error
+    shown = code[:20] + ("…" if len(code) > 20 else "")
+    assert f"There is no class with the code {md_text(shown)}:" in error.value  # literally
+    at.button(key="class_leave").click().run()
+    assert qp(at, "class") is None
+    assert at.title[0].value.startswith("Exercises: predict")
+
+
+def test_an_expired_class_says_so(store, data_dir):
+    clock_store = ClassStore(clock=lambda: 0.0)  # created at the epoch: long expired
+    code, key = clock_store.create(1, live.COUNT)
+    clock_store.dispose()
+    at = run_app({"class": code, "teacher": key}, PAGE)
+    assert any("no class with the code" in e.value and "24 hours" in e.value for e in at.error)
+
+
+def test_a_wrong_teacher_key_shows_no_tally(store):
+    code, key = store.create(2, live.COUNT)
+    at = run_app({"class": code, "teacher": key[:-2] + "xx"}, PAGE)
+    assert any("teacher key" in e.value for e in at.error)
+    assert not any(b.key.startswith("class_reveal") for b in at.button)
+    assert not at.get("download_button")
+    at.button(key="class_as_student").click().run()
+    assert qp(at, "teacher") is None
+    assert at.title[0].value == f"Live class {code}"
+
+
+def test_the_presenter_class_link_never_carries_the_teacher_key_or_a_student_id():
+    from attnviz.ui import present
+
+    params = {"class": "K7QX2M", "teacher": "secret", "student": "abc123", "present": "1"}
+    assert present.class_link(params, "http://h/exercises") == "http://h/exercises?class=K7QX2M"
+    assert (live.TEACHER_PARAM, live.STUDENT_PARAM) == present.PRIVATE_PARAMS
+
+
+def test_a_typed_code_joins_the_class(store):
+    code, key = store.create(6, live.COUNT)
+    at = run_app({}, PAGE)
+    at.text_input(key="class_code").input(f" {code.lower()} ")
+    at.button(key="class_join_button").click().run()
+    assert not at.exception
+    assert at.title[0].value == f"Live class {code}"
+    assert qp(at, "class") == code.lower()  # as typed; the store reads it case-blind
+
+
+def test_a_reveal_that_fails_says_why_instead_of_a_traceback(store, monkeypatch):
+    code, key = store.create(2, live.COUNT)
+    at = run_app({"class": code, "teacher": key}, PAGE)
+
+    def broken(*args):
+        raise classroom.ClassNotFound("no class with the code X (a wrong code, or it expired)")
+
+    monkeypatch.setattr(ClassStore, "reveal", broken)
+    at.button(key="class_reveal2").click().run()
+    assert not at.exception
+    assert any("Question 3 was not revealed" in e.value for e in at.error), (
+        [e.value for e in at.error],
+        store.info(code).revealed,
+        [b.key for b in at.button],
+    )
