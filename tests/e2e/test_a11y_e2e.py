@@ -9,10 +9,11 @@
   exercise, go to the next presenter step; the key presses are counted (and printed).
 - Every focusable control shows its focus at >= 3:1; no motion under reduced motion.
 
-The charts' own keyboard and tables (attnviz/board/keys.js, table.js) are tested through the
-board's per-chart hook in test_a11y_harness_e2e.py; on the app they need the components-v2
-board (``attnviz/board/board.js`` with CHART_MODULES): with the older iframe board, whose
-charts are role="img" around plotly's mode bar, the board checks are expected to fail.
+- In the weights chart of the playground: the keyboard reads query 2 / key 4 (the announced
+  text checked) and Enter selects query 2; Playwright's aria snapshot holds every weight.
+
+The board's modules (attnviz/board/table.js, keys.js, tools.js, CHART_MODULES) are also
+tested alone, through the per-chart hook, in test_a11y_harness_e2e.py.
 """
 
 from __future__ import annotations
@@ -32,15 +33,6 @@ from attnviz import engine, inputs
 pytestmark = pytest.mark.e2e
 
 ARTIFACTS = ROOT / "artifacts" / "a11y"
-IFRAME_BOARD = (ROOT / "attnviz" / "board" / "index.html").is_file()
-needs_board_v2 = pytest.mark.xfail(
-    IFRAME_BOARD,
-    raises=AssertionError,
-    reason="the iframe board (components v1) has no per-chart hook: its charts are role=img "
-    "around plotly's mode bar (nested-interactive) and have no tables or keys",
-    strict=True,
-)
-
 VIEWS = {
     "Playground": "/",
     "Step by step": "/step_by_step",
@@ -111,12 +103,7 @@ def test_axe_app_markup(axe_results, view):
     assert_no_blocking([v for v in axe_results[view] if not _in_board(v)], view)
 
 
-NO_BOARDS = {"Notebooks", "Exercises"}
-
-
-@pytest.mark.parametrize(
-    "view", [v if v in NO_BOARDS else pytest.param(v, marks=needs_board_v2) for v in VIEWS]
-)
+@pytest.mark.parametrize("view", list(VIEWS))
 def test_axe_boards(axe_results, view):
     assert_no_blocking([v for v in axe_results[view] if _in_board(v)], view)
 
@@ -231,7 +218,6 @@ def test_keyboard_walk(new_session, capsys):
         print("\nkey presses:", counts)
 
 
-@needs_board_v2
 def test_keyboard_reads_and_selects_in_the_weights_chart(new_session, capsys):
     """Playground at N=6: Tab to the weights chart, arrows to query 2 / key 4, the announced
     text; Enter selects query 2 (the query picker follows)."""
@@ -269,7 +255,6 @@ def _playground_weights() -> np.ndarray:
     return np.asarray(res.weights[0])
 
 
-@needs_board_v2
 def test_aria_snapshot_of_the_playground_holds_every_weight(session):
     session.open("/")
     w = _playground_weights()
