@@ -206,6 +206,7 @@ def loop_vs_matrix(view: ui.View, a: dict[str, np.ndarray]) -> None:
         "    a = softmax(dots)\n"
         "    out[n] = sum(a[m] * v[m] for m in range(N))",
         language="python",
+        wrap_lines=True,  # no horizontal scroll box (a keyboard cannot scroll it)
     )
     c2.markdown("**Matrix** (all queries at once)")
     c2.code("A = softmax(Q @ K.T * f)  # masked: -inf\nout = A @ V", language="python")

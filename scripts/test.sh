@@ -24,4 +24,11 @@ fi
 # the project itself (editable): Streamlit serves the chart board's files from it
 .venv/bin/pip install -q --no-deps -e .
 .venv/bin/python -m attnviz.board_assets >/dev/null
+# Node: the board's JS tests (tests/js) and axe-core, pinned in tests/e2e/package-lock.json,
+# which the accessibility browser test injects into every page.
+if ! command -v npm >/dev/null 2>&1; then
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  $SUDO apt-get update -q && $SUDO apt-get install -y -q nodejs npm
+fi
+npm ci --prefix tests/e2e --no-audit --no-fund --loglevel=error
 exec .venv/bin/python -m pytest "$@"

@@ -14,6 +14,7 @@ imports streamlit. Its parts:
 - :mod:`~attnviz.ui.board`: the chart board (plotly redrawn in place, linked views).
 - :mod:`~attnviz.ui.present`: the presenter view (``?present=1``) and a page's steps.
 - :mod:`~attnviz.ui.cell`: the cell panel (a clicked cell's arithmetic, :mod:`attnviz.explain`).
+- :mod:`~attnviz.ui.a11y`: the app's focus ring, key hints and reduced motion (WCAG 2.1 AA).
 
 ``app.py`` calls :func:`sidebar` once per run (before ``st.navigation(...).run()``);
 pages call :func:`current` and the helpers re-exported here. The widget keys, their
@@ -23,7 +24,7 @@ Invalid values in a link (``?N=-3&heads=7&mask=xyz``) are replaced by valid ones
 ``st.warning`` names each parameter that was corrected.
 """
 
-from attnviz.ui import present
+from attnviz.ui import a11y, present
 from attnviz.ui.board import (
     board,
     head_board,
@@ -135,6 +136,7 @@ __all__ = [
     "pooled_note",
     "prefetch_heads",
     "preset_query",
+    "a11y",
     "present",
     "shapes",
     "show_cell",

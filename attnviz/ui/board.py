@@ -53,7 +53,7 @@ FILES = ("board.js", "draw.js", "link.js", "headswitch.js", "downloads.js", "plo
 CSS = "board.css"
 # Per-chart modules (``attach(chartElement, figure, api)``, see board.js) loaded when present
 # in attnviz/board/: data tables and keyboard navigation of the cells.
-CHART_MODULES = ("table.js", "keys.js")
+CHART_MODULES = ("table.js", "keys.js", "tools.js")
 TEXT_SCALE_KEY = "board_text_scale"
 NAME = "attnviz.board"  # <project name>.<component name> of pyproject.toml
 

@@ -1,0 +1,331 @@
+// attnviz board, per-chart module: a heatmap (or bar chart) read and driven by keyboard
+// (issue 18: "keyboard in the heatmap").
+//
+// - Tab focuses the chart; the first cell (or the last one visited) is outlined and
+//   announced through an aria-live region: "query t2, key t4, weight 0.23, row sums to 1".
+// - Arrows move one cell; Home / End: first / last cell of the row (with Ctrl: of the
+//   chart); PageUp / PageDown: PAGE rows up / down. The linked views follow (api.hover), as
+//   they follow the mouse.
+// - Enter selects the cell's query, as a click does (api.select). Escape leaves the chart.
+// - PageUp / PageDown are also the presenter view's Previous / Next (presentation remotes
+//   send them): the chart takes them only when it was focused from the keyboard
+//   (:focus-visible), never after a mouse click on it.
+//
+// Hook (attnviz/board/board.js): attach(chartElement, figure, api) after the chart is drawn;
+// api.hover(i, j), api.select(i, j): row i, column j in the chart's data coordinates (the
+// board turns them into query and key by the chart's link), api.clear() (optional), api.link
+// (optional: the board's link spec). Pure parts (tested by `node --test tests/js/`):
+// chartGrid, nextCell, announcement, coordinates.
+
+import { axisNoun, chartBar, decode, ensureStyle, plainText, tokenNames } from "./table.js";
+
+export const PAGE = 5; // rows per PageUp / PageDown
+
+// ------------------------------------------------------------------ pure
+
+/** What the keyboard walks in a figure: its first heatmap (rows x cols of z) or its first
+ * bar trace (1 x bars). {kind, z, rows, cols, rowNoun, colNoun, rowNames, colNames,
+ * valueName, weights, pooled, x0, dx, y0, dy, title} or null (nothing to walk). */
+export function chartGrid(figure) {
+  const data = (figure && figure.data) || [];
+  const layout = (figure && figure.layout) || {};
+  const title = plainText(layout.title && layout.title.text).split(" · ")[0];
+  const hm = data.find((t) => t.type === "heatmap" && t.z);
+  const axis = (id, letter) =>
+    layout[id && id.length > 1 ? letter + "axis" + id.slice(1) : letter + "axis"] || {};
+  if (hm) {
+    const z = decode(hm.z) || [];
+    const rows = z.length;
+    const cols = rows ? z[0].length : 0;
+    const xa = axis(hm.xaxis, "x");
+    const ya = axis(hm.yaxis, "y");
+    const rowNoun = axisNoun(ya.title, "row");
+    const colNoun = axisNoun(xa.title, "column");
+    const tok = (n) => /query|key|token/i.test(n);
+    const g = {
+      x0: Number(hm.x0) || 0,
+      dx: Number(hm.dx) || 1,
+      y0: Number(hm.y0) || 0,
+      dy: Number(hm.dy) || 1,
+    };
+    const cb = hm.colorbar && hm.colorbar.title;
+    const valueName = plainText(cb && typeof cb === "object" ? cb.text : cb) || "value";
+    return {
+      kind: "heatmap",
+      title,
+      z,
+      rows,
+      cols,
+      rowNoun,
+      colNoun,
+      rowNames: tokenNames(ya, rows, g.y0, g.dy, tok(rowNoun)),
+      colNames: tokenNames(xa, cols, g.x0, g.dx, tok(colNoun)),
+      valueName,
+      weights: /weight/i.test(valueName),
+      pooled: g.dx > 1 || g.dy > 1,
+      ...g,
+    };
+  }
+  const bar = data.find((t) => t.type === "bar" && t.y);
+  if (bar) {
+    const y = decode(bar.y).map(Number);
+    const xs = (decode(bar.x) || y.map((_, i) => i)).map(Number);
+    const xa = axis(bar.xaxis, "x");
+    const colNoun = axisNoun(xa.title, "item");
+    const q = /query (\d+)/.exec(title);
+    return {
+      kind: "bars",
+      title,
+      z: [y],
+      rows: 1,
+      cols: y.length,
+      rowNoun: q ? "query" : "",
+      colNoun,
+      rowNames: [q ? `t${q[1]}` : ""],
+      colNames: tokenNames(xa, y.length, xs[0] || 0, 1, /query|key|token/i.test(colNoun)),
+      valueName: axisNoun(axis(bar.yaxis, "y").title, "value"),
+      weights: /weight/i.test(axisNoun(axis(bar.yaxis, "y").title, "")),
+      pooled: false,
+      x0: xs[0] || 0,
+      dx: 1,
+      y0: q ? Number(q[1]) : 0,
+      dy: 1,
+    };
+  }
+  return null;
+}
+
+/** The cell a key moves to from `cell` ({row, col}) in a grid of `rows` x `cols`, or null
+ * for a key the chart does not take. `ctrl`: Ctrl+Home / Ctrl+End go to the chart's
+ * first / last cell. */
+export function nextCell(key, cell, rows, cols, ctrl = false) {
+  if (rows < 1 || cols < 1) return null;
+  const clamp = (r, c) => ({
+    row: Math.max(0, Math.min(rows - 1, r)),
+    col: Math.max(0, Math.min(cols - 1, c)),
+  });
+  const { row, col } = cell || { row: 0, col: 0 };
+  switch (key) {
+    case "ArrowUp":
+      return clamp(row - 1, col);
+    case "ArrowDown":
+      return clamp(row + 1, col);
+    case "ArrowLeft":
+      return clamp(row, col - 1);
+    case "ArrowRight":
+      return clamp(row, col + 1);
+    case "Home":
+      return ctrl ? clamp(0, 0) : clamp(row, 0);
+    case "End":
+      return ctrl ? clamp(rows - 1, cols - 1) : clamp(row, cols - 1);
+    case "PageUp":
+      return clamp(row - PAGE, col);
+    case "PageDown":
+      return clamp(row + PAGE, col);
+    default:
+      return null;
+  }
+}
+
+/** A number as it is spoken: 2 decimals ("0.23"), 2 significant digits below 0.005
+ * ("0.0012"), "−" for minus; a sum of 1.00 is "1". */
+export function spoken(v, sum = false) {
+  if (!Number.isFinite(v)) return "masked";
+  let s;
+  if (v !== 0 && Math.abs(v) < 0.005) s = v.toPrecision(2);
+  else s = v.toFixed(2);
+  if (sum) s = s.replace(/\.?0+$/, "") || "0";
+  return s.startsWith("-") ? "−" + s.slice(1) : s;
+}
+
+/** A cell in data coordinates (y of its row, x of its column: what api.hover / api.select
+ * take), and its query and key (token coordinates; null where the chart has no query or
+ * key axis; the token of X, Q, K, V counts as the query). */
+export function coordinates(grid, cell) {
+  const y = grid.y0 + cell.row * grid.dy;
+  const x = grid.x0 + cell.col * grid.dx;
+  const at = (noun) => (grid.rowNoun === noun ? y : grid.colNoun === noun ? x : null);
+  let query = at("query");
+  const key = at("key");
+  if (query == null && grid.rowNoun === "token") query = y; // X, Q, K, V: the token's row
+  return { x, y, query, key };
+}
+
+/** What the live region says for a cell: "query t2, key t4, weight 0.23, row sums to 1". */
+export function announcement(grid, cell) {
+  const v = grid.z[cell.row][cell.col];
+  const names = [];
+  if (grid.rowNoun) names.push([grid.rowNoun, `${grid.rowNoun} ${grid.rowNames[cell.row]}`]);
+  if (grid.colNoun) names.push([grid.colNoun, `${grid.colNoun} ${grid.colNames[cell.col]}`]);
+  names.sort((a, b) => (a[0] === "query" ? -1 : b[0] === "query" ? 1 : 0)); // query first
+  const parts = names.map((n) => n[1]);
+  const value = grid.pooled ? `mean ${grid.valueName}` : grid.valueName;
+  parts.push(Number.isFinite(v) ? `${value} ${spoken(v)}` : `masked (${grid.valueName} 0)`);
+  if (grid.weights && !grid.pooled && grid.kind === "heatmap") {
+    const alongRows = grid.rowNoun === "query";
+    const line = alongRows ? grid.z[cell.row] : grid.z.map((r) => r[cell.col]);
+    const sum = line.reduce((s, w) => s + (Number.isFinite(w) ? w : 0), 0);
+    parts.push(`${alongRows ? "row" : "column"} sums to ${spoken(sum, true)}`);
+  }
+  return parts.join(", ");
+}
+
+// ------------------------------------------------------------------ DOM
+
+function plotArea(gd) {
+  const fl = gd._fullLayout;
+  if (!fl || !fl.xaxis || !fl.yaxis) return null;
+  return { xa: fl.xaxis, ya: fl.yaxis };
+}
+
+function outlineBox(gd, grid, cell) {
+  const area = plotArea(gd);
+  if (!area || typeof area.xa.l2p !== "function") return null;
+  const { xa, ya } = area;
+  const cx = grid.x0 + cell.col * grid.dx;
+  const cy = grid.y0 + cell.row * grid.dy;
+  const xs = grid.kind === "bars" ? [cx - 0.5, cx + 0.5] : [cx - grid.dx / 2, cx + grid.dx / 2];
+  const px = (ax, a, b) => {
+    const p = [ax.l2p(a), ax.l2p(b)].map((v) => Math.max(0, Math.min(ax._length, v)));
+    return [Math.min(...p), Math.max(...p)];
+  };
+  const [x0, x1] = px(xa, xs[0], xs[1]);
+  const [y0, y1] =
+    grid.kind === "bars" ? [0, ya._length] : px(ya, cy - grid.dy / 2, cy + grid.dy / 2);
+  return { left: xa._offset + x0, top: ya._offset + y0, width: x1 - x0, height: y1 - y0 };
+}
+
+const FOCUSABLE =
+  "a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), " +
+  'textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
+
+/** The first keyboard stop after the chart and everything inside it (Escape goes there). */
+export function nextFocusable(chartElement) {
+  const doc = chartElement.ownerDocument;
+  for (const e of doc.querySelectorAll(FOCUSABLE)) {
+    if (chartElement.contains(e)) continue;
+    if (!(chartElement.compareDocumentPosition(e) & Node.DOCUMENT_POSITION_FOLLOWING)) continue;
+    if (e.getClientRects().length === 0 && !e.closest(".attnviz-sr-only")) continue; // hidden
+    if (e.closest(".attnviz-sr-only")) continue;
+    return e;
+  }
+  return null;
+}
+
+let liveCount = 0;
+
+/** The hook: make the chart a keyboard stop. Idempotent: a redraw updates the figure. */
+export function attach(chartElement, figure, api = {}) {
+  const doc = chartElement.ownerDocument;
+  ensureStyle(doc);
+  const grid = chartGrid(figure);
+  let st = chartElement.__attnvizKeys;
+  if (!grid) {
+    if (st) st.figure = null;
+    return null;
+  }
+  if (!st) {
+    st = { cell: null, grid, outline: null, live: null };
+    chartElement.__attnvizKeys = st;
+    const live = doc.createElement("div");
+    live.id = `attnviz-live-${++liveCount}`;
+    live.className = "attnviz-live attnviz-sr-only";
+    live.setAttribute("role", "status");
+    live.setAttribute("aria-live", "polite");
+    chartBar(chartElement).prepend(live);
+    st.live = live;
+    chartElement.tabIndex = 0;
+    chartElement.classList.add("attnviz-kbd");
+    chartElement.setAttribute("role", "application");
+    chartElement.setAttribute(
+      "aria-roledescription",
+      grid.kind === "bars" ? "bar chart" : "heatmap",
+    );
+    const say = (text) => {
+      live.textContent = text;
+    };
+    const show = () => {
+      const g = st.grid;
+      if (!g || !st.cell) return;
+      const box = outlineBox(chartElement, g, st.cell);
+      const host = chartElement.parentElement;
+      if (box && host) {
+        if (getComputedStyle(host).position === "static") host.style.position = "relative";
+        if (!st.outline) {
+          st.outline = doc.createElement("div");
+          st.outline.className = "attnviz-focus";
+          st.outline.setAttribute("aria-hidden", "true");
+        }
+        Object.assign(st.outline.style, {
+          left: chartElement.offsetLeft + box.left + "px",
+          top: chartElement.offsetTop + box.top + "px",
+          width: box.width + "px",
+          height: box.height + "px",
+        });
+        if (st.outline.parentElement !== host) host.appendChild(st.outline);
+      }
+      const { x, y } = coordinates(g, st.cell);
+      if (api.hover) api.hover(y, x);
+      say(announcement(g, st.cell));
+    };
+    const leave = () => {
+      if (st.outline) st.outline.remove();
+      if (api.clear) api.clear();
+      live.classList.add("attnviz-sr-only");
+    };
+    st.show = show;
+    chartElement.addEventListener("focus", () => {
+      const g = st.grid;
+      if (!g) return;
+      live.classList.remove("attnviz-sr-only"); // sighted keyboard users read it too
+      st.cell =
+        st.cell && st.cell.row < g.rows && st.cell.col < g.cols ? st.cell : { row: 0, col: 0 };
+      show();
+    });
+    chartElement.addEventListener("blur", leave);
+    chartElement.addEventListener("keydown", (ev) => {
+      const g = st.grid;
+      if (!g || ev.altKey || ev.metaKey) return;
+      if (ev.key === "Escape") {
+        ev.preventDefault();
+        ev.stopPropagation();
+        const next = nextFocusable(chartElement);
+        if (next) next.focus();
+        else chartElement.blur();
+        return;
+      }
+      if (ev.key === "Enter" || ev.key === " ") {
+        const { x, y, query } = coordinates(g, st.cell || { row: 0, col: 0 });
+        if (g.kind !== "heatmap" || query == null || !api.select) return;
+        ev.preventDefault();
+        api.select(y, x);
+        say(
+          `selected query ${g.rowNoun === "query" ? g.rowNames[st.cell.row] : g.colNames[st.cell.col]}`,
+        );
+        return;
+      }
+      const paging = ev.key === "PageUp" || ev.key === "PageDown";
+      if (paging && !chartElement.matches(":focus-visible")) return; // the presenter's keys
+      const next = nextCell(ev.key, st.cell, g.rows, g.cols, ev.ctrlKey);
+      if (!next) return;
+      ev.preventDefault();
+      ev.stopPropagation();
+      st.cell = next;
+      show();
+    });
+  }
+  st.grid = grid;
+  const label = (chartElement.getAttribute("aria-label") || grid.title || "chart").replace(
+    /\. Arrow keys.*$/,
+    "",
+  );
+  chartElement.setAttribute(
+    "aria-label",
+    `${label}. Arrow keys move between cells` +
+      (grid.kind === "heatmap" && api.select ? ", Enter selects the query" : "") +
+      ", Escape leaves the chart.",
+  );
+  if (st.cell && (st.cell.row >= grid.rows || st.cell.col >= grid.cols)) st.cell = null;
+  if (st.cell && doc.activeElement === chartElement) st.show();
+  return st;
+}

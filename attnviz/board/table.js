@@ -1,0 +1,366 @@
+// attnviz board, per-chart module: every heatmap and bar chart also offers its values as a
+// real <table> (issue 18: "every chart has its data"). Row and column headers are named by
+// the tokens ("query t2", "key t4"); above TOP_K_ABOVE columns a row lists its top 3 cells
+// instead of every cell, and the caption says so.
+//
+// Hook (the board's per-chart modules): attach(chartElement, figure, api) after the chart
+// is drawn. The table goes right after the chart element (never inside it: the plot div is
+// role="img", whose content a screen reader does not read). It is visually hidden but in the
+// accessibility tree; a "Table" button, visible to all, shows it on screen.
+//
+// Pure parts, tested with `node --test tests/js/` (tests/test_board_js.py runs them):
+// decode, axisNoun, tokenNames, chartTables (figure -> table models), topK, formatValue.
+
+export const TOP_K_ABOVE = 32; // more columns than this: top 3 per row
+export const TOP_K = 3;
+export const MAX_CELLS = 4096; // a chart with more cells in all its tables: top 3 per row too
+
+// ------------------------------------------------------------------ pure: figure -> data
+
+const DTYPES = {
+  f8: Float64Array,
+  f4: Float32Array,
+  i4: Int32Array,
+  u4: Uint32Array,
+  i2: Int16Array,
+  u2: Uint16Array,
+  i1: Int8Array,
+  u1: Uint8Array,
+};
+
+function base64Bytes(s) {
+  if (typeof atob === "function") {
+    const bin = atob(s);
+    const out = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+    return out;
+  }
+  return new Uint8Array(Buffer.from(s, "base64")); // node without atob
+}
+
+/** A plotly data array as plain JS: arrays as they are, typed arrays as arrays, plotly's
+ * base64 form ({dtype, bdata, shape}) decoded; 2-D when `shape` has two sizes. */
+export function decode(v) {
+  if (v == null) return null;
+  if (Array.isArray(v)) return v.map((r) => (r && typeof r === "object" ? decode(r) : r));
+  if (ArrayBuffer.isView(v)) return Array.from(v);
+  if (typeof v === "object" && typeof v.bdata === "string") {
+    const Kind = DTYPES[v.dtype];
+    if (!Kind)
+      throw new Error(`table: unknown dtype ${v.dtype} (expected one of ${Object.keys(DTYPES)})`);
+    const bytes = base64Bytes(v.bdata);
+    const flat = Array.from(
+      new Kind(bytes.buffer, bytes.byteOffset, bytes.byteLength / Kind.BYTES_PER_ELEMENT),
+    );
+    const shape = typeof v.shape === "string" ? v.shape.split(",").map(Number) : v.shape;
+    if (!shape || shape.length < 2) return flat;
+    const [rows, cols] = shape;
+    const out = [];
+    for (let r = 0; r < rows; r++) out.push(flat.slice(r * cols, (r + 1) * cols));
+    return out;
+  }
+  return null;
+}
+
+/** Plotly text (HTML subset, character references) as plain text. */
+export function plainText(s) {
+  return String(s == null ? "" : s)
+    .replace(/<br\s*\/?>/gi, " · ")
+    .replace(/<[^>]*>/g, "")
+    .replace(/&#(\d+);/g, (_, d) => String.fromCharCode(Number(d)))
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, "&")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+/** What an axis counts, from its title: "query i (row) — rows = tokens" -> "query",
+ * "key j (column)" -> "key", "token (row) — …" -> "token", "feature" -> "feature". */
+export function axisNoun(title, fallback) {
+  let t = plainText(title && typeof title === "object" ? title.text : title);
+  t = t.split(" — ")[0].split(" (")[0].trim();
+  t = t.replace(/\s+[a-z]$/i, ""); // the variable: "query i", "key j", "weight a"
+  return t || fallback;
+}
+
+function axisOf(layout, id, letter) {
+  const name = id && id.length > 1 ? letter + "axis" + id.slice(1) : letter + "axis";
+  return (layout && layout[name]) || {};
+}
+
+/** The name of each of `count` cells along an axis (`start`, `step`: the trace's x0/dx):
+ * its tick label where the axis has one per cell ("t2", or a user's token), else "t" and
+ * its index for token axes, else the index; a block of several tokens: "t8–t15". */
+export function tokenNames(axis, count, start, step, tokens) {
+  const vals = axis.tickvals ? decode(axis.tickvals) : null;
+  const text = axis.ticktext ? decode(axis.ticktext) : null;
+  const byValue = new Map();
+  if (vals && text) vals.forEach((v, i) => byValue.set(Number(v), plainText(text[i])));
+  const name = (i) => (byValue.has(i) ? byValue.get(i) : tokens ? `t${i}` : String(i));
+  const out = [];
+  for (let c = 0; c < count; c++) {
+    const first = start + c * step;
+    out.push(step > 1 ? `${name(first)}–${name(first + step - 1)}` : name(first));
+  }
+  return out;
+}
+
+/** A number as the table shows it: 4 decimals (the hover's precision), "−" for minus. */
+export function formatValue(v, digits = 4) {
+  if (v == null || !Number.isFinite(v)) return "masked";
+  const s = (Math.abs(v) < 0.5 * 10 ** -digits ? 0 : v).toFixed(digits);
+  return s.startsWith("-") ? "−" + s.slice(1) : s;
+}
+
+/** The `k` largest cells of a row (by value, or by size when `byMagnitude`): [[index,
+ * value]], largest first, masked cells left out; ties keep the lower index first. */
+export function topK(row, k = TOP_K, byMagnitude = false) {
+  const key = (v) => (byMagnitude ? Math.abs(v) : v);
+  return row
+    .map((v, i) => [i, v])
+    .filter(([, v]) => Number.isFinite(v))
+    .sort((a, b) => key(b[1]) - key(a[1]) || a[0] - b[0])
+    .slice(0, k);
+}
+
+const WEIGHTY = /weight|probab|softmax/i;
+
+/** The tables of a figure (plotly JSON): one per heatmap trace and one per bar chart.
+ * A table: {caption, rowNoun, colNoun, valueName, rows: [{name, cells: [{col, colName,
+ * value}]}], colNames, top (null, or k when each row lists its top k cells), note}.
+ * `link` (optional): the board's link spec ({orient, heads}) of the chart. */
+export function chartTables(figure, link) {
+  const data = (figure && figure.data) || [];
+  const layout = (figure && figure.layout) || {};
+  const title = plainText(layout.title && layout.title.text);
+  const heatmaps = data.filter((t) => t.type === "heatmap" && t.z);
+  const tables = [];
+  const totalCells = heatmaps.reduce((n, t) => {
+    const z = decode(t.z) || [];
+    return n + z.length * (z[0] ? z[0].length : 0);
+  }, 0);
+  heatmaps.forEach((t, ti) => {
+    const z = decode(t.z) || [];
+    const nRows = z.length;
+    const nCols = nRows ? z[0].length : 0;
+    const xa = axisOf(layout, t.xaxis, "x");
+    const ya = axisOf(layout, t.yaxis, "y");
+    const colNoun = axisNoun(xa.title, "column");
+    const rowNoun = axisNoun(ya.title, "row");
+    const tokenAxis = (noun) => /query|key|token/i.test(noun);
+    const colNames = tokenNames(
+      xa,
+      nCols,
+      Number(t.x0) || 0,
+      Number(t.dx) || 1,
+      tokenAxis(colNoun),
+    );
+    const rowNames = tokenNames(
+      ya,
+      nRows,
+      Number(t.y0) || 0,
+      Number(t.dy) || 1,
+      tokenAxis(rowNoun),
+    );
+    const cb = t.colorbar && t.colorbar.title;
+    const valueName =
+      plainText(cb && typeof cb === "object" ? cb.text : cb) ||
+      (WEIGHTY.test(title) ? "weight" : "value");
+    const weights = /weight/i.test(valueName) || (t.zmin === 0 && t.zmax === 1);
+    const top = nCols > TOP_K_ABOVE || totalCells > MAX_CELLS ? TOP_K : null;
+    const head = link && link.heads ? link.heads[ti] : heatmaps.length > 1 ? ti : null;
+    const name = plainText(t.name) || title;
+    const caption = (head != null ? `${title}, head ${head}` : name) || "chart";
+    const rows = z.map((r, i) => {
+      const cells = top
+        ? topK(r, top, !weights).map(([c, v]) => ({ col: c, colName: colNames[c], value: v }))
+        : r.map((v, c) => ({ col: c, colName: colNames[c], value: v }));
+      return { name: rowNames[i], cells };
+    });
+    const pooled = (Number(t.dx) || 1) > 1 || (Number(t.dy) || 1) > 1;
+    const notes = [];
+    if (pooled) notes.push("each cell is the mean of a block of tokens");
+    if (top)
+      notes.push(
+        `${nCols} ${colNoun}s per row: each row lists its top ${top} ${colNoun}s` +
+          (weights ? " and their weights" : " by size") +
+          " instead of every cell",
+      );
+    tables.push({
+      caption,
+      rowNoun,
+      colNoun,
+      valueName,
+      weights,
+      rows,
+      colNames,
+      top,
+      note: notes.join("; "),
+    });
+  });
+  const bars = data.filter((t) => t.type === "bar" && t.y);
+  if (bars.length) {
+    const xa = axisOf(layout, bars[0].xaxis, "x");
+    const ya = axisOf(layout, bars[0].yaxis, "y");
+    const xs = (decode(bars[0].x) || decode(bars[0].y).map((_, i) => i)).map(Number);
+    const rowNoun = axisNoun(xa.title, "item");
+    const names = tokenNames(xa, xs.length, xs[0] || 0, 1, /query|key|token/i.test(rowNoun));
+    const series = bars.map((b) => ({
+      name: plainText(b.name) || axisNoun(ya.title, "value"),
+      y: decode(b.y),
+    }));
+    const valueName = axisNoun(ya.title, "value");
+    const weights = /weight/i.test(valueName);
+    tables.push({
+      caption: title || "bar chart",
+      rowNoun,
+      colNoun: "",
+      valueName,
+      weights,
+      colNames: series.map((s) => s.name),
+      rows: xs.map((x, i) => ({
+        name: names[i],
+        cells: series.map((s, c) => ({ col: c, colName: s.name, value: Number(s.y[i]) })),
+      })),
+      top: null,
+      note: "",
+    });
+  }
+  return tables;
+}
+
+// ------------------------------------------------------------------ DOM
+
+let tableCount = 0;
+
+// The styles of the tables and of the keyboard focus (keys.js), once per document. The
+// focus ring is #111 on the page's white (18:1, and 3:1 needs only #949494); a white halo
+// keeps it visible over dark cells.
+export const STYLE = `
+.attnviz-sr-only { position: absolute !important; width: 1px; height: 1px; padding: 0;
+  margin: -1px; overflow: hidden; clip: rect(0 0 0 0); clip-path: inset(50%);
+  white-space: nowrap; border: 0; }
+.attnviz-bar { margin: 0.2rem 0 0.4rem 0; font-size: 0.875rem; color: #262730; }
+.attnviz-buttons { display: flex; gap: 0.4rem; flex-wrap: wrap; }
+.attnviz-live:not(.attnviz-sr-only) { margin: 0.1rem 0 0.3rem 0; }
+.attnviz-table-toggle, .attnviz-download { font: inherit; color: #262730; background: #fff;
+  border: 1px solid #6b6e7a; border-radius: 0.4rem; padding: 0.1rem 0.6rem; cursor: pointer; }
+.attnviz-bar button:focus-visible, .attnviz-kbd:focus-visible {
+  outline: 3px solid #111; outline-offset: 2px; box-shadow: 0 0 0 5px #fff; }
+.attnviz-table { border-collapse: collapse; margin-top: 0.3rem; color: #262730; }
+.attnviz-table caption { text-align: left; font-weight: 600; padding-bottom: 0.2rem; }
+.attnviz-table th, .attnviz-table td { border: 1px solid #c8c9ce; padding: 0.1rem 0.4rem;
+  text-align: right; font-variant-numeric: tabular-nums; }
+.attnviz-table th { background: #f0f2f6; font-weight: 600; }
+.attnviz-focus { position: absolute; pointer-events: none; box-sizing: border-box;
+  border: 3px solid #111; box-shadow: 0 0 0 2px #fff, inset 0 0 0 2px #fff; z-index: 6; }
+@media (prefers-reduced-motion: reduce) {
+  .attnviz-bar *, .attnviz-focus { transition: none !important; animation: none !important; }
+}
+`;
+
+export function ensureStyle(doc) {
+  if (doc.getElementById("attnviz-a11y-style")) return;
+  const style = doc.createElement("style");
+  style.id = "attnviz-a11y-style";
+  style.textContent = STYLE;
+  (doc.head || doc.documentElement).appendChild(style);
+}
+
+function el(doc, tag, attrs, text) {
+  const e = doc.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+  if (text != null) e.textContent = text;
+  return e;
+}
+
+/** A <table> element of one table model. */
+export function tableElement(doc, t) {
+  const table = el(doc, "table", { class: "attnviz-table" });
+  table.appendChild(el(doc, "caption", {}, t.caption + (t.note ? ` (${t.note})` : "")));
+  const head = el(doc, "thead");
+  const hr = el(doc, "tr");
+  hr.appendChild(el(doc, "td"));
+  if (t.top) {
+    for (let i = 1; i <= t.top; i++) hr.appendChild(el(doc, "th", { scope: "col" }, `top ${i}`));
+  } else {
+    for (const c of t.colNames)
+      hr.appendChild(el(doc, "th", { scope: "col" }, t.colNoun ? `${t.colNoun} ${c}` : c));
+  }
+  head.appendChild(hr);
+  table.appendChild(head);
+  const body = el(doc, "tbody");
+  for (const r of t.rows) {
+    const tr = el(doc, "tr");
+    tr.appendChild(el(doc, "th", { scope: "row" }, t.rowNoun ? `${t.rowNoun} ${r.name}` : r.name));
+    for (const c of r.cells) {
+      const text = t.top
+        ? `${t.colNoun} ${c.colName}: ${formatValue(c.value)}`
+        : formatValue(c.value);
+      tr.appendChild(el(doc, "td", {}, text));
+    }
+    body.appendChild(tr);
+  }
+  table.appendChild(body);
+  return table;
+}
+
+/** The strip under a chart that the per-chart modules share, made once right after the
+ * chart (outside it: the plot div may be role="img"): the live region (keys.js), a row of
+ * buttons (Table here, the downloads in tools.js) and the table. */
+export function chartBar(chartElement) {
+  let bar = chartElement.__attnvizBar;
+  if (bar && bar.isConnected) return bar;
+  const doc = chartElement.ownerDocument;
+  ensureStyle(doc);
+  bar = el(doc, "div", { class: "attnviz-bar" });
+  bar.appendChild(el(doc, "div", { class: "attnviz-buttons" }));
+  chartElement.after(bar);
+  chartElement.__attnvizBar = bar;
+  return bar;
+}
+
+/** The hook: after a chart is drawn, (re)build its tables under it. Returns the holder. */
+export function attach(chartElement, figure, api = {}) {
+  const doc = chartElement.ownerDocument;
+  const tables = chartTables(figure, api.link);
+  const bar = chartBar(chartElement);
+  let holder = bar.querySelector(".attnviz-table-holder");
+  let button = bar.querySelector(".attnviz-table-toggle");
+  if (!tables.length) {
+    if (holder) holder.remove();
+    if (button) button.remove();
+    return null;
+  }
+  if (!holder) {
+    const id = `attnviz-table-${++tableCount}`;
+    button = el(
+      doc,
+      "button",
+      {
+        type: "button",
+        class: "attnviz-table-toggle",
+        "aria-expanded": "false",
+        "aria-controls": id,
+      },
+      "Table",
+    );
+    holder = el(doc, "div", { id, class: "attnviz-table-holder attnviz-sr-only" });
+    button.addEventListener("click", () => {
+      const open = button.getAttribute("aria-expanded") !== "true";
+      button.setAttribute("aria-expanded", String(open));
+      button.textContent = open ? "Hide table" : "Table";
+      button.setAttribute("aria-label", `${button.textContent}: ${holder.dataset.caption}`);
+      holder.classList.toggle("attnviz-sr-only", !open);
+      if (api.resized) api.resized();
+    });
+    bar.querySelector(".attnviz-buttons").prepend(button);
+    bar.appendChild(holder);
+  }
+  holder.dataset.caption = tables[0].caption;
+  button.setAttribute("aria-label", `${button.textContent}: ${tables[0].caption}`);
+  holder.replaceChildren(...tables.map((t) => tableElement(doc, t)));
+  return holder;
+}

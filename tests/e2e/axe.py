@@ -1,0 +1,80 @@
+"""axe-core in the page: inject the pinned ``axe.min.js`` (tests/e2e/package-lock.json,
+installed by ``npm ci --prefix tests/e2e``) into the page and every board frame, run the WCAG
+2.0/2.1 A and AA rules, and return the violations with the nodes they were found on."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+AXE_JS = Path(__file__).resolve().parent / "node_modules" / "axe-core" / "axe.min.js"
+WCAG_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+BLOCKING = {"serious", "critical"}
+
+RUN_JS = """async (tags) => {
+  const r = await axe.run(document, {runOnly: {type: 'tag', values: tags},
+                                     resultTypes: ['violations'], iframes: false});
+  return r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
+    nodes: v.nodes.map(n => ({target: n.target.join(' '), html: n.html.slice(0, 300),
+                              summary: (n.failureSummary || '').slice(0, 300)}))}));
+}"""
+
+
+@dataclass
+class Violation:
+    frame: str  # "page", or the frame's name / url
+    id: str
+    impact: str
+    help: str
+    target: str
+    html: str
+    summary: str
+
+    def __str__(self) -> str:
+        return f"[{self.impact}] {self.id} in {self.frame}: {self.target} {self.html[:160]}"
+
+
+def axe_source() -> str:
+    if not AXE_JS.is_file():
+        msg = f"axe-core is not installed ({AXE_JS}): run npm ci --prefix tests/e2e"
+        if os.environ.get("CI"):
+            pytest.fail(msg + " (CI is set: the accessibility test must run)", False)
+        pytest.skip(msg)
+    return AXE_JS.read_text()
+
+
+def scan(page, frames: bool = True) -> list[Violation]:
+    """Every WCAG 2.0/2.1 A/AA violation of the page's document and (``frames``) of each
+    same-origin frame (the boards), one entry per node."""
+    src = axe_source()
+    out: list[Violation] = []
+    targets = [page.main_frame] + (
+        [f for f in page.frames if f is not page.main_frame] if frames else []
+    )
+    for frame in targets:
+        if frame.is_detached():
+            continue
+        if not frame.evaluate("() => typeof axe !== 'undefined'"):
+            frame.evaluate(src + "\n;undefined")
+        name = "page" if frame is page.main_frame else (frame.name or frame.url[-60:])
+        for v in frame.evaluate(RUN_JS, WCAG_AA):
+            for n in v["nodes"]:
+                out.append(
+                    Violation(
+                        name,
+                        v["id"],
+                        v["impact"] or "",
+                        v["help"],
+                        n["target"],
+                        n["html"],
+                        n["summary"],
+                    )
+                )
+    return out
+
+
+def blocking(violations: list[Violation]) -> list[Violation]:
+    return [v for v in violations if v.impact in BLOCKING]
