@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
 
-from attnviz.figures import _figure, _layout, plotly_text
+from attnviz.figures import _figure, _layout, plotly_text, pool_factor
 
 RIGHT_COLOR = "#0072B2"
 WRONG_COLOR = "#D55E00"
@@ -73,3 +73,41 @@ def tally_figure(
         plot_bgcolor="white",
     )
     return _figure(data, layout)
+
+
+#: The outline of a revealed answer: black inside white, seen on any colour scale.
+OUTLINE = "#000000"
+
+
+def outline_cell(
+    figure: go.Figure, query: int, key: int, layout: str = "rows", n: int | None = None
+) -> go.Figure:
+    """A copy of an attention heatmap (:func:`attnviz.figures.attention_figure`) with the
+    cell (``query``, ``key``) outlined: the revealed answer of a view question.
+
+    The heatmap's cells sit at whole-number coordinates (x = key, y = query in row
+    layout; swapped in column layout); ``n`` (tokens) gives the block of a pooled heatmap
+    (:func:`attnviz.figures.pool_factor`), so the outline then frames the block holding
+    the cell."""
+    if layout not in ("rows", "columns"):
+        raise ValueError(f"layout must be 'rows' or 'columns', got {layout!r}")
+    if query < 0 or key < 0:
+        raise ValueError(f"a cell's query and key are >= 0, got {query}, {key}")
+    b = pool_factor(n) if n else 1
+    x, y = (key, query) if layout == "rows" else (query, key)
+    x, y = (x // b) * b, (y // b) * b  # the block's coordinates
+    out = go.Figure(figure, _validate=False)  # a copy; the builders skip validation too
+    for width, color in ((7, "#ffffff"), (3.5, OUTLINE)):
+        out.add_shape(
+            type="rect",
+            xref="x",
+            yref="y",
+            x0=x - b / 2,
+            x1=x + b / 2,
+            y0=y - b / 2,
+            y1=y + b / 2,
+            line={"color": color, "width": width},
+            fillcolor="rgba(0,0,0,0)",
+            name="revealed answer",
+        )
+    return out
