@@ -101,3 +101,13 @@ def previous_head(weights: ArrayLike) -> Question:
         head,
         {"head": head},
     )
+
+
+def answer_cells(kind: str, detail: dict[str, int], n: int) -> list[tuple[int, int]]:
+    """The (query, key) cells that show a revealed answer on head ``detail["head"]``'s
+    weights: the top key's cell, or the previous-token diagonal (i, i-1)."""
+    if kind == "top_key":
+        return [(detail["query"], detail["key"])]
+    if kind == "previous_head":
+        return [(i, i - 1) for i in range(1, n)]
+    raise ValueError(f"a view question's kind is 'top_key' or 'previous_head', got {kind!r}")
