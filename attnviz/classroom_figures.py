@@ -120,7 +120,14 @@ def choice_tally_figure(
             "dtick": max(1, round(top / 10)),
             "automargin": True,
         },
-        yaxis={"autorange": "reversed", "automargin": True, "title": {"text": ""}},
+        yaxis={
+            "autorange": "reversed",
+            "automargin": True,
+            "title": {"text": ""},
+            "tickmode": "array",  # every choice named, none skipped
+            "tickvals": labels,
+            "ticktext": labels,
+        },
         showlegend=False,
         plot_bgcolor="white",
     )

@@ -12,7 +12,7 @@ from test_app import run_app
 from test_live_page import data_dir, qp, store, texts  # noqa: F401 (fixtures)
 
 from attnviz import classroom, predict
-from attnviz.ui.predict import view_digest
+from attnviz.ui.predict import plain, view_digest
 
 
 def teacher_app(store, **extra):  # noqa: F811
@@ -49,7 +49,7 @@ def test_the_teacher_asks_sees_the_tally_and_reveals_on_the_chart(store):  # noq
     q = store.question(code)
     assert q is not None and q.kind == "top_key" and q.page == "playground"
     assert q.detail["query"] == 2 and q.detail["head"] == 0
-    assert "Which key does query 2 attend to most (head 0)?" in texts(at)
+    assert plain("Which key does query 2 attend to most (head 0)?") in texts(at)
     assert "0 answers" in texts(at)
     assert not rects(figures_of(at)["pg_weights"])  # nothing outlined before the reveal
     # two students answer (one right, one wrong)
@@ -65,7 +65,7 @@ def test_the_teacher_asks_sees_the_tally_and_reveals_on_the_chart(store):  # noq
     shapes = rects(figures_of(at)["pg_weights"])
     k = q.detail["key"]
     assert {(s["x0"], s["x1"], s["y0"], s["y1"]) for s in shapes} == {(k - 0.5, k + 0.5, 1.5, 2.5)}
-    assert f"**`{q.choices[q.answer]}`**" in texts(at) and "1 of 2 predicted it" in texts(at)
+    assert f"**{plain(q.choices[q.answer])}**" in texts(at) and "1 of 2 predicted it" in texts(at)
     # the other charts and another head carry no outline
     assert not rects(figures_of(at)["pg_scores"])
 
@@ -105,18 +105,20 @@ def test_a_student_answers_and_sees_the_reveal(store):  # noqa: F811
     )  # fmt: skip
     at = run_app({"class": code}, "pages/exercises.py")
     assert not at.exception, [e.value for e in at.exception]
-    assert "On the projector: `Which key does query 1 attend to most (head 0)?`" in texts(at)
+    assert "On the projector: " + plain("Which key does query 1 attend to most (head 0)?") in texts(
+        at
+    )
     radio = at.radio(key=f"predict_choice{qid}")
-    assert list(radio.options) == choices
+    assert list(radio.options) == [plain(c) for c in choices]
     radio.set_value(3)
     at.button(key="predict_send").click().run()
     student = qp(at, "student")
     assert store.my_choice(code, student, qid) == 3
     assert store.question_tally(code, key, qid) == [0, 0, 0, 1]
-    assert "Sent: `key 3`" in texts(at)
+    assert "Sent: key 3" in texts(at)
     store.reveal_question(code, key, qid)
     at.run()
-    assert "the answer is **`key 2`** (you predicted `key 3`)" in texts(at)
+    assert "the answer is **key 2** (you predicted key 3)" in texts(at)
     assert not [r for r in at.radio if r.key == f"predict_choice{qid}"]
 
 
@@ -144,3 +146,7 @@ def test_no_question_no_box(store):  # noqa: F811
 def test_answer_cells_cover_both_kinds(kind):
     cells = predict.answer_cells(kind, {"query": 1, "key": 0, "head": 0}, 3)
     assert cells == ([(1, 0)] if kind == "top_key" else [(1, 0), (2, 1)])
+
+
+def test_plain_text_is_drawn_literally():
+    assert plain("*a* $x$ (t_1) `c` <b>") == r"\*a\* \$x\$ \(t\_1\) \`c\` \<b\>"

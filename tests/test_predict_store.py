@@ -216,3 +216,20 @@ def test_outline_frames_the_block_of_a_pooled_heatmap():
     assert b == 2 and (r.x0, r.x1, r.y0, r.y1) == (9.0, 11.0, 5.0, 7.0)
     with pytest.raises(ValueError, match="layout"):
         classroom_figures.outline_cell(fig, 0, 0, "diag")
+
+
+def test_choice_tally_figure_names_every_choice_and_colours_the_answer():
+    choices = ["key 0", "key 1", "key 2 <b>"]
+    fig = classroom_figures.choice_tally_figure(choices, [2, 0, 1]).to_dict()
+    bar = fig["data"][0]
+    assert bar["x"] == [2, 0, 1] and bar["text"] == ["2", "", "1"]
+    assert bar["y"][2] == "key 2 &lt;b&gt;" and fig["layout"]["yaxis"]["tickvals"] == bar["y"]
+    assert len(set(bar["marker"]["color"])) == 1  # before the reveal: no answer shown
+    shown = classroom_figures.choice_tally_figure(choices, [2, 0, 1], answer=1).to_dict()
+    colors = shown["data"][0]["marker"]["color"]
+    assert colors[1] == classroom_figures.RIGHT_COLOR and colors[0] == colors[2] != colors[1]
+    assert shown["data"][0]["y"][1].endswith("✓")
+    with pytest.raises(ValueError, match="3 choices, 2 counts"):
+        classroom_figures.choice_tally_figure(choices, [1, 2])
+    with pytest.raises(ValueError, match="answer must index"):
+        classroom_figures.choice_tally_figure(choices, [1, 2, 3], answer=3)

@@ -20,6 +20,7 @@ State changes happen in ``on_click`` callbacks.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
@@ -32,7 +33,6 @@ from attnviz.classroom import ViewQuestion
 from attnviz.predict import Question
 from attnviz.ui import live, present
 from attnviz.ui.board import board
-from attnviz.ui.text import md_text
 
 TALLY_EVERY = live.TALLY_EVERY
 STUDENT_EVERY = live.STUDENT_EVERY
@@ -62,6 +62,15 @@ def teacher() -> Teacher | None:
     except (ValueError, *STORE_DOWN):
         return None
     return Teacher(classroom.normalize_code(code), str(key))
+
+
+def plain(text: str) -> str:
+    """``text`` drawn literally by Markdown as ordinary text (not a code span): every
+    Markdown and LaTeX punctuation character escaped (a token label may hold ``*``, ``$``)."""
+    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", text)
+
+
+_MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&])")
 
 
 def view_digest(settings: object) -> str:
@@ -154,7 +163,7 @@ def ask_box(page: str, settings: object, weights: np.ndarray, head: int, query: 
             st.error(problem, icon=":material/error:")
         q = _question(t.code)
         if q is not None and q.page == page and not q.revealed:
-            st.markdown(f"**Asked the room:** {md_text(q.prompt)}")
+            st.markdown(f"**Asked the room:** {plain(q.prompt)}")
             _tally(t, q.qid, q.choices)
             st.button(
                 "Reveal", key="predict_reveal", on_click=_reveal, args=(t, q.qid),
@@ -195,7 +204,7 @@ def _revealed(t: Teacher, q: ViewQuestion, settings: object) -> None:
     if q.kind == "previous_head" and q.view == view_digest(settings):
         where = f"its previous-token cells are outlined on head {q.detail['head']}'s chart"
     st.success(
-        f"{md_text(q.prompt)} **{md_text(q.choices[q.answer])}** ({where}). "
+        f"{plain(q.prompt)} **{plain(q.choices[q.answer])}** ({where}). "
         f"{right} of {sum(counts)} predicted it.",
         icon=":material/check_circle:",
     )
@@ -238,7 +247,7 @@ def student_box(code: str, student: str) -> None:
     if q is None:
         return
     with st.container(border=True, key="predict_student"):
-        st.markdown(f"#### On the projector: {md_text(q.prompt)}")
+        st.markdown(f"#### On the projector: {plain(q.prompt)}")
         try:
             mine = live.store().my_choice(code, student, q.qid)
         except (ValueError, *STORE_DOWN):
@@ -250,22 +259,22 @@ def student_box(code: str, student: str) -> None:
             verdict = (
                 "you did not answer" if mine is None
                 else "you predicted it" if mine == q.answer
-                else f"you predicted {md_text(q.choices[mine])}"
+                else f"you predicted {plain(q.choices[mine])}"
             )  # fmt: skip
             st.success(
-                f"Revealed by the teacher: the answer is **{md_text(q.choices[q.answer])}** "
+                f"Revealed by the teacher: the answer is **{plain(q.choices[q.answer])}** "
                 f"({verdict}). It is outlined on the projector's chart.",
                 icon=":material/visibility:",
             )
             return
         key = f"predict_choice{q.qid}"
         st.radio(
-            "Your prediction", range(len(q.choices)), key=key, index=None,
-            format_func=lambda i: q.choices[i], horizontal=len(q.choices) <= 8,
+            "Your prediction", list(range(len(q.choices))), key=key, index=None,
+            format_func=lambda i: plain(q.choices[i]), horizontal=len(q.choices) <= 8,
         )  # fmt: skip
         st.button(
             "Send", key="predict_send", on_click=_send, args=(code, student, q.qid, key),
             icon=":material/send:",
         )  # fmt: skip
         if mine is not None:
-            st.caption(f"Sent: {md_text(q.choices[mine])} (you can change it until the reveal).")
+            st.caption(f"Sent: {plain(q.choices[mine])} (you can change it until the reveal).")
