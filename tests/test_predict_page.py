@@ -150,3 +150,22 @@ def test_answer_cells_cover_both_kinds(kind):
 
 def test_plain_text_is_drawn_literally():
     assert plain("*a* $x$ (t_1) `c` <b>") == r"\*a\* \$x\$ \(t\_1\) \`c\` \<b\>"
+
+
+def test_multi_head_asks_which_head_and_outlines_it_on_its_step(store):  # noqa: F811
+    code, key = store.create(3, 8)
+    link = {"present": "1", "class": code, "teacher": key, "N": "5", "heads": "2", "D": "8"}
+    at = run_app({**link, "step": "1"}, "pages/multi_head.py")
+    assert not at.exception, [e.value for e in at.exception]
+    at.button(key="predict_ask_previous_head").click().run()
+    q = store.question(code)
+    assert q.page == "multi_head" and q.kind == "previous_head"
+    assert "0 answers" in texts(at)
+    at.button(key="predict_reveal").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    head = q.detail["head"]
+    at2 = run_app({**link, "step": str(head + 1)}, "pages/multi_head.py")
+    cells = {(s["y0"] + 0.5, s["x0"] + 0.5) for s in rects(figures_of(at2)["mh_one_head"])}
+    assert cells == {(i, i - 1) for i in range(1, 5)}
+    other = run_app({**link, "step": str(2 - head)}, "pages/multi_head.py")
+    assert not rects(figures_of(other)["mh_one_head"])
