@@ -19,6 +19,12 @@ timeout) and PostgreSQL (replicas: ``ATTNVIZ_DATABASE_URL=postgresql+psycopg://.
 4. Classes expire 24 h after creation: an expired class is not found, and ``create``
    deletes expired classes with their answers.
 
+5. View questions ("predict, then reveal", :mod:`attnviz.ui.predict`): ``ask`` stores a
+   question about the view on the projector (page, link, settings digest, choices, the
+   right choice, the cell to outline) as the class's current one; ``answer_question``
+   upserts a student's choice until ``reveal_question``; ``question_tally`` counts the
+   choices. Their two tables are created on first use (also in an older database).
+
 Bad input raises ``ValueError`` (nothing is stored); a wrong teacher key raises
 ``PermissionError``. Every query uses bound parameters.
 """
