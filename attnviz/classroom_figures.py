@@ -163,21 +163,25 @@ def outline_cells(
     if any(q < 0 or k < 0 for q, k in cells):
         raise ValueError(f"a cell's query and key are >= 0, got {list(cells)}")
     b = pool_factor(n) if n else 1
-    out = go.Figure(figure, _validate=False)  # a copy; the builders skip validation too
     blocks = {(q // b * b, k // b * b) for q, k in cells}  # (query, key) of each block
-    for width, color in ((7, "#ffffff"), (3.5, OUTLINE)):
-        for q, k in sorted(blocks):
-            x, y = (k, q) if layout == "rows" else (q, k)
-            out.add_shape(
-                type="rect",
-                xref="x",
-                yref="y",
-                x0=x - b / 2,
-                x1=x + b / 2,
-                y0=y - b / 2,
-                y1=y + b / 2,
-                line={"color": color, "width": width},
-                fillcolor="rgba(0,0,0,0)",
-                name="revealed answer",
-            )
-    return out
+    shapes = [
+        {
+            "type": "rect",
+            "xref": "x",
+            "yref": "y",
+            "x0": x - b / 2,
+            "x1": x + b / 2,
+            "y0": y - b / 2,
+            "y1": y + b / 2,
+            "line": {"color": color, "width": width},
+            "fillcolor": "rgba(0,0,0,0)",
+            "name": "revealed answer",
+        }
+        for width, color in ((7, "#ffffff"), (3.5, OUTLINE))  # white under black
+        for q, k in sorted(blocks)
+        for x, y in [(k, q) if layout == "rows" else (q, k)]
+    ]
+    # a copy as plain dicts (add_shape validates: 4x slower than the rest)
+    fig = figure.to_plotly_json()
+    lay = {**fig["layout"], "shapes": [*fig["layout"].get("shapes", []), *shapes]}
+    return _figure(fig["data"], lay)
