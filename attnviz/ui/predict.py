@@ -118,7 +118,8 @@ def query_on_screen(n: int, key: str = "query") -> int:
 
 
 def _ask(t: Teacher, page: str, settings: object, q: Question) -> None:
-    link = present.class_link(st.query_params.to_dict(), "")
+    base = (getattr(st.context, "url", None) or "").split("?", 1)[0]  # this page's address
+    link = present.class_link(st.query_params.to_dict(), base)
     try:
         live.store().ask(
             t.code, t.key, page=page, link=link[:classroom.LINK_MAX], view=view_digest(settings),
@@ -267,6 +268,8 @@ def student_box(code: str, student: str) -> None:
                 icon=":material/visibility:",
             )
             return
+        if q.link.startswith(("http://", "https://")):
+            st.link_button("Open this view on your device", q.link, icon=":material/open_in_new:")
         key = f"predict_choice{q.qid}"
         st.radio(
             "Your prediction", list(range(len(q.choices))), key=key, index=None,

@@ -70,6 +70,9 @@ def test_the_room_predicts_then_the_chart_reveals(browser, app_server, data_dir)
             s.open(f"/exercises?class={code}")
             box = s.page.locator(".st-key-predict_student")
             box.get_by_text("Which key does query 2 attend to most").wait_for(timeout=LIVE_WAIT_MS)
+            view_link = box.get_by_role("link", name="Open this view on your device")
+            href = view_link.get_attribute("href")
+            assert "N=5" in href and "query=2" in href and key not in href, href
             box.get_by_text(q.choices[pick], exact=True).click()
             s.page.wait_for_timeout(500)  # the radio's own fragment rerun
             press(s, "predict_send")
