@@ -77,6 +77,7 @@ def test_the_room_predicts_then_the_chart_reveals(browser, app_server, data_dir)
             s.page.wait_for_timeout(500)  # the radio's own fragment rerun
             press(s, "predict_send")
             box.get_by_text("Sent:").wait_for(timeout=LIVE_WAIT_MS)
+        students[0].screenshot("predict_student_question_1280x800", full=False)
         assert store.question_tally(code, key, q.qid) == [
             picks.count(i) for i in range(len(q.choices))
         ]
