@@ -19,6 +19,12 @@ timeout) and PostgreSQL (replicas: ``ATTNVIZ_DATABASE_URL=postgresql+psycopg://.
 4. Classes expire 24 h after creation: an expired class is not found, and ``create``
    deletes expired classes with their answers.
 
+5. View questions ("predict, then reveal", :mod:`attnviz.ui.predict`): ``ask`` stores a
+   question about the view on the projector (page, link, settings digest, choices, the
+   right choice, the cell to outline) as the class's current one; ``answer_question``
+   upserts a student's choice until ``reveal_question``; ``question_tally`` counts the
+   choices. Their two tables are created on first use (also in an older database).
+
 Bad input raises ``ValueError`` (nothing is stored); a wrong teacher key raises
 ``PermissionError``. Every query uses bound parameters.
 """
@@ -93,6 +99,40 @@ answers_table = sa.Table(
     sa.Column("nickname", sa.String(NICKNAME_MAX), nullable=True),
     sa.Column("at", sa.Float, nullable=False),
 )
+#: View questions ("predict, then reveal"): tables of their own, created on first use by
+#: ``create_all`` (a database made before them gains them; schema version unchanged).
+view_questions_table = sa.Table(
+    "attnviz_view_questions",
+    metadata,
+    sa.Column("code", sa.String(CODE_LENGTH), primary_key=True),
+    sa.Column("qid", sa.Integer, primary_key=True),  # 1, 2, ... per class
+    sa.Column("page", sa.String(32), nullable=False),
+    sa.Column("link", sa.String(2000), nullable=False),
+    sa.Column("view", sa.String(64), nullable=False),  # a digest of the view's settings
+    sa.Column("kind", sa.String(16), nullable=False),
+    sa.Column("prompt", sa.String(200), nullable=False),
+    sa.Column("choices", sa.Text, nullable=False),  # one per line
+    sa.Column("answer", sa.Integer, nullable=False),  # index into choices
+    sa.Column("detail", sa.Text, nullable=False),  # "query=2,head=0,key=3": the cell
+    sa.Column("revealed", sa.Boolean, nullable=False, default=False),
+    sa.Column("created", sa.Float, nullable=False),
+)
+view_answers_table = sa.Table(
+    "attnviz_view_answers",
+    metadata,
+    sa.Column("code", sa.String(CODE_LENGTH), primary_key=True),
+    sa.Column("qid", sa.Integer, primary_key=True),
+    sa.Column("student", sa.String(STUDENT_MAX), primary_key=True),
+    sa.Column("choice", sa.Integer, nullable=False),
+    sa.Column("at", sa.Float, nullable=False),
+)
+#: The kinds of view question and their limits.
+VIEW_KINDS = ("top_key", "previous_head")
+CHOICES_MAX = 64
+CHOICE_MAX = 40
+PROMPT_MAX = 200
+LINK_MAX = 2000
+DETAIL_MAX = 200
 
 
 #: What the store raises when its database cannot be used (not the caller's fault).
@@ -121,6 +161,25 @@ class ClassInfo:
     @property
     def expires(self) -> float:
         return self.created + TTL_SECONDS
+
+
+@dataclass(frozen=True)
+class ViewQuestion:
+    """A question about the view on the projector ("which key does query 2 attend to
+    most?"): its page, link and view digest, its choices, the right choice's index and
+    ``detail`` (what the chart outlines: ``{"query": 2, "head": 0, "key": 3}``)."""
+
+    code: str
+    qid: int
+    page: str
+    link: str
+    view: str
+    kind: str
+    prompt: str
+    choices: tuple[str, ...]
+    answer: int
+    detail: dict[str, int]
+    revealed: bool
 
 
 def default_url() -> str:
@@ -412,7 +471,7 @@ class ClassStore:
         c = classes_table.c
         with self.engine.begin() as conn:
             old = sa.select(c.code).where(c.created <= cutoff)
-            for table in (answers_table, reveals_table):
+            for table in (answers_table, reveals_table, view_answers_table, view_questions_table):
                 conn.execute(table.delete().where(table.c.code.in_(old)))
             return conn.execute(classes_table.delete().where(c.created <= cutoff)).rowcount
 
@@ -479,3 +538,155 @@ class ClassStore:
                     sa.select(sa.func.count()).where(answers_table.c.code == code)
                 ).scalar_one()
             )
+
+    # -- view questions ("predict, then reveal") ---------------------------------------
+
+    @staticmethod
+    def _check_question(
+        page: object, link: object, view: object, kind: object, prompt: object,
+        choices: object, answer: object, detail: object,
+    ) -> tuple[str, str, str, str, str, tuple[str, ...], int, str]:  # fmt: skip
+        page = _check_text("a page name", page, 32)
+        link = _check_text("a view's link", link, LINK_MAX, allow_empty=True)
+        view = _check_text("a view digest", view, 64)
+        if kind not in VIEW_KINDS:
+            raise ValueError(f"a view question's kind is one of {VIEW_KINDS}, got {kind!r}")
+        prompt = _check_text("a question", prompt, PROMPT_MAX)
+        if isinstance(choices, str) or not isinstance(choices, (list, tuple)):
+            raise ValueError(f"choices must be a list of text, got {type(choices).__name__}")
+        if not 2 <= len(choices) <= CHOICES_MAX:
+            raise ValueError(f"a question has 2 to {CHOICES_MAX} choices, got {len(choices)}")
+        choices = tuple(_check_text("a choice", c, CHOICE_MAX).strip() for c in choices)
+        if len(set(choices)) != len(choices):
+            raise ValueError(f"the choices must differ, got {list(choices)}")
+        answer = ClassStore._check_item(answer, len(choices))
+        if not isinstance(detail, dict) or not all(
+            isinstance(k, str) and k.isidentifier() and isinstance(v, int)
+            and not isinstance(v, bool)
+            for k, v in detail.items()
+        ):  # fmt: skip
+            raise ValueError(f"detail maps names to whole numbers, got {detail!r}")
+        text = ",".join(f"{k}={v}" for k, v in detail.items())
+        if len(text) > DETAIL_MAX:
+            raise ValueError(f"detail is at most {DETAIL_MAX} characters, got {len(text)}")
+        return page, link, view, kind, prompt, choices, answer, text
+
+    def ask(
+        self, code: object, teacher_key: object, *, page: str, link: str, view: str,
+        kind: str, prompt: str, choices: list[str], answer: int, detail: dict[str, int],
+    ) -> int:  # fmt: skip
+        """Ask the room about the view on screen; the question's number (1, 2, ...). It
+        becomes the class's current view question (an earlier one is left as it was).
+        ValueError for bad fields or a closed class; PermissionError for a wrong key."""
+        fields = self._check_question(page, link, view, kind, prompt, choices, answer, detail)
+        page, link, view, kind, prompt, choices, answer, text = fields
+        q = view_questions_table.c
+        for _ in range(10):
+            try:
+                with self.engine.begin() as conn:
+                    row = self._authorised(conn, code, teacher_key)
+                    if row.closed:
+                        raise ClassClosed(f"the class {row.code} has ended: no more questions")
+                    last = conn.execute(
+                        sa.select(sa.func.max(q.qid)).where(q.code == row.code)
+                    ).scalar_one()
+                    qid = int(last or 0) + 1
+                    conn.execute(
+                        view_questions_table.insert().values(
+                            code=row.code, qid=qid, page=page, link=link, view=view,
+                            kind=kind, prompt=prompt, choices="\n".join(choices),
+                            answer=answer, detail=text, revealed=False, created=self.clock(),
+                        )
+                    )  # fmt: skip
+                return qid
+            except sa.exc.IntegrityError:  # another tab asked at the same moment
+                continue
+        raise RuntimeError("the question could not be numbered after 10 tries")
+
+    def question(self, code: object) -> ViewQuestion | None:
+        """The class's current (latest) view question, or None. ClassNotFound for a wrong
+        or expired code."""
+        code = normalize_code(code)
+        q = view_questions_table.c
+        with self.engine.connect() as conn:
+            self._row(conn, code)
+            row = conn.execute(
+                sa.select(view_questions_table).where(q.code == code).order_by(q.qid.desc())
+            ).first()
+        if row is None:
+            return None
+        detail = dict((k, int(v)) for k, v in (p.split("=") for p in row.detail.split(",") if p))
+        return ViewQuestion(
+            row.code, int(row.qid), row.page, row.link, row.view, row.kind, row.prompt,
+            tuple(row.choices.split("\n")), int(row.answer), detail, bool(row.revealed),
+        )  # fmt: skip
+
+    def answer_question(self, code: object, student: object, qid: object, choice: object) -> None:
+        """Store a student's choice for view question ``qid`` (a later one replaces it).
+        ValueError, nothing stored, if ``qid`` is not the current question, it was
+        revealed, the class ended, or ``choice`` is out of range."""
+        code = normalize_code(code)
+        student = _check_text("a student id", student, STUDENT_MAX)
+        info = self.info(code)
+        if info.closed:
+            raise ClassClosed(f"the class {code} has ended: answers are no longer taken")
+        current = self.question(code)
+        if current is None or current.qid != qid:
+            raise ValueError(f"question {qid!r} is not the class's current question")
+        if current.revealed:
+            raise ValueError(f"question {qid} was revealed: answers are closed")
+        choice = self._check_item(choice, len(current.choices))
+        values = dict(choice=choice, at=self.clock())
+        stmt = self._insert(view_answers_table).values(
+            code=code, qid=current.qid, student=student, **values
+        )
+        stmt = stmt.on_conflict_do_update(index_elements=["code", "qid", "student"], set_=values)
+        with self.engine.begin() as conn:
+            conn.execute(stmt)
+
+    def my_choice(self, code: object, student: object, qid: int) -> int | None:
+        """A student's choice for view question ``qid``, or None."""
+        code = normalize_code(code)
+        student = _check_text("a student id", student, STUDENT_MAX)
+        a = view_answers_table.c
+        with self.engine.connect() as conn:
+            value = conn.execute(
+                sa.select(a.choice).where(a.code == code, a.qid == qid, a.student == student)
+            ).scalar_one_or_none()
+        return None if value is None else int(value)
+
+    def question_tally(self, code: object, teacher_key: object, qid: int) -> list[int]:
+        """How many students picked each choice of view question ``qid`` (their latest
+        pick). ValueError for no such question; PermissionError for a wrong key."""
+        a, q = view_answers_table.c, view_questions_table.c
+        with self.engine.connect() as conn:
+            row = self._authorised(conn, code, teacher_key)
+            choices = conn.execute(
+                sa.select(q.choices).where(q.code == row.code, q.qid == qid)
+            ).scalar_one_or_none()
+            if choices is None:
+                raise ValueError(f"the class {row.code} has no view question {qid!r}")
+            rows = conn.execute(
+                sa.select(a.choice, sa.func.count())
+                .where(a.code == row.code, a.qid == qid)
+                .group_by(a.choice)
+            ).all()
+        counts = [0] * len(choices.split("\n"))
+        for choice, n in rows:
+            if 0 <= choice < len(counts):
+                counts[choice] += int(n)
+        return counts
+
+    def reveal_question(self, code: object, teacher_key: object, qid: int) -> None:
+        """Reveal view question ``qid``'s answer (on the chart, on the students' pages);
+        its answers close. Idempotent; ValueError for no such question."""
+        q = view_questions_table.c
+        with self.engine.begin() as conn:
+            row = self._authorised(conn, code, teacher_key)
+            done = conn.execute(
+                view_questions_table.update()
+                .where(q.code == row.code, q.qid == qid)
+                .values(revealed=True)
+            ).rowcount
+        if not done:
+            raise ValueError(f"the class {row.code} has no view question {qid!r}")

@@ -8,7 +8,7 @@ import random
 import streamlit as st
 
 from attnviz import ui
-from attnviz.ui import live, quiz
+from attnviz.ui import live, predict, quiz
 
 ui.page_guard()
 room = live.room()
@@ -18,7 +18,7 @@ if room is not None:  # a live class: the teacher's or a student's view
     elif room.teacher:
         live.teacher_view(room)
     else:
-        live.student_view(room)
+        live.student_view(room, above=predict.student_box)
     st.stop()
 
 ui.intro(

@@ -6,6 +6,7 @@ import numpy as np
 import streamlit as st
 
 from attnviz import engine, figures, ui
+from attnviz.ui import predict
 
 view = ui.start(
     "Multi-head attention",
@@ -62,18 +63,26 @@ def query_section(view: ui.View) -> None:
 step = ui.steps([f"Head {i}: its own attention" for i in range(h)] + ["Concatenate, then W_O"])
 if step.presenting and step.index < h:
     ui.plot(
-        figures.attention_figure(
-            r.weights[step.index],
-            what="weights",
-            labels=labels,
-            layout=lay,
-            mask=r.mask,
-            title=f"head {step.index}: weights A (d_k = {dk} columns of Q, K, V)",
-            height=420,
+        predict.outlined(
+            figures.attention_figure(
+                r.weights[step.index],
+                what="weights",
+                labels=labels,
+                layout=lay,
+                mask=r.mask,
+                title=f"head {step.index}: weights A (d_k = {dk} columns of Q, K, V)",
+                height=420,
+            ),
+            predict.outline("multi_head", s),
+            step.index,
+            lay,
+            n,
         ),
         key="mh_one_head",
         link=ui.link_attn(step.index, lay, weights=True, select=False),
     )
+    # a teacher's open class in the link: Ask the room about this head (or which head)
+    predict.ask_box("multi_head", s, r.weights, step.index, predict.query_on_screen(n), labels)
 elif step.rest:
     if n <= figures.MAX_SMALL_MULTIPLES_N:
         ui.board(

@@ -3,6 +3,7 @@
 import streamlit as st
 
 from attnviz import figures, ui
+from attnviz.ui import predict
 
 view = ui.start(
     "Self-attention playground",
@@ -30,15 +31,18 @@ def body(view: ui.View) -> None:
     )
 
     ui.pooled_note(n)
-    top_row(view, head)
+    top_row(view, head, predict.outline("playground", s))
+    query = predict.query_on_screen(n)
+    predict.ask_box("playground", s, r.weights, head, query, view.labels)
     ui.cell_panel(view.result, view.labels, "pg_top", head)
     inputs_row(view, head)
     query_section(view, head)
     footer(view, head)
 
 
-def top_charts(view: ui.View, head: int) -> list:
-    """Scores | weights | output of one head, linked."""
+def top_charts(view: ui.View, head: int, asked=None) -> list:
+    """Scores | weights | output of one head, linked; ``asked``: a revealed view
+    question, its answer outlined on the weights (the teacher's projector)."""
     r, labels, lay, mask = view.result, view.labels, view.layout, view.result.mask
     dk = r.queries.shape[-1]
     return [
@@ -57,8 +61,14 @@ def top_charts(view: ui.View, head: int) -> list:
         ),
         (
             "pg_weights",
-            figures.attention_figure(
-                r.weights[head], what="weights", labels=labels, layout=lay, mask=mask
+            predict.outlined(
+                figures.attention_figure(
+                    r.weights[head], what="weights", labels=labels, layout=lay, mask=mask
+                ),
+                asked,
+                head,
+                lay,
+                r.n_tokens,
             ),
             ui.link_attn(head, lay, weights=True),
         ),
@@ -75,10 +85,12 @@ def top_charts(view: ui.View, head: int) -> list:
     ]
 
 
-def top_row(view: ui.View, head: int) -> None:
+def top_row(view: ui.View, head: int, asked=None) -> None:
     """Scores | weights | output of the head, linked; a click on a cell picks its query."""
     lay, n = view.layout, view.result.n_tokens
-    ui.head_board("pg_top", lambda h: top_charts(view, h), head, select_into=("query", None), n=n)
+    ui.head_board(
+        "pg_top", lambda h: top_charts(view, h, asked), head, select_into=("query", None), n=n
+    )
     st.caption(
         "Scores and outputs: blue < 0 < red (white = 0). Weights: a fixed scale from 0 (dark "
         "purple) to 1 (yellow), so darker = closer to 0; each "

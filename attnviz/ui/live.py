@@ -21,6 +21,7 @@ State changes happen in ``on_click`` callbacks (they also work on a page reached
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -356,8 +357,10 @@ def _submitter(code: str, student: str) -> quiz.Submit:
     return submit
 
 
-def student_view(r: Room) -> None:
-    """A student's screen: the class's questions, each check stored."""
+def student_view(r: Room, above: Callable[[str, str], None] | None = None) -> None:
+    """A student's screen: the class's questions, each check stored. ``above(code,
+    student)`` draws above the questions (the projector's open view question,
+    :func:`attnviz.ui.predict.student_box`)."""
     info = r.info
     assert info is not None
     student = _student_id()
@@ -390,6 +393,8 @@ def student_view(r: Room) -> None:
         placeholder="shown to the teacher",
     )
     _watch(info.code, info.revealed, info.closed)
+    if above is not None:
+        above(info.code, student)
     quiz.cards(
         items,
         submit=None if info.closed else _submitter(info.code, student),

@@ -1,0 +1,283 @@
+"""Predict, then reveal on any page: the teacher asks the room about the view on the
+projector, the students answer on their devices, the projector shows the tally, then the
+answer is outlined on the chart itself.
+
+- :func:`teacher` reads the link: the presenter view (``?present=1``) of a teacher whose
+  class is open (``&class=CODE&teacher=KEY``), else None (nothing is drawn).
+- :func:`ask_box` (teacher): **Ask the room** buttons for the view on screen ("Which key
+  does query i attend to most?", "Which head looks at the previous token?"; the answers
+  come from :mod:`attnviz.predict`), then the live tally (a fragment that reruns every
+  :data:`TALLY_EVERY` s) and **Reveal**.
+- :func:`outline` (teacher): the revealed answer of this page and view, for the page to
+  outline on its weights chart (:func:`attnviz.classroom_figures.outline_cells`).
+- :func:`student_box` (a student on the Exercises page, ``?class=CODE``): the open
+  question with its choices, **Send**, and after the reveal the answer (a fragment polls
+  the class every :data:`STUDENT_EVERY` s).
+
+State changes happen in ``on_click`` callbacks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import timedelta
+
+import numpy as np
+import streamlit as st
+
+from attnviz import classroom, classroom_figures, predict
+from attnviz.classroom import ViewQuestion
+from attnviz.predict import Question
+from attnviz.ui import live, present
+from attnviz.ui.board import board
+
+TALLY_EVERY = live.TALLY_EVERY
+STUDENT_EVERY = live.STUDENT_EVERY
+ERROR_KEY = "predict_error"
+STORE_DOWN = classroom.STORE_ERRORS
+
+
+@dataclass(frozen=True)
+class Teacher:
+    """The teacher's open class of this link."""
+
+    code: str
+    key: str
+
+
+def teacher() -> Teacher | None:
+    """The teacher of an open class in the presenter view, else None."""
+    if not present.presenting():
+        return None
+    code = st.query_params.get(live.CLASS_PARAM)
+    key = st.query_params.get(live.TEACHER_PARAM)
+    if not code or not key:
+        return None
+    try:
+        if not live.store().authorised(code, key) or live.store().info(code).closed:
+            return None
+    except (ValueError, *STORE_DOWN):
+        return None
+    return Teacher(classroom.normalize_code(code), str(key))
+
+
+def plain(text: str) -> str:
+    """``text`` drawn literally by Markdown as ordinary text (not a code span): every
+    Markdown and LaTeX punctuation character escaped (a token label may hold ``*``, ``$``)."""
+    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", text)
+
+
+_MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&])")
+
+
+def view_digest(settings: object) -> str:
+    """What a view question's view is (the settings that make the chart): a short hash."""
+    return hashlib.sha256(repr(settings).encode()).hexdigest()[:32]
+
+
+def _question(code: str) -> ViewQuestion | None:
+    try:
+        return live.store().question(code)
+    except (ValueError, *STORE_DOWN):
+        return None
+
+
+def outline(page: str, settings: object) -> ViewQuestion | None:
+    """The revealed view question of this page and view (the teacher's projector), whose
+    answer the page outlines; None otherwise."""
+    t = teacher()
+    q = None if t is None else _question(t.code)
+    if q is None or not q.revealed or q.page != page or q.view != view_digest(settings):
+        return None
+    return q
+
+
+def outlined(figure, q: ViewQuestion | None, head: int, layout: str, n: int):
+    """``figure`` (head ``head``'s weights) with ``q``'s answer outlined when it shows it."""
+    if q is None or q.detail.get("head") != head:
+        return figure
+    cells = predict.answer_cells(q.kind, q.detail, n)
+    return classroom_figures.outline_cells(figure, cells, layout, n)
+
+
+# --------------------------------------------------------------------------- teacher
+
+
+def query_on_screen(n: int, key: str = "query") -> int:
+    """The page's query picker's value (``key``) before the picker is drawn: its state,
+    else its link value, else 0; clamped to the N tokens."""
+    raw = st.session_state.get(key, st.query_params.get(key, 0))
+    try:
+        value = int(str(raw).strip())
+    except ValueError:
+        value = 0
+    return min(max(value, 0), n - 1)
+
+
+def _ask(t: Teacher, page: str, settings: object, q: Question) -> None:
+    base = (getattr(st.context, "url", None) or "").split("?", 1)[0]  # this page's address
+    link = present.class_link(st.query_params.to_dict(), base)
+    try:
+        live.store().ask(
+            t.code, t.key, page=page, link=link[:classroom.LINK_MAX], view=view_digest(settings),
+            kind=q.kind, prompt=q.prompt, choices=list(q.choices), answer=q.answer,
+            detail=q.detail,
+        )  # fmt: skip
+    except (ValueError, PermissionError, *STORE_DOWN) as exc:
+        st.session_state[ERROR_KEY] = f"The question was not asked: {exc}"
+
+
+def _reveal(t: Teacher, qid: int) -> None:
+    try:
+        live.store().reveal_question(t.code, t.key, qid)
+    except (ValueError, PermissionError, *STORE_DOWN) as exc:
+        st.session_state[ERROR_KEY] = f"The answer was not revealed: {exc}"
+
+
+def _ask_button(
+    label: str, key: str, make: Callable[[], Question], t: Teacher, page: str, settings: object
+) -> None:
+    """A button asking ``make()``; disabled with the reason if the view has no single answer."""
+    try:
+        q = make()
+    except ValueError as exc:
+        st.button(label, key=key, disabled=True, help=f"Not on this view: {exc}.")
+        return
+    st.button(
+        label, key=key, on_click=_ask, args=(t, page, settings, q), icon=":material/campaign:"
+    )
+
+
+def ask_box(page: str, settings: object, weights: np.ndarray, head: int, query: int,
+            labels: list[str]) -> None:  # fmt: skip
+    """The teacher's **Ask the room** box under the chart (presenter view, open class).
+    ``weights`` (H, N, M): the view's; ``head``, ``query``: the ones on screen."""
+    t = teacher()
+    if t is None:
+        return
+    with st.container(border=True, key="predict_box"):
+        problem = st.session_state.pop(ERROR_KEY, None)
+        if problem:
+            st.error(problem, icon=":material/error:")
+        q = _question(t.code)
+        if q is not None and q.page == page and not q.revealed:
+            st.markdown(f"**Asked the room:** {plain(q.prompt)}")
+            _tally(t, q.qid, q.choices)
+            st.button(
+                "Reveal", key="predict_reveal", on_click=_reveal, args=(t, q.qid),
+                type="primary", icon=":material/visibility:",
+            )  # fmt: skip
+            return
+        if q is not None and q.page == page and q.revealed:
+            _revealed(t, q, settings)
+        st.markdown(
+            f"**Ask the room** about this view (class **{t.code}**: students answer on the "
+            "class's page, you see the tally here, then reveal the answer on the chart):"
+        )
+        c1, c2 = st.columns(2)
+        with c1:
+            _ask_button(
+                f"Which key does query {query} attend to most?", "predict_ask_top_key",
+                lambda: predict.top_key(weights, head, query, labels), t, page, settings,
+            )  # fmt: skip
+        with c2:
+            _ask_button(
+                "Which head looks at the previous token?", "predict_ask_previous_head",
+                lambda: predict.previous_head(weights), t, page, settings,
+            )  # fmt: skip
+
+
+def _revealed(t: Teacher, q: ViewQuestion, settings: object) -> None:
+    """The last revealed question: its answer and the final tally."""
+    try:
+        counts = live.store().question_tally(t.code, t.key, q.qid)
+    except (ValueError, PermissionError, *STORE_DOWN):
+        counts = [0] * len(q.choices)
+    right = counts[q.answer]
+    where = (
+        "outlined on the chart"
+        if q.view == view_digest(settings)
+        else "asked about another view: return to it to see the outline"
+    )
+    if q.kind == "previous_head" and q.view == view_digest(settings):
+        where = f"its previous-token cells are outlined on head {q.detail['head']}'s chart"
+    st.success(
+        f"{plain(q.prompt)} **{plain(q.choices[q.answer])}** ({where}). "
+        f"{right} of {sum(counts)} predicted it.",
+        icon=":material/check_circle:",
+    )
+
+
+@st.fragment(run_every=timedelta(seconds=TALLY_EVERY))
+def _tally(t: Teacher, qid: int, choices: tuple[str, ...]) -> None:
+    """The live tally of the open question; reruns alone every TALLY_EVERY seconds."""
+    try:
+        counts = live.store().question_tally(t.code, t.key, qid)
+    except (ValueError, PermissionError, *STORE_DOWN) as exc:
+        st.warning(f"The class store is not answering ({type(exc).__name__}); retrying.")
+        return
+    total = sum(counts)
+    st.markdown(f"### {total} answer{'s' if total != 1 else ''}")
+    board(
+        "predict_tally_board",
+        [("predict_tally", classroom_figures.choice_tally_figure(choices, counts), None)],
+    )
+
+
+# --------------------------------------------------------------------------- student
+
+
+def _send(code: str, student: str, qid: int, key: str) -> None:
+    choice = st.session_state.get(key)
+    if choice is None:
+        st.session_state[ERROR_KEY] = "Pick an answer first."
+        return
+    try:
+        live.store().answer_question(code, student, qid, int(choice))
+    except (ValueError, *STORE_DOWN) as exc:
+        st.session_state[ERROR_KEY] = f"Your answer was not sent: {exc}"
+
+
+@st.fragment(run_every=timedelta(seconds=STUDENT_EVERY))
+def student_box(code: str, student: str) -> None:
+    """A student's view of the class's open view question (nothing if none)."""
+    q = _question(code)
+    if q is None:
+        return
+    with st.container(border=True, key="predict_student"):
+        st.markdown(f"#### On the projector: {plain(q.prompt)}")
+        try:
+            mine = live.store().my_choice(code, student, q.qid)
+        except (ValueError, *STORE_DOWN):
+            mine = None
+        problem = st.session_state.pop(ERROR_KEY, None)
+        if problem:
+            st.error(problem, icon=":material/error:")
+        if q.revealed:
+            verdict = (
+                "you did not answer" if mine is None
+                else "you predicted it" if mine == q.answer
+                else f"you predicted {plain(q.choices[mine])}"
+            )  # fmt: skip
+            st.success(
+                f"Revealed by the teacher: the answer is **{plain(q.choices[q.answer])}** "
+                f"({verdict}). It is outlined on the projector's chart.",
+                icon=":material/visibility:",
+            )
+            return
+        if q.link.startswith(("http://", "https://")):
+            st.link_button("Open this view on your device", q.link, icon=":material/open_in_new:")
+        key = f"predict_choice{q.qid}"
+        st.radio(
+            "Your prediction", list(range(len(q.choices))), key=key, index=None,
+            format_func=lambda i: plain(q.choices[i]), horizontal=len(q.choices) <= 8,
+        )  # fmt: skip
+        st.button(
+            "Send", key="predict_send", on_click=_send, args=(code, student, q.qid, key),
+            icon=":material/send:",
+        )  # fmt: skip
+        if mine is not None:
+            st.caption(f"Sent: {plain(q.choices[mine])} (you can change it until the reveal).")

@@ -1,0 +1,114 @@
+"""Predict, then reveal in a real browser: a teacher's projector tab and two student tabs.
+
+The teacher's playground in the presenter view with the class in its link asks "Which
+key does query 2 attend to most?"; two students see the question on their class page
+and send a key; the projector's tally shows 2 answers; Reveal outlines the right cell on
+the projector's weights chart (plotly's own layout in the page) and shows the answer on
+the students' pages. Screenshots of both at 1280x800.
+"""
+
+from __future__ import annotations
+
+import pytest
+from e2e_app import BrowserSession, start_app_server, stop_app_server
+
+from attnviz import classroom
+from attnviz.classroom import ClassStore
+
+pytestmark = pytest.mark.e2e
+
+LIVE_WAIT_MS = 30_000  # tally every 2 s, students every 3 s; a loaded machine gets room
+
+SHAPES_JS = """() => {
+  const gd = document.querySelector(
+    '.attnviz-board .cell[data-key="pg_weights"] .js-plotly-plot');
+  if (!gd || !gd.layout) return null;
+  return (gd.layout.shapes || []).filter(s => s.type === 'rect')
+    .map(s => [s.x0, s.x1, s.y0, s.y1]);
+}"""
+
+
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("classes")
+
+
+@pytest.fixture(scope="module")
+def app_server(data_dir):
+    """The app with its own SQLite class store (not the user's ~/.local/share)."""
+    server = start_app_server(extra_env={classroom.DATA_DIR_ENV: str(data_dir)})
+    yield server
+    stop_app_server(server)
+    out = server.output()
+    server.log_path.unlink(missing_ok=True)
+    assert "Traceback (most recent call last)" not in out, out
+
+
+def press(session: BrowserSession, key: str) -> None:
+    button = session.page.locator(f".st-key-{key} button").first
+    session.rerun_after(button.click)
+
+
+def test_the_room_predicts_then_the_chart_reveals(browser, app_server, data_dir):
+    store = ClassStore(f"sqlite:///{data_dir / 'classes.db'}")
+    code, key = store.create(5, 8)
+    teacher = BrowserSession(browser, app_server)
+    students = [BrowserSession(browser, app_server) for _ in range(2)]
+    try:
+        # 1) the projector: the playground's presenter view with the class in the link
+        teacher.open(f"/?present=1&class={code}&teacher={key}&N=5&query=2")
+        teacher.page.get_by_text("Ask the room").first.wait_for()
+        assert teacher.page.evaluate(SHAPES_JS) == []
+        press(teacher, "predict_ask_top_key")
+        q = store.question(code)
+        assert q is not None and q.detail["query"] == 2
+        teacher.page.get_by_text("0 answers").wait_for()
+
+        # 2) two students see it on their class page and send a key (one right, one wrong)
+        picks = [q.answer, (q.answer + 1) % len(q.choices)]
+        for s, pick in zip(students, picks, strict=True):
+            s.open(f"/exercises?class={code}")
+            box = s.page.locator(".st-key-predict_student")
+            box.get_by_text("Which key does query 2 attend to most").wait_for(timeout=LIVE_WAIT_MS)
+            view_link = box.get_by_role("link", name="Open this view on your device")
+            href = view_link.get_attribute("href")
+            assert "N=5" in href and "query=2" in href and key not in href, href
+            box.get_by_text(q.choices[pick], exact=True).click()
+            s.page.wait_for_timeout(500)  # the radio's own fragment rerun
+            press(s, "predict_send")
+            box.get_by_text("Sent:").wait_for(timeout=LIVE_WAIT_MS)
+        students[0].screenshot("predict_student_question_1280x800", full=False)
+        assert store.question_tally(code, key, q.qid) == [
+            picks.count(i) for i in range(len(q.choices))
+        ]
+
+        # 3) the projector's tally shows 2 answers (no reload: the fragment refreshes)
+        teacher.page.get_by_text("2 answers").wait_for(timeout=LIVE_WAIT_MS)
+        teacher.screenshot("predict_tally_1280x800")
+
+        # 4) Reveal: the right cell is outlined on the projector's weights chart
+        press(teacher, "predict_reveal")
+        k = q.detail["key"]
+        teacher.page.wait_for_function(
+            f"() => {{ const r = ({SHAPES_JS})(); return r && r.length > 0; }}",
+            timeout=LIVE_WAIT_MS,
+        )
+        rects = teacher.page.evaluate(SHAPES_JS)
+        assert {tuple(r) for r in rects} == {(k - 0.5, k + 0.5, 1.5, 2.5)}
+        assert teacher.page.locator(".js-plotly-plot .shapelayer path").count() >= 2
+        assert "1 of 2 predicted it" in teacher.page.inner_text("body")
+        teacher.screenshot("predict_reveal_1280x800")
+
+        # 5) the students' pages show the answer
+        for s in students:
+            s.page.get_by_text("Revealed by the teacher: the answer is").wait_for(
+                timeout=LIVE_WAIT_MS
+            )
+        assert "you predicted it" in students[0].page.inner_text("body")
+        students[1].screenshot("predict_student_1280x800")
+        for s in [teacher, *students]:
+            s.assert_healthy("predict, then reveal")
+    finally:
+        for s in [teacher, *students]:
+            s.close()
+        store.dispose()
