@@ -22,8 +22,19 @@ def _charts(session, want: int) -> int:
     return session.plotly_count()
 
 
-def _prompt(session) -> str:
-    return session.page.locator(".st-key-dec_text input").input_value()
+def _prompt(session, want: str | None = None) -> str:
+    """The text box's value; with ``want``, once it shows ``want`` or after 15 s (on a busy
+    machine the input can be drawn a moment before its value is set)."""
+    box = session.page.locator(".st-key-dec_text input")
+    if want is not None:
+        with contextlib.suppress(Exception):  # the caller's assertion says what was found
+            box.evaluate(
+                "(el, want) => new Promise((ok, no) => { const t0 = Date.now();"
+                " (function poll() { if (el.value === want) ok();"
+                " else if (Date.now() - t0 > 15000) no(); else setTimeout(poll, 100); })(); })",
+                want,
+            )
+    return box.input_value()
 
 
 def test_add_the_top_token_twice_then_back(session):
@@ -32,7 +43,7 @@ def test_add_the_top_token_twice_then_back(session):
     model = smollm.load()
     session.open("/decoder")
     session.assert_healthy("decoder page")
-    assert _prompt(session) == smollm.DEFAULT_TEXT
+    assert _prompt(session, smollm.DEFAULT_TEXT) == smollm.DEFAULT_TEXT
     assert _charts(session, CHARTS) == CHARTS
     # the sidebar's random-weights controls are hidden on this page
     assert not session.page.locator(".st-key-N").is_visible()
@@ -43,8 +54,8 @@ def test_add_the_top_token_twice_then_back(session):
         session.rerun_after(button.click)
         session.assert_healthy("after 'Add the top token'")
         text += best
-        assert _prompt(session) == text
+        assert _prompt(session, text) == text
         assert "same as before" in session.page.locator("main").inner_text()
     session.rerun_after(session.page.get_by_role("button", name="Back to the first prompt").click)
-    assert _prompt(session) == smollm.DEFAULT_TEXT
+    assert _prompt(session, smollm.DEFAULT_TEXT) == smollm.DEFAULT_TEXT
     assert _charts(session, CHARTS) == CHARTS

@@ -40,6 +40,8 @@ EXPECTED_CHARTS = {
     "Masking": 6,
     # outputs then shuffled, outputs of shuffled, difference
     "Permutation": 3,
+    # A's weights, B's weights, B − A, the change in entropy per query
+    "Compare": 4,
     # tables only
     "Notebooks": 0,
     # 72-head grid, one head's weights, q/k/v, the query's weights, + tab charts; Heads:
