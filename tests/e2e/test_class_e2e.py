@@ -11,12 +11,12 @@ from __future__ import annotations
 import csv
 import io
 import re
-from urllib.parse import parse_qs, urlparse
 
 import pytest
-from e2e_app import BrowserSession, start_app_server, stop_app_server
+from class_helpers import answer, app_server, data_dir, params, press, start_class  # noqa: F401
+from e2e_app import BrowserSession
 
-from attnviz import classroom, exercises
+from attnviz import exercises
 from attnviz.classroom import ClassStore
 
 pytestmark = pytest.mark.e2e
@@ -25,49 +25,13 @@ SEED = 5
 LIVE_WAIT_MS = 30_000  # the tally refreshes every 2 s; a loaded machine gets room
 
 
-@pytest.fixture(scope="module")
-def data_dir(tmp_path_factory):
-    return tmp_path_factory.mktemp("classes")
-
-
-@pytest.fixture(scope="module")
-def app_server(data_dir):
-    """The app with its own SQLite class store (not the user's ~/.local/share)."""
-    server = start_app_server(extra_env={classroom.DATA_DIR_ENV: str(data_dir)})
-    yield server
-    stop_app_server(server)
-    out = server.output()
-    server.log_path.unlink(missing_ok=True)
-    assert "Traceback (most recent call last)" not in out, out
-
-
-def params(session) -> dict[str, str]:
-    return {k: v[0] for k, v in parse_qs(urlparse(session.page.url).query).items()}
-
-
-def press(session: BrowserSession, key: str) -> None:
-    """Click the button of widget ``key`` (not its help icon) and wait for the rerun."""
-    button = session.page.locator(f".st-key-{key} button").first  # the help icon nests
-    session.rerun_after(button.click)
-
-
-def answer(session: BrowserSession, i: int, text: str) -> None:
-    session.page.locator(f".st-key-ex{i} input").fill(text)
-    press(session, f"ex{i}_check")
-
-
-def test_a_teacher_and_three_students(browser, app_server, data_dir):
+def test_a_teacher_and_three_students(browser, app_server, data_dir):  # noqa: F811 (fixtures)
     items = exercises.generate(seed=SEED, count=8)
     teacher = BrowserSession(browser, app_server)
     students = [BrowserSession(browser, app_server) for _ in range(3)]
     try:
         # 1) the teacher starts a class
-        teacher.open(f"/exercises?seed={SEED}")
-        press(teacher, "class_start")
-        teacher.page.wait_for_function(
-            "new URLSearchParams(location.search).get('teacher') !== null", timeout=20_000
-        )
-        code, key = params(teacher)["class"], params(teacher)["teacher"]
+        code, key = start_class(teacher, SEED)
         teacher.page.get_by_text(f"Live class {code}").wait_for()
         body = teacher.page.inner_text("body")
         assert "0 students · 0 answers" in body

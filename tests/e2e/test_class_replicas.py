@@ -16,11 +16,10 @@ import signal
 import sys
 import time
 from pathlib import Path
-from urllib.parse import parse_qs, urlparse
 
 import pytest
+from class_helpers import answer, params, start_class
 from e2e_app import start_app_server, stop_app_server, unavailable
-from test_class_e2e import answer, press
 from test_replicas import ProxySession, wait_until
 
 from attnviz import classroom, exercises
@@ -62,10 +61,6 @@ def hall():
         assert "Traceback (most recent call last)" not in out, out
 
 
-def params(s) -> dict[str, str]:
-    return {k: v[0] for k, v in parse_qs(urlparse(s.page.url).query).items()}
-
-
 def test_a_class_survives_a_killed_replica(browser, hall):
     proxy, by_cookie, pg = hall
     items = exercises.generate(seed=SEED, count=8)
@@ -74,12 +69,7 @@ def test_a_class_survives_a_killed_replica(browser, hall):
     students = [ProxySession(browser, proxy, any_replica) for _ in range(3)]
     store = ClassStore(pg.url)
     try:
-        teacher.open(f"/exercises?seed={SEED}")
-        press(teacher, "class_start")
-        teacher.page.wait_for_function(
-            "new URLSearchParams(location.search).get('teacher') !== null", timeout=20_000
-        )
-        code, key = params(teacher)["class"], params(teacher)["teacher"]
+        code, key = start_class(teacher, SEED)
         for n, s in enumerate(students):
             s.open(f"/exercises?class={code}")
             answer(s, 0, items[0].answer_text if n == 0 else "17")

@@ -10,9 +10,9 @@ the students' pages. Screenshots of both at 1280x800.
 from __future__ import annotations
 
 import pytest
-from e2e_app import BrowserSession, start_app_server, stop_app_server
+from class_helpers import app_server, data_dir, press  # noqa: F401
+from e2e_app import BrowserSession
 
-from attnviz import classroom
 from attnviz.classroom import ClassStore
 
 pytestmark = pytest.mark.e2e
@@ -28,28 +28,7 @@ SHAPES_JS = """() => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def data_dir(tmp_path_factory):
-    return tmp_path_factory.mktemp("classes")
-
-
-@pytest.fixture(scope="module")
-def app_server(data_dir):
-    """The app with its own SQLite class store (not the user's ~/.local/share)."""
-    server = start_app_server(extra_env={classroom.DATA_DIR_ENV: str(data_dir)})
-    yield server
-    stop_app_server(server)
-    out = server.output()
-    server.log_path.unlink(missing_ok=True)
-    assert "Traceback (most recent call last)" not in out, out
-
-
-def press(session: BrowserSession, key: str) -> None:
-    button = session.page.locator(f".st-key-{key} button").first
-    session.rerun_after(button.click)
-
-
-def test_the_room_predicts_then_the_chart_reveals(browser, app_server, data_dir):
+def test_the_room_predicts_then_the_chart_reveals(browser, app_server, data_dir):  # noqa: F811
     store = ClassStore(f"sqlite:///{data_dir / 'classes.db'}")
     code, key = store.create(5, 8)
     teacher = BrowserSession(browser, app_server)
