@@ -40,6 +40,7 @@ VIEWS = {
     "Why √d_k": "/scaling",
     "Masking": "/masking",
     "Permutation": "/permutation",
+    "Compare": "/compare",
     "Notebooks": "/notebooks",
     "Real model (MiniLM)": "/real_model",
     "Real model (decoder)": "/decoder",
