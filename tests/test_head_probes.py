@@ -7,24 +7,14 @@ one is a failure. Outside CI the tests that need them are skipped.
 
 from __future__ import annotations
 
-import importlib
-import os
-
 import numpy as np
 import pytest
+from test_smollm import IN_CI, need
 
 from attnviz.models import head_patterns, head_probes, minilm, smollm
 
-IN_CI = bool(os.environ.get("CI"))
 SEEDS = [0, 1, 2, 3]
 TOL = 1e-4
-
-
-def need(module: str):
-    """Import ``module``; in CI a missing module fails the test, elsewhere it skips it."""
-    if IN_CI:
-        return importlib.import_module(module)
-    return pytest.importorskip(module)
 
 
 @pytest.fixture(scope="module")
