@@ -78,3 +78,15 @@ def scan(page, frames: bool = True) -> list[Violation]:
 
 def blocking(violations: list[Violation]) -> list[Violation]:
     return [v for v in violations if v.impact in BLOCKING]
+
+
+def contrast(a, b) -> float:
+    """WCAG 2.1 contrast ratio of two sRGB colours given as (r, g, b) in 0..255."""
+
+    def lum(c):
+        c = [v / 255 for v in c]
+        c = [v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4 for v in c]
+        return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]
+
+    hi, lo = sorted([lum(a), lum(b)], reverse=True)
+    return (hi + 0.05) / (lo + 0.05)

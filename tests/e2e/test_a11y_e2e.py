@@ -24,7 +24,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from axe import Violation, blocking, scan
+from axe import Violation, blocking, contrast, scan
 from e2e_app import ROOT, BrowserSession
 from e2e_helpers import query, selectbox_input, slider_value
 
@@ -291,16 +291,6 @@ def _rgb(css: str) -> tuple[int, int, int]:
     return tuple(int(float(v)) for v in re.findall(r"[\d.]+", css)[:3])
 
 
-def _contrast(a, b) -> float:
-    def lum(c):
-        c = [v / 255 for v in c]
-        c = [v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4 for v in c]
-        return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]
-
-    hi, lo = sorted([lum(a), lum(b)], reverse=True)
-    return (hi + 0.05) / (lo + 0.05)
-
-
 @pytest.mark.parametrize("path", ["/", "/exercises", "/step_by_step?present=1"])
 def test_every_focus_stop_shows_a_ring_at_3_to_1(session, path):
     session.open(path)
@@ -313,7 +303,7 @@ def test_every_focus_stop_shows_a_ring_at_3_to_1(session, path):
         if session.page.evaluate("() => !!document.activeElement.closest('iframe')"):
             continue
         seen += 1
-        ratio = _contrast(_rgb(f["color"]), _rgb(f["bg"]))
+        ratio = contrast(_rgb(f["color"]), _rgb(f["bg"]))
         if not (f["style"] != "none" and f["width"] >= 2 and ratio >= 3):
             bad.append({**f, "contrast": round(ratio, 2)})
     assert seen >= 10, f"only {seen} focus stops"

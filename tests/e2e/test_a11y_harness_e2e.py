@@ -13,7 +13,7 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 from a11y_harness import open_harness
-from axe import blocking, scan
+from axe import blocking, contrast, scan
 from e2e_app import SCREENSHOTS
 
 from attnviz import engine, figures
@@ -223,14 +223,4 @@ def test_the_focus_is_visible_on_a_chart(harness):
     )
     assert ring[0] == "solid" and ring[1] >= 3, ring
     rgb = [int(v) for v in re.findall(r"\d+", ring[2])[:3]]
-    assert _contrast(rgb, [255, 255, 255]) >= 3, ring
-
-
-def _contrast(a, b) -> float:
-    def lum(c):
-        c = [v / 255 for v in c]
-        c = [v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4 for v in c]
-        return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]
-
-    hi, lo = sorted([lum(a), lum(b)], reverse=True)
-    return (hi + 0.05) / (lo + 0.05)
+    assert contrast(rgb, [255, 255, 255]) >= 3, ring
