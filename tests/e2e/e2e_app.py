@@ -155,7 +155,10 @@ class BrowserSession:
     """A browser context + page with page-error capture and rerun-aware helpers.
 
     Finished script runs are counted from the server's own messages: every `script_finished`
-    ForwardMsg on the page's websocket (decoded with Streamlit's protobuf classes). The DOM's
+    ForwardMsg on the page's websocket (decoded with Streamlit's protobuf classes), except a
+    run cut short for a rerun (`FINISHED_EARLY_FOR_RERUN`: the page guard's one rerun on a
+    server's first deep link, see `attnviz.ui.state.page_guard`): the page is not finished
+    then, and a test that read it at that moment saw a page half drawn. The DOM's
     `data-test-script-state` alone can miss a short run: when the browser is slow, React
     batches "running" and "notRunning" into one render and the attribute never changes.
     """
@@ -193,7 +196,10 @@ class BrowserSession:
             msg = ForwardMsg.FromString(bytes(payload))
         except Exception:  # not a ForwardMsg: ignore
             return
-        if msg.WhichOneof("type") == "script_finished":
+        if (
+            msg.WhichOneof("type") == "script_finished"
+            and msg.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN
+        ):
             self.finished_runs += 1
 
     def close(self) -> None:
