@@ -10,11 +10,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from board_view import board_args, board_entries, figures_of, prefetched
+from board_view import BOARD, board_args, board_entries, figures_of, prefetched
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
 from attnviz import figures, ui
+from attnviz.ui.board import PLOTLY
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGES = [
@@ -143,6 +144,23 @@ def _arr(v) -> np.ndarray:
     if isinstance(v, dict):
         return np.frombuffer(base64.b64decode(v["bdata"]), v["dtype"])
     return np.asarray(v, dtype=float)
+
+
+@pytest.mark.parametrize("page", [PAGES[0], "pages/step_by_step.py", "pages/decoder.py"])
+def test_every_run_starts_with_the_hidden_board_that_preloads_plotly_js(page):
+    """The first component of a run is the hidden board that only starts loading plotly.js
+    (no figures), with the same plotly.js the charts use, in a box the page hides; its data
+    is the same in every run (nothing new to send after the first)."""
+    at = run_app({"N": "5"}, page)
+    assert_clean(at)
+    comps = [el for el in at.get("bidi_component") if el.proto.component_name == BOARD]
+    first = json.loads(comps[0].proto.json)
+    assert first == {"preload": PLOTLY}
+    assert PLOTLY["src"].startswith("vendor/plotly-")
+    assert all("preload" not in json.loads(c.proto.json or "{}") for c in comps[1:])
+    at.run()
+    again = [el for el in at.get("bidi_component") if el.proto.component_name == BOARD]
+    assert json.loads(again[0].proto.json) == first
 
 
 def test_playground_prefetches_the_other_heads_while_the_user_flips_through_them():

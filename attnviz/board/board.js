@@ -16,7 +16,8 @@
 //
 // Data from Python (attnviz/ui/board.py): {figures: [{key, figure, link, label, title,
 // role, rev}], columns, group, text_scale, rev, name, watch, plotly: {src, name}, modules,
-// prefetch?}. To Python: the state value `selection` ({query, key, head, chart, chart_key,
+// prefetch?}, or {preload: {src, name}} for the hidden first board of every run (it only
+// starts loading plotly.js). To Python: the state value `selection` ({query, key, head, chart, chart_key,
 // index, title, at}) when a linked attention cell is clicked.
 //
 // Per-chart modules (the hook for e.g. data tables and keyboard navigation): a file
@@ -124,6 +125,14 @@ class Board {
 
   // ---------------------------------------------------------------- from Streamlit
   update(args) {
+    if (args.preload) {
+      // the first element of every run (ui.board.preload_plotly): starts loading plotly.js
+      // while the rest of the run arrives; a failure is shown by the boards that need it
+      loadPlotly(args.preload.src, args.preload.name).catch(() => {});
+      this.root.dataset.hidden = "1";
+      this.state = "drawn";
+      return;
+    }
     if (args.prefetch) {
       // the hidden board: keeps the figures for the others, draws nothing, takes no height
       keep(args.prefetch);

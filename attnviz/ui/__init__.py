@@ -32,6 +32,7 @@ from attnviz.ui.board import (
     link_bars,
     link_tokens,
     prefetch_heads,
+    preload_plotly,
 )
 from attnviz.ui.callbacks import load_preset
 from attnviz.ui.cell import cell_panel, show_cell
@@ -135,6 +136,7 @@ __all__ = [
     "plot",
     "pooled_note",
     "prefetch_heads",
+    "preload_plotly",
     "preset_query",
     "a11y",
     "present",

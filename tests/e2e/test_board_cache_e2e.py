@@ -34,7 +34,11 @@ def board_state(session) -> dict:
           iframes: document.querySelectorAll('iframe').length,
           scripts: document.querySelectorAll('script[data-attnviz="plotly"]').length,
           errors: window.__attnvizBoardErrors || null,
-          plotly: window.Plotly ? window.Plotly.version : null})"""
+          plotly: window.Plotly ? window.Plotly.version : null,
+          preload: (() => { const box = document.querySelector('.st-key-board_preload_box');
+            const b = box && box.querySelector('.attnviz-board');
+            return box ? {height: box.getBoundingClientRect().height,
+                          state: b ? b.dataset.state : null} : null; })()})"""
     )
 
 
@@ -45,6 +49,8 @@ def assert_boards_drawn(session, where: str) -> dict:
     assert s["iframes"] == 0, f"{where}: {s['iframes']} iframe(s) on the page"
     assert s["scripts"] == 1, f"{where}: plotly.js added {s['scripts']} times"
     assert s["errors"] == [], (where, s["errors"])
+    # the hidden board that starts plotly.js first (ui.board.preload_plotly): no space
+    assert s["preload"] == {"height": 0, "state": "drawn"}, (where, s["preload"])
     session.assert_healthy(where)
     return s
 
