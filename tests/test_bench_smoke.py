@@ -180,3 +180,20 @@ def test_page_switch_measures_switches_and_bytes(tmp_path: Path) -> None:
     first = r["first_visit"]["/multi_head"]
     assert first["plotly_bytes"] > 1_000_000 and first["http_bytes"] > first["plotly_bytes"]
     assert r["first_visit"]["plain_http_bytes"] > 0
+
+
+@pytest.mark.e2e
+def test_first_visit_timeline_orders_its_marks(tmp_path: Path) -> None:
+    """bench/first_visit.py: one first visit per app, its marks in the order they happen
+    (page content, plotly.js asked, received, run, every chart drawn; no timing asserted)."""
+    import first_visit
+
+    out = tmp_path / "first.json"
+    assert first_visit.main(["--rounds", "1", "--warm", "0", "--json", str(out)]) == 0
+    r = json.loads(out.read_text())
+    for name in ("attnviz", "plain"):
+        (v,) = r[name]["visits"]
+        marks = [v[k] for k in ("plotly_asked", "plotly_got", "plotly_ready", "drawn")]
+        assert all(m is not None and m > 0 for m in marks), (name, v)
+        assert marks == sorted(marks), (name, v)
+        assert v["content"] is not None and v["content"] < v["drawn"], (name, v)
