@@ -34,7 +34,7 @@ from attnviz.ui.board import (
     prefetch_heads,
 )
 from attnviz.ui.callbacks import load_preset
-from attnviz.ui.cell import cell_panel, show_cell
+from attnviz.ui.cell import cell_data, cell_panel, show_cell
 from attnviz.ui.code import code_box, code_lines, page_extra
 from attnviz.ui.controls import (
     CONTROLS,
@@ -103,6 +103,7 @@ __all__ = [
     "View",
     "board",
     "cached",
+    "cell_data",
     "cell_panel",
     "chart_row",
     "code_box",
