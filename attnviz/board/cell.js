@@ -195,7 +195,7 @@ export function heading(c, labels = [], title = "", d = DECIMALS) {
 // ------------------------------------------------------------------ DOM
 
 export const STYLE = `
-.attnviz-arith { margin: 0.4rem 0 0.2rem 0; padding: 0.5rem 0.8rem; color: #262730;
+.attnviz-arith { grid-column: 1 / -1; margin: 0; padding: 0.5rem 0.8rem; color: #262730;
   border: 1px solid #c8c9ce; border-radius: 0.5rem; font-size: 0.9rem; }
 .attnviz-arith h3 { font-size: 1rem; font-weight: 600; margin: 0 0 0.3rem 0; padding: 0; }
 .attnviz-arith ol { margin: 0; padding-left: 0; list-style: none; }
