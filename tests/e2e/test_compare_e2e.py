@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from axe import BLOCKING, WCAG_AA, axe_source
 from test_board_e2e import CELL_JS, assert_no_board_errors, charts
 
 pytestmark = pytest.mark.e2e
@@ -38,6 +39,13 @@ def _hover(session, key: str, x: int, y: int) -> str:
     found = session.page.wait_for_function(f"() => ({HOVER_JS})('{key}')")
     return found.json_value()
 
+
+# axe-core on the browser's panels only: the serious and critical WCAG 2.1 A/AA violations.
+AXE_PANELS_JS = """async (tags) => {
+  const r = await axe.run({include: [['.attnviz-arith']]}, {runOnly: {type: 'tag', values: tags},
+                          resultTypes: ['violations']});
+  return r.violations.map(v => `[${v.impact}] ${v.id}: ${v.nodes.map(n => n.target).join()}`);
+}"""
 
 # The browser's panels (cell.js) shown now: [{heading, weight line, cell}] in page order.
 CLIENT_JS = """() => Array.from(document.querySelectorAll('.attnviz-arith:not([hidden])'))
@@ -88,6 +96,15 @@ def test_a_click_on_a_weights_cell_shows_its_arithmetic(session):
     assert session.page.get_by_role("tab", name="Plain text").count() == 0
     assert session.page.evaluate(CLIENT_JS) == [now]
     session.screenshot("cell-panel")
+    # axe-core: no serious or critical WCAG 2.1 A/AA violation in the browser's panel
+    session.page.evaluate(axe_source() + "\n;undefined")
+    found = session.page.evaluate(AXE_PANELS_JS, WCAG_AA)
+    assert not [f for f in found if f[1:].split("]")[0] in BLOCKING], found
+    # from the keyboard: Enter on a cell of the weights works it out as a click does
+    session.page.locator('.attnviz-board .cell[data-key="pg_weights"] .attnviz-kbd').focus()
+    session.page.keyboard.press("ArrowDown")
+    session.rerun_after(lambda: session.page.keyboard.press("Enter"))
+    assert [p["cell"] for p in session.page.evaluate(CLIENT_JS)] == ["0,1,0"]
     assert_no_board_errors(session)
 
 
