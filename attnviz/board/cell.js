@@ -204,11 +204,12 @@ export const STYLE = `
 .attnviz-arith li strong { font-weight: 600; }
 `;
 
-function panelOf(api) {
+/** The panel under the chart's board (made when `make`), or null. */
+function panelOf(api, make) {
   const root = api.cell && api.cell.closest(".attnviz-board");
   if (!root) return null;
   let panel = root.querySelector(":scope > .attnviz-arith");
-  if (!panel) {
+  if (!panel && make) {
     const doc = root.ownerDocument;
     ensureStyle(doc);
     if (!doc.getElementById("attnviz-arith-style")) {
@@ -260,10 +261,10 @@ export function render(panel, data, sel, title = "") {
  * page under its board. A redraw with new data redoes the cell shown (or hides it). */
 export function attach(chartElement, figure, api = {}) {
   const data = api.link && api.link.arithmetic;
-  const panel = panelOf(api);
+  const panel = panelOf(api, !!data);
   if (!panel) return null;
   if (!data) {
-    if (!panel.__attnvizData) panel.hidden = true;
+    if (!panel.__attnvizData) panel.hidden = true; // no chart of the board has data now
     return null;
   }
   panel.__attnvizData = data;
