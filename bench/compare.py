@@ -9,12 +9,14 @@ One server (``app.py``), headless Chromium, the page instrumentation of
 * ``compare B (mask)``: view B's mask selectbox switched between ``causal`` and ``padding``
   (a change of view B: the page's fragment reruns);
 * ``compare B (head)``: view B's head switched between 0 and 1 (fragment);
-* ``cell click``: a click on a weights cell -> its worked computation shown (the panel's
-  heading with that cell's indices is in the page), on the playground and on Compare.
+* ``cell click``: a click on a weights cell -> its worked computation shown, on the
+  playground and on Compare: first the browser's panel (``attnviz/board/cell.js``: its
+  heading naming that cell is in the page), then the server's part (the equations; its
+  heading naming the cell), drawn by the fragment rerun the click causes.
 
 Each gesture is repeated ``--moves`` times after ``--warmup``; medians are printed, with
 the ratio of each compare redraw to the playground's slider time (target < 1.5x) and the
-click-to-panel time (target 150 ms).
+click-to-panel times (target 150 ms: the browser's panel).
 
     python bench/compare.py
     python bench/compare.py --moves 12 --configs "defaults,N16_H4=N=16&D=32&heads=4"
@@ -60,10 +62,11 @@ CELL_JS = """([key, x, y]) => {
 }"""
 
 # Arm a watcher: the time of the mousedown on a board, of the rerun request the click
-# value causes (the next websocket send) and of the first
-# moment the page shows a panel heading naming cell (i, j). All in the page's clock.
+# value causes (the next websocket send), of the first moment the page shows the browser's
+# panel (cell.js) naming cell (i, j) and of the server's panel heading naming it. All in
+# the page's clock.
 ARM_JS = """([i, j]) => {
-  const w = window.__cell = {down: 0, sent: 0, shown: 0};
+  const w = window.__cell = {down: 0, sent: 0, client: 0, shown: 0};
   const want = `a${i},${j} = `;
   if (!window.__cellHooked) {
     window.__cellHooked = true;
@@ -85,11 +88,17 @@ ARM_JS = """([i, j]) => {
     const s = el ? el.closest('strong') || el : null;
     return !!s && s.textContent.includes('came about') && s.textContent.includes(want);
   };
+  const client = (n) => {
+    const el = n && n.nodeType === 1 ? n : null;
+    return !!el && el.matches('.attnviz-arith h3') && el.textContent.includes(want);
+  };
+  const seen = (muts, test) => muts.some(m => m.type === 'characterData' ? test(m.target)
+                                         : Array.from(m.addedNodes).some(test));
   const mo = new MutationObserver((muts) => {
-    if (w.shown || !muts.some(m => m.type === 'characterData' ? names(m.target)
-                                   : Array.from(m.addedNodes).some(names))) return;
-    w.shown = performance.now();
-    mo.disconnect();
+    const t = performance.now();
+    if (!w.client && seen(muts, client)) w.client = t;
+    if (!w.shown && seen(muts, names)) w.shown = t;
+    if (w.client && w.shown) mo.disconnect();
   });
   mo.observe(document.body, {subtree: true, childList: true, characterData: true});
 }"""
@@ -141,8 +150,9 @@ def keys(browser, url: str, args, action: str) -> list[dict]:
 
 
 def clicks(browser, url: str, args, chart: str) -> list[dict]:
-    """Click cells of ``chart`` in turn; per click, from the mousedown: the rerun request
-    sent, the panel naming that cell shown (the page's own clock)."""
+    """Click cells of ``chart`` in turn; per click, from the mousedown: the browser's panel
+    naming that cell shown, the rerun request sent, the server's panel naming it shown (the
+    page's own clock)."""
     ctx = browser.new_context(viewport={"width": args.viewport[0], "height": args.viewport[1]})
     page = ctx.new_page()
     page.goto(url)
@@ -163,14 +173,15 @@ def clicks(browser, url: str, args, chart: str) -> list[dict]:
             deadline = time.monotonic() + args.timeout
             while time.monotonic() < deadline:
                 w = page.evaluate("() => window.__cell")
-                if w["down"] and w["shown"]:
+                if w["down"] and w["shown"] and w["client"]:
                     break
                 time.sleep(0.02)
             else:
-                raise TimeoutError(f"no panel for cell ({q}, {k}) of {chart}")
-            if i >= args.warmup:  # from the mousedown: the rerun request, the panel
+                raise TimeoutError(f"no panel for cell ({q}, {k}) of {chart}: {w}")
+            if i >= args.warmup:  # from the mousedown: browser's panel, rerun request, server's
                 rows.append(
                     {
+                        "client_ms": w["client"] - w["down"],
                         "sent_ms": (w["sent"] or w["shown"]) - w["down"],
                         "shown_ms": w["shown"] - w["down"],
                     }
@@ -239,7 +250,9 @@ def main(argv: list[str] | None = None) -> int:
                         ratio = f"  {med / ref:4.2f}x the playground's slider" if ref else ""
                         target = "  (target < 1.5x)" if label != "playground N" else ""
                     else:
-                        ratio, target = "", "  (target 150 ms)"
+                        out["median_client_ms"] = _median(rows, "client_ms")
+                        ratio = f"  (the browser's panel: {out['median_client_ms']:.0f} ms"
+                        target = ", target 150 ms; above: the server's part)"
                     print(f"{cfg:10s} {label:22s} median {med:6.0f} ms{ratio}{target}", flush=True)
                     results.append(out)
             browser.close()

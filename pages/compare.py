@@ -90,9 +90,14 @@ def views(
             layout=lay,
         ),
     }
+    arith = {  # a clicked cell worked out in the browser, under A's and under B's chart
+        "cmp_a": ui.cell_data(ra, ha, labels, title="A: "),
+        "cmp_b": ui.cell_data(rb, hb, labels, title="B: "),
+        "cmp_diff": None,
+    }
     for col, (key, f) in zip(st.columns(3), fig.items(), strict=True):
         with col:  # one board each, hover-linked: a click names the view it was made on
-            ui.board(f"board_{key}", [(key, f, ui.link_attn(None, lay))])
+            ui.board(f"board_{key}", [(key, f, ui.link_attn(None, lay, arithmetic=arith[key]))])
     st.caption(
         "A and B: weights from 0 (dark purple) to 1 (yellow); grey × = masked. B − A: red = "
         "more weight in B, blue = less, white = unchanged (the scale is symmetric around 0)."

@@ -93,7 +93,9 @@ elif step.rest:
                     figures.small_multiples_figure(
                         r.weights, labels=labels, layout=lay, mask=r.mask
                     ),
-                    ui.link_attn(None, lay, heads=range(h)),
+                    ui.link_attn(
+                        None, lay, heads=range(h), arithmetic=ui.cell_data(r, range(h), labels)
+                    ),
                 )
             ],
             select_into=("query", "head"),

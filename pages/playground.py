@@ -70,7 +70,8 @@ def top_charts(view: ui.View, head: int, asked=None) -> list:
                 lay,
                 r.n_tokens,
             ),
-            ui.link_attn(head, lay, weights=True),
+            # the arithmetic of a clicked cell (scores or weights), worked out in the browser
+            ui.link_attn(head, lay, weights=True, arithmetic=ui.cell_data(r, head, labels)),
         ),
         (
             "pg_out",

@@ -7,6 +7,7 @@ import re
 
 import numpy as np
 import pytest
+from board_view import board_entries
 from test_app import assert_clean, run_app, view_of
 
 from attnviz import explain, latex
@@ -48,6 +49,20 @@ def test_a_click_on_the_playground_shows_that_cells_arithmetic():
     np.testing.assert_allclose(k[0], r.keys[1, 1], atol=5e-5)
     np.testing.assert_allclose(exps[0], explain.cell(r, 1, 3, 1).row_exps, atol=5e-5)
     assert len(at.get("latex")) == 6  # one equation per step
+    # the plain text is the browser's (board module cell.js, tests/test_cell_js.py): the
+    # weights chart carries the drawn head's Q, K, V and the server does not write it twice
+    assert not [m.value for m in at.markdown if m.value.startswith("**5\\. Weight")]
+    data = board_entries(at)["pg_weights"]["link"]["arithmetic"]
+    assert list(data["heads"]) == ["0"] and data["mask"][3] == "11110"  # the head drawn
+    assert "arithmetic" not in (board_entries(at)["pg_scores"]["link"] or {})  # one copy
+
+
+def test_above_the_browsers_bound_the_server_writes_the_plain_text():
+    n = ui_cell.CLIENT_MAX_N + 1
+    at = run_app({"N": str(n), "D": "8", "heads": "2"})
+    _click(at, "pg_top", query=3, key=1, head=1, chart="weights")
+    r = view_of(at).result
+    assert "arithmetic" not in board_entries(at)["pg_weights"]["link"]
     texts = [m.value for m in at.markdown if m.value.startswith("**5\\. Weight")]
     assert texts and f"{r.weights[1, 3, 1]:.4f}" in texts[0]  # the plain-text tab
 

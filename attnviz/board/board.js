@@ -11,6 +11,7 @@
 //   link.js           linked hover across the boards of a page, click-to-select
 //   headswitch.js     a head change drawn in the browser from prefetched figures
 //   downloads.js      the mode bar's PNG (projector width) and SVG buttons
+//   cell.js           (a chart module) a clicked attention cell worked out in the browser
 //   example_module.js an example per-chart module (below), loaded only when named in
 //                     $ATTNVIZ_BOARD_MODULES
 //
@@ -37,6 +38,8 @@
 //   clear(),      // clear the linked highlights
 //   select(i, j), // select as if that cell were clicked (attention charts with select)
 //   onLink(fn),   // fn(detail) on every link event of the page; returns its remover
+//   onSelect(fn), // fn(value) on every cell selected on the page (a click, Enter), before
+//                 // Python hears of it; returns its remover
 // }
 // Errors of a module are shown under its board, never thrown into the page.
 //
@@ -47,7 +50,15 @@
 
 import { draw } from "./draw.js";
 import { keep, switchTarget, watch } from "./headswitch.js";
-import { applyLink, emit, hoverDetail, clickValue, listen } from "./link.js";
+import {
+  applyLink,
+  emit,
+  emitSelect,
+  hoverDetail,
+  clickValue,
+  listen,
+  listenSelect,
+} from "./link.js";
 import { loadPlotly } from "./plotly_loader.js";
 
 const errors = (window.__attnvizBoardErrors = window.__attnvizBoardErrors || []);
@@ -100,6 +111,7 @@ class Board {
   }
 
   select(value) {
+    emitSelect(this.group, value); // the page's modules first (cell.js draws at once)
     if (this.selectFn) this.selectFn(value);
   }
 
@@ -253,6 +265,16 @@ class Board {
       },
       onLink(fn) {
         return listen((d) => d.group === board.group && fn(d));
+      },
+      onSelect(fn) {
+        return listenSelect((d) => {
+          if (d.group !== board.group) return;
+          try {
+            fn(d.value);
+          } catch (e) {
+            board.fail(e);
+          }
+        });
       },
     };
   }

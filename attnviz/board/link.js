@@ -18,6 +18,19 @@ export function listen(fn) {
   return () => bus.removeEventListener("link", on);
 }
 
+/** Tell every board of `group` that an attention cell was selected (a click, or Enter in
+ * keys.js): `value` is the click value sent to Python (see clickValue). */
+export function emitSelect(group, value) {
+  bus.dispatchEvent(new CustomEvent("select", { detail: { group, value } }));
+}
+
+/** Call `fn({group, value})` for every selection; returns the function that stops it. */
+export function listenSelect(fn) {
+  const on = (ev) => fn(ev.detail);
+  bus.addEventListener("select", on);
+  return () => bus.removeEventListener("select", on);
+}
+
 // ------------------------------------------------------------------ highlights
 function step(gd, axis, trace) {
   const tr = gd._fullData && gd._fullData[trace || 0];

@@ -35,7 +35,7 @@ from attnviz.ui.board import (
     preload_plotly,
 )
 from attnviz.ui.callbacks import load_preset
-from attnviz.ui.cell import cell_panel, show_cell
+from attnviz.ui.cell import cell_data, cell_panel, show_cell
 from attnviz.ui.code import code_box, code_lines, page_extra
 from attnviz.ui.controls import (
     CONTROLS,
@@ -104,6 +104,7 @@ __all__ = [
     "View",
     "board",
     "cached",
+    "cell_data",
     "cell_panel",
     "chart_row",
     "code_box",

@@ -52,8 +52,8 @@ __all__ = ["STATIC", "plotly_js"]
 FILES = ("board.js", "draw.js", "link.js", "headswitch.js", "downloads.js", "plotly_loader.js")
 CSS = "board.css"
 # Per-chart modules (``attach(chartElement, figure, api)``, see board.js) loaded when present
-# in attnviz/board/: data tables and keyboard navigation of the cells.
-CHART_MODULES = ("table.js", "keys.js", "tools.js")
+# in attnviz/board/: data tables and keyboard navigation of the cells, a clicked cell worked out.
+CHART_MODULES = ("table.js", "keys.js", "tools.js", "cell.js")
 TEXT_SCALE_KEY = "board_text_scale"
 NAME = "attnviz.board"  # <project name>.<component name> of pyproject.toml
 
@@ -121,17 +121,21 @@ def link_attn(
     select: bool = True,
     heads: Sequence[int] | None = None,
     role: str | None = None,
+    arithmetic: dict | None = None,
 ) -> dict:
     """An attention matrix (scores or weights) of head ``head``: hovering links (i, j),
     a click selects query i (and the head). ``weights=True``: its rows feed the bars.
     ``heads``: a figure with one heatmap per head (small multiples), trace t showing head
     ``heads[t]``. ``role``: what the chart shows, in the click value's ``chart`` (default:
-    "weights" or "scores", see :func:`payload`)."""
+    "weights" or "scores", see :func:`payload`). ``arithmetic``: what the browser needs to
+    work out a clicked cell (``attnviz.ui.cell.cell_data``; board module ``cell.js``)."""
     spec = {"kind": "attn", "orient": layout, "head": head, "weights": weights, "select": select}
     if heads is not None:
         spec["heads"] = [int(h) for h in heads]
     if role is not None:
         spec["role"] = role
+    if arithmetic is not None:
+        spec["arithmetic"] = arithmetic
     return spec
 
 

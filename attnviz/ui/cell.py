@@ -1,19 +1,30 @@
 """The cell panel: a clicked cell of the scores or weights, worked out with this view's numbers.
 
-A board (:mod:`attnviz.ui.board`) keeps its last click in its state,
-``st.session_state[board key]["selection"]``: ``{"query": i, "key": j, "head": h, "chart":
-role, ...}`` (read with ``.get``). :func:`cell_panel` turns it
-into :func:`attnviz.explain.cell` and shows the steps of :func:`attnviz.latex.cell_steps`:
-each as an equation (KaTeX, whose MathML a screen reader reads) and, in a second tab, as
-plain text; the third tab holds the LaTeX to copy. It is drawn by the rerun the click
-causes (the fragment the board sits in), so a page calls it in one line, after the board.
+Two parts:
+
+1. In the browser, at once (a few ms after the click): the board's chart module
+   ``attnviz/board/cell.js`` writes the steps out as text under the board, from the head's
+   Q, K, V rows, the scale and the mask that :func:`cell_data` puts in the chart's link
+   (``ui.link_attn(..., arithmetic=cell_data(result, head))``), while N is at most
+   :data:`CLIENT_MAX_N`.
+2. On the server, by the rerun the click causes (the fragment the board sits in): the board
+   keeps its last click in its state, ``st.session_state[board key]["selection"]``:
+   ``{"query": i, "key": j, "head": h, "chart": role, ...}`` (read with ``.get``).
+   :func:`cell_panel` turns it into :func:`attnviz.explain.cell` and shows the steps of
+   :func:`attnviz.latex.cell_steps` as equations (KaTeX, whose MathML a screen reader reads)
+   and the LaTeX to copy; the steps as plain text only when the browser did not write them
+   (N above :data:`CLIENT_MAX_N`), so that the page never says them twice.
+
+A page calls it in one line, after the board.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import base64
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
 import streamlit as st
 
 from attnviz import engine, explain, latex
@@ -23,6 +34,62 @@ HINT = (
     "Click a cell of the scores or the weights to see how it was computed, step by step, "
     "with this view's numbers."
 )
+
+
+#: The largest views whose cells the browser works out (cell.js): N tokens at most
+#: CLIENT_MAX_N and N x D at most CLIENT_MAX_ND. Above, the arithmetic is not sent and the
+#: server's panel writes the steps as text too. Sent: Q, K, V of the heads as float64, so at
+#: most 3 x 2048 numbers (66 KB of JSON) even with every head (the small multiples).
+CLIENT_MAX_N = 64
+CLIENT_MAX_ND = 64 * 32
+
+
+def client_side(result: engine.AttentionResult) -> bool:
+    """Whether the browser works out this view's cells (see :func:`cell_data`)."""
+    n, width = result.n_tokens, result.num_heads * result.queries.shape[-1]  # N, D
+    return n <= CLIENT_MAX_N and n * width <= CLIENT_MAX_ND
+
+
+def _f8(a: np.ndarray) -> dict[str, Any]:
+    """A float64 array as plotly's base64 form (what ``table.js``'s ``decode`` reads)."""
+    a = np.ascontiguousarray(a, dtype="<f8")
+    return {"dtype": "f8", "bdata": base64.b64encode(a.tobytes()).decode(), "shape": list(a.shape)}
+
+
+def cell_data(
+    result: engine.AttentionResult,
+    heads: int | Sequence[int],
+    labels: Sequence[str] = (),
+    *,
+    title: str = "",
+) -> dict[str, Any] | None:
+    """What ``cell.js`` needs to work out any cell of ``heads`` of ``result`` in the browser
+    (the ``arithmetic`` of a chart's link), or None for a larger view (:func:`client_side`):
+    ``{"scale", "mask": ["1101", ...] (row i: which keys query i sees) or None, "labels",
+    "title" (before the panel's heading, e.g. "A: "), "decimals", "terms", "heads": {"h":
+    {"q", "k", "v"}}}``, the head's (N, d_k) rows as base64 float64 (exact)."""
+    if not client_side(result):
+        return None
+    hs = [heads] if isinstance(heads, int | np.integer) else list(heads)
+    mask = None
+    if result.mask is not None:
+        mask = ["".join("1" if v else "0" for v in row) for row in np.asarray(result.mask, bool)]
+    return {
+        "scale": float(result.scale),
+        "mask": mask,
+        "labels": [str(t) for t in labels],
+        "title": title,
+        "decimals": latex.CELL_DECIMALS,
+        "terms": latex.CELL_TERMS,
+        "heads": {
+            str(int(h)): {
+                "q": _f8(result.queries[h]),  # (N, d_k)
+                "k": _f8(result.keys[h]),  # (N, d_k)
+                "v": _f8(result.values[h]),  # (N, d_v)
+            }
+            for h in hs
+        },
+    }
 
 
 _MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]<>#$|~"})
@@ -66,8 +133,11 @@ def picked_cell(
     return explain.cell(result, h, q, k)
 
 
-def show_cell(c: explain.Cell, labels: tuple[str, ...], key: str, title: str = "") -> None:
-    """One cell's worked computation: equations, plain text, and the LaTeX to copy."""
+def show_cell(
+    c: explain.Cell, labels: tuple[str, ...], key: str, title: str = "", *, text: bool = True
+) -> None:
+    """One cell's worked computation: equations, plain text (unless ``text=False``: the
+    browser wrote it, ``cell.js``), and the LaTeX to copy."""
     i, j = c.query, c.key
     li = f" {md_text(labels[i])}" if i < len(labels) else ""
     lj = f" {md_text(labels[j])}" if j < len(labels) else ""
@@ -77,15 +147,17 @@ def show_cell(c: explain.Cell, labels: tuple[str, ...], key: str, title: str = "
         + (" (masked: this key is hidden from this query)" if c.masked else "")
     )
     steps = latex.cell_steps(c)
-    eq, text, tex = st.tabs(["Equations", "Plain text", "LaTeX"], key=f"{key}_tabs")
-    with eq:
+    names = ["Equations", "Plain text", "LaTeX"] if text else ["Equations", "LaTeX"]
+    tabs = st.tabs(names, key=f"{key}_tabs")
+    with tabs[0]:
         for step_title, step_tex, _ in steps:
             st.markdown(md_plain(step_title))
             st.latex(step_tex)
-    with text:
-        for step_title, _, step_text in steps:
-            st.markdown(f"**{md_plain(step_title)}.** {md_plain(step_text)}")
-    with tex:
+    if text:
+        with tabs[1]:
+            for step_title, _, step_text in steps:
+                st.markdown(f"**{md_plain(step_title)}.** {md_plain(step_text)}")
+    with tabs[-1]:
         st.caption("Copy with the button at the top right; it goes inside a display equation.")
         st.code(latex.cell_latex(c, labels), language="latex")
 
@@ -105,5 +177,5 @@ def cell_panel(
         if c is None:
             st.caption(HINT)
             return None
-        show_cell(c, labels, key=f"{board_key}_cell", title=title)
+        show_cell(c, labels, key=f"{board_key}_cell", title=title, text=not client_side(result))
     return c

@@ -25,7 +25,7 @@ import streamlit as st
 
 from attnviz import compare_figures, engine
 from attnviz.ui import links, state
-from attnviz.ui.cell import HINT, picked_cell, selection, show_cell
+from attnviz.ui.cell import HINT, client_side, picked_cell, selection, show_cell
 from attnviz.ui.controls import BY_KEY, LABELS, SEED_MAX, Control
 from attnviz.ui.page import head_picker, md_text
 from attnviz.ui.sizes import divisors, nearest_divisor
@@ -293,8 +293,9 @@ def cell_pair(
         if cells[0] is None or cells[1] is None:
             st.caption(HINT)
             return
-        for c, which in zip(cells, "AB", strict=True):
-            show_cell(c, labels, key=f"cmp_cell_{which}", title=f"{which}: ")
+        for c, r, which in zip(cells, results, "AB", strict=True):
+            text = not client_side(r)  # else the browser wrote the steps under A and B
+            show_cell(c, labels, key=f"cmp_cell_{which}", title=f"{which}: ", text=text)
 
 
 def changes_table(wa: np.ndarray, wb: np.ndarray, labels: tuple[str, ...], k: int = 10) -> None:

@@ -1,12 +1,14 @@
 """Cell arithmetic and the Compare page in a real browser: a click on a weights cell shows
-its worked computation, whose weight is the cell's hover value; the difference board's
-hover outlines the same cell in A and B."""
+its worked computation at once (the board's cell.js, before the rerun), whose weight is the
+cell's hover value, then the server's equations; the difference board's hover outlines the
+same cell in A and B, and a click there works the cell out in A and in B."""
 
 from __future__ import annotations
 
 import re
 
 import pytest
+from axe import BLOCKING, WCAG_AA, axe_source
 from test_board_e2e import CELL_JS, assert_no_board_errors, charts
 
 pytestmark = pytest.mark.e2e
@@ -38,6 +40,33 @@ def _hover(session, key: str, x: int, y: int) -> str:
     return found.json_value()
 
 
+# axe-core on the browser's panels only: the serious and critical WCAG 2.1 A/AA violations.
+AXE_PANELS_JS = """async (tags) => {
+  const r = await axe.run({include: [['.attnviz-arith']]}, {runOnly: {type: 'tag', values: tags},
+                          resultTypes: ['violations']});
+  return r.violations.map(v => `[${v.impact}] ${v.id}: ${v.nodes.map(n => n.target).join()}`);
+}"""
+
+# The browser's panels (cell.js) shown now: [{heading, weight line, cell}] in page order.
+CLIENT_JS = """() => Array.from(document.querySelectorAll('.attnviz-arith:not([hidden])'))
+  .map(p => ({heading: p.querySelector('h3').textContent, live: p.getAttribute('aria-live'),
+              step5: p.querySelectorAll('li')[4].textContent, cell: p.dataset.cell}))"""
+
+
+def _click_now(session, key: str, x: int, y: int) -> list[dict]:
+    """Click cell (x, y) of chart ``key``; the browser's panels read right after the click
+    (before the rerun it causes has come back), then the rerun is waited for."""
+    cell = _cell(session, key, x, y)
+    now: list[dict] = []
+
+    def click() -> None:
+        session.page.mouse.click(cell["pageX"], cell["pageY"])
+        now.extend(session.page.evaluate(CLIENT_JS))
+
+    session.rerun_after(click)
+    return now
+
+
 def _panel_headings(session) -> list[str]:
     return (
         session.page.locator("[data-testid='stMarkdownContainer'] strong")
@@ -52,19 +81,30 @@ def test_a_click_on_a_weights_cell_shows_its_arithmetic(session):
     hover = _hover(session, "pg_weights", j, i)
     shown = re.search(r"= (-?\d+\.\d{4})$", hover.strip())
     assert shown, hover
-    cell = session.page.evaluate(CELL_JS, ["pg_weights", j, i])
-    session.rerun_after(lambda: session.page.mouse.click(cell["pageX"], cell["pageY"]))
-    headings = _panel_headings(session)
+    # at once, in the browser: the steps as text, under the board, named by the cell
+    (now,) = _click_now(session, "pg_weights", j, i)
+    assert now["heading"].startswith(f"Weight a{i},{j} = {shown.group(1)}, head 0"), (now, hover)
+    assert now["live"] == "polite" and now["cell"] == f"0,{i},{j}"
+    assert now["step5"].startswith(f"5. Weight a_{i},{j} = {shown.group(1)}."), now
+    headings = _panel_headings(session)  # then the server's part
     assert len(headings) == 1, headings
     assert f"a{i},{j} = {shown.group(1)}" in headings[0], (headings, hover)
-    # the steps: equations (KaTeX, with MathML for screen readers), then the plain text
+    # the steps: equations (KaTeX, with MathML for screen readers) and the LaTeX; the plain
+    # text is the browser's panel, which the rerun left in place (said once, not twice)
     assert session.page.locator(".katex-mathml").count() >= 6
-    text = session.page.get_by_role("tab", name="Plain text")
-    text.click()
-    step5 = session.page.get_by_text(re.compile(r"^5\. Weight a")).filter(visible=True).first
-    step5.wait_for()
-    assert shown.group(1) in step5.inner_text()
+    assert session.page.get_by_role("tab", name="LaTeX").count() == 1
+    assert session.page.get_by_role("tab", name="Plain text").count() == 0
+    assert session.page.evaluate(CLIENT_JS) == [now]
     session.screenshot("cell-panel")
+    # axe-core: no serious or critical WCAG 2.1 A/AA violation in the browser's panel
+    session.page.evaluate(axe_source() + "\n;undefined")
+    found = session.page.evaluate(AXE_PANELS_JS, WCAG_AA)
+    assert not [f for f in found if f[1:].split("]")[0] in BLOCKING], found
+    # from the keyboard: Enter on a cell of the weights works it out as a click does
+    session.page.locator('.attnviz-board .cell[data-key="pg_weights"] .attnviz-kbd').focus()
+    session.page.keyboard.press("ArrowDown")
+    session.rerun_after(lambda: session.page.keyboard.press("Enter"))
+    assert [p["cell"] for p in session.page.evaluate(CLIENT_JS)] == ["0,1,0"]
     assert_no_board_errors(session)
 
 
@@ -90,9 +130,15 @@ def test_the_difference_board_links_hover_with_a_and_b(session):
         abs(h["top"] - ref["rowTop"]) < 1.5 and abs(h["left"] - ref["colLeft"]) < 1.5
         for h in charts(session)["cmp_diff"]["hl"]
     )
-    # a click works the cell out in A and in B
-    cell = _cell(session, "cmp_diff", j, i)
-    session.rerun_after(lambda: session.page.mouse.click(cell["pageX"], cell["pageY"]))
+    # a click works the cell out in A and in B: at once under A's and B's boards (their
+    # weights are the difference's hover values), then the server's equations of both
+    hover = _hover(session, "cmp_diff", j, i)
+    ab = re.search(r"A = (-?\d+\.\d{4}), B = (-?\d+\.\d{4})", hover)
+    assert ab, hover
+    now = _click_now(session, "cmp_diff", j, i)
+    assert [p["heading"][:2] for p in now] == ["A:", "B:"], now
+    for p, w in zip(now, ab.groups(), strict=True):
+        assert p["heading"].startswith(f"{p['heading'][:2]} Weight a{i},{j} = {w}, "), (p, hover)
     headings = _panel_headings(session)
     assert [h[:2] for h in headings] == ["A:", "B:"], headings
     assert all(f"a{i},{j} = " in h for h in headings)
