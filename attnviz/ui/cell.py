@@ -152,7 +152,9 @@ def show_cell(
     with tabs[0]:
         for step_title, step_tex, _ in steps:
             st.markdown(md_plain(step_title))
-            st.latex(step_tex)
+            # inline maths (KaTeX), not st.latex: a long sum wraps at its + signs instead of
+            # needing a scroll region (which a keyboard cannot reach, WCAG 2.1.1)
+            st.markdown(f"$\\displaystyle {step_tex}$")
     if text:
         with tabs[1]:
             for step_title, _, step_text in steps:
