@@ -95,13 +95,19 @@ def mask_columns(view: ui.View, head: int, shown: list, presenting: bool) -> Non
         charts[f"mk_w_{tag}"] = attn(
             res.weights[head], what="weights", title="softmax: masked weights are 0"
         )
+        # a click on a weight works that cell out under each mask's weights (in the browser)
+        links = {
+            f"mk_w_{tag}": ui.link_attn(
+                head, lay, weights=True, select=False, arithmetic=ui.cell_data(res, head, labels)
+            )
+        }
         with col:
             st.markdown(f"### {name}")
             if presenting:  # one screen: the charts side by side
-                ui.chart_row(f"mk_row_{tag}", charts)
+                ui.chart_row(f"mk_row_{tag}", charts, links=links)
             else:
                 for key, fig in charts.items():
-                    ui.plot(fig, key=key)
+                    ui.plot(fig, key=key, link=links.get(key))
             w = res.weights[head]
             upper = 0.0 if n < 2 else float(np.abs(np.triu(w, 1)).max())
             sums = w.sum(axis=1)

@@ -85,8 +85,10 @@ def steps_table(view: ui.View, head: int, a: dict[str, np.ndarray], step: ui.Ste
     )
 
     def attn_plot(key: str, mat, weights: bool = False, **kw) -> Callable[[], None]:
-        """Draw one attention matrix of this head (scores or weights), hover-linked."""
-        link = ui.link_attn(head, lay, weights=weights, select=False)
+        """Draw one attention matrix of this head (scores or weights), hover-linked; a
+        click on a weight works that cell out under the chart (in the browser, no rerun)."""
+        cells = ui.cell_data(r, head, labels) if weights else None
+        link = ui.link_attn(head, lay, weights=weights, select=False, arithmetic=cells)
         what = "weights" if weights else "scores"
         return lambda: ui.plot(attn(mat, what=what, **kw), key=key, link=link)
 

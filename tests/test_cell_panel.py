@@ -107,3 +107,22 @@ def test_plain_text_is_shown_as_written():
         "1\\. q\\_4 = \\[0.1, -0.2\\]; \\$x\\$ a\\*b"
     )
     assert ui_cell.md_plain("q_3 · k_1 = 2.5") == "q\\_3 · k\\_1 = 2.5"
+
+
+@pytest.mark.parametrize(
+    ("page", "charts"),
+    [("pages/step_by_step.py", ["sb_w"]), ("pages/masking.py", ["mk_w_cau", "mk_w_pad"])],
+)
+def test_pages_without_a_query_picker_send_the_weights_arithmetic(page, charts):
+    """Step by step and Masking: their weights charts carry the arithmetic (worked out in
+    the browser, a local selection: no rerun), each of its own result; no other chart."""
+    at = run_app({"N": "5", "D": "8", "heads": "2", "mask": "causal"}, page)
+    entries = board_entries(at)
+    sent = {k for k, e in entries.items() if "arithmetic" in (e["link"] or {})}
+    assert sent == set(charts), sent
+    for key in charts:
+        link = entries[key]["link"]
+        assert link["select"] is False and list(link["arithmetic"]["heads"]) == ["0"]
+    if page.endswith("masking.py"):  # each mask's own: causal hides key 4 from query 3
+        masks = {k: entries[k]["link"]["arithmetic"]["mask"] for k in charts}
+        assert masks["mk_w_cau"][3] == "11110" and masks["mk_w_cau"] != masks["mk_w_pad"]

@@ -112,7 +112,7 @@ class Board {
 
   select(value) {
     emitSelect(this.group, value); // the page's modules first (cell.js draws at once)
-    if (this.selectFn) this.selectFn(value);
+    if (this.selectFn && !value.local) this.selectFn(value); // a local one: no rerun
   }
 
   onLink(d) {

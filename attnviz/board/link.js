@@ -179,10 +179,12 @@ export function hoverDetail(c, x, y, curve) {
   return null;
 }
 
-/** The selection a click on cell (x, y) of attention chart `c` sends to Python, or null. */
+/** The selection a click on cell (x, y) of attention chart `c` sends to Python, or null.
+ * A chart that does not select (`select: false`) but carries the arithmetic of its cells
+ * (cell.js) gives a `local` selection: the page's modules hear it, Python does not. */
 export function clickValue(c, x, y, curve) {
   const link = c.spec.link;
-  if (!link || !link.select || link.kind !== "attn") return null;
+  if (!link || link.kind !== "attn" || !(link.select || link.arithmetic)) return null;
   const rowsQ = link.orient !== "columns";
   return {
     query: rowsQ ? y : x,
@@ -193,6 +195,7 @@ export function clickValue(c, x, y, curve) {
     index: c.index,
     title: c.spec.title || null,
     at: Date.now(),
+    local: !link.select,
   };
 }
 

@@ -146,3 +146,32 @@ def test_the_difference_board_links_hover_with_a_and_b(session):
     assert all(f"a{i},{j} = " in h for h in headings)
     session.screenshot("compare-cell")
     assert_no_board_errors(session)
+
+
+def test_step_by_step_and_masking_work_a_clicked_weight_out_without_a_rerun(session):
+    """Pages whose charts do not select a query (step by step, masking) still work a
+    clicked weight out, in the browser only: the panel names the cell with its hover value
+    and no script run follows. On Masking each mask's weights get their own panel."""
+    session.open("/step_by_step?N=6&mask=causal")
+    i, j = 4, 1
+    shown = re.search(r"= (-?\d+\.\d{4})$", _hover(session, "sb_w", j, i).strip())
+    cell = _cell(session, "sb_w", j, i)
+    runs = session.runs()
+    session.page.mouse.click(cell["pageX"], cell["pageY"])
+    (now,) = session.page.evaluate(CLIENT_JS)
+    assert now["heading"].startswith(f"Weight a{i},{j} = {shown.group(1)}, head 0"), now
+    session.page.wait_for_timeout(800)
+    assert session.runs() == runs, "a click on step by step's weights started a rerun"
+    session.open("/masking?N=6")
+    hovers = [_hover(session, f"mk_w_{t}", 0, 3).strip() for t in ("pad", "cau")]
+    cell = _cell(session, "mk_w_cau", 0, 3)  # query 3, key 0
+    runs = session.runs()
+    session.page.mouse.click(cell["pageX"], cell["pageY"])
+    panels = session.page.evaluate(CLIENT_JS)
+    assert len(panels) == 2 and all(p["cell"] == "0,3,0" for p in panels), panels
+    for p, hover in zip(panels, reversed(hovers), strict=True):  # causal, then padding
+        weight = re.search(r"= (-?\d+\.\d{4})$", hover).group(1)
+        assert p["heading"].startswith(f"Weight a3,0 = {weight}"), (panels, hovers)
+    session.page.wait_for_timeout(800)
+    assert session.runs() == runs
+    assert_no_board_errors(session)
