@@ -125,12 +125,21 @@ def outlined(
 
 #: The query picker of :func:`ask_room` on a page that has none of its own.
 QUERY_KEY = "predict_query"
+LAST_QUERY_KEY = "predict_query_last"
+
+
+def _keep_query() -> None:
+    """on_change of :func:`ask_room`'s picker: its value outlives the runs that do not draw
+    it (while a question is open), so the next question starts from the same query."""
+    st.session_state[LAST_QUERY_KEY] = st.session_state[QUERY_KEY]
 
 
 def query_on_screen(n: int, key: str = "query") -> int:
     """The page's query picker's value (``key``) before the picker is drawn: its state,
-    else its link value, else 0; clamped to the N tokens."""
-    raw = st.session_state.get(key, st.query_params.get(key, 0))
+    else its link value (:func:`ask_room`'s: its last value), else 0; clamped to the N
+    tokens."""
+    fallback = st.session_state.get(LAST_QUERY_KEY, 0) if key == QUERY_KEY else 0
+    raw = st.session_state.get(key, st.query_params.get(key, fallback))
     try:
         value = int(str(raw).strip())
     except ValueError:
@@ -215,9 +224,13 @@ def ask_room(
             f"**Ask the room** about this view (class **{t.code}**: students answer on the "
             "class's page, you see the tally here, then reveal the answer on the chart):"
         )
+        cols = st.columns([1.2] * bool(pick_query) + [3] * len(asks), vertical_alignment="bottom")
         if pick_query:
-            st.selectbox(pick_label, list(range(pick_query)), key=QUERY_KEY)
-        for col, ask in zip(st.columns(len(asks)), asks, strict=True):
+            cols.pop(0).selectbox(
+                pick_label, list(range(pick_query)), key=QUERY_KEY,
+                index=query_on_screen(pick_query, QUERY_KEY), on_change=_keep_query,
+            )  # fmt: skip
+        for col, ask in zip(cols, asks, strict=True):
             with col:
                 _ask_button(ask, t, page, settings)
 
