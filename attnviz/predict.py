@@ -144,9 +144,17 @@ def entropy(row: np.ndarray) -> float:
 SHARPER_CHOICES = ("not scaled (× 1)", "scaled by 1/√d_k")
 
 
-def sharper_row(unscaled: ArrayLike, scaled: ArrayLike, head: int, query: int) -> Question:
+def sharper_row(
+    unscaled: ArrayLike,
+    scaled: ArrayLike,
+    head: int,
+    query: int,
+    names: tuple[str, str] = SHARPER_CHOICES,
+    prompt: str = "",
+) -> Question:
     """Which of row ``query`` of head ``head``'s weights is sharper (lower entropy): not
-    scaled (chart 0) or scaled (chart 1). Weights (H, N, M) each, of the same input."""
+    scaled (chart 0) or scaled (chart 1). Weights (H, N, M) each, of the same input.
+    ``names`` and ``prompt``: another pair of charts (the Compare page's views A and B)."""
     a, b = _weights(unscaled), _weights(scaled)  # (H, N, M) each
     if a.shape != b.shape:
         raise ValueError(f"both weights must have one shape, got {a.shape} and {b.shape}")
@@ -157,8 +165,8 @@ def sharper_row(unscaled: ArrayLike, scaled: ArrayLike, head: int, query: int) -
     chart = _single_top(-ent, f"row {query}'s entropies (bits)")
     return Question(
         "sharper_row",
-        f"Which row {query} is sharper (head {head}): not scaled, or scaled by 1/√d_k?",
-        SHARPER_CHOICES,
+        prompt or f"Which row {query} is sharper (head {head}): not scaled, or scaled by 1/√d_k?",
+        names,
         chart,
         {"query": query, "head": head, "chart": chart},
     )

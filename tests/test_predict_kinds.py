@@ -126,6 +126,13 @@ def test_sharper_row_is_the_row_of_lower_entropy(un, sc, query, chart):
     assert entropies[chart] < entropies[1 - chart]
 
 
+def test_sharper_row_names_another_pair_of_charts():
+    q = predict.sharper_row(
+        softmax_rows(SCORES), softmax_rows(SCORES * 3), 0, 0, ("A", "B"), "Which?"
+    )
+    assert (q.choices, q.answer, q.prompt) == (("A", "B"), 1, "Which?")
+
+
 SHARPER_REFUSED = [
     # a row of equal scores is uniform scaled or not: a tie
     (softmax_rows(SCORES), softmax_rows(SCORES / 8), 2, "no single answer"),

@@ -169,3 +169,22 @@ def test_model_pages_ask_which_head_looks_at_the_previous_token(store, name):  #
     b = pool_factor(n)
     want = {(r // b * b, (r - 1) // b * b) for r in range(1, n)}
     assert cells(figures_of(at)[key_fig]) == {(float(r), float(c)) for r, c in want}
+
+
+def test_compare_asks_which_views_row_is_sharper_and_outlines_it(store):  # noqa: F811
+    link, code, _ = teacher_link(store, D="32", heads="1", b_scale="none")
+    at = ask(run_page(link, "pages/compare.py"), query=2, name="sharper_row")
+    q = store.question(code)
+    a = view_of(at).result.weights[0, 2]  # A: the sidebar's (scaled by 1/√d_k)
+    b = engine_result(at, scale_mode="none").weights[0, 2]  # B: not scaled
+    sharper = int(predict.entropy(b) < predict.entropy(a))
+    assert (q.page, q.choices, q.answer) == ("compare", ("view A", "view B"), sharper)
+    assert sharper == 1 and "view A's (head 0) or view B's (head 0)" in q.prompt
+    reveal(at)
+    figs = figures_of(at)
+    assert not rects(figs["cmp_a"]) and not rects(figs["cmp_diff"])
+    assert {(r["x0"], r["x1"], r["y0"], r["y1"]) for r in rects(figs["cmp_b"])} == {
+        (-0.5, 4.5, 1.5, 2.5)
+    }
+    other = run_page({**link, "b_scale": "custom"}, "pages/compare.py")  # another B
+    assert not rects(figures_of(other)["cmp_b"])

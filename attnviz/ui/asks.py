@@ -7,6 +7,7 @@ Nothing is drawn unless a teacher with an open class is presenting.
 - :func:`masking`: on each mask's step, the same question under that mask; the keys the
   mask hides are not choices (a query that sees one key is not asked).
 - :func:`scaling`: "Which row i is sharper: not scaled or scaled by 1/√d_k?" (entropy).
+- :func:`compare`: "Which row i is sharper: view A's or view B's?" (entropy).
 - :func:`permutation`: "After the shuffle, which row of attention(P·X) is the old output
   row i?" (the row equal to it; none with positional encodings: the button says so).
 - :func:`model_heads` (MiniLM, SmolLM2): "Which head of layer l looks at the previous
@@ -73,6 +74,22 @@ def scaling(settings: object, unscaled: np.ndarray, scaled: np.ndarray, head: in
         lambda: predict.sharper_row(unscaled, scaled, head, query),
     )
     ask_room("scaling", settings, [ask], pick_query=n)
+
+
+def compare(view: object, a: np.ndarray, b: np.ndarray, heads: tuple[int, int]) -> None:
+    """Views A and B: ``view`` (both settings and heads), their head's weights (N, N) each,
+    ``heads`` (A's, B's) on screen."""
+    n = a.shape[0]
+    query = _picked(n)
+    prompt = (
+        f"Which row {query} is sharper: view A's (head {heads[0]}) or view B's (head {heads[1]})?"
+    )
+    ask = Ask(
+        f"Which row {query} is sharper: A's or B's?",
+        "sharper_row",
+        lambda: predict.sharper_row(a[None], b[None], 0, query, ("view A", "view B"), prompt),
+    )
+    ask_room("compare", view, [ask], pick_query=n)
 
 
 def permutation(view: object, out: np.ndarray, out_of_permuted: np.ndarray) -> None:
