@@ -223,3 +223,20 @@ def test_answer_row(kind, detail, row):
         predict.answer_cells(kind, detail, 5)
     with pytest.raises(ValueError, match="row answer"):
         predict.answer_row("top_key", detail)
+
+
+def test_the_bench_runs_every_question_and_outline():
+    """bench/predict_pages.py at a tiny N (no timing assertions): every part it times runs."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "bench" / "predict_pages.py"
+    spec = importlib.util.spec_from_file_location("predict_pages", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    out = bench.measure(5, 1)
+    assert set(out) == {
+        "top_key_masked_ms", "sharper_row_ms", "moved_row_ms", "previous_head_9_heads_ms",
+        "outline_row_ms", "outline_diagonal_ms",
+    }  # fmt: skip
+    assert all(v >= 0 for v in out.values())
