@@ -185,3 +185,39 @@ def outline_cells(
     fig = figure.to_plotly_json()
     lay = {**fig["layout"], "shapes": [*fig["layout"].get("shapes", []), *shapes]}
     return _figure(fig["data"], lay)
+
+
+def outline_row(
+    figure: go.Figure,
+    row: int,
+    span: tuple[float, float],
+    layout: str = "rows",
+    n: int | None = None,
+) -> go.Figure:
+    """A copy of a heatmap with one whole token row outlined (a row answer: the sharper
+    row of weights, the moved row of outputs): the row's block along the token axis
+    (pooled in blocks of :func:`attnviz.figures.pool_factor` (``n``) tokens), from
+    ``span[0]`` to ``span[1]`` along the other axis (the keys or the features). In column
+    layout the token is a column."""
+    if layout not in ("rows", "columns"):
+        raise ValueError(f"layout must be 'rows' or 'columns', got {layout!r}")
+    if row < 0 or span[0] >= span[1]:
+        raise ValueError(
+            f"a row is >= 0 and a span (start, end) with start < end, got {row}, {span}"
+        )
+    b = pool_factor(n) if n else 1
+    lo, hi = row // b * b - b / 2, row // b * b + b / 2  # the row's block
+    shapes = [
+        {
+            "type": "rect", "xref": "x", "yref": "y",
+            **({"x0": span[0], "x1": span[1], "y0": lo, "y1": hi} if layout == "rows"
+               else {"x0": lo, "x1": hi, "y0": span[0], "y1": span[1]}),
+            "line": {"color": color, "width": width},
+            "fillcolor": "rgba(0,0,0,0)",
+            "name": "revealed answer",
+        }
+        for width, color in ((7, "#ffffff"), (3.5, OUTLINE))  # white under black
+    ]  # fmt: skip
+    fig = figure.to_plotly_json()
+    lay = {**fig["layout"], "shapes": [*fig["layout"].get("shapes", []), *shapes]}
+    return _figure(fig["data"], lay)

@@ -4,7 +4,14 @@ result (pure NumPy, no Streamlit). The live class stores them (:meth:`ClassStore
 - :func:`top_key`: "Which key does query i attend to most (head h)?": the argmax of row i
   of head h's weights; choices are the keys.
 - :func:`previous_head`: "Which head looks at the previous token?": the head whose mean
-  weight on key i-1 (over the queries i >= 1) is largest; choices are the heads.
+  weight on key i-1 (over the queries i >= 1) is largest; choices are the heads (numbered
+  from 0, or from 1 as the real-model pages number them).
+- :func:`sharper_row`: "Which is sharper: row i not scaled, or scaled by 1/√d_k?": the
+  row of lower entropy; choices are the two charts.
+- :func:`moved_row`: "After the shuffle, which row of attention(P·X) is the old output
+  row i?": the row equal to it; choices are the rows.
+
+:func:`top_key` with a ``mask`` offers only the keys the query may see (the masking page).
 
 A question without a single answer (a tie, a fully masked row, one token or one head)
 raises ``ValueError`` naming why: the room is not asked something the chart cannot settle.
@@ -53,27 +60,49 @@ def _single_top(values: np.ndarray, what: str) -> int:
     return best
 
 
-def top_key(
-    weights: ArrayLike, head: int, query: int, labels: Sequence[str] | None = None
-) -> Question:
-    """Which key query ``query`` attends to most in head ``head`` (weights (H, N, M))."""
-    w = _weights(weights)  # (H, N, M)
-    h, n, m = w.shape
+def _check_index(w: np.ndarray, head: int, query: int) -> None:
+    h, n = w.shape[:2]
     if not (0 <= head < h and 0 <= query < n):
         raise ValueError(f"head must be 0..{h - 1} and query 0..{n - 1}, got {head}, {query}")
+
+
+def _key_name(j: int, labels: Sequence[str] | None) -> str:
+    return f"key {j}" + (f" ({labels[j][:LABEL_CHARS]})" if labels is not None else "")
+
+
+def top_key(
+    weights: ArrayLike,
+    head: int,
+    query: int,
+    labels: Sequence[str] | None = None,
+    mask: ArrayLike | None = None,
+    where: str = "",
+) -> Question:
+    """Which key query ``query`` attends to most in head ``head`` (weights (H, N, M)).
+    ``mask`` (N, M), True = may attend: only the query's visible keys are choices (a query
+    that sees one key has nothing to predict); ``where`` ends the prompt (", causal mask")."""
+    w = _weights(weights)  # (H, N, M)
+    _check_index(w, head, query)
     row = w[head, query]  # (M,)
     if not row.any():
         raise ValueError(f"query {query} attends to no key (every key is masked)")
-    key = _single_top(row, f"query {query} in head {head}")
-    names = [
-        f"key {j}" + (f" ({labels[j][:LABEL_CHARS]})" if labels is not None else "")
-        for j in range(m)
-    ]
+    keys = np.arange(w.shape[2])  # (M,) the keys offered
+    if mask is not None:
+        visible = np.asarray(mask, dtype=bool)
+        if visible.shape != w.shape[1:]:
+            raise ValueError(f"mask must be (N, M) = {w.shape[1:]}, got shape {visible.shape}")
+        keys = keys[visible[query]]
+        if keys.size < 2:
+            raise ValueError(
+                f"query {query} may see {keys.size} key{'s' if keys.size != 1 else ''} "
+                "under this mask: nothing to predict"
+            )
+    key = int(keys[_single_top(row[keys], f"query {query} in head {head}")])
     return Question(
         "top_key",
-        f"Which key does query {query} attend to most (head {head})?",
-        tuple(names),
-        key,
+        f"Which key does query {query} attend to most (head {head}{where})?",
+        tuple(_key_name(int(j), labels) for j in keys),
+        int(np.flatnonzero(keys == key)[0]),
         {"query": query, "head": head, "key": key},
     )
 
@@ -88,19 +117,98 @@ def previous_scores(weights: ArrayLike) -> np.ndarray:
     return w[:, i, i - 1].mean(axis=1)  # (H,)
 
 
-def previous_head(weights: ArrayLike) -> Question:
-    """Which head looks at the previous token most (mean weight on key i-1)."""
+def previous_head(weights: ArrayLike, first: int = 0, where: str = "") -> Question:
+    """Which head looks at the previous token most (mean weight on key i-1). ``first``:
+    the number the page gives head 0 (the real-model pages count from 1); ``where`` ends
+    the prompt (" in layer 3")."""
     w = _weights(weights)
     if w.shape[0] < 2:
         raise ValueError(f"asking which head needs 2 heads or more, got {w.shape[0]}")
     head = _single_top(previous_scores(w), "the heads' previous-token weights")
     return Question(
         "previous_head",
-        "Which head looks at the previous token most?",
-        tuple(f"head {i}" for i in range(w.shape[0])),
+        f"Which head{where} looks at the previous token most?",
+        tuple(f"head {i + first}" for i in range(w.shape[0])),
         head,
         {"head": head},
     )
+
+
+def entropy(row: np.ndarray) -> float:
+    """Shannon entropy of a row of weights, in bits (0 log 0 = 0)."""
+    p = row[row > 0]
+    return float(-(p * np.log2(p)).sum())
+
+
+#: The two charts of :func:`sharper_row`, in their order on the scaling page.
+SHARPER_CHOICES = ("not scaled (× 1)", "scaled by 1/√d_k")
+
+
+def sharper_row(
+    unscaled: ArrayLike,
+    scaled: ArrayLike,
+    head: int,
+    query: int,
+    names: tuple[str, str] = SHARPER_CHOICES,
+    prompt: str = "",
+) -> Question:
+    """Which of row ``query`` of head ``head``'s weights is sharper (lower entropy): not
+    scaled (chart 0) or scaled (chart 1). Weights (H, N, M) each, of the same input.
+    ``names`` and ``prompt``: another pair of charts (the Compare page's views A and B)."""
+    a, b = _weights(unscaled), _weights(scaled)  # (H, N, M) each
+    if a.shape != b.shape:
+        raise ValueError(f"both weights must have one shape, got {a.shape} and {b.shape}")
+    _check_index(a, head, query)
+    if not a[head, query].any():
+        raise ValueError(f"query {query} attends to no key (every key is masked)")
+    ent = np.array([entropy(a[head, query]), entropy(b[head, query])])  # (2,) bits
+    chart = _single_top(-ent, f"row {query}'s entropies (bits)")
+    return Question(
+        "sharper_row",
+        prompt or f"Which row {query} is sharper (head {head}): not scaled, or scaled by 1/√d_k?",
+        names,
+        chart,
+        {"query": query, "head": head, "chart": chart},
+    )
+
+
+#: Two output rows closer than this (largest difference) are the same row moved.
+SAME_ROW = 1e-9
+
+
+def moved_row(out: ArrayLike, out_of_permuted: ArrayLike, row: int) -> Question:
+    """After the shuffle, which row of attention(P·X) (``out_of_permuted`` (N, D)) equals
+    row ``row`` of attention(X) (``out`` (N, D))? None does with positional encodings (the
+    symmetry is broken), two do with two equal tokens: ValueError then."""
+    a, b = np.asarray(out, dtype=np.float64), np.asarray(out_of_permuted, dtype=np.float64)
+    if a.ndim != 2 or a.shape != b.shape or a.shape[0] < 2:
+        raise ValueError(f"outputs must be two (N, D) with N >= 2, got {a.shape} and {b.shape}")
+    n = a.shape[0]
+    if not 0 <= row < n:
+        raise ValueError(f"row must be 0..{n - 1}, got {row}")
+    scale = max(float(np.abs(a).max()), 1.0)
+    gap = np.abs(b - a[row]).max(axis=1) / scale  # (N,) relative difference per row
+    same = np.flatnonzero(gap < SAME_ROW)
+    if same.size == 0:
+        raise ValueError(
+            f"no row of attention(P·X) equals old row {row} (closest differs by "
+            f"{gap.min():.2g}): the attention is not equivariant here"
+        )
+    if same.size > 1:
+        raise ValueError(f"rows {same.tolist()} all equal old row {row}: no single answer")
+    new = int(same[0])
+    return Question(
+        "moved_row",
+        f"After the shuffle, which row of attention(P·X) is the old output row {row}?",
+        tuple(f"row {i}" for i in range(n)),
+        new,
+        {"query": new, "old": row},
+    )
+
+
+#: The kinds whose answer is a whole row of a chart (:func:`answer_row`).
+ROW_KINDS = ("sharper_row", "moved_row")
+KINDS = ("top_key", "previous_head", *ROW_KINDS)
 
 
 def answer_cells(kind: str, detail: dict[str, int], n: int) -> list[tuple[int, int]]:
@@ -110,4 +218,12 @@ def answer_cells(kind: str, detail: dict[str, int], n: int) -> list[tuple[int, i
         return [(detail["query"], detail["key"])]
     if kind == "previous_head":
         return [(i, i - 1) for i in range(1, n)]
-    raise ValueError(f"a view question's kind is 'top_key' or 'previous_head', got {kind!r}")
+    raise ValueError(f"a view question's cells are of 'top_key' or 'previous_head', got {kind!r}")
+
+
+def answer_row(kind: str, detail: dict[str, int]) -> int:
+    """The row that shows a revealed row answer (:data:`ROW_KINDS`): row ``query`` of the
+    chart ``detail["chart"]`` (sharper_row) or of the shuffled outputs (moved_row)."""
+    if kind not in ROW_KINDS:
+        raise ValueError(f"a row answer's kind is one of {ROW_KINDS}, got {kind!r}")
+    return detail["query"]

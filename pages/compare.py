@@ -6,7 +6,7 @@ import streamlit as st
 
 from attnviz import compare_figures as cf
 from attnviz import engine, ui
-from attnviz.ui import compare
+from attnviz.ui import asks, compare, predict
 
 view = ui.start(
     "Compare two settings",
@@ -47,7 +47,9 @@ def body(view: ui.View) -> None:
         st.info("B is the same as A: change one of B's settings or its head, or pick a preset.")
 
     wa, wb = ra.weights[ha], rb.weights[hb]  # (N, N) each
-    views(view, rb, (ha, hb), (what_a, what_b))
+    shown = (view.settings, b.settings, ha, hb)  # what the charts show: a question's view
+    views(view, rb, (ha, hb), (what_a, what_b), shown)
+    asks.compare(shown, wa, wb, (ha, hb))  # a teacher's open class: Ask the room
 
     st.subheader("The largest changes")
     compare.changes_table(wa, wb, labels)
@@ -68,19 +70,48 @@ def body(view: ui.View) -> None:
 
 @st.fragment
 def views(
-    view: ui.View, rb: engine.AttentionResult, heads: tuple[int, int], what: tuple[str, str]
+    view: ui.View,
+    rb: engine.AttentionResult,
+    heads: tuple[int, int],
+    what: tuple[str, str],
+    shown: object = None,
 ) -> None:
     """A's and B's weights and B − A, hover-linked, and the clicked cell worked out in both:
-    a click reruns only this part."""
-    ra, lay, labels = view.result, view.layout, view.labels
+    a click reruns only this part. ``shown``: the view a revealed question outlines."""
+    ra, lay, labels, n = view.result, view.layout, view.labels, view.result.n_tokens
     (ha, hb), (what_a, what_b) = heads, what
     wa, wb = ra.weights[ha], rb.weights[hb]  # (N, N) each
+    asked = predict.outline("compare", shown)  # the teacher's projector, after a Reveal
     fig = {
-        "cmp_a": cf.weights_figure(
-            wa, which="A", what=f"head {ha} ({what_a})", labels=labels, layout=lay, mask=ra.mask
+        "cmp_a": predict.outlined(
+            cf.weights_figure(
+                wa,
+                which="A",
+                what=f"head {ha} ({what_a})",
+                labels=labels,
+                layout=lay,
+                mask=ra.mask,
+            ),
+            asked,
+            0,
+            lay,
+            n,
+            chart=0,
         ),
-        "cmp_b": cf.weights_figure(
-            wb, which="B", what=f"head {hb} ({what_b})", labels=labels, layout=lay, mask=rb.mask
+        "cmp_b": predict.outlined(
+            cf.weights_figure(
+                wb,
+                which="B",
+                what=f"head {hb} ({what_b})",
+                labels=labels,
+                layout=lay,
+                mask=rb.mask,
+            ),
+            asked,
+            0,
+            lay,
+            n,
+            chart=1,
         ),
         "cmp_diff": cf.difference_figure(
             wa,

@@ -9,7 +9,7 @@ import streamlit as st
 from attnviz import figures, ui
 from attnviz.engine import causal_mask
 from attnviz.models import head_probes, smollm, smollm_figures
-from attnviz.ui import heads
+from attnviz.ui import asks, heads, predict
 
 MAX_CHARS = 4000
 SHIFT_MAX = 64
@@ -135,15 +135,21 @@ def main() -> None:
         )
     with right:
         ui.plot(
-            figures.attention_figure(
-                weights[layer, head],
-                what="weights",
-                labels=tokens,
-                mask=causal_mask(n),
-                scale=1 / np.sqrt(model.head_dim),
-                d_k=model.head_dim,
-                title=f"Layer {layer + 1}, head {head + 1}: weights (causal)",
-                height=460,
+            predict.outlined(  # a revealed "which head" (the teacher's projector)
+                figures.attention_figure(
+                    weights[layer, head],
+                    what="weights",
+                    labels=tokens,
+                    mask=causal_mask(n),
+                    scale=1 / np.sqrt(model.head_dim),
+                    d_k=model.head_dim,
+                    title=f"Layer {layer + 1}, head {head + 1}: weights (causal)",
+                    height=460,
+                ),
+                predict.outline("decoder", (text, layer)),
+                head,
+                "rows",
+                n,
             ),
             key="dec_head_fig",
         )
@@ -154,6 +160,7 @@ def main() -> None:
             f"instead of 9.\n\n" + smollm_figures.gqa_table(n_heads, n_kv, selected=head)
         )
 
+    asks.model_heads("decoder", (text, layer), weights[layer], layer)  # Ask the room
     t_next, t_rope, t_random, t_shapes = st.tabs(
         ["Next token", "Rotary positions", "Compare with random weights", "Shapes"]
     )

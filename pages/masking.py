@@ -7,6 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from attnviz import engine, figures, ui
+from attnviz.ui import asks, predict
 
 view = ui.start(
     "Masking: hiding some keys from some queries",
@@ -53,6 +54,9 @@ def body(view: ui.View) -> None:
         variants.insert(0, ("no mask", ui.variant(view, mask_kind="none")))
     shown = [v for i, v in enumerate(variants) if step.show(i)]
     mask_columns(view, head, shown, step.presenting)
+    if step.presenting:  # a teacher's open class in the link: Ask the room about this mask
+        ((name, res),) = shown
+        asks.masking((view.settings, name), name, res.weights, res.mask, head, view.labels)
     if not step.rest:
         return
     fully_masked_row(view)
@@ -92,8 +96,12 @@ def mask_columns(view: ui.View, head: int, shown: list, presenting: bool) -> Non
             d_k=dk,
             title="scores with −∞ (grey)",
         )
-        charts[f"mk_w_{tag}"] = attn(
-            res.weights[head], what="weights", title="softmax: masked weights are 0"
+        charts[f"mk_w_{tag}"] = predict.outlined(
+            attn(res.weights[head], what="weights", title="softmax: masked weights are 0"),
+            predict.outline("masking", (view.settings, name)) if presenting else None,
+            head,
+            lay,
+            n,
         )
         # a click on a weight works that cell out under each mask's weights (in the browser)
         links = {

@@ -6,6 +6,7 @@ import numpy as np
 import streamlit as st
 
 from attnviz import experiments, figures, ui
+from attnviz.ui import asks, predict
 
 view = ui.start(
     "Shuffle the tokens: self-attention does not notice",
@@ -65,8 +66,13 @@ ui.chart_row(
     "pm_outputs",
     {
         "pm_a": outputs(shuffled_out, name="P·attention(X)", title="outputs of X, then shuffled"),
-        "pm_b": outputs(
-            chk.out_of_permuted, name="attention(P·X)", title="outputs of the shuffled X"
+        "pm_b": predict.outlined(  # a revealed "where is the old row i" (projector)
+            outputs(chk.out_of_permuted, name="attention(P·X)", title="outputs of the shuffled X"),
+            predict.outline("permutation", (s, perm.tolist(), positions)),
+            0,
+            lay,
+            n,
+            span=(-0.5, chk.out.shape[1] - 0.5),
         ),
         "pm_d": figures.matrix_figure(
             diff if lay == "rows" else diff.T,
@@ -82,6 +88,7 @@ ui.chart_row(
         ),
     },
 )
+asks.permutation((s, perm.tolist(), positions), chk.out, chk.out_of_permuted)
 st.latex(
     r"\operatorname{Attn}(PX) = P\,\operatorname{Attn}(X)"
     r"\quad\text{but}\quad \operatorname{Attn}(P X + E) \ne P\,\operatorname{Attn}(X + E)"

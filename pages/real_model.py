@@ -7,7 +7,7 @@ import streamlit as st
 
 from attnviz import figures, ui
 from attnviz.models import head_probes, minilm, minilm_figures
-from attnviz.ui import heads
+from attnviz.ui import asks, heads, predict
 
 SUMMARIES = {
     "to_prev": ("Attention to the previous token", "positional heads: ‘look one back’"),
@@ -97,10 +97,18 @@ def main() -> None:
     with left:
         ui.plot(minilm_figures.heads_grid_figure(weights, selected=sel), key="rm_grid_fig")
     with right:
+        title = f"Layer {layer + 1}, head {head + 1}: weights"
         ui.plot(
-            _head_figure(res, head, tokens, layout, f"Layer {layer + 1}, head {head + 1}: weights"),
+            predict.outlined(  # a revealed "which head" (the teacher's projector)
+                _head_figure(res, head, tokens, layout, title),
+                predict.outline("real_model", (text, layer)),
+                head,
+                layout,
+                n,
+            ),
             key="rm_head_fig",
         )
+    asks.model_heads("real_model", (text, layer), weights[layer], layer)  # Ask the room
 
     ui.shapes(
         {

@@ -7,6 +7,7 @@ import numpy as np
 import streamlit as st
 
 from attnviz import engine, experiments, figures, ui
+from attnviz.ui import asks, predict
 
 view = ui.start(
     "Why divide the scores by √d_k?",
@@ -122,13 +123,21 @@ def current_section(view: ui.View):
     dk = r.queries.shape[-1]
     head = ui.head_picker(r.num_heads)
     weights = functools.partial(figures.attention_figure, what="weights", labels=labels, layout=lay)
+    asked = predict.outline("scaling", s)  # a revealed "which row is sharper" (projector)
     ui.chart_row(
         "sc_pair",
         {
-            "sc_un": weights(un.weights[head], mask=un.mask, title="Weights, not scaled (× 1)"),
-            "sc_sc": weights(sc.weights[head], mask=sc.mask, title=f"Weights, scaled by 1/√{dk}"),
+            "sc_un": predict.outlined(
+                weights(un.weights[head], mask=un.mask, title="Weights, not scaled (× 1)"),
+                asked, head, lay, r.n_tokens, chart=0,
+            ),
+            "sc_sc": predict.outlined(
+                weights(sc.weights[head], mask=sc.mask, title=f"Weights, scaled by 1/√{dk}"),
+                asked, head, lay, r.n_tokens, chart=1,
+            ),
         },
-    )
+    )  # fmt: skip
+    asks.scaling(s, un.weights, sc.weights, head)  # a teacher's open class: Ask the room
     e_un = engine.row_entropy(un.weights).mean(axis=1)  # (H,)
     e_sc = engine.row_entropy(sc.weights).mean(axis=1)
     heads_lbl = [f"head {i}" for i in range(r.num_heads)]

@@ -7,6 +7,7 @@ import numpy as np
 import streamlit as st
 
 from attnviz import engine, figures, ui
+from attnviz.ui import asks, predict
 
 view = ui.start(
     "Self-attention, one step at a time",
@@ -15,6 +16,10 @@ view = ui.start(
     "result and a heatmap. At the bottom, the **loop form** (one query at a time, as the "
     "notebook first writes it) is compared with the **matrix form**: same numbers.",
 )
+
+
+#: The "Softmax: weights" step (from 0): where the room is asked which key a query picks.
+WEIGHTS_STEP = 5
 
 
 @st.fragment
@@ -42,6 +47,8 @@ def body(view: ui.View) -> None:
             stage(i + 1, title, latex, shape, note)
             if draw is not None:
                 draw()
+    if step.show(WEIGHTS_STEP):  # a teacher's open class in the link: Ask the room
+        asks.step_by_step(view.settings, view.result.weights, head, view.labels)
     if not step.rest:
         return
     loop_vs_matrix(view, a)
@@ -86,11 +93,15 @@ def steps_table(view: ui.View, head: int, a: dict[str, np.ndarray], step: ui.Ste
 
     def attn_plot(key: str, mat, weights: bool = False, **kw) -> Callable[[], None]:
         """Draw one attention matrix of this head (scores or weights), hover-linked; a
-        click on a weight works that cell out under the chart (in the browser, no rerun)."""
+        click on a weight works that cell out under the chart (in the browser, no rerun);
+        the weights with a revealed answer outlined (the teacher's projector)."""
         cells = ui.cell_data(r, head, labels) if weights else None
         link = ui.link_attn(head, lay, weights=weights, select=False, arithmetic=cells)
         what = "weights" if weights else "scores"
-        return lambda: ui.plot(attn(mat, what=what, **kw), key=key, link=link)
+        asked = (lambda: predict.outline("step_by_step", s)) if weights else lambda: None
+        return lambda: ui.plot(
+            predict.outlined(attn(mat, what=what, **kw), asked(), head, lay, n), key=key, link=link
+        )
 
     def token_plot(key: str, mat, name: str, h: int | None) -> Callable[[], None]:
         """Draw one matrix with a row per token, hover-linked as a query-side matrix."""

@@ -4,10 +4,11 @@ answer is outlined on the chart itself.
 
 - :func:`teacher` reads the link: the presenter view (``?present=1``) of a teacher whose
   class is open (``&class=CODE&teacher=KEY``), else None (nothing is drawn).
-- :func:`ask_box` (teacher): **Ask the room** buttons for the view on screen ("Which key
-  does query i attend to most?", "Which head looks at the previous token?"; the answers
-  come from :mod:`attnviz.predict`), then the live tally (a fragment that reruns every
-  :data:`TALLY_EVERY` s) and **Reveal**.
+- :func:`ask_room` (teacher): **Ask the room** buttons (:class:`Ask`) for the view on
+  screen (the questions and answers come from :mod:`attnviz.predict`; each page's set is
+  in :mod:`attnviz.ui.asks`), then the live tally (a fragment that reruns every
+  :data:`TALLY_EVERY` s) and **Reveal**. :func:`ask_box`: the playground's set ("Which
+  key does query i attend to most?", "Which head looks at the previous token?").
 - :func:`outline` (teacher): the revealed answer of this page and view, for the page to
   outline on its weights chart (:func:`attnviz.classroom_figures.outline_cells`).
 - :func:`student_box` (a student on the Exercises page, ``?class=CODE``): the open
@@ -30,6 +31,7 @@ import streamlit as st
 
 from attnviz import classroom, classroom_figures, predict
 from attnviz.classroom import ViewQuestion
+from attnviz.figures import pool_factor
 from attnviz.predict import Question
 from attnviz.ui import live, present
 from attnviz.ui.board import board
@@ -95,10 +97,25 @@ def outline(page: str, settings: object) -> ViewQuestion | None:
     return q
 
 
-def outlined(figure, q: ViewQuestion | None, head: int, layout: str, n: int):
-    """``figure`` (head ``head``'s weights) with ``q``'s answer outlined when it shows it."""
-    if q is None or q.detail.get("head") != head:
+def outlined(
+    figure,
+    q: ViewQuestion | None,
+    head: int,
+    layout: str,
+    n: int,
+    chart: int = 0,
+    span: tuple[float, float] | None = None,
+):
+    """``figure`` (head ``head``'s weights, or chart ``chart`` of a page's pair) with
+    ``q``'s answer outlined when it shows it: a cell, the previous-token cells, or a whole
+    row from ``span[0]`` to ``span[1]`` (default: the N keys of a weights chart)."""
+    if q is None or q.detail.get("head", head) != head or q.detail.get("chart", chart) != chart:
         return figure
+    if q.kind in predict.ROW_KINDS:
+        b = pool_factor(n)
+        keys = span or (-b / 2, (n - 1) // b * b + b / 2)
+        row = predict.answer_row(q.kind, q.detail)
+        return classroom_figures.outline_row(figure, row, keys, layout, n)
     cells = predict.answer_cells(q.kind, q.detail, n)
     return classroom_figures.outline_cells(figure, cells, layout, n)
 
@@ -106,10 +123,23 @@ def outlined(figure, q: ViewQuestion | None, head: int, layout: str, n: int):
 # --------------------------------------------------------------------------- teacher
 
 
+#: The query picker of :func:`ask_room` on a page that has none of its own.
+QUERY_KEY = "predict_query"
+LAST_QUERY_KEY = "predict_query_last"
+
+
+def _keep_query() -> None:
+    """on_change of :func:`ask_room`'s picker: its value outlives the runs that do not draw
+    it (while a question is open), so the next question starts from the same query."""
+    st.session_state[LAST_QUERY_KEY] = st.session_state[QUERY_KEY]
+
+
 def query_on_screen(n: int, key: str = "query") -> int:
     """The page's query picker's value (``key``) before the picker is drawn: its state,
-    else its link value, else 0; clamped to the N tokens."""
-    raw = st.session_state.get(key, st.query_params.get(key, 0))
+    else its link value (:func:`ask_room`'s: its last value), else 0; clamped to the N
+    tokens."""
+    fallback = st.session_state.get(LAST_QUERY_KEY, 0) if key == QUERY_KEY else 0
+    raw = st.session_state.get(key, st.query_params.get(key, fallback))
     try:
         value = int(str(raw).strip())
     except ValueError:
@@ -137,24 +167,41 @@ def _reveal(t: Teacher, qid: int) -> None:
         st.session_state[ERROR_KEY] = f"The answer was not revealed: {exc}"
 
 
-def _ask_button(
-    label: str, key: str, make: Callable[[], Question], t: Teacher, page: str, settings: object
-) -> None:
-    """A button asking ``make()``; disabled with the reason if the view has no single answer."""
+@dataclass(frozen=True)
+class Ask:
+    """One **Ask the room** button: its label, its key (``predict_ask_<name>``) and what
+    makes the question (a ValueError greys the button out, the tooltip saying why)."""
+
+    label: str
+    name: str
+    make: Callable[[], Question]
+
+
+def _ask_button(ask: Ask, t: Teacher, page: str, settings: object) -> None:
+    """A button asking ``ask.make()``; disabled with the reason if the view has no single
+    answer."""
+    key = f"predict_ask_{ask.name}"
     try:
-        q = make()
+        q = ask.make()
     except ValueError as exc:
-        st.button(label, key=key, disabled=True, help=f"Not on this view: {exc}.")
+        st.button(ask.label, key=key, disabled=True, help=f"Not on this view: {exc}.")
         return
     st.button(
-        label, key=key, on_click=_ask, args=(t, page, settings, q), icon=":material/campaign:"
+        ask.label, key=key, on_click=_ask, args=(t, page, settings, q), icon=":material/campaign:"
     )
 
 
-def ask_box(page: str, settings: object, weights: np.ndarray, head: int, query: int,
-            labels: list[str]) -> None:  # fmt: skip
-    """The teacher's **Ask the room** box under the chart (presenter view, open class).
-    ``weights`` (H, N, M): the view's; ``head``, ``query``: the ones on screen."""
+def ask_room(
+    page: str,
+    settings: object,
+    asks: list[Ask],
+    pick_query: int = 0,
+    pick_label: str = "query i of the question",
+) -> None:
+    """The teacher's **Ask the room** box under the chart (presenter view, open class):
+    one button per question of ``asks`` about the view ``settings`` on screen, then the
+    open question's tally and **Reveal**. ``pick_query=N``: a query picker (key
+    :data:`QUERY_KEY`, read by :func:`query_on_screen`) for a page that has none."""
     t = teacher()
     if t is None:
         return
@@ -177,17 +224,35 @@ def ask_box(page: str, settings: object, weights: np.ndarray, head: int, query: 
             f"**Ask the room** about this view (class **{t.code}**: students answer on the "
             "class's page, you see the tally here, then reveal the answer on the chart):"
         )
-        c1, c2 = st.columns(2)
-        with c1:
-            _ask_button(
-                f"Which key does query {query} attend to most?", "predict_ask_top_key",
-                lambda: predict.top_key(weights, head, query, labels), t, page, settings,
+        cols = st.columns([1.2] * bool(pick_query) + [3] * len(asks), vertical_alignment="bottom")
+        if pick_query:
+            cols.pop(0).selectbox(
+                pick_label, list(range(pick_query)), key=QUERY_KEY,
+                index=query_on_screen(pick_query, QUERY_KEY), on_change=_keep_query,
             )  # fmt: skip
-        with c2:
-            _ask_button(
-                "Which head looks at the previous token?", "predict_ask_previous_head",
-                lambda: predict.previous_head(weights), t, page, settings,
-            )  # fmt: skip
+        for col, ask in zip(cols, asks, strict=True):
+            with col:
+                _ask_button(ask, t, page, settings)
+
+
+def ask_box(page: str, settings: object, weights: np.ndarray, head: int, query: int,
+            labels: list[str]) -> None:  # fmt: skip
+    """:func:`ask_room` with the playground's two questions. ``weights`` (H, N, M): the
+    view's; ``head``, ``query``: the ones on screen."""
+    ask_room(
+        page,
+        settings,
+        [
+            Ask(
+                f"Which key does query {query} attend to most?", "top_key",
+                lambda: predict.top_key(weights, head, query, labels),
+            ),
+            Ask(
+                "Which head looks at the previous token?", "previous_head",
+                lambda: predict.previous_head(weights),
+            ),
+        ],
+    )  # fmt: skip
 
 
 def _revealed(t: Teacher, q: ViewQuestion, settings: object) -> None:
@@ -203,7 +268,9 @@ def _revealed(t: Teacher, q: ViewQuestion, settings: object) -> None:
         else "asked about another view: return to it to see the outline"
     )
     if q.kind == "previous_head" and q.view == view_digest(settings):
-        where = f"its previous-token cells are outlined on head {q.detail['head']}'s chart"
+        where = f"its previous-token cells are outlined on {q.choices[q.answer]}'s chart"
+    if q.kind in predict.ROW_KINDS and q.view == view_digest(settings):
+        where = f"row {q.detail['query']} is outlined on its chart"
     st.success(
         f"{plain(q.prompt)} **{plain(q.choices[q.answer])}** ({where}). "
         f"{right} of {sum(counts)} predicted it.",

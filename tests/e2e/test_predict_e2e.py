@@ -91,3 +91,58 @@ def test_the_room_predicts_then_the_chart_reveals(browser, app_server, data_dir)
         for s in [teacher, *students]:
             s.close()
         store.dispose()
+
+
+def head_shapes_js(key: str) -> str:
+    """The outline rectangles of chart ``key`` as plotly drew it in the page."""
+    return SHAPES_JS.replace('data-key="pg_weights"', f'data-key="{key}"')
+
+
+def test_the_decoder_asks_which_head_looks_back(browser, app_server, data_dir):  # noqa: F811
+    """The real model's classic question on the decoder page's presenter view: one student
+    answers, Reveal outlines the answer head's previous-token cells on its chart."""
+    store = ClassStore(f"sqlite:///{data_dir / 'classes.db'}")
+    code, key = store.create(5, 8)
+    teacher, student = BrowserSession(browser, app_server), BrowserSession(browser, app_server)
+    link = f"/decoder?present=1&class={code}&teacher={key}&dec_layer=2"
+    try:
+        teacher.open(link)
+        teacher.page.get_by_text("Ask the room").first.wait_for(timeout=LIVE_WAIT_MS)
+        press(teacher, "predict_ask_previous_head")
+        q = store.question(code)
+        assert q is not None and (q.page, q.kind) == ("decoder", "previous_head")
+        assert q.choices[0] == "head 1" and "layer 2" in q.prompt
+        teacher.page.get_by_text("0 answers").wait_for(timeout=LIVE_WAIT_MS)
+
+        student.open(f"/exercises?class={code}")
+        box = student.page.locator(".st-key-predict_student")
+        box.get_by_text("Which head of layer 2 looks at the previous token").wait_for(
+            timeout=LIVE_WAIT_MS
+        )
+        box.get_by_text(q.choices[q.answer], exact=True).click()
+        student.page.wait_for_timeout(500)  # the radio's own fragment rerun
+        press(student, "predict_send")
+        teacher.page.get_by_text("1 answer").first.wait_for(timeout=LIVE_WAIT_MS)
+
+        press(teacher, "predict_reveal")
+        head = q.detail["head"]
+        teacher.page.get_by_text(f"outlined on head {head + 1}'s chart").wait_for(
+            timeout=LIVE_WAIT_MS
+        )
+        teacher.open(f"{link}&dec_head={head + 1}")  # the answer's head on screen
+        js = head_shapes_js("dec_head_fig")
+        teacher.page.wait_for_function(
+            f"() => {{ const r = ({js})(); return r && r.length > 0; }}", timeout=LIVE_WAIT_MS
+        )
+        rects = {tuple(r) for r in teacher.page.evaluate(js)}
+        cells = {((y0 + y1) / 2, (x0 + x1) / 2) for x0, x1, y0, y1 in rects}
+        n = len(cells) + 1  # one outlined cell per query 1 .. N-1 (no pooling at this N)
+        assert cells == {(i, i - 1) for i in range(1, n)}, cells  # the diagonal below
+        teacher.screenshot("predict_decoder_reveal_1280x800")
+        student.page.get_by_text("you predicted it").wait_for(timeout=LIVE_WAIT_MS)
+        for s in (teacher, student):
+            s.assert_healthy("predict on the decoder page")
+    finally:
+        for s in (teacher, student):
+            s.close()
+        store.dispose()

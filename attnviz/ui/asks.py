@@ -1,0 +1,115 @@
+"""Predict, then reveal on every page: each page's **Ask the room** questions about the
+view on screen (:func:`attnviz.ui.predict.ask_room`), so that a page calls one function.
+Nothing is drawn unless a teacher with an open class is presenting.
+
+- :func:`step_by_step`: on the "Softmax: weights" step, "Which key does query i attend
+  to most (head h)?" (the query picked in the box).
+- :func:`masking`: on each mask's step, the same question under that mask; the keys the
+  mask hides are not choices (a query that sees one key is not asked).
+- :func:`scaling`: "Which row i is sharper: not scaled or scaled by 1/√d_k?" (entropy).
+- :func:`compare`: "Which row i is sharper: view A's or view B's?" (entropy).
+- :func:`permutation`: "After the shuffle, which row of attention(P·X) is the old output
+  row i?" (the row equal to it; none with positional encodings: the button says so).
+- :func:`model_heads` (MiniLM, SmolLM2): "Which head of layer l looks at the previous
+  token?" over the layer's heads, numbered from 1 as on those pages.
+
+The answers come from :mod:`attnviz.predict`, the outlines from
+:func:`attnviz.ui.predict.outlined` on the page's own chart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from attnviz import predict
+from attnviz.ui.predict import QUERY_KEY, Ask, ask_room, query_on_screen
+
+
+def _picked(n: int) -> int:
+    return query_on_screen(n, QUERY_KEY)
+
+
+def step_by_step(settings: object, weights: np.ndarray, head: int, labels: Sequence[str]) -> None:
+    """The weights step's question: ``weights`` (H, N, N), ``head`` on screen."""
+    n = weights.shape[1]
+    query = _picked(n)
+    ask = Ask(
+        f"Which key does query {query} attend to most?",
+        "top_key",
+        lambda: predict.top_key(weights, head, query, labels),
+    )
+    ask_room("step_by_step", settings, [ask], pick_query=n)
+
+
+def masking(
+    view: object,
+    name: str,
+    weights: np.ndarray,
+    mask: np.ndarray | None,
+    head: int,
+    labels: Sequence[str],
+) -> None:
+    """A mask's step: ``view`` (settings and step: each mask is its own view), ``name``
+    ("causal"), the variant's ``weights`` (H, N, N) and ``mask`` (N, N) or None."""
+    n = weights.shape[1]
+    query = _picked(n)
+    where = "" if mask is None else f", {name} mask"
+    ask = Ask(
+        f"Which key does query {query} attend to most ({name})?",
+        "top_key",
+        lambda: predict.top_key(weights, head, query, labels, mask=mask, where=where),
+    )
+    ask_room("masking", view, [ask], pick_query=n)
+
+
+def scaling(settings: object, unscaled: np.ndarray, scaled: np.ndarray, head: int) -> None:
+    """The scaled-vs-not pair: weights (H, N, N) each, ``head`` on screen."""
+    n = unscaled.shape[1]
+    query = _picked(n)
+    ask = Ask(
+        f"Which row {query} is sharper: not scaled, or scaled?",
+        "sharper_row",
+        lambda: predict.sharper_row(unscaled, scaled, head, query),
+    )
+    ask_room("scaling", settings, [ask], pick_query=n)
+
+
+def compare(view: object, a: np.ndarray, b: np.ndarray, heads: tuple[int, int]) -> None:
+    """Views A and B: ``view`` (both settings and heads), their head's weights (N, N) each,
+    ``heads`` (A's, B's) on screen."""
+    n = a.shape[0]
+    query = _picked(n)
+    prompt = (
+        f"Which row {query} is sharper: view A's (head {heads[0]}) or view B's (head {heads[1]})?"
+    )
+    ask = Ask(
+        f"Which row {query} is sharper: A's or B's?",
+        "sharper_row",
+        lambda: predict.sharper_row(a[None], b[None], 0, query, ("view A", "view B"), prompt),
+    )
+    ask_room("compare", view, [ask], pick_query=n)
+
+
+def permutation(view: object, out: np.ndarray, out_of_permuted: np.ndarray) -> None:
+    """``view`` (settings, shuffle seed, positions), the outputs (N, D) before and after."""
+    n = out.shape[0]
+    row = _picked(n)
+    ask = Ask(
+        f"After the shuffle, where is the old output row {row}?",
+        "moved_row",
+        lambda: predict.moved_row(out, out_of_permuted, row),
+    )
+    ask_room("permutation", view, [ask], pick_query=n, pick_label="old output row i")
+
+
+def model_heads(page: str, view: object, weights: np.ndarray, layer: int) -> None:
+    """A real model's layer: ``weights`` (H, N, N) of layer ``layer`` (from 0), heads
+    numbered from 1 as on its page; ``view``: what makes the chart (prompt, layer)."""
+    ask = Ask(
+        f"Which head of layer {layer + 1} looks at the previous token?",
+        "previous_head",
+        lambda: predict.previous_head(weights, first=1, where=f" of layer {layer + 1}"),
+    )
+    ask_room(page, view, [ask])
