@@ -127,47 +127,125 @@ export function topK(row, k = TOP_K, byMagnitude = false) {
 
 const WEIGHTY = /weight|probab|softmax/i;
 
-/** The tables of a figure (plotly JSON): one per heatmap trace and one per bar chart.
+/** The row and column nouns of a figure of several heatmaps (panels): the first axis
+ * titles any of them has (plotly figures title only the outer panels' axes). */
+export function sharedNouns(heatmaps, layout) {
+  const find = (letter, id) => {
+    for (const t of heatmaps) {
+      const n = axisNoun(axisOf(layout, t[id], letter).title, "");
+      if (n) return n;
+    }
+    return "";
+  };
+  return { row: find("y", "yaxis"), col: find("x", "xaxis") };
+}
+
+/** A heatmap's nouns, names and value name: {rowNoun, colNoun, rowNames, colNames,
+ * valueName}. Axes without a title in an attention chart (small multiples) take query and
+ * key from the link's `orient`; the value name is the colour bar's (the trace's own or its
+ * shared colour axis'); a trace's own `x` / `y` (e.g. heads 1..12) names its cells. */
+function heatmapAxes(t, layout, link, title, shared = null) {
+  const z = decode(t.z) || [];
+  const nRows = z.length;
+  const nCols = nRows ? z[0].length : 0;
+  const xa = axisOf(layout, t.xaxis, "x");
+  const ya = axisOf(layout, t.yaxis, "y");
+  let colNoun = axisNoun(xa.title, "") || (shared ? shared.col : "");
+  let rowNoun = axisNoun(ya.title, "") || (shared ? shared.row : "");
+  if (link && link.kind === "attn") {
+    const rowsQ = link.orient !== "columns";
+    rowNoun = rowNoun || (rowsQ ? "query" : "key");
+    colNoun = colNoun || (rowsQ ? "key" : "query");
+  }
+  colNoun = colNoun || "column";
+  rowNoun = rowNoun || "row";
+  const tokenAxis = (noun) => /query|key|token/i.test(noun);
+  const first = (given, start) => {
+    const v = given ? decode(given) : null;
+    return v && v.length && Number.isFinite(Number(v[0])) ? Number(v[0]) : Number(start) || 0;
+  };
+  const dx = Number(t.dx) || 1;
+  const dy = Number(t.dy) || 1;
+  const colNames = tokenNames(xa, nCols, first(t.x, t.x0), dx, tokenAxis(colNoun));
+  const rowNames = tokenNames(ya, nRows, first(t.y, t.y0), dy, tokenAxis(rowNoun));
+  let cb = t.colorbar && t.colorbar.title;
+  if (!cb && t.coloraxis) {
+    const ca = layout[t.coloraxis];
+    cb = ca && ca.colorbar && ca.colorbar.title;
+  }
+  const valueName =
+    plainText(cb && typeof cb === "object" ? cb.text : cb) ||
+    (WEIGHTY.test(title) ? "weight" : "value");
+  return { z, nRows, nCols, rowNoun, colNoun, rowNames, colNames, valueName, dx, dy };
+}
+
+/** Panels: several heatmaps of one shape, each named (not heads), e.g. the Heads section's
+ * six pattern scores of every (layer, head). One table, a row per cell ("layer 3, head 4")
+ * and a column per panel ("previous", …), so that a screen reader walks one head's scores
+ * along its row; the note names each panel's highest cell. Null when not panels. */
+export function panelTable(heatmaps, layout, link, title) {
+  if (heatmaps.length < 2 || (link && link.heads)) return null;
+  if (!heatmaps.every((t) => plainText(t.name))) return null;
+  const shared = sharedNouns(heatmaps, layout);
+  const ax = heatmaps.map((t) => heatmapAxes(t, layout, link, title, shared));
+  const [a] = ax;
+  if (ax.some((b) => b.nRows !== a.nRows || b.nCols !== a.nCols)) return null;
+  const names = heatmaps.map((t) => plainText(t.name));
+  const rows = [];
+  for (let r = 0; r < a.nRows; r++)
+    for (let c = 0; c < a.nCols; c++)
+      rows.push({
+        name: `${a.rowNoun} ${a.rowNames[r]}, ${a.colNoun} ${a.colNames[c]}`,
+        cells: ax.map((b, p) => ({ col: p, colName: names[p], value: b.z[r][c] })),
+      });
+  const best = ax.map((b, p) => {
+    let at = null;
+    b.z.forEach((row, r) =>
+      row.forEach((v, c) => {
+        if (Number.isFinite(v) && (at == null || v > at.v)) at = { v, r, c };
+      }),
+    );
+    return at
+      ? `${names[p]}: ${a.rowNoun} ${a.rowNames[at.r]}, ${a.colNoun} ${a.colNames[at.c]} ` +
+          `(${formatValue(at.v, 2)})`
+      : `${names[p]}: none`;
+  });
+  return {
+    caption: title || "chart",
+    rowNoun: "",
+    colNoun: "",
+    valueName: a.valueName,
+    weights: false,
+    rows,
+    colNames: names,
+    top: null,
+    note:
+      `one row per ${a.rowNoun} and ${a.colNoun}, its ${a.valueName} in each column; ` +
+      `highest: ${best.join("; ")}`,
+  };
+}
+
+/** The tables of a figure (plotly JSON): one per heatmap trace (or one for panels, see
+ * panelTable) and one per bar chart.
  * A table: {caption, rowNoun, colNoun, valueName, rows: [{name, cells: [{col, colName,
  * value}]}], colNames, top (null, or k when each row lists its top k cells), note}.
- * `link` (optional): the board's link spec ({orient, heads}) of the chart. */
+ * `link` (optional): the board's link spec ({kind, orient, heads}) of the chart. */
 export function chartTables(figure, link) {
   const data = (figure && figure.data) || [];
   const layout = (figure && figure.layout) || {};
   const title = plainText(layout.title && layout.title.text);
   const heatmaps = data.filter((t) => t.type === "heatmap" && t.z);
   const tables = [];
+  const panels = panelTable(heatmaps, layout, link, title);
+  if (panels) tables.push(panels);
   const totalCells = heatmaps.reduce((n, t) => {
     const z = decode(t.z) || [];
     return n + z.length * (z[0] ? z[0].length : 0);
   }, 0);
-  heatmaps.forEach((t, ti) => {
-    const z = decode(t.z) || [];
-    const nRows = z.length;
-    const nCols = nRows ? z[0].length : 0;
-    const xa = axisOf(layout, t.xaxis, "x");
-    const ya = axisOf(layout, t.yaxis, "y");
-    const colNoun = axisNoun(xa.title, "column");
-    const rowNoun = axisNoun(ya.title, "row");
-    const tokenAxis = (noun) => /query|key|token/i.test(noun);
-    const colNames = tokenNames(
-      xa,
-      nCols,
-      Number(t.x0) || 0,
-      Number(t.dx) || 1,
-      tokenAxis(colNoun),
-    );
-    const rowNames = tokenNames(
-      ya,
-      nRows,
-      Number(t.y0) || 0,
-      Number(t.dy) || 1,
-      tokenAxis(rowNoun),
-    );
-    const cb = t.colorbar && t.colorbar.title;
-    const valueName =
-      plainText(cb && typeof cb === "object" ? cb.text : cb) ||
-      (WEIGHTY.test(title) ? "weight" : "value");
+  const shared = sharedNouns(heatmaps, layout);
+  (panels ? [] : heatmaps).forEach((t, ti) => {
+    const { z, nCols, rowNoun, colNoun, rowNames, colNames, valueName, dx, dy } =
+      heatmapAxes(t, layout, link, title, shared);
     const weights = /weight/i.test(valueName) || (t.zmin === 0 && t.zmax === 1);
     const top = nCols > TOP_K_ABOVE || totalCells > MAX_CELLS ? TOP_K : null;
     const head = link && link.heads ? link.heads[ti] : heatmaps.length > 1 ? ti : null;
@@ -179,7 +257,7 @@ export function chartTables(figure, link) {
         : r.map((v, c) => ({ col: c, colName: colNames[c], value: v }));
       return { name: rowNames[i], cells };
     });
-    const pooled = (Number(t.dx) || 1) > 1 || (Number(t.dy) || 1) > 1;
+    const pooled = dx > 1 || dy > 1;
     const notes = [];
     if (pooled) notes.push("each cell is the mean of a block of tokens");
     if (top)
