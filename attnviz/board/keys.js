@@ -306,12 +306,10 @@ export function nextFocusable(chartElement) {
 
 let liveCount = 0;
 
-/** Whether Enter selects in this chart: an attention chart whose link selects (or, with no
- * link, any chart given api.select: the test harness). */
+/** Whether Enter selects in this chart: an attention chart whose link selects. */
 function selectable(api) {
-  if (!api.select) return false;
   const link = api.link;
-  return !link || (link.kind === "attn" && link.select !== false);
+  return !!(api.select && link && link.kind === "attn" && link.select !== false);
 }
 
 /** The chart's keyboard handler (one per chart element; reads the state `st`). */
@@ -440,12 +438,17 @@ export function attach(chartElement, figure, api = {}) {
     /\. Arrow keys.*$/,
     "",
   );
-  const panels = grids.length > 1 ? grids.length : 0;
-  const kind = api.link && api.link.heads ? "head" : "panel";
+  const heads = !!(api.link && api.link.heads);
+  const kind = heads ? "head" : "panel";
+  const panels =
+    grids.length < 2
+      ? ""
+      : `, ] and [ to the next and previous ${kind} (${grids.length} ${kind}s` +
+        (heads ? ")" : `: ${grids.map((g) => g.panel).join(", ")})`);
   chartElement.setAttribute(
     "aria-label",
     `${label}. Arrow keys move between cells` +
-      (panels ? `, ] and [ to the next and previous ${kind} (${panels} ${kind}s)` : "") +
+      panels +
       (grid.kind === "heatmap" && selectable(api) ? ", Enter selects the query" : "") +
       ", Escape leaves the chart.",
   );
