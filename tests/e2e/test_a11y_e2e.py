@@ -297,7 +297,7 @@ def test_multi_head_page_every_head_by_keyboard_and_in_the_tree(new_session, cap
     assert 'rowheader "query t2"' in snap and 'columnheader "key t4"' in snap
 
     k = Keys(s)
-    k.tab_to(r"\|DIV\|application\|", limit=120)  # the first chart stop of the page
+    tabs = k.tab_to(r"\|DIV\|application\|", limit=120)  # the first chart stop of the page
     label = s.page.evaluate("() => document.activeElement.getAttribute('aria-label')")
     assert label.startswith("Chart: Weights of every head") and "] and [" in label, label
     live = lambda: s.page.evaluate(  # noqa: E731
@@ -322,7 +322,10 @@ def test_multi_head_page_every_head_by_keyboard_and_in_the_tree(new_session, cap
     assert s.page.locator(".st-key-query input").first.input_value() == "2"
     s.assert_healthy("keyboard across the heads of the multi-head page")
     with capsys.disabled():
-        print(f"\nmulti-head: query 2 / key 4 in head 1, selected, from page load: {k.count}")
+        print(
+            f"\nmulti-head: Tab x{tabs} to the heads, query 2 / key 4 of head 1 and select it "
+            f"(down x2, right x4, ], Enter): {tabs + 8} key presses from page load"
+        )
 
 
 def test_aria_snapshot_of_the_playground_holds_every_weight(session):
