@@ -6,7 +6,10 @@ in Node through tests/js/dump_tables.mjs (see tests/test_board_js.py):
   the subplots' axes have no title) and the engine's weight;
 - the Heads section's six pattern panels (72 and 270 heads): one table, a row per head
   ("layer 3, head 4", numbered as on screen) and a column per pattern, holding the scores;
-  the keyboard walks each pattern's panel with the same numbers.
+  the keyboard walks each pattern's panel with the same numbers;
+- the model pages' tiled grid of every head's weights (``layout.meta["tiles"]``): one table,
+  a row per head, a column per query naming the key it weighs most; the keyboard walks
+  head by head, each announcement naming the layer and head.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from test_board_js import _dump, _weights
 from attnviz import figures
 from attnviz.inputs import default_labels
 from attnviz.models import head_patterns_figures as hpf
+from attnviz.models import minilm_figures
 from attnviz.models.head_patterns import PATTERNS
 from attnviz.ui.board import link_attn
 
@@ -66,4 +70,32 @@ def test_pattern_panels_make_one_table_of_every_head(layers, heads):
     )
     assert out["announcements"][f"{best[0]},{best[1]},5"] == (
         f"induction: layer {best[0] + 1}, head {best[1] + 1}, score 1.00"
+    )
+
+
+@pytest.mark.parametrize("n", [7, 40])
+def test_tiled_grid_of_every_head_reads_head_by_head(n):
+    layers, heads = 3, 4
+    w = np.stack([[_weights(n, seed=10 * a + b) for b in range(heads)] for a in range(layers)])
+    fig = minilm_figures.heads_grid_figure(w, selected=(0, 0))
+    c = min(n, minilm_figures.GRID_MAX_CELLS)
+    p = minilm_figures.pool_square(w, c)  # (L, H, c, c): what the tiles show
+    out = _dump(fig, cells=[(2, 4, heads + 1)])  # layer 2, head 2 (0-based tile 5)
+    (table,) = out["tables"]
+    assert [r["name"] for r in table["rows"][:2]] == ["layer 1, head 1", "layer 1, head 2"]
+    assert len(table["rows"]) == layers * heads
+    names = table["colNames"]
+    assert len(names) == c and names[0] == "t0"
+    if c < n:
+        assert names[1] == "t1–t2" and "block of tokens" in table["note"]
+    for t, row in enumerate(table["rows"]):
+        layer, head = divmod(t, heads)
+        best = p[layer, head].argmax(axis=1)
+        assert [cell["text"] for cell in row["cells"]] == [
+            f"key {names[k]}: {p[layer, head, q, k]:.4f}" for q, k in enumerate(best)
+        ], row["name"]
+    value = "mean weight" if c < n else "weight"
+    sums = "" if c < n else ", row sums to 1"
+    assert out["announcements"][f"2,4,{heads + 1}"] == (
+        f"layer 2, head 2: query {names[2]}, key {names[4]}, {value} {p[1, 1, 2, 4]:.2f}{sums}"
     )

@@ -7,8 +7,10 @@
 //   chart); PageUp / PageDown: PAGE rows up / down. The linked views follow (api.hover), as
 //   they follow the mouse.
 // - A figure of several heatmaps (small multiples: one per head; the Heads section's six
-//   pattern panels) is walked panel by panel: `]` / `[` move to the same cell of the next /
-//   previous panel, whose name leads the announcement ("head 1: query t2, key t4, ...").
+//   pattern panels; the tiles of the model pages' grid of every head) is walked panel by
+//   panel: `]` / `[` move to the same cell of the next / previous panel, whose name leads
+//   the announcement ("head 1: query t2, key t4, ..."); in the tiled grid `}` / `{` move
+//   a layer down / up.
 // - Enter selects the cell's query (and head), as a click does (api.select), in attention
 //   charts that select. Escape leaves the chart.
 // - PageUp / PageDown are also the presenter view's Previous / Next (presentation remotes
@@ -28,6 +30,7 @@ import {
   ensureStyle,
   plainText,
   sharedNouns,
+  tiles,
   tokenNames,
 } from "./table.js";
 
@@ -111,6 +114,35 @@ function heatmapGrid(hm, layout, title, link, panel, shared) {
   };
 }
 
+/** The grids of a tiled heatmap (see table.js: tiles): one per tile (head), queries down
+ * and keys across, in the trace's own data coordinates (the outline lands on the tile). */
+function tileGrids(t, title) {
+  return t.tiles.map((tile) => ({
+    kind: "heatmap",
+    title,
+    panel: tile.name,
+    stride: t.cols,
+    xaxis: "x",
+    yaxis: "y",
+    z: tile.z,
+    rows: t.size,
+    cols: t.size,
+    rowNoun: "query",
+    colNoun: "key",
+    rowNames: t.names,
+    colNames: t.names,
+    valueName: "weight",
+    weights: true,
+    pooled: t.pooled,
+    x0: tile.x0,
+    dx: 1,
+    y0: tile.y0,
+    dy: 1,
+    xs: t.names.map((_, i) => tile.x0 + i),
+    ys: t.names.map((_, i) => tile.y0 + i),
+  }));
+}
+
 /** What the keyboard walks in a figure: one grid per heatmap trace (a figure of several,
  * e.g. one per head, is walked panel by panel: `[` / `]`), or its first bar trace (1 x
  * bars). A grid: {kind, panel, z, rows, cols, rowNoun, colNoun, rowNames, colNames,
@@ -121,6 +153,8 @@ export function chartGrids(figure, link = null) {
   const data = (figure && figure.data) || [];
   const layout = (figure && figure.layout) || {};
   const title = plainText(layout.title && layout.title.text).split(" · ")[0];
+  const tiled = tiles(figure);
+  if (tiled) return tileGrids(tiled, title);
   const heatmaps = data.filter((t) => t.type === "heatmap" && t.z);
   if (heatmaps.length) {
     const many = heatmaps.length > 1;
@@ -176,11 +210,15 @@ export function chartGrid(figure, link = null) {
 }
 
 /** The panel a key moves to from `panel` among `count` panels: `]` the next, `[` the
- * previous (clamped), or null for another key. */
-export function nextPanel(key, panel, count) {
+ * previous (clamped); in panels laid out `stride` a row (the tiled grid of every head:
+ * heads across, layers down) `}` / `{` the one a row below / above (or stay). Null for
+ * another key. */
+export function nextPanel(key, panel, count, stride = 0) {
   if (count < 2) return null;
   if (key === "]") return Math.min(count - 1, panel + 1);
   if (key === "[") return Math.max(0, panel - 1);
+  if (stride > 0 && key === "}") return panel + stride < count ? panel + stride : panel;
+  if (stride > 0 && key === "{") return panel - stride >= 0 ? panel - stride : panel;
   return null;
 }
 
@@ -316,7 +354,7 @@ function selectable(api) {
 function onKey(chartElement, st, ev) {
   const g = st.grids[st.panel];
   if (!g) return;
-  const panel = nextPanel(ev.key, st.panel, st.grids.length); // `[` / `]`, AltGr allowed
+  const panel = nextPanel(ev.key, st.panel, st.grids.length, g.stride || 0); // AltGr allowed
   if (panel != null) {
     ev.preventDefault();
     ev.stopPropagation();
@@ -438,13 +476,15 @@ export function attach(chartElement, figure, api = {}) {
     /\. Arrow keys.*$/,
     "",
   );
-  const heads = !!(api.link && api.link.heads);
+  const heads = !!(api.link && api.link.heads) || !!grid.stride;
   const kind = heads ? "head" : "panel";
-  const panels =
-    grids.length < 2
-      ? ""
-      : `, ] and [ to the next and previous ${kind} (${grids.length} ${kind}s` +
-        (heads ? ")" : `: ${grids.map((g) => g.panel).join(", ")})`);
+  let panels = "";
+  if (grids.length > 1)
+    panels =
+      `, ] and [ to the next and previous ${kind}` +
+      (grid.stride ? ", } and { to the next and previous layer" : "") +
+      ` (${grids.length} ${kind}s` +
+      (heads ? ")" : `: ${grids.map((g) => g.panel).join(", ")})`);
   chartElement.setAttribute(
     "aria-label",
     `${label}. Arrow keys move between cells` +

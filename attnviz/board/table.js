@@ -9,7 +9,8 @@
 // accessibility tree; a "Table" button, visible to all, shows it on screen.
 //
 // Pure parts, tested with `node --test tests/js/` (tests/test_board_js.py runs them):
-// decode, axisNoun, tokenNames, chartTables (figure -> table models), topK, formatValue.
+// decode, axisNoun, tokenNames, chartTables (figure -> table models), tiles, topK,
+// formatValue.
 
 export const TOP_K_ABOVE = 32; // more columns than this: top 3 per row
 export const TOP_K = 3;
@@ -127,6 +128,70 @@ export function topK(row, k = TOP_K, byMagnitude = false) {
 
 const WEIGHTY = /weight|probab|softmax/i;
 
+/** The tiles of a heatmap tiled by `layout.meta.tiles` (the real-model pages' grid of every
+ * head, attnviz/models/minilm_figures.py: tile_spec): {tiles: [{name ("layer 3, head 4"),
+ * x0, y0 (its first cell in the trace's data coordinates), z (size x size)}], names (each
+ * cell's token, "t3", or a block "t4–t7"), pooled, size, cols}, tiles row by row; null when
+ * the figure is not tiled (or its data does not fit the spec). */
+export function tiles(figure) {
+  const layout = (figure && figure.layout) || {};
+  const spec = layout.meta && layout.meta.tiles;
+  const hm = ((figure && figure.data) || []).find((t) => t.type === "heatmap" && t.z);
+  if (!spec || !hm) return null;
+  const z = decode(hm.z) || [];
+  const { rows, cols, size, gap } = spec;
+  const step = size + gap;
+  if (!(size > 0) || z.length < rows * step - gap || (z[0] || []).length < cols * step - gap)
+    return null;
+  const b = spec.blocks && spec.blocks.length === size + 1 ? spec.blocks : null;
+  const names = Array.from({ length: size }, (_, i) =>
+    b && b[i + 1] - b[i] > 1 ? `t${b[i]}–t${b[i + 1] - 1}` : `t${b ? b[i] : i}`,
+  );
+  const out = [];
+  for (let r = 0; r < rows; r++)
+    for (let c = 0; c < cols; c++) {
+      const y0 = r * step;
+      const x0 = c * step;
+      out.push({
+        name: `${spec.row || "row"} ${r + 1}, ${spec.col || "column"} ${c + 1}`,
+        x0,
+        y0,
+        z: z.slice(y0, y0 + size).map((row) => row.slice(x0, x0 + size)),
+      });
+    }
+  const pooled = !!b && b.some((v, i) => i > 0 && v - b[i - 1] > 1);
+  return { tiles: out, names, pooled, size, cols };
+}
+
+/** The table of a tiled figure (see tiles): a row per tile (head), a column per query, each
+ * cell the key that query puts most weight on and that weight ("key t4: 0.9512"). */
+function tilesTable(t, title) {
+  return {
+    caption: title || "chart",
+    rowNoun: "",
+    colNoun: "query",
+    valueName: "weight",
+    weights: true,
+    colNames: t.names,
+    rows: t.tiles.map((tile) => ({
+      name: tile.name,
+      cells: tile.z.map((row, q) => {
+        const [best] = topK(row, 1);
+        const text = best ? `key ${t.names[best[0]]}: ${formatValue(best[1])}` : "masked";
+        return { col: q, colName: t.names[q], value: best ? best[1] : null, text };
+      }),
+    })),
+    top: null,
+    note:
+      "one row per head, one column per query: the key it puts most weight on, and that " +
+      "weight" +
+      (t.pooled
+        ? "; each query and key is a block of tokens (weights averaged over the block's " +
+          "queries, summed over its keys)"
+        : ""),
+  };
+}
+
 /** The row and column nouns of a figure of several heatmaps (panels): the first axis
  * titles any of them has (plotly figures title only the outer panels' axes). */
 export function sharedNouns(heatmaps, layout) {
@@ -235,6 +300,8 @@ export function chartTables(figure, link) {
   const layout = (figure && figure.layout) || {};
   const title = plainText(layout.title && layout.title.text);
   const heatmaps = data.filter((t) => t.type === "heatmap" && t.z);
+  const tiled = tiles(figure);
+  if (tiled) return [tilesTable(tiled, title)];
   const tables = [];
   const panels = panelTable(heatmaps, layout, link, title);
   if (panels) tables.push(panels);
@@ -374,9 +441,10 @@ export function tableElement(doc, t) {
     const tr = el(doc, "tr");
     tr.appendChild(el(doc, "th", { scope: "row" }, t.rowNoun ? `${t.rowNoun} ${r.name}` : r.name));
     for (const c of r.cells) {
-      const text = t.top
+      let text = t.top
         ? `${t.colNoun} ${c.colName}: ${formatValue(c.value)}`
         : formatValue(c.value);
+      if (c.text != null) text = c.text; // a cell that says more than its value (tiles)
       tr.appendChild(el(doc, "td", {}, text));
     }
     body.appendChild(tr);

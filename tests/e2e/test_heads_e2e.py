@@ -53,6 +53,7 @@ def test_heads_section_renders_and_a_top_head_opens_in_the_head_view(session, pa
     assert session.page.locator(f".st-key-{prefix}_heads_table").is_visible()
     session.screenshot(f"heads_{prefix}", full=True)
     _scores_by_keyboard_and_table(session, prefix)
+    _every_head_grid_by_keyboard_and_table(session, prefix)
     button = session.page.locator(f".st-key-{prefix}_heads_open0 button")
     label = button.inner_text()  # "Open layer 19, head 7"
     layer, head = (int(s.strip(" ,")) for s in label.split("layer")[1].split("head"))
@@ -98,6 +99,22 @@ def _scores_by_keyboard_and_table(session, prefix: str) -> None:
     session.page.keyboard.press("]")
     value = float(table["rows"][heads][2])
     assert live.text_content() == f"first: layer 2, head 1, score {value:.2f}"
+    session.page.keyboard.press("Escape")
+
+
+def _every_head_grid_by_keyboard_and_table(session, prefix: str) -> None:
+    """The tiled grid of every head's weights on the page's text: one table, a row per head;
+    the keyboard walks tile by tile (`]` the next head, `}` the next layer), each cell
+    announced with its layer and head."""
+    sel = f'[data-board="board_{prefix}_grid_fig"]'
+    layers, heads = {"dec": (30, 9), "rm": (6, 12)}[prefix]
+    rows = session.page.locator(f"{sel} .attnviz-table tbody th").all_text_contents()
+    assert len(rows) == layers * heads and rows[heads + 1] == "layer 2, head 2", rows[:3]
+    session.page.locator(f'{sel} [role="application"]').first.focus()
+    for key in ("]", "}"):
+        session.page.keyboard.press(key)
+    live = session.page.locator(f"{sel} [aria-live]").text_content()
+    assert live.startswith("layer 2, head 2: query t0, key t0, "), live
     session.page.keyboard.press("Escape")
 
 

@@ -123,6 +123,12 @@ test("] / [ move to the next / previous panel, clamped; one panel takes no key",
   assert.equal(nextPanel("[", 0, 6), 0);
   assert.equal(nextPanel("]", 0, 1), null);
   assert.equal(nextPanel("ArrowRight", 0, 2), null);
+  // tiles laid out 12 a row (the grid of every head): } / { a layer down / up, or stay
+  assert.equal(nextPanel("}", 3, 72, 12), 15);
+  assert.equal(nextPanel("}", 63, 72, 12), 63);
+  assert.equal(nextPanel("{", 15, 72, 12), 3);
+  assert.equal(nextPanel("{", 3, 72, 12), 3);
+  assert.equal(nextPanel("}", 0, 2), null); // no rows of panels: not taken
   const g = { ...weights("rows"), panel: "head 1" };
   assert.equal(
     announcement(g, { row: 1, col: 2 }),
