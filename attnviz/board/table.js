@@ -394,10 +394,11 @@ export const STYLE = `
   border: 1px solid #6b6e7a; border-radius: 0.4rem; padding: 0.1rem 0.6rem; cursor: pointer; }
 .attnviz-bar button:focus-visible, .attnviz-kbd:focus-visible {
   outline: 3px solid #111; outline-offset: 2px; box-shadow: 0 0 0 5px #fff; }
+.attnviz-table-holder:not(.attnviz-sr-only) { overflow-x: auto; max-width: 100%; }
 .attnviz-table { border-collapse: collapse; margin-top: 0.3rem; color: #262730; }
 .attnviz-table caption { text-align: left; font-weight: 600; padding-bottom: 0.2rem; }
 .attnviz-table th, .attnviz-table td { border: 1px solid #c8c9ce; padding: 0.1rem 0.4rem;
-  text-align: right; font-variant-numeric: tabular-nums; }
+  text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 .attnviz-table th { background: #f0f2f6; font-weight: 600; }
 .attnviz-focus { position: absolute; pointer-events: none; box-sizing: border-box;
   border: 3px solid #111; box-shadow: 0 0 0 2px #fff, inset 0 0 0 2px #fff; z-index: 6; }
@@ -500,12 +501,24 @@ export function attach(chartElement, figure, api = {}) {
       button.textContent = open ? "Hide table" : "Table";
       button.setAttribute("aria-label", `${button.textContent}: ${holder.dataset.caption}`);
       holder.classList.toggle("attnviz-sr-only", !open);
+      // shown, a table wider than its column scrolls sideways: a keyboard stop (WCAG 2.1.1)
+      if (open) {
+        holder.tabIndex = 0;
+        holder.setAttribute("role", "region");
+        holder.setAttribute("aria-label", holder.dataset.caption);
+      } else {
+        holder.removeAttribute("tabindex");
+        holder.removeAttribute("role");
+        holder.removeAttribute("aria-label");
+      }
       if (api.resized) api.resized();
     });
     bar.querySelector(".attnviz-buttons").prepend(button);
     bar.appendChild(holder);
   }
   holder.dataset.caption = tables[0].caption;
+  if (holder.getAttribute("role") === "region")
+    holder.setAttribute("aria-label", tables[0].caption);
   button.setAttribute("aria-label", `${button.textContent}: ${tables[0].caption}`);
   holder.replaceChildren(...tables.map((t) => tableElement(doc, t)));
   return holder;
