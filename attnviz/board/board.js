@@ -36,9 +36,10 @@
 //   key, role, title, label, link, head, index,   // the chart (role: "scores", "weights"...)
 //   cell,                                         // the chart's cell (place extra UI here)
 //   Plotly,                                       // the tab's plotly.js
-//   hover(i, j),  // link as if the cell of row i, column j (data coordinates) were hovered
-//   clear(),      // clear the linked highlights
-//   select(i, j), // select as if that cell were clicked (attention charts with select)
+//   hover(i, j, t),  // link as if the cell of row i, column j (data coordinates) of
+//                    // trace t (default 0: small multiples have one per head) were hovered
+//   clear(),         // clear the linked highlights
+//   select(i, j, t), // select as if that cell were clicked (attention charts with select)
 //   onLink(fn),   // fn(detail) on every link event of the page; returns its remover
 //   onSelect(fn), // fn(value) on every cell selected on the page (a click, Enter), before
 //                 // Python hears of it; returns its remover
@@ -254,15 +255,15 @@ class Board {
       index: c.index,
       cell: c.cell,
       Plotly: board.Plotly,
-      hover(i, j) {
-        const d = hoverDetail(c, j, i, 0);
+      hover(i, j, t = 0) {
+        const d = hoverDetail(c, j, i, t);
         if (d) emit(board.group, d);
       },
       clear() {
         emit(board.group, { clear: true });
       },
-      select(i, j) {
-        const v = clickValue(c, j, i, 0);
+      select(i, j, t = 0) {
+        const v = clickValue(c, j, i, t);
         if (v) board.select(v);
       },
       onLink(fn) {

@@ -6,92 +6,219 @@
 // - Arrows move one cell; Home / End: first / last cell of the row (with Ctrl: of the
 //   chart); PageUp / PageDown: PAGE rows up / down. The linked views follow (api.hover), as
 //   they follow the mouse.
-// - Enter selects the cell's query, as a click does (api.select). Escape leaves the chart.
+// - A figure of several heatmaps (small multiples: one per head; the Heads section's six
+//   pattern panels; the tiles of the model pages' grid of every head) is walked panel by
+//   panel: `]` / `[` move to the same cell of the next / previous panel, whose name leads
+//   the announcement ("head 1: query t2, key t4, ..."); in the tiled grid `}` / `{` move
+//   a layer down / up.
+// - Enter selects the cell's query (and head), as a click does (api.select), in attention
+//   charts that select. Escape leaves the chart.
 // - PageUp / PageDown are also the presenter view's Previous / Next (presentation remotes
 //   send them): the chart takes them only when it was focused from the keyboard
 //   (:focus-visible), never after a mouse click on it.
 //
 // Hook (attnviz/board/board.js): attach(chartElement, figure, api) after the chart is drawn;
-// api.hover(i, j), api.select(i, j): row i, column j in the chart's data coordinates (the
-// board turns them into query and key by the chart's link), api.clear() (optional), api.link
-// (optional: the board's link spec). Pure parts (tested by `node --test tests/js/`):
-// chartGrid, nextCell, announcement, coordinates.
+// api.hover(i, j, t), api.select(i, j, t): row i, column j in the chart's data coordinates
+// of trace t (the board turns them into query, key and head by the chart's link),
+// api.clear() (optional), api.link (optional: the board's link spec). Pure parts (tested by
+// `node --test tests/js/`): chartGrids, nextCell, nextPanel, announcement, coordinates.
 
-import { axisNoun, chartBar, decode, ensureStyle, plainText, tokenNames } from "./table.js";
+import {
+  axisNoun,
+  chartBar,
+  decode,
+  ensureStyle,
+  plainText,
+  sharedNouns,
+  tiles,
+  tokenNames,
+} from "./table.js";
 
 export const PAGE = 5; // rows per PageUp / PageDown
 
 // ------------------------------------------------------------------ pure
 
-/** What the keyboard walks in a figure: its first heatmap (rows x cols of z) or its first
- * bar trace (1 x bars). {kind, z, rows, cols, rowNoun, colNoun, rowNames, colNames,
- * valueName, weights, pooled, x0, dx, y0, dy, title} or null (nothing to walk). */
-export function chartGrid(figure) {
+/** The nouns of a heatmap's rows and columns: from its axis titles ("query i (row)" ->
+ * "query"); an attention chart whose axes have no title (small multiples) takes them from
+ * the board's link spec (`orient` "rows": queries down, keys across; "columns": the UDL
+ * book's, keys down). */
+function nouns(ya, xa, link, shared) {
+  let rowNoun = axisNoun(ya.title, "") || shared.row;
+  let colNoun = axisNoun(xa.title, "") || shared.col;
+  if (link && link.kind === "attn") {
+    const rowsQ = link.orient !== "columns";
+    rowNoun = rowNoun || (rowsQ ? "query" : "key");
+    colNoun = colNoun || (rowsQ ? "key" : "query");
+  }
+  return [rowNoun || "row", colNoun || "column"];
+}
+
+/** A heatmap trace's colour-bar title: its own, or its shared colour axis'. */
+export function valueTitle(trace, layout) {
+  let cb = trace.colorbar && trace.colorbar.title;
+  if (!cb && trace.coloraxis) {
+    const ca = layout[trace.coloraxis];
+    cb = ca && ca.colorbar && ca.colorbar.title;
+  }
+  return plainText(cb && typeof cb === "object" ? cb.text : cb);
+}
+
+/** Where the cells of one axis sit (data coordinates): the trace's own `x` / `y` when it
+ * gives one per cell, else start + i * step. */
+function positions(given, count, start, step) {
+  const v = given ? decode(given) : null;
+  if (v && v.length === count && v.every((t) => Number.isFinite(Number(t))))
+    return v.map(Number);
+  return Array.from({ length: count }, (_, i) => start + i * step);
+}
+
+/** The keyboard grid of one heatmap trace (see chartGrids). */
+function heatmapGrid(hm, layout, title, link, panel, shared) {
+  const axis = (id, letter) =>
+    layout[id && id.length > 1 ? letter + "axis" + id.slice(1) : letter + "axis"] || {};
+  const z = decode(hm.z) || [];
+  const rows = z.length;
+  const cols = rows ? z[0].length : 0;
+  const xa = axis(hm.xaxis, "x");
+  const ya = axis(hm.yaxis, "y");
+  const [rowNoun, colNoun] = nouns(ya, xa, link, shared);
+  const tok = (n) => /query|key|token/i.test(n);
+  const g = {
+    x0: Number(hm.x0) || 0,
+    dx: Number(hm.dx) || 1,
+    y0: Number(hm.y0) || 0,
+    dy: Number(hm.dy) || 1,
+  };
+  const xs = positions(hm.x, cols, g.x0, g.dx);
+  const ys = positions(hm.y, rows, g.y0, g.dy);
+  const valueName = valueTitle(hm, layout) || "value";
+  return {
+    kind: "heatmap",
+    title,
+    panel,
+    xaxis: hm.xaxis || "x",
+    yaxis: hm.yaxis || "y",
+    z,
+    rows,
+    cols,
+    rowNoun,
+    colNoun,
+    rowNames: tokenNames(ya, rows, ys[0] || 0, g.dy, tok(rowNoun)),
+    colNames: tokenNames(xa, cols, xs[0] || 0, g.dx, tok(colNoun)),
+    valueName,
+    weights: /weight/i.test(valueName),
+    pooled: g.dx > 1 || g.dy > 1,
+    xs,
+    ys,
+    ...g,
+  };
+}
+
+/** The grids of a tiled heatmap (see table.js: tiles): one per tile (head), queries down
+ * and keys across, in the trace's own data coordinates (the outline lands on the tile). */
+function tileGrids(t, title) {
+  return t.tiles.map((tile) => ({
+    kind: "heatmap",
+    title,
+    panel: tile.name,
+    stride: t.cols,
+    xaxis: "x",
+    yaxis: "y",
+    z: tile.z,
+    rows: t.size,
+    cols: t.size,
+    rowNoun: "query",
+    colNoun: "key",
+    rowNames: t.names,
+    colNames: t.names,
+    valueName: "weight",
+    weights: true,
+    pooled: t.pooled,
+    x0: tile.x0,
+    dx: 1,
+    y0: tile.y0,
+    dy: 1,
+    xs: t.names.map((_, i) => tile.x0 + i),
+    ys: t.names.map((_, i) => tile.y0 + i),
+  }));
+}
+
+/** What the keyboard walks in a figure: one grid per heatmap trace (a figure of several,
+ * e.g. one per head, is walked panel by panel: `[` / `]`), or its first bar trace (1 x
+ * bars). A grid: {kind, panel, z, rows, cols, rowNoun, colNoun, rowNames, colNames,
+ * valueName, weights, pooled, x0, dx, y0, dy, xs, ys, xaxis, yaxis, title}; `panel`: null
+ * for a figure of one, else "head 2" (the link's `heads`) or the trace's name ("previous").
+ * `link` (optional): the board's link spec of the chart. [] when there is nothing to walk. */
+export function chartGrids(figure, link = null) {
   const data = (figure && figure.data) || [];
   const layout = (figure && figure.layout) || {};
   const title = plainText(layout.title && layout.title.text).split(" · ")[0];
-  const hm = data.find((t) => t.type === "heatmap" && t.z);
-  const axis = (id, letter) =>
-    layout[id && id.length > 1 ? letter + "axis" + id.slice(1) : letter + "axis"] || {};
-  if (hm) {
-    const z = decode(hm.z) || [];
-    const rows = z.length;
-    const cols = rows ? z[0].length : 0;
-    const xa = axis(hm.xaxis, "x");
-    const ya = axis(hm.yaxis, "y");
-    const rowNoun = axisNoun(ya.title, "row");
-    const colNoun = axisNoun(xa.title, "column");
-    const tok = (n) => /query|key|token/i.test(n);
-    const g = {
-      x0: Number(hm.x0) || 0,
-      dx: Number(hm.dx) || 1,
-      y0: Number(hm.y0) || 0,
-      dy: Number(hm.dy) || 1,
-    };
-    const cb = hm.colorbar && hm.colorbar.title;
-    const valueName = plainText(cb && typeof cb === "object" ? cb.text : cb) || "value";
-    return {
-      kind: "heatmap",
-      title,
-      z,
-      rows,
-      cols,
-      rowNoun,
-      colNoun,
-      rowNames: tokenNames(ya, rows, g.y0, g.dy, tok(rowNoun)),
-      colNames: tokenNames(xa, cols, g.x0, g.dx, tok(colNoun)),
-      valueName,
-      weights: /weight/i.test(valueName),
-      pooled: g.dx > 1 || g.dy > 1,
-      ...g,
-    };
+  const tiled = tiles(figure);
+  if (tiled) return tileGrids(tiled, title);
+  const heatmaps = data.filter((t) => t.type === "heatmap" && t.z);
+  if (heatmaps.length) {
+    const many = heatmaps.length > 1;
+    const shared = sharedNouns(heatmaps, layout);
+    return heatmaps.map((hm, i) => {
+      let panel = null;
+      if (link && link.heads && link.heads[i] != null) panel = `head ${link.heads[i]}`;
+      else if (many) panel = plainText(hm.name) || `panel ${i + 1}`;
+      return heatmapGrid(hm, layout, title, link, panel, shared);
+    });
   }
   const bar = data.find((t) => t.type === "bar" && t.y);
   if (bar) {
+    const axis = (id, letter) =>
+      layout[id && id.length > 1 ? letter + "axis" + id.slice(1) : letter + "axis"] || {};
     const y = decode(bar.y).map(Number);
     const xs = (decode(bar.x) || y.map((_, i) => i)).map(Number);
     const xa = axis(bar.xaxis, "x");
     const colNoun = axisNoun(xa.title, "item");
     const q = /query (\d+)/.exec(title);
-    return {
-      kind: "bars",
-      title,
-      z: [y],
-      rows: 1,
-      cols: y.length,
-      rowNoun: q ? "query" : "",
-      colNoun,
-      rowNames: [q ? `t${q[1]}` : ""],
-      colNames: tokenNames(xa, y.length, xs[0] || 0, 1, /query|key|token/i.test(colNoun)),
-      valueName: axisNoun(axis(bar.yaxis, "y").title, "value"),
-      weights: /weight/i.test(axisNoun(axis(bar.yaxis, "y").title, "")),
-      pooled: false,
-      x0: xs[0] || 0,
-      dx: 1,
-      y0: q ? Number(q[1]) : 0,
-      dy: 1,
-    };
+    return [
+      {
+        kind: "bars",
+        title,
+        panel: null,
+        xaxis: bar.xaxis || "x",
+        yaxis: bar.yaxis || "y",
+        z: [y],
+        rows: 1,
+        cols: y.length,
+        rowNoun: q ? "query" : "",
+        colNoun,
+        rowNames: [q ? `t${q[1]}` : ""],
+        colNames: tokenNames(xa, y.length, xs[0] || 0, 1, /query|key|token/i.test(colNoun)),
+        valueName: axisNoun(axis(bar.yaxis, "y").title, "value"),
+        weights: /weight/i.test(axisNoun(axis(bar.yaxis, "y").title, "")),
+        pooled: false,
+        x0: xs[0] || 0,
+        dx: 1,
+        y0: q ? Number(q[1]) : 0,
+        dy: 1,
+        xs: xs.map((_, i) => (xs[0] || 0) + i),
+        ys: [q ? Number(q[1]) : 0],
+      },
+    ];
   }
+  return [];
+}
+
+/** The first grid of a figure (see chartGrids), or null. */
+export function chartGrid(figure, link = null) {
+  return chartGrids(figure, link)[0] || null;
+}
+
+/** The panel a key moves to from `panel` among `count` panels: `]` the next, `[` the
+ * previous (clamped); in panels laid out `stride` a row (the tiled grid of every head:
+ * heads across, layers down) `}` / `{` the one a row below / above (or stay). Null for
+ * another key. */
+export function nextPanel(key, panel, count, stride = 0) {
+  if (count < 2) return null;
+  if (key === "]") return Math.min(count - 1, panel + 1);
+  if (key === "[") return Math.max(0, panel - 1);
+  if (stride > 0 && key === "}") return panel + stride < count ? panel + stride : panel;
+  if (stride > 0 && key === "{") return panel - stride >= 0 ? panel - stride : panel;
   return null;
 }
 
@@ -142,8 +269,8 @@ export function spoken(v, sum = false) {
  * take), and its query and key (token coordinates; null where the chart has no query or
  * key axis; the token of X, Q, K, V counts as the query). */
 export function coordinates(grid, cell) {
-  const y = grid.y0 + cell.row * grid.dy;
-  const x = grid.x0 + cell.col * grid.dx;
+  const y = grid.ys ? grid.ys[cell.row] : grid.y0 + cell.row * grid.dy;
+  const x = grid.xs ? grid.xs[cell.col] : grid.x0 + cell.col * grid.dx;
   const at = (noun) => (grid.rowNoun === noun ? y : grid.colNoun === noun ? x : null);
   let query = at("query");
   const key = at("key");
@@ -151,7 +278,8 @@ export function coordinates(grid, cell) {
   return { x, y, query, key };
 }
 
-/** What the live region says for a cell: "query t2, key t4, weight 0.23, row sums to 1". */
+/** What the live region says for a cell: "query t2, key t4, weight 0.23, row sums to 1";
+ * in a figure of several panels the panel first: "head 1: query t2, key t4, …". */
 export function announcement(grid, cell) {
   const v = grid.z[cell.row][cell.col];
   const names = [];
@@ -167,23 +295,25 @@ export function announcement(grid, cell) {
     const sum = line.reduce((s, w) => s + (Number.isFinite(w) ? w : 0), 0);
     parts.push(`${alongRows ? "row" : "column"} sums to ${spoken(sum, true)}`);
   }
-  return parts.join(", ");
+  return (grid.panel ? `${grid.panel}: ` : "") + parts.join(", ");
 }
 
 // ------------------------------------------------------------------ DOM
 
-function plotArea(gd) {
+function plotArea(gd, grid) {
   const fl = gd._fullLayout;
-  if (!fl || !fl.xaxis || !fl.yaxis) return null;
-  return { xa: fl.xaxis, ya: fl.yaxis };
+  const name = (id, d) => (id && id.length > 1 ? d + "axis" + id.slice(1) : d + "axis");
+  const xa = fl && fl[name(grid.xaxis, "x")];
+  const ya = fl && fl[name(grid.yaxis, "y")];
+  return xa && ya ? { xa, ya } : null;
 }
 
+/** The cell's box in the plot div's pixels, on its own subplot's axes. */
 function outlineBox(gd, grid, cell) {
-  const area = plotArea(gd);
+  const area = plotArea(gd, grid);
   if (!area || typeof area.xa.l2p !== "function") return null;
   const { xa, ya } = area;
-  const cx = grid.x0 + cell.col * grid.dx;
-  const cy = grid.y0 + cell.row * grid.dy;
+  const { x: cx, y: cy } = coordinates(grid, cell);
   const xs = grid.kind === "bars" ? [cx - 0.5, cx + 0.5] : [cx - grid.dx / 2, cx + grid.dx / 2];
   const px = (ax, a, b) => {
     const p = [ax.l2p(a), ax.l2p(b)].map((v) => Math.max(0, Math.min(ax._length, v)));
@@ -214,115 +344,152 @@ export function nextFocusable(chartElement) {
 
 let liveCount = 0;
 
+/** Whether Enter selects in this chart: an attention chart whose link selects. */
+function selectable(api) {
+  const link = api.link;
+  return !!(api.select && link && link.kind === "attn" && link.select !== false);
+}
+
+/** The chart's keyboard handler (one per chart element; reads the state `st`). */
+function onKey(chartElement, st, ev) {
+  const g = st.grids[st.panel];
+  if (!g) return;
+  const panel = nextPanel(ev.key, st.panel, st.grids.length, g.stride || 0); // AltGr allowed
+  if (panel != null) {
+    ev.preventDefault();
+    ev.stopPropagation();
+    st.panel = panel;
+    const n = st.grids[panel];
+    const c = st.cell || { row: 0, col: 0 };
+    st.cell = { row: Math.min(c.row, n.rows - 1), col: Math.min(c.col, n.cols - 1) };
+    st.show();
+    return;
+  }
+  if (ev.altKey || ev.metaKey) return;
+  if (ev.key === "Escape") {
+    ev.preventDefault();
+    ev.stopPropagation();
+    const next = nextFocusable(chartElement);
+    if (next) next.focus();
+    else chartElement.blur();
+    return;
+  }
+  if (ev.key === "Enter" || ev.key === " ") {
+    const cell = st.cell || { row: 0, col: 0 };
+    const { x, y, query } = coordinates(g, cell);
+    if (g.kind !== "heatmap" || query == null || !selectable(st.api)) return;
+    ev.preventDefault();
+    st.api.select(y, x, st.panel);
+    const name = g.rowNoun === "query" ? g.rowNames[cell.row] : g.colNames[cell.col];
+    st.say(`${g.panel ? `${g.panel}: ` : ""}selected query ${name}`);
+    return;
+  }
+  const paging = ev.key === "PageUp" || ev.key === "PageDown";
+  if (paging && !chartElement.matches(":focus-visible")) return; // the presenter's keys
+  const next = nextCell(ev.key, st.cell, g.rows, g.cols, ev.ctrlKey);
+  if (!next) return;
+  ev.preventDefault();
+  ev.stopPropagation();
+  st.cell = next;
+  st.show();
+}
+
+/** Make the chart element a keyboard stop with its live region (once per element). */
+function setUp(chartElement, grids) {
+  const doc = chartElement.ownerDocument;
+  const st = { cell: null, panel: 0, grids, api: {}, outline: null, live: null };
+  chartElement.__attnvizKeys = st;
+  const live = doc.createElement("div");
+  live.id = `attnviz-live-${++liveCount}`;
+  live.className = "attnviz-live attnviz-sr-only";
+  live.setAttribute("role", "status");
+  live.setAttribute("aria-live", "polite");
+  chartBar(chartElement).prepend(live);
+  st.live = live;
+  chartElement.tabIndex = 0;
+  chartElement.classList.add("attnviz-kbd");
+  chartElement.setAttribute("role", "application");
+  chartElement.setAttribute(
+    "aria-roledescription",
+    grids[0].kind === "bars" ? "bar chart" : "heatmap",
+  );
+  st.say = (text) => {
+    live.textContent = text;
+  };
+  st.show = () => {
+    const g = st.grids[st.panel];
+    if (!g || !st.cell) return;
+    const box = outlineBox(chartElement, g, st.cell);
+    const host = chartElement.parentElement;
+    if (box && host) {
+      if (getComputedStyle(host).position === "static") host.style.position = "relative";
+      if (!st.outline) {
+        st.outline = doc.createElement("div");
+        st.outline.className = "attnviz-focus";
+        st.outline.setAttribute("aria-hidden", "true");
+      }
+      Object.assign(st.outline.style, {
+        left: chartElement.offsetLeft + box.left + "px",
+        top: chartElement.offsetTop + box.top + "px",
+        width: box.width + "px",
+        height: box.height + "px",
+      });
+      if (st.outline.parentElement !== host) host.appendChild(st.outline);
+    }
+    const { x, y } = coordinates(g, st.cell);
+    if (st.api.hover) st.api.hover(y, x, st.panel);
+    st.say(announcement(g, st.cell));
+  };
+  chartElement.addEventListener("focus", () => {
+    const g = st.grids[st.panel];
+    if (!g) return;
+    live.classList.remove("attnviz-sr-only"); // sighted keyboard users read it too
+    st.cell =
+      st.cell && st.cell.row < g.rows && st.cell.col < g.cols ? st.cell : { row: 0, col: 0 };
+    st.show();
+  });
+  chartElement.addEventListener("blur", () => {
+    if (st.outline) st.outline.remove();
+    if (st.api.clear) st.api.clear();
+    live.classList.add("attnviz-sr-only");
+  });
+  chartElement.addEventListener("keydown", (ev) => onKey(chartElement, st, ev));
+  return st;
+}
+
 /** The hook: make the chart a keyboard stop. Idempotent: a redraw updates the figure. */
 export function attach(chartElement, figure, api = {}) {
   const doc = chartElement.ownerDocument;
   ensureStyle(doc);
-  const grid = chartGrid(figure);
+  const grids = chartGrids(figure, api.link);
   let st = chartElement.__attnvizKeys;
-  if (!grid) {
-    if (st) st.figure = null;
+  if (!grids.length) {
+    if (st) st.grids = [];
     return null;
   }
-  if (!st) {
-    st = { cell: null, grid, outline: null, live: null };
-    chartElement.__attnvizKeys = st;
-    const live = doc.createElement("div");
-    live.id = `attnviz-live-${++liveCount}`;
-    live.className = "attnviz-live attnviz-sr-only";
-    live.setAttribute("role", "status");
-    live.setAttribute("aria-live", "polite");
-    chartBar(chartElement).prepend(live);
-    st.live = live;
-    chartElement.tabIndex = 0;
-    chartElement.classList.add("attnviz-kbd");
-    chartElement.setAttribute("role", "application");
-    chartElement.setAttribute(
-      "aria-roledescription",
-      grid.kind === "bars" ? "bar chart" : "heatmap",
-    );
-    const say = (text) => {
-      live.textContent = text;
-    };
-    const show = () => {
-      const g = st.grid;
-      if (!g || !st.cell) return;
-      const box = outlineBox(chartElement, g, st.cell);
-      const host = chartElement.parentElement;
-      if (box && host) {
-        if (getComputedStyle(host).position === "static") host.style.position = "relative";
-        if (!st.outline) {
-          st.outline = doc.createElement("div");
-          st.outline.className = "attnviz-focus";
-          st.outline.setAttribute("aria-hidden", "true");
-        }
-        Object.assign(st.outline.style, {
-          left: chartElement.offsetLeft + box.left + "px",
-          top: chartElement.offsetTop + box.top + "px",
-          width: box.width + "px",
-          height: box.height + "px",
-        });
-        if (st.outline.parentElement !== host) host.appendChild(st.outline);
-      }
-      const { x, y } = coordinates(g, st.cell);
-      if (api.hover) api.hover(y, x);
-      say(announcement(g, st.cell));
-    };
-    const leave = () => {
-      if (st.outline) st.outline.remove();
-      if (api.clear) api.clear();
-      live.classList.add("attnviz-sr-only");
-    };
-    st.show = show;
-    chartElement.addEventListener("focus", () => {
-      const g = st.grid;
-      if (!g) return;
-      live.classList.remove("attnviz-sr-only"); // sighted keyboard users read it too
-      st.cell =
-        st.cell && st.cell.row < g.rows && st.cell.col < g.cols ? st.cell : { row: 0, col: 0 };
-      show();
-    });
-    chartElement.addEventListener("blur", leave);
-    chartElement.addEventListener("keydown", (ev) => {
-      const g = st.grid;
-      if (!g || ev.altKey || ev.metaKey) return;
-      if (ev.key === "Escape") {
-        ev.preventDefault();
-        ev.stopPropagation();
-        const next = nextFocusable(chartElement);
-        if (next) next.focus();
-        else chartElement.blur();
-        return;
-      }
-      if (ev.key === "Enter" || ev.key === " ") {
-        const { x, y, query } = coordinates(g, st.cell || { row: 0, col: 0 });
-        if (g.kind !== "heatmap" || query == null || !api.select) return;
-        ev.preventDefault();
-        api.select(y, x);
-        say(
-          `selected query ${g.rowNoun === "query" ? g.rowNames[st.cell.row] : g.colNames[st.cell.col]}`,
-        );
-        return;
-      }
-      const paging = ev.key === "PageUp" || ev.key === "PageDown";
-      if (paging && !chartElement.matches(":focus-visible")) return; // the presenter's keys
-      const next = nextCell(ev.key, st.cell, g.rows, g.cols, ev.ctrlKey);
-      if (!next) return;
-      ev.preventDefault();
-      ev.stopPropagation();
-      st.cell = next;
-      show();
-    });
-  }
-  st.grid = grid;
+  if (!st) st = setUp(chartElement, grids);
+  st.grids = grids;
+  st.api = api;
+  if (st.panel >= grids.length) st.panel = 0;
+  const grid = grids[st.panel];
   const label = (chartElement.getAttribute("aria-label") || grid.title || "chart").replace(
     /\. Arrow keys.*$/,
     "",
   );
+  const heads = !!(api.link && api.link.heads) || !!grid.stride;
+  const kind = heads ? "head" : "panel";
+  let panels = "";
+  if (grids.length > 1)
+    panels =
+      `, ] and [ to the next and previous ${kind}` +
+      (grid.stride ? ", } and { to the next and previous layer" : "") +
+      ` (${grids.length} ${kind}s` +
+      (heads ? ")" : `: ${grids.map((g) => g.panel).join(", ")})`);
   chartElement.setAttribute(
     "aria-label",
     `${label}. Arrow keys move between cells` +
-      (grid.kind === "heatmap" && api.select ? ", Enter selects the query" : "") +
+      panels +
+      (grid.kind === "heatmap" && selectable(api) ? ", Enter selects the query" : "") +
       ", Escape leaves the chart.",
   );
   if (st.cell && (st.cell.row >= grid.rows || st.cell.col >= grid.cols)) st.cell = null;

@@ -9,7 +9,8 @@
 // accessibility tree; a "Table" button, visible to all, shows it on screen.
 //
 // Pure parts, tested with `node --test tests/js/` (tests/test_board_js.py runs them):
-// decode, axisNoun, tokenNames, chartTables (figure -> table models), topK, formatValue.
+// decode, axisNoun, tokenNames, chartTables (figure -> table models), tiles, topK,
+// formatValue.
 
 export const TOP_K_ABOVE = 32; // more columns than this: top 3 per row
 export const TOP_K = 3;
@@ -127,47 +128,191 @@ export function topK(row, k = TOP_K, byMagnitude = false) {
 
 const WEIGHTY = /weight|probab|softmax/i;
 
-/** The tables of a figure (plotly JSON): one per heatmap trace and one per bar chart.
+/** The tiles of a heatmap tiled by `layout.meta.tiles` (the real-model pages' grid of every
+ * head, attnviz/models/minilm_figures.py: tile_spec): {tiles: [{name ("layer 3, head 4"),
+ * x0, y0 (its first cell in the trace's data coordinates), z (size x size)}], names (each
+ * cell's token, "t3", or a block "t4–t7"), pooled, size, cols}, tiles row by row; null when
+ * the figure is not tiled (or its data does not fit the spec). */
+export function tiles(figure) {
+  const layout = (figure && figure.layout) || {};
+  const spec = layout.meta && layout.meta.tiles;
+  const hm = ((figure && figure.data) || []).find((t) => t.type === "heatmap" && t.z);
+  if (!spec || !hm) return null;
+  const z = decode(hm.z) || [];
+  const { rows, cols, size, gap } = spec;
+  const step = size + gap;
+  if (!(size > 0) || z.length < rows * step - gap || (z[0] || []).length < cols * step - gap)
+    return null;
+  const b = spec.blocks && spec.blocks.length === size + 1 ? spec.blocks : null;
+  const names = Array.from({ length: size }, (_, i) =>
+    b && b[i + 1] - b[i] > 1 ? `t${b[i]}–t${b[i + 1] - 1}` : `t${b ? b[i] : i}`,
+  );
+  const out = [];
+  for (let r = 0; r < rows; r++)
+    for (let c = 0; c < cols; c++) {
+      const y0 = r * step;
+      const x0 = c * step;
+      out.push({
+        name: `${spec.row || "row"} ${r + 1}, ${spec.col || "column"} ${c + 1}`,
+        x0,
+        y0,
+        z: z.slice(y0, y0 + size).map((row) => row.slice(x0, x0 + size)),
+      });
+    }
+  const pooled = !!b && b.some((v, i) => i > 0 && v - b[i - 1] > 1);
+  return { tiles: out, names, pooled, size, cols };
+}
+
+/** The table of a tiled figure (see tiles): a row per tile (head), a column per query, each
+ * cell the key that query puts most weight on and that weight ("key t4: 0.9512"). */
+function tilesTable(t, title) {
+  return {
+    caption: title || "chart",
+    rowNoun: "",
+    colNoun: "query",
+    valueName: "weight",
+    weights: true,
+    colNames: t.names,
+    rows: t.tiles.map((tile) => ({
+      name: tile.name,
+      cells: tile.z.map((row, q) => {
+        const [best] = topK(row, 1);
+        const text = best ? `key ${t.names[best[0]]}: ${formatValue(best[1])}` : "masked";
+        return { col: q, colName: t.names[q], value: best ? best[1] : null, text };
+      }),
+    })),
+    top: null,
+    note:
+      "one row per head, one column per query: the key it puts most weight on, and that " +
+      "weight" +
+      (t.pooled
+        ? "; each query and key is a block of tokens (weights averaged over the block's " +
+          "queries, summed over its keys)"
+        : ""),
+  };
+}
+
+/** The row and column nouns of a figure of several heatmaps (panels): the first axis
+ * titles any of them has (plotly figures title only the outer panels' axes). */
+export function sharedNouns(heatmaps, layout) {
+  const find = (letter, id) => {
+    for (const t of heatmaps) {
+      const n = axisNoun(axisOf(layout, t[id], letter).title, "");
+      if (n) return n;
+    }
+    return "";
+  };
+  return { row: find("y", "yaxis"), col: find("x", "xaxis") };
+}
+
+/** A heatmap's nouns, names and value name: {rowNoun, colNoun, rowNames, colNames,
+ * valueName}. Axes without a title in an attention chart (small multiples) take query and
+ * key from the link's `orient`; the value name is the colour bar's (the trace's own or its
+ * shared colour axis'); a trace's own `x` / `y` (e.g. heads 1..12) names its cells. */
+function heatmapAxes(t, layout, link, title, shared = null) {
+  const z = decode(t.z) || [];
+  const nRows = z.length;
+  const nCols = nRows ? z[0].length : 0;
+  const xa = axisOf(layout, t.xaxis, "x");
+  const ya = axisOf(layout, t.yaxis, "y");
+  let colNoun = axisNoun(xa.title, "") || (shared ? shared.col : "");
+  let rowNoun = axisNoun(ya.title, "") || (shared ? shared.row : "");
+  if (link && link.kind === "attn") {
+    const rowsQ = link.orient !== "columns";
+    rowNoun = rowNoun || (rowsQ ? "query" : "key");
+    colNoun = colNoun || (rowsQ ? "key" : "query");
+  }
+  colNoun = colNoun || "column";
+  rowNoun = rowNoun || "row";
+  const tokenAxis = (noun) => /query|key|token/i.test(noun);
+  const first = (given, start) => {
+    const v = given ? decode(given) : null;
+    return v && v.length && Number.isFinite(Number(v[0])) ? Number(v[0]) : Number(start) || 0;
+  };
+  const dx = Number(t.dx) || 1;
+  const dy = Number(t.dy) || 1;
+  const colNames = tokenNames(xa, nCols, first(t.x, t.x0), dx, tokenAxis(colNoun));
+  const rowNames = tokenNames(ya, nRows, first(t.y, t.y0), dy, tokenAxis(rowNoun));
+  let cb = t.colorbar && t.colorbar.title;
+  if (!cb && t.coloraxis) {
+    const ca = layout[t.coloraxis];
+    cb = ca && ca.colorbar && ca.colorbar.title;
+  }
+  const valueName =
+    plainText(cb && typeof cb === "object" ? cb.text : cb) ||
+    (WEIGHTY.test(title) ? "weight" : "value");
+  return { z, nRows, nCols, rowNoun, colNoun, rowNames, colNames, valueName, dx, dy };
+}
+
+/** Panels: several heatmaps of one shape, each named (not heads), e.g. the Heads section's
+ * six pattern scores of every (layer, head). One table, a row per cell ("layer 3, head 4")
+ * and a column per panel ("previous", …), so that a screen reader walks one head's scores
+ * along its row; the note names each panel's highest cell. Null when not panels. */
+export function panelTable(heatmaps, layout, link, title) {
+  if (heatmaps.length < 2 || (link && link.heads)) return null;
+  if (!heatmaps.every((t) => plainText(t.name))) return null;
+  const shared = sharedNouns(heatmaps, layout);
+  const ax = heatmaps.map((t) => heatmapAxes(t, layout, link, title, shared));
+  const [a] = ax;
+  if (ax.some((b) => b.nRows !== a.nRows || b.nCols !== a.nCols)) return null;
+  const names = heatmaps.map((t) => plainText(t.name));
+  const rows = [];
+  for (let r = 0; r < a.nRows; r++)
+    for (let c = 0; c < a.nCols; c++)
+      rows.push({
+        name: `${a.rowNoun} ${a.rowNames[r]}, ${a.colNoun} ${a.colNames[c]}`,
+        cells: ax.map((b, p) => ({ col: p, colName: names[p], value: b.z[r][c] })),
+      });
+  const best = ax.map((b, p) => {
+    let at = null;
+    b.z.forEach((row, r) =>
+      row.forEach((v, c) => {
+        if (Number.isFinite(v) && (at == null || v > at.v)) at = { v, r, c };
+      }),
+    );
+    return at
+      ? `${names[p]}: ${a.rowNoun} ${a.rowNames[at.r]}, ${a.colNoun} ${a.colNames[at.c]} ` +
+          `(${formatValue(at.v, 2)})`
+      : `${names[p]}: none`;
+  });
+  return {
+    caption: title || "chart",
+    rowNoun: "",
+    colNoun: "",
+    valueName: a.valueName,
+    weights: false,
+    rows,
+    colNames: names,
+    top: null,
+    note:
+      `one row per ${a.rowNoun} and ${a.colNoun}, its ${a.valueName} in each column; ` +
+      `highest: ${best.join("; ")}`,
+  };
+}
+
+/** The tables of a figure (plotly JSON): one per heatmap trace (or one for panels, see
+ * panelTable) and one per bar chart.
  * A table: {caption, rowNoun, colNoun, valueName, rows: [{name, cells: [{col, colName,
  * value}]}], colNames, top (null, or k when each row lists its top k cells), note}.
- * `link` (optional): the board's link spec ({orient, heads}) of the chart. */
+ * `link` (optional): the board's link spec ({kind, orient, heads}) of the chart. */
 export function chartTables(figure, link) {
   const data = (figure && figure.data) || [];
   const layout = (figure && figure.layout) || {};
   const title = plainText(layout.title && layout.title.text);
   const heatmaps = data.filter((t) => t.type === "heatmap" && t.z);
+  const tiled = tiles(figure);
+  if (tiled) return [tilesTable(tiled, title)];
   const tables = [];
+  const panels = panelTable(heatmaps, layout, link, title);
+  if (panels) tables.push(panels);
   const totalCells = heatmaps.reduce((n, t) => {
     const z = decode(t.z) || [];
     return n + z.length * (z[0] ? z[0].length : 0);
   }, 0);
-  heatmaps.forEach((t, ti) => {
-    const z = decode(t.z) || [];
-    const nRows = z.length;
-    const nCols = nRows ? z[0].length : 0;
-    const xa = axisOf(layout, t.xaxis, "x");
-    const ya = axisOf(layout, t.yaxis, "y");
-    const colNoun = axisNoun(xa.title, "column");
-    const rowNoun = axisNoun(ya.title, "row");
-    const tokenAxis = (noun) => /query|key|token/i.test(noun);
-    const colNames = tokenNames(
-      xa,
-      nCols,
-      Number(t.x0) || 0,
-      Number(t.dx) || 1,
-      tokenAxis(colNoun),
-    );
-    const rowNames = tokenNames(
-      ya,
-      nRows,
-      Number(t.y0) || 0,
-      Number(t.dy) || 1,
-      tokenAxis(rowNoun),
-    );
-    const cb = t.colorbar && t.colorbar.title;
-    const valueName =
-      plainText(cb && typeof cb === "object" ? cb.text : cb) ||
-      (WEIGHTY.test(title) ? "weight" : "value");
+  const shared = sharedNouns(heatmaps, layout);
+  (panels ? [] : heatmaps).forEach((t, ti) => {
+    const { z, nCols, rowNoun, colNoun, rowNames, colNames, valueName, dx, dy } =
+      heatmapAxes(t, layout, link, title, shared);
     const weights = /weight/i.test(valueName) || (t.zmin === 0 && t.zmax === 1);
     const top = nCols > TOP_K_ABOVE || totalCells > MAX_CELLS ? TOP_K : null;
     const head = link && link.heads ? link.heads[ti] : heatmaps.length > 1 ? ti : null;
@@ -179,7 +324,7 @@ export function chartTables(figure, link) {
         : r.map((v, c) => ({ col: c, colName: colNames[c], value: v }));
       return { name: rowNames[i], cells };
     });
-    const pooled = (Number(t.dx) || 1) > 1 || (Number(t.dy) || 1) > 1;
+    const pooled = dx > 1 || dy > 1;
     const notes = [];
     if (pooled) notes.push("each cell is the mean of a block of tokens");
     if (top)
@@ -249,10 +394,11 @@ export const STYLE = `
   border: 1px solid #6b6e7a; border-radius: 0.4rem; padding: 0.1rem 0.6rem; cursor: pointer; }
 .attnviz-bar button:focus-visible, .attnviz-kbd:focus-visible {
   outline: 3px solid #111; outline-offset: 2px; box-shadow: 0 0 0 5px #fff; }
+.attnviz-table-holder:not(.attnviz-sr-only) { overflow-x: auto; max-width: 100%; }
 .attnviz-table { border-collapse: collapse; margin-top: 0.3rem; color: #262730; }
 .attnviz-table caption { text-align: left; font-weight: 600; padding-bottom: 0.2rem; }
 .attnviz-table th, .attnviz-table td { border: 1px solid #c8c9ce; padding: 0.1rem 0.4rem;
-  text-align: right; font-variant-numeric: tabular-nums; }
+  text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 .attnviz-table th { background: #f0f2f6; font-weight: 600; }
 .attnviz-focus { position: absolute; pointer-events: none; box-sizing: border-box;
   border: 3px solid #111; box-shadow: 0 0 0 2px #fff, inset 0 0 0 2px #fff; z-index: 6; }
@@ -296,9 +442,10 @@ export function tableElement(doc, t) {
     const tr = el(doc, "tr");
     tr.appendChild(el(doc, "th", { scope: "row" }, t.rowNoun ? `${t.rowNoun} ${r.name}` : r.name));
     for (const c of r.cells) {
-      const text = t.top
+      let text = t.top
         ? `${t.colNoun} ${c.colName}: ${formatValue(c.value)}`
         : formatValue(c.value);
+      if (c.text != null) text = c.text; // a cell that says more than its value (tiles)
       tr.appendChild(el(doc, "td", {}, text));
     }
     body.appendChild(tr);
@@ -354,12 +501,24 @@ export function attach(chartElement, figure, api = {}) {
       button.textContent = open ? "Hide table" : "Table";
       button.setAttribute("aria-label", `${button.textContent}: ${holder.dataset.caption}`);
       holder.classList.toggle("attnviz-sr-only", !open);
+      // shown, a table wider than its column scrolls sideways: a keyboard stop (WCAG 2.1.1)
+      if (open) {
+        holder.tabIndex = 0;
+        holder.setAttribute("role", "region");
+        holder.setAttribute("aria-label", holder.dataset.caption);
+      } else {
+        holder.removeAttribute("tabindex");
+        holder.removeAttribute("role");
+        holder.removeAttribute("aria-label");
+      }
       if (api.resized) api.resized();
     });
     bar.querySelector(".attnviz-buttons").prepend(button);
     bar.appendChild(holder);
   }
   holder.dataset.caption = tables[0].caption;
+  if (holder.getAttribute("role") === "region")
+    holder.setAttribute("aria-label", tables[0].caption);
   button.setAttribute("aria-label", `${button.textContent}: ${tables[0].caption}`);
   holder.replaceChildren(...tables.map((t) => tableElement(doc, t)));
   return holder;

@@ -13,7 +13,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from attnviz.figures import SEQUENTIAL, TITLE_FONT, colorbar, style_text
 
-__all__ = ["GRID_MAX_CELLS", "heads_grid_figure", "pool_square", "summary_figure"]
+__all__ = ["GRID_MAX_CELLS", "heads_grid_figure", "pool_square", "summary_figure", "tile_spec"]
 
 #: thumbnails of longer inputs are averaged down to this many rows/columns
 GRID_MAX_CELLS = 24
@@ -49,7 +49,9 @@ def heads_grid_figure(
 
     One trace whatever L and H, so the figure stays light. Inputs longer than ``max_cells``
     tokens are averaged into ``max_cells`` blocks (:func:`pool_square`). ``selected`` =
-    (layer, head), 0-based, gets a red frame.
+    (layer, head), 0-based, gets a red frame. ``layout.meta["tiles"]`` (:func:`tile_spec`)
+    says how the trace is tiled, so that the board's table and keyboard
+    (``attnviz/board/table.js``, ``keys.js``) read it head by head.
     """
     w = np.asarray(weights, dtype=np.float32)
     if w.ndim != 4 or w.shape[-1] != w.shape[-2]:
@@ -84,6 +86,7 @@ def heads_grid_figure(
         font={"size": 13, "color": TITLE_FONT["color"]},
         plot_bgcolor="white",
         paper_bgcolor="white",
+        meta={"tiles": tile_spec(n_layers, n_heads, n, max_cells)},
     )
     centre = (c - 1) / 2
     fig.update_xaxes(
@@ -107,6 +110,25 @@ def heads_grid_figure(
         constraintoward="bottom",  # spare height goes above the grid, not between it and the bar
     )
     return style_text(fig)
+
+
+def tile_spec(n_layers: int, n_heads: int, n: int, cells: int = GRID_MAX_CELLS) -> dict:
+    """How :func:`heads_grid_figure` tiles its trace, for the front end: ``rows`` x ``cols``
+    tiles (layers down, heads across, numbered from 1 on screen), each ``size`` x ``size``
+    cells (queries down, keys across) with ``gap`` blank cells between tiles; ``blocks``:
+    the first token of each cell's block and the end (``size + 1`` numbers: a cell covers
+    tokens ``blocks[i]`` to ``blocks[i + 1] - 1``, as :func:`pool_square` averages them)."""
+    c = min(n, cells)
+    edges = (np.arange(c) * n) // c
+    return {
+        "rows": n_layers,
+        "cols": n_heads,
+        "size": c,
+        "gap": _GAP,
+        "row": "layer",
+        "col": "head",
+        "blocks": [*map(int, edges), n],
+    }
 
 
 def _tile_heads(p: NDArray[np.float32]) -> tuple[NDArray[np.float32], NDArray[np.int16]]:

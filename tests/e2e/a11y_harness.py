@@ -52,7 +52,10 @@ window.drawCharts = async (charts) => {
       Plotly: window.Plotly,
       hover: (i, j) => rec("hover", i, j),
       clear: () => rec("clear"),
-      ...(c.select ? { select: (i, j) => rec("select", i, j) } : {}),
+      // a selectable chart: an attention chart whose link selects (as ui.link_attn gives)
+      ...(c.select
+        ? { select: (i, j) => rec("select", i, j), link: { kind: "attn", select: true } }
+        : {}),
     };
     table.attach(gd, c.figure, api);
     keys.attach(gd, c.figure, api);

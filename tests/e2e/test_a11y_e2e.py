@@ -11,6 +11,9 @@
 
 - In the weights chart of the playground: the keyboard reads query 2 / key 4 (the announced
   text checked) and Enter selects query 2; Playwright's aria snapshot holds every weight.
+- On the multi-head page (N=6, 2 heads): the aria snapshot holds every weight of every head;
+  the keyboard walks the small multiples across heads (`]` / `[`), each announcement checked
+  against the engine, and Enter selects a query and head.
 
 The board's modules (attnviz/board/table.js, keys.js, tools.js, CHART_MODULES) are also
 tested alone, through the per-chart hook, in test_a11y_harness_e2e.py.
@@ -247,13 +250,82 @@ def test_keyboard_reads_and_selects_in_the_weights_chart(new_session, capsys):
         print(f"\nread query 2 / key 4 and select it, from page load: {k.count} key presses")
 
 
-def _playground_weights() -> np.ndarray:
-    """Head 0's weights of the playground at its defaults (random X, N=6, D=8, seed 0,
-    2 heads, xavier, biases, 1/√d_k), from the engine."""
+def _default_weights() -> np.ndarray:
+    """Every head's weights (2, 6, 6) at the defaults (random X, N=6, D=8, seed 0, 2 heads,
+    xavier, biases, 1/√d_k), from the engine: the playground and the multi-head page."""
     ti = inputs.random_input(6, 8, 0)
     params = engine.AttentionParams.random(8, seed=1, init="xavier", bias=True)
     res = engine.multi_head_attention(ti.x, params, num_heads=2, scale=True, mask=None)
-    return np.asarray(res.weights[0])
+    return np.asarray(res.weights)
+
+
+def _playground_weights() -> np.ndarray:
+    """Head 0's weights of the playground at its defaults."""
+    return _default_weights()[0]
+
+
+OUTLINE_JS = """() => { const gd = document.activeElement;
+  const o = gd.parentElement.querySelector('.attnviz-focus');
+  const box = (ax) => [ax._offset, ax._offset + ax._length];
+  const fl = gd._fullLayout;
+  return o && {left: o.offsetLeft - gd.offsetLeft, top: o.offsetTop - gd.offsetTop,
+               width: o.offsetWidth, x: box(fl.xaxis), x2: box(fl.xaxis2)}; }"""
+
+
+def test_multi_head_page_every_head_by_keyboard_and_in_the_tree(new_session, capsys):
+    """Multi-head page at N=6, 2 heads: the accessibility tree holds every weight of every
+    head; the keyboard reads query 2 / key 4 in head 0, `]` moves to the same cell of head 1
+    (announced with the engine's weight, outlined on head 1's subplot), `[` back, and Enter
+    selects that query and head."""
+    s = new_session((1280, 900))
+    s.open("/multi_head")
+    w = _default_weights()
+    chart = s.page.locator('[data-board="board_mh_small"] [role="application"]').first
+    chart.wait_for(timeout=30_000)
+    snap = s.page.locator('[data-board="board_mh_small"]').aria_snapshot()
+    for h in range(2):
+        assert f'table "Weights of every head — rows = queries (PyTorch), head {h}"' in snap
+    values = set(re.findall(r"cell \"(\d\.\d{4})\"", snap))
+    missing = [
+        (h, i, j)
+        for h in range(2)
+        for i in range(6)
+        for j in range(6)
+        if f"{w[h, i, j]:.4f}" not in values
+    ]
+    assert not missing, f"weights not in the accessibility tree: {missing}"
+    assert 'rowheader "query t2"' in snap and 'columnheader "key t4"' in snap
+
+    k = Keys(s)
+    tabs = k.tab_to(r"\|DIV\|application\|", limit=120)  # the first chart stop of the page
+    label = s.page.evaluate("() => document.activeElement.getAttribute('aria-label')")
+    assert label.startswith("Chart: Weights of every head") and "] and [" in label, label
+    live = lambda: s.page.evaluate(  # noqa: E731
+        "() => document.activeElement.parentElement.querySelector('[aria-live]').textContent"
+    )
+    k.press("ArrowDown", 2)
+    k.press("ArrowRight", 4)
+    assert live() == f"head 0: query t2, key t4, weight {w[0, 2, 4]:.2f}, row sums to 1"
+    k.press("]")
+    assert live() == f"head 1: query t2, key t4, weight {w[1, 2, 4]:.2f}, row sums to 1"
+    o = s.page.evaluate(OUTLINE_JS)
+    assert o["x2"][0] - 2 <= o["left"] and o["left"] + o["width"] <= o["x2"][1] + 2, o
+    k.press("]")  # the last head: stays
+    assert live().startswith("head 1: query t2, key t4")
+    k.press("[")
+    assert live() == f"head 0: query t2, key t4, weight {w[0, 2, 4]:.2f}, row sums to 1"
+    o = s.page.evaluate(OUTLINE_JS)
+    assert o["x"][0] - 2 <= o["left"] and o["left"] + o["width"] <= o["x"][1] + 2, o
+    k.press("]")
+    k.rerun("Enter")  # selects query 2 of head 1: the pickers below follow
+    assert query(s).get("query") == ["2"] and query(s).get("head") == ["1"], s.page.url
+    assert s.page.locator(".st-key-query input").first.input_value() == "2"
+    s.assert_healthy("keyboard across the heads of the multi-head page")
+    with capsys.disabled():
+        print(
+            f"\nmulti-head: Tab x{tabs} to the heads, query 2 / key 4 of head 1 and select it "
+            f"(down x2, right x4, ], Enter): {tabs + 8} key presses from page load"
+        )
 
 
 def test_aria_snapshot_of_the_playground_holds_every_weight(session):

@@ -1,7 +1,8 @@
 """The Heads section of both model pages in a real browser: it renders (score heatmaps, the
-table, the top heads' weights on the probe), an "Open layer L, head H" button moves the
-page's head view to that head, and an invalid probe length in the link is replaced with a
-warning."""
+table, the top heads' weights on the probe), the score grid reads by keyboard and as one
+table of every head (a screen reader's form of it), an "Open layer L, head H" button moves
+the page's head view to that head, and an invalid probe length in the link is replaced
+with a warning."""
 
 from __future__ import annotations
 
@@ -51,6 +52,8 @@ def test_heads_section_renders_and_a_top_head_opens_in_the_head_view(session, pa
     assert any("six scores on the probe" in t for t in titles), titles
     assert session.page.locator(f".st-key-{prefix}_heads_table").is_visible()
     session.screenshot(f"heads_{prefix}", full=True)
+    _scores_by_keyboard_and_table(session, prefix)
+    _every_head_grid_by_keyboard_and_table(session, prefix)
     button = session.page.locator(f".st-key-{prefix}_heads_open0 button")
     label = button.inner_text()  # "Open layer 19, head 7"
     layer, head = (int(s.strip(" ,")) for s in label.split("layer")[1].split("head"))
@@ -66,6 +69,53 @@ def test_heads_section_renders_and_a_top_head_opens_in_the_head_view(session, pa
     for key, value in ((f"{prefix}_layer", layer), (f"{prefix}_head", head)):
         if value != 1:
             assert f"{key}={value}" in session.page.url
+
+
+SCORES_JS = """(sel) => { const b = document.querySelector(sel);
+  const t = b.querySelector('.attnviz-table');
+  const cols = Array.from(t.querySelectorAll('thead th')).map(th => th.textContent);
+  const rows = Array.from(t.querySelectorAll('tbody tr')).map(tr =>
+    [tr.querySelector('th').textContent,
+     ...Array.from(tr.querySelectorAll('td')).map(td => td.textContent)]);
+  return {cols, rows}; }"""
+
+
+def _scores_by_keyboard_and_table(session, prefix: str) -> None:
+    """The score grid for a screen reader: one table, a row per head (layer, head numbered
+    as on screen), a column per pattern; the keyboard reads layer 2 / head 1 in the first
+    panel, `]` the same head's next pattern, each as the table says."""
+    sel = f'[data-board="board_{prefix}_heads_scores"]'
+    table = session.page.evaluate(SCORES_JS, sel)
+    assert table["cols"] == ["previous", "first", "self", "local", "duplicate", "induction"]
+    layers, heads = {"dec": (30, 9), "rm": (6, 12)}[prefix]
+    assert len(table["rows"]) == layers * heads
+    assert table["rows"][heads][0] == "layer 2, head 1"
+    chart = session.page.locator(f'{sel} [role="application"]').first
+    chart.focus()
+    session.page.keyboard.press("ArrowDown")
+    live = session.page.locator(f"{sel} [aria-live]")
+    value = float(table["rows"][heads][1])
+    assert live.text_content() == f"previous: layer 2, head 1, score {value:.2f}"
+    session.page.keyboard.press("]")
+    value = float(table["rows"][heads][2])
+    assert live.text_content() == f"first: layer 2, head 1, score {value:.2f}"
+    session.page.keyboard.press("Escape")
+
+
+def _every_head_grid_by_keyboard_and_table(session, prefix: str) -> None:
+    """The tiled grid of every head's weights on the page's text: one table, a row per head;
+    the keyboard walks tile by tile (`]` the next head, `}` the next layer), each cell
+    announced with its layer and head."""
+    sel = f'[data-board="board_{prefix}_grid_fig"]'
+    layers, heads = {"dec": (30, 9), "rm": (6, 12)}[prefix]
+    rows = session.page.locator(f"{sel} .attnviz-table tbody th").all_text_contents()
+    assert len(rows) == layers * heads and rows[heads + 1] == "layer 2, head 2", rows[:3]
+    session.page.locator(f'{sel} [role="application"]').first.focus()
+    for key in ("]", "}"):
+        session.page.keyboard.press(key)
+    live = session.page.locator(f"{sel} [aria-live]").text_content()
+    assert live.startswith("layer 2, head 2: query t0, key t0, "), live
+    session.page.keyboard.press("Escape")
 
 
 def test_invalid_probe_length_in_the_link_is_replaced_with_a_warning(session):

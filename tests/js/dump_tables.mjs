@@ -1,17 +1,22 @@
 // Reads a plotly figure (JSON, stdin) and prints what attnviz/board/table.js and keys.js make
-// of it: {tables, grid, announcements: {"r,c": text}} (used by tests/test_board_js.py).
+// of it: {tables, grid, announcements: {"r,c": text, "r,c,p": text in panel p}} (used by
+// tests/test_board_js.py).
 import { chartTables } from "../../attnviz/board/table.js";
-import { announcement, chartGrid } from "../../attnviz/board/keys.js";
+import { announcement, chartGrids } from "../../attnviz/board/keys.js";
 
 let text = "";
 process.stdin.setEncoding("utf8");
 process.stdin.on("data", (d) => (text += d));
 process.stdin.on("end", () => {
   const { figure, link, cells } = JSON.parse(text);
-  const grid = chartGrid(figure);
+  const grids = chartGrids(figure, link);
+  const grid = grids[0] || null;
   const announcements = {};
-  for (const [r, c] of cells || [])
-    announcements[`${r},${c}`] = announcement(grid, { row: r, col: c });
+  for (const [r, c, p] of cells || [])
+    announcements[p == null ? `${r},${c}` : `${r},${c},${p}`] = announcement(grids[p || 0], {
+      row: r,
+      col: c,
+    });
   const out = { tables: chartTables(figure, link), grid, announcements };
   process.stdout.write(
     JSON.stringify(out, (k, v) => (typeof v === "number" && !Number.isFinite(v) ? null : v)),

@@ -1,7 +1,14 @@
 // Pure logic of attnviz/board/keys.js (run by tests/test_board_js.py: node --test tests/js/).
 import assert from "node:assert/strict";
 import test from "node:test";
-import { PAGE, announcement, coordinates, nextCell, spoken } from "../../attnviz/board/keys.js";
+import {
+  PAGE,
+  announcement,
+  coordinates,
+  nextCell,
+  nextPanel,
+  spoken,
+} from "../../attnviz/board/keys.js";
 
 test("arrows move one cell and stop at the edges", () => {
   assert.deepEqual(nextCell("ArrowRight", { row: 2, col: 3 }, 6, 6), { row: 2, col: 4 });
@@ -107,4 +114,27 @@ test("announcement: masked cells and scores (no sum)", () => {
   );
   const s = { ...weights("rows"), valueName: "score", weights: false };
   assert.equal(announcement(s, { row: 0, col: 0 }), "query t0, key t0, score 0.50");
+});
+
+test("] / [ move to the next / previous panel, clamped; one panel takes no key", () => {
+  assert.equal(nextPanel("]", 0, 2), 1);
+  assert.equal(nextPanel("]", 1, 2), 1);
+  assert.equal(nextPanel("[", 1, 2), 0);
+  assert.equal(nextPanel("[", 0, 6), 0);
+  assert.equal(nextPanel("]", 0, 1), null);
+  assert.equal(nextPanel("ArrowRight", 0, 2), null);
+  // tiles laid out 12 a row (the grid of every head): } / { a layer down / up, or stay
+  assert.equal(nextPanel("}", 3, 72, 12), 15);
+  assert.equal(nextPanel("}", 63, 72, 12), 63);
+  assert.equal(nextPanel("{", 15, 72, 12), 3);
+  assert.equal(nextPanel("{", 3, 72, 12), 3);
+  assert.equal(nextPanel("}", 0, 2), null); // no rows of panels: not taken
+  const g = { ...weights("rows"), panel: "head 1" };
+  assert.equal(
+    announcement(g, { row: 1, col: 2 }),
+    "head 1: query t1, key t2, weight 0.70, row sums to 1",
+  );
+  // a trace's own x (heads 1..12): the cell's data coordinate is its x, not its index
+  const h = { ...weights("rows"), xs: [1, 2, 3], ys: [1, 2] };
+  assert.deepEqual(coordinates(h, { row: 1, col: 2 }), { x: 3, y: 2, query: 2, key: 3 });
 });
