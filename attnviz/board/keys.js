@@ -12,7 +12,8 @@
 //   the announcement ("head 1: query t2, key t4, ..."); in the tiled grid `}` / `{` move
 //   a layer down / up.
 // - Enter selects the cell's query (and head), as a click does (api.select), in attention
-//   charts that select. Escape leaves the chart.
+//   charts that select; in those that only carry their cells' arithmetic (cell.js) it works
+//   the cell out. Escape leaves the chart.
 // - PageUp / PageDown are also the presenter view's Previous / Next (presentation remotes
 //   send them): the chart takes them only when it was focused from the keyboard
 //   (:focus-visible), never after a mouse click on it.
@@ -350,6 +351,13 @@ function selectable(api) {
   return !!(api.select && link && link.kind === "attn" && link.select !== false);
 }
 
+/** Whether Enter works the cell out without selecting (cell.js: a chart that does not
+ * select but carries its cells' arithmetic, e.g. step by step's and masking's weights). */
+function explains(api) {
+  const link = api.link;
+  return !!(api.select && link && link.kind === "attn" && link.arithmetic && !selectable(api));
+}
+
 /** The chart's keyboard handler (one per chart element; reads the state `st`). */
 function onKey(chartElement, st, ev) {
   const g = st.grids[st.panel];
@@ -377,11 +385,13 @@ function onKey(chartElement, st, ev) {
   if (ev.key === "Enter" || ev.key === " ") {
     const cell = st.cell || { row: 0, col: 0 };
     const { x, y, query } = coordinates(g, cell);
-    if (g.kind !== "heatmap" || query == null || !selectable(st.api)) return;
+    const local = explains(st.api);
+    if (g.kind !== "heatmap" || query == null || !(selectable(st.api) || local)) return;
     ev.preventDefault();
     st.api.select(y, x, st.panel);
     const name = g.rowNoun === "query" ? g.rowNames[cell.row] : g.colNames[cell.col];
-    st.say(`${g.panel ? `${g.panel}: ` : ""}selected query ${name}`);
+    const did = local ? "worked out below the chart: the weight of query" : "selected query";
+    st.say(`${g.panel ? `${g.panel}: ` : ""}${did} ${name}`);
     return;
   }
   const paging = ev.key === "PageUp" || ev.key === "PageDown";
@@ -490,6 +500,7 @@ export function attach(chartElement, figure, api = {}) {
     `${label}. Arrow keys move between cells` +
       panels +
       (grid.kind === "heatmap" && selectable(api) ? ", Enter selects the query" : "") +
+      (grid.kind === "heatmap" && explains(api) ? ", Enter works the weight out" : "") +
       ", Escape leaves the chart.",
   );
   if (st.cell && (st.cell.row >= grid.rows || st.cell.col >= grid.cols)) st.cell = null;

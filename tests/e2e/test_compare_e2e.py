@@ -162,6 +162,13 @@ def test_step_by_step_and_masking_work_a_clicked_weight_out_without_a_rerun(sess
     assert now["heading"].startswith(f"Weight a{i},{j} = {shown.group(1)}, head 0"), now
     session.page.wait_for_timeout(800)
     assert session.runs() == runs, "a click on step by step's weights started a rerun"
+    # from the keyboard: Enter on a weight works it out too (still no rerun)
+    session.page.locator('.attnviz-board .cell[data-key="sb_w"] .attnviz-kbd').focus()
+    session.page.keyboard.press("ArrowDown")
+    session.page.keyboard.press("Enter")
+    assert [p["cell"] for p in session.page.evaluate(CLIENT_JS)] == ["0,1,0"]
+    session.page.wait_for_timeout(500)
+    assert session.runs() == runs
     session.open("/masking?N=6")
     hovers = [_hover(session, f"mk_w_{t}", 0, 3).strip() for t in ("pad", "cau")]
     cell = _cell(session, "mk_w_cau", 0, 3)  # query 3, key 0
