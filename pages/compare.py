@@ -66,6 +66,7 @@ def body(view: ui.View) -> None:
         {"A (weights)": wa, "B (weights)": wb, "B − A": wb - wa},
         note="rows = tokens" if lay == "rows" else "shown transposed: columns = tokens",
     )
+    compare.exports(view, b.settings, rb, (ha, hb))
 
 
 @st.fragment

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from board_view import board_entries, figures_of
 from streamlit.testing.v1 import AppTest
-from test_app import APP, assert_clean, view_of, z_of
+from test_app import APP, assert_clean, open_exports, view_of, z_of
 
 from attnviz import compare_figures as cf
 from attnviz import engine, inputs
@@ -219,3 +219,42 @@ def test_difference_figure_is_centred_on_zero_and_transposes_for_columns():
 def test_views_of_different_inputs_are_refused():
     with pytest.raises(ValueError, match="same N×N shape.*got A 3×3 and B 4×4"):
         cf.difference(np.eye(3), np.eye(4))
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"N": "6", "D": "8", "heads": "2", "seed": "5", "b_mask": "causal", "b_seed": "9"},
+        {"N": "5", "D": "8", "heads": "2", "b_scale": "none", "b_head": "1", "layout": "columns"},
+        {"N": "4", "D": "8", "heads": "2", "b_heads": "4", "b_init": "normal"},
+    ],
+)
+def test_the_code_box_recomputes_a_b_and_b_minus_a(query):
+    """Compare's code box, executed: its ``A_a``, ``A_b`` and ``diff`` are the engine's A,
+    B and B − A (row layout, whatever the page's layout)."""
+    at = run_app(query, PAGE)
+    assert_clean(at)
+    (code,) = [c.value for c in at.code if "# ---- view B" in c.value]
+    ns: dict = {}
+    exec(code, ns)  # noqa: S102 - our own generated code
+    n, d, seed = int(query["N"]), int(query["D"]), int(query.get("seed", 0))
+    heads_b = int(query.get("b_heads", query["heads"]))
+    kw_b = {"mask": engine.causal_mask(n)} if query.get("b_mask") == "causal" else {}
+    if query.get("b_scale") == "none":
+        kw_b["scale"] = False
+    wa = _engine_weights(n, d, int(query["heads"]), seed)[0]
+    b_seed, b_init = int(query.get("b_seed", seed)), query.get("b_init", "xavier")
+    wb = _engine_weights(n, d, heads_b, b_seed, init=b_init, **kw_b)[int(query.get("b_head", 0))]
+    np.testing.assert_allclose(ns["A_a"], wa, atol=1e-12)
+    np.testing.assert_allclose(ns["A_b"], wb, atol=1e-12)
+    np.testing.assert_allclose(ns["diff"], wb - wa, atol=1e-12)
+
+
+def test_the_export_offers_a_b_and_b_minus_a():
+    """Opened, the Export box of Compare offers A's and B's weights and B − A as CSV and
+    the NPZ of the whole state."""
+    at = open_exports(run_app({"N": "5", "b_scale": "none"}, PAGE))
+    assert_clean(at)
+    labels = [b.proto.label for b in at.get("download_button")]
+    for name in ("A weights (5×5)", "B weights (5×5)", "B minus A (5×5)", "Whole state"):
+        assert any(lb.startswith(name) for lb in labels), (name, labels)

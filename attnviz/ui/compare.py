@@ -26,7 +26,9 @@ import streamlit as st
 from attnviz import compare_figures, engine
 from attnviz.ui import links, state
 from attnviz.ui.cell import HINT, client_side, picked_cell, selection, show_cell
+from attnviz.ui.code import code_lines
 from attnviz.ui.controls import BY_KEY, LABELS, SEED_MAX, Control
+from attnviz.ui.export import export_section
 from attnviz.ui.page import head_picker, md_text
 from attnviz.ui.sizes import divisors, nearest_divisor
 
@@ -326,3 +328,34 @@ def changes_table(wa: np.ndarray, wb: np.ndarray, labels: tuple[str, ...], k: in
         },
         key="cmp_changes",
     )
+
+
+def compare_code(view: state.View, view_b: state.View, heads: tuple[int, int]) -> str:
+    """NumPy lines that recompute A's and B's weights (each view's code, as every page's
+    code box has it) and ``diff``, the third chart B − A."""
+    ha, hb = heads
+    return (
+        f"# ---- view A (head {ha})\n{code_lines(view, ha)}\n"
+        "A_a = A.copy()  # view A's weights\n\n"
+        f"# ---- view B: the same input, B's settings (head {hb})\n{code_lines(view_b, hb)}\n"
+        "A_b = A.copy()  # view B's weights\n"
+        "diff = A_b - A_a  # B − A, the third chart (rows = queries)"
+    )
+
+
+def exports(
+    view: state.View, b_settings: Any, rb: engine.AttentionResult, heads: tuple[int, int]
+) -> None:
+    """The page's Export (A's and B's weights and B − A as CSV; the NPZ adds both views'
+    weights of every head) and its code box (:func:`compare_code`)."""
+    ha, hb = heads
+    wa, wb = view.result.weights[ha], rb.weights[hb]  # (N, N) each
+    export_section(
+        view,
+        page="compare",
+        squares={"A weights": wa, "B weights": wb, "B minus A": wb - wa},
+        extra={"a_weights": view.result.weights, "b_weights": rb.weights},
+    )
+    view_b = dataclasses.replace(view, settings=b_settings, result=rb)
+    with st.expander(":material/code: NumPy code that reproduces A, B and B − A", expanded=False):
+        st.code(compare_code(view, view_b, heads), language="python")
