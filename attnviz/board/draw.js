@@ -70,6 +70,29 @@ function scaledData(data, textScale) {
   return textScale === 1 ? data : data.map((t) => scaleFonts(t, "", textScale));
 }
 
+// Tick labels drawn as they are: plotly's default for a numeric axis or colour bar
+// (`ticklabeloverflow: "hide past div"`) measures every tick label (a getBBox, i.e. a
+// forced layout, per label) on every redraw to hide those past the chart's edge, about a
+// fifth of a heatmap's Plotly.react (measured, docs/benchmarks.md "Head change: where the
+// time goes"). The board's charts make room for their labels (margins, automargin), so
+// nothing is hidden by it; a figure that sets the option keeps its own.
+function allowTicks(obj) {
+  return obj && obj.ticklabeloverflow == null
+    ? Object.assign({}, obj, { ticklabeloverflow: "allow" })
+    : obj;
+}
+
+export function quickTicks(layout, data) {
+  const lay = Object.assign({}, layout);
+  for (const k of Object.keys(lay)) if (/^[xy]axis\d*$/.test(k)) lay[k] = allowTicks(lay[k]);
+  if (!lay.xaxis) lay.xaxis = { ticklabeloverflow: "allow" };
+  if (!lay.yaxis) lay.yaxis = { ticklabeloverflow: "allow" };
+  const dat = data.map((t) =>
+    t && t.colorbar ? Object.assign({}, t, { colorbar: allowTicks(t.colorbar) }) : t,
+  );
+  return [lay, dat];
+}
+
 /** Draw `args.figures` in `board.grid` (one cell per figure, by key); resolves with the
  * cells that were (re)drawn. */
 export function draw(board, args) {
@@ -116,8 +139,11 @@ export function draw(board, args) {
     c.drawnFig = f.rev || null;
     c.drawnWidth = width;
     const fig = f.figure || {};
-    const lay = fitted(scaled(fig.layout || {}, scale), width);
-    return Plotly.react(c.gd, scaledData(fig.data || [], scale), lay, c.config).then(() => {
+    const [lay, dat] = quickTicks(
+      fitted(scaled(fig.layout || {}, scale), width),
+      scaledData(fig.data || [], scale),
+    );
+    return Plotly.react(c.gd, dat, lay, c.config).then(() => {
       if (!c.hooked) {
         hook(board, c);
         c.hooked = true;
