@@ -31,4 +31,26 @@ if ! command -v npm >/dev/null 2>&1; then
   $SUDO apt-get update -q && $SUDO apt-get install -y -q nodejs npm
 fi
 npm ci --prefix tests/e2e --no-audit --no-fund --loglevel=error
-exec .venv/bin/python -m pytest "$@"
+# With arguments: one pytest run with them. Without (every test, as CI runs it): two runs
+# side by side, which halves the wall time on two cores: the browser tests (tests/e2e,
+# mostly waiting on a browser or a server; their log is printed when they end) and the
+# others (mostly CPU: engine, models, AppTest; printed as they go). Each test runs once;
+# the exit code is non-zero if either run failed.
+if [ "$#" -gt 0 ]; then
+  exec .venv/bin/python -m pytest "$@"
+fi
+log=$(mktemp)
+.venv/bin/python -m pytest tests/e2e >"$log" 2>&1 &
+browser=$!
+set +e
+.venv/bin/python -m pytest tests --ignore=tests/e2e
+others=$?
+wait "$browser"
+e2e=$?
+set -e
+echo
+echo "======================== the browser tests (tests/e2e) ========================"
+cat "$log"
+rm -f "$log"
+echo "pytest exit codes: browser tests $e2e, the others $others"
+[ "$e2e" -eq 0 ] && [ "$others" -eq 0 ]
