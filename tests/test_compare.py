@@ -234,6 +234,9 @@ def test_the_code_box_recomputes_a_b_and_b_minus_a(query):
     B and B − A (row layout, whatever the page's layout)."""
     at = run_app(query, PAGE)
     assert_clean(at)
+    assert not [c for c in at.code if "# ---- view B" in c.value]  # built only while open
+    at.session_state["code_box_compare"] = True
+    at.run()
     (code,) = [c.value for c in at.code if "# ---- view B" in c.value]
     ns: dict = {}
     exec(code, ns)  # noqa: S102 - our own generated code
