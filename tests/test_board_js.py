@@ -39,18 +39,23 @@ def _node() -> str:
     return node
 
 
-def _dump(fig, cells=(), link=None) -> dict:
-    payload = {"figure": figure_json(fig), "link": link, "cells": [list(c) for c in cells]}
+def node_json(script: str, payload: dict, timeout: float = 60) -> dict:
+    """Run ``tests/js/<script>`` under Node with ``payload`` as JSON on stdin; its JSON out."""
     out = subprocess.run(
-        [_node(), str(JS / "dump_tables.mjs")],
+        [_node(), str(JS / script)],
         input=json.dumps(payload),
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=timeout,
         check=False,
     )
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout)
+
+
+def _dump(fig, cells=(), link=None) -> dict:
+    payload = {"figure": figure_json(fig), "link": link, "cells": [list(c) for c in cells]}
+    return node_json("dump_tables.mjs", payload)
 
 
 def _weights(n: int, d: int = 8, seed: int = 0, mask=None) -> np.ndarray:

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
 
 import numpy as np
 import pytest
-from test_board_js import JS, _node
+from test_board_js import node_json
 from test_explain import VIEWS
 
 from attnviz import engine, explain, latex
@@ -27,16 +26,7 @@ PER_VIEW = 40  # cells per view (every cell of the smaller views)
 
 
 def _run(payload: dict) -> dict:
-    out = subprocess.run(
-        [_node(), str(JS / "dump_cells.mjs")],
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert out.returncode == 0, out.stderr
-    return json.loads(out.stdout)
+    return node_json("dump_cells.mjs", payload, timeout=120)
 
 
 def _cells(res: engine.AttentionResult, rng: np.random.Generator) -> list[tuple[int, int, int]]:
