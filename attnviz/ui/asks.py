@@ -24,7 +24,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from attnviz import predict
-from attnviz.ui.predict import QUERY_KEY, Ask, ask_room, query_on_screen
+from attnviz.ui.predict import QUERY_KEY, Ask, ask_room, query_on_screen, top_key_ask
 
 
 def _picked(n: int) -> int:
@@ -34,13 +34,9 @@ def _picked(n: int) -> int:
 def step_by_step(settings: object, weights: np.ndarray, head: int, labels: Sequence[str]) -> None:
     """The weights step's question: ``weights`` (H, N, N), ``head`` on screen."""
     n = weights.shape[1]
-    query = _picked(n)
-    ask = Ask(
-        f"Which key does query {query} attend to most?",
-        "top_key",
-        lambda: predict.top_key(weights, head, query, labels),
+    ask_room(
+        "step_by_step", settings, [top_key_ask(weights, head, _picked(n), labels)], pick_query=n
     )
-    ask_room("step_by_step", settings, [ask], pick_query=n)
 
 
 def masking(
@@ -54,13 +50,7 @@ def masking(
     """A mask's step: ``view`` (settings and step: each mask is its own view), ``name``
     ("causal"), the variant's ``weights`` (H, N, N) and ``mask`` (N, N) or None."""
     n = weights.shape[1]
-    query = _picked(n)
-    where = "" if mask is None else f", {name} mask"
-    ask = Ask(
-        f"Which key does query {query} attend to most ({name})?",
-        "top_key",
-        lambda: predict.top_key(weights, head, query, labels, mask=mask, where=where),
-    )
+    ask = top_key_ask(weights, head, _picked(n), labels, mask=mask, name=name)
     ask_room("masking", view, [ask], pick_query=n)
 
 

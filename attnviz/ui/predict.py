@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -177,6 +177,26 @@ class Ask:
     make: Callable[[], Question]
 
 
+def top_key_ask(
+    weights: np.ndarray,
+    head: int,
+    query: int,
+    labels: Sequence[str],
+    mask: np.ndarray | None = None,
+    name: str = "",
+) -> Ask:
+    """ "Which key does query ``query`` attend to most?" in head ``head`` of ``weights``
+    (H, N, M); under ``mask`` (N, M) the hidden keys are not choices. ``name``: the mask's
+    (or variant's) name, said in the button's label and, with a mask, in the prompt."""
+    label = f"Which key does query {query} attend to most" + (f" ({name})" if name else "") + "?"
+    where = "" if mask is None else f", {name} mask"
+    return Ask(
+        label,
+        "top_key",
+        lambda: predict.top_key(weights, head, query, labels, mask=mask, where=where),
+    )
+
+
 def _ask_button(ask: Ask, t: Teacher, page: str, settings: object) -> None:
     """A button asking ``ask.make()``; disabled with the reason if the view has no single
     answer."""
@@ -243,10 +263,7 @@ def ask_box(page: str, settings: object, weights: np.ndarray, head: int, query: 
         page,
         settings,
         [
-            Ask(
-                f"Which key does query {query} attend to most?", "top_key",
-                lambda: predict.top_key(weights, head, query, labels),
-            ),
+            top_key_ask(weights, head, query, labels),
             Ask(
                 "Which head looks at the previous token?", "previous_head",
                 lambda: predict.previous_head(weights),
