@@ -29,8 +29,8 @@ def _ms(samples: list[float], q: float) -> float:
     return round(float(np.quantile(np.asarray(samples) * 1000, q)), 2)
 
 
-def _timed(fn, repeat: int) -> float:
-    """Median ms of ``repeat`` calls."""
+def timed_ms(fn, repeat: int) -> float:
+    """Median ms of ``repeat`` calls of ``fn()`` (also bench/predict_pages.py's)."""
     out = []
     for _ in range(repeat):
         t0 = time.perf_counter()
@@ -73,13 +73,13 @@ def run(students: int, threads: int) -> dict:
             "rows": sum(tally),
             "answer_ms_p50": _ms(times, 0.5),
             "answer_ms_p95": _ms(times, 0.95),
-            "question_tally_ms": _timed(lambda: store.question_tally(code, key, qid), 50),
-            "question_ms": _timed(lambda: store.question(code), 50),
+            "question_tally_ms": timed_ms(lambda: store.question_tally(code, key, qid), 50),
+            "question_ms": timed_ms(lambda: store.question(code), 50),
         }
         store.dispose()
     fig = figures.attention_figure(weights[0], what="weights")
-    out["top_key_ms"] = _timed(lambda: predict.top_key(weights, 0, 3), 200)
-    out["outline_cells_ms"] = _timed(lambda: classroom_figures.outline_cells(fig, [(3, 4)]), 200)
+    out["top_key_ms"] = timed_ms(lambda: predict.top_key(weights, 0, 3), 200)
+    out["outline_cells_ms"] = timed_ms(lambda: classroom_figures.outline_cells(fig, [(3, 4)]), 200)
     return out
 
 

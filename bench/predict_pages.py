@@ -12,22 +12,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
-import time
+import sys
+from pathlib import Path
 
 import numpy as np
 
 from attnviz import classroom_figures, engine, figures, predict
 
-
-def _timed(fn, repeat: int) -> float:
-    """Median ms of ``repeat`` calls."""
-    out = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        out.append(time.perf_counter() - t0)
-    return round(statistics.median(out) * 1000, 3)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from predict import timed_ms  # noqa: E402  (bench/predict.py, not attnviz.predict)
 
 
 def measure(n: int, repeat: int) -> dict[str, float]:
@@ -44,14 +37,16 @@ def measure(n: int, repeat: int) -> dict[str, float]:
     span = (-b / 2, (n - 1) // b * b + b / 2)
     diagonal = predict.answer_cells("previous_head", {"head": 0}, n)
     return {
-        "top_key_masked_ms": _timed(lambda: predict.top_key(causal, 0, n - 1, mask=mask), repeat),
-        "sharper_row_ms": _timed(lambda: predict.sharper_row(un, sc, 0, n // 2), repeat),
-        "moved_row_ms": _timed(lambda: predict.moved_row(out, moved, n // 2), repeat),
-        "previous_head_9_heads_ms": _timed(lambda: predict.previous_head(causal, first=1), repeat),
-        "outline_row_ms": _timed(
+        "top_key_masked_ms": timed_ms(lambda: predict.top_key(causal, 0, n - 1, mask=mask), repeat),
+        "sharper_row_ms": timed_ms(lambda: predict.sharper_row(un, sc, 0, n // 2), repeat),
+        "moved_row_ms": timed_ms(lambda: predict.moved_row(out, moved, n // 2), repeat),
+        "previous_head_9_heads_ms": timed_ms(
+            lambda: predict.previous_head(causal, first=1), repeat
+        ),
+        "outline_row_ms": timed_ms(
             lambda: classroom_figures.outline_row(fig, n // 2, span, "rows", n), repeat
         ),
-        "outline_diagonal_ms": _timed(
+        "outline_diagonal_ms": timed_ms(
             lambda: classroom_figures.outline_cells(fig, diagonal, "rows", n), repeat
         ),
     }
