@@ -83,37 +83,18 @@ def views(
     (ha, hb), (what_a, what_b) = heads, what
     wa, wb = ra.weights[ha], rb.weights[hb]  # (N, N) each
     asked = predict.outline("compare", shown)  # the teacher's projector, after a Reveal
+
+    def weights(which: str, r: engine.AttentionResult, h: int, what: str, chart: int):
+        """View ``which``'s weights of head ``h``, a revealed answer outlined on it."""
+        w = cf.weights_figure(
+            r.weights[h], which=which, what=f"head {h} ({what})", labels=labels, layout=lay,
+            mask=r.mask,
+        )  # fmt: skip
+        return predict.outlined(w, asked, 0, lay, n, chart=chart)
+
     fig = {
-        "cmp_a": predict.outlined(
-            cf.weights_figure(
-                wa,
-                which="A",
-                what=f"head {ha} ({what_a})",
-                labels=labels,
-                layout=lay,
-                mask=ra.mask,
-            ),
-            asked,
-            0,
-            lay,
-            n,
-            chart=0,
-        ),
-        "cmp_b": predict.outlined(
-            cf.weights_figure(
-                wb,
-                which="B",
-                what=f"head {hb} ({what_b})",
-                labels=labels,
-                layout=lay,
-                mask=rb.mask,
-            ),
-            asked,
-            0,
-            lay,
-            n,
-            chart=1,
-        ),
+        "cmp_a": weights("A", ra, ha, what_a, 0),
+        "cmp_b": weights("B", rb, hb, what_b, 1),
         "cmp_diff": cf.difference_figure(
             wa,
             wb,
