@@ -161,7 +161,7 @@ def show_cell(
                 st.markdown(f"**{md_plain(step_title)}.** {md_plain(step_text)}")
     with tabs[-1]:
         st.caption("Copy with the button at the top right; it goes inside a display equation.")
-        st.code(latex.cell_latex(c, labels), language="latex")
+        st.code(latex.cell_latex(c, labels), language="latex", wrap_lines=True)
 
 
 def cell_panel(

@@ -199,4 +199,6 @@ def page_extra(page: str, **values: object) -> str:
 def code_box(view: View, head: int = 0, extra: str = "") -> None:
     """The NumPy lines that reproduce the current view, in an expander."""
     with st.expander(":material/code: NumPy code that reproduces this view", expanded=False):
-        st.code(code_lines(view, head) + (("\n\n" + extra) if extra else ""), language="python")
+        # wrapped: a scroll box would be a region a keyboard cannot reach (WCAG 2.1.1)
+        code = code_lines(view, head) + (("\n\n" + extra) if extra else "")
+        st.code(code, language="python", wrap_lines=True)

@@ -366,4 +366,4 @@ def exports(
     if box.open is not False:
         view_b = dataclasses.replace(view, settings=b_settings, result=rb)
         with box:
-            st.code(compare_code(view, view_b, heads), language="python")
+            st.code(compare_code(view, view_b, heads), language="python", wrap_lines=True)

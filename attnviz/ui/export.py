@@ -167,6 +167,7 @@ def latex_section(matrices: dict[str, tuple[np.ndarray, Any, Any]], page: str = 
             st.code(
                 latex.named(latex.text_name(name), np.asarray(a, dtype=np.float64)),
                 language="latex",
+                wrap_lines=True,
             )
 
 
@@ -207,7 +208,7 @@ def worked_example_download(view: View, head: int, *, page: str) -> None:
             "A standalone document (pdflatex); the numbers are rounded to 3 decimals. "
             "Its first lines:"
         )
-        st.code("\n".join(tex.splitlines()[:12]), language="latex")
+        st.code("\n".join(tex.splitlines()[:12]), language="latex", wrap_lines=True)
 
 
 def digest(a: np.ndarray) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from axe import BLOCKING, WCAG_AA, axe_source
+from axe import BLOCKING, WCAG_AA, axe_source, scan
 from test_board_e2e import CELL_JS, assert_no_board_errors, charts
 
 pytestmark = pytest.mark.e2e
@@ -102,6 +102,13 @@ def test_a_click_on_a_weights_cell_shows_its_arithmetic(session):
     session.page.evaluate(axe_source() + "\n;undefined")
     found = session.page.evaluate(AXE_PANELS_JS, WCAG_AA)
     assert not [f for f in found if f[1:].split("]")[0] in BLOCKING], found
+    # opened, the LaTeX tab and the page's code box (syntax colours, long lines): nothing
+    # serious or critical in the whole page
+    session.page.get_by_role("tab", name="LaTeX").click()
+    session.page.get_by_text("NumPy code that reproduces this view").click()
+    session.page.wait_for_timeout(800)
+    blocking = [str(v) for v in scan(session.page) if v.impact in BLOCKING]
+    assert not blocking, blocking
     # from the keyboard: Enter on a cell of the weights works it out as a click does
     session.page.locator('.attnviz-board .cell[data-key="pg_weights"] .attnviz-kbd').focus()
     session.page.keyboard.press("ArrowDown")
