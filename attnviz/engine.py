@@ -89,11 +89,8 @@ def _shape(a: ArrayLike) -> str:
 
 def check_finite(name: str, a: NDArray) -> None:
     """Raise ``ValueError`` if ``a`` holds NaN or ±inf, naming the array and the place."""
-    if a.dtype.kind not in "fc":
-        return
-    with np.errstate(over="ignore", invalid="ignore"):  # the sum may overflow: no warning
-        if np.isfinite(np.sum(a)):  # fast: no temporary array
-            return  # (a finite sum means every entry is finite; an overflowing sum checks all)
+    if a.dtype.kind not in "fc" or np.isfinite(np.sum(a)):  # fast: no temporary array
+        return  # (a finite sum means every entry is finite; an overflowing sum checks all)
     if not np.isfinite(a).all():
         bad = np.argwhere(~np.isfinite(a))[0]
         raise ValueError(
@@ -592,17 +589,15 @@ def multi_head_attention(
     keeps the head axis (H = 1 for single-head attention). ``fused``: run steps 3-7 as
     :func:`attention` (False) or fused (True); None follows :data:`FUSED`.
     """
-    x, p = _check_mha(x, params, num_heads)  # x (N, D), p in x's float dtype
+    x, p, h = _check_mha(x, params, num_heads)  # x (N, D); p in x's dtype; h heads
+    mask = _full_mask(mask, x.shape[0], x.shape[0])  # (N, N) or None
     # 1. project Q, K and V (one token per row)
     q = project(x, p.w_q, p.b_q)  # (N, Dk)
     k = project(x, p.w_k, p.b_k)  # (N, Dk)
     v = project(x, p.w_v, p.b_v)  # (N, Dv)
     _check_projections(q, k, v)
     # 2.-9. split the heads, attention per head, merge the heads, the output projection
-    return attention_from_qkv(
-        q, k, v, num_heads=num_heads, scale=scale, mask=mask, w_o=p.w_o, b_o=p.b_o, x=x,
-        fused=fused,
-    )  # fmt: skip
+    return _multi_head(q, k, v, h, h, scale, mask, p.w_o, p.b_o, x, _use_fused(fused))
 
 
 def attention_from_qkv(
@@ -620,7 +615,7 @@ def attention_from_qkv(
     fused: bool | None = None,
 ) -> AttentionResult:
     """Multi-head attention from already projected Q (N, Dk), K (M, Dk), V (M, Dv):
-    steps 2-9 of :func:`multi_head_attention`, which calls it after the projections.
+    steps 2-9 of :func:`multi_head_attention` (both run them in ``_multi_head`` below).
 
     Used where a notebook gives Q, K and V directly (the numerical example of ``004_…``).
     Grouped-query attention (Llama, SmolLM2): with ``num_kv_heads`` = G, K is (M, G·d) and
@@ -633,7 +628,24 @@ def attention_from_qkv(
     """
     q, k, v, h, g, w_o, b_o = _check_from_qkv(q, k, v, num_heads, num_kv_heads, w_o, b_o)
     mask = _full_mask(mask, q.shape[0], k.shape[0])  # (N, M) or None
-    fused = _use_fused(fused)
+    return _multi_head(q, k, v, h, g, scale, mask, w_o, b_o, x, _use_fused(fused))
+
+
+def _multi_head(
+    q: Array,
+    k: Array,
+    v: Array,
+    h: int,
+    g: int,
+    scale: Scale,
+    mask: NDArray[np.bool_] | None,
+    w_o: Array | None,
+    b_o: Array | None,
+    x: Array | None,
+    fused: bool,
+) -> AttentionResult:
+    """Steps 2-9 on checked q (N, H·d_k), k (M, G·d_k), v (M, G·d_v) with H = ``h`` query
+    heads and G = ``g`` key/value heads; mask (N, M) or None."""
     # 2. split the heads: head i takes the i-th block of d_k (d_v) columns; with G < H
     #    key/value heads, each serves H/G query heads (G = H: no repeat)
     qh = split_heads(q, h)  # (H, N, d_k)
@@ -660,9 +672,9 @@ def attention_from_qkv(
 
 def _check_mha(
     x: ArrayLike, params: AttentionParams, num_heads: int
-) -> tuple[Array, AttentionParams]:
-    """x (N, D) as a float array and the parameters in its dtype, checked against each
-    other and against ``num_heads``."""
+) -> tuple[Array, AttentionParams, int]:
+    """x (N, D) as a float array, the parameters in its dtype and H, checked against each
+    other."""
     if not isinstance(params, AttentionParams):
         raise ValueError(f"params must be AttentionParams, got {type(params).__name__}")
     x = np.asarray(x)
@@ -684,11 +696,13 @@ def _check_mha(
             f"num_heads={num_heads} must divide Dk={params.d_k} (w_q {_shape(params.w_q)}) "
             f"and Dv={params.d_v} (w_v {_shape(params.w_v)})"
         )
-    return x, params if params.w_q.dtype == dtype else params.astype(dtype)
+    return x, params if params.w_q.dtype == dtype else params.astype(dtype), num_heads
 
 
 def _check_projections(q: Array, k: Array, v: Array) -> None:
     """Q, K and V finite: a projection may overflow the dtype even when x and w are finite."""
+    if np.isfinite(np.sum(q) + np.sum(k) + np.sum(v)):  # fast (as check_finite)
+        return
     for name, a in (("Q = x @ w_q + b_q", q), ("K = x @ w_k + b_k", k), ("V = x @ w_v + b_v", v)):
         check_finite(f"{name} (overflow?)", a)
 
