@@ -4,21 +4,25 @@ Row layout throughout, as in PyTorch: one token per row, ``x`` has shape (N, D).
 The UDL book's column layout (D x N, ``Omega x + beta``) is the same computation
 transposed; :func:`to_columns` gives that view of a result.
 
-The steps of :func:`multi_head_attention`:
+The steps of :func:`multi_head_attention`, one line each, with its shape: step 1 in it,
+steps 2-9 in :func:`attention_from_qkv` (which it calls), steps 3-7 in :func:`attention`:
 
-1. :func:`project`: Q = x @ w_q + b_q, K = x @ w_k + b_k, V = x @ w_v + b_v (one matmul
-   with the concatenated weights ``AttentionParams.w_qkv``)
+1. :func:`project`: Q = x @ w_q + b_q, K = x @ w_k + b_k, V = x @ w_v + b_v
 2. :func:`split_heads`: (N, Dk) -> (H, N, Dk/H), head h takes the h-th block of columns
-3. :func:`attention_scores`: S = Q Kᵀ * scale
-4. :func:`apply_mask`: masked scores become -inf (their weights exactly 0)
-5. :func:`softmax`: over the keys (last axis); a fully masked row gives zeros
-6. weights @ V per head, then :func:`merge_heads` and the output projection.
+3. scores S = Q Kᵀ per head
+4. scale: S · 1/sqrt(d_k)
+5. :func:`apply_mask`: masked scores become -inf (their weights exactly 0)
+6. :func:`softmax` over the keys (last axis); a fully masked row gives zeros
+7. the weighted sum of the values: A V
+8. :func:`merge_heads`: (H, N, d_v) -> (N, H·d_v), the heads side by side
+9. the output projection: concat @ w_o + b_o
 
-The public step functions are the readable reference; :func:`multi_head_attention` and
-:func:`scaled_dot_product_attention` run steps 3-6 fused in ``_attend`` (the same numbers
-to rounding, tested against the reference and against PyTorch), which allocates one
-N x N array per head instead of four and computes ``AttentionResult.scores`` only when it
-is read. Everything here is plain NumPy: no Streamlit, no plotting.
+The one switch, ``fused`` (its default for ``fused=None`` the constant :data:`FUSED`,
+False): ``fused=True`` runs steps 3-7 fused instead, in ``_attend`` at the end of this
+module: the same numbers to rounding (tested), one N x N array per head instead of two or
+three, the scores computed only when read; it is the path that competes with PyTorch
+(``bench/engine.py``).
+Everything here is plain NumPy: no Streamlit, no plotting.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 __all__ = [
+    "FUSED",
     "AttentionParams",
     "AttentionResult",
     "ColumnView",
@@ -39,6 +44,7 @@ __all__ = [
     "Scale",
     "apply_mask",
     "apply_rope",
+    "attention",
     "attention_from_qkv",
     "attention_scores",
     "causal_mask",
@@ -63,6 +69,15 @@ Array = NDArray[np.floating]
 #: ``True`` = 1/sqrt(d_k), ``False`` = 1, a number = that factor (as in PyTorch).
 Scale = bool | float
 Init = Literal["normal", "uniform", "xavier"]
+
+#: The one switch between the two ways to run steps 3-7: the default of the ``fused``
+#: argument of :func:`multi_head_attention`, :func:`attention_from_qkv` and
+#: :func:`scaled_dot_product_attention` when it is ``None``. ``False``: :func:`attention`,
+#: the formula as written (what the app runs: up to N = 64 both paths take under 1.5 ms;
+#: at N = 512 the fused path saves 15-20 ms of a 130-200 ms rerun, docs/engine.md).
+#: ``True``: ``_attend``, fused (BLAS-friendly layouts, no max shift unless a row needs
+#: it, scores computed on first read): about twice as fast at N >= 256 with 8 heads.
+FUSED = False
 
 
 # --------------------------------------------------------------------------- checks
@@ -208,6 +223,24 @@ def apply_mask(scores: Array, mask: NDArray[np.bool_] | None) -> Array:
     return np.where(mask, scores, scores.dtype.type(-np.inf))
 
 
+def attention(
+    q: Array, k: Array, v: Array, *, scale: Scale = True, mask: ArrayLike | None = None
+) -> tuple[Array, Array, Array]:
+    """softmax(Q Kᵀ · scale, masked) V, as written: steps 3-7 of the module docstring.
+
+    q (..., N, d_k), k (..., M, d_k), v (..., M, d_v) float arrays of one dtype, leading
+    axes broadcast (heads); mask boolean, broadcastable to (..., N, M), True = may attend.
+    Shapes are not checked here: :func:`scaled_dot_product_attention` is this function with
+    the checks. Returns ``(scores, weights, output)``: (..., N, M), (..., N, M), (..., N, d_v).
+    """
+    scores = q @ np.swapaxes(k, -1, -2)  # (..., N, M)  3. S = Q Kᵀ
+    scores *= resolve_scale(scale, q.shape[-1])  # (..., N, M)  4. · 1/√d_k (or the factor)
+    masked = apply_mask(scores, mask)  # (..., N, M)  5. -inf where the mask is False
+    weights = softmax(masked)  # (..., N, M)  6. over the keys: unmasked rows sum to 1
+    output = weights @ v  # (..., N, d_v)  7. the weighted sum of the values
+    return scores, weights, output
+
+
 def scaled_dot_product_attention(
     q: ArrayLike,
     k: ArrayLike,
@@ -215,6 +248,7 @@ def scaled_dot_product_attention(
     *,
     scale: Scale = True,
     mask: ArrayLike | None = None,
+    fused: bool | None = None,
 ) -> tuple[Array, Array]:
     """softmax(Q Kᵀ * scale, masked) V.
 
@@ -224,16 +258,18 @@ def scaled_dot_product_attention(
         v: values (..., M, d_v). Leading axes broadcast (for example heads).
         scale: True for 1/sqrt(d_k), False for 1, or a number (PyTorch's meaning).
         mask: boolean, broadcastable to (..., N, M); True = may attend.
+        fused: run :func:`attention` (False) or the fused ``_attend`` (True); None
+            follows :data:`FUSED`. The same numbers to rounding either way.
 
     Returns:
         ``(weights, output)``: weights (..., N, M), each unmasked row summing to 1 and
         masked entries exactly 0; output (..., N, d_v).
     """
-    return _sdpa(q, k, v, scale=scale, mask=mask)
+    return _sdpa(q, k, v, scale=scale, mask=mask, fused=_use_fused(fused))
 
 
 def _sdpa(
-    q: ArrayLike, k: ArrayLike, v: ArrayLike, *, scale: Scale, mask: ArrayLike | None
+    q: ArrayLike, k: ArrayLike, v: ArrayLike, *, scale: Scale, mask: ArrayLike | None, fused: bool
 ) -> tuple[Array, Array]:
     q, k, v = (np.asarray(a) for a in (q, k, v))
     dtype = np.result_type(q, k, v, np.float32)
@@ -267,133 +303,21 @@ def _sdpa(
     # one leading shape for all (views, no copies): weights (*lead, N, M)
     q = np.broadcast_to(q, (*lead, *q.shape[-2:]))
     k = np.broadcast_to(k, (*lead, *k.shape[-2:]))
-    weights, output, _ = _attend(q, k, v, resolve_scale(scale, q.shape[-1]), m)
+    factor = resolve_scale(scale, q.shape[-1])
+    if fused:
+        _, weights, output = _attend(q, k, v, factor, m)
+    else:
+        _, weights, output = attention(q, k, v, scale=factor, mask=m)
     return weights, output
 
 
-#: Row sums of the unshifted exp(scores) accepted without a shift by the row maximum, per
-#: itemsize: within e^±600 (float64) and e^±60 (float32) nothing overflowed and nothing
-#: that matters underflowed, so the unshifted softmax is as accurate as the shifted one.
-_EXP_SAFE = {8: 600.0, 4: 60.0}
-
-
-class _DeferredScores:
-    """The recipe of the scores, S = (q f) kᵀ, computed on first access (picklable).
-
-    qs (..., N, d_k) the scaled queries; kt (..., d_k, M) the keys transposed, contiguous.
-    """
-
-    __slots__ = ("kt", "qs")
-
-    def __init__(self, qs: Array, kt: Array) -> None:
-        self.qs, self.kt = qs, kt
-
-    def compute(self) -> Array:
-        return np.matmul(self.qs, self.kt)  # (..., N, M)
-
-
-def _values_and_ones(v: Array) -> Array:
-    """[v | 1]: the values and a column of ones (for the row sums), laid out for the
-    faster matmul orientation of the dtype (measured with OpenBLAS): (..., d_v + 1, M),
-    transposed, for float64; (..., M, d_v + 1) otherwise."""
-    dv, m = v.shape[-1], v.shape[-2]
-    if v.dtype.itemsize == 8:
-        v1t = np.empty((*v.shape[:-2], dv + 1, m), v.dtype)  # (..., d_v + 1, M)
-        v1t[..., :dv, :] = np.swapaxes(v, -1, -2)
-        v1t[..., dv, :] = 1
-        return v1t
-    v1 = np.empty((*v.shape[:-2], m, dv + 1), v.dtype)  # (..., M, d_v + 1)
-    v1[..., :dv] = v
-    v1[..., dv] = 1
-    return v1
-
-
-def _times_values(w: Array, v1: Array) -> Array:
-    """w [v | 1]: (..., N, M) -> (..., N, d_v + 1), the last column holding the row sums
-    of w. float64 computes it as ([v | 1]ᵀ wᵀ)ᵀ, the orientation BLAS handles faster."""
-    if w.dtype.itemsize == 8:
-        return np.swapaxes(np.matmul(v1, np.swapaxes(w, -1, -2)), -1, -2)  # (..., N, d_v+1)
-    return np.matmul(w, v1)  # (..., N, d_v + 1)
-
-
-def _rows_at_risk(o1: Array, notmask: NDArray[np.bool_] | None, shape: tuple) -> Array | None:
-    """None if every row's unshifted softmax is safe, else a boolean (..., N) of the rows
-    whose sum left e^±_EXP_SAFE or whose outputs are not finite (fully masked rows, sum 0,
-    are fine)."""
-    sums = o1[..., -1]  # (..., N)
-    limit = _EXP_SAFE.get(o1.dtype.itemsize, 0.0)
-    lo, hi = math.exp(-limit), math.exp(limit)
-    # fast: every row fine (three reductions, no temporaries)
-    if lo <= sums.min() and sums.max() <= hi and math.isfinite(o1.sum()):
-        return None
-    ok = (sums >= lo) & (sums <= hi) & np.isfinite(o1).all(axis=-1)  # (..., N)
-    if notmask is not None:
-        ok |= np.broadcast_to(notmask, shape).all(axis=-1)
-    return None if ok.all() else ~ok
-
-
-def _stable_softmax(deferred: _DeferredScores, notmask: NDArray[np.bool_] | None) -> Array:
-    """softmax(S) over the keys, shifted by the row maximum, masked entries 0: the textbook
-    stable softmax (normalised before it meets the values, so huge values cannot overflow
-    the weighted sums)."""
-    ws = deferred.compute()  # (..., N, M)
-    if notmask is not None:
-        np.copyto(ws, ws.dtype.type(-np.inf), where=notmask)
-    mx = np.max(ws, axis=-1, keepdims=True)  # (..., N, 1)
-    mx[np.isneginf(mx)] = 0  # fully masked rows stay -inf and become zeros
-    ws -= mx
-    return _exp_normalize(ws, axis=-1)  # (..., N, M)
-
-
-def _attend(
-    q: Array,
-    k: Array,
-    v: Array,
-    factor: float,
-    mask: NDArray[np.bool_] | None,
-    out: Array | None = None,
-) -> tuple[Array, Array, _DeferredScores]:
-    """Scaled dot-product attention on validated arrays of one float dtype.
-
-    q (..., N, d_k), k (..., M, d_k), v (..., M, d_v), leading axes broadcast; ``factor``
-    a Python float (so float32 stays float32); mask broadcastable to (..., N, M) or None.
-    Returns (weights (..., N, M), output (..., N, d_v), the deferred scores); ``output``
-    is written into ``out`` if given. One full-size (..., N, M) array is allocated: the
-    scores are exponentiated in place into the weights (and recomputed on demand).
-
-    The softmax skips the shift by the row maximum and checks afterwards, per row, that
-    the row sum stayed within e^±_EXP_SAFE (no overflow, no harmful underflow); rows that
-    did not are recomputed with the shift. Each row's path depends on that row alone, so
-    a causal row never depends on later tokens, not even by rounding.
-    """
-    # 1. scale the queries, not the N x M scores: (q f) kᵀ = (q kᵀ) f, N*d_k products;
-    #    contiguous per head (BLAS is faster on contiguous blocks than on strided views)
-    qs = np.multiply(q, factor, out=np.empty(q.shape, q.dtype))  # (..., N, d_k)
-    kt = np.ascontiguousarray(np.swapaxes(k, -1, -2))  # (..., d_k, M)
-    deferred = _DeferredScores(qs, kt)
-    notmask = None if mask is None else ~np.asarray(mask)  # (..., N, M) broadcastable
-    v1 = _values_and_ones(v.astype(qs.dtype, copy=False))  # [v | 1]
-    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-        # 2. scores S = (q f) kᵀ (one BLAS matmul per head), exp in place: the numerators
-        w = deferred.compute()  # (..., N, M), becomes the weights
-        np.exp(w, out=w)
-        if notmask is not None:
-            np.copyto(w, 0, where=notmask)  # masked weights exactly 0
-        # 3. unnormalised outputs and the row sums in one matmul: w [v | 1]
-        o1 = _times_values(w, v1)  # (..., N, d_v + 1)
-        bad = _rows_at_risk(o1, notmask, w.shape)  # None or (..., N)
-    if bad is not None:
-        # 3'. rows at risk: the stable softmax (row sums 1, so step 4 keeps them)
-        ws = _stable_softmax(deferred, notmask)  # (..., N, M)
-        w[bad] = ws[bad]
-        o1[bad] = _times_values(ws, v1)[bad]
-    sums = o1[..., -1:]  # (..., N, 1)
-    sums[sums == 0] = 1  # fully masked rows: weights and outputs stay 0
-    inv = np.reciprocal(sums)  # (..., N, 1)
-    # 4. normalise: softmax weights (rows sum to 1) and the weighted sums of the values
-    w *= inv  # (..., N, M)
-    output = np.multiply(o1[..., :-1], inv, out=out)  # (..., N, d_v)
-    return w, output, deferred
+def _use_fused(fused: object) -> bool:
+    """The ``fused`` argument resolved: None means the module default :data:`FUSED`."""
+    if fused is None:
+        return bool(FUSED)
+    if not isinstance(fused, bool | np.bool_):
+        raise ValueError(f"fused must be True, False or None (engine.FUSED), got {fused!r}")
+    return bool(fused)
 
 
 # --------------------------------------------------------------------------- heads
@@ -587,27 +511,6 @@ class AttentionParams:
 # --------------------------------------------------------------------------- result
 
 
-class _DeferredField:
-    """A dataclass field whose value may be a :class:`_DeferredScores`, computed (once) on
-    first access. The field stays a field: ``dataclasses.fields``, the constructor,
-    ``replace``, pickling (``st.cache_data``) and ``repr`` all work as for a plain one."""
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self._key = f"_{name}_value"
-
-    def __get__(self, obj: object, objtype: type | None = None) -> Array:
-        if obj is None:  # no class-level default: the field is required
-            raise AttributeError(self._key)
-        value = obj.__dict__[self._key]
-        if isinstance(value, _DeferredScores):
-            value = value.compute()
-            obj.__dict__[self._key] = value
-        return value
-
-    def __set__(self, obj: object, value: object) -> None:
-        obj.__dict__[self._key] = value
-
-
 @dataclass(frozen=True, eq=False)
 class AttentionResult:
     """Every intermediate of one multi-head attention pass (row layout).
@@ -615,16 +518,12 @@ class AttentionResult:
     queries, keys (H, N, Dk/H); values (H, N, Dv/H); scores (H, N, N), scaled and
     before masking; mask (N, N) bool or None; weights (H, N, N); head_outputs
     (H, N, Dv/H); concat (N, Dv); output (N, Dout). ``scale`` is the factor used.
-
-    ``scores`` is computed when it is first read (Q Kᵀ once more, the same numbers as
-    the weights were computed from): a pass that only needs the weights and the output,
-    like ``torch.nn.MultiheadAttention``, does not pay for an extra N x N array.
     """
 
     queries: Array
     keys: Array
     values: Array
-    scores: Array = _DeferredField()  # type: ignore[assignment]  # computed on first access
+    scores: Array
     mask: NDArray[np.bool_] | None
     weights: Array
     head_outputs: Array
@@ -667,6 +566,40 @@ def _full_mask(mask: ArrayLike | None, n: int, m: int) -> NDArray[np.bool_] | No
     return np.broadcast_to(mk, (n, m))
 
 
+# --------------------------------------------------------------------------- multi-head
+
+
+def multi_head_attention(
+    x: ArrayLike,
+    params: AttentionParams,
+    *,
+    num_heads: int = 1,
+    scale: Scale = True,
+    mask: ArrayLike | None = None,
+    fused: bool | None = None,
+) -> AttentionResult:
+    """Multi-head self-attention of ``x`` (N, D), as ``torch.nn.MultiheadAttention``::
+
+        Q, K, V = x w_q + b_q, x w_k + b_k, x w_v + b_v
+        head_h  = softmax(Q_h K_hᵀ · scale, masked) V_h        for h = 1 .. H
+        output  = [head_1 | ... | head_H] w_o + b_o
+
+    Head h uses the h-th contiguous block of Dk/H columns of Q and K and of Dv/H
+    columns of V. ``scale=True`` uses 1/sqrt(Dk/H), the per-head width. The result
+    keeps the head axis (H = 1 for single-head attention). ``fused``: run steps 3-7 as
+    :func:`attention` (False) or fused (True); None follows :data:`FUSED`.
+    """
+    x, p, h = _check_mha(x, params, num_heads)  # x (N, D); p in x's dtype; h heads
+    mask = _full_mask(mask, x.shape[0], x.shape[0])  # (N, N) or None
+    # 1. project Q, K and V (one token per row)
+    q = project(x, p.w_q, p.b_q)  # (N, Dk)
+    k = project(x, p.w_k, p.b_k)  # (N, Dk)
+    v = project(x, p.w_v, p.b_v)  # (N, Dv)
+    _check_projections(q, k, v)
+    # 2.-9. split the heads, attention per head, merge the heads, the output projection
+    return _multi_head(q, k, v, h, h, scale, mask, p.w_o, p.b_o, x, _use_fused(fused))
+
+
 def attention_from_qkv(
     q: ArrayLike,
     k: ArrayLike,
@@ -679,19 +612,112 @@ def attention_from_qkv(
     b_o: Array | None = None,
     x: Array | None = None,
     num_kv_heads: int | None = None,
+    fused: bool | None = None,
 ) -> AttentionResult:
-    """Multi-head attention from already projected Q (N, Dk), K (M, Dk), V (M, Dv).
+    """Multi-head attention from already projected Q (N, Dk), K (M, Dk), V (M, Dv):
+    steps 2-9 of :func:`multi_head_attention` (both run them in ``_multi_head`` below).
 
-    Used where a notebook gives Q, K and V directly (the numerical example of ``004_…``);
-    :func:`multi_head_attention` shares its steps after the projections.
-
+    Used where a notebook gives Q, K and V directly (the numerical example of ``004_…``).
     Grouped-query attention (Llama, SmolLM2): with ``num_kv_heads`` = G, K is (M, G·d) and
     V is (M, G·d_v) with d = Dk / num_heads: G key/value heads, each shared by
     num_heads / G consecutive query heads (query head h uses key/value head
     h // (num_heads / G), :func:`repeat_kv`). The result's ``keys`` and ``values`` are
     the repeated ones, (H, M, d), so they line up with ``queries`` head by head.
     Multi-head attention is the case G = num_heads (each head its own key/value head).
+    ``fused``: as in :func:`multi_head_attention`.
     """
+    q, k, v, h, g, w_o, b_o = _check_from_qkv(q, k, v, num_heads, num_kv_heads, w_o, b_o)
+    mask = _full_mask(mask, q.shape[0], k.shape[0])  # (N, M) or None
+    return _multi_head(q, k, v, h, g, scale, mask, w_o, b_o, x, _use_fused(fused))
+
+
+def _multi_head(
+    q: Array,
+    k: Array,
+    v: Array,
+    h: int,
+    g: int,
+    scale: Scale,
+    mask: NDArray[np.bool_] | None,
+    w_o: Array | None,
+    b_o: Array | None,
+    x: Array | None,
+    fused: bool,
+) -> AttentionResult:
+    """Steps 2-9 on checked q (N, H·d_k), k (M, G·d_k), v (M, G·d_v) with H = ``h`` query
+    heads and G = ``g`` key/value heads; mask (N, M) or None."""
+    # 2. split the heads: head i takes the i-th block of d_k (d_v) columns; with G < H
+    #    key/value heads, each serves H/G query heads (G = H: no repeat)
+    qh = split_heads(q, h)  # (H, N, d_k)
+    kh = repeat_kv(split_heads(k, g), h // g)  # (G, M, d_k) -> (H, M, d_k)
+    vh = repeat_kv(split_heads(v, g), h // g)  # (G, M, d_v) -> (H, M, d_v)
+    factor = resolve_scale(scale, qh.shape[-1])  # 1/√d_k for scale=True
+    # 3.-7. per head: S = Q Kᵀ, · scale, masked -> -inf, softmax over the keys, A V
+    if fused:  # the same numbers, faster at large N (the end of this module)
+        scores, weights, head_out = _attend(qh, kh, vh, factor, mask)
+    else:
+        scores, weights, head_out = attention(qh, kh, vh, scale=factor, mask=mask)
+    # scores, weights (H, N, M); head_out (H, N, d_v)
+    # 8. merge the heads: their outputs side by side
+    concat = merge_heads(head_out)  # (N, H·d_v)
+    # 9. the output projection (none: the output is the concatenation)
+    output = concat if w_o is None else project(concat, w_o, b_o)  # (N, Dout)
+    result = _FusedResult if fused else AttentionResult  # fused: scores computed when read
+    return result(
+        queries=qh, keys=kh, values=vh, scores=scores,
+        mask=None if mask is None else np.array(mask), weights=weights,
+        head_outputs=head_out, concat=concat, output=output, scale=factor, x=x,
+    )  # fmt: skip
+
+
+def _check_mha(
+    x: ArrayLike, params: AttentionParams, num_heads: int
+) -> tuple[Array, AttentionParams, int]:
+    """x (N, D) as a float array, the parameters in its dtype and H, checked against each
+    other."""
+    if not isinstance(params, AttentionParams):
+        raise ValueError(f"params must be AttentionParams, got {type(params).__name__}")
+    x = np.asarray(x)
+    if x.ndim != 2:
+        raise ValueError(f"x must be 2-D (N tokens, D features), got shape {_shape(x)}")
+    n, d = x.shape
+    if n < 1 or d < 1:
+        raise ValueError(f"x must have N >= 1 tokens and D >= 1 features, got shape {n}x{d}")
+    dtype = np.result_type(x, params.w_q, np.float32)
+    x = _as_float("x", x, dtype)
+    if d != params.d_model:
+        raise ValueError(
+            f"x has D={d} features (shape {n}x{d}) but w_q expects D={params.d_model} "
+            f"(w_q shape {_shape(params.w_q)})"
+        )
+    num_heads = _check_heads(num_heads)
+    if num_heads < 1 or params.d_k % num_heads or params.d_v % num_heads:
+        raise ValueError(
+            f"num_heads={num_heads} must divide Dk={params.d_k} (w_q {_shape(params.w_q)}) "
+            f"and Dv={params.d_v} (w_v {_shape(params.w_v)})"
+        )
+    return x, params if params.w_q.dtype == dtype else params.astype(dtype), num_heads
+
+
+def _check_projections(q: Array, k: Array, v: Array) -> None:
+    """Q, K and V finite: a projection may overflow the dtype even when x and w are finite."""
+    if np.isfinite(np.sum(q) + np.sum(k) + np.sum(v)):  # fast (as check_finite)
+        return
+    for name, a in (("Q = x @ w_q + b_q", q), ("K = x @ w_k + b_k", k), ("V = x @ w_v + b_v", v)):
+        check_finite(f"{name} (overflow?)", a)
+
+
+def _check_from_qkv(
+    q: ArrayLike,
+    k: ArrayLike,
+    v: ArrayLike,
+    num_heads: int,
+    num_kv_heads: int | None,
+    w_o: ArrayLike | None,
+    b_o: ArrayLike | None,
+) -> tuple[Array, Array, Array, int, int, Array | None, Array | None]:
+    """q, k, v of one float dtype, H and G (the numbers of query and key/value heads), w_o
+    and b_o in that dtype, all checked (the arguments of :func:`attention_from_qkv`)."""
     q, k, v, dtype = _check_qkv(q, k, v)
     num_heads = _check_heads(num_heads)
     if num_kv_heads is None:
@@ -702,8 +728,7 @@ def attention_from_qkv(
     if w_o is not None:
         w_o = _as_float("w_o", w_o, dtype)
         b_o = None if b_o is None else _as_float("b_o", b_o, dtype)
-    full = _full_mask(mask, q.shape[0], k.shape[0])
-    return _heads_attention(q, k, v, num_heads, scale, full, w_o, b_o, x, num_kv_heads=g)
+    return q, k, v, num_heads, g, w_o, b_o
 
 
 def _check_qkv(q: ArrayLike, k: ArrayLike, v: ArrayLike) -> tuple[Array, Array, Array, np.dtype]:
@@ -753,96 +778,6 @@ def _check_gqa_widths(q: Array, k: Array, v: Array, num_heads: int, num_kv_heads
             f"q {_shape(q)}, k {_shape(k)}, v {_shape(v)}"
         )
     return g
-
-
-def _heads_attention(
-    q: Array,
-    k: Array,
-    v: Array,
-    num_heads: int,
-    scale: Scale,
-    mask: NDArray[np.bool_] | None,
-    w_o: Array | None,
-    b_o: Array | None,
-    x: Array | None,
-    *,
-    num_kv_heads: int | None = None,
-) -> AttentionResult:
-    """Steps 2-6 of the module docstring on validated q (N, Dk), k (M, G·d), v (M, G·d_v),
-    with G = ``num_kv_heads`` key/value heads (default: one per query head)."""
-    g = num_heads if num_kv_heads is None else num_kv_heads
-    # 2. split the heads: head h takes the h-th block of Dk/H (Dv/H) columns; with fewer
-    #    key/value heads (G < H), each is repeated for its H/G query heads
-    qh = split_heads(q, num_heads)  # (H, N, Dk/H)
-    kh = repeat_kv(split_heads(k, g), num_heads // g)  # (G, M, Dk/H) -> (H, M, Dk/H)
-    vh = repeat_kv(split_heads(v, g), num_heads // g)  # (G, M, d_v) -> (H, M, d_v)
-    factor = resolve_scale(scale, qh.shape[-1])
-    # 3-5. scores, mask, softmax over the keys, weighted values, written straight into
-    #      each head's columns of the concatenation
-    concat = np.empty((qh.shape[1], vh.shape[0] * vh.shape[2]), qh.dtype)  # (N, H*d_v)
-    head_out = split_heads(concat, num_heads)  # (H, N, d_v), a view of concat
-    weights, _, scores = _attend(qh, kh, vh, factor, mask, out=head_out)
-    # weights: (H, N, M); scores: deferred (H, N, M), computed when first read
-    # 6. the output projection
-    output = concat if w_o is None else project(concat, w_o, b_o)  # (N, Dout)
-    return AttentionResult(
-        queries=qh,
-        keys=kh,
-        values=vh,
-        scores=scores,
-        mask=None if mask is None else np.array(mask),
-        weights=weights,
-        head_outputs=head_out,
-        concat=concat,
-        output=output,
-        scale=factor,
-        x=x,
-    )
-
-
-def multi_head_attention(
-    x: ArrayLike,
-    params: AttentionParams,
-    *,
-    num_heads: int = 1,
-    scale: Scale = True,
-    mask: ArrayLike | None = None,
-) -> AttentionResult:
-    """Multi-head self-attention of ``x`` (N, D), as ``torch.nn.MultiheadAttention``.
-
-    Head h uses the h-th contiguous block of Dk/H columns of Q and K and of Dv/H
-    columns of V. ``scale=True`` uses 1/sqrt(Dk/H), the per-head width. The result
-    keeps the head axis (H = 1 for single-head attention).
-    """
-    if not isinstance(params, AttentionParams):
-        raise ValueError(f"params must be AttentionParams, got {type(params).__name__}")
-    x = np.asarray(x)
-    if x.ndim != 2:
-        raise ValueError(f"x must be 2-D (N tokens, D features), got shape {_shape(x)}")
-    n, d = x.shape
-    if n < 1 or d < 1:
-        raise ValueError(f"x must have N >= 1 tokens and D >= 1 features, got shape {n}x{d}")
-    dtype = np.result_type(x, params.w_q, np.float32)
-    x = _as_float("x", x, dtype)
-    if d != params.d_model:
-        raise ValueError(
-            f"x has D={d} features (shape {n}x{d}) but w_q expects D={params.d_model} "
-            f"(w_q shape {_shape(params.w_q)})"
-        )
-    num_heads = _check_heads(num_heads)
-    if num_heads < 1 or params.d_k % num_heads or params.d_v % num_heads:
-        raise ValueError(
-            f"num_heads={num_heads} must divide Dk={params.d_k} (w_q {_shape(params.w_q)}) "
-            f"and Dv={params.d_v} (w_v {_shape(params.w_v)})"
-        )
-    full = _full_mask(mask, n, n)
-    p = params if params.w_q.dtype == dtype else params.astype(dtype)
-    # 1. project Q, K and V with one matmul: x [w_q | w_k | w_v] + [b_q | b_k | b_v]
-    qkv = project(x, p.w_qkv, p.b_qkv)  # (N, 2Dk+Dv)
-    check_finite("x @ [w_q | w_k | w_v] (overflow?)", qkv)
-    dk = p.d_k
-    q, k, v = qkv[:, :dk], qkv[:, dk : 2 * dk], qkv[:, 2 * dk :]  # (N, Dk), (N, Dk), (N, Dv)
-    return _heads_attention(q, k, v, num_heads, scale, full, p.w_o, p.b_o, x)
 
 
 # --------------------------------------------------------------------------- decoders: GQA, RoPE
@@ -1022,3 +957,161 @@ def permute_tokens(x: ArrayLike, perm: ArrayLike) -> Array:
             f"got {p.tolist()}"
         )
     return x[p]
+
+
+# --------------------------------------------------------------------------- the fused path
+#
+# Steps 3-7 of the module docstring fused, for ``fused=True`` (see :data:`FUSED`): what
+# :func:`attention` computes, to rounding, with fewer passes over N x N arrays. Nothing
+# above this line depends on it except the two ``if fused:`` branches.
+
+
+#: Row sums of the unshifted exp(scores) accepted without a shift by the row maximum, per
+#: itemsize: within e^±600 (float64) and e^±60 (float32) nothing overflowed and nothing
+#: that matters underflowed, so the unshifted softmax is as accurate as the shifted one.
+_EXP_SAFE = {8: 600.0, 4: 60.0}
+
+
+class _DeferredScores:
+    """The recipe of the scores, S = (q f) kᵀ, computed on first access (picklable).
+
+    qs (..., N, d_k) the scaled queries; kt (..., d_k, M) the keys transposed, contiguous.
+    """
+
+    __slots__ = ("kt", "qs")
+
+    def __init__(self, qs: Array, kt: Array) -> None:
+        self.qs, self.kt = qs, kt
+
+    def compute(self) -> Array:
+        return np.matmul(self.qs, self.kt)  # (..., N, M)
+
+
+class _DeferredField:
+    """A dataclass field whose value may be a :class:`_DeferredScores`, computed (once) on
+    first access. The field stays a field: ``dataclasses.fields``, the constructor,
+    ``replace``, pickling (``st.cache_data``) and ``repr`` all work as for a plain one."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._key = f"_{name}_value"
+
+    def __get__(self, obj: object, objtype: type | None = None) -> Array:
+        if obj is None:  # no class-level default: the field is required
+            raise AttributeError(self._key)
+        value = obj.__dict__[self._key]
+        if isinstance(value, _DeferredScores):
+            value = value.compute()
+            obj.__dict__[self._key] = value
+        return value
+
+    def __set__(self, obj: object, value: object) -> None:
+        obj.__dict__[self._key] = value
+
+
+@dataclass(frozen=True, eq=False)
+class _FusedResult(AttentionResult):
+    """The :class:`AttentionResult` of the fused path: ``scores`` is computed when it is
+    first read (Q Kᵀ once more, the same numbers the weights were computed from), so a
+    pass that only needs the weights and the output, like ``torch.nn.MultiheadAttention``,
+    does not pay for an extra N x N array. Otherwise an AttentionResult like any other."""
+
+    scores: Array = _DeferredField()  # type: ignore[assignment]  # computed on first access
+
+
+def _values_and_ones(v: Array) -> Array:
+    """[v | 1]: the values and a column of ones (for the row sums), laid out for the
+    faster matmul orientation of the dtype (measured with OpenBLAS): (..., d_v + 1, M),
+    transposed, for float64; (..., M, d_v + 1) otherwise."""
+    dv, m = v.shape[-1], v.shape[-2]
+    if v.dtype.itemsize == 8:
+        v1t = np.empty((*v.shape[:-2], dv + 1, m), v.dtype)  # (..., d_v + 1, M)
+        v1t[..., :dv, :] = np.swapaxes(v, -1, -2)
+        v1t[..., dv, :] = 1
+        return v1t
+    v1 = np.empty((*v.shape[:-2], m, dv + 1), v.dtype)  # (..., M, d_v + 1)
+    v1[..., :dv] = v
+    v1[..., dv] = 1
+    return v1
+
+
+def _times_values(w: Array, v1: Array) -> Array:
+    """w [v | 1]: (..., N, M) -> (..., N, d_v + 1), the last column holding the row sums
+    of w. float64 computes it as ([v | 1]ᵀ wᵀ)ᵀ, the orientation BLAS handles faster."""
+    if w.dtype.itemsize == 8:
+        return np.swapaxes(np.matmul(v1, np.swapaxes(w, -1, -2)), -1, -2)  # (..., N, d_v+1)
+    return np.matmul(w, v1)  # (..., N, d_v + 1)
+
+
+def _rows_at_risk(o1: Array, notmask: NDArray[np.bool_] | None, shape: tuple) -> Array | None:
+    """None if every row's unshifted softmax is safe, else a boolean (..., N) of the rows
+    whose sum left e^±_EXP_SAFE or whose outputs are not finite (fully masked rows, sum 0,
+    are fine)."""
+    sums = o1[..., -1]  # (..., N)
+    limit = _EXP_SAFE.get(o1.dtype.itemsize, 0.0)
+    lo, hi = math.exp(-limit), math.exp(limit)
+    # fast: every row fine (three reductions, no temporaries)
+    if lo <= sums.min() and sums.max() <= hi and math.isfinite(o1.sum()):
+        return None
+    ok = (sums >= lo) & (sums <= hi) & np.isfinite(o1).all(axis=-1)  # (..., N)
+    if notmask is not None:
+        ok |= np.broadcast_to(notmask, shape).all(axis=-1)
+    return None if ok.all() else ~ok
+
+
+def _stable_softmax(deferred: _DeferredScores, notmask: NDArray[np.bool_] | None) -> Array:
+    """softmax(S) over the keys, shifted by the row maximum, masked entries 0: the textbook
+    stable softmax (normalised before it meets the values, so huge values cannot overflow
+    the weighted sums)."""
+    ws = deferred.compute()  # (..., N, M)
+    if notmask is not None:
+        np.copyto(ws, ws.dtype.type(-np.inf), where=notmask)
+    mx = np.max(ws, axis=-1, keepdims=True)  # (..., N, 1)
+    mx[np.isneginf(mx)] = 0  # fully masked rows stay -inf and become zeros
+    ws -= mx
+    return _exp_normalize(ws, axis=-1)  # (..., N, M)
+
+
+def _attend(
+    q: Array, k: Array, v: Array, factor: float, mask: NDArray[np.bool_] | None
+) -> tuple[_DeferredScores, Array, Array]:
+    """Steps 3-7 fused: :func:`attention`'s numbers to rounding, on validated arrays.
+
+    q (..., N, d_k), k (..., M, d_k), v (..., M, d_v) of one float dtype, leading axes
+    broadcast; ``factor`` a Python float (so float32 stays float32); mask broadcastable to
+    (..., N, M) or None. Returns (the scores as a recipe computed when read, weights
+    (..., N, M), output (..., N, d_v)). One full-size (..., N, M) array is allocated: the
+    scores are exponentiated in place into the weights (and recomputed on demand).
+
+    The softmax skips the shift by the row maximum and checks afterwards, per row, that
+    the row sum stayed within e^±_EXP_SAFE (no overflow, no harmful underflow); rows that
+    did not are recomputed with the shift. Each row's path depends on that row alone, so
+    a causal row never depends on later tokens, not even by rounding.
+    """
+    # a. scale the queries, not the N x M scores: (q f) kᵀ = (q kᵀ) f, N*d_k products;
+    #    contiguous per head (BLAS is faster on contiguous blocks than on strided views)
+    qs = np.multiply(q, factor, out=np.empty(q.shape, q.dtype))  # (..., N, d_k)
+    kt = np.ascontiguousarray(np.swapaxes(k, -1, -2))  # (..., d_k, M)
+    deferred = _DeferredScores(qs, kt)
+    notmask = None if mask is None else ~np.asarray(mask)  # (..., N, M) broadcastable
+    v1 = _values_and_ones(v.astype(qs.dtype, copy=False))  # [v | 1]
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        # b. scores S = (q f) kᵀ (one BLAS matmul per head), exp in place: the numerators
+        w = deferred.compute()  # (..., N, M), becomes the weights
+        np.exp(w, out=w)
+        if notmask is not None:
+            np.copyto(w, 0, where=notmask)  # masked weights exactly 0
+        # c. unnormalised outputs and the row sums in one matmul: w [v | 1]
+        o1 = _times_values(w, v1)  # (..., N, d_v + 1)
+        bad = _rows_at_risk(o1, notmask, w.shape)  # None or (..., N)
+    if bad is not None:
+        # c'. rows at risk: the stable softmax (row sums 1, so step d keeps them)
+        ws = _stable_softmax(deferred, notmask)  # (..., N, M)
+        w[bad] = ws[bad]
+        o1[bad] = _times_values(ws, v1)[bad]
+    sums = o1[..., -1:]  # (..., N, 1)
+    sums[sums == 0] = 1  # fully masked rows: weights and outputs stay 0
+    inv = np.reciprocal(sums)  # (..., N, 1)
+    # d. normalise: softmax weights (rows sum to 1) and the weighted sums of the values
+    w *= inv  # (..., N, M)
+    output = np.multiply(o1[..., :-1], inv)  # (..., N, d_v)
+    return deferred, w, output

@@ -1,16 +1,30 @@
-"""Time attnviz's multi_head_attention against torch.nn.MultiheadAttention (CPU).
+"""Time attnviz's two ways to run attention: against PyTorch, and against each other.
 
-Both return the per-head attention weights (torch: need_weights=True,
-average_attn_weights=False), both run with the same number of threads, the repeats of
-the two are interleaved in one run, and the medians are compared:
+1. The fused path (``fused=True``) against torch.nn.MultiheadAttention (CPU). Both return
+   the per-head attention weights (torch: need_weights=True, average_attn_weights=False),
+   both run with the same number of threads, the repeats are interleaved in one run, and
+   the medians are compared:
 
-    python bench/engine.py                       # float64, 1 thread
-    python bench/engine.py --dtype both --threads 2 --repeats 30
+       python bench/engine.py                       # float64, 1 thread
+       python bench/engine.py --dtype both --threads 2 --repeats 30
 
-Prints one line per (N, D, H) and dtype with the medians and the ratio attnviz/torch
-(target: <= 1.0 in float64). attnviz computes ``result.scores`` (the pre-softmax scores,
-which torch does not return) when it is first read; the last two columns time a call
-that also reads them. Not a test: no timing is asserted anywhere.
+   One line per (N, D, H) and dtype with the medians and the ratio attnviz/torch (target:
+   <= 1.0 in float64). The fused path computes ``result.scores`` (which torch does not
+   return) when it is first read; "+scores" times a call that also reads them. "plain"
+   is the default path (``fused=False``, :func:`attnviz.engine.attention`) on the same input.
+
+2. ``--paths``: the plain path against the fused one at the app's sizes (N up to 512, D up
+   to 128, float64; no torch needed), as the app uses the engine:
+
+       python bench/engine.py --paths               # mask none; --mask causal
+
+   "call" is ``multi_head_attention`` alone. "new input" is what a new setting costs the
+   app: the call, reading ``.scores`` (the playground draws them) and ``pickle.dumps`` (the
+   write into ``st.cache_data``). "cached" is what every rerun on a cached input costs:
+   ``pickle.loads`` (the read from ``st.cache_data``) and reading ``.scores`` (computed
+   again for a fused result). "MB" is the pickled size of one result.
+
+Not a test: no timing is asserted anywhere.
 """
 
 from __future__ import annotations
@@ -34,16 +48,24 @@ _THREADS = _threads_from_argv(sys.argv[1:])
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = str(_THREADS)
 
+import pickle  # noqa: E402
 import statistics  # noqa: E402
 import time  # noqa: E402
+from collections.abc import Callable  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from attnviz.engine import AttentionParams, multi_head_attention  # noqa: E402
+from attnviz.engine import AttentionParams, causal_mask, multi_head_attention  # noqa: E402
 
 SIZES = ((64, 64, 4), (512, 256, 8), (1024, 512, 8))
+#: The app's sizes for --paths: N (tokens) 6..512 x (D, heads) with D 8..128, heads 1..8.
+APP_SIZES = tuple(
+    (n, d, h)
+    for n in (6, 32, 64, 128, 256, 512)
+    for d, h in ((8, 1), (8, 2), (64, 8), (128, 1), (128, 8))
+)
 
 
 def make_torch_mha(torch, params: AttentionParams, heads: int, dtype):
@@ -58,8 +80,31 @@ def make_torch_mha(torch, params: AttentionParams, heads: int, dtype):
     return mha.eval()
 
 
-def bench_one(torch, n: int, d: int, h: int, dtype_name: str, repeats: int, warmup: int, clock):
-    """Medians (seconds per call) of attnviz, torch, and attnviz also reading ``.scores``."""
+def medians(fns: list[Callable[[], object]], repeats: int, warmup: int, clock) -> list[float]:
+    """Median seconds per call of each function: interleaved repeats, rotating which goes
+    first; each sample runs enough calls for ~20 ms of work, so the clock's resolution and
+    one-off hiccups matter less at small sizes."""
+    for _ in range(warmup):
+        for fn in fns:
+            fn()
+    t0 = time.perf_counter()
+    for fn in fns:
+        fn()
+    inner = max(1, min(500, int(0.02 * len(fns) / max(time.perf_counter() - t0, 1e-6))))
+    acc: list[list[float]] = [[] for _ in fns]
+    order = list(range(len(fns)))
+    for i in range(repeats):
+        k = i % len(fns)
+        for j in order[k:] + order[:k]:
+            t0 = clock()
+            for _ in range(inner):
+                fns[j]()
+            acc[j].append((clock() - t0) / inner)
+    return [statistics.median(a) for a in acc]
+
+
+def bench_torch(torch, n: int, d: int, h: int, dtype_name: str, repeats: int, warmup: int, clock):
+    """Medians (seconds per call): fused, torch, fused also reading ``.scores``, plain."""
     np_dtype = np.dtype(dtype_name)
     t_dtype = getattr(torch, dtype_name)
     params = AttentionParams.random(d, seed=0, init="xavier").astype(np_dtype)
@@ -67,52 +112,141 @@ def bench_one(torch, n: int, d: int, h: int, dtype_name: str, repeats: int, warm
     mha = make_torch_mha(torch, params, h, t_dtype)
     xt = torch.from_numpy(x.copy())[None]  # (1, N, D)
 
-    def run_ours():
-        return multi_head_attention(x, params, num_heads=h)
+    def run_fused():
+        return multi_head_attention(x, params, num_heads=h, fused=True)
 
-    def run_ours_scores():  # the scores are computed on first access: count them too
-        return multi_head_attention(x, params, num_heads=h).scores
+    def run_fused_scores():  # the scores are computed on first access: count them too
+        return multi_head_attention(x, params, num_heads=h, fused=True).scores
+
+    def run_plain():
+        return multi_head_attention(x, params, num_heads=h, fused=False)
 
     def run_torch():
         with torch.no_grad():
             return mha(xt, xt, xt, need_weights=True, average_attn_weights=False)
 
-    # sanity: the same numbers, and both keep the dtype
-    ours, (out, w) = run_ours(), run_torch()
+    # sanity: the same numbers on both paths, and both keep the dtype
+    out, w = run_torch()
     tol = 1e-9 if dtype_name == "float64" else 1e-3
-    assert ours.output.dtype == np_dtype, ours.output.dtype
-    assert ours.weights.dtype == np_dtype and ours.scores.dtype == np_dtype
-    np.testing.assert_allclose(ours.output, out[0].numpy(), rtol=tol, atol=tol)
-    np.testing.assert_allclose(ours.weights, w[0].numpy(), rtol=tol, atol=tol)
+    for ours in (run_fused(), run_plain()):
+        assert ours.output.dtype == np_dtype, ours.output.dtype
+        assert ours.weights.dtype == np_dtype and ours.scores.dtype == np_dtype
+        np.testing.assert_allclose(ours.output, out[0].numpy(), rtol=tol, atol=tol)
+        np.testing.assert_allclose(ours.weights, w[0].numpy(), rtol=tol, atol=tol)
+    fns = [run_fused, run_torch, run_fused_scores, run_plain]
+    return medians(fns, repeats, warmup, clock)
 
-    for _ in range(warmup):
-        run_ours()
-        run_torch()
-    # calls per sample: at least ~20 ms of work per sample, so the clock's resolution and
-    # one-off hiccups matter less at the small size
-    t0 = time.perf_counter()
-    run_torch()
-    inner = max(1, min(200, int(0.02 / max(time.perf_counter() - t0, 1e-6))))
-    cands = ((run_ours, []), (run_torch, []), (run_ours_scores, []))
-    for i in range(repeats):  # interleaved, rotating which goes first
-        k = i % len(cands)
-        for fn, acc in cands[k:] + cands[:k]:
-            t0 = clock()
-            for _ in range(inner):
-                fn()
-            acc.append((clock() - t0) / inner)
-    return tuple(statistics.median(acc) for _, acc in cands)
+
+def bench_paths(n: int, d: int, h: int, mask_kind: str, repeats: int, warmup: int, clock):
+    """Medians (seconds) of call, new input and cached, plain then fused; pickled MB each."""
+    params = AttentionParams.random(d, seed=1, init="xavier")
+    x = np.random.default_rng(0).standard_normal((n, d))
+    mask = causal_mask(n) if mask_kind == "causal" else None
+
+    def call(fused: bool):
+        return lambda: multi_head_attention(x, params, num_heads=h, mask=mask, fused=fused)
+
+    def new_input(fused: bool):
+        def run():
+            r = multi_head_attention(x, params, num_heads=h, mask=mask, fused=fused)
+            blob = pickle.dumps(r, protocol=pickle.HIGHEST_PROTOCOL)  # into st.cache_data
+            return r.scores, blob
+
+        return run
+
+    blobs = [new_input(f)()[1] for f in (False, True)]
+
+    def cached(blob: bytes):
+        return lambda: pickle.loads(blob).scores  # from st.cache_data, then drawn
+
+    plain, fused = (
+        multi_head_attention(x, params, num_heads=h, mask=mask, fused=f) for f in (False, True)
+    )
+    np.testing.assert_allclose(plain.output, fused.output, rtol=1e-12, atol=1e-12)
+    fns = [call(False), call(True), new_input(False), new_input(True), *map(cached, blobs)]
+    return medians(fns, repeats, warmup, clock), [len(b) / 1e6 for b in blobs]
+
+
+def _parse_sizes(ap: argparse.ArgumentParser, text: str) -> list[tuple[int, ...]]:
+    try:
+        sizes = [tuple(int(v) for v in item.split("x")) for item in text.split(",")]
+        if any(len(t) != 3 or min(t) < 1 or t[1] % t[2] for t in sizes):
+            raise ValueError
+    except ValueError:
+        ap.error(f"--sizes must be NxDxH,... with H dividing D, got {text!r}")
+    return sizes
+
+
+def main_torch(args, sizes, clock) -> int:
+    import torch
+
+    torch.set_num_threads(args.threads)
+    dtypes = ("float64", "float32") if args.dtype == "both" else (args.dtype,)
+    print(
+        f"attnviz multi_head_attention(fused=True) vs torch {torch.__version__} "
+        f"nn.MultiheadAttention (weights per head), numpy {np.__version__}, "
+        f"threads={args.threads}, repeats={args.repeats} (medians, {args.clock} clock)"
+    )
+    print(
+        f"{'dtype':8} {'N':>5} {'D':>4} {'H':>2} {'fused ms':>9} {'torch ms':>9} "
+        f"{'ratio':>6}   {'+scores ms':>10} {'ratio':>6}   {'plain ms':>9} {'ratio':>6}"
+    )
+    worst = 0.0
+    for dtype_name in dtypes:
+        for n, d, h in sizes:
+            fused, theirs, with_scores, plain = bench_torch(
+                torch, n, d, h, dtype_name, args.repeats, args.warmup, clock
+            )
+            ratio = fused / theirs
+            if dtype_name == "float64":
+                worst = max(worst, ratio)
+            print(
+                f"{dtype_name:8} {n:5d} {d:4d} {h:2d} {fused * 1e3:9.3f} {theirs * 1e3:9.3f} "
+                f"{ratio:6.2f}   {with_scores * 1e3:10.3f} {with_scores / theirs:6.2f}   "
+                f"{plain * 1e3:9.3f} {plain / theirs:6.2f}"
+            )
+    if "float64" in dtypes:
+        verdict = "met" if worst <= 1.0 else "NOT met"
+        print(f"worst float64 ratio {worst:.2f} (fused): target <= 1.0 {verdict}")
+    return 0
+
+
+def main_paths(args, sizes, clock) -> int:
+    print(
+        f"attnviz multi_head_attention, plain (fused=False) vs fused (fused=True), float64, "
+        f"mask {args.mask}, numpy {np.__version__}, threads={args.threads}, "
+        f"repeats={args.repeats} (medians in ms, {args.clock} clock)"
+    )
+    print(
+        f"{'N':>4} {'D':>4} {'H':>2} | {'call: plain':>11} {'fused':>7} {'f/p':>5} | "
+        f"{'new input: plain':>16} {'fused':>7} {'f/p':>5} | {'cached: plain':>13} "
+        f"{'fused':>6} | {'MB: plain':>9} {'fused':>5}"
+    )
+    for n, d, h in sizes:
+        (cp, cf, np_, nf, hp, hf), (mp, mf) = bench_paths(
+            n, d, h, args.mask, args.repeats, args.warmup, clock
+        )
+        print(
+            f"{n:4d} {d:4d} {h:2d} | {cp * 1e3:11.3f} {cf * 1e3:7.3f} {cf / cp:5.2f} | "
+            f"{np_ * 1e3:16.3f} {nf * 1e3:7.3f} {nf / np_:5.2f} | {hp * 1e3:13.3f} "
+            f"{hf * 1e3:6.3f} | {mp:9.2f} {mf:5.2f}"
+        )
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--paths", action="store_true", help="plain vs fused at the app's sizes")
     ap.add_argument("--dtype", choices=("float32", "float64", "both"), default="float64")
+    ap.add_argument("--mask", choices=("none", "causal"), default="none", help="--paths only")
     ap.add_argument("--threads", type=int, default=1, help="BLAS and torch threads (default 1)")
     ap.add_argument("--repeats", type=int, default=21)
     ap.add_argument(
         "--sizes",
-        default=",".join(f"{n}x{d}x{h}" for n, d, h in SIZES),
-        help="comma-separated NxDxH (default: %(default)s)",
+        default=None,
+        help="comma-separated NxDxH (default: "
+        f"{','.join(f'{n}x{d}x{h}' for n, d, h in SIZES)}; with --paths: N 6..512 x "
+        "(D, H) in (8, 1), (8, 2), (64, 8), (128, 1), (128, 8))",
     )
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument(
@@ -123,44 +257,10 @@ def main(argv: list[str] | None = None) -> int:
         "sensitive to other processes on a busy machine; meaningful with --threads 1)",
     )
     args = ap.parse_args(argv)
-
-    import torch
-
-    torch.set_num_threads(args.threads)
-    dtypes = ("float64", "float32") if args.dtype == "both" else (args.dtype,)
-    try:
-        sizes = [tuple(int(v) for v in item.split("x")) for item in args.sizes.split(",")]
-        if any(len(t) != 3 or min(t) < 1 or t[1] % t[2] for t in sizes):
-            raise ValueError
-    except ValueError:
-        ap.error(f"--sizes must be NxDxH,... with H dividing D, got {args.sizes!r}")
+    default = APP_SIZES if args.paths else SIZES
+    sizes = default if args.sizes is None else _parse_sizes(ap, args.sizes)
     clock = time.perf_counter if args.clock == "wall" else time.process_time
-    print(
-        f"attnviz multi_head_attention vs torch {torch.__version__} nn.MultiheadAttention "
-        f"(weights per head), numpy {np.__version__}, threads={args.threads}, "
-        f"repeats={args.repeats} (medians, {args.clock} clock)"
-    )
-    print(
-        f"{'dtype':8} {'N':>5} {'D':>4} {'H':>2} {'attnviz ms':>11} {'torch ms':>9} "
-        f"{'ratio':>6}   {'+scores ms':>10} {'ratio':>6}"
-    )
-    worst = 0.0
-    for dtype_name in dtypes:
-        for n, d, h in sizes:
-            ours, theirs, with_scores = bench_one(
-                torch, n, d, h, dtype_name, args.repeats, args.warmup, clock
-            )
-            ratio = ours / theirs
-            if dtype_name == "float64":
-                worst = max(worst, ratio)
-            print(
-                f"{dtype_name:8} {n:5d} {d:4d} {h:2d} {ours * 1e3:11.3f} {theirs * 1e3:9.3f} "
-                f"{ratio:6.2f}   {with_scores * 1e3:10.3f} {with_scores / theirs:6.2f}"
-            )
-    if "float64" in dtypes:
-        verdict = "met" if worst <= 1.0 else "NOT met"
-        print(f"worst float64 ratio {worst:.2f}: target <= 1.0 {verdict}")
-    return 0
+    return (main_paths if args.paths else main_torch)(args, sizes, clock)
 
 
 if __name__ == "__main__":

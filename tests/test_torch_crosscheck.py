@@ -87,12 +87,13 @@ def _mask(kind: str, n: int, seed: int) -> np.ndarray | None:
     return m
 
 
+@pytest.mark.parametrize("fused", [False, True])
 @pytest.mark.parametrize(("n", "e", "h", "kind", "init"), MHA_CASES)
-def test_multi_head_attention_equals_torch(n, e, h, kind, init):
+def test_multi_head_attention_equals_torch(n, e, h, kind, init, fused):
     p = AttentionParams.random(e, seed=n + e, init=init)
     x = np.random.default_rng(n * e).standard_normal((n, e))
     mask = _mask(kind, n, seed=n)
-    res = multi_head_attention(x, p, num_heads=h, mask=mask)
+    res = multi_head_attention(x, p, num_heads=h, mask=mask, fused=fused)
     mha = torch_mha(p, h)
     xt = torch.from_numpy(x)[None]  # (1, N, E)
     attn_mask = None if mask is None else torch.from_numpy(~mask)  # torch: True = NOT allowed
@@ -102,12 +103,14 @@ def test_multi_head_attention_equals_torch(n, e, h, kind, init):
     np.testing.assert_allclose(res.weights, w[0].numpy(), rtol=TOL, atol=TOL)
 
 
+@pytest.mark.parametrize("fused", [False, True])
 @pytest.mark.parametrize(("n", "e", "h", "kind", "init"), MHA_CASES)
-def test_float32_matches_torch_float32(n, e, h, kind, init):
+def test_float32_matches_torch_float32(n, e, h, kind, init, fused):
     p = AttentionParams.random(e, seed=n + e, init=init)
     x = np.random.default_rng(n * e).standard_normal((n, e))
     mask = _mask(kind, n, seed=n)
-    res = multi_head_attention(x.astype(np.float32), p.astype(np.float32), num_heads=h, mask=mask)
+    x32, p32 = x.astype(np.float32), p.astype(np.float32)
+    res = multi_head_attention(x32, p32, num_heads=h, mask=mask, fused=fused)
     assert res.output.dtype == np.float32
     mha = torch_mha(p, h).float()
     xt = torch.from_numpy(x.astype(np.float32))[None]
@@ -128,8 +131,9 @@ SDPA_CASES = [
 ]
 
 
+@pytest.mark.parametrize("fused", [False, True])
 @pytest.mark.parametrize(("lead", "n", "m", "dk", "dv", "scale", "kind"), SDPA_CASES)
-def test_sdpa_equals_torch(lead, n, m, dk, dv, scale, kind):
+def test_sdpa_equals_torch(lead, n, m, dk, dv, scale, kind, fused):
     rng = np.random.default_rng(n * m + dk)
     q = rng.standard_normal((*lead, n, dk))
     k = rng.standard_normal((*lead, m, dk))
@@ -140,7 +144,7 @@ def test_sdpa_equals_torch(lead, n, m, dk, dv, scale, kind):
     elif kind == "random":
         mask = rng.random((n, m)) < 0.6
         mask[:, 0] = True  # no fully masked row
-    w, out = scaled_dot_product_attention(q, k, v, scale=scale, mask=mask)
+    w, out = scaled_dot_product_attention(q, k, v, scale=scale, mask=mask, fused=fused)
     t_scale = None if scale is True else (1.0 if scale is False else float(scale))
     t_mask = None if mask is None else torch.from_numpy(mask)  # SDPA: True = may attend
     t_out = F.scaled_dot_product_attention(
