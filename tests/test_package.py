@@ -20,6 +20,7 @@ from tests.package_build import ROOT, build_wheel, fresh_venv
 
 PAGES = sorted(p.name for p in (ROOT / "pages").glob("*.py"))
 BOARD = sorted(p.name for p in (ROOT / "attnviz" / "board").iterdir() if p.is_file())
+RUNS = sorted(p.name for p in (ROOT / "attnviz" / "toy_runs").glob("*.npz"))
 
 
 def pyproject() -> dict:
@@ -47,6 +48,7 @@ def test_the_wheel_holds_the_board_the_app_the_pages_and_the_config(wheel):
     assert "attnviz/app/app.py" in names
     assert "attnviz/app/.streamlit/config.toml" in names  # the safe serving settings
     assert {"attnviz/cli.py", "attnviz/engine.py", "attnviz/ui/state.py"} <= names
+    assert len(RUNS) == 3 and {f"attnviz/toy_runs/{r}" for r in RUNS} <= names  # toys.load
     # nothing of the checkout but the package and the app
     assert not [n for n in names if n.startswith(("tests/", "bench/", "pages/", "deploy/"))]
     assert not [n for n in names if "__pycache__" in n]
@@ -95,6 +97,24 @@ def test_the_installed_command_runs_the_installed_app(venv_bin, tmp_path):
     app = Path(out.stdout.strip())
     assert app.is_relative_to(venv_bin.parent), f"the app is not the installed one: {app}"
     assert (app / "app.py").is_file() and sorted(p.name for p in (app / "pages").glob("*.py"))
+
+
+def test_the_installed_package_loads_its_shipped_toy_runs(venv_bin, tmp_path):
+    code = (
+        "from attnviz import toys; "
+        "print(toys.run_path('induction')); "
+        "runs = [toys.load(t) for t in toys.TASKS]; "
+        "print(*[f'{r.task}:{len(r.checkpoints)}:{r.done}' for r in runs])"
+    )
+    out = subprocess.run(
+        [str(venv_bin / "python"), "-c", code],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    path, loaded = out.stdout.strip().splitlines()
+    assert Path(path).is_relative_to(venv_bin.parent), f"not the installed file: {path}"
+    assert [s.split(":")[0] for s in loaded.split()] == ["previous", "reverse", "induction"]
+    assert all(s.endswith(":True") and int(s.split(":")[1]) > 10 for s in loaded.split())
 
 
 def _get(url: str) -> tuple[int, str]:

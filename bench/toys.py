@@ -1,0 +1,70 @@
+"""attnviz.toys, timed: how long until an induction head forms, training live (issue 28).
+
+Trains the ``induction`` task with ``toys.train_iter`` (the page's live form) and, at each
+checkpoint, scores the heads on the task's example (``toys.job_scores``, as the page
+would); stops at the first checkpoint where a layer-1 head's induction score is >= 0.8.
+Prints, per seed, that step, the seconds of training (and of training plus scoring) to
+reach it, and the milliseconds per step; the load average before and after.
+
+    OPENBLAS_NUM_THREADS=1 taskset -c 0 python bench/toys.py            # seeds 0 1 2
+    OPENBLAS_NUM_THREADS=1 taskset -c 0 python bench/toys.py --seeds 0 --json toys.json
+
+Target (issue 28): an induction head forms in under 30 s on one core.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+
+from attnviz import toys
+
+
+def time_to_head(seed: int, threshold: float, steps: int) -> dict:
+    """Train until a layer-1 head scores >= ``threshold``: step, seconds, ms per step."""
+    task = toys.TASKS["induction"]
+    trained = scored = 0.0
+    start = time.perf_counter()
+    for history in toys.train_iter(task, seed, steps):
+        trained += time.perf_counter() - start
+        mark = time.perf_counter()
+        jobs = toys.job_scores(task, history.checkpoints[-1:], None)
+        scored += time.perf_counter() - mark
+        step = int(history.steps[-1])
+        if jobs.scores[0, 1].max() >= threshold:
+            break
+        start = time.perf_counter()
+    return {
+        "seed": seed, "step": step, "formed": bool(jobs.scores[0, 1].max() >= threshold),
+        "train_s": round(trained, 2), "train_and_score_s": round(trained + scored, 2),
+        "ms_per_step": round(1000 * trained / max(step, 1), 2),
+    }  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument("--threshold", type=float, default=0.8)
+    parser.add_argument("--steps", type=int, default=toys.MAX_STEPS)
+    parser.add_argument("--json", default=None, help="also write the results here")
+    args = parser.parse_args()
+    load = os.getloadavg()
+    print(f"load average before: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; "
+          f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}, "
+          f"CPUs allowed: {sorted(os.sched_getaffinity(0))}")  # fmt: skip
+    rows = [time_to_head(seed, args.threshold, args.steps) for seed in args.seeds]
+    for r in rows:
+        print(f"seed {r['seed']}: layer-1 head >= {args.threshold} at step {r['step']} "
+              f"(formed: {r['formed']}), {r['train_s']} s training, "
+              f"{r['train_and_score_s']} s with scoring, {r['ms_per_step']} ms/step")  # fmt: skip
+    load = os.getloadavg()
+    print(f"load average after: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,92 @@
+"""The runs shipped with attnviz.toys (attnviz/toy_runs/*.npz): small, reproduced from their
+seed byte for byte, and they reach the issue's targets (issue 28)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from attnviz import toys
+from attnviz.models.head_patterns import probe, scores
+
+#: The three files together stay under this many bytes.
+LIMIT = 3_000_000
+
+
+@pytest.fixture(scope="module", params=list(toys.TASKS))
+def shipped(request) -> tuple[toys.Task, toys.History]:
+    return toys.TASKS[request.param], toys.load(request.param)
+
+
+def test_the_three_runs_are_together_under_3_mb():
+    sizes = [toys.run_path(name).stat().st_size for name in toys.TASKS]
+    assert all(s > 0 for s in sizes) and sum(sizes) < LIMIT, sizes
+
+
+def test_a_shipped_run_is_whole(shipped):
+    task, run = shipped
+    assert run.task == task.name and run.done and run.total == task.steps
+    assert run.steps[0] == 0 and (np.diff(run.steps) > 0).all()
+    assert len(run.checkpoints) == len(run.steps) and run.losses.shape == (run.total,)
+    assert run.checkpoints[0].sizes == {
+        "V": task.vocab, "D": task.d_model, "T_max": task.length, "L": task.layers,
+        "H": task.heads, "d_h": task.d_head,
+    }  # fmt: skip
+    assert run.settings == {"lr": task.lr, "batch": task.batch, "every": task.every,
+                            "drop": task.drop}  # fmt: skip
+
+
+@pytest.mark.slow
+def test_a_shipped_run_is_reproduced_from_its_seed_byte_for_byte(shipped):
+    task, run = shipped
+    again = toys.train(task, run.seed, run.total, **run.settings)
+    assert toys.history_bytes(again) == toys.run_path(task).read_bytes()
+
+
+def test_a_shipped_run_solves_its_task_on_fresh_samples(shipped):
+    task, run = shipped
+    loss, accuracy = toys.evaluate(task, run.checkpoints[-1], seed=12345, batch=1000)
+    assert accuracy >= 0.95, (task.name, loss, accuracy)
+    _, before = toys.evaluate(task, run.checkpoints[0], seed=12345, batch=1000)
+    assert before < 0.2  # the random weights do not
+
+
+def test_a_head_forms_for_the_job_of_each_layer(shipped):
+    task, run = shipped
+    jobs = toys.job_scores(task, run)
+    assert jobs.scores.shape == (len(run.steps), task.layers, task.heads)
+    assert (jobs.scores[0] < 0.3).all()  # no head does a job at step 0
+    assert (jobs.scores[-1].max(axis=-1) >= 0.8).all()  # a head of every layer does at the end
+    formed = jobs.first_step_above(0.8).max(axis=-1)  # (L,): the first head of each layer
+    assert (formed > 0).all() and (formed < run.total).all()
+
+
+def induction_scores(params: toys.ToyParams, seeds=range(10)) -> np.ndarray:
+    """attnviz's induction score (head_patterns) of every head, (L, H), averaged over
+    head_patterns' own probes: random ids (drawn with replacement), repeated twice."""
+    out = []
+    for seed in seeds:
+        ids = probe(seed, 16, (0, 32))  # (32,)
+        _, att = toys.forward(params, ids[None])  # (L, 1, H, T, T)
+        out.append(scores(att[:, 0], ids)["induction"])
+    return np.mean(out, axis=0)
+
+
+def test_induction_targets_on_attnviz_probes():
+    run = toys.load("induction")
+    start, end = induction_scores(run.checkpoints[0]), induction_scores(run.checkpoints[-1])
+    assert start.max() < 0.3  # no head, in either layer, at step 0
+    assert end[1].max() >= 0.8  # a layer-1 head at the end
+    assert end[0].max() < 0.3  # and not in layer 0 (one layer cannot do induction)
+
+
+def test_the_induction_loss_drops_suddenly_after_a_plateau():
+    """On the curve: 100 steps in which the loss (mean of 25 steps) falls by at least 2
+    nats, after at least 150 steps spent within 0.3 nats of the loss the drop starts from."""
+    run = toys.load("induction")
+    smooth = np.convolve(run.losses, np.ones(25) / 25, mode="valid")  # (S - 24,)
+    falls = smooth[:-100] - smooth[100:]  # the fall over the next 100 steps
+    start = int(np.argmax(falls >= 2.0))
+    assert falls[start] >= 2.0
+    plateau = smooth[: start + 1]
+    assert (np.abs(plateau[-150:] - smooth[start]) < 0.3).all() and start >= 150
