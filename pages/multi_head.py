@@ -7,6 +7,7 @@ import streamlit as st
 
 from attnviz import engine, figures, ui
 from attnviz.ui import predict
+from attnviz.ui.cell import HINT_WEIGHTS
 
 view = ui.start(
     "Multi-head attention",
@@ -106,7 +107,7 @@ elif step.rest:
             "Hover a cell to outline the same query and key in every head; click it to pick "
             "that query and head for the section below."
         )
-        ui.cell_panel(r, labels, "board_mh_small")
+        ui.cell_panel(r, labels, "board_mh_small", hint=HINT_WEIGHTS)
         st.subheader("One query in every head")
         query_section(view)
     else:
