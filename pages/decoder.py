@@ -128,6 +128,7 @@ def main() -> None:
     head = c2.slider("Head", 1, n_heads, 1, key="dec_head", bind="query-params") - 1
     kv = model.kv_head_of(head)
     weights = run.attentions  # (30, 9, N, N)
+    reveal = heads.opened(HEADS)  # an Open button of the Heads section: scroll up to here
     ui.pooled_note(n, "the next-token tab shows the newest row in full", exports=False)
     left, right = st.columns([1, 1.3])
     with left:
@@ -153,6 +154,7 @@ def main() -> None:
                 n,
             ),
             key="dec_head_fig",
+            reveal=reveal,
         )
         st.markdown(
             f"**Grouped-query attention.** Head {head + 1} uses key/value head {kv + 1}: "
@@ -183,6 +185,8 @@ HEADS = heads.ModelHeads(
     layer_key="dec_layer",
     head_key="dec_head",
     probe=lambda seed, length: head_probes.smollm_probe(_model(), seed, length),
+    text_key="dec_text",
+    repeat_text=smollm.REPEAT_TEXT,
 )
 
 
