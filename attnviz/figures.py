@@ -35,6 +35,7 @@ __all__ = [
     "MAX_MASK_MARKERS",
     "MAX_SMALL_MULTIPLES_N",
     "MAX_TICK_LABELS",
+    "NOTE_LINE",
     "SEQUENTIAL",
     "TEXT_COLOR",
     "Layout",
@@ -102,6 +103,8 @@ AXIS_TITLE_FONT = {"size": 14, "color": TEXT_COLOR}
 TITLE_FONT = {"size": 16, "color": TEXT_COLOR}
 _FONT = {"size": 13, "color": TEXT_COLOR}
 _SUB = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+#: Opens a figure title's second, smaller line ("grey = masked", "4-token blocks (mean)").
+NOTE_LINE = "<br><span style='font-size:13px;color:#555'>"
 
 
 def _f32(a: ArrayLike) -> NDArray[np.float32]:
@@ -428,7 +431,7 @@ def matrix_figure(
             data.append(_mask_markers(m))
         notes.append("grey = masked")
     if notes:
-        title += f"<br><span style='font-size:13px;color:#555'>{' · '.join(notes)}</span>"
+        title += f"{NOTE_LINE}{' · '.join(notes)}</span>"
     # 4. the layout: separator lines, margins that fit the labels, token axes
     margin = _fixed_margins(x_labels, y_labels, nx, ny)
     y_title = _fit_axis_title(

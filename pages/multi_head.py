@@ -212,7 +212,7 @@ if step.rest:
         },
         note="(heads, queries, keys) for the weights",
     )
-    tables = {"entropy (heads x queries)": (ent, None, labels)}
+    tables = {"entropy per head and query": (ent, None, labels)}
     if w_o is not None:
         tables["W_O"] = (w_o, None, None)
     ui.export_section(

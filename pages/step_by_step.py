@@ -173,7 +173,8 @@ def steps_table(view: ui.View, head: int, a: dict[str, np.ndarray], step: ui.Ste
             "",
             with_caption(
                 attn_plot("sb_raw", a["raw"], scale=1.0, title="QKᵀ (not scaled)"),
-                f"Colour scale ±{readable(zmax, 3)}, the same in steps 4 and 5.",
+                f"Colour scale ±{readable(zmax, 3)}, the same in step 4"
+                + (" and 5." if r.mask is not None else "."),
             ),
         ),
         (
@@ -183,7 +184,7 @@ def steps_table(view: ui.View, head: int, a: dict[str, np.ndarray], step: ui.Ste
             f"factor = {r.scale:.4g}",
             with_caption(
                 attn_plot("sb_scaled", a["scaled"], scale=r.scale),
-                shared_scale_note(r.scale, zmax),
+                shared_scale_note(r.scale, zmax, masked=r.mask is not None),
             ),
         ),
         mask_step,
@@ -214,11 +215,13 @@ def with_caption(draw: Callable[[], None], caption: str) -> Callable[[], None]:
     return both
 
 
-def shared_scale_note(scale: float, zmax: float) -> str:
-    """Under step 4: steps 3, 4 and 5 share one colour scale, and what that shows."""
+def shared_scale_note(scale: float, zmax: float, masked: bool) -> str:
+    """Under step 4: steps 3, 4 (and 5, the masked scores) share one colour scale, and what
+    that shows."""
+    steps = "Steps 3, 4 and 5" if masked else "Steps 3 and 4"
     note = (
-        f"Steps 3, 4 and 5 colour the scores on one scale, ±{readable(zmax, 3)}: a colour "
-        "means the same number in all three"
+        f"{steps} colour the scores on one scale, ±{readable(zmax, 3)}: a colour means the "
+        f"same number in {'all three' if masked else 'both'}"
     )
     if scale == 1:
         return note + "; without scaling, step 4 is step 3."

@@ -170,7 +170,7 @@ def test_top_heads_follow_the_chosen_text(page):
     at = _run(path, {f"{prefix}_text": text})
     pattern = "induction" if prefix == "dec" else "previous"
     on_probe = probe(model, head_probes.DEFAULT_SEED, head_probes.DEFAULT_LENGTH).scores
-    assert not any("(probe" in t for t in _top_titles(at, prefix))
+    assert not any("on the probe" in t for t in _top_titles(at, prefix))
     at = at.radio(key=f"{prefix}_heads_source").set_value("text").run()
     assert not at.exception
     run = model.run(text)
@@ -181,7 +181,7 @@ def test_top_heads_follow_the_chosen_text(page):
         fig = figs[f"{prefix}_heads_top{i}"]
         title = fig["layout"]["title"]["text"]
         assert title.startswith(f"Layer {lay + 1}, head {h + 1}: {pattern} {v:.2f}")
-        assert f"(probe {on_probe[pattern][lay, h]:.2f})" in title
+        assert f"on the probe {on_probe[pattern][lay, h]:.2f}" in title
         np.testing.assert_allclose(
             np.nan_to_num(_z(fig["data"][0])), run.attentions[lay, h], atol=1e-6
         )

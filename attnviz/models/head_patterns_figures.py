@@ -16,6 +16,7 @@ from numpy.typing import ArrayLike
 from attnviz.engine import causal_mask
 from attnviz.figures import (
     AXIS_TITLE_FONT,
+    NOTE_LINE,
     SEQUENTIAL,
     TICK_FONT,
     TITLE_FONT,
@@ -196,11 +197,14 @@ def probe_weights_figure(
     causal: bool = True,
     title: str,
     height: int = 360,
+    note: str = "",
 ) -> go.Figure:
     """One head's weights (N, N) on the probe: :func:`attnviz.figures.attention_figure`
     with dashed lines where the second copy starts (query and key ``start + length``); on
     the second copy an induction head's weight sits on the diagonal ``length - 1`` cells
-    left of the main one. ``length=None``: any text (the page's own), no lines."""
+    left of the main one. ``length=None``: any text (the page's own), no lines. ``note``:
+    a short line under the title (with "grey = masked"), where three charts abreast leave
+    no room in the title itself."""
     w = np.asarray(weights)
     n = len(tokens)
     if w.shape != (n, n):
@@ -219,6 +223,12 @@ def probe_weights_figure(
     )
     fig.layout.yaxis.title.text = "query i (row)"  # the shared titles do not fit 3 abreast
     fig.layout.xaxis.title.text = "key j (column)"
+    if note:
+        text = fig.layout.title.text
+        head, sep, rest = text.partition(NOTE_LINE)  # the builder's own second line
+        fig.layout.title.text = (
+            f"{head}{NOTE_LINE}{note} · {rest}" if sep else f"{text}{NOTE_LINE}{note}</span>"
+        )
     if length is None:
         return fig
     edge = start + length - 0.5  # between the copies

@@ -166,8 +166,13 @@ def latex_section(matrices: dict[str, tuple[np.ndarray, Any, Any]], page: str = 
         )
         for name, a in small.items():
             st.markdown(f"**{name}** ({shape_text(a)})")
+            whole = np.issubdtype(np.asarray(a).dtype, np.integer)  # indices, a 0/1 mask
             st.code(
-                latex.named(latex.text_name(name), np.asarray(a, dtype=np.float64)),
+                latex.named(
+                    latex.text_name(name),
+                    np.asarray(a, dtype=np.float64),
+                    decimals=0 if whole else latex.DECIMALS,
+                ),
                 language="latex",
                 wrap_lines=True,
             )

@@ -307,15 +307,16 @@ def _top_heads(spec: ModelHeads, probe: ProbeSummary, run: Any, own: dict | None
             length=None if on_text else probe.length,
             start=0 if on_text else probe.start,
             causal=spec.causal,
-            title=f"Layer {lay + 1}, head {h + 1}: {pattern} {v:.2f}"
-            + (f" (probe {on_probe:.2f})" if on_text else ""),
+            title=f"Layer {lay + 1}, head {h + 1}: {pattern} {v:.2f}",
+            note=f"on the probe {on_probe:.2f}" if on_text else "",
             height=340,
         )
     chart_row(
         f"{spec.prefix}_heads_top_row",
         charts,
         caption=(
-            "Their weights on your text (the box above); in brackets, their score on the probe. "
+            "Their weights on your text (the box above); under each title, the head's score "
+            "on the probe. "
             if on_text
             else "Their weights on the probe; the dashed lines mark where the second copy starts. "
         )
@@ -356,9 +357,10 @@ def _repeat_offer(spec: ModelHeads, run: Any, own: dict[str, np.ndarray], text: 
         width="stretch",
     )
     c2.caption(
-        f"A short text of your own shows an induction head only faintly. This puts "
-        f"“{md_text(spec.repeat_text)}” in the prompt box and scores every head on it: "
-        "the second copy is where an induction head looks back."
+        "An induction head shows where a text repeats itself, and a short sentence of your "
+        f"own rarely does. This puts “{md_text(spec.repeat_text)}” in the prompt box and "
+        "scores every head on it: on the second copy an induction head looks back at the "
+        "token that came next the first time."
     )
 
 
