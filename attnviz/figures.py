@@ -35,6 +35,7 @@ __all__ = [
     "MAX_MASK_MARKERS",
     "MAX_SMALL_MULTIPLES_N",
     "MAX_TICK_LABELS",
+    "NOTE_LINE",
     "SEQUENTIAL",
     "TEXT_COLOR",
     "Layout",
@@ -50,6 +51,7 @@ __all__ = [
     "pool_factor",
     "query_weights_figure",
     "scale_label",
+    "shared_range",
     "small_multiples_figure",
     "style_text",
     "softmax_factor_figure",
@@ -101,6 +103,8 @@ AXIS_TITLE_FONT = {"size": 14, "color": TEXT_COLOR}
 TITLE_FONT = {"size": 16, "color": TEXT_COLOR}
 _FONT = {"size": 13, "color": TEXT_COLOR}
 _SUB = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+#: Opens a figure title's second, smaller line ("grey = masked", "4-token blocks (mean)").
+NOTE_LINE = "<br><span style='font-size:13px;color:#555'>"
 
 
 def _f32(a: ArrayLike) -> NDArray[np.float32]:
@@ -228,6 +232,19 @@ def _ticks(labels: Sequence[str] | None, n: int) -> dict:
         "showgrid": False,
         "zeroline": False,
     }
+
+
+def shared_range(*arrays: ArrayLike) -> float:
+    """One colour range for charts meant to be compared: the largest finite |value| of
+    all of ``arrays`` (1.0 if they have none), to pass as their ``zmax``. With a range
+    each, a matrix and the same matrix halved would look alike."""
+    m = 0.0
+    for a in arrays:
+        v = np.abs(np.asarray(a, dtype=np.float64))
+        v = v[np.isfinite(v)]
+        if v.size:
+            m = max(m, float(v.max()))
+    return m or 1.0
 
 
 def _colour(kind: Kind, z: np.ndarray, zmax: float | None) -> dict:
@@ -414,7 +431,7 @@ def matrix_figure(
             data.append(_mask_markers(m))
         notes.append("grey = masked")
     if notes:
-        title += f"<br><span style='font-size:13px;color:#555'>{' · '.join(notes)}</span>"
+        title += f"{NOTE_LINE}{' · '.join(notes)}</span>"
     # 4. the layout: separator lines, margins that fit the labels, token axes
     margin = _fixed_margins(x_labels, y_labels, nx, ny)
     y_title = _fit_axis_title(
@@ -518,12 +535,16 @@ def attention_figure(
     d_k: int = 1,
     title: str | None = None,
     height: int = 380,
+    zmax: float | None = None,
 ) -> go.Figure:
     """Scores (before softmax, after scaling) or softmax weights of one head.
 
     ``matrix`` is (N queries, M keys) in row layout; ``mask`` (N, M) bool, True = may
     attend (the engine's convention). With ``layout="columns"`` the matrix is drawn
     transposed (keys down, queries across), as the UDL book's ``softmax_cols``.
+    ``zmax``: the scores' colour range ±zmax (default: their own largest |value|); two
+    charts meant to be compared get the same one (:func:`shared_range`). Weights always
+    run from 0 to 1.
     """
     a = np.asarray(matrix)
     if a.ndim != 2:
@@ -575,6 +596,7 @@ def attention_figure(
         cell_text=".2f" if what == "weights" and max(n_rows, n_cols) <= MAX_CELL_TEXT_N else None,
         token_axes="xy",
         pooled_hover=pooled_hover,
+        zmax=zmax,
     )
 
 
@@ -588,11 +610,14 @@ def token_matrix_figure(
     height: int = 380,
     feature_name: str = "feature",
     feature_groups: int | None = None,
+    zmax: float | None = None,
 ) -> go.Figure:
     """A per-token matrix (N tokens, d features): X, Q, K, V, a head's output, ...
 
-    Diverging colour scale centred at 0. Hover: "Q[token 2, feature 5] = …".
-    ``feature_groups=k`` draws a line every k features (the heads of a concatenation).
+    Diverging colour scale centred at 0, ±``zmax`` (default: the matrix's own largest
+    |value|; :func:`shared_range` for charts meant to be compared). Hover: "Q[token 2,
+    feature 5] = …". ``feature_groups=k`` draws a line every k features (the heads of a
+    concatenation).
     """
     a = np.asarray(matrix)
     if a.ndim != 2:
@@ -614,6 +639,7 @@ def token_matrix_figure(
             token_axes="y",
             pooled_hover=f"mean of {name} over tokens %{{y}} to +{pool_factor(n) - 1}, "
             f"{feature_name} %{{x}} = %{{z:.4f}}",
+            zmax=zmax,
         )
     if layout == "columns":
         return matrix_figure(
@@ -629,6 +655,7 @@ def token_matrix_figure(
             token_axes="x",
             pooled_hover=f"mean of {name} over tokens %{{x}} to +{pool_factor(n) - 1}, "
             f"{feature_name} %{{y}} = %{{z:.4f}}",
+            zmax=zmax,
         )
     raise ValueError(f"layout must be 'rows' or 'columns', got {layout!r}")
 
@@ -776,7 +803,11 @@ def weighted_sum_figure(
                 "type": "bar",
                 "x": feats,
                 "y": _f32(contrib[rest].sum(axis=0)),
-                "name": f"other {rest.size} keys (Σa={w[rest].sum():.3f})",
+                "name": (
+                    f"1 other key (a={w[rest].sum():.3f})"
+                    if rest.size == 1
+                    else f"{rest.size} other keys (Σa={w[rest].sum():.3f})"
+                ),
                 "marker": {"color": "#cccccc"},
                 "hovertemplate": "other keys, feature %{x}: %{y:.4f}<extra></extra>",
             }

@@ -158,7 +158,7 @@ def worked_example(
         _display(named(rf"q_{{{query}}}", qi, d)),
         _display(named("K", k, d) + r",\qquad " + named("V", v, d)),
         r"\paragraph{2. Dot products with every key.} "
-        rf"$s_{{{query}j}} = q_{{{query}}} \cdot k_j$:",
+        rf"$s_{{{query},j}} = q_{{{query}}} \cdot k_j$:",
         _display(named(rf"q_{{{query}}} K^\top", raw, d)),
         rf"\paragraph{{3. Scale.}} Factor ${number(scale, 4)}$:",
         _display(named(rf"s_{{{query}}}", scaled, d)),
@@ -173,11 +173,11 @@ def worked_example(
         lines.append(r"\paragraph{4. Mask.} None: every key is visible.")
     lines += [
         r"\paragraph{5. Softmax over the keys.} "
-        rf"$a_{{{query}j}} = e^{{s_{{{query}j}}}} / \sum_m e^{{s_{{{query}m}}}}$, "
+        rf"$a_{{{query},j}} = e^{{s_{{{query},j}}}} / \sum_m e^{{s_{{{query},m}}}}$, "
         "the weights sum to 1:",
         _display(named(rf"a_{{{query}}}", w, d)),
         r"\paragraph{6. Weighted sum of the values.} "
-        rf"$\text{{out}}_{{{query}}} = \sum_j a_{{{query}j}}\, v_j$:",
+        rf"$\text{{out}}_{{{query}}} = \sum_j a_{{{query},j}}\, v_j$:",
         _display(named(rf"\text{{out}}_{{{query}}}", out, d)),
         rf"The largest weight is on key {int(np.argmax(w))} "
         rf"(\texttt{{{escape(labels[int(np.argmax(w))]) if labels else ''}}}).",
@@ -268,12 +268,12 @@ def _mask_step(c: Cell, d: int) -> Step:
     if c.masked:
         return (
             "3. Mask: this key is hidden",
-            f"s_{{{i}{j}}} = -\\infty \\quad \\text{{(key {j} is masked for query {i})}}",
+            f"s_{{{i},{j}}} = -\\infty \\quad \\text{{(key {j} is masked for query {i})}}",
             f"Key {j} is masked for query {i}: the score s_{i},{j} is −∞ and the weight is 0.",
         )
     return (
         "3. Mask: this key is visible",
-        f"s_{{{i}{j}}} = {number(c.score, d)}",
+        f"s_{{{i},{j}}} = {number(c.score, d)}",
         f"Key {j} is visible to query {i}: the score s_{i},{j} = {_plain(c.score, d)}.",
     )
 
@@ -284,13 +284,13 @@ def _exp_step(c: Cell, d: int) -> Step:
     if c.fully_masked:
         return (
             "4. Exponentials: none (every key is masked)",
-            f"e_{{{i}m}} = 0 \\text{{ for every key }} m, \\quad \\sum_m e_{{{i}m}} = 0",
+            f"e_{{{i},m}} = 0 \\text{{ for every key }} m, \\quad \\sum_m e_{{{i},m}} = 0",
             f"Query {i} may see no key at all: every exponential is 0 and so is their sum.",
         )
     return (
         f"4. Exponentials of row {i}, shifted by its largest score {_plain(c.row_max, d)}",
-        f"e_{{{i}m}} = \\exp(s_{{{i}m}} - {_paren(number(c.row_max, d))}) = "
-        f"{_vec(c.row_exps, d, True)},\\quad \\sum_m e_{{{i}m}} = {number(c.exp_sum, d)}",
+        f"e_{{{i},m}} = \\exp(s_{{{i},m}} - {_paren(number(c.row_max, d))}) = "
+        f"{_vec(c.row_exps, d, True)},\\quad \\sum_m e_{{{i},m}} = {number(c.exp_sum, d)}",
         f"e_{i},m = exp(s_{i},m − {_paren(_plain(c.row_max, d))}) for the {c.n_tokens} keys "
         f"(0 where masked) = {_vec(c.row_exps, d, False)}; their sum = {_plain(c.exp_sum, d)}.",
     )
@@ -303,13 +303,13 @@ def _weight_step(c: Cell, d: int) -> Step:
     if c.fully_masked:
         return (
             title,
-            f"a_{{{i}{j}}} = 0 \\quad \\text{{(no key to attend to)}}",
+            f"a_{{{i},{j}}} = 0 \\quad \\text{{(no key to attend to)}}",
             f"a_{i},{j} = 0 (query {i} has no key to attend to).",
         )
     e, total, w = c.row_exps[j], c.exp_sum, c.weight
     return (
         title,
-        f"a_{{{i}{j}}} = \\frac{{e_{{{i}{j}}}}}{{\\sum_m e_{{{i}m}}}} = "
+        f"a_{{{i},{j}}} = \\frac{{e_{{{i},{j}}}}}{{\\sum_m e_{{{i},m}}}} = "
         f"\\frac{{{number(e, d)}}}{{{number(total, d)}}} = {number(w, d)}",
         f"a_{i},{j} = e_{i},{j} / sum = {_plain(e, d)} / {_plain(total, d)} = {_plain(w, d)}.",
     )
@@ -328,14 +328,15 @@ def _output_step(c: Cell, d: int) -> Step:
     )
     return (
         f"6. Output of query {i}: the weighted sum of the values",
-        f"\\text{{out}}_{{{i}}} = \\sum_m a_{{{i}m}} v_m = {tex_out}"
+        f"\\text{{out}}_{{{i}}} = \\sum_m a_{{{i},m}} v_m = {tex_out}"
         f"\\\\ = {_vec(c.output, d, True)}",
         f"out_{i} = sum over m of a_{i},m · v_m = {txt_out} = {_vec(c.output, d, False)}.",
     )
 
 
 def cell_steps(c: Cell, decimals: int = CELL_DECIMALS) -> list[Step]:
-    """The worked computation of weight a_ij, one step a tuple ``(title, LaTeX, text)``:
+    """The worked computation of weight a_{i,j}, one step a tuple ``(title, LaTeX, text)``:
+    cells are named with a comma, a_{2,5}: above N = 10, a_{125} could be a_{12,5} or a_{1,25};
     the LaTeX for KaTeX / a slide, the text for a screen reader or a plain note. Steps:
     q_i and k_j with their products term by term and the sum; the scale; the mask; the
     row's exponentials and their sum; the weight; the output row as the weighted sum of

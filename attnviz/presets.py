@@ -56,12 +56,23 @@ __all__ = [
     "Preset",
     "get",
     "names",
+    "scale_words",
 ]
 
 MaskName = Literal["none", "causal"]
 #: "row": one token per row (attnviz); "columns": the UDL book's one token per column.
 Layout = Literal["row", "columns"]
 _MASKS = ("none", "causal")
+
+
+def scale_words(scale: Scale) -> str:
+    """A run's scaling in words: True -> "scores ÷ √d_k", False -> "not scaled", a factor
+    c -> "scores × c"."""
+    if scale is True:
+        return "scores ÷ √d_k"
+    if scale is False:
+        return "not scaled"
+    return f"scores × {float(scale):g}"
 
 
 def _decimals(n: int) -> float:
@@ -126,9 +137,9 @@ class Expected:
             parts.append(f"head {self.head}")
         parts.append(f"{self.layout} layout")
         if self.scale is not None:
-            parts.append(f"scale={self.scale}")
+            parts.append(scale_words(self.scale))
         if self.mask is not None:
-            parts.append(f"mask={self.mask}")
+            parts.append(f"mask: {self.mask}")
         return ", ".join(parts)
 
 

@@ -56,11 +56,17 @@ def body(view: ui.View) -> None:
     st.subheader("Entropy: how widely each query spreads its attention")
     dh = cf.entropy_change(wa, wb)
     ui.plot(cf.entropy_change_figure(wa, wb, labels=labels), key="cmp_entropy")
+    mean = float(dh.mean())
     st.caption(
         f"H(B) − H(A) in bits, per query (uniform over the N keys: log₂ N = "
         f"{np.log2(ra.n_tokens):.2f} bits; one-hot: 0). On average B's attention is "
-        + ("broader" if dh.mean() > 0.005 else "sharper" if dh.mean() < -0.005 else "as broad")
-        + f" ({dh.mean():+.3f} bits)."
+        + (
+            f"broader than A's, by {mean:.3f} bits."
+            if mean > 0.005
+            else f"sharper than A's, by {-mean:.3f} bits."
+            if mean < -0.005
+            else "as broad as A's (the same to 2 decimals)."
+        )
     )
     ui.shapes(
         {"A (weights)": wa, "B (weights)": wb, "B − A": wb - wa},
@@ -112,8 +118,9 @@ def views(
         with col:  # one board each, hover-linked: a click names the view it was made on
             ui.board(f"board_{key}", [(key, f, ui.link_attn(None, lay, arithmetic=arith[key]))])
     st.caption(
-        "A and B: weights from 0 (dark purple) to 1 (yellow); grey × = masked. B − A: red = "
-        "more weight in B, blue = less, white = unchanged (the scale is symmetric around 0)."
+        "A and B share one colour scale: weights from 0 (dark purple) to 1 (yellow); grey × = "
+        "masked. B − A: red = more weight in B, blue = less, white = unchanged (the scale is "
+        "symmetric around 0)."
     )
     compare.cell_pair(tuple(f"board_{k}" for k in fig), (ra, rb), (ha, hb), labels)
 

@@ -10,6 +10,7 @@ from attnviz import figures, ui
 from attnviz.engine import causal_mask
 from attnviz.models import head_probes, smollm, smollm_figures
 from attnviz.ui import asks, heads, predict
+from attnviz.wording import plural, power_of_ten
 
 MAX_CHARS = 4000
 SHIFT_MAX = 64
@@ -127,6 +128,7 @@ def main() -> None:
     head = c2.slider("Head", 1, n_heads, 1, key="dec_head", bind="query-params") - 1
     kv = model.kv_head_of(head)
     weights = run.attentions  # (30, 9, N, N)
+    reveal = heads.opened(HEADS)  # an Open button of the Heads section: scroll up to here
     ui.pooled_note(n, "the next-token tab shows the newest row in full", exports=False)
     left, right = st.columns([1, 1.3])
     with left:
@@ -152,6 +154,7 @@ def main() -> None:
                 n,
             ),
             key="dec_head_fig",
+            reveal=reveal,
         )
         st.markdown(
             f"**Grouped-query attention.** Head {head + 1} uses key/value head {kv + 1}: "
@@ -182,6 +185,8 @@ HEADS = heads.ModelHeads(
     layer_key="dec_layer",
     head_key="dec_head",
     probe=lambda seed, length: head_probes.smollm_probe(_model(), seed, length),
+    text_key="dec_text",
+    repeat_text=smollm.REPEAT_TEXT,
 )
 
 
@@ -220,8 +225,12 @@ def _next_token(model: smollm.SmolLM, run: smollm.SmolRun, text: str, layer: int
         m, diff = check
         st.caption(
             f"Check: the first {m} rows (the prompt before the new token) of all 270 heads "
-            f"are the same as before, to {diff:.1e} (float32 rounding); the new token "
-            f"added {run.n_tokens - m} row(s) per head."
+            + (
+                "are exactly the same as before"
+                if diff == 0
+                else f"are the same as before, up to {power_of_ten(diff)} (float32 rounding)"
+            )
+            + f"; the new token added {plural(run.n_tokens - m, 'row')} per head."
         )
 
 
@@ -262,11 +271,11 @@ def _rope(model, run, text, layer, head, kv) -> None:
             "dec_shift_a": _causal_weights(a, labels, f"Positions 0 … {m - 1}"),
             "dec_shift_b": _causal_weights(b, labels, f"Positions {shift} … {shift + m - 1}"),
         },
-        caption=f"The same tokens at positions shifted by {shift}: largest difference in "
-        f"this head {float(np.abs(a - b).max()):.1e}, in all 270 heads "
-        f"{diff_all:.1e}. With RoPE only "
-        f"relative positions reach the scores (up to float32 rounding); learned absolute "
-        f"position vectors, as in MiniLM, would change them.",
+        caption=f"The same tokens at positions shifted by {shift}: the weights differ by at "
+        f"most {power_of_ten(float(np.abs(a - b).max()))} in this head and "
+        f"{power_of_ten(diff_all)} in all 270 heads (float32 rounding). With RoPE only "
+        f"relative positions reach the scores; learned absolute position vectors, as in "
+        f"MiniLM, would change them.",
     )
 
 

@@ -8,6 +8,7 @@ import streamlit as st
 
 from attnviz import engine, figures, ui
 from attnviz.ui import asks, predict
+from attnviz.wording import power_of_ten, readable
 
 view = ui.start(
     "Masking: hiding some keys from some queries",
@@ -53,7 +54,9 @@ def body(view: ui.View) -> None:
     if step.presenting:
         variants.insert(0, ("no mask", ui.variant(view, mask_kind="none")))
     shown = [v for i, v in enumerate(variants) if step.show(i)]
-    mask_columns(view, head, shown, step.presenting)
+    # one colour scale for the scores of every mask (side by side, or one per screen)
+    zmax = figures.shared_range(*(res.masked_scores[head] for _, res in variants))
+    mask_columns(view, head, shown, step.presenting, zmax)
     if step.presenting:  # a teacher's open class in the link: Ask the room about this mask
         ((name, res),) = shown
         asks.masking((view.settings, name), name, res.weights, res.mask, head, view.labels)
@@ -64,8 +67,9 @@ def body(view: ui.View) -> None:
     footer(view, head, causal, padded, k)
 
 
-def mask_columns(view: ui.View, head: int, shown: list, presenting: bool) -> None:
-    """One column per mask variant: the mask, the scores with −∞, the weights, the checks."""
+def mask_columns(view: ui.View, head: int, shown: list, presenting: bool, zmax: float) -> None:
+    """One column per mask variant: the mask, the scores with −∞ (coloured ±``zmax``, the
+    same for every mask), the weights, the checks."""
     labels, lay, n = view.labels, view.layout, view.result.n_tokens
     dk = view.result.queries.shape[-1]
     H = 300 if presenting else 330
@@ -87,7 +91,7 @@ def mask_columns(view: ui.View, head: int, shown: list, presenting: bool) -> Non
             }
         )
         attn = functools.partial(
-            figures.attention_figure, labels=labels, layout=lay, mask=res.mask, height=H
+            figures.attention_figure, labels=labels, layout=lay, mask=res.mask, height=H, zmax=zmax
         )
         charts[f"mk_s_{tag}"] = attn(
             res.masked_scores[head],
@@ -116,16 +120,42 @@ def mask_columns(view: ui.View, head: int, shown: list, presenting: bool) -> Non
             else:
                 for key, fig in charts.items():
                     ui.plot(fig, key=key, link=links.get(key))
-            w = res.weights[head]
-            upper = 0.0 if n < 2 else float(np.abs(np.triu(w, 1)).max())
-            sums = w.sum(axis=1)
-            live = mask.any(axis=1)
-            st.caption(
-                f"Weights of masked cells: max {float(np.abs(w[~mask]).max(initial=0)):.1e}. "
-                f"Rows with a visible key sum to 1 (max error "
-                f"{float(np.abs(sums[live] - 1).max(initial=0)):.1e})."
-                + (f" Upper triangle max: {upper:.1e}." if name == "causal" else "")
-            )
+            st.caption(mask_check(res.weights[head], mask, causal=name == "causal"))
+    st.caption(
+        f"The scores of every mask are coloured on one scale, ±{readable(zmax, 3)}, and the "
+        "weights from 0 to 1: the same colour is the same number under every mask."
+    )
+
+
+def mask_check(w: np.ndarray, mask: np.ndarray, causal: bool = False) -> str:
+    """What the weights ``w`` (N, N) under ``mask`` (True = may attend) show, in words:
+    masked cells are 0, the rows that see a key sum to 1 (and by how much they miss)."""
+    hidden = ~mask
+    live = mask.any(axis=1)  # (N,): rows that see at least one key
+    if not hidden.any():
+        out = "No cell is masked."
+    else:
+        top = float(np.abs(w[hidden]).max())
+        where = "every masked cell (the whole upper triangle)" if causal else "every masked cell"
+        out = (
+            f"The weight of {where} is exactly 0."
+            if top == 0
+            else f"Masked cells have weights up to {readable(top)}: they should be 0!"
+        )
+    if not live.any():
+        return out + " No query may see any key here, so every row of weights is 0."
+    err = float(np.abs(w[live].sum(axis=1) - 1).max())
+    return (
+        out
+        + " Every row that sees a key sums to 1"
+        + (
+            " exactly."
+            if err == 0
+            else f" (up to {power_of_ten(err)}: floating-point rounding)."
+            if err < 1e-9
+            else f", but one misses by {readable(err)}!"
+        )
+    )
 
 
 def fully_masked_row(view: ui.View) -> None:
@@ -154,10 +184,13 @@ def fully_masked_row(view: ui.View) -> None:
         width="stretch",
     )
     full = ui.variant(view, mask_kind="padding", pad=n)
+    w_max, out_max = float(np.abs(full.weights).max()), float(np.abs(full.head_outputs).max())
+    nan = bool(np.isnan(full.weights).any() or np.isnan(full.output).any())
     st.caption(
-        f"With every token padding, all weights are {float(np.abs(full.weights).max()):.0f} and "
-        f"the outputs of the heads are {float(np.abs(full.head_outputs).max()):.0f} "
-        f"(NaN anywhere: {bool(np.isnan(full.output).any())})."
+        "With every token padding: "
+        + ("every weight is 0" if w_max == 0 else f"the largest weight is {readable(w_max)}")
+        + (", every head's output is 0" if out_max == 0 else f", outputs up to {readable(out_max)}")
+        + (" and there is a NaN in the output!" if nan else ", and there is no NaN anywhere.")
     )
 
 
@@ -172,8 +205,8 @@ def future_check(view: ui.View) -> None:
             for c in (True, False)
         )
         m1, m2 = st.columns(2)
-        m1.metric(f"change of outputs 0…{pos}, causal mask", f"{with_mask:.2e}")
-        m2.metric(f"change of outputs 0…{pos}, no mask", f"{without:.2e}")
+        m1.metric(f"largest change of outputs 0…{pos}, causal mask", readable(with_mask))
+        m2.metric(f"largest change of outputs 0…{pos}, no mask", readable(without))
         st.caption(
             f"Tokens {pos + 1}…{n - 1} were replaced by random vectors. With the causal mask "
             f"the outputs of tokens 0…{pos} do not move at all; without it they do."

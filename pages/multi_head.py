@@ -7,6 +7,7 @@ import streamlit as st
 
 from attnviz import engine, figures, ui
 from attnviz.ui import predict
+from attnviz.ui.cell import HINT_WEIGHTS
 
 view = ui.start(
     "Multi-head attention",
@@ -106,7 +107,7 @@ elif step.rest:
             "Hover a cell to outline the same query and key in every head; click it to pick "
             "that query and head for the section below."
         )
-        ui.cell_panel(r, labels, "board_mh_small")
+        ui.cell_panel(r, labels, "board_mh_small", hint=HINT_WEIGHTS)
         st.subheader("One query in every head")
         query_section(view)
     else:
@@ -211,7 +212,7 @@ if step.rest:
         },
         note="(heads, queries, keys) for the weights",
     )
-    tables = {"entropy (heads x queries)": (ent, None, labels)}
+    tables = {"entropy per head and query": (ent, None, labels)}
     if w_o is not None:
         tables["W_O"] = (w_o, None, None)
     ui.export_section(

@@ -5,6 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from attnviz import presets, ui
+from attnviz.wording import power_of_ten
 
 ui.page_guard()
 ui.intro(
@@ -59,7 +60,8 @@ for name in presets.names():
         c1.markdown(f"### {mark} {p.title}")
         c1.markdown(
             f"`{p.notebook}` · N = {p.n_tokens}, D = {p.d_model}, heads = {p.num_heads}, "
-            f"scale = {p.scale}, mask = {p.mask} · **{ok}/{len(rows)}** printed values match"
+            f"{presets.scale_words(p.scale)}, mask: {p.mask} · **{ok} of {len(rows)}** printed "
+            "values match"
         )
         c1.caption(p.description)
         # st.switch_page cannot be used here: it clears the URL, and Streamlit refuses to
@@ -87,8 +89,8 @@ for name in presets.names():
                 "printed value": [r["label"] for r in rows],
                 "notebook": [short(r["expected"]) for r in rows],
                 "attnviz": [short(r["computed"]) for r in rows],
-                "max |error|": [r["max_abs_error"] for r in rows],
-                "tolerance": [r["tolerance"] for r in rows],
+                "largest |error|": [power_of_ten(r["max_abs_error"], 3) for r in rows],
+                "tolerance": [power_of_ten(r["tolerance"], 1) for r in rows],
                 "settings": [r["settings"] for r in rows],
             }
         )
@@ -103,8 +105,8 @@ for name in presets.names():
                 "printed value": st.column_config.TextColumn(width=180),
                 "notebook": st.column_config.TextColumn(width=192, help="printed by the notebook"),
                 "attnviz": st.column_config.TextColumn(width=192, help="computed by attnviz"),
-                "max |error|": st.column_config.NumberColumn(format="%.1e", width=80),
-                "tolerance": st.column_config.NumberColumn(format="%.0e", width=75),
+                "largest |error|": st.column_config.TextColumn(width=100),
+                "tolerance": st.column_config.TextColumn(width=80),
                 "settings": st.column_config.TextColumn(width="large"),
             },
         )

@@ -7,6 +7,7 @@ import streamlit as st
 
 from attnviz import experiments, figures, ui
 from attnviz.ui import asks, predict
+from attnviz.wording import readable, rounding
 
 view = ui.start(
     "Shuffle the tokens: self-attention does not notice",
@@ -49,19 +50,22 @@ st.markdown(
 )
 if chk.equivariant:
     st.success(
-        f"Equivariant: attention(shuffled X) = shuffled attention(X), "
-        f"max difference {chk.max_abs_diff:.1e} (rounding)."
+        "Equivariant: attention(shuffled X) = shuffled attention(X). The largest difference "
+        f"is {rounding(chk.max_abs_diff)}."
     )
 else:
     st.warning(
-        f"Not equivariant: max difference {chk.max_abs_diff:.3g}"
+        f"Not equivariant: the outputs differ by up to {readable(chk.max_abs_diff, 3)}"
         + (" — the positional encodings stay in place while the tokens move." if positions else ".")
     )
 plabels = [labels[int(p)] for p in perm]
 shuffled_out = chk.out[perm]  # (N, Dout): the original outputs, shuffled
 diff = chk.out_of_permuted - shuffled_out
-outputs = functools.partial(figures.token_matrix_figure, labels=plabels, layout=lay, height=340)
-m = float(np.abs(diff).max())
+# the three charts on one colour scale: the difference is measured against the outputs
+zmax = figures.shared_range(shuffled_out, chk.out_of_permuted)
+outputs = functools.partial(
+    figures.token_matrix_figure, labels=plabels, layout=lay, height=340, zmax=zmax
+)
 ui.chart_row(
     "pm_outputs",
     {
@@ -79,14 +83,16 @@ ui.chart_row(
             title="difference (right − left)",
             x_title="feature" if lay == "rows" else "token (column)",
             y_title="token (row)" if lay == "rows" else "feature",
-            hover="difference = %{z:.2e}",
+            hover="difference = %{z:.4f}",
             y_labels=plabels if lay == "rows" else None,
             x_labels=plabels if lay == "columns" else None,
             height=340,
-            zmax=max(m, 1e-12),
+            zmax=zmax,
             token_axes="y" if lay == "rows" else "x",
         ),
     },
+    caption=f"The three charts share one colour scale, ±{readable(zmax, 3)}: a difference "
+    "as small as rounding stays white, a real one shows in the colours of the outputs.",
 )
 asks.permutation((s, perm.tolist(), positions), chk.out, chk.out_of_permuted)
 st.latex(

@@ -90,6 +90,7 @@ def main() -> None:
     layout = layout if layout in ("rows", "columns") else "rows"
     res = run.layers[layer]
     sel = (layer, head)
+    reveal = heads.opened(HEADS)  # an Open button of the Heads section: scroll up to here
     ui.pooled_note(
         n, "the token selector's bars (first tab below) show its full row", exports=False
     )
@@ -107,6 +108,7 @@ def main() -> None:
                 n,
             ),
             key="rm_head_fig",
+            reveal=reveal,
         )
     asks.model_heads("real_model", (text, layer), weights[layer], layer)  # Ask the room
 
@@ -140,6 +142,7 @@ HEADS = heads.ModelHeads(
     layer_key="rm_layer",
     head_key="rm_head",
     probe=lambda seed, length: head_probes.minilm_probe(_model(), seed, length),
+    text_key="rm_text",
 )
 
 

@@ -8,6 +8,7 @@ import streamlit as st
 
 from attnviz import engine, figures, ui
 from attnviz.ui import asks, predict
+from attnviz.wording import readable
 
 view = ui.start(
     "Self-attention, one step at a time",
@@ -86,9 +87,11 @@ def steps_table(view: ui.View, head: int, a: dict[str, np.ndarray], step: ui.Ste
     n, dk = r.n_tokens, r.queries.shape[-1]
     H = 270 if step.presenting else 300  # the presenter view: one screen of 720 px
     tm = figures.token_matrix_figure
-    # this head's attention matrices: scores (with their scale) and weights
+    # this head's attention matrices: scores (with their scale) and weights; the scores of
+    # steps 3, 4 and 5 on one colour scale, so that scaling shows as paler (or stronger)
+    zmax = figures.shared_range(a["raw"], a["scaled"])
     attn = functools.partial(
-        figures.attention_figure, labels=labels, layout=lay, d_k=dk, height=H + 40
+        figures.attention_figure, labels=labels, layout=lay, d_k=dk, height=H + 40, zmax=zmax
     )
 
     def attn_plot(key: str, mat, weights: bool = False, **kw) -> Callable[[], None]:
@@ -168,14 +171,21 @@ def steps_table(view: ui.View, head: int, a: dict[str, np.ndarray], step: ui.Ste
             r"QK^\top,\qquad (QK^\top)_{ij} = q_i \cdot k_j",
             nn,
             "",
-            attn_plot("sb_raw", a["raw"], scale=1.0, title="QKᵀ (not scaled)"),
+            with_caption(
+                attn_plot("sb_raw", a["raw"], scale=1.0, title="QKᵀ (not scaled)"),
+                f"Colour scale ±{readable(zmax, 3)}, the same in step 4"
+                + (" and 5." if r.mask is not None else "."),
+            ),
         ),
         (
             "Scale",
             scale_tex,
             nn,
             f"factor = {r.scale:.4g}",
-            attn_plot("sb_scaled", a["scaled"], scale=r.scale),
+            with_caption(
+                attn_plot("sb_scaled", a["scaled"], scale=r.scale),
+                shared_scale_note(r.scale, zmax, masked=r.mask is not None),
+            ),
         ),
         mask_step,
         (
@@ -193,6 +203,31 @@ def steps_table(view: ui.View, head: int, a: dict[str, np.ndarray], step: ui.Ste
             token_plot("sb_out", a["out"], f"out = A V (head {head})", head),
         ),
     ]
+
+
+def with_caption(draw: Callable[[], None], caption: str) -> Callable[[], None]:
+    """``draw``, then a caption line under its chart."""
+
+    def both() -> None:
+        draw()
+        st.caption(caption)
+
+    return both
+
+
+def shared_scale_note(scale: float, zmax: float, masked: bool) -> str:
+    """Under step 4: steps 3, 4 (and 5, the masked scores) share one colour scale, and what
+    that shows."""
+    steps = "Steps 3, 4 and 5" if masked else "Steps 3 and 4"
+    note = (
+        f"{steps} colour the scores on one scale, ±{readable(zmax, 3)}: a colour means the "
+        f"same number in {'all three' if masked else 'both'}"
+    )
+    if scale == 1:
+        return note + "; without scaling, step 4 is step 3."
+    if abs(scale) < 1:
+        return note + f", so the scores × {scale:.4g} look paler than in step 3: they are smaller."
+    return note + f", so the scores × {scale:.4g} look stronger than in step 3: they are larger."
 
 
 def loop_vs_matrix(view: ui.View, a: dict[str, np.ndarray]) -> None:
@@ -224,10 +259,15 @@ def loop_vs_matrix(view: ui.View, a: dict[str, np.ndarray]) -> None:
     c2.markdown("**Matrix** (all queries at once)")
     c2.code("A = softmax(Q @ K.T * f)  # masked: -inf\nout = A @ V", language="python")
     m1, m2 = st.columns(2)
-    m1.metric("max |A_loop − A_matrix|", f"{dw:.2e}")
-    m2.metric("max |out_loop − out_matrix|", f"{do:.2e}")
+    m1.metric("largest |A_loop − A_matrix|", readable(dw))
+    m2.metric("largest |out_loop − out_matrix|", readable(do))
     st.caption(
-        ("Same numbers up to floating-point rounding." if max(dw, do) < 1e-9 else "They differ!")
+        (
+            "The same numbers: the two forms add the same products in a different order, "
+            "so they can differ in the last of their 16 digits (floating-point rounding)."
+            if max(dw, do) < 1e-9
+            else "They differ by more than rounding: the loop and the matrix form disagree."
+        )
         + (
             f" The loop ran for the first {limit} of {n} queries (it is slow on purpose)."
             if limit < n

@@ -103,7 +103,7 @@ def test_js_text_lines_equal_the_python_plain_text(dumped):
             want = [[title, text] for title, _, text in latex.cell_steps(c)]
             assert g["steps"] == want, (name, h, i, j)
             assert g["heading"] == (
-                f"A: Weight a{i},{j} = {c.weight:.4f}, head {h}: query {i} ({labels[i]}), "
+                f"A: Weight a_{i},{j} = {c.weight:.4f}, head {h}: query {i} ({labels[i]}), "
                 f"key {j} ({labels[j]})"
                 + (" (masked: this key is hidden from this query)" if c.masked else "")
             ).replace("= -0.0000", "= 0.0000")

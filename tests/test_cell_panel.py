@@ -12,6 +12,7 @@ from test_app import assert_clean, run_app, view_of
 
 from attnviz import explain, latex
 from attnviz.ui import cell as ui_cell
+from attnviz.ui import compare as ui_compare
 
 
 def _equations(at) -> list[str]:
@@ -29,9 +30,18 @@ def _click(at, board: str, **value) -> None:
 
 
 def _panel_heading(at) -> str:
+    """The server panel's one line naming the cell: its heading when it writes the steps
+    (N above the browser's bound), else the label of its closed "as equations" box (the
+    browser wrote the heading and the steps)."""
     found = [m.value for m in at.markdown if "came about" in m.value]
+    found += [e.label for e in at.expander if "as equations" in e.label]
     assert len(found) == 1, found
     return found[0]
+
+
+def _explanations(at) -> int:
+    """How many times the page writes a cell's steps as text on the server (step 5's line)."""
+    return len([m.value for m in at.markdown if m.value.startswith("**5\\. Weight")])
 
 
 def test_no_click_shows_the_hint():
@@ -46,19 +56,21 @@ def test_a_click_on_the_playground_shows_that_cells_arithmetic():
     _click(at, "pg_top", query=3, key=1, head=1, chart="weights")
     r = view_of(at).result
     heading = _panel_heading(at)
-    w = float(re.search(r"a3,1 = (-?\d+\.\d+)", heading).group(1))
-    assert w == pytest.approx(r.weights[1, 3, 1], abs=5e-5)
-    assert "head 1" in heading and "`t3`" in heading
-    tex = at.get("code")[0].proto.code_text  # the LaTeX tab comes before the code box
+    assert "a\\_3,1" in heading and "head 1" in heading
+    tex = at.get("code")[0].proto.code_text  # the LaTeX box comes before the code box
     assert tex.startswith("% weight a_{3,1} of head 1")
     q, k, exps, *_ = latex.parse_bmatrix(tex)
     np.testing.assert_allclose(q[0], r.queries[1, 3], atol=5e-5)
     np.testing.assert_allclose(k[0], r.keys[1, 1], atol=5e-5)
     np.testing.assert_allclose(exps[0], explain.cell(r, 1, 3, 1).row_exps, atol=5e-5)
-    assert len(_equations(at)) == 6  # one equation per step
+    assert len(_equations(at)) == 6  # one equation per step, in the closed box
     # the plain text is the browser's (board module cell.js, tests/test_cell_js.py): the
     # weights chart carries the drawn head's Q, K, V and the server does not write it twice
-    assert not [m.value for m in at.markdown if m.value.startswith("**5\\. Weight")]
+    # nor a heading of its own: its box of equations is closed, for slides
+    assert _explanations(at) == 0
+    assert not [m.value for m in at.markdown if "came about" in m.value]
+    (box,) = [e for e in at.expander if "as equations" in e.label]
+    assert box.proto.expanded is False
     data = board_entries(at)["pg_weights"]["link"]["arithmetic"]
     assert list(data["heads"]) == ["0"] and data["mask"][3] == "11110"  # the head drawn
     assert "arithmetic" not in (board_entries(at)["pg_scores"]["link"] or {})  # one copy
@@ -72,13 +84,19 @@ def test_above_the_browsers_bound_the_server_writes_the_plain_text():
     assert "arithmetic" not in board_entries(at)["pg_weights"]["link"]
     texts = [m.value for m in at.markdown if m.value.startswith("**5\\. Weight")]
     assert texts and f"{r.weights[1, 3, 1]:.4f}" in texts[0]  # the plain-text tab
+    heading = _panel_heading(at)
+    w = float(re.search(r"a\\_3,1 = (-?\d+\.\d+)", heading).group(1))
+    assert w == pytest.approx(r.weights[1, 3, 1], abs=5e-5)
+    assert "head 1" in heading and "`t3`" in heading
 
 
 def test_a_masked_cell_says_so():
     at = run_app({"N": "4", "mask": "causal"})
     _click(at, "pg_top", query=0, key=3, head=0)
-    assert "masked" in _panel_heading(at)
-    assert any(r"s_{03} = -\infty" in tex for tex in _equations(at))
+    assert any(r"s_{0,3} = -\infty" in tex for tex in _equations(at))
+    at = run_app({"N": str(ui_cell.CLIENT_MAX_N + 1), "mask": "causal"})
+    _click(at, "pg_top", query=0, key=3, head=0)
+    assert "masked" in _panel_heading(at)  # the server's heading (the browser's: cell.js)
 
 
 def test_a_click_outside_the_view_shows_the_hint():
@@ -98,7 +116,21 @@ def test_multi_head_small_multiples_panel_uses_the_clicked_head():
     _click(at, "board_mh_small", query=2, key=4, head=3)
     r = view_of(at).result
     heading = _panel_heading(at)
-    assert "head 3" in heading and f"{r.weights[3, 2, 4]:.4f}" in heading
+    assert "a\\_2,4 of head 3" in heading
+    assert f"{r.weights[3, 2, 4]:.4f}" in latex.cell_latex(explain.cell(r, 3, 2, 4))
+    assert ui_cell.HINT not in [c.value for c in at.caption]  # no hint about a scores chart
+
+
+def test_the_hint_names_only_charts_the_page_has():
+    """Multi-head has no scores chart and Compare none either: their hints say which
+    charts to click."""
+    at = run_app({"N": "5"}, "pages/multi_head.py")
+    captions = [c.value for c in at.caption]
+    assert ui_cell.HINT_WEIGHTS in captions and ui_cell.HINT not in captions
+    at = run_app({"N": "5"}, "pages/compare.py")
+    captions = [c.value for c in at.caption]
+    assert ui_compare.HINT in captions and ui_cell.HINT not in captions
+    assert "scores" not in ui_compare.HINT and "scores" not in ui_cell.HINT_WEIGHTS
 
 
 def test_plain_text_is_shown_as_written():

@@ -173,16 +173,19 @@ def test_a_click_on_any_board_works_the_cell_out_in_a_and_b():
     }
     at.run()
     assert_clean(at)
-    heads = [m.value for m in at.markdown if "came about" in m.value]
-    assert [h[:4] for h in heads] == ["**A:", "**B:"]
+    # the browser wrote each view's steps under its chart (cell.js); the server adds one
+    # closed box of equations per view, named by the view, and never the steps again
+    boxes = [e.label for e in at.expander if "as equations" in e.label]
+    assert [b[:3] for b in boxes] == ["A: ", "B: "] and all("a\\_2,4" in b for b in boxes)
+    assert not [m.value for m in at.markdown if "came about" in m.value]
+    weights = [m.value for m in at.markdown if "a_{2,4} = \\frac" in m.value]
     wa = view_of(at).result.weights[0, 2, 4]
-    assert f"a2,4 = {wa:.4f}" in heads[0]
     wb = z_of(figures_of(at)["cmp_b"])[2, 4]
-    assert f"a2,4 = {wb:.4f}" in heads[1]
+    assert len(weights) == 2 and f"= {wa:.4f}$" in weights[0] and f"= {wb:.4f}$" in weights[1]
     at.session_state["board_cmp_a"] = {"selection": {"query": 0, "key": 1, "head": None}}
     at.run()
-    heads = [m.value for m in at.markdown if "came about" in m.value]
-    assert all("a0,1" in h for h in heads)  # the newest click wins
+    boxes = [e.label for e in at.expander if "as equations" in e.label]
+    assert len(boxes) == 2 and all("a\\_0,1" in b for b in boxes)  # the newest click wins
 
 
 # --------------------------------------------------------------------------- figures

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from attnviz import figures
 from attnviz.models import head_patterns_figures as hpf
 from attnviz.models.head_patterns import PATTERNS
 
@@ -62,6 +63,19 @@ def test_probe_weights_figure_marks_the_second_copy():
     assert fig.layout.yaxis.title.text == "query i (row)"
     z = np.asarray(fig.data[0].z, dtype=np.float64)
     np.testing.assert_allclose(z[np.tril_indices(n)], w[np.tril_indices(n)], rtol=1e-6)
+
+
+def test_any_text_has_no_copy_lines_and_a_note_under_the_title():
+    """The top heads on the page's own text: no probe, so no dashed lines; the head's probe
+    score on the title's second line (three charts abreast leave no room in the title)."""
+    n = 7
+    w = np.tril(np.ones((n, n))) / np.arange(1, n + 1)[:, None]
+    tokens = [f"t{i}" for i in range(n)]
+    fig = hpf.probe_weights_figure(w, tokens, length=None, title="L", note="on the probe 0.91")
+    assert not [sh for sh in fig.layout.shapes if sh.type == "line"]
+    assert fig.layout.title.text == f"L{figures.NOTE_LINE}on the probe 0.91 · grey = masked</span>"
+    fig = hpf.probe_weights_figure(w, tokens, length=None, causal=False, title="L", note="x")
+    assert fig.layout.title.text == f"L{figures.NOTE_LINE}x</span>"  # nothing masked
 
 
 @pytest.mark.parametrize(

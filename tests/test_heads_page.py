@@ -10,7 +10,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from board_view import figures_of
+from board_view import board_args, figures_of
+from test_smollm import _z
 
 from attnviz.models import head_patterns, head_probes, minilm, smollm
 
@@ -48,8 +49,6 @@ def _run(path: str, query: dict[str, str] | None = None):
 
 def _scores_z(fig: dict) -> dict[str, np.ndarray]:
     """Pattern -> (L, H) from the scores figure's heatmaps (one trace per pattern)."""
-    from test_smollm import _z
-
     return {t["name"]: _z(t) for t in fig["data"]}
 
 
@@ -99,9 +98,15 @@ def test_open_button_moves_the_head_view_to_that_head(page):
     assert f"Layer {layer + 1}, head {head + 1} is open" in " ".join(s.value for s in at.success)
     title = figures_of(at)[f"{prefix}_head_fig"]["layout"]["title"]["text"]
     assert title.startswith(f"Layer {layer + 1}, head {head + 1}")
-    at = at.run()  # the notice is said once; the head stays open
+    # the head view's board scrolls itself into view once (the button is far below it)
+    token = board_args(at)[f"board_{prefix}_head_fig"].get("reveal")
+    assert token
+    at = at.run()  # the notice is said once; the head stays open; no second scroll
     assert not any("is open" in s.value for s in at.success)
     assert at.slider(key=f"{prefix}_head").value == head + 1
+    assert "reveal" not in board_args(at)[f"board_{prefix}_head_fig"]
+    at = next(b for b in at.button if b.key == f"{prefix}_heads_open1").click().run()
+    assert board_args(at)[f"board_{prefix}_head_fig"]["reveal"] not in (None, token)
 
 
 @pytest.mark.parametrize(
@@ -151,6 +156,67 @@ def test_scores_on_the_pages_own_text(page):
     if prefix == "dec":  # "The ... the": different tokens, nothing repeats
         assert np.isnan(got["induction"]).all()
         assert any("repeats no token" in c.value for c in at.caption)
+
+
+def _top_titles(at, prefix: str) -> list[str]:
+    figs = figures_of(at)
+    return [figs[f"{prefix}_heads_top{i}"]["layout"]["title"]["text"] for i in range(3)]
+
+
+def test_top_heads_follow_the_chosen_text(page):
+    """Issue 25: after "Scores on: your text" the top heads were still the probe's."""
+    path, prefix, model, probe = page
+    text = "the cat sat on the mat . the cat sat on the mat ."
+    at = _run(path, {f"{prefix}_text": text})
+    pattern = "induction" if prefix == "dec" else "previous"
+    on_probe = probe(model, head_probes.DEFAULT_SEED, head_probes.DEFAULT_LENGTH).scores
+    assert not any("on the probe" in t for t in _top_titles(at, prefix))
+    at = at.radio(key=f"{prefix}_heads_source").set_value("text").run()
+    assert not at.exception
+    run = model.run(text)
+    own = head_patterns.scores(run.attentions, run.ids)
+    top = head_patterns.top_heads(own[pattern], 3)
+    figs = figures_of(at)
+    for i, (lay, h, v) in enumerate(top):
+        fig = figs[f"{prefix}_heads_top{i}"]
+        title = fig["layout"]["title"]["text"]
+        assert title.startswith(f"Layer {lay + 1}, head {h + 1}: {pattern} {v:.2f}")
+        assert f"on the probe {on_probe[pattern][lay, h]:.2f}" in title
+        np.testing.assert_allclose(
+            np.nan_to_num(_z(fig["data"][0])), run.attentions[lay, h], atol=1e-6
+        )
+        assert not fig["layout"].get("shapes")  # no dashed lines: this is no probe
+        button = next(b for b in at.button if b.key == f"{prefix}_heads_open{i}")
+        assert button.label == f"Open layer {lay + 1}, head {h + 1}"
+    assert any("Their weights on your text" in c.value for c in at.caption)
+
+
+def test_a_repeated_phrase_in_one_click_shows_the_induction_head(page):
+    """The decoder offers a prompt that repeats a phrase: its strongest induction head is
+    the probe's (layer 19, head 7), clearly high on it, and the model copies the phrase."""
+    path, prefix, model, probe = page
+    if prefix != "dec":
+        pytest.skip("an encoder has no use for induction heads: no offer on MiniLM")
+    at = _run(path)
+    at = next(b for b in at.button if b.key == "dec_heads_repeat").click().run()
+    assert not at.exception
+    assert at.text_input(key="dec_text").value == smollm.REPEAT_TEXT
+    assert at.radio(key="dec_heads_source").value == "text"
+    assert at.radio(key="dec_heads_pattern").value == "induction"
+    run = model.run(smollm.REPEAT_TEXT)
+    own = head_patterns.scores(run.attentions, run.ids)["induction"]
+    on_probe = probe(model, head_probes.DEFAULT_SEED, head_probes.DEFAULT_LENGTH).scores
+    (lay, h, v), *_ = head_patterns.top_heads(own, 3)
+    assert (lay, h) == head_patterns.top_heads(on_probe["induction"], 1)[0][:2] == (18, 6)
+    assert v >= 0.8  # measured 0.84 (0.91 on the probe)
+    default = model.run(smollm.DEFAULT_TEXT)
+    assert np.isnan(head_patterns.scores(default.attentions, default.ids)["induction"]).all()
+    assert _top_titles(at, "dec")[0].startswith(f"Layer 19, head 7: induction {v:.2f}")
+    assert any(
+        f"strongest induction head is layer 19, head 7: {v:.2f}" in c.value for c in at.caption
+    )
+    assert not any(b.key == "dec_heads_repeat" for b in at.button)  # offered until used
+    assert smollm.top_tokens(model, run, 1)[0][0] == " elephant"  # the phrase, copied
 
 
 def test_importing_the_ui_module_needs_no_model():

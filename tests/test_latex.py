@@ -168,7 +168,7 @@ def test_masked_and_fully_masked_cells():
 
     res = _result(mask=engine.padding_mask(5, 2))
     c = explain.cell(res, 0, 1, 4)
-    assert r"s_{14} = -\infty" in latex.cell_latex(c)
+    assert r"s_{1,4} = -\infty" in latex.cell_latex(c)
     assert "is −∞ and the weight is 0" in latex.cell_text(c)
     res = _result(n=3, mask=engine.padding_mask(3, 3))
     c = explain.cell(res, 1, 0, 0)

@@ -348,7 +348,7 @@ def test_page_add_the_top_token_extends_the_prompt(page, model):
     assert rows.shape == (9, n)
     _, w = model.attentions(DEFAULT_TEXT + best)
     np.testing.assert_allclose(rows, w[0, :, -1, :], atol=1e-6)
-    assert any("are the same as before" in c.value for c in at.caption)
+    assert any("the same as before" in c.value and "1 row per head" in c.value for c in at.caption)
     at.button("dec_reset").click().run()
     assert at.text_input("dec_text").value == DEFAULT_TEXT
 

@@ -17,8 +17,9 @@
 //
 // Data from Python (attnviz/ui/board.py): {figures: [{key, figure, link, label, title,
 // role, rev}], columns, group, text_scale, rev, name, watch, plotly: {src, name}, modules,
-// prefetch?}, or {preload: {src, name}} for the hidden first board of every run (it only
-// starts loading plotly.js). To Python: the state value `selection` ({query, key, head,
+// prefetch?, reveal?}, or {preload: {src, name}} for the hidden first board of every run (it
+// only starts loading plotly.js). `reveal`: a token the board has not seen scrolls it into
+// view once (a button far below changed what it shows). To Python: the state value `selection` ({query, key, head,
 // chart, chart_key, index, title, at}) when a linked attention cell is clicked (a chart
 // with `select: false` but with its cells' arithmetic gives a `local` selection that only
 // the modules hear).
@@ -71,6 +72,10 @@ const errors = (window.__attnvizBoardErrors = window.__attnvizBoardErrors || [])
 // when the board scrolls into view, when a linked hover needs it, or after CATCH_UP_MS
 // without a new render (so a board is never left stale for long).
 const CATCH_UP_MS = 1000;
+// The longest a revealed board keeps itself centred while the rest of the run arrives (see
+// reveal(); the user's own scrolling, clicking or typing ends it at once). A long run on a
+// busy server takes seconds: only scrolls the user did not make are undone meanwhile.
+const REVEAL_MS = 10000;
 
 const chartModules = new Map(); // file name -> Promise of the module (once per tab)
 function chartModule(name) {
@@ -97,6 +102,7 @@ class Board {
     this.lastArgs = null;
     this.watched = null;
     this.inView = true;
+    this.revealed = null;
     this.selectFn = null;
     this.unlisten = listen((d) => this.onLink(d));
     this.observer = new IntersectionObserver(
@@ -159,6 +165,35 @@ class Board {
     this.lastArgs = args;
     this.watch(args.watch);
     this.handle(args);
+    this.reveal(args.reveal);
+  }
+
+  reveal(token) {
+    if (!token || token === this.revealed) return;
+    this.revealed = token;
+    const root = this.root;
+    const center = () => root.isConnected && root.scrollIntoView({ block: "center" });
+    center(); // at once: a smooth scroll is cut short by the rest of the run arriving
+    // The run is not over: the elements below the board are swapped, the page is shorter
+    // for a moment and the browser clamps the scroll (measured: the board ended 248 px
+    // lower than centred). Centre it again on each scroll that follows, until the user
+    // scrolls, clicks or types, or for REVEAL_MS.
+    let scroller = root.parentElement;
+    while (scroller && !/(auto|scroll)/.test(getComputedStyle(scroller).overflowY)) {
+      scroller = scroller.parentElement;
+    }
+    if (!scroller) return;
+    const doc = root.ownerDocument;
+    const user = ["wheel", "touchstart", "keydown", "mousedown"];
+    const stop = () => {
+      scroller.removeEventListener("scroll", again);
+      user.forEach((e) => doc.removeEventListener(e, stop, true));
+      clearTimeout(timer);
+    };
+    const again = () => requestAnimationFrame(center);
+    scroller.addEventListener("scroll", again, { passive: true });
+    user.forEach((e) => doc.addEventListener(e, stop, true));
+    const timer = setTimeout(stop, REVEAL_MS);
   }
 
   watch(key) {

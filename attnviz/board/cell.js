@@ -182,11 +182,12 @@ export function steps(c, d = DECIMALS, terms = TERMS) {
   return out;
 }
 
-/** The panel's heading: "Weight a3,1 = 0.1234, head 1: query 3 (t3), key 1 (t1)". */
+/** The panel's heading: "Weight a_3,1 = 0.1234, head 1: query 3 (t3), key 1 (t1)" (the
+ * comma keeps a_12,5 apart from a_1,25). */
 export function heading(c, labels = [], title = "", d = DECIMALS) {
   const tok = (t) => (t < labels.length ? ` (${labels[t]})` : "");
   return (
-    `${title}Weight a${c.query},${c.key} = ${plain(c.weight, d)}, head ${c.head}: ` +
+    `${title}Weight a_${c.query},${c.key} = ${plain(c.weight, d)}, head ${c.head}: ` +
     `query ${c.query}${tok(c.query)}, key ${c.key}${tok(c.key)}` +
     (c.masked ? " (masked: this key is hidden from this query)" : "")
   );

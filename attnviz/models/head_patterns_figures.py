@@ -16,6 +16,7 @@ from numpy.typing import ArrayLike
 from attnviz.engine import causal_mask
 from attnviz.figures import (
     AXIS_TITLE_FONT,
+    NOTE_LINE,
     SEQUENTIAL,
     TICK_FONT,
     TITLE_FONT,
@@ -191,21 +192,24 @@ def probe_weights_figure(
     weights: ArrayLike,
     tokens: Sequence[str],
     *,
-    length: int,
+    length: int | None,
     start: int = 0,
     causal: bool = True,
     title: str,
     height: int = 360,
+    note: str = "",
 ) -> go.Figure:
     """One head's weights (N, N) on the probe: :func:`attnviz.figures.attention_figure`
     with dashed lines where the second copy starts (query and key ``start + length``); on
     the second copy an induction head's weight sits on the diagonal ``length - 1`` cells
-    left of the main one."""
+    left of the main one. ``length=None``: any text (the page's own), no lines. ``note``:
+    a short line under the title (with "grey = masked"), where three charts abreast leave
+    no room in the title itself."""
     w = np.asarray(weights)
     n = len(tokens)
     if w.shape != (n, n):
         raise ValueError(f"weights must be (N, N) for the {n} tokens, got shape {w.shape}")
-    if start < 0 or length < 1 or start + 2 * length > n:
+    if length is not None and (start < 0 or length < 1 or start + 2 * length > n):
         raise ValueError(
             f"the probe (start {start}, 2 x {length} tokens) does not fit in {n} tokens"
         )
@@ -219,6 +223,14 @@ def probe_weights_figure(
     )
     fig.layout.yaxis.title.text = "query i (row)"  # the shared titles do not fit 3 abreast
     fig.layout.xaxis.title.text = "key j (column)"
+    if note:
+        text = fig.layout.title.text
+        head, sep, rest = text.partition(NOTE_LINE)  # the builder's own second line
+        fig.layout.title.text = (
+            f"{head}{NOTE_LINE}{note} · {rest}" if sep else f"{text}{NOTE_LINE}{note}</span>"
+        )
+    if length is None:
+        return fig
     edge = start + length - 0.5  # between the copies
     line = {"color": SELECTED_COLOUR, "width": 1.5, "dash": "dash"}
     fig.add_shape(type="line", x0=edge, x1=edge, y0=-0.5, y1=n - 0.5, line=line)

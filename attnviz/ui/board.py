@@ -264,6 +264,7 @@ def board(
     heads: int = 1,
     per_head: Callable[[int], Charts] | None = None,
     head: int = 0,
+    reveal: str | None = None,
 ) -> Any:
     """Draw ``charts`` (``(chart key, figure, link spec or None)``) side by side in one
     board that keeps its plot divs across reruns.
@@ -273,7 +274,10 @@ def board(
     (query in 0..n-1, head in 0..heads-1) before they are drawn on the rerun it causes.
     ``per_head``: ``charts`` are ``per_head(head)`` (see :func:`head_board`), and
     :func:`prefetch_heads` may send the other heads' charts so that a head change draws at
-    once. Returns the last selection (or None).
+    once. ``reveal``: a token new to this board (e.g. a counter) scrolls it into view once,
+    on the run that sends it (a button far below it changed what it shows: the model
+    pages' "Open layer 19, head 7"); not part of the revision. Returns the last selection
+    (or None).
     """
     on_change = None
     if select_into is not None:
@@ -296,6 +300,8 @@ def board(
         "plotly": PLOTLY,
         "modules": MODULES,
     }
+    if reveal:
+        data["reveal"] = str(reveal)
     return _mount(key, data, on_change)
 
 

@@ -8,6 +8,8 @@ them can import it.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
@@ -64,3 +66,39 @@ def on_d_change() -> None:
     h = st.session_state.get("heads", HEADS_DEFAULT)
     if isinstance(d, int) and d >= 1 and (not isinstance(h, int) or d % h):
         st.session_state["heads"] = nearest_divisor(d, h if isinstance(h, int) else 1)
+
+
+# --------------------------------------------------------------------------- number boxes
+
+#: Session key: the values typed in a number box that were not valid, as (key, typed,
+#: used), until the sidebar warns about them (:mod:`attnviz.ui.walker`).
+BOX_NOTICES = "box_notices"
+
+
+def box_key(key: str) -> str:
+    """The widget key of the number box beside slider ``key`` (``N`` -> ``N_box``)."""
+    return f"{key}_box"
+
+
+def on_box_change(key: str, lo: int, hi: int, then: Callable[[], None] | None = None) -> None:
+    """on_change of the number box beside slider ``key``: the slider takes the typed value,
+    the nearest integer in lo..hi when it is not one (noted in :data:`BOX_NOTICES` for the
+    sidebar's warning); then ``then``, the slider's own callback (D: heads stays a
+    divisor). An emptied box changes nothing (the sidebar puts the slider's value back)."""
+    typed = st.session_state.get(box_key(key))
+    if typed is None:
+        return
+    try:
+        v = float(typed)
+    except (TypeError, ValueError):
+        v = math.nan
+    if math.isfinite(v):
+        used = min(max(round(v), lo), hi)
+    else:
+        current = st.session_state.get(key)
+        used = current if isinstance(current, int) else lo
+    if used != v:
+        st.session_state.setdefault(BOX_NOTICES, []).append((key, typed, used))
+    st.session_state[key] = used
+    if then is not None:
+        then()

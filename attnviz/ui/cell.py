@@ -12,8 +12,10 @@ Two parts:
    ``{"query": i, "key": j, "head": h, "chart": role, ...}`` (read with ``.get``).
    :func:`cell_panel` turns it into :func:`attnviz.explain.cell` and shows the steps of
    :func:`attnviz.latex.cell_steps` as equations (KaTeX, whose MathML a screen reader reads)
-   and the LaTeX to copy; the steps as plain text only when the browser did not write them
-   (N above :data:`CLIENT_MAX_N`), so that the page never says them twice.
+   and the LaTeX to copy. When the browser wrote the steps, the equations and the LaTeX sit
+   in a closed expander under them ("for slides"), so that the page explains the cell once;
+   above :data:`CLIENT_MAX_N` the server writes the heading and the steps itself, as text,
+   equations and LaTeX in tabs.
 
 A page calls it in one line, after the board.
 """
@@ -33,6 +35,11 @@ from attnviz.ui.page import md_text
 HINT = (
     "Click a cell of the scores or the weights to see how it was computed, step by step, "
     "with this view's numbers."
+)
+#: The hint of a page whose clickable charts are weights only (the multi-head page's heads).
+HINT_WEIGHTS = (
+    "Click a cell of a head's weights to see how it was computed, step by step, with this "
+    "view's numbers."
 )
 
 
@@ -136,32 +143,49 @@ def picked_cell(
 def show_cell(
     c: explain.Cell, labels: tuple[str, ...], key: str, title: str = "", *, text: bool = True
 ) -> None:
-    """One cell's worked computation: equations, plain text (unless ``text=False``: the
-    browser wrote it, ``cell.js``), and the LaTeX to copy."""
+    """One cell's worked computation. ``text=True`` (the browser did not write it): a
+    heading, then the steps in tabs (equations, plain text, the LaTeX to copy).
+    ``text=False`` (``cell.js`` wrote the heading and the steps as text under the chart):
+    only a closed expander with the same steps as equations and the LaTeX, for slides."""
     i, j = c.query, c.key
+    steps = latex.cell_steps(c)
+    if not text:
+        with st.expander(
+            f"{title}Weight a\\_{i},{j} of head {c.head} as equations, and its LaTeX for slides",
+            expanded=False,
+            key=f"{key}_tex",
+        ):
+            _equations(steps)
+            _latex_to_copy(c, labels)
+        return
     li = f" {md_text(labels[i])}" if i < len(labels) else ""
     lj = f" {md_text(labels[j])}" if j < len(labels) else ""
     st.markdown(
-        f"**{title}How weight a{i},{j} = {c.weight:.4f} came about** — head {c.head}, "
+        f"**{title}How weight a\\_{i},{j} = {c.weight:.4f} came about** — head {c.head}, "
         f"query {i}{li}, key {j}{lj}"
         + (" (masked: this key is hidden from this query)" if c.masked else "")
     )
-    steps = latex.cell_steps(c)
-    names = ["Equations", "Plain text", "LaTeX"] if text else ["Equations", "LaTeX"]
-    tabs = st.tabs(names, key=f"{key}_tabs")
+    tabs = st.tabs(["Equations", "Plain text", "LaTeX"], key=f"{key}_tabs")
     with tabs[0]:
-        for step_title, step_tex, _ in steps:
-            st.markdown(md_plain(step_title))
-            # inline maths (KaTeX), not st.latex: a long sum wraps at its + signs instead of
-            # needing a scroll region (which a keyboard cannot reach, WCAG 2.1.1)
-            st.markdown(f"$\\displaystyle {step_tex}$")
-    if text:
-        with tabs[1]:
-            for step_title, _, step_text in steps:
-                st.markdown(f"**{md_plain(step_title)}.** {md_plain(step_text)}")
-    with tabs[-1]:
-        st.caption("Copy with the button at the top right; it goes inside a display equation.")
-        st.code(latex.cell_latex(c, labels), language="latex", wrap_lines=True)
+        _equations(steps)
+    with tabs[1]:
+        for step_title, _, step_text in steps:
+            st.markdown(f"**{md_plain(step_title)}.** {md_plain(step_text)}")
+    with tabs[2]:
+        _latex_to_copy(c, labels)
+
+
+def _equations(steps: list[latex.Step]) -> None:
+    for step_title, step_tex, _ in steps:
+        st.markdown(md_plain(step_title))
+        # inline maths (KaTeX), not st.latex: a long sum wraps at its + signs instead of
+        # needing a scroll region (which a keyboard cannot reach, WCAG 2.1.1)
+        st.markdown(f"$\\displaystyle {step_tex}$")
+
+
+def _latex_to_copy(c: explain.Cell, labels: tuple[str, ...]) -> None:
+    st.caption("Copy with the button at the top right; it goes inside a display equation.")
+    st.code(latex.cell_latex(c, labels), language="latex", wrap_lines=True)
 
 
 def cell_panel(
@@ -171,13 +195,15 @@ def cell_panel(
     head: int = 0,
     *,
     title: str = "",
+    hint: str = HINT,
 ) -> explain.Cell | None:
     """Under board ``board_key``: the worked computation of its last clicked cell (of
-    ``result``, head from the click or ``head``), or a hint. Returns the cell shown."""
+    ``result``, head from the click or ``head``), or ``hint`` (it names the charts of the
+    page that can be clicked). Returns the cell shown."""
     c = picked_cell(result, selection(board_key), head)
     with st.container(key=f"{board_key}_cell", border=True):
         if c is None:
-            st.caption(HINT)
+            st.caption(hint)
             return None
         show_cell(c, labels, key=f"{board_key}_cell", title=title, text=not client_side(result))
     return c

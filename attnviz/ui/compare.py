@@ -25,7 +25,7 @@ import streamlit as st
 
 from attnviz import compare_figures, engine
 from attnviz.ui import links, state
-from attnviz.ui.cell import HINT, client_side, picked_cell, selection, show_cell
+from attnviz.ui.cell import client_side, picked_cell, selection, show_cell
 from attnviz.ui.code import code_lines
 from attnviz.ui.controls import BY_KEY, LABELS, SEED_MAX, Control
 from attnviz.ui.export import export_section
@@ -277,6 +277,13 @@ def latest_click(board_keys: tuple[str, ...]) -> dict[str, Any] | None:
             seen[k] = v
     book["compare_click"] = newest
     return newest
+
+
+#: The hint before the first click: the page's charts are A's and B's weights and B − A.
+HINT = (
+    "Click a cell of A, B or B − A to see how A and B each computed that weight, step by "
+    "step, with their own numbers."
+)
 
 
 def cell_pair(

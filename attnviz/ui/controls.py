@@ -83,6 +83,7 @@ class Control:
     horizontal: bool = False
     on_change: Callable[[], None] | None = None
     after: str | None = None  # the check after the widget (a key of walker.AFTER)
+    box: bool = False  # a slider with a number box beside it (the same value, typed)
 
     def shown(self, values: dict) -> bool:
         return self.when is None or values.get(self.when[0]) == self.when[1]
@@ -151,14 +152,16 @@ CONTROLS: tuple[Control, ...] = (
             bind=False, after="upload",
             help=f"Up to {_UPLOAD_MB} MB (a 512 × 128 X is about 0.7 MB)."),
     Control("N", "N — number of tokens", "slider", "Sizes", 6,
-            f"tokens, 1..{N_MAX} (set by the input for text, presets, uploads)",
-            rule=f"an integer from 1 to {N_MAX}", field="n", type=int, lo=1, hi=N_MAX,
-            derived_by=_DERIVED_N,
-            help="Set by the input for typed text, presets and CSV uploads."),
+            f"tokens, 1..{N_MAX} (set by the input for text, presets, uploads); the box "
+            "beside the slider takes a typed value", rule=f"an integer from 1 to {N_MAX}",
+            field="n", type=int, lo=1, hi=N_MAX, derived_by=_DERIVED_N, box=True,
+            help="Drag the slider, or type a number in the box beside it. Set by the input "
+            "for typed text, presets and CSV uploads."),
     Control("D", "D — model width (features per token)", "slider", "Sizes", D_DEFAULT,
-            f"model width, 1..{D_MAX}", rule=f"an integer from 1 to {D_MAX}", field="d",
-            type=int, lo=1, hi=D_MAX, derived_by=("preset", "upload"),
-            on_change=callbacks.on_d_change),
+            f"model width, 1..{D_MAX}; the box beside the slider takes a typed value",
+            rule=f"an integer from 1 to {D_MAX}", field="d", type=int, lo=1, hi=D_MAX,
+            derived_by=("preset", "upload"), on_change=callbacks.on_d_change, box=True,
+            help="Drag the slider, or type a number in the box beside it."),
     Control("heads", "heads (divisors of D)", "select", "Sizes", HEADS_DEFAULT,
             "a divisor of D (changing D picks the nearest divisor)", rule=_heads_rule,
             field="heads", type=int, options=lambda v: divisors(v["D"]),
@@ -255,5 +258,8 @@ class Settings:
 def markdown_table() -> str:
     """The README's control table, made from :data:`CONTROLS`."""
     rows = ["| key | widget | values |", "| --- | --- | --- |"]
-    rows += [f"| `{c.key}` | {KINDS[c.kind]} | {c.doc} |" for c in CONTROLS]
+    rows += [
+        f"| `{c.key}` | {KINDS[c.kind]}{' + number box' if c.box else ''} | {c.doc} |"
+        for c in CONTROLS
+    ]
     return "\n".join(rows)

@@ -17,6 +17,7 @@ from attnviz import latex
 from attnviz.ui.controls import LABELS
 from attnviz.ui.page import shape_text
 from attnviz.ui.state import View
+from attnviz.wording import plural
 
 
 def oriented(a: np.ndarray, layout: str) -> np.ndarray:
@@ -115,8 +116,8 @@ def export_section(
             st.caption(
                 "CSV files hold the matrices as displayed (layout: "
                 f"{LABELS['layout'][view.layout]}). The NPZ holds X, the parameters, every "
-                "intermediate (row layout) and the settings. For a PNG, use the camera icon "
-                "of each plot."
+                "intermediate (row layout) and the settings. For a picture of a chart, use the "
+                "PNG or SVG button under it."
             )
             cols = st.columns(4)
             for i, (name, (a, rl, cl)) in enumerate(matrices.items()):
@@ -148,8 +149,9 @@ def latex_section(matrices: dict[str, tuple[np.ndarray, Any, Any]], page: str = 
     small = {k: a for k, (a, _, _) in matrices.items() if latex.is_small(a)}
     if not small:
         return
+    count = plural(len(small), "small matrix", "small matrices")
     box = st.expander(
-        f":material/functions: LaTeX for slides: {len(small)} small matrices as bmatrix",
+        f":material/functions: LaTeX for slides: {count} as bmatrix",
         expanded=False,
         key=f"latex_box_{page}" if page else None,
         on_change="rerun" if page else "ignore",
@@ -164,8 +166,13 @@ def latex_section(matrices: dict[str, tuple[np.ndarray, Any, Any]], page: str = 
         )
         for name, a in small.items():
             st.markdown(f"**{name}** ({shape_text(a)})")
+            whole = np.issubdtype(np.asarray(a).dtype, np.integer)  # indices, a 0/1 mask
             st.code(
-                latex.named(latex.text_name(name), np.asarray(a, dtype=np.float64)),
+                latex.named(
+                    latex.text_name(name),
+                    np.asarray(a, dtype=np.float64),
+                    decimals=0 if whole else latex.DECIMALS,
+                ),
                 language="latex",
                 wrap_lines=True,
             )

@@ -25,12 +25,13 @@ from attnviz.ui import links
 from attnviz.ui.page import chart_row, plot
 from attnviz.ui.text import md_text
 
-__all__ = ["ModelHeads", "ProbeSummary", "section", "summarise"]
+__all__ = ["ModelHeads", "ProbeSummary", "opened", "section", "summarise"]
 
 SEED_MAX = 2**31 - 1
 TOP = 3
 _CHECKED = "heads_link_checked"  # session key: the link values already checked
 _OPENED = "heads_opened"  # session key: (prefix, layer, head) last opened
+_REVEALS = "heads_reveals"  # session key: Open clicks so far (the head view's reveal token)
 
 #: What each score means, in plain words (the table's column help and the legend).
 MEANING = {
@@ -50,7 +51,10 @@ class ModelHeads:
     ``prefix``: the page's widget-key prefix (``"rm"``, ``"dec"``); ``name``: the model
     as the page names it; ``causal``: a decoder (each token sees only earlier ones);
     ``layer_key`` / ``head_key``: the page's head-view sliders (1-based values);
-    ``probe``: (seed, length) -> :class:`~attnviz.models.head_probes.ProbeRun`.
+    ``probe``: (seed, length) -> :class:`~attnviz.models.head_probes.ProbeRun`;
+    ``text_key``: the page's text box; ``repeat_text``: a prompt that repeats a phrase,
+    offered in one click (where the model's induction heads show on a text of a student's
+    length), or None.
     """
 
     prefix: str
@@ -59,6 +63,8 @@ class ModelHeads:
     layer_key: str
     head_key: str
     probe: Callable[[int, int], head_probes.ProbeRun] = field(compare=False)
+    text_key: str | None = None
+    repeat_text: str | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -173,6 +179,34 @@ def _open(spec: ModelHeads, layer: int, head: int) -> None:
     st.session_state[_OPENED] = (spec.prefix, layer, head)
 
 
+def opened(spec: ModelHeads) -> str | None:
+    """Above the page's head view, on the run an Open button (or a table row) caused: say
+    which head is open, and return a new token for the head view's board to scroll into
+    view (``ui.plot(..., reveal=token)``: the button sits far below it); else None."""
+    got = st.session_state.get(_OPENED)
+    if not got or got[0] != spec.prefix:
+        return None
+    del st.session_state[_OPENED]
+    _, layer, head = got
+    st.success(
+        f"Layer {layer + 1}, head {head + 1} is open in the head view (the layer and head "
+        "sliders); the Heads section is further down.",
+        icon=":material/check:",
+    )
+    count = st.session_state.get(_REVEALS, 0) + 1
+    st.session_state[_REVEALS] = count
+    return f"{spec.prefix}-{count}"
+
+
+def _use_repeat_text(spec: ModelHeads) -> None:
+    """on_click of "Try a repeated phrase": the phrase in the page's text box, the scores
+    (and top heads) on it, the induction heads first."""
+    if spec.text_key and spec.repeat_text:
+        st.session_state[spec.text_key] = spec.repeat_text
+        st.session_state[f"{spec.prefix}_heads_source"] = "text"
+        st.session_state[f"{spec.prefix}_heads_pattern"] = "induction"
+
+
 def _open_from_table(spec: ModelHeads, table_key: str, n_heads: int) -> None:
     """on_select of the table: its rows are the heads in (layer, head) order."""
     sel = st.session_state.get(table_key)
@@ -243,7 +277,9 @@ def _mechanism(spec: ModelHeads, probe: ProbeSummary) -> None:
         )
 
 
-def _top_heads(spec: ModelHeads, probe: ProbeSummary) -> None:
+def _top_heads(spec: ModelHeads, probe: ProbeSummary, run: Any, own: dict | None) -> None:
+    """The top heads of a pattern and their weights: on the probe, or (``own``: the
+    scores on the page's text) on the text of the page's ``run``."""
     pattern = st.radio(
         "Top heads of",
         list(PATTERNS),
@@ -251,27 +287,41 @@ def _top_heads(spec: ModelHeads, probe: ProbeSummary) -> None:
         key=f"{spec.prefix}_heads_pattern",
         index=list(PATTERNS).index("induction" if spec.causal else "previous"),
     )
-    top = probe.top[pattern]
+    on_text = own is not None
+    top = head_patterns.top_heads(own[pattern], TOP) if on_text else probe.top[pattern]
     if not top:
-        st.info(f"No head has a {pattern} score on this probe.")
+        st.info(
+            f"Your text repeats no token, so no head has a {pattern} score on it: "
+            + ("try the repeated phrase above." if spec.repeat_text else "type a text that "
+               "repeats a phrase.")
+            if on_text
+            else f"No head has a {pattern} score on this probe."
+        )  # fmt: skip
         return
-    charts = {
-        f"{spec.prefix}_heads_top{i}": head_patterns_figures.probe_weights_figure(
-            probe.weights[(lay, h)],
-            probe.tokens,
-            length=probe.length,
-            start=probe.start,
+    charts = {}
+    for i, (lay, h, v) in enumerate(top):
+        on_probe = float(probe.scores[pattern][lay, h])
+        charts[f"{spec.prefix}_heads_top{i}"] = head_patterns_figures.probe_weights_figure(
+            np.asarray(run.attentions[lay, h]) if on_text else probe.weights[(lay, h)],
+            list(run.tokens) if on_text else probe.tokens,
+            length=None if on_text else probe.length,
+            start=0 if on_text else probe.start,
             causal=spec.causal,
             title=f"Layer {lay + 1}, head {h + 1}: {pattern} {v:.2f}",
+            note=f"on the probe {on_probe:.2f}" if on_text else "",
             height=340,
         )
-        for i, (lay, h, v) in enumerate(top)
-    }
     chart_row(
         f"{spec.prefix}_heads_top_row",
         charts,
-        caption=f"Their weights on the probe; the dashed lines mark where the second copy "
-        f"starts. {MEANING[pattern].capitalize()}.",
+        caption=(
+            "Their weights on your text (the box above); under each title, the head's score "
+            "on the probe. "
+            if on_text
+            else "Their weights on the probe; the dashed lines mark where the second copy starts. "
+        )
+        + f"{MEANING[pattern].capitalize()}. **Open** shows a head in the head view at the "
+        "top of the page.",
     )
     cols = st.columns(len(top))
     for col, (i, (lay, h, _)) in zip(cols, enumerate(top), strict=True):
@@ -285,6 +335,35 @@ def _top_heads(spec: ModelHeads, probe: ProbeSummary) -> None:
         )
 
 
+def _repeat_offer(spec: ModelHeads, run: Any, own: dict[str, np.ndarray], text: bool) -> None:
+    """The one-click prompt with a repeated phrase, and what the induction heads do on it."""
+    if not (spec.text_key and spec.repeat_text):
+        return
+    ind = head_patterns.top_heads(own["induction"], 1)
+    if st.session_state.get(spec.text_key) == spec.repeat_text and ind:
+        lay, h, v = ind[0]
+        st.caption(
+            f"On the repeated phrase the strongest induction head is layer {lay + 1}, head "
+            f"{h + 1}: {v:.2f}" + (" (the top heads below are on this text)." if text else ".")
+        )
+        return
+    c1, c2 = st.columns([1, 2], vertical_alignment="center")
+    c1.button(
+        "Try a repeated phrase",
+        key=f"{spec.prefix}_heads_repeat",
+        on_click=_use_repeat_text,
+        args=(spec,),
+        icon=":material/repeat:",
+        width="stretch",
+    )
+    c2.caption(
+        "An induction head shows where a text repeats itself, and a short sentence of your "
+        f"own rarely does. This puts “{md_text(spec.repeat_text)}” in the prompt box and "
+        "scores every head on it: on the second copy an induction head looks back at the "
+        "token that came next the first time."
+    )
+
+
 def section(spec: ModelHeads, run: Any, layer: int, head: int) -> None:
     """The Heads section. ``run``: the page's run on its own text (``tokens``, ``ids``,
     ``attentions`` (L, H, N, N)); ``layer``, ``head``: the head view's head, 0-based."""
@@ -295,13 +374,6 @@ def section(spec: ModelHeads, run: Any, layer: int, head: int) -> None:
         "scores every head on six patterns (each a mean weight, 0 to 1):\n\n"
         + "\n".join(f"- **{k}**: {v}" for k, v in MEANING.items())
     )
-    opened = st.session_state.pop(_OPENED, None)  # said once, on the run the click caused
-    if opened and opened[0] == spec.prefix:
-        st.success(
-            f"Layer {opened[1] + 1}, head {opened[2] + 1} is open in the head view above "
-            "(the layer and head sliders).",
-            icon=":material/check:",
-        )
     seed, length = _probe_controls(spec)
     probe = _probe(spec.name, seed, length, spec)
     body = probe.tokens[probe.start : probe.start + probe.length]
@@ -321,6 +393,7 @@ def section(spec: ModelHeads, run: Any, layer: int, head: int) -> None:
         key=f"{spec.prefix}_heads_source",
     )
     own = _own_scores(spec.name, " ".join(map(str, run.ids.tolist())), run)
+    _repeat_offer(spec, run, own, source == "text")
     scores = probe.scores if source == "probe" else own
     plot(
         head_patterns_figures.scores_figure(
@@ -331,14 +404,18 @@ def section(spec: ModelHeads, run: Any, layer: int, head: int) -> None:
         ),
         key=f"{spec.prefix}_heads_scores",
     )
-    _this_head(probe.scores, own, layer, head)
+    _this_head(spec, probe.scores, own, layer, head)
     _every_head(spec, scores)
-    _top_heads(spec, probe)
+    _top_heads(spec, probe, run, own if source == "text" else None)
     _mechanism(spec, probe)
 
 
 def _this_head(
-    probe: dict[str, np.ndarray], own: dict[str, np.ndarray], layer: int, head: int
+    spec: ModelHeads,
+    probe: dict[str, np.ndarray],
+    own: dict[str, np.ndarray],
+    layer: int,
+    head: int,
 ) -> None:
     """The head view's head scored on the probe and on the page's text, side by side."""
     row = "| {} | " + " | ".join(["{}"] * len(PATTERNS)) + " |"
@@ -357,8 +434,13 @@ def _this_head(
     if np.isnan(own["induction"]).all():
         st.caption(
             "Your text repeats no token, so duplicate and induction have nothing to measure "
-            "on it (n/a): type a text that repeats a phrase, e.g. “Mr Dursley was proud of "
-            "his son. Mr Dursley”."
+            "on it (n/a): "
+            + (
+                "try the repeated phrase above."
+                if spec.repeat_text
+                else "type a text that repeats a phrase, e.g. “Mr Dursley was proud of his "
+                "son. Mr Dursley”."
+            )
         )
 
 

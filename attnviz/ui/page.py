@@ -78,12 +78,15 @@ def pooled_note(
     return True
 
 
-def plot(fig: go.Figure, key: str | None = None, link: dict | None = None) -> None:
+def plot(
+    fig: go.Figure, key: str | None = None, link: dict | None = None, reveal: str | None = None
+) -> None:
     """Draw one plotly figure the same way on every page: a board of one chart
     (:mod:`attnviz.ui.board`: redrawn in place on reruns, PNG downloads at projector
-    resolution (1920 px wide) and SVG in its toolbar, optional hover ``link``)."""
+    resolution (1920 px wide) and SVG in its toolbar, optional hover ``link``; a new
+    ``reveal`` token scrolls it into view once)."""
     key = key or f"chart_{hashlib.sha1(str(fig.layout.title.text).encode()).hexdigest()[:8]}"
-    board(f"board_{key}", [(key, fig, link)])
+    board(f"board_{key}", [(key, fig, link)], reveal=reveal)
 
 
 def chart_row(

@@ -134,6 +134,8 @@ def _widget(c: Control, values: dict, run: _Run, source: str) -> Any:
         if c.kind == "radio":
             return sb.radio(c.label, opts, index=index, horizontal=c.horizontal, **common)
         return sb.selectbox(c.label, opts, index=index, **common)
+    if c.kind == "slider" and c.box:
+        return _slider_and_box(c, common, sb)
     if c.kind == "slider":
         return sb.slider(c.label, c.lo, c.hi, c.default, **common)
     if c.kind == "number":
@@ -148,6 +150,40 @@ def _widget(c: Control, values: dict, run: _Run, source: str) -> Any:
             c.label, type=["csv", "txt"], max_upload_size=mb, key=c.key, help=c.help
         )
     raise ValueError(f"unknown widget kind {c.kind!r} of control {c.key!r}")
+
+
+def _slider_and_box(c: Control, common: dict[str, Any], sb: Any) -> Any:
+    """Slider ``c`` (bound to the link under its key) and, beside it, a number box for a
+    typed value. The box is not bound: it shows the slider's value (set before it is drawn,
+    so a link, a drag or a preset moves it too), and a typed value moves the slider
+    (:func:`callbacks.on_box_change`, which clamps a value out of range; the sidebar warns
+    about it). One value, one URL key: ``?N=12``."""
+    left, right = sb.columns([3, 1], vertical_alignment="bottom", gap="small")
+    value = left.slider(c.label, c.lo, c.hi, c.default, **common)
+    key = callbacks.box_key(c.key)
+    if st.session_state.get(key) != value:
+        st.session_state[key] = value
+    right.number_input(
+        f"{c.label}: type a number",
+        value=c.default,
+        step=1,
+        key=key,
+        on_change=callbacks.on_box_change,
+        args=(c.key, c.lo, c.hi, c.on_change),
+        disabled=common.get("disabled", False),
+        label_visibility="collapsed",
+    )
+    return value
+
+
+def invalid_notice(source: str, key: str, shown: Any, rule: str, used: Any) -> str:
+    """The warning for a value that was replaced: "The link set N=999, which is not valid
+    (N must be an integer from 1 to 512); using N=6." (``source``: "The link", "The box
+    beside the N slider")."""
+    return (
+        f"{source} set {md_text(f'{key}={shown!s}')}, which is not valid ({key} must be "
+        f"{rule}); using {md_text(f'{key}={used}')}."
+    )
 
 
 def _settle(c: Control, values: dict, run: _Run) -> None:
@@ -181,10 +217,7 @@ def _link_notices(values: dict, run: _Run) -> None:
             continue
         if not links.same(r, values[k]):
             shown = r[-1] if isinstance(r, list) and r else r
-            run.notices.append(
-                f"The link set {md_text(f'{k}={shown!s}')}, which is not valid ({k} must be "
-                f"{c.rule_text(values)}); using {md_text(f'{k}={values[k]}')}."
-            )
+            run.notices.append(invalid_notice("The link", k, shown, c.rule_text(values), values[k]))
 
 
 def _start_run() -> _Run:
@@ -192,6 +225,10 @@ def _start_run() -> _Run:
     book["app_ran"] = True
     first = book.get("first", True)
     run = _Run(first=first, raw={})
+    for key, typed, used in st.session_state.pop(callbacks.BOX_NOTICES, []):
+        c = BY_KEY[key]
+        source = f"The box beside the {key} slider"
+        run.notices.append(invalid_notice(source, key, typed, c.rule_text({}), used))
     if first:
         qp = st.query_params
         run.raw = {k: qp.get_all(k) for k in KEYS if k in qp}

@@ -69,12 +69,17 @@ def _click_now(session, key: str, x: int, y: int) -> list[dict]:
     return now
 
 
-def _panel_headings(session) -> list[str]:
-    return (
-        session.page.locator("[data-testid='stMarkdownContainer'] strong")
-        .filter(has_text="came about")
-        .all_inner_texts()
+def _panel_boxes(session):
+    """The server's part of a cell panel: its closed box of the same steps as equations and
+    LaTeX (the browser wrote the steps as text), one per view."""
+    return session.page.locator("[data-testid='stExpander'] summary").filter(
+        has_text="as equations"
     )
+
+
+def _panel_headings(session) -> list[str]:
+    """The boxes' labels (without the expander's icon)."""
+    return _panel_boxes(session).locator("[data-testid='stMarkdownContainer']").all_inner_texts()
 
 
 def test_a_click_on_a_weights_cell_shows_its_arithmetic(session):
@@ -85,26 +90,29 @@ def test_a_click_on_a_weights_cell_shows_its_arithmetic(session):
     assert shown, hover
     # at once, in the browser: the steps as text, under the board, named by the cell
     (now,) = _click_now(session, "pg_weights", j, i)
-    assert now["heading"].startswith(f"Weight a{i},{j} = {shown.group(1)}, head 0"), (now, hover)
+    assert now["heading"].startswith(f"Weight a_{i},{j} = {shown.group(1)}, head 0"), (now, hover)
     assert now["live"] == "polite" and now["cell"] == f"0,{i},{j}"
     assert now["step5"].startswith(f"5. Weight a_{i},{j} = {shown.group(1)}."), now
-    headings = _panel_headings(session)  # then the server's part
+    headings = _panel_headings(session)  # then the server's part: one closed box
     assert len(headings) == 1, headings
-    assert f"a{i},{j} = {shown.group(1)}" in headings[0], (headings, hover)
-    # the steps: equations (KaTeX, with MathML for screen readers) and the LaTeX; the plain
-    # text is the browser's panel, which the rerun left in place (said once, not twice)
-    assert session.page.locator(".katex-mathml").count() >= 6
-    assert session.page.get_by_role("tab", name="LaTeX").count() == 1
+    assert f"Weight a_{i},{j} of head 0 as equations" in headings[0], (headings, hover)
+    # the cell is explained once: the browser's steps, which the rerun left in place; the
+    # same steps as equations (KaTeX, with MathML for screen readers) and the LaTeX only
+    # when the box is opened; no heading and no tabs of the server's own
+    assert not session.page.get_by_text("came about").count()
     assert session.page.get_by_role("tab", name="Plain text").count() == 0
     assert session.page.evaluate(CLIENT_JS) == [now]
+    _panel_boxes(session).first.click()
+    session.page.wait_for_timeout(500)
+    assert session.page.locator(".katex-mathml").count() >= 6
+    assert session.page.get_by_text("Copy with the button at the top right").is_visible()
     session.screenshot("cell-panel")
     # axe-core: no serious or critical WCAG 2.1 A/AA violation in the two panels
     session.page.evaluate(axe_source() + "\n;undefined")
     found = session.page.evaluate(AXE_PANELS_JS, WCAG_AA)
     assert not [f for f in found if f[1:].split("]")[0] in BLOCKING], found
-    # opened, the LaTeX tab and the page's code box (syntax colours, long lines): nothing
-    # serious or critical in the whole page
-    session.page.get_by_role("tab", name="LaTeX").click()
+    # opened, the box of equations and LaTeX and the page's code box (syntax colours, long
+    # lines): nothing serious or critical in the whole page
     session.page.get_by_text("NumPy code that reproduces this view").click()
     session.page.wait_for_timeout(800)
     blocking = [str(v) for v in scan(session.page) if v.impact in BLOCKING]
@@ -147,10 +155,10 @@ def test_the_difference_board_links_hover_with_a_and_b(session):
     now = _click_now(session, "cmp_diff", j, i)
     assert [p["heading"][:2] for p in now] == ["A:", "B:"], now
     for p, w in zip(now, ab.groups(), strict=True):
-        assert p["heading"].startswith(f"{p['heading'][:2]} Weight a{i},{j} = {w}, "), (p, hover)
+        assert p["heading"].startswith(f"{p['heading'][:2]} Weight a_{i},{j} = {w}, "), (p, hover)
     headings = _panel_headings(session)
     assert [h[:2] for h in headings] == ["A:", "B:"], headings
-    assert all(f"a{i},{j} = " in h for h in headings)
+    assert all(f"Weight a_{i},{j} of head" in h for h in headings)
     session.screenshot("compare-cell")
     assert_no_board_errors(session)
 
@@ -166,7 +174,7 @@ def test_step_by_step_and_masking_work_a_clicked_weight_out_without_a_rerun(sess
     runs = session.runs()
     session.page.mouse.click(cell["pageX"], cell["pageY"])
     (now,) = session.page.evaluate(CLIENT_JS)
-    assert now["heading"].startswith(f"Weight a{i},{j} = {shown.group(1)}, head 0"), now
+    assert now["heading"].startswith(f"Weight a_{i},{j} = {shown.group(1)}, head 0"), now
     session.page.wait_for_timeout(800)
     assert session.runs() == runs, "a click on step by step's weights started a rerun"
     # from the keyboard: Enter on a weight works it out too (still no rerun)
@@ -185,7 +193,7 @@ def test_step_by_step_and_masking_work_a_clicked_weight_out_without_a_rerun(sess
     assert len(panels) == 2 and all(p["cell"] == "0,3,0" for p in panels), panels
     for p, hover in zip(panels, reversed(hovers), strict=True):  # causal, then padding
         weight = re.search(r"= (-?\d+\.\d{4})$", hover).group(1)
-        assert p["heading"].startswith(f"Weight a3,0 = {weight}"), (panels, hovers)
+        assert p["heading"].startswith(f"Weight a_3,0 = {weight}"), (panels, hovers)
     session.page.wait_for_timeout(800)
     assert session.runs() == runs
     assert_no_board_errors(session)

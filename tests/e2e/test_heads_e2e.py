@@ -62,6 +62,16 @@ def test_heads_section_renders_and_a_top_head_opens_in_the_head_view(session, pa
     assert _slider(session, f"{prefix}_layer") == str(layer)
     assert _slider(session, f"{prefix}_head") == str(head)
     assert f"Layer {layer}, head {head} is open in the head view" in main.inner_text()
+    # the page scrolled up to the head view: the button was two screens below it
+    view = f".attnviz-board[data-board='board_{prefix}_head_fig']"
+    in_view = """(sel) => { const r = document.querySelector(sel).getBoundingClientRect();
+      return r.top >= -1 && r.bottom <= window.innerHeight + 1; }"""
+    with contextlib.suppress(Exception):  # the assertion below says where it is
+        session.page.wait_for_function(in_view, arg=view, timeout=10_000, polling=100)
+    assert session.page.evaluate(in_view, view), session.page.evaluate(
+        "(sel) => document.querySelector(sel).getBoundingClientRect().toJSON()", view
+    )
+    session.screenshot(f"heads_{prefix}_opened", full=False)
     # the head view's own heatmap now shows that head
     titles = _wait_charts(session, [f"Layer {layer}, head {head}: weights"])
     assert any(f"Layer {layer}, head {head}: weights" in t for t in titles), titles

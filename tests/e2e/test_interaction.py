@@ -49,6 +49,32 @@ def test_keyboard_moves_the_n_slider_and_the_heatmaps_repaint(session):
     session.assert_healthy("after ArrowRight")
 
 
+def test_the_n_box_and_the_slider_stay_in_step_under_one_url_key(session):
+    """Issue 25: N with a mouse moved by 4 per 2 px; the box beside the slider takes a
+    typed N. Both are N in the link (?N=12), each follows the other, and a typed value out
+    of range is clamped with the link check's warning."""
+    session.open("/?N=9")
+    box = session.page.locator(".st-key-N_box input")
+    expect(box).to_have_value("9")
+    box.fill("12")
+    session.rerun_after(lambda: box.press("Enter"))
+    assert slider_value(session, "N") == 12 and scores_shape(session) == (12, 12)
+    assert query(session).get("N") == ["12"] and "N_box" not in query(session)
+    thumb = session.page.locator('.st-key-N input[type="range"]')
+    thumb.focus()
+    session.rerun_after(lambda: session.page.keyboard.press("ArrowRight"))
+    expect(box).to_have_value("13")
+    assert query(session).get("N") == ["13"]
+    box.fill("0")
+    session.rerun_after(lambda: box.press("Enter"))
+    assert slider_value(session, "N") == 1
+    expect(box).to_have_value("1")
+    warnings = alerts(session, "Warning")
+    assert any("N=0" in w and "N must be an integer from 1 to 512" in w for w in warnings), warnings
+    session.screenshot("n-box")
+    session.assert_healthy("after the N box")
+
+
 def test_upload_a_valid_then_an_invalid_csv(session):
     session.open("/")
     choose_radio(session, "source", "upload")
