@@ -23,10 +23,10 @@
 // role, rev}], columns, group, text_scale, present, rev, name, watch, plotly: {src, name},
 // modules, prefetch?}, or {preload: {src, name}} for the hidden first board of every run
 // (it only starts loading plotly.js), or {step_keys: {next, prev}} for the hidden board
-// under the presenter view's step bar (the arrow keys press those buttons). To Python: the state value `selection` ({query, key, head,
-// chart, chart_key, index, title, at}) when a linked attention cell is clicked (a chart
-// with `select: false` but with its cells' arithmetic gives a `local` selection that only
-// the modules hear).
+// under the presenter view's step bar (the arrow keys press those buttons). To Python: the
+// state value `selection` ({query, key, head, chart, chart_key, index, title, at}) when a
+// linked attention cell is clicked (a chart with `select: false` but with its cells'
+// arithmetic gives a `local` selection that only the modules hear).
 //
 // Per-chart modules (the hook for e.g. data tables and keyboard navigation): a file
 // attnviz/board/<name>.js listed in CHART_MODULES of attnviz/ui/board.py (or in the

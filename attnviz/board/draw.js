@@ -163,10 +163,8 @@ export function draw(board, args) {
   const stacked = boardWidth > 0 && boardWidth < STACK_BELOW;
   board.root.dataset.stacked = stacked ? "1" : "0";
   // the presenter view: square matrices fill the screen below them (all of a board's or none)
-  const fill = present && figs.length > 0 && figs.every((f) => {
-    const fig = f.figure || {};
-    return isSquareMatrix(fig.layout || {}, fig.data || []);
-  });
+  const square = (f) => isSquareMatrix((f.figure || {}).layout || {}, (f.figure || {}).data || []);
+  const fill = present && figs.length > 0 && figs.every(square);
   const measure = board.measure || (board.measure = measurer(document));
   const keep = new Set(figs.map((f) => f.key));
   for (const [k, c] of board.cells) {
@@ -221,18 +219,18 @@ export function draw(board, args) {
         const fewer = fl && fl.xaxis ? cellText(dat, fl.xaxis._length, measure) : dat;
         const redraw = fewer !== dat ? Plotly.react(c.gd, fewer, lay, config) : null;
         return Promise.resolve(redraw).then(() => {
-          const l = c.gd._fullLayout;
-          const fix = legendBase && l && l.legend && legendCorrection(legendBase, lay, l.legend._height);
+          const legend = c.gd._fullLayout && c.gd._fullLayout.legend;
+          const fix = legendBase && legend && legendCorrection(legendBase, lay, legend._height);
           return fix ? Plotly.relayout(c.gd, fix) : null;
         });
       })
       .then(() => {
-      if (!c.hooked) {
-        hook(board, c);
-        c.hooked = true;
-      }
-      return c;
-    });
+        if (!c.hooked) {
+          hook(board, c);
+          c.hooked = true;
+        }
+        return c;
+      });
   });
   return Promise.all(jobs).then((drawn) => drawn.filter(Boolean));
 }

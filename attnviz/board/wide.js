@@ -19,13 +19,20 @@ const OVERHANG_PX = 12;
 const TABLE_BOX = '[data-testid="stMarkdownContainer"]:has(> table)';
 const SELECTOR = `.katex-display, ${TABLE_BOX}`;
 
+const SHADE = "rgba(0, 0, 0, 0.3)";
+const CLEAR = "rgba(0, 0, 0, 0)";
+const WHITE = "rgba(255, 255, 255, 0)";
+// White covers at the ends that scroll with the content (local), over shadows that stay at
+// the box's sides (scroll): a side shows its shadow only while content hides behind it.
 export const STYLE = `
 .${WIDE}, .attnviz-table-holder:not(.attnviz-sr-only) {
   background:
-    linear-gradient(to right, #fff 30%, rgba(255, 255, 255, 0)) left center / 40px 100% no-repeat local,
-    linear-gradient(to left, #fff 30%, rgba(255, 255, 255, 0)) right center / 40px 100% no-repeat local,
-    radial-gradient(farthest-side at 0 50%, rgba(0, 0, 0, 0.3), rgba(0, 0, 0, 0)) left center / 14px 100% no-repeat scroll,
-    radial-gradient(farthest-side at 100% 50%, rgba(0, 0, 0, 0.3), rgba(0, 0, 0, 0)) right center / 14px 100% no-repeat scroll;
+    linear-gradient(to right, #fff 30%, ${WHITE}) left center / 40px 100% no-repeat local,
+    linear-gradient(to left, #fff 30%, ${WHITE}) right center / 40px 100% no-repeat local,
+    radial-gradient(farthest-side at 0 50%, ${SHADE}, ${CLEAR})
+      left center / 14px 100% no-repeat scroll,
+    radial-gradient(farthest-side at 100% 50%, ${SHADE}, ${CLEAR})
+      right center / 14px 100% no-repeat scroll;
   scrollbar-width: thin; scrollbar-color: #8a8c94 transparent; }
 .${WIDE}::-webkit-scrollbar, .attnviz-table-holder::-webkit-scrollbar { height: 6px; }
 .${WIDE}::-webkit-scrollbar-thumb, .attnviz-table-holder::-webkit-scrollbar-thumb {

@@ -45,13 +45,14 @@ test("wrapTitle: a title wider than its chart wraps at spaces; the plot keeps it
 });
 
 test("wrapTitle: the grey note line keeps its own size on every wrapped line", () => {
-  const note = "<span style='font-size:13px;color:#555'>6-token blocks (mean) · grey = masked</span>";
+  const span = "<span style='font-size:13px;color:#555'>";
+  const note = `${span}6-token blocks (mean) · grey = masked</span>`;
   const layout = { title: { text: `Scores<br>${note}`, font: { size: 16 } }, margin: { t: 60 } };
   const out = wrapTitle(layout, 150, estimateWidth);
   const lines = out.title.text.split("<br>");
   assert.equal(lines[0], "Scores");
   assert.ok(lines.length > 2);
-  for (const l of lines.slice(1)) assert.match(l, /^<span style='font-size:13px;color:#555'>.*<\/span>$/);
+  for (const l of lines.slice(1)) assert.ok(l.startsWith(span) && l.endsWith("</span>"), l);
   assert.equal(out.margin.t, 60 + Math.ceil((lines.length - 2) * 13 * 1.3));
 });
 
@@ -61,13 +62,12 @@ test("wrapTitle: a word longer than the chart is cut into pieces that fit", () =
   assert.equal(out.title.text.replaceAll("<br>", ""), "Wwwwwwwwwwwwwwwwwwwwwwwwww");
 });
 
-const BARS = ["a·v of t5", "a·v of t4", "a·v of t0", "other 3 keys (Σa=0.1)", "output"].map((name) => ({
-  type: "bar",
-  name,
-}));
+const NAMES = ["a·v of t5", "a·v of t4", "a·v of t0", "other 3 keys (Σa=0.1)", "output"];
+const BARS = NAMES.map((name) => ({ type: "bar", name }));
 
 test("legendBelow: a narrow chart's legend goes under the plot, the height grows", () => {
-  const layout = { height: 320, margin: { l: 77, r: 10, t: 60, b: 54 }, legend: { font: { size: 11 } } };
+  const margin = { l: 77, r: 10, t: 60, b: 54 };
+  const layout = { height: 320, margin, legend: { font: { size: 11 } } };
   const out = legendBelow(layout, BARS, 358, estimateWidth);
   assert.equal(out.legend.orientation, "h");
   assert.equal(out.legend.yref, "container");
@@ -97,9 +97,12 @@ test("legendCorrection: the margin plotly's legend needs, or null when the estim
 
 const z6 = { dtype: "f4", bdata: "", shape: "6,6" };
 const text6 = Array.from({ length: 6 }, () => Array(6).fill(".55"));
+// a 6x6 heatmap with ".55" written in each cell at `size` px
+const cells = (size) => ({ type: "heatmap", z: z6, text: text6, texttemplate: "%{text}",
+  textfont: { size } });
 
 test("cellText: values are dropped from cells too narrow for them, kept where they fit", () => {
-  const heat = { type: "heatmap", z: z6, text: text6, texttemplate: "%{text}", textfont: { size: 12 } };
+  const heat = cells(12);
   const narrow = cellText([heat], 6 * 12, estimateWidth); // 12 px cells, ".55" is 20 px
   assert.equal(narrow[0].texttemplate, "");
   assert.equal(heat.texttemplate, "%{text}");
@@ -119,7 +122,7 @@ function matrixLayout(n, height = 310) {
 }
 
 test("presenterSquare: square cells, as large as the screen below allows", () => {
-  const heat = { type: "heatmap", z: z6, text: text6, texttemplate: "%{text}", textfont: { size: 17 } };
+  const heat = cells(17);
   const layout = matrixLayout(6);
   assert.ok(isSquareMatrix(layout, [heat]));
   const [out, data] = presenterSquare(layout, [heat], { width: 1080, height: 720 });
