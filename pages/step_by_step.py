@@ -21,39 +21,63 @@ view = ui.start(
 
 #: The "Softmax: weights" step (from 0): where the room is asked which key a query picks.
 WEIGHTS_STEP = 5
+#: The steps' short titles (the presenter view's step bar).
+STEPS = [
+    "The input X",
+    "Queries, keys and values",
+    "Dot products QKᵀ",
+    "Scale",
+    "Mask",
+    "Softmax: weights",
+    "Weighted sum of the values",
+]
 
 
 @st.fragment
 def body(view: ui.View) -> None:
     """The page below the sidebar: a head change reruns only this part."""
     r, n, dk = view.result, view.result.n_tokens, view.result.queries.shape[-1]
-    head = ui.head_picker(
-        r.num_heads, label=f"head (of {r.num_heads}; each uses d_k = {dk} columns)"
-    )
-    step = ui.steps(
-        [
-            "The input X",
-            "Queries, keys and values",
-            "Dot products QKᵀ",
-            "Scale",
-            "Mask",
-            "Softmax: weights",
-            "Weighted sum of the values",
-        ]
+    step = ui.steps(STEPS)  # the presenter view: its step bar; otherwise nothing drawn
+    if step.presenting:
+        slide(view, step)
+        return
+    head = ui.head_picker(  # a third of the width: the value reads at once, not far left
+        r.num_heads,
+        st.columns([1, 2])[0],
+        label=f"head (of {r.num_heads}; each uses d_k = {dk} columns)",
     )
     ui.pooled_note(n, "the playground's query selector shows one query's full row of weights")
     a = head_arrays(view, head)
     for i, (title, latex, shape, note, draw) in enumerate(steps_table(view, head, a, step)):
-        if step.show(i):
-            stage(i + 1, title, latex, shape, note)
-            if draw is not None:
-                draw()
-    if step.show(WEIGHTS_STEP):  # a teacher's open class in the link: Ask the room
-        asks.step_by_step(view.settings, view.result.weights, head, view.labels)
-    if not step.rest:
-        return
+        stage(i + 1, title, latex, shape, note)
+        if draw is not None:
+            draw()
     loop_vs_matrix(view, a)
     footer(view, head, a)
+
+
+def slide(view: ui.View, step: ui.Steps) -> None:
+    """The presenter view's step: its heading, then its chart (as large as the screen
+    allows) beside its equation, shape and the head picker; on the weights step, Ask the
+    room (a teacher's open class in the link)."""
+    r, n, dk = view.result, view.result.n_tokens, view.result.queries.shape[-1]
+    heading = st.empty()  # the step's title comes with this head's table, below
+    chart, text = st.columns([3, 2], gap="large")
+    with text:
+        words = st.container()  # the equation, above the picker that chooses its head
+        head = ui.head_picker(r.num_heads, label=f"head (of {r.num_heads}; d_k = {dk})")
+        ui.pooled_note(n, "the playground's query selector shows one query's full row")
+    a = head_arrays(view, head)
+    title, latex, shape, note, draw = steps_table(view, head, a, step)[step.index]
+    heading.markdown(f"#### {step.index + 1}. {title}")
+    with words:
+        st.latex(latex)
+        st.markdown(f"shape: **{shape}**" + (f"  \n{note}" if note else ""))
+    if draw is not None:
+        with chart:
+            draw()
+    if step.index == WEIGHTS_STEP:
+        asks.step_by_step(view.settings, view.result.weights, head, view.labels)
 
 
 def stage(num: int, title: str, latex: str, shape: str, note: str = "") -> None:
@@ -132,13 +156,16 @@ def steps_table(view: ui.View, head: int, a: dict[str, np.ndarray], step: ui.Ste
         "custom": rf"S = {s.factor:g}\cdot QK^\top",
     }[s.scale_mode]
     nn = f"{n}×{n}"
-    if r.mask is None:
+    if r.mask is None:  # the step offers a mask on the page (a slide has no sidebar open)
         mask_step = (
             "Mask (none chosen)",
             r"S_{ij} \text{ unchanged}",
             nn,
-            "Pick a causal or padding mask in the sidebar to hide keys.",
-            None,
+            "No mask: every query sees every key. Pick one here (or in the sidebar):",
+            lambda: ui.setting_buttons(
+                "sb_mask",
+                {"Causal mask": {"mask": "causal"}, "Padding mask": {"mask": "padding"}},
+            ),
         )
     else:
         mask_step = (

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -70,7 +71,7 @@ def test_node_unit_tests():
         [_node(), "--test", str(JS)], capture_output=True, text=True, timeout=120, check=False
     )
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-2000:]
-    assert "# fail 0" in out.stdout and "# pass 10" in out.stdout, out.stdout[-800:]
+    assert "# fail 0" in out.stdout and "# pass 20" in out.stdout, out.stdout[-800:]
 
 
 def test_weights_table_holds_every_cell_named_by_tokens():
@@ -170,3 +171,86 @@ def test_small_multiples_make_one_table_per_head():
         assert f"head {h}" in t["caption"]
         got = np.array([[c["value"] for c in r["cells"]] for r in t["rows"]])
         np.testing.assert_allclose(got, w[h], atol=1e-6)
+
+
+# --------------------------------------------------------------------------- fitting (fit.js)
+
+
+def _fit(figs, width: int, height: int = 0, scale: float = 1.0, plot: int = 0, **opts):
+    """attnviz's figures as draw.js draws them in a room ``width`` px wide (``height``: the
+    screen left below a presenter's chart; ``plot``: the plot area's width plotly gave it,
+    for the values in cells), through fit.js (tests/js/dump_fit.mjs)."""
+    payload = {
+        "figures": [figure_json(f) for f in figs],
+        "room": {"width": width, "height": height},
+        "scale": scale,
+        "opts": opts,
+        "plot_width": plot,
+    }
+    return node_json("dump_fit.mjs", payload)
+
+
+def _playground_figures(n: int = 6) -> list:
+    """The playground's charts at its defaults: scores, weights, output, one query's bars
+    and its weighted sum."""
+    x = np.random.default_rng(0).standard_normal((n, 8))
+    params = engine.AttentionParams.random(8, seed=1)
+    r = engine.multi_head_attention(x, params, num_heads=2)
+    labels = default_labels(n)
+    return [
+        figures.attention_figure(r.scores[0], what="scores", labels=labels, d_k=4, scale=0.5),
+        figures.attention_figure(r.weights[0], what="weights", labels=labels),
+        figures.token_matrix_figure(r.head_outputs[0], name="out (head 0) = A V", labels=labels),
+        figures.query_weights_figure(r.weights[0, 0], query=0, labels=labels),
+        figures.weighted_sum_figure(r.values[0], r.weights[0, 0], query=0, labels=labels),
+    ]
+
+
+def _title_lines(layout: dict) -> list[str]:
+    return [re.sub(r"<[^>]*>", "", t) for t in layout["title"]["text"].split("<br>")]
+
+
+@pytest.mark.parametrize("width", [109, 240, 358])
+def test_titles_fit_a_phone_column(width):
+    """The issue's 109 px columns ("Weights A = sof"), a tablet's third, a phone's width:
+    every title line of the playground's figures fits the chart (0.56 em a character, as
+    fit.js estimates without a canvas); the top margin grew by the added lines."""
+    figs = _playground_figures()
+    for fig, out in zip(figs, _fit(figs, width), strict=True):
+        lines = _title_lines(out["layout"])
+        assert " ".join(lines).replace("  ", " ").strip(), lines
+        for line in lines:
+            assert len(line) * 16 * 0.56 <= width - 8, (width, line)
+        added = len(lines) - len(_title_lines(figure_json(fig)["layout"]))
+        assert out["layout"]["margin"]["t"] >= fig.layout.margin.t + added * 16 * 1.3 - 1
+
+
+def test_a_narrow_weighted_sum_puts_its_legend_under_the_plot():
+    (out,) = _fit(_playground_figures()[4:], 358)
+    legend = out["layout"]["legend"]
+    assert legend["orientation"] == "h" and legend["yref"] == "container"
+    assert out["layout"]["margin"]["b"] > 54 + 3 * 20  # room for its 7 entries
+    (wide,) = _fit(_playground_figures()[4:], 520)  # a laptop's half: on the right
+    assert wide["layout"]["legend"]["orientation"] == "v"
+
+
+def test_presenter_square_matrices_get_square_cells_filling_the_room():
+    """Scores and weights (6x6) on a slide 1080 px wide with 700 px below: square plot
+    (scaleanchor), its side set by the height; the 6x4 output is left as it was."""
+    figs = _playground_figures()[:3]
+    scores, weights, out = _fit(figs, 1080, 700, scale=1.45, present=True)
+    for fitted in (scores, weights):
+        lay = fitted["layout"]
+        assert lay["yaxis"]["scaleanchor"] == "x" and lay["yaxis"]["scaleratio"] == 1
+        m = lay["margin"]
+        assert lay["height"] - m["t"] - m["b"] == 700 - m["t"] - m["b"]
+    assert "scaleanchor" not in out["layout"]["yaxis"]
+
+
+def test_cell_values_are_dropped_only_where_they_do_not_fit():
+    """The weights' ".19" (about 20 px at 12 px type, estimated) in a tablet's 12 px cells:
+    dropped; in the 21 px cells of a 1280 px laptop (touching) and a phone's 36 px: kept."""
+    weights = _playground_figures()[1]
+    for plot, kept in ((6 * 12, False), (6 * 21, True), (6 * 36, True)):
+        (out,) = _fit([weights], 300, plot=plot)
+        assert (out["data"][0]["texttemplate"] == "%{text}") is kept, plot

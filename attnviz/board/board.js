@@ -8,21 +8,26 @@
 //                     (skip a drawn revision, defer out-of-view boards), chart modules
 //   plotly_loader.js  plotly.js, loaded once per tab, shared by every board of every page
 //   draw.js           Plotly.react in kept plot divs, text scale, fitted axis titles
+//   fit.js            each chart fitted to its room: stacked on a phone, titles wrapped,
+//                     legends under narrow charts, square cells on the projector
 //   link.js           linked hover across the boards of a page, click-to-select
 //   headswitch.js     a head change drawn in the browser from prefetched figures
 //   downloads.js      the mode bar's PNG (projector width) and SVG buttons
+//   stepkeys.js       the presenter view's steps by the arrow keys (a hidden board)
+//   wide.js           display equations wider than their column: scroll hints, a key stop
 //   cell.js           (a chart module) a clicked attention cell worked out in the browser
 //   example_module.js an example per-chart module (below), loaded only when named in
 //                     $ATTNVIZ_BOARD_MODULES
 //
 // Data from Python (attnviz/ui/board.py): {figures: [{key, figure, link, label, title,
-// role, rev}], columns, group, text_scale, rev, name, watch, plotly: {src, name}, modules,
-// prefetch?, reveal?}, or {preload: {src, name}} for the hidden first board of every run (it
-// only starts loading plotly.js). `reveal`: a token the board has not seen scrolls it into
-// view once (a button far below changed what it shows). To Python: the state value `selection` ({query, key, head,
-// chart, chart_key, index, title, at}) when a linked attention cell is clicked (a chart
-// with `select: false` but with its cells' arithmetic gives a `local` selection that only
-// the modules hear).
+// role, rev}], columns, group, text_scale, present, rev, name, watch, plotly: {src, name},
+// modules, prefetch?, reveal?}, or {preload: {src, name}} for the hidden first board of every
+// run (it only starts loading plotly.js), or {step_keys: {next, prev}} for the hidden board
+// under the presenter view's step bar (the arrow keys press those buttons). `reveal`: a token
+// the board has not seen scrolls it into view once (a button far below changed what it
+// shows). To Python: the state value `selection` ({query, key, head, chart, chart_key,
+// index, title, at}) when a linked attention cell is clicked (a chart with `select: false`
+// but with its cells' arithmetic gives a `local` selection that only the modules hear).
 //
 // Per-chart modules (the hook for e.g. data tables and keyboard navigation): a file
 // attnviz/board/<name>.js listed in CHART_MODULES of attnviz/ui/board.py (or in the
@@ -35,6 +40,7 @@
 // graph div, inside the board's cell `.cell[data-key]`); figure: the plotly JSON drawn;
 // api: {
 //   key, role, title, label, link, head, index,   // the chart (role: "scores", "weights"...)
+//   present,                                      // drawn in the presenter view (a slide)
 //   cell,                                         // the chart's cell (place extra UI here)
 //   Plotly,                                       // the tab's plotly.js
 //   hover(i, j, t),  // link as if the cell of row i, column j (data coordinates) of
@@ -48,7 +54,8 @@
 // Errors of a module are shown under its board, never thrown into the page.
 //
 // Test and bench hooks: each board's root `.attnviz-board` carries data-board (its key),
-// data-state ("drawing" | "drawn" | "deferred"), data-renders, data-switches;
+// data-state ("drawing" | "drawn" | "deferred"), data-renders, data-switches, data-stacked
+// ("1": one chart per row), data-present ("1": the presenter view);
 // window.__attnvizBoardErrors lists the errors shown; window.__attnvizCatchUpMs overrides
 // CATCH_UP_MS.
 
@@ -64,6 +71,8 @@ import {
   listenSelect,
 } from "./link.js";
 import { loadPlotly } from "./plotly_loader.js";
+import { stepKeys } from "./stepkeys.js";
+import { watchWide } from "./wide.js";
 
 const errors = (window.__attnvizBoardErrors = window.__attnvizBoardErrors || []);
 
@@ -76,6 +85,11 @@ const CATCH_UP_MS = 1000;
 // reveal(); the user's own scrolling, clicking or typing ends it at once). A long run on a
 // busy server takes seconds: only scrolls the user did not make are undone meanwhile.
 const REVEAL_MS = 10000;
+// A board whose width changed (a phone turned, a window resized) fits its charts again
+// once the width has been still this long.
+const REFIT_MS = 150;
+
+watchWide(document); // wide equations of every page, once per tab
 
 const chartModules = new Map(); // file name -> Promise of the module (once per tab)
 function chartModule(name) {
@@ -113,6 +127,29 @@ class Board {
       { rootMargin: "120px" },
     );
     this.observer.observe(this.root);
+    this.present = false;
+    this.drawnArgs = null;
+    this.refitTimer = 0;
+    this.width = 0;
+    this.stopKeys = null;
+    this.resizer = new ResizeObserver(() => {
+      const w = this.root.clientWidth;
+      if (!w || w === this.width) return;
+      this.width = w;
+      clearTimeout(this.refitTimer);
+      this.refitTimer = setTimeout(() => this.refit(), REFIT_MS);
+    });
+    this.resizer.observe(this.root);
+  }
+
+  // the charts drawn again in the room they have now (draw.js redraws only those whose room
+  // changed); not a render: nothing new from Python
+  refit() {
+    if (!this.Plotly || !this.drawnArgs || this.root.dataset.state !== "drawn") return;
+    const args = this.drawnArgs;
+    draw(this, args)
+      .then((drawn) => this.attachModules(drawn, args.modules || []))
+      .catch((e) => this.fail(e));
   }
 
   set state(v) {
@@ -150,6 +187,14 @@ class Board {
       // the first element of every run (ui.board.preload_plotly): starts loading plotly.js
       // while the rest of the run arrives; a failure is shown by the boards that need it
       loadPlotly(args.preload.src, args.preload.name).catch(() => {});
+      this.root.dataset.hidden = "1";
+      this.state = "drawn";
+      return;
+    }
+    if (args.step_keys) {
+      // the hidden board under the presenter view's step bar: the arrow keys step too
+      if (this.stopKeys) this.stopKeys();
+      this.stopKeys = stepKeys(document, args.step_keys);
       this.root.dataset.hidden = "1";
       this.state = "drawn";
       return;
@@ -248,7 +293,10 @@ class Board {
 
   render(args) {
     this.drawnRev = args.rev || null;
+    this.drawnArgs = args;
     this.group = args.group || "";
+    this.present = !!args.present;
+    this.root.dataset.present = this.present ? "1" : "0";
     this.state = "drawing";
     const plotly = args.plotly || {};
     return loadPlotly(plotly.src, plotly.name)
@@ -288,6 +336,7 @@ class Board {
       link: s.link || null,
       head: s.link && s.link.head != null ? s.link.head : null,
       index: c.index,
+      present: board.present,
       cell: c.cell,
       Plotly: board.Plotly,
       hover(i, j, t = 0) {
@@ -339,7 +388,10 @@ class Board {
 
   destroy() {
     clearTimeout(this.catchUp);
+    clearTimeout(this.refitTimer);
     this.observer.disconnect();
+    this.resizer.disconnect();
+    if (this.stopKeys) this.stopKeys();
     this.unlisten();
     if (this.watched) this.watched.stop();
     for (const c of this.cells.values()) {

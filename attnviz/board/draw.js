@@ -1,8 +1,22 @@
 // Drawing: one plot div per chart, kept across reruns and redrawn in place with
-// Plotly.react; unchanged charts at an unchanged width are not redrawn; the presenter
-// view's text scale; horizontal axis titles fitted to the chart's width.
+// Plotly.react; unchanged charts in an unchanged room are not redrawn; the presenter
+// view's text scale; horizontal axis titles fitted to the chart's width; each chart fitted
+// to the room it gets (fit.js: stacked on a phone, titles wrapped, the legend under a
+// narrow chart, square cells on the projector); no mode bar where it would cover the
+// title for good (a touch screen, a stacked board) or on a slide.
 
 import { chartConfig } from "./downloads.js";
+import {
+  cellText,
+  gridColumns,
+  isSquareMatrix,
+  legendBelow,
+  legendCorrection,
+  measurer,
+  presenterSquare,
+  STACK_BELOW,
+  wrapTitle,
+} from "./fit.js";
 import { clearHighlights, hook, restoreBars } from "./link.js";
 
 // Every font size of a figure times the text scale (the presenter view): layout.font
@@ -93,6 +107,46 @@ export function quickTicks(layout, data) {
   return [lay, dat];
 }
 
+// The presenter view keeps this much of the screen under a chart that fills it: the strip of
+// buttons under the chart and the page's bottom padding.
+const PRESENT_RESERVE_PX = 72;
+
+/** Whether the device's main pointer cannot hover (a phone, a tablet): plotly's mode bar
+ * would stay over the title, and a drag on a chart must scroll the page, not zoom. */
+export function touchScreen(win = globalThis) {
+  return !!(win.matchMedia && win.matchMedia("(hover: none)").matches);
+}
+
+// The height of the screen left from the top of `el` down (its offset in the page's scroll
+// container, whatever the page is scrolled to), less PRESENT_RESERVE_PX.
+function screenBelow(el) {
+  let top = el.getBoundingClientRect().top;
+  for (let p = el.parentElement; p; p = p.parentElement) {
+    const o = getComputedStyle(p).overflowY;
+    if (o === "auto" || o === "scroll") {
+      top += p.scrollTop - p.getBoundingClientRect().top;
+      break;
+    }
+  }
+  return Math.floor(window.innerHeight - top - PRESENT_RESERVE_PX);
+}
+
+/** The layout and data of figure `fig` as drawn in a room `room` ({width, height}: height
+ * only for a presenter's square matrix) at text scale `scale`. */
+export function fitFigure(fig, scale, room, opts = {}) {
+  const measure = opts.measure;
+  let lay = scaled(fig.layout || {}, scale);
+  let dat = scaledData(fig.data || [], scale);
+  if (opts.present) [lay, dat] = presenterSquare(lay, dat, room);
+  const width = Math.min(room.width, typeof lay.width === "number" ? lay.width : room.width);
+  lay = wrapTitle(fitted(lay, width), width, measure);
+  const before = lay;
+  lay = legendBelow(lay, dat, width, measure);
+  if (opts.touch) lay = Object.assign({}, lay, { dragmode: false });
+  const [l, d] = quickTicks(lay, dat);
+  return [l, d, lay.legend !== before.legend ? before : null];
+}
+
 /** Draw `args.figures` in `board.grid` (one cell per figure, by key); resolves with the
  * cells that were (re)drawn. */
 export function draw(board, args) {
@@ -100,9 +154,18 @@ export function draw(board, args) {
   const scale = Number(args.text_scale) || 1;
   const rescale = scale !== board.textScale;
   board.textScale = scale;
+  const present = !!args.present;
+  const touch = touchScreen();
   const figs = args.figures || [];
   const cols = args.columns && args.columns.length ? args.columns : [1];
-  board.grid.style.gridTemplateColumns = cols.map((w) => `minmax(0, ${w}fr)`).join(" ");
+  const boardWidth = board.root.clientWidth;
+  board.grid.style.gridTemplateColumns = gridColumns(cols, boardWidth);
+  const stacked = boardWidth > 0 && boardWidth < STACK_BELOW;
+  board.root.dataset.stacked = stacked ? "1" : "0";
+  // the presenter view: square matrices fill the screen below them (all of a board's or none)
+  const square = (f) => isSquareMatrix((f.figure || {}).layout || {}, (f.figure || {}).data || []);
+  const fill = present && figs.length > 0 && figs.every(square);
+  const measure = board.measure || (board.measure = measurer(document));
   const keep = new Set(figs.map((f) => f.key));
   for (const [k, c] of board.cells) {
     if (!keep.has(k)) {
@@ -132,24 +195,42 @@ export function draw(board, args) {
     c.index = i;
     c.cell.dataset.key = f.key;
     c.gd.setAttribute("aria-label", f.label || f.key);
-    // an unchanged chart at an unchanged width (its axis titles fit it) is not redrawn
-    const width = c.cell.clientWidth;
-    const same = f.rev && f.rev === c.drawnFig && width === c.drawnWidth;
+    // an unchanged chart in an unchanged room (its titles fit it) is not redrawn
+    const room = { width: c.cell.clientWidth, height: fill ? screenBelow(c.cell) : 0 };
+    const roomKey = `${room.width}x${room.height}:${present}:${touch}:${stacked}`;
+    const same = f.rev && f.rev === c.drawnFig && roomKey === c.drawnRoom;
     if (same && !rescale) return Promise.resolve(null);
     c.drawnFig = f.rev || null;
-    c.drawnWidth = width;
-    const fig = f.figure || {};
-    const [lay, dat] = quickTicks(
-      fitted(scaled(fig.layout || {}, scale), width),
-      scaledData(fig.data || [], scale),
-    );
-    return Plotly.react(c.gd, dat, lay, c.config).then(() => {
-      if (!c.hooked) {
-        hook(board, c);
-        c.hooked = true;
-      }
-      return c;
+    c.drawnRoom = roomKey;
+    const [lay, dat, legendBase] = fitFigure(f.figure || {}, scale, room, {
+      present,
+      touch,
+      measure,
     });
+    // no mode bar on a touch screen, a stacked board or a slide: its downloads are the
+    // buttons under the chart (tools.js), its zoom a mouse's gesture
+    const bar = !(touch || present || stacked);
+    const config = bar ? c.config : Object.assign({}, c.config, { displayModeBar: false });
+    return Plotly.react(c.gd, dat, lay, config)
+      .then(() => {
+        // after plotly's layout: values in cells too narrow for them are dropped; a legend
+        // moved under the plot gets the margin plotly's own rows of it need
+        const fl = c.gd._fullLayout;
+        const fewer = fl && fl.xaxis ? cellText(dat, fl.xaxis._length, measure) : dat;
+        const redraw = fewer !== dat ? Plotly.react(c.gd, fewer, lay, config) : null;
+        return Promise.resolve(redraw).then(() => {
+          const legend = c.gd._fullLayout && c.gd._fullLayout.legend;
+          const fix = legendBase && legend && legendCorrection(legendBase, lay, legend._height);
+          return fix ? Plotly.relayout(c.gd, fix) : null;
+        });
+      })
+      .then(() => {
+        if (!c.hooked) {
+          hook(board, c);
+          c.hooked = true;
+        }
+        return c;
+      });
   });
   return Promise.all(jobs).then((drawn) => drawn.filter(Boolean));
 }

@@ -10,7 +10,8 @@
 // chartBar), beside "Table": "PNG" and "SVG", named after the chart.
 //
 // Hook: attach(chartElement, figure, api) after each draw (plotly rebuilds the mode bar);
-// api.Plotly (else the page's Plotly), api.key: the file name. The PNG fills a projector's
+// api.Plotly (else the page's Plotly), api.key: the file name; api.present: a slide (the
+// presenter view), which gets no download buttons (issue 25). The PNG fills a projector's
 // width as the mode bar's does (board downloads.js: 1920 px, never below 2x).
 
 import { chartBar, plainText } from "./table.js";
@@ -54,6 +55,11 @@ export function attach(chartElement, figure, api = {}) {
   }
   const bar = chartBar(chartElement);
   const buttons = bar.querySelector(".attnviz-buttons");
+  if (api.present) {
+    // a slide (the presenter view) shows no downloads: the normal view has them
+    for (const b of buttons.querySelectorAll(".attnviz-download")) b.remove();
+    return bar;
+  }
   for (const format of ["png", "svg"]) {
     let b = buttons.querySelector(`.attnviz-download[data-format="${format}"]`);
     if (!b) {

@@ -70,6 +70,7 @@ from attnviz.ui.page import (
     model_prompt,
     plot,
     pooled_note,
+    setting_buttons,
     shapes,
     start,
 )
@@ -136,6 +137,7 @@ __all__ = [
     "page_guard",
     "plot",
     "pooled_note",
+    "setting_buttons",
     "prefetch_heads",
     "preload_plotly",
     "preset_query",

@@ -26,8 +26,16 @@ position in its board, "title": title}`` as the board's value (read it with ``.g
 ``select_into`` moves it into the query (and head) widgets' state before they are drawn, in
 an ``on_change`` callback.
 
-Session-state key read by every board: ``board_text_scale`` (float, default 1): bigger
-chart text, e.g. for a presenter mode.
+Session-state keys read by every board: ``board_text_scale`` (float, default 1): bigger
+chart text, e.g. for a presenter mode; ``board_present`` (bool): the charts are on a slide
+(the presenter view): square matrices get square cells and fill the screen below them, no
+download buttons and no mode bar.
+
+Fitting (in the browser, ``attnviz/board/fit.js``): a board narrower than 640 px (a phone)
+stacks its charts one per row at full width; titles wrap rather than being cut; a legend
+goes under a narrow chart; cell values are dropped where they do not fit; on a touch
+screen and in a stacked board plotly's mode bar is off (the downloads are the buttons under
+each chart) and a drag scrolls the page.
 """
 
 from __future__ import annotations
@@ -49,12 +57,23 @@ from attnviz.board_assets import STATIC, content_digest, ensure_vendor, plotly_j
 
 __all__ = ["STATIC", "plotly_js"]
 
-FILES = ("board.js", "draw.js", "link.js", "headswitch.js", "downloads.js", "plotly_loader.js")
+FILES = (
+    "board.js",
+    "draw.js",
+    "fit.js",
+    "link.js",
+    "headswitch.js",
+    "downloads.js",
+    "plotly_loader.js",
+    "stepkeys.js",
+    "wide.js",
+)
 CSS = "board.css"
 # Per-chart modules (``attach(chartElement, figure, api)``, see board.js) loaded when present
 # in attnviz/board/: data tables and keyboard navigation of the cells, a clicked cell worked out.
 CHART_MODULES = ("table.js", "keys.js", "tools.js", "cell.js")
 TEXT_SCALE_KEY = "board_text_scale"
+PRESENT_KEY = "board_present"  # True in the presenter view: slides (ui.present.setup)
 NAME = "attnviz.board"  # <project name>.<component name> of pyproject.toml
 
 
@@ -285,15 +304,17 @@ def board(
     figs = payload(charts)
     cols = list(columns or [1] * len(charts))
     scale = float(st.session_state.get(TEXT_SCALE_KEY, 1.0))
-    rev = revision(figs, cols, group, scale)
+    present = bool(st.session_state.get(PRESENT_KEY, False))
+    rev = revision(figs, cols, group, scale, present)
     if per_head is not None:
         registry = st.session_state.setdefault(_REGISTRY_KEY, {})
-        registry[key] = (per_head, int(head), rev, cols, group, scale)
+        registry[key] = (per_head, int(head), rev, cols, group, scale, present)
     data = {
         "figures": figs,
         "columns": cols,
         "group": group,
         "text_scale": scale,
+        "present": present,
         "rev": rev,
         "name": key,
         "watch": "head" if per_head is not None else None,
@@ -319,12 +340,13 @@ def head_alternatives(num_heads: int, head: int, n: int) -> dict[str, dict]:
     if num_heads < 2 or num_heads > ALT_MAX_HEADS or (num_heads - 1) * n * n > ALT_MAX_CELLS:
         return {}
     out = {}
-    for key, (build, current, rev, cols, group, scale) in registry.items():
+    for key, (build, current, rev, cols, group, scale, present) in registry.items():
         values = {}
         for h in range(num_heads):
             if h != current:
                 figs = payload(build(h))
-                values[str(h)] = {"figures": figs, "rev": revision(figs, cols, group, scale)}
+                rev_h = revision(figs, cols, group, scale, present)
+                values[str(h)] = {"figures": figs, "rev": rev_h}
         out[key] = {"current": current, "current_rev": rev, "values": values}
     if len(json.dumps(out, separators=(",", ":"))) > ALT_MAX_BYTES:
         return {}
@@ -377,3 +399,15 @@ def prefetch_heads(num_heads: int, head: int, n: int, view_key: str) -> None:
             "modules": [],
         }
         _mount(PREFETCH_KEY, data)
+
+
+STEP_KEYS_KEY = "board_step_keys"
+
+
+def step_keys(next_key: str, prev_key: str) -> None:
+    """A hidden board under the presenter view's step bar: the arrow keys (Right, Left)
+    press the buttons of widget keys ``next_key`` / ``prev_key``, unless the focus is in a
+    control that uses the arrow keys itself (``attnviz/board/stepkeys.js``)."""
+    with st.container(key=STEP_KEYS_KEY + "_box"):  # hidden: draws nothing, takes no space
+        st.html("<style>.st-key-board_step_keys_box {display: none;}</style>")  # STEP_KEYS_KEY
+        _mount(STEP_KEYS_KEY, {"step_keys": {"next": next_key, "prev": prev_key}})

@@ -26,6 +26,7 @@ __all__ = [
     "model_prompt",
     "plot",
     "pooled_note",
+    "setting_buttons",
     "shape_text",
     "shapes",
     "start",
@@ -103,6 +104,29 @@ def chart_row(
     board(key, [(k, fig, links.get(k)) for k, fig in charts.items()], columns=columns)
     if caption:
         st.caption(caption)
+
+
+_FULL_RERUN = "page_full_rerun"  # a setting_buttons click: the whole app reruns
+
+
+def _set_controls(values: dict[str, Any]) -> None:
+    """on_click of a setting button: the sidebar controls take ``values`` (bound to the
+    link, so the URL follows) before the widgets are drawn again."""
+    for k, v in values.items():
+        st.session_state[k] = v
+    st.session_state[_FULL_RERUN] = True
+
+
+def setting_buttons(key: str, options: dict[str, dict[str, Any]], where: Any = st) -> None:
+    """Buttons on the page that set sidebar controls (label -> {control key: value}): a
+    step that needs a setting (a mask) offers it where it is shown, also on a slide or a
+    phone whose sidebar is closed. A click reruns the whole app, also from a fragment
+    (the controls' view is computed outside it)."""
+    if st.session_state.pop(_FULL_RERUN, False):
+        st.rerun(scope="app")
+    cols = where.columns(len(options))
+    for i, (label, values) in enumerate(options.items()):
+        cols[i].button(label, key=f"{key}_{i}", on_click=_set_controls, args=(values,))
 
 
 def shape_text(a: np.ndarray) -> str:

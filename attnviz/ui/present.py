@@ -1,15 +1,19 @@
-"""Presenter view: ``?present=1`` on any page, for a projector at 1280x720.
+"""Presenter view: ``?present=1`` on any page, for a projector (1280x720 to 1920x1080).
 
 - :func:`presenting` reads the URL (``app.py`` derives the sidebar's initial state from
   it, before the page is built; no Streamlit element is drawn there).
 - :func:`setup` (called by ``app.py`` once per run, after the navigation): warns about an
-  invalid ``present`` value, and in the presenter view injects the larger type, sets the
-  board's chart text scale.
-- :func:`link_box`: the "Copy link for the class" box beside the page title (the link
-  without ``present``/``step``, and as a QR code made on the server by ``segno``).
+  invalid ``present`` value, and in the presenter view injects the larger type (text and
+  controls' values), sets the board's chart text scale and marks the boards as slides
+  (``board_present``: square matrices with square cells filling the screen below them, no
+  download buttons, no mode bar; :mod:`attnviz.ui.board`).
+- :func:`link_box`: the "Copy link for the class" popover beside the page title (the link
+  without ``present``/``step``, and as a QR code made on the server by ``segno``); it opens
+  over the slide, which does not move.
 - :func:`steps` gives a page its steps: in the presenter view one step per screen, with
   Previous / Next buttons (keys ``present_prev`` / ``present_next``, keyboard PageUp /
-  PageDown as presentation remotes send them) and the step in the URL (``step=2``, from 1);
+  PageDown as presentation remotes send them, and the arrow keys Left / Right when the
+  focus is not in a control that uses them) and the step in the URL (``step=2``, from 1);
   in the normal view every step is shown.
 """
 
@@ -23,7 +27,7 @@ from urllib.parse import urlencode
 import segno
 import streamlit as st
 
-from attnviz.ui.board import TEXT_SCALE_KEY
+from attnviz.ui.board import PRESENT_KEY, TEXT_SCALE_KEY, step_keys
 
 #: URL parameters of the presenter view; not part of the link given to the class.
 PRESENT_PARAM = "present"
@@ -50,8 +54,10 @@ def presenting() -> bool:
 
 
 def sidebar_state() -> str:
-    """``initial_sidebar_state`` for ``st.set_page_config``: collapsed when presenting."""
-    return "collapsed" if presenting() else "expanded"
+    """``initial_sidebar_state`` for ``st.set_page_config``: collapsed when presenting,
+    else "auto": open on a wide window, collapsed on a phone or a tablet (Streamlit: at
+    most 768 px wide), where it would open over the page."""
+    return "collapsed" if presenting() else "auto"
 
 
 def class_link(params: dict[str, str], base: str) -> str:
@@ -87,10 +93,12 @@ def setup() -> None:
         )
     on = presenting()
     st.session_state[TEXT_SCALE_KEY] = CHART_TEXT_SCALE if on else 1.0
+    st.session_state[PRESENT_KEY] = on
     if not on:
         return
-    # Body type 1.4x Streamlit's 16 px (a literal: tests/test_serving.py allows no other
-    # argument to st.html).
+    # Body type 1.4x Streamlit's 16 px, and the controls' values too (a select's value was
+    # 12 px); the charts' strip of buttons at 1.2x (a literal: tests/test_serving.py allows
+    # no other argument to st.html).
     st.html(
         """
 <style>
@@ -104,6 +112,11 @@ def setup() -> None:
 [data-testid="stMain"] h3, [data-testid="stMain"] h4 { font-size: 1.75rem; }
 [data-testid="stMain"] h4 { padding: 0.4rem 0 0 0; }
 [data-testid="stMain"] .katex { font-size: 1.5em; }
+[data-testid="stMain"] input, [data-testid="stMain"] textarea { font-size: 1.4rem; }
+[data-testid="stMain"] [data-testid="stSelectbox"] [role="group"],
+[data-testid="stMain"] [data-testid="stNumberInput"] [data-baseweb="input"],
+[data-testid="stMain"] [data-testid="stTextInput"] [data-baseweb="input"] { min-height: 3rem; }
+[data-testid="stMain"] .attnviz-bar { font-size: 1.2rem; }
 [data-testid="stMainBlockContainer"] { padding-top: 3.6rem; padding-bottom: 1rem;
   max-width: 100%; }
 </style>
@@ -112,11 +125,12 @@ def setup() -> None:
 
 
 def link_box() -> None:
-    """The "Copy link for the class" box: this view's link without ``present``/``step``
+    """The "Copy link for the class" popover: this view's link without ``present``/``step``
     (a code box: copy button) and its QR code. Drawn beside the page title
-    (:func:`attnviz.ui.page.intro`) in the presenter view."""
+    (:func:`attnviz.ui.page.intro`) in the presenter view; it opens over the slide (an
+    expander there pushed the slide down)."""
     link = class_link(st.query_params.to_dict(), _base_url())
-    with st.expander(":material/qr_code: Copy link for the class", expanded=False):
+    with st.popover(":material/qr_code: Copy link for the class", width="stretch"):
         st.markdown("This view, without the presenter layout:")
         st.code(link, language=None, wrap_lines=True)
         st.image(qr_svg(link), caption="scan to open", width=220)
@@ -196,4 +210,5 @@ def steps(titles: list[str]) -> Steps:
         width="stretch",
         type="primary",
     )
+    step_keys("present_next", "present_prev")  # and the arrow keys, outside the controls
     return Steps(tuple(titles), True, index)

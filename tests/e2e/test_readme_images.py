@@ -1,10 +1,14 @@
-"""The README's pictures (`docs/img/*.png`) are screenshots the browser tests take.
+"""The README's and the docs' pictures (`docs/img/*.png`) are screenshots the browser tests
+take.
 
 Every run takes them again into `artifacts/screenshots/readme_*.png`; with
 `ATTNVIZ_README_IMAGES=1` it also writes them into `docs/img/`, to be committed
 (`ATTNVIZ_README_IMAGES=1 bash scripts/test.sh tests/e2e/test_readme_images.py`). The
-committed files are checked to be the pictures of the views the README says they are: a PNG
-of the window size each view is taken at.
+committed files are checked to be the pictures of the views the documents say they are: a
+PNG of the window size each view is taken at, named in the document that shows it.
+
+Phones (390x844) are touch screens (no hover); the live class's pictures come from a class
+started here, with its own class store (class_helpers), two students answering.
 """
 
 from __future__ import annotations
@@ -14,16 +18,31 @@ import shutil
 import struct
 
 import pytest
+from class_helpers import app_server, data_dir  # noqa: F401
 from e2e_app import ROOT, BrowserSession
+
+from attnviz import exercises
 
 pytestmark = pytest.mark.e2e
 
 IMG = ROOT / "docs" / "img"
-#: name -> (link, window): what each README picture shows.
+PHONE = (390, 844)
+#: name -> (link, window, the document that shows it, the element scrolled to the window's
+#: top or None): what each picture shows.
 VIEWS = {
-    "playground": ("/", (1280, 800)),
-    "presenter": ("/step_by_step?present=1&N=5&step=4", (1280, 720)),
+    "playground": ("/", (1280, 800), "README.md", None),
+    "presenter": ("/step_by_step?present=1&N=5&step=4", (1280, 720), "README.md", None),
+    "presenter_1080p": (
+        "/step_by_step?present=1&N=6&step=4",
+        (1920, 1080),
+        "docs/classroom.md",
+        None,
+    ),
+    "phone_playground": ("/", PHONE, "README.md", ".st-key-head"),
 }
+#: pictures of a live class on a phone (test_class_pictures_on_a_phone): name -> document
+CLASS_VIEWS = {"phone_student": "docs/classroom.md", "phone_tally": "docs/classroom.md"}
+SEED = 5
 
 
 def png_size(path) -> tuple[int, int]:
@@ -33,22 +52,95 @@ def png_size(path) -> tuple[int, int]:
     return struct.unpack(">II", head[16:24])
 
 
-@pytest.mark.parametrize("name", sorted(VIEWS))
-def test_readme_picture_is_a_screenshot_of_its_view(browser, app_server, name):
-    link, window = VIEWS[name]
-    s = BrowserSession(browser, app_server, viewport=window)
-    try:
-        s.open(link)
-        s.assert_healthy(f"README picture {name}")
-        assert s.plotly_count() >= 1, f"{link}: no chart drawn"
-        shot = s.screenshot(f"readme_{name}", full=False)
-    finally:
-        s.close()
+def session(browser, server, window) -> BrowserSession:
+    """A window of that size; a phone's is a touch screen."""
+    if window[0] > 640:
+        return BrowserSession(browser, server, viewport=window)
+    context = browser.new_context(
+        viewport={"width": window[0], "height": window[1]},
+        device_scale_factor=1,
+        has_touch=True,
+        is_mobile=True,
+    )
+    return BrowserSession(browser, server, viewport=window, context=context)
+
+
+def close(s: BrowserSession) -> None:
+    s.close()
+    if s.shared:
+        s.context.close()
+
+
+def keep(name: str, shot, window, doc: str) -> None:
+    """Check the screenshot, write it into docs/img/ when asked, check the committed one."""
     assert png_size(shot) == window
     target = IMG / f"{name}.png"
     if os.environ.get("ATTNVIZ_README_IMAGES") == "1":
         IMG.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(shot, target)
     assert target.is_file(), f"{target} is missing: run with ATTNVIZ_README_IMAGES=1"
-    assert png_size(target) == window, f"{target} is not a {window} screenshot of {link}"
-    assert f"docs/img/{name}.png" in (ROOT / "README.md").read_text()
+    assert png_size(target) == window, f"{target} is not a {window} screenshot"
+    assert f"img/{name}.png" in (ROOT / doc).read_text(), f"{doc} does not show {name}.png"
+
+
+@pytest.mark.parametrize("name", sorted(VIEWS))
+def test_readme_picture_is_a_screenshot_of_its_view(browser, app_server, name):  # noqa: F811
+    link, window, doc, top = VIEWS[name]
+    s = session(browser, app_server, window)
+    try:
+        s.open(link)
+        s.assert_healthy(f"README picture {name}")
+        assert s.plotly_count() >= 1, f"{link}: no chart drawn"
+        if top:
+            s.page.locator(top).evaluate("(e) => e.scrollIntoView({block: 'start'})")
+            s.wait_for_run()  # boards that scrolled into view draw what they deferred
+        shot = s.screenshot(f"readme_{name}", full=False)
+    finally:
+        close(s)
+    keep(name, shot, window, doc)
+
+
+def tap(s: BrowserSession, key: str) -> None:
+    """Press the visible button of widget ``key`` (a phone's page also holds a hidden copy of
+    a button with help) and wait for the rerun."""
+    s.rerun_after(s.page.locator(f".st-key-{key} button:visible").first.click)
+
+
+def test_class_pictures_on_a_phone(browser, app_server):  # noqa: F811
+    """A teacher starts a class; two students on phones answer the first question (one
+    right, one wrong); the pictures: a student's page (its wide matrices marked as
+    scrolling) and the teacher's tally on a phone."""
+    items = exercises.generate(seed=SEED, count=8)
+    teacher = session(browser, app_server, PHONE)
+    students: list[BrowserSession] = []
+    try:
+        teacher.open(f"/exercises?seed={SEED}")
+        tap(teacher, "class_start")
+        teacher.page.wait_for_function("new URLSearchParams(location.search).has('teacher')")
+        code = teacher.page.evaluate("new URLSearchParams(location.search).get('class')")
+        for n in range(2):  # one at a time, in front (a page behind others gets no frames)
+            s = session(browser, app_server, PHONE)
+            students.append(s)
+            s.page.bring_to_front()
+            s.open(f"/exercises?class={code}")
+            s.page.get_by_text(f"Live class {code}").wait_for()
+            s.page.locator(".st-key-ex0 input").fill(items[0].answer_text if n == 0 else "17")
+            tap(s, "ex0_check")
+        students[0].page.bring_to_front()
+        students[0].page.get_by_text(f"Right: {items[0].answer_text}.").wait_for()
+        students[0].page.wait_for_function(
+            "document.querySelectorAll('.katex-display.attnviz-scrolls').length > 0"
+        )
+        students[0].page.locator(".st-key-ex0_card").scroll_into_view_if_needed()
+        shots = {"phone_student": students[0].screenshot("readme_phone_student", full=False)}
+        teacher.page.bring_to_front()
+        teacher.page.get_by_text("2 students · 2 answers").wait_for(timeout=30_000)
+        teacher.page.get_by_text("2 students · 2 answers").scroll_into_view_if_needed()
+        shots["phone_tally"] = teacher.screenshot("readme_phone_tally", full=False)
+        for s in [teacher, *students]:
+            s.assert_healthy("a class on phones")
+    finally:
+        for s in [teacher, *students]:
+            close(s)
+    for name, doc in CLASS_VIEWS.items():
+        keep(name, shots[name], PHONE, doc)

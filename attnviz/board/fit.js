@@ -1,0 +1,284 @@
+// Fitting: each chart's layout made to fit the room it gets on the screen (issue 25), from a
+// phone held upright to a 1080p projector. Pure functions of a plotly layout (and data) and
+// the room in pixels, returning new objects (the figure is never changed in place); draw.js
+// applies them before Plotly.react. Tested in Node: tests/js/fit.test.mjs.
+//
+//   gridColumns  a board narrower than STACK_BELOW stacks its charts one per row at full
+//                width (Streamlit's st.columns stack at the same 640 px); a chart narrower
+//                than MIN_CHART_PX wraps its board's row in two
+//   wrapTitle    a figure title wider than its chart wraps at spaces (the top margin and the
+//                height grow by the added lines: the plot keeps its size), never clipped
+//   legendBelow  a legend to the right of a chart narrower than LEGEND_BELOW goes under it
+//   cellText     the values written in a heatmap's cells are dropped when they overlap in
+//                the cells plotly drew (the hover, the table and the keyboard still give
+//                them)
+//   presenterSquare  the presenter view: a square matrix gets square cells, as large as the
+//                screen's height below the chart (room.height) and the chart's width allow
+
+export const STACK_BELOW = 640;
+export const MIN_CHART_PX = 200;
+export const LEGEND_BELOW = 460;
+const LEGEND_GAP = 12; // px between the axis title and a legend under the plot
+export const PLOTLY_FONT = '"Open Sans", verdana, arial, sans-serif';
+const LINE = 1.3; // plotly's line height, in font sizes
+const TITLE_PAD = 8; // px kept free right of a title
+
+/** Text width estimate where no canvas exists (Node): 0.56 of the font size a character. */
+export function estimateWidth(text, size) {
+  return String(text).length * size * 0.56;
+}
+
+/** A `measure(text, sizePx) -> px` that uses a canvas of `doc` when it has one. */
+export function measurer(doc) {
+  const canvas = doc && doc.createElement ? doc.createElement("canvas") : null;
+  const ctx = canvas && canvas.getContext ? canvas.getContext("2d") : null;
+  if (!ctx) return estimateWidth;
+  const cache = new Map();
+  return (text, size) => {
+    const key = `${size}|${text}`;
+    if (!cache.has(key)) {
+      ctx.font = `${size}px ${PLOTLY_FONT}`;
+      cache.set(key, ctx.measureText(String(text)).width);
+    }
+    return cache.get(key);
+  };
+}
+
+/** Plotly text (tags, character references) as the characters it draws. */
+export function plain(s) {
+  return String(s == null ? "" : s)
+    .replace(/<[^>]*>/g, "")
+    .replace(/&#(\d+);/g, (_, d) => String.fromCharCode(Number(d)))
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, "&");
+}
+
+/** The CSS grid columns of a board `width` px wide showing `columns` (relative widths). */
+export function gridColumns(columns, width) {
+  const cols = columns && columns.length ? columns : [1];
+  if (!width || cols.length === 1) return cols.map((w) => `minmax(0, ${w}fr)`).join(" ");
+  if (width < STACK_BELOW) return "minmax(0, 1fr)";
+  if (width / cols.length >= MIN_CHART_PX) return cols.map((w) => `minmax(0, ${w}fr)`).join(" ");
+  return Array(Math.ceil(cols.length / 2)).fill("minmax(0, 1fr)").join(" ");
+}
+
+// One line of a title, wrapped at spaces into lines of at most `room` px (a word longer
+// than that is cut into pieces that fit).
+function wrapWords(text, size, room, measure) {
+  const lines = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    const next = line ? `${line} ${word}` : word;
+    if (!line || measure(plain(next), size) <= room) {
+      line = next;
+      continue;
+    }
+    lines.push(line);
+    line = word;
+  }
+  lines.push(line);
+  const out = [];
+  for (const l of lines) {
+    let rest = l;
+    while (rest.length > 1 && measure(plain(rest), size) > room) {
+      let n = rest.length - 1;
+      while (n > 1 && measure(plain(rest.slice(0, n)), size) > room) n -= 1;
+      if (/[<&]/.test(rest.slice(0, n))) break; // never cut inside a tag or a reference
+      out.push(rest.slice(0, n));
+      rest = rest.slice(n);
+    }
+    out.push(rest);
+  }
+  return out;
+}
+
+/** `layout` with its title wrapped to fit `width` px (its lines kept, each wrapped at
+ * spaces); the top margin and the height grow by the added lines. */
+export function wrapTitle(layout, width, measure = estimateWidth) {
+  const t = layout && layout.title;
+  if (!width || !t || typeof t.text !== "string" || !t.text) return layout;
+  const base = (t.font && t.font.size) || ((layout.font && layout.font.size) || 12) * 1.4;
+  const room = width - TITLE_PAD - (t.pad && t.pad.l ? t.pad.l : 0);
+  let added = 0;
+  const lines = [];
+  for (const seg of t.text.split(/<br\s*\/?>/i)) {
+    // a line wrapped in one span (the grey note under a title): its own size, kept per line
+    const m = seg.match(/^(<span[^>]*>)([^<]*)(<\/span>)$/i);
+    const size = m && /font-size:\s*(\d+(?:\.\d+)?)px/i.test(m[1])
+      ? Number(m[1].match(/font-size:\s*(\d+(?:\.\d+)?)px/i)[1])
+      : base;
+    const inner = m ? m[2] : seg;
+    if (measure(plain(inner), size) <= room || (!m && /<[^>]*\s[^>]*>/.test(inner))) {
+      lines.push(seg);
+      continue;
+    }
+    const wrapped = wrapWords(inner, size, room, measure);
+    added += (wrapped.length - 1) * size * LINE;
+    for (const w of wrapped) lines.push(m ? m[1] + w + m[3] : w);
+  }
+  if (!added) return layout;
+  const grow = Math.ceil(added);
+  const margin = Object.assign({}, layout.margin);
+  margin.t = (margin.t != null ? margin.t : 100) + grow;
+  const out = Object.assign({}, layout, {
+    title: Object.assign({}, t, { text: lines.join("<br>") }),
+    margin,
+  });
+  if (typeof layout.height === "number") out.height = layout.height + grow;
+  return out;
+}
+
+function shownInLegend(data, layout) {
+  if (layout.showlegend === false) return [];
+  const entries = data.filter(
+    (t) => t && t.showlegend !== false && !["heatmap", "contour"].includes(t.type),
+  );
+  return layout.showlegend === true || entries.length > 1 ? entries : [];
+}
+
+/** `layout` with a legend at the right of a chart narrower than LEGEND_BELOW moved under
+ * it, in rows (left to right) that fit `width`; the bottom margin and the height grow. */
+export function legendBelow(layout, data, width, measure = estimateWidth) {
+  if (!width || width >= LEGEND_BELOW) return layout;
+  const lg = layout.legend || {};
+  if (lg.orientation === "h" || (typeof lg.x === "number" && lg.x < 1)) return layout;
+  const entries = shownInLegend(data || [], layout);
+  if (!entries.length) return layout;
+  const size = (lg.font && lg.font.size) || (layout.font && layout.font.size) || 12;
+  // plotly's horizontal legend: entries side by side, a new row when the plot area's width
+  // is full (draw.js corrects the margin after drawing if plotly's rows differ)
+  const m = layout.margin || {};
+  const room = width - (m.l != null ? m.l : 80) - (m.r != null ? m.r : 80);
+  let rows = 1;
+  let x = 0;
+  for (const t of entries) {
+    const w = measure(plain(t.name || "trace"), size) + 44; // symbol and gaps
+    if (x && x + w > room) {
+      rows += 1;
+      x = 0;
+    }
+    x += w;
+  }
+  const grow = Math.ceil(rows * (size * LINE + 6) + LEGEND_GAP);
+  const margin = Object.assign({}, layout.margin);
+  margin.b = (margin.b != null ? margin.b : 80) + grow;
+  const out = Object.assign({}, layout, {
+    margin,
+    legend: Object.assign({}, lg, {
+      orientation: "h",
+      x: 0,
+      xanchor: "left",
+      xref: "container",
+      y: 0,
+      yanchor: "bottom",
+      yref: "container",
+    }),
+  });
+  if (typeof layout.height === "number") out.height = layout.height + grow;
+  return out;
+}
+
+/** After drawing: the margin and height that fit the legend `legendBelow` put under the
+ * plot as plotly drew it (`drawnHeight`: its height in px), from `base` (the layout before
+ * the legend moved); null when the estimate was right. */
+export function legendCorrection(base, drawn, drawnHeight) {
+  const bm = (base.margin && base.margin.b) != null ? base.margin.b : 80;
+  const need = Math.ceil(bm + drawnHeight + LEGEND_GAP);
+  const has = drawn.margin && drawn.margin.b;
+  if (!drawnHeight || has == null || Math.abs(need - has) <= 3) return null;
+  const out = { "margin.b": need };
+  if (typeof drawn.height === "number") out.height = drawn.height + (need - has);
+  return out;
+}
+
+/** The number of columns of a heatmap trace's z (a list of rows or plotly's typed form). */
+export function columnsOf(z) {
+  if (!z) return 0;
+  if (Array.isArray(z)) return Array.isArray(z[0]) ? z[0].length : z.length;
+  const shape = typeof z.shape === "string" ? z.shape.split(",").map(Number) : z.shape;
+  return shape && shape.length > 1 ? Number(shape[1]) : 0;
+}
+
+/** `data` with the values written in heatmap cells dropped where a cell (the plot area's
+ * width `plotW` over the heatmap's columns: plotly's own, after drawing) is narrower than
+ * the widest value: plotly would draw them over each other. Values that just fit, touching,
+ * stay (the playground's 21 px cells at 1280 px). */
+export function cellText(data, plotW, measure = estimateWidth) {
+  if (!plotW || !data) return data;
+  let out = data;
+  data.forEach((t, i) => {
+    if (!t || t.type !== "heatmap" || !t.texttemplate || !Array.isArray(t.text)) return;
+    const n = columnsOf(t.z);
+    if (!n) return;
+    const size = (t.textfont && t.textfont.size) || 12;
+    let widest = 0;
+    for (const row of t.text) {
+      for (const s of Array.isArray(row) ? row : [row]) {
+        widest = Math.max(widest, measure(plain(s), size));
+      }
+    }
+    if (plotW / n >= widest) return;
+    if (out === data) out = data.slice();
+    out[i] = Object.assign({}, t, { texttemplate: "" });
+  });
+  return out;
+}
+
+function span(axis) {
+  const r = axis && axis.range;
+  return Array.isArray(r) && r.length === 2 ? Math.abs(Number(r[1]) - Number(r[0])) : null;
+}
+
+/** Whether the figure is one square matrix: a heatmap on x/y whose axes' ranges have the
+ * same length (attnviz's matrix figures set them to the cells). */
+export function isSquareMatrix(layout, data) {
+  const heat = (data || []).filter((t) => t && t.type === "heatmap");
+  if (heat.length !== 1 || (heat[0].xaxis && heat[0].xaxis !== "x")) return false;
+  const sx = span(layout.xaxis);
+  const sy = span(layout.yaxis);
+  return sx != null && sy != null && sx > 0 && Math.abs(sx - sy) < 1e-9;
+}
+
+/** The presenter view: a square matrix drawn with square cells (plotly's `scaleanchor`),
+ * its side as large as `room` ({width, height}: the chart's width and the screen's height
+ * left below the chart's top) allows, never smaller than the figure's own height gives.
+ * The figure is then only as wide as its plot and colour bar; values written in the cells
+ * grow with them. Returns [layout, data]; other figures: unchanged. */
+export function presenterSquare(layout, data, room) {
+  if (!room || !room.width || !isSquareMatrix(layout, data)) return [layout, data];
+  const m = layout.margin || {};
+  const l = m.l != null ? m.l : 80;
+  const r = m.r != null ? m.r : 80;
+  const t = m.t != null ? m.t : 100;
+  const b = m.b != null ? m.b : 80;
+  const heat = data.find((d) => d.type === "heatmap");
+  const tick = ((heat.colorbar && heat.colorbar.tickfont && heat.colorbar.tickfont.size) || 13);
+  const bar = heat.showscale === false ? 0 : Math.ceil(12 + 10 + tick * 2.6 + tick * 1.4 + 12);
+  const own = (typeof layout.height === "number" ? layout.height : 450) - t - b;
+  const byWidth = room.width - l - r - bar;
+  const byHeight = room.height ? room.height - t - b : own;
+  const side = Math.floor(Math.max(Math.min(byWidth, Math.max(byHeight, own)), 40));
+  const square = { constrain: "domain" };
+  // values written in the cells grow with the cells (a quarter of a cell, at most 28 px)
+  const n = columnsOf(heat.z);
+  let out = data;
+  if (heat.texttemplate && n) {
+    const size = (heat.textfont && heat.textfont.size) || 12;
+    const grown = Math.min(28, Math.max(size, Math.floor((side / n) * 0.25)));
+    const textfont = Object.assign({}, heat.textfont, { size: grown });
+    if (grown > size) out = data.map((d) => (d === heat ? Object.assign({}, d, { textfont }) : d));
+  }
+  const lay = Object.assign({}, layout, {
+    height: side + t + b,
+    width: Math.min(room.width, side + l + r + bar),
+    xaxis: Object.assign({}, layout.xaxis, square, { constraintoward: "left" }),
+    yaxis: Object.assign({}, layout.yaxis, square, {
+      scaleanchor: "x",
+      scaleratio: 1,
+      constraintoward: "top",
+    }),
+  });
+  return [lay, out];
+}

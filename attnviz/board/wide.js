@@ -1,0 +1,86 @@
+// Wide equations and tables scroll sideways and say so (issue 25). On a phone a KaTeX
+// display wider than its column (an exercise's "Q = [...]   K = [...]") scrolls inside its
+// own box, with nothing to show that K goes on past the edge; a Markdown table (a model
+// page's six head scores) made the whole page scroll sideways. Each such box (and each
+// table shown under a chart, table.js) gets:
+// - shadows at the sides that hide more (drawn by the background: they move with the
+//   scroll) and a thin scroll bar that stays visible;
+// - a keyboard stop (tabindex 0, a region named "Equation, scrolls sideways" or "Table,
+//   scrolls sideways"), so that the arrow keys scroll it (WCAG 2.1.1; axe-core's
+//   scrollable-region-focusable).
+// A box that fits again loses all of it. Watched once per tab from board.js: the page
+// changes (a rerun, a page switch) and the window's width.
+
+export const WIDE = "attnviz-scrolls";
+// A box only this much wider than its column is a glyph's overhang (KaTeX's displays are a
+// few px wider at any size), not hidden content: axe-core's scrollable-region rule
+// ignores up to 13 px too.
+const OVERHANG_PX = 12;
+const TABLE_BOX = '[data-testid="stMarkdownContainer"]:has(> table)';
+const SELECTOR = `.katex-display, ${TABLE_BOX}`;
+
+const SHADE = "rgba(0, 0, 0, 0.3)";
+const CLEAR = "rgba(0, 0, 0, 0)";
+const WHITE = "rgba(255, 255, 255, 0)";
+// White covers at the ends that scroll with the content (local), over shadows that stay at
+// the box's sides (scroll): a side shows its shadow only while content hides behind it.
+export const STYLE = `
+.${WIDE}, .attnviz-table-holder:not(.attnviz-sr-only) {
+  background:
+    linear-gradient(to right, #fff 30%, ${WHITE}) left center / 40px 100% no-repeat local,
+    linear-gradient(to left, #fff 30%, ${WHITE}) right center / 40px 100% no-repeat local,
+    radial-gradient(farthest-side at 0 50%, ${SHADE}, ${CLEAR})
+      left center / 14px 100% no-repeat scroll,
+    radial-gradient(farthest-side at 100% 50%, ${SHADE}, ${CLEAR})
+      right center / 14px 100% no-repeat scroll;
+  scrollbar-width: thin; scrollbar-color: #8a8c94 transparent; }
+.${WIDE}::-webkit-scrollbar, .attnviz-table-holder::-webkit-scrollbar { height: 6px; }
+.${WIDE}::-webkit-scrollbar-thumb, .attnviz-table-holder::-webkit-scrollbar-thumb {
+  background: #8a8c94; border-radius: 3px; }
+.${WIDE} { overflow-x: auto; padding-bottom: 4px; }
+[data-testid="stMain"] ${TABLE_BOX} { overflow-x: auto; }
+`;
+
+/** Mark (or unmark) every display equation and Markdown table under `root` by whether it
+ * is wider than its box (by more than OVERHANG_PX); returns how many are marked. */
+export function markWide(root) {
+  let count = 0;
+  for (const el of root.querySelectorAll(SELECTOR)) {
+    const wide = el.scrollWidth - el.clientWidth > OVERHANG_PX;
+    const marked = el.classList.contains(WIDE);
+    if (wide && !marked) {
+      el.classList.add(WIDE);
+      el.tabIndex = 0;
+      el.setAttribute("role", "region");
+      const what = el.classList.contains("katex-display") ? "Equation" : "Table";
+      el.setAttribute("aria-label", `${what}, scrolls sideways`);
+    } else if (!wide && marked) {
+      el.classList.remove(WIDE);
+      el.removeAttribute("tabindex");
+      el.removeAttribute("role");
+      el.removeAttribute("aria-label");
+    }
+    if (wide) count += 1;
+  }
+  return count;
+}
+
+const watched = new WeakSet();
+
+/** Keep `doc`'s wide equations marked while the page changes (debounced). */
+export function watchWide(doc) {
+  if (watched.has(doc) || !doc.body) return;
+  watched.add(doc);
+  const style = doc.createElement("style");
+  style.id = "attnviz-wide-style";
+  style.textContent = STYLE;
+  (doc.head || doc.documentElement).appendChild(style);
+  let timer = 0;
+  const soon = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => markWide(doc), 150);
+  };
+  new MutationObserver(soon).observe(doc.body, { childList: true, subtree: true });
+  (doc.defaultView || globalThis).addEventListener("resize", soon);
+  soon();
+}

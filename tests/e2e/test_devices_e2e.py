@@ -1,0 +1,358 @@
+"""Phones, tablets and projectors in a real browser (issue 25, "In the lecture room for real").
+
+- A phone (390x844, touch) and a tablet (768x1024, touch): every page opens with no
+  exception, nothing overflows sideways, no chart title is cut (its text's extent inside the
+  chart's box), no two values written in a heatmap's cells overlap, no legend lies over its
+  plot, no mode bar; axe-core finds nothing serious on the phone. The playground's first
+  three charts are one per row, each at least 300 px wide; the sidebar starts collapsed; a
+  tap on a weights cell gives the hover's text and the cell panel; a drag on a chart
+  scrolls the page; a wide equation shows that it scrolls and is a keyboard stop.
+- A projector (1920x1080, ``?present=1``): step by step's step 4 at N=6 has square cells
+  (width / height within 0.67..1.5, from plotly's axes) and its heatmap fills at least 35%
+  of the screen's height; the head picker's value at presenter size; no download button and
+  no mode bar on a slide; the class link opens without moving the slide; the mask step
+  offers a mask on the slide; the arrow keys step, except inside a chart's keyboard cells
+  and a select.
+
+Screenshots: artifacts/screenshots/devices_*.png.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+from axe import blocking, scan
+from e2e_app import BrowserSession
+
+pytestmark = pytest.mark.e2e
+
+PHONE = (390, 844)
+TABLET = (768, 1024)
+PROJECTOR = (1920, 1080)
+PAGES = {
+    "Playground": "/",
+    "Step by step": "/step_by_step",
+    "Multi-head": "/multi_head",
+    "Why √d_k": "/scaling",
+    "Masking": "/masking",
+    "Permutation": "/permutation",
+    "Compare": "/compare",
+    "Notebooks": "/notebooks",
+    "Real model (MiniLM)": "/real_model",
+    "Real model (decoder)": "/decoder",
+    "Exercises": "/exercises",
+}
+
+# Every chart of the page: its box, its title's extent, whether a mode bar is drawn, the
+# widest value written in a heatmap cell against the cell's width, a legend's box against
+# the plot area's; and how far the page reaches past the window sideways.
+LAYOUT_JS = """() => {
+  const main = document.querySelector('[data-testid="stMain"]');
+  const charts = [];
+  for (const cell of document.querySelectorAll('.attnviz-board .cell[data-key]')) {
+    const gd = cell.querySelector('.js-plotly-plot');
+    if (!gd || !gd._fullLayout || cell.offsetParent === null) continue;
+    const box = gd.querySelector('.main-svg').getBoundingClientRect();
+    const title = gd.querySelector('.gtitle');
+    const t = title ? title.getBoundingClientRect() : null;
+    const fl = gd._fullLayout;
+    let widest = 0, cellW = null;
+    const heat = (gd._fullData || []).find(d => d.type === 'heatmap' && d.texttemplate);
+    if (heat && fl.xaxis) {
+      const texts = Array.from(gd.querySelectorAll('.heatmaplayer text'))
+        .filter(e => e.textContent.trim());
+      widest = Math.max(0, ...texts.map(e => e.getBoundingClientRect().width));
+      const n = heat.z && heat.z[0] ? heat.z[0].length : 1;
+      cellW = texts.length ? fl.xaxis._length / n : null;
+    }
+    const legend = gd.querySelector('.legend');
+    const drag = gd.querySelector('.nsewdrag');
+    let legendOverPlot = false;
+    if (legend && drag && legend.getBoundingClientRect().width > 0) {
+      const a = legend.getBoundingClientRect(), b = drag.getBoundingClientRect();
+      const inside = fl.legend && fl.legend.x < 1 && fl.legend.orientation !== 'h';
+      legendOverPlot = !inside && a.left < b.right - 1 && a.right > b.left + 1
+        && a.top < b.bottom - 1 && a.bottom > b.top + 1;
+    }
+    charts.push({key: cell.dataset.key, width: Math.round(box.width),
+      left: box.left, right: box.right, top: Math.round(box.top),
+      title: t && t.width ? {left: t.left, right: t.right, text: title.textContent} : null,
+      modebar: !!gd.querySelector('.modebar-container .modebar'),
+      widest, cellW, legendOverPlot});
+  }
+  return {doc: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+          main: main ? main.scrollWidth - main.clientWidth : 0,
+          width: window.innerWidth, charts};
+}"""
+
+
+def touch_session(browser, server, viewport) -> BrowserSession:
+    """A session on a touch screen (a phone or a tablet: no hover, coarse pointer)."""
+    context = browser.new_context(
+        viewport={"width": viewport[0], "height": viewport[1]},
+        device_scale_factor=1,
+        has_touch=True,
+        is_mobile=True,
+    )
+    return BrowserSession(browser, server, viewport, context=context)
+
+
+def close(s: BrowserSession) -> None:
+    s.close()
+    s.context.close()
+
+
+def layout_problems(layout: dict) -> list[str]:
+    """What the page shows cut, overlapping or past the window's edge."""
+    out = []
+    if layout["doc"] > 0 or layout["main"] > 0:
+        out.append(f"overflows sideways by {max(layout['doc'], layout['main'])} px")
+    for c in layout["charts"]:
+        t = c["title"]
+        if t and (t["left"] < c["left"] - 1 or t["right"] > c["right"] + 1):
+            out.append(f"{c['key']}: title {t['text']!r} cut ({t} in {c['left']}..{c['right']})")
+        if c["modebar"]:
+            out.append(f"{c['key']}: a mode bar on a touch screen")
+        if c["cellW"] is not None and c["widest"] > c["cellW"]:
+            out.append(f"{c['key']}: cell values {c['widest']:.0f} px in {c['cellW']:.0f} px cells")
+        if c["legendOverPlot"]:
+            out.append(f"{c['key']}: its legend lies over the plot")
+    return out
+
+
+def walk(browser, server, viewport, name: str, axe: bool) -> dict[str, dict]:
+    """Open every page at ``viewport`` on a touch screen: exceptions, layout, axe."""
+    reports = {}
+    for title, path in PAGES.items():
+        s = touch_session(browser, server, viewport)
+        try:
+            s.open(path)
+            report = {
+                "exceptions": s.exceptions(),
+                "errors": list(s.errors),
+                "layout": s.page.evaluate(LAYOUT_JS),
+            }
+            if axe:
+                report["axe"] = [str(v) for v in blocking(scan(s.page))]
+            slug = path.strip("/") or "playground"
+            s.screenshot(f"devices_{name}_{slug}", full=False)
+            reports[title] = report
+        finally:
+            close(s)
+    return reports
+
+
+@pytest.fixture(scope="module")
+def phone_walk(browser, app_server):
+    return walk(browser, app_server, PHONE, "phone", axe=True)
+
+
+@pytest.fixture(scope="module")
+def tablet_walk(browser, app_server):
+    return walk(browser, app_server, TABLET, "tablet", axe=False)
+
+
+@pytest.mark.parametrize("page", list(PAGES))
+def test_phone_page_opens_fits_and_passes_axe(phone_walk, page):
+    r = phone_walk[page]
+    assert not r["exceptions"] and not r["errors"], r
+    assert not layout_problems(r["layout"]), layout_problems(r["layout"])
+    assert not r["axe"], "\n".join(r["axe"])
+
+
+@pytest.mark.parametrize("page", list(PAGES))
+def test_tablet_page_opens_and_fits(tablet_walk, page):
+    r = tablet_walk[page]
+    assert not r["exceptions"] and not r["errors"], r
+    assert not layout_problems(r["layout"]), layout_problems(r["layout"])
+
+
+def test_phone_playground_stacks_its_charts_at_full_width(phone_walk):
+    charts = {c["key"]: c for c in phone_walk["Playground"]["layout"]["charts"]}
+    top = [charts[k] for k in ("pg_scores", "pg_weights", "pg_out")]
+    assert all(c["width"] >= 300 for c in top), [(c["key"], c["width"]) for c in top]
+    assert top[0]["top"] < top[1]["top"] < top[2]["top"]  # one per row
+    # the inputs (X, Q, K, V) too
+    assert all(charts[k]["width"] >= 300 for k in ("pg_x", "pg_q", "pg_k", "pg_v"))
+
+
+SIDEBAR_JS = """() => document.querySelector('[data-testid="stSidebar"]').dataset.collapsed"""
+HOVER_JS = """() => Array.from(document.querySelectorAll('.hoverlayer .hovertext'))
+  .map(e => e.textContent).join(' | ')"""
+CELL_BOX_JS = """(key) => {
+  const gd = document.querySelector(`[data-key="${key}"] .js-plotly-plot`);
+  const r = gd.getBoundingClientRect(), s = gd._fullLayout._size;
+  return {x: r.left + s.l, y: r.top + s.t, w: s.w, h: s.h}; }"""
+SCROLL_JS = """() => document.querySelector('[data-testid="stMain"]').scrollTop"""
+
+
+def drag(s: BrowserSession, x: int, y: int, dy: int) -> None:
+    """A finger's drag from (x, y) by dy px, in ten moves (touch events through CDP)."""
+    cdp = s.context.new_cdp_session(s.page)
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
+    for k in range(1, 11):
+        point = {"x": x, "y": y + dy * k / 10}
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [point]})
+        s.page.wait_for_timeout(16)  # a finger's pace: one move a frame
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    cdp.detach()
+
+
+def test_phone_sidebar_tap_and_drag(browser, app_server):
+    """The sidebar starts collapsed; a tap on a weights cell shows the hover's text and
+    works the cell out under the chart; a drag that starts on a chart scrolls the page."""
+    s = touch_session(browser, app_server, PHONE)
+    try:
+        s.open("/")
+        assert s.page.evaluate(SIDEBAR_JS) == "true"
+        s.page.locator('[data-key="pg_weights"]').scroll_into_view_if_needed()
+        box = s.page.evaluate(CELL_BOX_JS, "pg_weights")
+        # query 1 (row 1), key 3 (column 3) of 6
+        s.page.touchscreen.tap(box["x"] + box["w"] * 3.5 / 6, box["y"] + box["h"] * 1.5 / 6)
+        s.page.wait_for_function(f"({HOVER_JS})().includes('softmax weight')")
+        hover = s.page.evaluate(HOVER_JS)
+        assert "t1" in hover and "t3" in hover, hover  # q of query t1, k of key t3
+        panel = s.page.locator(".attnviz-arith").first
+        panel.wait_for()
+        assert "query 1" in panel.inner_text() and "key 3" in panel.inner_text()
+        s.screenshot("devices_phone_tap", full=False)
+        # a drag from the middle of the scores chart up: the page scrolls (plotly's zoom
+        # would have taken it)
+        s.page.locator('[data-key="pg_scores"]').scroll_into_view_if_needed()
+        box = s.page.evaluate(CELL_BOX_JS, "pg_scores")
+        before = s.page.evaluate(SCROLL_JS)
+        drag(s, int(box["x"] + box["w"] / 2), int(box["y"] + box["h"] / 2), -200)
+        s.page.wait_for_function(f"({SCROLL_JS})() > {before + 50}")
+        s.assert_healthy("a tap and a drag on a phone")
+    finally:
+        close(s)
+
+
+WIDE_JS = """() => Array.from(document.querySelectorAll('.katex-display'))
+  .filter(e => e.scrollWidth > e.clientWidth + 12)
+  .map(e => ({marked: e.classList.contains('attnviz-scrolls'), tab: e.tabIndex,
+              label: e.getAttribute('aria-label'), bg: getComputedStyle(e).backgroundImage}))"""
+
+
+def test_phone_wide_equations_show_that_they_scroll(browser, app_server):
+    """The exercises' "Q = [...]  K = [...]" are wider than a phone: each is marked
+    (shadows at its sides), a keyboard stop named as scrolling; the arrow keys scroll it."""
+    s = touch_session(browser, app_server, PHONE)
+    try:
+        s.open("/exercises")
+        s.page.wait_for_function(
+            "document.querySelectorAll('.katex-display.attnviz-scrolls').length > 0"
+        )
+        wide = s.page.evaluate(WIDE_JS)
+        assert wide and all(w["marked"] and w["tab"] == 0 for w in wide), wide
+        assert all(w["label"] == "Equation, scrolls sideways" for w in wide), wide
+        assert all("gradient" in w["bg"] for w in wide), wide
+        eq = s.page.locator(".katex-display.attnviz-scrolls").first
+        eq.focus()
+        s.page.keyboard.press("ArrowRight")
+        s.page.keyboard.press("End")
+        s.page.wait_for_function("(e) => e.scrollLeft > 0", arg=eq.element_handle())
+        s.screenshot("devices_phone_exercises", full=False)
+    finally:
+        close(s)
+
+
+# --------------------------------------------------------------------------- projector
+
+SQUARE_JS = """(key) => {
+  const gd = document.querySelector(`[data-key="${key}"] .js-plotly-plot`);
+  const fl = gd._fullLayout, z = gd._fullData[0].z;
+  return {w: fl.xaxis._length / z[0].length, h: fl.yaxis._length / z.length,
+          plot: fl.yaxis._length, screen: window.innerHeight,
+          top: gd.getBoundingClientRect().top}; }"""
+DOWNLOADS_JS = """() => ({downloads: document.querySelectorAll('.attnviz-download').length,
+  modebars: document.querySelectorAll('.attnviz-board .modebar').length,
+  tables: document.querySelectorAll('.attnviz-table-toggle').length})"""
+FONT_JS = """() => { const root = parseFloat(getComputedStyle(document.documentElement).fontSize);
+  const v = document.querySelector('.st-key-head input');
+  return {root, value: parseFloat(getComputedStyle(v).fontSize)}; }"""
+
+
+def step_of(s) -> str | None:
+    got = parse_qs(urlparse(s.page.url).query).get("step")
+    return got[0] if got else None
+
+
+def test_projector_step_4_has_square_cells_filling_the_screen(new_session):
+    s = new_session(PROJECTOR)
+    s.open("/step_by_step?present=1&N=6&step=4")
+    s.assert_healthy("presenter step 4")
+    m = s.page.evaluate(SQUARE_JS, "sb_scaled")
+    assert 0.67 <= m["w"] / m["h"] <= 1.5, m
+    assert m["plot"] >= 0.35 * m["screen"], m
+    assert m["top"] + m["plot"] <= m["screen"], m  # on the screen, not below it
+    d = s.page.evaluate(DOWNLOADS_JS)
+    assert d["downloads"] == 0 and d["modebars"] == 0 and d["tables"] >= 1, d
+    f = s.page.evaluate(FONT_JS)
+    assert f["value"] >= 1.3 * f["root"], f
+    s.screenshot("devices_projector_step4", full=False)
+
+
+def test_projector_class_link_opens_over_the_slide(new_session):
+    s = new_session(PROJECTOR)
+    s.open("/step_by_step?present=1&N=6&step=4")
+    before = s.page.evaluate(SQUARE_JS, "sb_scaled")["top"]
+    s.page.get_by_text("Copy link for the class").click()
+    img = s.page.locator('[data-testid="stImage"] img').first
+    img.wait_for(state="visible")
+    assert s.page.evaluate(SQUARE_JS, "sb_scaled")["top"] == before
+    s.screenshot("devices_projector_link", full=False)
+
+
+def test_projector_mask_step_offers_a_mask_on_the_slide(new_session):
+    s = new_session(PROJECTOR)
+    s.open("/step_by_step?present=1&N=6&step=5")
+    assert "Mask (none chosen)" in s.page.locator("h4").first.inner_text()
+    s.rerun_after(lambda: s.page.locator(".st-key-sb_mask_0 button").click())
+    assert parse_qs(urlparse(s.page.url).query).get("mask") == ["causal"]
+    assert step_of(s) == "5"
+    assert s.page.locator("h4").first.inner_text().startswith("5. Mask (causal)")
+    s.page.locator('[data-key="sb_masked"] .js-plotly-plot').wait_for()
+    s.assert_healthy("mask chosen on the slide")
+
+
+def test_projector_arrow_keys_step_outside_the_controls(new_session):
+    """ArrowRight / ArrowLeft step from the page; inside a chart's keyboard cells they move
+    the cell and in the head picker they stay the select's: no step."""
+    s = new_session(PROJECTOR)
+    s.open("/step_by_step?present=1&N=6")
+    s.page.locator("h1").first.click()
+    s.rerun_after(lambda: s.page.keyboard.press("ArrowRight"))
+    assert step_of(s) == "2"
+    s.rerun_after(lambda: s.page.keyboard.press("ArrowLeft"))
+    assert step_of(s) == "1"
+    # in the chart (keys.js): the arrow moves the cell
+    chart = s.page.locator('[data-key="sb_x"] [role="application"]')
+    chart.focus()
+    s.page.keyboard.press("ArrowRight")
+    live = s.page.locator('[data-key="sb_x"] [aria-live]').first
+    s.page.wait_for_function("(e) => e.textContent.trim().length > 0", arg=live.element_handle())
+    # in the head picker: the select's own keys
+    s.page.locator(".st-key-head input").focus()
+    s.page.keyboard.press("ArrowRight")
+    s.page.keyboard.press("Escape")
+    # back on the page: one step further, not three (had the two presses above stepped)
+    s.page.locator("h1").first.click()
+    s.rerun_after(lambda: s.page.keyboard.press("ArrowRight"))
+    assert step_of(s) == "2", s.page.url
+    s.assert_healthy("arrow keys in the presenter view")
+
+
+def test_laptop_keeps_its_downloads_and_mode_bar(new_session):
+    """The normal view at 1440x900 (a mouse): charts side by side, PNG and SVG buttons
+    under each, plotly's mode bar."""
+    s = new_session((1440, 900))
+    s.open("/")
+    layout = s.page.evaluate(LAYOUT_JS)
+    charts = {c["key"]: c for c in layout["charts"]}
+    assert charts["pg_scores"]["top"] == charts["pg_weights"]["top"] == charts["pg_out"]["top"]
+    assert s.page.evaluate(DOWNLOADS_JS)["downloads"] == 2 * len(layout["charts"])
+    s.page.locator('[data-key="pg_weights"] .js-plotly-plot').hover()
+    assert s.page.locator('[data-key="pg_weights"] .modebar').count() == 1
+    assert not layout_problems({**layout, "charts": []})

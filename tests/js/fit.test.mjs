@@ -1,0 +1,170 @@
+// fit.js and stepkeys.js (run by tests/test_board_js.py: node --test tests/js/): each chart
+// fitted to its room (issue 25), with plotly-like layouts made by hand; tests/test_board_js.py
+// also runs attnviz's own figures through them (dump_fit.mjs).
+import assert from "node:assert/strict";
+import test from "node:test";
+import {
+  cellText,
+  estimateWidth,
+  gridColumns,
+  isSquareMatrix,
+  legendBelow,
+  legendCorrection,
+  presenterSquare,
+  wrapTitle,
+} from "../../attnviz/board/fit.js";
+import { fitFigure } from "../../attnviz/board/draw.js";
+import { stepOf } from "../../attnviz/board/stepkeys.js";
+
+test("gridColumns: side by side on a laptop, stacked on a phone, two a row between", () => {
+  assert.equal(gridColumns([1, 1, 1], 980), "minmax(0, 1fr) minmax(0, 1fr) minmax(0, 1fr)");
+  assert.equal(gridColumns([2, 1], 980), "minmax(0, 2fr) minmax(0, 1fr)");
+  assert.equal(gridColumns([1, 1, 1], 358), "minmax(0, 1fr)"); // a phone: one per row
+  assert.equal(gridColumns([1, 1, 1, 1], 736), "minmax(0, 1fr) minmax(0, 1fr)"); // 184 px each
+  assert.equal(gridColumns([1, 1, 1], 736).split("minmax").length - 1, 3); // 245 px each
+  assert.equal(gridColumns([1], 300), "minmax(0, 1fr)");
+  assert.equal(gridColumns([1, 1], 0), "minmax(0, 1fr) minmax(0, 1fr)"); // not laid out yet
+});
+
+const TITLE = { text: "Weights A = softmax(S)", x: 0, xanchor: "left", font: { size: 16 } };
+
+test("wrapTitle: a title wider than its chart wraps at spaces; the plot keeps its height", () => {
+  const layout = { title: TITLE, height: 380, margin: { l: 60, r: 10, t: 60, b: 54 } };
+  const width = 120;
+  const out = wrapTitle(layout, width, estimateWidth);
+  const lines = out.title.text.split("<br>");
+  assert.ok(lines.length >= 2, out.title.text);
+  assert.equal(lines.join(" "), TITLE.text); // nothing lost, nothing cut
+  for (const l of lines) assert.ok(estimateWidth(l, 16) <= width - 8, l);
+  const grow = out.margin.t - 60;
+  assert.equal(grow, Math.ceil((lines.length - 1) * 16 * 1.3));
+  assert.equal(out.height, 380 + grow); // the plot area: the same height
+  assert.equal(layout.title.text, TITLE.text); // the figure itself is left as it was
+  assert.equal(layout.margin.t, 60);
+  assert.equal(wrapTitle(layout, 600, estimateWidth), layout); // it fits: unchanged
+});
+
+test("wrapTitle: the grey note line keeps its own size on every wrapped line", () => {
+  const span = "<span style='font-size:13px;color:#555'>";
+  const note = `${span}6-token blocks (mean) · grey = masked</span>`;
+  const layout = { title: { text: `Scores<br>${note}`, font: { size: 16 } }, margin: { t: 60 } };
+  const out = wrapTitle(layout, 150, estimateWidth);
+  const lines = out.title.text.split("<br>");
+  assert.equal(lines[0], "Scores");
+  assert.ok(lines.length > 2);
+  for (const l of lines.slice(1)) assert.ok(l.startsWith(span) && l.endsWith("</span>"), l);
+  assert.equal(out.margin.t, 60 + Math.ceil((lines.length - 2) * 13 * 1.3));
+});
+
+test("wrapTitle: a word longer than the chart is cut into pieces that fit", () => {
+  const out = wrapTitle({ title: { text: "Wwwwwwwwwwwwwwwwwwwwwwwwww", font: { size: 16 } } }, 100);
+  for (const l of out.title.text.split("<br>")) assert.ok(estimateWidth(l, 16) <= 92, l);
+  assert.equal(out.title.text.replaceAll("<br>", ""), "Wwwwwwwwwwwwwwwwwwwwwwwwww");
+});
+
+const NAMES = ["a·v of t5", "a·v of t4", "a·v of t0", "other 3 keys (Σa=0.1)", "output"];
+const BARS = NAMES.map((name) => ({ type: "bar", name }));
+
+test("legendBelow: a narrow chart's legend goes under the plot, the height grows", () => {
+  const margin = { l: 77, r: 10, t: 60, b: 54 };
+  const layout = { height: 320, margin, legend: { font: { size: 11 } } };
+  const out = legendBelow(layout, BARS, 358, estimateWidth);
+  assert.equal(out.legend.orientation, "h");
+  assert.equal(out.legend.yref, "container");
+  assert.equal(out.legend.y, 0);
+  assert.equal(out.legend.font.size, 11);
+  const grow = out.margin.b - 54;
+  const row = 11 * 1.3 + 6; // 5 entries on 271 px of plot width: 2 a row, 3 rows
+  assert.equal(grow, Math.ceil(3 * row + 12), grow);
+  assert.equal(out.height, 320 + grow);
+  assert.equal(layout.legend.orientation, undefined);
+  // wide enough, one trace, heatmaps only, a legend the figure placed itself: unchanged
+  assert.equal(legendBelow(layout, BARS, 900, estimateWidth), layout);
+  assert.equal(legendBelow(layout, BARS.slice(0, 1), 358, estimateWidth), layout);
+  assert.equal(legendBelow(layout, [{ type: "heatmap" }, { type: "heatmap" }], 358), layout);
+  const inside = Object.assign({}, layout, { legend: { x: 0.7 } });
+  assert.equal(legendBelow(inside, BARS, 358, estimateWidth), inside);
+  const hidden = Object.assign({}, layout, { showlegend: false });
+  assert.equal(legendBelow(hidden, BARS, 358, estimateWidth), hidden);
+});
+
+test("legendCorrection: the margin plotly's legend needs, or null when the estimate fit", () => {
+  const base = { margin: { b: 54 }, height: 320 };
+  const drawn = { margin: { b: 148 }, height: 414 };
+  assert.deepEqual(legendCorrection(base, drawn, 143), { "margin.b": 209, height: 475 });
+  assert.equal(legendCorrection(base, { margin: { b: 209 }, height: 475 }, 143), null);
+});
+
+const z6 = { dtype: "f4", bdata: "", shape: "6,6" };
+const text6 = Array.from({ length: 6 }, () => Array(6).fill(".55"));
+// a 6x6 heatmap with ".55" written in each cell at `size` px
+const cells = (size) => ({ type: "heatmap", z: z6, text: text6, texttemplate: "%{text}",
+  textfont: { size } });
+
+test("cellText: values are dropped from cells too narrow for them, kept where they fit", () => {
+  const heat = cells(12);
+  const narrow = cellText([heat], 6 * 12, estimateWidth); // 12 px cells, ".55" is 20 px
+  assert.equal(narrow[0].texttemplate, "");
+  assert.equal(heat.texttemplate, "%{text}");
+  const wide = [heat];
+  assert.equal(cellText(wide, 6 * 21, estimateWidth), wide); // 21 px a cell: they touch
+  assert.equal(cellText(wide, 0, estimateWidth), wide); // not drawn yet
+});
+
+function matrixLayout(n, height = 310) {
+  const span = [-0.5, n - 0.5];
+  return {
+    height,
+    margin: { l: 77, r: 10, t: 60, b: 54 },
+    xaxis: { range: span },
+    yaxis: { range: [n - 0.5, -0.5] },
+  };
+}
+
+test("presenterSquare: square cells, as large as the screen below allows", () => {
+  const heat = cells(17);
+  const layout = matrixLayout(6);
+  assert.ok(isSquareMatrix(layout, [heat]));
+  const [out, data] = presenterSquare(layout, [heat], { width: 1080, height: 720 });
+  const side = out.height - 60 - 54;
+  assert.equal(side, 720 - 60 - 54); // the height limits it here
+  assert.equal(out.yaxis.scaleanchor, "x");
+  assert.equal(out.yaxis.scaleratio, 1);
+  assert.equal(out.xaxis.constrain, "domain");
+  assert.ok(out.width <= 1080 && out.width >= side + 77 + 10, out.width); // plot and colour bar
+  assert.ok(data[0].textfont.size > 17 && data[0].textfont.size <= 28); // values grow with cells
+  assert.equal(heat.textfont.size, 17);
+  // a narrow chart: the width limits the side; no room below: the figure's own height
+  const [thin] = presenterSquare(layout, [heat], { width: 500, height: 900 });
+  assert.ok(thin.height - 114 <= 500 - 87 - 60, thin.height);
+  const [own] = presenterSquare(layout, [heat], { width: 1800, height: 0 });
+  assert.equal(own.height, 310);
+  // not a square matrix: unchanged
+  const wide = Object.assign({}, layout, { xaxis: { range: [-0.5, 7.5] } });
+  assert.equal(isSquareMatrix(wide, [heat]), false);
+  assert.equal(presenterSquare(wide, [heat], { width: 1800, height: 700 })[0], wide);
+  assert.equal(isSquareMatrix(layout, [heat, heat]), false);
+  assert.equal(isSquareMatrix(layout, [{ type: "bar" }]), false);
+});
+
+test("fitFigure: a touch screen's drag scrolls the page; a presenter's matrix is square", () => {
+  const fig = { layout: matrixLayout(6), data: [{ type: "heatmap", z: z6 }] };
+  const [touch] = fitFigure(fig, 1, { width: 358, height: 0 }, { touch: true });
+  assert.equal(touch.dragmode, false);
+  const [mouse] = fitFigure(fig, 1, { width: 358, height: 0 }, {});
+  assert.equal(mouse.dragmode, undefined);
+  assert.equal(mouse.yaxis.scaleanchor, undefined); // square cells only on a slide
+  const [slide] = fitFigure(fig, 1.45, { width: 1080, height: 700 }, { present: true });
+  assert.equal(slide.yaxis.scaleanchor, "x");
+});
+
+test("stepOf: the arrow keys step, unless handled already or pressed with a modifier", () => {
+  const key = (k, extra = {}) => Object.assign({ key: k, defaultPrevented: false }, extra);
+  assert.equal(stepOf(key("ArrowRight")), "next");
+  assert.equal(stepOf(key("ArrowLeft")), "prev");
+  assert.equal(stepOf(key("ArrowDown")), null); // scrolls the page
+  assert.equal(stepOf(key("ArrowRight", { defaultPrevented: true })), null); // a chart's cells
+  for (const m of ["altKey", "ctrlKey", "metaKey", "shiftKey"]) {
+    assert.equal(stepOf(key("ArrowRight", { [m]: true })), null, m);
+  }
+});
