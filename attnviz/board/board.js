@@ -16,9 +16,9 @@
 //                     $ATTNVIZ_BOARD_MODULES
 //
 // Data from Python (attnviz/ui/board.py): {figures: [{key, figure, link, label, title,
-// role, rev}], columns, group, text_scale, rev, name, watch, plotly: {src, name}, modules,
-// prefetch?}, or {preload: {src, name}} for the hidden first board of every run (it only
-// starts loading plotly.js). To Python: the state value `selection` ({query, key, head,
+// role, rev}], columns, group, text_scale, rev, name, watch, plotly: {src, name, version},
+// modules, prefetch?}, or {preload: {src, name, version}} for the hidden first board of
+// every run (it only starts loading plotly.js). To Python: the state value `selection` ({query, key, head,
 // chart, chart_key, index, title, at}) when a linked attention cell is clicked (a chart
 // with `select: false` but with its cells' arithmetic gives a `local` selection that only
 // the modules hear).
@@ -143,7 +143,7 @@ class Board {
     if (args.preload) {
       // the first element of every run (ui.board.preload_plotly): starts loading plotly.js
       // while the rest of the run arrives; a failure is shown by the boards that need it
-      loadPlotly(args.preload.src, args.preload.name).catch(() => {});
+      loadPlotly(args.preload).catch(() => {});
       this.root.dataset.hidden = "1";
       this.state = "drawn";
       return;
@@ -215,8 +215,7 @@ class Board {
     this.drawnRev = args.rev || null;
     this.group = args.group || "";
     this.state = "drawing";
-    const plotly = args.plotly || {};
-    return loadPlotly(plotly.src, plotly.name)
+    return loadPlotly(args.plotly)
       .then((P) => {
         this.Plotly = P;
         return draw(this, args);
