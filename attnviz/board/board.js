@@ -63,6 +63,7 @@ import {
   listenSelect,
 } from "./link.js";
 import { loadPlotly } from "./plotly_loader.js";
+import "./downloads.js"; // draw.js's: fetched with the others, not one round trip later
 
 const errors = (window.__attnvizBoardErrors = window.__attnvizBoardErrors || []);
 
@@ -144,6 +145,7 @@ class Board {
       // the first element of every run (ui.board.preload_plotly): starts loading plotly.js
       // while the rest of the run arrives; a failure is shown by the boards that need it
       loadPlotly(args.preload).catch(() => {});
+      for (const n of args.preload.modules || []) chartModule(n).catch(() => {}); // theirs too
       this.root.dataset.hidden = "1";
       this.state = "drawn";
       return;

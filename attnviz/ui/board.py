@@ -351,7 +351,7 @@ def preload_plotly() -> None:
     data never changes, so later runs send nothing new for it."""
     with st.container(key=PRELOAD_KEY + "_box"):  # hidden, as the prefetch board's box
         st.html("<style>.st-key-board_preload_box {display: none;}</style>")  # PRELOAD_KEY
-        _mount(PRELOAD_KEY, {"preload": PLOTLY})
+        _mount(PRELOAD_KEY, {"preload": {**PLOTLY, "modules": MODULES}})
 
 
 def prefetch_heads(num_heads: int, head: int, n: int, view_key: str) -> None:
