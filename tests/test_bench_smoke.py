@@ -7,6 +7,7 @@ really reaches the script, and bench/classroom.py must run a bounded load and re
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -17,6 +18,7 @@ sys.path.insert(0, str(BENCH))
 
 import browser_latency  # noqa: E402
 import classroom  # noqa: E402
+import hall  # noqa: E402
 from stclient import Server, Session  # noqa: E402
 
 TINY_APP = """
@@ -189,11 +191,19 @@ def test_first_visit_timeline_orders_its_marks(tmp_path: Path) -> None:
     import first_visit
 
     out = tmp_path / "first.json"
-    assert first_visit.main(["--rounds", "1", "--warm", "0", "--json", str(out)]) == 0
+    # behind deploy/haproxy.cfg too when haproxy is installed (scripts/test.sh installs it)
+    proxy = hall.haproxy_exe() is not None or bool(os.environ.get("CI"))
+    argv = ["--rounds", "1", "--warm", "0", "--json", str(out)] + ["--proxy"] * proxy
+    assert first_visit.main(argv) == 0
     r = json.loads(out.read_text())
-    for name in ("attnviz", "plain"):
+    for name in ("attnviz", "plain", "attnviz+haproxy")[: 2 + proxy]:
         (v,) = r[name]["visits"]
         marks = [v[k] for k in ("plotly_asked", "plotly_got", "plotly_ready", "drawn")]
         assert all(m is not None and m > 0 for m in marks), (name, v)
         assert marks == sorted(marks), (name, v)
         assert v["content"] is not None and v["content"] < v["drawn"], (name, v)
+        assert v["http_bytes"] > 1_000_000 and v["ws_bytes"] > 10_000, (name, v)
+        assert r[name]["class_of_60_bytes"] == 60 * (v["http_bytes"] + v["ws_bytes"])
+    if proxy:  # behind deploy/haproxy.cfg, Streamlit's own front end comes compressed
+        through, direct = (r[k]["visits"][0]["http_bytes"] for k in ("attnviz+haproxy", "attnviz"))
+        assert through < 0.8 * direct, (through, direct)
