@@ -4,10 +4,12 @@ Streamlit (components v2) serves the folder ``attnviz/board/`` of the installed 
 ``/_stcore/bidi-components/attnviz.board/`` and serves nothing outside it (symlinks are
 resolved and refused). The board loads plotly.js from ``attnviz/board/vendor/``:
 
-* normally the vendored **cartesian bundle**, ``vendor/plotly-cartesian-<version>.min.js``
-  (plotly.js's own bundle of the cartesian trace types, committed with its licence, see
-  ``vendor/README.md``): 1.5 MB against 4.8 MB for the full file, and about a third of its
-  compile and run time in the browser;
+* normally the vendored **bundle of what attnviz draws**,
+  ``vendor/plotly-attnviz-<version>.min.js``: plotly.js's core (the scatter trace, axes,
+  colour bars, shapes, annotations, error bars, the mode bar) with the bar and heatmap
+  traces, built reproducibly from the npm package by ``scripts/plotly_bundle/`` and
+  committed with its licences (``vendor/README.md``): 1.18 MB against 4.8 MB for the full
+  file, and about an eighth of its load and run time in the browser;
 * if its version is not the one the installed plotly Python package was built for, the
   package's full ``plotly.min.js``, put in ``vendor/`` (a hard link when possible, else a
   copy) as ``plotly-<version>.min.js``, and a warning.
@@ -33,7 +35,7 @@ from plotly.offline import get_plotlyjs_version
 
 STATIC = Path(__file__).resolve().parent / "board"
 VENDOR = STATIC / "vendor"
-BUNDLE_PREFIX = "plotly-cartesian-"  # vendor/plotly-cartesian-<version>.min.js
+BUNDLE_PREFIX = "plotly-attnviz-"  # vendor/plotly-attnviz-<version>.min.js
 
 _LOG = logging.getLogger(__name__)
 _HEADER = re.compile(r"plotly\.js(?: \([^)]*\))? v(\d+\.\d+\.\d+[\w.-]*)")
@@ -60,7 +62,7 @@ def trace_types(path: Path) -> frozenset[str]:
 
 
 def bundle(vendor: Path = VENDOR) -> Path:
-    """The vendored cartesian bundle (exactly one ``plotly-cartesian-*.min.js``)."""
+    """The vendored bundle (exactly one ``plotly-attnviz-*.min.js``)."""
     found = sorted(vendor.glob(f"{BUNDLE_PREFIX}*.min.js"))
     if len(found) != 1:
         raise BoardAssetError(
@@ -126,7 +128,7 @@ def ensure_vendor(vendor: Path = VENDOR) -> Path:
 
 
 def board_plotly(vendor: Path = VENDOR) -> Path:
-    """The plotly.js file the board loads: the vendored cartesian bundle when its version is
+    """The plotly.js file the board loads: the vendored bundle when its version is
     the installed plotly package's plotly.js version, else (with a warning) that package's
     full file (:func:`ensure_vendor`)."""
     js = bundle(vendor)
@@ -134,9 +136,9 @@ def board_plotly(vendor: Path = VENDOR) -> Path:
     if have == want:
         return js
     _LOG.warning(
-        "the vendored plotly.js cartesian bundle is v%s, the installed plotly package expects "
-        "v%s: the chart board loads the package's full plotly.min.js instead (3x larger; "
-        "update attnviz/board/vendor/, see its README.md)",
+        "the vendored plotly.js bundle is v%s, the installed plotly package expects v%s: the "
+        "chart board loads the package's full plotly.min.js instead (4x larger; update "
+        "attnviz/board/vendor/, see its README.md)",
         have,
         want,
     )

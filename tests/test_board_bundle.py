@@ -1,6 +1,7 @@
-"""The board's plotly.js: the vendored cartesian bundle (attnviz/board/vendor/) is the plotly.js
-version the installed plotly package expects, and it holds every trace type of every figure
-the app builds (its builders, with realistic inputs, and every page as the app draws it).
+"""The board's plotly.js: the vendored bundle (attnviz/board/vendor/, built by
+scripts/plotly_bundle/) is the plotly.js version the installed plotly package expects, its
+recipe builds it byte for byte, and it holds every trace type of every figure the app
+builds (its builders, with realistic inputs, and every page as the app draws it).
 
 The browser side (the bundle's own schema, ``Plotly.validate`` against the full plotly.js,
 bdata and texttemplate drawn): ``tests/e2e/test_board_bundle_e2e.py``.
@@ -12,7 +13,10 @@ import hashlib
 import importlib
 import json
 import logging
+import os
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -27,8 +31,9 @@ from attnviz.ui.board import PLOTLY, figure_json
 board = importlib.import_module("attnviz.ui.board")
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
-#: The file vendor/README.md documents (npm plotly.js-cartesian-dist-min@4.1.1, unchanged).
-BUNDLE_SHA256 = "79542150855a52c567260e3137095dbe2b744e6d702a5cabe67da246942fba7a"
+#: The file vendor/README.md documents (plotly.js@4.1.1 from npm, built by scripts/plotly_bundle).
+BUNDLE_SHA256 = "89687d05241dfd44b042b7420b27195e978edcda4fb920fc1df06d1a371d7d5d"
+RECIPE = ROOT / "scripts" / "plotly_bundle"
 
 
 def trace_types(figure: dict) -> set[str]:
@@ -38,7 +43,7 @@ def trace_types(figure: dict) -> set[str]:
 
 def test_the_bundle_is_the_plotly_js_version_the_plotly_package_expects():
     js = board_assets.bundle()
-    assert js.name == f"plotly-cartesian-{get_plotlyjs_version()}.min.js"
+    assert js.name == f"plotly-attnviz-{get_plotlyjs_version()}.min.js"
     assert board_assets.script_version(js) == get_plotlyjs_version()
     assert board_assets.board_plotly() == js  # so the board loads it, not the full file
     assert {
@@ -48,31 +53,34 @@ def test_the_bundle_is_the_plotly_js_version_the_plotly_package_expects():
     } == PLOTLY
 
 
-def test_the_bundle_is_the_npm_file_with_its_licence_and_where_it_comes_from():
+def test_the_bundle_has_its_licences_and_says_where_it_comes_from():
     js = board_assets.bundle()
     assert hashlib.sha256(js.read_bytes()).hexdigest() == BUNDLE_SHA256
     licence = (js.parent / "LICENSE").read_text()
     assert licence.startswith("MIT License") and "Plotly" in licence
+    third = (js.parent / "plotly-attnviz-THIRD-PARTY.txt").read_text()
+    assert f"plotly.js@{get_plotlyjs_version()} (MIT)" in third and "@plotly/d3@" in third
     readme = (js.parent / "README.md").read_text()
-    assert f"plotly.js-cartesian-dist-min@{get_plotlyjs_version()}" in readme
-    assert BUNDLE_SHA256 in readme and "npm pack" in readme
+    assert f"plotly.js@{get_plotlyjs_version()}" in readme and BUNDLE_SHA256 in readme
+    assert "scripts/plotly_bundle" in readme and "build.mjs --check" in readme
+    lock = json.loads((RECIPE / "package-lock.json").read_text())
+    pinned = lock["packages"]["node_modules/plotly.js"]
+    assert pinned["version"] == get_plotlyjs_version() and pinned["integrity"].startswith("sha512-")
     # committed and packaged (pyproject's package-data), not git-ignored as the fallback is
     gitignore = (ROOT / ".gitignore").read_text().splitlines()
     assert "attnviz/board/vendor/" not in gitignore
     pyproject = (ROOT / "pyproject.toml").read_text()
-    assert '"board/vendor/plotly-cartesian-*.min.js"' in pyproject
+    assert '"board/vendor/plotly-attnviz-*"' in pyproject
     assert '"board/vendor/LICENSE"' in pyproject
 
 
-def test_the_bundle_is_a_third_of_the_full_file_and_holds_the_cartesian_traces():
+def test_the_bundle_is_a_quarter_of_the_full_file_and_holds_what_attnviz_draws():
     js, full = board_assets.bundle(), board_assets.plotly_js()
-    assert js.stat().st_size * 3 < full.stat().st_size
+    assert js.stat().st_size * 4 < full.stat().st_size
     have = board_assets.trace_types(js)
-    assert have == {
-        "bar", "box", "contour", "heatmap", "histogram", "histogram2d", "histogram2dcontour",
-        "image", "pie", "scatter", "scatterternary", "violin",
-    }  # fmt: skip
+    assert have == {"bar", "heatmap", "scatter"}
     assert have < board_assets.trace_types(full)  # the parser reads the full file's too
+    assert len(board_assets.trace_types(full)) > 40
 
 
 def test_every_figure_builder_is_in_the_catalogue():
@@ -153,16 +161,16 @@ def _version_of_full(version: str):
     real = board_assets.script_version
 
     def fake(path: Path) -> str:
-        return real(path) if "cartesian" in path.name else version
+        return real(path) if "attnviz" in path.name else version
 
     return fake
 
 
-def test_no_cartesian_bundle_or_two_give_a_clear_message(tmp_path):
-    with pytest.raises(board_assets.BoardAssetError, match="expected one plotly-cartesian-"):
+def test_no_bundle_or_two_give_a_clear_message(tmp_path):
+    with pytest.raises(board_assets.BoardAssetError, match="expected one plotly-attnviz-"):
         board_assets.bundle(tmp_path)
     for v in ("4.1.1", "4.2.0"):
-        (tmp_path / f"plotly-cartesian-{v}.min.js").write_text("/* plotly.js v1 */")
+        (tmp_path / f"plotly-attnviz-{v}.min.js").write_text("/* plotly.js v1 */")
     with pytest.raises(board_assets.BoardAssetError, match="found .*4.1.1.*4.2.0"):
         board_assets.bundle(tmp_path)
     (tmp_path / "x.js").write_text("alert(1)")
@@ -175,3 +183,24 @@ def test_the_board_modules_name_no_other_plotly_file():
     for name in (*board.FILES, *board.MODULES):
         text = (board.STATIC / name).read_text()
         assert "plotly-4" not in text and "plotly.min.js" not in text, name
+
+
+@pytest.mark.slow
+def test_the_bundle_is_what_its_recipe_builds():
+    """scripts/plotly_bundle: npm ci (the pinned packages, from the npm registry) and
+    build.mjs --check (esbuild again; fails unless the committed file comes out)."""
+    npm, node = shutil.which("npm"), shutil.which("node")
+    if npm is None or node is None:
+        if os.environ.get("CI"):
+            pytest.fail("node and npm are needed to check the board's plotly.js", False)
+        pytest.skip("node or npm is not installed")
+    if not (RECIPE / "node_modules" / "plotly.js" / "package.json").exists():
+        subprocess.run(
+            [npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund"],
+            cwd=RECIPE, check=True, capture_output=True, timeout=900,
+        )  # fmt: skip
+    out = subprocess.run(
+        [node, "build.mjs", "--check"], cwd=RECIPE, capture_output=True, text=True, timeout=300
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert BUNDLE_SHA256 in out.stdout

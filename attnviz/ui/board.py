@@ -8,9 +8,10 @@ sends the new figures, which plotly.js redraws in place.
 
 The front end is the folder ``attnviz/board/`` (ES modules, no build step; ``board.js`` is
 the entry, its top comment the map), served by Streamlit from the installed project
-(``[tool.streamlit.component]`` in ``pyproject.toml``). plotly.js is plotly's cartesian
-bundle vendored in ``attnviz/board/vendor/`` (the version the installed plotly package
-expects, checked; :mod:`attnviz.board_assets`), served at a content-versioned URL and
+(``[tool.streamlit.component]`` in ``pyproject.toml``). plotly.js is a bundle of
+plotly.js's core with the bar and heatmap traces, vendored in ``attnviz/board/vendor/`` (the
+version the installed plotly package expects, checked; :mod:`attnviz.board_assets`), served
+at a content-versioned URL and
 loaded once per browser tab, shared by every board of every page. Nothing from a CDN.
 
 The figures travel as plotly JSON (plotly's own encoder, numpy arrays as base64 typed
@@ -345,7 +346,7 @@ PRELOAD_KEY = "board_preload"  # one per run, the first element of the page (app
 
 def preload_plotly() -> None:
     """A hidden board, the first element of every run (``app.py``), that only starts
-    loading plotly.js: the download and compile of the 1.5 MB cartesian bundle then
+    loading plotly.js: the download and compile of the 1.2 MB bundle then
     overlap the rest of the first run (sidebar, engine, page text) instead of starting
     when the first chart arrives. Draws nothing, takes no space; its
     data never changes, so later runs send nothing new for it."""

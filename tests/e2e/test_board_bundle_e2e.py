@@ -1,4 +1,4 @@
-"""The vendored plotly.js cartesian bundle in a real browser (issue 27).
+"""The vendored plotly.js bundle (core, bar, heatmap) in a real browser (issue 27).
 
 - Its own schema: the trace types it registers are exactly those ``board_assets.trace_types``
   reads from its text (the fast tests rely on that reading), and it is the version of the
@@ -133,7 +133,7 @@ def test_the_app_draws_bdata_and_texttemplate_with_the_bundle(session):
         }"""
     )
     assert got["version"] == PLOTLY["version"] and not got["has3d"]
-    assert len(got["src"]) == 1 and "/vendor/plotly-cartesian-" in got["src"][0], got["src"]
+    assert len(got["src"]) == 1 and "/vendor/plotly-attnviz-" in got["src"][0], got["src"]
     assert got["bdata"], "the figure reached plotly.js without a typed array"
     z = np.array(got["z"], dtype=float)
     assert z.shape == (5, 5) and np.allclose(z.sum(axis=1), 1.0, atol=1e-5)  # decoded weights

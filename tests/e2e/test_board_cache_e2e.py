@@ -96,7 +96,7 @@ def test_plotly_js_once_per_tab_and_boards_work_after_many_page_switches(session
     first = assert_boards_drawn(session, "playground")
     assert first["plotly"]
     assert len(fetched.seen) == 1, fetched.seen  # a fresh browser profile: fetched once
-    assert all(size <= 600_000 for _, size in fetched.seen), fetched.seen  # cartesian, gzipped
+    assert all(size <= 600_000 for _, size in fetched.seen), fetched.seen  # the bundle, gzipped
     before = len(fetched.seen)
     for title in ("Multi-head", "Step by step", "Masking", "Playground", "Multi-head"):
         click_page(session, title)
