@@ -112,7 +112,10 @@ export function draw(board, args) {
       board.cells.delete(k);
     }
   }
-  const jobs = figs.map((f, i) => {
+  // first every cell in place, then every width read (one layout of the page), then the
+  // draws: a width read after the previous chart's Plotly.react forced a layout of the
+  // whole page per chart (docs/benchmarks.md, issue 27)
+  const cells = figs.map((f, i) => {
     let c = board.cells.get(f.key);
     if (!c) {
       const cell = document.createElement("div");
@@ -132,8 +135,13 @@ export function draw(board, args) {
     c.index = i;
     c.cell.dataset.key = f.key;
     c.gd.setAttribute("aria-label", f.label || f.key);
+    return c;
+  });
+  const widths = cells.map((c) => c.cell.clientWidth);
+  const jobs = figs.map((f, i) => {
+    const c = cells[i];
     // an unchanged chart at an unchanged width (its axis titles fit it) is not redrawn
-    const width = c.cell.clientWidth;
+    const width = widths[i];
     const same = f.rev && f.rev === c.drawnFig && width === c.drawnWidth;
     if (same && !rescale) return Promise.resolve(null);
     c.drawnFig = f.rev || null;
