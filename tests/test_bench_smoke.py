@@ -207,3 +207,25 @@ def test_first_visit_timeline_orders_its_marks(tmp_path: Path) -> None:
     if proxy:  # behind deploy/haproxy.cfg, Streamlit's own front end comes compressed
         through, direct = (r[k]["visits"][0]["http_bytes"] for k in ("attnviz+haproxy", "attnviz"))
         assert through < 0.8 * direct, (through, direct)
+
+
+@pytest.mark.e2e
+def test_switch_profile_splits_a_switch_by_whose_code_ran(tmp_path: Path) -> None:
+    """bench/switch_profile.py: one switch per app, profiled; the main thread's split of a
+    switch found by its click marker covers the switch and no more (no timing asserted)."""
+    import switch_profile
+
+    out = tmp_path / "profile.json"
+    argv = ["--rounds", "1", "--pages", ",multi_head", "--quiet", "250", "--json", str(out)]
+    assert switch_profile.main(argv) == 0
+    r = json.loads(out.read_text())
+    assert [row["page"] for row in r["rows"]["attnviz"]] == ["Playground", "Multi-head"]
+    assert len(r["rows"]["plain"]) == 2
+    for rows in r["rows"].values():
+        for row in rows:
+            parts = [row[k] for k in switch_profile.BUCKETS]
+            assert all(p >= 0 for p in parts) and row["wall"] > 0, row
+            if row["aligned"] == "click":  # the split covers [click, last chart]
+                assert sum(parts) <= row["wall"] + 5, row
+    split = [row for row in r["rows"]["attnviz"] if row["aligned"] == "click"]
+    assert all(row["plotly"] > 0 for row in split), split  # a switch draws charts
