@@ -17,11 +17,11 @@
 //
 // Data from Python (attnviz/ui/board.py): {figures: [{key, figure, link, label, title,
 // role, rev}], columns, group, text_scale, rev, name, watch, plotly: {src, name, version},
-// modules, prefetch?}, or {preload: {src, name, version}} for the hidden first board of
-// every run (it only starts loading plotly.js). To Python: the state value `selection` ({query, key, head,
-// chart, chart_key, index, title, at}) when a linked attention cell is clicked (a chart
-// with `select: false` but with its cells' arithmetic gives a `local` selection that only
-// the modules hear).
+// modules, prefetch?}, or {preload: {src, name, version, modules}} for the hidden first
+// board of every run (it only starts loading plotly.js and the chart modules). To Python:
+// the state value `selection` ({query, key, head, chart, chart_key, index, title, at}) when
+// a linked attention cell is clicked (a chart with `select: false` but with its cells'
+// arithmetic gives a `local` selection that only the modules hear).
 //
 // Per-chart modules (the hook for e.g. data tables and keyboard navigation): a file
 // attnviz/board/<name>.js listed in CHART_MODULES of attnviz/ui/board.py (or in the
