@@ -38,8 +38,10 @@ COPY pages/ ./pages/
 COPY app.py pyproject.toml README.md ./
 
 # The project, installed (editable, in place): Streamlit serves the chart board's files
-# (components v2) from an installed distribution. Then the installed plotly.js goes beside
-# them (attnviz/board/vendor/), as the image is read-only at run time.
+# (components v2) from an installed distribution. The board's plotly.js is the bundle
+# committed in attnviz/board/vendor/ (built by scripts/plotly_bundle/); board_assets checks
+# that it is the version the plotly package expects (else it puts the package's full file
+# there: the image is read-only at run time).
 RUN pip install --no-cache-dir --no-deps -e . && python -m attnviz.board_assets
 
 # /data: the live class's SQLite store when the image runs alone (attnviz/classroom.py);

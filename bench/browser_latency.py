@@ -84,8 +84,11 @@ INIT_JS = """
 INSTRUMENT_JS = """
 () => {
   if (window.__bench) return;
-  const b = window.__bench = {states: [], plots: [], vplots: [], keys: [], hooked: 0};
-  // Is a chart (in the page or in a board's iframe) inside the browser's viewport?
+  const b = window.__bench = {states: [], plots: [], drawn: [], keys: [], hooked: 0};
+  // Is a chart (in the page or in a board's iframe) inside the browser's viewport? Asked
+  // when the bench reads the marks (window.__benchLastInView), not on every redraw: a
+  // getBoundingClientRect in the mutation observer forced a layout between plotly's own
+  // DOM changes, which the measured page paid for (issue 27).
   const inView = (el) => {
     const r = el.getBoundingClientRect();
     let top = r.top, bottom = r.bottom;
@@ -96,7 +99,13 @@ INSTRUMENT_JS = """
   const drew = (el) => {
     const t = performance.now();
     b.plots.push(t);
-    if (el && inView(el)) b.vplots.push(t);
+    if (el) b.drawn.push([t, el]);
+    if (b.drawn.length > 2000) b.drawn.splice(0, 1000);
+  };
+  window.__benchLastInView = () => {
+    for (let i = b.drawn.length - 1; i >= 0; i--)
+      if (b.drawn[i][1].isConnected && inView(b.drawn[i][1])) return b.drawn[i][0];
+    return 0;
   };
   const app = document.querySelector('[data-testid="stApp"]');
   const rec = () => b.states.push([app.getAttribute('data-test-script-state'),
@@ -121,13 +130,13 @@ INSTRUMENT_JS = """
   };
   const opts = {subtree: true, childList: true, attributes: true};
   const mo = new MutationObserver(muts => {
-    let inPlot = null;
+    const plots = new Set();
     for (const m of muts) {
       const el = m.target.nodeType === 1 ? m.target : m.target.parentElement;
       const plot = el && el.closest && el.closest('[data-testid="stPlotlyChart"], .js-plotly-plot');
-      if (plot) { inPlot = plot; if (inView(plot)) break; }
+      if (plot) plots.add(plot);
     }
-    if (inPlot) drew(inPlot);
+    plots.forEach(drew);
     hook();
   });
   hook();
@@ -141,7 +150,7 @@ STATUS_JS = """
   const b = window.__bench;
   return {now: performance.now(), states: b.states.slice(-20), lastPlot: b.plots.length ?
           b.plots[b.plots.length - 1] : 0,
-          lastViewPlot: b.vplots.length ? b.vplots[b.vplots.length - 1] : 0,
+          lastViewPlot: window.__benchLastInView(),
           sends: window.__ws.sends.slice(-5),
           recvs: window.__ws.recvs.filter(r => r[0] >= (b.keys[b.keys.length - 1] || 0)),
           key: b.keys.length ? b.keys[b.keys.length - 1] : 0,
@@ -211,7 +220,7 @@ def one_move(page, key: str, ws_bytes: list[int], quiet_ms: float, timeout: floa
 
 
 def measure(
-    browser, url: str, args: argparse.Namespace, label: str
+    browser, url: str, args: argparse.Namespace, label: str, select: str | None = None
 ) -> dict[str, Any]:  # pragma: no cover - driven by main()
     w, h = (int(v) for v in args.viewport.lower().split("x"))
     ctx = browser.new_context(viewport={"width": w, "height": h})
@@ -231,21 +240,19 @@ def measure(
     page.evaluate(INSTRUMENT_JS)
     page.wait_for_function("() => window.__benchPlots().length > 0", timeout=60_000)
     wait_idle(page, quiet_ms=args.quiet)
-    if args.select:  # a selectbox (head, query): type an option, time the Enter
-        thumb = page.locator(f".st-key-{args.select} input[role='combobox']").first
+    if select:  # a selectbox (head, query): type an option, time the Enter
+        thumb = page.locator(f".st-key-{select} input[role='combobox']").first
     else:
         thumb = page.locator(f".st-key-{args.key} input[type='range']").first
     thumb.focus()
     n_start = thumb.get_attribute("value") or thumb.input_value()
     rows = []
     for i in range(args.warmup + args.moves):
-        if args.select:  # type the option (1 and 0 in turn: every page has both) then Enter
+        if select:  # type the option (1 and 0 in turn: every page has both) then Enter
             thumb.focus()
             page.keyboard.type(str((i + 1) % 2))
             page.wait_for_timeout(200)
-        r = one_move(
-            page, "Enter" if args.select else "ArrowRight", ws_bytes, args.quiet, args.timeout
-        )
+        r = one_move(page, "Enter" if select else "ArrowRight", ws_bytes, args.quiet, args.timeout)
         if i >= args.warmup:
             rows.append(r)
         time.sleep(args.pause)
@@ -305,6 +312,12 @@ def main(argv: list[str] | None = None) -> int:
         help="widget key of a selectbox to step instead (e.g. query, head; a fragment rerun "
         "on the playground); the bare page is skipped",
     )
+    ap.add_argument(
+        "--bare-slider",
+        action="store_true",
+        help="with --select: also time the bare page's --key slider, interleaved (the "
+        "plain app's redraw that a head change is compared with)",
+    )
     ap.add_argument("--moves", type=int, default=12)
     ap.add_argument(
         "--viewport",
@@ -331,7 +344,8 @@ def main(argv: list[str] | None = None) -> int:
     targets: list[tuple[str, Server, list[str]]] = []
     servers = []
     try:
-        apps = [("attnviz", args.app, pages)] + ([] if args.select else [("bare", args.bare, [""])])
+        bare = not args.select or args.bare_slider  # the bare page moves its --key slider
+        apps = [("attnviz", args.app, pages)] + ([("bare", args.bare, [""])] if bare else [])
         for name, app, pgs in apps:
             if not (REPO / app).exists() and not Path(app).exists():
                 print(f"skipping {name}: {app} does not exist")
@@ -353,7 +367,8 @@ def main(argv: list[str] | None = None) -> int:
                             label = f"{name}:{pg or 'home'}:{cfg}" + (
                                 f":r{rnd + 1}" if args.rounds > 1 else ""
                             )
-                            results.append(measure(browser, url, args, label))
+                            select = args.select if name == "attnviz" else None
+                            results.append(measure(browser, url, args, label, select))
             browser.close()
     finally:
         for srv in servers:

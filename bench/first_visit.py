@@ -14,7 +14,16 @@ For each visit, in the page's clock (``performance.now()``, from the navigation'
 
 ``plotly_ready - plotly_got`` is plotly.js's compile and run on this machine's main thread.
 
+Bytes: ``http_bytes`` (every response body of the visit as it came over the wire, i.e.
+compressed when it was: Performance API ``encodedBodySize``, the document's too) and
+``ws_bytes`` (the websocket's messages). ``--proxy`` adds a third app: attnviz behind
+``deploy/haproxy.cfg`` (Debian's haproxy, ``bench/hall.py``'s loopback config, every
+``server`` line pointing at the one attnviz server), which compresses Streamlit's own
+front end. The class of 60: 60 x the median bytes of one first visit (each student's
+browser fetches what this one did; the server sends the same bytes to each).
+
     python bench/first_visit.py --rounds 3
+    python bench/first_visit.py --rounds 3 --proxy --json first.json
 """
 
 from __future__ import annotations
@@ -27,7 +36,8 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from browser_latency import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from browser_latency import CHROMIUM, CHROMIUM_ARGS, INIT_JS  # noqa: E402
+from hall import HAProxy  # noqa: E402
 from stclient import Server  # noqa: E402
 
 MARKS_JS = """
@@ -52,21 +62,30 @@ DRAWN_JS = """(charts) => {
 }"""
 
 TIMES_JS = """(pattern) => {
-  const r = performance.getEntriesByType('resource').find(e => new RegExp(pattern).test(e.name));
+  const all = performance.getEntriesByType('resource');
+  const r = all.find(e => new RegExp(pattern).test(e.name));
+  const nav = performance.getEntriesByType('navigation')[0];
+  const http = all.concat(nav ? [nav] : []).reduce((a, e) => a + (e.encodedBodySize || 0), 0);
+  const ws = (window.__ws ? window.__ws.recvs : []).reduce((a, m) => a + m[1], 0);
   return Object.assign({}, window.__fv, {drawn: performance.now(),
-    plotly_asked: r ? r.startTime : null, plotly_got: r ? r.responseEnd : null});
+    plotly_asked: r ? r.startTime : null, plotly_got: r ? r.responseEnd : null,
+    http_bytes: http, ws_bytes: ws});
 }"""
 
 APPS = {  # name -> (url path, resource pattern of plotly.js, charts drawn at the end)
     "attnviz": ("/", r"vendor/plotly-.*\.min\.js", 9),
     "plain": ("/one", r"PlotlyChart\..*\.js", 3),
+    "attnviz+haproxy": ("/", r"vendor/plotly-.*\.min\.js", 9),  # with --proxy
 }
 KEYS = ("content", "plotly_asked", "plotly_got", "plotly_ready", "drawn")
+BYTES = ("http_bytes", "ws_bytes")
+CLASS = 60
 
 
 def visit(browser, url: str, pattern: str, charts: int, timeout: float) -> dict:
     ctx = browser.new_context(viewport={"width": 1280, "height": 800})
     try:
+        ctx.add_init_script(INIT_JS)  # the websocket's messages
         ctx.add_init_script(MARKS_JS)
         page = ctx.new_page()
         page.goto(url)
@@ -76,37 +95,59 @@ def visit(browser, url: str, pattern: str, charts: int, timeout: float) -> dict:
         ctx.close()
 
 
+def report(out: dict, rows: dict[str, list[dict]]) -> None:
+    """Medians per app (times, bytes, the class of 60) into ``out``, and printed."""
+    for name, rs in rows.items():
+        med = {k: statistics.median(r.get(k) or float("nan") for r in rs) for k in KEYS}
+        med["plotly_run"] = statistics.median(r["plotly_ready"] - r["plotly_got"] for r in rs)
+        size = {k: statistics.median(r[k] for r in rs) for k in BYTES}
+        out[name] = {
+            "median_ms": {k: round(v) for k, v in med.items()},
+            "median_bytes": size,
+            "class_of_60_bytes": CLASS * sum(size.values()),
+            "visits": rs,
+        }
+        print(
+            f"{name:15s} "
+            + "  ".join(f"{k} {v:5.0f}" for k, v in med.items())
+            + f"  | {size['http_bytes'] / 1e6:.2f} MB http + {size['ws_bytes'] / 1e6:.3f} MB ws"
+            + f", class of {CLASS}: {out[name]['class_of_60_bytes'] / 1e6:.0f} MB"
+        )
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--app", default="app.py")
     ap.add_argument("--plain", default="bench/plain_pages.py")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--warm", type=int, default=1, help="visits per app before measuring")
+    ap.add_argument("--proxy", action="store_true", help="also attnviz behind haproxy")
     ap.add_argument("--timeout", type=float, default=90.0)
     ap.add_argument("--json", default=None)
     args = ap.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
+    apps = {k: v for k, v in APPS.items() if args.proxy or "haproxy" not in k}
     out: dict = {"load_before": os.getloadavg(), "rounds": args.rounds}
-    rows: dict[str, list[dict]] = {name: [] for name in APPS}
+    rows: dict[str, list[dict]] = {name: [] for name in apps}
     with Server(args.app) as app, Server(args.plain) as plain, sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        servers = {"attnviz": app, "plain": plain}
-        for _ in range(args.warm):  # the servers' first runs, imports and caches
-            for name, (path, pattern, charts) in APPS.items():
-                visit(browser, servers[name].url + path, pattern, charts, args.timeout)
-        for _ in range(args.rounds):
-            for name, (path, pattern, charts) in APPS.items():
-                rows[name].append(
-                    visit(browser, servers[name].url + path, pattern, charts, args.timeout)
-                )
-        browser.close()
+        proxy = HAProxy([app.port] * 3).start() if args.proxy else None
+        try:
+            browser = pw.chromium.launch(
+                executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
+            )
+            urls = {"attnviz": app.url, "plain": plain.url, "attnviz+haproxy": proxy and proxy.url}
+            for i in range(args.warm + args.rounds):  # warm: the servers' first runs, caches
+                for name, (path, pattern, charts) in apps.items():
+                    r = visit(browser, urls[name] + path, pattern, charts, args.timeout)
+                    if i >= args.warm:
+                        rows[name].append(r)
+            browser.close()
+        finally:
+            if proxy:
+                proxy.stop()
     out["load_after"] = os.getloadavg()
-    for name, rs in rows.items():
-        med = {k: statistics.median(r.get(k) or float("nan") for r in rs) for k in KEYS}
-        med["plotly_run"] = statistics.median(r["plotly_ready"] - r["plotly_got"] for r in rs)
-        out[name] = {"median_ms": {k: round(v) for k, v in med.items()}, "visits": rs}
-        print(f"{name:8s} " + "  ".join(f"{k} {v:5.0f}" for k, v in med.items()))
+    report(out, rows)
     ratio = out["attnviz"]["median_ms"]["drawn"] / out["plain"]["median_ms"]["drawn"]
     print(f"first visit, attnviz / plain: {ratio:.2f}x  (load {out['load_before'][0]:.1f})")
     if args.json:

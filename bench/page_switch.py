@@ -23,9 +23,10 @@ Starts both apps on free loopback ports and opens them in headless Chromium (Deb
     python bench/page_switch.py --rounds 10 --json switch.json
     python bench/page_switch.py --rounds 1 --pages ",multi_head" --first ""  # quick
 
-Targets (issue 17): median page switch over playground, multi-head, step by step and
-masking <= 1.2x the plain app; <= 0.2 MB fetched per switch; the first visit of a tab
-fetches plotly.js once (<= 1.6 MB of it); a first visit <= 1.2x the plain app.
+Targets (issue 27, after issue 17's): median page switch over playground, multi-head, step by
+step and masking <= 1.0x the plain app; <= 0.2 MB fetched per switch; the first visit of a
+tab fetches plotly.js once; a first visit <= 0.8x the plain app, and no more bytes than it.
+Where a switch's time goes: bench/switch_profile.py.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
 from attnviz import figures, ui
-from attnviz.ui.board import PLOTLY
+from attnviz.ui.board import MODULES, PLOTLY
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGES = [
@@ -84,6 +84,15 @@ def open_exports(at: AppTest) -> AppTest:
     return at
 
 
+def open_code_box(at: AppTest) -> AppTest:
+    """Open the page's code box (its code is drawn only while open) and rerun."""
+    closed = len(at.get("code"))
+    at.session_state[ui.code.CODE_BOX_KEY] = True
+    at.run()
+    assert len(at.get("code")) == closed + 1, "the code box drew its code while closed"
+    return at
+
+
 def assert_clean(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
@@ -117,7 +126,9 @@ def test_every_page_runs(page, config):
     assert_clean(at)
     assert at.title, "every page has a title"
     assert any("Shapes:" in c.value for c in at.caption), "every page lists the shapes"
-    assert at.get("code"), "every page has a code box"
+    boxes = [box.proto.id.split("-")[-1] for box in at.expander]
+    assert ui.code.CODE_BOX_KEY in boxes, "every page has a code box"
+    open_code_box(at)
     open_exports(at)
     assert_clean(at)
     assert any(b.key.endswith("_npz") for b in at.get("download_button"))
@@ -155,7 +166,7 @@ def test_every_run_starts_with_the_hidden_board_that_preloads_plotly_js(page):
     assert_clean(at)
     comps = [el for el in at.get("bidi_component") if el.proto.component_name == BOARD]
     first = json.loads(comps[0].proto.json)
-    assert first == {"preload": PLOTLY}
+    assert first == {"preload": {**PLOTLY, "modules": list(MODULES)}}
     assert PLOTLY["src"].startswith("vendor/plotly-")
     assert all("preload" not in json.loads(c.proto.json or "{}") for c in comps[1:])
     at.run()
@@ -440,7 +451,7 @@ def test_code_box_reproduces_the_view():
         {"source": "preset", "preset": "numerical-example", "scale": "none"},
         {"source": "text", "text": "one two one", "mask": "padding", "pad": "1"},
     ):
-        at = run_app(query)
+        at = open_code_box(run_app(query))
         v = view_of(at)
         code = at.get("code")[-1].proto.code_text
         ns: dict = {}
@@ -583,7 +594,7 @@ def test_model_pages_hide_the_random_weights_controls_but_keep_their_values():
     ],
 )
 def test_every_code_box_runs_with_its_page_lines(page, names):
-    at = run_app({"N": "5", "mask": "causal"}, page=page)
+    at = open_code_box(run_app({"N": "5", "mask": "causal"}, page=page))
     assert_clean(at)
     code = at.get("code")[-1].proto.code_text
     ns: dict = {}

@@ -7,6 +7,7 @@ really reaches the script, and bench/classroom.py must run a bounded load and re
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -17,6 +18,7 @@ sys.path.insert(0, str(BENCH))
 
 import browser_latency  # noqa: E402
 import classroom  # noqa: E402
+import hall  # noqa: E402
 from stclient import Server, Session  # noqa: E402
 
 TINY_APP = """
@@ -172,13 +174,13 @@ def test_page_switch_measures_switches_and_bytes(tmp_path: Path) -> None:
     for rows in r["switch_rows"].values():
         assert all(row["script_ms"] > 0 and row["ms"] > 0 and row["plots"] > 0 for row in rows)
     # the tab's first page fetched plotly.js (once); no switch fetched it again
-    assert 1_000_000 < s["first_page_of_tab_plotly_bytes"] <= 1_600_000
+    assert 300_000 < s["first_page_of_tab_plotly_bytes"] <= 600_000
     assert s["attnviz_plotly_bytes_all_switches"] == 0
     assert s["class_of_60_bytes_per_switch"]["attnviz"] == 60 * (
         s["attnviz_http_bytes"] + s["attnviz_ws_bytes"]
     )
     first = r["first_visit"]["/multi_head"]
-    assert first["plotly_bytes"] > 1_000_000 and first["http_bytes"] > first["plotly_bytes"]
+    assert first["plotly_bytes"] > 300_000 and first["http_bytes"] > first["plotly_bytes"]
     assert r["first_visit"]["plain_http_bytes"] > 0
 
 
@@ -189,11 +191,41 @@ def test_first_visit_timeline_orders_its_marks(tmp_path: Path) -> None:
     import first_visit
 
     out = tmp_path / "first.json"
-    assert first_visit.main(["--rounds", "1", "--warm", "0", "--json", str(out)]) == 0
+    # behind deploy/haproxy.cfg too when haproxy is installed (scripts/test.sh installs it)
+    proxy = hall.haproxy_exe() is not None or bool(os.environ.get("CI"))
+    argv = ["--rounds", "1", "--warm", "0", "--json", str(out)] + ["--proxy"] * proxy
+    assert first_visit.main(argv) == 0
     r = json.loads(out.read_text())
-    for name in ("attnviz", "plain"):
+    for name in ("attnviz", "plain", "attnviz+haproxy")[: 2 + proxy]:
         (v,) = r[name]["visits"]
         marks = [v[k] for k in ("plotly_asked", "plotly_got", "plotly_ready", "drawn")]
         assert all(m is not None and m > 0 for m in marks), (name, v)
         assert marks == sorted(marks), (name, v)
         assert v["content"] is not None and v["content"] < v["drawn"], (name, v)
+        assert v["http_bytes"] > 1_000_000 and v["ws_bytes"] > 10_000, (name, v)
+        assert r[name]["class_of_60_bytes"] == 60 * (v["http_bytes"] + v["ws_bytes"])
+    if proxy:  # behind deploy/haproxy.cfg, Streamlit's own front end comes compressed
+        through, direct = (r[k]["visits"][0]["http_bytes"] for k in ("attnviz+haproxy", "attnviz"))
+        assert through < 0.8 * direct, (through, direct)
+
+
+@pytest.mark.e2e
+def test_switch_profile_splits_a_switch_by_whose_code_ran(tmp_path: Path) -> None:
+    """bench/switch_profile.py: one switch per app, profiled; the main thread's split of a
+    switch found by its click marker covers the switch and no more (no timing asserted)."""
+    import switch_profile
+
+    out = tmp_path / "profile.json"
+    argv = ["--rounds", "1", "--pages", ",multi_head", "--quiet", "250", "--json", str(out)]
+    assert switch_profile.main(argv) == 0
+    r = json.loads(out.read_text())
+    assert [row["page"] for row in r["rows"]["attnviz"]] == ["Playground", "Multi-head"]
+    assert len(r["rows"]["plain"]) == 2
+    for rows in r["rows"].values():
+        for row in rows:
+            parts = [row[k] for k in switch_profile.BUCKETS]
+            assert all(p >= 0 for p in parts) and row["wall"] > 0, row
+            if row["aligned"] == "click":  # the split covers [click, last chart]
+                assert sum(parts) <= row["wall"] + 5, row
+    split = [row for row in r["rows"]["attnviz"] if row["aligned"] == "click"]
+    assert all(row["plotly"] > 0 for row in split), split  # a switch draws charts

@@ -20,14 +20,15 @@
 //                     $ATTNVIZ_BOARD_MODULES
 //
 // Data from Python (attnviz/ui/board.py): {figures: [{key, figure, link, label, title,
-// role, rev}], columns, group, text_scale, present, rev, name, watch, plotly: {src, name},
-// modules, prefetch?, reveal?}, or {preload: {src, name}} for the hidden first board of every
-// run (it only starts loading plotly.js), or {step_keys: {next, prev}} for the hidden board
-// under the presenter view's step bar (the arrow keys press those buttons). `reveal`: a token
-// the board has not seen scrolls it into view once (a button far below changed what it
-// shows). To Python: the state value `selection` ({query, key, head, chart, chart_key,
-// index, title, at}) when a linked attention cell is clicked (a chart with `select: false`
-// but with its cells' arithmetic gives a `local` selection that only the modules hear).
+// role, rev}], columns, group, text_scale, present, rev, name, watch, plotly: {src, name,
+// version}, modules, prefetch?, reveal?}, or {preload: {src, name, version, modules}} for the
+// hidden first board of every run (it only starts loading plotly.js and the chart modules),
+// or {step_keys: {next, prev}} for the hidden board under the presenter view's step bar (the
+// arrow keys press those buttons). `reveal`: a token the board has not seen scrolls it into
+// view once (a button far below changed what it shows). To Python: the state value
+// `selection` ({query, key, head, chart, chart_key, index, title, at}) when a linked
+// attention cell is clicked (a chart with `select: false` but with its cells' arithmetic
+// gives a `local` selection that only the modules hear).
 //
 // Per-chart modules (the hook for e.g. data tables and keyboard navigation): a file
 // attnviz/board/<name>.js listed in CHART_MODULES of attnviz/ui/board.py (or in the
@@ -71,6 +72,7 @@ import {
   listenSelect,
 } from "./link.js";
 import { loadPlotly } from "./plotly_loader.js";
+import "./downloads.js"; // draw.js's: fetched with the others, not one round trip later
 import { stepKeys } from "./stepkeys.js";
 import { watchWide } from "./wide.js";
 
@@ -186,7 +188,8 @@ class Board {
     if (args.preload) {
       // the first element of every run (ui.board.preload_plotly): starts loading plotly.js
       // while the rest of the run arrives; a failure is shown by the boards that need it
-      loadPlotly(args.preload.src, args.preload.name).catch(() => {});
+      loadPlotly(args.preload).catch(() => {});
+      for (const n of args.preload.modules || []) chartModule(n).catch(() => {}); // theirs too
       this.root.dataset.hidden = "1";
       this.state = "drawn";
       return;
@@ -298,8 +301,7 @@ class Board {
     this.present = !!args.present;
     this.root.dataset.present = this.present ? "1" : "0";
     this.state = "drawing";
-    const plotly = args.plotly || {};
-    return loadPlotly(plotly.src, plotly.name)
+    return loadPlotly(args.plotly)
       .then((P) => {
         this.Plotly = P;
         return draw(this, args);

@@ -175,7 +175,10 @@ export function draw(board, args) {
       board.cells.delete(k);
     }
   }
-  const jobs = figs.map((f, i) => {
+  // first every cell in place, then every room read (one layout of the page), then the
+  // draws: a width read after the previous chart's Plotly.react forced a layout of the
+  // whole page per chart (docs/benchmarks.md, issue 27)
+  const cells = figs.map((f, i) => {
     let c = board.cells.get(f.key);
     if (!c) {
       const cell = document.createElement("div");
@@ -195,8 +198,16 @@ export function draw(board, args) {
     c.index = i;
     c.cell.dataset.key = f.key;
     c.gd.setAttribute("aria-label", f.label || f.key);
+    return c;
+  });
+  const rooms = cells.map((c) => ({
+    width: c.cell.clientWidth,
+    height: fill ? screenBelow(c.cell) : 0,
+  }));
+  const jobs = figs.map((f, i) => {
+    const c = cells[i];
     // an unchanged chart in an unchanged room (its titles fit it) is not redrawn
-    const room = { width: c.cell.clientWidth, height: fill ? screenBelow(c.cell) : 0 };
+    const room = rooms[i];
     const roomKey = `${room.width}x${room.height}:${present}:${touch}:${stacked}`;
     const same = f.rev && f.rev === c.drawnFig && roomKey === c.drawnRoom;
     if (same && !rescale) return Promise.resolve(null);

@@ -1,13 +1,14 @@
 // plotly.js, loaded once per browser tab and shared by every board of every page.
 //
-// The file is the plotly.min.js of the installed plotly Python package, served beside this
-// module (attnviz/board/vendor/plotly-<version>.min.js, see attnviz/board_assets.py) at a
-// content-versioned URL (?v=<digest>). A page switch in Streamlit keeps the document, so
+// The file is plotly.js with the trace types attnviz draws, vendored beside this module
+// (attnviz/board/vendor/plotly-attnviz-<version>.min.js, the version the installed plotly
+// Python package expects; see attnviz/board_assets.py), at a content-versioned URL
+// (?v=<digest>). A page switch in Streamlit keeps the document, so
 // this module (an ES module: one instance per tab) and window.Plotly stay: the second
 // board, and every board of the next page, reuse the promise below and fetch nothing.
 //
 // Across tabs and visits: Streamlit serves component files with `Cache-Control: public`
-// and no max-age nor validator, so the browser's HTTP cache would download the 1.5 MB
+// and no max-age nor validator, so the browser's HTTP cache would download the 0.4 MB
 // again in every new tab. The text is therefore also kept in IndexedDB (works on plain
 // http, unlike the Cache API), under its content-versioned URL: a new tab reads it from
 // there; a new plotly (new digest, new URL) is fetched once and replaces it. Without
@@ -122,10 +123,10 @@ async function load(url, version) {
   return P;
 }
 
-/** Resolves to window.Plotly, loading `src` (relative to this module) the first time. */
-export function loadPlotly(src, name) {
-  const want = /plotly-(.+)\.min\.js/.exec(name || "");
-  const version = want ? want[1] : null;
+/** Resolves to window.Plotly, loading `spec.src` (relative to this module) the first time;
+ * `spec.version`: the plotly.js version it must be (ui/board.py's PLOTLY). */
+export function loadPlotly(spec) {
+  const { src, version } = spec || {};
   if (window.Plotly && (!version || window.Plotly.version === version)) {
     return Promise.resolve(window.Plotly);
   }

@@ -8,9 +8,10 @@ sends the new figures, which plotly.js redraws in place.
 
 The front end is the folder ``attnviz/board/`` (ES modules, no build step; ``board.js`` is
 the entry, its top comment the map), served by Streamlit from the installed project
-(``[tool.streamlit.component]`` in ``pyproject.toml``). plotly.js is the ``plotly.min.js``
-of the installed plotly package (same version as the Python side, checked), served from
-``attnviz/board/vendor/`` at a content-versioned URL (:mod:`attnviz.board_assets`) and
+(``[tool.streamlit.component]`` in ``pyproject.toml``). plotly.js is a bundle of
+plotly.js's core with the bar and heatmap traces, vendored in ``attnviz/board/vendor/`` (the
+version the installed plotly package expects, checked; :mod:`attnviz.board_assets`), served
+at a content-versioned URL and
 loaded once per browser tab, shared by every board of every page. Nothing from a CDN.
 
 The figures travel as plotly JSON (plotly's own encoder, numpy arrays as base64 typed
@@ -53,9 +54,9 @@ import plotly.graph_objects as go
 import plotly.io as pio
 import streamlit as st
 
-from attnviz.board_assets import STATIC, content_digest, ensure_vendor, plotly_js
+from attnviz.board_assets import STATIC, board_plotly, content_digest, script_version
 
-__all__ = ["STATIC", "plotly_js"]
+__all__ = ["STATIC", "board_plotly"]
 
 FILES = (
     "board.js",
@@ -78,8 +79,13 @@ NAME = "attnviz.board"  # <project name>.<component name> of pyproject.toml
 
 
 def _plotly_src() -> dict:
-    js = ensure_vendor()
-    return {"src": f"vendor/{js.name}?v={content_digest(js)}", "name": js.name}
+    """Where the board finds plotly.js (relative to its modules) and the version it must be."""
+    js = board_plotly()
+    return {
+        "src": f"vendor/{js.name}?v={content_digest(js)}",
+        "name": js.name,
+        "version": script_version(js),
+    }
 
 
 PLOTLY = _plotly_src()
@@ -368,13 +374,13 @@ PRELOAD_KEY = "board_preload"  # one per run, the first element of the page (app
 
 def preload_plotly() -> None:
     """A hidden board, the first element of every run (``app.py``), that only starts
-    loading plotly.js: the download and compile of the 4.8 MB script (about 1.3 s on a
-    2-core machine) then overlap the rest of the first run (sidebar, engine, page text)
-    instead of starting when the first chart arrives. Draws nothing, takes no space; its
+    loading plotly.js: the download and compile of the 1.2 MB bundle then
+    overlap the rest of the first run (sidebar, engine, page text) instead of starting
+    when the first chart arrives. Draws nothing, takes no space; its
     data never changes, so later runs send nothing new for it."""
     with st.container(key=PRELOAD_KEY + "_box"):  # hidden, as the prefetch board's box
         st.html("<style>.st-key-board_preload_box {display: none;}</style>")  # PRELOAD_KEY
-        _mount(PRELOAD_KEY, {"preload": PLOTLY})
+        _mount(PRELOAD_KEY, {"preload": {**PLOTLY, "modules": MODULES}})
 
 
 def prefetch_heads(num_heads: int, head: int, n: int, view_key: str) -> None:

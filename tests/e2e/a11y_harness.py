@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from attnviz.ui.board import figure_json, plotly_js
+from attnviz.ui.board import board_plotly, figure_json
 
 ROOT = Path(__file__).resolve().parents[2]
 BOARD = ROOT / "attnviz" / "board"
@@ -73,7 +73,7 @@ def _route(route) -> None:
     if path in ("/", "/index.html"):
         return route.fulfill(status=200, content_type="text/html", body=PAGE)
     if path == "/plotly.min.js":
-        return route.fulfill(status=200, content_type="text/javascript", path=str(plotly_js()))
+        return route.fulfill(status=200, content_type="text/javascript", path=str(board_plotly()))
     if path.startswith("/board/") and path.endswith(".js"):
         f = BOARD / path[len("/board/") :]
         if f.is_file() and f.parent == BOARD:

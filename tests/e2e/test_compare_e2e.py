@@ -113,7 +113,12 @@ def test_a_click_on_a_weights_cell_shows_its_arithmetic(session):
     assert not [f for f in found if f[1:].split("]")[0] in BLOCKING], found
     # opened, the box of equations and LaTeX and the page's code box (syntax colours, long
     # lines): nothing serious or critical in the whole page
-    session.page.get_by_text("NumPy code that reproduces this view").click()
+    # the box's code is drawn by the rerun its opening causes (ui.code.code_box)
+    box = session.page.locator('[data-testid="stExpander"]').filter(
+        has_text="NumPy code that reproduces this view"
+    )
+    session.rerun_after(lambda: box.get_by_text("NumPy code that reproduces this view").click())
+    box.locator('[data-testid="stCode"]').wait_for()
     session.page.wait_for_timeout(800)
     blocking = [str(v) for v in scan(session.page) if v.impact in BLOCKING]
     assert not blocking, blocking

@@ -206,3 +206,39 @@ def test_the_board_plotly_js_is_cached_a_year_behind_haproxy(hall):
         assert r.headers["Cache-Control"] == "public, max-age=31536000, immutable"
     with urllib.request.urlopen(base + "board.js", timeout=30) as r:
         assert r.headers["Cache-Control"] == "public"
+
+
+def _get(url: str, gzip_ok: bool):
+    """(headers, body as received) of a GET; headers are read case-insensitively."""
+    req = urllib.request.Request(url, headers={"Accept-Encoding": "gzip"} if gzip_ok else {})
+    with urllib.request.urlopen(req, timeout=30) as r:
+        assert r.status == 200
+        return r.headers, r.read()
+
+
+def test_haproxy_compresses_streamlits_front_end_and_passes_the_board_plotly_js(hall):
+    """Streamlit sends its own front end (/static/, the page) uncompressed: deploy/haproxy.cfg
+    gzips it for browsers that accept it. The board's plotly.js, which Streamlit already
+    gzips, passes through once-compressed (decodes to the vendored file)."""
+    import gzip
+    import importlib
+    import re
+
+    proxy, replicas = hall
+    page = _get(proxy.url + "/", gzip_ok=False)[1].decode()
+    bundle = re.search(r'src="\.?/?(static/js/index\.[^"]+\.js)"', page)
+    assert bundle, page[:500]
+    url = "/" + bundle.group(1)
+    replica = next(iter(replicas.values()))
+    plain_h, plain = _get(replica.url + url, gzip_ok=True)  # the replica itself
+    assert "Content-Encoding" not in plain_h  # Streamlit does not compress it
+    h, body = _get(proxy.url + url, gzip_ok=True)
+    assert h.get("Content-Encoding") == "gzip", dict(h)
+    assert gzip.decompress(body) == plain and len(body) < len(plain) / 2
+    h, body = _get(proxy.url + url, gzip_ok=False)  # a client without gzip: as it was
+    assert "Content-Encoding" not in h and body == plain
+    board = importlib.import_module("attnviz.ui.board")
+    base = proxy.url + "/_stcore/bidi-components/attnviz.board/"
+    h, body = _get(base + board.PLOTLY["src"], gzip_ok=True)
+    assert h.get("Content-Encoding") == "gzip"
+    assert gzip.decompress(body) == board.board_plotly().read_bytes()
