@@ -197,7 +197,14 @@ export function draw(board, args) {
     c.spec = f;
     c.index = i;
     c.cell.dataset.key = f.key;
-    c.gd.setAttribute("aria-label", f.label || f.key);
+    // the label is set when it changes: keys.js adds the keyboard's help to it when the chart
+    // is drawn, and a chart that is not redrawn (below) keeps that help
+    const label = f.label || f.key;
+    if (c.label !== label) {
+      c.label = label;
+      c.drawnFig = null; // redrawn, so that keys.js writes its help on the new label
+      c.gd.setAttribute("aria-label", label);
+    }
     return c;
   });
   const rooms = cells.map((c) => ({

@@ -274,3 +274,19 @@ def test_a_head_change_draws_the_prefetched_head_in_the_browser(session):
     assert "head 3" in charts(session)["pg_out"]["title"]
     assert session.page.evaluate(DRAWS_JS, "pg_out") == [renders + 1, switches]
     assert_no_board_errors(session)
+
+
+def test_a_chart_not_redrawn_keeps_its_keyboard_help(session):
+    """A rerun that brings the same figures does not redraw them; their label keeps the
+    keyboard's help that keys.js wrote on the first draw (CI found it reset to the bare
+    title: the multi-head chart lost "] and [" after a second render of the same board)."""
+    session.open("/multi_head?N=6&heads=2")
+    first = charts(session)
+    assert all("Arrow keys" in c["label"] for c in first.values() if c["rows"]), first
+    session.page.evaluate("() => document.activeElement && document.activeElement.blur()")
+    session.rerun_after(lambda: session.page.keyboard.press("r"))
+    after = charts(session)
+    heat = {k: c for k, c in after.items() if c["rows"]}
+    assert heat and all("Arrow keys" in c["label"] for c in heat.values()), after
+    assert "] and [" in after["mh_small"]["label"], after["mh_small"]["label"]
+    assert_no_board_errors(session)
