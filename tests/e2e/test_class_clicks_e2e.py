@@ -1,0 +1,98 @@
+"""No click of a live class is lost (issue 25, item 9), in a real browser.
+
+A student's **Check** is a fragment rerun. When it reaches the server during a full run of
+the page (committing the nickname, the poll after a Reveal or End, a page load),
+Streamlit queues it behind that run; the live-class branch of ``pages/exercises.py`` used
+to end with ``st.stop()``, which in Streamlit 1.67 replaces the queued rerun with a stop
+(``ScriptRequests.request_stop``): the Check never ran, nothing was stored or shown.
+
+The server here runs with a test hook (``tests/e2e/held_server.py``) that holds a
+student's full run at its end while a gate file exists, and says when a rerun request
+waits behind it; so the Check arrives during the full run every time, not by luck.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from class_helpers import data_dir, press  # noqa: F401 (fixtures)
+from e2e_app import BrowserSession, start_app_server, stop_app_server
+
+from attnviz import classroom, exercises
+from attnviz.classroom import ClassStore
+
+pytestmark = pytest.mark.e2e
+
+HERE = Path(__file__).resolve().parent
+SEED = 7
+WAIT_S = 60  # the hook's files appear within a run; a loaded machine gets room
+
+
+@pytest.fixture(scope="module")
+def gate(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("hold") / "gate"
+
+
+@pytest.fixture(scope="module")
+def held_server(data_dir, gate):  # noqa: F811 (fixture)
+    """The app started through the hook, with its own SQLite class store."""
+    command = [
+        sys.executable, str(HERE / "held_server.py"), "run", "app.py",
+        "--server.headless", "true", "--browser.gatherUsageStats", "false",
+        "--server.fileWatcherType", "none", "--server.address", "127.0.0.1",
+        "--logger.enableRich", "false",
+    ]  # fmt: skip
+    env = {classroom.DATA_DIR_ENV: str(data_dir), "ATTNVIZ_HOLD": str(gate)}
+    server = start_app_server(command=command, extra_env=env)
+    yield server
+    stop_app_server(server)
+    out = server.output()
+    server.log_path.unlink(missing_ok=True)
+    assert "Traceback (most recent call last)" not in out, out
+
+
+def _wait_for(path: Path, what: str) -> None:
+    deadline = time.monotonic() + WAIT_S
+    while not path.exists():
+        assert time.monotonic() < deadline, f"the hook never said: {what}"
+        time.sleep(0.05)
+
+
+def test_a_check_that_arrives_during_a_full_run_is_answered_and_stored(
+    browser,
+    held_server,
+    data_dir,
+    gate,  # noqa: F811 (fixtures)
+):
+    items = exercises.generate(seed=SEED, count=8)
+    store = ClassStore(f"sqlite:///{data_dir / 'classes.db'}")
+    code, key = store.create(SEED, 8)
+    s = BrowserSession(browser, held_server)
+    try:
+        s.open(f"/exercises?class={code}")
+        s.page.get_by_text(f"Live class {code}").wait_for()
+        # the answer is typed and committed first (a run of its card only)
+        box = s.page.locator(".st-key-ex0 input")
+        box.fill(items[0].answer_text)
+        s.rerun_after(lambda: box.press("Enter"))
+        # the nickname's commit reruns the whole page: the hook holds that run ...
+        gate.touch()
+        nick = s.page.locator(".st-key-class_nickname input")
+        nick.fill("ada")
+        nick.press("Enter")
+        _wait_for(gate.with_suffix(".held"), "a full run is held")
+        # ... and Check, pressed meanwhile, waits behind it
+        s.page.locator(".st-key-ex0_check button").click()
+        _wait_for(gate.with_suffix(".queued"), "the Check waits behind the full run")
+        gate.unlink()
+        s.page.get_by_text(f"Right: {items[0].answer_text}.").wait_for(timeout=WAIT_S * 1000)
+        assert store.count_rows(code) == 1
+        assert store.nicknames(code, key) == ["ada"]
+        s.assert_healthy("a Check during a full run")
+    finally:
+        gate.unlink(missing_ok=True)
+        s.close()
+        store.dispose()
