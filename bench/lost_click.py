@@ -11,17 +11,22 @@ protocol (as the browser does), each trial:
    fragment rerun, which Streamlit queues behind the full run (it does not preempt it);
 4. when the server is quiet, reruns the fragment alone and reads "clicks: N".
 
-Scenarios (``--scenario``, each ``--trials`` times on its own server):
+Scenarios (``--scenario``, each ``--trials`` times, on one server; the page's ``?end=``):
 
 - ``stop``: the page ends with ``st.stop()``: ``ScriptRequests.request_stop()`` replaces
   the queued fragment rerun with STOP, so the click never runs (expected count 1, seen 0);
-- ``no-stop``: the same page without ``st.stop()``: the queued fragment runs after the
-  full run (count 1);
+- ``none``: the same page without ``st.stop()``: the queued fragment runs after the full
+  run (count 1);
+- ``raise``: the page ends by raising ``StopException`` itself (what ``st.stop()`` raises,
+  without its stop request; attnviz's ``attnviz.ui.state.end_page``): count 1;
+- ``rerun``: the full run calls ``st.rerun()`` once (attnviz's ``page_guard``): the rerun
+  request is merged with the queued one, the click's trigger kept (count 1);
 - ``idle``: the click with no full run going (count 1; the control);
 - ``second-run``: no ``st.stop()``, but a second full run (another name) is sent after the
-  click, before the first full run ends: with ``runner.fastReruns`` (attnviz's setting and
-  Streamlit's default) the running ScriptRunner is stopped the same way, and the new run
-  carries the browser's widget states, from which the click's trigger is already gone.
+  click, before the first full run ends: with ``runner.fastReruns`` (Streamlit's default)
+  the running ScriptRunner is stopped the same way, and the new run carries the browser's
+  widget states, from which the click's trigger is already gone (``--no-fast-reruns``:
+  the requests are merged and the click counted).
 
     python bench/lost_click.py                      # every scenario, 3 trials each
     python bench/lost_click.py --scenario stop --trials 5 --json lost_click.json
@@ -47,7 +52,9 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
 from streamlit.proto.WidgetStates_pb2 import WidgetState  # noqa: E402
 
 APP = Path(__file__).resolve().parent / "lost_click_app.py"
-SCENARIOS = ("stop", "no-stop", "idle", "second-run")
+SCENARIOS = ("stop", "none", "raise", "rerun", "idle", "second-run")
+#: How each scenario's full run ends (the page's ``?end=``).
+ENDS = {"stop": "stop", "raise": "raise", "rerun": "rerun"}
 
 
 def _message(s: Session, name: str, click: bool) -> bytes:
@@ -100,7 +107,8 @@ def _clicks(s: Session, name: str) -> int:
 
 
 def trial(url: str, scenario: str, args: argparse.Namespace) -> int:
-    with Session(url) as s:
+    query = f"end={ENDS.get(scenario, '')}&slow={args.full_run}"
+    with Session(url, query=query) as s:
         first = s.rerun()
         assert first.ok, first.errors
         assert s.ws is not None
@@ -115,14 +123,13 @@ def trial(url: str, scenario: str, args: argparse.Namespace) -> int:
         return _clicks(s, "grace" if scenario == "second-run" else "ada")
 
 
-def run(scenario: str, args: argparse.Namespace) -> list[int]:
-    env = {"FULL_RUN_S": str(args.full_run), "STOP": "1" if scenario == "stop" else "0"}
-    options = {"runner.fastReruns": args.fast_reruns}
-    with Server(APP, env=env, options=options) as srv:
-        return [trial(srv.url, scenario, args) for _ in range(args.trials)]
+def run(scenarios: list[str], args: argparse.Namespace, app: Path = APP) -> dict[str, list[int]]:
+    """The clicks counted per trial of each scenario (each trial clicks once)."""
+    with Server(app, options={"runner.fastReruns": args.fast_reruns}) as srv:
+        return {sc: [trial(srv.url, sc, args) for _ in range(args.trials)] for sc in scenarios}
 
 
-def main(argv: list[str] | None = None) -> int:
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--scenario", choices=SCENARIOS, action="append")
     p.add_argument("--trials", type=int, default=3)
@@ -133,11 +140,14 @@ def main(argv: list[str] | None = None) -> int:
         help="runner.fastReruns (attnviz's setting: on)",
     )  # fmt: skip
     p.add_argument("--json", type=Path)
-    args = p.parse_args(argv)
-    report = {}
-    for scenario in args.scenario or SCENARIOS:
-        report[scenario] = run(scenario, args)
-        print(f"{scenario:>10}: clicks counted {report[scenario]} (1 click per trial)")
+    return p.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    report = run(args.scenario or list(SCENARIOS), args)
+    for scenario, counts in report.items():
+        print(f"{scenario:>10}: clicks counted {counts} (1 click per trial)")
     if args.json:
         args.json.write_text(json.dumps(report, indent=2))
     return 0

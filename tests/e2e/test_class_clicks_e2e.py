@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
-from class_helpers import data_dir, press  # noqa: F401 (fixtures)
+from class_helpers import data_dir  # noqa: F401 (a fixture)
 from e2e_app import BrowserSession, start_app_server, stop_app_server
 
 from attnviz import classroom, exercises
@@ -61,12 +61,9 @@ def _wait_for(path: Path, what: str) -> None:
         time.sleep(0.05)
 
 
-def test_a_check_that_arrives_during_a_full_run_is_answered_and_stored(
-    browser,
-    held_server,
-    data_dir,
-    gate,  # noqa: F811 (fixtures)
-):
+def test_a_check_during_a_full_run_is_answered(browser, held_server, data_dir, gate):  # noqa: F811
+    """Check pressed while the nickname's full run is held: its verdict shows, its answer is
+    stored (before the fix: neither, ever)."""
     items = exercises.generate(seed=SEED, count=8)
     store = ClassStore(f"sqlite:///{data_dir / 'classes.db'}")
     code, key = store.create(SEED, 8)
