@@ -6,9 +6,11 @@ Streamlit queues it behind that run; the live-class branch of ``pages/exercises.
 to end with ``st.stop()``, which in Streamlit 1.67 replaces the queued rerun with a stop
 (``ScriptRequests.request_stop``): the Check never ran, nothing was stored or shown.
 
-The server here runs with a test hook (``tests/e2e/held_server.py``) that holds a
-student's full run at its end while a gate file exists, and says when a rerun request
-waits behind it; so the Check arrives during the full run every time, not by luck.
+The first test holds a student's full run with a test hook (``tests/e2e/held_server.py``:
+while a gate file exists, it holds the run at its end and says when a rerun request waits
+behind it), so its Check arrives during the full run every time, not by luck. The second
+is the classroom's case: six students on a busy server (two CPU burners) commit their
+nickname and press Check at once.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import time
 from pathlib import Path
 
 import pytest
-from class_helpers import data_dir  # noqa: F401 (a fixture)
+from class_helpers import app_server, cpu_burners, data_dir  # noqa: F401 (fixtures)
 from e2e_app import BrowserSession, start_app_server, stop_app_server
 
 from attnviz import classroom, exercises
@@ -92,4 +94,41 @@ def test_a_check_during_a_full_run_is_answered(browser, held_server, data_dir, g
     finally:
         gate.unlink(missing_ok=True)
         s.close()
+        store.dispose()
+
+
+STUDENTS = 6
+
+
+def test_six_students_check_at_once_on_a_busy_server(browser, app_server, data_dir):  # noqa: F811
+    """Two CPU burners beside the server; six students each commit a nickname (a full run)
+    and at once press Check (a fragment rerun that waits behind it): all six verdicts
+    show, all six answers and nicknames are stored."""
+    items = exercises.generate(seed=SEED, count=8)
+    store = ClassStore(f"sqlite:///{data_dir / 'classes.db'}")
+    code, key = store.create(SEED, 8)
+    students = [BrowserSession(browser, app_server) for _ in range(STUDENTS)]
+    answers = [items[0].answer_text if n % 2 == 0 else "17" for n in range(STUDENTS)]
+    try:
+        for n, s in enumerate(students):
+            s.open(f"/exercises?class={code}")
+            s.page.get_by_text(f"Live class {code}").wait_for()
+            box = s.page.locator(".st-key-ex0 input")
+            box.fill(answers[n])
+            s.rerun_after(lambda box=box: box.press("Enter"))
+            s.page.locator(".st-key-class_nickname input").fill(f"student {n}")
+        with cpu_burners(2):
+            for s in students:  # no waiting between the students, nor between the two
+                s.page.locator(".st-key-class_nickname input").press("Enter")
+                s.page.locator(".st-key-ex0_check button").click()
+            for n, s in enumerate(students):
+                verdict = f"Right: {items[0].answer_text}." if n % 2 == 0 else "Not quite"
+                s.page.get_by_text(verdict).wait_for(timeout=WAIT_S * 1000)
+        assert store.count_rows(code) == STUDENTS
+        assert store.nicknames(code, key) == [f"student {n}" for n in range(STUDENTS)]
+        for s in students:
+            s.assert_healthy("six students checking at once")
+    finally:
+        for s in students:
+            s.close()
         store.dispose()
