@@ -23,6 +23,7 @@ from urllib.parse import urlencode
 import segno
 import streamlit as st
 
+from attnviz.ui import address
 from attnviz.ui.board import TEXT_SCALE_KEY
 
 #: URL parameters of the presenter view; not part of the link given to the class.
@@ -71,11 +72,6 @@ def qr_svg(text: str) -> str:
     return buf.getvalue().decode()
 
 
-def _base_url() -> str:
-    url = getattr(st.context, "url", None) or ""
-    return url.split("?", 1)[0]
-
-
 def setup() -> None:
     """Once per run, after the navigation: the warning, the type, the chart text, the link."""
     raw = _raw(PRESENT_PARAM)
@@ -115,8 +111,10 @@ def link_box() -> None:
     """The "Copy link for the class" box: this view's link without ``present``/``step``
     (a code box: copy button) and its QR code. Drawn beside the page title
     (:func:`attnviz.ui.page.intro`) in the presenter view."""
-    link = class_link(st.query_params.to_dict(), _base_url())
+    where = address.link()
+    link = class_link(st.query_params.to_dict(), where.url)
     with st.expander(":material/qr_code: Copy link for the class", expanded=False):
+        address.warn(where)
         st.markdown("This view, without the presenter layout:")
         st.code(link, language=None, wrap_lines=True)
         st.image(qr_svg(link), caption="scan to open", width=220)
