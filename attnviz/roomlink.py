@@ -134,23 +134,22 @@ def _with_host(parts, host: str) -> str:
 def _container_warning(seen: str) -> str:
     return (
         "**Phones cannot open this link.** This server runs in a container: the addresses "
-        f"it sees ({seen}) are the container's own, not your laptop's, so it cannot tell "
-        "the room's address. Type the address the room should open below, or start the "
-        f"container with it: `{DOCKER_HINT}`, using {FIND_ADDRESS}."
+        f"it sees ({seen}) are the container's own, not your laptop's. Start it with your "
+        f"laptop's address on the room's Wi-Fi, `{DOCKER_HINT}`, or type that address below."
     )
 
 
 def _loopback_warning(listen: str | None) -> str:
     why = (
-        f"this server answers this computer only (it listens on `{listen}`)"
+        f"this server answers this computer only (`--server.address {listen}`)"
         if listen and not listen.startswith("unix:")
         else "this server cannot tell the address other devices reach it at"
     )
     return (
-        "**Phones cannot open this link:** `localhost` (and `127.0.0.1`) is each device's "
-        f"own address, and {why}. Restart it with `--server.address 0.0.0.0` (then the link "
-        f"uses this computer's network address), or set `{PUBLIC_URL_ENV}={EXAMPLE}` "
-        f"({FIND_ADDRESS}), or type the address below."
+        "**Phones cannot open this link:** `localhost` and `127.0.0.1` mean each device "
+        f"itself, and {why}. Restart it with `--server.address 0.0.0.0`, or set "
+        f"`{PUBLIC_URL_ENV}={EXAMPLE}` (your laptop's address on the room's Wi-Fi), or type "
+        "that address below."
     )
 
 
@@ -171,7 +170,7 @@ def _given(page: str, values: list[tuple[str, str | None, str]]) -> tuple[RoomLi
         if _is_loopback(urlsplit(base).hostname or ""):
             warning = (
                 f"**Phones cannot open this link:** {label} ({base}) is this computer's own "
-                f"address. Use its network address instead ({FIND_ADDRESS})."
+                "address. Give its address on the room's network instead."
             )
         return RoomLink(url, source, warning, f"The link uses {label}: {base}."), problems
     return None, problems
@@ -225,9 +224,9 @@ def _own_link(parts, listen: str | None, container: bool, lan: str | None) -> Ro
         return RoomLink(
             own,
             "teacher",
-            "**Phones cannot open this link:** `localhost` is each device's own address, and "
-            "this computer's network address was not found (is it on a network?). Connect "
-            f"it to the room's Wi-Fi and reload, or type the address below ({FIND_ADDRESS}).",
+            "**Phones cannot open this link:** `localhost` means each device itself, and this "
+            "computer's network address was not found (is it on a network?). Connect it to "
+            "the room's Wi-Fi and reload, or type its address below.",
         )
     note = (
         f"The link uses this computer's network address ({ip}): phones must be on the same "

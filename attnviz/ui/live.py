@@ -29,7 +29,7 @@ import streamlit as st
 
 from attnviz import classroom, classroom_figures, exercises
 from attnviz.classroom import ClassInfo, ClassStore
-from attnviz.roomlink import EXAMPLE, RoomLink
+from attnviz.roomlink import EXAMPLE, FIND_ADDRESS, RoomLink
 from attnviz.ui import address, quiz
 from attnviz.ui.board import board
 from attnviz.ui.page import md_text as ui_text
@@ -215,10 +215,10 @@ def _address_box(where: RoomLink) -> None:
         "Address the room opens (optional)",
         key=address.GIVEN_KEY,
         placeholder=f"e.g. {EXAMPLE}",
-        help="The app's address as phones on the room's network reach it (this computer's "
-        "network address and port, or a proxy's address with its path). It replaces the "
-        "address in the join link and QR code for this session; ATTNVIZ_PUBLIC_URL sets it "
-        "for every session.",
+        help="The app's address as phones on the room's network reach it: this computer's "
+        f"network address and port, or a proxy's address with its path ({FIND_ADDRESS}). "
+        "It replaces the address in the join link and QR code for this session; "
+        "ATTNVIZ_PUBLIC_URL sets it for every session.",
     )
 
 
@@ -262,7 +262,7 @@ def teacher_view(r: Room) -> None:
     with right, st.container(border=True, key="class_join"):
         address.warn(where)  # phones cannot open it: said before it is shown
         st.markdown(f"**Join:** scan, or open the link, or type the code **{info.code}**")
-        st.image(qr_svg(link), width=230)
+        st.image(qr_svg(link), width=230, alt=f"QR code of the join link {link}")
         st.code(link, language=None, wrap_lines=True)
         _address_box(where)
     with left:
@@ -437,9 +437,9 @@ def student_view(r: Room, above: Callable[[str, str], None] | None = None) -> No
     try:  # refused with a message, not cut (Streamlit's max_chars cuts what it is sent)
         classroom.check_nickname(nickname or None)
     except ValueError as exc:
+        why = str(exc)
         st.error(
-            f"{str(exc)[:1].upper()}{str(exc)[1:]}: your answers are not sent until you "
-            "shorten it.",
+            f"{why[:1].upper()}{why[1:]}. Your answers are not sent until you change it.",
             icon=":material/error:",
         )
     _watch(info.code, info.revealed, info.closed)
