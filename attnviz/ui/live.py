@@ -427,7 +427,7 @@ def student_view(r: Room, above: Callable[[str, str], None] | None = None) -> No
             "replaces the earlier one). Count rows and columns from 0."
         )
     # no score line: a check reruns its own card only (a fragment), the score would lag
-    c1, _ = st.columns([1.3, 3], vertical_alignment="bottom")
+    c1, c2 = st.columns([1.3, 3], vertical_alignment="bottom")
     nickname = c1.text_input(
         "Nickname (optional)",
         key=NICK_KEY,
@@ -436,9 +436,9 @@ def student_view(r: Room, above: Callable[[str, str], None] | None = None) -> No
     )
     try:  # refused with a message, not cut (Streamlit's max_chars cuts what it is sent)
         classroom.check_nickname(nickname or None)
-    except ValueError as exc:
-        why = str(exc)
-        st.error(
+    except ValueError as exc:  # beside the field: the page keeps its elements' places, so
+        why = str(exc)  # the cards' fragments keep their ids (a queued Check finds its card)
+        c2.error(
             f"{why[:1].upper()}{why[1:]}. Your answers are not sent until you change it.",
             icon=":material/error:",
         )

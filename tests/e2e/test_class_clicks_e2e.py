@@ -92,7 +92,48 @@ def test_a_check_during_a_full_run_is_answered(browser, held_server, data_dir, g
         assert store.nicknames(code, key) == ["ada"]
         s.assert_healthy("a Check during a full run")
     finally:
-        gate.unlink(missing_ok=True)
+        for suffix in ("", ".held", ".queued"):
+            gate.with_suffix(suffix).unlink(missing_ok=True)
+        s.close()
+        store.dispose()
+
+
+def test_a_check_behind_a_run_that_adds_a_question(browser, held_server, data_dir, gate):  # noqa: F811
+    """The teacher asks the room while the student's page is open: the question appears
+    above the exercises (the box's own 3 s poll). The next full run draws it above the
+    cards: a card's fragment is named by its place on the page, so a Check queued behind
+    that run must still find its card."""
+    items = exercises.generate(seed=SEED, count=8)
+    store = ClassStore(f"sqlite:///{data_dir / 'classes.db'}")
+    code, key = store.create(SEED, 8)
+    s = BrowserSession(browser, held_server)
+    try:
+        s.open(f"/exercises?class={code}")
+        s.page.get_by_text(f"Live class {code}").wait_for()
+        store.ask(
+            code, key, page="playground", link="N=4", view="abc", kind="top_key",
+            prompt="Which key does query 1 attend to most (head 0)?",
+            choices=["key 0", "key 1", "key 2"], answer=2,
+            detail={"query": 1, "head": 0, "key": 2},
+        )  # fmt: skip
+        s.page.get_by_text("On the projector").wait_for(timeout=WAIT_S * 1000)
+        box = s.page.locator(".st-key-ex0 input")
+        box.fill(items[0].answer_text)
+        s.rerun_after(lambda: box.press("Enter"))
+        gate.touch()
+        nick = s.page.locator(".st-key-class_nickname input")
+        nick.fill("bo")
+        nick.press("Enter")
+        _wait_for(gate.with_suffix(".held"), "a full run is held")
+        s.page.locator(".st-key-ex0_check button").click()
+        _wait_for(gate.with_suffix(".queued"), "the Check waits behind the full run")
+        gate.unlink()
+        s.page.get_by_text(f"Right: {items[0].answer_text}.").wait_for(timeout=WAIT_S * 1000)
+        assert store.count_rows(code) == 1
+        s.assert_healthy("a Check during a full run that adds a question")
+    finally:
+        for suffix in ("", ".held", ".queued"):
+            gate.with_suffix(suffix).unlink(missing_ok=True)
         s.close()
         store.dispose()
 
