@@ -281,7 +281,7 @@ def teacher_view(r: Room) -> None:
             )
         # the nicknames at the presenter view's body type (attnviz.ui.present.setup)
         st.html("<style>.st-key-class_nicknames p { font-size: 1.4rem; line-height: 1.4; }</style>")
-        _tally(info.code, r.teacher, _labels(items))
+        quiz.in_slot(_tally, info.code, r.teacher, _labels(items))
     st.divider()
     c = st.columns([1, 1, 1, 1.2], vertical_alignment="center")
     c[0].download_button(
@@ -427,24 +427,10 @@ def student_view(r: Room, above: Callable[[str, str], None] | None = None) -> No
             "replaces the earlier one). Count rows and columns from 0."
         )
     # no score line: a check reruns its own card only (a fragment), the score would lag
-    c1, c2 = st.columns([1.3, 3], vertical_alignment="bottom")
-    nickname = c1.text_input(
-        "Nickname (optional)",
-        key=NICK_KEY,
-        placeholder="shown to the teacher",
-        help=f"At most {classroom.NICKNAME_MAX} characters.",
-    )
-    try:  # refused with a message, not cut (Streamlit's max_chars cuts what it is sent)
-        classroom.check_nickname(nickname or None)
-    except ValueError as exc:  # beside the field: the page keeps its elements' places, so
-        why = str(exc)  # the cards' fragments keep their ids (a queued Check finds its card)
-        c2.error(
-            f"{why[:1].upper()}{why[1:]}. Your answers are not sent until you change it.",
-            icon=":material/error:",
-        )
-    _watch(info.code, info.revealed, info.closed)
+    quiz.in_slot(_nickname_box)  # each fragment in a slot of its own (quiz.in_slot)
+    quiz.in_slot(_watch, info.code, info.revealed, info.closed)
     if above is not None:
-        above(info.code, student)
+        quiz.in_slot(above, info.code, student)
     quiz.cards(
         items,
         submit=None if info.closed else _submitter(info.code, student),
@@ -452,6 +438,29 @@ def student_view(r: Room, above: Callable[[str, str], None] | None = None) -> No
         fragments=True,
     )
     st.button("Leave the class", key="class_leave", on_click=leave)
+
+
+@st.fragment
+def _nickname_box() -> None:
+    """The optional nickname, a fragment: committing it reruns this box only, not the
+    page (a full run a Check could wait behind; docs/architecture.md, "No click is
+    lost"). Each Check reads it from the session. A nickname the store would refuse is
+    said beside the field, not cut (Streamlit's ``max_chars`` cuts what it is sent)."""
+    c1, c2 = st.columns([1.3, 3], vertical_alignment="bottom")
+    nickname = c1.text_input(
+        "Nickname (optional)",
+        key=NICK_KEY,
+        placeholder="shown to the teacher",
+        help=f"At most {classroom.NICKNAME_MAX} characters.",
+    )
+    try:
+        classroom.check_nickname(nickname or None)
+    except ValueError as exc:
+        why = str(exc)
+        c2.error(
+            f"{why[:1].upper()}{why[1:]}. Your answers are not sent until you change it.",
+            icon=":material/error:",
+        )
 
 
 @st.fragment(run_every=timedelta(seconds=STUDENT_EVERY))

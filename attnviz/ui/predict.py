@@ -32,7 +32,7 @@ from attnviz import classroom, classroom_figures, predict
 from attnviz.classroom import ViewQuestion
 from attnviz.figures import pool_factor
 from attnviz.predict import Question
-from attnviz.ui import address, live, present
+from attnviz.ui import address, live, present, quiz
 from attnviz.ui.board import board
 from attnviz.ui.text import plain_text
 
@@ -226,7 +226,7 @@ def ask_room(
         q = _question(t.code)
         if q is not None and q.page == page and not q.revealed:
             st.markdown(f"**Asked the room:** {plain(q.prompt)}")
-            _tally(t, q.qid, q.choices)
+            quiz.in_slot(_tally, t, q.qid, q.choices)  # the Reveal below stays put
             st.button(
                 "Reveal", key="predict_reveal", on_click=_reveal, args=(t, q.qid),
                 type="primary", icon=":material/visibility:",
