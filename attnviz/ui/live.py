@@ -343,7 +343,7 @@ def _tally(code: str, key: str, labels: list[str]) -> None:
         f"### {students} student{'s' if students != 1 else ''} · {answers} "
         f"answer{'s' if answers != 1 else ''}",
     )
-    if names:  # at the presenter view's type (NICKNAMES_STYLE), black, as text
+    if names:  # at the presenter view's type (the style in teacher_view), black, as text
         more = f" and {len(names) - 30} more" if len(names) > 30 else ""
         with st.container(key="class_nicknames"):
             st.markdown("**Nicknames:** " + ", ".join(plain_text(n) for n in names[:30]) + more)
