@@ -190,7 +190,15 @@ def test_six_students_check_at_once_on_a_busy_server(browser, app_server, data_d
                 s.page.locator(".st-key-ex0_check button").click()
             for n, s in enumerate(students):
                 verdict = f"Right: {items[0].answer_text}." if n % 2 == 0 else "Not quite"
-                s.page.get_by_text(verdict).wait_for(timeout=WAIT_S * 1000)
+                try:
+                    s.page.get_by_text(verdict).wait_for(timeout=WAIT_S * 1000)
+                except Exception as exc:  # say what the page and the server show
+                    card = s.page.locator(".st-key-ex0_card")
+                    shown = card.inner_text() if card.count() else "(no card 1)"
+                    raise AssertionError(
+                        f"student {n}: no verdict; stored {store.count_rows(code)} answers; "
+                        f"card 1: {shown[-300:]!r}; server log: {app_server.output()[-3000:]}"
+                    ) from exc
                 s.page.get_by_text(f"the answer is {items[1].answer_text}").wait_for(
                     timeout=WAIT_S * 1000
                 )
