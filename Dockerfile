@@ -46,12 +46,15 @@ RUN pip install --no-cache-dir --no-deps -e . && python -m attnviz.board_assets
 
 # /data: the live class's SQLite store when the image runs alone (attnviz/classroom.py);
 # replicas set ATTNVIZ_DATABASE_URL to their shared PostgreSQL (deploy/compose.yaml).
+# ATTNVIZ_CONTAINER=1: the addresses the app sees here are the container's, not the
+# laptop's; a live class's join link asks for ATTNVIZ_PUBLIC_URL (attnviz/roomlink.py).
 RUN groupadd --gid 10001 attnviz \
     && useradd --create-home --uid 10001 --gid 10001 --shell /usr/sbin/nologin attnviz \
     && mkdir -p /data && chown 10001:10001 /data
 USER 10001:10001
 ENV HOME=/home/attnviz \
-    ATTNVIZ_DATA_DIR=/data
+    ATTNVIZ_DATA_DIR=/data \
+    ATTNVIZ_CONTAINER=1
 VOLUME ["/data"]
 
 EXPOSE 8501

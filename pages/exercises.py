@@ -1,7 +1,8 @@
 """Exercises: predict a number of attention on paper, then check it (attnviz.exercises).
 
 With ``?class=CODE`` the page is a live class (attnviz.ui.live): the teacher's view with
-``&teacher=KEY``, else a student's."""
+``&teacher=KEY``, else a student's. No ``st.stop()`` after the class's view: it would drop
+a Check queued behind this run (docs/architecture.md, "No click is lost")."""
 
 import random
 
@@ -9,25 +10,6 @@ import streamlit as st
 
 from attnviz import ui
 from attnviz.ui import live, predict, quiz
-
-ui.page_guard()
-room = live.room()
-if room is not None:  # a live class: the teacher's or a student's view
-    if room.problem:
-        live.missing(room)
-    elif room.teacher:
-        live.teacher_view(room)
-    else:
-        live.student_view(room, above=predict.student_box)
-    st.stop()
-
-ui.intro(
-    "Exercises: predict, then check",
-    "Work each question out on paper (the numbers are small on purpose), type your answer "
-    "and press **Check**. The sidebar's **seed** chooses the set: a link with `?seed=…` "
-    "gives a whole class the same questions, and **Start a class** collects the room's "
-    "answers live. Count rows and columns from 0.",
-)
 
 
 def _new_set() -> None:
@@ -40,13 +22,34 @@ def _new_set() -> None:
     st.session_state["seed"] = new  # the page forgets the old answers: another seed
 
 
-seed = int(st.session_state.get("seed", 0) or 0)
-quiz.use_set(seed, live.COUNT)  # another set: forget the old answers
-items = quiz.generate(seed, live.COUNT)
+def exercises_page() -> None:
+    """The page without a class: the seed's set, the score, Start a class, Join."""
+    ui.intro(
+        "Exercises: predict, then check",
+        "Work each question out on paper (the numbers are small on purpose), type your answer "
+        "and press **Check**. The sidebar's **seed** chooses the set: a link with `?seed=…` "
+        "gives a whole class the same questions, and **Start a class** collects the room's "
+        "answers live. Count rows and columns from 0.",
+    )
+    seed = int(st.session_state.get("seed", 0) or 0)
+    quiz.use_set(seed, live.COUNT)  # another set: forget the old answers
+    items = quiz.generate(seed, live.COUNT)
 
-top = st.columns([2.4, 1, 1], vertical_alignment="center")
-top[0].markdown(f"### Score: {quiz.score(items)} / {len(items)} right  ·  seed {seed}")
-top[1].button("New exercises", key="ex_new", on_click=_new_set, icon=":material/casino:")
-live.start_button(seed, top[2])
-live.join_box()
-quiz.cards(items)
+    top = st.columns([2.4, 1, 1], vertical_alignment="center")
+    top[0].markdown(f"### Score: {quiz.score(items)} / {len(items)} right  ·  seed {seed}")
+    top[1].button("New exercises", key="ex_new", on_click=_new_set, icon=":material/casino:")
+    live.start_button(seed, top[2])
+    live.join_box()
+    quiz.cards(items)
+
+
+ui.page_guard()
+room = live.room()
+if room is None:
+    exercises_page()
+elif room.problem:  # a live class: the teacher's or a student's view
+    live.missing(room)
+elif room.teacher:
+    live.teacher_view(room)
+else:
+    live.student_view(room, above=predict.student_box)

@@ -24,7 +24,7 @@ if view.params is None:
         "This preset gives Q, K and V directly, without X and weight matrices, so there is "
         "nothing to permute before the projections. Pick another input in the sidebar."
     )
-    st.stop()
+    ui.end_page()  # not st.stop(): it drops a click queued behind this run
 c1, c2 = st.columns(2)
 pseed = c1.number_input(
     "shuffle seed", 0, 10**6, value=1, step=1, key="perm_seed", bind="query-params"

@@ -1,6 +1,7 @@
 """attnviz.classroom_figures: the tally's bars hold the counts of ClassStore.tally."""
 
 import pytest
+from test_board_js import _dump
 
 from attnviz import classroom_figures
 
@@ -35,3 +36,20 @@ def test_labels_are_plotly_text_and_must_match():
     assert "<b>" not in fig.data[0].y[0]
     with pytest.raises(ValueError, match="2 items, 1 labels"):
         classroom_figures.tally_figure(tally((1, 0), (0, 1)), ["1. a"])
+
+
+def test_the_tallys_table_holds_the_counts_per_question():
+    """The chart's Table (attnviz/board/table.js, in Node): a row per question named by
+    its label, Right and Wrong as counts (issue 25: it showed "students 0 | masked")."""
+    labels = ["1. argmax", "2. weight <b>", "3. score"]
+    fig = classroom_figures.tally_figure(tally((1, 2), (0, 0), (3, 1)), labels, students=4)
+    (table,) = _dump(fig)["tables"]
+    assert table["caption"] == "The room's answers" and table["digits"] == 0
+    assert table["colNames"] == ["Right", "Wrong"]
+    assert [r["name"] for r in table["rows"]] == labels  # plotly's escaping undone
+    assert [[c["value"] for c in r["cells"]] for r in table["rows"]] == [[1, 2], [0, 0], [3, 1]]
+    choices = classroom_figures.choice_tally_figure(["t0", "t1", "t2"], [4, 0, 1], answer=0)
+    (table,) = _dump(choices)["tables"]
+    assert [r["name"] for r in table["rows"]] == ["t0 ✓", "t1", "t2"]
+    assert [r["cells"][0]["value"] for r in table["rows"]] == [4, 0, 1]
+    assert table["colNames"] == ["students"] and table["digits"] == 0

@@ -6,13 +6,17 @@ wrong teacher key say so and offer the normal page. Clicks that go through the b
 
 from __future__ import annotations
 
+import base64
+import re
+
 import pytest
 from test_app import run_app
 
-from attnviz import classroom, exercises
+from attnviz import classroom, exercises, roomlink
 from attnviz.classroom import ClassStore
-from attnviz.ui import live
+from attnviz.ui import address, live
 from attnviz.ui.page import md_text
+from attnviz.ui.present import qr_svg
 
 PAGE = "pages/exercises.py"
 
@@ -35,6 +39,12 @@ def store(data_dir):
 def qp(at, name):
     v = at.query_params.get(name)
     return v[0] if isinstance(v, list) else v
+
+
+def svg_path(svg: str) -> str:
+    """The modules of a QR code: its SVG's one path."""
+    (path,) = re.findall(r'\sd="([^"]+)"', svg)
+    return path
 
 
 def texts(at) -> str:
@@ -75,7 +85,7 @@ def test_the_teacher_sees_answers_reveals_and_ends(store):
     shown = texts(at)
     assert "3 students · 3 answers" in shown
     assert "3 answered, 1 right, 2 wrong" in shown and "`17` ×2" in shown
-    assert "`Ada`" in shown
+    assert "**Nicknames:** Ada" in shown  # ordinary text at the presenter's type
     at.button(key="class_reveal0").click().run()
     assert store.info(code).revealed == frozenset({0})
     assert not any(b.key == "class_reveal0" for b in at.button)
@@ -192,3 +202,54 @@ def test_a_reveal_that_fails_says_why_instead_of_a_traceback(store, monkeypatch)
         store.info(code).revealed,
         [b.key for b in at.button],
     )
+
+
+def test_over_long_input_is_refused_with_a_message_not_cut(store):
+    """A nickname over 24 characters and an answer over 64 (a browser's max_chars would cut
+    them, and Streamlit cuts what a client sends): each is said, nothing is stored."""
+    code, key = store.create(4, live.COUNT)
+    at = run_app({"class": code}, PAGE)
+    at.text_input(key="class_nickname").input("n" * 30).run()
+    assert any("A nickname is at most 24 characters, got 30" in e.value for e in at.error)
+    at.text_input(key="ex0").input("2")
+    at.button(key="ex0_check").click().run()
+    assert any("Not sent" in e.value and "at most 24" in e.value for e in at.error)
+    at.text_input(key="class_nickname").input("Ada")
+    at.text_input(key="ex0").input("1" * 80)
+    at.button(key="ex0_check").click().run()
+    assert any("Not sent: an answer is at most 64 characters, got 80" in e.value for e in at.error)
+    assert store.count_rows(code) == 0
+    at.text_input(key="ex0").input("2")
+    at.button(key="ex0_check").click().run()
+    assert store.count_rows(code) == 1 and store.nicknames(code, key) == ["Ada"]
+
+
+def test_a_typed_code_too_long_to_be_one_is_refused_not_cut(store):
+    at = run_app({}, PAGE)
+    at.text_input(key="class_code").input("K" * 65)
+    at.button(key="class_join_button").click().run()
+    assert qp(at, "class") is None
+    assert any("65 characters long: not joined" in e.value for e in at.error)
+
+
+def test_bidi_controls_in_a_shown_code_are_shown_not_obeyed(store):
+    code = "\u202eQQQQQQ"
+    at = run_app({"class": code}, PAGE)
+    (error,) = at.error
+    assert "\u202e" not in error.value and "`<U+202E>QQQQQQ`" in error.value
+    assert error.value.endswith("A class code is 6 letters and digits.")
+
+
+def test_the_join_link_and_qr_code_use_the_public_address(store, monkeypatch):
+    monkeypatch.setenv(roomlink.PUBLIC_URL_ENV, "http://192.168.1.20:8501/")
+    code, key = store.create(2, live.COUNT)
+    at = run_app({"class": code, "teacher": key}, PAGE)
+    link = f"http://192.168.1.20:8501/exercises?class={code}"
+    assert link in [c.value for c in at.code]
+    (image,) = at.get("imgs") or at.get("image")
+    shown = base64.b64decode(image.proto.imgs[0].url.split(",", 1)[1]).decode()
+    assert svg_path(shown) == svg_path(qr_svg(link))  # the QR code of that link
+    # an address typed in the teacher's view wins for this session
+    at.text_input(key=address.GIVEN_KEY).input("https://hall.example.org/attnviz").run()
+    assert f"https://hall.example.org/attnviz/exercises?class={code}" in [c.value for c in at.code]
+    assert "the address you typed" in texts(at)

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from attnviz import presets, ui
+from attnviz.ui.text import BIDI_CONTROLS, plain_text
 
 
 def test_divisors_and_nearest():
@@ -73,3 +74,16 @@ def test_md_text_is_a_code_span_that_shows_the_label_literally(label):
     shown = html[len("<code>") : -len("</code>")]
     expected = " ".join(label.splitlines()) or " "
     assert shown == expected.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+BIDI = ["\u202eQQQQQQ", "a\u2066b\u2069c", "\u200f\u200e\u061c", "x\u202a\u202b\u202c\u202dy"]
+
+
+@pytest.mark.parametrize("label", BIDI)
+def test_user_text_shows_bidi_controls_instead_of_obeying_them(label):
+    """U+202E before a class code reversed the rest of the error message (issue 25)."""
+    for shown, plus in ((ui.md_text(label), "+"), (plain_text(label), r"\+")):
+        assert not BIDI_CONTROLS.search(shown), repr(shown)
+        assert all(f"U{plus}{ord(c):04X}" in shown for c in label if BIDI_CONTROLS.match(c))
+    assert ui.md_text("\u202eQQ") == "`<U+202E>QQ`"
+    assert plain_text("\u202e*QQ*") == r"\<U\+202E\>\*QQ\*"  # Markdown shows <U+202E>*QQ*

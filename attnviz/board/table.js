@@ -290,6 +290,53 @@ export function panelTable(heatmaps, layout, link, title) {
   };
 }
 
+/** The table of a figure's bar traces: a row per bar, a column per trace. Vertical bars
+ * (x: the items, y: the values) or horizontal ones (`orientation: "h"`: y the items, x
+ * the values, e.g. the live class's tally); items named by their tick labels, their own
+ * text (a category axis: "1. argmax") or their index; whole-number values (counts) are
+ * shown without decimals (`digits: 0`). */
+function barTable(bars, layout, title) {
+  const across = bars[0].orientation === "h";
+  const [itemLetter, valueLetter] = across ? ["y", "x"] : ["x", "y"];
+  const itemAxis = axisOf(layout, bars[0][`${itemLetter}axis`], itemLetter);
+  const valueAxis = axisOf(layout, bars[0][`${valueLetter}axis`], valueLetter);
+  const values0 = decode(bars[0][valueLetter]) || [];
+  const items = decode(bars[0][itemLetter]) || values0.map((_, i) => i);
+  const numbered = items.every((v) => v !== "" && v != null && Number.isFinite(Number(v)));
+  const rowNoun = axisNoun(itemAxis.title, numbered ? "item" : "");
+  const names = numbered
+    ? tokenNames(
+        itemAxis,
+        items.length,
+        Number(items[0]) || 0,
+        1,
+        /query|key|token/i.test(rowNoun),
+      )
+    : items.map((v) => plainText(v));
+  const valueName = axisNoun(valueAxis.title, "value");
+  const series = bars.map((b) => ({
+    name: plainText(b.name) || valueName,
+    values: (decode(b[valueLetter]) || []).map(Number),
+  }));
+  const weights = /weight/i.test(valueName);
+  const counts = !weights && series.every((s) => s.values.every((v) => Number.isInteger(v)));
+  return {
+    caption: title || "bar chart",
+    rowNoun,
+    colNoun: "",
+    valueName,
+    weights,
+    digits: counts ? 0 : 4,
+    colNames: series.map((s) => s.name),
+    rows: items.map((_, i) => ({
+      name: names[i],
+      cells: series.map((s, c) => ({ col: c, colName: s.name, value: s.values[i] })),
+    })),
+    top: null,
+    note: "",
+  };
+}
+
 /** The tables of a figure (plotly JSON): one per heatmap trace (or one for panels, see
  * panelTable) and one per bar chart.
  * A table: {caption, rowNoun, colNoun, valueName, rows: [{name, cells: [{col, colName,
@@ -346,33 +393,7 @@ export function chartTables(figure, link) {
     });
   });
   const bars = data.filter((t) => t.type === "bar" && t.y);
-  if (bars.length) {
-    const xa = axisOf(layout, bars[0].xaxis, "x");
-    const ya = axisOf(layout, bars[0].yaxis, "y");
-    const xs = (decode(bars[0].x) || decode(bars[0].y).map((_, i) => i)).map(Number);
-    const rowNoun = axisNoun(xa.title, "item");
-    const names = tokenNames(xa, xs.length, xs[0] || 0, 1, /query|key|token/i.test(rowNoun));
-    const series = bars.map((b) => ({
-      name: plainText(b.name) || axisNoun(ya.title, "value"),
-      y: decode(b.y),
-    }));
-    const valueName = axisNoun(ya.title, "value");
-    const weights = /weight/i.test(valueName);
-    tables.push({
-      caption: title || "bar chart",
-      rowNoun,
-      colNoun: "",
-      valueName,
-      weights,
-      colNames: series.map((s) => s.name),
-      rows: xs.map((x, i) => ({
-        name: names[i],
-        cells: series.map((s, c) => ({ col: c, colName: s.name, value: Number(s.y[i]) })),
-      })),
-      top: null,
-      note: "",
-    });
-  }
+  if (bars.length) tables.push(barTable(bars, layout, title));
   return tables;
 }
 
@@ -442,9 +463,8 @@ export function tableElement(doc, t) {
     const tr = el(doc, "tr");
     tr.appendChild(el(doc, "th", { scope: "row" }, t.rowNoun ? `${t.rowNoun} ${r.name}` : r.name));
     for (const c of r.cells) {
-      let text = t.top
-        ? `${t.colNoun} ${c.colName}: ${formatValue(c.value)}`
-        : formatValue(c.value);
+      const value = formatValue(c.value, t.digits == null ? 4 : t.digits);
+      let text = t.top ? `${t.colNoun} ${c.colName}: ${value}` : value;
       if (c.text != null) text = c.text; // a cell that says more than its value (tiles)
       tr.appendChild(el(doc, "td", {}, text));
     }

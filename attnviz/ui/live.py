@@ -29,10 +29,12 @@ import streamlit as st
 
 from attnviz import classroom, classroom_figures, exercises
 from attnviz.classroom import ClassInfo, ClassStore
-from attnviz.ui import quiz
+from attnviz.roomlink import EXAMPLE, FIND_ADDRESS, RoomLink
+from attnviz.ui import address, quiz
 from attnviz.ui.board import board
 from attnviz.ui.page import md_text as ui_text
 from attnviz.ui.present import qr_svg
+from attnviz.ui.text import plain_text
 
 CLASS_PARAM = "class"
 TEACHER_PARAM = "teacher"
@@ -114,11 +116,22 @@ def _start(seed: int) -> None:
     st.query_params[TEACHER_PARAM] = key
 
 
+#: The longest typed class code taken into the link (a code is 6 characters).
+CODE_TYPED_MAX = 64
+JOIN_ERROR_KEY = "class_join_error"
+
+
 def _join() -> None:
-    """on_click of Join: the typed code goes into the link (checked by :func:`room`)."""
+    """on_click of Join: the typed code goes into the link (checked by :func:`room`); a
+    text too long to be a code is refused, and said, not cut."""
     code = str(st.session_state.get("class_code") or "").strip()
-    if code:
-        st.query_params[CLASS_PARAM] = code[:64]
+    if len(code) > CODE_TYPED_MAX:
+        st.session_state[JOIN_ERROR_KEY] = (
+            f"A class code is {classroom.CODE_LENGTH} letters and digits; what you typed is "
+            f"{len(code)} characters long: not joined."
+        )
+    elif code:
+        st.query_params[CLASS_PARAM] = code
 
 
 def leave() -> None:
@@ -174,16 +187,39 @@ def join_box() -> None:
     with st.container(key="class_join_box"):
         c1, c2, _ = st.columns([1.3, 0.7, 3], vertical_alignment="bottom")
         c1.text_input(
-            "Joining a live class? Its code:", key="class_code", max_chars=12,
-            placeholder="e.g. K7QX2M",
+            "Joining a live class? Its code:", key="class_code", placeholder="e.g. K7QX2M",
         )  # fmt: skip
         c2.button("Join", key="class_join_button", on_click=_join, icon=":material/login:")
+        problem = st.session_state.pop(JOIN_ERROR_KEY, None)
+        if problem:
+            st.error(problem, icon=":material/error:")
 
 
-def join_link(code: str) -> str:
-    url = getattr(st.context, "url", None) or ""
-    base = url.split("?", 1)[0]
-    return f"{base}?{CLASS_PARAM}={code}"
+#: The Exercises page's path under the app's address.
+PAGE = "exercises"
+
+
+def join_link(code: str, where: RoomLink | None = None) -> str:
+    """The class's join link: the room's address of the Exercises page
+    (:func:`attnviz.ui.address.link`, or ``where``) with the code."""
+    where = where or address.link(page=PAGE)
+    return f"{where.url}?{CLASS_PARAM}={code}"
+
+
+def _address_box(where: RoomLink) -> None:
+    """Under the join link: where its address comes from, and the field for the address
+    the room opens (the warning, if any, is above the QR code)."""
+    if where.note:
+        st.caption(where.note)
+    st.text_input(
+        "Address the room opens (optional)",
+        key=address.GIVEN_KEY,
+        placeholder=f"e.g. {EXAMPLE}",
+        help="The app's address as phones on the room's network reach it: this computer's "
+        f"network address and port, or a proxy's address with its path ({FIND_ADDRESS}). "
+        "It replaces the address in the join link and QR code for this session; "
+        "ATTNVIZ_PUBLIC_URL sets it for every session.",
+    )
 
 
 def missing(r: Room) -> None:
@@ -218,14 +254,17 @@ def teacher_view(r: Room) -> None:
     info = r.info
     assert info is not None and r.teacher is not None
     items = quiz.generate(info.seed, info.count)
-    link = join_link(info.code)
+    where = address.link(page=PAGE)
+    link = join_link(info.code, where)
     _sidebar_note(info)
     st.title(f"Live class {info.code}")
     left, right = st.columns([1.6, 1], vertical_alignment="top")
     with right, st.container(border=True, key="class_join"):
+        address.warn(where)  # phones cannot open it: said before it is shown
         st.markdown(f"**Join:** scan, or open the link, or type the code **{info.code}**")
-        st.image(qr_svg(link), width=230)
+        st.image(qr_svg(link), width=230, alt=f"QR code of the join link {link}")
         st.code(link, language=None, wrap_lines=True)
+        _address_box(where)
     with left:
         if info.closed:
             st.warning(
@@ -240,7 +279,9 @@ def teacher_view(r: Room) -> None:
                 f"refreshes every {TALLY_EVERY:g} s; **Reveal** shows a question's answer "
                 "and explanation on every student's page."
             )
-        _tally(info.code, r.teacher, _labels(items))
+        # the nicknames at the presenter view's body type (attnviz.ui.present.setup)
+        st.html("<style>.st-key-class_nicknames p { font-size: 1.4rem; line-height: 1.4; }</style>")
+        quiz.in_slot(_tally, info.code, r.teacher, _labels(items))
     st.divider()
     c = st.columns([1, 1, 1, 1.2], vertical_alignment="center")
     c[0].download_button(
@@ -302,9 +343,10 @@ def _tally(code: str, key: str, labels: list[str]) -> None:
         f"### {students} student{'s' if students != 1 else ''} · {answers} "
         f"answer{'s' if answers != 1 else ''}",
     )
-    if names:
+    if names:  # at the presenter view's type (the style in teacher_view), black, as text
         more = f" and {len(names) - 30} more" if len(names) > 30 else ""
-        st.caption("Nicknames: " + ", ".join(ui_text(n) for n in names[:30]) + more)
+        with st.container(key="class_nicknames"):
+            st.markdown("**Nicknames:** " + ", ".join(plain_text(n) for n in names[:30]) + more)
     board(
         "class_tally_board",
         [("class_tally", classroom_figures.tally_figure(tally, labels, students), None)],
@@ -385,16 +427,10 @@ def student_view(r: Room, above: Callable[[str, str], None] | None = None) -> No
             "replaces the earlier one). Count rows and columns from 0."
         )
     # no score line: a check reruns its own card only (a fragment), the score would lag
-    c1, _ = st.columns([1.3, 3], vertical_alignment="bottom")
-    c1.text_input(
-        "Nickname (optional)",
-        key=NICK_KEY,
-        max_chars=classroom.NICKNAME_MAX,
-        placeholder="shown to the teacher",
-    )
-    _watch(info.code, info.revealed, info.closed)
+    quiz.in_slot(_nickname_box)  # each fragment in a slot of its own (quiz.in_slot)
+    quiz.in_slot(_watch, info.code, info.revealed, info.closed)
     if above is not None:
-        above(info.code, student)
+        quiz.in_slot(above, info.code, student)
     quiz.cards(
         items,
         submit=None if info.closed else _submitter(info.code, student),
@@ -402,6 +438,29 @@ def student_view(r: Room, above: Callable[[str, str], None] | None = None) -> No
         fragments=True,
     )
     st.button("Leave the class", key="class_leave", on_click=leave)
+
+
+@st.fragment
+def _nickname_box() -> None:
+    """The optional nickname, a fragment: committing it reruns this box only, not the
+    page (a full run a Check could wait behind; docs/architecture.md, "No click is
+    lost"). Each Check reads it from the session. A nickname the store would refuse is
+    said beside the field, not cut (Streamlit's ``max_chars`` cuts what it is sent)."""
+    c1, c2 = st.columns([1.3, 3], vertical_alignment="bottom")
+    nickname = c1.text_input(
+        "Nickname (optional)",
+        key=NICK_KEY,
+        placeholder="shown to the teacher",
+        help=f"At most {classroom.NICKNAME_MAX} characters.",
+    )
+    try:
+        classroom.check_nickname(nickname or None)
+    except ValueError as exc:
+        why = str(exc)
+        c2.error(
+            f"{why[:1].upper()}{why[1:]}. Your answers are not sent until you change it.",
+            icon=":material/error:",
+        )
 
 
 @st.fragment(run_every=timedelta(seconds=STUDENT_EVERY))

@@ -14,7 +14,7 @@ import streamlit as st
 from attnviz import figures
 from attnviz.ui.board import board
 from attnviz.ui.present import link_box, presenting
-from attnviz.ui.state import View, current, page_guard
+from attnviz.ui.state import View, current, end_page, page_guard
 from attnviz.ui.text import md_text
 
 __all__ = [
@@ -48,13 +48,14 @@ def intro(title: str, text: str) -> None:
 
 def start(title: str, text: str) -> View:
     """The first line of a page that draws the sidebar's view: the guard, the title and its
-    explanation; returns the :class:`~attnviz.ui.state.View` of this run, or stops the page
-    (the sidebar has shown why) if there is none."""
+    explanation; returns the :class:`~attnviz.ui.state.View` of this run, or ends the page
+    (the sidebar has shown why) if there is none (:func:`~attnviz.ui.state.end_page`: a
+    click queued behind this run still runs)."""
     page_guard()
     intro(title, text)
     view = current()
     if view is None:
-        st.stop()
+        end_page()
     return view
 
 

@@ -21,7 +21,6 @@ State changes happen in ``on_click`` callbacks.
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
@@ -33,8 +32,9 @@ from attnviz import classroom, classroom_figures, predict
 from attnviz.classroom import ViewQuestion
 from attnviz.figures import pool_factor
 from attnviz.predict import Question
-from attnviz.ui import live, present
+from attnviz.ui import address, live, present, quiz
 from attnviz.ui.board import board
+from attnviz.ui.text import plain_text
 
 TALLY_EVERY = live.TALLY_EVERY
 STUDENT_EVERY = live.STUDENT_EVERY
@@ -66,13 +66,7 @@ def teacher() -> Teacher | None:
     return Teacher(classroom.normalize_code(code), str(key))
 
 
-def plain(text: str) -> str:
-    """``text`` drawn literally by Markdown as ordinary text (not a code span): every
-    Markdown and LaTeX punctuation character escaped (a token label may hold ``*``, ``$``)."""
-    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", text)
-
-
-_MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&])")
+plain = plain_text  # Markdown drawn literally as ordinary text (attnviz.ui.text)
 
 
 def view_digest(settings: object) -> str:
@@ -148,7 +142,7 @@ def query_on_screen(n: int, key: str = "query") -> int:
 
 
 def _ask(t: Teacher, page: str, settings: object, q: Question) -> None:
-    base = (getattr(st.context, "url", None) or "").split("?", 1)[0]  # this page's address
+    base = address.link().url  # this page's address, as the room opens it
     link = present.class_link(st.query_params.to_dict(), base)
     try:
         live.store().ask(
@@ -232,7 +226,7 @@ def ask_room(
         q = _question(t.code)
         if q is not None and q.page == page and not q.revealed:
             st.markdown(f"**Asked the room:** {plain(q.prompt)}")
-            _tally(t, q.qid, q.choices)
+            quiz.in_slot(_tally, t, q.qid, q.choices)  # the Reveal below stays put
             st.button(
                 "Reveal", key="predict_reveal", on_click=_reveal, args=(t, q.qid),
                 type="primary", icon=":material/visibility:",

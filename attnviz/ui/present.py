@@ -27,6 +27,7 @@ from urllib.parse import urlencode
 import segno
 import streamlit as st
 
+from attnviz.ui import address
 from attnviz.ui.board import PRESENT_KEY, TEXT_SCALE_KEY, step_keys
 
 #: URL parameters of the presenter view; not part of the link given to the class.
@@ -77,11 +78,6 @@ def qr_svg(text: str) -> str:
     return buf.getvalue().decode()
 
 
-def _base_url() -> str:
-    url = getattr(st.context, "url", None) or ""
-    return url.split("?", 1)[0]
-
-
 def setup() -> None:
     """Once per run, after the navigation: the warning, the type, the chart text, the link."""
     raw = _raw(PRESENT_PARAM)
@@ -129,8 +125,10 @@ def link_box() -> None:
     (a code box: copy button) and its QR code. Drawn beside the page title
     (:func:`attnviz.ui.page.intro`) in the presenter view; it opens over the slide (an
     expander there pushed the slide down)."""
-    link = class_link(st.query_params.to_dict(), _base_url())
+    where = address.link()
+    link = class_link(st.query_params.to_dict(), where.url)
     with st.popover(":material/qr_code: Copy link for the class", width="stretch"):
+        address.warn(where)
         st.markdown("This view, without the presenter layout:")
         st.code(link, language=None, wrap_lines=True)
         st.image(qr_svg(link), caption="scan to open", width=220)

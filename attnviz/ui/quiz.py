@@ -31,6 +31,21 @@ def generate(seed: int, count: int) -> list[exercises.Exercise]:
     return exercises.generate(seed=seed, count=count)
 
 
+def in_slot(fragment: Callable[..., object], *args: object) -> None:
+    """Call ``fragment`` (an ``st.fragment``) inside a container of its own, its slot.
+
+    Works around a Streamlit 1.67 bug: when a fragment's rerun (a click, its own timer)
+    waits behind a full run, the start of the fragment's run drops that full run's
+    not-yet-sent messages of the fragment; the browser then removes the fragment's old
+    block as stale at the end of the full run, the page's later elements move up one
+    place, and the fragment's new block lands on the next element's place, replacing
+    it: a question card, the Reveal button or the open question vanished until the next
+    full run (bench/vanishing_sibling.py). In a slot of its own the fragment has no
+    sibling to replace. docs/architecture.md, "No click is lost"."""
+    with st.container():
+        fragment(*args)
+
+
 def results() -> dict[int, str]:
     return st.session_state.setdefault(RESULTS_KEY, {})
 
@@ -107,9 +122,11 @@ def cards(
     "Show the answer" then, the teacher reveals); ``revealed``: items whose answer and
     explanation the teacher revealed. ``fragments``: each card is a fragment, so that a
     check reruns its card only (a live class: hundreds of students checking at once)."""
-    draw = _card_fragment if fragments else _card
     for i, item in enumerate(items):
-        draw(i, item, submit, i in revealed)
+        if fragments:
+            in_slot(_card_fragment, i, item, submit, i in revealed)
+        else:
+            _card(i, item, submit, i in revealed)
 
 
 def _card(i: int, item: exercises.Exercise, submit: Submit | None, revealed: bool) -> None:
@@ -125,8 +142,7 @@ def _card(i: int, item: exercises.Exercise, submit: Submit | None, revealed: boo
                 "Your answer",
                 key=f"ex{i}",
                 placeholder="(4, 2)" if item.kind == "shape" else "a number",
-                max_chars=64 if submit else None,
-            )
+            )  # no max_chars: a live class's store refuses a long answer and says so
         c2.button("Check", key=f"ex{i}_check", on_click=_check, args=(i, item, submit))
         if i in errors:
             st.error(f"Not sent: {errors[i]}", icon=":material/error:")

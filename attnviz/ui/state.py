@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 import streamlit as st
@@ -22,6 +22,11 @@ try:  # Streamlit's internal pages manager (see _use_navigation); None if it mov
     from streamlit.runtime.pages_manager import PagesManager
 except ImportError:  # pragma: no cover - internal API moved: nothing to fix then
     PagesManager = None
+
+try:  # what st.stop() raises; see end_page
+    from streamlit.runtime.scriptrunner import StopException
+except ImportError:  # pragma: no cover - internal API moved: end_page falls back to st.stop
+    StopException = None
 
 _STATE = "_attnviz"  # session_state key of the per-session bookkeeping dict
 
@@ -55,6 +60,22 @@ def page_guard() -> None:
         b["guard_reruns"] = b.get("guard_reruns", 0) + 1
         _use_navigation()
         st.rerun()
+
+
+def end_page() -> NoReturn:
+    """End this run of the page here, like ``st.stop()`` but without dropping a click.
+
+    ``st.stop()`` asks the session's ScriptRequests to stop, and in Streamlit 1.67 that
+    request replaces a rerun queued behind this run: a fragment's click (a Check, a Send,
+    a Reveal) that reached the server during a full run was never run, and nobody was told
+    (issue 25). Raising the exception ``st.stop()`` raises, without its stop request, ends
+    the run the same way (Streamlit catches it, keeps the widgets not drawn) and the queued
+    rerun runs next: ``bench/lost_click.py``, scenario ``raise``; ``tests/test_lost_click.py``.
+    Prefer an ``if``/``else`` around the rest of a page where it reads as well.
+    """
+    if StopException is None:  # pragma: no cover - see the import
+        st.stop()
+    raise StopException()
 
 
 @dataclass(frozen=True, eq=False)

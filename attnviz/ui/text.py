@@ -6,6 +6,29 @@ from __future__ import annotations
 
 import re
 
+#: Unicode's bidirectional controls (ALM, LRM, RLM, LRE … RLO, LRI … PDI). In text shown
+#: back to a user they reorder what follows: U+202E (right-to-left override) before a
+#: class code turned the rest of the error message around. :func:`visible_bidi` shows each
+#: as its code point instead.
+BIDI_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def visible_bidi(text: str) -> str:
+    """``text`` with every bidirectional control replaced by its code point, ``<U+202E>``:
+    seen, and reordering nothing."""
+    return BIDI_CONTROLS.sub(lambda m: f"<U+{ord(m.group()):04X}>", text)
+
+
+_MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&])")
+
+
+def plain_text(text: object) -> str:
+    """``text`` drawn literally by Markdown as ordinary text (not a code span: the
+    projector's type, e.g. nicknames): every Markdown and LaTeX punctuation character
+    escaped (a token label may hold ``*``, ``$``), bidirectional controls shown
+    (:func:`visible_bidi`), line breaks made spaces."""
+    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", " ".join(visible_bidi(str(text)).splitlines()))
+
 
 def md_text(label: object) -> str:
     """``label`` as Markdown that Streamlit shows literally: a code span.
@@ -15,9 +38,10 @@ def md_text(label: object) -> str:
     ``:smile:`` an emoji, ``$x$`` maths. Inside a code span none of that applies, so
     every text that comes from a user (token labels, file names, URL values) goes
     through this function before it reaches Markdown. The fence is one backtick longer
-    than the longest run of backticks in the text; line breaks become spaces.
+    than the longest run of backticks in the text; line breaks become spaces, and
+    bidirectional controls are shown as their code points (:func:`visible_bidi`).
     """
-    text = " ".join(str(label).splitlines()) or " "
+    text = " ".join(visible_bidi(str(label)).splitlines()) or " "
     longest = max(len(run) for run in re.findall("`*", text))
     fence = "`" * (longest + 1)
     # CommonMark strips one space from each end of a code span that has a space at both

@@ -7,6 +7,10 @@ data_dir``): pytest finds fixtures by the names a module holds."""
 
 from __future__ import annotations
 
+import contextlib
+import subprocess
+import sys
+from collections.abc import Iterator
 from urllib.parse import parse_qs, urlparse
 
 import pytest
@@ -29,6 +33,24 @@ def app_server(data_dir):
     out = server.output()
     server.log_path.unlink(missing_ok=True)
     assert "Traceback (most recent call last)" not in out, out
+
+
+#: How long a CPU burner runs at most (it is killed when its test ends).
+BURN_S = 600
+
+
+@contextlib.contextmanager
+def cpu_burners(count: int = 2, seconds: float = BURN_S) -> Iterator[None]:
+    """A busy server: ``count`` CPU-bound processes (``while True: pass``, ending by
+    themselves after ``seconds``), killed on leaving the block."""
+    code = f"import time\nend = time.monotonic() + {seconds}\nwhile time.monotonic() < end: pass"
+    procs = [subprocess.Popen([sys.executable, "-c", code]) for _ in range(count)]
+    try:
+        yield
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
 
 
 def params(session) -> dict[str, str]:

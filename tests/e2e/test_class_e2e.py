@@ -70,6 +70,18 @@ def test_a_teacher_and_three_students(browser, app_server, data_dir):  # noqa: F
         assert store.count_rows(code) == 3
         assert store.nicknames(code, key) == ["student 0", "student 1", "student 2"]
         store.dispose()
+        # the nicknames at the presenter view's type, in the text colour (not a grey caption)
+        names = teacher.page.locator(".st-key-class_nicknames p")
+        assert "student 0, student 1, student 2" in names.inner_text()
+        style = names.evaluate("e => [getComputedStyle(e).fontSize, getComputedStyle(e).color]")
+        assert style == ["22.4px", "rgb(17, 17, 17)"], style
+        # the chart's Table: per question its counts (it said "students 0 | masked | masked")
+        bar = teacher.page.locator('.cell[data-key="class_tally"] .attnviz-bar')
+        bar.locator(".attnviz-table-toggle").click()
+        rows = bar.locator(".attnviz-table tbody tr")
+        assert rows.count() == len(items)
+        assert rows.first.locator("th, td").all_inner_texts() == [f"1. {items[0].kind}", "1", "2"]
+        assert bar.locator(".attnviz-table thead th").all_inner_texts() == ["Right", "Wrong"]
         teacher.screenshot("class_teacher_1280x800")
 
         # 4) the teacher reveals question 2: every student's page shows its answer

@@ -1,0 +1,157 @@
+"""Is a fragment's click lost when it reaches the server during a full run of the page?
+
+The reproduction of issue 25's lost Check, on Streamlit alone: ``bench/lost_click_app.py``
+(a fragment with a "+1" button counting clicks in the session, a text input whose commit
+reruns the whole page, and a full run made slow on purpose). Over Streamlit's websocket
+protocol (as the browser does), each trial:
+
+1. opens a session and runs the page once (fast: the name is empty);
+2. commits a name: a full run starts and sleeps ``--full-run`` s (1.5);
+3. ``--click-after`` s (0.3) later, while that full run is still going, clicks "+1": a
+   fragment rerun, which Streamlit queues behind the full run (it does not preempt it);
+4. when the server is quiet, reruns the fragment alone and reads "clicks: N".
+
+Scenarios (``--scenario``, each ``--trials`` times, on one server; the page's ``?end=``):
+
+- ``stop``: the page ends with ``st.stop()``: ``ScriptRequests.request_stop()`` replaces
+  the queued fragment rerun with STOP, so the click never runs (expected count 1, seen 0);
+- ``none``: the same page without ``st.stop()``: the queued fragment runs after the full
+  run (count 1);
+- ``raise``: the page ends by raising ``StopException`` itself (what ``st.stop()`` raises,
+  without its stop request; attnviz's ``attnviz.ui.state.end_page``): count 1;
+- ``rerun``: the full run calls ``st.rerun()`` once (attnviz's ``page_guard``): the rerun
+  request is merged with the queued one, the click's trigger kept (count 1);
+- ``idle``: the click with no full run going (count 1; the control);
+- ``second-run``: no ``st.stop()``, but a second full run (another name) is sent after the
+  click, before the first full run ends: with ``runner.fastReruns`` (Streamlit's default)
+  the running ScriptRunner is stopped the same way, and the new run carries the browser's
+  widget states, from which the click's trigger is already gone (``--no-fast-reruns``:
+  the requests are merged and the click counted).
+
+    python bench/lost_click.py                      # every scenario, 3 trials each
+    python bench/lost_click.py --scenario stop --trials 5 --json lost_click.json
+
+Prints, per scenario, the clicks counted per trial (each trial clicked once).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import websocket
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from stclient import Server, Session  # noqa: E402
+from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
+from streamlit.proto.WidgetStates_pb2 import WidgetState  # noqa: E402
+
+APP = Path(__file__).resolve().parent / "lost_click_app.py"
+SCENARIOS = ("stop", "none", "raise", "rerun", "idle", "second-run")
+#: How each scenario's full run ends (the page's ``?end=``).
+ENDS = {"stop": "stop", "raise": "raise", "rerun": "rerun"}
+
+
+def _message(s: Session, name: str, click: bool) -> bytes:
+    """A rerun BackMsg as the browser sends it: the name's state, and the button's trigger
+    (a fragment rerun of the counter) when ``click``."""
+    msg = BackMsg()
+    cs = msg.rerun_script
+    cs.page_script_hash = s.page_script_hash
+    cs.query_string = s.query_string
+    cs.widget_states.widgets.append(WidgetState(id=s.widget("name").id, string_value=name))
+    button = s.widget("plus")
+    if click:
+        cs.widget_states.widgets.append(WidgetState(id=button.id, trigger_value=True))
+    if click or not name:
+        cs.fragment_id = button.fragment_id
+    return msg.SerializeToString()
+
+
+def _drain(s: Session, quiet: float) -> list[str]:
+    """Read until the server has said nothing for ``quiet`` s: the markdown texts seen."""
+    assert s.ws is not None
+    s.ws.settimeout(quiet)
+    texts = []
+    while True:
+        try:
+            data = s.ws.recv()
+        except websocket.WebSocketTimeoutException:
+            return texts
+        fm = ForwardMsg()
+        fm.ParseFromString(data)
+        if fm.WhichOneof("type") == "delta" and fm.delta.new_element.HasField("markdown"):
+            texts.append(fm.delta.new_element.markdown.body)
+
+
+def _clicks(s: Session, name: str) -> int:
+    """Rerun the counter fragment alone and read its count."""
+    assert s.ws is not None
+    button = s.widget("plus")
+    msg = BackMsg()
+    cs = msg.rerun_script
+    cs.page_script_hash = s.page_script_hash
+    cs.query_string = s.query_string
+    cs.widget_states.widgets.append(WidgetState(id=s.widget("name").id, string_value=name))
+    cs.fragment_id = button.fragment_id
+    s.ws.send_binary(msg.SerializeToString())
+    for text in reversed(_drain(s, 2.0)):
+        if text.startswith("clicks: "):
+            return int(text.split(": ")[1])
+    raise RuntimeError("the counter did not answer")
+
+
+def trial(url: str, scenario: str, args: argparse.Namespace) -> int:
+    query = f"end={ENDS.get(scenario, '')}&slow={args.full_run}"
+    with Session(url, query=query) as s:
+        first = s.rerun()
+        assert first.ok, first.errors
+        assert s.ws is not None
+        if scenario != "idle":
+            s.ws.send_binary(_message(s, "ada", click=False))  # a full run starts
+            time.sleep(args.click_after)
+        s.ws.send_binary(_message(s, "ada" if scenario != "idle" else "", click=True))
+        if scenario == "second-run":
+            time.sleep(0.1)
+            s.ws.send_binary(_message(s, "grace", click=False))
+        _drain(s, args.full_run + 2.0)
+        return _clicks(s, "grace" if scenario == "second-run" else "ada")
+
+
+def run(scenarios: list[str], args: argparse.Namespace, app: Path = APP) -> dict[str, list[int]]:
+    """The clicks counted per trial of each scenario (each trial clicks once)."""
+    with Server(app, options={"runner.fastReruns": args.fast_reruns}) as srv:
+        return {sc: [trial(srv.url, sc, args) for _ in range(args.trials)] for sc in scenarios}
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--scenario", choices=SCENARIOS, action="append")
+    p.add_argument("--trials", type=int, default=3)
+    p.add_argument("--full-run", type=float, default=1.5, help="seconds of the slow full run")
+    p.add_argument("--click-after", type=float, default=0.3, help="seconds into the full run")
+    p.add_argument(
+        "--fast-reruns", action=argparse.BooleanOptionalAction, default=True,
+        help="runner.fastReruns (attnviz's setting: on)",
+    )  # fmt: skip
+    p.add_argument("--json", type=Path)
+    return p.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    report = run(args.scenario or list(SCENARIOS), args)
+    for scenario, counts in report.items():
+        print(f"{scenario:>10}: clicks counted {counts} (1 click per trial)")
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
