@@ -108,7 +108,9 @@ def test_the_variable_sets_the_join_link_its_qr_code_and_the_presenter_link(brow
         # the presenter view's "Copy link for the class" gives the room the same address
         teacher.open(f"/multi_head?present=1&N=4&D=4&heads=2&class={code}&teacher={key}")
         press_text(teacher, "Copy link for the class")
-        shown = teacher.page.locator('[data-testid="stExpander"] [data-testid="stCode"]').first
+        # the popover's code box (it opens over the slide: tests/e2e/test_devices_e2e.py)
+        shown = teacher.page.locator('[data-testid="stCode"]').filter(has_text="/multi_head?")
+        shown = shown.first
         copied = shown.inner_text().strip()
         assert copied.startswith(f"{PUBLIC}/multi_head?") and f"class={code}" in copied
         assert key not in copied and "present=" not in copied
