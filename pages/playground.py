@@ -97,7 +97,11 @@ def top_row(view: ui.View, head: int, asked=None) -> None:
         "purple) to 1 (yellow), so darker = closer to 0; each "
         + ("row" if lay == "rows" else "column")
         + " sums to 1"
-        + (" (the values are written in the cells)" if n <= figures.MAX_CELL_TEXT_N else "")
+        + (
+            " (the values are written in the cells where they fit)"
+            if n <= figures.MAX_CELL_TEXT_N
+            else ""
+        )
         + ". Grey cells with × are masked: their score is −∞ and their weight 0."
         + (" Token labels are hidden above 40 tokens; hover shows the indices." if n > 40 else "")
     )
