@@ -39,10 +39,10 @@ COPY app.py pyproject.toml README.md ./
 
 # The project, installed (editable, in place): Streamlit serves the chart board's files
 # (components v2) from an installed distribution. The board's plotly.js is the bundle
-# committed in attnviz/board/vendor/ (built by scripts/plotly_bundle/); board_assets checks
+# committed in attnviz/ui/board/js/vendor/ (built by scripts/plotly_bundle/); board_assets checks
 # that it is the version the plotly package expects (else it puts the package's full file
 # there: the image is read-only at run time).
-RUN pip install --no-cache-dir --no-deps -e . && python -m attnviz.board_assets
+RUN pip install --no-cache-dir --no-deps -e . && python -m attnviz.ui.board
 
 # /data: the live class's SQLite store when the image runs alone (attnviz/classroom.py);
 # replicas set ATTNVIZ_DATABASE_URL to their shared PostgreSQL (deploy/compose.yaml).

@@ -10,7 +10,7 @@ One server (``app.py``), headless Chromium, the page instrumentation of
   (a change of view B: the page's fragment reruns);
 * ``compare B (head)``: view B's head switched between 0 and 1 (fragment);
 * ``cell click``: a click on a weights cell -> its worked computation shown, on the
-  playground and on Compare: first the browser's panel (``attnviz/board/cell.js``: its
+  playground and on Compare: first the browser's panel (``attnviz/ui/board/js/cell.js``: its
   heading naming that cell is in the page), then the server's part (the equations; its
   heading naming the cell), drawn by the fragment rerun the click causes.
 

@@ -43,6 +43,7 @@ logging.disable(logging.WARNING)  # streamlit's "no ScriptRunContext" warnings (
 from attnviz.models import head_patterns, head_probes, minilm, smollm
 from attnviz.ui import heads
 from attnviz.ui.heads import ModelHeads
+from attnviz import viz
 
 # the pages' specs (pages/decoder.py, pages/real_model.py), without importing the pages
 SPECS = {
@@ -84,7 +85,8 @@ def figures() -> None:
     sys.path.insert(0, str(REPO))
     import numpy as np
 
-    from attnviz.models import head_patterns, head_patterns_figures
+    from attnviz import viz
+    from attnviz.models import head_patterns
     from attnviz.ui.board import figure_json, payload
 
     rng = np.random.default_rng(0)
@@ -95,9 +97,9 @@ def figures() -> None:
     build, send = [], []
     for _ in range(10):
         t0 = time.perf_counter()
-        charts = [("scores", head_patterns_figures.scores_figure(scores, selected=(1, 2)), None)]
+        charts = [("scores", viz.heads.scores_figure(scores, selected=(1, 2)), None)]
         for i in range(3):
-            fig = head_patterns_figures.probe_weights_figure(w, labels, length=40, title="x")
+            fig = viz.heads.probe_weights_figure(w, labels, length=40, title="x")
             charts.append((f"top{i}", fig, None))
         t1 = time.perf_counter()
         payload(charts)

@@ -1,5 +1,5 @@
 """Predict, then reveal: what a view question costs (attnviz.classroom, attnviz.predict,
-attnviz.classroom_figures), on SQLite in a temp dir.
+attnviz.viz.classroom), on SQLite in a temp dir.
 
     python bench/predict.py [--students 300] [--threads 16] [--json out.json]
 
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from attnviz import classroom_figures, engine, figures, predict
+from attnviz import engine, predict, viz
 from attnviz.classroom import ClassStore
 
 
@@ -77,9 +77,9 @@ def run(students: int, threads: int) -> dict:
             "question_ms": timed_ms(lambda: store.question(code), 50),
         }
         store.dispose()
-    fig = figures.attention_figure(weights[0], what="weights")
+    fig = viz.heatmaps.attention_figure(weights[0], what="weights")
     out["top_key_ms"] = timed_ms(lambda: predict.top_key(weights, 0, 3), 200)
-    out["outline_cells_ms"] = timed_ms(lambda: classroom_figures.outline_cells(fig, [(3, 4)]), 200)
+    out["outline_cells_ms"] = timed_ms(lambda: viz.classroom.outline_cells(fig, [(3, 4)]), 200)
     return out
 
 

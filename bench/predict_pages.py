@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from attnviz import classroom_figures, engine, figures, predict
+from attnviz import engine, predict, viz
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from predict import timed_ms  # noqa: E402  (bench/predict.py, not attnviz.predict)
@@ -32,8 +32,8 @@ def measure(n: int, repeat: int) -> dict[str, float]:
     un, sc = engine.softmax(scores * 8), engine.softmax(scores)
     out = rng.standard_normal((n, n))  # (N, D)
     moved = out[rng.permutation(n)]
-    fig = figures.attention_figure(causal[0], what="weights", mask=mask)
-    b = figures.pool_factor(n)
+    fig = viz.heatmaps.attention_figure(causal[0], what="weights", mask=mask)
+    b = viz.style.pool_factor(n)
     span = (-b / 2, (n - 1) // b * b + b / 2)
     diagonal = predict.answer_cells("previous_head", {"head": 0}, n)
     return {
@@ -44,10 +44,10 @@ def measure(n: int, repeat: int) -> dict[str, float]:
             lambda: predict.previous_head(causal, first=1), repeat
         ),
         "outline_row_ms": timed_ms(
-            lambda: classroom_figures.outline_row(fig, n // 2, span, "rows", n), repeat
+            lambda: viz.classroom.outline_row(fig, n // 2, span, "rows", n), repeat
         ),
         "outline_diagonal_ms": timed_ms(
-            lambda: classroom_figures.outline_cells(fig, diagonal, "rows", n), repeat
+            lambda: viz.classroom.outline_cells(fig, diagonal, "rows", n), repeat
         ),
     }
 

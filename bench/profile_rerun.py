@@ -4,7 +4,7 @@ Two measurements:
 
 1. ``breakdown`` (default): runs a page through ``streamlit.testing.v1.AppTest`` and times,
    per rerun, the engine (``attnviz.engine.multi_head_attention`` and friends, cache
-   misses only), the figure builders (``attnviz.figures.*``, outermost calls), plotly's
+   misses only), the figure builders (``attnviz.viz.*``, outermost calls), plotly's
    figure validation inside ``st.plotly_chart`` (``plotly.tools.
    return_figure_from_figure_or_data``) and its JSON serialisation (``plotly.io.to_json``);
    the rest is Streamlit and the page itself. ``--cprofile N`` also prints the top N
@@ -75,12 +75,14 @@ def install(timers: Timers) -> None:
     import plotly.io
     import plotly.tools
 
-    from attnviz import engine, figures
+    from attnviz import engine, viz
 
-    for name in dir(figures):
-        fn = getattr(figures, name)
-        if callable(fn) and name.endswith("_figure") and not name.startswith("_"):
-            setattr(figures, name, timers.wrap("figures", fn))
+    # the pages call the builders through their module (viz.heatmaps.attention_figure)
+    for module in (viz.heatmaps, viz.attention, viz.charts, viz.models, viz.heads, viz.compare):
+        for name in dir(module):
+            fn = getattr(module, name)
+            if callable(fn) and name.endswith("_figure") and not name.startswith("_"):
+                setattr(module, name, timers.wrap("figures", fn))
     for name in ("multi_head_attention", "attention_from_qkv", "loop_attention"):
         if hasattr(engine, name):
             setattr(engine, name, timers.wrap("engine", getattr(engine, name)))

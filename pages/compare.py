@@ -4,8 +4,7 @@ of the same input, their weights side by side and B − A, the largest changes, 
 import numpy as np
 import streamlit as st
 
-from attnviz import compare_figures as cf
-from attnviz import engine, ui
+from attnviz import engine, ui, viz
 from attnviz.ui import asks, compare, predict
 
 view = ui.start(
@@ -54,8 +53,8 @@ def body(view: ui.View) -> None:
     st.subheader("The largest changes")
     compare.changes_table(wa, wb, labels)
     st.subheader("Entropy: how widely each query spreads its attention")
-    dh = cf.entropy_change(wa, wb)
-    ui.plot(cf.entropy_change_figure(wa, wb, labels=labels), key="cmp_entropy")
+    dh = viz.compare.entropy_change(wa, wb)
+    ui.plot(viz.compare.entropy_change_figure(wa, wb, labels=labels), key="cmp_entropy")
     mean = float(dh.mean())
     st.caption(
         f"H(B) − H(A) in bits, per query (uniform over the N keys: log₂ N = "
@@ -92,7 +91,7 @@ def views(
 
     def weights(which: str, r: engine.AttentionResult, h: int, what: str, chart: int):
         """View ``which``'s weights of head ``h``, a revealed answer outlined on it."""
-        w = cf.weights_figure(
+        w = viz.compare.weights_figure(
             r.weights[h], which=which, what=f"head {h} ({what})", labels=labels, layout=lay,
             mask=r.mask,
         )  # fmt: skip
@@ -101,7 +100,7 @@ def views(
     fig = {
         "cmp_a": weights("A", ra, ha, what_a, 0),
         "cmp_b": weights("B", rb, hb, what_b, 1),
-        "cmp_diff": cf.difference_figure(
+        "cmp_diff": viz.compare.difference_figure(
             wa,
             wb,
             what=f"weights, head {hb} − head {ha}" if ha != hb else f"weights, head {ha}",

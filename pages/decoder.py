@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from attnviz import figures, ui
+from attnviz import ui, viz
 from attnviz.engine import causal_mask
-from attnviz.models import head_probes, smollm, smollm_figures
+from attnviz.models import head_probes, smollm
 from attnviz.ui import asks, heads, predict
 from attnviz.wording import plural, power_of_ten
 
@@ -46,7 +46,7 @@ def _shifted(text: str, shift: int) -> tuple[np.ndarray, float]:
 
 def _causal_weights(w: np.ndarray, labels: list[str], title: str):
     """One head's weights with the masked (future) triangle drawn as masked."""
-    return figures.attention_figure(
+    return viz.heatmaps.attention_figure(
         w, what="weights", labels=labels, mask=causal_mask(len(labels)), title=title, height=400
     )
 
@@ -132,13 +132,11 @@ def main() -> None:
     ui.pooled_note(n, "the next-token tab shows the newest row in full", exports=False)
     left, right = st.columns([1, 1.3])
     with left:
-        ui.plot(
-            smollm_figures.all_heads_figure(weights, selected=(layer, head)), key="dec_grid_fig"
-        )
+        ui.plot(viz.models.all_heads_figure(weights, selected=(layer, head)), key="dec_grid_fig")
     with right:
         ui.plot(
             predict.outlined(  # a revealed "which head" (the teacher's projector)
-                figures.attention_figure(
+                viz.heatmaps.attention_figure(
                     weights[layer, head],
                     what="weights",
                     labels=tokens,
@@ -160,7 +158,7 @@ def main() -> None:
             f"**Grouped-query attention.** Head {head + 1} uses key/value head {kv + 1}: "
             f"it has its own queries but shares keys and values with "
             f"{model.config.group_size - 1} other heads, so a layer stores 3 keys per token "
-            f"instead of 9.\n\n" + smollm_figures.gqa_table(n_heads, n_kv, selected=head)
+            f"instead of 9.\n\n" + viz.models.gqa_table(n_heads, n_kv, selected=head)
         )
 
     asks.model_heads("decoder", (text, layer), weights[layer], layer)  # Ask the room
@@ -192,7 +190,7 @@ HEADS = heads.ModelHeads(
 
 def _next_token(model: smollm.SmolLM, run: smollm.SmolRun, text: str, layer: int) -> None:
     top = smollm.top_tokens(model, run, 10)
-    ui.plot(smollm_figures.next_token_figure(top), key="dec_next_fig")
+    ui.plot(viz.models.next_token_figure(top), key="dec_next_fig")
     best, p = top[0]
     c1, c2 = st.columns([1, 1])
     c1.button(
@@ -205,7 +203,7 @@ def _next_token(model: smollm.SmolLM, run: smollm.SmolRun, text: str, layer: int
     )
     c2.button("Back to the first prompt", key="dec_reset", on_click=_reset_prompt)
     ui.plot(
-        smollm_figures.newest_rows_figure(run.attentions[layer, :, -1, :], run.tokens, layer=layer),
+        viz.models.newest_rows_figure(run.attentions[layer, :, -1, :], run.tokens, layer=layer),
         key="dec_newest_fig",
     )
     st.markdown(
@@ -247,13 +245,13 @@ def _rope(model, run, text, layer, head, kv) -> None:
         f"angle (m − n) θᵢ, so their score depends on how far apart they are, not where."
     )
     ui.plot(
-        smollm_figures.rope_distance_figure(
+        viz.models.rope_distance_figure(
             dist,
             with_rope,
             without,
             title=f"Layer {layer + 1}, head {head + 1}: the query of "
-            f"“{figures.plotly_text(run.tokens[-1])}” against the key of "
-            f"“{figures.plotly_text(run.tokens[0])}”, moved apart",
+            f"“{viz.style.plotly_text(run.tokens[-1])}” against the key of "
+            f"“{viz.style.plotly_text(run.tokens[0])}”, moved apart",
         ),
         key="dec_rope_fig",
     )

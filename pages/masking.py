@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from attnviz import engine, figures, ui
+from attnviz import engine, ui, viz
 from attnviz.ui import asks, predict
 from attnviz.wording import power_of_ten, readable
 
@@ -55,7 +55,7 @@ def body(view: ui.View) -> None:
         variants.insert(0, ("no mask", ui.variant(view, mask_kind="none")))
     shown = [v for i, v in enumerate(variants) if step.show(i)]
     # one colour scale for the scores of every mask (side by side, or one per screen)
-    zmax = figures.shared_range(*(res.masked_scores[head] for _, res in variants))
+    zmax = viz.style.shared_range(*(res.masked_scores[head] for _, res in variants))
     mask_columns(view, head, shown, step.presenting, zmax)
     if step.presenting:  # a teacher's open class in the link: Ask the room about this mask
         ((name, res),) = shown
@@ -81,7 +81,7 @@ def mask_columns(view: ui.View, head: int, shown: list, presenting: bool, zmax: 
             {}
             if res.mask is None
             else {
-                f"mk_mask_{tag}": figures.mask_figure(
+                f"mk_mask_{tag}": viz.heatmaps.mask_figure(
                     mask,
                     labels=labels,
                     layout=lay,
@@ -91,7 +91,12 @@ def mask_columns(view: ui.View, head: int, shown: list, presenting: bool, zmax: 
             }
         )
         attn = functools.partial(
-            figures.attention_figure, labels=labels, layout=lay, mask=res.mask, height=H, zmax=zmax
+            viz.heatmaps.attention_figure,
+            labels=labels,
+            layout=lay,
+            mask=res.mask,
+            height=H,
+            zmax=zmax,
         )
         charts[f"mk_s_{tag}"] = attn(
             res.masked_scores[head],

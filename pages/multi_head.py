@@ -5,7 +5,7 @@ import math
 import numpy as np
 import streamlit as st
 
-from attnviz import engine, figures, ui
+from attnviz import engine, ui, viz
 from attnviz.ui import predict
 from attnviz.ui.cell import HINT_WEIGHTS
 
@@ -42,7 +42,7 @@ def query_section(view: ui.View) -> None:
     ui.chart_row(
         "mh_query",
         {
-            "mh_qheads": figures.bars_figure(
+            "mh_qheads": viz.charts.bars_figure(
                 {f"head {i}": r.weights[i, query] for i in range(h)},
                 x_labels=labels,
                 title=f"Weights of query {query} over the keys, in every head",
@@ -50,7 +50,7 @@ def query_section(view: ui.View) -> None:
                 y_title="weight a",
                 y_range=(0.0, 1.0),
             ),
-            "mh_qsum": figures.weighted_sum_figure(
+            "mh_qsum": viz.attention.weighted_sum_figure(
                 r.values[head],
                 r.weights[head, query],
                 query=query,
@@ -65,7 +65,7 @@ step = ui.steps([f"Head {i}: its own attention" for i in range(h)] + ["Concatena
 if step.presenting and step.index < h:
     ui.plot(
         predict.outlined(
-            figures.attention_figure(
+            viz.heatmaps.attention_figure(
                 r.weights[step.index],
                 what="weights",
                 labels=labels,
@@ -85,13 +85,13 @@ if step.presenting and step.index < h:
     # a teacher's open class in the link: Ask the room about this head (or which head)
     predict.ask_box("multi_head", s, r.weights, step.index, predict.query_on_screen(n), labels)
 elif step.rest:
-    if n <= figures.MAX_SMALL_MULTIPLES_N:
+    if n <= viz.style.MAX_SMALL_MULTIPLES_N:
         ui.board(
             "board_mh_small",
             [
                 (
                     "mh_small",
-                    figures.small_multiples_figure(
+                    viz.attention.small_multiples_figure(
                         r.weights, labels=labels, layout=lay, mask=r.mask
                     ),
                     ui.link_attn(
@@ -113,13 +113,13 @@ elif step.rest:
     else:
         st.info(
             f"With N = {n} tokens, {h} heatmaps of {n}×{n} cells would be unreadable (and heavy), "
-            f"so each head is summarised instead (limit: N ≤ {figures.MAX_SMALL_MULTIPLES_N}). "
+            f"so each head is summarised instead (limit: N ≤ {viz.style.MAX_SMALL_MULTIPLES_N}). "
             "Pick one head on the playground to see its full weights."
         )
         st.subheader("One query in every head")
         st.info(
             f"With N = {n} tokens the bars of one query in {h} heads would be unreadable "
-            f"(limit: N ≤ {figures.MAX_SMALL_MULTIPLES_N}); the playground shows one head's "
+            f"(limit: N ≤ {viz.style.MAX_SMALL_MULTIPLES_N}); the playground shows one head's "
             "query."
         )
 
@@ -129,10 +129,10 @@ elif step.rest:
         [
             (
                 "mh_entropy",
-                figures.entropy_figure(ent, max_entropy=math.log2(n) if n > 1 else 0.0),
+                viz.attention.entropy_figure(ent, max_entropy=math.log2(n) if n > 1 else 0.0),
                 None,
             ),
-            ("mh_argmax", figures.argmax_figure(r.weights, labels=labels, mask=r.mask), None),
+            ("mh_argmax", viz.attention.argmax_figure(r.weights, labels=labels, mask=r.mask), None),
         ],
     )
     st.caption(
@@ -147,7 +147,7 @@ if step.show(h):
     charts = [
         (
             "mh_concat",
-            figures.token_matrix_figure(
+            viz.heatmaps.token_matrix_figure(
                 r.concat,
                 name="concat",
                 labels=labels,
@@ -162,7 +162,7 @@ if step.show(h):
         charts.append(
             (
                 "mh_wo",
-                figures.matrix_figure(
+                viz.heatmaps.matrix_figure(
                     w_o,
                     title=f"W_O ({w_o.shape[0]}×{w_o.shape[1]})",
                     x_title="output feature",
@@ -176,7 +176,7 @@ if step.show(h):
     charts.append(
         (
             "mh_out",
-            figures.token_matrix_figure(
+            viz.heatmaps.token_matrix_figure(
                 r.output,
                 name="Y",
                 labels=labels,

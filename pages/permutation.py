@@ -5,7 +5,7 @@ import functools
 import numpy as np
 import streamlit as st
 
-from attnviz import experiments, figures, ui
+from attnviz import experiments, ui, viz
 from attnviz.ui import asks, predict
 from attnviz.wording import readable, rounding
 
@@ -62,9 +62,9 @@ plabels = [labels[int(p)] for p in perm]
 shuffled_out = chk.out[perm]  # (N, Dout): the original outputs, shuffled
 diff = chk.out_of_permuted - shuffled_out
 # the three charts on one colour scale: the difference is measured against the outputs
-zmax = figures.shared_range(shuffled_out, chk.out_of_permuted)
+zmax = viz.style.shared_range(shuffled_out, chk.out_of_permuted)
 outputs = functools.partial(
-    figures.token_matrix_figure, labels=plabels, layout=lay, height=340, zmax=zmax
+    viz.heatmaps.token_matrix_figure, labels=plabels, layout=lay, height=340, zmax=zmax
 )
 ui.chart_row(
     "pm_outputs",
@@ -78,7 +78,7 @@ ui.chart_row(
             n,
             span=(-0.5, chk.out.shape[1] - 0.5),
         ),
-        "pm_d": figures.matrix_figure(
+        "pm_d": viz.heatmaps.matrix_figure(
             diff if lay == "rows" else diff.T,
             title="difference (right − left)",
             x_title="feature" if lay == "rows" else "token (column)",
@@ -101,7 +101,7 @@ st.latex(
 )
 if pe is not None:
     ui.plot(
-        figures.token_matrix_figure(
+        viz.heatmaps.token_matrix_figure(
             pe,
             name="E (positions)",
             labels=[str(i) for i in range(n)],

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from attnviz import figures, ui
+from attnviz import ui, viz
 from attnviz.ui import predict
 
 view = ui.start(
@@ -48,7 +48,7 @@ def top_charts(view: ui.View, head: int, asked=None) -> list:
     return [
         (
             "pg_scores",
-            figures.attention_figure(
+            viz.heatmaps.attention_figure(
                 r.scores[head],
                 what="scores",
                 labels=labels,
@@ -62,7 +62,7 @@ def top_charts(view: ui.View, head: int, asked=None) -> list:
         (
             "pg_weights",
             predict.outlined(
-                figures.attention_figure(
+                viz.heatmaps.attention_figure(
                     r.weights[head], what="weights", labels=labels, layout=lay, mask=mask
                 ),
                 asked,
@@ -75,7 +75,7 @@ def top_charts(view: ui.View, head: int, asked=None) -> list:
         ),
         (
             "pg_out",
-            figures.token_matrix_figure(
+            viz.heatmaps.token_matrix_figure(
                 r.head_outputs[head],
                 name=f"out (head {head}) = A V",
                 labels=labels,
@@ -99,7 +99,7 @@ def top_row(view: ui.View, head: int, asked=None) -> None:
         + " sums to 1"
         + (
             " (the values are written in the cells where they fit)"
-            if n <= figures.MAX_CELL_TEXT_N
+            if n <= viz.style.MAX_CELL_TEXT_N
             else ""
         )
         + ". Grey cells with × are masked: their score is −∞ and their weight 0."
@@ -110,7 +110,7 @@ def top_row(view: ui.View, head: int, asked=None) -> None:
 def input_charts(view: ui.View, head: int) -> list:
     """X and one head's Q, K, V, linked to the attention matrices above."""
     r, labels, lay = view.result, view.labels, view.layout
-    tm = figures.token_matrix_figure
+    tm = viz.heatmaps.token_matrix_figure
     return [
         (
             "pg_x",
@@ -203,7 +203,7 @@ def query_charts(view: ui.View, head: int, query: int) -> list:
     return [
         (
             "pg_qbars",
-            figures.query_weights_figure(
+            viz.attention.query_weights_figure(
                 r.weights[head, query],
                 query=query,
                 labels=labels,
@@ -213,7 +213,7 @@ def query_charts(view: ui.View, head: int, query: int) -> list:
         ),
         (
             "pg_qsum",
-            figures.weighted_sum_figure(
+            viz.attention.weighted_sum_figure(
                 r.values[head], r.weights[head, query], query=query, labels=labels
             ),
             None,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from attnviz import figures, ui
-from attnviz.models import head_probes, minilm, minilm_figures
+from attnviz import ui, viz
+from attnviz.models import head_probes, minilm
 from attnviz.ui import asks, heads, predict
 
 SUMMARIES = {
@@ -96,7 +96,7 @@ def main() -> None:
     )
     left, right = st.columns([1.15, 1])
     with left:
-        ui.plot(minilm_figures.heads_grid_figure(weights, selected=sel), key="rm_grid_fig")
+        ui.plot(viz.models.heads_grid_figure(weights, selected=sel), key="rm_grid_fig")
     with right:
         title = f"Layer {layer + 1}, head {head + 1}: weights"
         ui.plot(
@@ -172,7 +172,7 @@ def _shapes(model: minilm.MiniLM, n: int) -> None:
 
 def _head_figure(res, head: int, tokens: list[str], layout: str, title: str):
     """One head's weights of a layer result, with its scale and d_k in the hover."""
-    return figures.attention_figure(
+    return viz.heatmaps.attention_figure(
         res.weights[head],
         what="weights",
         labels=tokens,
@@ -194,9 +194,9 @@ def _qkv(res, weights, tokens, layer, head, tok) -> None:
         f"V). Its row of weights is softmax(q · kⱼ / √{q.size}) over every key kⱼ."
     )
     ui.plot(
-        figures.matrix_figure(
+        viz.heatmaps.matrix_figure(
             np.stack([q, k, v]),
-            title=f"q, k, v of “{figures.plotly_text(tokens[tok])}” "
+            title=f"q, k, v of “{viz.style.plotly_text(tokens[tok])}” "
             f"(layer {layer + 1}, head {head + 1})",
             x_title="feature (of this head's 32)",
             y_title="",
@@ -207,7 +207,7 @@ def _qkv(res, weights, tokens, layer, head, tok) -> None:
         key="rm_qkv_fig",
     )
     ui.plot(
-        figures.query_weights_figure(res.weights[head, tok], query=tok, labels=tokens),
+        viz.attention.query_weights_figure(res.weights[head, tok], query=tok, labels=tokens),
         key="rm_row_fig",
     )
     links = minilm.strongest_links(weights, tokens, tok, top=4)
@@ -271,7 +271,7 @@ def _head_types(weights, tokens, sel) -> None:
     vals = summ[key]
     is_entropy = key == "entropy"
     ui.plot(
-        minilm_figures.summary_figure(
+        viz.models.summary_figure(
             vals,
             title=f"{SUMMARIES[key][0]} — {SUMMARIES[key][1]}",
             zmax=None if is_entropy else 1.0,

@@ -6,7 +6,7 @@ import math
 import numpy as np
 import streamlit as st
 
-from attnviz import engine, experiments, figures, ui
+from attnviz import engine, experiments, ui, viz
 from attnviz.ui import asks, predict
 
 view = ui.start(
@@ -22,7 +22,7 @@ s = view.settings
 st.subheader("1. Variance of q·k grows with d_k; q·k / √d_k stays near 1")
 dims = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
 curve = ui.cached("dot_product_variance", dims, trials=1000, seed=s.seed)
-ui.plot(figures.variance_figure(curve.dims, curve.before, curve.after), key="sc_var")
+ui.plot(viz.charts.variance_figure(curve.dims, curve.before, curve.after), key="sc_var")
 st.caption(
     f"1000 random pairs q, k ~ N(0, I) per d_k (seed {s.seed}). At d_k = 512 the unscaled "
     f"variance is {curve.before[-1]:.0f}, the scaled one {curve.after[-1]:.2f}."
@@ -100,7 +100,7 @@ def factor_section():
     factors = [1.0, float(factor)]
     wts = experiments.softmax_under_factor(logits, factors)  # (2, 5)
     with c2:
-        ui.plot(figures.softmax_factor_figure(logits, factors, wts), key="sc_factor_fig")
+        ui.plot(viz.charts.softmax_factor_figure(logits, factors, wts), key="sc_factor_fig")
     ent = engine.row_entropy(wts)
     c1.markdown(
         f"Entropy: **{ent[0]:.2f}** bits at ×1, **{ent[1]:.2f}** bits at ×{factor:g} "
@@ -122,7 +122,9 @@ def current_section(view: ui.View):
     sc = ui.variant(view, scale_mode="1/√d_k")
     dk = r.queries.shape[-1]
     head = ui.head_picker(r.num_heads)
-    weights = functools.partial(figures.attention_figure, what="weights", labels=labels, layout=lay)
+    weights = functools.partial(
+        viz.heatmaps.attention_figure, what="weights", labels=labels, layout=lay
+    )
     asked = predict.outline("scaling", s)  # a revealed "which row is sharper" (projector)
     ui.chart_row(
         "sc_pair",
@@ -145,7 +147,7 @@ def current_section(view: ui.View):
     e_sc = engine.row_entropy(sc.weights).mean(axis=1)
     heads_lbl = [f"head {i}" for i in range(r.num_heads)]
     ui.plot(
-        figures.bars_figure(
+        viz.charts.bars_figure(
             {"not scaled": e_un, f"scaled (1/√{dk})": e_sc},
             x_labels=heads_lbl,
             title="Mean entropy of the weights per head (higher = more spread out)",
@@ -160,7 +162,7 @@ def current_section(view: ui.View):
     )
     sat = ui.cached("max_weight_curve", dims, n_keys=8, trials=200, seed=s.seed)
     ui.plot(
-        figures.line_figure(
+        viz.charts.line_figure(
             sat.dims,
             {
                 "not scaled": sat.unscaled,

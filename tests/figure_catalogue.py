@@ -14,24 +14,10 @@ import inspect
 import numpy as np
 import plotly.graph_objects as go
 
-from attnviz import (
-    classroom_figures,
-    compare_figures,
-    engine,
-    experiments,
-    figures,
-)
-from attnviz.models import head_patterns_figures, minilm_figures, smollm_figures
+from attnviz import engine, experiments, viz
 from attnviz.models.head_patterns import PATTERNS
 
-BUILDER_MODULES = (
-    "attnviz.figures",
-    "attnviz.compare_figures",
-    "attnviz.classroom_figures",
-    "attnviz.models.head_patterns_figures",
-    "attnviz.models.minilm_figures",
-    "attnviz.models.smollm_figures",
-)
+BUILDER_MODULES = tuple(f"attnviz.viz.{m}" for m in viz.__all__)
 
 
 def builders() -> set[str]:
@@ -43,7 +29,7 @@ def builders() -> set[str]:
         for fname, f in inspect.getmembers(mod, inspect.isfunction):
             ret = str(inspect.signature(f).return_annotation)
             if f.__module__ == name and not fname.startswith("_") and "Figure" in ret:
-                out.add(f"{name.rsplit('.', 1)[-1]}.{fname}")
+                out.add(f"{name.removeprefix('attnviz.')}.{fname}")
     return out
 
 
@@ -64,39 +50,41 @@ def _page_figures(r, x, labels, causal) -> dict[str, go.Figure]:
     """The playground's, step by step's, multi-head's and masking's builders."""
     s, w = r.scores[0], r.weights[0]
     return {
-        "figures.attention_figure/scores": figures.attention_figure(
+        "viz.heatmaps.attention_figure/scores": viz.heatmaps.attention_figure(
             s, what="scores", labels=labels, mask=causal, scale=0.5, d_k=4
         ),
-        "figures.attention_figure/weights-columns": figures.attention_figure(
+        "viz.heatmaps.attention_figure/weights-columns": viz.heatmaps.attention_figure(
             w, what="weights", labels=labels, layout="columns"
         ),
-        "figures.matrix_figure": figures.matrix_figure(
+        "viz.heatmaps.matrix_figure": viz.heatmaps.matrix_figure(
             x, title="X", x_title="feature", y_title="token", hover="x", y_labels=labels
         ),
-        "figures.token_matrix_figure": figures.token_matrix_figure(
+        "viz.heatmaps.token_matrix_figure": viz.heatmaps.token_matrix_figure(
             r.head_outputs[0], name="Y", labels=labels, feature_groups=2
         ),
-        "figures.mask_figure": figures.mask_figure(causal, labels=labels),
-        "figures.query_weights_figure": figures.query_weights_figure(
+        "viz.heatmaps.mask_figure": viz.heatmaps.mask_figure(causal, labels=labels),
+        "viz.attention.query_weights_figure": viz.attention.query_weights_figure(
             w[2], query=2, labels=labels, mask_row=causal[2]
         ),
-        "figures.weighted_sum_figure": figures.weighted_sum_figure(
+        "viz.attention.weighted_sum_figure": viz.attention.weighted_sum_figure(
             r.head_outputs[0], w[2], query=2, labels=labels
         ),
-        "figures.small_multiples_figure": figures.small_multiples_figure(
+        "viz.attention.small_multiples_figure": viz.attention.small_multiples_figure(
             r.weights, labels=labels, mask=causal
         ),
-        "figures.entropy_figure": figures.entropy_figure(
+        "viz.attention.entropy_figure": viz.attention.entropy_figure(
             -(r.weights * np.log2(r.weights)).sum(-1).mean(-1), max_entropy=np.log2(6)
         ),
-        "figures.argmax_figure": figures.argmax_figure(r.weights, labels=labels, mask=causal),
-        "figures.bars_figure": figures.bars_figure(
+        "viz.attention.argmax_figure": viz.attention.argmax_figure(
+            r.weights, labels=labels, mask=causal
+        ),
+        "viz.charts.bars_figure": viz.charts.bars_figure(
             {"A": w[0], "B": w[1]}, x_labels=labels, title="t", x_title="key", y_title="w"
         ),
-        "figures.line_figure": figures.line_figure(
+        "viz.charts.line_figure": viz.charts.line_figure(
             [1, 2, 4, 8], {"a": [1, 2, 3, 4]}, title="t", x_title="d", y_title="v", log_x=True
         ),
-        "figures.style_text": figures.style_text(go.Figure(go.Heatmap(z=w))),
+        "viz.style.style_text": viz.style.style_text(go.Figure(go.Heatmap(z=w))),
     }
 
 
@@ -109,66 +97,68 @@ def catalogue() -> dict[str, go.Figure]:
     rb, _ = _run(6, 8, 2, seed=3)
     curve = experiments.dot_product_variance([1, 2, 4, 8, 16, 64], trials=200, seed=0)
     rng = np.random.default_rng(0)
-    weights_fig = figures.attention_figure(r.weights[0], what="weights", labels=labels)
+    weights_fig = viz.heatmaps.attention_figure(r.weights[0], what="weights", labels=labels)
     logits = rng.standard_normal(5)
     factors = [0.5, 1.0, 8.0]
     wts = np.stack([np.exp(f * logits) / np.exp(f * logits).sum() for f in factors])
     out = {
         **_page_figures(r, x, labels, causal),
-        "figures.attention_figure/pooled": figures.attention_figure(
+        "viz.heatmaps.attention_figure/pooled": viz.heatmaps.attention_figure(
             big.weights[1], what="weights", mask=engine.causal_mask(200)
         ),
-        "figures.variance_figure": figures.variance_figure(curve.dims, curve.before, curve.after),
-        "figures.softmax_factor_figure": figures.softmax_factor_figure(logits, factors, wts),
-        "compare_figures.weights_figure": compare_figures.weights_figure(
+        "viz.charts.variance_figure": viz.charts.variance_figure(
+            curve.dims, curve.before, curve.after
+        ),
+        "viz.charts.softmax_factor_figure": viz.charts.softmax_factor_figure(logits, factors, wts),
+        "viz.compare.weights_figure": viz.compare.weights_figure(
             rb.weights[0], which="B", what="weights", labels=labels
         ),
-        "compare_figures.difference_figure": compare_figures.difference_figure(
+        "viz.compare.difference_figure": viz.compare.difference_figure(
             r.weights[0], rb.weights[0], what="weights", labels=labels
         ),
-        "compare_figures.entropy_change_figure": compare_figures.entropy_change_figure(
+        "viz.compare.entropy_change_figure": viz.compare.entropy_change_figure(
             r.weights[0], rb.weights[0], labels=labels
         ),
-        "classroom_figures.tally_figure": classroom_figures.tally_figure(
+        "viz.classroom.tally_figure": viz.classroom.tally_figure(
             _tally((12, 3), (0, 0), (7, 9)), ["1. a", "2. b", "3. c"], students=30
         ),
-        "classroom_figures.choice_tally_figure": classroom_figures.choice_tally_figure(
+        "viz.classroom.choice_tally_figure": viz.classroom.choice_tally_figure(
             ["key 0", "key 1", "key 2"], [5, 2, 1], answer=0
         ),
-        "classroom_figures.outline_cell": classroom_figures.outline_cell(weights_fig, 2, 1),
-        "classroom_figures.outline_cells": classroom_figures.outline_cells(
+        "viz.classroom.outline_cell": viz.classroom.outline_cell(weights_fig, 2, 1),
+        "viz.classroom.outline_cells": viz.classroom.outline_cells(
             weights_fig, [(2, 1), (3, 0)], n=6
         ),
-        "classroom_figures.outline_row": classroom_figures.outline_row(
+        "viz.classroom.outline_row": viz.classroom.outline_row(
             weights_fig, 2, (-0.5, 5.5), "rows", 6
         ),
-        "head_patterns_figures.scores_figure": head_patterns_figures.scores_figure(
+        "viz.heads.scores_figure": viz.heads.scores_figure(
             {k: rng.random((30, 9)) for k in PATTERNS}, selected=(2, 1)
         ),
-        "head_patterns_figures.probe_weights_figure": head_patterns_figures.probe_weights_figure(
+        "viz.heads.probe_weights_figure": viz.heads.probe_weights_figure(
             np.tril(np.ones((22, 22))) / np.arange(1, 23)[:, None],
             [f"t{i}" for i in range(22)],
             length=10,
             start=1,
             title="Layer 1, head 1",
         ),
-        "minilm_figures.heads_grid_figure": minilm_figures.heads_grid_figure(
+        "viz.models.heads_grid_figure": viz.models.heads_grid_figure(
             rng.dirichlet(np.ones(9), size=(6, 12, 9)), selected=(2, 7)
         ),
-        "minilm_figures.summary_figure": minilm_figures.summary_figure(
+        "viz.models.summary_figure": viz.models.summary_figure(
             rng.random((6, 12)), title="previous-token score", selected=(1, 3)
         ),
-        "smollm_figures.all_heads_figure": smollm_figures.all_heads_figure(
+        "viz.models.all_heads_figure": viz.models.all_heads_figure(
             rng.dirichlet(np.ones(7), size=(30, 9, 7)) * np.tril(np.ones((7, 7))),
             selected=(3, 4),
         ),
-        "smollm_figures.newest_rows_figure": smollm_figures.newest_rows_figure(
+        "viz.models.newest_rows_figure": viz.models.newest_rows_figure(
             rng.dirichlet(np.ones(7), size=9), [f"t{i}" for i in range(7)], layer=3
         ),
-        "smollm_figures.next_token_figure": smollm_figures.next_token_figure(
+        "viz.models.next_token_figure": viz.models.next_token_figure(
             [(" Paris", 0.61), (" the", 0.12), (" a", 0.05)]
         ),
-        "smollm_figures.rope_distance_figure": smollm_figures.rope_distance_figure(
+        "viz.models.rope_distance_figure": viz.models.rope_distance_figure(
             np.arange(1, 17), rng.standard_normal(16), np.full(16, 0.3), title="q·k by distance"
         ),
     }

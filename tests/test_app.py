@@ -14,7 +14,7 @@ from board_view import BOARD, board_args, board_entries, figures_of, prefetched
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
-from attnviz import figures, ui
+from attnviz import ui, viz
 from attnviz.ui.board import MODULES, PLOTLY
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
@@ -487,7 +487,7 @@ def test_hostile_token_labels_are_shown_literally():
     assert_clean(at)
     assert view_of(at).labels == tuple(labels)
     f = figures_of(at)
-    escaped = [figures.plotly_text(s) for s in labels]
+    escaped = [viz.style.plotly_text(s) for s in labels]
     for key in ("pg_scores", "pg_weights", "pg_x", "pg_qbars"):
         ax = f[key]["layout"]["xaxis" if key == "pg_qbars" else "yaxis"]
         assert ax["ticktext"] == escaped, key

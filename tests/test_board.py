@@ -13,7 +13,8 @@ import pytest
 from plotly.offline import get_plotlyjs_version
 from streamlit.testing.v1 import AppTest
 
-from attnviz import board_assets, figures
+from attnviz import viz
+from attnviz.ui.board import assets as board_assets
 
 board = importlib.import_module("attnviz.ui.board")
 
@@ -71,7 +72,7 @@ def test_an_unwritable_folder_or_a_wrong_plotly_give_a_clear_message(tmp_path, m
             os.chmod(ro, 0o755)
             ro.rmdir()
             ro.write_text("")
-        with pytest.raises(board_assets.BoardAssetError, match="python -m attnviz.board_assets"):
+        with pytest.raises(board_assets.BoardAssetError, match="python -m attnviz.ui.board"):
             board_assets.ensure_vendor(ro / "vendor")
     finally:
         if ro.is_dir():
@@ -82,7 +83,9 @@ def test_an_unwritable_folder_or_a_wrong_plotly_give_a_clear_message(tmp_path, m
 
 
 def test_payload_keeps_typed_arrays_and_labels():
-    fig = figures.attention_figure(np.full((3, 3), 1 / 3), what="weights", labels=["a", "b", "c"])
+    fig = viz.heatmaps.attention_figure(
+        np.full((3, 3), 1 / 3), what="weights", labels=["a", "b", "c"]
+    )
     [entry] = board.payload([("w", fig, board.link_attn(0, "rows", weights=True))])
     z = entry["figure"]["data"][0]["z"]
     assert isinstance(z, dict) and "bdata" in z and z["dtype"] == "f4"
@@ -132,8 +135,8 @@ def test_revision_names_what_a_board_draws():
     """The board skips a render whose revision it has drawn: the revision must change with
     any figure, link, column width, group or text scale, and only then."""
     w = np.array([[0.2, 0.8], [0.5, 0.5]])
-    fig = figures.attention_figure(w, what="weights", labels=["a", "b"], layout="rows")
-    fig2 = figures.attention_figure(w[::-1], what="weights", labels=["a", "b"], layout="rows")
+    fig = viz.heatmaps.attention_figure(w, what="weights", labels=["a", "b"], layout="rows")
+    fig2 = viz.heatmaps.attention_figure(w[::-1], what="weights", labels=["a", "b"], layout="rows")
     base = board.payload([("w", fig, board.link_attn(0))])
     rev = board.revision(base, [1], "page", 1.0)
     assert rev == board.revision(board.payload([("w", fig, board.link_attn(0))]), [1], "page", 1.0)
@@ -161,8 +164,8 @@ def test_chart_modules_are_files_of_the_board_folder():
 
 def test_each_chart_names_its_role_for_the_click_value():
     w = np.array([[0.2, 0.8], [0.5, 0.5]])
-    s_fig = figures.attention_figure(w, what="scores", labels=["a", "b"])
-    w_fig = figures.attention_figure(w, what="weights", labels=["a", "b"])
+    s_fig = viz.heatmaps.attention_figure(w, what="scores", labels=["a", "b"])
+    w_fig = viz.heatmaps.attention_figure(w, what="weights", labels=["a", "b"])
     entries = board.payload(
         [
             ("s", s_fig, board.link_attn(0)),

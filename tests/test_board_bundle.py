@@ -1,4 +1,4 @@
-"""The board's plotly.js: the vendored bundle (attnviz/board/vendor/, built by
+"""The board's plotly.js: the vendored bundle (attnviz/ui/board/js/vendor/, built by
 scripts/plotly_bundle/) is the plotly.js version the installed plotly package expects, its
 recipe builds it byte for byte, and it holds every trace type of every figure the app
 builds (its builders, with realistic inputs, and every page as the app draws it).
@@ -25,8 +25,8 @@ from figure_catalogue import builders, catalogue
 from plotly.offline import get_plotlyjs_version
 from streamlit.testing.v1 import AppTest
 
-from attnviz import board_assets
 from attnviz.ui.board import PLOTLY, figure_json
+from attnviz.ui.board import assets as board_assets
 
 board = importlib.import_module("attnviz.ui.board")
 ROOT = Path(__file__).resolve().parents[1]
@@ -68,10 +68,10 @@ def test_the_bundle_has_its_licences_and_says_where_it_comes_from():
     assert pinned["version"] == get_plotlyjs_version() and pinned["integrity"].startswith("sha512-")
     # committed and packaged (pyproject's package-data), not git-ignored as the fallback is
     gitignore = (ROOT / ".gitignore").read_text().splitlines()
-    assert "attnviz/board/vendor/" not in gitignore
+    assert "attnviz/ui/board/js/vendor/" not in gitignore
     pyproject = (ROOT / "pyproject.toml").read_text()
-    assert '"board/vendor/plotly-attnviz-*"' in pyproject
-    assert '"board/vendor/LICENSE"' in pyproject
+    assert '"ui/board/js/vendor/plotly-attnviz-*"' in pyproject
+    assert '"ui/board/js/vendor/LICENSE"' in pyproject
 
 
 def test_the_bundle_is_a_quarter_of_the_full_file_and_holds_what_attnviz_draws():
@@ -151,10 +151,10 @@ def test_a_plotly_package_of_another_version_falls_back_to_its_full_file(
     assert board_assets.board_plotly(vendor) == vendor / board_assets.bundle().name
     monkeypatch.setattr(board_assets, "get_plotlyjs_version", lambda: "9.9.9")
     monkeypatch.setattr(board_assets, "script_version", _version_of_full("9.9.9"))
-    with caplog.at_level(logging.WARNING, logger="attnviz.board_assets"):
+    with caplog.at_level(logging.WARNING, logger="attnviz.ui.board.assets"):
         js = board_assets.board_plotly(vendor)
     assert js == vendor / "plotly-9.9.9.min.js" and js.stat().st_size > 4_000_000
-    assert "update attnviz/board/vendor/" in caplog.text and "v9.9.9" in caplog.text
+    assert "update attnviz/ui/board/js/vendor/" in caplog.text and "v9.9.9" in caplog.text
 
 
 def _version_of_full(version: str):

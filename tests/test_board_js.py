@@ -1,8 +1,8 @@
-"""The board's accessibility modules (attnviz/board/table.js, keys.js), run in Node.
+"""The board's accessibility modules (attnviz/ui/board/js/table.js, keys.js), run in Node.
 
 - ``node --test tests/js/``: their pure logic (next cell for a key, spoken numbers, the
   announcement text).
-- Figures built by ``attnviz.figures`` from the engine's weights go through
+- Figures built by ``attnviz.viz`` from the engine's weights go through
   ``tests/js/dump_tables.mjs``: the tables hold the engine's values (4 decimals), headers
   named by the tokens, the top 3 per row above 32 keys, and the announcement of a cell
   names its query, key, weight and row sum.
@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attnviz import engine, figures
+from attnviz import engine, viz
 from attnviz.inputs import default_labels
 from attnviz.ui.board import figure_json
 
@@ -78,7 +78,7 @@ def test_weights_table_holds_every_cell_named_by_tokens():
     n = 6
     w = _weights(n)
     labels = default_labels(n)
-    fig = figures.attention_figure(w, what="weights", labels=labels)
+    fig = viz.heatmaps.attention_figure(w, what="weights", labels=labels)
     (table,) = _dump(fig)["tables"]
     assert table["rowNoun"] == "query" and table["colNoun"] == "key"
     assert [r["name"] for r in table["rows"]] == list(labels)
@@ -91,7 +91,9 @@ def test_weights_table_holds_every_cell_named_by_tokens():
 def test_columns_layout_names_keys_down_and_queries_across():
     n = 5
     w = _weights(n)
-    fig = figures.attention_figure(w, what="weights", labels=default_labels(n), layout="columns")
+    fig = viz.heatmaps.attention_figure(
+        w, what="weights", labels=default_labels(n), layout="columns"
+    )
     out = _dump(fig, cells=[(4, 2)])
     (table,) = out["tables"]
     assert table["rowNoun"] == "key" and table["colNoun"] == "query"
@@ -106,7 +108,7 @@ def test_columns_layout_names_keys_down_and_queries_across():
 def test_announcement_of_query_2_key_4():
     n = 6
     w = _weights(n)
-    fig = figures.attention_figure(w, what="weights", labels=default_labels(n))
+    fig = viz.heatmaps.attention_figure(w, what="weights", labels=default_labels(n))
     out = _dump(fig, cells=[(2, 4)])
     assert out["announcements"]["2,4"] == f"query t2, key t4, weight {w[2, 4]:.2f}, row sums to 1"
 
@@ -114,7 +116,7 @@ def test_announcement_of_query_2_key_4():
 def test_above_32_keys_each_row_lists_its_top_3_and_says_so():
     n = 40
     w = _weights(n, seed=3)
-    fig = figures.attention_figure(w, what="weights", labels=default_labels(n))
+    fig = viz.heatmaps.attention_figure(w, what="weights", labels=default_labels(n))
     (table,) = _dump(fig)["tables"]
     assert table["top"] == 3
     assert "top 3 keys" in table["note"] and "instead of every cell" in table["note"]
@@ -129,13 +131,13 @@ def test_masked_cells_are_said_masked_and_pooled_charts_say_blocks():
     n = 6
     mask = engine.causal_mask(n)
     w = _weights(n, mask=mask)
-    fig = figures.attention_figure(w, what="weights", labels=default_labels(n), mask=mask)
+    fig = viz.heatmaps.attention_figure(w, what="weights", labels=default_labels(n), mask=mask)
     out = _dump(fig, cells=[(1, 3)])
     (table,) = out["tables"]
     assert table["rows"][1]["cells"][3]["value"] is None  # NaN on the wire: masked
     assert out["announcements"]["1,3"] == "query t1, key t3, masked (weight 0), row sums to 1"
-    big = figures.MAX_FULL_HEATMAP_N * 2
-    fig = figures.attention_figure(_weights(big), what="weights")
+    big = viz.style.MAX_FULL_HEATMAP_N * 2
+    fig = viz.heatmaps.attention_figure(_weights(big), what="weights")
     (table,) = _dump(fig)["tables"]
     assert "mean of a block" in table["note"]
     assert table["rows"][0]["name"] == "t0–t1"
@@ -145,7 +147,7 @@ def test_bar_chart_table_and_token_matrix_headers():
     n = 6
     w = _weights(n)
     labels = default_labels(n)
-    fig = figures.query_weights_figure(w[2], query=2, labels=labels)
+    fig = viz.attention.query_weights_figure(w[2], query=2, labels=labels)
     out = _dump(fig, cells=[(0, 4)])
     (table,) = out["tables"]
     assert [r["name"] for r in table["rows"]] == list(labels)
@@ -153,7 +155,7 @@ def test_bar_chart_table_and_token_matrix_headers():
     np.testing.assert_allclose([r["cells"][0]["value"] for r in table["rows"]], w[2], atol=1e-6)
     assert out["announcements"]["0,4"] == f"query t2, key t4, weight {w[2, 4]:.2f}"
     x = np.random.default_rng(1).standard_normal((n, 4))
-    fig = figures.token_matrix_figure(x, name="X", labels=labels)
+    fig = viz.heatmaps.token_matrix_figure(x, name="X", labels=labels)
     (table,) = _dump(fig)["tables"]
     assert table["rowNoun"] == "token" and table["colNoun"] == "feature"
     assert table["colNames"] == ["0", "1", "2", "3"]
@@ -164,7 +166,7 @@ def test_bar_chart_table_and_token_matrix_headers():
 
 def test_small_multiples_make_one_table_per_head():
     w = np.stack([_weights(5, seed=s) for s in range(3)])
-    fig = figures.small_multiples_figure(w, labels=default_labels(5))
+    fig = viz.attention.small_multiples_figure(w, labels=default_labels(5))
     tables = _dump(fig, link={"heads": [0, 1, 2]})["tables"]
     assert len(tables) == 3
     for h, t in enumerate(tables):
@@ -198,11 +200,13 @@ def _playground_figures(n: int = 6) -> list:
     r = engine.multi_head_attention(x, params, num_heads=2)
     labels = default_labels(n)
     return [
-        figures.attention_figure(r.scores[0], what="scores", labels=labels, d_k=4, scale=0.5),
-        figures.attention_figure(r.weights[0], what="weights", labels=labels),
-        figures.token_matrix_figure(r.head_outputs[0], name="out (head 0) = A V", labels=labels),
-        figures.query_weights_figure(r.weights[0, 0], query=0, labels=labels),
-        figures.weighted_sum_figure(r.values[0], r.weights[0, 0], query=0, labels=labels),
+        viz.heatmaps.attention_figure(r.scores[0], what="scores", labels=labels, d_k=4, scale=0.5),
+        viz.heatmaps.attention_figure(r.weights[0], what="weights", labels=labels),
+        viz.heatmaps.token_matrix_figure(
+            r.head_outputs[0], name="out (head 0) = A V", labels=labels
+        ),
+        viz.attention.query_weights_figure(r.weights[0, 0], query=0, labels=labels),
+        viz.attention.weighted_sum_figure(r.values[0], r.weights[0, 0], query=0, labels=labels),
     ]
 
 

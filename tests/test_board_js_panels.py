@@ -18,10 +18,8 @@ import numpy as np
 import pytest
 from test_board_js import _dump, _weights
 
-from attnviz import figures
+from attnviz import viz
 from attnviz.inputs import default_labels
-from attnviz.models import head_patterns_figures as hpf
-from attnviz.models import minilm_figures
 from attnviz.models.head_patterns import PATTERNS
 from attnviz.ui.board import link_attn
 
@@ -30,7 +28,7 @@ from attnviz.ui.board import link_attn
 def test_small_multiples_announce_every_head_with_its_weight(layout):
     n, heads = 6, 3
     w = np.stack([_weights(n, seed=s) for s in range(heads)])
-    fig = figures.small_multiples_figure(w, labels=default_labels(n), layout=layout)
+    fig = viz.attention.small_multiples_figure(w, labels=default_labels(n), layout=layout)
     cells = [(2, 4, h) if layout == "rows" else (4, 2, h) for h in range(heads)]
     out = _dump(fig, cells=cells, link=link_attn(None, layout, heads=range(heads)))
     sums = "row sums to 1" if layout == "rows" else "column sums to 1"
@@ -52,7 +50,7 @@ def test_pattern_panels_make_one_table_of_every_head(layers, heads):
     scores["duplicate"][0, 0] = np.nan
     best = (layers - 1, heads - 2)
     scores["induction"][best] = 1.0
-    fig = hpf.scores_figure(scores, selected=(0, 0))
+    fig = viz.heads.scores_figure(scores, selected=(0, 0))
     out = _dump(fig, cells=[(2, 4, 0), (best[0], best[1], 5)])
     (table,) = out["tables"]
     assert table["colNames"] == list(PATTERNS)
@@ -77,9 +75,9 @@ def test_pattern_panels_make_one_table_of_every_head(layers, heads):
 def test_tiled_grid_of_every_head_reads_head_by_head(n):
     layers, heads = 3, 4
     w = np.stack([[_weights(n, seed=10 * a + b) for b in range(heads)] for a in range(layers)])
-    fig = minilm_figures.heads_grid_figure(w, selected=(0, 0))
-    c = min(n, minilm_figures.GRID_MAX_CELLS)
-    p = minilm_figures.pool_square(w, c)  # (L, H, c, c): what the tiles show
+    fig = viz.models.heads_grid_figure(w, selected=(0, 0))
+    c = min(n, viz.models.GRID_MAX_CELLS)
+    p = viz.models.pool_square(w, c)  # (L, H, c, c): what the tiles show
     out = _dump(fig, cells=[(2, 4, heads + 1)])  # layer 2, head 2 (0-based tile 5)
     (table,) = out["tables"]
     assert [r["name"] for r in table["rows"][:2]] == ["layer 1, head 1", "layer 1, head 2"]

@@ -1,4 +1,4 @@
-"""The browser's cell arithmetic (attnviz/board/cell.js, run in Node) against the server's:
+"""The browser's cell arithmetic (attnviz/ui/board/js/cell.js, run in Node) against the server's:
 the numbers of :func:`attnviz.explain.cell` to 1e-12 on random cells of the 50 random views of
 ``tests/test_explain.py`` (masked cells and fully masked rows included), the text lines of
 :func:`attnviz.latex.cell_steps` character for character, and the data :func:`cell_data`

@@ -1,9 +1,9 @@
-"""attnviz.classroom_figures: the tally's bars hold the counts of ClassStore.tally."""
+"""attnviz.viz.classroom: the tally's bars hold the counts of ClassStore.tally."""
 
 import pytest
 from test_board_js import _dump
 
-from attnviz import classroom_figures
+from attnviz import viz
 
 
 def tally(*pairs):
@@ -14,7 +14,7 @@ def tally(*pairs):
 
 
 def test_right_and_wrong_are_stacked_per_question_in_order():
-    fig = classroom_figures.tally_figure(tally((1, 2), (0, 0), (3, 0)), ["1. a", "2. b", "3. c"])
+    fig = viz.classroom.tally_figure(tally((1, 2), (0, 0), (3, 0)), ["1. a", "2. b", "3. c"])
     right, wrong = fig.data
     assert (right.name, wrong.name) == ("Right", "Wrong")
     assert list(right.x) == [1, 0, 3] and list(wrong.x) == [2, 0, 0]
@@ -25,30 +25,30 @@ def test_right_and_wrong_are_stacked_per_question_in_order():
 
 
 def test_the_axis_reaches_the_number_of_students():
-    fig = classroom_figures.tally_figure(tally((1, 0)), ["1. a"], students=30)
+    fig = viz.classroom.tally_figure(tally((1, 0)), ["1. a"], students=30)
     assert fig.layout.xaxis.range[1] >= 30
-    empty = classroom_figures.tally_figure(tally((0, 0)), ["1. a"])
+    empty = viz.classroom.tally_figure(tally((0, 0)), ["1. a"])
     assert empty.layout.xaxis.range[1] > 0
 
 
 def test_labels_are_plotly_text_and_must_match():
-    fig = classroom_figures.tally_figure(tally((1, 0)), ["<b>x</b>"])
+    fig = viz.classroom.tally_figure(tally((1, 0)), ["<b>x</b>"])
     assert "<b>" not in fig.data[0].y[0]
     with pytest.raises(ValueError, match="2 items, 1 labels"):
-        classroom_figures.tally_figure(tally((1, 0), (0, 1)), ["1. a"])
+        viz.classroom.tally_figure(tally((1, 0), (0, 1)), ["1. a"])
 
 
 def test_the_tallys_table_holds_the_counts_per_question():
-    """The chart's Table (attnviz/board/table.js, in Node): a row per question named by
+    """The chart's Table (attnviz/ui/board/js/table.js, in Node): a row per question named by
     its label, Right and Wrong as counts (issue 25: it showed "students 0 | masked")."""
     labels = ["1. argmax", "2. weight <b>", "3. score"]
-    fig = classroom_figures.tally_figure(tally((1, 2), (0, 0), (3, 1)), labels, students=4)
+    fig = viz.classroom.tally_figure(tally((1, 2), (0, 0), (3, 1)), labels, students=4)
     (table,) = _dump(fig)["tables"]
     assert table["caption"] == "The room's answers" and table["digits"] == 0
     assert table["colNames"] == ["Right", "Wrong"]
     assert [r["name"] for r in table["rows"]] == labels  # plotly's escaping undone
     assert [[c["value"] for c in r["cells"]] for r in table["rows"]] == [[1, 2], [0, 0], [3, 1]]
-    choices = classroom_figures.choice_tally_figure(["t0", "t1", "t2"], [4, 0, 1], answer=0)
+    choices = viz.classroom.choice_tally_figure(["t0", "t1", "t2"], [4, 0, 1], answer=0)
     (table,) = _dump(choices)["tables"]
     assert [r["name"] for r in table["rows"]] == ["t0 ✓", "t1", "t2"]
     assert [r["cells"][0]["value"] for r in table["rows"]] == [4, 0, 1]

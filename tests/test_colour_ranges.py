@@ -12,7 +12,7 @@ import pytest
 from board_view import figures_of
 from test_app import assert_clean, run_app, view_of
 
-from attnviz import engine, figures
+from attnviz import engine, viz
 
 
 def _range(fig: dict) -> tuple[float, float]:
@@ -23,12 +23,12 @@ def _range(fig: dict) -> tuple[float, float]:
 def test_shared_range_is_the_largest_finite_value_of_all():
     a = np.array([[1.0, -4.5], [-np.inf, 2.0]])
     b = np.array([[0.5, np.nan], [3.0, -1.0]])
-    assert figures.shared_range(a, b) == 4.5
-    assert figures.shared_range(np.full((2, 2), -np.inf)) == 1.0  # nothing finite: ±1
-    fig = figures.attention_figure(b, what="scores", zmax=4.5)
-    assert _range(figures.token_matrix_figure(a[:1], name="x", zmax=7.0).to_dict()) == (-7, 7)
+    assert viz.style.shared_range(a, b) == 4.5
+    assert viz.style.shared_range(np.full((2, 2), -np.inf)) == 1.0  # nothing finite: ±1
+    fig = viz.heatmaps.attention_figure(b, what="scores", zmax=4.5)
+    assert _range(viz.heatmaps.token_matrix_figure(a[:1], name="x", zmax=7.0).to_dict()) == (-7, 7)
     assert (fig.data[0].zmin, fig.data[0].zmax) == (-4.5, 4.5)
-    own = figures.attention_figure(b, what="scores")  # default: its own range
+    own = viz.heatmaps.attention_figure(b, what="scores")  # default: its own range
     assert (own.data[0].zmin, own.data[0].zmax) == (-3.0, 3.0)
 
 

@@ -1,5 +1,5 @@
 """The Compare page (pages/compare.py, attnviz.ui.compare) and its figures
-(attnviz.compare_figures): B's settings in the link, invalid ones replaced with a warning,
+(attnviz.viz.compare): B's settings in the link, invalid ones replaced with a warning,
 B − A exactly the difference of the two engine results, presets, the cell pair."""
 
 from __future__ import annotations
@@ -10,8 +10,7 @@ from board_view import board_entries, figures_of
 from streamlit.testing.v1 import AppTest
 from test_app import APP, assert_clean, open_exports, view_of, z_of
 
-from attnviz import compare_figures as cf
-from attnviz import engine, inputs
+from attnviz import engine, inputs, viz
 from attnviz.ui.board import figure_json
 
 PAGE = "pages/compare.py"
@@ -194,10 +193,10 @@ def test_a_click_on_any_board_works_the_cell_out_in_a_and_b():
 def test_largest_changes_and_entropy_change():
     a = np.array([[0.5, 0.5], [1.0, 0.0]])
     b = np.array([[0.9, 0.1], [1.0, 0.0]])
-    rows = cf.largest_changes(a, b, k=5)
+    rows = viz.compare.largest_changes(a, b, k=5)
     assert [(c.query, c.key) for c in rows] == [(0, 0), (0, 1)]  # unchanged cells left out
     assert rows[0].delta == pytest.approx(0.4) and rows[1].delta == pytest.approx(-0.4)
-    dh = cf.entropy_change(a, b)
+    dh = viz.compare.entropy_change(a, b)
     assert dh[0] < 0 and dh[1] == 0
     assert dh[0] == pytest.approx(engine.row_entropy(b[0]) - 1.0)
 
@@ -205,8 +204,8 @@ def test_largest_changes_and_entropy_change():
 def test_difference_figure_is_centred_on_zero_and_transposes_for_columns():
     rng = np.random.default_rng(3)
     a, b = rng.dirichlet(np.ones(4), 4), rng.dirichlet(np.ones(4), 4)
-    rows = figure_json(cf.difference_figure(a, b, what="x"))
-    cols = figure_json(cf.difference_figure(a, b, what="x", layout="columns"))
+    rows = figure_json(viz.compare.difference_figure(a, b, what="x"))
+    cols = figure_json(viz.compare.difference_figure(a, b, what="x", layout="columns"))
     tr = rows["data"][0]
     m = np.abs(b - a).max()
     assert tr["zmid"] == 0 and tr["zmax"] == pytest.approx(m) and tr["zmin"] == -tr["zmax"]
@@ -214,14 +213,14 @@ def test_difference_figure_is_centred_on_zero_and_transposes_for_columns():
     np.testing.assert_array_equal(z_of(rows), (b - a).astype(np.float32))
     custom = np.array(tr["customdata"])  # (N, N, 2): A and B for the hover
     np.testing.assert_allclose(custom[1, 2], [a[1, 2], b[1, 2]], atol=5e-5)
-    big = figure_json(cf.difference_figure(np.eye(41), np.eye(41), what="x"))["data"][0]
+    big = figure_json(viz.compare.difference_figure(np.eye(41), np.eye(41), what="x"))["data"][0]
     assert "customdata" not in big and "customdata" not in big["hovertemplate"]
     assert rows["layout"]["title"]["text"] == "B − A: x"
 
 
 def test_views_of_different_inputs_are_refused():
     with pytest.raises(ValueError, match="same N×N shape.*got A 3×3 and B 4×4"):
-        cf.difference(np.eye(3), np.eye(4))
+        viz.compare.difference(np.eye(3), np.eye(4))
 
 
 @pytest.mark.parametrize(

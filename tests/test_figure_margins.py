@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from attnviz import figures
+from attnviz import viz
 
 
 def _axes(fig):
@@ -23,8 +23,8 @@ def test_attention_heatmaps_have_fixed_margins(n: int) -> None:
     rng = np.random.default_rng(0)
     labels = [f"tok{i}" for i in range(n)]
     for fig in (
-        figures.attention_figure(rng.random((n, n)), what="weights", labels=labels),
-        figures.token_matrix_figure(rng.standard_normal((n, 8)), name="X", labels=labels),
+        viz.heatmaps.attention_figure(rng.random((n, n)), what="weights", labels=labels),
+        viz.heatmaps.token_matrix_figure(rng.standard_normal((n, 8)), name="X", labels=labels),
     ):
         lay, axes = _axes(fig)
         assert axes and all(ax.get("automargin") is False for ax in axes)
@@ -34,9 +34,9 @@ def test_attention_heatmaps_have_fixed_margins(n: int) -> None:
 
 def test_long_token_labels_get_room() -> None:
     # tall enough that the y axis title stays on one line in both
-    short = figures.attention_figure(np.eye(3), what="weights", labels=list("abc"), height=700)
+    short = viz.heatmaps.attention_figure(np.eye(3), what="weights", labels=list("abc"), height=700)
     long_labels = ["internationalization", "of", "attention"]
-    long = figures.attention_figure(np.eye(3), what="weights", labels=long_labels, height=700)
+    long = viz.heatmaps.attention_figure(np.eye(3), what="weights", labels=long_labels, height=700)
     ls, ll = short.to_dict()["layout"]["margin"], long.to_dict()["layout"]["margin"]
     # the y labels sit left of the plot: ~7.5 px per character of the longest one
     assert ll["l"] - ls["l"] >= 7 * (len("internationalization") - 1)
@@ -45,7 +45,7 @@ def test_long_token_labels_get_room() -> None:
 
 def test_small_multiples_have_fixed_margins() -> None:
     w = np.full((4, 5, 5), 0.2)
-    lay, axes = _axes(figures.small_multiples_figure(w, labels=list("abcde")))
+    lay, axes = _axes(viz.attention.small_multiples_figure(w, labels=list("abcde")))
     assert len(axes) == 8
     assert all(ax.get("automargin") is False for ax in axes)
     assert lay["margin"]["t"] == 80  # the head titles keep their room
@@ -55,25 +55,24 @@ def test_bar_and_line_charts_grow_their_margins_to_fit() -> None:
     """Charts without fixed margins (bars, lines, the head summaries) let plotly.js fit the
     tick labels and axis titles: automargin on every axis (off, they start from 10 px
     margins and the labels are cut)."""
-    from attnviz.models import minilm_figures
 
     rng = np.random.default_rng(0)
     w = rng.dirichlet(np.ones(5), size=(3, 5))  # (3, 5, 5)
     built = {
-        "bars": figures.bars_figure(
+        "bars": viz.charts.bars_figure(
             {"a": [1.0, 2.0], "b": [2.0, 1.0]},
             x_labels=["x", "y"],
             title="t",
             x_title="x",
             y_title="y",
         ),
-        "entropy": figures.entropy_figure(rng.random((3, 5)), max_entropy=2.3),
-        "argmax": figures.argmax_figure(w),
-        "line": figures.line_figure(
+        "entropy": viz.attention.entropy_figure(rng.random((3, 5)), max_entropy=2.3),
+        "argmax": viz.attention.argmax_figure(w),
+        "line": viz.charts.line_figure(
             [1, 2, 4], {"a": [1.0, 2.0, 3.0]}, title="t", x_title="x", y_title="y"
         ),
-        "variance": figures.variance_figure([1, 2, 4], [1.0, 2.0, 4.0], [1.0, 1.0, 1.0]),
-        "summary": minilm_figures.summary_figure(rng.random((6, 12)), title="t"),
+        "variance": viz.charts.variance_figure([1, 2, 4], [1.0, 2.0, 4.0], [1.0, 1.0, 1.0]),
+        "summary": viz.models.summary_figure(rng.random((6, 12)), title="t"),
     }
     for name, fig in built.items():
         _, axes = _axes(fig)
@@ -106,7 +105,7 @@ def test_long_vertical_axis_title_stays_out_of_the_figure_title(
     margin stays as it is (the plots keep their width at 1280 px)."""
     labels = [f"t{i}" for i in range(6)]
     mask = np.tril(np.ones((6, 6), bool)) if masked else None
-    fig = figures.attention_figure(
+    fig = viz.heatmaps.attention_figure(
         np.eye(6), what="weights", labels=labels, height=height, mask=mask
     )
     lay = fig.to_dict()["layout"]
@@ -114,8 +113,8 @@ def test_long_vertical_axis_title_stays_out_of_the_figure_title(
     assert text == expected
     title_lines = lay["title"]["text"].count("<br>") + 1
     assert title_lines == (2 if masked else 1)  # the "grey = masked" line
-    free = m["t"] - (figures.TITLE_LINE_PX * title_lines + 16)
+    free = m["t"] - (viz.style.TITLE_LINE_PX * title_lines + 16)
     plot_px = height - m["t"] - m["b"]
-    assert (len(text) * figures.TITLE_CHAR_PX - plot_px) / 2 <= free
-    tall = figures.attention_figure(np.eye(6), what="weights", labels=labels, height=800)
+    assert (len(text) * viz.style.TITLE_CHAR_PX - plot_px) / 2 <= free
+    tall = viz.heatmaps.attention_figure(np.eye(6), what="weights", labels=labels, height=800)
     assert m["l"] == tall.to_dict()["layout"]["margin"]["l"]

@@ -6,7 +6,7 @@ import numpy as np
 import plotly.io as pio
 import pytest
 
-from attnviz import engine, figures
+from attnviz import engine, viz
 
 
 def z_of(fig, i=0):
@@ -25,7 +25,7 @@ def res():
 
 
 def test_scores_diverging_centred_and_masked_cells_are_gaps(res):
-    fig = figures.attention_figure(
+    fig = viz.heatmaps.attention_figure(
         res.scores[0], what="scores", labels=list("abcde"), mask=res.mask, scale=res.scale, d_k=2
     )
     hm = fig.data[0]
@@ -42,11 +42,11 @@ def test_scores_diverging_centred_and_masked_cells_are_gaps(res):
     assert "rows = tokens" in fig.layout.yaxis.title.text  # the orientation is named
     marks = [t for t in fig.data if t.name == "masked"]
     assert len(marks) == 1 and len(marks[0].x) == 10  # one × per masked cell
-    assert fig.layout.plot_bgcolor == figures.MASK_BG
+    assert fig.layout.plot_bgcolor == viz.style.MASK_BG
 
 
 def test_weights_sequential_0_to_1(res):
-    fig = figures.attention_figure(res.weights[1], what="weights", mask=res.mask)
+    fig = viz.heatmaps.attention_figure(res.weights[1], what="weights", mask=res.mask)
     hm = fig.data[0]
     assert (hm.zmin, hm.zmax) == (0.0, 1.0)
     assert hm.colorscale == "Viridis"
@@ -55,17 +55,17 @@ def test_weights_sequential_0_to_1(res):
 
 
 def test_column_layout_transposes_and_says_so(res):
-    rows = figures.attention_figure(res.weights[0], what="weights", layout="rows")
-    cols = figures.attention_figure(res.weights[0], what="weights", layout="columns")
+    rows = viz.heatmaps.attention_figure(res.weights[0], what="weights", layout="rows")
+    cols = viz.heatmaps.attention_figure(res.weights[0], what="weights", layout="columns")
     np.testing.assert_array_equal(z_of(cols), z_of(rows).T)
     assert "UDL" in cols.layout.xaxis.title.text
     assert "q<sub>%{x}</sub>" in cols.data[0].hovertemplate  # queries are the columns
-    tm = figures.token_matrix_figure(res.output, name="Y", layout="columns")
+    tm = viz.heatmaps.token_matrix_figure(res.output, name="Y", layout="columns")
     assert z_of(tm).shape == (4, 5) and "UDL" in tm.layout.xaxis.title.text
 
 
 def test_token_matrix_diverging_and_separators(res):
-    fig = figures.token_matrix_figure(res.concat, name="concat", feature_groups=2)
+    fig = viz.heatmaps.token_matrix_figure(res.concat, name="concat", feature_groups=2)
     assert fig.data[0].zmid == 0
     lines = [s for s in fig.layout.shapes if s.type == "line"]
     assert len(lines) == 1 and lines[0].x0 == 1.5
@@ -75,7 +75,9 @@ def test_large_n_drops_tick_labels_markers_and_stays_small():
     n = 256
     a = np.random.default_rng(0).random((n, n))
     mask = engine.causal_mask(n)
-    fig = figures.attention_figure(a, what="weights", labels=[f"t{i}" for i in range(n)], mask=mask)
+    fig = viz.heatmaps.attention_figure(
+        a, what="weights", labels=[f"t{i}" for i in range(n)], mask=mask
+    )
     assert fig.layout.yaxis.ticktext is None  # indices only above MAX_TICK_LABELS
     assert not [t for t in fig.data if t.name == "masked"]  # no 30k markers
     spec = json.loads(pio.to_json(fig, validate=False))
@@ -86,10 +88,10 @@ def test_large_n_drops_tick_labels_markers_and_stays_small():
 
 def test_query_figures_read_back(res):
     w = res.weights[0, 3]
-    fig = figures.query_weights_figure(w, query=3, labels=list("abcde"), mask_row=res.mask[3])
+    fig = viz.attention.query_weights_figure(w, query=3, labels=list("abcde"), mask_row=res.mask[3])
     np.testing.assert_allclose(np.asarray(fig.data[0].y, float), w, rtol=1e-6)
     assert "a<sub>3,%{x}</sub>" in fig.data[0].hovertemplate
-    s = figures.weighted_sum_figure(res.values[0], w, query=3, top=2)
+    s = viz.attention.weighted_sum_figure(res.values[0], w, query=3, top=2)
     bars = [t for t in s.data if t.type == "bar"]
     total = sum(np.asarray(b.y, float) for b in bars)
     out = [t for t in s.data if t.type == "scatter"][0]
@@ -99,95 +101,97 @@ def test_query_figures_read_back(res):
 
 
 def test_small_multiples_one_heatmap_per_head_shared_scale(res):
-    fig = figures.small_multiples_figure(res.weights, mask=res.mask)
+    fig = viz.attention.small_multiples_figure(res.weights, mask=res.mask)
     hms = [t for t in fig.data if t.type == "heatmap"]
     assert len(hms) == 2 and all(h.coloraxis == "coloraxis" for h in hms)
     assert (fig.layout.coloraxis.cmin, fig.layout.coloraxis.cmax) == (0.0, 1.0)
     assert np.isnan(np.asarray(hms[1].z, float)[0, 1])
     big = np.ones((2, 100, 100)) / 100
     with pytest.raises(ValueError, match="summary"):
-        figures.small_multiples_figure(big)
+        viz.attention.small_multiples_figure(big)
 
 
 def test_entropy_and_argmax(res):
     ent = engine.row_entropy(res.weights)
-    fig = figures.entropy_figure(ent, max_entropy=np.log2(5))
+    fig = viz.attention.entropy_figure(ent, max_entropy=np.log2(5))
     np.testing.assert_allclose(np.asarray(fig.data[0].y, float), ent.mean(axis=1), rtol=1e-6)
-    am = figures.argmax_figure(res.weights, labels=list("abcde"))
+    am = viz.attention.argmax_figure(res.weights, labels=list("abcde"))
     np.testing.assert_array_equal(np.asarray(am.data[0].customdata), res.weights.argmax(axis=2))
     assert am.data[0].text[0][0] == "a"  # query 0 under a causal mask can only see key 0
 
 
 def test_mask_figure_marks_masked_cells():
-    fig = figures.mask_figure(engine.padding_mask(4, 1))
+    fig = viz.heatmaps.mask_figure(engine.padding_mask(4, 1))
     z = z_of(fig)
     assert np.isnan(z[:, 3]).all() and not np.isnan(z[:, :3]).any()
 
 
 def test_bad_shapes_raise():
     with pytest.raises(ValueError):
-        figures.matrix_figure(np.ones(3), title="", x_title="", y_title="", hover="")
+        viz.heatmaps.matrix_figure(np.ones(3), title="", x_title="", y_title="", hover="")
     with pytest.raises(ValueError, match="layout"):
-        figures.attention_figure(np.ones((2, 2)), what="weights", layout="diagonal")
+        viz.heatmaps.attention_figure(np.ones((2, 2)), what="weights", layout="diagonal")
     with pytest.raises(ValueError):
-        figures.softmax_factor_figure([1, 2], [1, 8], np.ones((2, 3)))
+        viz.charts.softmax_factor_figure([1, 2], [1, 8], np.ones((2, 3)))
 
 
 def test_scale_label():
-    assert figures.scale_label(0.5, 4) == " / √d<sub>k</sub>"
-    assert figures.scale_label(1.0, 4) == ""
-    assert figures.scale_label(8.0, 4) == " × 8"
+    assert viz.style.scale_label(0.5, 4) == " / √d<sub>k</sub>"
+    assert viz.style.scale_label(1.0, 4) == ""
+    assert viz.style.scale_label(8.0, 4) == " × 8"
 
 
 def test_plotly_text_escapes_plotly_markup():
-    assert figures.plotly_text("<b>x</b>") == "&lt;b&gt;x&lt;/b&gt;"
-    assert figures.plotly_text("AT&T &lt;") == "AT&amp;T &amp;lt;"
-    assert figures.plotly_text("%{z}") == "&#37;{z}"
-    assert figures.plotly_text(3) == "3"
-    assert figures.plotly_text("plain words") == "plain words"
+    assert viz.style.plotly_text("<b>x</b>") == "&lt;b&gt;x&lt;/b&gt;"
+    assert viz.style.plotly_text("AT&T &lt;") == "AT&amp;T &amp;lt;"
+    assert viz.style.plotly_text("%{z}") == "&#37;{z}"
+    assert viz.style.plotly_text(3) == "3"
+    assert viz.style.plotly_text("plain words") == "plain words"
 
 
 def test_builders_escape_token_labels_everywhere(res):
     labels = ['<a href="https://x.org">v</a>', "<b>b</b>", "c&d", "%{z}", "e"]
-    esc = [figures.plotly_text(s) for s in labels]
-    att = figures.attention_figure(res.weights[0], what="weights", labels=labels)
+    esc = [viz.style.plotly_text(s) for s in labels]
+    att = viz.heatmaps.attention_figure(res.weights[0], what="weights", labels=labels)
     assert list(att.layout.xaxis.ticktext) == esc and list(att.layout.yaxis.ticktext) == esc
-    tm = figures.token_matrix_figure(res.output, name="Y", labels=labels, layout="columns")
+    tm = viz.heatmaps.token_matrix_figure(res.output, name="Y", labels=labels, layout="columns")
     assert list(tm.layout.xaxis.ticktext) == esc
-    q = figures.query_weights_figure(res.weights[0, 1], query=1, labels=labels)
+    q = viz.attention.query_weights_figure(res.weights[0, 1], query=1, labels=labels)
     assert esc[1] in q.layout.title.text and "<b>" not in q.layout.title.text
-    ws = figures.weighted_sum_figure(res.values[0], res.weights[0, 4], query=4, labels=labels)
+    ws = viz.attention.weighted_sum_figure(res.values[0], res.weights[0, 4], query=4, labels=labels)
     names = " ".join(t.name for t in ws.data)
     assert "<a " not in names and "<b>b" not in names and esc[0] in names
-    am = figures.argmax_figure(res.weights, labels=labels)
+    am = viz.attention.argmax_figure(res.weights, labels=labels)
     cells = {c for row in am.data[0].text for c in row if c}
     assert cells and cells <= set(esc)
-    sm = figures.small_multiples_figure(res.weights, labels=labels)
+    sm = viz.attention.small_multiples_figure(res.weights, labels=labels)
     assert list(sm.layout.xaxis.ticktext) == esc
-    bars = figures.bars_figure({"s": np.ones(5)}, x_labels=labels, title="", x_title="", y_title="")
+    bars = viz.charts.bars_figure(
+        {"s": np.ones(5)}, x_labels=labels, title="", x_title="", y_title=""
+    )
     assert list(bars.data[0].x) == esc
 
 
 def test_unlabelled_axes_have_integer_ticks(res):
     """Feature axes (and token axes above MAX_TICK_LABELS) tick at whole cells."""
-    tm = figures.token_matrix_figure(res.head_outputs[0], name="out")  # 5 tokens x 2 features
+    tm = viz.heatmaps.token_matrix_figure(res.head_outputs[0], name="out")  # 5 tokens x 2 features
     assert (tm.layout.xaxis.tickmode, tm.layout.xaxis.tick0, tm.layout.xaxis.dtick) == (
         "linear",
         0,
         1,
     )
-    big = figures.attention_figure(np.ones((300, 300)) / 300, what="weights")
+    big = viz.heatmaps.attention_figure(np.ones((300, 300)) / 300, what="weights")
     assert big.layout.yaxis.dtick == 50 and float(big.layout.yaxis.dtick).is_integer()
     for n in (1, 4, 10, 11, 33, 64, 128, 512):
-        step = figures._tick_step(n)
+        step = viz.style._tick_step(n)
         assert step >= 1 and -(-n // step) <= 10 and str(step)[0] in "125"
 
 
 def test_log_axes_tick_at_the_data():
     dims = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
-    fig = figures.variance_figure(dims, np.array(dims, float), np.ones(10))
+    fig = viz.charts.variance_figure(dims, np.array(dims, float), np.ones(10))
     assert list(fig.layout.xaxis.tickvals) == dims
     assert list(fig.layout.xaxis.ticktext) == [str(d) for d in dims]
     assert fig.layout.yaxis.type == "log" and fig.layout.yaxis.dtick == 1  # one per decade
-    lin = figures.line_figure([1, 2], {"a": [1, 2]}, title="", x_title="", y_title="")
+    lin = viz.charts.line_figure([1, 2], {"a": [1, 2]}, title="", x_title="", y_title="")
     assert lin.layout.xaxis.tickvals is None

@@ -1,12 +1,11 @@
-"""The Heads section's figures (attnviz.models.head_patterns_figures): their data and layout."""
+"""The Heads section's figures (attnviz.viz.heads): their data and layout."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from attnviz import figures
-from attnviz.models import head_patterns_figures as hpf
+from attnviz import viz
 from attnviz.models.head_patterns import PATTERNS
 
 
@@ -19,7 +18,7 @@ def _scores(layers: int, heads: int) -> dict[str, np.ndarray]:
 def test_scores_figure_one_heatmap_per_pattern_in_order(layers, heads, grid):
     s = _scores(layers, heads)
     s["duplicate"][0, 0] = np.nan
-    fig = hpf.scores_figure(s, selected=(2, 1))
+    fig = viz.heads.scores_figure(s, selected=(2, 1))
     assert [t.name for t in fig.data] == list(PATTERNS)
     assert [a.text for a in fig.layout.annotations] == list(PATTERNS)
     for t, k in zip(fig.data, PATTERNS, strict=True):
@@ -43,17 +42,17 @@ def test_scores_figure_refuses_missing_patterns_and_mixed_shapes():
     s = _scores(3, 4)
     del s["induction"]
     with pytest.raises(ValueError, match=r"missing \['induction'\]"):
-        hpf.scores_figure(s)
+        viz.heads.scores_figure(s)
     s = _scores(3, 4)
     s["self"] = np.zeros((3, 5))
     with pytest.raises(ValueError, match=r"self \(3, 5\)"):
-        hpf.scores_figure(s)
+        viz.heads.scores_figure(s)
 
 
 def test_probe_weights_figure_marks_the_second_copy():
     n, start, length = 22, 1, 10
     w = np.tril(np.ones((n, n))) / np.arange(1, n + 1)[:, None]
-    fig = hpf.probe_weights_figure(
+    fig = viz.heads.probe_weights_figure(
         w, [f"t{i}" for i in range(n)], length=length, start=start, title="Layer 1, head 1"
     )
     lines = [sh for sh in fig.layout.shapes if sh.type == "line"]
@@ -71,11 +70,15 @@ def test_any_text_has_no_copy_lines_and_a_note_under_the_title():
     n = 7
     w = np.tril(np.ones((n, n))) / np.arange(1, n + 1)[:, None]
     tokens = [f"t{i}" for i in range(n)]
-    fig = hpf.probe_weights_figure(w, tokens, length=None, title="L", note="on the probe 0.91")
+    fig = viz.heads.probe_weights_figure(
+        w, tokens, length=None, title="L", note="on the probe 0.91"
+    )
     assert not [sh for sh in fig.layout.shapes if sh.type == "line"]
-    assert fig.layout.title.text == f"L{figures.NOTE_LINE}on the probe 0.91 · grey = masked</span>"
-    fig = hpf.probe_weights_figure(w, tokens, length=None, causal=False, title="L", note="x")
-    assert fig.layout.title.text == f"L{figures.NOTE_LINE}x</span>"  # nothing masked
+    assert (
+        fig.layout.title.text == f"L{viz.style.NOTE_LINE}on the probe 0.91 · grey = masked</span>"
+    )
+    fig = viz.heads.probe_weights_figure(w, tokens, length=None, causal=False, title="L", note="x")
+    assert fig.layout.title.text == f"L{viz.style.NOTE_LINE}x</span>"  # nothing masked
 
 
 @pytest.mark.parametrize(
@@ -88,4 +91,6 @@ def test_any_text_has_no_copy_lines_and_a_note_under_the_title():
 )
 def test_probe_weights_figure_refuses_what_does_not_fit(shape, start, length, message):
     with pytest.raises(ValueError, match=message):
-        hpf.probe_weights_figure(np.zeros(shape), ["a"] * 5, length=length, start=start, title="x")
+        viz.heads.probe_weights_figure(
+            np.zeros(shape), ["a"] * 5, length=length, start=start, title="x"
+        )

@@ -29,7 +29,7 @@ from attnviz.models.minilm import (
     gelu,
     head_summaries,
 )
-from attnviz.models.minilm_figures import heads_grid_figure, pool_square
+from attnviz.viz.models import heads_grid_figure, pool_square
 
 IN_CI = bool(os.environ.get("CI"))
 

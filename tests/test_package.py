@@ -19,7 +19,7 @@ from tests.e2e.e2e_app import free_port
 from tests.package_build import ROOT, build_wheel, fresh_venv
 
 PAGES = sorted(p.name for p in (ROOT / "pages").glob("*.py"))
-BOARD = sorted(p.name for p in (ROOT / "attnviz" / "board").iterdir() if p.is_file())
+BOARD = sorted(p.name for p in (ROOT / "attnviz" / "ui" / "board" / "js").iterdir() if p.is_file())
 RUNS = sorted(p.name for p in (ROOT / "attnviz" / "toy_runs").glob("*.npz"))
 
 
@@ -43,7 +43,7 @@ def venv_bin(tmp_path_factory, wheel) -> Path:
 
 def test_the_wheel_holds_the_board_the_app_the_pages_and_the_config(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
-    assert BOARD and {f"attnviz/board/{b}" for b in BOARD} <= names
+    assert BOARD and {f"attnviz/ui/board/js/{b}" for b in BOARD} <= names
     assert len(PAGES) >= 10 and {f"attnviz/app/pages/{p}" for p in PAGES} <= names
     assert "attnviz/app/app.py" in names
     assert "attnviz/app/.streamlit/config.toml" in names  # the safe serving settings

@@ -1,4 +1,4 @@
-"""Large N: N×N heatmaps above figures.MAX_FULL_HEATMAP_N tokens are drawn as block means
+"""Large N: N×N heatmaps above viz.style.MAX_FULL_HEATMAP_N tokens are drawn as block means
 (unmasked cells only; fully masked blocks drawn as masked) and the pages say so."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import base64
 import numpy as np
 import pytest
 
-from attnviz import engine, figures
+from attnviz import engine, viz
 from tests.test_app import assert_clean, figures_of, run_app, view_of, z_of
 
 
@@ -30,9 +30,9 @@ def test_weights_heatmap_block_means_equal_the_manual_computation(n):
     x = rng.standard_normal((n, 8))
     p = engine.AttentionParams.random(8, seed=2)
     r = engine.multi_head_attention(x, p, num_heads=2, mask=engine.causal_mask(n))
-    b = figures.pool_factor(n)
-    assert b == -(-n // figures.MAX_FULL_HEATMAP_N) > 1
-    fig = figures.attention_figure(r.weights[1], what="weights", mask=r.mask)
+    b = viz.style.pool_factor(n)
+    assert b == -(-n // viz.style.MAX_FULL_HEATMAP_N) > 1
+    fig = viz.heatmaps.attention_figure(r.weights[1], what="weights", mask=r.mask)
     z = np.asarray(fig.data[0].z, dtype=np.float64)
     want = _manual_block_means(r.weights[1], ~r.mask, b)
     assert z.shape == want.shape == (-(-n // b),) * 2
@@ -52,27 +52,27 @@ def test_pool_blocks_ignores_masked_and_nan_cells_and_handles_ragged_edges():
     masked = np.zeros((3, 5), bool)
     masked[0, 0] = True
     z[1, 1] = np.nan
-    means, empty = figures.pool_blocks(z, 2, 2, masked=masked)
+    means, empty = viz.style.pool_blocks(z, 2, 2, masked=masked)
     assert means.shape == (2, 3)
     assert means[0, 0] == pytest.approx((1 + 5) / 2)  # [0,0] masked, [1,1] NaN
     assert means[0, 2] == pytest.approx((4 + 9) / 2)  # ragged last column block
     assert means[1, 2] == pytest.approx(14)
     assert not empty.any()
     all_masked = np.ones((3, 5), bool)
-    means, empty = figures.pool_blocks(z, 2, 2, masked=all_masked)
+    means, empty = viz.style.pool_blocks(z, 2, 2, masked=all_masked)
     assert empty.all() and np.isnan(means).all()
 
 
 def test_small_n_is_drawn_cell_by_cell_and_token_matrices_pool_only_tokens():
-    n = figures.MAX_FULL_HEATMAP_N
+    n = viz.style.MAX_FULL_HEATMAP_N
     w = np.full((n, n), 1.0 / n)
-    assert np.asarray(figures.attention_figure(w, what="weights").data[0].z).shape == (n, n)
+    assert np.asarray(viz.heatmaps.attention_figure(w, what="weights").data[0].z).shape == (n, n)
     q = np.random.default_rng(0).standard_normal((512, 16))
-    fig = figures.token_matrix_figure(q, name="Q")
+    fig = viz.heatmaps.token_matrix_figure(q, name="Q")
     z = np.asarray(fig.data[0].z, dtype=np.float64)
     assert z.shape == (128, 16)
     np.testing.assert_allclose(z, q.reshape(128, 4, 16).mean(axis=1), rtol=1e-5, atol=1e-6)
-    figc = figures.token_matrix_figure(q, name="Q", layout="columns")
+    figc = viz.heatmaps.token_matrix_figure(q, name="Q", layout="columns")
     assert np.asarray(figc.data[0].z).shape == (16, 128)
 
 

@@ -1,14 +1,14 @@
 """The view questions of the other pages (attnviz.predict), as tables of cases: top_key
 under a mask, previous_head numbered from 1, sharper_row, moved_row; a question without
 a single answer (a tie, a masked row, one token, one head, no equal row) is refused with
-the reason. The outline of a row answer (classroom_figures.outline_row)."""
+the reason. The outline of a row answer (viz.classroom.outline_row)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from attnviz import classroom, classroom_figures, engine, figures, predict
+from attnviz import classroom, engine, predict, viz
 
 
 def softmax_rows(scores) -> np.ndarray:
@@ -200,14 +200,14 @@ def test_moved_row_refuses():
     ],
 )
 def test_outline_row_frames_the_whole_row(n, layout, row, want):
-    fig = figures.attention_figure(np.full((n, n), 1 / n), what="weights", layout=layout)
-    b = figures.pool_factor(n)
+    fig = viz.heatmaps.attention_figure(np.full((n, n), 1 / n), what="weights", layout=layout)
+    b = viz.style.pool_factor(n)
     span = (-b / 2, (n - 1) // b * b + b / 2)
-    out = classroom_figures.outline_row(fig, row, span, layout, n)
+    out = viz.classroom.outline_row(fig, row, span, layout, n)
     added = out.layout.shapes[len(fig.layout.shapes) :]
     assert len(added) == 2 and {(r.x0, r.x1, r.y0, r.y1) for r in added} == {want}
     with pytest.raises(ValueError, match="span"):
-        classroom_figures.outline_row(fig, row, (3.0, 3.0), layout, n)
+        viz.classroom.outline_row(fig, row, (3.0, 3.0), layout, n)
 
 
 @pytest.mark.parametrize(

@@ -17,8 +17,8 @@ from test_live_page import data_dir, store, texts  # noqa: F401 (fixtures)
 from test_predict_page import rects
 
 from attnviz import predict
-from attnviz.figures import pool_factor
 from attnviz.ui import state
+from attnviz.viz.style import pool_factor
 
 
 def teacher_link(store, **extra) -> tuple[dict, str, str]:  # noqa: F811

@@ -1,5 +1,5 @@
 """View questions in the class store ("predict, then reveal", attnviz.classroom) and the
-pure answers (attnviz.predict), outlines (attnviz.classroom_figures.outline_cell). The
+pure answers (attnviz.predict), outlines (attnviz.viz.classroom.outline_cell). The
 store cases run against SQLite and a real PostgreSQL (fixtures of tests/test_classroom.py)."""
 
 # ruff: noqa: F811 (the store fixtures come from tests/test_classroom.py)
@@ -10,7 +10,7 @@ import pytest
 import sqlalchemy as sa
 from test_classroom import Clock, pg, store, url  # noqa: F401 (fixtures)
 
-from attnviz import classroom, classroom_figures, engine, figures, predict
+from attnviz import classroom, engine, predict, viz
 from attnviz.classroom import ClassClosed, ClassNotFound, ClassStore
 
 Q = dict(
@@ -200,8 +200,8 @@ def test_previous_head_finds_the_head_on_the_diagonal_below():
 @pytest.mark.parametrize("layout", ["rows", "columns"])
 def test_outline_frames_the_cell(layout):
     w = weights_of()[0]
-    fig = figures.attention_figure(w, what="weights", layout=layout)
-    out = classroom_figures.outline_cell(fig, 3, 1, layout, n=5)
+    fig = viz.heatmaps.attention_figure(w, what="weights", layout=layout)
+    out = viz.classroom.outline_cell(fig, 3, 1, layout, n=5)
     rects = [s for s in out.layout.shapes if s.type == "rect"]
     assert len(rects) == 2 and len(fig.layout.shapes) == len(out.layout.shapes) - 2
     x, y = (1, 3) if layout == "rows" else (3, 1)
@@ -210,26 +210,26 @@ def test_outline_frames_the_cell(layout):
 
 def test_outline_frames_the_block_of_a_pooled_heatmap():
     n = 200  # pooled 2x2
-    b = figures.pool_factor(n)
-    fig = figures.attention_figure(np.full((n, n), 1 / n), what="weights")
-    r = classroom_figures.outline_cell(fig, 7, 11, "rows", n=n).layout.shapes[-1]
+    b = viz.style.pool_factor(n)
+    fig = viz.heatmaps.attention_figure(np.full((n, n), 1 / n), what="weights")
+    r = viz.classroom.outline_cell(fig, 7, 11, "rows", n=n).layout.shapes[-1]
     assert b == 2 and (r.x0, r.x1, r.y0, r.y1) == (9.0, 11.0, 5.0, 7.0)
     with pytest.raises(ValueError, match="layout"):
-        classroom_figures.outline_cell(fig, 0, 0, "diag")
+        viz.classroom.outline_cell(fig, 0, 0, "diag")
 
 
 def test_choice_tally_figure_names_every_choice_and_colours_the_answer():
     choices = ["key 0", "key 1", "key 2 <b>"]
-    fig = classroom_figures.choice_tally_figure(choices, [2, 0, 1]).to_dict()
+    fig = viz.classroom.choice_tally_figure(choices, [2, 0, 1]).to_dict()
     bar = fig["data"][0]
     assert bar["x"] == [2, 0, 1] and bar["text"] == ["2", "", "1"]
     assert bar["y"][2] == "key 2 &lt;b&gt;" and fig["layout"]["yaxis"]["tickvals"] == bar["y"]
     assert len(set(bar["marker"]["color"])) == 1  # before the reveal: no answer shown
-    shown = classroom_figures.choice_tally_figure(choices, [2, 0, 1], answer=1).to_dict()
+    shown = viz.classroom.choice_tally_figure(choices, [2, 0, 1], answer=1).to_dict()
     colors = shown["data"][0]["marker"]["color"]
-    assert colors[1] == classroom_figures.RIGHT_COLOR and colors[0] == colors[2] != colors[1]
+    assert colors[1] == viz.classroom.RIGHT_COLOR and colors[0] == colors[2] != colors[1]
     assert shown["data"][0]["y"][1].endswith("✓")
     with pytest.raises(ValueError, match="3 choices, 2 counts"):
-        classroom_figures.choice_tally_figure(choices, [1, 2])
+        viz.classroom.choice_tally_figure(choices, [1, 2])
     with pytest.raises(ValueError, match="answer must index"):
-        classroom_figures.choice_tally_figure(choices, [1, 2, 3], answer=3)
+        viz.classroom.choice_tally_figure(choices, [1, 2, 3], answer=3)

@@ -3,7 +3,7 @@
 Two parts:
 
 1. In the browser, at once (a few ms after the click): the board's chart module
-   ``attnviz/board/cell.js`` writes the steps out as text under the board, from the head's
+   ``attnviz/ui/board/js/cell.js`` writes the steps out as text under the board, from the head's
    Q, K, V rows, the scale and the mask that :func:`cell_data` puts in the chart's link
    (``ui.link_attn(..., arithmetic=cell_data(result, head))``), while N is at most
    :data:`CLIENT_MAX_N`.

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from attnviz import compare_figures, engine
+from attnviz import engine, viz
 from attnviz.ui import links, state
 from attnviz.ui.cell import client_side, picked_cell, selection, show_cell
 from attnviz.ui.code import code_lines
@@ -309,7 +309,7 @@ def cell_pair(
 
 def changes_table(wa: np.ndarray, wb: np.ndarray, labels: tuple[str, ...], k: int = 10) -> None:
     """The ``k`` largest changes |B − A| as a table: query, key, A, B, B − A."""
-    rows = compare_figures.largest_changes(wa, wb, k=k)
+    rows = viz.compare.largest_changes(wa, wb, k=k)
     if not rows:
         st.caption("No weight changed.")
         return

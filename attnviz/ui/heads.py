@@ -19,7 +19,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from attnviz.models import head_patterns, head_patterns_figures, head_probes
+from attnviz import viz
+from attnviz.models import head_patterns, head_probes
 from attnviz.models.head_patterns import PATTERNS
 from attnviz.ui import links
 from attnviz.ui.page import chart_row, plot
@@ -301,7 +302,7 @@ def _top_heads(spec: ModelHeads, probe: ProbeSummary, run: Any, own: dict | None
     charts = {}
     for i, (lay, h, v) in enumerate(top):
         on_probe = float(probe.scores[pattern][lay, h])
-        charts[f"{spec.prefix}_heads_top{i}"] = head_patterns_figures.probe_weights_figure(
+        charts[f"{spec.prefix}_heads_top{i}"] = viz.heads.probe_weights_figure(
             np.asarray(run.attentions[lay, h]) if on_text else probe.weights[(lay, h)],
             list(run.tokens) if on_text else probe.tokens,
             length=None if on_text else probe.length,
@@ -396,7 +397,7 @@ def section(spec: ModelHeads, run: Any, layer: int, head: int) -> None:
     _repeat_offer(spec, run, own, source == "text")
     scores = probe.scores if source == "probe" else own
     plot(
-        head_patterns_figures.scores_figure(
+        viz.heads.scores_figure(
             scores,
             selected=(layer, head),
             title=f"Every head's six scores on {'the probe' if source == 'probe' else 'your text'}"

@@ -27,7 +27,7 @@ from datetime import timedelta
 
 import streamlit as st
 
-from attnviz import classroom, classroom_figures, exercises
+from attnviz import classroom, exercises, viz
 from attnviz.classroom import ClassInfo, ClassStore
 from attnviz.roomlink import EXAMPLE, FIND_ADDRESS, RoomLink
 from attnviz.ui import address, quiz
@@ -349,7 +349,7 @@ def _tally(code: str, key: str, labels: list[str]) -> None:
             st.markdown("**Nicknames:** " + ", ".join(plain_text(n) for n in names[:30]) + more)
     board(
         "class_tally_board",
-        [("class_tally", classroom_figures.tally_figure(tally, labels, students), None)],
+        [("class_tally", viz.classroom.tally_figure(tally, labels, students), None)],
     )
     for i, t in tally.items():
         with st.container(border=True, key=f"class_q{i}"):

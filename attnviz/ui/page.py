@@ -11,7 +11,7 @@ import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
-from attnviz import figures
+from attnviz import viz
 from attnviz.ui.board import board
 from attnviz.ui.present import link_box, presenting
 from attnviz.ui.state import View, current, end_page, page_guard
@@ -63,8 +63,8 @@ def pooled_note(
     n: int, hint: str = "pick a query token to see its full row", exports: bool = True
 ) -> bool:
     """Say so when the N×N heatmaps of this page are drawn in blocks (N above
-    ``figures.MAX_FULL_HEATMAP_N``); returns whether they are."""
-    b = figures.pool_factor(n)
+    ``viz.style.MAX_FULL_HEATMAP_N``); returns whether they are."""
+    b = viz.style.pool_factor(n)
     if b == 1:
         return False
     nb = math.ceil(n / b)
@@ -72,7 +72,7 @@ def pooled_note(
         f"N={n} is drawn as {nb}×{nb} blocks of {b}×{b} tokens (matrices with one row per "
         f"token: {nb} blocks of {b} tokens): each cell is the mean of its block's unmasked "
         f"values, a block with every cell masked is grey (above "
-        f"N = {figures.MAX_FULL_HEATMAP_N}, one cell per token would be smaller than a "
+        f"N = {viz.style.MAX_FULL_HEATMAP_N}, one cell per token would be smaller than a "
         f"pixel). {hint[:1].upper() + hint[1:]}; hover a block for its first token."
         + (" The CSV and NPZ exports are full size." if exports else ""),
         icon=":material/grid_view:",

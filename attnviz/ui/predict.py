@@ -10,7 +10,7 @@ answer is outlined on the chart itself.
   :data:`TALLY_EVERY` s) and **Reveal**. :func:`ask_box`: the playground's set ("Which
   key does query i attend to most?", "Which head looks at the previous token?").
 - :func:`outline` (teacher): the revealed answer of this page and view, for the page to
-  outline on its weights chart (:func:`attnviz.classroom_figures.outline_cells`).
+  outline on its weights chart (:func:`attnviz.viz.classroom.outline_cells`).
 - :func:`student_box` (a student on the Exercises page, ``?class=CODE``): the open
   question with its choices, **Send**, and after the reveal the answer (a fragment polls
   the class every :data:`STUDENT_EVERY` s).
@@ -28,13 +28,13 @@ from datetime import timedelta
 import numpy as np
 import streamlit as st
 
-from attnviz import classroom, classroom_figures, predict
+from attnviz import classroom, predict, viz
 from attnviz.classroom import ViewQuestion
-from attnviz.figures import pool_factor
 from attnviz.predict import Question
 from attnviz.ui import address, live, present, quiz
 from attnviz.ui.board import board
 from attnviz.ui.text import plain_text
+from attnviz.viz.style import pool_factor
 
 TALLY_EVERY = live.TALLY_EVERY
 STUDENT_EVERY = live.STUDENT_EVERY
@@ -109,9 +109,9 @@ def outlined(
         b = pool_factor(n)
         keys = span or (-b / 2, (n - 1) // b * b + b / 2)
         row = predict.answer_row(q.kind, q.detail)
-        return classroom_figures.outline_row(figure, row, keys, layout, n)
+        return viz.classroom.outline_row(figure, row, keys, layout, n)
     cells = predict.answer_cells(q.kind, q.detail, n)
-    return classroom_figures.outline_cells(figure, cells, layout, n)
+    return viz.classroom.outline_cells(figure, cells, layout, n)
 
 
 # --------------------------------------------------------------------------- teacher
@@ -301,7 +301,7 @@ def _tally(t: Teacher, qid: int, choices: tuple[str, ...]) -> None:
     st.markdown(f"### {total} answer{'s' if total != 1 else ''}")
     board(
         "predict_tally_board",
-        [("predict_tally", classroom_figures.choice_tally_figure(choices, counts), None)],
+        [("predict_tally", viz.classroom.choice_tally_figure(choices, counts), None)],
     )
 
 

@@ -1,4 +1,4 @@
-// Builds attnviz/board/vendor/plotly-attnviz-<version>.min.js from entry.js with the exact
+// Builds attnviz/ui/board/js/vendor/plotly-attnviz-<version>.min.js from entry.js with the exact
 // packages of package-lock.json (`npm ci` first; see README.md), and beside it
 // plotly-attnviz-THIRD-PARTY.txt: the licence of every package the bundle contains.
 // `node build.mjs --check` builds into a temporary folder and fails unless the result is
@@ -11,7 +11,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const vendor = path.resolve(here, "../../attnviz/board/vendor");
+const vendor = path.resolve(here, "../../attnviz/ui/board/js/vendor");
 const pkg = (name) =>
   JSON.parse(fs.readFileSync(path.join(here, "node_modules", name, "package.json"), "utf8"));
 const version = pkg("plotly.js").version;

@@ -1,6 +1,6 @@
 """A page that draws attnviz figures with plotly.js as the board does (a plot div with
 ``role="img"`` and plotly's mode bar) and attaches the board's accessibility modules to each
-chart (``attnviz/board/table.js``, ``keys.js``) through the per-chart hook,
+chart (``attnviz/ui/board/js/table.js``, ``keys.js``) through the per-chart hook,
 ``attach(chartElement, figure, api)``; ``api`` records its calls in ``window.__calls``.
 
 Served from memory through playwright's routing (no server): ``open_harness(page, charts)``.
@@ -14,7 +14,7 @@ from pathlib import Path
 from attnviz.ui.board import board_plotly, figure_json
 
 ROOT = Path(__file__).resolve().parents[2]
-BOARD = ROOT / "attnviz" / "board"
+BOARD = ROOT / "attnviz" / "ui" / "board" / "js"
 ORIGIN = "http://attnviz.test"
 
 PAGE = """<!doctype html>

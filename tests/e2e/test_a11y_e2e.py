@@ -15,7 +15,7 @@
   the keyboard walks the small multiples across heads (`]` / `[`), each announcement checked
   against the engine, and Enter selects a query and head.
 
-The board's modules (attnviz/board/table.js, keys.js, tools.js, CHART_MODULES) are also
+The board's modules (attnviz/ui/board/js/table.js, keys.js, tools.js, CHART_MODULES) are also
 tested alone, through the per-chart hook, in test_a11y_harness_e2e.py.
 """
 

@@ -1,4 +1,4 @@
-"""The board's accessibility modules in a real browser (attnviz/board/table.js, keys.js),
+"""The board's accessibility modules in a real browser (attnviz/ui/board/js/table.js, keys.js),
 attached through the per-chart hook to charts drawn by plotly.js as the board draws them
 (tests/e2e/a11y_harness.py): the keyboard walk inside a heatmap with the announced text, the
 tables in the accessibility tree (Playwright's aria snapshot) equal to the engine's weights,
@@ -16,7 +16,7 @@ from a11y_harness import open_harness
 from axe import blocking, contrast, scan
 from e2e_app import SCREENSHOTS
 
-from attnviz import engine, figures
+from attnviz import engine, viz
 from attnviz.inputs import default_labels
 
 pytestmark = pytest.mark.e2e
@@ -53,10 +53,10 @@ def harness(browser):
     scores, w, out = _attention()
     labels = default_labels(N)
     charts = [
-        ("weights", figures.attention_figure(w, what="weights", labels=labels), True),
-        ("scores", figures.attention_figure(scores, what="scores", labels=labels), True),
-        ("bars", figures.query_weights_figure(w[0], query=0, labels=labels), False),
-        ("out", figures.token_matrix_figure(out, name="out", labels=labels), False),
+        ("weights", viz.heatmaps.attention_figure(w, what="weights", labels=labels), True),
+        ("scores", viz.heatmaps.attention_figure(scores, what="scores", labels=labels), True),
+        ("bars", viz.attention.query_weights_figure(w[0], query=0, labels=labels), False),
+        ("out", viz.heatmaps.token_matrix_figure(out, name="out", labels=labels), False),
         # no table and no keys (a line): role="img" as drawn, with plotly's mode bar inside
         ("line", go.Figure(go.Scatter(x=[0, 1, 2], y=[1.0, 0.5, 2.0]), {"title": "A line"}), False),
     ]

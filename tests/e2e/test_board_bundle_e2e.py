@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 from e2e_helpers import click_page
 
-from attnviz import board_assets
 from attnviz.ui.board import PLOTLY, figure_json
+from attnviz.ui.board import assets as board_assets
 from tests.figure_catalogue import catalogue
 
 pytestmark = pytest.mark.e2e

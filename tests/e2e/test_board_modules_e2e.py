@@ -1,5 +1,5 @@
-"""The board's hook for per-chart modules (attnviz/board/board.js, `attach(chartElement,
-figure, api)`), with attnviz/board/example_module.js loaded through $ATTNVIZ_BOARD_MODULES:
+"""The board's hook for per-chart modules (attnviz/ui/board/js/board.js, `attach(chartElement,
+figure, api)`), with attnviz/ui/board/js/example_module.js loaded through $ATTNVIZ_BOARD_MODULES:
 attached to every chart after each draw, its api links (hover) and selects (click) like the
 mouse does."""
 

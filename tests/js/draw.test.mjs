@@ -2,7 +2,7 @@
 // drawn without plotly measuring each one on every redraw (the head change's cost).
 import assert from "node:assert/strict";
 import test from "node:test";
-import { quickTicks } from "../../attnviz/board/draw.js";
+import { quickTicks } from "../../attnviz/ui/board/js/draw.js";
 
 test("quickTicks: every axis and colour bar draws its tick labels without measuring", () => {
   const layout = { xaxis: { title: "key" }, yaxis2: { range: [0, 1] }, height: 300 };

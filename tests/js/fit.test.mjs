@@ -12,9 +12,9 @@ import {
   legendCorrection,
   presenterSquare,
   wrapTitle,
-} from "../../attnviz/board/fit.js";
-import { fitFigure } from "../../attnviz/board/draw.js";
-import { stepOf } from "../../attnviz/board/stepkeys.js";
+} from "../../attnviz/ui/board/js/fit.js";
+import { fitFigure } from "../../attnviz/ui/board/js/draw.js";
+import { stepOf } from "../../attnviz/ui/board/js/stepkeys.js";
 
 test("gridColumns: side by side on a laptop, stacked on a phone, two a row between", () => {
   assert.equal(gridColumns([1, 1, 1], 980), "minmax(0, 1fr) minmax(0, 1fr) minmax(0, 1fr)");

@@ -1,4 +1,4 @@
-// Pure logic of attnviz/board/keys.js (run by tests/test_board_js.py: node --test tests/js/).
+// Pure logic of attnviz/ui/board/js/keys.js (run by tests/test_board_js.py: node --test tests/js/).
 import assert from "node:assert/strict";
 import test from "node:test";
 import {
@@ -8,7 +8,7 @@ import {
   nextCell,
   nextPanel,
   spoken,
-} from "../../attnviz/board/keys.js";
+} from "../../attnviz/ui/board/js/keys.js";
 
 test("arrows move one cell and stop at the edges", () => {
   assert.deepEqual(nextCell("ArrowRight", { row: 2, col: 3 }, 6, 6), { row: 2, col: 4 });

@@ -18,7 +18,7 @@
 //   send them): the chart takes them only when it was focused from the keyboard
 //   (:focus-visible), never after a mouse click on it.
 //
-// Hook (attnviz/board/board.js): attach(chartElement, figure, api) after the chart is drawn;
+// Hook (attnviz/ui/board/js/board.js): attach(chartElement, figure, api) after the chart is drawn;
 // api.hover(i, j, t), api.select(i, j, t): row i, column j in the chart's data coordinates
 // of trace t (the board turns them into query, key and head by the chart's link),
 // api.clear() (optional), api.link (optional: the board's link spec). Pure parts (tested by

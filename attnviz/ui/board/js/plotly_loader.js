@@ -1,8 +1,8 @@
 // plotly.js, loaded once per browser tab and shared by every board of every page.
 //
 // The file is plotly.js with the trace types attnviz draws, vendored beside this module
-// (attnviz/board/vendor/plotly-attnviz-<version>.min.js, the version the installed plotly
-// Python package expects; see attnviz/board_assets.py), at a content-versioned URL
+// (attnviz/ui/board/js/vendor/plotly-attnviz-<version>.min.js, the version the installed plotly
+// Python package expects; see attnviz/ui/board/assets.py), at a content-versioned URL
 // (?v=<digest>). A page switch in Streamlit keeps the document, so
 // this module (an ES module: one instance per tab) and window.Plotly stay: the second
 // board, and every board of the next page, reuse the promise below and fetch nothing.

@@ -3,7 +3,7 @@
 // of the page. It renders in the app's own document (no iframe); Streamlit imports this
 // module once per tab and calls its default export on every render of every board.
 //
-// One module per concern, no build step (plain ES modules served from attnviz/board/):
+// One module per concern, no build step (plain ES modules served from attnviz/ui/board/js/):
 //   board.js          this file: one Board per mounted component, the render cycle
 //                     (skip a drawn revision, defer out-of-view boards), chart modules
 //   plotly_loader.js  plotly.js, loaded once per tab, shared by every board of every page
@@ -19,7 +19,7 @@
 //   example_module.js an example per-chart module (below), loaded only when named in
 //                     $ATTNVIZ_BOARD_MODULES
 //
-// Data from Python (attnviz/ui/board.py): {figures: [{key, figure, link, label, title,
+// Data from Python (attnviz/ui/board/__init__.py): {figures: [{key, figure, link, label, title,
 // role, rev}], columns, group, text_scale, present, rev, name, watch, plotly: {src, name,
 // version}, modules, prefetch?, reveal?}, or {preload: {src, name, version, modules}} for the
 // hidden first board of every run (it only starts loading plotly.js and the chart modules),
@@ -31,7 +31,7 @@
 // gives a `local` selection that only the modules hear).
 //
 // Per-chart modules (the hook for e.g. data tables and keyboard navigation): a file
-// attnviz/board/<name>.js listed in CHART_MODULES of attnviz/ui/board.py (or in the
+// attnviz/ui/board/js/<name>.js listed in CHART_MODULES of attnviz/ui/board/__init__.py (or in the
 // environment variable ATTNVIZ_BOARD_MODULES, comma-separated) is imported once
 // per tab when present, and its export
 //     attach(chartElement, figure, api) -> optional detach()

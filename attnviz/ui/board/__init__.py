@@ -6,11 +6,11 @@ one Streamlit component (components v2, ``attnviz.board``) with a stable ``key``
 in the app's own document (no iframe), its plot divs stay across reruns and each rerun only
 sends the new figures, which plotly.js redraws in place.
 
-The front end is the folder ``attnviz/board/`` (ES modules, no build step; ``board.js`` is
+The front end is the folder ``attnviz/ui/board/js/`` (ES modules, no build step; ``board.js`` is
 the entry, its top comment the map), served by Streamlit from the installed project
 (``[tool.streamlit.component]`` in ``pyproject.toml``). plotly.js is a bundle of
-plotly.js's core with the bar and heatmap traces, vendored in ``attnviz/board/vendor/`` (the
-version the installed plotly package expects, checked; :mod:`attnviz.board_assets`), served
+plotly.js's core with the bar and heatmap traces, vendored in ``attnviz/ui/board/js/vendor/`` (the
+version the installed plotly package expects, checked; :mod:`attnviz.ui.board.assets`), served
 at a content-versioned URL and
 loaded once per browser tab, shared by every board of every page. Nothing from a CDN.
 
@@ -32,7 +32,7 @@ chart text, e.g. for a presenter mode; ``board_present`` (bool): the charts are 
 (the presenter view): square matrices get square cells and fill the screen below them, no
 download buttons and no mode bar.
 
-Fitting (in the browser, ``attnviz/board/fit.js``): a board narrower than 640 px (a phone)
+Fitting (in the browser, ``attnviz/ui/board/js/fit.js``): a board narrower than 640 px (a phone)
 stacks its charts one per row at full width; titles wrap rather than being cut; a legend
 goes under a narrow chart; cell values are dropped where they do not fit; on a touch
 screen and in a stacked board plotly's mode bar is off (the downloads are the buttons under
@@ -54,7 +54,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 import streamlit as st
 
-from attnviz.board_assets import STATIC, board_plotly, content_digest, script_version
+from attnviz.ui.board.assets import STATIC, board_plotly, content_digest, script_version
 
 __all__ = ["STATIC", "board_plotly"]
 
@@ -71,7 +71,7 @@ FILES = (
 )
 CSS = "board.css"
 # Per-chart modules (``attach(chartElement, figure, api)``, see board.js) loaded when present
-# in attnviz/board/: data tables and keyboard navigation of the cells, a clicked cell worked out.
+# in js/: data tables and keyboard navigation of the cells, a clicked cell worked out.
 CHART_MODULES = ("table.js", "keys.js", "tools.js", "cell.js")
 TEXT_SCALE_KEY = "board_text_scale"
 PRESENT_KEY = "board_present"  # True in the presenter view: slides (ui.present.setup)
@@ -92,7 +92,7 @@ PLOTLY = _plotly_src()
 
 
 def chart_modules(extra: str | None = None) -> list[str]:
-    """The per-chart modules present in attnviz/board/: :data:`CHART_MODULES`, then those
+    """The per-chart modules present in attnviz/ui/board/js/: :data:`CHART_MODULES`, then those
     named in ``extra`` (default ``$ATTNVIZ_BOARD_MODULES``, comma-separated file names, e.g.
     ``example_module.js`` for the browser tests)."""
     if extra is None:
@@ -118,7 +118,7 @@ def _register() -> Callable[..., Any]:
         return st.components.v2.component(NAME, js="board.js", css=CSS, isolate_styles=False)
     except Exception as exc:  # the project is not installed: Streamlit cannot find its files
         raise RuntimeError(
-            f"the chart board's files (attnviz/board/) are served from the installed "
+            f"the chart board's files (attnviz/ui/board/js/) are served from the installed "
             f"project; expected the component {NAME!r} declared by an installed attnviz, "
             f"got: {exc}. Run `pip install -e .` in the project folder."
         ) from exc
@@ -413,7 +413,7 @@ STEP_KEYS_KEY = "board_step_keys"
 def step_keys(next_key: str, prev_key: str) -> None:
     """A hidden board under the presenter view's step bar: the arrow keys (Right, Left)
     press the buttons of widget keys ``next_key`` / ``prev_key``, unless the focus is in a
-    control that uses the arrow keys itself (``attnviz/board/stepkeys.js``)."""
+    control that uses the arrow keys itself (``attnviz/ui/board/js/stepkeys.js``)."""
     with st.container(key=STEP_KEYS_KEY + "_box"):  # hidden: draws nothing, takes no space
         st.html("<style>.st-key-board_step_keys_box {display: none;}</style>")  # STEP_KEYS_KEY
         _mount(STEP_KEYS_KEY, {"step_keys": {"next": next_key, "prev": prev_key}})

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
 
-from attnviz.figures import _figure, _layout, plotly_text, pool_factor
+from attnviz.viz.style import _figure, _layout, plotly_text, pool_factor
 
 RIGHT_COLOR = "#0072B2"
 WRONG_COLOR = "#D55E00"
@@ -151,12 +151,12 @@ def outline_cells(
     layout: str = "rows",
     n: int | None = None,
 ) -> go.Figure:
-    """A copy of an attention heatmap (:func:`attnviz.figures.attention_figure`) with the
+    """A copy of an attention heatmap (:func:`attnviz.viz.heatmaps.attention_figure`) with the
     cells (``query``, ``key``) outlined: the revealed answer of a view question.
 
     The heatmap's cells sit at whole-number coordinates (x = key, y = query in row
     layout; swapped in column layout); ``n`` (tokens) gives the block of a pooled heatmap
-    (:func:`attnviz.figures.pool_factor`), so the outline then frames the block holding
+    (:func:`attnviz.viz.style.pool_factor`), so the outline then frames the block holding
     the cell."""
     if layout not in ("rows", "columns"):
         raise ValueError(f"layout must be 'rows' or 'columns', got {layout!r}")
@@ -196,7 +196,7 @@ def outline_row(
 ) -> go.Figure:
     """A copy of a heatmap with one whole token row outlined (a row answer: the sharper
     row of weights, the moved row of outputs): the row's block along the token axis
-    (pooled in blocks of :func:`attnviz.figures.pool_factor` (``n``) tokens), from
+    (pooled in blocks of :func:`attnviz.viz.style.pool_factor` (``n``) tokens), from
     ``span[0]`` to ``span[1]`` along the other axis (the keys or the features). In column
     layout the token is a column."""
     if layout not in ("rows", "columns"):

@@ -1,7 +1,7 @@
 """Figures of the Heads section (pure plotly): the six pattern scores of every head as
 layer x head heatmaps, and one head's weights on the probe.
 
-Same conventions as :mod:`attnviz.figures`: scores and weights on the sequential 0..1
+Same conventions as :mod:`attnviz.viz`: scores and weights on the sequential 0..1
 scale (``SEQUENTIAL``), layer 1 at the top, layers and heads numbered from 1 on screen.
 """
 
@@ -14,16 +14,16 @@ import plotly.graph_objects as go
 from numpy.typing import ArrayLike
 
 from attnviz.engine import causal_mask
-from attnviz.figures import (
+from attnviz.models.head_patterns import PATTERNS
+from attnviz.viz.heatmaps import attention_figure
+from attnviz.viz.style import (
     AXIS_TITLE_FONT,
     NOTE_LINE,
     SEQUENTIAL,
     TICK_FONT,
     TITLE_FONT,
-    attention_figure,
     colorbar,
 )
-from attnviz.models.head_patterns import PATTERNS
 
 __all__ = ["SELECTED_COLOUR", "probe_weights_figure", "scores_figure"]
 
@@ -199,7 +199,7 @@ def probe_weights_figure(
     height: int = 360,
     note: str = "",
 ) -> go.Figure:
-    """One head's weights (N, N) on the probe: :func:`attnviz.figures.attention_figure`
+    """One head's weights (N, N) on the probe: :func:`attnviz.viz.heatmaps.attention_figure`
     with dashed lines where the second copy starts (query and key ``start + length``); on
     the second copy an induction head's weight sits on the diagonal ``length - 1`` cells
     left of the main one. ``length=None``: any text (the page's own), no lines. ``note``:

@@ -1,8 +1,8 @@
-"""The chart board's files: its ES modules in ``attnviz/board/`` and the plotly.js it loads.
+"""The chart board's files: its ES modules in ``attnviz/ui/board/js/`` and the plotly.js it loads.
 
-Streamlit (components v2) serves the folder ``attnviz/board/`` of the installed project at
+Streamlit (components v2) serves the folder ``attnviz/ui/board/js/`` of the installed project at
 ``/_stcore/bidi-components/attnviz.board/`` and serves nothing outside it (symlinks are
-resolved and refused). The board loads plotly.js from ``attnviz/board/vendor/``:
+resolved and refused). The board loads plotly.js from ``attnviz/ui/board/js/vendor/``:
 
 * normally the vendored **bundle of what attnviz draws**,
   ``vendor/plotly-attnviz-<version>.min.js``: plotly.js's core (the scatter trace, axes,
@@ -15,7 +15,7 @@ resolved and refused). The board loads plotly.js from ``attnviz/board/vendor/``:
   copy) as ``plotly-<version>.min.js``, and a warning.
 
 The board asks for it with ``?v=<content digest>``: a content-versioned URL, loaded once per
-browser tab. ``python -m attnviz.board_assets`` prints the file the board will load (and
+browser tab. ``python -m attnviz.ui.board`` (:func:`main`) prints the file the board will load (and
 puts the fallback in place, which a read-only image must do at build time). No Streamlit.
 """
 
@@ -33,7 +33,7 @@ from pathlib import Path
 import plotly
 from plotly.offline import get_plotlyjs_version
 
-STATIC = Path(__file__).resolve().parent / "board"
+STATIC = Path(__file__).resolve().parent / "js"
 VENDOR = STATIC / "vendor"
 BUNDLE_PREFIX = "plotly-attnviz-"  # vendor/plotly-attnviz-<version>.min.js
 
@@ -67,7 +67,7 @@ def bundle(vendor: Path = VENDOR) -> Path:
     if len(found) != 1:
         raise BoardAssetError(
             f"expected one {BUNDLE_PREFIX}<version>.min.js in {vendor}, found "
-            f"{[p.name for p in found]} (see attnviz/board/vendor/README.md)"
+            f"{[p.name for p in found]} (see attnviz/ui/board/js/vendor/README.md)"
         )
     return found[0]
 
@@ -121,7 +121,7 @@ def ensure_vendor(vendor: Path = VENDOR) -> Path:
     except OSError as exc:
         raise BoardAssetError(
             f"the chart board needs plotly.js at {target}, and that folder is not writable "
-            f"({exc}); run `python -m attnviz.board_assets` where it is (e.g. at image "
+            f"({exc}); run `python -m attnviz.ui.board` where it is (e.g. at image "
             "build time)"
         ) from exc
     return target
@@ -138,7 +138,7 @@ def board_plotly(vendor: Path = VENDOR) -> Path:
     _LOG.warning(
         "the vendored plotly.js bundle is v%s, the installed plotly package expects v%s: the "
         "chart board loads the package's full plotly.min.js instead (4x larger; update "
-        "attnviz/board/vendor/, see its README.md)",
+        "attnviz/ui/board/js/vendor/, see its README.md)",
         have,
         want,
     )
@@ -154,7 +154,8 @@ def content_digest(path: Path) -> str:
     return h.hexdigest()[:16]
 
 
-if __name__ == "__main__":
+def main() -> None:
+    """``python -m attnviz.ui.board``: the file the board will load (the fallback put in place)."""
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     out = board_plotly()
     print(f"{out} ({out.stat().st_size} bytes, v={content_digest(out)})", file=sys.stdout)

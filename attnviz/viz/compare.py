@@ -1,7 +1,7 @@
 """Figures and tables of the Compare page: two views' weights, their difference B − A on a
 diverging scale centred on 0, the largest changes and the change in entropy per query.
 
-Pure functions of arrays (NumPy and plotly, no Streamlit), like :mod:`attnviz.figures`,
+Pure functions of arrays (NumPy and plotly, no Streamlit), like :mod:`attnviz.viz`,
 whose heatmap builder they use. Matrices are in row layout (query i = row i); ``layout``
 says how they are drawn.
 """
@@ -15,7 +15,8 @@ import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import ArrayLike, NDArray
 
-from attnviz import engine, figures
+from attnviz import engine
+from attnviz.viz import heatmaps, style
 
 __all__ = [
     "Change",
@@ -89,12 +90,12 @@ def weights_figure(
     which: str,
     what: str,
     labels: Sequence[str] | None = None,
-    layout: figures.Layout = "rows",
+    layout: style.Layout = "rows",
     mask: ArrayLike | None = None,
     height: int = 380,
 ) -> go.Figure:
     """One view's weights, titled "``which``: weights, ``what``" (which = "A" or "B")."""
-    return figures.attention_figure(
+    return heatmaps.attention_figure(
         w,
         what="weights",
         labels=labels,
@@ -111,7 +112,7 @@ def difference_figure(
     *,
     what: str,
     labels: Sequence[str] | None = None,
-    layout: figures.Layout = "rows",
+    layout: style.Layout = "rows",
     height: int = 380,
 ) -> go.Figure:
     """B − A on a diverging scale centred on 0 (blue: B smaller, red: B larger), symmetric
@@ -129,7 +130,7 @@ def difference_figure(
     hover = f"query {qi}, key {kj}: B − A = %{{z:+.4f}}"
     if both:
         hover += "<br>A = %{customdata[0]:.4f}, B = %{customdata[1]:.4f}"
-    fig = figures.matrix_figure(
+    fig = heatmaps.matrix_figure(
         d if rows else d.T,
         title=f"B − A: {what}",
         x_title="key j (column)" if rows else "query i (column) — columns = tokens (UDL book)",
@@ -141,7 +142,7 @@ def difference_figure(
         height=height,
         zmax=m,
         colorbar_title="B − A",
-        cell_text=".2f" if n <= figures.MAX_CELL_TEXT_N else None,
+        cell_text=".2f" if n <= style.MAX_CELL_TEXT_N else None,
         token_axes="xy",
         pooled_hover=f"block from query {qi}, key {kj}: mean B − A = %{{z:+.4f}}",
     )
@@ -176,11 +177,11 @@ def entropy_change_figure(
             "name": "entropy change",
         }
     ]
-    layout = figures._layout(
+    layout = style._layout(
         title=title,
         height=height,
         margin={"l": 70, "r": 20, "t": 60, "b": 60},
-        xaxis={"title": {"text": "query i"}, **figures._ticks(labels, n), "automargin": True},
+        xaxis={"title": {"text": "query i"}, **style._ticks(labels, n), "automargin": True},
         yaxis={
             "title": {"text": "H(B) − H(A) (bits)"},
             "zeroline": True,
@@ -190,4 +191,4 @@ def entropy_change_figure(
         showlegend=False,
         plot_bgcolor="white",
     )
-    return figures._figure(data, layout)
+    return style._figure(data, layout)

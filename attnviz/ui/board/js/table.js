@@ -129,7 +129,7 @@ export function topK(row, k = TOP_K, byMagnitude = false) {
 const WEIGHTY = /weight|probab|softmax/i;
 
 /** The tiles of a heatmap tiled by `layout.meta.tiles` (the real-model pages' grid of every
- * head, attnviz/models/minilm_figures.py: tile_spec): {tiles: [{name ("layer 3, head 4"),
+ * head, attnviz/viz/models.py: tile_spec): {tiles: [{name ("layer 3, head 4"),
  * x0, y0 (its first cell in the trace's data coordinates), z (size x size)}], names (each
  * cell's token, "t3", or a block "t4–t7"), pooled, size, cols}, tiles row by row; null when
  * the figure is not tiled (or its data does not fit the spec). */

@@ -1,0 +1,390 @@
+"""Heatmaps of matrices: scores, weights, outputs, inputs and masks (pure plotly builders).
+
+Matrices arrive in row layout; ``layout`` chooses rows (PyTorch) or columns (UDL). See
+:mod:`attnviz.viz` for the conventions every builder follows.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Literal
+
+import numpy as np
+import plotly.graph_objects as go
+from numpy.typing import ArrayLike
+
+from attnviz.viz.style import (
+    MAX_CELL_TEXT_N,
+    MAX_MASK_MARKERS,
+    NOTE_LINE,
+    Kind,
+    Layout,
+    _colour,
+    _f32,
+    _figure,
+    _fit_axis_title,
+    _fixed_margins,
+    _layout,
+    _short_number,
+    _ticks,
+    colorbar,
+    pool_blocks,
+    pool_factor,
+    scale_label,
+)
+
+__all__ = ["attention_figure", "mask_figure", "matrix_figure", "token_matrix_figure"]
+
+
+def matrix_figure(
+    z: ArrayLike,
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    hover: str,
+    kind: Kind = "diverging",
+    x_labels: Sequence[str] | None = None,
+    y_labels: Sequence[str] | None = None,
+    masked: ArrayLike | None = None,
+    height: int = 380,
+    zmax: float | None = None,
+    colorbar_title: str | None = None,
+    colorscale: str | list | None = None,
+    showscale: bool = True,
+    separators: tuple[str, int] | None = None,
+    cell_text: str | None = None,
+    token_axes: str = "",
+    pooled_hover: str | None = None,
+) -> go.Figure:
+    """One heatmap, drawn as given (row 0 at the top).
+
+    ``cell_text`` (a format such as ``".2f"``) writes each value in its cell, in black or
+    white, whichever contrasts with the cell colour (plotly's "auto" text colour); a
+    leading "0" is dropped (".19") so that the numbers fit narrow cells (~21 px at 1280 px).
+
+    ``colorscale`` overrides the kind's scale; ``separators=("x", k)`` draws a line
+    every k columns (("y", k): every k rows), e.g. between the heads of a concatenation.
+
+    ``masked`` (bool, same shape as ``z``): True cells become NaN gaps on the grey
+    background, crossed out with "×" markers when the matrix is small.
+    ``hover`` is a plotly hovertemplate using %{x}, %{y} (indices) and %{z}.
+
+    ``token_axes`` ("x", "y", "xy" or ""): the axes that count tokens. One with more than
+    :data:`MAX_FULL_HEATMAP_N` cells is drawn in blocks of :func:`pool_factor` cells (the
+    mean of each block's unmasked cells, :func:`pool_blocks`); a block whose cells are all
+    masked is drawn as masked. The axes keep their token coordinates (a block of b tokens
+    spans b units, hover %{x}/%{y} is its first token), the title says "b×b-token blocks"
+    and the hover uses ``pooled_hover`` (default: "mean of the block from row …").
+    """
+    # 1. the values, masked cells as NaN gaps; pooled into blocks above the full-size limit
+    z, m = _masked_matrix(z, masked)
+    ny, nx = z.shape
+    by = pool_factor(ny) if "y" in token_axes else 1
+    bx = pool_factor(nx) if "x" in token_axes else 1
+    pooled = by > 1 or bx > 1
+    notes = []  # a second title line: long single-line titles are cut in narrow columns
+    if pooled:
+        z, empty = pool_blocks(z, by, bx, masked=m)
+        m = empty if m is not None else None
+        cell_text = None
+        hover = pooled_hover or (
+            f"mean of the {by}×{bx} block from row %{{y}}, column %{{x}} = %{{z:.4f}}"
+        )
+        notes.append(
+            f"{by}×{bx} blocks (mean)"
+            if by > 1 and bx > 1
+            else f"{max(by, bx)}-token blocks (mean)"
+        )
+    # 2. the heatmap, with the values written in the cells
+    colour = _colour(kind, z, zmax)
+    if colorscale is not None:
+        colour["colorscale"] = colorscale
+    heatmap = {
+        "type": "heatmap",
+        "z": z,
+        "hovertemplate": hover + "<extra></extra>",
+        "hoverongaps": False,
+        "colorbar": colorbar(colorbar_title or "", thickness=12),
+        "showscale": showscale,
+        "name": title,
+        **colour,
+    }
+    if pooled:  # block k of an axis starts at token k·b and spans b token units
+        heatmap.update({"x0": 0, "dx": bx, "y0": 0, "dy": by})
+    if cell_text is not None:
+        heatmap.update(_cell_text(z, cell_text))
+    data: list[dict] = [heatmap]
+    # 3. the masked cells: crossed out when the matrix is small, noted in the title
+    if m is not None and m.any():
+        if max(nx, ny) <= MAX_MASK_MARKERS and not pooled:
+            data.append(_mask_markers(m))
+        notes.append("grey = masked")
+    if notes:
+        title += f"{NOTE_LINE}{' · '.join(notes)}</span>"
+    # 4. the layout: separator lines, margins that fit the labels, token axes
+    margin = _fixed_margins(x_labels, y_labels, nx, ny)
+    y_title = _fit_axis_title(
+        y_title, height - margin["t"] - margin["b"], margin["t"], title.count("<br>") + 1
+    )
+    layout = _layout(
+        title=title,
+        height=height,
+        shapes=_separator_lines(separators, nx, ny),
+        margin=margin,
+        xaxis=_matrix_axis(x_title, x_labels, nx, bx, reverse=False),
+        yaxis=_matrix_axis(y_title, y_labels, ny, by, reverse=True),
+    )
+    return _figure(data, layout)
+
+
+def _masked_matrix(z: ArrayLike, masked: ArrayLike | None) -> tuple[np.ndarray, np.ndarray | None]:
+    """z as float32 (ny, nx), masked cells NaN; the mask as bool (ny, nx) or None."""
+    z = _f32(z)
+    if z.ndim != 2:
+        raise ValueError(f"matrix_figure needs a 2-D array, got shape {z.shape}")
+    if masked is None:
+        return z, None
+    m = np.asarray(masked, dtype=bool)
+    if m.shape != z.shape:
+        raise ValueError(f"mask shape {m.shape} does not match the matrix {z.shape}")
+    return np.where(m, np.float32(np.nan), z), m
+
+
+def _cell_text(z: np.ndarray, fmt: str) -> dict:
+    """The heatmap fields that write each finite value in its cell (format ``fmt``), in
+    black or white against the cell colour; gaps stay empty."""
+    return {
+        "text": [["" if not np.isfinite(v) else _short_number(v, fmt) for v in row] for row in z],
+        "texttemplate": "%{text}",
+        "textfont": {"size": 12, "color": "auto"},
+    }
+
+
+def _separator_lines(separators: tuple[str, int] | None, nx: int, ny: int) -> list[dict]:
+    """Black lines every k columns (``("x", k)``) or rows (``("y", k)``), or none."""
+    if separators is None:
+        return []
+    axis, every = separators
+    count = nx if axis == "x" else ny
+    line = {"color": "black", "width": 2}
+    if axis == "x":
+        return [
+            {"type": "line", "xref": "x", "yref": "paper", "x0": c - 0.5, "x1": c - 0.5,
+             "y0": 0, "y1": 1, "line": line}
+            for c in range(every, count, every)
+        ]  # fmt: skip
+    return [
+        {"type": "line", "xref": "paper", "yref": "y", "y0": c - 0.5, "y1": c - 0.5,
+         "x0": 0, "x1": 1, "line": line}
+        for c in range(every, count, every)
+    ]  # fmt: skip
+
+
+def _mask_markers(m: np.ndarray) -> dict:
+    """A scatter trace of "×" markers on the masked cells of ``m`` (ny, nx)."""
+    yy, xx = np.nonzero(m)
+    return {
+        "type": "scatter",
+        "x": xx.astype(np.int16),
+        "y": yy.astype(np.int16),
+        "mode": "markers",
+        "marker": {"symbol": "x-thin", "size": 9, "line": {"width": 1.5, "color": "#555"}},
+        "name": "masked",
+        "hovertemplate": "masked (−∞ before softmax, weight 0)<extra></extra>",
+        "showlegend": False,
+    }
+
+
+def _matrix_axis(
+    title: str, labels: Sequence[str] | None, n: int, b: int, *, reverse: bool
+) -> dict:
+    """One axis of a heatmap of ``n`` cells drawn in blocks of ``b``: its title, a range
+    that fits the cells (reversed for y: row 0 at the top) and the tick labels."""
+    span = [-b / 2, math.ceil(n / b) * b - b / 2]
+    return {
+        "title": {"text": title},
+        "range": span[::-1] if reverse else span,
+        "automargin": False,
+        **_ticks(labels, n),
+    }
+
+
+def _sub(s: str) -> str:
+    return f"<sub>{s}</sub>"
+
+
+def attention_figure(
+    matrix: ArrayLike,
+    *,
+    what: Literal["scores", "weights"],
+    labels: Sequence[str] | None = None,
+    layout: Layout = "rows",
+    mask: ArrayLike | None = None,
+    scale: float = 1.0,
+    d_k: int = 1,
+    title: str | None = None,
+    height: int = 380,
+    zmax: float | None = None,
+) -> go.Figure:
+    """Scores (before softmax, after scaling) or softmax weights of one head.
+
+    ``matrix`` is (N queries, M keys) in row layout; ``mask`` (N, M) bool, True = may
+    attend (the engine's convention). With ``layout="columns"`` the matrix is drawn
+    transposed (keys down, queries across), as the UDL book's ``softmax_cols``.
+    ``zmax``: the scores' colour range ±zmax (default: their own largest |value|); two
+    charts meant to be compared get the same one (:func:`shared_range`). Weights always
+    run from 0 to 1.
+    """
+    a = np.asarray(matrix)
+    if a.ndim != 2:
+        raise ValueError(f"attention_figure needs (N, M), got shape {a.shape}")
+    masked = None if mask is None else ~np.broadcast_to(np.asarray(mask, dtype=bool), a.shape)
+    sl = scale_label(scale, d_k)
+    if layout == "rows":
+        z, mk = a, masked
+        qi, kj = "%{y}", "%{x}"
+        y_title, x_title = "query i (row) — rows = tokens (PyTorch)", "key j (column)"
+    elif layout == "columns":
+        z, mk = a.T, None if masked is None else masked.T
+        qi, kj = "%{x}", "%{y}"
+        y_title, x_title = "key j (row)", "query i (column) — columns = tokens (UDL book)"
+    else:
+        raise ValueError(f"layout must be 'rows' or 'columns', got {layout!r}")
+    if what == "scores":
+        hover = f"q{_sub(qi)}·k{_sub(kj)}{sl} = %{{z:.4f}}"
+        kind: Kind = "diverging"
+        default_title = f"Scores S = QKᵀ{sl.replace('<sub>k</sub>', '_k')}"
+        cb = "score"
+    elif what == "weights":
+        hover = (
+            f"a{_sub(qi + ',' + kj)} = softmax weight of k{_sub(kj)} for q{_sub(qi)} = %{{z:.4f}}"
+        )
+        kind = "weights"
+        default_title = "Weights A = softmax(S)"
+        cb = "weight"
+    else:
+        raise ValueError(f"what must be 'scores' or 'weights', got {what!r}")
+    n_rows, n_cols = z.shape
+    b = pool_factor(max(n_rows, n_cols))
+    pooled_hover = (
+        f"{b}×{b} block from query {qi}, key {kj} (to +{b - 1}): "
+        f"mean {'score' if what == 'scores' else 'weight'} = %{{z:.4f}}"
+    )
+    return matrix_figure(
+        z,
+        title=title or default_title,
+        x_title=x_title,
+        y_title=y_title,
+        hover=hover,
+        kind=kind,
+        x_labels=labels if labels is not None and len(labels) == n_cols else None,
+        y_labels=labels if labels is not None and len(labels) == n_rows else None,
+        masked=mk,
+        height=height,
+        colorbar_title=cb,
+        cell_text=".2f" if what == "weights" and max(n_rows, n_cols) <= MAX_CELL_TEXT_N else None,
+        token_axes="xy",
+        pooled_hover=pooled_hover,
+        zmax=zmax,
+    )
+
+
+def token_matrix_figure(
+    matrix: ArrayLike,
+    *,
+    name: str,
+    labels: Sequence[str] | None = None,
+    layout: Layout = "rows",
+    title: str | None = None,
+    height: int = 380,
+    feature_name: str = "feature",
+    feature_groups: int | None = None,
+    zmax: float | None = None,
+) -> go.Figure:
+    """A per-token matrix (N tokens, d features): X, Q, K, V, a head's output, ...
+
+    Diverging colour scale centred at 0, ±``zmax`` (default: the matrix's own largest
+    |value|; :func:`shared_range` for charts meant to be compared). Hover: "Q[token 2,
+    feature 5] = …". ``feature_groups=k`` draws a line every k features (the heads of a
+    concatenation).
+    """
+    a = np.asarray(matrix)
+    if a.ndim != 2:
+        raise ValueError(f"token_matrix_figure needs (N, d), got shape {a.shape}")
+    n, d = a.shape
+    hover_rows = f"{name}[token %{{y}}, {feature_name} %{{x}}] = %{{z:.4f}}"
+    hover_cols = f"{name}[{feature_name} %{{y}}, token %{{x}}] = %{{z:.4f}}"
+    if layout == "rows":
+        return matrix_figure(
+            a,
+            title=title or f"{name} ({n}×{d})",
+            x_title=feature_name,
+            y_title="token (row) — rows = tokens (PyTorch)",
+            hover=hover_rows,
+            y_labels=labels,
+            x_labels=None,
+            height=height,
+            separators=None if not feature_groups else ("x", feature_groups),
+            token_axes="y",
+            pooled_hover=f"mean of {name} over tokens %{{y}} to +{pool_factor(n) - 1}, "
+            f"{feature_name} %{{x}} = %{{z:.4f}}",
+            zmax=zmax,
+        )
+    if layout == "columns":
+        return matrix_figure(
+            a.T,
+            title=title or f"{name}, transposed ({d}×{n})",
+            x_title="token (column) — columns = tokens (UDL book)",
+            y_title=feature_name,
+            hover=hover_cols,
+            x_labels=labels,
+            y_labels=None,
+            height=height,
+            separators=None if not feature_groups else ("y", feature_groups),
+            token_axes="x",
+            pooled_hover=f"mean of {name} over tokens %{{x}} to +{pool_factor(n) - 1}, "
+            f"{feature_name} %{{y}} = %{{z:.4f}}",
+            zmax=zmax,
+        )
+    raise ValueError(f"layout must be 'rows' or 'columns', got {layout!r}")
+
+
+def mask_figure(
+    mask: ArrayLike,
+    *,
+    labels: Sequence[str] | None = None,
+    layout: Layout = "rows",
+    title: str = "Mask: who may attend to whom",
+    height: int = 380,
+) -> go.Figure:
+    """The boolean mask (N queries, M keys; True = may attend): green = allowed, grey × = masked."""
+    m = np.asarray(mask, dtype=bool)
+    if m.ndim != 2:
+        raise ValueError(f"mask must be (N, M), got shape {m.shape}")
+    z = np.ones(m.shape, np.float32)
+    if layout == "columns":
+        m, z = m.T, z.T
+        y_title, x_title = "key j (row)", "query i (column) — columns = tokens (UDL book)"
+        hover = "query %{x} may attend to key %{y}"
+    else:
+        y_title, x_title = "query i (row) — rows = tokens (PyTorch)", "key j (column)"
+        hover = "query %{y} may attend to key %{x}"
+    return matrix_figure(
+        z,
+        title=title,
+        x_title=x_title,
+        y_title=y_title,
+        hover=hover,
+        kind="sequential",
+        x_labels=labels,
+        y_labels=labels,
+        masked=~m,
+        height=height,
+        colorscale=[[0.0, "#a6dba0"], [1.0, "#a6dba0"]],
+        showscale=False,
+        token_axes="xy",
+        pooled_hover="a block with at least one allowed pair, from query "
+        + ("%{x}, key %{y}" if layout == "columns" else "%{y}, key %{x}"),
+    )
