@@ -24,7 +24,7 @@ Invalid values in a link (``?N=-3&heads=7&mask=xyz``) are replaced by valid ones
 ``st.warning`` names each parameter that was corrected.
 """
 
-from attnviz.ui import a11y, present
+from attnviz.ui import a11y, pages, present
 from attnviz.ui.board import (
     board,
     head_board,
@@ -144,6 +144,7 @@ __all__ = [
     "preload_plotly",
     "preset_query",
     "a11y",
+    "pages",
     "present",
     "shapes",
     "show_cell",
