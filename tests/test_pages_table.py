@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from streamlit.source_util import page_icon_and_name
 from test_app import APP, assert_clean, run_app
+from test_heads_page import IN_CI
 
 from attnviz.ui import code, live, pages, walker
 
@@ -95,6 +96,9 @@ def _hidden_controls(at) -> str:
 @pytest.mark.parametrize("entry", pages.PAGES, ids=lambda p: p.slug)
 def test_every_page_of_the_table_opens_in_the_app(entry):
     at = run_app({"N": "5"}, entry.file)
+    missing = [e.value for e in at.error if "cannot load the model" in e.value]
+    if entry.runs_model and missing and not IN_CI:  # ui.model_missing: weights not installed
+        pytest.skip(f"{entry.file}: {missing[0]}")
     assert_clean(at)
     assert at.title, f"{entry.file}: no title"
     expected = {"all": "", "seed": "seed", "none": "none"}[entry.controls]
