@@ -93,7 +93,8 @@ def test_sidebar_lists_every_page(laptop_walk):
 
 def test_every_page_of_the_table_opens_at_its_url(browser, app_server):
     """Each page's slug is its URL: /<slug> opens the page titled as the table says, with
-    its sidebar link marked current; the first page is also at /."""
+    its sidebar link (the table's icon and title) marked current; the first page is also
+    at /."""
     session = BrowserSession(browser, app_server, (1280, 800))
     first = pages.PAGES[0]
     try:
@@ -102,7 +103,9 @@ def test_every_page_of_the_table_opens_at_its_url(browser, app_server):
             session.assert_healthy(path)
             current = session.page.locator('[data-testid="stSidebarNavLink"][aria-current="page"]')
             assert current.count() == 1, path
-            assert current.inner_text().strip().splitlines()[-1].strip() == entry.title, path
+            lines = [t.strip() for t in current.inner_text().strip().splitlines() if t.strip()]
+            # the link's text: the Material icon's name (drawn as a ligature), then the title
+            assert lines == [entry.icon.removeprefix(":material/").rstrip(":"), entry.title]
             assert entry.title in session.page.title(), (path, session.page.title())
     finally:
         session.close()
