@@ -21,33 +21,17 @@ st.set_page_config(layout="wide", initial_sidebar_state=ui.present.sidebar_state
 # chart arrives (a first visit saves most of its 1.3 s download and compile).
 ui.preload_plotly()
 
-#: (file, title, icon). Pages in MODEL_PAGES run a trained model with its own weights: the
-#: sidebar's random-weights controls do not apply there and are hidden (ui.sidebar).
-PAGES = [
-    ("pages/playground.py", "Playground", ":material/tune:"),
-    ("pages/step_by_step.py", "Step by step", ":material/stairs:"),
-    ("pages/multi_head.py", "Multi-head", ":material/view_module:"),
-    ("pages/scaling.py", "Why √d_k", ":material/straighten:"),
-    ("pages/masking.py", "Masking", ":material/visibility_off:"),
-    ("pages/permutation.py", "Permutation", ":material/shuffle:"),
-    ("pages/compare.py", "Compare", ":material/compare:"),
-    ("pages/notebooks.py", "Notebooks", ":material/menu_book:"),
-    ("pages/real_model.py", "Real model (MiniLM)", ":material/smart_toy:"),
-    ("pages/decoder.py", "Real model (decoder)", ":material/auto_awesome:"),
-    ("pages/exercises.py", "Exercises", ":material/quiz:"),
+# The pages, their titles, icons and sidebar flags: one table, attnviz.ui.pages.PAGES.
+# Each st.Page keeps its entry (no look-up by title); url_path is the table's slug, which
+# is also what Streamlit derives from the file name (tests/test_pages_table.py).
+entries = [entry for entry in ui.pages.PAGES if (HERE / entry.file).exists()]
+nav = [
+    st.Page(e.file, title=e.title, icon=e.icon, url_path=e.slug, default=(i == 0))
+    for i, e in enumerate(entries)
 ]
-MODEL_PAGES = {"pages/real_model.py", "pages/decoder.py"}
-#: Pages where only the sidebar's seed applies (the other controls are hidden there).
-SEED_ONLY = {"pages/exercises.py"}
-
-pages = [
-    st.Page(path, title=title, icon=icon, default=(i == 0))
-    for i, (path, title, icon) in enumerate(PAGES)
-    if (HERE / path).exists()
-]
-page = st.navigation(pages)
-path = next((p for p, t, _ in PAGES if t == page.title), "")
-ui.sidebar(applies=path not in MODEL_PAGES, seed_only=path in SEED_ONLY)
+page = st.navigation(nav)
+entry = next(e for p, e in zip(nav, entries, strict=True) if p is page)
+ui.sidebar(applies=entry.controls != "none", seed_only=entry.controls == "seed")
 ui.present.setup()
 ui.a11y.setup()
 page.run()

@@ -44,11 +44,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from browser_latency import CHROMIUM, CHROMIUM_ARGS, INIT_JS, INSTRUMENT_JS  # noqa: E402
 from stclient import Server  # noqa: E402
 
-PAGES = {  # url path -> the sidebar link's title
-    "": "Playground",
-    "multi_head": "Multi-head",
-    "step_by_step": "Step by step",
-    "masking": "Masking",
+from attnviz.ui import pages as ui_pages  # noqa: E402
+
+#: url path -> the sidebar link's title (the pages table's), for the pages switched between;
+#: the first page of the table is at "".
+PAGES = {
+    ("" if slug == ui_pages.PAGES[0].slug else slug): ui_pages.page(slug).title
+    for slug in ("playground", "multi_head", "step_by_step", "masking")
 }
 PLAIN = {"one": "Page one", "two": "Page two"}
 CLASS = 60

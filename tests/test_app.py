@@ -15,18 +15,13 @@ from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
 from attnviz import ui, viz
+from attnviz.ui import pages
 from attnviz.ui.board import MODULES, PLOTLY
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
-PAGES = [
-    "pages/playground.py",
-    "pages/step_by_step.py",
-    "pages/multi_head.py",
-    "pages/scaling.py",
-    "pages/masking.py",
-    "pages/permutation.py",
-    "pages/notebooks.py",
-]
+#: The pages drawn from the sidebar's view (every control applies, no trained model), from
+#: the pages table; test_pages_table.py opens every page of the table.
+PAGES = [p.file for p in pages.PAGES if p.controls == "all" and not p.runs_model]
 CONFIGS = {
     "defaults": {},
     "N=1": {"N": "1"},
@@ -84,12 +79,21 @@ def open_exports(at: AppTest) -> AppTest:
     return at
 
 
+def code_box_keys(at: AppTest) -> list[str]:
+    """The keys of the page's code boxes: ``code_box`` (:func:`attnviz.ui.code_box`) or a
+    page's own (``code_box_compare``)."""
+    keys = [box.proto.id.split("-")[-1] for box in at.expander]
+    return [k for k in keys if k.startswith(ui.code.CODE_BOX_KEY)]
+
+
 def open_code_box(at: AppTest) -> AppTest:
     """Open the page's code box (its code is drawn only while open) and rerun."""
     closed = len(at.get("code"))
-    at.session_state[ui.code.CODE_BOX_KEY] = True
+    keys = code_box_keys(at) or [ui.code.CODE_BOX_KEY]
+    for key in keys:
+        at.session_state[key] = True
     at.run()
-    assert len(at.get("code")) == closed + 1, "the code box drew its code while closed"
+    assert len(at.get("code")) == closed + len(keys), "the code box drew its code while closed"
     return at
 
 
@@ -126,8 +130,7 @@ def test_every_page_runs(page, config):
     assert_clean(at)
     assert at.title, "every page has a title"
     assert any("Shapes:" in c.value for c in at.caption), "every page lists the shapes"
-    boxes = [box.proto.id.split("-")[-1] for box in at.expander]
-    assert ui.code.CODE_BOX_KEY in boxes, "every page has a code box"
+    assert code_box_keys(at), "every page has a code box"
     open_code_box(at)
     open_exports(at)
     assert_clean(at)

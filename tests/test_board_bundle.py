@@ -14,7 +14,6 @@ import importlib
 import json
 import logging
 import os
-import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -25,6 +24,7 @@ from figure_catalogue import builders, catalogue
 from plotly.offline import get_plotlyjs_version
 from streamlit.testing.v1 import AppTest
 
+from attnviz.ui import pages as ui_pages
 from attnviz.ui.board import PLOTLY, figure_json
 from attnviz.ui.board import assets as board_assets
 
@@ -118,8 +118,8 @@ def _board_figures(at: AppTest) -> dict[str, dict]:
 
 @pytest.mark.slow
 def test_every_page_draws_only_trace_types_the_bundle_holds():
-    """Every page of the app (app.PAGES), as drawn: the figures its boards send."""
-    pages = re.findall(r'\("(pages/[a-z_]+\.py)"', Path(APP).read_text())
+    """Every page of the app (attnviz.ui.pages.PAGES), as drawn: the figures its boards send."""
+    pages = [p.file for p in ui_pages.PAGES]
     assert len(pages) >= 11, pages
     have = board_assets.trace_types(board_assets.bundle())
     seen: dict[str, set[str]] = {}

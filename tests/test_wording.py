@@ -30,7 +30,7 @@ BAD_PLURAL = re.compile(r"(?<![\d.])1 (other )?(keys|rows|heads|tokens|values|ma
 #: A plotly number format in scientific notation ("%{z:.2e}").
 PLOTLY_SCIENTIFIC = re.compile(r"%\{[^}]*:[^}]*e\}")
 
-WORDING_PAGES = [*PAGES, "pages/compare.py"]
+WORDING_PAGES = PAGES  # the sidebar's pages, Compare among them
 WORDING_CONFIGS = ["defaults", "N=1", "causal", "padding-all", "preset", "scale-none"]
 
 

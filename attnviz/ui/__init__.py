@@ -15,6 +15,8 @@ imports streamlit. Its parts:
 - :mod:`~attnviz.ui.present`: the presenter view (``?present=1``) and a page's steps.
 - :mod:`~attnviz.ui.cell`: the cell panel (a clicked cell's arithmetic, :mod:`attnviz.explain`).
 - :mod:`~attnviz.ui.a11y`: the app's focus ring, key hints and reduced motion (WCAG 2.1 AA).
+- :mod:`~attnviz.ui.pages`: the pages table (:data:`~attnviz.ui.pages.PAGES`) that ``app.py``
+  builds the navigation and the sidebar's flags from.
 
 ``app.py`` calls :func:`sidebar` once per run (before ``st.navigation(...).run()``);
 pages call :func:`current` and the helpers re-exported here. The widget keys, their
@@ -24,7 +26,7 @@ Invalid values in a link (``?N=-3&heads=7&mask=xyz``) are replaced by valid ones
 ``st.warning`` names each parameter that was corrected.
 """
 
-from attnviz.ui import a11y, present
+from attnviz.ui import a11y, pages, present
 from attnviz.ui.board import (
     board,
     head_board,
@@ -144,6 +146,7 @@ __all__ = [
     "preload_plotly",
     "preset_query",
     "a11y",
+    "pages",
     "present",
     "shapes",
     "show_cell",

@@ -11,6 +11,7 @@ from string import Template
 
 import streamlit as st
 
+from attnviz.ui import pages
 from attnviz.ui.state import View
 
 SOFTMAX = """\
@@ -114,7 +115,8 @@ POSITIONS_NOTE = (
     "\n# with positions: X + E and X[perm] + E, E = sinusoidal(N, D): not equal any more"
 )
 
-#: What each page adds to the layer's code (filled with the page's own values).
+#: What each page adds to the layer's code (filled with the page's own values), by the
+#: page's slug in :data:`attnviz.ui.pages.PAGES` (tests/test_pages_table.py checks them).
 PAGE_EXTRAS = {
     "masking": """\
 # the two masks of this page (True = may attend)
@@ -192,8 +194,12 @@ def code_lines(view: View, head: int = 0) -> str:
 
 
 def page_extra(page: str, **values: object) -> str:
-    """The lines that ``page`` adds to the code box, filled with its values."""
-    return _fill(PAGE_EXTRAS[page], **values)
+    """The lines that ``page`` (a slug of :data:`attnviz.ui.pages.PAGES`) adds to the code
+    box, filled with its values."""
+    slug = pages.page(page).slug
+    if slug not in PAGE_EXTRAS:
+        raise KeyError(f"the page {slug!r} adds no lines to the code box (code.PAGE_EXTRAS)")
+    return _fill(PAGE_EXTRAS[slug], **values)
 
 
 CODE_BOX_KEY = "code_box"  # the expander's state: open or closed, kept across pages

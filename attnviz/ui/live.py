@@ -30,7 +30,7 @@ import streamlit as st
 from attnviz import classroom, exercises, viz
 from attnviz.classroom import ClassInfo, ClassStore
 from attnviz.roomlink import EXAMPLE, FIND_ADDRESS, RoomLink
-from attnviz.ui import address, quiz
+from attnviz.ui import address, pages, quiz
 from attnviz.ui.board import board
 from attnviz.ui.page import md_text as ui_text
 from attnviz.ui.present import qr_svg
@@ -195,8 +195,8 @@ def join_box() -> None:
             st.error(problem, icon=":material/error:")
 
 
-#: The Exercises page's path under the app's address.
-PAGE = "exercises"
+#: The Exercises page's path under the app's address (its slug, checked against the table).
+PAGE = pages.page("exercises").slug
 
 
 def join_link(code: str, where: RoomLink | None = None) -> str:

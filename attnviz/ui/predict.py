@@ -31,7 +31,7 @@ import streamlit as st
 from attnviz import classroom, predict, viz
 from attnviz.classroom import ViewQuestion
 from attnviz.predict import Question
-from attnviz.ui import address, live, present, quiz
+from attnviz.ui import address, live, pages, present, quiz
 from attnviz.ui.board import board
 from attnviz.ui.text import plain_text
 from attnviz.viz.style import pool_factor
@@ -82,8 +82,9 @@ def _question(code: str) -> ViewQuestion | None:
 
 
 def outline(page: str, settings: object) -> ViewQuestion | None:
-    """The revealed view question of this page and view (the teacher's projector), whose
-    answer the page outlines; None otherwise."""
+    """The revealed view question of this page (its slug in :data:`attnviz.ui.pages.PAGES`)
+    and view (the teacher's projector), whose answer the page outlines; None otherwise."""
+    page = pages.page(page).slug  # a slug not in the table fails here, on every run
     t = teacher()
     q = None if t is None else _question(t.code)
     if q is None or not q.revealed or q.page != page or q.view != view_digest(settings):
@@ -214,8 +215,11 @@ def ask_room(
 ) -> None:
     """The teacher's **Ask the room** box under the chart (presenter view, open class):
     one button per question of ``asks`` about the view ``settings`` on screen, then the
-    open question's tally and **Reveal**. ``pick_query=N``: a query picker (key
-    :data:`QUERY_KEY`, read by :func:`query_on_screen`) for a page that has none."""
+    open question's tally and **Reveal**. ``page``: the page's slug in
+    :data:`attnviz.ui.pages.PAGES` (the question's page in the class store).
+    ``pick_query=N``: a query picker (key :data:`QUERY_KEY`, read by
+    :func:`query_on_screen`) for a page that has none."""
+    page = pages.page(page).slug  # a slug not in the table fails here, on every run
     t = teacher()
     if t is None:
         return

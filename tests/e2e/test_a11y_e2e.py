@@ -32,22 +32,14 @@ from e2e_app import ROOT, BrowserSession
 from e2e_helpers import query, selectbox_input, slider_value
 
 from attnviz import engine, inputs
+from attnviz.ui import pages
 
 pytestmark = pytest.mark.e2e
 
 ARTIFACTS = ROOT / "artifacts" / "a11y"
+#: Every page of the table at its URL (the first is at /), then three views of note.
 VIEWS = {
-    "Playground": "/",
-    "Step by step": "/step_by_step",
-    "Multi-head": "/multi_head",
-    "Why √d_k": "/scaling",
-    "Masking": "/masking",
-    "Permutation": "/permutation",
-    "Compare": "/compare",
-    "Notebooks": "/notebooks",
-    "Real model (MiniLM)": "/real_model",
-    "Real model (decoder)": "/decoder",
-    "Exercises": "/exercises",
+    **{p.title: "/" if i == 0 else f"/{p.slug}" for i, p in enumerate(pages.PAGES)},
     "presenter view (step by step)": "/step_by_step?present=1",
     "masked view (playground, causal)": "/?mask=causal",
     "16 tokens (playground)": "/?N=16",

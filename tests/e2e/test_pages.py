@@ -23,36 +23,13 @@ from e2e_helpers import (
     nav_titles,
 )
 
+from attnviz.ui import pages
+
 pytestmark = pytest.mark.e2e
 
-# Plotly charts each page draws at the default controls (random X, N=6, D=8, heads=2):
-EXPECTED_CHARTS = {
-    # scores | weights | output, X, Q, K, V, the query's weights and its weighted sum
-    "Playground": 9,
-    # X, Q, K, V, QKᵀ, scaled scores, weights, output (the mask step draws none when off)
-    "Step by step": 8,
-    # per-head weights, one query in every head and its output in one head, entropy,
-    # argmax, concat, W_O, Y
-    "Multi-head": 8,
-    # variance, factor bars, weights unscaled/scaled, entropy, saturation curve
-    "Why √d_k": 6,
-    # mask, scores with -inf, softmax: for causal and padding
-    "Masking": 6,
-    # outputs then shuffled, outputs of shuffled, difference
-    "Permutation": 3,
-    # A's weights, B's weights, B − A, the change in entropy per query
-    "Compare": 4,
-    # tables only
-    "Notebooks": 0,
-    # 72-head grid, one head's weights, q/k/v, the query's weights, + tab charts; Heads:
-    # the six score heatmaps and the top 3 heads' weights on the probe
-    "Real model (MiniLM)": 11,
-    # 270-head grid, one head's weights, next-token bars, newest rows, RoPE curve, shifted
-    # pair, trained/random pair; Heads: the scores and the top 3 heads
-    "Real model (decoder)": 13,
-    # questions and answers only
-    "Exercises": 0,
-}
+# Plotly charts each page draws at the default controls (random X, N=6, D=8, heads=2), in
+# sidebar order: the pages table says (attnviz.ui.pages.PAGES, what each chart is beside it).
+EXPECTED_CHARTS = {p.title: p.charts for p in pages.PAGES}
 
 
 @dataclass
@@ -110,7 +87,28 @@ def projector_walk(browser, app_server) -> dict[str, PageReport]:
 
 
 def test_sidebar_lists_every_page(laptop_walk):
-    assert list(laptop_walk) == list(EXPECTED_CHARTS)
+    """The sidebar's links: every page of the table, its title, in the table's order."""
+    assert list(laptop_walk) == [p.title for p in pages.PAGES]
+
+
+def test_every_page_of_the_table_opens_at_its_url(browser, app_server):
+    """Each page's slug is its URL: /<slug> opens the page titled as the table says, with
+    its sidebar link (the table's icon and title) marked current; the first page is also
+    at /."""
+    session = BrowserSession(browser, app_server, (1280, 800))
+    first = pages.PAGES[0]
+    try:
+        for path, entry in [("/", first), *((f"/{p.slug}", p) for p in pages.PAGES)]:
+            session.open(path)
+            session.assert_healthy(path)
+            current = session.page.locator('[data-testid="stSidebarNavLink"][aria-current="page"]')
+            assert current.count() == 1, path
+            lines = [t.strip() for t in current.inner_text().strip().splitlines() if t.strip()]
+            # the link's text: the Material icon's name (drawn as a ligature), then the title
+            assert lines == [entry.icon.removeprefix(":material/").rstrip(":"), entry.title]
+            assert entry.title in session.page.title(), (path, session.page.title())
+    finally:
+        session.close()
 
 
 @pytest.mark.parametrize("size", ["laptop", "projector"])

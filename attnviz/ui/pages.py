@@ -1,0 +1,96 @@
+"""The app's pages: one table, :data:`PAGES`, in sidebar order (the first is the default).
+
+``app.py`` builds the navigation and the sidebar from it; the code box
+(:data:`attnviz.ui.code.PAGE_EXTRAS`), the Ask-the-room questions (:mod:`attnviz.ui.asks`,
+:func:`attnviz.ui.predict.ask_room`) and the class's join link (:mod:`attnviz.ui.live`)
+name pages by their slug, which :func:`page` checks against the table; the tests walk it
+(every page opens in AppTest and in the browser).
+
+Where to add a page: write ``pages/<slug>.py`` and add one :class:`Page` to :data:`PAGES`
+(docs/architecture.md, "Where to add a page").
+
+Nothing here imports Streamlit: tests and the code box read the table as plain data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+#: Which of the sidebar's controls apply on a page (:func:`attnviz.ui.sidebar`): ``"all"``;
+#: ``"seed"``, the seed only (the others are drawn but hidden); ``"none"``, a page that
+#: runs a trained model with its own input and weights (all drawn but hidden, and the
+#: sidebar says why). Hidden controls keep their values and links for the other pages.
+Controls = Literal["all", "seed", "none"]
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page of the app."""
+
+    slug: str  # its URL path (/masking) and file (pages/masking.py); ids in the code box, asks
+    title: str  # the sidebar's link and the browser tab's title
+    icon: str  # a Material Symbol, ":material/<name>:"
+    charts: int  # plotly charts drawn at the default controls (tests/e2e/test_pages.py)
+    controls: Controls = "all"  # which sidebar controls apply (see Controls)
+    runs_model: bool = False  # runs a trained model (its weights are an optional install)
+
+    @property
+    def file(self) -> str:
+        """The page's script, relative to the folder of ``app.py``."""
+        return f"pages/{self.slug}.py"
+
+
+PAGES: tuple[Page, ...] = (
+    # scores | weights | output, X, Q, K, V, the query's weights and its weighted sum
+    Page("playground", "Playground", ":material/tune:", charts=9),
+    # X, Q, K, V, QKᵀ, scaled scores, weights, output (the mask step draws none when off)
+    Page("step_by_step", "Step by step", ":material/stairs:", charts=8),
+    # per-head weights, one query in every head and its output in one head, entropy,
+    # argmax, concat, W_O, Y
+    Page("multi_head", "Multi-head", ":material/view_module:", charts=8),
+    # variance, factor bars, weights unscaled/scaled, entropy, saturation curve
+    Page("scaling", "Why √d_k", ":material/straighten:", charts=6),
+    # mask, scores with -inf, softmax: for causal and padding
+    Page("masking", "Masking", ":material/visibility_off:", charts=6),
+    # outputs then shuffled, outputs of shuffled, difference
+    Page("permutation", "Permutation", ":material/shuffle:", charts=3),
+    # A's weights, B's weights, B − A, the change in entropy per query
+    Page("compare", "Compare", ":material/compare:", charts=4),
+    # tables only
+    Page("notebooks", "Notebooks", ":material/menu_book:", charts=0),
+    # 72-head grid, one head's weights, q/k/v, the query's weights, + tab charts; Heads:
+    # the six score heatmaps and the top 3 heads' weights on the probe
+    Page(
+        "real_model",
+        "Real model (MiniLM)",
+        ":material/smart_toy:",
+        charts=11,
+        controls="none",
+        runs_model=True,
+    ),
+    # 270-head grid, one head's weights, next-token bars, newest rows, RoPE curve, shifted
+    # pair, trained/random pair; Heads: the scores and the top 3 heads
+    Page(
+        "decoder",
+        "Real model (decoder)",
+        ":material/auto_awesome:",
+        charts=13,
+        controls="none",
+        runs_model=True,
+    ),
+    # questions and answers only
+    Page("exercises", "Exercises", ":material/quiz:", charts=0, controls="seed"),
+)
+
+BY_SLUG: dict[str, Page] = {p.slug: p for p in PAGES}
+
+
+def page(slug: str) -> Page:
+    """The page with this slug; a ``KeyError`` that lists the slugs if there is none."""
+    try:
+        return BY_SLUG[slug]
+    except KeyError:
+        raise KeyError(
+            f"no page {slug!r} in attnviz.ui.pages.PAGES; the slugs are {', '.join(BY_SLUG)}"
+        ) from None
