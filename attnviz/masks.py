@@ -64,6 +64,14 @@ def _padding_code(m: str, n: int, pad: int) -> str:
     return f"{m} = np.ones(({n}, {n}), bool); {m}[:, {n - pad}:] = False"
 
 
+def _window_code(m: str, n: int, window: int) -> str:
+    return f"{m} = np.tri({n}, {n}, 0, bool) & ~np.tri({n}, {n}, -{window}, bool)"
+
+
+def _prefix_code(m: str, n: int, prefix: int) -> str:
+    return f"{m} = np.tril(np.ones(({n}, {n}), bool)); {m}[:, :{prefix}] = True"
+
+
 # --------------------------------------------------------------------------- the exercises
 
 
@@ -98,6 +106,20 @@ _KINDS: tuple[MaskKind, ...] = (
                     "Only {n} tokens: all of them are padding (k = {value} is more than N)."),),
              _padding_code, "last {pad} = padding",
              "padding: nobody attends to the last k tokens", exercise=_padding_exercise),
+    MaskKind("window", "sliding window (last w tokens)", engine.sliding_window_mask,
+             (Param("window", "w — window: each token sees the last w tokens", "window w", 2,
+                    1, "sliding window: query i sees keys i − window < j ≤ i (1..N)",
+                    "Only {n} tokens: a window of {value} is more than N; using window = "
+                    "{n} (the causal mask)."),),
+             _window_code, "window: key i-{window} < j <= query i",
+             "window: token i sees the last w tokens, i-w+1..i (Mistral, Gemma)"),
+    MaskKind("prefix", "prefix LM (first p tokens seen by all)", engine.prefix_mask,
+             (Param("prefix", "p — prefix: tokens every token sees", "prefix p", 2, 0,
+                    "prefix LM: every query sees keys j < prefix, after it causal (0..N)",
+                    "Only {n} tokens: a prefix of {value} is more than N; using prefix = "
+                    "{n} (every token sees every key)."),),
+             _prefix_code, "prefix LM: keys j < {prefix} for all, then causal",
+             "prefix: every token sees the first p tokens, then causal (T5, PaLM)"),
 )
 # fmt: on
 

@@ -16,7 +16,9 @@ view = ui.start(
     "the softmax, and e^(−∞) = 0, so those keys get **weight exactly 0** while the other "
     "weights still sum to 1. A **causal** mask hides the future (token i sees tokens 0…i, "
     "as in GPT-style decoders); a **padding** mask hides the filler tokens at the end of a "
-    "short sentence in a batch.",
+    "short sentence in a batch. Choose the sidebar's **window** mask (each token sees only the "
+    "last w tokens, as in Mistral and Gemma) or **prefix** mask (every token sees the first p "
+    "tokens, then causal, as in T5 and PaLM) to see it here beside them.",
 )
 
 

@@ -12,10 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from board_view import figures_of
-from test_app import assert_clean, open_code_box, run_app, view_of, z_of
+from test_app import assert_clean, open_code_box, open_exports, run_app, view_of, z_of
 from test_compare import run_app as run_compare
 
-from attnviz import exercises, experiments, masks, presets, ui
+from attnviz import engine, exercises, experiments, masks, presets, ui
 from attnviz.ui import compare, links, walker
 from attnviz.ui.controls import BY_KEY, DEFAULTS, KEYS, LABELS, Settings, replace
 
@@ -250,3 +250,82 @@ def test_the_exported_settings_name_every_parameter_by_its_url_key():
         assert all(
             _settings(k.name, **_values(k)).as_dict()[key] == v for key, v in _values(k).items()
         )
+
+
+# --------------------------------------------------------------------------- window and prefix
+
+
+@pytest.mark.parametrize(
+    ("kind", "value", "may_attend"),
+    [("window", 3, lambda i, j: i - 3 < j <= i), ("prefix", 3, lambda i, j: j < 3 or j <= i)],
+)
+def test_window_and_prefix_links_round_trip_with_their_patterns(kind, value, may_attend):
+    query = {"mask": kind, kind: str(value)}
+    at = run_app(query)
+    assert_clean(at)
+    assert not at.warning, [w.value for w in at.warning]
+    assert dict(at.query_params) == query
+    v = view_of(at)
+    expected = np.array([[may_attend(i, j) for j in range(N)] for i in range(N)])
+    np.testing.assert_array_equal(v.result.mask, expected)
+    assert (v.result.weights[:, ~expected] == 0).all()
+    np.testing.assert_allclose(v.result.weights.sum(axis=-1), 1.0)
+    assert view_of(run_app(dict(at.query_params))).settings == v.settings
+
+
+@pytest.mark.parametrize(
+    ("query", "said"),
+    [
+        ({"mask": "window", "window": "0"}, "`window=0`, which is not valid (window must be "
+         "an integer from 1 to 512); using `window=2`"),
+        ({"mask": "prefix", "prefix": "99"}, "a prefix of 99 is more than N; using prefix = 6"),
+        ({"mask": "window", "window": "99"}, "a window of 99 is more than N; using window = 6"),
+        ({"mask": "prefix", "prefix": "-1"}, "`prefix=-1`, which is not valid"),
+    ],
+)  # fmt: skip
+def test_invalid_window_and_prefix_give_a_warning_not_a_traceback(query, said):
+    at = run_app(query)
+    assert_clean(at)
+    text = " ".join(w.value for w in at.warning)
+    assert said in text, text
+    s = view_of(at).settings
+    kind, key = query["mask"], query["mask"]
+    used = min(int(s.value(key)), N)
+    np.testing.assert_array_equal(view_of(at).result.mask, masks.build(kind, N, **{key: used}))
+
+
+def test_compare_b_mask_window_is_the_engines_window():
+    q = {"seed": "5", "b_mask": "window", "b_window": "2"}  # N=6, D=8, heads=2: the defaults
+    at = run_compare(q)
+    assert_clean(at)
+    assert not at.warning, [w.value for w in at.warning]
+    assert dict(at.query_params) == q
+    x = ui.compute(_settings(seed=5))[0]
+    p = engine.AttentionParams.random(8, seed=6, init="xavier")
+    wb = engine.multi_head_attention(
+        x, p, num_heads=2, mask=engine.sliding_window_mask(6, 2)
+    ).weights[0]
+    b = z_of(figures_of(at)["cmp_b"])
+    np.testing.assert_allclose(np.nan_to_num(b), wb, rtol=1e-6, atol=1e-30)  # float32 figure
+    assert np.isnan(b[~engine.sliding_window_mask(6, 2)]).all()
+    assert at.selectbox(key="b_mask").value == "window"
+    assert at.number_input(key="b_window").value == 2
+
+
+@pytest.mark.parametrize(("kind", "value"), [("window", 2), ("prefix", 2)])
+def test_the_masking_page_shows_the_sidebars_window_or_prefix(kind, value):
+    at = open_code_box(run_app({"N": "5", "mask": kind, kind: str(value)}, "pages/masking.py"))
+    assert_clean(at)
+    assert f"{kind} ({kind} = {value})" in [m.value.removeprefix("### ") for m in at.markdown]
+    ns: dict = {}
+    exec(at.get("code")[-1].proto.code_text, ns)  # noqa: S102 - the code the page shows
+    expected = masks.build(kind, 5, **{kind: value})
+    np.testing.assert_array_equal(ns[kind], expected)  # the page's line for this mask
+    np.testing.assert_array_equal(ns["mask"], expected)  # the view's mask line
+    r = view_of(at).result
+    np.testing.assert_allclose(ns["A"], r.weights[0], atol=1e-12)
+    np.testing.assert_allclose(ns["Y"], r.output, atol=1e-9)
+    at = open_exports(at)
+    assert_clean(at)
+    text = " ".join(str(c.value) for c in at.get("code"))
+    assert f"{kind} weights" in text or f"{kind}_weights" in text, "no export of this mask"
