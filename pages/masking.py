@@ -21,6 +21,10 @@ view = ui.start(
     "tokens, then causal, as in T5 and PaLM) to see it here beside them.",
 )
 
+#: The mask kinds this page always shows (none only in the presenter view); the sidebar's
+#: mask of another kind of attnviz.masks.KINDS gets a column of its own.
+SHOWN = ("none", "causal", "padding")
+
 
 @st.fragment
 def body(view: ui.View) -> None:
@@ -75,7 +79,7 @@ def sidebar_mask(view: ui.View) -> tuple[str, object] | None:
     """(name, result) of the sidebar's mask if the page does not show its kind already:
     a kind of :data:`attnviz.masks.KINDS` other than none, causal and padding."""
     s = view.settings
-    if s.mask_kind in ("none", "causal", "padding"):
+    if s.mask_kind in SHOWN:
         return None
     values = ", ".join(f"{key} = {v}" for key, v in s.mask_params)
     return (f"{s.mask_kind} ({values})" if values else s.mask_kind), view.result
@@ -86,6 +90,7 @@ def mask_columns(view: ui.View, head: int, shown: list, presenting: bool, zmax: 
     same for every mask), the weights, the checks."""
     labels, lay, n = view.labels, view.layout, view.result.n_tokens
     dk = view.result.queries.shape[-1]
+    other = sidebar_mask(view)
     H = 300 if presenting else 330
     cols = st.columns(len(shown))
     for col, (name, res) in zip(cols, shown, strict=True):
@@ -134,9 +139,9 @@ def mask_columns(view: ui.View, head: int, shown: list, presenting: bool, zmax: 
             else:
                 for key, fig in charts.items():
                     ui.plot(fig, key=key, link=links.get(key))
-            kind = masks.KINDS.get(name.split(" ")[0])
-            if kind is not None and kind.name not in ("causal", "padding"):
-                st.caption(kind.explain.capitalize() + ".")
+            if other is not None and name == other[0]:  # the sidebar's mask: what it hides
+                explain = masks.KINDS[view.settings.mask_kind].explain
+                st.caption(explain[0].upper() + explain[1:] + ".")
             st.caption(mask_check(res.weights[head], mask, causal=name == "causal"))
     st.caption(
         f"The scores of every mask are coloured on one scale, ±{readable(zmax, 3)}, and the "

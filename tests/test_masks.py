@@ -317,6 +317,8 @@ def test_the_masking_page_shows_the_sidebars_window_or_prefix(kind, value):
     at = open_code_box(run_app({"N": "5", "mask": kind, kind: str(value)}, "pages/masking.py"))
     assert_clean(at)
     assert f"{kind} ({kind} = {value})" in [m.value.removeprefix("### ") for m in at.markdown]
+    explain = masks.KINDS[kind].explain  # what the mask hides, under its column
+    assert any(c.value == explain[0].upper() + explain[1:] + "." for c in at.caption)
     ns: dict = {}
     exec(at.get("code")[-1].proto.code_text, ns)  # noqa: S102 - the code the page shows
     expected = masks.build(kind, 5, **{kind: value})
