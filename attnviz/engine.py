@@ -54,12 +54,14 @@ __all__ = [
     "multi_head_attention",
     "padding_mask",
     "permute_tokens",
+    "prefix_mask",
     "project",
     "repeat_kv",
     "resolve_scale",
     "rope_cos_sin",
     "row_entropy",
     "scaled_dot_product_attention",
+    "sliding_window_mask",
     "softmax",
     "split_heads",
     "to_columns",
@@ -172,6 +174,30 @@ def padding_mask(n: int, n_pad: int) -> NDArray[np.bool_]:
         raise ValueError(f"padding_mask needs 0 <= n_pad <= n, got n_pad={n_pad}, n={n}")
     keep = np.arange(n) < n - n_pad
     return np.broadcast_to(keep, (n, n)).copy()
+
+
+def sliding_window_mask(n: int, window: int) -> NDArray[np.bool_]:
+    """(n, n) causal sliding-window mask: query i may attend to keys i - window < j <= i,
+    the last ``window`` tokens itself included, as in Mistral and Gemma's local layers.
+    ``window == n`` is the causal mask; ``window == 1``: each token sees only itself."""
+    if n < 1:
+        raise ValueError(f"sliding_window_mask needs n >= 1, got n={n}")
+    if not 1 <= window <= n:
+        raise ValueError(f"sliding_window_mask needs 1 <= window <= n, got window={window}, n={n}")
+    i, j = np.arange(n)[:, None], np.arange(n)[None, :]  # (n, 1) queries, (1, n) keys
+    return (j <= i) & (j > i - window)  # (n, n)
+
+
+def prefix_mask(n: int, prefix: int) -> NDArray[np.bool_]:
+    """(n, n) prefix-LM mask: every query may attend to the keys j < ``prefix`` (the
+    prefix, seen in both directions); after it the mask is causal (j <= i), as in T5's
+    prefix LM and PaLM. ``prefix == 0`` is the causal mask, ``prefix == n`` no mask."""
+    if n < 1:
+        raise ValueError(f"prefix_mask needs n >= 1, got n={n}")
+    if not 0 <= prefix <= n:
+        raise ValueError(f"prefix_mask needs 0 <= prefix <= n, got prefix={prefix}, n={n}")
+    i, j = np.arange(n)[:, None], np.arange(n)[None, :]  # (n, 1) queries, (1, n) keys
+    return (j <= i) | (j < prefix)  # (n, n)
 
 
 # --------------------------------------------------------------------------- core

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from attnviz import engine, latex
+from attnviz import engine, latex, masks
 
 #: The kinds, in the order :func:`generate` cycles through them.
 KINDS = ("argmax", "weight", "score", "mask", "shape", "scaling", "heads")
@@ -244,35 +244,25 @@ def _score(rng: np.random.Generator) -> Exercise:
 
 def _mask(rng: np.random.Generator) -> Exercise:
     n = int(rng.integers(4, 7))
-    kind = ("causal", "padding")[int(rng.integers(0, 2))]
-    pad = int(rng.integers(1, n - 1)) if kind == "padding" else 0
-    mask = engine.causal_mask(n) if kind == "causal" else engine.padding_mask(n, pad)
+    kinds = [k for k in masks.KINDS.values() if k.exercise is not None]
+    kind = kinds[int(rng.integers(0, len(kinds)))]
+    # each parameter from 1 to n - 2 (a padding of k = 1 .. n - 2 tokens)
+    params = {p.key: int(rng.integers(max(p.lo, 1), n - 1)) for p in kind.params}
+    mask = masks.build(kind.name, n, **params)
     i = int(rng.integers(0, n))
     x = rng.normal(size=(n, 4))
     s = engine.attention_scores(x, x, scale=True)
     w = engine.softmax(engine.apply_mask(s, mask))
     count = int(np.count_nonzero(w[i] > 0))
-    if kind == "causal":
-        rule = "a **causal** mask (token i may only attend to tokens j ≤ i)"
-        why = f"Under the causal mask row {i} keeps keys 0…{i}: **{count}** keys."
-    else:
-        rule = (
-            f"a **padding** mask: the last {pad} of the {n} tokens are padding, and no query "
-            "may attend to a padding key"
-        )
-        why = (
-            f"Keys {n - pad}…{n - 1} are padding and masked in every row (the softmax gives "
-            f"them e^(−∞) = 0), so row {i} keeps the {n - pad} real keys: **{count}**."
-        )
+    rule, why = kind.exercise(n, i, count, **params)
     prompt = (
         f"Self-attention over N = {n} tokens with {rule}. How many **nonzero weights** does "
         f"row {i} (query {i}, counting from 0) have after the softmax?"
     )
     expl = why + " The softmax gives every kept key a positive weight."
     hint = "Masked scores become −∞ before the softmax; e^(−∞) = 0, every other weight is > 0."
-    return Exercise(
-        "mask", prompt, count, expl, hint, data={"n": n, "mask_kind": kind, "pad": pad, "i": i}
-    )
+    data = {"n": n, "mask_kind": kind.name, "pad": params.get("pad", 0), **params, "i": i}
+    return Exercise("mask", prompt, count, expl, hint, data=data)
 
 
 def _shape(rng: np.random.Generator) -> Exercise:

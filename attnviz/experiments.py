@@ -17,25 +17,23 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+from attnviz import masks
 from attnviz.engine import (
     Array,
     AttentionParams,
     Scale,
     causal_mask,
     multi_head_attention,
-    padding_mask,
     permute_tokens,
     softmax,
 )
 
 __all__ = [
     "NOTEBOOK_LOGITS",
-    "MaskKind",
     "PermutationCheck",
     "SaturationCurve",
     "VarianceCurve",
@@ -51,8 +49,6 @@ __all__ = [
 
 #: The logits of notebook ``002_…`` (softmax "without scaling" and "with scaling" x8).
 NOTEBOOK_LOGITS: tuple[float, ...] = (0.1, -0.2, 0.3, -0.4, -0.3)
-
-MaskKind = Literal["none", "causal", "padding"]
 
 
 def _dims(dims: ArrayLike) -> np.ndarray:
@@ -240,15 +236,11 @@ def permutation_check(
 # --------------------------------------------------------------------------- masking
 
 
-def make_mask(kind: MaskKind, n: int, *, n_pad: int = 0) -> np.ndarray | None:
-    """The (n, n) boolean mask of a kind: "none" -> None, "causal", "padding" (last n_pad)."""
-    if kind == "none":
-        return None
-    if kind == "causal":
-        return causal_mask(n)
-    if kind == "padding":
-        return padding_mask(n, n_pad)
-    raise ValueError(f"mask kind must be 'none', 'causal' or 'padding', got {kind!r}")
+def make_mask(kind: str, n: int, *, n_pad: int = 0, **params: int) -> np.ndarray | None:
+    """The (n, n) boolean mask of a kind of :data:`attnviz.masks.KINDS`: "none" -> None,
+    "causal", "padding" (the last ``n_pad`` tokens), and the parameters of the others by
+    their URL keys; the engine's builder rejects values out of range."""
+    return masks.build(kind, n, clamp=False, **{"pad": n_pad, **params})
 
 
 def future_independence(

@@ -33,13 +33,13 @@ from typing import Literal
 
 import numpy as np
 
+from attnviz import masks
 from attnviz.engine import (
     Array,
     AttentionParams,
     AttentionResult,
     Scale,
     attention_from_qkv,
-    causal_mask,
     loop_attention,
     merge_heads,
     multi_head_attention,
@@ -59,10 +59,12 @@ __all__ = [
     "scale_words",
 ]
 
-MaskName = Literal["none", "causal"]
+#: A kind of attnviz.masks.KINDS without parameters: "none", "causal".
+MaskName = str
 #: "row": one token per row (attnviz); "columns": the UDL book's one token per column.
 Layout = Literal["row", "columns"]
-_MASKS = ("none", "causal")
+#: The mask kinds a preset runs under: those of attnviz.masks without parameters.
+_MASKS = tuple(name for name, kind in masks.KINDS.items() if not kind.params)
 
 
 def scale_words(scale: Scale) -> str:
@@ -211,7 +213,7 @@ class Preset:
         m = self.mask if mask is None else mask
         if m not in _MASKS:
             raise ValueError(f"mask must be one of {_MASKS} (or None), got {m!r}")
-        return causal_mask(self.n_tokens) if m == "causal" else None
+        return masks.build(m, self.n_tokens)
 
     def run(self, scale: Scale | None = None, mask: MaskName | None = None) -> AttentionResult:
         """The attention of this preset; ``scale`` and ``mask`` override its settings."""

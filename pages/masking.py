@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from attnviz import engine, ui, viz
+from attnviz import engine, masks, ui, viz
 from attnviz.ui import asks, predict
 from attnviz.wording import power_of_ten, readable
 
@@ -16,8 +16,14 @@ view = ui.start(
     "the softmax, and e^(−∞) = 0, so those keys get **weight exactly 0** while the other "
     "weights still sum to 1. A **causal** mask hides the future (token i sees tokens 0…i, "
     "as in GPT-style decoders); a **padding** mask hides the filler tokens at the end of a "
-    "short sentence in a batch.",
+    "short sentence in a batch. Choose the sidebar's **window** mask (each token sees only the "
+    "last w tokens, as in Mistral and Gemma) or **prefix** mask (every token sees the first p "
+    "tokens, then causal, as in T5 and PaLM) to see it here beside them.",
 )
+
+#: The mask kinds this page always shows (none only in the presenter view); the sidebar's
+#: mask of another kind of attnviz.masks.KINDS gets a column of its own.
+SHOWN = ("none", "causal", "padding")
 
 
 @st.fragment
@@ -41,16 +47,18 @@ def body(view: ui.View) -> None:
     causal = ui.variant(view, mask_kind="causal")
     padded = ui.variant(view, mask_kind="padding", pad=k)
     ui.pooled_note(n, "the masks are easiest to read at small N")
+    other = sidebar_mask(view)  # the sidebar's mask when it is another kind (window, ...)
     step = ui.steps(
         [
             "No mask: every query sees every key",
             "Causal mask: no query sees a later token",
             f"Padding mask: the last k = {k} tokens are hidden",
         ]
+        + ([f"The sidebar's mask: {other[0]}"] if other else [])
     )
-    # the normal page shows causal and padding side by side; the presenter view one mask per
-    # screen, the first with none
-    variants = [("causal", causal), (f"padding (k = {k})", padded)]
+    # the normal page shows causal and padding (and the sidebar's other mask) side by side;
+    # the presenter view one mask per screen, the first with none
+    variants = [("causal", causal), (f"padding (k = {k})", padded)] + ([other] if other else [])
     if step.presenting:
         variants.insert(0, ("no mask", ui.variant(view, mask_kind="none")))
     shown = [v for i, v in enumerate(variants) if step.show(i)]
@@ -64,7 +72,17 @@ def body(view: ui.View) -> None:
         return
     fully_masked_row(view)
     future_check(view)
-    footer(view, head, causal, padded, k)
+    footer(view, head, causal, padded, k, other)
+
+
+def sidebar_mask(view: ui.View) -> tuple[str, object] | None:
+    """(name, result) of the sidebar's mask if the page does not show its kind already:
+    a kind of :data:`attnviz.masks.KINDS` other than none, causal and padding."""
+    s = view.settings
+    if s.mask_kind in SHOWN:
+        return None
+    values = ", ".join(f"{key} = {v}" for key, v in s.mask_params)
+    return (f"{s.mask_kind} ({values})" if values else s.mask_kind), view.result
 
 
 def mask_columns(view: ui.View, head: int, shown: list, presenting: bool, zmax: float) -> None:
@@ -72,6 +90,7 @@ def mask_columns(view: ui.View, head: int, shown: list, presenting: bool, zmax: 
     same for every mask), the weights, the checks."""
     labels, lay, n = view.labels, view.layout, view.result.n_tokens
     dk = view.result.queries.shape[-1]
+    other = sidebar_mask(view)
     H = 300 if presenting else 330
     cols = st.columns(len(shown))
     for col, (name, res) in zip(cols, shown, strict=True):
@@ -125,6 +144,9 @@ def mask_columns(view: ui.View, head: int, shown: list, presenting: bool, zmax: 
             else:
                 for key, fig in charts.items():
                     ui.plot(fig, key=key, link=links.get(key))
+            if other is not None and name == other[0]:  # the sidebar's mask: what it hides
+                explain = masks.KINDS[view.settings.mask_kind].explain
+                st.caption(explain[0].upper() + explain[1:] + ".")
             st.caption(mask_check(res.weights[head], mask, causal=name == "causal"))
     st.caption(
         f"The scores of every mask are coloured on one scale, ±{readable(zmax, 3)}, and the "
@@ -218,9 +240,10 @@ def future_check(view: ui.View) -> None:
         )
 
 
-def footer(view: ui.View, head: int, causal, padded, k: int) -> None:
-    """Shapes, exports and the NumPy code of this view."""
-    n = view.result.n_tokens
+def footer(view: ui.View, head: int, causal, padded, k: int, other=None) -> None:
+    """Shapes, exports and the NumPy code of this view (``other``: the sidebar's mask of
+    another kind, (name, result), or None)."""
+    n, s = view.result.n_tokens, view.settings
     ui.shapes(
         {"mask": causal.mask, "scores": causal.scores[head], "weights": causal.weights[head]},
         note=f"head {head}",
@@ -235,10 +258,31 @@ def footer(view: ui.View, head: int, causal, padded, k: int) -> None:
             "padding mask": padded.mask.astype(int),
             "padding scores": padded.masked_scores[head],
             "padding weights": padded.weights[head],
+            **(
+                {
+                    f"{s.mask_kind} mask": other[1].mask.astype(int),
+                    f"{s.mask_kind} scores": other[1].masked_scores[head],
+                    f"{s.mask_kind} weights": other[1].weights[head],
+                }
+                if other
+                else {}
+            ),
         },
-        extra={"causal_weights": causal.weights, "padding_weights": padded.weights},
+        extra={
+            "causal_weights": causal.weights,
+            "padding_weights": padded.weights,
+            **({f"{s.mask_kind}_weights": other[1].weights} if other else {}),
+        },
     )
-    ui.code_box(view, head=head, extra=ui.page_extra("masking", n=n, keep=n - k))
+    lines = [
+        masks.code("causal", n, "causal", comment=False),
+        masks.code("padding", n, "padding", comment=False, pad=k),
+    ]
+    if other:
+        lines.append(masks.code(s.mask_kind, n, s.mask_kind, False, **dict(s.mask_params)))
+    count = ("two", "three")[len(lines) - 2]
+    code = "\n".join([f"# the {count} masks of this page (True = may attend)", *lines])
+    ui.code_box(view, head=head, extra=ui.page_extra("masking", masks=code))
 
 
 body(view)

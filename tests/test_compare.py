@@ -12,6 +12,7 @@ from test_app import APP, assert_clean, open_exports, view_of, z_of
 
 from attnviz import engine, inputs, viz
 from attnviz.ui.board import figure_json
+from attnviz.ui.controls import replace
 
 PAGE = "pages/compare.py"
 
@@ -147,7 +148,7 @@ def test_presets(label, check):
     at.button(key=f"cmp_preset_{label}").click().run()
     assert_clean(at)
     s = view_of(at).settings
-    b = s.__class__(**{**s.as_dict(), **_b_changes(at)})
+    b = replace(s, **_b_changes(at))
     assert check(s, b), (s, b)
     if label != "Scaled vs not":  # the preset resets what B changed before
         assert at.selectbox(key="b_scale").value == "same as A"
@@ -161,7 +162,7 @@ def _b_changes(at) -> dict:
     for k in B_KEYS:
         v = at.session_state[f"b_{k}"] if f"b_{k}" in at.session_state else None  # noqa: SIM401
         if v is not None and v != SAME:
-            out[BY_KEY[k].field] = v
+            out[k if BY_KEY[k].mask_param else BY_KEY[k].field] = v  # a field, or "pad"
     return out
 
 

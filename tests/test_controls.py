@@ -20,11 +20,13 @@ def test_keys_are_unique_and_the_url_keys_are_the_bound_controls():
 
 def test_settings_has_one_field_per_control_field_in_table_order():
     names = [f.name for f in dataclasses.fields(ui.Settings)]
-    assert names == [c.field for c in ui.CONTROLS if c.field] + ["upload_name"]
+    fields = [c.field for c in ui.CONTROLS if c.field]
+    fields.insert(fields.index("mask_kind") + 1, "mask_params")  # the mask's parameters
+    assert names == fields + ["upload_name"]
 
 
 def test_settings_is_frozen_and_derives_the_engine_arguments():
-    s = ui.Settings(**{c.field: c.default for c in ui.CONTROLS if c.field})
+    s = ui.Settings(**{c.field: c.default for c in ui.CONTROLS if c.field}, mask_params=())
     with pytest.raises(dataclasses.FrozenInstanceError):
         s.n = 3
     assert s.scale is True and s.mask() is None and s.d_head == s.d // s.heads

@@ -26,9 +26,11 @@ from attnviz.engine import (
     multi_head_attention,
     padding_mask,
     permute_tokens,
+    prefix_mask,
     resolve_scale,
     row_entropy,
     scaled_dot_product_attention,
+    sliding_window_mask,
     softmax,
     split_heads,
     to_columns,
@@ -144,6 +146,34 @@ PADDING_CASES = [
 @pytest.mark.parametrize(("n", "n_pad", "expected"), PADDING_CASES)
 def test_padding_mask(n, n_pad, expected):
     np.testing.assert_array_equal(padding_mask(n, n_pad), np.array(expected))
+
+
+def _loop_mask(n: int, may_attend) -> np.ndarray:
+    """A mask written as its definition, one (query i, key j) pair at a time."""
+    return np.array([[may_attend(i, j) for j in range(n)] for i in range(n)], dtype=bool)
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 8])
+def test_sliding_window_mask_is_its_definition(n):
+    for window in range(1, n + 1):
+        expected = _loop_mask(n, lambda i, j, w=window: i - w < j <= i)
+        m = sliding_window_mask(n, window)
+        assert m.dtype == np.bool_ and m.shape == (n, n)
+        np.testing.assert_array_equal(m, expected)
+        assert (m.sum(axis=1) == np.minimum(np.arange(n) + 1, window)).all()  # keys per row
+    np.testing.assert_array_equal(sliding_window_mask(n, n), causal_mask(n))
+    np.testing.assert_array_equal(sliding_window_mask(n, 1), np.eye(n, dtype=bool))
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 8])
+def test_prefix_mask_is_its_definition(n):
+    for prefix in range(n + 1):
+        expected = _loop_mask(n, lambda i, j, p=prefix: j < p or j <= i)
+        m = prefix_mask(n, prefix)
+        assert m.dtype == np.bool_ and m.shape == (n, n)
+        np.testing.assert_array_equal(m, expected)
+    np.testing.assert_array_equal(prefix_mask(n, 0), causal_mask(n))
+    assert prefix_mask(n, n).all()
 
 
 def test_masked_weights_are_exactly_zero_and_rows_sum_to_one():
@@ -413,6 +443,13 @@ ERROR_CASES = [
     ("scale-inf", lambda: resolve_scale(float("inf"), 4), r"scale must be finite"),
     ("causal-zero", lambda: causal_mask(0), r"causal_mask needs n >= 1, got n=0"),
     ("padding-too-many", lambda: padding_mask(3, 4), r"0 <= n_pad <= n, got n_pad=4, n=3"),
+    ("window-zero", lambda: sliding_window_mask(5, 0),
+     r"sliding_window_mask needs 1 <= window <= n, got window=0, n=5"),
+    ("window-too-wide", lambda: sliding_window_mask(5, 6), r"got window=6, n=5"),
+    ("window-n-zero", lambda: sliding_window_mask(0, 1), r"sliding_window_mask needs n >= 1"),
+    ("prefix-negative", lambda: prefix_mask(5, -1),
+     r"prefix_mask needs 0 <= prefix <= n, got prefix=-1, n=5"),
+    ("prefix-too-long", lambda: prefix_mask(6, 99), r"got prefix=99, n=6"),
     ("perm-bad", lambda: permute_tokens(np.ones((3, 2)), [0, 0, 1]),
      r"perm must be a permutation of 0..2 for x of shape 3x2"),
     ("qkv-heads", lambda: attention_from_qkv(np.ones((2, 4)), np.ones((2, 4)), np.ones((2, 3)),

@@ -1,5 +1,7 @@
 """``Settings`` is written out (a reader and an IDE see every field), and agrees with the
-controls' table: one field per control with a ``field``, in table order, of its type."""
+controls' table: one field per control with a ``field``, in table order, of its type; the
+mask's parameters (``pad``, ...: controls made from ``attnviz.masks``) sit in one field,
+``mask_params``, after ``mask_kind``."""
 
 import dataclasses
 import pickle
@@ -14,7 +16,10 @@ def test_settings_fields_are_the_tables_fields_in_order_with_their_types():
     hints = typing.get_type_hints(Settings)
     fields = [f.name for f in dataclasses.fields(Settings)]
     table = [(c.field, c.type) for c in CONTROLS if c.field]
-    assert fields == [name for name, _ in table] + ["upload_name"]
+    names = [name for name, _ in table]
+    names.insert(names.index("mask_kind") + 1, "mask_params")
+    assert fields == names + ["upload_name"]
+    assert hints["mask_params"] == tuple[tuple[str, int], ...]
     for name, kind in table:
         assert hints[name] == kind, f"Settings.{name} is {hints[name]}, the table says {kind}"
     assert hints["upload_name"] == str | None
@@ -24,6 +29,6 @@ def test_settings_is_a_plain_module_level_class():
     # written out in controls.py (not made at run time), so grep and pickling find it
     assert Settings.__module__ == controls.__name__ == "attnviz.ui.controls"
     assert "class Settings" in Path(controls.__file__).read_text()
-    s = Settings(**{c.field: c.default for c in CONTROLS if c.field})
+    s = Settings(**{c.field: c.default for c in CONTROLS if c.field}, mask_params=())
     assert pickle.loads(pickle.dumps(s)) == s and hash(s) == hash(pickle.loads(pickle.dumps(s)))
     assert s.upload_name is None

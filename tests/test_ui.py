@@ -34,7 +34,7 @@ def test_code_lines_reproduce_every_preset(name):
         scale_mode="1/√d_k",
         factor=8.0,
         mask_kind="causal",
-        pad=1,
+        mask_params=(),
         layout="columns",
     )
     x, labels, params, res = ui.compute(s)

@@ -11,6 +11,7 @@ from string import Template
 
 import streamlit as st
 
+from attnviz import masks
 from attnviz.ui import pages
 from attnviz.ui.state import View
 
@@ -80,11 +81,6 @@ SCORES = {
     "custom": "S = Qh @ Kh.T * $factor  # scores (N, N), custom factor",
 }
 
-MASK = {
-    "none": "",
-    "causal": "mask = np.tril(np.ones(($n, $n), bool))  # causal: key j <= query i\n",
-    "padding": "mask = np.ones(($n, $n), bool); mask[:, $keep:] = False  # last $pad = padding\n",
-}
 APPLY_MASK = "S = np.where(mask, S, -np.inf)  # masked scores are -inf\n"
 
 HEAD = """
@@ -119,9 +115,7 @@ POSITIONS_NOTE = (
 #: page's slug in :data:`attnviz.ui.pages.PAGES` (tests/test_pages_table.py checks them).
 PAGE_EXTRAS = {
     "masking": """\
-# the two masks of this page (True = may attend)
-causal = np.tril(np.ones(($n, $n), bool))
-padding = np.ones(($n, $n), bool); padding[:, $keep:] = False
+$masks
 A_causal = softmax_rows(np.where(causal, S, -np.inf))  # S unmasked, as above""",
     "permutation": """\
 # every layer output above is Y; now shuffle the tokens and compare
@@ -172,10 +166,9 @@ def code_lines(view: View, head: int = 0) -> str:
     s, r = view.settings, view.result
     n, dk = r.n_tokens, r.queries.shape[-1]
     scores = _fill(SCORES[s.scale_mode], dk=dk, factor=repr(s.factor))
-    keep = min(s.pad, n)
-    mask = _fill(MASK[s.mask_kind], n=n, keep=n - keep, pad=keep)
-    if s.mask_kind != "none":
-        mask += APPLY_MASK
+    mask = masks.code(s.mask_kind, n, **dict(s.mask_params))  # the registry's line
+    if mask:
+        mask += "\n" + APPLY_MASK
     qkv = s.source == "preset" and view.params is None
     output = OUTPUT["qkv" if qkv else "preset" if s.source == "preset" else "layer"]
     head_code = _fill(
@@ -186,7 +179,7 @@ def code_lines(view: View, head: int = 0) -> str:
         scores=scores,
         mask=mask,
         score=scores.split("  #")[0],
-        loop_mask="    S = np.where(mask, S, -np.inf)\n" if s.mask_kind != "none" else "",
+        loop_mask="    S = np.where(mask, S, -np.inf)\n" if mask else "",
         output=output,
     )
     code = SOFTMAX + "\n" + _input(view) + ("" if qkv else "\n" + PROJECT) + "\n" + head_code

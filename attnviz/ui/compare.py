@@ -23,11 +23,11 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from attnviz import engine, viz
+from attnviz import engine, masks, viz
 from attnviz.ui import links, state
 from attnviz.ui.cell import client_side, picked_cell, selection, show_cell
 from attnviz.ui.code import code_lines
-from attnviz.ui.controls import BY_KEY, LABELS, SEED_MAX, Control
+from attnviz.ui.controls import BY_KEY, LABELS, SEED_MAX, Control, replace
 from attnviz.ui.export import export_section
 from attnviz.ui.page import head_picker, md_text
 from attnviz.ui.sizes import divisors, nearest_divisor
@@ -36,7 +36,7 @@ from attnviz.ui.sizes import divisors, nearest_divisor
 SAME = "same as A"
 #: The sidebar controls B may change, in the sidebar's order (N, the input and the layout
 #: stay A's: B − A needs the same tokens, drawn the same way).
-B_KEYS = ("D", "heads", "seed", "init", "bias", "scale", "factor", "mask", "pad")
+B_KEYS = ("D", "heads", "seed", "init", "bias", "scale", "factor", "mask", *masks.PARAMS)
 #: Short labels of B's controls (the sidebar's are long for a row of narrow columns).
 SHORT = {
     "D": "D (width)",
@@ -47,7 +47,7 @@ SHORT = {
     "scale": "scale",
     "factor": "factor",
     "mask": "mask",
-    "pad": "padding k",
+    **{key: p.short for key, (_, p) in masks.PARAMS.items()},
 }
 _CHECKED = "compare_links_checked"  # book key: the page's first run checked the link
 
@@ -59,7 +59,7 @@ def url_key(key: str) -> str:
 
 def a_values(s: Any) -> dict[str, Any]:
     """The values of A's settings under the controls' keys (``D``, ``scale``, ...)."""
-    return {k: getattr(s, BY_KEY[k].field) for k in B_KEYS}
+    return {k: s.value(k) for k in B_KEYS}
 
 
 def _fmt(v: Any) -> str:
@@ -105,7 +105,8 @@ def _disabled(c: Control, source: str) -> bool:
 
 @dataclass(frozen=True)
 class BControls:
-    """What B changes: ``changes`` (Settings field -> value), its settings and notes."""
+    """What B changes: ``changes`` (Settings field or mask parameter -> value), its settings
+    and notes."""
 
     changes: dict[str, Any]
     settings: Any  # attnviz.ui.controls.Settings
@@ -140,7 +141,7 @@ def b_controls(view: state.View, columns: int = 5) -> BControls:
                 f"B's {k} is set by the input ({LABELS['source'][s.source]}) and stays A's."
             )
             continue
-        b[k] = changes[c.field] = v
+        b[k] = changes[k if c.mask_param else c.field] = v
     if b["heads"] not in divisors(b["D"]):  # A's heads with B's width
         h = nearest_divisor(b["D"], b["heads"])
         notes.append(f"{b['heads']} heads do not divide B's D = {b['D']}: B uses {h} heads.")
@@ -149,7 +150,7 @@ def b_controls(view: state.View, columns: int = 5) -> BControls:
     if not book.get(_CHECKED):
         book[_CHECKED] = True
         notes += _link_notices({k: r for k, r in raw.items() if k in checkable}, a, b)
-    return BControls(changes, dataclasses.replace(s, **changes), tuple(notes))
+    return BControls(changes, replace(s, **changes), tuple(notes))
 
 
 def _link_notices(raw: dict[str, list[str]], a: dict, b: dict) -> list[str]:
@@ -194,15 +195,15 @@ def describe(s: Any, keys: tuple[str, ...] = B_KEYS) -> str:
     out = []
     for k in keys:
         c = BY_KEY[k]
-        if c.when is not None and getattr(s, BY_KEY[c.when[0]].field) != c.when[1]:
+        if c.when is not None and s.value(c.when[0]) != c.when[1]:
             continue
-        out.append(f"{SHORT[k]} {_said(k, getattr(s, c.field))}")
+        out.append(f"{SHORT[k]} {_said(k, s.value(k))}")
     return " · ".join(out)
 
 
 def differing(a: Any, b: Any) -> tuple[str, ...]:
     """The keys of :data:`B_KEYS` whose values differ between settings ``a`` and ``b``."""
-    return tuple(k for k in B_KEYS if getattr(a, BY_KEY[k].field) != getattr(b, BY_KEY[k].field))
+    return tuple(k for k in B_KEYS if a.value(k) != b.value(k))
 
 
 # --------------------------------------------------------------------------- presets

@@ -7,7 +7,9 @@ range or options, default, help, the rule a link's value must satisfy, what deri
 the frozen :class:`Settings` and the README's control table (:func:`markdown_table`, a
 test compares the two). Adding a control is one entry here (plus, if it has a ``field``,
 that field written out in :class:`Settings`, and its use in the engine call,
-:func:`attnviz.ui.state.compute`).
+:func:`attnviz.ui.state.compute`). A mask kind's parameters are not written here: each
+:class:`attnviz.masks.Param` becomes a number control, shown when its kind is chosen, whose
+value goes to :attr:`Settings.mask_params`.
 """
 
 from __future__ import annotations
@@ -19,14 +21,14 @@ from typing import Any
 
 import numpy as np
 
-from attnviz import engine, inputs
+from attnviz import engine, inputs, masks
 from attnviz.ui import callbacks
 from attnviz.ui.sizes import D_DEFAULT, D_MAX, HEADS_DEFAULT, N_MAX, divisors
 
 SEED_MAX = 2**31 - 1
 SOURCES = ("random", "text", "preset", "upload")
 SCALES = ("none", "1/√d_k", "custom")
-MASKS = ("none", "causal", "padding")
+MASKS = masks.NAMES
 INITS = ("normal", "uniform", "xavier")
 LAYOUTS = ("rows", "columns")
 BIND = "query-params"
@@ -40,7 +42,7 @@ LABELS = {
         "upload": "CSV upload",
     },
     "scale": {"none": "none (× 1)", "1/√d_k": "1/√d_k", "custom": "custom factor"},
-    "mask": {"none": "none", "causal": "causal", "padding": "padding (last k tokens)"},
+    "mask": {k.name: k.label for k in masks.KINDS.values()},
     "init": {"normal": "normal N(0,1)", "uniform": "uniform [0,1)", "xavier": "xavier"},
     "layout": {"rows": "tokens as rows (PyTorch)", "columns": "tokens as columns (UDL book)"},
 }
@@ -84,6 +86,7 @@ class Control:
     on_change: Callable[[], None] | None = None
     after: str | None = None  # the check after the widget (a key of walker.AFTER)
     box: bool = False  # a slider with a number box beside it (the same value, typed)
+    mask_param: bool = False  # a mask kind's parameter (masks.PARAMS): in Settings.mask_params
 
     def shown(self, values: dict) -> bool:
         return self.when is None or values.get(self.when[0]) == self.when[1]
@@ -187,15 +190,15 @@ CONTROLS: tuple[Control, ...] = (
             "the custom factor (temperature = 1/factor)", rule="a number from -100 to 100",
             field="factor", type=float, lo=-100.0, hi=100.0, step=0.5,
             when=("scale", "custom"), after="factor"),
-    Control("mask", "mask", "radio", "Attention", "none", "`none`, `causal`, `padding`",
-            rule="one of " + ", ".join(MASKS), field="mask_kind", options=MASKS,
-            horizontal=True,
-            help="causal: token i sees tokens 0..i · padding: nobody attends to the last k "
-            "tokens"),
-    Control("pad", "k — padding tokens at the end", "number", "Attention", 1,
-            "padding: the last `pad` tokens are padding", rule=f"an integer from 0 to {N_MAX}",
-            field="pad", type=int, lo=0, hi=N_MAX, step=1, when=("mask", "padding"),
-            after="pad"),
+    Control("mask", "mask", "radio", "Attention", "none",
+            ", ".join(f"`{m}`" for m in MASKS), rule="one of " + ", ".join(MASKS),
+            field="mask_kind", options=MASKS, horizontal=True,
+            help=" · ".join(k.explain for k in masks.KINDS.values() if k.builder)),
+    # one number per mask parameter (masks.KINDS), shown when its kind is chosen
+    *(Control(p.key, p.label, "number", "Attention", p.default, p.doc,
+              rule=f"an integer from {p.lo} to {N_MAX}", type=int, lo=p.lo, hi=N_MAX, step=1,
+              when=("mask", kind), after=p.key, mask_param=True)
+      for kind, p in masks.PARAMS.values()),
     Control("layout", "layout: tokens as rows (PyTorch) or as columns (UDL book)", "radio",
             "Attention", "rows",
             "`rows` (tokens as rows, PyTorch) or `columns` (tokens as columns, UDL book)",
@@ -230,8 +233,8 @@ class Settings:
     bias: bool  # biases b_q, b_k, b_v, b_o on or off
     scale_mode: str  # "none", "1/√d_k", "custom" (URL key scale)
     factor: float  # the custom factor (temperature 1 / factor)
-    mask_kind: str  # "none", "causal", "padding" (URL key mask)
-    pad: int  # padding tokens at the end (mask "padding")
+    mask_kind: str  # a name of attnviz.masks.KINDS: "none", "causal", ... (URL key mask)
+    mask_params: tuple[tuple[str, int], ...]  # that kind's parameters: (("pad", 2),)
     layout: str  # "rows" (tokens as rows, PyTorch) or "columns" (UDL book)
     upload_name: str | None = None  # the uploaded CSV's file name (source "upload")
 
@@ -244,15 +247,49 @@ class Settings:
     def d_head(self) -> int:
         return self.d // self.heads
 
+    def __getattr__(self, name: str) -> int:
+        """A mask parameter by its URL key (``s.pad``): its value in :attr:`mask_params`,
+        else (another kind is chosen) its default, as a hidden control keeps it."""
+        if name.startswith("__") or name not in masks.PARAMS:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        return dict(self.__dict__.get("mask_params", ())).get(name, masks.PARAMS[name][1].default)
+
     def mask(self) -> np.ndarray | None:
-        if self.mask_kind == "causal":
-            return engine.causal_mask(self.n)
-        if self.mask_kind == "padding":
-            return engine.padding_mask(self.n, min(self.pad, self.n))
-        return None
+        """The (N, N) mask of :attr:`mask_kind` (True = may attend), or None."""
+        return masks.build(self.mask_kind, self.n, **dict(self.mask_params))
+
+    def value(self, key: str) -> Any:
+        """The value of the control ``key`` (a field, or a mask parameter)."""
+        return getattr(self, key if BY_KEY[key].mask_param else BY_KEY[key].field)
 
     def as_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        """The fields by name, the mask's parameters by their URL keys (each of them: a
+        hidden one at its default, as the sidebar keeps it) in place of ``mask_params``."""
+        out: dict[str, Any] = {}
+        for name, value in dataclasses.asdict(self).items():
+            if name == "mask_params":
+                out.update({key: getattr(self, key) for key in masks.PARAMS})
+            else:
+                out[name] = value
+        return out
+
+
+def mask_params(kind: str, values: dict[str, Any]) -> tuple[tuple[str, int], ...]:
+    """:attr:`Settings.mask_params` of mask ``kind`` from control values (key -> value)."""
+    return tuple((p.key, int(values[p.key])) for p in masks.kind(kind).params)
+
+
+def replace(s: Settings, **changes: Any) -> Settings:
+    """``s`` with ``changes``: Settings fields, or mask parameters by their URL keys
+    (``replace(s, mask_kind="padding", pad=2)``). The mask's parameters are those of the
+    new kind, each changed, kept from ``s`` or (not set before) its default."""
+    params = {k: changes.pop(k) for k in list(changes) if k in masks.PARAMS}
+    kind = changes.get("mask_kind", s.mask_kind)
+    if params or "mask_params" not in changes:
+        values = {**dict(changes.get("mask_params", s.mask_params)), **params}
+        values = {p.key: values.get(p.key, p.default) for p in masks.kind(kind).params}
+        changes["mask_params"] = mask_params(kind, values)
+    return dataclasses.replace(s, **changes)
 
 
 def markdown_table() -> str:

@@ -15,12 +15,22 @@ from typing import Any
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from attnviz import masks
 from attnviz.ui.callbacks import preset_names, preset_values
 from attnviz.ui.controls import DEFAULTS
 from attnviz.ui.sizes import default_heads
 
-#: Integer number inputs bound to the URL (sidebar and pages).
-INT_URL_KEYS = ("seed", "pad", "mk_pad", "perm_seed", "b_seed", "b_pad", "b_D")
+#: Integer number inputs bound to the URL (sidebar and pages): the seed, each mask
+#: parameter (``pad``), the Masking page's k, and Compare's B of each of them.
+INT_URL_KEYS = (
+    "seed",
+    *masks.PARAMS,
+    "mk_pad",
+    "perm_seed",
+    "b_seed",
+    *(f"b_{key}" for key in masks.PARAMS),
+    "b_D",
+)
 
 
 def preset_query(name: str) -> dict[str, str]:

@@ -7,7 +7,6 @@ hands them to :func:`remember`, which runs :func:`compute` (cached, bounded) and
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
@@ -15,7 +14,7 @@ import numpy as np
 import streamlit as st
 
 from attnviz import engine, experiments, inputs, presets
-from attnviz.ui.controls import Settings
+from attnviz.ui.controls import Settings, replace
 from attnviz.ui.text import md_text
 
 try:  # Streamlit's internal pages manager (see _use_navigation); None if it moved
@@ -178,8 +177,9 @@ def current() -> View | None:
 
 def variant(view: View, **changes: Any) -> engine.AttentionResult:
     """The current inputs with other attention settings (``scale_mode``, ``factor``,
-    ``mask_kind``, ``pad``, ``heads``), through the same bounded cache."""
-    s = dataclasses.replace(view.settings, **changes)
+    ``mask_kind`` and its parameters such as ``pad``, ``heads``), through the same bounded
+    cache."""
+    s = replace(view.settings, **changes)
     up = book().get("upload") if s.source == "upload" else None
     return compute(s, None if up is None else up[:2])[3]
 

@@ -5,14 +5,24 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
 
-from attnviz import inputs, presets
+from attnviz import inputs, masks, presets
 from attnviz.ui import callbacks, links, state
-from attnviz.ui.controls import BIND, BY_KEY, CONTROLS, DEFAULTS, KEYS, Control, Settings
+from attnviz.ui.controls import (
+    BIND,
+    BY_KEY,
+    CONTROLS,
+    DEFAULTS,
+    KEYS,
+    Control,
+    Settings,
+    mask_params,
+)
 from attnviz.ui.sizes import D_MAX, N_MAX, default_heads, divisors, nearest_divisor
 from attnviz.ui.text import md_text
 
@@ -84,12 +94,16 @@ def _after_factor(factor: float, values: dict, run: _Run) -> float:
     return factor
 
 
-def _after_pad(pad: int, values: dict, run: _Run) -> int:
-    if pad > values["N"]:
-        run.notices.append(
-            f"Only {values['N']} tokens: all of them are padding (k = {pad} is more than N)."
-        )
-    return pad
+def _after_mask_param(key: str) -> Callable[[int, dict, _Run], int]:
+    """The check of mask parameter ``key``: a value above N uses N, with the kind's notice."""
+    param = masks.PARAMS[key][1]
+
+    def check(value: int, values: dict, run: _Run) -> int:
+        if value > values["N"]:
+            run.notices.append(param.over_n.format(n=values["N"], value=value))
+        return value
+
+    return check
 
 
 #: The key of the sidebar container that holds the controls (its CSS class is st-key-KEY).
@@ -110,7 +124,7 @@ AFTER = {
     "preset": _after_preset,
     "upload": _after_upload,
     "factor": _after_factor,
-    "pad": _after_pad,
+    **{key: _after_mask_param(key) for key in masks.PARAMS},
 }
 
 
@@ -289,7 +303,8 @@ def _view(values: dict, run: _Run) -> state.View | None:
     fields = {c.field: values[c.key] for c in CONTROLS if c.field}
     if values["source"] == "upload" and up is None:
         fields["source"] = "random"
-    fields.update(seed=int(fields["seed"]), bias=bool(fields["bias"]), pad=int(fields["pad"]))
+    fields.update(seed=int(fields["seed"]), bias=bool(fields["bias"]))
+    fields["mask_params"] = mask_params(fields["mask_kind"], values)
     fields["factor"] = float(fields["factor"])
     settings = Settings(**fields, upload_name=None if up is None else up[2])
     for msg in run.notices:
