@@ -34,9 +34,10 @@ PAGES = [
     ("pages/notebooks.py", "Notebooks", ":material/menu_book:"),
     ("pages/real_model.py", "Real model (MiniLM)", ":material/smart_toy:"),
     ("pages/decoder.py", "Real model (decoder)", ":material/auto_awesome:"),
+    ("pages/learned.py", "Learned attention", ":material/school:"),
     ("pages/exercises.py", "Exercises", ":material/quiz:"),
 ]
-MODEL_PAGES = {"pages/real_model.py", "pages/decoder.py"}
+MODEL_PAGES = {"pages/real_model.py", "pages/decoder.py", "pages/learned.py"}
 #: Pages where only the sidebar's seed applies (the other controls are hidden there).
 SEED_ONLY = {"pages/exercises.py"}
 

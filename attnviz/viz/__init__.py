@@ -1,0 +1,1 @@
+"""Plotly figure builders: pure functions of arrays, no Streamlit."""
