@@ -568,10 +568,10 @@ def example_result(task: str | Task, params: ToyParams) -> AttentionResult:
 
 
 def phase_change(losses: ArrayLike, window: int = 20) -> int | None:
-    """The step where the training loss falls fastest: the middle of the ``window`` steps
-    over which the mean loss drops most from the ``window`` steps before them (the
-    induction run's sudden drop), or None for a run shorter than 2 windows or whose loss
-    never falls. ``losses`` (S,): the loss of each step (step s at index s - 1)."""
+    """The step where the training loss falls fastest (the induction run's sudden drop):
+    the first step of the ``window`` steps whose mean loss is lowest below the mean of the
+    ``window`` steps before them; None for a run shorter than 2 windows or whose loss never
+    falls. ``losses`` (S,): the loss of each step (step s at index s - 1)."""
     window = _int("window", window, 1)
     a = np.asarray(losses, dtype=np.float64)
     if a.ndim != 1:

@@ -221,7 +221,7 @@ def read_link() -> list[str]:
         else:
             why = "is not a checkpoint of this run"
         step = nearest(steps, value)
-        if step != value:
+        if step != value or why == "is not a number":
             notes.append(
                 f"The link's step `{str(raw[1])[:20]}` {why}; showing the nearest "
                 f"checkpoint, step **{step}** (checkpoints: {steps[0]} … {steps[-1]})."
