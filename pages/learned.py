@@ -43,9 +43,8 @@ else:
 def checkpoint_view(task: str) -> None:
     """The run, the step slider and the charts of that checkpoint: a step move reruns
     only this part."""
-    c_run, c_step = st.columns([1, 2], vertical_alignment="bottom")
-    history, jobs, source = learned.shown_run(task, c_run)
-    step = learned.step_slider(history, c_step)
+    history, jobs, source = learned.shown_run(task)
+    step = learned.step_slider(history)
     learned.write_link(task, step)
     learned.curves("lr_curves", history, jobs, step)
     learned.numbers(history, jobs)

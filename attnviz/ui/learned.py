@@ -57,7 +57,7 @@ _SLOTS = threading.BoundedSemaphore(SERVER_RUNS)
 
 #: What the phase change is called on the loss curve, per task.
 PHASE_TEXT = {
-    "previous": "the loss falls fastest: a previous-token head forms",
+    "previous": "the loss falls fastest: the previous-token head forms",
     "reverse": "the loss falls fastest: the anti-diagonal forms",
     "induction": "phase change: the induction heads form",
 }

@@ -95,7 +95,8 @@ def loss_figure(
             {
                 "x": phase, "y": float(mean[phase - 1]), "xref": "x", "yref": "y",
                 "text": plotly_text(f"{phase_text} (step {phase})"), "showarrow": True,
-                "arrowhead": 2, "ax": 60, "ay": -50, "font": {"color": _PHASE, "size": 12},
+                "arrowhead": 2, "ax": 30, "ay": -45, "xanchor": "left",
+                "font": {"color": _PHASE, "size": 12},
                 "bgcolor": "rgba(255,255,255,0.85)",
             }
         )  # fmt: skip
