@@ -64,5 +64,5 @@ st.markdown(
 learned.trainer(task)
 
 st.subheader("Exercises")
-st.caption("About the shipped induction run: switch the task to induction to check them.")
+st.caption("About the shipped induction run (task **induction** above).")
 learned.exercise_cards()

@@ -39,7 +39,7 @@ def test_loss_figure_draws_every_step_marks_the_step_and_points_at_the_phase():
     (line,) = lines(fig)
     assert line["x0"] == line["x1"] == 60
     (arrow,) = [a for a in fig.layout.annotations if a.showarrow]
-    assert arrow.x == 58 and "here (step 58)" in arrow.text
+    assert arrow.x == 58 and arrow.text == "here<br>(step 58)"
     assert arrow.y == pytest.approx(viz.running_mean(losses)[57])
     assert tuple(fig.layout.xaxis.range) == (0, 200)  # a live run: room for the rest
     assert "step 60" in fig.layout.title.text

@@ -52,6 +52,12 @@ def _step_label(x: float, text: str, color: str, y: float = 1.0) -> dict:
     }  # fmt: skip
 
 
+def _legend_inside(**where) -> dict:
+    """A legend inside the plot, over the corner the curves leave empty (below the plot it
+    ran into the x axis' title)."""
+    return {**where, "bgcolor": "rgba(255,255,255,0.85)", "bordercolor": "#ccc", "borderwidth": 1}
+
+
 def running_mean(losses: ArrayLike, window: int = SMOOTH) -> np.ndarray:
     """(S,) the mean of each step's loss and the ``window - 1`` before it (fewer at first)."""
     a = np.asarray(losses, dtype=np.float64).ravel()
@@ -94,7 +100,7 @@ def loss_figure(
         notes.append(
             {
                 "x": phase, "y": float(mean[phase - 1]), "xref": "x", "yref": "y",
-                "text": plotly_text(f"{phase_text} (step {phase})"), "showarrow": True,
+                "text": f"{plotly_text(phase_text)}<br>(step {phase})", "showarrow": True,
                 "arrowhead": 2, "ax": 30, "ay": -45, "xanchor": "left",
                 "font": {"color": _PHASE, "size": 12},
                 "bgcolor": "rgba(255,255,255,0.85)",
@@ -105,7 +111,7 @@ def loss_figure(
         shapes=shapes, annotations=notes,
         xaxis={"range": [0, max(total or 0, y.size, step, 1)]},
         yaxis={"range": [0, max(top * 1.05, 0.1)]},
-        legend={"orientation": "h", "y": -0.25, "x": 0},
+        legend=_legend_inside(x=0.98, y=0.98, xanchor="right", yanchor="top"),  # the loss falls
     )  # fmt: skip
     return fig
 
@@ -199,6 +205,6 @@ def job_figure(
         annotations=[_step_label(step, f" step {step}", _MARK)],
         xaxis={"range": [0, max(total or 0, float(xs.max()) if xs.size else 1, step, 1)]},
         yaxis={"range": [0, 1.02]},
-        legend={"orientation": "h", "y": -0.25, "x": 0},
+        legend=_legend_inside(x=0.98, y=0.02, xanchor="right", yanchor="bottom"),  # scores rise
     )  # fmt: skip
     return fig
