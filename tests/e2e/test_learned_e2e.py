@@ -92,3 +92,21 @@ def test_axe_finds_nothing_serious(new_session):
     s.assert_healthy("learned page")
     found = blocking(scan(s.page))
     assert not found, "serious/critical WCAG 2.1 A/AA violations:\n" + "\n".join(map(str, found))
+
+
+def test_train_it_yourself_shows_progress_then_offers_the_run(new_session):
+    s = new_session((1280, 1000))
+    s.open(f"/learned?task={TASK}")
+    box = s.page.locator(".st-key-lr_steps input").first
+    s.rerun_after(lambda: (box.fill("300"), box.press("Enter")))
+    s.page.locator(".st-key-lr_train button").click()
+    s.page.locator('[data-testid="stProgress"]').first.wait_for(timeout=30_000)
+    said = s.page.locator('[data-testid="stProgress"]').first.inner_text()
+    assert re.search(rf"Training {TASK}, seed 1: step [\d,]+ of 300", said), said
+    done = s.page.locator('[data-testid="stAlert"]', has_text=f"Trained {TASK}")
+    done.wait_for(timeout=120_000)  # the run polls its way to the end (a limit, not a timing)
+    source = s.page.locator(".st-key-lr_source")
+    source.wait_for(timeout=30_000)
+    assert "your run (seed 1, 300 steps)" in source.inner_text()
+    assert set(CHARTS) | {"lr_live_loss", "lr_live_jobs"} <= set(charts(s))
+    assert_no_board_errors(s)
