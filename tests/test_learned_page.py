@@ -13,6 +13,7 @@ from board_view import figures_of
 from test_app import run_app, z_of
 from test_live_page import data_dir, store, texts  # noqa: F401 (fixtures)
 from test_predict_page import rects
+from test_wording import _figure_texts, _offences, _texts
 
 from attnviz import explain, toys
 from attnviz.ui import learned
@@ -243,3 +244,11 @@ def test_ask_the_room_which_head_looks_at_the_previous_token(store):  # noqa: F8
     fig = figures_of(at)["lr_heads_answer"]
     centres = {((r["y0"] + r["y1"]) / 2, (r["x0"] + r["x1"]) / 2) for r in rects(fig)}
     assert centres == {(float(r), float(r - 1)) for r in range(1, 32)}
+
+
+@pytest.mark.parametrize("task", list(toys.TASKS))
+def test_the_page_reads_as_words_not_test_output(task):
+    at = open_page({"task": task, "step": str(int(toys.load(task).steps[3]))})
+    texts = _texts(at) + _figure_texts(at)
+    assert len(texts) > 20, "the page was read"
+    assert not _offences(texts), _offences(texts)
