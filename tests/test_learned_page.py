@@ -173,6 +173,10 @@ def test_train_it_yourself_trains_in_the_server_and_offers_the_run():
     want = toys.train("previous", 3, 40, every=run.history.settings["every"])
     np.testing.assert_array_equal(run.history.losses, want.losses)
     np.testing.assert_array_equal(run.history.steps, want.steps)
+    live = figures_of(at)["lr_live_all"]  # every head at the run's last checkpoint
+    z = np.nan_to_num(np.stack([z_of(live, t) for t in range(len(live["data"]))]))
+    last = toys.example_attentions("previous", want.checkpoints[-1])
+    np.testing.assert_allclose(z, last.reshape(z.shape), atol=1e-6)
     at.radio(key=learned.SOURCE_KEY).set_value(learned.YOURS).run()
     assert at.select_slider(key=learned.STEP_KEY).options == [str(s) for s in want.steps]
     step = int(want.steps[2])

@@ -441,8 +441,9 @@ def trainer(task: str) -> None:
 
 
 def live(key: str = "lr_live") -> None:
-    """The session's run: a progress bar, Cancel, and its charts so far (a fragment that
-    polls while it trains)."""
+    """The session's run: a progress bar, Cancel, and its charts so far: the loss, the job
+    scores and every head at the latest checkpoint (a fragment that polls while it
+    trains)."""
     run = st.session_state.get(RUN_KEY)
     if run is None:
         return
@@ -462,6 +463,15 @@ def live(key: str = "lr_live") -> None:
         st.error(f"The run failed: {run.message}", icon=":material/error:")
     if h is not None and len(h.steps) >= 1:
         curves(key, h, run.jobs(), done, total=run.steps)
+        t = toys.get_task(run.task)
+        result = toys.example_result(t, h.checkpoints[-1])  # the latest checkpoint
+        fig = viz.heads_figure(
+            result.weights, toys.example(t).labels, step=done, heads_per_layer=t.heads
+        )
+        board(
+            f"{key}_heads",
+            [(f"{key}_all", fig, link_attn(None, "rows", heads=range(result.num_heads)))],
+        )
     if not run.running and not run.announced:
         run.announced = True
         st.rerun(scope="app")  # the checkpoint view above offers the run now

@@ -108,5 +108,5 @@ def test_train_it_yourself_shows_progress_then_offers_the_run(new_session):
     source = s.page.locator(".st-key-lr_source")
     source.wait_for(timeout=30_000)
     assert "your run (seed 1, 300 steps)" in source.inner_text()
-    assert set(CHARTS) | {"lr_live_loss", "lr_live_jobs"} <= set(charts(s))
+    assert set(CHARTS) | {"lr_live_loss", "lr_live_jobs", "lr_live_all"} <= set(charts(s))
     assert_no_board_errors(s)
