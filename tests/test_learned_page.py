@@ -256,3 +256,24 @@ def test_the_page_reads_as_words_not_test_output(task):
     texts = _texts(at) + _figure_texts(at)
     assert len(texts) > 20, "the page was read"
     assert not _offences(texts), _offences(texts)
+
+
+def test_ask_the_room_which_head_is_an_induction_head(store):  # noqa: F811
+    code, key = store.create(3, 8)
+    run = toys.load("induction")
+    c = int(np.flatnonzero(run.steps == 420)[0])  # inside the phase change
+    link = {"present": "1", "class": code, "teacher": key, "task": "induction", "step": "420"}
+    at = open_page(link)
+    at.button(key="predict_ask_induction_head").click().run()
+    q = store.question(code)
+    w = toys.example_attentions("induction", run.checkpoints[c]).reshape(4, 32, 32)
+    score = [w[h, np.arange(16, 32), np.arange(1, 17)].mean() for h in range(4)]  # key p + 1
+    head = int(np.argmax(score))
+    assert head in (2, 3)  # a layer-1 head
+    assert (q.kind, q.detail) == ("induction_head", {"head": head, "back": 15, "first": 16})
+    at.button(key="predict_reveal").click().run()
+    assert not at.exception
+    fig = figures_of(at)["lr_heads_answer"]
+    centres = {((r["y0"] + r["y1"]) / 2, (r["x0"] + r["x1"]) / 2) for r in rects(fig)}
+    assert centres == {(float(i), float(i - 15)) for i in range(16, 32)}
+    assert "after each earlier copy are outlined" in texts(at)

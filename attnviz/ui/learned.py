@@ -362,7 +362,8 @@ def heads(key: str, task: str, params: toys.ToyParams, step: int, view: object) 
         + LOOK_FOR[task]
     )
     cell_panel(result, labels, key, hint=HINT_WEIGHTS)
-    asks.learned(view, result.weights, step)
+    ids = toys.example(task).ids if "induction" in t.jobs else None
+    asks.learned(view, result.weights, step, ids)
     q = predict.outline("learned", view)
     if q is not None and 0 <= q.detail.get("head", -1) < count:
         h = q.detail["head"]
