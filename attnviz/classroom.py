@@ -127,7 +127,13 @@ view_answers_table = sa.Table(
     sa.Column("at", sa.Float, nullable=False),
 )
 #: The kinds of view question and their limits.
-VIEW_KINDS = ("top_key", "previous_head", "sharper_row", "moved_row")  # = predict.KINDS
+VIEW_KINDS = (
+    "top_key",
+    "previous_head",
+    "induction_head",
+    "sharper_row",
+    "moved_row",
+)  # = predict.KINDS
 CHOICES_MAX = 64
 CHOICE_MAX = 40
 PROMPT_MAX = 200

@@ -23,13 +23,17 @@ from typing import Any
 
 import numpy as np
 
-from attnviz import engine, latex, masks
+from attnviz import engine, latex, masks, toys
 
 #: The kinds, in the order :func:`generate` cycles through them.
 KINDS = ("argmax", "weight", "score", "mask", "shape", "scaling", "heads")
 COUNT_MAX = 50
 SEED_MAX = 2**32 - 1
-CHOICES = {"scaling": ("rise", "fall")}
+CHOICES = {"scaling": ("rise", "fall"), "circuit": ("layer 0", "layer 1")}
+#: The Learned attention page's kinds (:func:`learned`; :func:`generate` does not make them).
+LEARNED_KINDS = ("circuit", "timing")
+#: The induction score at which :func:`learned`'s "timing" says a head has formed.
+FORMED = 0.5
 
 
 @dataclass(frozen=True)
@@ -78,7 +82,7 @@ class Exercise:
         x = parse_number(value)
         if x is None:
             return False
-        if isinstance(self.answer, int):
+        if isinstance(self.answer, int) and not self.tolerance:
             return x == self.answer
         return abs(x - self.answer) <= self.tolerance + 1e-9
 
@@ -444,3 +448,75 @@ def answer_key_csv(items: list[Exercise]) -> str:
             ans = '"' + ans + '"'
         lines.append(f"{r['number']},{r['kind']},{ans},{r['tolerance']}")
     return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------- learned
+
+
+def learned(jobs: toys.JobScores) -> list[Exercise]:
+    """The Learned attention page's two questions about an induction run's job scores
+    (``toys.job_scores("induction", run)``): which layer holds the induction heads
+    ("circuit": always layer 1, the explanation gives the run's scores), and the step at
+    which the first of them reaches an induction score of :data:`FORMED` ("timing", read
+    off the chart: within a tolerance of :func:`_timing_tolerance` steps)."""
+    if not isinstance(jobs, toys.JobScores) or jobs.jobs != ("previous", "induction"):
+        raise ValueError("expected the JobScores of an induction run (jobs previous, induction)")
+    end = jobs.scores[-1]  # (L, H)
+    h = end.shape[1]
+    best = int(np.argmax(end[1]))
+    circuit = Exercise(
+        kind="circuit",
+        prompt=(
+            "The model has two layers of two heads, and nothing else: no MLP. At step 0 no "
+            "head has a job yet. **Which layer will hold the induction head**, the head "
+            "whose query, on the second copy of a token, looks at the token right *after* "
+            "the first copy? Predict, then move the step slider."
+        ),
+        answer="layer 1",
+        explanation=(
+            "**Layer 1.** A query finds a key by what the key holds. To look at the token "
+            'after the earlier copy of *me*, the key must hold "the token before me", and '
+            "no token's own embedding holds that: layer 0's previous-token head writes it "
+            "into the residual stream, and only layer 1 reads that stream. In this run, "
+            f"head {h + best} (layer 1) ends with an induction score of {end[1, best]:.2f}; "
+            f"the layer-0 heads' previous-token scores end at {end[0].max():.2f} at best."
+        ),
+        hint="What must the key of the token after the first copy hold, so that the query "
+        "can find it? Which layer can already read that?",
+    )
+    formed = jobs.first_step_above(FORMED)[1]  # (H,) -1: never
+    formed = formed[formed >= 0]
+    items = [circuit]
+    if formed.size:
+        first = int(formed.min())
+        tol = _timing_tolerance(jobs.steps, first)
+        items.append(
+            Exercise(
+                kind="timing",
+                prompt=(
+                    f"On the job-score chart, **at which training step does the first "
+                    f"induction head reach an induction score of {FORMED}**? (Within "
+                    f"{tol} steps.) Compare it with the loss curve."
+                ),
+                answer=first,
+                tolerance=float(tol),
+                explanation=(
+                    f"Step **{first}**: the first checkpoint at which a layer-1 head scores "
+                    f"{FORMED} or more. It is inside the sudden drop of the loss (the phase "
+                    "change): the loss falls when the induction head forms, because only it "
+                    "predicts the second copy."
+                ),
+                hint="Follow a layer-1 line (induction score) up to 0.5 and read the step "
+                "below it; the step slider snaps to the checkpoints.",
+                data={"steps": jobs.steps, "scores": jobs.scores},
+            )
+        )
+    return items
+
+
+def _timing_tolerance(steps: np.ndarray, step: int) -> int:
+    """How far a step read off the chart may be: 25 steps, or the gap between the
+    checkpoints around ``step`` if wider."""
+    i = int(np.flatnonzero(steps == step)[0])
+    gap = max(int(steps[i] - steps[max(i - 1, 0)]), int(steps[min(i + 1, len(steps) - 1)] - step))
+    return max(25, gap)

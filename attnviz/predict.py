@@ -6,6 +6,9 @@ result (pure NumPy, no Streamlit). The live class stores them (:meth:`ClassStore
 - :func:`previous_head`: "Which head looks at the previous token?": the head whose mean
   weight on key i-1 (over the queries i >= 1) is largest; choices are the heads (numbered
   from 0, or from 1 as the real-model pages number them).
+- :func:`induction_head`: "Which head is an induction head?": the head of largest
+  induction score (the weight on the token after the earlier copy of the query's token);
+  choices are the heads.
 - :func:`sharper_row`: "Which is sharper: row i not scaled, or scaled by 1/√d_k?": the
   row of lower entropy; choices are the two charts.
 - :func:`moved_row`: "After the shuffle, which row of attention(P·X) is the old output
@@ -24,6 +27,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import ArrayLike
+
+from attnviz.models import head_patterns
 
 #: Two weights closer than this are a tie: no single right answer.
 TIE = 1e-6
@@ -134,6 +139,38 @@ def previous_head(weights: ArrayLike, first: int = 0, where: str = "") -> Questi
     )
 
 
+def induction_head(weights: ArrayLike, ids: ArrayLike, where: str = "") -> Question:
+    """Which head is an induction head: the largest mean weight, over the queries whose
+    token came before, on the key right after that earlier copy
+    (:func:`attnviz.models.head_patterns.scores`' induction score; ``ids`` (N,) the tokens
+    the weights (H, N, N) were computed on). ``detail``: the head, and when every such cell
+    lies one offset below the diagonal (a sequence repeated once), ``back`` (that offset)
+    and ``first`` (the first such query), which :func:`answer_cells` outlines."""
+    w = _weights(weights)
+    if w.shape[0] < 2:
+        raise ValueError(f"asking which head needs 2 heads or more, got {w.shape[0]}")
+    if w.shape[1] != w.shape[2]:
+        raise ValueError(f"weights must be (heads, N, N), got shape {w.shape}")
+    ids = np.asarray(ids).ravel()
+    cells = head_patterns.cell_masks(ids)["induction"]  # (N, N) 0/1
+    if not cells.any():
+        raise ValueError("no token repeats: there is no earlier copy to look after")
+    score = head_patterns.scores(w[None], ids)["induction"][0]  # (H,)
+    head = _single_top(score, "the heads' induction scores")
+    detail = {"head": head}
+    q, k = np.nonzero(cells)
+    if np.unique(q - k).size == 1:
+        detail.update(back=int(q[0] - k[0]), first=int(q.min()))
+    return Question(
+        "induction_head",
+        f"Which head{where} is an induction head: on a repeated token, it looks at the "
+        "token after the earlier copy?",
+        tuple(f"head {i}" for i in range(w.shape[0])),
+        head,
+        detail,
+    )
+
+
 def entropy(row: np.ndarray) -> float:
     """Shannon entropy of a row of weights, in bits (0 log 0 = 0)."""
     p = row[row > 0]
@@ -208,7 +245,7 @@ def moved_row(out: ArrayLike, out_of_permuted: ArrayLike, row: int) -> Question:
 
 #: The kinds whose answer is a whole row of a chart (:func:`answer_row`).
 ROW_KINDS = ("sharper_row", "moved_row")
-KINDS = ("top_key", "previous_head", *ROW_KINDS)
+KINDS = ("top_key", "previous_head", "induction_head", *ROW_KINDS)
 
 
 def answer_cells(kind: str, detail: dict[str, int], n: int) -> list[tuple[int, int]]:
@@ -218,7 +255,14 @@ def answer_cells(kind: str, detail: dict[str, int], n: int) -> list[tuple[int, i
         return [(detail["query"], detail["key"])]
     if kind == "previous_head":
         return [(i, i - 1) for i in range(1, n)]
-    raise ValueError(f"a view question's cells are of 'top_key' or 'previous_head', got {kind!r}")
+    if kind == "induction_head":  # one offset below the diagonal, from the second copy on
+        if "back" not in detail:
+            return []
+        return [(i, i - detail["back"]) for i in range(detail["first"], n)]
+    raise ValueError(
+        f"a view question's cells are of 'top_key', 'previous_head' or 'induction_head', "
+        f"got {kind!r}"
+    )
 
 
 def answer_row(kind: str, detail: dict[str, int]) -> int:

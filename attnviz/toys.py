@@ -51,7 +51,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from attnviz.engine import causal_mask, softmax
+from attnviz.engine import AttentionResult, causal_mask, softmax
 from attnviz.models.head_patterns import scores as pattern_scores
 
 __all__ = [
@@ -68,6 +68,7 @@ __all__ = [
     "evaluate",
     "example",
     "example_attentions",
+    "example_result",
     "forward",
     "get_task",
     "history_bytes",
@@ -75,6 +76,7 @@ __all__ = [
     "load",
     "loss_and_grads",
     "main",
+    "phase_change",
     "read_history",
     "run_path",
     "train",
@@ -536,6 +538,52 @@ def example_attentions(task: str | Task, params: ToyParams) -> Array:
     query, key), the tokens' texts in ``example(task).labels``."""
     _, attentions = forward(params, example(task).ids[None])  # (L, 1, H, T, T)
     return attentions[:, 0]  # (L, H, T, T)
+
+
+def example_result(task: str | Task, params: ToyParams) -> AttentionResult:
+    """Every head of every layer on the task's :func:`example`, as one engine
+    ``AttentionResult`` of L·H heads, layer by layer (head ``l * H + h`` is head h of
+    layer l), so that the engine's tools (:func:`attnviz.explain.cell`, a clicked cell
+    worked out) read a learned head as they read a random one. queries, keys, values
+    (L·H, T, d_h); scores (L·H, T, T) scaled, before the causal ``mask`` (T, T); weights
+    (L·H, T, T); head_outputs (L·H, T, d_h) the weighted values; concat (T, L·H·d_h);
+    output (T, D) the last residual stream; scale 1/√d_h; x (T, D) the embedded tokens."""
+    task = get_task(task)
+    ids = _check_ids(params, example(task).ids[None])  # (1, T)
+    _, x_last, saved = _forward(params, ids)
+
+    def heads(name: str) -> Array:  # (L, 1, H, T, d) -> (L·H, T, d)
+        a = np.stack([getattr(c, name)[0] for c in saved])  # (L, H, T, d)
+        return a.reshape(-1, *a.shape[2:])
+
+    q, k, z = heads("q"), heads("k"), heads("z")  # (L·H, T, d_h) each
+    d_h = q.shape[-1]
+    return AttentionResult(
+        queries=q, keys=k, values=heads("v"),
+        scores=q @ k.swapaxes(-1, -2) / math.sqrt(d_h),  # (L·H, T, T)
+        mask=causal_mask(ids.shape[1]), weights=heads("a"), head_outputs=z,
+        concat=z.transpose(1, 0, 2).reshape(ids.shape[1], -1),  # (T, L·H·d_h)
+        output=x_last[0], scale=1 / math.sqrt(d_h), x=saved[0].x[0],
+    )  # fmt: skip
+
+
+def phase_change(losses: ArrayLike, window: int = 20) -> int | None:
+    """The step where the training loss falls fastest (the induction run's sudden drop):
+    the first step of the ``window`` steps whose mean loss is lowest below the mean of the
+    ``window`` steps before them; None for a run shorter than 2 windows or whose loss never
+    falls. ``losses`` (S,): the loss of each step (step s at index s - 1)."""
+    window = _int("window", window, 1)
+    a = np.asarray(losses, dtype=np.float64)
+    if a.ndim != 1:
+        raise ValueError(f"losses must be (S,), got shape {a.shape}")
+    if a.size < 2 * window:
+        return None
+    mean = np.convolve(a, np.ones(window) / window, mode="valid")  # (S - w + 1,)
+    fall = mean[:-window] - mean[window:]  # (S - 2w + 1,) mean before - mean after
+    best = int(np.argmax(fall))
+    if fall[best] <= 0:
+        return None
+    return best + window + 1  # 1-based step at the start of the later window
 
 
 # --------------------------------------------------------------------------- scores

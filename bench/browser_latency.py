@@ -28,6 +28,14 @@ move it measures, in the page's own clock (``performance.now()``):
     python bench/browser_latency.py --pages "" --select head \
         --configs "defaults,N16_H4=N=16&D=32&heads=4,N64_D64_H8"
 
+A page entry ``PATH@KEY`` moves that page's slider ``KEY`` instead of ``--key``: the
+Learned attention page's step slider against the playground's N slider (issue 28: a step
+move redraws no slower than an N move), from the first checkpoint of the induction run (the
+other pages ignore ``task`` and ``step`` outside the presenter view)::
+
+    python bench/browser_latency.py --pages ",learned@lr_step" \
+        --configs "induction0=task=induction&step=0" --moves 10
+
 Charts drawn by the attnviz board live in the page (components v2; any same-origin iframe
 is watched too).
 
@@ -220,8 +228,9 @@ def one_move(page, key: str, ws_bytes: list[int], quiet_ms: float, timeout: floa
 
 
 def measure(
-    browser, url: str, args: argparse.Namespace, label: str, select: str | None = None
-) -> dict[str, Any]:  # pragma: no cover - driven by main()
+    browser, url: str, args: argparse.Namespace, label: str, select: str | None = None,
+    key: str | None = None,
+) -> dict[str, Any]:  # pragma: no cover - driven by main()  # fmt: skip
     w, h = (int(v) for v in args.viewport.lower().split("x"))
     ctx = browser.new_context(viewport={"width": w, "height": h})
     ctx.add_init_script(INIT_JS)
@@ -243,7 +252,7 @@ def measure(
     if select:  # a selectbox (head, query): type an option, time the Enter
         thumb = page.locator(f".st-key-{select} input[role='combobox']").first
     else:
-        thumb = page.locator(f".st-key-{args.key} input[type='range']").first
+        thumb = page.locator(f".st-key-{key or args.key} input[type='range']").first
     thumb.focus()
     n_start = thumb.get_attribute("value") or thumb.input_value()
     rows = []
@@ -361,14 +370,15 @@ def main(argv: list[str] | None = None) -> int:
             for rnd in range(args.rounds):
                 for cfg in configs:
                     for name, srv, pgs in targets:
-                        for pg in pgs:
+                        for entry in pgs:
+                            pg, _, key = entry.partition("@")  # "learned@lr_step"
                             q = CONFIGS[cfg]
                             url = f"{srv.url}/{pg}" + (f"?{q}" if q else "")
                             label = f"{name}:{pg or 'home'}:{cfg}" + (
                                 f":r{rnd + 1}" if args.rounds > 1 else ""
                             )
                             select = args.select if name == "attnviz" else None
-                            results.append(measure(browser, url, args, label, select))
+                            results.append(measure(browser, url, args, label, select, key or None))
             browser.close()
     finally:
         for srv in servers:

@@ -14,7 +14,7 @@ import inspect
 import numpy as np
 import plotly.graph_objects as go
 
-from attnviz import engine, experiments, viz
+from attnviz import engine, experiments, toys, viz
 from attnviz.models.head_patterns import PATTERNS
 
 BUILDER_MODULES = tuple(f"attnviz.viz.{m}" for m in viz.__all__)
@@ -161,5 +161,27 @@ def catalogue() -> dict[str, go.Figure]:
         "viz.models.rope_distance_figure": viz.models.rope_distance_figure(
             np.arange(1, 17), rng.standard_normal(16), np.full(16, 0.3), title="q·k by distance"
         ),
+        **_learned_figures(),
     }
     return out
+
+
+def _learned_figures() -> dict[str, go.Figure]:
+    """The Learned attention page's builders on the shipped induction run."""
+    task = toys.get_task("induction")
+    history = toys.load(task)
+    step = int(history.steps[len(history.steps) // 2])
+    params = history.checkpoints[len(history.steps) // 2]
+    result = toys.example_result(task, params)
+    jobs = toys.job_scores(task, history)
+    return {
+        "viz.learned.loss_figure": viz.learned.loss_figure(
+            history.losses, step, phase=toys.phase_change(history.losses)
+        ),
+        "viz.learned.heads_figure": viz.learned.heads_figure(
+            result.weights, toys.example(task).labels, step=step, heads_per_layer=task.heads
+        ),
+        "viz.learned.job_figure": viz.learned.job_figure(
+            jobs.steps, jobs.scores, jobs.labels, step
+        ),
+    }

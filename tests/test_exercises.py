@@ -256,3 +256,19 @@ def test_answer_key_markdown_and_csv():
     rows = list(csvmod.DictReader(exercises.answer_key_csv(items).splitlines()))
     for row, e in zip(rows, items, strict=True):
         assert row["kind"] == e.kind and e.check(row["answer"])
+
+
+def test_the_learned_pages_exercises_come_from_the_run():
+    from attnviz import toys
+
+    jobs = toys.job_scores("induction", toys.load("induction"))
+    circuit, timing = exercises.learned(jobs)
+    assert circuit.choices == ("layer 0", "layer 1") and circuit.check("Layer 1")
+    assert not circuit.check("layer 0")
+    above = jobs.scores[:, 1, :] >= exercises.FORMED  # (C, H) layer 1
+    first = int(min(jobs.steps[np.argmax(above[:, h])] for h in range(2) if above[:, h].any()))
+    assert timing.answer == first
+    assert timing.check(str(first + int(timing.tolerance))) and timing.check(first - 3)
+    assert not timing.check(first + int(timing.tolerance) + 1)
+    with pytest.raises(ValueError, match="induction run"):
+        exercises.learned(toys.job_scores("previous", toys.load("previous")))

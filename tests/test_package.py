@@ -47,7 +47,12 @@ def test_the_wheel_holds_the_board_the_app_the_pages_and_the_config(wheel):
     assert len(PAGES) >= 10 and {f"attnviz/app/pages/{p}" for p in PAGES} <= names
     assert "attnviz/app/app.py" in names
     assert "attnviz/app/.streamlit/config.toml" in names  # the safe serving settings
-    assert {"attnviz/cli.py", "attnviz/engine.py", "attnviz/ui/state.py"} <= names
+    assert {
+        "attnviz/cli.py",
+        "attnviz/engine.py",
+        "attnviz/ui/state.py",
+        "attnviz/viz/learned.py",
+    } <= names
     assert len(RUNS) == 3 and {f"attnviz/toy_runs/{r}" for r in RUNS} <= names  # toys.load
     # nothing of the checkout but the package and the app
     assert not [n for n in names if n.startswith(("tests/", "bench/", "pages/", "deploy/"))]

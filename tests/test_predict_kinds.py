@@ -240,3 +240,34 @@ def test_the_bench_runs_every_question_and_outline():
         "outline_row_ms", "outline_diagonal_ms",
     }  # fmt: skip
     assert all(v >= 0 for v in out.values())
+
+
+def test_induction_head_is_the_head_that_looks_after_the_earlier_copy():
+    ids = np.array([5, 6, 7, 5, 6, 7])  # a sequence repeated: queries 3..5 have a copy
+    w = np.zeros((3, 6, 6))
+    w[:, np.arange(6), np.arange(6)] = 1.0  # every head on itself ...
+    for i in range(3, 6):  # ... but head 1 on the token after the earlier copy
+        w[1, i] = 0.0
+        w[1, i, i - 2] = 1.0  # ids[i - 3] == ids[i]: the key after it is i - 2
+    q = predict.induction_head(w, ids, where=" at step 9")
+    assert (q.kind, q.answer, q.choices) == ("induction_head", 1, ("head 0", "head 1", "head 2"))
+    assert q.detail == {"head": 1, "back": 2, "first": 3} and "at step 9" in q.prompt
+    assert predict.answer_cells(q.kind, q.detail, 6) == [(3, 1), (4, 2), (5, 3)]
+
+
+def test_induction_head_refuses_what_the_chart_cannot_settle():
+    w = np.full((2, 4, 4), 0.25)
+    with pytest.raises(ValueError, match="no token repeats"):
+        predict.induction_head(w, [1, 2, 3, 4])
+    with pytest.raises(ValueError, match="tie"):
+        predict.induction_head(w, [1, 2, 1, 2])
+    with pytest.raises(ValueError, match="2 heads"):
+        predict.induction_head(w[:1], [1, 2, 1, 2])
+
+
+def test_induction_cells_of_an_irregular_sequence_are_not_outlined():
+    ids = np.array([1, 2, 1, 3, 3])  # two repeats at different offsets
+    w = np.zeros((2, 5, 5))
+    w[0, 2, 1] = w[0, 4, 4] = 1.0
+    q = predict.induction_head(w, ids)
+    assert q.detail == {"head": 0} and predict.answer_cells(q.kind, q.detail, 5) == []

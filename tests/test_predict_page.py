@@ -142,7 +142,10 @@ def test_no_question_no_box(store):  # noqa: F811
     assert not [b for b in at.button if b.key == "predict_send"]
 
 
-@pytest.mark.parametrize("kind", [k for k in classroom.VIEW_KINDS if k not in predict.ROW_KINDS])
+@pytest.mark.parametrize(
+    "kind",
+    [k for k in classroom.VIEW_KINDS if k not in (*predict.ROW_KINDS, "induction_head")],
+)  # induction_head's cells: tests/test_predict_kinds.py
 def test_answer_cells_cover_both_kinds(kind):
     cells = predict.answer_cells(kind, {"query": 1, "key": 0, "head": 0}, 3)
     assert cells == ([(1, 0)] if kind == "top_key" else [(1, 0), (2, 1)])

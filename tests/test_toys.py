@@ -499,3 +499,34 @@ def test_the_command_reports_the_shipped_run(capsys):
     assert toys.main(["--task", "reverse", "--report"]) == 0
     printed = capsys.readouterr().out
     assert printed.startswith("reverse: 500 steps, seed 0,") and "accuracy 1.0000" in printed
+
+
+# --------------------------------------------------------------------------- the page's helpers
+
+
+@pytest.mark.parametrize("task", list(toys.TASKS))
+def test_example_result_stacks_every_layers_heads_as_the_engine_would(task):
+    t = toys.TASKS[task]
+    params = toys.load(task).checkpoints[-1]
+    r = toys.example_result(task, params)
+    a = toys.example_attentions(task, params)  # (L, H, T, T)
+    assert r.num_heads == t.layers * t.heads and r.n_tokens == t.length
+    np.testing.assert_array_equal(r.weights, a.reshape(-1, t.length, t.length))
+    # the weights are the causal softmax of the scores: what explain.cell recomputes
+    s = np.where(r.mask, r.scores, -np.inf)
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    np.testing.assert_allclose(e / e.sum(axis=-1, keepdims=True), r.weights, atol=1e-12)
+    np.testing.assert_allclose(r.scale, 1 / np.sqrt(t.d_head))
+    np.testing.assert_allclose(r.head_outputs, r.weights @ r.values, atol=1e-12)
+    logits, _ = toys.forward(params, toys.example(task).ids[None])
+    np.testing.assert_allclose(r.output @ params.unembed, logits[0], atol=1e-10)
+
+
+def test_phase_change_finds_the_sudden_drop():
+    losses = np.concatenate([np.full(300, 3.4), np.linspace(3.4, 0.4, 40), np.full(200, 0.4)])
+    step = toys.phase_change(losses, window=20)
+    assert 300 <= step <= 341  # inside the drop (steps 301..340)
+    assert toys.phase_change(np.full(30, 1.0), window=20) is None  # too short
+    assert toys.phase_change(np.linspace(0, 1, 100)) is None  # never falls
+    with pytest.raises(ValueError, match="window"):
+        toys.phase_change(losses, window=0)

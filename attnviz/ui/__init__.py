@@ -17,6 +17,8 @@ imports streamlit. Its parts:
 - :mod:`~attnviz.ui.a11y`: the app's focus ring, key hints and reduced motion (WCAG 2.1 AA).
 - :mod:`~attnviz.ui.pages`: the pages table (:data:`~attnviz.ui.pages.PAGES`) that ``app.py``
   builds the navigation and the sidebar's flags from.
+- :mod:`~attnviz.ui.learned`: the Learned attention page (its link, pickers, charts, and
+  Train it yourself: a run in a thread, one per session).
 
 ``app.py`` calls :func:`sidebar` once per run (before ``st.navigation(...).run()``);
 pages call :func:`current` and the helpers re-exported here. The widget keys, their

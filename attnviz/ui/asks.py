@@ -12,6 +12,9 @@ Nothing is drawn unless a teacher with an open class is presenting.
   row i?" (the row equal to it; none with positional encodings: the button says so).
 - :func:`model_heads` (MiniLM, SmolLM2): "Which head of layer l looks at the previous
   token?" over the layer's heads, numbered from 1 as on those pages.
+- :func:`learned` (Learned attention): "Which head looks at the previous token?" and, on
+  the induction task, "Which head is an induction head?", over every head of every layer
+  at the training step on screen.
 
 The answers come from :mod:`attnviz.predict`, the outlines from
 :func:`attnviz.ui.predict.outlined` on the page's own chart.
@@ -103,3 +106,26 @@ def model_heads(page: str, view: object, weights: np.ndarray, layer: int) -> Non
         lambda: predict.previous_head(weights, first=1, where=f" of layer {layer + 1}"),
     )
     ask_room(page, view, [ask])
+
+
+def learned(view: object, weights: np.ndarray, step: int, ids: np.ndarray | None = None) -> None:
+    """The Learned attention page: ``weights`` (L·H, T, T) every head of every layer at
+    training step ``step``, numbered across the layers as on that page; ``view``: what
+    makes the chart (task, run, step); ``ids`` (T,): the tokens, for "which head is an
+    induction head?" (the induction task)."""
+    asks = [
+        Ask(
+            f"Which head looks at the previous token (step {step})?",
+            "previous_head",
+            lambda: predict.previous_head(weights, where=f" at training step {step}"),
+        )
+    ]
+    if ids is not None:
+        asks.append(
+            Ask(
+                f"Which head is an induction head (step {step})?",
+                "induction_head",
+                lambda: predict.induction_head(weights, ids, where=f" at training step {step}"),
+            )
+        )
+    ask_room("learned", view, asks)

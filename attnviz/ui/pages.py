@@ -79,6 +79,15 @@ PAGES: tuple[Page, ...] = (
         controls="none",
         runs_model=True,
     ),
+    # the loss curve, each head's job score over training, every head's weights at the step
+    Page(
+        "learned",
+        "Learned attention",
+        ":material/school:",
+        charts=3,
+        controls="none",
+        runs_model=True,
+    ),
     # questions and answers only
     Page("exercises", "Exercises", ":material/quiz:", charts=0, controls="seed"),
 )

@@ -284,6 +284,8 @@ def _revealed(t: Teacher, q: ViewQuestion, settings: object) -> None:
     )
     if q.kind == "previous_head" and q.view == view_digest(settings):
         where = f"its previous-token cells are outlined on {q.choices[q.answer]}'s chart"
+    if q.kind == "induction_head" and q.view == view_digest(settings):
+        where = f"the cells after each earlier copy are outlined on {q.choices[q.answer]}'s chart"
     if q.kind in predict.ROW_KINDS and q.view == view_digest(settings):
         where = f"row {q.detail['query']} is outlined on its chart"
     st.success(

@@ -5,7 +5,8 @@ One module per subject: :mod:`~attnviz.viz.heatmaps` (a matrix as a heatmap),
 :mod:`~attnviz.viz.charts` (bars, lines, the scaling page's curves),
 :mod:`~attnviz.viz.compare` (B − A), :mod:`~attnviz.viz.classroom` (the room's tallies),
 :mod:`~attnviz.viz.models` (the real models' pages), :mod:`~attnviz.viz.heads` (the head
-scores), on the shared :mod:`~attnviz.viz.style`. Callers write the subject:
+scores), :mod:`~attnviz.viz.learned` (the toy transformers in training), on the shared
+:mod:`~attnviz.viz.style`. Callers write the subject:
 ``viz.heatmaps.attention_figure(...)``.
 
 Conventions (every builder follows them, tests read them back from the figure data):
@@ -25,6 +26,26 @@ Conventions (every builder follows them, tests read them back from the figure da
   small at large N; hover templates name the cell, e.g. ``q₂·k₅ / √d_k = 1.234``.
 """
 
-from attnviz.viz import attention, charts, classroom, compare, heads, heatmaps, models, style
+from attnviz.viz import (
+    attention,
+    charts,
+    classroom,
+    compare,
+    heads,
+    heatmaps,
+    learned,
+    models,
+    style,
+)
 
-__all__ = ["attention", "charts", "classroom", "compare", "heads", "heatmaps", "models", "style"]
+__all__ = [
+    "attention",
+    "charts",
+    "classroom",
+    "compare",
+    "heads",
+    "heatmaps",
+    "learned",
+    "models",
+    "style",
+]

@@ -1,0 +1,481 @@
+"""The Learned attention page's Streamlit parts (``pages/learned.py``).
+
+- The link: ``?task=induction&step=600``. :func:`read_link` takes a link's values into the
+  pickers (an unknown task or a step that is not a checkpoint: the nearest valid one, and a
+  warning saying so); :func:`write_link` keeps the URL on what is shown.
+- :func:`pickers` (task, run, step) and :func:`checkpoint` (the charts of one checkpoint:
+  the loss curve, every head's job score, every head's weights with the tokens as labels,
+  the cell panel), drawn with the board (:func:`attnviz.ui.board.board`).
+- **Train it yourself** (:func:`trainer`, :func:`live`): a seed and a number of steps; the
+  run trains in a thread of the server (:class:`Run`), the page polls it (a fragment every
+  :data:`POLL` seconds) and draws a progress bar and the charts as checkpoints arrive.
+  One run per session at a time, at most :data:`LIVE_MAX_STEPS` steps, at most
+  :data:`SERVER_RUNS` runs on the server at once; a run stops when its page has not polled
+  it for :data:`LEAVE_AFTER` seconds (the student left the page or closed the tab) or on
+  Cancel.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from attnviz import exercises, toys, viz
+from attnviz.ui import asks, predict, quiz
+from attnviz.ui.board import board, link_attn
+from attnviz.ui.cell import HINT_WEIGHTS, cell_data, cell_panel
+from attnviz.ui.page import plot
+
+TASK_KEY = "lr_task"
+STEP_KEY = "lr_step"
+SOURCE_KEY = "lr_source"
+SEED_KEY = "lr_seed"
+STEPS_KEY = "lr_steps"
+RUN_KEY = "lr_run"  # this session's own run (a Run)
+LINK_KEY = "lr_link"  # the (task, step) the page last wrote to the URL
+REFUSED_KEY = "lr_refused"  # why the last Train was refused
+TASK_PARAM, STEP_PARAM = "task", "step"
+DEFAULT_TASK = "induction"
+SHIPPED, YOURS = "the shipped run (seed 0)", "your run"
+
+#: The most steps a run trained on the page may take (about 35 s for induction on one core).
+LIVE_MAX_STEPS = 2000
+#: Live runs on this server at once (every session together): one per core.
+SERVER_RUNS = max(1, os.cpu_count() or 1)
+POLL = 0.5  # seconds between two looks at a running run
+LEAVE_AFTER = 10.0  # seconds without a look: the student left, the run stops
+SEED_MAX = 10_000
+_SLOTS = threading.BoundedSemaphore(SERVER_RUNS)
+
+#: What the phase change is called on the loss curve, per task.
+PHASE_TEXT = {
+    "previous": "the loss falls fastest: the previous-token head forms",
+    "reverse": "the loss falls fastest: the anti-diagonal forms",
+    "induction": "phase change: the induction heads form",
+}
+#: What to look for in each task's heads.
+LOOK_FOR = {
+    "previous": "Each query should put its weight on the key just before it: a bright line "
+    "one cell left of the diagonal.",
+    "reverse": "After the separator `|`, query t should look at key 2n−1−t, the token it "
+    "must copy next: a bright anti-diagonal in the lower left quarter.",
+    "induction": "Layer 0: a previous-token head (a line one left of the diagonal). Layer 1: "
+    "in the second copy, each query looks at the token *after* the earlier copy of itself: "
+    "a line parallel to the diagonal, T/2 − 1 cells to its left.",
+}
+
+
+# --------------------------------------------------------------------------- runs
+
+
+@st.cache_resource(show_spinner="Loading the shipped run…")
+def shipped(task: str) -> toys.History:
+    return toys.load(task)
+
+
+@st.cache_resource(show_spinner=False)
+def shipped_jobs(task: str) -> toys.JobScores:
+    return toys.job_scores(task, shipped(task))
+
+
+@dataclass
+class Run:
+    """This session's own training run, trained by a thread; the page reads it."""
+
+    task: str
+    seed: int
+    steps: int
+    history: toys.History | None = None  # the run so far (a new object per checkpoint)
+    scores: list = field(default_factory=list)  # (L, H) job scores, one per checkpoint
+    state: str = "running"  # running, done, cancelled, failed
+    message: str = ""
+    seen: float = field(default_factory=time.monotonic)  # the page's last look
+    cancel: threading.Event = field(default_factory=threading.Event)
+    announced: bool = False  # the page has rerun once since it ended
+
+    @property
+    def running(self) -> bool:
+        return self.state == "running"
+
+    def jobs(self) -> toys.JobScores | None:
+        """The job scores of the checkpoints so far (None before the first)."""
+        h, scores = self.history, list(self.scores)
+        if h is None or not scores:
+            return None
+        c = min(len(scores), len(h.steps))
+        task = toys.get_task(self.task)
+        return toys.JobScores(
+            task=self.task, steps=h.steps[:c], scores=np.stack(scores[:c]), jobs=task.jobs,
+            labels=tuple(toys.JOBS[j] for j in task.jobs),
+        )  # fmt: skip
+
+
+def _train(run: Run) -> None:
+    """The thread: train, keep the run so far and its job scores, stop when told or left."""
+    task = toys.get_task(run.task)
+    try:
+        every = min(task.every, max(10, run.steps // 50))  # charts at least every 2 %
+        for history in toys.train_iter(task, run.seed, run.steps, every=every):
+            for params in history.checkpoints[len(run.scores) :]:
+                run.scores.append(toys.job_scores(task, [params]).scores[0])  # (L, H)
+            run.history = history
+            if run.cancel.is_set() or time.monotonic() - run.seen > LEAVE_AFTER:
+                run.state = "cancelled"
+                return
+        run.state = "done"
+    except Exception as exc:  # noqa: BLE001 - the page says what went wrong
+        run.state, run.message = "failed", f"{type(exc).__name__}: {exc}"
+    finally:
+        _SLOTS.release()
+
+
+def refusal(steps: object, running: bool) -> str | None:
+    """Why a Train request is refused (None: it is not)."""
+    if running:
+        return "Your run is still training: one run per session at a time (cancel it first)."
+    if isinstance(steps, bool) or not isinstance(steps, int | float) or steps < 1:
+        return f"The number of steps must be a whole number from 1 to {LIVE_MAX_STEPS}."
+    if steps > LIVE_MAX_STEPS:
+        return (
+            f"Refused: {int(steps):,} steps is more than this page trains "
+            f"({LIVE_MAX_STEPS:,} at most, about half a minute), so that a class does not "
+            "keep the server busy. Ask for fewer steps."
+        )
+    return None
+
+
+def _start(task: str) -> None:
+    """on_click of Train: start a run, or say why not."""
+    seed, steps = st.session_state.get(SEED_KEY, 0), st.session_state.get(STEPS_KEY, 0)
+    old = st.session_state.get(RUN_KEY)
+    why = refusal(steps, old is not None and old.running)
+    if why is None and not _SLOTS.acquire(blocking=False):
+        why = (
+            f"The server is training {SERVER_RUNS} runs already (one per core); try again "
+            "in a minute."
+        )
+    if why is not None:
+        st.session_state[REFUSED_KEY] = why
+        return
+    st.session_state.pop(REFUSED_KEY, None)
+    run = Run(task=task, seed=int(seed), steps=int(steps))
+    st.session_state[RUN_KEY] = run
+    threading.Thread(target=_train, args=(run,), name=f"attnviz-train-{task}", daemon=True).start()
+
+
+def _cancel() -> None:
+    run = st.session_state.get(RUN_KEY)
+    if run is not None:
+        run.cancel.set()
+
+
+# --------------------------------------------------------------------------- the link
+
+
+def nearest(steps: np.ndarray, value: float) -> int:
+    """The checkpoint step closest to ``value`` (the earlier one on a tie)."""
+    return int(steps[int(np.argmin(np.abs(steps.astype(np.float64) - value)))])
+
+
+def _guess_task(raw: str) -> str:
+    close = difflib.get_close_matches(raw.strip().lower(), list(toys.TASKS), n=1, cutoff=0.5)
+    return close[0] if close else DEFAULT_TASK
+
+
+def read_link() -> list[str]:
+    """A link's ``task`` and ``step`` into the pickers, before they are drawn, when the URL
+    holds values this page did not write (a link opened or typed). Returns the warnings:
+    an unknown task or a step that is not a checkpoint of the shipped run is replaced by
+    the nearest valid one."""
+    raw = (st.query_params.get(TASK_PARAM), st.query_params.get(STEP_PARAM))
+    if raw == (None, None) or raw == st.session_state.get(LINK_KEY):
+        return []
+    notes = []
+    task = st.session_state.get(TASK_KEY, DEFAULT_TASK)
+    if raw[0] is not None:
+        task = str(raw[0])
+        if task not in toys.TASKS:
+            task = _guess_task(task)
+            notes.append(
+                f"The link's task `{str(raw[0])[:40]}` is not one of "
+                f"{', '.join(toys.TASKS)}; showing **{task}**."
+            )
+    st.session_state[TASK_KEY] = task
+    st.session_state[SOURCE_KEY] = SHIPPED
+    steps = shipped(task).steps
+    if raw[1] is not None:
+        try:
+            value = float(str(raw[1]).strip())
+            if not np.isfinite(value):
+                raise ValueError
+        except ValueError:
+            value, why = float(steps[-1]), "is not a number"
+        else:
+            why = "is not a checkpoint of this run"
+        step = nearest(steps, value)
+        if step != value or why == "is not a number":
+            notes.append(
+                f"The link's step `{str(raw[1])[:20]}` {why}; showing the nearest "
+                f"checkpoint, step **{step}** (checkpoints: {steps[0]} … {steps[-1]})."
+            )
+        st.session_state[STEP_KEY] = step
+    return notes
+
+
+def write_link(task: str, step: int) -> None:
+    """Keep the URL on the view shown (a link to it reopens it)."""
+    st.query_params[TASK_PARAM] = task
+    st.query_params[STEP_PARAM] = str(step)
+    st.session_state[LINK_KEY] = (task, str(step))
+
+
+# --------------------------------------------------------------------------- pickers
+
+
+def _own(task: str) -> Run | None:
+    """This session's run of ``task`` with something to show (2 checkpoints or more)."""
+    run = st.session_state.get(RUN_KEY)
+    if run is None or run.task != task or run.running or run.history is None:
+        return None
+    return run if len(run.history.steps) >= 2 else None
+
+
+def _task_changed() -> None:
+    st.session_state[SOURCE_KEY] = SHIPPED
+
+
+def task_picker() -> str:
+    """The task (a full rerun: the page's text changes with it)."""
+    if st.session_state.get(TASK_KEY) not in toys.TASKS:
+        st.session_state[TASK_KEY] = DEFAULT_TASK
+    return st.selectbox(
+        "Task",
+        list(toys.TASKS),
+        key=TASK_KEY,
+        format_func=lambda t: f"{t}: {toys.TASKS[t].title}",
+        on_change=_task_changed,
+        help="What the tiny transformer was trained to predict.",
+    )
+
+
+def shown_run(task: str, where=st) -> tuple[toys.History, toys.JobScores, str]:
+    """The run on screen: the shipped one, or this session's own once it has trained."""
+    own = _own(task)
+    if own is None:
+        st.session_state[SOURCE_KEY] = SHIPPED
+        return shipped(task), shipped_jobs(task), SHIPPED
+    if st.session_state.get(SOURCE_KEY) not in (SHIPPED, YOURS):
+        st.session_state[SOURCE_KEY] = SHIPPED
+    yours = f"{YOURS} (seed {own.seed}, {int(own.history.steps[-1])} steps)"
+    source = where.radio(
+        "Run", [SHIPPED, YOURS], key=SOURCE_KEY, horizontal=True,
+        format_func=lambda s: yours if s == YOURS else s,
+    )  # fmt: skip
+    if source == YOURS:
+        return own.history, own.jobs(), YOURS
+    return shipped(task), shipped_jobs(task), SHIPPED
+
+
+def step_slider(history: toys.History, where=st) -> int:
+    """The training step, over the run's checkpoints (a value from another run: the
+    nearest checkpoint of this one)."""
+    steps = history.steps
+    current = st.session_state.get(STEP_KEY)
+    if not isinstance(current, int | np.integer) or int(current) not in set(steps.tolist()):
+        value = float(steps[-1]) if current is None else float(current)
+        st.session_state[STEP_KEY] = nearest(steps, value)
+    return int(
+        where.select_slider(
+            "Training step (a checkpoint)",
+            options=[int(s) for s in steps],
+            key=STEP_KEY,
+            help="Every checkpoint of the run: more of them where the loss falls fast. "
+            "Arrow keys move one checkpoint.",
+        )
+    )
+
+
+# --------------------------------------------------------------------------- charts
+
+
+def curves(key: str, history, jobs, step: int, *, total: int | None = None) -> None:
+    """The loss curve and every head's job score, side by side, ``step`` marked."""
+    task = history.task
+    phase = toys.phase_change(history.losses) if history.done else None
+    charts = [
+        (
+            f"{key}_loss",
+            viz.learned.loss_figure(
+                history.losses, step, total=total, phase=phase, phase_text=PHASE_TEXT[task]
+            ),
+            None,
+        )
+    ]
+    if jobs is not None:
+        charts.append(
+            (
+                f"{key}_jobs",
+                viz.learned.job_figure(jobs.steps, jobs.scores, jobs.labels, step, total=total),
+                None,
+            )
+        )
+    board(key, charts)
+
+
+def heads(key: str, task: str, params: toys.ToyParams, step: int, view: object) -> None:
+    """Every head's weights on the example at one checkpoint, linked (hover, tables,
+    keyboard), a clicked cell worked out below; in a teacher's presenter view, Ask the
+    room (``view``: what makes the chart) and a revealed answer's head outlined."""
+    t = toys.get_task(task)
+    result = toys.example_result(task, params)  # L·H heads
+    labels = toys.example(task).labels
+    count = result.num_heads
+    board(
+        key,
+        [
+            (
+                f"{key}_all",
+                viz.learned.heads_figure(
+                    result.weights, labels, step=step, heads_per_layer=t.heads
+                ),
+                link_attn(
+                    None,
+                    "rows",
+                    heads=range(count),
+                    arithmetic=cell_data(result, range(count), labels),
+                ),
+            )
+        ],
+    )
+    st.caption(
+        "Hover a cell to outline the same query and key in every head; click it (or Tab to "
+        "the chart, move with the arrows, press Enter) to see how its weight was computed "
+        "from this checkpoint's Q and K. Heads are numbered across the layers: "
+        + ", ".join(viz.learned.head_name(i, t.heads) for i in range(count))
+        + ". "
+        + LOOK_FOR[task]
+    )
+    cell_panel(result, labels, key, hint=HINT_WEIGHTS)
+    ids = toys.example(task).ids if "induction" in t.jobs else None
+    asks.learned(view, result.weights, step, ids)
+    q = predict.outline("learned", view)
+    if q is not None and 0 <= q.detail.get("head", -1) < count:
+        h = q.detail["head"]
+        fig = viz.heatmaps.attention_figure(
+            result.weights[h], what="weights", labels=labels, mask=result.mask,
+            title=f"{viz.learned.head_name(h, t.heads)} at step {step}: weights", height=420,
+        )  # fmt: skip
+        plot(predict.outlined(fig, q, h, "rows", result.n_tokens), key=f"{key}_answer")
+
+
+@st.cache_resource(show_spinner=False)
+def _exercise_items() -> list[exercises.Exercise]:
+    return exercises.learned(shipped_jobs("induction"))
+
+
+def exercise_cards() -> None:
+    """The page's exercises (about the shipped induction run), checked on the spot."""
+    items = _exercise_items()
+    quiz.use_set(("learned",), len(items))
+    quiz.cards(items)
+
+
+def numbers(history: toys.History, jobs: toys.JobScores | None) -> None:
+    """The curves' numbers at each checkpoint, as a table."""
+    with st.expander("The numbers of these curves, as a table"):
+        means = viz.learned.running_mean(history.losses)
+        data = {"step": history.steps}
+        data["loss (mean of 10 steps)"] = [
+            float(means[s - 1]) if s >= 1 else float("nan") for s in history.steps
+        ]
+        if jobs is not None:
+            h = jobs.scores.shape[2]
+            for layer, label in enumerate(jobs.labels):
+                for i in range(h):
+                    data[f"{viz.learned.head_name(layer * h + i, h)}: {label}"] = jobs.scores[
+                        :, layer, i
+                    ]
+        c = min(len(v) for v in data.values())
+        st.dataframe(
+            pd.DataFrame({k: np.asarray(v)[:c] for k, v in data.items()}),
+            hide_index=True,
+            width="stretch",
+        )
+
+
+# --------------------------------------------------------------------------- training
+
+
+def trainer(task: str) -> None:
+    """Train it yourself: a seed, a number of steps, Train (or why not), then the run."""
+    t = toys.get_task(task)
+    run = st.session_state.get(RUN_KEY)
+    running = run is not None and run.running
+    c1, c2, c3 = st.columns([1, 1, 1.2], vertical_alignment="bottom")
+    c1.number_input("Seed", 0, SEED_MAX, 1, key=SEED_KEY, help="Another seed: other weights at "
+                    "step 0 and other batches; does the same head take the same job?")  # fmt: skip
+    if STEPS_KEY not in st.session_state:
+        st.session_state[STEPS_KEY] = t.steps
+    c2.number_input(
+        "Steps", min_value=1, step=100, key=STEPS_KEY,
+        help=f"At most {LIVE_MAX_STEPS:,} on this page.",
+    )  # fmt: skip
+    c3.button(
+        f"Train {task}", key="lr_train", on_click=_start, args=(task,), type="primary",
+        icon=":material/model_training:", disabled=running,
+        help="Your run is training: one run per session at a time." if running else None,
+    )  # fmt: skip
+    why = st.session_state.get(REFUSED_KEY)
+    if why:
+        st.error(why, icon=":material/block:")
+    st.caption(
+        f"The run trains on the server, {LIVE_MAX_STEPS:,} steps at most, one run per "
+        "session at a time; it stops if you leave this page."
+    )
+    if run is not None:
+        every = POLL if run.running else None
+        st.fragment(run_every=every)(live)()
+
+
+def live(key: str = "lr_live") -> None:
+    """The session's run: a progress bar, Cancel, and its charts so far: the loss, the job
+    scores and every head at the latest checkpoint (a fragment that polls while it
+    trains)."""
+    run = st.session_state.get(RUN_KEY)
+    if run is None:
+        return
+    run.seen = time.monotonic()  # the page still looks: keep training
+    h = run.history
+    done = 0 if h is None else int(h.steps[-1])
+    what = f"**{run.task}**, seed {run.seed}: step {done:,} of {run.steps:,}"
+    if run.running:
+        st.progress(done / run.steps, text=f"Training {what}")
+        st.button("Cancel", key="lr_cancel", on_click=_cancel, icon=":material/stop:")
+    elif run.state == "done":
+        st.success(f"Trained {what}. Pick **{YOURS}** above to scrub through it.",
+                   icon=":material/check_circle:")  # fmt: skip
+    elif run.state == "cancelled":
+        st.info(f"Stopped {what}; its checkpoints so far are kept.", icon=":material/stop:")
+    else:
+        st.error(f"The run failed: {run.message}", icon=":material/error:")
+    if h is not None and len(h.steps) >= 1:
+        curves(key, h, run.jobs(), done, total=run.steps)
+        t = toys.get_task(run.task)
+        result = toys.example_result(t, h.checkpoints[-1])  # the latest checkpoint
+        fig = viz.learned.heads_figure(
+            result.weights, toys.example(t).labels, step=done, heads_per_layer=t.heads
+        )
+        board(
+            f"{key}_heads",
+            [(f"{key}_all", fig, link_attn(None, "rows", heads=range(result.num_heads)))],
+        )
+    if not run.running and not run.announced:
+        run.announced = True
+        st.rerun(scope="app")  # the checkpoint view above offers the run now

@@ -1,0 +1,212 @@
+"""The Learned attention page's figures (pure: arrays in, plotly figures out, no Streamlit).
+
+- :func:`loss_figure`: the training loss of every step, its running mean, the step on
+  screen marked and the phase change (the sudden drop) pointed out.
+- :func:`heads_figure`: every head of every layer on one sequence, the tokens as labels
+  (the board's small multiples; heads numbered 0 .. L·H-1, layer by layer).
+- :func:`job_figure`: each head's job score at each checkpoint (previous-token,
+  induction, anti-diagonal), the step on screen marked: the moment a head forms.
+
+Heads are numbered across the layers (:func:`head_name`), as :func:`attnviz.toys.
+example_result` stacks them, so that a click on head 2 of the small multiples, its line
+and its cell panel all say "head 2".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+from numpy.typing import ArrayLike
+
+from attnviz.viz.attention import small_multiples_figure
+from attnviz.viz.charts import line_figure
+from attnviz.viz.style import plotly_text
+
+#: The running mean of the loss curve, in steps.
+SMOOTH = 10
+#: Pixels per row of heads (a layer) in :func:`heads_figure`.
+ROW_PX = 340
+_MARK = "#D55E00"  # the step on screen (Okabe-Ito vermillion)
+_PHASE = "#555555"
+
+
+def head_name(flat: int, heads: int) -> str:
+    """Head ``flat`` of the stacked heads as the page names it: "head 2 (layer 1)"."""
+    if heads < 1 or flat < 0:
+        raise ValueError(f"expected head >= 0 and heads per layer >= 1, got {flat}, {heads}")
+    return f"head {flat} (layer {flat // heads})"
+
+
+def _vline(x: float, color: str, dash: str = "solid") -> dict:
+    return {
+        "type": "line", "xref": "x", "yref": "paper", "x0": x, "x1": x, "y0": 0, "y1": 1,
+        "line": {"color": color, "width": 2, "dash": dash},
+    }  # fmt: skip
+
+
+def _step_label(x: float, text: str, color: str, y: float = 1.0) -> dict:
+    return {
+        "x": x, "y": y, "xref": "x", "yref": "paper", "text": text, "showarrow": False,
+        "xanchor": "left", "yanchor": "top", "font": {"color": color, "size": 12},
+        "bgcolor": "rgba(255,255,255,0.85)",
+    }  # fmt: skip
+
+
+def _legend_inside(**where) -> dict:
+    """A legend inside the plot, over the corner the curves leave empty (below the plot it
+    ran into the x axis' title)."""
+    return {**where, "bgcolor": "rgba(255,255,255,0.85)", "bordercolor": "#ccc", "borderwidth": 1}
+
+
+def running_mean(losses: ArrayLike, window: int = SMOOTH) -> np.ndarray:
+    """(S,) the mean of each step's loss and the ``window - 1`` before it (fewer at first)."""
+    a = np.asarray(losses, dtype=np.float64).ravel()
+    if a.size == 0:
+        return a
+    c = np.cumsum(np.concatenate([[0.0], a]))  # (S + 1,)
+    i = np.arange(1, a.size + 1)
+    lo = np.maximum(i - window, 0)
+    return (c[i] - c[lo]) / (i - lo)
+
+
+def loss_figure(
+    losses: ArrayLike,
+    step: int,
+    *,
+    total: int | None = None,
+    phase: int | None = None,
+    phase_text: str = "the loss falls fastest here",
+    height: int = 320,
+) -> go.Figure:
+    """The training loss (S,) of steps 1..S: each step's (thin, grey) and its running
+    mean over :data:`SMOOTH` steps; ``step`` marked by a vertical line; ``phase`` (a step,
+    or None) pointed out by an arrow with ``phase_text``; ``total``: the x axis runs to it
+    (a live run whose curve grows)."""
+    y = np.asarray(losses, dtype=np.float64).ravel()
+    if y.size and not np.isfinite(y).all():
+        raise ValueError(f"losses must be finite, got {int((~np.isfinite(y)).sum())} NaN or inf")
+    x = np.arange(1, y.size + 1)
+    mean = running_mean(y)
+    fig = line_figure(
+        x, {"loss of the step's batch": y, f"mean of the last {SMOOTH} steps": mean},
+        title=f"Training loss, step {step} marked", x_title="training step",
+        y_title="loss (cross-entropy, nats)", height=height,
+    )  # fmt: skip
+    raw, smooth = fig.data
+    raw.update(mode="lines", line={"color": "#B0B0B0", "width": 1, "dash": "solid"})
+    smooth.update(mode="lines", line={"color": "#0072B2", "width": 2.5, "dash": "solid"})
+    shapes, notes = [_vline(step, _MARK)], [_step_label(step, f" step {step}", _MARK)]
+    if phase is not None and 1 <= phase <= y.size:
+        notes.append(
+            {
+                "x": phase, "y": float(mean[phase - 1]), "xref": "x", "yref": "y",
+                "text": f"{plotly_text(phase_text)}<br>(step {phase})", "showarrow": True,
+                "arrowhead": 2, "ax": 30, "ay": -45, "xanchor": "left",
+                "font": {"color": _PHASE, "size": 12},
+                "bgcolor": "rgba(255,255,255,0.85)",
+            }
+        )  # fmt: skip
+    top = float(y.max()) if y.size else 1.0
+    fig.update_layout(
+        shapes=shapes, annotations=notes,
+        xaxis={"range": [0, max(total or 0, y.size, step, 1)]},
+        yaxis={"range": [0, max(top * 1.05, 0.1)]},
+        legend=_legend_inside(x=0.98, y=0.98, xanchor="right", yanchor="top"),  # the loss falls
+    )  # fmt: skip
+    return fig
+
+
+def heads_figure(
+    weights: ArrayLike,
+    labels: Sequence[str],
+    *,
+    step: int,
+    heads_per_layer: int,
+    layout: str = "rows",
+) -> go.Figure:
+    """Every head's weights on one sequence: ``weights`` (L·H, T, T), layer by layer (a
+    row of panels per layer), ``labels`` (T,) the tokens, on every axis. Causal: the cells
+    above the diagonal are masked (grey)."""
+    w = np.asarray(weights, dtype=np.float64)
+    if w.ndim != 3 or w.shape[1] != w.shape[2] or w.shape[0] % max(heads_per_layer, 1):
+        raise ValueError(
+            f"weights must be (L·H, T, T) with L·H a multiple of heads_per_layer "
+            f"{heads_per_layer}, got shape {w.shape}"
+        )
+    n = w.shape[1]
+    if len(labels) != n:
+        raise ValueError(f"labels must be {n} tokens (one per row of weights), got {len(labels)}")
+    causal = np.tril(np.ones((n, n), dtype=bool))
+    layers = w.shape[0] // heads_per_layer
+    fig = small_multiples_figure(
+        w, labels=labels, layout=layout, mask=causal, max_cols=heads_per_layer,
+        height_per_row=ROW_PX,
+    )  # fmt: skip
+    ticks = {
+        "tickmode": "array", "tickvals": list(range(n)),
+        "ticktext": [plotly_text(t) for t in labels], "tickfont": {"size": 10},
+        "tickangle": 0,
+    }  # fmt: skip
+    axes = {}
+    for i in range(w.shape[0]):
+        sfx = "" if i == 0 else str(i + 1)
+        axes[f"xaxis{sfx}"] = {**ticks, "title": {"text": "key" if layout == "rows" else "query"}}
+        y_ticks = ticks if i % heads_per_layer == 0 else {**ticks, "showticklabels": False}
+        axes[f"yaxis{sfx}"] = {
+            **y_ticks, "title": {"text": "query" if layout == "rows" else "key"},
+        }  # fmt: skip
+    # edited as plain dicts: plotly's validated updates cost ~40 ms on this figure
+    spec = fig.to_plotly_json()
+    lay = spec["layout"]
+    for i, note in enumerate(lay["annotations"]):
+        note["text"] = plotly_text(head_name(i, heads_per_layer))
+    for name, extra in axes.items():
+        lay[name] = {**lay.get(name, {}), **extra}
+    lay["title"] = {
+        **lay["title"],
+        "text": f"Weights of every head at step {step} ({'rows' if layout == 'rows' else 'columns'}"
+        f" = queries; grey: masked, a query sees no later key) — {layers} "
+        f"layer{'s' * (layers > 1)}, a row each",
+    }
+    lay["margin"] = {**lay["margin"], "l": 60, "b": 50}
+    return go.Figure(spec, _validate=False)
+
+
+def job_figure(
+    steps: ArrayLike,
+    scores: ArrayLike,
+    labels: Sequence[str],
+    step: int,
+    *,
+    total: int | None = None,
+    height: int = 320,
+) -> go.Figure:
+    """Each head's job score at each checkpoint: ``steps`` (C,), ``scores`` (C, L, H) in
+    0..1, ``labels`` (L,) the score each layer's heads are measured by; ``step`` marked."""
+    s = np.asarray(scores, dtype=np.float64)
+    xs = np.asarray(steps, dtype=np.float64).ravel()
+    if s.ndim != 3 or s.shape[0] != xs.size or s.shape[1] != len(labels):
+        raise ValueError(
+            f"scores must be (C, L, H) with C = {xs.size} steps and L = {len(labels)} labels, "
+            f"got shape {s.shape}"
+        )
+    h = s.shape[2]
+    series = {
+        f"{head_name(layer * h + i, h)}: {labels[layer]}": s[:, layer, i]
+        for layer in range(s.shape[1])
+        for i in range(h)
+    }
+    fig = line_figure(
+        xs, series, title="Each head's job score over training: the moment a head forms",
+        x_title="training step", y_title="score (0 … 1)", height=height,
+    )  # fmt: skip
+    fig.update_layout(
+        shapes=[_vline(step, _MARK)],
+        annotations=[_step_label(step, f" step {step}", _MARK)],
+        xaxis={"range": [0, max(total or 0, float(xs.max()) if xs.size else 1, step, 1)]},
+        yaxis={"range": [0, 1.02]},
+        legend=_legend_inside(x=0.98, y=0.02, xanchor="right", yanchor="bottom"),  # scores rise
+    )  # fmt: skip
+    return fig

@@ -1,0 +1,68 @@
+"""Learned attention: heads that formed while a tiny transformer trained (attnviz.toys)."""
+
+import streamlit as st
+
+from attnviz import toys, ui
+from attnviz.ui import learned
+
+ui.page_guard()
+ui.intro(
+    "Learned attention",
+    "Every other page shows attention with random weights, or read out of a model someone "
+    "else trained. Here the weights were **learned**: a tiny transformer (attention only, "
+    "no MLPs) was trained in NumPy to predict the next token, and its checkpoints show "
+    "its heads finding their jobs. Pick a task, move the **training step**, and watch the "
+    "heads form where the loss falls. The sidebar's random-weights controls do not apply "
+    "here.",
+)
+for note in learned.read_link():
+    st.warning(note, icon=":material/warning:")
+task = learned.task_picker()
+if task == "induction":
+    st.markdown(
+        "**How an induction head works.** The sequence is a random run of tokens repeated "
+        "twice. In the second copy the next token can be predicted: it is the token that "
+        "came *after* this token in the first copy. Two heads in two layers do it "
+        "together. The **previous-token head** (layer 0) attends to the token just before "
+        'each position and writes "the token before me" into the residual stream. The '
+        "**induction head** (layer 1) uses it: its key at each position now says which "
+        "token came before, so its query (the current token) matches the key of the "
+        "position *after* the earlier copy of the current token, attends there and copies "
+        "that token into the prediction. Neither head can do it alone: the induction head "
+        "needs a layer before it."
+    )
+else:
+    st.markdown(
+        f"**{task}**: {toys.TASKS[task].title}. One layer is enough: each query only needs "
+        "a fixed offset from its own position, which the position embeddings give. Switch "
+        "to **induction** for the two-layer circuit."
+    )
+
+
+@st.fragment
+def checkpoint_view(task: str) -> None:
+    """The run, the step slider and the charts of that checkpoint: a step move reruns
+    only this part."""
+    history, jobs, source = learned.shown_run(task)
+    step = learned.step_slider(history)
+    learned.write_link(task, step)
+    learned.curves("lr_curves", history, jobs, step)
+    learned.numbers(history, jobs)
+    st.subheader(f"Every head at step {step}")
+    params = history.checkpoints[int(list(history.steps).index(step))]
+    learned.heads("lr_heads", task, params, step, (task, source, step))
+
+
+checkpoint_view(task)
+
+st.subheader("Train it yourself")
+st.markdown(
+    f"Train the **{task}** model from scratch on the server, with your own seed, and watch "
+    "the loss and the heads' scores as the checkpoints arrive. Then pick your run above "
+    "and scrub through it."
+)
+learned.trainer(task)
+
+st.subheader("Exercises")
+st.caption("About the shipped induction run (task **induction** above).")
+learned.exercise_cards()

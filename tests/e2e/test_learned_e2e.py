@@ -1,0 +1,112 @@
+"""The Learned attention page in a real browser: the step slider redraws the charts in place
+(the same plot divs: no remount), the heads' small multiples carry their tables and their
+keyboard (every weight in the accessibility tree, the announced cell checked against
+attnviz.toys, Enter works out the cell), and axe finds no serious or critical violation."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from axe import blocking, scan
+from e2e_helpers import query
+from test_a11y_e2e import Keys
+from test_board_e2e import MARK_JS, assert_no_board_errors, charts
+
+from attnviz import toys
+
+pytestmark = pytest.mark.e2e
+
+TASK = "previous"  # T = 16: every cell of its 2 heads fits the tables (no top-3 rows)
+BOARD = '[data-board="lr_heads"]'
+CHARTS = ("lr_curves_loss", "lr_curves_jobs", "lr_heads_all")
+
+
+def step_thumb(session):
+    return session.page.locator(".st-key-lr_step input[type='range']").first
+
+
+def test_the_step_slider_redraws_in_place(session):
+    run = toys.load(TASK)
+    first, second = int(run.steps[10]), int(run.steps[11])
+    session.open(f"/learned?task={TASK}&step={first}")
+    before = charts(session)
+    assert set(CHARTS) <= set(before)
+    assert f"step {first}" in before["lr_heads_all"]["title"]
+    assert session.page.evaluate(MARK_JS) == len(before)
+    marks = {k: c["mark"] for k, c in charts(session).items()}
+    step_thumb(session).focus()
+    session.rerun_after(lambda: session.page.keyboard.press("ArrowRight"))
+    after = charts(session)
+    assert f"step {second}" in after["lr_heads_all"]["title"]
+    assert query(session).get("step") == [str(second)], session.page.url
+    # the same plot divs (the same JS objects) drew the new checkpoint: no remount
+    assert {k: c["mark"] for k, c in after.items()} == marks
+    assert_no_board_errors(session)
+
+
+def test_the_heads_have_tables_and_a_keyboard(new_session):
+    s = new_session((1280, 900))
+    run = toys.load(TASK)
+    c = 12
+    s.open(f"/learned?task={TASK}&step={int(run.steps[c])}")
+    w = toys.example_attentions(TASK, run.checkpoints[c])[0]  # (H, T, T): one layer
+    labels = toys.example(TASK).labels
+    chart = s.page.locator(f"{BOARD} [role='application']").first
+    chart.wait_for(timeout=30_000)
+    snap = s.page.locator(BOARD).aria_snapshot()
+    for h in range(w.shape[0]):
+        assert f"head {h}" in snap
+    values = set(re.findall(r"cell \"(\d\.\d{4})\"", snap))
+    missing = [
+        (h, i, j)
+        for h in range(w.shape[0])
+        for i in range(w.shape[1])
+        for j in range(i + 1)  # the causal cells (the others: "masked")
+        if f"{w[h, i, j]:.4f}" not in values
+    ]
+    assert not missing, f"weights not in the accessibility tree: {missing[:10]}"
+
+    k = Keys(s)
+    chart.focus()
+    live = lambda: s.page.evaluate(  # noqa: E731
+        "() => document.activeElement.parentElement.querySelector('[aria-live]').textContent"
+    )
+    k.press("ArrowDown", 3)
+    k.press("ArrowRight", 2)
+    said = live()
+    want = f"head 0: query {labels[3]}, key {labels[2]}, weight {w[0, 3, 2]:.2f}"
+    assert said.startswith(want), said
+    k.press("]")
+    said = live()
+    assert said.startswith(f"head 1: query {labels[3]}, key {labels[2]}, weight {w[1, 3, 2]:.2f}")
+    k.rerun("Enter")  # a click on the cell: the cell panel works it out
+    panel = s.page.locator(".st-key-lr_heads_cell")
+    assert "a_3,2 of head 1" in panel.inner_text(), panel.inner_text()
+    s.assert_healthy("keyboard in the learned heads")
+
+
+def test_axe_finds_nothing_serious(new_session):
+    s = new_session((1280, 900))
+    s.open(f"/learned?task=induction&step={int(toys.load('induction').steps[-1])}")
+    s.assert_healthy("learned page")
+    found = blocking(scan(s.page))
+    assert not found, "serious/critical WCAG 2.1 A/AA violations:\n" + "\n".join(map(str, found))
+
+
+def test_train_it_yourself_shows_progress_then_offers_the_run(new_session):
+    s = new_session((1280, 1000))
+    s.open(f"/learned?task={TASK}")
+    box = s.page.locator(".st-key-lr_steps input").first
+    s.rerun_after(lambda: (box.fill("1000"), box.press("Enter")))
+    s.page.locator(".st-key-lr_train button").click()
+    # the bar, as the page polls the run (waited for with its text: each poll redraws it)
+    said = re.compile(rf"Training {TASK}, seed 1: step [\d,]+ of 1,000")
+    s.page.locator('[data-testid="stProgress"]', has_text=said).first.wait_for(timeout=30_000)
+    done = s.page.locator('[data-testid="stAlert"]', has_text=f"Trained {TASK}")
+    done.wait_for(timeout=120_000)  # the run polls its way to the end (a limit, not a timing)
+    source = s.page.locator(".st-key-lr_source")
+    source.wait_for(timeout=30_000)
+    assert "your run (seed 1, 1000 steps)" in source.inner_text()
+    assert set(CHARTS) | {"lr_live_loss", "lr_live_jobs", "lr_live_all"} <= set(charts(s))
+    assert_no_board_errors(s)
