@@ -14,6 +14,7 @@ and its cell panel all say "head 2".
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 
 import numpy as np
@@ -46,10 +47,14 @@ def _vline(x: float, color: str, dash: str = "solid") -> dict:
     }  # fmt: skip
 
 
-def _step_label(x: float, text: str, color: str, y: float = 1.0) -> dict:
+def _step_label(x: float, x_end: float, color: str, y: float = 1.0) -> dict:
+    """ "step x" beside the step's line: on its right in the axis' first half, else on its
+    left, so that it stays inside the plot (a phone's chart is ~300 px wide)."""
+    right = x <= 0.5 * x_end
     return {
-        "x": x, "y": y, "xref": "x", "yref": "paper", "text": text, "showarrow": False,
-        "xanchor": "left", "yanchor": "top", "font": {"color": color, "size": 12},
+        "x": x, "y": y, "xref": "x", "yref": "paper", "showarrow": False,
+        "text": f" step {x:g}" if right else f"step {x:g} ", "yanchor": "top",
+        "xanchor": "left" if right else "right", "font": {"color": color, "size": 12},
         "bgcolor": "rgba(255,255,255,0.85)",
     }  # fmt: skip
 
@@ -97,12 +102,15 @@ def loss_figure(
     raw, smooth = fig.data
     raw.update(mode="lines", line={"color": "#B0B0B0", "width": 1, "dash": "solid"})
     smooth.update(mode="lines", line={"color": "#0072B2", "width": 2.5, "dash": "solid"})
-    shapes, notes = [_vline(step, _MARK)], [_step_label(step, f" step {step}", _MARK)]
+    x_end = max(total or 0, y.size, step, 1)
+    shapes, notes = [_vline(step, _MARK)], [_step_label(step, x_end, _MARK)]
     if phase is not None and 1 <= phase <= y.size:
+        # short lines: the note stays inside a phone's chart, to the right of the arrow
+        text = "<br>".join(plotly_text(line) for line in textwrap.wrap(phase_text, 22))
         notes.append(
             {
                 "x": phase, "y": float(mean[phase - 1]), "xref": "x", "yref": "y",
-                "text": f"{plotly_text(phase_text)}<br>(step {phase})", "showarrow": True,
+                "text": f"{text}<br>(step {phase})", "showarrow": True,
                 "arrowhead": 2, "ax": 30, "ay": -45, "xanchor": "left",
                 "font": {"color": _PHASE, "size": 12},
                 "bgcolor": "rgba(255,255,255,0.85)",
@@ -111,7 +119,7 @@ def loss_figure(
     top = float(y.max()) if y.size else 1.0
     fig.update_layout(
         shapes=shapes, annotations=notes,
-        xaxis={"range": [0, max(total or 0, y.size, step, 1)]},
+        xaxis={"range": [0, x_end]},
         yaxis={"range": [0, max(top * 1.05, 0.1)]},
         legend=_legend_inside(x=0.98, y=0.98, xanchor="right", yanchor="top"),  # the loss falls
     )  # fmt: skip
@@ -202,10 +210,11 @@ def job_figure(
         xs, series, title="Each head's job score over training: the moment a head forms",
         x_title="training step", y_title="score (0 … 1)", height=height,
     )  # fmt: skip
+    x_end = max(total or 0, float(xs.max()) if xs.size else 1, step, 1)
     fig.update_layout(
         shapes=[_vline(step, _MARK)],
-        annotations=[_step_label(step, f" step {step}", _MARK)],
-        xaxis={"range": [0, max(total or 0, float(xs.max()) if xs.size else 1, step, 1)]},
+        annotations=[_step_label(step, x_end, _MARK)],
+        xaxis={"range": [0, x_end]},
         yaxis={"range": [0, 1.02]},
         legend=_legend_inside(x=0.98, y=0.02, xanchor="right", yanchor="bottom"),  # scores rise
     )  # fmt: skip
