@@ -20,7 +20,7 @@ from attnviz.ui.board import MODULES, PLOTLY
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 #: The pages drawn from the sidebar's view (every control applies, no trained model), from
-#: the pages table; test_pages_table.py opens every page of the table.
+#: the pages table; tests/ui/test_pages.py opens every page of the table.
 PAGES = [p.file for p in pages.PAGES if p.controls == "all" and not p.runs_model]
 CONFIGS = {
     "defaults": {},

@@ -92,7 +92,7 @@ def test_new_exercises_change_the_seed_and_clear_the_answers():
 
 def test_the_answer_key_is_not_on_the_students_page():
     # issue 19: the keys moved to the teacher's view of a live class
-    # (tests/test_live_page.py downloads them there)
+    # (tests/ui/test_live.py downloads them there)
     at = run_app({"seed": "21"}, PAGE)
     keys = {b.key for b in at.get("download_button")}
     assert not keys & {"ex_key_md", "ex_key_csv"}

@@ -330,7 +330,7 @@ def test_matches_transformers_bert_float64_to_rounding(model64, bert, text):
 
 # --------------------------------------------------------------------------- the page
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _charts(at) -> list[dict]:
