@@ -234,7 +234,9 @@ def stems(folder: Path) -> list[str]:
     return sorted(
         test_file(p).stem.removeprefix("test_")
         for p in PACKAGE.rglob("*.py")
-        if test_file(p).parent == folder and (sub in SUBPACKAGES or folder == TESTS)
+        if p.stem != "__main__"
+        and test_file(p).parent == folder
+        and (sub in SUBPACKAGES or folder == TESTS)
     )
 
 
