@@ -23,7 +23,7 @@ ui.preload_plotly()
 
 # The pages, their titles, icons and sidebar flags: one table, attnviz.ui.pages.PAGES.
 # Each st.Page keeps its entry (no look-up by title); url_path is the table's slug, which
-# is also what Streamlit derives from the file name (tests/test_pages_table.py).
+# is also what Streamlit derives from the file name (tests/ui/test_pages.py).
 entries = [entry for entry in ui.pages.PAGES if (HERE / entry.file).exists()]
 nav = [
     st.Page(e.file, title=e.title, icon=e.icon, url_path=e.slug, default=(i == 0))

@@ -3,7 +3,7 @@ shapes, a live class's tally): the figures the board's plotly.js must be able to
 
 ``catalogue()`` gives ``{"module.builder[/variant]": go.Figure}``; ``BUILDER_MODULES`` are
 the modules whose public functions returning a ``go.Figure`` must all be in it
-(``tests/test_board_bundle.py`` checks that, so a new builder cannot be forgotten).
+(``tests/ui/test_board_assets.py`` checks that, so a new builder cannot be forgotten).
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from attnviz.ui.board import MODULES, PLOTLY
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 #: The pages drawn from the sidebar's view (every control applies, no trained model), from
-#: the pages table; test_pages_table.py opens every page of the table.
+#: the pages table; tests/ui/test_pages.py opens every page of the table.
 PAGES = [p.file for p in pages.PAGES if p.controls == "all" and not p.runs_model]
 CONFIGS = {
     "defaults": {},
@@ -338,45 +338,6 @@ def test_default_values_stay_out_of_the_link():
     assert dict(at.query_params) == {"mask": "causal"}
 
 
-def test_nonsense_url_is_corrected_with_a_notice():
-    at = run_app({"N": "-3", "heads": "7", "mask": "xyz", "seed": "abc", "layout": "diagonal"})
-    assert_clean(at)
-    text = " ".join(w.value for w in at.warning)
-    for key in ("N=-3", "heads=7", "mask=xyz", "seed=abc", "layout=diagonal"):
-        assert key in text
-    s = view_of(at).settings
-    assert 1 <= s.n <= 512 and s.d % s.heads == 0 and s.mask_kind in ui.MASKS
-    assert "N" not in at.query_params and "mask" not in at.query_params
-
-
-def test_overflowing_integers_in_the_url_do_not_crash():
-    # Streamlit itself raises OverflowError on int(float("1e999")) for number inputs
-    at = run_app({"seed": "1e999", "mask": "padding", "pad": "-inf"})
-    assert_clean(at)
-    text = " ".join(w.value for w in at.warning)
-    assert "seed=1e999" in text and "pad=-inf" in text
-    assert view_of(at).settings.seed == 0 and "seed" not in at.query_params
-    assert_clean(run_app({"perm_seed": "inf"}, "pages/permutation.py"))
-
-
-def test_heads_not_dividing_d_in_the_url():
-    at = run_app({"D": "12", "heads": "5"})
-    assert_clean(at)
-    assert any("heads=5" in w.value and "divisor" in w.value for w in at.warning)
-    assert view_of(at).settings.heads in ui.divisors(12)
-
-
-def test_changing_d_never_leaves_an_invalid_pair():
-    at = run_app({"D": "8", "heads": "4"})
-    at.slider(key="D").set_value(6).run()
-    assert_clean(at)
-    s = view_of(at).settings
-    assert s.d == 6 and s.heads == 3  # the divisor of 6 nearest to 4
-    assert at.selectbox(key="heads").options == ["1", "2", "3", "6"]
-    at.slider(key="D").set_value(7).run()
-    assert view_of(at).settings.heads in (1, 7)
-
-
 def test_text_input_sets_n_and_labels():
     at = run_app({"source": "text", "text": "a rose is a rose"})
     assert_clean(at)
@@ -504,86 +465,6 @@ def test_hostile_token_labels_are_shown_literally():
         assert t.count("](https://x.org/)") == t.count("`[visit](https://x.org/)`") + t.count(
             "`l[x](https://x.org/).csv`"
         ), t
-
-
-# Links whose N/D/heads contradict the input (text, preset, upload): the input wins, a
-# notice says so, and the controls show the derived value (no widget-state exception).
-LINK_CASES = {
-    "text-N": ({"N": "10", "source": "text", "text": "the cat sat"}, (3, 8, 2), "N=10"),
-    "preset-N": ({"N": "30", "source": "preset"}, (3, 4, 1), "N=30"),
-    "preset-heads": (
-        {"source": "preset", "preset": "udl-multihead", "heads": "3"},
-        (6, 8, 2),
-        "heads=3",
-    ),
-    "empty-text-N": ({"source": "text", "text": "", "N": "4"}, (10, 8, 2), "N=4"),
-    "bad-preset": ({"preset": "nonsense", "source": "preset"}, (3, 4, 1), "preset=nonsense"),
-}
-
-
-@pytest.mark.parametrize("case", list(LINK_CASES))
-def test_links_contradicting_the_input_are_corrected_with_a_notice(case):
-    query, (n, d, heads), shown = LINK_CASES[case]
-    at = run_app(query)
-    assert_clean(at)
-    s = view_of(at).settings
-    assert (s.n, s.d, s.heads) == (n, d, heads)
-    assert (at.slider(key="N").value, at.slider(key="D").value) == (n, d)
-    assert at.selectbox(key="heads").value == heads
-    assert at.slider(key="N").disabled
-    assert any(shown in w.value for w in at.warning), [w.value for w in at.warning]
-    assert view_of(at).result.weights.shape == (heads, n, n)
-    for k, v in query.items():  # the contradicted value is no longer in the link
-        if k in ("N", "heads") or v == "nonsense":
-            assert at.query_params.get(k) in (None, str({"N": n, "heads": heads}.get(k))), k
-    at.run()  # a later rerun keeps the corrected view
-    assert_clean(at)
-    assert (view_of(at).settings.n, view_of(at).settings.heads) == (n, heads)
-
-
-def test_upload_link_without_a_file_keeps_n_and_says_x_is_random():
-    at = run_app({"source": "upload", "N": "7"})
-    assert_clean(at)
-    s = view_of(at).settings
-    assert (s.source, s.n) == ("random", 7)
-    assert any("No CSV uploaded yet" in i.value for i in at.info)
-    csv = "".join(f"{i},{i + 1},{i * 2}\n" for i in range(4)).encode()
-    at.file_uploader(key="upload").set_value(("x.csv", csv, "text/csv")).run()
-    assert_clean(at)
-    s = view_of(at).settings
-    assert (s.source, s.n, s.d) == ("upload", 4, 3)
-    assert at.slider(key="N").value == 4 and at.slider(key="D").value == 3
-
-
-@pytest.mark.parametrize("page", ["pages/multi_head.py", "pages/masking.py"])
-def test_contradicting_link_on_another_page(page):
-    at = AppTest.from_file(APP, default_timeout=120)
-    at.query_params.update({"source": "preset", "N": "30"})
-    at.switch_page(page).run()
-    assert_clean(at)
-    assert view_of(at).settings.n == 3 and at.slider(key="N").value == 3
-    assert any("N=30" in w.value for w in at.warning), [w.value for w in at.warning]
-
-
-def _controls_hidden(at: AppTest) -> bool:
-    return any(
-        f".st-key-{ui.walker.CONTROLS_BOX}" in h.proto.body and "display: none" in h.proto.body
-        for h in at.get("html")
-    )
-
-
-def test_model_pages_hide_the_random_weights_controls_but_keep_their_values():
-    at = run_app({"N": "9", "mask": "causal"})
-    assert not _controls_hidden(at)
-    assert not any(ui.walker.NOT_APPLYING in i.value for i in at.sidebar.info)
-    at.switch_page("pages/real_model.py").run()
-    assert not at.exception
-    assert _controls_hidden(at)
-    assert any(ui.walker.NOT_APPLYING in i.value for i in at.sidebar.info)
-    assert at.slider(key="N").value == 9  # drawn (hidden), so the value is kept
-    at.switch_page("pages/playground.py").run()
-    assert not _controls_hidden(at)
-    assert view_of(at).settings.n == 9 and view_of(at).settings.mask_kind == "causal"
 
 
 @pytest.mark.parametrize(

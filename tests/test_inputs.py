@@ -1,9 +1,14 @@
 """attnviz.inputs: random X, typed text -> tokens and embeddings, CSV parsing and validation."""
 
+import tomllib
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from attnviz import inputs
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_random_input_is_seeded_normal():
@@ -104,3 +109,12 @@ def test_parse_csv_errors_are_clear(data, message):
 def test_parse_csv_size_limit():
     with pytest.raises(ValueError, match="limit"):
         inputs.parse_csv(b"1," * 10, max_bytes=5)
+
+
+def test_upload_limit_agrees_with_the_server_and_the_message_names_it():
+    cfg = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    assert cfg["server"]["maxUploadSize"] * 2**20 == inputs.MAX_UPLOAD_BYTES
+    too_big = b"1," * (inputs.MAX_UPLOAD_BYTES // 2 + 1)
+    with pytest.raises(ValueError, match=r"the limit is 1 MB"):
+        inputs.parse_csv(too_big)
+    inputs.parse_csv(b"1,2\n3,4\n")  # small files still parse

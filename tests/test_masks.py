@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 from board_view import figures_of
 from test_app import assert_clean, open_code_box, open_exports, run_app, view_of, z_of
-from test_compare import run_app as run_compare
 
 from attnviz import engine, exercises, experiments, masks, presets, ui
 from attnviz.ui import compare, links, walker
 from attnviz.ui.controls import BY_KEY, DEFAULTS, KEYS, LABELS, Settings, replace
+from tests.ui.test_compare import run_app as run_compare
 
 N = 6
 KINDS = list(masks.KINDS.values())

@@ -87,7 +87,7 @@ Array = NDArray[np.floating]
 
 DEFAULT_TEXT = "The cat sat on the mat because it was"
 #: A prompt that repeats a phrase, where SmolLM2's induction heads show on a text a student
-#: types (measured with attnviz.models.head_patterns.scores, tests/test_smollm.py): layer
+#: types (measured with attnviz.models.head_patterns.scores, tests/models/test_smollm.py): layer
 #: 19, head 7 scores 0.84 on it (0.91 on the 2 x 40-token probe) and the next token is
 #: " elephant" (50 %), copied from the first copy. "Mr Dursley was proud of his son. Mr
 #: Dursley" gives 0.80, "The cat sat on the mat because it was tired." repeated 0.68.

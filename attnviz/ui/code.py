@@ -112,7 +112,7 @@ POSITIONS_NOTE = (
 )
 
 #: What each page adds to the layer's code (filled with the page's own values), by the
-#: page's slug in :data:`attnviz.ui.pages.PAGES` (tests/test_pages_table.py checks them).
+#: page's slug in :data:`attnviz.ui.pages.PAGES` (tests/ui/test_pages.py checks them).
 PAGE_EXTRAS = {
     "masking": """\
 $masks

@@ -218,7 +218,7 @@ KEYS = tuple(DEFAULTS) + ("preset",)
 @dataclass(frozen=True)
 class Settings:
     """The frozen settings of a view: one field per control that has a ``field``, in the
-    order of :data:`CONTROLS` (``tests/test_settings.py`` checks names, order and types
+    order of :data:`CONTROLS` (``tests/ui/test_controls_settings.py`` checks names, order and types
     against the table), plus the uploaded file's name. Hashable and picklable, so that
     ``st.cache_data`` keys :func:`attnviz.ui.state.compute` by it."""
 

@@ -1,6 +1,6 @@
 // plotly.js with what attnviz draws: its core (which holds the scatter trace and every layout
 // component: axes, colour bars, shapes, annotations, error bars, the mode bar) and the bar and
-// heatmap traces. tests/test_board_bundle.py fails if a figure of the app needs another one.
+// heatmap traces. tests/ui/test_board_assets.py fails if a figure of the app needs another one.
 "use strict";
 
 var Plotly = require("plotly.js/lib/core");

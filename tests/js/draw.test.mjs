@@ -1,4 +1,4 @@
-// draw.js's quickTicks (run by tests/test_board_js.py: node --test tests/js/): tick labels
+// draw.js's quickTicks (run by tests/ui/test_board_js.py: node --test tests/js/): tick labels
 // drawn without plotly measuring each one on every redraw (the head change's cost).
 import assert from "node:assert/strict";
 import test from "node:test";

@@ -1,6 +1,6 @@
 // Reads {views: [{data, cells: [[head, query, key], ...]}], numbers: [[v, decimals], ...]}
 // (JSON, stdin) and prints what attnviz/ui/board/js/cell.js makes of it: per cell its arithmetic,
-// steps and heading; per number its text (used by tests/test_cell_js.py).
+// steps and heading; per number its text (used by tests/ui/test_cell_js.py).
 import { arithmetic, heading, pickHead, plain, steps } from "../../attnviz/ui/board/js/cell.js";
 
 const finite = (k, v) => (typeof v === "number" && !Number.isFinite(v) ? String(v) : v);

@@ -1,6 +1,6 @@
 // Reads a plotly figure (JSON, stdin) and prints what attnviz/ui/board/js/table.js and keys.js make
 // of it: {tables, grid, announcements: {"r,c": text, "r,c,p": text in panel p}} (used by
-// tests/test_board_js.py).
+// tests/ui/test_board_js.py).
 import { chartTables } from "../../attnviz/ui/board/js/table.js";
 import { announcement, chartGrids } from "../../attnviz/ui/board/js/keys.js";
 

@@ -1,5 +1,5 @@
-// fit.js and stepkeys.js (run by tests/test_board_js.py: node --test tests/js/): each chart
-// fitted to its room (issue 25), with plotly-like layouts made by hand; tests/test_board_js.py
+// fit.js and stepkeys.js (run by tests/ui/test_board_js.py: node --test tests/js/): each chart
+// fitted to its room (issue 25), with plotly-like layouts made by hand; tests/ui/test_board_js.py
 // also runs attnviz's own figures through them (dump_fit.mjs).
 import assert from "node:assert/strict";
 import test from "node:test";

@@ -1,4 +1,4 @@
-// Pure logic of attnviz/ui/board/js/keys.js (run by tests/test_board_js.py: node --test tests/js/).
+// Pure logic of attnviz/ui/board/js/keys.js (run by tests/ui/test_board_js.py: node --test tests/js/).
 import assert from "node:assert/strict";
 import test from "node:test";
 import {

@@ -15,7 +15,7 @@
 // - The numbers are those of attnviz.explain.cell (float64, the same steps), the lines those
 //   of attnviz.latex.cell_steps' plain text (same rounding: Python's round half to even).
 //
-// Pure parts, tested by tests/test_cell_js.py (against explain.cell and latex.cell_steps):
+// Pure parts, tested by tests/ui/test_cell_js.py (against explain.cell and latex.cell_steps):
 // headData, pickHead, arithmetic, fixed, plain, steps, heading.
 
 import { decode, ensureStyle } from "./table.js";

@@ -8,7 +8,7 @@
 // role="img", whose content a screen reader does not read). It is visually hidden but in the
 // accessibility tree; a "Table" button, visible to all, shows it on screen.
 //
-// Pure parts, tested with `node --test tests/js/` (tests/test_board_js.py runs them):
+// Pure parts, tested with `node --test tests/js/` (tests/ui/test_board_js.py runs them):
 // decode, axisNoun, tokenNames, chartTables (figure -> table models), tiles, topK,
 // formatValue.
 

@@ -29,7 +29,7 @@ from attnviz.ui.board import PLOTLY, figure_json
 from attnviz.ui.board import assets as board_assets
 
 board = importlib.import_module("attnviz.ui.board")
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
 #: The file vendor/README.md documents (plotly.js@4.1.1 from npm, built by scripts/plotly_bundle).
 BUNDLE_SHA256 = "89687d05241dfd44b042b7420b27195e978edcda4fb920fc1df06d1a371d7d5d"

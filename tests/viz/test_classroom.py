@@ -1,9 +1,9 @@
 """attnviz.viz.classroom: the tally's bars hold the counts of ClassStore.tally."""
 
 import pytest
-from test_board_js import _dump
 
 from attnviz import viz
+from tests.ui.test_board_js import _dump
 
 
 def tally(*pairs):

@@ -330,7 +330,7 @@ def test_matches_transformers_bert_float64_to_rounding(model64, bert, text):
 
 # --------------------------------------------------------------------------- the page
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _charts(at) -> list[dict]:
@@ -423,3 +423,9 @@ def test_page_without_the_package_says_what_to_install(page, monkeypatch):
     finally:
         minilm._load.cache_clear()
         st.cache_resource.clear()
+
+
+def test_real_model_init_help_describes_nn_linear_correctly():
+    src = (REPO / "pages" / "real_model.py").read_text()
+    assert "like a fresh nn.Linear" not in src
+    assert "kaiming" in src.lower() and "1/√fan_in" in src

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from test_app import CONFIGS, assert_clean, run_app
 
-from attnviz import exercises, ui
+from attnviz import exercises
 
 PAGE = "pages/exercises.py"
 
@@ -92,7 +92,7 @@ def test_new_exercises_change_the_seed_and_clear_the_answers():
 
 def test_the_answer_key_is_not_on_the_students_page():
     # issue 19: the keys moved to the teacher's view of a live class
-    # (tests/test_live_page.py downloads them there)
+    # (tests/ui/test_live.py downloads them there)
     at = run_app({"seed": "21"}, PAGE)
     keys = {b.key for b in at.get("download_button")}
     assert not keys & {"ex_key_md", "ex_key_csv"}
@@ -102,12 +102,3 @@ def test_the_answer_key_is_not_on_the_students_page():
     items = exercises.generate(seed=21, count=8)
     md = exercises.answer_key_markdown(21, items)
     assert all(e.answer_text in md for e in items)
-
-
-def test_only_the_seed_applies_on_the_exercises_page():
-    at = run_app({"N": "9"}, PAGE)
-    css = [h.proto.body for h in at.get("html") if ui.walker.CONTROLS_BOX in h.proto.body]
-    assert css and ":not(.st-key-seed)" in css[0]
-    assert at.slider(key="N").value == 9  # drawn (hidden), so kept for the other pages
-    at.switch_page("pages/playground.py").run()
-    assert not any(":not(.st-key-seed)" in h.proto.body for h in at.get("html"))

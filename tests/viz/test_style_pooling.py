@@ -108,7 +108,7 @@ def test_playground_at_small_n_has_no_block_note():
 
 def test_real_model_page_pools_a_long_sentence_and_says_so():
     pytest.importorskip("torch")
-    from tests.test_minilm import _Page
+    from tests.models.test_minilm import _Page
 
     try:
         page = _Page()

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_smollm import IN_CI, need
 
 from attnviz.models import head_patterns, head_probes, minilm, smollm
+from tests.models.test_smollm import IN_CI, need
 
 SEEDS = [0, 1, 2, 3]
 TOL = 1e-4

@@ -11,11 +11,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 from board_view import board_args, figures_of
-from test_smollm import _z
 
 from attnviz.models import head_patterns, head_probes, minilm, smollm
+from tests.models.test_smollm import _z
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 IN_CI = bool(os.environ.get("CI"))
 
 #: page file, widget-key prefix, loader of its model, the probe through it

@@ -1,5 +1,5 @@
 """The board's accessibility modules on figures of several heatmaps (keys.js, table.js), run
-in Node through tests/js/dump_tables.mjs (see tests/test_board_js.py):
+in Node through tests/js/dump_tables.mjs (see tests/ui/test_board_js.py):
 
 - small multiples (one heatmap per head, the multi-head page): the keyboard walks every
   head, each announcement names its head, query and key (from the link's orientation:
@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_board_js import _dump, _weights
 
 from attnviz import viz
 from attnviz.inputs import default_labels
 from attnviz.models.head_patterns import PATTERNS
 from attnviz.ui.board import link_attn
+from tests.ui.test_board_js import _dump, _weights
 
 
 @pytest.mark.parametrize("layout", ["rows", "columns"])

@@ -27,7 +27,7 @@ from attnviz import engine, viz
 from attnviz.inputs import default_labels
 from attnviz.ui.board import figure_json
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 JS = ROOT / "tests" / "js"
 
 

@@ -23,7 +23,7 @@ from attnviz.models import gguf_file, smollm
 from attnviz.models.smollm import DEFAULT_TEXT, INSTALL_COMMAND, MAX_TOKENS
 
 IN_CI = bool(os.environ.get("CI"))
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 PROMPTS = [
     "The capital of France is",

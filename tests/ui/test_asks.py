@@ -2,7 +2,7 @@
 page's presenter view a teacher whose class is open sees **Ask the room**, asking stores
 the page's question with the engine's (or the model's) answer, and after **Reveal** the
 page's own chart carries the outline at the answer's cell, row or head.
-The playground and multi-head pages: tests/test_predict_page.py."""
+The playground and multi-head pages: tests/ui/test_predict.py."""
 
 from __future__ import annotations
 
@@ -12,13 +12,13 @@ import numpy as np
 import pytest
 from board_view import figures_of
 from test_app import run_app, view_of
-from test_heads_page import IN_CI, PAGES
-from test_live_page import data_dir, store, texts  # noqa: F401 (fixtures)
-from test_predict_page import rects
 
 from attnviz import predict
 from attnviz.ui import state
 from attnviz.viz.style import pool_factor
+from tests.ui.test_heads import IN_CI, PAGES
+from tests.ui.test_live import data_dir, store, texts  # noqa: F401 (fixtures)
+from tests.ui.test_predict import rects
 
 
 def teacher_link(store, **extra) -> tuple[dict, str, str]:  # noqa: F811

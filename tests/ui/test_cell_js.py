@@ -4,7 +4,7 @@ the numbers of :func:`attnviz.explain.cell` to 1e-12 on random cells of the 50 r
 :func:`attnviz.latex.cell_steps` character for character, and the data :func:`cell_data`
 sends (its size, its bound).
 
-Node is required (as for tests/test_board_js.py); in CI a missing node fails these tests.
+Node is required (as for tests/ui/test_board_js.py); in CI a missing node fails these tests.
 """
 
 from __future__ import annotations
@@ -14,12 +14,12 @@ import math
 
 import numpy as np
 import pytest
-from test_board_js import node_json
 from test_explain import VIEWS
 
 from attnviz import engine, explain, latex
 from attnviz.inputs import default_labels
 from attnviz.ui import cell as ui_cell
+from tests.ui.test_board_js import node_json
 
 TOL = 1e-12
 PER_VIEW = 40  # cells per view (every cell of the smaller views)

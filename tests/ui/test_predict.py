@@ -9,10 +9,10 @@ from __future__ import annotations
 import pytest
 from board_view import figures_of
 from test_app import run_app
-from test_live_page import data_dir, qp, store, texts  # noqa: F401 (fixtures)
 
 from attnviz import classroom, predict
 from attnviz.ui.predict import plain, view_digest
+from tests.ui.test_live import data_dir, qp, store, texts  # noqa: F401 (fixtures)
 
 
 def teacher_app(store, **extra):  # noqa: F811

@@ -64,7 +64,7 @@ def test_a_click_on_the_playground_shows_that_cells_arithmetic():
     np.testing.assert_allclose(k[0], r.keys[1, 1], atol=5e-5)
     np.testing.assert_allclose(exps[0], explain.cell(r, 1, 3, 1).row_exps, atol=5e-5)
     assert len(_equations(at)) == 6  # one equation per step, in the closed box
-    # the plain text is the browser's (board module cell.js, tests/test_cell_js.py): the
+    # the plain text is the browser's (board module cell.js, tests/ui/test_cell_js.py): the
     # weights chart carries the drawn head's Q, K, V and the server does not write it twice
     # nor a heading of its own: its box of equations is closed, for slides
     assert _explanations(at) == 0

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from streamlit.source_util import page_icon_and_name
 from test_app import APP, assert_clean, run_app
-from test_heads_page import IN_CI
 
 from attnviz.ui import code, live, pages, walker
+from tests.ui.test_heads import IN_CI
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 UI = ROOT / "attnviz" / "ui"
 
 

@@ -1,0 +1,255 @@
+"""The layout of the tree (docs/architecture.md): the layers and the tests that mirror them.
+
+- **Layers.** The library (the modules at the top of ``attnviz/`` and ``attnviz/models/``)
+  imports neither streamlit nor plotly: it is imported here in a fresh interpreter where
+  both are blocked. Read from the source with ``ast`` (every import, top level or inside a
+  function): streamlit only under ``attnviz/ui/`` (and ``app.py``, ``pages/``), plotly only
+  under ``attnviz/viz/`` and ``attnviz/ui/``.
+- **Tests mirror the package.** ``attnviz/<module>.py`` is tested in
+  ``tests/test_<module>.py``, ``attnviz/<sub>/<module>.py`` in ``tests/<sub>/test_<module>.py``
+  (a package of its own, ``attnviz/ui/board/``, in ``tests/ui/test_board.py``, its
+  ``assets.py`` in ``tests/ui/test_board_assets.py``). A second file for one module is
+  ``test_<module>_<aspect>.py``. A module counts when it defines a function or a class (a
+  package's ``__init__`` that re-exports, a ``__main__`` that calls one function: nothing of
+  their own to test). At least :data:`SHARE` of the modules have their own test file, and
+  every test file names a module, or is one of :data:`REPO_TESTS`.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "attnviz"
+TESTS = ROOT / "tests"
+SHARE = 0.9
+#: Sub-packages of attnviz/ with a test folder of their own.
+SUBPACKAGES = ("models", "viz", "ui")
+#: Test files about the repository rather than one module, and what they test.
+REPO_TESTS = {
+    "test_app.py": "app.py and every page through AppTest",
+    "test_bench_engine.py": "bench/engine.py",
+    "test_bench_live_class.py": "bench/live_class.py",
+    "test_bench_predict.py": "bench/predict.py",
+    "test_bench_smoke.py": "bench/'s Streamlit client",
+    "test_ci.py": ".ci/",
+    "test_class_deploy.py": "deploy/ for a live class",
+    "test_deploy.py": "deploy/",
+    "test_function_length.py": "every function of attnviz/",
+    "test_imports.py": "the import graph of attnviz/",
+    "test_layout.py": "this file: the tree's layers and the tests' layout",
+    "test_lost_click.py": "bench/lost_click.py on a real server",
+    "test_package.py": "the wheel (pyproject.toml)",
+    "test_readme.py": "README.md and docs/",
+    "test_serving.py": ".streamlit/, the Dockerfile, unsafe HTML",
+}
+#: The library: importable without streamlit and plotly.
+LIBRARY_DIRS = ("", "models")
+
+
+# --- the layers ------------------------------------------------------------------------
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def sources() -> dict[str, Path]:
+    """Every module of attnviz/ by name."""
+    return {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def library() -> list[str]:
+    """The library's modules (``__main__`` left out: importing it runs the command)."""
+    out = []
+    for name, path in sources().items():
+        folder = path.parent.relative_to(PACKAGE).as_posix().replace(".", "")
+        if folder in LIBRARY_DIRS and path.stem != "__main__":
+            out.append(name)
+    return out
+
+
+def third_party(path: Path) -> list[tuple[int, str]]:
+    """(line, top-level package) of every absolute import in ``path``, at any depth."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            out += [(node.lineno, a.name.split(".")[0]) for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            out.append((node.lineno, node.module.split(".")[0]))
+    return out
+
+
+def allowed(rel: str, package: str) -> bool:
+    """Whether the file ``rel`` (relative to the checkout) may import ``package``."""
+    if package == "streamlit":
+        return rel.startswith("attnviz/ui/") or rel == "app.py" or rel.startswith("pages/")
+    if package == "plotly":
+        return rel.startswith(("attnviz/viz/", "attnviz/ui/"))
+    return True
+
+
+FILES = [*sorted(PACKAGE.rglob("*.py")), ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]
+
+
+def layer_breaches() -> list[str]:
+    out = []
+    for path in FILES:
+        rel = path.relative_to(ROOT).as_posix()
+        for line, package in third_party(path):
+            if package in ("streamlit", "plotly") and not allowed(rel, package):
+                out.append(f"{rel}:{line} imports {package}")
+    return out
+
+
+def test_the_import_reader_sees_imports_at_every_depth():
+    found = dict((p, line) for line, p in third_party(PACKAGE / "ui" / "page.py"))
+    assert "streamlit" in found and "plotly" in found
+    minilm = {p for _, p in third_party(PACKAGE / "models" / "minilm.py")}
+    assert "tokenizers" in minilm  # imported inside a function
+    assert not allowed("attnviz/engine.py", "plotly") and not allowed(
+        "attnviz/viz/x.py", "streamlit"
+    )
+    assert allowed("pages/scaling.py", "streamlit") and not allowed("pages/scaling.py", "plotly")
+
+
+def test_streamlit_only_in_the_ui_and_plotly_only_in_viz_and_ui():
+    assert not layer_breaches(), "imports across the layers:\n" + "\n".join(layer_breaches())
+
+
+#: Run in a fresh interpreter: streamlit and plotly cannot be imported, then each module
+#: given on the command line is imported; prints {module: error or ""} as JSON.
+BLOCKED = textwrap.dedent(
+    """
+    import importlib, json, sys
+
+    class Blocked:
+        def find_spec(self, name, path=None, target=None):
+            if name.split(".")[0] in ("streamlit", "plotly"):
+                raise ImportError(f"{name} is blocked (the library must not need it)")
+            return None
+
+    sys.meta_path.insert(0, Blocked())
+    out = {}
+    for name in sys.argv[1:]:
+        try:
+            importlib.import_module(name)
+            out[name] = ""
+        except Exception as err:
+            out[name] = f"{type(err).__name__}: {err}"
+    leaked = sorted(m for m in sys.modules if m.split(".")[0] in ("streamlit", "plotly"))
+    print(json.dumps({"errors": out, "leaked": leaked}))
+    """
+)
+
+
+def import_blocked(names: list[str]) -> dict:
+    done = subprocess.run(
+        [sys.executable, "-c", BLOCKED, *names],
+        cwd=ROOT,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def test_the_library_imports_with_streamlit_and_plotly_blocked():
+    names = library()
+    assert {"attnviz.engine", "attnviz.classroom", "attnviz.models.smollm"} <= set(names)
+    assert not any(n.startswith(("attnviz.ui", "attnviz.viz")) for n in names)
+    got = import_blocked(names)
+    failed = {n: e for n, e in got["errors"].items() if e}
+    assert not failed, f"library modules that need streamlit or plotly: {failed}"
+    assert got["leaked"] == []
+
+
+def test_the_block_holds():
+    got = import_blocked(["attnviz.viz.style", "attnviz.ui.state"])
+    assert all("is blocked" in e for e in got["errors"].values()), got
+
+
+# --- tests mirror the package ----------------------------------------------------------
+
+
+def has_code(path: Path) -> bool:
+    tree = ast.parse(path.read_text(), filename=str(path))
+    return any(
+        isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) for n in ast.walk(tree)
+    )
+
+
+def test_file(path: Path) -> Path:
+    """Where the tests of the module at ``path`` live."""
+    parts = list(path.relative_to(PACKAGE).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    if len(parts) > 1 and parts[0] in SUBPACKAGES:
+        return TESTS / parts[0] / f"test_{'_'.join(parts[1:])}.py"
+    return TESTS / f"test_{'_'.join(parts)}.py"
+
+
+test_file.__test__ = False  # a helper, not a test
+
+
+def counted() -> list[Path]:
+    return [p for p in sorted(PACKAGE.rglob("*.py")) if has_code(p)]
+
+
+def test_the_mirror_rule():
+    assert test_file(PACKAGE / "engine.py") == TESTS / "test_engine.py"
+    assert test_file(PACKAGE / "viz" / "compare.py") == TESTS / "viz" / "test_compare.py"
+    assert test_file(PACKAGE / "ui" / "board" / "__init__.py") == TESTS / "ui" / "test_board.py"
+    assert (
+        test_file(PACKAGE / "ui" / "board" / "assets.py") == TESTS / "ui" / "test_board_assets.py"
+    )
+    names = {p.relative_to(PACKAGE).as_posix() for p in counted()}
+    assert "engine.py" in names and "ui/board/__init__.py" in names
+    assert "__main__.py" not in names and "viz/__init__.py" not in names
+
+
+def test_most_modules_have_their_own_test_file():
+    modules = counted()
+    lacking = [p.relative_to(ROOT).as_posix() for p in modules if not test_file(p).exists()]
+    share = 1 - len(lacking) / len(modules)
+    assert share >= SHARE, (
+        f"{share:.0%} of the {len(modules)} modules have their own test file (at least "
+        f"{SHARE:.0%} must); without one: {', '.join(lacking)}"
+    )
+
+
+def stems(folder: Path) -> list[str]:
+    """The names a test file in ``folder`` may start with: its modules (test_<stem>)."""
+    sub = folder.relative_to(TESTS).as_posix()
+    return sorted(
+        test_file(p).stem.removeprefix("test_")
+        for p in PACKAGE.rglob("*.py")
+        if p.stem != "__main__"
+        and test_file(p).parent == folder
+        and (sub in SUBPACKAGES or folder == TESTS)
+    )
+
+
+@pytest.mark.parametrize("folder", [TESTS, *(TESTS / s for s in SUBPACKAGES)], ids=lambda f: f.name)
+def test_every_test_file_names_its_module(folder):
+    names = stems(folder)
+    stray = [
+        f.relative_to(ROOT).as_posix()
+        for f in sorted(folder.glob("test_*.py"))
+        if not (folder == TESTS and f.name in REPO_TESTS)
+        and not any(f.stem == f"test_{m}" or f.stem.startswith(f"test_{m}_") for m in names)
+    ]
+    assert not stray, (
+        f"test files that name no module of {folder.relative_to(ROOT).as_posix()}/ (name a "
+        f"file test_<module>.py or test_<module>_<aspect>.py): {stray}"
+    )

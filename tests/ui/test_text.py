@@ -1,0 +1,43 @@
+"""attnviz.ui.text: user text shown literally (Markdown, bidi controls)."""
+
+import pytest
+
+from attnviz import ui
+from attnviz.ui.text import BIDI_CONTROLS, plain_text
+
+HOSTILE = [
+    "[visit](https://example.org/)",
+    "<b>bold</b>",
+    "**x** _y_ $z$ :smile: :red[r]",
+    "a`b",
+    "`x",
+    "``` y `",
+    " a ",
+    "",
+    "x\ny",
+    "# head",
+]
+
+
+@pytest.mark.parametrize("label", HOSTILE)
+def test_md_text_is_a_code_span_that_shows_the_label_literally(label):
+    markdown_it = pytest.importorskip("markdown_it")
+    html = markdown_it.MarkdownIt("commonmark").renderInline(ui.md_text(label))
+    assert html.startswith("<code>") and html.endswith("</code>"), html
+    assert html.count("<code>") == 1 and "<a " not in html and "<strong>" not in html
+    shown = html[len("<code>") : -len("</code>")]
+    expected = " ".join(label.splitlines()) or " "
+    assert shown == expected.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+BIDI = ["\u202eQQQQQQ", "a\u2066b\u2069c", "\u200f\u200e\u061c", "x\u202a\u202b\u202c\u202dy"]
+
+
+@pytest.mark.parametrize("label", BIDI)
+def test_user_text_shows_bidi_controls_instead_of_obeying_them(label):
+    """U+202E before a class code reversed the rest of the error message (issue 25)."""
+    for shown, plus in ((ui.md_text(label), "+"), (plain_text(label), r"\+")):
+        assert not BIDI_CONTROLS.search(shown), repr(shown)
+        assert all(f"U{plus}{ord(c):04X}" in shown for c in label if BIDI_CONTROLS.match(c))
+    assert ui.md_text("\u202eQQ") == "`<U+202E>QQ`"
+    assert plain_text("\u202e*QQ*") == r"\<U\+202E\>\*QQ\*"  # Markdown shows <U+202E>*QQ*

@@ -1,0 +1,33 @@
+"""attnviz.viz.models' pure parts: pooling a model's N×N weights to the grid's cells, the grid's
+tiling for the front end, the grouped-query table."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from attnviz import engine, viz
+
+
+def test_pool_square_keeps_rows_summing_to_one_and_averages_blocks():
+    rng = np.random.default_rng(2)
+    w = engine.softmax(rng.standard_normal((2, 10, 10)), axis=-1)  # (H, N, N)
+    p = viz.models.pool_square(w, 4)  # blocks of 2, 3, 2, 3 tokens: starts 0, 2, 5, 7
+    assert p.shape == (2, 4, 4)
+    np.testing.assert_allclose(p.sum(axis=-1), 1.0, rtol=1e-6)
+    np.testing.assert_allclose(p[0, 1, 2], w[0, 2:5, 5:7].sum(axis=1).mean(), rtol=1e-6)
+    np.testing.assert_allclose(viz.models.pool_square(w, 12), w, rtol=1e-6)  # N <= cells: as is
+
+
+def test_tile_spec_blocks_are_the_pooled_blocks():
+    spec = viz.models.tile_spec(6, 12, n=10, cells=4)
+    assert (spec["rows"], spec["cols"], spec["size"]) == (6, 12, 4)
+    assert spec["blocks"] == [0, 2, 5, 7, 10]
+    assert viz.models.tile_spec(1, 1, n=3, cells=4)["blocks"] == [0, 1, 2, 3]
+
+
+def test_gqa_table_groups_query_heads_and_bolds_the_selected_one():
+    table = viz.models.gqa_table(6, 2, selected=4)
+    assert table.splitlines()[2:] == ["| 1 | 1, 2, 3 |", "| 2 | 4, **5**, 6 |"]
+    with pytest.raises(ValueError, match="do not divide"):
+        viz.models.gqa_table(6, 4)
