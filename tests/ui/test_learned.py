@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 from board_view import figures_of
 from test_app import run_app, z_of
-from test_live_page import data_dir, store, texts  # noqa: F401 (fixtures)
-from test_predict_page import rects
 from test_wording import _figure_texts, _offences, _texts
 
 from attnviz import explain, toys
 from attnviz.ui import learned
+from tests.ui.test_live import data_dir, store, texts  # noqa: F401 (fixtures)
+from tests.ui.test_predict import rects
 
 PAGE = "pages/learned.py"
 
