@@ -170,8 +170,15 @@ def test_each_chart_names_its_role_for_the_click_value():
         [
             ("s", s_fig, board.link_attn(0)),
             ("w", w_fig, board.link_attn(0, weights=True)),
-            ("w2", w_fig, board.link_attn(0)),  # weights told by its title
+            ("w2", w_fig, board.link_attn(0)),  # weights told by its builder (layout.meta)
             ("m", s_fig, board.link_attn(0, role="masked scores")),
+            # the title is not read: scores titled with "weights" stay scores
+            (
+                "s2",
+                viz.heatmaps.attention_figure(w, what="scores", title="weights?"),
+                board.link_attn(0),
+            ),
+            ("d", viz.compare.difference_figure(w, w.T, what="weights"), board.link_attn(None)),
             ("b", s_fig, board.link_bars(0)),
             ("x", s_fig, None),
         ]
@@ -182,6 +189,8 @@ def test_each_chart_names_its_role_for_the_click_value():
         "w": "weights",
         "w2": "weights",
         "m": "masked scores",
+        "s2": "scores",
+        "d": "weights",
         "b": "bars",
         "x": "x",
     }

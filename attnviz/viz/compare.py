@@ -142,6 +142,7 @@ def difference_figure(
         height=height,
         zmax=m,
         colorbar_title="B − A",
+        role="weights",  # a change of weights (the board's click value)
         cell_text=".2f" if n <= style.MAX_CELL_TEXT_N else None,
         token_axes="xy",
         pooled_hover=f"block from query {qi}, key {kj}: mean B − A = %{{z:+.4f}}",

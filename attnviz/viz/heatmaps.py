@@ -57,8 +57,12 @@ def matrix_figure(
     cell_text: str | None = None,
     token_axes: str = "",
     pooled_hover: str | None = None,
+    role: str | None = None,
 ) -> go.Figure:
     """One heatmap, drawn as given (row 0 at the top).
+
+    ``role``: what the matrix is ("scores", "weights"), kept as ``layout.meta["role"]``
+    for the chart board (the click value's ``chart``), so that nothing reads the title.
 
     ``cell_text`` (a format such as ``".2f"``) writes each value in its cell, in black or
     white, whichever contrasts with the cell colour (plotly's "auto" text colour); a
@@ -136,6 +140,8 @@ def matrix_figure(
         xaxis=_matrix_axis(x_title, x_labels, nx, bx, reverse=False),
         yaxis=_matrix_axis(y_title, y_labels, ny, by, reverse=True),
     )
+    if role is not None:
+        layout["meta"] = {"role": role}
     return _figure(data, layout)
 
 
@@ -288,6 +294,7 @@ def attention_figure(
         token_axes="xy",
         pooled_hover=pooled_hover,
         zmax=zmax,
+        role=what,
     )
 
 

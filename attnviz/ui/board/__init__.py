@@ -190,13 +190,16 @@ def _title(fig: go.Figure) -> str:
 
 def _role(key: str, fig: go.Figure, link: dict | None) -> str:
     """What a chart shows, for the click value: ``link["role"]`` when the link names it,
-    else "scores" / "weights" for an attention matrix, "bars", or the chart's key."""
+    else for an attention matrix "weights" (``weights=True`` or small multiples) or the
+    role its builder put in ``layout.meta["role"]`` (default "scores"); "bars"; or the
+    chart's key. Named by whoever builds the chart, never read from its title."""
     if link and link.get("role"):
         return str(link["role"])
     if link and link.get("kind") == "attn":
         if link.get("weights") or link.get("heads") is not None:
             return "weights"
-        return "weights" if "weight" in _title(fig).lower() else "scores"
+        meta = fig.layout.meta
+        return str(meta.get("role") or "scores") if isinstance(meta, dict) else "scores"
     if link and link.get("kind") == "bars":
         return "bars"
     return key
