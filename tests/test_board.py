@@ -195,3 +195,26 @@ def test_each_chart_names_its_role_for_the_click_value():
         "x": "x",
     }
     assert entries[0]["title"] == board._title(s_fig) and entries[0]["title"]
+
+
+def test_a_heatmaps_axes_travel_in_parts_not_as_text_to_split():
+    """The board reads an axis's noun, its shorter forms and its two-line forms from the
+    figure's layout.meta (viz.style.AxisTitle), the same for every builder of the matrix."""
+    w = np.array([[0.2, 0.8], [0.5, 0.5]])
+    for layout, (x_noun, y_noun) in {"rows": ("key", "query"), "columns": ("query", "key")}.items():
+        fig = viz.heatmaps.attention_figure(w, what="weights", layout=layout)
+        [entry] = board.payload([("w", fig, board.link_attn(0, layout, weights=True))])
+        axes = entry["figure"]["layout"]["meta"]["axes"]
+        assert (axes["xaxis"]["noun"], axes["yaxis"]["noun"]) == (x_noun, y_noun)
+        assert fig.layout.xaxis.title.text == axes["xaxis"]["forms"][0]
+        assert fig.layout.yaxis.title.text in axes["yaxis"]["forms"]
+        assert len(axes["xaxis"]["lines"]) == len(axes["xaxis"]["forms"])
+        diff = viz.compare.difference_figure(w, w.T, what="weights", layout=layout)
+        assert diff.layout.meta["axes"] == fig.layout.meta["axes"]
+    query_rows = viz.heatmaps.QUERY_ROWS.meta()
+    assert query_rows["forms"] == [
+        "query i (row) — rows = tokens (PyTorch)",
+        "query i (row) — rows = tokens",
+        "query i (row)",
+    ]
+    assert query_rows["lines"][0] == "query i (row)<br>rows = tokens (PyTorch)"

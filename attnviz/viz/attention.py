@@ -97,6 +97,8 @@ def query_weights_figure(
             "showgrid": True,
             "automargin": False,
         },
+        # for the board (keys.js): the row these bars are, the nouns of the axes
+        meta={"query": int(query), "axes": {"xaxis": {"noun": "key"}, "yaxis": {"noun": "weight"}}},
     )
     return _figure(data, layout)
 

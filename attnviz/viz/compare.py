@@ -133,8 +133,8 @@ def difference_figure(
     fig = heatmaps.matrix_figure(
         d if rows else d.T,
         title=f"B − A: {what}",
-        x_title="key j (column)" if rows else "query i (column) — columns = tokens (UDL book)",
-        y_title="query i (row) — rows = tokens (PyTorch)" if rows else "key j (row)",
+        x_title=heatmaps.KEY_COLUMNS if rows else heatmaps.QUERY_COLUMNS,
+        y_title=heatmaps.QUERY_ROWS if rows else heatmaps.KEY_ROWS,
         hover=hover,
         kind="diverging",
         x_labels=labels if labels is not None and len(labels) == n else None,
