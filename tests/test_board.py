@@ -218,3 +218,24 @@ def test_a_heatmaps_axes_travel_in_parts_not_as_text_to_split():
         "query i (row)",
     ]
     assert query_rows["lines"][0] == "query i (row)<br>rows = tokens (PyTorch)"
+
+
+def test_every_titled_axis_of_every_figure_says_what_it_counts():
+    """The board's tables and keyboard announcements take an axis's noun from
+    layout.meta.axes (table.js nounOf), never from its title: every builder sends one for
+    each titled axis (tests/figure_catalogue.py: every builder of attnviz.viz)."""
+    from tests.figure_catalogue import catalogue
+
+    missing = []
+    for name, fig in catalogue().items():
+        layout = fig.to_plotly_json()["layout"]
+        meta = layout.get("meta") if isinstance(layout.get("meta"), dict) else {}
+        axes = meta.get("axes", {})
+        for key, axis in layout.items():
+            if not (key.startswith(("xaxis", "yaxis")) and isinstance(axis, dict)):
+                continue
+            title = axis.get("title")
+            text = title.get("text") if isinstance(title, dict) else title
+            if text and not (axes.get(key) or {}).get("noun"):
+                missing.append(f"{name} {key} {text!r}")
+    assert not missing, missing

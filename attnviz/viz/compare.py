@@ -34,6 +34,9 @@ __all__ = [
 HOVER_BOTH_N = 40
 
 
+ENTROPY_CHANGE = style.AxisTitle("H(B) − H(A) (bits)", "H(B) − H(A)")
+
+
 def _pair(a: ArrayLike, b: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
     if a.ndim != 2 or a.shape != b.shape or a.shape[0] != a.shape[1]:
@@ -182,9 +185,14 @@ def entropy_change_figure(
         title=title,
         height=height,
         margin={"l": 70, "r": 20, "t": 60, "b": 60},
-        xaxis={"title": {"text": "query i"}, **style._ticks(labels, n), "automargin": True},
+        meta={"axes": style.axes_meta(xaxis=style.QUERY_I, yaxis=ENTROPY_CHANGE)},
+        xaxis={
+            "title": {"text": style.axis_text(style.QUERY_I)},
+            **style._ticks(labels, n),
+            "automargin": True,
+        },
         yaxis={
-            "title": {"text": "H(B) − H(A) (bits)"},
+            "title": {"text": style.axis_text(ENTROPY_CHANGE)},
             "zeroline": True,
             "zerolinecolor": "#444",
             "automargin": True,

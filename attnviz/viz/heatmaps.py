@@ -29,6 +29,8 @@ from attnviz.viz.style import (
     _layout,
     _short_number,
     _ticks,
+    axes_meta,
+    axis_text,
     colorbar,
     pool_blocks,
     pool_factor,
@@ -73,8 +75,9 @@ def matrix_figure(
 
     ``role``: what the matrix is ("scores", "weights"), kept as ``layout.meta["role"]``
     for the chart board (the click value's ``chart``), so that nothing reads the title.
-    An :class:`~attnviz.viz.style.AxisTitle` axis title puts its parts in
-    ``layout.meta["axes"]["xaxis"]`` (or ``"yaxis"``): its noun and its shorter forms.
+    Each axis title goes to ``layout.meta["axes"]["xaxis"]`` (or ``"yaxis"``) too
+    (:func:`~attnviz.viz.style.axes_meta`): what the axis counts and, for an
+    :class:`~attnviz.viz.style.AxisTitle`, its shorter forms.
 
     ``cell_text`` (a format such as ``".2f"``) writes each value in its cell, in black or
     white, whichever contrasts with the cell colour (plotly's "auto" text colour); a
@@ -149,19 +152,11 @@ def matrix_figure(
         height=height,
         shapes=_separator_lines(separators, nx, ny),
         margin=margin,
-        xaxis=_matrix_axis(
-            x_title.forms()[0] if isinstance(x_title, AxisTitle) else x_title,
-            x_labels,
-            nx,
-            bx,
-            reverse=False,
-        ),
+        xaxis=_matrix_axis(axis_text(x_title), x_labels, nx, bx, reverse=False),
         yaxis=_matrix_axis(y_text, y_labels, ny, by, reverse=True),
     )
     meta: dict = {"role": role} if role is not None else {}
-    axes = {
-        k: t.meta() for k, t in (("xaxis", x_title), ("yaxis", y_title)) if isinstance(t, AxisTitle)
-    }
+    axes = axes_meta(xaxis=x_title, yaxis=y_title)
     if axes:
         meta["axes"] = axes
     if meta:

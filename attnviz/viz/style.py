@@ -325,6 +325,25 @@ class AxisTitle:
         }
 
 
+#: Axis titles written with their variable: the axis counts what comes before it.
+QUERY_I = AxisTitle("query i", "query")
+KEY_J = AxisTitle("key j", "key")
+WEIGHT_A = AxisTitle("weight a", "weight")
+
+
+def axis_text(title: str | AxisTitle) -> str:
+    """The text of an axis title (an :class:`AxisTitle`'s longest form)."""
+    return title.forms()[0] if isinstance(title, AxisTitle) else title
+
+
+def axes_meta(**axes: str | AxisTitle) -> dict:
+    """``layout.meta["axes"]`` of axes titled ``axes`` (axis name -> title): what each
+    counts, for the board's tables and keyboard announcements. A plain title is its own
+    noun ("head"); one with more words than its noun is an :class:`AxisTitle` ("query i"
+    counts queries). Untitled axes are left out."""
+    return {k: t.meta() if isinstance(t, AxisTitle) else {"noun": t} for k, t in axes.items() if t}
+
+
 def _fit_axis_title(title: str | AxisTitle, plot_px: float, top_px: float, title_lines: int) -> str:
     """The longest form of a vertical axis title that does not reach into the figure's
     title. The title is centred on the plot and may stick out of it by what the top margin

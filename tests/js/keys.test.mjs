@@ -152,5 +152,5 @@ test("chartGrids: an axis's noun is the one its builder sent, not read from its 
   };
   const [grid] = chartGrids(figure);
   assert.equal(grid.rowNoun, "query");
-  assert.equal(grid.colNoun, "key"); // no parts sent: still read from the title
+  assert.equal(grid.colNoun, "key j (column)"); // no noun sent: the title whole, not taken apart
 });

@@ -39,10 +39,10 @@ export const PAGE = 5; // rows per PageUp / PageDown
 
 // ------------------------------------------------------------------ pure
 
-/** The nouns of a heatmap's rows and columns: from its axis titles ("query i (row)" ->
- * "query"); an attention chart whose axes have no title (small multiples) takes them from
- * the board's link spec (`orient` "rows": queries down, keys across; "columns": the UDL
- * book's, keys down). */
+/** The nouns of a heatmap's rows and columns: what its builder says its axes count
+ * (`layout.meta.axes`, table.js nounOf); an attention chart whose axes have no title
+ * (small multiples) takes them from the board's link spec (`orient` "rows": queries down,
+ * keys across; "columns": the UDL book's, keys down). */
 function nouns(layout, hm, link, shared) {
   let rowNoun = nounOf(layout, hm.yaxis, "y", "") || shared.row;
   let colNoun = nounOf(layout, hm.xaxis, "x", "") || shared.col;

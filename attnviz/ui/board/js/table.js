@@ -77,13 +77,11 @@ export function plainText(s) {
     .trim();
 }
 
-/** What an axis counts, from its title: "query i (row) — rows = tokens" -> "query",
- * "key j (column)" -> "key", "token (row) — …" -> "token", "feature" -> "feature". */
+/** An axis title as plain text: what the axis counts when its builder sent no noun with the
+ * figure (every attnviz figure sends one for each titled axis, `layout.meta.axes`:
+ * tests/test_board.py), e.g. a figure made elsewhere. The title is not taken apart. */
 export function axisNoun(title, fallback) {
-  let t = plainText(title && typeof title === "object" ? title.text : title);
-  t = t.split(" — ")[0].split(" (")[0].trim();
-  t = t.replace(/\s+[a-z]$/i, ""); // the variable: "query i", "key j", "weight a"
-  return t || fallback;
+  return plainText(title && typeof title === "object" ? title.text : title) || fallback;
 }
 
 function axisKey(id, letter) {
