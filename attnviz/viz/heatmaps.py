@@ -73,11 +73,9 @@ def matrix_figure(
 ) -> go.Figure:
     """One heatmap, drawn as given (row 0 at the top).
 
-    ``role``: what the matrix is ("scores", "weights"), kept as ``layout.meta["role"]``
-    for the chart board (the click value's ``chart``), so that nothing reads the title.
-    Each axis title goes to ``layout.meta["axes"]["xaxis"]`` (or ``"yaxis"``) too
-    (:func:`~attnviz.viz.style.axes_meta`): what the axis counts and, for an
-    :class:`~attnviz.viz.style.AxisTitle`, its shorter forms.
+    For the chart board, never read from the titles: ``role`` ("scores", "weights") in
+    ``layout.meta["role"]``; what each axis counts (and an
+    :class:`~attnviz.viz.style.AxisTitle`'s shorter forms) in ``layout.meta["axes"]``.
 
     ``cell_text`` (a format such as ``".2f"``) writes each value in its cell, in black or
     white, whichever contrasts with the cell colour (plotly's "auto" text colour); a
@@ -143,11 +141,26 @@ def matrix_figure(
     if notes:
         title += f"{NOTE_LINE}{' · '.join(notes)}</span>"
     # 4. the layout: separator lines, margins that fit the labels, token axes
+    layout = _matrix_layout(
+        title, height, separators, (x_title, x_labels, nx, bx), (y_title, y_labels, ny, by)
+    )
+    layout["meta"] = {"axes": axes_meta(xaxis=x_title, yaxis=y_title)}
+    if role is not None:
+        layout["meta"]["role"] = role
+    return _figure(data, layout)
+
+
+def _matrix_layout(
+    title: str, height: int, separators: tuple[str, int] | None, x: tuple, y: tuple
+) -> dict:
+    """The layout of :func:`matrix_figure`: ``x``, ``y`` = (axis title, tick labels, cells,
+    cells per block). The y title is the longest of its forms that fits beside the plot."""
+    (x_title, x_labels, nx, bx), (y_title, y_labels, ny, by) = x, y
     margin = _fixed_margins(x_labels, y_labels, nx, ny)
     y_text = _fit_axis_title(
         y_title, height - margin["t"] - margin["b"], margin["t"], title.count("<br>") + 1
     )
-    layout = _layout(
+    return _layout(
         title=title,
         height=height,
         shapes=_separator_lines(separators, nx, ny),
@@ -155,13 +168,6 @@ def matrix_figure(
         xaxis=_matrix_axis(axis_text(x_title), x_labels, nx, bx, reverse=False),
         yaxis=_matrix_axis(y_text, y_labels, ny, by, reverse=True),
     )
-    meta: dict = {"role": role} if role is not None else {}
-    axes = axes_meta(xaxis=x_title, yaxis=y_title)
-    if axes:
-        meta["axes"] = axes
-    if meta:
-        layout["meta"] = meta
-    return _figure(data, layout)
 
 
 def _masked_matrix(z: ArrayLike, masked: ArrayLike | None) -> tuple[np.ndarray, np.ndarray | None]:
