@@ -46,8 +46,8 @@ def query_section(view: ui.View) -> None:
                 {f"head {i}": r.weights[i, query] for i in range(h)},
                 x_labels=labels,
                 title=f"Weights of query {query} over the keys, in every head",
-                x_title="key j",
-                y_title="weight a",
+                x_title=viz.style.KEY_J,
+                y_title=viz.style.WEIGHT_A,
                 y_range=(0.0, 1.0),
             ),
             "mh_qsum": viz.attention.weighted_sum_figure(

@@ -171,7 +171,7 @@ def current_section(view: ui.View):
             },
             title="Mean largest weight of a query over 8 random keys",
             x_title="d_k",
-            y_title="largest weight (1 = one-hot)",
+            y_title=viz.style.AxisTitle("largest weight (1 = one-hot)", "largest weight"),
             log_x=True,
         ),
         key="sc_sat",

@@ -16,7 +16,7 @@ from streamlit.testing.v1 import AppTest
 
 from attnviz import ui, viz
 from attnviz.ui import pages
-from attnviz.ui.board import MODULES, PLOTLY
+from attnviz.ui.board import DOM, MODULES, PLOTLY
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 #: The pages drawn from the sidebar's view (every control applies, no trained model), from
@@ -169,7 +169,7 @@ def test_every_run_starts_with_the_hidden_board_that_preloads_plotly_js(page):
     assert_clean(at)
     comps = [el for el in at.get("bidi_component") if el.proto.component_name == BOARD]
     first = json.loads(comps[0].proto.json)
-    assert first == {"preload": {**PLOTLY, "modules": list(MODULES)}}
+    assert first == {"preload": {**PLOTLY, "modules": list(MODULES)}, "dom": DOM}
     assert PLOTLY["src"].startswith("vendor/plotly-")
     assert all("preload" not in json.loads(c.proto.json or "{}") for c in comps[1:])
     at.run()

@@ -23,7 +23,7 @@ Streamlit uses for captions and help text, and ``primaryColor``).
 
 from __future__ import annotations
 
-import streamlit as st
+from attnviz.ui import streamlit_private
 
 #: The focus ring's colour (dark blue: 9.6:1 on white, >= 3:1 needed).
 FOCUS = "#1c3f94"
@@ -33,28 +33,4 @@ def setup() -> None:
     """Once per run, after the navigation: the focus ring, key hints, code highlighting at
     >= 4.5:1 on the code boxes' background (Streamlit's blue, green and grey tokens are
     3-4:1), reduced motion."""
-    # a literal (tests/test_serving.py allows no other argument to st.html); the ring is FOCUS
-    st.html(
-        """
-<style>
-:focus-visible { outline: 3px solid #1c3f94 !important; outline-offset: 2px !important;
-  box-shadow: 0 0 0 5px #ffffff !important; }
-:has(> [style*="clip-path: inset(50%)"] > input:focus-visible) {
-  outline: 3px solid #1c3f94 !important; outline-offset: 2px !important;
-  box-shadow: 0 0 0 5px #ffffff !important; }
-[data-testid="stCaptionContainer"] code { color: inherit !important; }
-[data-testid="stCode"] .token.keyword, [data-testid="stCode"] .token.function,
-[data-testid="stCode"] .token.selector { color: #0b5cad !important; }
-[data-testid="stCode"] .token.boolean, [data-testid="stCode"] .token.number {
-  color: #12733a !important; }
-[data-testid="stCode"] .token.comment { color: #5c5f6b !important; }
-button kbd, [role="button"] kbd { opacity: 1 !important; color: inherit !important;
-  border-color: currentColor !important; }
-@media (prefers-reduced-motion: reduce) {
-  *, *::before, *::after { animation-duration: 0s !important; animation-delay: 0s !important;
-    animation-iteration-count: 1 !important; transition-duration: 0s !important;
-    transition-delay: 0s !important; scroll-behavior: auto !important; }
-}
-</style>
-"""
-    )
+    streamlit_private.accessibility_css()  # the ring is FOCUS

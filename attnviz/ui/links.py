@@ -13,9 +13,9 @@ import math
 from typing import Any
 
 import streamlit as st
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from attnviz import masks
+from attnviz.ui import streamlit_private
 from attnviz.ui.callbacks import preset_names, preset_values
 from attnviz.ui.controls import DEFAULTS
 from attnviz.ui.sizes import default_heads
@@ -47,12 +47,6 @@ def preset_query(name: str) -> dict[str, str]:
     return out
 
 
-def _query_state():
-    """Streamlit's internal query-param state of this run (None outside a run)."""
-    ctx = get_script_run_ctx()
-    return None if ctx is None else ctx.session_state.query_params()
-
-
 def drop_overflowing_url_values() -> list[tuple[str, str]]:
     """Remove integer URL values such as ``seed=1e999`` before the widgets read them.
 
@@ -62,27 +56,14 @@ def drop_overflowing_url_values() -> list[tuple[str, str]]:
     query-param state; if that moves, nothing is removed.
     """
     dropped: list[tuple[str, str]] = []
-    try:
-        qs = _query_state()
-        if qs is None:
-            return dropped
-        with qs as qp:
-            initial = qp._initial_query_params
-            for key in INT_URL_KEYS:
-                values = initial.get(key)
-                if not values:
-                    continue
-                raw = values[-1] if isinstance(values, list) else values
-                try:
-                    f = float(raw)
-                except ValueError:
-                    continue  # Streamlit drops non-numbers itself
-                if not math.isfinite(f) or abs(f) >= 2**63:
-                    initial.pop(key, None)
-                    qp.remove_param(key)
-                    dropped.append((key, str(raw)))
-    except Exception:  # pragma: no cover - internal API changed
-        pass
+    for key, raw in (streamlit_private.first_run_url_values(INT_URL_KEYS) or {}).items():
+        try:
+            f = float(raw)
+        except ValueError:
+            continue  # Streamlit drops non-numbers itself
+        if not math.isfinite(f) or abs(f) >= 2**63:
+            streamlit_private.forget_url_value(key)
+            dropped.append((key, raw))
     return dropped
 
 
@@ -94,16 +75,7 @@ def drop_url_value(key: str) -> bool:
     can only be set before the widget exists if the link's value is gone. Returns False if
     Streamlit's internal state moved (the caller then overrides the value itself).
     """
-    try:
-        qs = _query_state()
-        if qs is None:
-            return False
-        with qs as qp:
-            qp._initial_query_params.pop(key, None)
-            qp.remove_param(key)
-        return True
-    except Exception:  # pragma: no cover - internal API changed
-        return False
+    return streamlit_private.forget_url_value(key)
 
 
 def force(key: str, value: Any) -> None:

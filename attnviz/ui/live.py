@@ -30,7 +30,7 @@ import streamlit as st
 from attnviz import classroom, exercises, viz
 from attnviz.classroom import ClassInfo, ClassStore
 from attnviz.roomlink import EXAMPLE, FIND_ADDRESS, RoomLink
-from attnviz.ui import address, pages, quiz
+from attnviz.ui import address, pages, quiz, streamlit_private
 from attnviz.ui.board import board
 from attnviz.ui.page import md_text as ui_text
 from attnviz.ui.present import qr_svg
@@ -280,7 +280,7 @@ def teacher_view(r: Room) -> None:
                 "and explanation on every student's page."
             )
         # the nicknames at the presenter view's body type (attnviz.ui.present.setup)
-        st.html("<style>.st-key-class_nicknames p { font-size: 1.4rem; line-height: 1.4; }</style>")
+        streamlit_private.nicknames_css()
         quiz.in_slot(_tally, info.code, r.teacher, _labels(items))
     st.divider()
     c = st.columns([1, 1, 1, 1.2], vertical_alignment="center")

@@ -27,7 +27,7 @@ from urllib.parse import urlencode
 import segno
 import streamlit as st
 
-from attnviz.ui import address
+from attnviz.ui import address, streamlit_private
 from attnviz.ui.board import PRESENT_KEY, TEXT_SCALE_KEY, step_keys
 
 #: URL parameters of the presenter view; not part of the link given to the class.
@@ -92,32 +92,7 @@ def setup() -> None:
     st.session_state[PRESENT_KEY] = on
     if not on:
         return
-    # Body type 1.4x Streamlit's 16 px, and the controls' values too (a select's value was
-    # 12 px); the charts' strip of buttons at 1.2x (a literal: tests/test_serving.py allows
-    # no other argument to st.html).
-    st.html(
-        """
-<style>
-[data-testid="stMain"] { font-size: 1.4rem; }
-[data-testid="stMain"] [data-testid="stMarkdownContainer"] p,
-[data-testid="stMain"] [data-testid="stMarkdownContainer"] li,
-[data-testid="stMain"] [data-testid="stCaptionContainer"],
-[data-testid="stMain"] [data-testid="stWidgetLabel"] p,
-[data-testid="stMain"] button p { font-size: 1.4rem; line-height: 1.4; }
-[data-testid="stMain"] h1 { font-size: 2.2rem; padding: 0 0 0.3rem 0; }
-[data-testid="stMain"] h3, [data-testid="stMain"] h4 { font-size: 1.75rem; }
-[data-testid="stMain"] h4 { padding: 0.4rem 0 0 0; }
-[data-testid="stMain"] .katex { font-size: 1.5em; }
-[data-testid="stMain"] input, [data-testid="stMain"] textarea { font-size: 1.4rem; }
-[data-testid="stMain"] [data-testid="stSelectbox"] [role="group"],
-[data-testid="stMain"] [data-testid="stNumberInput"] [data-baseweb="input"],
-[data-testid="stMain"] [data-testid="stTextInput"] [data-baseweb="input"] { min-height: 3rem; }
-[data-testid="stMain"] .attnviz-bar { font-size: 1.2rem; }
-[data-testid="stMainBlockContainer"] { padding-top: 3.6rem; padding-bottom: 1rem;
-  max-width: 100%; }
-</style>
-"""
-    )
+    streamlit_private.present_css()  # body type 1.4x, the charts' buttons 1.2x
 
 
 def link_box() -> None:

@@ -14,18 +14,9 @@ import numpy as np
 import streamlit as st
 
 from attnviz import engine, experiments, inputs, presets
+from attnviz.ui import streamlit_private
 from attnviz.ui.controls import Settings, replace
 from attnviz.ui.text import md_text
-
-try:  # Streamlit's internal pages manager (see _use_navigation); None if it moved
-    from streamlit.runtime.pages_manager import PagesManager
-except ImportError:  # pragma: no cover - internal API moved: nothing to fix then
-    PagesManager = None
-
-try:  # what st.stop() raises; see end_page
-    from streamlit.runtime.scriptrunner import StopException
-except ImportError:  # pragma: no cover - internal API moved: end_page falls back to st.stop
-    StopException = None
 
 _STATE = "_attnviz"  # session_state key of the per-session bookkeeping dict
 
@@ -41,10 +32,10 @@ def _use_navigation() -> None:
     Streamlit decides per process, on the first session, that an entry script with a
     ``pages/`` folder next to it is a legacy (v1) multipage app, and only changes its mind
     when ``st.navigation`` runs. Until then a deep link (``/masking``) runs the page file
-    alone, without ``app.py`` and its sidebar. :func:`page_guard` calls this and reruns.
+    alone, without ``app.py`` and its sidebar. :func:`page_guard` calls this and reruns
+    (Streamlit's internals: :mod:`attnviz.ui.streamlit_private`).
     """
-    if PagesManager is not None:
-        PagesManager.uses_pages_directory = False
+    streamlit_private.use_navigation()
 
 
 def page_guard() -> None:
@@ -72,9 +63,7 @@ def end_page() -> NoReturn:
     rerun runs next: ``bench/lost_click.py``, scenario ``raise``; ``tests/test_lost_click.py``.
     Prefer an ``if``/``else`` around the rest of a page where it reads as well.
     """
-    if StopException is None:  # pragma: no cover - see the import
-        st.stop()
-    raise StopException()
+    streamlit_private.end_run()
 
 
 @dataclass(frozen=True, eq=False)

@@ -12,7 +12,7 @@ from typing import Any
 import streamlit as st
 
 from attnviz import inputs, masks, presets
-from attnviz.ui import callbacks, links, state
+from attnviz.ui import callbacks, links, state, streamlit_private
 from attnviz.ui.controls import (
     BIND,
     BY_KEY,
@@ -106,7 +106,7 @@ def _after_mask_param(key: str) -> Callable[[int, dict, _Run], int]:
     return check
 
 
-#: The key of the sidebar container that holds the controls (its CSS class is st-key-KEY).
+#: The key of the sidebar container that holds the controls (hidden by streamlit_private).
 CONTROLS_BOX = "attnviz_controls"
 NOT_APPLYING = (
     "The sidebar's controls (input X, N, D, heads, seed, scaling, mask) set the "
@@ -271,12 +271,9 @@ def sidebar(applies: bool = True, seed_only: bool = False) -> state.View | None:
     run.box = st.sidebar.container(key=CONTROLS_BOX)
     if not applies:
         st.sidebar.info(NOT_APPLYING, icon=":material/tune:")
-        st.html("<style>.st-key-attnviz_controls {display: none;}</style>")  # CONTROLS_BOX
-    elif seed_only:  # a literal (tests/test_serving.py): CONTROLS_BOX, the seed's key
-        st.html(
-            "<style>.st-key-attnviz_controls [data-testid='stElementContainer']"
-            ":not(.st-key-seed) {display: none;}</style>"
-        )
+        streamlit_private.hide_box(CONTROLS_BOX)
+    elif seed_only:  # CONTROLS_BOX, the seed's key
+        streamlit_private.seed_only_controls()
         st.sidebar.caption(SEED_ONLY_NOTE)
     values: dict[str, Any] = {}
     section = None

@@ -14,12 +14,16 @@ from numpy.typing import ArrayLike
 from attnviz.viz.heatmaps import _sub
 from attnviz.viz.style import (
     CHAR_PX,
+    KEY_J,
     MASK_BG,
     MAX_MASK_MARKERS,
     MAX_SMALL_MULTIPLES_N,
     MAX_TICK_LABELS,
+    QUERY_I,
     SEQUENTIAL,
     TITLE_FONT,
+    WEIGHT_A,
+    AxisTitle,
     Layout,
     _axis,
     _f32,
@@ -28,6 +32,8 @@ from attnviz.viz.style import (
     _label_len,
     _layout,
     _ticks,
+    axes_meta,
+    axis_text,
     colorbar,
     plotly_text,
 )
@@ -39,6 +45,9 @@ __all__ = [
     "small_multiples_figure",
     "weighted_sum_figure",
 ]
+
+
+BITS = AxisTitle("bits (0 = one key, high = spread out)", "bits")
 
 
 def query_weights_figure(
@@ -90,13 +99,15 @@ def query_weights_figure(
         plot_bgcolor="white",
         # fixed margins, automargin off (see _fixed_margins); y ticks are "0.8" at most
         margin={**_fixed_margins(labels, None, n, 1), "l": int(10 + 24 + CHAR_PX * 4 + 6)},
-        xaxis={"title": {"text": "key j"}, "automargin": False, **_ticks(labels, n)},
+        xaxis={"title": {"text": axis_text(KEY_J)}, "automargin": False, **_ticks(labels, n)},
         yaxis={
-            "title": {"text": "weight a"},
+            "title": {"text": axis_text(WEIGHT_A)},
             "range": [0, 1.05],
             "showgrid": True,
             "automargin": False,
         },
+        # for the board (keys.js): the row these bars are, the nouns of the axes
+        meta={"query": int(query), "axes": axes_meta(xaxis=KEY_J, yaxis=WEIGHT_A)},
     )
     return _figure(data, layout)
 
@@ -186,6 +197,7 @@ def weighted_sum_figure(
             "showgrid": True,
             "automargin": False,
         },
+        meta={"axes": axes_meta(xaxis="value feature", yaxis="a·v")},
     )
     return _figure(data, layout)
 
@@ -375,8 +387,9 @@ def entropy_figure(
         height=height,
         plot_bgcolor="white",
         xaxis={"title": {"text": "head"}, "dtick": 1, "automargin": True},
+        meta={"axes": axes_meta(xaxis="head", yaxis=BITS)},
         yaxis={
-            "title": {"text": "bits (0 = one key, high = spread out)"},
+            "title": {"text": axis_text(BITS)},
             "showgrid": True,
             "automargin": True,
         },
@@ -430,7 +443,8 @@ def argmax_figure(
     lay = _layout(
         title="Which key each query attends to most (per head)",
         height=height,
-        xaxis={"title": {"text": "query i"}, "automargin": True, **_ticks(labels, n)},
+        xaxis={"title": {"text": axis_text(QUERY_I)}, "automargin": True, **_ticks(labels, n)},
+        meta={"axes": axes_meta(xaxis=QUERY_I, yaxis="head")},
         yaxis={
             "title": {"text": "head"},
             "tickmode": "array",

@@ -10,7 +10,7 @@ import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import ArrayLike
 
-from attnviz.viz.style import _f32, _figure, _layout, plotly_text
+from attnviz.viz.style import AxisTitle, _f32, _figure, _layout, axes_meta, axis_text, plotly_text
 
 __all__ = ["bars_figure", "line_figure", "softmax_factor_figure", "variance_figure"]
 
@@ -20,8 +20,8 @@ def bars_figure(
     *,
     x_labels: Sequence[str],
     title: str,
-    x_title: str,
-    y_title: str,
+    x_title: str | AxisTitle,
+    y_title: str | AxisTitle,
     height: int = 320,
     y_range: tuple[float, float] | None = None,
 ) -> go.Figure:
@@ -53,7 +53,7 @@ def bars_figure(
                 "hovertemplate": f"{name}: %{{x}} → %{{y:.4f}}<extra></extra>",
             }
         )
-    yaxis = {"title": {"text": y_title}, "showgrid": True, "automargin": True}
+    yaxis = {"title": {"text": axis_text(y_title)}, "showgrid": True, "automargin": True}
     if y_range is not None:
         yaxis["range"] = list(y_range)
     lay = _layout(
@@ -61,8 +61,9 @@ def bars_figure(
         height=height,
         barmode="group",
         plot_bgcolor="white",
-        xaxis={"title": {"text": x_title}, "type": "category", "automargin": True},
+        xaxis={"title": {"text": axis_text(x_title)}, "type": "category", "automargin": True},
         yaxis=yaxis,
+        meta={"axes": axes_meta(xaxis=x_title, yaxis=y_title)},
     )
     return _figure(data, lay)
 
@@ -72,8 +73,8 @@ def line_figure(
     series: dict[str, ArrayLike],
     *,
     title: str,
-    x_title: str,
-    y_title: str,
+    x_title: str | AxisTitle,
+    y_title: str | AxisTitle,
     log_x: bool = False,
     log_y: bool = False,
     height: int = 340,
@@ -105,15 +106,16 @@ def line_figure(
         title=title,
         height=height,
         plot_bgcolor="white",
+        meta={"axes": axes_meta(xaxis=x_title, yaxis=y_title)},
         xaxis={
-            "title": {"text": x_title},
+            "title": {"text": axis_text(x_title)},
             "type": "log" if log_x else "linear",
             "showgrid": True,
             "automargin": True,
             **x_ticks,
         },
         yaxis={
-            "title": {"text": y_title},
+            "title": {"text": axis_text(y_title)},
             "type": "log" if log_y else "linear",
             "showgrid": True,
             "automargin": True,
@@ -130,7 +132,7 @@ def variance_figure(dims: ArrayLike, before: ArrayLike, after: ArrayLike) -> go.
         d,
         {"var(q·k)": before, "var(q·k / √d_k)": after, "d_k (theory, unscaled)": d},
         title="Variance of a dot product of two random N(0,1) vectors",
-        x_title="d_k (vector length)",
+        x_title=AxisTitle("d_k (vector length)", "d_k"),
         y_title="variance",
         log_x=True,
         log_y=True,

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
 
-from attnviz.viz.style import _figure, _layout, plotly_text, pool_factor
+from attnviz.viz.style import _figure, _layout, axes_meta, plotly_text, pool_factor
 
 RIGHT_COLOR = "#0072B2"
 WRONG_COLOR = "#D55E00"
@@ -54,6 +54,7 @@ def tally_figure(
         title="The room's answers",
         height=max(220, 60 + 38 * len(items)),
         barmode="stack",
+        meta={"axes": axes_meta(xaxis="students")},
         xaxis={
             "title": {"text": "students"},
             "range": [0, top * 1.02],
@@ -113,6 +114,7 @@ def choice_tally_figure(
     layout = _layout(
         title="The room's predictions" + ("" if answer is None else ": the answer in blue"),
         height=max(200, 70 + 30 * len(choices)),
+        meta={"axes": axes_meta(xaxis="students")},
         xaxis={
             "title": {"text": "students"},
             "range": [0, top * 1.15],

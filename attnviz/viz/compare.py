@@ -34,6 +34,9 @@ __all__ = [
 HOVER_BOTH_N = 40
 
 
+ENTROPY_CHANGE = style.AxisTitle("H(B) − H(A) (bits)", "H(B) − H(A)")
+
+
 def _pair(a: ArrayLike, b: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
     if a.ndim != 2 or a.shape != b.shape or a.shape[0] != a.shape[1]:
@@ -133,8 +136,8 @@ def difference_figure(
     fig = heatmaps.matrix_figure(
         d if rows else d.T,
         title=f"B − A: {what}",
-        x_title="key j (column)" if rows else "query i (column) — columns = tokens (UDL book)",
-        y_title="query i (row) — rows = tokens (PyTorch)" if rows else "key j (row)",
+        x_title=heatmaps.KEY_COLUMNS if rows else heatmaps.QUERY_COLUMNS,
+        y_title=heatmaps.QUERY_ROWS if rows else heatmaps.KEY_ROWS,
         hover=hover,
         kind="diverging",
         x_labels=labels if labels is not None and len(labels) == n else None,
@@ -142,6 +145,7 @@ def difference_figure(
         height=height,
         zmax=m,
         colorbar_title="B − A",
+        role="weights",  # a change of weights (the board's click value)
         cell_text=".2f" if n <= style.MAX_CELL_TEXT_N else None,
         token_axes="xy",
         pooled_hover=f"block from query {qi}, key {kj}: mean B − A = %{{z:+.4f}}",
@@ -181,9 +185,14 @@ def entropy_change_figure(
         title=title,
         height=height,
         margin={"l": 70, "r": 20, "t": 60, "b": 60},
-        xaxis={"title": {"text": "query i"}, **style._ticks(labels, n), "automargin": True},
+        meta={"axes": style.axes_meta(xaxis=style.QUERY_I, yaxis=ENTROPY_CHANGE)},
+        xaxis={
+            "title": {"text": style.axis_text(style.QUERY_I)},
+            **style._ticks(labels, n),
+            "automargin": True,
+        },
         yaxis={
-            "title": {"text": "H(B) − H(A) (bits)"},
+            "title": {"text": style.axis_text(ENTROPY_CHANGE)},
             "zeroline": True,
             "zerolinecolor": "#444",
             "automargin": True,

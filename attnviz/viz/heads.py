@@ -22,6 +22,7 @@ from attnviz.viz.style import (
     SEQUENTIAL,
     TICK_FONT,
     TITLE_FONT,
+    axes_meta,
     colorbar,
 )
 
@@ -74,6 +75,8 @@ def scores_figure(
         "plot_bgcolor": "white",
         "paper_bgcolor": "white",
         **axes,
+        # every panel's axes count heads (x) and layers (y), titled or not (board tables)
+        "meta": {"axes": axes_meta(**{k: "head" if k[0] == "x" else "layer" for k in axes})},
     }
     return go.Figure({"data": data, "layout": layout}, _validate=False)
 

@@ -18,6 +18,7 @@ from attnviz.viz.style import (
     MAX_CELL_TEXT_N,
     MAX_MASK_MARKERS,
     NOTE_LINE,
+    AxisTitle,
     Kind,
     Layout,
     _colour,
@@ -28,6 +29,8 @@ from attnviz.viz.style import (
     _layout,
     _short_number,
     _ticks,
+    axes_meta,
+    axis_text,
     colorbar,
     pool_blocks,
     pool_factor,
@@ -36,13 +39,22 @@ from attnviz.viz.style import (
 
 __all__ = ["attention_figure", "mask_figure", "matrix_figure", "token_matrix_figure"]
 
+# The axes of a token-by-token matrix: the query (or token) axis says which convention it
+# follows (rows = tokens: PyTorch; columns = tokens: the UDL book), the key axis only its name
+QUERY_ROWS = AxisTitle("query i (row)", "query", "rows = tokens", "PyTorch")
+QUERY_COLUMNS = AxisTitle("query i (column)", "query", "columns = tokens", "UDL book")
+KEY_ROWS = AxisTitle("key j (row)", "key")
+KEY_COLUMNS = AxisTitle("key j (column)", "key")
+TOKEN_ROWS = AxisTitle("token (row)", "token", "rows = tokens", "PyTorch")
+TOKEN_COLUMNS = AxisTitle("token (column)", "token", "columns = tokens", "UDL book")
+
 
 def matrix_figure(
     z: ArrayLike,
     *,
     title: str,
-    x_title: str,
-    y_title: str,
+    x_title: str | AxisTitle,
+    y_title: str | AxisTitle,
     hover: str,
     kind: Kind = "diverging",
     x_labels: Sequence[str] | None = None,
@@ -57,8 +69,13 @@ def matrix_figure(
     cell_text: str | None = None,
     token_axes: str = "",
     pooled_hover: str | None = None,
+    role: str | None = None,
 ) -> go.Figure:
     """One heatmap, drawn as given (row 0 at the top).
+
+    For the chart board, never read from the titles: ``role`` ("scores", "weights") in
+    ``layout.meta["role"]``; what each axis counts (and an
+    :class:`~attnviz.viz.style.AxisTitle`'s shorter forms) in ``layout.meta["axes"]``.
 
     ``cell_text`` (a format such as ``".2f"``) writes each value in its cell, in black or
     white, whichever contrasts with the cell colour (plotly's "auto" text colour); a
@@ -124,19 +141,33 @@ def matrix_figure(
     if notes:
         title += f"{NOTE_LINE}{' · '.join(notes)}</span>"
     # 4. the layout: separator lines, margins that fit the labels, token axes
+    layout = _matrix_layout(
+        title, height, separators, (x_title, x_labels, nx, bx), (y_title, y_labels, ny, by)
+    )
+    layout["meta"] = {"axes": axes_meta(xaxis=x_title, yaxis=y_title)}
+    if role is not None:
+        layout["meta"]["role"] = role
+    return _figure(data, layout)
+
+
+def _matrix_layout(
+    title: str, height: int, separators: tuple[str, int] | None, x: tuple, y: tuple
+) -> dict:
+    """The layout of :func:`matrix_figure`: ``x``, ``y`` = (axis title, tick labels, cells,
+    cells per block). The y title is the longest of its forms that fits beside the plot."""
+    (x_title, x_labels, nx, bx), (y_title, y_labels, ny, by) = x, y
     margin = _fixed_margins(x_labels, y_labels, nx, ny)
-    y_title = _fit_axis_title(
+    y_text = _fit_axis_title(
         y_title, height - margin["t"] - margin["b"], margin["t"], title.count("<br>") + 1
     )
-    layout = _layout(
+    return _layout(
         title=title,
         height=height,
         shapes=_separator_lines(separators, nx, ny),
         margin=margin,
-        xaxis=_matrix_axis(x_title, x_labels, nx, bx, reverse=False),
-        yaxis=_matrix_axis(y_title, y_labels, ny, by, reverse=True),
+        xaxis=_matrix_axis(axis_text(x_title), x_labels, nx, bx, reverse=False),
+        yaxis=_matrix_axis(y_text, y_labels, ny, by, reverse=True),
     )
-    return _figure(data, layout)
 
 
 def _masked_matrix(z: ArrayLike, masked: ArrayLike | None) -> tuple[np.ndarray, np.ndarray | None]:
@@ -245,11 +276,11 @@ def attention_figure(
     if layout == "rows":
         z, mk = a, masked
         qi, kj = "%{y}", "%{x}"
-        y_title, x_title = "query i (row) — rows = tokens (PyTorch)", "key j (column)"
+        y_title, x_title = QUERY_ROWS, KEY_COLUMNS
     elif layout == "columns":
         z, mk = a.T, None if masked is None else masked.T
         qi, kj = "%{x}", "%{y}"
-        y_title, x_title = "key j (row)", "query i (column) — columns = tokens (UDL book)"
+        y_title, x_title = KEY_ROWS, QUERY_COLUMNS
     else:
         raise ValueError(f"layout must be 'rows' or 'columns', got {layout!r}")
     if what == "scores":
@@ -288,6 +319,7 @@ def attention_figure(
         token_axes="xy",
         pooled_hover=pooled_hover,
         zmax=zmax,
+        role=what,
     )
 
 
@@ -321,7 +353,7 @@ def token_matrix_figure(
             a,
             title=title or f"{name} ({n}×{d})",
             x_title=feature_name,
-            y_title="token (row) — rows = tokens (PyTorch)",
+            y_title=TOKEN_ROWS,
             hover=hover_rows,
             y_labels=labels,
             x_labels=None,
@@ -336,7 +368,7 @@ def token_matrix_figure(
         return matrix_figure(
             a.T,
             title=title or f"{name}, transposed ({d}×{n})",
-            x_title="token (column) — columns = tokens (UDL book)",
+            x_title=TOKEN_COLUMNS,
             y_title=feature_name,
             hover=hover_cols,
             x_labels=labels,
@@ -366,10 +398,10 @@ def mask_figure(
     z = np.ones(m.shape, np.float32)
     if layout == "columns":
         m, z = m.T, z.T
-        y_title, x_title = "key j (row)", "query i (column) — columns = tokens (UDL book)"
+        y_title, x_title = KEY_ROWS, QUERY_COLUMNS
         hover = "query %{x} may attend to key %{y}"
     else:
-        y_title, x_title = "query i (row) — rows = tokens (PyTorch)", "key j (column)"
+        y_title, x_title = QUERY_ROWS, KEY_COLUMNS
         hover = "query %{y} may attend to key %{x}"
     return matrix_figure(
         z,

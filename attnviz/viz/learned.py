@@ -23,7 +23,7 @@ from numpy.typing import ArrayLike
 
 from attnviz.viz.attention import small_multiples_figure
 from attnviz.viz.charts import line_figure
-from attnviz.viz.style import plotly_text
+from attnviz.viz.style import axes_meta, plotly_text
 
 #: The running mean of the loss curve, in steps.
 SMOOTH = 10
@@ -179,6 +179,11 @@ def heads_figure(
         f"layer{'s' * (layers > 1)}, a row each",
     }
     lay["margin"] = {**lay["margin"], "l": 60, "b": 50}
+    # what each titled axis counts, for the board's tables and keyboard (the titles are nouns)
+    lay["meta"] = {
+        **lay.get("meta", {}),
+        "axes": axes_meta(**{k: v["title"]["text"] for k, v in axes.items()}),
+    }
     return go.Figure(spec, _validate=False)
 
 

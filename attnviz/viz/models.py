@@ -35,6 +35,9 @@ GRID_MAX_CELLS = 24
 _GAP = 1  # blank cells (NaN) between thumbnails
 
 
+PROBABILITY = style.AxisTitle("probability (a leading space is part of the token)", "probability")
+
+
 def pool_square(w: ArrayLike, cells: int) -> NDArray[np.float32]:
     """Average (..., N, N) down to (..., c, c) with c = min(N, cells), in contiguous blocks.
 
@@ -300,7 +303,7 @@ def newest_rows_figure(
     return heatmaps.matrix_figure(
         r,
         title=f"Layer {layer + 1}: the newest token's row in each head",
-        x_title="key (earlier tokens: their k and v come from the cache)",
+        x_title=style.AxisTitle("key (earlier tokens: their k and v come from the cache)", "key"),
         y_title="head",
         hover="head %{y}, key %{x}: weight %{z:.3f}",
         kind="weights",
@@ -338,8 +341,9 @@ def next_token_figure(top: Sequence[tuple[str, float]], *, height: int = 360) ->
         plot_bgcolor="white",
         showlegend=False,
         yaxis={"autorange": "reversed", "type": "category", "automargin": True},
+        meta={"axes": style.axes_meta(xaxis=PROBABILITY)},
         xaxis={
-            "title": "probability (a leading space is part of the token)",
+            "title": style.axis_text(PROBABILITY),
             "range": [0, float(probs.max()) * 1.15 + 1e-9],
             "showgrid": True,
             "tickformat": ".0%",
@@ -357,7 +361,10 @@ def rope_distance_figure(
         distances,
         {"with RoPE (rotated by position)": with_rope, "without RoPE": without},
         title=title,
-        x_title="distance between the query and the key (tokens)",
+        x_title=style.AxisTitle(
+            "distance between the query and the key (tokens)",
+            "distance between the query and the key",
+        ),
         y_title="score q·k / √64",
         height=360,
     )

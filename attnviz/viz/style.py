@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
@@ -289,21 +290,70 @@ def _label_len(labels: Sequence[str] | None, n: int) -> int:
     return len(str(max(n - 1, 0)))
 
 
-def _fit_axis_title(text: str, plot_px: float, top_px: float, title_lines: int) -> str:
+@dataclass(frozen=True)
+class AxisTitle:
+    """An axis title in its parts, so that nothing reads them back out of the text:
+    ``head`` ("query i (row)"), the ``noun`` the axis counts ("query": the board's tables
+    and keyboard announcements), a ``note`` ("rows = tokens") and the convention it follows
+    (``source``, "PyTorch"). Drawn as "query i (row) — rows = tokens (PyTorch)"; shorter
+    forms drop the source, then the note."""
+
+    head: str
+    noun: str
+    note: str = ""
+    source: str = ""
+
+    def _rests(self) -> list[str]:
+        """What follows the head in each form, longest first ("" for the head alone)."""
+        if not self.note:
+            return [""]
+        if not self.source:
+            return [self.note, ""]
+        return [f"{self.note} ({self.source})", self.note, ""]
+
+    def forms(self) -> list[str]:
+        """The title's forms, longest first: "head — note (source)", "head — note", "head"."""
+        return [f"{self.head} — {r}" if r else self.head for r in self._rests()]
+
+    def meta(self) -> dict:
+        """What the board reads (``layout.meta["axes"]``): the noun, the forms and each
+        form on two lines (the head, then the rest: a tall title at a larger text size)."""
+        return {
+            "noun": self.noun,
+            "forms": self.forms(),
+            "lines": [f"{self.head}<br>{r}" if r else self.head for r in self._rests()],
+        }
+
+
+#: Axis titles written with their variable: the axis counts what comes before it.
+QUERY_I = AxisTitle("query i", "query")
+KEY_J = AxisTitle("key j", "key")
+WEIGHT_A = AxisTitle("weight a", "weight")
+
+
+def axis_text(title: str | AxisTitle) -> str:
+    """The text of an axis title (an :class:`AxisTitle`'s longest form)."""
+    return title.forms()[0] if isinstance(title, AxisTitle) else title
+
+
+def axes_meta(**axes: str | AxisTitle) -> dict:
+    """``layout.meta["axes"]`` of axes titled ``axes`` (axis name -> title): what each
+    counts, for the board's tables and keyboard announcements. A plain title is its own
+    noun ("head"); one with more words than its noun is an :class:`AxisTitle` ("query i"
+    counts queries). Untitled axes are left out."""
+    return {k: t.meta() if isinstance(t, AxisTitle) else {"noun": t} for k, t in axes.items() if t}
+
+
+def _fit_axis_title(title: str | AxisTitle, plot_px: float, top_px: float, title_lines: int) -> str:
     """The longest form of a vertical axis title that does not reach into the figure's
     title. The title is centred on the plot and may stick out of it by what the top margin
     (``top_px``) leaves free above the figure's title (``title_lines`` lines, left-aligned
     above the axis title); beside a shorter plot "query i (row) — rows = tokens (PyTorch)"
-    loses "(PyTorch)", then everything after its " — " (the masking page's 330 px charts
-    had it cross their "grey = masked" line). The margins stay as they are: at 1280 px the
-    plots keep their width."""
+    loses "(PyTorch)", then everything after its " — " (:meth:`AxisTitle.forms`; the
+    masking page's 330 px charts had it cross their "grey = masked" line). The margins stay
+    as they are: at 1280 px the plots keep their width."""
     free = top_px - (TITLE_LINE_PX * title_lines + 16)
-    forms = [text]
-    if " — " in text:
-        head, tail = text.split(" — ", 1)
-        short = tail.replace(" (PyTorch)", "").replace(" (UDL book)", "")
-        forms += [f"{head} — {short}"] if short != tail else []
-        forms.append(head)
+    forms = title.forms() if isinstance(title, AxisTitle) else [title]
     for form in forms:
         if (len(form) * TITLE_CHAR_PX - plot_px) / 2 <= free:
             return form

@@ -1,8 +1,9 @@
-// draw.js's quickTicks (run by tests/ui/test_board_js.py: node --test tests/js/): tick labels
+// draw.js's quickTicks, fitted and scaled (run by tests/ui/test_board_js.py: node --test
+// tests/js/): tick labels
 // drawn without plotly measuring each one on every redraw (the head change's cost).
 import assert from "node:assert/strict";
 import test from "node:test";
-import { quickTicks } from "../../attnviz/ui/board/js/draw.js";
+import { fitted, quickTicks, scaled } from "../../attnviz/ui/board/js/draw.js";
 
 test("quickTicks: every axis and colour bar draws its tick labels without measuring", () => {
   const layout = { xaxis: { title: "key" }, yaxis2: { range: [0, 1] }, height: 300 };
@@ -27,4 +28,54 @@ test("quickTicks: a figure's own setting is kept", () => {
   ]);
   assert.equal(lay.xaxis.ticklabeloverflow, "hide past domain");
   assert.equal(dat[0].colorbar.ticklabeloverflow, "hide past div");
+});
+
+// an axis title in parts, as attnviz.viz.style.AxisTitle.meta() sends it
+const QUERY_COLUMNS = {
+  noun: "query",
+  forms: [
+    "query i (column) — columns = tokens (UDL book)",
+    "query i (column) — columns = tokens",
+    "query i (column)",
+  ],
+  lines: [
+    "query i (column)<br>columns = tokens (UDL book)",
+    "query i (column)<br>columns = tokens",
+    "query i (column)",
+  ],
+};
+const QUERY_ROWS = {
+  noun: "query",
+  forms: ["query i (row) — rows = tokens (PyTorch)", "query i (row) — rows = tokens", "query i (row)"],
+  lines: ["query i (row)<br>rows = tokens (PyTorch)", "query i (row)<br>rows = tokens", "query i (row)"],
+};
+
+test("fitted: a wide x title takes the longest of its builder's forms that fits", () => {
+  const layout = {
+    xaxis: { title: { text: QUERY_COLUMNS.forms[0] } },
+    meta: { axes: { xaxis: QUERY_COLUMNS } },
+  };
+  assert.equal(fitted(layout, 1000), layout); // fits: unchanged
+  assert.equal(fitted(layout, 300).xaxis.title.text, QUERY_COLUMNS.forms[1]);
+  assert.equal(fitted(layout, 100).xaxis.title.text, QUERY_COLUMNS.forms[2]);
+  assert.equal(layout.xaxis.title.text, QUERY_COLUMNS.forms[0]); // the figure is kept
+});
+
+test("fitted and scaled read no title: one without parts stays as it is", () => {
+  const text = "query i (column) — columns = tokens (UDL book)";
+  const layout = { xaxis: { title: { text } }, yaxis: { title: { text } } };
+  assert.equal(fitted(layout, 100).xaxis.title.text, text);
+  assert.equal(scaled(layout, 1.5).yaxis.title.text, text);
+});
+
+test("scaled: a y title at a larger size goes on the two lines of the form shown", () => {
+  const layout = {
+    yaxis: { title: { text: QUERY_ROWS.forms[1] } },
+    margin: { l: 80 },
+    meta: { axes: { yaxis: QUERY_ROWS } },
+  };
+  const out = scaled(layout, 1.5);
+  assert.equal(out.yaxis.title.text, QUERY_ROWS.lines[1]);
+  assert.ok(out.margin.l > 80); // room for the second line
+  assert.equal(scaled(layout, 1), layout);
 });

@@ -4,6 +4,7 @@ import test from "node:test";
 import {
   PAGE,
   announcement,
+  chartGrids,
   coordinates,
   nextCell,
   nextPanel,
@@ -137,4 +138,19 @@ test("] / [ move to the next / previous panel, clamped; one panel takes no key",
   // a trace's own x (heads 1..12): the cell's data coordinate is its x, not its index
   const h = { ...weights("rows"), xs: [1, 2, 3], ys: [1, 2] };
   assert.deepEqual(coordinates(h, { row: 1, col: 2 }), { x: 3, y: 2, query: 2, key: 3 });
+});
+
+test("chartGrids: an axis's noun is the one its builder sent, not read from its title", () => {
+  const figure = {
+    data: [{ type: "heatmap", z: [[0.5, 0.5], [0.2, 0.8]] }],
+    layout: {
+      title: { text: "Weights" },
+      xaxis: { title: { text: "key j (column)" } },
+      yaxis: { title: { text: "row of the matrix (whatever it says)" } },
+      meta: { axes: { yaxis: { noun: "query", forms: ["q"], lines: ["q"] } } },
+    },
+  };
+  const [grid] = chartGrids(figure);
+  assert.equal(grid.rowNoun, "query");
+  assert.equal(grid.colNoun, "key j (column)"); // no noun sent: the title whole, not taken apart
 });

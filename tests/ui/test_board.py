@@ -170,8 +170,15 @@ def test_each_chart_names_its_role_for_the_click_value():
         [
             ("s", s_fig, board.link_attn(0)),
             ("w", w_fig, board.link_attn(0, weights=True)),
-            ("w2", w_fig, board.link_attn(0)),  # weights told by its title
+            ("w2", w_fig, board.link_attn(0)),  # weights told by its builder (layout.meta)
             ("m", s_fig, board.link_attn(0, role="masked scores")),
+            # the title is not read: scores titled with "weights" stay scores
+            (
+                "s2",
+                viz.heatmaps.attention_figure(w, what="scores", title="weights?"),
+                board.link_attn(0),
+            ),
+            ("d", viz.compare.difference_figure(w, w.T, what="weights"), board.link_attn(None)),
             ("b", s_fig, board.link_bars(0)),
             ("x", s_fig, None),
         ]
@@ -182,7 +189,53 @@ def test_each_chart_names_its_role_for_the_click_value():
         "w": "weights",
         "w2": "weights",
         "m": "masked scores",
+        "s2": "scores",
+        "d": "weights",
         "b": "bars",
         "x": "x",
     }
     assert entries[0]["title"] == board._title(s_fig) and entries[0]["title"]
+
+
+def test_a_heatmaps_axes_travel_in_parts_not_as_text_to_split():
+    """The board reads an axis's noun, its shorter forms and its two-line forms from the
+    figure's layout.meta (viz.style.AxisTitle), the same for every builder of the matrix."""
+    w = np.array([[0.2, 0.8], [0.5, 0.5]])
+    for layout, (x_noun, y_noun) in {"rows": ("key", "query"), "columns": ("query", "key")}.items():
+        fig = viz.heatmaps.attention_figure(w, what="weights", layout=layout)
+        [entry] = board.payload([("w", fig, board.link_attn(0, layout, weights=True))])
+        axes = entry["figure"]["layout"]["meta"]["axes"]
+        assert (axes["xaxis"]["noun"], axes["yaxis"]["noun"]) == (x_noun, y_noun)
+        assert fig.layout.xaxis.title.text == axes["xaxis"]["forms"][0]
+        assert fig.layout.yaxis.title.text in axes["yaxis"]["forms"]
+        assert len(axes["xaxis"]["lines"]) == len(axes["xaxis"]["forms"])
+        diff = viz.compare.difference_figure(w, w.T, what="weights", layout=layout)
+        assert diff.layout.meta["axes"] == fig.layout.meta["axes"]
+    query_rows = viz.heatmaps.QUERY_ROWS.meta()
+    assert query_rows["forms"] == [
+        "query i (row) — rows = tokens (PyTorch)",
+        "query i (row) — rows = tokens",
+        "query i (row)",
+    ]
+    assert query_rows["lines"][0] == "query i (row)<br>rows = tokens (PyTorch)"
+
+
+def test_every_titled_axis_of_every_figure_says_what_it_counts():
+    """The board's tables and keyboard announcements take an axis's noun from
+    layout.meta.axes (table.js nounOf), never from its title: every builder sends one for
+    each titled axis (tests/figure_catalogue.py: every builder of attnviz.viz)."""
+    from tests.figure_catalogue import catalogue
+
+    missing = []
+    for name, fig in catalogue().items():
+        layout = fig.to_plotly_json()["layout"]
+        meta = layout.get("meta") if isinstance(layout.get("meta"), dict) else {}
+        axes = meta.get("axes", {})
+        for key, axis in layout.items():
+            if not (key.startswith(("xaxis", "yaxis")) and isinstance(axis, dict)):
+                continue
+            title = axis.get("title")
+            text = title.get("text") if isinstance(title, dict) else title
+            if text and not (axes.get(key) or {}).get("noun"):
+                missing.append(f"{name} {key} {text!r}")
+    assert not missing, missing

@@ -54,6 +54,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 import streamlit as st
 
+from attnviz.ui import streamlit_private
 from attnviz.ui.board.assets import STATIC, board_plotly, content_digest, script_version
 
 __all__ = ["STATIC", "board_plotly"]
@@ -76,6 +77,9 @@ CHART_MODULES = ("table.js", "keys.js", "tools.js", "cell.js")
 TEXT_SCALE_KEY = "board_text_scale"
 PRESENT_KEY = "board_present"  # True in the presenter view: slides (ui.present.setup)
 NAME = "attnviz.board"  # <project name>.<component name> of pyproject.toml
+# Streamlit's markup the board's JavaScript needs (a widget's element, the head picker's
+# value), sent as data: no board module names it (attnviz.ui.streamlit_private)
+DOM = streamlit_private.BOARD_DOM
 
 
 def _plotly_src() -> dict:
@@ -190,13 +194,16 @@ def _title(fig: go.Figure) -> str:
 
 def _role(key: str, fig: go.Figure, link: dict | None) -> str:
     """What a chart shows, for the click value: ``link["role"]`` when the link names it,
-    else "scores" / "weights" for an attention matrix, "bars", or the chart's key."""
+    else for an attention matrix "weights" (``weights=True`` or small multiples) or the
+    role its builder put in ``layout.meta["role"]`` (default "scores"); "bars"; or the
+    chart's key. Named by whoever builds the chart, never read from its title."""
     if link and link.get("role"):
         return str(link["role"])
     if link and link.get("kind") == "attn":
         if link.get("weights") or link.get("heads") is not None:
             return "weights"
-        return "weights" if "weight" in _title(fig).lower() else "scores"
+        meta = fig.layout.meta
+        return str(meta.get("role") or "scores") if isinstance(meta, dict) else "scores"
     if link and link.get("kind") == "bars":
         return "bars"
     return key
@@ -326,6 +333,7 @@ def board(
         "watch": "head" if per_head is not None else None,
         "plotly": PLOTLY,
         "modules": MODULES,
+        "dom": DOM,
     }
     if reveal:
         data["reveal"] = str(reveal)
@@ -379,8 +387,8 @@ def preload_plotly() -> None:
     when the first chart arrives. Draws nothing, takes no space; its
     data never changes, so later runs send nothing new for it."""
     with st.container(key=PRELOAD_KEY + "_box"):  # hidden, as the prefetch board's box
-        st.html("<style>.st-key-board_preload_box {display: none;}</style>")  # PRELOAD_KEY
-        _mount(PRELOAD_KEY, {"preload": {**PLOTLY, "modules": MODULES}})
+        streamlit_private.hide_box(PRELOAD_KEY + "_box")
+        _mount(PRELOAD_KEY, {"preload": {**PLOTLY, "modules": MODULES}, "dom": DOM})
 
 
 def prefetch_heads(num_heads: int, head: int, n: int, view_key: str) -> None:
@@ -393,7 +401,7 @@ def prefetch_heads(num_heads: int, head: int, n: int, view_key: str) -> None:
         st.session_state.pop(_REGISTRY_KEY, None)
         boards = {}
     with st.container(key=PREFETCH_KEY + "_box"):  # hidden: draws nothing, takes no space
-        st.html("<style>.st-key-board_prefetch_box {display: none;}</style>")  # PREFETCH_KEY
+        streamlit_private.hide_box(PREFETCH_KEY + "_box")
         data = {
             "figures": [],
             "columns": [1],
@@ -402,6 +410,7 @@ def prefetch_heads(num_heads: int, head: int, n: int, view_key: str) -> None:
             "rev": revision([], sorted((k, b["current_rev"]) for k, b in boards.items())),
             "prefetch": {"boards": boards},
             "plotly": PLOTLY,
+            "dom": DOM,
             "modules": [],
         }
         _mount(PREFETCH_KEY, data)
@@ -415,5 +424,5 @@ def step_keys(next_key: str, prev_key: str) -> None:
     press the buttons of widget keys ``next_key`` / ``prev_key``, unless the focus is in a
     control that uses the arrow keys itself (``attnviz/ui/board/js/stepkeys.js``)."""
     with st.container(key=STEP_KEYS_KEY + "_box"):  # hidden: draws nothing, takes no space
-        st.html("<style>.st-key-board_step_keys_box {display: none;}</style>")  # STEP_KEYS_KEY
-        _mount(STEP_KEYS_KEY, {"step_keys": {"next": next_key, "prev": prev_key}})
+        streamlit_private.hide_box(STEP_KEYS_KEY + "_box")
+        _mount(STEP_KEYS_KEY, {"step_keys": {"next": next_key, "prev": prev_key}, "dom": DOM})

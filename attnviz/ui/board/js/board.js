@@ -24,7 +24,10 @@
 // version}, modules, prefetch?, reveal?}, or {preload: {src, name, version, modules}} for the
 // hidden first board of every run (it only starts loading plotly.js and the chart modules),
 // or {step_keys: {next, prev}} for the hidden board under the presenter view's step bar (the
-// arrow keys press those buttons). `reveal`: a token the board has not seen scrolls it into
+// arrow keys press those buttons). Every one carries `dom`: the selectors of Streamlit's
+// markup the board needs (a widget's element by its key, the head picker's value, a
+// Markdown table's box), defined in attnviz/ui/streamlit_private.py: no module here names
+// Streamlit's markup. `reveal`: a token the board has not seen scrolls it into
 // view once (a button far below changed what it shows). To Python: the state value
 // `selection` ({query, key, head, chart, chart_key, index, title, at}) when a linked
 // attention cell is clicked (a chart with `select: false` but with its cells' arithmetic
@@ -61,7 +64,7 @@
 // CATCH_UP_MS.
 
 import { draw } from "./draw.js";
-import { keep, switchTarget, watch } from "./headswitch.js";
+import { keep, switchTarget, watch, widgetElement } from "./headswitch.js";
 import {
   applyLink,
   emit,
@@ -91,7 +94,6 @@ const REVEAL_MS = 10000;
 // once the width has been still this long.
 const REFIT_MS = 150;
 
-watchWide(document); // wide equations of every page, once per tab
 
 const chartModules = new Map(); // file name -> Promise of the module (once per tab)
 function chartModule(name) {
@@ -185,6 +187,7 @@ class Board {
 
   // ---------------------------------------------------------------- from Streamlit
   update(args) {
+    watchWide(document, args.dom); // wide equations of every page, once per tab
     if (args.preload) {
       // the first element of every run (ui.board.preload_plotly): starts loading plotly.js
       // while the rest of the run arrives; a failure is shown by the boards that need it
@@ -197,7 +200,7 @@ class Board {
     if (args.step_keys) {
       // the hidden board under the presenter view's step bar: the arrow keys step too
       if (this.stopKeys) this.stopKeys();
-      this.stopKeys = stepKeys(document, args.step_keys);
+      this.stopKeys = stepKeys(document, args.step_keys, args.dom);
       this.root.dataset.hidden = "1";
       this.state = "drawn";
       return;
@@ -211,7 +214,7 @@ class Board {
     }
     this.root.dataset.board = args.name || "";
     this.lastArgs = args;
-    this.watch(args.watch);
+    this.watch(args.watch, args.dom);
     this.handle(args);
     this.reveal(args.reveal);
   }
@@ -244,11 +247,11 @@ class Board {
     const timer = setTimeout(stop, REVEAL_MS);
   }
 
-  watch(key) {
-    const el = key ? document.querySelector(`.st-key-${CSS.escape(key)}`) : null;
+  watch(key, dom) {
+    const el = widgetElement(key, dom);
     if (this.watched && this.watched.el === el) return;
     if (this.watched) this.watched.stop();
-    this.watched = el ? watch(key, this) : null;
+    this.watched = el ? watch(key, this, dom) : null;
   }
 
   onWidget(el) {

@@ -39,15 +39,25 @@ function scaleFonts(obj, key, factor) {
   return out;
 }
 
+/** The parts of axis `name`'s title its builder sent ({noun, forms, lines}), or null. */
+export function axisParts(layout, name) {
+  const axes = layout && layout.meta && layout.meta.axes;
+  const p = axes && axes[name];
+  return p && Array.isArray(p.forms) && Array.isArray(p.lines) ? p : null;
+}
+
 export function scaled(layout, textScale) {
   if (textScale === 1) return layout;
   const out = scaleFonts(layout, "", textScale);
   // a long vertical axis title ("query i (row) — rows = tokens (PyTorch)") would outgrow
-  // a short plot at the larger size: its two halves go on two lines
+  // a short plot at the larger size: it goes on two lines, the form its builder gave for
+  // the form shown (layout.meta.axes, attnviz.viz.style.AxisTitle)
   for (const [k, ax] of Object.entries(out)) {
     const t = /^yaxis\d*$/.test(k) && ax && ax.title;
-    if (t && typeof t.text === "string" && t.text.includes(" — ")) {
-      ax.title = Object.assign({}, t, { text: t.text.replace(" — ", "<br>") });
+    const parts = axisParts(layout, k);
+    const i = t && parts ? parts.forms.indexOf(t.text) : -1;
+    if (i >= 0 && parts.lines[i] !== t.text) {
+      ax.title = Object.assign({}, t, { text: parts.lines[i] });
       const m = out.margin || {};
       const size = (t.font && t.font.size) || 14;
       out.margin = Object.assign({}, m, { l: (m.l != null ? m.l : 80) + Math.ceil(size * 1.3) });
@@ -59,20 +69,20 @@ export function scaled(layout, textScale) {
 }
 
 // A horizontal axis title wider than its chart ("query i (column) — columns = tokens (UDL
-// book)" under a third of a 1280 px page) would be cut at both edges: shorten it as the
-// Python side does for vertical titles (figures._fit_axis_title): first the parenthesis,
-// then all after the dash.
+// book)" under a third of a 1280 px page) would be cut at both edges: the longest of its
+// shorter forms that fits (its builder's, layout.meta.axes; the Python side does the same
+// for vertical titles, viz.style._fit_axis_title): first without the parenthesis, then the
+// head alone.
 export function fitted(layout, width) {
   if (!width) return layout;
   let out = layout;
   for (const [k, ax] of Object.entries(layout)) {
     const t = /^xaxis\d*$/.test(k) && ax && ax.title;
-    if (!t || typeof t.text !== "string" || !t.text.includes(" — ")) continue;
+    const parts = axisParts(layout, k);
+    if (!t || !parts || parts.forms.length < 2) continue;
     const px = 7.8 * (((t.font && t.font.size) || 14) / 14);
-    const [head, tail] = t.text.split(" — ", 2);
-    const short = tail.replace(/ \((PyTorch|UDL book)\)$/, "");
-    const forms = [t.text, `${head} — ${short}`, head];
-    const text = forms.find((f) => f.length * px <= width - 16) || head;
+    const forms = parts.forms;
+    const text = forms.find((f) => f.length * px <= width - 16) || forms[forms.length - 1];
     if (text === t.text) continue;
     if (out === layout) out = Object.assign({}, layout);
     out[k] = Object.assign({}, ax, { title: Object.assign({}, t, { text }) });

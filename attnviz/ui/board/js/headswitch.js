@@ -7,10 +7,12 @@
 // value, such a board draws that head's figures at once, before the rerun the widget
 // starts: that rerun then brings the same revision, which the board skips.
 //
-// The one place the board reads Streamlit's markup: the selectbox's element
-// (`.st-key-<key>`, Streamlit's documented key class) and its combobox input, whose value
-// is the shown option once its list is closed. If that markup changes, or nothing was
-// prefetched, a head change simply redraws on its rerun, as any other change.
+// The widget's markup is not named here: its selectors come with the board's data (`dom`,
+// attnviz.ui.streamlit_private.BOARD_DOM, checked against Streamlit's front end by
+// tests/test_streamlit_private.py): the widget's element (`key_class` + its key) and its
+// combobox input, whose value is the shown option once its list (`combobox`, attribute
+// `combobox_open` while open) is closed. If nothing matches, or nothing was prefetched, a
+// head change simply redraws on its rerun, as any other change.
 
 const store = new Map(); // board name -> {current, current_rev, values: {head: {figures, rev}}}
 
@@ -21,10 +23,17 @@ export function keep(prefetch) {
   }
 }
 
-function widgetValue(el) {
-  const box = el.querySelector(".react-aria-ComboBox");
-  const input = el.querySelector('input[role="combobox"]');
-  if (!input || (box && box.hasAttribute("data-open"))) return null;
+/** The element of the widget of key `key` (null: none, or no selectors in `dom`). */
+export function widgetElement(key, dom) {
+  if (!key || !dom || !dom.key_class) return null;
+  return document.querySelector(`.${dom.key_class}${CSS.escape(key)}`);
+}
+
+function widgetValue(el, dom) {
+  if (!dom || !dom.combobox_input) return null;
+  const box = dom.combobox ? el.querySelector(dom.combobox) : null;
+  const input = el.querySelector(dom.combobox_input);
+  if (!input || (box && dom.combobox_open && box.hasAttribute(dom.combobox_open))) return null;
   return input.value;
 }
 
@@ -33,17 +42,17 @@ function widgetValue(el) {
 export function switchTarget(args, el) {
   const entry = args && el ? store.get(args.name) : null;
   if (!entry || entry.current_rev !== args.rev) return null; // nothing for what is shown
-  const v = widgetValue(el);
+  const v = widgetValue(el, args.dom);
   if (v === null) return null;
   if (v === String(entry.current)) return { figures: args.figures, rev: args.rev };
   return entry.values[v] || null;
 }
 
 /** Watch the widget `key` for `board` (calls `board.onWidget()` in a task of its own, so
- * that the rerun Streamlit sends right after the widget's update is not delayed). Returns
- * the function that stops watching. */
-export function watch(key, board) {
-  const el = key ? document.querySelector(`.st-key-${CSS.escape(key)}`) : null;
+ * that the rerun Streamlit sends right after the widget's update is not delayed); `dom`:
+ * the selectors of the board's data. Returns the function that stops watching. */
+export function watch(key, board, dom) {
+  const el = widgetElement(key, dom);
   if (!el) return null;
   let queued = 0;
   const observer = new MutationObserver(() => {
@@ -59,7 +68,7 @@ export function watch(key, board) {
   observer.observe(el, {
     subtree: true,
     attributes: true,
-    attributeFilter: ["value", "data-open"],
+    attributeFilter: ["value", dom.combobox_open || "value"],
   });
   return { el, stop: () => observer.disconnect() };
 }

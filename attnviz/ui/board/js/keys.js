@@ -25,7 +25,7 @@
 // `node --test tests/js/`): chartGrids, nextCell, nextPanel, announcement, coordinates.
 
 import {
-  axisNoun,
+  nounOf,
   chartBar,
   decode,
   ensureStyle,
@@ -39,13 +39,13 @@ export const PAGE = 5; // rows per PageUp / PageDown
 
 // ------------------------------------------------------------------ pure
 
-/** The nouns of a heatmap's rows and columns: from its axis titles ("query i (row)" ->
- * "query"); an attention chart whose axes have no title (small multiples) takes them from
- * the board's link spec (`orient` "rows": queries down, keys across; "columns": the UDL
- * book's, keys down). */
-function nouns(ya, xa, link, shared) {
-  let rowNoun = axisNoun(ya.title, "") || shared.row;
-  let colNoun = axisNoun(xa.title, "") || shared.col;
+/** The nouns of a heatmap's rows and columns: what its builder says its axes count
+ * (`layout.meta.axes`, table.js nounOf); an attention chart whose axes have no title
+ * (small multiples) takes them from the board's link spec (`orient` "rows": queries down,
+ * keys across; "columns": the UDL book's, keys down). */
+function nouns(layout, hm, link, shared) {
+  let rowNoun = nounOf(layout, hm.yaxis, "y", "") || shared.row;
+  let colNoun = nounOf(layout, hm.xaxis, "x", "") || shared.col;
   if (link && link.kind === "attn") {
     const rowsQ = link.orient !== "columns";
     rowNoun = rowNoun || (rowsQ ? "query" : "key");
@@ -82,7 +82,7 @@ function heatmapGrid(hm, layout, title, link, panel, shared) {
   const cols = rows ? z[0].length : 0;
   const xa = axis(hm.xaxis, "x");
   const ya = axis(hm.yaxis, "y");
-  const [rowNoun, colNoun] = nouns(ya, xa, link, shared);
+  const [rowNoun, colNoun] = nouns(layout, hm, link, shared);
   const tok = (n) => /query|key|token/i.test(n);
   const g = {
     x0: Number(hm.x0) || 0,
@@ -174,8 +174,9 @@ export function chartGrids(figure, link = null) {
     const y = decode(bar.y).map(Number);
     const xs = (decode(bar.x) || y.map((_, i) => i)).map(Number);
     const xa = axis(bar.xaxis, "x");
-    const colNoun = axisNoun(xa.title, "item");
-    const q = /query (\d+)/.exec(title);
+    const colNoun = nounOf(layout, bar.xaxis, "x", "item");
+    const meta = layout.meta || {};
+    const q = Number.isInteger(meta.query) ? meta.query : null; // the bars' query (Python's)
     return [
       {
         kind: "bars",
@@ -186,19 +187,19 @@ export function chartGrids(figure, link = null) {
         z: [y],
         rows: 1,
         cols: y.length,
-        rowNoun: q ? "query" : "",
+        rowNoun: q != null ? "query" : "",
         colNoun,
-        rowNames: [q ? `t${q[1]}` : ""],
+        rowNames: [q != null ? `t${q}` : ""],
         colNames: tokenNames(xa, y.length, xs[0] || 0, 1, /query|key|token/i.test(colNoun)),
-        valueName: axisNoun(axis(bar.yaxis, "y").title, "value"),
-        weights: /weight/i.test(axisNoun(axis(bar.yaxis, "y").title, "")),
+        valueName: nounOf(layout, bar.yaxis, "y", "value"),
+        weights: /weight/i.test(nounOf(layout, bar.yaxis, "y", "")),
         pooled: false,
         x0: xs[0] || 0,
         dx: 1,
-        y0: q ? Number(q[1]) : 0,
+        y0: q != null ? q : 0,
         dy: 1,
         xs: xs.map((_, i) => (xs[0] || 0) + i),
-        ys: [q ? Number(q[1]) : 0],
+        ys: [q != null ? q : 0],
       },
     ];
   }

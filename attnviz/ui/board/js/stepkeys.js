@@ -58,7 +58,7 @@ export function stepOf(event) {
   return null;
 }
 
-let active = null; // {next, prev}: the widget keys of the buttons on the page
+let active = null; // {next, prev, keyClass}: the widget keys of the buttons on the page
 const installed = new WeakSet();
 
 function onKey(event) {
@@ -67,20 +67,22 @@ function onKey(event) {
   if (!which || usesArrows(event.target)) return;
   const doc = event.target && event.target.ownerDocument ? event.target.ownerDocument : document;
   const key = which === "next" ? active.next : active.prev;
-  const button = doc.querySelector(`.st-key-${CSS.escape(key)} button`);
+  const button = doc.querySelector(`.${active.keyClass}${CSS.escape(key)} button`);
   if (!button || button.disabled) return;
   event.preventDefault();
   button.click();
 }
 
-/** Step with the arrow keys through the buttons of widget keys `spec.next` / `spec.prev`;
+/** Step with the arrow keys through the buttons of widget keys `spec.next` / `spec.prev`
+ * (`dom.key_class` + a key: the class of a widget's element, from the board's data);
  * returns the function that stops it. */
-export function stepKeys(doc, spec) {
+export function stepKeys(doc, spec, dom) {
+  if (!dom || !dom.key_class) return () => {};
   if (!installed.has(doc)) {
     doc.addEventListener("keydown", onKey);
     installed.add(doc);
   }
-  const mine = { next: String(spec.next), prev: String(spec.prev) };
+  const mine = { next: String(spec.next), prev: String(spec.prev), keyClass: dom.key_class };
   active = mine;
   return () => {
     if (active === mine) active = null;

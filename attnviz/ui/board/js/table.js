@@ -77,18 +77,28 @@ export function plainText(s) {
     .trim();
 }
 
-/** What an axis counts, from its title: "query i (row) — rows = tokens" -> "query",
- * "key j (column)" -> "key", "token (row) — …" -> "token", "feature" -> "feature". */
+/** An axis title as plain text: what the axis counts when its builder sent no noun with the
+ * figure (every attnviz figure sends one for each titled axis, `layout.meta.axes`:
+ * tests/test_board.py), e.g. a figure made elsewhere. The title is not taken apart. */
 export function axisNoun(title, fallback) {
-  let t = plainText(title && typeof title === "object" ? title.text : title);
-  t = t.split(" — ")[0].split(" (")[0].trim();
-  t = t.replace(/\s+[a-z]$/i, ""); // the variable: "query i", "key j", "weight a"
-  return t || fallback;
+  return plainText(title && typeof title === "object" ? title.text : title) || fallback;
+}
+
+function axisKey(id, letter) {
+  return id && id.length > 1 ? letter + "axis" + id.slice(1) : letter + "axis";
 }
 
 function axisOf(layout, id, letter) {
-  const name = id && id.length > 1 ? letter + "axis" + id.slice(1) : letter + "axis";
-  return (layout && layout[name]) || {};
+  return (layout && layout[axisKey(id, letter)]) || {};
+}
+
+/** What axis `id` (a trace's "x2", or none) counts: the noun its builder sent with the
+ * figure (`layout.meta.axes`, attnviz.viz.style.AxisTitle), else read from its title. */
+export function nounOf(layout, id, letter, fallback) {
+  const axes = layout && layout.meta && layout.meta.axes;
+  const parts = axes && axes[axisKey(id, letter)];
+  if (parts && parts.noun) return parts.noun;
+  return axisNoun(axisOf(layout, id, letter).title, fallback);
 }
 
 /** The name of each of `count` cells along an axis (`start`, `step`: the trace's x0/dx):
@@ -197,7 +207,7 @@ function tilesTable(t, title) {
 export function sharedNouns(heatmaps, layout) {
   const find = (letter, id) => {
     for (const t of heatmaps) {
-      const n = axisNoun(axisOf(layout, t[id], letter).title, "");
+      const n = nounOf(layout, t[id], letter, "");
       if (n) return n;
     }
     return "";
@@ -215,8 +225,8 @@ function heatmapAxes(t, layout, link, title, shared = null) {
   const nCols = nRows ? z[0].length : 0;
   const xa = axisOf(layout, t.xaxis, "x");
   const ya = axisOf(layout, t.yaxis, "y");
-  let colNoun = axisNoun(xa.title, "") || (shared ? shared.col : "");
-  let rowNoun = axisNoun(ya.title, "") || (shared ? shared.row : "");
+  let colNoun = nounOf(layout, t.xaxis, "x", "") || (shared ? shared.col : "");
+  let rowNoun = nounOf(layout, t.yaxis, "y", "") || (shared ? shared.row : "");
   if (link && link.kind === "attn") {
     const rowsQ = link.orient !== "columns";
     rowNoun = rowNoun || (rowsQ ? "query" : "key");
@@ -299,11 +309,10 @@ function barTable(bars, layout, title) {
   const across = bars[0].orientation === "h";
   const [itemLetter, valueLetter] = across ? ["y", "x"] : ["x", "y"];
   const itemAxis = axisOf(layout, bars[0][`${itemLetter}axis`], itemLetter);
-  const valueAxis = axisOf(layout, bars[0][`${valueLetter}axis`], valueLetter);
   const values0 = decode(bars[0][valueLetter]) || [];
   const items = decode(bars[0][itemLetter]) || values0.map((_, i) => i);
   const numbered = items.every((v) => v !== "" && v != null && Number.isFinite(Number(v)));
-  const rowNoun = axisNoun(itemAxis.title, numbered ? "item" : "");
+  const rowNoun = nounOf(layout, bars[0][`${itemLetter}axis`], itemLetter, numbered ? "item" : "");
   const names = numbered
     ? tokenNames(
         itemAxis,
@@ -313,7 +322,7 @@ function barTable(bars, layout, title) {
         /query|key|token/i.test(rowNoun),
       )
     : items.map((v) => plainText(v));
-  const valueName = axisNoun(valueAxis.title, "value");
+  const valueName = nounOf(layout, bars[0][`${valueLetter}axis`], valueLetter, "value");
   const series = bars.map((b) => ({
     name: plainText(b.name) || valueName,
     values: (decode(b[valueLetter]) || []).map(Number),

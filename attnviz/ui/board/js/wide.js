@@ -9,15 +9,15 @@
 //   scrolls sideways"), so that the arrow keys scroll it (WCAG 2.1.1; axe-core's
 //   scrollable-region-focusable).
 // A box that fits again loses all of it. Watched once per tab from board.js: the page
-// changes (a rerun, a page switch) and the window's width.
+// changes (a rerun, a page switch) and the window's width. A Markdown table's box is found
+// by the selector the board's data brings (`dom.table_box`, streamlit_private.BOARD_DOM);
+// its sideways scrolling in the main column is that module's CSS too.
 
 export const WIDE = "attnviz-scrolls";
 // A box only this much wider than its column is a glyph's overhang (KaTeX's displays are a
 // few px wider at any size), not hidden content: axe-core's scrollable-region rule
 // ignores up to 13 px too.
 const OVERHANG_PX = 12;
-const TABLE_BOX = '[data-testid="stMarkdownContainer"]:has(> table)';
-const SELECTOR = `.katex-display, ${TABLE_BOX}`;
 
 const SHADE = "rgba(0, 0, 0, 0.3)";
 const CLEAR = "rgba(0, 0, 0, 0)";
@@ -38,14 +38,14 @@ export const STYLE = `
 .${WIDE}::-webkit-scrollbar-thumb, .attnviz-table-holder::-webkit-scrollbar-thumb {
   background: #8a8c94; border-radius: 3px; }
 .${WIDE} { overflow-x: auto; padding-bottom: 4px; }
-[data-testid="stMain"] ${TABLE_BOX} { overflow-x: auto; }
 `;
 
 /** Mark (or unmark) every display equation and Markdown table under `root` by whether it
  * is wider than its box (by more than OVERHANG_PX); returns how many are marked. */
-export function markWide(root) {
+export function markWide(root, tableBox = null) {
   let count = 0;
-  for (const el of root.querySelectorAll(SELECTOR)) {
+  const selector = tableBox ? `.katex-display, ${tableBox}` : ".katex-display";
+  for (const el of root.querySelectorAll(selector)) {
     const wide = el.scrollWidth - el.clientWidth > OVERHANG_PX;
     const marked = el.classList.contains(WIDE);
     if (wide && !marked) {
@@ -67,10 +67,12 @@ export function markWide(root) {
 
 const watched = new WeakSet();
 
-/** Keep `doc`'s wide equations marked while the page changes (debounced). */
-export function watchWide(doc) {
+/** Keep `doc`'s wide equations marked while the page changes (debounced); `dom.table_box`
+ * (the board's data): a Markdown table's box, marked too. */
+export function watchWide(doc, dom) {
   if (watched.has(doc) || !doc.body) return;
   watched.add(doc);
+  const tableBox = (dom && dom.table_box) || null;
   const style = doc.createElement("style");
   style.id = "attnviz-wide-style";
   style.textContent = STYLE;
@@ -78,7 +80,7 @@ export function watchWide(doc) {
   let timer = 0;
   const soon = () => {
     clearTimeout(timer);
-    timer = setTimeout(() => markWide(doc), 150);
+    timer = setTimeout(() => markWide(doc, tableBox), 150);
   };
   new MutationObserver(soon).observe(doc.body, { childList: true, subtree: true });
   (doc.defaultView || globalThis).addEventListener("resize", soon);

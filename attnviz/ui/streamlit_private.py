@@ -1,0 +1,223 @@
+"""Streamlit's internals behind one door: the only module that uses a private Streamlit API
+or names Streamlit's markup (``data-testid`` attributes, ``st-key-`` classes, its widgets'
+inner elements).
+
+Everything else in attnviz uses Streamlit's public API and calls the functions here. A
+Streamlit upgrade that moves one of these things breaks ``tests/test_streamlit_private.py``
+(each private name exists with the signature used here; each selector names something in the
+installed front-end bundle), not a page in front of a class. What each is for:
+
+- :func:`use_navigation`: ``PagesManager.uses_pages_directory`` (a legacy-mode deep link,
+  :func:`attnviz.ui.state.page_guard`).
+- :func:`end_run`: ``StopException``, what ``st.stop()`` raises, without its stop request
+  (:func:`attnviz.ui.state.end_page`).
+- :func:`first_run_url_values`, :func:`forget_url_value`: the run's query-param state
+  (``get_script_run_ctx``, ``_initial_query_params``): URL values removed before the widgets
+  read them (:mod:`attnviz.ui.links`).
+- the page CSS that styles Streamlit's elements (:func:`hide_box`, :func:`seed_only_controls`,
+  :func:`present_css`, :func:`accessibility_css`, :func:`nicknames_css`); each ``st.html``
+  takes a literal string (tests/test_serving.py).
+- :data:`BOARD_DOM`: the selectors the chart board's JavaScript needs for Streamlit's markup,
+  sent to it as data (``dom`` in every board's data): no board module names Streamlit's markup.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import Any, NoReturn
+
+import streamlit as st
+
+try:  # Streamlit's internal pages manager (see use_navigation); None if it moved
+    from streamlit.runtime.pages_manager import PagesManager
+except ImportError:  # pragma: no cover - internal API moved: the test says so
+    PagesManager = None
+
+try:  # what st.stop() raises, and this run's context (the query-param state)
+    from streamlit.runtime.scriptrunner import StopException, get_script_run_ctx
+except ImportError:  # pragma: no cover - internal API moved: the test says so
+    StopException = None
+    get_script_run_ctx = None
+
+
+def use_navigation() -> None:
+    """Make Streamlit treat this app as an ``st.navigation`` app from now on (it decides per
+    process, on the first session, that an entry script beside a ``pages/`` folder is a
+    legacy multipage app, and only changes its mind when ``st.navigation`` runs)."""
+    if PagesManager is not None:
+        PagesManager.uses_pages_directory = False
+
+
+def end_run() -> NoReturn:
+    """End this run like ``st.stop()`` but without its stop request (which replaces a rerun
+    queued behind this run: a dropped click, issue 25)."""
+    if StopException is None:  # pragma: no cover - see the import
+        st.stop()
+    raise StopException()
+
+
+@contextlib.contextmanager
+def _query_params() -> Iterator[Any]:
+    """This run's query-param state, locked (None outside a run or if it moved)."""
+    ctx = get_script_run_ctx() if get_script_run_ctx is not None else None
+    if ctx is None:
+        yield None
+        return
+    with ctx.session_state.query_params() as qp:
+        yield qp
+
+
+def first_run_url_values(keys: Iterator[str] | tuple[str, ...]) -> dict[str, str] | None:
+    """The link's values of ``keys`` that the widgets will read on this run (the first run
+    of a session; the last value of a repeated key): ``{key: raw text}``. None outside a
+    run or if Streamlit's internal state moved."""
+    try:
+        with _query_params() as qp:
+            if qp is None:
+                return None
+            initial = qp._initial_query_params
+            out = {}
+            for key in keys:
+                values = initial.get(key)
+                if values:
+                    out[key] = str(values[-1] if isinstance(values, list) else values)
+            return out
+    except Exception:  # pragma: no cover - internal API changed: the test says so
+        return None
+
+
+def forget_url_value(key: str) -> bool:
+    """Forget the link's value of ``key`` before its widget reads it (on the first run a
+    URL-bound widget takes the link's value even over ``st.session_state``). False if
+    there is no run or Streamlit's internal state moved."""
+    try:
+        with _query_params() as qp:
+            if qp is None:
+                return False
+            qp._initial_query_params.pop(key, None)
+            qp.remove_param(key)
+        return True
+    except Exception:  # pragma: no cover - internal API changed: the test says so
+        return False
+
+
+# --------------------------------------------------------------------------- page CSS
+
+#: Containers hidden by :func:`hide_box` (their key; Streamlit's class ``st-key-<key>``).
+HIDDEN_BOXES = (
+    "board_preload_box",
+    "board_prefetch_box",
+    "board_step_keys_box",
+    "attnviz_controls",
+)
+
+
+def hide_box(key: str) -> None:
+    """Hide the container of key ``key`` (one of :data:`HIDDEN_BOXES`): it draws nothing
+    and takes no space, its elements still run (hidden boards, the controls that keep their
+    values on a page they do not apply to). Literal CSS: tests/test_serving.py."""
+    if key == "board_preload_box":
+        st.html("<style>.st-key-board_preload_box {display: none;}</style>")
+    elif key == "board_prefetch_box":
+        st.html("<style>.st-key-board_prefetch_box {display: none;}</style>")
+    elif key == "board_step_keys_box":
+        st.html("<style>.st-key-board_step_keys_box {display: none;}</style>")
+    elif key == "attnviz_controls":
+        st.html("<style>.st-key-attnviz_controls {display: none;}</style>")
+    else:
+        raise ValueError(f"expected one of the hidden boxes {HIDDEN_BOXES}, got {key!r}")
+
+
+def seed_only_controls() -> None:
+    """Hide every control in the sidebar's controls box (``attnviz_controls``) but the seed
+    (key ``seed``): the exercises page."""
+    st.html(
+        "<style>.st-key-attnviz_controls [data-testid='stElementContainer']"
+        ":not(.st-key-seed) {display: none;}</style>"
+    )
+
+
+def nicknames_css() -> None:
+    """The live class's nicknames (container ``class_nicknames``) at the presenter view's
+    body type."""
+    st.html("<style>.st-key-class_nicknames p { font-size: 1.4rem; line-height: 1.4; }</style>")
+
+
+def present_css() -> None:
+    """The presenter view: body type 1.4x Streamlit's 16 px, and the controls' values too
+    (a select's value was 12 px), a select 3rem high; the charts' strip of buttons at 1.2x;
+    the page from the top of the screen at its full width. (The number and text inputs'
+    rule, by a Base Web attribute, matched nothing in Streamlit 1.67 (react-aria):
+    dropped, tests/test_streamlit_private.py.)"""
+    st.html(
+        """
+<style>
+[data-testid="stMain"] { font-size: 1.4rem; }
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] p,
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] li,
+[data-testid="stMain"] [data-testid="stCaptionContainer"],
+[data-testid="stMain"] [data-testid="stWidgetLabel"] p,
+[data-testid="stMain"] button p { font-size: 1.4rem; line-height: 1.4; }
+[data-testid="stMain"] h1 { font-size: 2.2rem; padding: 0 0 0.3rem 0; }
+[data-testid="stMain"] h3, [data-testid="stMain"] h4 { font-size: 1.75rem; }
+[data-testid="stMain"] h4 { padding: 0.4rem 0 0 0; }
+[data-testid="stMain"] .katex { font-size: 1.5em; }
+[data-testid="stMain"] input, [data-testid="stMain"] textarea { font-size: 1.4rem; }
+[data-testid="stMain"] [data-testid="stSelectbox"] [role="group"] { min-height: 3rem; }
+[data-testid="stMain"] .attnviz-bar { font-size: 1.2rem; }
+[data-testid="stMainBlockContainer"] { padding-top: 3.6rem; padding-bottom: 1rem;
+  max-width: 100%; }
+</style>
+"""
+    )
+
+
+def accessibility_css() -> None:
+    """The app's accessibility CSS (:func:`attnviz.ui.a11y.setup`): the focus ring (#1c3f94,
+    ``a11y.FOCUS``), code highlighting at >= 4.5:1 on the code boxes' background
+    (Streamlit's blue, green and grey tokens are 3-4:1), key hints, reduced motion, and the
+    Markdown tables that scroll sideways in the main column (the board's ``wide.js`` marks
+    them)."""
+    st.html(
+        """
+<style>
+:focus-visible { outline: 3px solid #1c3f94 !important; outline-offset: 2px !important;
+  box-shadow: 0 0 0 5px #ffffff !important; }
+:has(> [style*="clip-path: inset(50%)"] > input:focus-visible) {
+  outline: 3px solid #1c3f94 !important; outline-offset: 2px !important;
+  box-shadow: 0 0 0 5px #ffffff !important; }
+[data-testid="stCaptionContainer"] code { color: inherit !important; }
+[data-testid="stCode"] .token.keyword, [data-testid="stCode"] .token.function,
+[data-testid="stCode"] .token.selector { color: #0b5cad !important; }
+[data-testid="stCode"] .token.boolean, [data-testid="stCode"] .token.number {
+  color: #12733a !important; }
+[data-testid="stCode"] .token.comment { color: #5c5f6b !important; }
+[data-testid="stMain"] [data-testid="stMarkdownContainer"]:has(> table) { overflow-x: auto; }
+button kbd, [role="button"] kbd { opacity: 1 !important; color: inherit !important;
+  border-color: currentColor !important; }
+@media (prefers-reduced-motion: reduce) {
+  *, *::before, *::after { animation-duration: 0s !important; animation-delay: 0s !important;
+    animation-iteration-count: 1 !important; transition-duration: 0s !important;
+    transition-delay: 0s !important; scroll-behavior: auto !important; }
+}
+</style>
+"""
+    )
+
+
+# --------------------------------------------------------------------------- the board's DOM
+
+#: What the chart board's JavaScript needs of Streamlit's markup, sent as ``dom`` in every
+#: board's data (``attnviz.ui.board``): ``key_class`` + a widget key is the class of the
+#: widget's element (Streamlit's documented ``st-key-<key>``); ``combobox``: a selectbox's
+#: box, with ``combobox_open`` while its list is open; ``combobox_input``: its input, whose
+#: value is the shown option (the head picker, ``headswitch.js``); ``table_box``: a Markdown
+#: table's box (``wide.js``: marked when it scrolls sideways).
+BOARD_DOM = {
+    "key_class": "st-key-",
+    "combobox": ".react-aria-ComboBox",
+    "combobox_open": "data-open",
+    "combobox_input": 'input[role="combobox"]',
+    "table_box": '[data-testid="stMarkdownContainer"]:has(> table)',
+}
