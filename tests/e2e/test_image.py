@@ -6,15 +6,14 @@ THE BASE IS A STAND-IN: Debian bookworm + Debian's python3 3.11.2 and pip 23.0.1
 official python:3.11.7-slim (Python 3.11.7 built from source in /usr/local). Same Debian
 release, same image name, same PATH; packages land in dist-packages instead of site-packages.
 
-Checks: /_stcore/health answers ok; every page of app.PAGES loads in headless Chromium with
-no exception, the real-model pages (app.MODEL_PAGES) draw their charts with no connection
-off the machine; the server runs as the image's non-root USER; the image holds nothing of
+Checks: /_stcore/health answers ok; every page of the pages table (attnviz.ui.pages) loads
+in headless Chromium with no exception, the pages that run a model draw their charts with no
+connection off the machine; the server runs as the image's non-root USER; the image holds nothing of
 tests/, bench/, .git; the image size above its base is written to artifacts/image.json.
 """
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import json
 import os
@@ -29,6 +28,8 @@ import pytest
 from e2e_app import ROOT, BrowserSession, start_app_server, stop_app_server, unavailable
 from e2e_helpers import alerts, click_page, nav_titles
 
+from attnviz.ui import pages as ui_pages
+
 # The first test's setup makes the stand-in base (~1 min on a fresh machine) and builds the
 # image (~1 min, longer when pip downloads from PyPI): more than the suite's 300 s default
 # is allowed for it.
@@ -41,17 +42,10 @@ TAG = "localhost/attnviz-imagetest:" + hashlib.sha1(str(ROOT).encode()).hexdiges
 
 
 def app_pages() -> tuple[list[tuple[str, str]], set[str]]:
-    """(file, title) of app.PAGES whose file exists, and app.MODEL_PAGES: read from app.py's
-    source (importing it would run Streamlit)."""
-    tree = ast.parse((ROOT / "app.py").read_text())
-    values = {}
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1:
-            name = getattr(node.targets[0], "id", None)
-            if name in ("PAGES", "MODEL_PAGES"):
-                values[name] = ast.literal_eval(node.value)
-    pages = [(p, t) for p, t, *_ in values["PAGES"] if (ROOT / p).exists()]
-    return pages, set(values.get("MODEL_PAGES", ()))
+    """(file, title) of every page of the pages table (attnviz.ui.pages.PAGES), and the
+    files of those that run a model."""
+    pages = [(p.file, p.title) for p in ui_pages.PAGES]
+    return pages, {p.file for p in ui_pages.PAGES if p.runs_model}
 
 
 @pytest.fixture(scope="module")
@@ -161,7 +155,7 @@ def test_every_page_loads_and_model_pages_work_offline(browser, server):
             if path in model_pages:
                 assert not alerts(session, "Error"), alerts(session, "Error")
                 assert session.plotly_count() > 0, f"{title}: no chart in the image"
-        assert any(p in model_pages for p, _ in pages), "no real-model page in app.PAGES"
+        assert any(p in model_pages for p, _ in pages), "no model page in the table"
     finally:
         stop.set()
         watcher.join(5)
