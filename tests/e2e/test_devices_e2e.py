@@ -25,24 +25,15 @@ import pytest
 from axe import blocking, scan
 from e2e_app import BrowserSession
 
+from attnviz.ui import pages as ui_pages
+
 pytestmark = pytest.mark.e2e
 
 PHONE = (390, 844)
 TABLET = (768, 1024)
 PROJECTOR = (1920, 1080)
-PAGES = {
-    "Playground": "/",
-    "Step by step": "/step_by_step",
-    "Multi-head": "/multi_head",
-    "Why √d_k": "/scaling",
-    "Masking": "/masking",
-    "Permutation": "/permutation",
-    "Compare": "/compare",
-    "Notebooks": "/notebooks",
-    "Real model (MiniLM)": "/real_model",
-    "Real model (decoder)": "/decoder",
-    "Exercises": "/exercises",
-}
+#: title -> URL path of every page, from the pages table (the first page is the home, "/")
+PAGES = {p.title: "/" if i == 0 else f"/{p.slug}" for i, p in enumerate(ui_pages.PAGES)}
 
 # Every chart of the page: its box, its title's extent, whether a mode bar is drawn, the
 # widest value written in a heatmap cell against the cell's width, a legend's box against
