@@ -4,11 +4,13 @@ installed by ``npm ci --prefix tests/e2e``) into the page and every board frame,
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 AXE_JS = Path(__file__).resolve().parent / "node_modules" / "axe-core" / "axe.min.js"
 WCAG_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
@@ -21,6 +23,19 @@ RUN_JS = """async (tags) => {
     nodes: v.nodes.map(n => ({target: n.target.join(' '), html: n.html.slice(0, 300),
                               summary: (n.failureSummary || '').slice(0, 300)}))}));
 }"""
+
+
+# The board's wide.js makes a display equation or a Markdown table wider than its box a
+# keyboard stop (tabindex, role region: axe's scrollable-region-focusable), 150 ms after the
+# page's last DOM change (a MutationObserver, debounced). A page counts as settled for the
+# harness when its boards have drawn; the last board's drawing is itself a DOM change, so a
+# scan right after it can find a wide equation not yet marked (CI, a phone's step by step,
+# under the suite's load). The scan waits for the marks first; if they never come, axe
+# reports the unmarked box.
+WIDE_MARKED_JS = """() => Array.from(document.querySelectorAll(
+    '.katex-display, [data-testid="stMarkdownContainer"]:has(> table)'))
+  .every(e => e.scrollWidth - e.clientWidth <= 12 || e.classList.contains('attnviz-scrolls'))"""
+WIDE_WAIT_MS = 5000
 
 
 @dataclass
@@ -51,6 +66,9 @@ def scan(page, frames: bool = True) -> list[Violation]:
     same-origin frame (the boards), one entry per node."""
     src = axe_source()
     out: list[Violation] = []
+    # playwright's TimeoutError if the marks never come: axe then reports what is unmarked
+    with contextlib.suppress(PlaywrightTimeout):
+        page.wait_for_function(WIDE_MARKED_JS, timeout=WIDE_WAIT_MS, polling=50)
     targets = [page.main_frame] + (
         [f for f in page.frames if f is not page.main_frame] if frames else []
     )

@@ -347,3 +347,31 @@ def test_laptop_keeps_its_downloads_and_mode_bar(new_session):
     s.page.locator('[data-key="pg_weights"] .js-plotly-plot').hover()
     assert s.page.locator('[data-key="pg_weights"] .modebar').count() == 1
     assert not layout_problems({**layout, "charts": []})
+
+
+ADD_WIDE_JS = """() => {
+  const box = document.querySelector('[data-testid="stMarkdownContainer"]');
+  const eq = document.createElement('span');
+  eq.className = 'katex-display';
+  eq.style.cssText = 'display: block; overflow-x: auto; width: 200px;';
+  eq.innerHTML = '<span style="display: inline-block; width: 900px">Q = [ ... ]</span>';
+  box.appendChild(eq);
+  return eq.classList.contains('attnviz-scrolls');
+}"""
+
+
+def test_a_wide_equation_that_appears_late_is_a_keyboard_stop_before_axe_scans(browser, app_server):
+    """wide.js marks a wide display equation 150 ms after the page's last DOM change; one
+    that appears after the page settled (CI: step by step on a phone, a serious
+    scrollable-region-focusable) is marked, and the scan waits for it."""
+    s = touch_session(browser, app_server, PHONE)
+    try:
+        s.open("/step_by_step")
+        assert not blocking(scan(s.page))  # axe is in the page now: the next scan is quick
+        assert s.page.evaluate(ADD_WIDE_JS) is False  # not marked at once: debounced
+        assert not blocking(scan(s.page))
+        marked = s.page.locator(".katex-display.attnviz-scrolls").last
+        assert marked.get_attribute("tabindex") == "0"
+        assert marked.get_attribute("aria-label") == "Equation, scrolls sideways"
+    finally:
+        close(s)
