@@ -3,7 +3,7 @@ or names Streamlit's markup (``data-testid`` attributes, ``st-key-`` classes, it
 inner elements).
 
 Everything else in attnviz uses Streamlit's public API and calls the functions here. A
-Streamlit upgrade that moves one of these things breaks ``tests/test_streamlit_private.py``
+Streamlit upgrade that moves one of these things breaks ``tests/ui/test_streamlit_private.py``
 (each private name exists with the signature used here; each selector names something in the
 installed front-end bundle), not a page in front of a class. What each is for:
 
@@ -149,7 +149,7 @@ def present_css() -> None:
     (a select's value was 12 px), a select 3rem high; the charts' strip of buttons at 1.2x;
     the page from the top of the screen at its full width. (The number and text inputs'
     rule, by a Base Web attribute, matched nothing in Streamlit 1.67 (react-aria):
-    dropped, tests/test_streamlit_private.py.)"""
+    dropped, tests/ui/test_streamlit_private.py.)"""
     st.html(
         """
 <style>

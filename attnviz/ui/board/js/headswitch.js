@@ -9,7 +9,7 @@
 //
 // The widget's markup is not named here: its selectors come with the board's data (`dom`,
 // attnviz.ui.streamlit_private.BOARD_DOM, checked against Streamlit's front end by
-// tests/test_streamlit_private.py): the widget's element (`key_class` + its key) and its
+// tests/ui/test_streamlit_private.py): the widget's element (`key_class` + its key) and its
 // combobox input, whose value is the shown option once its list (`combobox`, attribute
 // `combobox_open` while open) is closed. If nothing matches, or nothing was prefetched, a
 // head change simply redraws on its rerun, as any other change.
