@@ -35,7 +35,7 @@ RUN pip install --no-cache-dir -r requirements.txt \
 COPY .streamlit/ ./.streamlit/
 COPY attnviz/ ./attnviz/
 COPY pages/ ./pages/
-COPY app.py pyproject.toml README.md ./
+COPY app.py serve.py pyproject.toml README.md ./
 
 # The project, installed (editable, in place): Streamlit serves the chart board's files
 # (components v2) from an installed distribution. The board's plotly.js is the bundle
@@ -62,4 +62,4 @@ EXPOSE 8501
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
     CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8501/_stcore/health', timeout=4)"]
 
-ENTRYPOINT ["streamlit", "run", "app.py", "--server.address=0.0.0.0", "--server.port=8501"]
+ENTRYPOINT ["streamlit", "run", "serve.py", "--server.address=0.0.0.0", "--server.port=8501"]

@@ -48,6 +48,9 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from attnviz import exercises
 
+#: The path of a class's student page under the app's address: ``<address>/join?class=CODE``
+#: (served by :mod:`attnviz.web`, no Streamlit session).
+JOIN_PATH = "join"
 #: Join codes: 6 characters from an alphabet without look-alikes (no 0/O, 1/I/L).
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 6

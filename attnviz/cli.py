@@ -37,7 +37,10 @@ def app_dir() -> Path:
     """The folder with ``app.py`` and ``pages/``: ``attnviz/app`` when installed, else the
     checkout's root. ``FileNotFoundError`` naming both places if neither has it."""
     for folder in (PACKAGE_DIR / "app", PACKAGE_DIR.parent):
-        if (folder / "app.py").is_file() and (folder / "pages").is_dir():
+        if (
+            all((folder / f).is_file() for f in ("app.py", "serve.py"))
+            and (folder / "pages").is_dir()
+        ):
             return folder
     raise FileNotFoundError(
         f"attnviz's app.py and pages/ are neither in {PACKAGE_DIR / 'app'} (an installed "
@@ -75,10 +78,11 @@ def config_options(config: Path) -> list[str]:
 
 
 def streamlit_command(args: list[str]) -> list[str]:
-    """``python -m streamlit run <app.py> <the app's settings> <args>``."""
+    """``python -m streamlit run <serve.py> <the app's settings> <args>`` (``serve.py``:
+    ``app.py``'s pages and the live class's student page in one server)."""
     folder = app_dir()
     settings = config_options(folder / ".streamlit" / "config.toml")
-    return [sys.executable, "-m", "streamlit", "run", str(folder / "app.py"), *settings, *args]
+    return [sys.executable, "-m", "streamlit", "run", str(folder / "serve.py"), *settings, *args]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -32,6 +32,18 @@ SEED_MAX = 2**32 - 1
 CHOICES = {"scaling": ("rise", "fall"), "circuit": ("layer 0", "layer 1")}
 #: The Learned attention page's kinds (:func:`learned`; :func:`generate` does not make them).
 LEARNED_KINDS = ("circuit", "timing")
+#: Each kind's title as a student reads it (a page shows "3. One scaled score", not "score").
+TITLES = {
+    "argmax": "Which key wins",
+    "weight": "One attention weight",
+    "score": "One scaled score",
+    "mask": "Weights under a mask",
+    "shape": "The weights' shape",
+    "scaling": "Scaling and entropy",
+    "heads": "Which head looks back",
+    "circuit": "Where the induction head is",
+    "timing": "When the induction head forms",
+}
 #: The induction score at which :func:`learned`'s "timing" says a head has formed.
 FORMED = 0.5
 
@@ -53,6 +65,11 @@ class Exercise:
     def choices(self) -> tuple[str, ...] | None:
         """The options of a choice question (None: type a number or a shape)."""
         return CHOICES.get(self.kind)
+
+    @property
+    def title(self) -> str:
+        """The question's title for a student (:data:`TITLES`)."""
+        return TITLES.get(self.kind, self.kind.capitalize())
 
     @property
     def answer_text(self) -> str:

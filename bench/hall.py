@@ -1,5 +1,5 @@
 """A lecture hall on this machine: Debian's haproxy with deploy/haproxy.cfg in front of
-attnviz replicas (``streamlit run app.py``), all on loopback and free ports.
+attnviz replicas (``streamlit run serve.py``), all on loopback and free ports.
 
 The project's own ``deploy/haproxy.cfg`` is used, with exactly two substitutions
 (:func:`loopback_config`): the ``bind`` address becomes ``127.0.0.1:<port>`` and the
@@ -122,7 +122,7 @@ class HAProxy:
 class Hall:
     """``len(servers())`` replicas of ``app`` sharing one cookie secret, behind HAProxy."""
 
-    def __init__(self, app: str = "app.py", options: dict | None = None) -> None:
+    def __init__(self, app: str = "serve.py", options: dict | None = None) -> None:
         from stclient import Server  # bench/ is on sys.path for the bench scripts
 
         self.secret = secrets.token_hex(32)

@@ -1,15 +1,17 @@
 """Exercises: predict a number of attention on paper, then check it (attnviz.exercises).
 
-With ``?class=CODE`` the page is a live class (attnviz.ui.live): the teacher's view with
-``&teacher=KEY``, else a student's. No ``st.stop()`` after the class's view: it would drop
-a Check queued behind this run (docs/architecture.md, "No click is lost")."""
+With ``?class=CODE&teacher=KEY`` the page is a live class's teacher view (attnviz.ui.live);
+students answer on the class's light page (``/join?class=CODE``, attnviz.web), and an old
+student link here (``?class=CODE``) gets a button to it. No ``st.stop()`` after the class's
+view: it would drop a click queued behind this run (docs/architecture.md, "No click is
+lost")."""
 
 import random
 
 import streamlit as st
 
 from attnviz import ui
-from attnviz.ui import live, predict, quiz
+from attnviz.ui import live, quiz
 
 
 def _new_set() -> None:
@@ -47,9 +49,9 @@ ui.page_guard()
 room = live.room()
 if room is None:
     exercises_page()
-elif room.problem:  # a live class: the teacher's or a student's view
+elif room.problem:  # a live class: the teacher's view, or a student's old link
     live.missing(room)
 elif room.teacher:
     live.teacher_view(room)
 else:
-    live.student_view(room, above=predict.student_box)
+    live.moved(room)

@@ -8,4 +8,5 @@ cd "$(dirname "$0")/.."
 # the project itself (editable): Streamlit serves the chart board's files from it
 .venv/bin/pip install -q --no-deps -e .
 .venv/bin/python -m attnviz.ui.board >/dev/null
-exec .venv/bin/streamlit run app.py "$@"
+# serve.py: the app (app.py) and the live class's student page (/join) in one server
+exec .venv/bin/streamlit run serve.py "$@"

@@ -9,10 +9,9 @@ store (:mod:`attnviz.classroom`).
 - :func:`teacher_view`: the join link and its QR code, the live tally (a fragment that
   reruns every :data:`TALLY_EVERY` s), **Reveal** per question, the answer keys, **End
   the class**.
-- :func:`student_view`: the class's questions; each check is stored under a random
-  student id (kept in the link as ``student=``, so a reconnect to another replica keeps
-  it) with an optional nickname; revealed questions show their answer (a fragment polls
-  the class every :data:`STUDENT_EVERY` s and reruns the page when it changed).
+- The students are not here: the join link opens the class's light page
+  (:mod:`attnviz.web`, ``<address>/join?class=CODE``), no Streamlit session per phone.
+  An old student link to this page (``?class=CODE`` without a key) gets :func:`moved`.
 
 State changes happen in ``on_click`` callbacks (they also work on a page reached by
 ``st.switch_page``).
@@ -20,8 +19,6 @@ State changes happen in ``on_click`` callbacks (they also work on a page reached
 
 from __future__ import annotations
 
-import secrets
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -41,12 +38,10 @@ TEACHER_PARAM = "teacher"
 STUDENT_PARAM = "student"
 #: Questions in a class (the page's set).
 COUNT = 8
-#: Seconds between two refreshes of the teacher's tally, and of a student's reveals.
+#: Seconds between two refreshes of the teacher's tally.
 TALLY_EVERY = 2.0
-STUDENT_EVERY = 3.0
 #: Common wrong answers listed per question.
 WRONG_SHOWN = 3
-NICK_KEY = "class_nickname"
 STORE_DOWN = classroom.STORE_ERRORS
 
 
@@ -116,24 +111,6 @@ def _start(seed: int) -> None:
     st.query_params[TEACHER_PARAM] = key
 
 
-#: The longest typed class code taken into the link (a code is 6 characters).
-CODE_TYPED_MAX = 64
-JOIN_ERROR_KEY = "class_join_error"
-
-
-def _join() -> None:
-    """on_click of Join: the typed code goes into the link (checked by :func:`room`); a
-    text too long to be a code is refused, and said, not cut."""
-    code = str(st.session_state.get("class_code") or "").strip()
-    if len(code) > CODE_TYPED_MAX:
-        st.session_state[JOIN_ERROR_KEY] = (
-            f"A class code is {classroom.CODE_LENGTH} letters and digits; what you typed is "
-            f"{len(code)} characters long: not joined."
-        )
-    elif code:
-        st.query_params[CLASS_PARAM] = code
-
-
 def leave() -> None:
     """on_click: back to the normal page (the class parameters leave the link)."""
     for name in (CLASS_PARAM, TEACHER_PARAM, STUDENT_PARAM):
@@ -182,17 +159,29 @@ def start_button(seed: int, where=st) -> None:
         st.error(f"The class could not be started: the class store failed ({problem}).")
 
 
+#: The join form's look: a label, a field and a button in a row, as Streamlit's own.
+JOIN_STYLE = """<style>
+.attnviz-join { display: flex; flex-wrap: wrap; align-items: end; gap: 0.5rem 0.75rem; }
+.attnviz-join label { flex-basis: 100%; font-size: 0.875rem; }
+.attnviz-join input { font: inherit; min-height: 2.5rem; padding: 0 0.75rem; width: 14rem;
+  border: 1px solid rgba(49, 51, 63, 0.35); border-radius: 0.5rem; }
+.attnviz-join button { font: inherit; min-height: 2.5rem; padding: 0 1rem; cursor: pointer;
+  border: 1px solid rgba(49, 51, 63, 0.35); border-radius: 0.5rem; background: #fff; }
+</style>"""
+
+
 def join_box() -> None:
-    """A student's way in without the link: type the class code, press Join."""
-    with st.container(key="class_join_box"):
-        c1, c2, _ = st.columns([1.3, 0.7, 3], vertical_alignment="bottom")
-        c1.text_input(
-            "Joining a live class? Its code:", key="class_code", placeholder="e.g. K7QX2M",
-        )  # fmt: skip
-        c2.button("Join", key="class_join_button", on_click=_join, icon=":material/login:")
-        problem = st.session_state.pop(JOIN_ERROR_KEY, None)
-        if problem:
-            st.error(problem, icon=":material/error:")
+    """A student's way in without the link: a form that opens the class's light page
+    (``join?class=CODE``, relative to this page: it works under a base path too); a wrong
+    code is said there."""
+    st.html(
+        f'''<form class="attnviz-join" method="get" action="{classroom.JOIN_PATH}">
+<label for="attnviz-join-code">Joining a live class? Its code:</label>
+<input id="attnviz-join-code" name="{CLASS_PARAM}" type="text" autocomplete="off"
+ autocapitalize="characters" spellcheck="false" placeholder="e.g. K7QX2M" maxlength="64">
+<button type="submit">Join</button></form>'''
+        + JOIN_STYLE
+    )
 
 
 #: The Exercises page's path under the app's address (its slug, checked against the table).
@@ -200,9 +189,9 @@ PAGE = pages.page("exercises").slug
 
 
 def join_link(code: str, where: RoomLink | None = None) -> str:
-    """The class's join link: the room's address of the Exercises page
+    """The class's join link: the room's address of the class's light page
     (:func:`attnviz.ui.address.link`, or ``where``) with the code."""
-    where = where or address.link(page=PAGE)
+    where = where or address.link(page=classroom.JOIN_PATH)
     return f"{where.url}?{CLASS_PARAM}={code}"
 
 
@@ -234,6 +223,24 @@ def missing(r: Room) -> None:
         c2.button(f"Join class {r.code} as a student", key="class_as_student", on_click=_as_student)
 
 
+def moved(r: Room) -> None:
+    """A student's link to this page (``?class=CODE``, no key): a class is answered on its
+    light page now; one button opens it (the link keeps the student's id)."""
+    assert r.info is not None
+    st.title(f"Live class {r.code}")
+    target = f"{classroom.JOIN_PATH}?{CLASS_PARAM}={r.code}"
+    student = _param(STUDENT_PARAM)
+    if student and student.isascii() and student.isalnum() and 8 <= len(student) <= 32:
+        target += f"&{STUDENT_PARAM}={student}"
+    st.info(
+        "A live class is answered on its own page, made for phones: open it to answer this "
+        "class's questions.",
+        icon=":material/groups:",
+    )
+    st.link_button(f"Open class {r.code}", target, type="primary")
+    st.button("Open the exercises without a class", key="class_leave", on_click=leave)
+
+
 def _sidebar_note(info: ClassInfo) -> None:
     st.sidebar.info(
         f"A live class uses its own set of questions (seed {info.seed}): the seed above "
@@ -254,7 +261,7 @@ def teacher_view(r: Room) -> None:
     info = r.info
     assert info is not None and r.teacher is not None
     items = quiz.generate(info.seed, info.count)
-    where = address.link(page=PAGE)
+    where = address.link(page=classroom.JOIN_PATH)
     link = join_link(info.code, where)
     _sidebar_note(info)
     st.title(f"Live class {info.code}")
@@ -372,103 +379,3 @@ def _tally(code: str, key: str, labels: list[str]) -> None:
                     args=(code, key, i),
                     icon=":material/visibility:",
                 )
-
-
-# --------------------------------------------------------------------------- student
-
-
-def _student_id() -> str:
-    """This student's random id: from the link (a reconnect keeps it), else a new one
-    written into the link."""
-    sid = _param(STUDENT_PARAM)
-    ok = sid is not None and 8 <= len(sid) <= 32 and sid.isascii() and sid.isalnum()
-    if not ok:
-        sid = secrets.token_hex(8)
-        st.query_params[STUDENT_PARAM] = sid
-    return sid
-
-
-def _submitter(code: str, student: str) -> quiz.Submit:
-    def submit(item: int, answer: str) -> bool:
-        nickname = st.session_state.get(NICK_KEY) or None
-        try:
-            return store().submit(code, student, item, answer, nickname=nickname)
-        except STORE_DOWN as exc:
-            raise ValueError(f"the class store is not answering ({type(exc).__name__})") from exc
-
-    return submit
-
-
-def student_view(r: Room, above: Callable[[str, str], None] | None = None) -> None:
-    """A student's screen: the class's questions, each check stored. ``above(code,
-    student)`` draws above the questions (the projector's open view question,
-    :func:`attnviz.ui.predict.student_box`)."""
-    info = r.info
-    assert info is not None
-    student = _student_id()
-    items = quiz.generate(info.seed, info.count)
-    if quiz.use_set(("class", info.code, student), info.count):
-        try:
-            quiz.restore(items, store().answers(info.code, student))
-        except (ValueError, *STORE_DOWN):
-            pass
-    _sidebar_note(info)
-    st.title(f"Live class {info.code}")
-    if info.closed:
-        st.warning(
-            "The teacher has ended this class: your answers are still checked here, but "
-            "no longer sent.",
-            icon=":material/event_busy:",
-        )
-    else:
-        st.markdown(
-            "Work each question out on paper, type your answer and press **Check**: your "
-            "answer is checked and sent to the teacher (no name needed; a later answer "
-            "replaces the earlier one). Count rows and columns from 0."
-        )
-    # no score line: a check reruns its own card only (a fragment), the score would lag
-    quiz.in_slot(_nickname_box)  # each fragment in a slot of its own (quiz.in_slot)
-    quiz.in_slot(_watch, info.code, info.revealed, info.closed)
-    if above is not None:
-        quiz.in_slot(above, info.code, student)
-    quiz.cards(
-        items,
-        submit=None if info.closed else _submitter(info.code, student),
-        revealed=info.revealed,
-        fragments=True,
-    )
-    st.button("Leave the class", key="class_leave", on_click=leave)
-
-
-@st.fragment
-def _nickname_box() -> None:
-    """The optional nickname, a fragment: committing it reruns this box only, not the
-    page (a full run a Check could wait behind; docs/architecture.md, "No click is
-    lost"). Each Check reads it from the session. A nickname the store would refuse is
-    said beside the field, not cut (Streamlit's ``max_chars`` cuts what it is sent)."""
-    c1, c2 = st.columns([1.3, 3], vertical_alignment="bottom")
-    nickname = c1.text_input(
-        "Nickname (optional)",
-        key=NICK_KEY,
-        placeholder="shown to the teacher",
-        help=f"At most {classroom.NICKNAME_MAX} characters.",
-    )
-    try:
-        classroom.check_nickname(nickname or None)
-    except ValueError as exc:
-        why = str(exc)
-        c2.error(
-            f"{why[:1].upper()}{why[1:]}. Your answers are not sent until you change it.",
-            icon=":material/error:",
-        )
-
-
-@st.fragment(run_every=timedelta(seconds=STUDENT_EVERY))
-def _watch(code: str, revealed: frozenset[int], closed: bool) -> None:
-    """Rerun the page when the teacher revealed a question or ended the class."""
-    try:
-        info = store().info(code)
-    except (ValueError, *STORE_DOWN):
-        return
-    if info.revealed != revealed or info.closed != closed:
-        st.rerun(scope="app")

@@ -11,9 +11,8 @@ answer is outlined on the chart itself.
   key does query i attend to most?", "Which head looks at the previous token?").
 - :func:`outline` (teacher): the revealed answer of this page and view, for the page to
   outline on its weights chart (:func:`attnviz.viz.classroom.outline_cells`).
-- :func:`student_box` (a student on the Exercises page, ``?class=CODE``): the open
-  question with its choices, **Send**, and after the reveal the answer (a fragment polls
-  the class every :data:`STUDENT_EVERY` s).
+- The students answer on the class's light page (:mod:`attnviz.web`, ``/join``): the open
+  question with its choices, **Send**, and after the reveal the answer.
 
 State changes happen in ``on_click`` callbacks.
 """
@@ -37,7 +36,6 @@ from attnviz.ui.text import plain_text
 from attnviz.viz.style import pool_factor
 
 TALLY_EVERY = live.TALLY_EVERY
-STUDENT_EVERY = live.STUDENT_EVERY
 ERROR_KEY = "predict_error"
 STORE_DOWN = classroom.STORE_ERRORS
 
@@ -309,59 +307,3 @@ def _tally(t: Teacher, qid: int, choices: tuple[str, ...]) -> None:
         "predict_tally_board",
         [("predict_tally", viz.classroom.choice_tally_figure(choices, counts), None)],
     )
-
-
-# --------------------------------------------------------------------------- student
-
-
-def _send(code: str, student: str, qid: int, key: str) -> None:
-    choice = st.session_state.get(key)
-    if choice is None:
-        st.session_state[ERROR_KEY] = "Pick an answer first."
-        return
-    try:
-        live.store().answer_question(code, student, qid, int(choice))
-    except (ValueError, *STORE_DOWN) as exc:
-        st.session_state[ERROR_KEY] = f"Your answer was not sent: {exc}"
-
-
-@st.fragment(run_every=timedelta(seconds=STUDENT_EVERY))
-def student_box(code: str, student: str) -> None:
-    """A student's view of the class's open view question (nothing if none)."""
-    q = _question(code)
-    if q is None:
-        return
-    with st.container(border=True, key="predict_student"):
-        st.markdown(f"#### On the projector: {plain(q.prompt)}")
-        try:
-            mine = live.store().my_choice(code, student, q.qid)
-        except (ValueError, *STORE_DOWN):
-            mine = None
-        problem = st.session_state.pop(ERROR_KEY, None)
-        if problem:
-            st.error(problem, icon=":material/error:")
-        if q.revealed:
-            verdict = (
-                "you did not answer" if mine is None
-                else "you predicted it" if mine == q.answer
-                else f"you predicted {plain(q.choices[mine])}"
-            )  # fmt: skip
-            st.success(
-                f"Revealed by the teacher: the answer is **{plain(q.choices[q.answer])}** "
-                f"({verdict}). It is outlined on the projector's chart.",
-                icon=":material/visibility:",
-            )
-            return
-        if q.link.startswith(("http://", "https://")):
-            st.link_button("Open this view on your device", q.link, icon=":material/open_in_new:")
-        key = f"predict_choice{q.qid}"
-        st.radio(
-            "Your prediction", list(range(len(q.choices))), key=key, index=None,
-            format_func=lambda i: plain(q.choices[i]), horizontal=len(q.choices) <= 8,
-        )  # fmt: skip
-        st.button(
-            "Send", key="predict_send", on_click=_send, args=(code, student, q.qid, key),
-            icon=":material/send:",
-        )  # fmt: skip
-        if mine is not None:
-            st.caption(f"Sent: {plain(q.choices[mine])} (you can change it until the reveal).")

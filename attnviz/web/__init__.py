@@ -1,0 +1,13 @@
+"""The live class's light pages: what a student's phone opens, served by the same server as
+Streamlit's pages but without a Streamlit session (Starlette routes, ``serve.py``).
+
+No Streamlit and no plotly here: :mod:`~attnviz.web.student` (the routes),
+:mod:`~attnviz.web.hub` (one class's state shared by every phone, the long poll),
+:mod:`~attnviz.web.guard` (same origin, sizes, rates), :mod:`~attnviz.web.render` and
+:mod:`~attnviz.web.mathml` (the exercises' text and formulas as HTML and MathML), and the
+page's own files in ``static/``.
+"""
+
+from attnviz.web.student import routes
+
+__all__ = ["routes"]

@@ -1,0 +1,381 @@
+// The student's page of a live class (attnviz/web/student.py serves it and its API).
+//
+// 1. The student id stays in the page's link (student=), so a reload is the same student.
+// 2. A Check goes into an outbox kept in localStorage with a client id (cid) and is sent
+//    from there, in order, until the server answers: with the network down the page says
+//    "Not sent yet" and sends it when the network is back; the server stores a retried cid
+//    once.
+// 3. What the teacher does (reveal, end, a question on the projector) arrives by a long
+//    poll: state?since=<version> answers when the class changed, or 204 after 25 s.
+
+const main = document.getElementById("class");
+const code = main.dataset.code;
+const api = code
+  ? new URL(`${main.dataset.join}/api/${encodeURIComponent(code)}/`, document.baseURI)
+  : null;
+
+const RETRY_MS = [1000, 2000, 3000, 5000];
+const $ = (sel, root = document) => root.querySelector(sel);
+
+function setHTML(el, html, cls) {
+  el.innerHTML = html; // server-made HTML: escaped there (attnviz/web/render.py)
+  el.className = el.className.split(" ")[0] + (cls ? ` ${cls}` : "");
+}
+
+function setText(el, text, cls) {
+  el.textContent = text;
+  el.className = el.className.split(" ")[0] + (cls ? ` ${cls}` : "");
+}
+
+function status(text) {
+  const box = $("#status");
+  box.hidden = !text;
+  box.textContent = text || "";
+}
+
+// --------------------------------------------------------------------------- the student
+
+function studentId() {
+  const link = new URL(location.href);
+  let id = link.searchParams.get("student");
+  if (!id || !/^[A-Za-z0-9]{8,32}$/.test(id)) {
+    id = main.dataset.student;
+    link.searchParams.set("student", id);
+    history.replaceState(null, "", link);
+  }
+  return id;
+}
+
+function newCid() {
+  const bytes = new Uint8Array(12);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+// --------------------------------------------------------------------------- the outbox
+
+const NICK_MAX = 24;
+
+function store(key, value) {
+  try {
+    if (value === undefined) return JSON.parse(localStorage.getItem(key) || "null");
+    localStorage.setItem(key, JSON.stringify(value));
+  } catch {
+    return null; // private mode: the outbox lives in memory only
+  }
+  return value;
+}
+
+class Outbox {
+  constructor(key) {
+    this.key = key;
+    this.items = store(key) || [];
+    this.busy = false;
+    this.wait = 0;
+  }
+  save() {
+    store(this.key, this.items);
+  }
+  add(entry) {
+    // a newer answer to the same question replaces one not yet sent
+    this.items = this.items.filter((e) => !(e.kind === entry.kind && e.target === entry.target));
+    this.items.push(entry);
+    this.save();
+    this.flush();
+  }
+  async flush() {
+    if (this.busy) return;
+    this.busy = true;
+    try {
+      while (this.items.length) {
+        const entry = this.items[0];
+        const done = await send(entry);
+        if (!done) {
+          const ms = RETRY_MS[Math.min(this.wait++, RETRY_MS.length - 1)];
+          await new Promise((ok) => setTimeout(ok, entry.retryAfter || ms));
+          continue;
+        }
+        this.wait = 0;
+        this.items.shift();
+        this.save();
+      }
+    } finally {
+      this.busy = false;
+    }
+  }
+}
+
+// The answer of one POST: true when it is settled (stored, or refused for good), false to
+// send it again.
+async function send(entry) {
+  const shown = entry.kind === "answer" ? cardOf(entry.target) : null;
+  let res;
+  try {
+    res = await fetch(new URL(entry.kind, api), {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(entry.body),
+      credentials: "same-origin",
+    });
+  } catch {
+    pending(entry, "Not sent yet: no connection to the class. Your answer is kept here and " +
+      "sent when the connection is back.");
+    return false;
+  }
+  let data = {};
+  try {
+    data = await res.json();
+  } catch {
+    data = { message: `The server answered ${res.status}.` };
+  }
+  entry.retryAfter = 0;
+  if (res.status === 429 || res.status >= 500) {
+    entry.retryAfter = (Number(res.headers.get("Retry-After")) || 0) * 1000;
+    pending(entry, `Not sent yet: ${data.message || "the server is busy"} It is sent again ` +
+      "in a moment.");
+    return false;
+  }
+  if (entry.kind === "predict") {
+    predictDone(entry, res.ok, data);
+    return true;
+  }
+  if (!res.ok) {
+    setText($(".verdict", shown), data.message || `Not sent (${res.status}).`, "wrong");
+    return true;
+  }
+  showVerdict(entry.target, data);
+  return true;
+}
+
+function pending(entry, text) {
+  const box = entry.kind === "answer" ? $(".verdict", cardOf(entry.target)) : $("#predict-verdict");
+  setText(box, text, "pending");
+}
+
+// --------------------------------------------------------------------------- questions
+
+const cardOf = (item) => document.getElementById(`q${item}`);
+
+function showVerdict(item, data) {
+  const box = $(".verdict", cardOf(item));
+  const note = data.message ? `<p>${escapeHTML(data.message)}</p>` : "";
+  setHTML(box, data.verdict + note, data.right ? "right" : "wrong");
+}
+
+function escapeHTML(text) {
+  const p = document.createElement("p");
+  p.textContent = text;
+  return p.innerHTML;
+}
+
+function nickname() {
+  const value = $("#nickname").value.trim();
+  return value || null;
+}
+
+function nicknameProblem() {
+  const value = $("#nickname").value.trim();
+  if (value.length > NICK_MAX) {
+    return `Your nickname is ${value.length} characters long; at most ${NICK_MAX}. Your ` +
+      "answers are not sent until you change it.";
+  }
+  return "";
+}
+
+function check(form, outbox, student) {
+  const item = Number(form.dataset.item);
+  const box = $(".verdict", cardOf(item));
+  const input = form.elements.answer;
+  const value = (input instanceof RadioNodeList ? input.value : input.value || "").trim();
+  if (!value) {
+    setText(box, "Type an answer first.", "wrong");
+    return;
+  }
+  const problem = nicknameProblem();
+  if (problem) {
+    setText(box, problem, "wrong");
+    $("#nickname").focus();
+    return;
+  }
+  setText(box, "Sending…", "pending");
+  outbox.add({
+    kind: "answer",
+    target: item,
+    body: { student, cid: newCid(), item, answer: value, nickname: nickname() },
+  });
+}
+
+// --------------------------------------------------------------------------- the class
+
+let question = null;
+let restored = null; // the stored prediction, { qid, choice }, until its question shows
+
+function applyState(state) {
+  document.body.classList.toggle("closed", state.closed);
+  status(
+    state.closed
+      ? "The teacher has ended this class: your answers are still checked here, but no " +
+          "longer sent."
+      : "",
+  );
+  for (const [item, shown] of Object.entries(state.revealed)) {
+    const box = $(".revealed", cardOf(item));
+    if (!box || box.dataset.shown) continue;
+    box.dataset.shown = "1";
+    box.hidden = false;
+    setHTML(box, `<p><strong>Revealed by the teacher: the answer is ${escapeHTML(shown.answer)}` +
+      `</strong></p>${shown.html}`);
+  }
+  showQuestion(state.question);
+}
+
+function showQuestion(q) {
+  const box = $("#predict");
+  if (!q) {
+    box.hidden = true;
+    question = null;
+    return;
+  }
+  const isNew = !question || question.qid !== q.qid;
+  const kept = restored && restored.qid === q.qid ? restored.choice : null;
+  question = { ...q, mine: isNew ? kept : question.mine };
+  box.hidden = false;
+  $("#predict-prompt").textContent = q.prompt;
+  const link = $("#predict-link");
+  link.hidden = !q.link || q.revealed;
+  if (q.link) $("a", link).href = q.link;
+  if (isNew) {
+    const choices = $("#predict-choices");
+    choices.replaceChildren(
+      ...q.choices.map((c, i) => {
+        const label = document.createElement("label");
+        label.className = "choice";
+        const input = document.createElement("input");
+        Object.assign(input, { type: "radio", name: "choice", value: String(i) });
+        label.append(input, ` ${c}`);
+        return label;
+      }),
+    );
+    setText($("#predict-verdict"), "");
+  }
+  $("#predict-form").hidden = q.revealed;
+  if (q.revealed) {
+    const mine = question.mine;
+    const said = mine === null ? "you did not answer" : mine === q.answer ? "you predicted it"
+      : `you predicted ${q.choices[mine]}`;
+    setText($("#predict-verdict"), `Revealed by the teacher: the answer is ${q.choices[q.answer]}` +
+      ` (${said}). It is outlined on the projector's chart.`, "right");
+  }
+}
+
+function predictDone(entry, ok, data) {
+  if (!ok) {
+    setText($("#predict-verdict"), data.message || "Not sent.", "wrong");
+    return;
+  }
+  if (question && question.qid === entry.body.qid) {
+    question.mine = entry.body.choice;
+    setText($("#predict-verdict"), `Sent: ${question.choices[entry.body.choice]} (you can ` +
+      "change it until the reveal).");
+  }
+}
+
+async function follow() {
+  let since = "";
+  let fails = 0;
+  for (;;) {
+    let res;
+    try {
+      res = await fetch(new URL(`state?since=${encodeURIComponent(since)}`, api), {
+        cache: "no-store",
+      });
+    } catch {
+      res = null;
+    }
+    if (res && res.status === 200) {
+      const state = await res.json();
+      since = state.v;
+      fails = 0;
+      if (!document.body.classList.contains("closed") || state.closed) applyState(state);
+      continue;
+    }
+    if (res && res.status === 204) {
+      fails = 0;
+      continue;
+    }
+    if (res && res.status === 404) {
+      status("This class is over: it ended more than 24 hours ago, or its code is wrong.");
+      return;
+    }
+    fails += 1;
+    status("Reconnecting to the class… Your answers are kept on this device meanwhile.");
+    await new Promise((ok) => setTimeout(ok, RETRY_MS[Math.min(fails - 1, RETRY_MS.length - 1)]));
+  }
+}
+
+async function restore(student) {
+  try {
+    const res = await fetch(new URL(`mine?student=${student}`, api), { cache: "no-store" });
+    if (!res.ok) return;
+    const mine = await res.json();
+    for (const [item, a] of Object.entries(mine.answers)) {
+      const form = $("form", cardOf(item));
+      const input = form.elements.answer;
+      if (input instanceof RadioNodeList) input.value = a.answer;
+      else input.value = a.answer;
+      showVerdict(item, { right: a.right, verdict: a.verdict });
+    }
+    if (mine.choice && mine.choice.choice !== null) {
+      restored = mine.choice;
+      if (question && question.qid === restored.qid) {
+        question.mine = restored.choice;
+        showQuestion(question);
+        if (!question.revealed) predictDone({ body: restored }, true, {});
+      }
+    }
+  } catch {
+    // offline at load: the stored answers come back with the next reload
+  }
+}
+
+function start() {
+  if (!code) return;
+  const student = studentId();
+  const outbox = new Outbox(`attnviz-outbox-${code}-${student}`);
+  const nickKey = `attnviz-nickname-${code}`;
+  const nick = $("#nickname");
+  nick.value = store(nickKey) || "";
+  nick.addEventListener("input", () => {
+    store(nickKey, nick.value);
+    const problem = nicknameProblem();
+    const help = $("#nickname-help");
+    help.textContent = problem || `At most ${NICK_MAX} characters. Sent with each answer.`;
+    help.className = problem ? "help wrong" : "help";
+  });
+  for (const form of document.querySelectorAll("form.answer")) {
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      check(form, outbox, student);
+    });
+  }
+  $("#predict-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const picked = event.target.elements.choice;
+    if (!question || !picked || picked.value === "") {
+      setText($("#predict-verdict"), "Pick one first.", "wrong");
+      return;
+    }
+    outbox.add({
+      kind: "predict",
+      target: question.qid,
+      body: { student, cid: newCid(), qid: question.qid, choice: Number(picked.value) },
+    });
+  });
+  for (const entry of outbox.items) pending(entry, "Not sent yet: sending it now.");
+  window.addEventListener("online", () => outbox.flush());
+  outbox.flush();
+  follow();
+  restore(student);
+}
+
+start();

@@ -1,0 +1,400 @@
+"""The student's page of a live class: light routes served beside Streamlit's pages by the
+same server (``serve.py``: ``st.App("app.py", routes=web.routes())``), with no session: any
+replica answers any request.
+
+- ``GET /join?class=CODE&student=ID``: the page: the class's questions (MathML made
+  here), a nickname box, per question an answer box and **Check**; without a code, a box
+  to type one.
+- ``GET /join/static/<file>``: its script and style sheet (content-versioned, a year).
+- ``GET /join/api/CODE/state?since=V``: what every student sees (revealed answers, ended,
+  the projector's question); waits up to 25 s for a change (:mod:`attnviz.web.hub`),
+  else 204.
+- ``GET /join/api/CODE/mine?student=ID``: this student's stored answers and verdicts (a
+  reload, another replica).
+- ``POST /join/api/CODE/answer`` ``{student, nickname, item, answer, cid}``: checked,
+  stored once (a retried ``cid`` is answered from memory), the verdict.
+- ``POST /join/api/CODE/predict`` ``{student, qid, choice, cid}``: a prediction for the
+  projector's question.
+
+Every store call runs in a worker thread, never on the event loop. Every error is a JSON
+``{"error", "message"}`` whose message the page shows as it is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import gzip
+import hashlib
+import html
+import json
+import re
+import secrets
+import threading
+from collections import OrderedDict
+from pathlib import Path
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from attnviz import classroom
+from attnviz.web import guard, hub
+from attnviz.web.render import text_html
+
+STATIC = Path(__file__).parent / "static"
+#: The page's own files, read once: name -> (bytes, media type, version).
+ASSETS = {
+    name: (
+        (STATIC / name).read_bytes(),
+        media,
+        hashlib.sha256((STATIC / name).read_bytes()).hexdigest()[:12],
+    )
+    for name, media in (("student.js", "text/javascript"), ("student.css", "text/css"))
+}
+TEMPLATE = (STATIC / "student.html").read_text()
+PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
+STUDENT_ID = re.compile(r"[A-Za-z0-9]{8,32}")
+CID_MAX = 64
+#: Answered requests remembered for retries (their client ids), per process.
+DONE_MAX = 50_000
+HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; "
+    "connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; "
+    "frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+STORE_DOWN = (
+    "The class store is not answering right now. Your answer is kept on this device and "
+    "sent again in a moment."
+)
+
+
+class _Server:
+    """This process's store, hub, rate limit and answered client ids (made on first use)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self._store: classroom.ClassStore | None = None
+        self.hub = hub.Hub(lambda code: hub.load(self.store, code))
+        self.limit = guard.RateLimit()
+        self.done: OrderedDict[str, tuple[int, bytes]] = OrderedDict()
+
+    @property
+    def store(self) -> classroom.ClassStore:
+        with self.lock:
+            if self._store is None:
+                self._store = classroom.ClassStore(classroom.default_url())
+            return self._store
+
+    def remember(self, cid: str, status: int, body: bytes) -> None:
+        self.done[cid] = (status, body)
+        while len(self.done) > DONE_MAX:
+            self.done.popitem(last=False)
+
+
+SERVER = _Server()
+
+
+# --------------------------------------------------------------------------- replies
+
+
+def _reply(
+    request: Request,
+    body: bytes,
+    media: str = "application/json",
+    status: int = 200,
+    headers: dict[str, str] | None = None,
+) -> Response:
+    """``body``, gzipped when the browser takes it and it is worth it; never cached unless
+    ``headers`` say so; the security headers on every reply."""
+    out = {**HEADERS, "Cache-Control": "no-store", **(headers or {}), "Vary": "Accept-Encoding"}
+    if len(body) > 1024 and "gzip" in request.headers.get("accept-encoding", ""):
+        body = gzip.compress(body, compresslevel=6, mtime=0)
+        out["Content-Encoding"] = "gzip"
+    return Response(body, status_code=status, media_type=media, headers=out)
+
+
+def _error(request: Request, status: int, error: str, message: str, **extra) -> Response:
+    body = json.dumps({"error": error, "message": message, **extra}).encode()
+    headers = {}
+    if extra.get("retry_after") is not None:
+        headers["Retry-After"] = str(max(1, round(extra["retry_after"])))
+    return _reply(request, body, status=status, headers=headers)
+
+
+def _not_found(code: str) -> str:
+    shown = code[:20] + ("…" if len(code) > 20 else "")
+    return (
+        f"There is no class with the code {shown}: a wrong code, or the class ended more "
+        f"than 24 hours ago (classes expire then). A class code is {classroom.CODE_LENGTH} "
+        "letters and digits."
+    )
+
+
+# --------------------------------------------------------------------------- the page
+
+
+def _field(i: int, choices: tuple[str, ...] | None, placeholder: str) -> str:
+    if choices:
+        options = "".join(
+            f'<label class="choice"><input type="radio" name="answer" value="{html.escape(c)}">'
+            f" {html.escape(c)}</label>"
+            for c in choices
+        )
+        return (
+            f'<fieldset><legend>Your answer</legend><div class="choices">{options}</div></fieldset>'
+        )
+    return (
+        f'<label for="a{i}">Your answer</label>'
+        f'<input id="a{i}" name="answer" type="text" autocomplete="off" autocapitalize="off" '
+        f'spellcheck="false" placeholder="{placeholder}">'
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def _questions_html(seed: int, count: int) -> str:
+    """The questions of a set as cards (made once per process and set)."""
+    cards = []
+    for i, e in enumerate(hub.items(seed, count)):
+        placeholder = "(4, 2)" if e.kind == "shape" else "a number"
+        cards.append(
+            f'<li class="card" id="q{i}" data-item="{i}">'
+            f'<h2 id="q{i}-title">{i + 1}. {html.escape(e.title)}</h2>'
+            f'<div class="prompt">{text_html(e.prompt)}</div>'
+            f'<form class="answer" data-item="{i}" aria-labelledby="q{i}-title" novalidate>'
+            f'<div class="field">{_field(i, e.choices, placeholder)}</div>'
+            '<button type="submit">Check</button></form>'
+            '<div class="verdict" role="status" aria-live="polite"></div>'
+            '<div class="revealed" aria-live="polite" hidden></div></li>'
+        )
+    return '<ol class="questions">' + "".join(cards) + "</ol>"
+
+
+def _fill(**values: str) -> bytes:
+    """The page template with each ``{{name}}`` replaced by its value (already HTML), in
+    one pass: a value is never read as a placeholder."""
+    shown = bool(values.get("code"))
+    values = {
+        **{f"{n.split('.')[1]}_v": v for n, (_, _, v) in ASSETS.items()},
+        "join_hidden": "hidden" if shown else "",
+        "class_hidden": "" if shown else "hidden",
+        "join": classroom.JOIN_PATH,
+        **values,
+    }
+    return PLACEHOLDER.sub(lambda m: values[m.group(1)], TEMPLATE).encode()
+
+
+async def page(request: Request) -> Response:
+    """``GET /join``: the class page, or a box for a code (with why, for a wrong one)."""
+    code = (request.query_params.get("class") or "").strip()
+    student = request.query_params.get("student") or ""
+    if not STUDENT_ID.fullmatch(student):
+        student = secrets.token_hex(8)  # the script writes it into the link
+    esc = html.escape
+    if not code:
+        body = _fill(title="Join a live class", code="", student="", problem="", main="")
+        return _reply(request, body, "text/html; charset=utf-8")
+    try:
+        state = await SERVER.hub.current(classroom.normalize_code(code))
+    except classroom.ClassNotFound:
+        problem = f'<p class="problem" role="alert">{esc(_not_found(code))}</p>'
+        body = _fill(title="Join a live class", code="", student="", problem=problem, main="")
+        return _reply(request, body, "text/html; charset=utf-8", status=404)
+    except classroom.STORE_ERRORS as exc:
+        problem = (
+            '<p class="problem" role="alert">The class store cannot be reached '
+            f"({esc(type(exc).__name__)}): reload this page in a moment.</p>"
+        )
+        body = _fill(title="Join a live class", code="", student="", problem=problem, main="")
+        return _reply(request, body, "text/html; charset=utf-8", status=503)
+    info = state.info
+    body = _fill(
+        title=f"Live class {esc(info.code)}",
+        code=esc(info.code),
+        student=esc(student),
+        problem="",
+        main=_questions_html(info.seed, info.count),
+    )
+    return _reply(request, body, "text/html; charset=utf-8")
+
+
+async def asset(request: Request) -> Response:
+    """``GET /join/static/<name>``: cached a year when asked for by its version."""
+    name = request.path_params["name"]
+    if name not in ASSETS:
+        return _error(request, 404, "not_found", "No such file.")
+    data, media, version = ASSETS[name]
+    cache = (
+        "public, max-age=31536000, immutable"
+        if request.query_params.get("v") == version
+        else "no-cache"
+    )
+    return _reply(request, data, media, headers={"Cache-Control": cache, "ETag": f'"{version}"'})
+
+
+# --------------------------------------------------------------------------- the API
+
+
+def _code(request: Request) -> str:
+    try:
+        return classroom.normalize_code(request.path_params["code"])
+    except ValueError:
+        raise guard.Refused(404, _not_found(str(request.path_params["code"]))) from None
+
+
+async def state(request: Request) -> Response:
+    """``GET /join/api/CODE/state?since=V``: the class when its version is not V (at once,
+    or when it changes within the wait), else 204."""
+    try:
+        code = _code(request)
+        since = request.query_params.get("since")
+        if since:
+            got = await SERVER.hub.wait(code, since, hub.WAIT_S)
+        else:
+            got = await SERVER.hub.current(code)
+    except guard.Refused as r:
+        return _error(request, r.status, "refused", r.message)
+    except classroom.ClassNotFound:
+        return _error(request, 404, "not_found", _not_found(request.path_params["code"]))
+    except classroom.STORE_ERRORS:
+        return _error(request, 503, "store_down", "The class store is not answering.")
+    if got is None:
+        return Response(status_code=204, headers={**HEADERS, "Cache-Control": "no-store"})
+    return _reply(request, got.body)
+
+
+def _student(value: object) -> str:
+    if not isinstance(value, str) or not STUDENT_ID.fullmatch(value):
+        raise guard.Refused(400, "This page's student id is missing or wrong: reload the page.")
+    return value
+
+
+def _verdict(e, right: bool) -> str:
+    if right:
+        return f"<p><strong>Right: {html.escape(e.answer_text)}.</strong></p>" + text_html(
+            e.explanation
+        )
+    return "<p><strong>Not quite.</strong> Hint: " + text_html(e.hint).removeprefix("<p>")
+
+
+async def mine(request: Request) -> Response:
+    """``GET /join/api/CODE/mine?student=ID``: this student's stored answers (with their
+    verdicts) and prediction."""
+    try:
+        code = _code(request)
+        student = _student(request.query_params.get("student"))
+        current = await SERVER.hub.current(code)
+        stored = await asyncio.to_thread(SERVER.store.answers, code, student)
+        q = json.loads(current.body).get("question")
+        choice = None
+        if q is not None:
+            choice = await asyncio.to_thread(SERVER.store.my_choice, code, student, q["qid"])
+    except guard.Refused as r:
+        return _error(request, r.status, "refused", r.message)
+    except classroom.ClassNotFound:
+        return _error(request, 404, "not_found", _not_found(request.path_params["code"]))
+    except classroom.STORE_ERRORS:
+        return _error(request, 503, "store_down", "The class store is not answering.")
+    items = hub.items(current.info.seed, current.info.count)
+    answers = {
+        str(i): {"answer": a, "right": r, "verdict": _verdict(items[i], r)}
+        for i, (a, r) in stored.items()
+        if 0 <= i < len(items)
+    }
+    body = {
+        "answers": answers,
+        "choice": None if q is None else {"qid": q["qid"], "choice": choice},
+    }
+    return _reply(request, json.dumps(body).encode())
+
+
+async def _write(request: Request, handle) -> Response:
+    """The steps every write shares: same origin, size, JSON, rate, a retried client id
+    answered from memory; then ``handle(code, data)`` -> (status, body dict)."""
+    try:
+        guard.same_origin(request)
+        data = await guard.read_json(request)
+        code = _code(request)
+        student = _student(data.get("student"))
+        cid = data.get("cid")
+        if not isinstance(cid, str) or not 8 <= len(cid) <= CID_MAX:
+            raise guard.Refused(400, "The request has no id: reload the page.")
+        key = f"{code}/{student}/{cid}"
+        if key in SERVER.done:  # a retry of a request already answered: not stored again
+            status, body = SERVER.done[key]
+            return _reply(request, body, status=status)
+        SERVER.limit.take(student)
+        status, out = await handle(code, student, data)
+    except guard.Refused as r:
+        return _error(request, r.status, "refused", r.message, retry_after=r.retry_after)
+    except classroom.ClassNotFound:
+        return _error(request, 404, "not_found", _not_found(request.path_params["code"]))
+    except classroom.STORE_ERRORS:
+        return _error(request, 503, "store_down", STORE_DOWN)
+    body = json.dumps(out).encode()
+    SERVER.remember(key, status, body)
+    return _reply(request, body, status=status)
+
+
+async def _answer(code: str, student: str, data: dict) -> tuple[int, dict]:
+    item, text, nickname = data.get("item"), data.get("answer"), data.get("nickname") or None
+    if not isinstance(text, str) or not text.strip():
+        raise guard.Refused(400, "Type an answer first.")
+    try:
+        right = await asyncio.to_thread(
+            SERVER.store.submit, code, student, item, text, nickname=nickname
+        )
+        stored = True
+    except classroom.ClassClosed:  # checked here, not stored: said on the page
+        info = (await SERVER.hub.current(code)).info
+        if not isinstance(item, int) or not 0 <= item < info.count:
+            raise guard.Refused(400, f"There is no question {item!r} in this class.") from None
+        right, stored = hub.items(info.seed, info.count)[item].check(text), False
+    except classroom.ClassNotFound:
+        raise
+    except ValueError as exc:
+        why = str(exc)
+        raise guard.Refused(400, f"Not sent: {why[:1].upper()}{why[1:]}.") from None
+    info = (await SERVER.hub.current(code)).info
+    e = hub.items(info.seed, info.count)[item]
+    out = {"item": item, "right": bool(right), "stored": stored, "verdict": _verdict(e, right)}
+    if not stored:
+        out["message"] = (
+            "The teacher has ended this class: your answer is checked here, but no longer sent."
+        )
+    return 200, out
+
+
+async def _predict(code: str, student: str, data: dict) -> tuple[int, dict]:
+    qid, choice = data.get("qid"), data.get("choice")
+    try:
+        await asyncio.to_thread(SERVER.store.answer_question, code, student, qid, choice)
+    except classroom.ClassNotFound:
+        raise
+    except ValueError as exc:
+        why = str(exc)
+        raise guard.Refused(409, f"Not sent: {why[:1].upper()}{why[1:]}.") from None
+    return 200, {"qid": qid, "choice": choice, "stored": True}
+
+
+async def answer(request: Request) -> Response:
+    return await _write(request, _answer)
+
+
+async def predict(request: Request) -> Response:
+    return await _write(request, _predict)
+
+
+def routes() -> list[Route]:
+    """The student page's routes, for ``st.App(..., routes=...)``."""
+    join = f"/{classroom.JOIN_PATH}"
+    return [
+        Route(join, page, methods=["GET"]),
+        Route(f"{join}/static/{{name}}", asset, methods=["GET"]),
+        Route(f"{join}/api/{{code}}/state", state, methods=["GET"]),
+        Route(f"{join}/api/{{code}}/mine", mine, methods=["GET"]),
+        Route(f"{join}/api/{{code}}/answer", answer, methods=["POST"]),
+        Route(f"{join}/api/{{code}}/predict", predict, methods=["POST"]),
+    ]

@@ -1,0 +1,12 @@
+"""attnviz served: Streamlit's pages (``app.py``) and the live class's light student page
+(``attnviz.web``: ``/join``, no Streamlit session) in one ASGI app. ``streamlit run serve.py``
+finds ``app`` and serves it (``scripts/run.sh``, the image and the ``attnviz`` command do).
+"""
+
+from pathlib import Path
+
+import streamlit as st
+
+from attnviz import web
+
+app = st.App(Path(__file__).with_name("app.py"), routes=web.routes())
