@@ -196,7 +196,12 @@ def room_link(
     :func:`lan_address`. An invalid ``given`` or ``env`` is skipped, and said in the
     warning."""
     parts = urlsplit(teacher_url.strip())
-    page = _page(parts.path, base_path) if page is None else page.strip("/")
+    if page is None:
+        page = _page(parts.path, base_path)
+    else:  # another page than the teacher's: its path under the same base path
+        page = page.strip("/")
+        base = base_path.strip("/")
+        parts = parts._replace(path="/" + "/".join(p for p in (base, page) if p))
     values = [("given", given, "the address you typed"), ("env", env, PUBLIC_URL_ENV)]
     found, problems = _given(page, values)
     link = found or _own_link(parts, listen, container, lan)

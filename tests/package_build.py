@@ -18,7 +18,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 #: What the build reads: the project table, the readme it names, the package, the app.
-SOURCES = ("pyproject.toml", "README.md", "app.py", "pages", "attnviz", ".streamlit")
+SOURCES = ("pyproject.toml", "README.md", "app.py", "serve.py", "pages", "attnviz", ".streamlit")
 
 
 def build_wheel(where: Path) -> Path:

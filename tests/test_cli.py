@@ -36,7 +36,7 @@ def test_config_options_flatten_a_config_toml(tmp_path):
 def test_the_command_runs_the_checkouts_app_with_its_settings_then_the_callers():
     cmd = cli.streamlit_command(["--server.port", "8642", "--server.maxUploadSize", "5"])
     assert cmd[:4] == [sys.executable, "-m", "streamlit", "run"]
-    assert Path(cmd[4]) == ROOT / "app.py"
+    assert Path(cmd[4]) == ROOT / "serve.py"
     settings = cli.config_options(ROOT / ".streamlit" / "config.toml")
     assert len(settings) >= 15 and cmd[5 : 5 + len(settings)] == settings
     params = parsed(cmd)  # every setting is an option streamlit knows (click refuses others)

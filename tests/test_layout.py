@@ -3,8 +3,10 @@
 - **Layers.** The library (the modules at the top of ``attnviz/`` and ``attnviz/models/``)
   imports neither streamlit nor plotly: it is imported here in a fresh interpreter where
   both are blocked. Read from the source with ``ast`` (every import, top level or inside a
-  function): streamlit only under ``attnviz/ui/`` (and ``app.py``, ``pages/``), plotly only
-  under ``attnviz/viz/`` and ``attnviz/ui/``.
+  function): streamlit only under ``attnviz/ui/`` (and ``app.py``, ``pages/``, ``serve.py``),
+  plotly only under ``attnviz/viz/`` and ``attnviz/ui/``, starlette (the light routes of a
+  live class) only under ``attnviz/web/`` (and ``serve.py``), which imports neither
+  streamlit nor plotly.
 - **Tests mirror the package.** ``attnviz/<module>.py`` is tested in
   ``tests/test_<module>.py``, ``attnviz/<sub>/<module>.py`` in ``tests/<sub>/test_<module>.py``
   (a package of its own, ``attnviz/ui/board/``, in ``tests/ui/test_board.py``, its
@@ -31,7 +33,7 @@ PACKAGE = ROOT / "attnviz"
 TESTS = ROOT / "tests"
 SHARE = 0.9
 #: Sub-packages of attnviz/ with a test folder of their own.
-SUBPACKAGES = ("models", "viz", "ui")
+SUBPACKAGES = ("models", "viz", "ui", "web")
 #: Test files about the repository rather than one module, and what they test.
 REPO_TESTS = {
     "test_app.py": "app.py and every page through AppTest",
@@ -91,13 +93,22 @@ def third_party(path: Path) -> list[tuple[int, str]]:
 def allowed(rel: str, package: str) -> bool:
     """Whether the file ``rel`` (relative to the checkout) may import ``package``."""
     if package == "streamlit":
-        return rel.startswith("attnviz/ui/") or rel == "app.py" or rel.startswith("pages/")
+        return rel.startswith(("attnviz/ui/", "pages/")) or rel in ("app.py", "serve.py")
     if package == "plotly":
         return rel.startswith(("attnviz/viz/", "attnviz/ui/"))
+    if package == "starlette":
+        return rel.startswith("attnviz/web/") or rel == "serve.py"
     return True
 
 
-FILES = [*sorted(PACKAGE.rglob("*.py")), ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]
+#: The packages whose imports are ruled by :func:`allowed`.
+RULED = ("streamlit", "plotly", "starlette")
+FILES = [
+    *sorted(PACKAGE.rglob("*.py")),
+    ROOT / "app.py",
+    ROOT / "serve.py",
+    *sorted((ROOT / "pages").glob("*.py")),
+]
 
 
 def layer_breaches() -> list[str]:
@@ -105,7 +116,7 @@ def layer_breaches() -> list[str]:
     for path in FILES:
         rel = path.relative_to(ROOT).as_posix()
         for line, package in third_party(path):
-            if package in ("streamlit", "plotly") and not allowed(rel, package):
+            if package in RULED and not allowed(rel, package):
                 out.append(f"{rel}:{line} imports {package}")
     return out
 
@@ -119,9 +130,12 @@ def test_the_import_reader_sees_imports_at_every_depth():
         "attnviz/viz/x.py", "streamlit"
     )
     assert allowed("pages/scaling.py", "streamlit") and not allowed("pages/scaling.py", "plotly")
+    assert allowed("attnviz/web/student.py", "starlette")
+    assert not allowed("attnviz/web/student.py", "streamlit")
+    assert not allowed("attnviz/ui/live.py", "starlette")
 
 
-def test_streamlit_only_in_the_ui_and_plotly_only_in_viz_and_ui():
+def test_each_framework_only_in_its_layer():
     assert not layer_breaches(), "imports across the layers:\n" + "\n".join(layer_breaches())
 
 

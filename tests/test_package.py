@@ -45,7 +45,12 @@ def test_the_wheel_holds_the_board_the_app_the_pages_and_the_config(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
     assert BOARD and {f"attnviz/ui/board/js/{b}" for b in BOARD} <= names
     assert len(PAGES) >= 10 and {f"attnviz/app/pages/{p}" for p in PAGES} <= names
-    assert "attnviz/app/app.py" in names
+    assert {"attnviz/app/app.py", "attnviz/app/serve.py"} <= names
+    # the live class's student page: its routes and its own files
+    assert {f"attnviz/web/static/{f}" for f in ("student.html", "student.js", "student.css")} <= (
+        names
+    )
+    assert "attnviz/web/student.py" in names
     assert "attnviz/app/.streamlit/config.toml" in names  # the safe serving settings
     assert {
         "attnviz/cli.py",

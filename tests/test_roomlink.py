@@ -158,3 +158,14 @@ def test_lan_address_is_a_network_ipv4_address_or_none():
     assert ip is None or (
         ipaddress.ip_address(ip).version == 4 and not ipaddress.ip_address(ip).is_loopback
     )
+
+
+def test_another_page_gets_its_own_path_on_the_teachers_address():
+    """The join link names the class's student page, not the teacher's (Exercises) page,
+    also when the link is the teacher's own address, and under a base path."""
+    own = roomlink.room_link("http://10.1.2.3:8501/exercises?class=X", page="join")
+    assert own.url == "http://10.1.2.3:8501/join"
+    based = roomlink.room_link(
+        "http://10.1.2.3:8501/attnviz/exercises", page="join", base_path="attnviz"
+    )
+    assert based.url == "http://10.1.2.3:8501/attnviz/join"

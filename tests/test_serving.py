@@ -144,6 +144,7 @@ def test_dockerfile_copies_only_what_the_app_needs():
         "attnviz",
         "pages",
         "app.py",
+        "serve.py",  # the server: app.py's pages and the live class's /join page
         # the project is installed in the image: Streamlit serves the board's files from an
         # installed distribution (components v2); README.md is pyproject.toml's readme
         "pyproject.toml",
@@ -177,7 +178,7 @@ def test_dockerfile_runs_as_non_root_and_exposes_8501_with_a_healthcheck():
     health = [rest for keyword, rest in instructions if keyword == "HEALTHCHECK"]
     assert len(health) == 1 and "/_stcore/health" in health[0] and ":8501" in health[0]
     command = start_command()
-    assert command[:3] == ["streamlit", "run", "app.py"]
+    assert command[:3] == ["streamlit", "run", "serve.py"]
     assert "--server.address=0.0.0.0" in command
     assert "--server.port=8501" in command
 

@@ -159,28 +159,25 @@ def start_button(seed: int, where=st) -> None:
         st.error(f"The class could not be started: the class store failed ({problem}).")
 
 
-#: The join form's look: a label, a field and a button in a row, as Streamlit's own.
-JOIN_STYLE = """<style>
-.attnviz-join { display: flex; flex-wrap: wrap; align-items: end; gap: 0.5rem 0.75rem; }
-.attnviz-join label { flex-basis: 100%; font-size: 0.875rem; }
-.attnviz-join input { font: inherit; min-height: 2.5rem; padding: 0 0.75rem; width: 14rem;
-  border: 1px solid rgba(49, 51, 63, 0.35); border-radius: 0.5rem; }
-.attnviz-join button { font: inherit; min-height: 2.5rem; padding: 0 1rem; cursor: pointer;
-  border: 1px solid rgba(49, 51, 63, 0.35); border-radius: 0.5rem; background: #fff; }
-</style>"""
-
-
 def join_box() -> None:
     """A student's way in without the link: a form that opens the class's light page
-    (``join?class=CODE``, relative to this page: it works under a base path too); a wrong
-    code is said there."""
+    (``join?class=CODE``, relative to this page: it works under a base path too; a literal,
+    as every raw HTML of the app, checked against ``classroom.JOIN_PATH`` and
+    ``CLASS_PARAM`` by tests/ui/test_live.py); a wrong code is said there."""
     st.html(
-        f'''<form class="attnviz-join" method="get" action="{classroom.JOIN_PATH}">
+        """<form class="attnviz-join" method="get" action="join">
 <label for="attnviz-join-code">Joining a live class? Its code:</label>
-<input id="attnviz-join-code" name="{CLASS_PARAM}" type="text" autocomplete="off"
- autocapitalize="characters" spellcheck="false" placeholder="e.g. K7QX2M" maxlength="64">
-<button type="submit">Join</button></form>'''
-        + JOIN_STYLE
+<input id="attnviz-join-code" name="class" type="text" autocomplete="off"
+ autocapitalize="characters" spellcheck="false" placeholder="e.g. K7QX2M">
+<button type="submit">Join</button></form>
+<style>
+.attnviz-join { display: flex; flex-wrap: wrap; align-items: end; gap: 0.5rem 0.75rem; }
+.attnviz-join label { flex-basis: 100%; font-size: 0.875rem; }
+.attnviz-join input { font: inherit; min-height: 2.75rem; padding: 0 0.75rem; width: 14rem;
+  border: 1px solid rgba(49, 51, 63, 0.5); border-radius: 0.5rem; }
+.attnviz-join button { font: inherit; min-height: 2.75rem; padding: 0 1rem; cursor: pointer;
+  border: 1px solid rgba(49, 51, 63, 0.5); border-radius: 0.5rem; background: #fff; }
+</style>"""
     )
 
 

@@ -71,10 +71,12 @@ STORE_DOWN = (
 )
 
 
-class _Server:
-    """This process's store, hub, rate limit and answered client ids (made on first use)."""
+class Server:
+    """This process's store (on ``url``, default :func:`attnviz.classroom.default_url`,
+    opened on first use), hub, rate limit and answered client ids."""
 
-    def __init__(self) -> None:
+    def __init__(self, url: str | None = None) -> None:
+        self.url = url
         self.lock = threading.Lock()
         self._store: classroom.ClassStore | None = None
         self.hub = hub.Hub(lambda code: hub.load(self.store, code))
@@ -85,7 +87,7 @@ class _Server:
     def store(self) -> classroom.ClassStore:
         with self.lock:
             if self._store is None:
-                self._store = classroom.ClassStore(classroom.default_url())
+                self._store = classroom.ClassStore(self.url or classroom.default_url())
             return self._store
 
     def remember(self, cid: str, status: int, body: bytes) -> None:
@@ -94,7 +96,7 @@ class _Server:
             self.done.popitem(last=False)
 
 
-SERVER = _Server()
+SERVER = Server()
 
 
 # --------------------------------------------------------------------------- replies

@@ -1,6 +1,8 @@
 """What the live-class browser tests share: an app server with its own SQLite class store
-(not the user's ~/.local/share), and the gestures of a class (press a button by its widget
-key, answer an exercise, read the link's parameters).
+(not the user's ~/.local/share), the gestures of a class (press a button by its widget
+key, read the link's parameters, start a class) and :class:`Phone`, a student's phone on
+the class's light page (``/join``: no Streamlit there, so none of BrowserSession's run
+counting).
 
 A test module imports the fixtures it uses (``from class_helpers import app_server,
 data_dir``): pytest finds fixtures by the names a module holds."""
@@ -14,7 +16,7 @@ from collections.abc import Iterator
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from e2e_app import BrowserSession, start_app_server, stop_app_server
+from e2e_app import RUN_TIMEOUT_MS, BrowserSession, start_app_server, stop_app_server
 
 from attnviz import classroom
 
@@ -64,10 +66,63 @@ def press(session: BrowserSession, key: str) -> None:
     session.rerun_after(button.click)
 
 
-def answer(session: BrowserSession, i: int, text: str) -> None:
-    """Type ``text`` into exercise ``i``'s answer box and press its Check."""
-    session.page.locator(f".st-key-ex{i} input").fill(text)
-    press(session, f"ex{i}_check")
+PHONE = (390, 844)
+
+
+class Phone:
+    """A student's phone on the class's light page: its own browser context (390x844, a
+    touch screen), every request it makes (``requests``: (method, url)), bytes received
+    (``received``), JavaScript errors (``errors``)."""
+
+    def __init__(self, browser, server, viewport=PHONE) -> None:
+        self.server = server
+        self.context = browser.new_context(
+            viewport={"width": viewport[0], "height": viewport[1]},
+            device_scale_factor=1,
+            is_mobile=True,
+            has_touch=True,
+        )
+        self.page = self.context.new_page()
+        self.page.set_default_timeout(RUN_TIMEOUT_MS)
+        self.requests: list[tuple[str, str]] = []
+        self.errors: list[str] = []
+        self.page.on("request", lambda r: self.requests.append((r.method, r.url)))
+        self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
+
+    def open(self, url: str) -> None:
+        """Open ``url`` (whole, or a path on the server) and wait for the class's state."""
+        if url.startswith("/"):
+            url = self.server.url + url
+        self.page.goto(url)
+        self.page.wait_for_function("() => document.readyState === 'complete'")
+
+    def card(self, i: int):
+        return self.page.locator(f"#q{i}")
+
+    def answer(self, i: int, text: str) -> None:
+        """Type ``text`` into question ``i``'s answer box (or pick it) and press Check."""
+        card = self.card(i)
+        if card.locator('input[type="radio"]').count():
+            card.get_by_label(text, exact=True).check()
+        else:
+            card.get_by_label("Your answer").fill(text)
+        card.get_by_role("button", name="Check").click()
+
+    def verdict(self, i: int, starts: str, timeout: float = RUN_TIMEOUT_MS) -> str:
+        """Wait for question ``i``'s verdict to begin with ``starts``; its text."""
+        box = self.card(i).locator(".verdict")
+        self.page.wait_for_function(
+            "([el, s]) => el.innerText.trim().startsWith(s)",
+            arg=[box.element_handle(), starts],
+            timeout=timeout,
+        )
+        return box.inner_text()
+
+    def student(self) -> str:
+        return params(self)["student"]
+
+    def close(self) -> None:
+        self.context.close()
 
 
 def start_class(teacher: BrowserSession, seed: int) -> tuple[str, str]:

@@ -84,7 +84,8 @@ def start_app_server(
     timeout: float = 90,
     extra_env: dict[str, str] | None = None,
 ) -> AppServer:
-    """Start `streamlit run serve.py` (app.py's pages and the class's /join page) in `cwd` on a free port; `command` replaces the default
+    """Start `streamlit run serve.py` (app.py's pages and the class's /join page) in `cwd`
+    on a free port; `command` replaces the default
     command (the port flag is appended to it, so it overrides any earlier --server.port);
     `extra_env` is added to the environment (STREAMLIT_* variables of the caller are dropped)."""
     port = free_port()

@@ -1,8 +1,8 @@
 """The live class on the Exercises page through AppTest (attnviz.ui.live): Start a class opens
 the teacher view (join link, QR code, tally, Reveal, answer keys, End the class); a student's
-link stores each check; a revealed question shows its answer; a wrong or expired code and a
-wrong teacher key say so and offer the normal page. Clicks that go through the browser
-(several tabs, the live refresh) are in tests/e2e/test_class_e2e.py."""
+link to this page offers the class's light page (the students' side: tests/web/); a wrong or
+expired code and a wrong teacher key say so and offer the normal page. Clicks that go
+through the browser (several tabs, the live refresh) are in tests/e2e/test_class_e2e.py."""
 
 from __future__ import annotations
 
@@ -94,46 +94,18 @@ def test_the_teacher_sees_answers_reveals_and_ends(store):
     assert "has ended" in texts(at)
 
 
-def test_a_student_link_stores_each_check_and_shows_reveals(store):
+def test_an_old_student_link_opens_the_class_page_with_the_same_student(store):
+    """Students answer on the light page (attnviz.web, tests/web/test_student.py); a link
+    to this page without a teacher key offers it, keeping the student's id."""
     code, key = store.create(4, live.COUNT)
-    items = exercises.generate(seed=4, count=live.COUNT)
-    at = run_app({"class": code}, PAGE)
+    at = run_app({"class": code, "student": "abcdef0123456789"}, PAGE)
     assert not at.exception and not at.error
     assert at.title[0].value == f"Live class {code}"
-    student = qp(at, "student")
-    assert student and len(student) == 16
-    assert not at.get("download_button")  # no answer key for students
-    assert not any(b.key == "class_start" for b in at.button)
-    at.text_input(key="class_nickname").input("Bob")
-    at.text_input(key="ex0").input(items[0].answer_text)
-    at.button(key="ex0_check").click().run()
-    assert [s.value for s in at.success] == [f"Right: {items[0].answer_text}."]
-    at.text_input(key="ex1").input("9")
-    at.button(key="ex1_check").click().run()
-    assert store.answers(code, student) == {0: (items[0].answer_text, True), 1: ("9", False)}
-    assert store.nicknames(code, key) == ["Bob"]
-    assert not any(b.key == "ex1_show" for b in at.button)  # the teacher reveals
-    store.reveal(code, key, 1)
-    at.run()
-    assert f"Revealed by the teacher: the answer is **{items[1].answer_text}**" in texts(at)
-    # a new session with the same link (a reconnect to another replica) shows the answers
-    again = run_app({"class": code, "student": student}, PAGE)
-    assert qp(again, "student") == student
-    assert again.text_input(key="ex0").value == items[0].answer_text
-    assert [s.value for s in again.success] == [f"Right: {items[0].answer_text}."]
-
-
-def test_a_refused_answer_says_why_and_is_not_stored(store):
-    code, key = store.create(4, live.COUNT)
-    at = run_app({"class": code}, PAGE)
-    at.text_input(key="ex0").input("2\x00")
-    at.button(key="ex0_check").click().run()
-    assert not at.exception
-    assert any("Not sent" in e.value and "control characters" in e.value for e in at.error)
-    assert store.count_rows(code) == 0
-    store.close(code, key)
-    at.run()
-    assert "ended this class" in texts(at)
+    (button,) = at.get("link_button")
+    assert button.proto.url == f"join?class={code}&student=abcdef0123456789"
+    assert not at.get("download_button") and not at.text_input  # no answer key, no answers
+    at = run_app({"class": code, "student": "<bad>"}, PAGE)
+    assert at.get("link_button")[0].proto.url == f"join?class={code}"
 
 
 @pytest.mark.parametrize(
@@ -177,14 +149,14 @@ def test_the_presenter_class_link_never_carries_the_teacher_key_or_a_student_id(
     assert (live.TEACHER_PARAM, live.STUDENT_PARAM) == present.PRIVATE_PARAMS
 
 
-def test_a_typed_code_joins_the_class(store):
-    code, key = store.create(6, live.COUNT)
+def test_the_join_box_is_a_form_that_opens_the_class_page():
     at = run_app({}, PAGE)
-    at.text_input(key="class_code").input(f" {code.lower()} ")
-    at.button(key="class_join_button").click().run()
-    assert not at.exception
-    assert at.title[0].value == f"Live class {code}"
-    assert qp(at, "class") == code.lower()  # as typed; the store reads it case-blind
+    (form,) = [h.proto.body for h in at.get("html") if "attnviz-join" in h.proto.body]
+    assert f'<form class="attnviz-join" method="get" action="{classroom.JOIN_PATH}">' in form
+    assert (
+        f'name="{live.CLASS_PARAM}"' in form and "maxlength" not in form
+    )  # a long code is said there
+    assert "Joining a live class? Its code:" in form
 
 
 def test_a_reveal_that_fails_says_why_instead_of_a_traceback(store, monkeypatch):
@@ -204,34 +176,6 @@ def test_a_reveal_that_fails_says_why_instead_of_a_traceback(store, monkeypatch)
     )
 
 
-def test_over_long_input_is_refused_with_a_message_not_cut(store):
-    """A nickname over 24 characters and an answer over 64 (a browser's max_chars would cut
-    them, and Streamlit cuts what a client sends): each is said, nothing is stored."""
-    code, key = store.create(4, live.COUNT)
-    at = run_app({"class": code}, PAGE)
-    at.text_input(key="class_nickname").input("n" * 30).run()
-    assert any("A nickname is at most 24 characters, got 30" in e.value for e in at.error)
-    at.text_input(key="ex0").input("2")
-    at.button(key="ex0_check").click().run()
-    assert any("Not sent" in e.value and "at most 24" in e.value for e in at.error)
-    at.text_input(key="class_nickname").input("Ada")
-    at.text_input(key="ex0").input("1" * 80)
-    at.button(key="ex0_check").click().run()
-    assert any("Not sent: an answer is at most 64 characters, got 80" in e.value for e in at.error)
-    assert store.count_rows(code) == 0
-    at.text_input(key="ex0").input("2")
-    at.button(key="ex0_check").click().run()
-    assert store.count_rows(code) == 1 and store.nicknames(code, key) == ["Ada"]
-
-
-def test_a_typed_code_too_long_to_be_one_is_refused_not_cut(store):
-    at = run_app({}, PAGE)
-    at.text_input(key="class_code").input("K" * 65)
-    at.button(key="class_join_button").click().run()
-    assert qp(at, "class") is None
-    assert any("65 characters long: not joined" in e.value for e in at.error)
-
-
 def test_bidi_controls_in_a_shown_code_are_shown_not_obeyed(store):
     code = "\u202eQQQQQQ"
     at = run_app({"class": code}, PAGE)
@@ -244,12 +188,12 @@ def test_the_join_link_and_qr_code_use_the_public_address(store, monkeypatch):
     monkeypatch.setenv(roomlink.PUBLIC_URL_ENV, "http://192.168.1.20:8501/")
     code, key = store.create(2, live.COUNT)
     at = run_app({"class": code, "teacher": key}, PAGE)
-    link = f"http://192.168.1.20:8501/exercises?class={code}"
+    link = f"http://192.168.1.20:8501/join?class={code}"
     assert link in [c.value for c in at.code]
     (image,) = at.get("imgs") or at.get("image")
     shown = base64.b64decode(image.proto.imgs[0].url.split(",", 1)[1]).decode()
     assert svg_path(shown) == svg_path(qr_svg(link))  # the QR code of that link
     # an address typed in the teacher's view wins for this session
     at.text_input(key=address.GIVEN_KEY).input("https://hall.example.org/attnviz").run()
-    assert f"https://hall.example.org/attnviz/exercises?class={code}" in [c.value for c in at.code]
+    assert f"https://hall.example.org/attnviz/join?class={code}" in [c.value for c in at.code]
     assert "the address you typed" in texts(at)

@@ -11,7 +11,7 @@ from board_view import figures_of
 from test_app import run_app
 
 from attnviz import classroom, predict
-from attnviz.ui.predict import plain, view_digest
+from attnviz.ui.predict import plain
 from tests.ui.test_live import data_dir, qp, store, texts  # noqa: F401 (fixtures)
 
 
@@ -95,51 +95,8 @@ def test_which_head_outlines_the_previous_token_diagonal(store):  # noqa: F811
     }
 
 
-def test_a_student_answers_and_sees_the_reveal(store):  # noqa: F811
-    code, key = store.create(3, 8)
-    choices = [f"key {j}" for j in range(4)]
-    qid = store.ask(
-        code, key, page="playground", link="N=4", view=view_digest("x"), kind="top_key",
-        prompt="Which key does query 1 attend to most (head 0)?", choices=choices,
-        answer=2, detail={"query": 1, "head": 0, "key": 2},
-    )  # fmt: skip
-    at = run_app({"class": code}, "pages/exercises.py")
-    assert not at.exception, [e.value for e in at.exception]
-    assert "On the projector: " + plain("Which key does query 1 attend to most (head 0)?") in texts(
-        at
-    )
-    radio = at.radio(key=f"predict_choice{qid}")
-    assert list(radio.options) == [plain(c) for c in choices]
-    radio.set_value(3)
-    at.button(key="predict_send").click().run()
-    student = qp(at, "student")
-    assert store.my_choice(code, student, qid) == 3
-    assert store.question_tally(code, key, qid) == [0, 0, 0, 1]
-    assert "Sent: key 3" in texts(at)
-    store.reveal_question(code, key, qid)
-    at.run()
-    assert "the answer is **key 2** (you predicted key 3)" in texts(at)
-    assert not [r for r in at.radio if r.key == f"predict_choice{qid}"]
-
-
-def test_a_student_who_sends_nothing_is_told(store):  # noqa: F811
-    code, key = store.create(3, 8)
-    store.ask(
-        code, key, page="playground", link="", view="v", kind="top_key", prompt="Which?",
-        choices=["a", "b"], answer=0, detail={"query": 0, "head": 0, "key": 0},
-    )  # fmt: skip
-    at = run_app({"class": code}, "pages/exercises.py")
-    at.button(key="predict_send").click().run()
-    assert "Pick an answer first." in texts(at)
-    assert store.question_tally(code, key, 1) == [0, 0]
-
-
-def test_no_question_no_box(store):  # noqa: F811
-    code, _ = store.create(3, 8)
-    at = run_app({"class": code}, "pages/exercises.py")
-    assert "On the projector" not in texts(at)
-    assert not [r for r in at.radio if r.key.startswith("predict_")]
-    assert not [b for b in at.button if b.key == "predict_send"]
+# The students' side (the choices, Send, the reveal) is the light page's:
+# tests/web/test_student.py and tests/e2e/test_predict_e2e.py.
 
 
 @pytest.mark.parametrize(
