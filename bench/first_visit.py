@@ -17,8 +17,8 @@ For each visit, in the page's clock (``performance.now()``, from the navigation'
 Bytes: ``http_bytes`` (every response body of the visit as it came over the wire, i.e.
 compressed when it was: Performance API ``encodedBodySize``, the document's too) and
 ``ws_bytes`` (the websocket's messages). ``--proxy`` adds a third app: attnviz behind
-``deploy/haproxy.cfg`` (Debian's haproxy, ``bench/hall.py``'s loopback config, every
-``server`` line pointing at the one attnviz server), which compresses Streamlit's own
+``deploy/haproxy.cfg`` (Debian's haproxy, ``bench/hall.py``'s loopback config with one
+``server`` line per backend, the one attnviz server), which compresses Streamlit's own
 front end. The class of 60: 60 x the median bytes of one first visit (each student's
 browser fetches what this one did; the server sends the same bytes to each).
 
@@ -131,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     out: dict = {"load_before": os.getloadavg(), "rounds": args.rounds}
     rows: dict[str, list[dict]] = {name: [] for name in apps}
     with Server(args.app) as app, Server(args.plain) as plain, sync_playwright() as pw:
-        proxy = HAProxy([app.port] * 3).start() if args.proxy else None
+        proxy = HAProxy([app.port]).start() if args.proxy else None
         try:
             browser = pw.chromium.launch(
                 executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True

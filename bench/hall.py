@@ -1,14 +1,21 @@
 """A lecture hall on this machine: Debian's haproxy with deploy/haproxy.cfg in front of
 attnviz replicas (``streamlit run serve.py``), all on loopback and free ports.
 
-The project's own ``deploy/haproxy.cfg`` is used, with exactly two substitutions
-(:func:`loopback_config`): the ``bind`` address becomes ``127.0.0.1:<port>`` and the
-address of the i-th ``server`` line becomes ``127.0.0.1:<port of replica i>``. Used by
-``bench/replicas.py`` and ``tests/e2e/test_replicas.py``.
+The project's own ``deploy/haproxy.cfg`` is used with only its addresses changed
+(:func:`loopback_config`): the ``bind`` address becomes ``127.0.0.1:<port>`` and each
+``server-template`` line (replicas found through Docker's DNS) becomes one ``server`` line
+per local replica, named as the template names its servers, at ``127.0.0.1:<port of replica
+i>``. Every other line stays, the dynamic cookies included: the SERVERID value of a replica
+is derived by haproxy from ``dynamic-cookie-key`` and the replica's address and port, and
+:func:`servers` derives it the same way (:func:`dynamic_cookie`; ``tests/test_deploy.py``
+checks it against haproxy's own ``Set-Cookie``), so a test knows which replica a browser's
+cookie names. Used by ``bench/replicas.py`` and ``tests/e2e/test_replicas.py``.
 """
 
 from __future__ import annotations
 
+import ipaddress
+import itertools
 import os
 import re
 import secrets
@@ -24,9 +31,16 @@ REPO = Path(__file__).resolve().parent.parent
 HAPROXY_CFG = REPO / "deploy" / "haproxy.cfg"
 COOKIE = "SERVERID"
 SECRET_ENV = "STREAMLIT_SERVER_COOKIE_SECRET"
+# Replicas in a hall on this machine: as many as deploy/compose.yaml starts by default.
+REPLICAS = 3
 
-_BIND = re.compile(r"^(\s*bind\s+)(\S+)(.*)$", re.M)
-_SERVER = re.compile(r"^(\s*server\s+(\S+)\s+)(\S+)(.*)$", re.M)
+_BIND = re.compile(r"^([ \t]*bind[ \t]+)(\S+)(.*)$", re.M)
+_SERVER = re.compile(r"^[ \t]*server[ \t]+(\S+)[ \t]+(\S+)(.*)$", re.M)
+# server-template <prefix> <count | first-last> <fqdn>[:port] [options]
+_TEMPLATE = re.compile(
+    r"^([ \t]*)server-template[ \t]+(\S+)[ \t]+(\d+)(?:-(\d+))?[ \t]+(\S+)(.*)$", re.M
+)
+_SECTION = re.compile(r"^(global|defaults|frontend|backend|listen|resolvers|peers)\b", re.M)
 
 
 def haproxy_exe() -> str | None:
@@ -38,28 +52,147 @@ def haproxy_exe() -> str | None:
     return exe
 
 
-def servers(text: str | None = None) -> list[tuple[str, str]]:
-    """(name, cookie value) of every ``server`` line of the config."""
+_M = (1 << 64) - 1
+_P1, _P2, _P3, _P4, _P5 = (
+    0x9E3779B185EBCA87,
+    0xC2B2AE3D27D4EB4F,
+    0x165667B19E3779F9,
+    0x85EBCA77C2B2AE63,
+    0x27D4EB2F165667C5,
+)
+
+
+def _rotl(x: int, r: int) -> int:
+    return ((x << r) | (x >> (64 - r))) & _M
+
+
+def _round(acc: int, lane: int) -> int:
+    return _rotl((acc + lane * _P2) & _M, 31) * _P1 & _M
+
+
+def xxh64(data: bytes, seed: int = 0) -> int:
+    """XXH64 (the xxHash specification), the hash haproxy derives dynamic cookies with."""
+    n, i = len(data), 0
+    if n >= 32:
+        v = [(seed + _P1 + _P2) & _M, (seed + _P2) & _M, seed, (seed - _P1) & _M]
+        while i + 32 <= n:
+            v = [
+                _round(a, int.from_bytes(data[i + 8 * k : i + 8 * k + 8], "little"))
+                for k, a in enumerate(v)
+            ]
+            i += 32
+        h = (_rotl(v[0], 1) + _rotl(v[1], 7) + _rotl(v[2], 12) + _rotl(v[3], 18)) & _M
+        for a in v:
+            h = ((h ^ _round(0, a)) * _P1 + _P4) & _M
+    else:
+        h = (seed + _P5) & _M
+    h = (h + n) & _M
+    while i + 8 <= n:
+        h = (_rotl(h ^ _round(0, int.from_bytes(data[i : i + 8], "little")), 27) * _P1 + _P4) & _M
+        i += 8
+    if i + 4 <= n:
+        h ^= int.from_bytes(data[i : i + 4], "little") * _P1 & _M
+        h = (_rotl(h, 23) * _P2 + _P3) & _M
+        i += 4
+    for byte in data[i:]:
+        h = _rotl(h ^ (byte * _P5 & _M), 11) * _P1 & _M
+    h ^= h >> 33
+    h = h * _P2 & _M
+    h ^= h >> 29
+    h = h * _P3 & _M
+    return h ^ (h >> 32)
+
+
+def dynamic_cookie(key: str, address: str, port: int) -> str:
+    """The cookie value haproxy gives a server under ``cookie ... dynamic``: XXH64 of the
+    key, the server's IP address (4 or 16 bytes) and its port (4 bytes, big-endian), as 16
+    hex digits (haproxy's ``srv_set_dyncookie``)."""
+    ip = ipaddress.ip_address(address).packed
+    return f"{xxh64(key.encode() + ip + port.to_bytes(4, 'big')):016x}"
+
+
+def sections(text: str) -> dict[str, str]:
+    """The config's sections by header (``"backend attnviz"``, ``"defaults"``), each with
+    the lines below its header."""
+    starts = [m.start() for m in _SECTION.finditer(text)] + [len(text)]
+    out = {}
+    for a, b in itertools.pairwise(starts):
+        header, _, body = text[a:b].partition("\n")
+        out[" ".join(header.split()[:2])] = body
+    return out
+
+
+def sticky_backend(text: str | None = None) -> str:
+    """The header of the one backend that keeps a browser on a replica by cookie."""
+    text = HAPROXY_CFG.read_text() if text is None else text
+    found = [h for h, body in sections(text).items() if re.search(r"^\s*cookie\s", body, re.M)]
+    if len(found) != 1 or not found[0].startswith("backend "):
+        raise ValueError(f"expected one backend with a cookie line in haproxy.cfg, found {found}")
+    return found[0]
+
+
+def templates(text: str | None = None) -> list[tuple[str, str, list[str], str]]:
+    """(section, prefix, the names of its servers, fqdn:port) of every ``server-template``."""
     text = HAPROXY_CFG.read_text() if text is None else text
     out = []
-    for m in _SERVER.finditer(text):
-        cookie = re.search(r"\bcookie\s+(\S+)", m.group(4))
-        out.append((m.group(2), cookie.group(1) if cookie else ""))
+    for header, body in sections(text).items():
+        for m in _TEMPLATE.finditer(body):
+            first, last = (int(m.group(3)), int(m.group(4))) if m.group(4) else (1, int(m.group(3)))
+            names = [f"{m.group(2)}{i}" for i in range(first, last + 1)]
+            out.append((header, m.group(2), names, m.group(5)))
+    return out
+
+
+def servers(text: str | None = None) -> list[tuple[str, str]]:
+    """(name, cookie value) of every ``server`` line of the sticky backend, in order. The
+    value is the line's own ``cookie`` or, under ``cookie ... dynamic``, the one haproxy
+    derives from its address (:func:`dynamic_cookie`); "" when the address is a name that
+    only DNS turns into an address (the shipped config's templates give no ``server``
+    line at all: use :func:`loopback_config` first)."""
+    text = HAPROXY_CFG.read_text() if text is None else text
+    body = sections(text)[sticky_backend(text)]
+    dynamic = re.search(r"^\s*cookie\s.*\bdynamic\b", body, re.M)
+    key = re.search(r"^\s*dynamic-cookie-key\s+(\S+)", body, re.M)
+    out = []
+    for m in _SERVER.finditer(body):
+        own = re.search(r"\bcookie\s+(\S+)", m.group(3))
+        host, _, port = m.group(2).rpartition(":")
+        if own:
+            cookie = own.group(1)
+        elif dynamic and key and re.fullmatch(r"[\d.]+|\[[\da-fA-F:]+\]", host):
+            cookie = dynamic_cookie(key.group(1), host.strip("[]"), int(port))
+        else:
+            cookie = ""
+        out.append((m.group(1), cookie))
     return out
 
 
 def loopback_config(text: str, bind_port: int, server_ports: list[int]) -> str:
-    """deploy/haproxy.cfg with its one ``bind`` on 127.0.0.1:bind_port and the i-th
-    ``server`` at 127.0.0.1:server_ports[i]; nothing else changes."""
+    """deploy/haproxy.cfg with its one ``bind`` on 127.0.0.1:bind_port and each
+    ``server-template`` line replaced by one ``server`` line per port, named as the
+    template names its servers, the i-th at 127.0.0.1:server_ports[i] with the template's
+    options; nothing else changes."""
     binds = _BIND.findall(text)
     if len(binds) != 1:
         raise ValueError(f"expected one bind line in haproxy.cfg, found {len(binds)}")
-    n = len(_SERVER.findall(text))
-    if n != len(server_ports):
-        raise ValueError(f"haproxy.cfg has {n} server lines, {len(server_ports)} ports given")
+    found = templates(text)
+    if not found or _SERVER.search(text):
+        raise ValueError("expected server-template lines and no server line in haproxy.cfg")
+    if not server_ports or any(len(names) < len(server_ports) for _, _, names, _ in found):
+        slots = [len(names) for _, _, names, _ in found]
+        raise ValueError(
+            f"haproxy.cfg's server-template slots {slots}, {len(server_ports)} ports given"
+        )
+
+    def expand(m: re.Match) -> str:
+        indent, prefix, first = m.group(1), m.group(2), int(m.group(3)) if m.group(4) else 1
+        return "\n".join(
+            f"{indent}server {prefix}{first + i} 127.0.0.1:{port}{m.group(6)}"
+            for i, port in enumerate(server_ports)
+        )
+
     text = _BIND.sub(lambda m: f"{m.group(1)}127.0.0.1:{bind_port}{m.group(3)}", text)
-    ports = iter(server_ports)
-    return _SERVER.sub(lambda m: f"{m.group(1)}127.0.0.1:{next(ports)}{m.group(4)}", text)
+    return _TEMPLATE.sub(expand, text)
 
 
 class HAProxy:
@@ -79,6 +212,10 @@ class HAProxy:
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
+
+    def cookies(self) -> list[str]:
+        """The SERVERID value of each replica, in the order of ``server_ports``."""
+        return [cookie for _, cookie in servers(self.cfg.read_text())]
 
     def output(self) -> str:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
@@ -120,15 +257,18 @@ class HAProxy:
 
 
 class Hall:
-    """``len(servers())`` replicas of ``app`` sharing one cookie secret, behind HAProxy."""
+    """``n`` replicas of ``app`` sharing one cookie secret, behind HAProxy; once started,
+    ``names`` are their server names in haproxy.cfg (attnviz1, attnviz2, ...)."""
 
-    def __init__(self, app: str = "serve.py", options: dict | None = None) -> None:
+    def __init__(
+        self, app: str = "serve.py", options: dict | None = None, n: int = REPLICAS
+    ) -> None:
         from stclient import Server  # bench/ is on sys.path for the bench scripts
 
         self.secret = secrets.token_hex(32)
-        self.names = [name for name, _ in servers()]
         env = {SECRET_ENV: self.secret}
-        self.replicas = [Server(app, options=options, env=env) for _ in self.names]
+        self.replicas = [Server(app, options=options, env=env) for _ in range(n)]
+        self.names: list[str] = []
         self.proxy: HAProxy | None = None
 
     def start(self) -> Hall:
@@ -136,6 +276,7 @@ class Hall:
             for r in self.replicas:
                 r.start()
             self.proxy = HAProxy([r.port for r in self.replicas]).start()
+            self.names = [name for name, _ in servers(self.proxy.cfg.read_text())]
         except BaseException:
             self.stop()
             raise

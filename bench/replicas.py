@@ -1,8 +1,8 @@
 """A lecture hall through HAProxy: bench/classroom.py's students against three replicas.
 
-Starts the replicas named in ``deploy/haproxy.cfg`` (``streamlit run app.py`` on free
-loopback ports, one shared ``STREAMLIT_SERVER_COOKIE_SECRET``) and Debian's haproxy with that
-very config pointed at them (bench/hall.py), then runs two classes through the proxy:
+Starts ``--replicas`` replicas (default 3, as deploy/compose.yaml; ``streamlit run app.py`` on
+free loopback ports, one shared ``STREAMLIT_SERVER_COOKIE_SECRET``) and Debian's haproxy with
+``deploy/haproxy.cfg`` pointed at them (bench/hall.py), then runs two classes through the proxy:
 
 1. ``--sessions`` students (default 60) changing a control every ``--interval`` s;
 2. the same again, with one replica killed (SIGKILL) halfway: its students' connections
@@ -32,7 +32,7 @@ import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import classroom  # noqa: E402
-from hall import Hall  # noqa: E402
+from hall import REPLICAS, Hall  # noqa: E402
 from stclient import Session  # noqa: E402
 
 
@@ -114,13 +114,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ramp", type=float, default=10.0)
     ap.add_argument("--timeout", type=float, default=30.0)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--replicas", type=int, default=REPLICAS, help="replicas behind haproxy")
     ap.add_argument("--kill", type=int, default=0, help="index of the replica to kill")
     ap.add_argument("--no-kill", action="store_true", help="only the first class")
     ap.add_argument("--json", help="write the summaries to this file")
     args = ap.parse_args(argv)
 
     out: dict[str, Any] = {"args": vars(args), "load_avg_before": os.getloadavg()}
-    with Hall() as hall:
+    with Hall(n=args.replicas) as hall:
         with Session(hall.url, timeout=args.timeout) as s:  # warm-up through the proxy
             s.rerun()
         for r in hall.replicas:  # and each replica once (imports, caches)

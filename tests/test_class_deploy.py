@@ -1,6 +1,6 @@
-"""A live class in deployment: the replicas of deploy/compose.yaml share a PostgreSQL service
-(official image, named volume, health check); the image alone keeps its classes in SQLite
-under /data (a writable volume)."""
+"""A live class in deployment: the replicas of deploy/compose.yaml (one service, scaled) share
+a PostgreSQL service (official image, named volume, health check); the image alone keeps its
+classes in SQLite under /data (a writable volume)."""
 
 from __future__ import annotations
 
@@ -34,17 +34,16 @@ def test_compose_has_a_postgres_service_with_a_volume_and_a_health_check(service
 
 def test_every_replica_gets_the_postgres_url_and_waits_for_it(services):
     pg = services["postgres"]["environment"]
-    replicas = {n: s for n, s in services.items() if n.startswith("attnviz")}
-    assert len(replicas) == 3
-    for name, svc in replicas.items():
-        raw = svc["environment"][classroom.DATABASE_URL_ENV]
-        url = make_url(raw.replace("${ATTNVIZ_DB_PASSWORD:?", "").split("}")[0] + raw[
-            raw.index("}") + 1 :])  # fmt: skip
-        assert url.drivername == "postgresql+psycopg", name
-        assert (url.username, url.host, url.port, url.database) == (
-            pg["POSTGRES_USER"], "postgres", 5432, pg["POSTGRES_DB"],
-        )  # fmt: skip
-        assert svc["depends_on"]["postgres"]["condition"] == "service_healthy"
+    replicas = services["attnviz"]  # one service, scaled (deploy.replicas, --scale)
+    assert replicas["deploy"]["replicas"] == 3
+    raw = replicas["environment"][classroom.DATABASE_URL_ENV]
+    url = make_url(raw.replace("${ATTNVIZ_DB_PASSWORD:?", "").split("}")[0] + raw[
+        raw.index("}") + 1 :])  # fmt: skip
+    assert url.drivername == "postgresql+psycopg"
+    assert (url.username, url.host, url.port, url.database) == (
+        pg["POSTGRES_USER"], "postgres", 5432, pg["POSTGRES_DB"],
+    )  # fmt: skip
+    assert replicas["depends_on"]["postgres"]["condition"] == "service_healthy"
 
 
 def test_the_image_alone_keeps_classes_in_a_writable_data_volume():

@@ -44,6 +44,7 @@ REPO_TESTS = {
     "test_ci.py": ".ci/",
     "test_class_deploy.py": "deploy/ for a live class",
     "test_deploy.py": "deploy/",
+    "test_deploy_k8s.py": "deploy/k8s/",
     "test_function_length.py": "every function of attnviz/",
     "test_imports.py": "the import graph of attnviz/",
     "test_layout.py": "this file: the tree's layers and the tests' layout",

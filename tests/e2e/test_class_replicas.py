@@ -26,7 +26,7 @@ from attnviz import classroom, exercises
 from attnviz.classroom import ClassStore
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from hall import SECRET_ENV, HAProxy, haproxy_exe, servers  # noqa: E402
+from hall import REPLICAS, SECRET_ENV, HAProxy, haproxy_exe  # noqa: E402
 from pgcluster import INSTALL_HINT, PgCluster, pg_bindir  # noqa: E402
 
 pytestmark = [pytest.mark.e2e, pytest.mark.replicas]
@@ -45,10 +45,10 @@ def hall():
     env = {SECRET_ENV: os.urandom(16).hex(), classroom.DATABASE_URL_ENV: pg.url}
     replicas, proxy = [], None
     try:
-        for _ in servers():
+        for _ in range(REPLICAS):
             replicas.append(start_app_server(extra_env=env))
         proxy = HAProxy([int(r.url.rsplit(":", 1)[1]) for r in replicas]).start()
-        yield proxy, dict(zip([c for _, c in servers()], replicas, strict=True)), pg
+        yield proxy, dict(zip(proxy.cookies(), replicas, strict=True)), pg
     finally:
         if proxy:
             proxy.stop()

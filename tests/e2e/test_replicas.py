@@ -2,10 +2,11 @@
 ``streamlit run app.py`` replicas (bench/hall.py points the config at loopback ports).
 
 Six browser sessions, each on its own link (N, D, heads, mask), spread over the replicas and
-are held there by HAProxy's SERVERID cookie. The replica holding the first session is
-killed (SIGKILL, a crash): the sessions it held reconnect through HAProxy to a live replica
-and come back from their URL with the same view and no exception; the other sessions are
-untouched (same replica, no rerun, same view).
+are held there by HAProxy's SERVERID cookie (a dynamic cookie: its value is derived from the
+replica's address, and bench/hall.py derives the same to know which replica a value names).
+The replica holding the first session is killed (SIGKILL, a crash): the sessions it held
+reconnect through HAProxy to a live replica and come back from their URL with the same view
+and no exception; the other sessions are untouched (same replica, no rerun, same view).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from e2e_helpers import radio_value, scores_shape, selectbox_input, slider_value
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from classroom import server_metrics  # noqa: E402
-from hall import COOKIE, SECRET_ENV, HAProxy, haproxy_exe, servers  # noqa: E402
+from hall import COOKIE, REPLICAS, SECRET_ENV, HAProxy, haproxy_exe  # noqa: E402
 
 pytestmark = [pytest.mark.e2e, pytest.mark.replicas]
 
@@ -48,16 +49,15 @@ def link(view) -> str:
 def hall(tmp_path_factory):
     if not haproxy_exe():
         unavailable("haproxy is not installed (apt-get install haproxy)")
-    names = [name for name, _ in servers()]
-    assert len(names) == 3, f"deploy/haproxy.cfg should list three replicas: {names}"
     secret = os.urandom(16).hex()
     replicas = []
     proxy = None
     try:
-        for _ in names:
+        for _ in range(REPLICAS):
             replicas.append(start_app_server(extra_env={SECRET_ENV: secret}))
         proxy = HAProxy([int(r.url.rsplit(":", 1)[1]) for r in replicas]).start()
-        yield proxy, dict(zip([c for _, c in servers()], replicas, strict=True))
+        # each replica's SERVERID value, as haproxy derives it (dynamic cookies)
+        yield proxy, dict(zip(proxy.cookies(), replicas, strict=True))
     finally:
         if proxy:
             proxy.stop()
