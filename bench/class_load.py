@@ -24,8 +24,8 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-CLASS_TEST = "tests/e2e/test_class_e2e.py::test_a_teacher_and_three_students"
-SIX_TEST = "tests/e2e/test_class_clicks_e2e.py::test_six_students_check_at_once_on_a_busy_server"
+CLASS_TEST = "tests/e2e/test_class_e2e.py::test_a_teacher_and_three_phones"
+SIX_TEST = "tests/e2e/test_class_clicks_e2e.py::test_six_phones_check_at_once_on_a_busy_server"
 SHORT = {"class": CLASS_TEST, "six": SIX_TEST}
 
 

@@ -114,6 +114,9 @@ class _Parser:
                 self.take()
                 base = parts.pop() if parts else "<mrow></mrow>"
                 parts.append(self._script(base, tok))
+            elif tok == "-" and (not parts or parts[-1].startswith("<mo")):
+                self.take()  # a sign, not a minus between two terms: "(−1)", not "( − 1)"
+                parts.append(f"<mrow><mo>−</mo>{self.atom()}</mrow>")
             else:
                 parts.append(self.atom())
         return parts[0] if len(parts) == 1 else "<mrow>" + "".join(parts) + "</mrow>"

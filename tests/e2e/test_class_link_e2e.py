@@ -20,7 +20,7 @@ import base64
 import re
 
 import pytest
-from class_helpers import press, start_class
+from class_helpers import Phone, start_class
 from e2e_app import BrowserSession, start_app_server, stop_app_server
 
 from attnviz import classroom, roomlink
@@ -75,7 +75,7 @@ def test_a_loopback_server_warns_and_takes_a_typed_address(browser, serve):
     try:
         code, _ = start_class(teacher, 3)
         link, qr, text = join_box(teacher)
-        assert link == f"{server.url}/exercises?class={code}"  # 127.0.0.1: the teacher's own
+        assert link == f"{server.url}/join?class={code}"  # 127.0.0.1: the teacher's own
         assert qr == qr_path_of(qr_svg(link))
         assert "Phones cannot open this link" in text
         assert "--server.address 0.0.0.0" in text and roomlink.PUBLIC_URL_ENV in text
@@ -84,7 +84,7 @@ def test_a_loopback_server_warns_and_takes_a_typed_address(browser, serve):
         field.fill(TYPED + "/")
         teacher.rerun_after(lambda: field.press("Enter"))
         link, qr, text = join_box(teacher)
-        assert link == f"{TYPED}/exercises?class={code}"
+        assert link == f"{TYPED}/join?class={code}"
         assert qr == qr_path_of(qr_svg(link))
         assert "Phones cannot open" not in text and "the address you typed" in text
         field.fill("10.20.30.40:8600")  # no http://: said, and not used
@@ -102,7 +102,7 @@ def test_the_variable_sets_the_join_link_its_qr_code_and_the_presenter_link(brow
     try:
         code, key = start_class(teacher, 3)
         link, qr, text = join_box(teacher)
-        assert link == f"{PUBLIC}/exercises?class={code}"
+        assert link == f"{PUBLIC}/join?class={code}"
         assert qr == qr_path_of(qr_svg(link))
         assert "Phones cannot open" not in text
         # the presenter view's "Copy link for the class" gives the room the same address
@@ -129,19 +129,17 @@ def test_a_server_on_the_network_gives_its_address_and_a_student_joins_with_it(b
         pytest.skip("this machine has no network address")
     server = serve(address="0.0.0.0")
     teacher = BrowserSession(browser, server)
-    student = BrowserSession(browser, server)
+    student = Phone(browser, server)
     try:
         code, _ = start_class(teacher, 3)
         port = server.url.rsplit(":", 1)[1]
         link, qr, text = join_box(teacher)
-        assert link == f"http://{ip}:{port}/exercises?class={code}"
+        assert link == f"http://{ip}:{port}/join?class={code}"
         assert qr == qr_path_of(qr_svg(link)) and ip in text and "Phones cannot" not in text
-        before = student.runs()
-        student.page.goto(link)  # the room's link, not the teacher's 127.0.0.1
-        student.wait_for_run(after=before)
-        student.page.get_by_text(f"Live class {code}").wait_for()
-        press(student, "class_leave")
-        student.assert_healthy("a student on the network address")
+        student.open(link)  # the room's link, not the teacher's 127.0.0.1
+        student.page.get_by_role("heading", name=f"Live class {code}").wait_for()
+        assert not student.errors, student.errors
+        teacher.assert_healthy("a student on the network address")
     finally:
         teacher.close()
         student.close()

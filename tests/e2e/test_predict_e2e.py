@@ -1,17 +1,17 @@
 """Predict, then reveal in a real browser: a teacher's projector tab and two student tabs.
 
 The teacher's playground in the presenter view with the class in its link asks "Which
-key does query 2 attend to most?"; two students see the question on their class page
-and send a key; the projector's tally shows 2 answers; Reveal outlines the right cell on
-the projector's weights chart (plotly's own layout in the page) and shows the answer on
-the students' pages. Screenshots of both at 1280x800.
+key does query 2 attend to most?"; two students see the question on their phones (the
+class's light page, ``/join``) and send a key; the projector's tally shows 2 answers;
+Reveal outlines the right cell on the projector's weights chart (plotly's own layout in
+the page) and shows the answer on the phones. Screenshots of both.
 """
 
 from __future__ import annotations
 
 import pytest
-from class_helpers import app_server, data_dir, press  # noqa: F401
-from e2e_app import BrowserSession
+from class_helpers import Phone, app_server, data_dir, press  # noqa: F401
+from e2e_app import SCREENSHOTS, BrowserSession
 
 from attnviz.classroom import ClassStore
 
@@ -32,7 +32,7 @@ def test_the_room_predicts_then_the_chart_reveals(browser, app_server, data_dir)
     store = ClassStore(f"sqlite:///{data_dir / 'classes.db'}")
     code, key = store.create(5, 8)
     teacher = BrowserSession(browser, app_server)
-    students = [BrowserSession(browser, app_server) for _ in range(2)]
+    students = [Phone(browser, app_server) for _ in range(2)]
     try:
         # 1) the projector: the playground's presenter view with the class in the link
         teacher.open(f"/?present=1&class={code}&teacher={key}&N=5&query=2")
@@ -46,17 +46,16 @@ def test_the_room_predicts_then_the_chart_reveals(browser, app_server, data_dir)
         # 2) two students see it on their class page and send a key (one right, one wrong)
         picks = [q.answer, (q.answer + 1) % len(q.choices)]
         for s, pick in zip(students, picks, strict=True):
-            s.open(f"/exercises?class={code}")
-            box = s.page.locator(".st-key-predict_student")
+            s.open(f"/join?class={code}")
+            box = s.page.locator("#predict")
             box.get_by_text("Which key does query 2 attend to most").wait_for(timeout=LIVE_WAIT_MS)
             view_link = box.get_by_role("link", name="Open this view on your device")
             href = view_link.get_attribute("href")
             assert "N=5" in href and "query=2" in href and key not in href, href
-            box.get_by_text(q.choices[pick], exact=True).click()
-            s.page.wait_for_timeout(500)  # the radio's own fragment rerun
-            press(s, "predict_send")
+            box.get_by_label(q.choices[pick], exact=True).check()
+            box.get_by_role("button", name="Send").click()
             box.get_by_text("Sent:").wait_for(timeout=LIVE_WAIT_MS)
-        students[0].screenshot("predict_student_question_1280x800", full=False)
+        students[0].page.screenshot(path=str(SCREENSHOTS / "predict_phone_question.png"))
         assert store.question_tally(code, key, q.qid) == [
             picks.count(i) for i in range(len(q.choices))
         ]
@@ -84,9 +83,9 @@ def test_the_room_predicts_then_the_chart_reveals(browser, app_server, data_dir)
                 timeout=LIVE_WAIT_MS
             )
         assert "you predicted it" in students[0].page.inner_text("body")
-        students[1].screenshot("predict_student_1280x800")
-        for s in [teacher, *students]:
-            s.assert_healthy("predict, then reveal")
+        students[1].page.screenshot(path=str(SCREENSHOTS / "predict_phone_reveal.png"))
+        teacher.assert_healthy("predict, then reveal")
+        assert not [e for s in students for e in s.errors]
     finally:
         for s in [teacher, *students]:
             s.close()
@@ -103,7 +102,7 @@ def test_the_decoder_asks_which_head_looks_back(browser, app_server, data_dir): 
     answers, Reveal outlines the answer head's previous-token cells on its chart."""
     store = ClassStore(f"sqlite:///{data_dir / 'classes.db'}")
     code, key = store.create(5, 8)
-    teacher, student = BrowserSession(browser, app_server), BrowserSession(browser, app_server)
+    teacher, student = BrowserSession(browser, app_server), Phone(browser, app_server)
     link = f"/decoder?present=1&class={code}&teacher={key}&dec_layer=2"
     try:
         teacher.open(link)
@@ -114,14 +113,13 @@ def test_the_decoder_asks_which_head_looks_back(browser, app_server, data_dir): 
         assert q.choices[0] == "head 1" and "layer 2" in q.prompt
         teacher.page.get_by_text("0 answers").wait_for(timeout=LIVE_WAIT_MS)
 
-        student.open(f"/exercises?class={code}")
-        box = student.page.locator(".st-key-predict_student")
+        student.open(f"/join?class={code}")
+        box = student.page.locator("#predict")
         box.get_by_text("Which head of layer 2 looks at the previous token").wait_for(
             timeout=LIVE_WAIT_MS
         )
-        box.get_by_text(q.choices[q.answer], exact=True).click()
-        student.page.wait_for_timeout(500)  # the radio's own fragment rerun
-        press(student, "predict_send")
+        box.get_by_label(q.choices[q.answer], exact=True).check()
+        box.get_by_role("button", name="Send").click()
         teacher.page.get_by_text("1 answer").first.wait_for(timeout=LIVE_WAIT_MS)
 
         press(teacher, "predict_reveal")
@@ -140,8 +138,8 @@ def test_the_decoder_asks_which_head_looks_back(browser, app_server, data_dir): 
         assert cells == {(i, i - 1) for i in range(1, n)}, cells  # the diagonal below
         teacher.screenshot("predict_decoder_reveal_1280x800")
         student.page.get_by_text("you predicted it").wait_for(timeout=LIVE_WAIT_MS)
-        for s in (teacher, student):
-            s.assert_healthy("predict on the decoder page")
+        teacher.assert_healthy("predict on the decoder page")
+        assert not student.errors, student.errors
     finally:
         for s in (teacher, student):
             s.close()

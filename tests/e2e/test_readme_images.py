@@ -18,8 +18,8 @@ import shutil
 import struct
 
 import pytest
-from class_helpers import app_server, data_dir  # noqa: F401
-from e2e_app import ROOT, BrowserSession
+from class_helpers import Phone, app_server, data_dir  # noqa: F401
+from e2e_app import ROOT, SCREENSHOTS, BrowserSession
 
 from attnviz import exercises
 
@@ -107,40 +107,38 @@ def tap(s: BrowserSession, key: str) -> None:
 
 
 def test_class_pictures_on_a_phone(browser, app_server):  # noqa: F811
-    """A teacher starts a class; two students on phones answer the first question (one
-    right, one wrong); the pictures: a student's page (its wide matrices marked as
-    scrolling) and the teacher's tally on a phone."""
+    """A teacher starts a class; two students on phones (the class's light page) answer the
+    first question (one right, one wrong); the pictures: a student's page with its verdict
+    and the teacher's tally on a phone."""
     items = exercises.generate(seed=SEED, count=8)
     teacher = session(browser, app_server, PHONE)
-    students: list[BrowserSession] = []
+    students: list[Phone] = []
     try:
         teacher.open(f"/exercises?seed={SEED}")
         tap(teacher, "class_start")
         teacher.page.wait_for_function("new URLSearchParams(location.search).has('teacher')")
         code = teacher.page.evaluate("new URLSearchParams(location.search).get('class')")
-        for n in range(2):  # one at a time, in front (a page behind others gets no frames)
-            s = session(browser, app_server, PHONE)
+        for n in range(2):
+            s = Phone(browser, app_server, PHONE)
             students.append(s)
-            s.page.bring_to_front()
-            s.open(f"/exercises?class={code}")
-            s.page.get_by_text(f"Live class {code}").wait_for()
-            s.page.locator(".st-key-ex0 input").fill(items[0].answer_text if n == 0 else "17")
-            tap(s, "ex0_check")
-        students[0].page.bring_to_front()
-        students[0].page.get_by_text(f"Right: {items[0].answer_text}.").wait_for()
-        students[0].page.wait_for_function(
-            "document.querySelectorAll('.katex-display.attnviz-scrolls').length > 0"
-        )
-        students[0].page.locator(".st-key-ex0_card").scroll_into_view_if_needed()
-        shots = {"phone_student": students[0].screenshot("readme_phone_student", full=False)}
+            s.open(f"/join?class={code}")
+            s.page.get_by_label("Nickname (optional)").fill(["Ada", "Alan"][n])
+            s.answer(0, items[0].answer_text if n == 0 else "17")
+        students[0].verdict(0, f"Right: {items[0].answer_text}.")
+        students[0].card(0).locator(".answer").scroll_into_view_if_needed()
+        students[0].page.evaluate("window.scrollBy(0, 180)")
+        shot = SCREENSHOTS / "readme_phone_student.png"
+        students[0].page.screenshot(path=str(shot))
+        shots = {"phone_student": shot}
         teacher.page.bring_to_front()
         teacher.page.get_by_text("2 students · 2 answers").wait_for(timeout=30_000)
         teacher.page.get_by_text("2 students · 2 answers").scroll_into_view_if_needed()
         shots["phone_tally"] = teacher.screenshot("readme_phone_tally", full=False)
-        for s in [teacher, *students]:
-            s.assert_healthy("a class on phones")
+        teacher.assert_healthy("a class on phones")
+        assert not [e for s in students for e in s.errors]
     finally:
-        for s in [teacher, *students]:
-            close(s)
+        close(teacher)
+        for s in students:
+            s.close()
     for name, doc in CLASS_VIEWS.items():
         keep(name, shots[name], PHONE, doc)

@@ -1,0 +1,70 @@
+"""Smoke test of bench/class_hall.py (tiny runs, no timing assertions): simulated phones on
+the live class's light page of a real server (``streamlit run serve.py``) join, answer,
+long-poll and see both reveals; the store holds every acknowledged answer once, with its
+nickname. The replicas run (three servers, PostgreSQL, HAProxy, one replica killed) loses
+nothing either."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+sys.path.insert(0, str(BENCH))
+
+import class_hall  # noqa: E402
+from pgcluster import INSTALL_HINT, pg_bindir  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+
+def _check(r: dict, phones: int, questions: int) -> None:
+    """What every run must show, whatever the machine's load."""
+    assert r["joined"] == phones, r
+    assert r["errors"] == 0 and r["error_kinds"] == {}, r
+    assert r["checks"] == phones * questions, r
+    st = r["store"]
+    assert st["acknowledged"] == st["rows"] == st["count_rows"] == phones * questions, st
+    assert st["lost"] == st["unacknowledged_rows"] == 0, st
+    assert st["wrong_answer"] == st["wrong_nickname"] == 0, st
+    assert st["nicknames_match"] and st["tally_answered"] == phones * questions, st
+    assert st["mine_mismatch"] == 0, st
+    for reveal in (r["midclass"]["reveal"], r["reveal_end"]):
+        assert reveal["missed"] == 0 and reveal["s"]["n"] == phones, reveal
+    assert r["server_log_problems"] == [], r["server_log_problems"]
+
+
+def test_phones_on_one_server_lose_nothing_and_see_every_reveal(tmp_path):
+    out = tmp_path / "hall.json"
+    r = class_hall.main(
+        ["--phones", "20", "--questions", "2", "--window", "6", "--ramp", "1"]
+        + ["--idle", "3", "--baseline", "0", "--json", str(out)]
+    )
+    assert json.loads(out.read_text()) == r
+    _check(r, 20, 2)
+    assert r["replicas"] == 1 and "SQLite" in r["scenario"], r
+    assert r["join_requests"] == 5 and 0 < r["join_bytes"]["max"] < 150_000, r
+    assert r["requests"]["page"] == r["requests"]["static"] / 2 == 20, r["requests"]
+    assert r["idle"]["phones"] == 20 and r["idle"]["server_cpu_s"] >= 0, r["idle"]
+    assert "moved" not in r and "kill" not in r["midclass"], r
+
+
+@pytest.mark.replicas
+def test_phones_on_replicas_lose_nothing_when_one_is_killed():
+    if pg_bindir() is None:
+        pytest.fail(f"PostgreSQL is not installed: {INSTALL_HINT}", False)
+    if class_hall.shutil.which("haproxy") is None and not Path("/usr/sbin/haproxy").exists():
+        pytest.fail("haproxy is not installed (apt-get install haproxy)", False)
+    r = class_hall.main(
+        ["--replicas", "3", "--phones", "24", "--questions", "2", "--window", "8"]
+        + ["--ramp", "1", "--idle", "2", "--baseline", "0"]
+    )
+    _check(r, 24, 2)
+    assert r["replicas"] == 3 and "PostgreSQL" in r["scenario"], r
+    kill = r["midclass"]["kill"]
+    assert kill["acked_before"] >= 24, kill
+    # every phone went on after the kill: its later answers are in the store (above)
+    assert r["midclass"]["reveal"]["at_s"] >= kill["at_s"], r["midclass"]
