@@ -73,7 +73,7 @@ def test_every_formula_of_every_kind_converts():
 
 
 def test_a_sign_stays_with_its_number():
-    """"(−1)" and "+ −2": the sign is the first of its own row (a prefix, no spaces around
+    """The sign of "(−1)" and "+ −2" is the first of its own row (a prefix, no spaces around
     it), a minus between two terms is not."""
     m = to_mathml(r"1 \cdot (-1) + -2 - 3")
     assert "<mo>(</mo><mrow><mo>−</mo><mn>1</mn></mrow><mo>)</mo>" in m
