@@ -16,7 +16,11 @@ HERE = Path(__file__).parent
 # No page_title here: each st.Page's title becomes its browser tab title.
 # The presenter view (?present=1) starts with the sidebar collapsed: set_page_config runs
 # once per run, so the state is derived from the URL here.
-st.set_page_config(layout="wide", initial_sidebar_state=ui.present.sidebar_state())
+# The tab's icon is attnviz's own file, served by this server: a page's ":material/...:" icon
+# would make every browser fetch it from Google's font service (docs/deploy.md, "Offline").
+st.set_page_config(
+    layout="wide", initial_sidebar_state=ui.present.sidebar_state(), page_icon=ui.ICON
+)
 # First element of every run: the browser starts loading plotly.js now, not when the first
 # chart arrives (a first visit saves most of its 1.3 s download and compile).
 ui.preload_plotly()

@@ -28,6 +28,8 @@ Invalid values in a link (``?N=-3&heads=7&mask=xyz``) are replaced by valid ones
 ``st.warning`` names each parameter that was corrected.
 """
 
+from pathlib import Path
+
 from attnviz.ui import a11y, pages, present
 from attnviz.ui.board import (
     board,
@@ -92,7 +94,11 @@ from attnviz.ui.state import (
 )
 from attnviz.ui.walker import sidebar
 
+#: The browser tab's icon (a causal mask's weights in viridis), served by this server.
+ICON = Path(__file__).with_name("icon.png")
+
 __all__ = [
+    "ICON",
     "CONTROLS",
     "D_MAX",
     "DEFAULTS",

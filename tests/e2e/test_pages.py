@@ -10,9 +10,11 @@ The tests below then check one property each.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from urllib.parse import urlparse
 
 import plotly.colors
 import pytest
+from class_helpers import app_server, data_dir, press  # noqa: F401
 from e2e_app import BrowserSession
 from e2e_helpers import (
     AXIS_TICKS_JS,
@@ -70,7 +72,7 @@ def walk(session: BrowserSession, size: str, inspect: bool) -> dict[str, PageRep
 
 
 @pytest.fixture(scope="module")
-def laptop_walk(browser, app_server) -> dict[str, PageReport]:
+def laptop_walk(browser, app_server) -> dict[str, PageReport]:  # noqa: F811
     session = BrowserSession(browser, app_server, (1280, 800))
     try:
         return walk(session, "1280x800", inspect=True)
@@ -79,7 +81,7 @@ def laptop_walk(browser, app_server) -> dict[str, PageReport]:
 
 
 @pytest.fixture(scope="module")
-def projector_walk(browser, app_server) -> dict[str, PageReport]:
+def projector_walk(browser, app_server) -> dict[str, PageReport]:  # noqa: F811
     session = BrowserSession(browser, app_server, (1920, 1080))
     try:
         return walk(session, "1920x1080", inspect=False)
@@ -92,14 +94,20 @@ def test_sidebar_lists_every_page(laptop_walk):
     assert list(laptop_walk) == [p.title for p in pages.PAGES]
 
 
-def test_every_page_of_the_table_opens_at_its_url(browser, app_server):
+def test_every_page_of_the_table_opens_at_its_url(browser, app_server):  # noqa: F811
     """Each page's slug is its URL: /<slug> opens the page titled as the table says, with
     its sidebar link (the table's icon and title) marked current; the first page is also
-    at /."""
+    at /. No page, the teacher's class view and a phone's class page included, makes the
+    browser ask another host than the server (a page's Material icon as the tab's icon
+    made it fetch the icon from Google's font service)."""
     session = BrowserSession(browser, app_server, (1280, 800))
     first = pages.PAGES[0]
+    asked: list[tuple[str, str]] = []  # (page, url) of every request the browser made
+    here = ""
+    session.page.on("request", lambda r: asked.append((here, r.url)))
     try:
         for path, entry in [("/", first), *((f"/{p.slug}", p) for p in pages.PAGES)]:
+            here = path
             session.open(path)
             session.assert_healthy(path)
             current = session.page.locator('[data-testid="stSidebarNavLink"][aria-current="page"]')
@@ -108,8 +116,26 @@ def test_every_page_of_the_table_opens_at_its_url(browser, app_server):
             # the link's text: the Material icon's name (drawn as a ligature), then the title
             assert lines == [entry.icon.removeprefix(":material/").rstrip(":"), entry.title]
             assert entry.title in session.page.title(), (path, session.page.title())
+        # the teacher's class view (its QR code) and a phone's class page
+        here = "the teacher's view"
+        session.open("/exercises")
+        press(session, "class_start")
+        session.page.get_by_text("Live class").first.wait_for()
+        code = session.page.evaluate("new URLSearchParams(location.search).get('class')")
+        here = "/join"
+        session.page.goto(f"{app_server.url}/join?class={code}")
+        session.page.get_by_role("heading", name=f"Live class {code}").wait_for()
+        session.page.wait_for_timeout(1000)
     finally:
         session.close()
+    own = urlparse(app_server.url).netloc
+    elsewhere = [
+        (page, url)
+        for page, url in asked
+        if not url.startswith(("data:", "blob:")) and urlparse(url).netloc != own
+    ]
+    assert not elsewhere, f"requests to another host than the server's: {elsewhere}"
+    assert {page for page, _ in asked} >= {"/", "the teacher's view", "/join"}
 
 
 @pytest.mark.parametrize("size", ["laptop", "projector"])
