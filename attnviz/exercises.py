@@ -443,7 +443,7 @@ def answer_key_markdown(seed: int, items: list[Exercise]) -> str:
     for i, e in enumerate(items):
         tol = f" (±{e.tolerance:g})" if e.tolerance else ""
         out += [
-            f"## {i + 1}. {e.kind}",
+            f"## {i + 1}. {e.title}",
             "",
             e.prompt,
             "",

@@ -272,3 +272,11 @@ def test_the_learned_pages_exercises_come_from_the_run():
     assert not timing.check(first + int(timing.tolerance) + 1)
     with pytest.raises(ValueError, match="induction run"):
         exercises.learned(toys.job_scores("previous", toys.load("previous")))
+
+
+def test_every_kind_has_a_title_a_student_reads():
+    for kind in (*exercises.KINDS, *exercises.LEARNED_KINDS):
+        title = exercises.TITLES[kind]
+        assert title[0].isupper() and kind not in title.lower().split(), (kind, title)
+    items = exercises.generate(seed=3, count=8)
+    assert [e.title for e in items[:2]] == ["Which key wins", "One attention weight"]

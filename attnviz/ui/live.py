@@ -247,7 +247,7 @@ def _sidebar_note(info: ClassInfo) -> None:
 
 
 def _labels(items: list[exercises.Exercise]) -> list[str]:
-    return [f"{i + 1}. {e.kind}" for i, e in enumerate(items)]
+    return [f"{i + 1}. {e.title}" for i, e in enumerate(items)]
 
 
 # --------------------------------------------------------------------------- teacher
@@ -319,7 +319,7 @@ def teacher_view(r: Room) -> None:
         st.code(f"{link}&{TEACHER_PARAM}={r.teacher}", language=None, wrap_lines=True)
     with st.expander(":material/quiz: The questions with their answers"):
         for i, e in enumerate(items):
-            st.markdown(f"#### {i + 1}. {e.kind.capitalize()}")
+            st.markdown(f"#### {i + 1}. {e.title}")
             st.markdown(e.prompt)
             st.markdown(f"**Answer: {e.answer_text}**")
 
