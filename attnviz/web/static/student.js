@@ -297,6 +297,7 @@ async function follow() {
       since = state.v;
       fails = 0;
       if (!document.body.classList.contains("closed") || state.closed) applyState(state);
+      document.body.dataset.state = state.v; // the class as shown (tests and benchmarks wait on it)
       continue;
     }
     if (res && res.status === 204) {
