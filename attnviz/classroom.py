@@ -5,7 +5,7 @@ path for SQLite (one server: a file under ``$ATTNVIZ_DATA_DIR``, WAL mode and a 
 timeout) and PostgreSQL (replicas: ``ATTNVIZ_DATABASE_URL=postgresql+psycopg://...``)::
 
     from attnviz.classroom import ClassStore
-    store = ClassStore()                         # the default URL (default_url())
+    store = ClassStore(grade=exercises.grade)    # the default URL (default_url())
     code, key = store.create(seed=12, count=8)   # "K7QX2M", a 128-bit secret
     store.submit(code, student, 0, " 2")         # True: right (exercises' check)
     store.tally(code, key)[0]                    # {"answered": 1, "right": 1, ...}
@@ -13,8 +13,10 @@ timeout) and PostgreSQL (replicas: ``ATTNVIZ_DATABASE_URL=postgresql+psycopg://.
 
 1. A class is a row (code, hash of the teacher key, seed, count, created, closed);
    its revealed items and its answers are rows of their own.
-2. ``submit`` checks the answer with ``exercises.generate(seed, count)[item].check`` and
-   upserts (code, student, item): a student's later answer replaces the earlier one.
+2. ``submit`` checks the answer with the store's ``grade(seed, count, item, answer)``
+   (given by its maker: :func:`attnviz.exercises.grade` for the exercises; the store
+   itself knows no exercise, engine or toy) and upserts (code, student, item): a
+   student's later answer replaces the earlier one.
 3. ``tally`` counts the rows, so each student's latest answer counts once.
 4. Classes expire 24 h after creation: an expired class is not found, and ``create``
    deletes expired classes with their answers.
@@ -31,7 +33,6 @@ Bad input raises ``ValueError`` (nothing is stored); a wrong teacher key raises
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import hmac
 import os
@@ -46,11 +47,15 @@ from pathlib import Path
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 
-from attnviz import exercises
-
 #: The path of a class's student page under the app's address: ``<address>/join?class=CODE``
 #: (served by :mod:`attnviz.web`, no Streamlit session).
 JOIN_PATH = "join"
+#: A class's set, as :func:`attnviz.exercises.generate` takes it: its seed and number of
+#: questions (tests/test_classroom.py checks they are the exercises' own limits).
+SEED_MAX = 2**32 - 1
+COUNT_MAX = 50
+#: ``grade(seed, count, item, answer) -> right``: how a store checks an answer.
+Grade = Callable[[int, int, int, str], bool]
 #: Join codes: 6 characters from an alphabet without look-alikes (no 0/O, 1/I/L).
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 6
@@ -257,9 +262,8 @@ def _hash_key(key: str) -> str:
     return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-@functools.lru_cache(maxsize=64)
-def _items(seed: int, count: int) -> tuple[exercises.Exercise, ...]:
-    return tuple(exercises.generate(seed=seed, count=count))
+def _no_grade(seed: int, count: int, item: int, answer: str) -> bool:
+    raise TypeError("this ClassStore was made without a grade function: it cannot check")
 
 
 # --------------------------------------------------------------------------- the store
@@ -288,11 +292,19 @@ class ClassStore:
     """The classes and answers in one database (see the module docstring).
 
     ``url``: a SQLAlchemy URL, default :func:`default_url`. ``clock``: Unix time in
-    seconds (tests move it to expire classes). Safe to share between threads; several
-    stores (processes, replicas) on one database lose nothing."""
+    seconds (tests move it to expire classes). ``grade``: how :meth:`submit` checks an
+    answer (:data:`Grade`; a store without one serves the teacher's side only). Safe to
+    share between threads; several stores (processes, replicas) on one database lose
+    nothing."""
 
-    def __init__(self, url: str | None = None, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        url: str | None = None,
+        clock: Callable[[], float] = time.time,
+        grade: Grade | None = None,
+    ) -> None:
         self.url = url or default_url()
+        self.grade = grade or _no_grade
         backend = sa.engine.make_url(self.url).get_backend_name()
         if backend not in ("sqlite", "postgresql"):
             raise ValueError(f"the class store runs on SQLite or PostgreSQL, got {backend!r}")
@@ -382,11 +394,12 @@ class ClassStore:
     def create(self, seed: int, count: int) -> tuple[str, str]:
         """A new class on ``exercises.generate(seed, count)``: (join code, teacher key).
         Expired classes are deleted first."""
-        exercises.generate(seed=seed, count=1)  # the same checks as the set: ValueError
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= SEED_MAX:
+            raise ValueError(f"seed must be an integer from 0 to {SEED_MAX}, got {seed!r}")
         if isinstance(count, bool) or not isinstance(count, int):
             raise ValueError(f"count must be an integer, got {count!r}")
-        if not 1 <= count <= exercises.COUNT_MAX:
-            raise ValueError(f"count must be from 1 to {exercises.COUNT_MAX}, got {count}")
+        if not 1 <= count <= COUNT_MAX:
+            raise ValueError(f"count must be from 1 to {COUNT_MAX}, got {count}")
         self.purge()
         key = secrets.token_urlsafe(KEY_BYTES)
         for _ in range(10):
@@ -517,7 +530,7 @@ class ClassStore:
             raise ClassClosed(f"the class {code} has ended: answers are no longer taken")
         item = self._check_item(item, info.count)
         # 2) check, then upsert (code, student, item)
-        right = bool(_items(info.seed, info.count)[item].check(answer))
+        right = bool(self.grade(info.seed, info.count, item, answer))
         values = dict(answer=answer, right=right, nickname=nickname, at=self.clock())
         stmt = self._insert(answers_table).values(code=code, student=student, item=item, **values)
         stmt = stmt.on_conflict_do_update(index_elements=["code", "student", "item"], set_=values)

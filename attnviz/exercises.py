@@ -16,6 +16,7 @@ that the answer can be recomputed independently.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass, field
@@ -422,6 +423,17 @@ def generate(seed: int = 0, count: int = 8) -> list[Exercise]:
         _MAKERS[KINDS[i % len(KINDS)]](np.random.default_rng([int(seed), i]))
         for i in range(int(count))
     ]
+
+
+@functools.lru_cache(maxsize=64)
+def _set(seed: int, count: int) -> tuple[Exercise, ...]:
+    return tuple(generate(seed=seed, count=count))
+
+
+def grade(seed: int, count: int, item: int, answer: str) -> bool:
+    """Whether ``answer`` is right for question ``item`` of the set ``(seed, count)``: the
+    live class's grading (:class:`attnviz.classroom.ClassStore` is given it)."""
+    return _set(seed, count)[item].check(answer)
 
 
 def answer_key_rows(items: list[Exercise]) -> list[dict[str, str]]:

@@ -105,7 +105,7 @@ def lost_answers(store: ClassStore, code: str, last: dict[tuple[str, int], str])
 
 def part_sqlite(args: argparse.Namespace) -> dict[str, Any]:
     tmp = Path(tempfile.mkdtemp(prefix="attnviz-live-"))
-    store = ClassStore(f"sqlite:///{tmp / 'classes.db'}")
+    store = ClassStore(f"sqlite:///{tmp / 'classes.db'}", grade=exercises.grade)
     code, key = store.create(SEED, args.questions)
     jobs = plan(args.students, args.questions, args.duration, random.Random(1))
     per_student: dict[str, list[tuple]] = {}
@@ -188,7 +188,7 @@ def part_sqlite(args: argparse.Namespace) -> dict[str, Any]:
 def replica_main(url: str, code: str, index: int, jobs, results) -> None:
     """One replica: its own store, 8 threads answering the jobs sent to it. A student is
     always served by the same thread, in order (a session's reruns never overlap)."""
-    store = ClassStore(url)
+    store = ClassStore(url, grade=exercises.grade)
     lanes: list[queue.Queue] = [queue.Queue() for _ in range(8)]
 
     def lane(q: queue.Queue) -> None:
@@ -219,7 +219,7 @@ def part_replicas(args: argparse.Namespace) -> dict[str, Any]:
     replicas_n = 3
     ctx = multiprocessing.get_context("spawn")
     with PgCluster(durable=True) as pg:
-        store = ClassStore(pg.url)
+        store = ClassStore(pg.url, grade=exercises.grade)
         code, key = store.create(SEED, args.questions)
         # one answer queue per replica: a process killed while writing to a shared queue
         # would leave its lock held (and the others' answers stuck behind it)
@@ -347,7 +347,7 @@ def part_tally(args: argparse.Namespace) -> dict[str, Any]:
     env = {"ATTNVIZ_DATA_DIR": str(tmp)}
     env.pop("ATTNVIZ_DATABASE_URL", None)
     os.environ.pop("ATTNVIZ_DATABASE_URL", None)
-    store = ClassStore(f"sqlite:///{tmp / 'classes.db'}")
+    store = ClassStore(f"sqlite:///{tmp / 'classes.db'}", grade=exercises.grade)
     code, key = store.create(SEED, 8)
     seconds: list[float] = []
     rng = random.Random(3)
@@ -408,7 +408,7 @@ def part_app(args: argparse.Namespace) -> dict[str, Any]:
 
     tmp = Path(tempfile.mkdtemp(prefix="attnviz-live-"))
     os.environ.pop("ATTNVIZ_DATABASE_URL", None)
-    store = ClassStore(f"sqlite:///{tmp / 'classes.db'}")
+    store = ClassStore(f"sqlite:///{tmp / 'classes.db'}", grade=exercises.grade)
     code, key = store.create(SEED, args.questions)
     items = exercises.generate(seed=SEED, count=args.questions)
     rng = random.Random(4)

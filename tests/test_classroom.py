@@ -66,7 +66,7 @@ class Clock:
 
 @pytest.fixture
 def store(url):
-    s = ClassStore(url)
+    s = ClassStore(url, grade=exercises.grade)
     yield s
     s.dispose()
 
@@ -198,7 +198,7 @@ def test_a_wrong_key_is_refused_everywhere(store, bad):
 
 def test_classes_expire_after_24_hours_with_their_answers(url):
     clock = Clock()
-    store = ClassStore(url, clock=clock)
+    store = ClassStore(url, clock=clock, grade=exercises.grade)
     code, key = store.create(SEED, COUNT)
     store.submit(code, "s1", 0, "1")
     store.reveal(code, key, 0)
@@ -220,8 +220,8 @@ def test_classes_expire_after_24_hours_with_their_answers(url):
 
 
 def test_the_schema_version_is_recorded_and_another_refused(url):
-    ClassStore(url).dispose()
-    ClassStore(url).dispose()  # a second store on the same tables: fine
+    ClassStore(url, grade=exercises.grade).dispose()
+    ClassStore(url, grade=exercises.grade).dispose()  # a second store on the same tables: fine
     engine = sa.create_engine(url)
     with engine.begin() as conn:
         v = conn.execute(sa.select(classroom.meta_table.c.value)).scalar_one()
@@ -229,7 +229,7 @@ def test_the_schema_version_is_recorded_and_another_refused(url):
         conn.execute(classroom.meta_table.update().values(value="99"))
     engine.dispose()
     with pytest.raises(RuntimeError, match="schema version 99.*expects 1"):
-        ClassStore(url)
+        ClassStore(url, grade=exercises.grade)
 
 
 def test_the_default_url_follows_the_environment(monkeypatch, tmp_path):
@@ -269,7 +269,7 @@ def test_concurrent_submits_from_threads_lose_nothing(store):
 
 def _process_worker(url: str, code: str, worker: int, per: int) -> int:
     """One process: its own store, ``per`` students answering every item."""
-    s = ClassStore(url)
+    s = ClassStore(url, grade=exercises.grade)
     acked = 0
     for student in range(per):
         for item in range(COUNT):
@@ -450,3 +450,37 @@ def test_ci_and_the_test_script_install_postgresql():
         assert 'compgen -G "/usr/lib/postgresql/*/bin/initdb"' in text, script
         installs = [ln for ln in text.splitlines() if "apt-get install" in ln]
         assert any("postgresql" in ln.split() for ln in installs), script
+
+
+def test_the_store_grades_with_what_it_is_given_and_knows_no_exercise(url):
+    """The store imports no exercise, engine or toy (the database layer stays small): its
+    grading is given; its set limits are the exercises' own."""
+    import ast
+
+    tree = ast.parse(Path(classroom.__file__).read_text())
+    imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    imported |= {
+        f"{n.module}.{a.name}"
+        for n in ast.walk(tree)
+        if isinstance(n, ast.ImportFrom) and n.module
+        for a in n.names
+    }
+    assert not [m for m in imported if m.startswith("attnviz")], imported
+    assert (classroom.SEED_MAX, classroom.COUNT_MAX) == (exercises.SEED_MAX, exercises.COUNT_MAX)
+    calls = []
+
+    def grade(seed, count, item, answer):
+        calls.append((seed, count, item, answer))
+        return answer == "yes"
+
+    s = ClassStore(url, grade=grade)
+    code, _ = s.create(SEED, COUNT)
+    assert s.submit(code, "s" * 16, 3, "yes") is True
+    assert s.submit(code, "t" * 16, 3, "no") is False
+    assert calls == [(SEED, COUNT, 3, "yes"), (SEED, COUNT, 3, "no")]
+    teacher_only = ClassStore(url)
+    with pytest.raises(TypeError, match="without a grade function"):
+        teacher_only.submit(code, "u" * 16, 0, "1")
+    assert s.count_rows(code) == 2
+    s.dispose()
+    teacher_only.dispose()

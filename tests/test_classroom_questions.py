@@ -10,7 +10,7 @@ import pytest
 import sqlalchemy as sa
 from test_classroom import Clock, pg, store, url  # noqa: F401 (fixtures)
 
-from attnviz import classroom, engine, predict, viz
+from attnviz import classroom, engine, exercises, predict, viz
 from attnviz.classroom import ClassClosed, ClassNotFound, ClassStore
 
 Q = dict(
@@ -119,7 +119,7 @@ def test_sql_in_text_is_stored_literally(store):
 
 def test_view_questions_expire_with_their_class(url):
     clock = Clock()
-    s = ClassStore(url, clock=clock)
+    s = ClassStore(url, clock=clock, grade=exercises.grade)
     try:
         code, key = s.create(3, 8)
         qid = s.ask(code, key, **Q)
@@ -143,7 +143,7 @@ def test_a_database_made_before_view_questions_gains_their_tables(tmp_path):
     with eng.begin() as conn:
         conn.execute(classroom.meta_table.insert().values(name="schema_version", value="1"))
     eng.dispose()
-    s = ClassStore(url)
+    s = ClassStore(url, grade=exercises.grade)
     try:
         code, key = s.create(3, 8)
         assert s.ask(code, key, **Q) == 1

@@ -38,7 +38,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from attnviz import classroom
+from attnviz import classroom, exercises
 from attnviz.web import guard, hub
 from attnviz.web.render import text_html
 
@@ -87,7 +87,8 @@ class Server:
     def store(self) -> classroom.ClassStore:
         with self.lock:
             if self._store is None:
-                self._store = classroom.ClassStore(self.url or classroom.default_url())
+                url = self.url or classroom.default_url()
+                self._store = classroom.ClassStore(url, grade=exercises.grade)
             return self._store
 
     def remember(self, cid: str, status: int, body: bytes) -> None:

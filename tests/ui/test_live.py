@@ -31,7 +31,7 @@ def data_dir(tmp_path, monkeypatch):
 
 @pytest.fixture
 def store(data_dir):
-    s = ClassStore()
+    s = ClassStore(grade=exercises.grade)  # the students' side, as the light page grades
     yield s
     s.dispose()
 
