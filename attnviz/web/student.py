@@ -69,6 +69,10 @@ STORE_DOWN = (
     "The class store is not answering right now. Your answer is kept on this device and "
     "sent again in a moment."
 )
+STORE_FULL = (
+    "The class store is full (the server's disk): your answer is kept on this device and "
+    "sent again in a moment. Tell the teacher."
+)
 
 
 class Server:
@@ -334,8 +338,11 @@ async def _write(request: Request, handle) -> Response:
         return _error(request, r.status, "refused", r.message, retry_after=r.retry_after)
     except classroom.ClassNotFound:
         return _error(request, 404, "not_found", _not_found(request.path_params["code"]))
-    except classroom.STORE_ERRORS:
-        return _error(request, 503, "store_down", STORE_DOWN)
+    except classroom.STORE_ERRORS as exc:
+        full = "full" in str(exc).lower()  # SQLite's "database or disk is full", PostgreSQL's
+        return _error(
+            request, 503, "store_full" if full else "store_down", STORE_FULL if full else STORE_DOWN
+        )
     body = json.dumps(out).encode()
     SERVER.remember(key, status, body)
     return _reply(request, body, status=status)

@@ -223,3 +223,17 @@ def test_a_store_that_is_down_is_said_and_the_answer_can_be_sent_again(env, monk
     del student.SERVER.store.submit
     again = post(client, code, "answer", **body)  # the retry is not answered from memory
     assert again.status_code == 200 and store.count_rows(code) == 1
+
+
+def test_a_full_store_is_said_in_words(env):
+    client, store, code, _ = env
+
+    def full(*args, **kwargs):
+        raise OSError("database or disk is full")
+
+    student.SERVER.store.submit = full
+    got = post(client, code, "answer", student="s" * 16, cid="c" * 16, item=0, answer="1")
+    del student.SERVER.store.submit
+    assert got.status_code == 503 and got.json()["error"] == "store_full"
+    assert "full" in got.json()["message"] and "kept on this device" in got.json()["message"]
+    assert store.count_rows(code) == 0
