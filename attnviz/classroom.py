@@ -134,6 +134,15 @@ view_answers_table = sa.Table(
     sa.Column("choice", sa.Integer, nullable=False),
     sa.Column("at", sa.Float, nullable=False),
 )
+#: The students who opened the class's page (a phone's first request, ``join``): the
+#: teacher's projector counts them before anyone answers. Created on first use.
+joined_table = sa.Table(
+    "attnviz_joined",
+    metadata,
+    sa.Column("code", sa.String(CODE_LENGTH), primary_key=True),
+    sa.Column("student", sa.String(STUDENT_MAX), primary_key=True),
+    sa.Column("at", sa.Float, nullable=False),
+)
 #: The kinds of view question and their limits.
 VIEW_KINDS = (
     "top_key",
@@ -457,6 +466,17 @@ class ClassStore:
                 ).scalar_one()
             )
 
+    def joined(self, code: object, teacher_key: object) -> int:
+        """How many students opened the class's page (answered or not)."""
+        j = joined_table.c
+        with self.engine.connect() as conn:
+            row = self._authorised(conn, code, teacher_key)
+            return int(
+                conn.execute(
+                    sa.select(sa.func.count()).select_from(joined_table).where(j.code == row.code)
+                ).scalar_one()
+            )
+
     def nicknames(self, code: object, teacher_key: object) -> list[str]:
         """The nicknames students gave (each once, sorted)."""
         a = answers_table.c
@@ -493,7 +513,11 @@ class ClassStore:
         c = classes_table.c
         with self.engine.begin() as conn:
             old = sa.select(c.code).where(c.created <= cutoff)
-            for table in (answers_table, reveals_table, view_answers_table, view_questions_table):
+            tables = (
+                answers_table, reveals_table, view_answers_table, view_questions_table,
+                joined_table,
+            )  # fmt: skip
+            for table in tables:
                 conn.execute(table.delete().where(table.c.code.in_(old)))
             return conn.execute(classes_table.delete().where(c.created <= cutoff)).rowcount
 
@@ -537,6 +561,17 @@ class ClassStore:
         with self.engine.begin() as conn:
             conn.execute(stmt)
         return right
+
+    def join(self, code: object, student: object) -> None:
+        """Record that ``student`` opened the class's page (once; again is a no-op).
+        ClassNotFound for a wrong or expired code; a closed class is joined too (its page
+        says it ended)."""
+        code = normalize_code(code)
+        student = _check_text("a student id", student, STUDENT_MAX)
+        self.info(code)
+        stmt = self._insert(joined_table).values(code=code, student=student, at=self.clock())
+        with self.engine.begin() as conn:
+            conn.execute(stmt.on_conflict_do_nothing())
 
     def answers(self, code: object, student: object) -> dict[int, tuple[str, bool]]:
         """A student's stored answers: item -> (answer, right); a page that reconnects

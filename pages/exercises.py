@@ -11,7 +11,7 @@ import random
 import streamlit as st
 
 from attnviz import ui
-from attnviz.ui import live, quiz
+from attnviz.ui import live, present, projector, quiz
 
 
 def _new_set() -> None:
@@ -51,6 +51,8 @@ if room is None:
     exercises_page()
 elif room.problem:  # a live class: the teacher's view, or a student's old link
     live.missing(room)
+elif room.teacher and present.presenting():  # the class on the projector: its slides
+    projector.view(room)
 elif room.teacher:
     live.teacher_view(room)
 else:

@@ -484,3 +484,16 @@ def test_the_store_grades_with_what_it_is_given_and_knows_no_exercise(url):
     assert s.count_rows(code) == 2
     s.dispose()
     teacher_only.dispose()
+
+
+def test_joining_is_counted_once_per_student(store):
+    code, key = store.create(SEED, COUNT)
+    assert store.joined(code, key) == 0
+    store.join(code, "a" * 16)
+    store.join(code.lower(), "a" * 16)  # again: still one
+    store.join(code, "b" * 16)
+    assert store.joined(code, key) == 2
+    with pytest.raises(ClassNotFound):
+        store.join("QQQQQQ", "a" * 16)
+    with pytest.raises(PermissionError):
+        store.joined(code, "wrong key")

@@ -315,6 +315,13 @@ def teacher_view(r: Room) -> None:
             icon=":material/stop_circle:",
         )
     c[3].button("Leave the class view", key="class_leave", on_click=leave)
+    st.link_button(
+        "Project it: the join screen, then one question per slide",
+        f"{PAGE}?{CLASS_PARAM}={info.code}&{TEACHER_PARAM}={r.teacher}&present=1",
+        icon=":material/co_present:",
+        help="Opens the class's slides for the projector (a second window or device); "
+        "Reveal, the answer keys and End stay here.",
+    )
     with st.expander(":material/key: Your teacher link (keep it private: it opens this view)"):
         st.code(f"{link}&{TEACHER_PARAM}={r.teacher}", language=None, wrap_lines=True)
     with st.expander(":material/quiz: The questions with their answers"):

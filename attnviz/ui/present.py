@@ -127,13 +127,13 @@ class Steps:
         return not self.presenting
 
 
-def _go(delta: int, count: int) -> None:
+def go(delta: int, count: int) -> None:
     """on_click of Previous / Next: the new step goes into the URL."""
-    current = _step_from_url(count)[0]
+    current = step_from_url(count)[0]
     st.query_params[STEP_PARAM] = str(min(max(current + delta, 0), count - 1) + 1)
 
 
-def _step_from_url(count: int) -> tuple[int, str | None]:
+def step_from_url(count: int) -> tuple[int, str | None]:
     """(step index from 0, warning or None) from ``?step=`` (counted from 1)."""
     raw = st.query_params.get(STEP_PARAM)
     if raw is None:
@@ -156,7 +156,7 @@ def steps(titles: list[str]) -> Steps:
     count = len(titles)
     if not presenting() or count == 0:
         return Steps(tuple(titles), False, 0)
-    index, problem = _step_from_url(count)
+    index, problem = step_from_url(count)
     if problem:
         st.warning(problem, icon=":material/warning:")
     c1, c2, c3 = st.columns([1.4, 4, 1.4], vertical_alignment="center")
@@ -164,7 +164,7 @@ def steps(titles: list[str]) -> Steps:
         "Previous",
         key="present_prev",
         icon=":material/arrow_back:",
-        on_click=_go,
+        on_click=go,
         args=(-1, count),
         disabled=index == 0,
         shortcut=PREV_KEY,
@@ -176,7 +176,7 @@ def steps(titles: list[str]) -> Steps:
         key="present_next",
         icon=":material/arrow_forward:",
         icon_position="right",
-        on_click=_go,
+        on_click=go,
         args=(1, count),
         disabled=index == count - 1,
         shortcut=NEXT_KEY,

@@ -144,6 +144,25 @@ def nicknames_css() -> None:
     st.html("<style>.st-key-class_nicknames p { font-size: 1.4rem; line-height: 1.4; }</style>")
 
 
+def projector_css() -> None:
+    """A live class on the projector (:mod:`attnviz.ui.projector`): the QR code as tall as
+    the screen allows, the join link, the class code, the count of students and the room's
+    counts in type the back row reads."""
+    st.html(
+        """<style>
+.st-key-class_big_qr img { height: 62vh !important; width: auto !important; max-width: 100%;
+  object-fit: contain; }
+[data-testid="stMain"] .st-key-class_big_link p { font-family: monospace; font-size: 2.2rem;
+  line-height: 1.2; overflow-wrap: anywhere; }
+[data-testid="stMain"] .st-key-class_big_code p { font-size: 7.5rem; font-weight: 700;
+  letter-spacing: 0.12em; line-height: 1.1; margin: 0; }
+[data-testid="stMain"] .st-key-class_big_count p { font-size: 2.8rem; font-weight: 600; }
+[data-testid="stMain"] .st-key-class_big_tally p { font-size: 2.6rem; }
+[data-testid="stMain"] .st-key-class_answer [data-testid="stAlert"] p { font-size: 2.6rem; }
+</style>"""
+    )
+
+
 def present_css() -> None:
     """The presenter view: body type 1.4x Streamlit's 16 px, and the controls' values too
     (a select's value was 12 px), a select 3rem high; the charts' strip of buttons at 1.2x;

@@ -11,6 +11,8 @@ replica answers any request.
   else 204.
 - ``GET /join/api/CODE/mine?student=ID``: this student's stored answers and verdicts (a
   reload, another replica).
+- ``POST /join/api/CODE/hello`` ``{student, cid}``: the phone opened the page (counted on
+  the projector's join screen).
 - ``POST /join/api/CODE/answer`` ``{student, nickname, item, answer, cid}``: checked,
   stored once (a retried ``cid`` is answered from memory), the verdict.
 - ``POST /join/api/CODE/predict`` ``{student, qid, choice, cid}``: a prediction for the
@@ -389,6 +391,17 @@ async def _predict(code: str, student: str, data: dict) -> tuple[int, dict]:
     return 200, {"qid": qid, "choice": choice, "stored": True}
 
 
+async def _hello(code: str, student: str, data: dict) -> tuple[int, dict]:
+    await asyncio.to_thread(SERVER.store.join, code, student)
+    return 200, {"joined": True}
+
+
+async def hello(request: Request) -> Response:
+    """``POST /join/api/CODE/hello`` ``{student, cid}``: this phone opened the page (the
+    projector counts the students in)."""
+    return await _write(request, _hello)
+
+
 async def answer(request: Request) -> Response:
     return await _write(request, _answer)
 
@@ -405,6 +418,7 @@ def routes() -> list[Route]:
         Route(f"{join}/static/{{name}}", asset, methods=["GET"]),
         Route(f"{join}/api/{{code}}/state", state, methods=["GET"]),
         Route(f"{join}/api/{{code}}/mine", mine, methods=["GET"]),
+        Route(f"{join}/api/{{code}}/hello", hello, methods=["POST"]),
         Route(f"{join}/api/{{code}}/answer", answer, methods=["POST"]),
         Route(f"{join}/api/{{code}}/predict", predict, methods=["POST"]),
     ]

@@ -237,3 +237,12 @@ def test_a_full_store_is_said_in_words(env):
     assert got.status_code == 503 and got.json()["error"] == "store_full"
     assert "full" in got.json()["message"] and "kept on this device" in got.json()["message"]
     assert store.count_rows(code) == 0
+
+
+def test_a_phone_that_opens_the_page_is_counted_once(env):
+    client, store, code, key = env
+    for cid in ("1" * 16, "2" * 16):  # a second hello of the same phone (a reload)
+        got = post(client, code, "hello", student="a" * 16, cid=cid)
+        assert got.status_code == 200
+    post(client, code, "hello", student="b" * 16, cid="3" * 16)
+    assert store.joined(code, key) == 2 and store.count_rows(code) == 0

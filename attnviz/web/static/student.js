@@ -135,6 +135,7 @@ async function send(entry) {
       "in a moment.");
     return false;
   }
+  if (entry.kind === "hello") return true;
   if (entry.kind === "predict") {
     predictDone(entry, res.ok, data);
     return true;
@@ -148,6 +149,7 @@ async function send(entry) {
 }
 
 function pending(entry, text) {
+  if (entry.kind === "hello") return;
   const box = entry.kind === "answer" ? $(".verdict", cardOf(entry.target)) : $("#predict-verdict");
   setText(box, text, "pending");
 }
@@ -373,6 +375,11 @@ function start() {
     });
   });
   for (const entry of outbox.items) pending(entry, "Not sent yet: sending it now.");
+  if (!store(`attnviz-hello-${code}-${student}`)) {
+    // counted once on the projector's join screen (sent again until the server has it)
+    outbox.add({ kind: "hello", target: 0, body: { student, cid: newCid() } });
+    store(`attnviz-hello-${code}-${student}`, 1);
+  }
   window.addEventListener("online", () => outbox.flush());
   outbox.flush();
   follow();

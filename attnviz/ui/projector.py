@@ -1,0 +1,125 @@
+"""A live class on the projector: ``present=1`` on the teacher's link
+(``/exercises?class=CODE&teacher=KEY&present=1``).
+
+Slide 1 is the join screen: the QR code of the join link at about half the screen's
+height, the class code in letters the back row reads, the join address, and how many
+students are in (a fragment that refreshes every :data:`attnviz.ui.live.TALLY_EVERY` s).
+Then one question per slide (**Next question**, **Previous**, PageDown / PageUp and the
+arrow keys; the slide in the URL as ``step=``, as every presenter view): its text and
+matrices, no answer; the room's counts in words, large; once the teacher revealed it,
+**Answer: ...** and its explanation. The teacher's controls (Reveal, the answer keys, End)
+stay on the teacher's own screen: the same link without ``present=1``.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import streamlit as st
+
+from attnviz import classroom, exercises
+from attnviz.ui import address, live, present, quiz, streamlit_private
+from attnviz.ui.board import step_keys
+from attnviz.ui.page import md_text
+
+
+def view(r: live.Room) -> None:
+    """The projector's slides of the class ``r`` (a teacher's link)."""
+    info = r.info
+    assert info is not None and r.teacher is not None
+    items = quiz.generate(info.seed, info.count)
+    titles = ["Join the class", *(f"{i + 1}. {e.title}" for i, e in enumerate(items))]
+    index, problem = present.step_from_url(len(titles))
+    if problem:
+        st.warning(problem, icon=":material/warning:")
+    streamlit_private.projector_css()
+    _nav(index, titles)
+    if index == 0:
+        _join_slide(info, r.teacher)
+    else:
+        _question_slide(info, r.teacher, items, index - 1)
+
+
+def _nav(index: int, titles: list[str]) -> None:
+    count = len(titles)
+    c1, c2, c3 = st.columns([1.2, 4, 1.6], vertical_alignment="center")
+    c1.button(
+        "Previous",
+        key="class_prev",
+        icon=":material/arrow_back:",
+        on_click=present.go,
+        args=(-1, count),
+        disabled=index == 0,
+        shortcut=present.PREV_KEY,
+        width="stretch",
+    )
+    c2.markdown(f"**Slide {index + 1} of {count}**: {titles[index]}")
+    c3.button(
+        "Next question",
+        key="class_next",
+        icon=":material/arrow_forward:",
+        icon_position="right",
+        on_click=present.go,
+        args=(1, count),
+        disabled=index == count - 1,
+        shortcut=present.NEXT_KEY,
+        width="stretch",
+        type="primary",
+    )
+    step_keys("class_next", "class_prev")  # and the arrow keys, outside the controls
+
+
+def _join_slide(info: classroom.ClassInfo, key: str) -> None:
+    link = live.join_link(info.code, address.link(page=classroom.JOIN_PATH))
+    left, right = st.columns([1, 1.15], vertical_alignment="center")
+    with left, st.container(key="class_big_qr"):  # as tall as the screen allows (CSS)
+        st.image(present.qr_svg(link), width="stretch", alt=f"QR code of the join link {link}")
+    with right:
+        st.markdown("Scan the code, or open")
+        with st.container(key="class_big_link"):
+            st.markdown(md_text(link))
+        st.markdown("The class code:")
+        with st.container(key="class_big_code"):
+            st.markdown(info.code)
+        quiz.in_slot(_students_in, info.code, key)
+
+
+@st.fragment(run_every=timedelta(seconds=live.TALLY_EVERY))
+def _students_in(code: str, key: str) -> None:
+    try:
+        n = live.store().joined(code, key)
+    except (ValueError, PermissionError, *live.STORE_DOWN):
+        return
+    with st.container(key="class_big_count"):
+        st.markdown(f"{n} student{'s' if n != 1 else ''} in")
+
+
+def _question_slide(
+    info: classroom.ClassInfo, key: str, items: list[exercises.Exercise], i: int
+) -> None:
+    e = items[i]
+    st.markdown(f"## {i + 1}. {e.title}")
+    st.markdown(e.prompt)
+    quiz.in_slot(_question_live, info.code, key, i)
+
+
+@st.fragment(run_every=timedelta(seconds=live.TALLY_EVERY))
+def _question_live(code: str, key: str, i: int) -> None:
+    """The room's counts for question ``i`` and, once revealed, its answer."""
+    try:
+        t = live.store().tally(code, key)[i]
+        info = live.store().info(code)
+    except (ValueError, PermissionError, *live.STORE_DOWN):
+        st.warning("The class store is not answering; retrying.")
+        return
+    e = quiz.generate(info.seed, info.count)[i]
+    with st.container(key="class_big_tally"):
+        st.markdown(
+            f"**{t['answered']}** answered · **{t['right']}** right · **{t['wrong']}** wrong"
+        )
+    if i in info.revealed:
+        with st.container(key="class_answer"):
+            st.success(f"Answer: **{e.answer_text}**", icon=":material/visibility:")
+            st.markdown(e.explanation)
+    else:
+        st.caption("The answer shows here when the teacher reveals it.")

@@ -1,0 +1,70 @@
+"""The class on the projector (``present=1`` on the teacher's link) at 1920x1080: the join
+screen (the QR code at least 40% of the screen's height, the code's letters at least 48 px
+tall, the join address, the students in, nothing of the teacher's controls), then one
+question per slide by **Next question** or PageDown: its text, no answer until the teacher
+reveals it, then "Answer: ..." with the explanation. axe-core, screenshots in docs/img."""
+
+from __future__ import annotations
+
+import pytest
+from axe import BLOCKING, scan
+from class_helpers import app_server, data_dir  # noqa: F401
+from e2e_app import BrowserSession
+from test_readme_images import keep
+
+from attnviz import exercises
+from attnviz.classroom import ClassStore
+
+pytestmark = pytest.mark.e2e
+
+SEED = 4
+SIZE = (1920, 1080)
+LIVE_WAIT_MS = 30_000
+
+QR_JS = """() => { const i = document.querySelector('.st-key-class_big_qr img');
+  const r = i.getBoundingClientRect(); return [r.width, r.height, r.bottom]; }"""
+CODE_JS = """() => { const p = document.querySelector('.st-key-class_big_code p');
+  return parseFloat(getComputedStyle(p).fontSize); }"""
+
+
+def test_the_join_screen_then_a_question_per_slide(browser, app_server, data_dir):  # noqa: F811
+    store = ClassStore(f"sqlite:///{data_dir / 'classes.db'}")
+    code, key = store.create(SEED, 8)
+    items = exercises.generate(seed=SEED, count=8)
+    s = BrowserSession(browser, app_server, SIZE)
+    try:
+        s.open(f"/exercises?class={code}&teacher={key}&present=1")
+        s.page.locator(".st-key-class_big_code").get_by_text(code).wait_for()
+        width, height, bottom = s.page.evaluate(QR_JS)
+        assert height >= 0.4 * SIZE[1] and bottom <= SIZE[1], (width, height, bottom)
+        # a capital letter is about 0.7 of the font size: at least 48 px
+        assert s.page.evaluate(CODE_JS) * 0.7 >= 48
+        assert f"/join?class={code}" in s.page.locator(".st-key-class_big_link").inner_text()
+        body = s.page.inner_text("body")
+        for teacher_only in ("Reveal", "Answer key", "End the class", "Phones cannot", key):
+            assert teacher_only not in body, teacher_only
+        store.join(code, "a" * 16)
+        store.join(code, "b" * 16)
+        s.page.get_by_text("2 students in").wait_for(timeout=LIVE_WAIT_MS)
+        assert not [v for v in scan(s.page) if v.impact in BLOCKING]
+        join_shot = s.screenshot("class_projector_join", full=False)
+
+        # Next question: question 1, its text and no answer
+        s.rerun_after(lambda: s.page.get_by_role("button", name="Next question").click())
+        s.page.get_by_role("heading", name=f"1. {items[0].title}").wait_for()
+        assert "Answer:" not in s.page.inner_text("body")
+        store.reveal(code, key, 0)
+        answer = s.page.locator(".st-key-class_answer")
+        answer.get_by_text(f"Answer: {items[0].answer_text}").wait_for(timeout=LIVE_WAIT_MS)
+        question_shot = s.screenshot("class_projector_question", full=False)
+        # the keyboard: PageDown to question 2, PageUp back
+        s.rerun_after(lambda: s.page.keyboard.press("PageDown"))
+        s.page.get_by_role("heading", name=f"2. {items[1].title}").wait_for()
+        s.rerun_after(lambda: s.page.keyboard.press("PageUp"))
+        s.page.get_by_role("heading", name=f"1. {items[0].title}").wait_for()
+        s.assert_healthy("the class on the projector")
+    finally:
+        s.close()
+        store.dispose()
+    keep("class_projector_join", join_shot, SIZE, "docs/classroom.md")
+    keep("class_projector_question", question_shot, SIZE, "docs/classroom.md")

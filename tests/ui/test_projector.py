@@ -1,0 +1,48 @@
+"""attnviz.ui.projector through AppTest: the class's slides for the projector (the browser's
+view, sizes and keys: tests/e2e/test_class_projector_e2e.py)."""
+
+from __future__ import annotations
+
+import pytest
+from test_app import run_app
+
+from attnviz import classroom, exercises
+from attnviz.classroom import ClassStore
+
+PAGE = "pages/exercises.py"
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch):
+    monkeypatch.delenv(classroom.DATABASE_URL_ENV, raising=False)
+    monkeypatch.setenv(classroom.DATA_DIR_ENV, str(tmp_path))
+    s = ClassStore(grade=exercises.grade)
+    yield s
+    s.dispose()
+
+
+def texts(at) -> str:
+    return "\n".join([m.value for m in at.markdown] + [c.value for c in at.caption])
+
+
+def test_the_join_slide_then_questions_without_their_answer_until_revealed(store):
+    code, key = store.create(4, 8)
+    items = exercises.generate(seed=4, count=8)
+    at = run_app({"class": code, "teacher": key, "present": "1"}, PAGE)
+    assert not at.exception, [e.value for e in at.exception]
+    assert code in texts(at) and f"?class={code}" in texts(at)  # AppTest has no address
+    assert not [b for b in at.button if b.key.startswith("class_reveal")]
+    assert not at.get("download_button")
+    store.join(code, "a" * 16)
+    at.run()
+    assert "1 student in" in texts(at)
+    at.button(key="class_next").click().run()
+    assert f"1. {items[0].title}" in texts(at) and items[0].prompt.split("\n")[0] in texts(at)
+    assert not [s for s in at.success if "Answer" in s.value]
+    store.submit(code, "a" * 16, 0, items[0].answer_text)
+    store.reveal(code, key, 0)
+    at.run()
+    assert [s.value for s in at.success] == [f"Answer: **{items[0].answer_text}**"]
+    assert "**1** answered · **1** right · **0** wrong" in texts(at)
+    at.button(key="class_prev").click().run()
+    assert f"{code}" in texts(at)
