@@ -34,6 +34,7 @@ import re
 import secrets
 import threading
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from starlette.requests import Request
@@ -253,25 +254,36 @@ def _code(request: Request) -> str:
         raise guard.Refused(404, _not_found(str(request.path_params["code"]))) from None
 
 
+async def _said(request: Request, work: Callable[[], Awaitable[Response]]) -> Response:
+    """``await work()``, with what every route says the same way: a refusal, a class that
+    is not there, a store that is down or full."""
+    try:
+        return await work()
+    except guard.Refused as r:
+        return _error(request, r.status, "refused", r.message, retry_after=r.retry_after)
+    except classroom.ClassNotFound:
+        return _error(request, 404, "not_found", _not_found(request.path_params["code"]))
+    except classroom.STORE_ERRORS as exc:
+        if "full" in str(exc).lower():  # SQLite's "database or disk is full", PostgreSQL's
+            return _error(request, 503, "store_full", STORE_FULL)
+        return _error(request, 503, "store_down", STORE_DOWN)
+
+
 async def state(request: Request) -> Response:
     """``GET /join/api/CODE/state?since=V``: the class when its version is not V (at once,
     or when it changes within the wait), else 204."""
-    try:
+
+    async def work() -> Response:
         code = _code(request)
         since = request.query_params.get("since")
-        if since:
-            got = await SERVER.hub.wait(code, since, hub.WAIT_S)
-        else:
-            got = await SERVER.hub.current(code)
-    except guard.Refused as r:
-        return _error(request, r.status, "refused", r.message)
-    except classroom.ClassNotFound:
-        return _error(request, 404, "not_found", _not_found(request.path_params["code"]))
-    except classroom.STORE_ERRORS:
-        return _error(request, 503, "store_down", "The class store is not answering.")
-    if got is None:
-        return Response(status_code=204, headers={**HEADERS, "Cache-Control": "no-store"})
-    return _reply(request, got.body)
+        if not since:
+            return _reply(request, (await SERVER.hub.current(code)).body)
+        got = await SERVER.hub.wait(code, since, hub.WAIT_S)
+        if got is None:
+            return Response(status_code=204, headers={**HEADERS, "Cache-Control": "no-store"})
+        return _reply(request, got.body)
+
+    return await _said(request, work)
 
 
 def _student(value: object) -> str:
@@ -291,7 +303,8 @@ def _verdict(e, right: bool) -> str:
 async def mine(request: Request) -> Response:
     """``GET /join/api/CODE/mine?student=ID``: this student's stored answers (with their
     verdicts) and prediction."""
-    try:
+
+    async def work() -> Response:
         code = _code(request)
         student = _student(request.query_params.get("student"))
         current = await SERVER.hub.current(code)
@@ -300,29 +313,23 @@ async def mine(request: Request) -> Response:
         choice = None
         if q is not None:
             choice = await asyncio.to_thread(SERVER.store.my_choice, code, student, q["qid"])
-    except guard.Refused as r:
-        return _error(request, r.status, "refused", r.message)
-    except classroom.ClassNotFound:
-        return _error(request, 404, "not_found", _not_found(request.path_params["code"]))
-    except classroom.STORE_ERRORS:
-        return _error(request, 503, "store_down", "The class store is not answering.")
-    items = hub.items(current.info.seed, current.info.count)
-    answers = {
-        str(i): {"answer": a, "right": r, "verdict": _verdict(items[i], r)}
-        for i, (a, r) in stored.items()
-        if 0 <= i < len(items)
-    }
-    body = {
-        "answers": answers,
-        "choice": None if q is None else {"qid": q["qid"], "choice": choice},
-    }
-    return _reply(request, json.dumps(body).encode())
+        items = hub.items(current.info.seed, current.info.count)
+        answers = {
+            str(i): {"answer": a, "right": r, "verdict": _verdict(items[i], r)}
+            for i, (a, r) in stored.items()
+            if 0 <= i < len(items)
+        }
+        mine = {"qid": q["qid"], "choice": choice} if q is not None else None
+        return _reply(request, json.dumps({"answers": answers, "choice": mine}).encode())
+
+    return await _said(request, work)
 
 
 async def _write(request: Request, handle) -> Response:
     """The steps every write shares: same origin, size, JSON, rate, a retried client id
-    answered from memory; then ``handle(code, data)`` -> (status, body dict)."""
-    try:
+    answered from memory; then ``handle(code, student, data)`` -> (status, body dict)."""
+
+    async def work() -> Response:
         guard.same_origin(request)
         data = await guard.read_json(request)
         code = _code(request)
@@ -336,18 +343,11 @@ async def _write(request: Request, handle) -> Response:
             return _reply(request, body, status=status)
         SERVER.limit.take(student)
         status, out = await handle(code, student, data)
-    except guard.Refused as r:
-        return _error(request, r.status, "refused", r.message, retry_after=r.retry_after)
-    except classroom.ClassNotFound:
-        return _error(request, 404, "not_found", _not_found(request.path_params["code"]))
-    except classroom.STORE_ERRORS as exc:
-        full = "full" in str(exc).lower()  # SQLite's "database or disk is full", PostgreSQL's
-        return _error(
-            request, 503, "store_full" if full else "store_down", STORE_FULL if full else STORE_DOWN
-        )
-    body = json.dumps(out).encode()
-    SERVER.remember(key, status, body)
-    return _reply(request, body, status=status)
+        body = json.dumps(out).encode()
+        SERVER.remember(key, status, body)
+        return _reply(request, body, status=status)
+
+    return await _said(request, work)
 
 
 async def _answer(code: str, student: str, data: dict) -> tuple[int, dict]:
