@@ -33,7 +33,7 @@ PACKAGE = ROOT / "attnviz"
 TESTS = ROOT / "tests"
 SHARE = 0.9
 #: Sub-packages of attnviz/ with a test folder of their own.
-SUBPACKAGES = ("models", "viz", "ui", "web")
+SUBPACKAGES = ("models", "toys", "viz", "ui", "web")
 #: Test files about the repository rather than one module, and what they test.
 REPO_TESTS = {
     "test_app.py": "app.py and every page through AppTest",
@@ -54,7 +54,7 @@ REPO_TESTS = {
     "test_serving.py": ".streamlit/, the Dockerfile, unsafe HTML",
 }
 #: The library: importable without streamlit and plotly.
-LIBRARY_DIRS = ("", "models")
+LIBRARY_DIRS = ("", "models", "toys")
 
 
 # --- the layers ------------------------------------------------------------------------

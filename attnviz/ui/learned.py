@@ -7,27 +7,25 @@
   the loss curve, every head's job score, every head's weights with the tokens as labels,
   the cell panel), drawn with the board (:func:`attnviz.ui.board.board`).
 - **Train it yourself** (:func:`trainer`, :func:`live`): a seed and a number of steps; the
-  run trains in a thread of the server (:class:`Run`), the page polls it (a fragment every
-  :data:`POLL` seconds) and draws a progress bar and the charts as checkpoints arrive.
-  One run per session at a time, at most :data:`LIVE_MAX_STEPS` steps, at most
-  :data:`SERVER_RUNS` runs on the server at once; a run stops when its page has not polled
-  it for :data:`LEAVE_AFTER` seconds (the student left the page or closed the tab) or on
+  run trains in a thread of the server (``attnviz.toys.runner``), the page polls it (a
+  fragment every :data:`POLL` seconds) and draws a progress bar and the charts as
+  checkpoints arrive. One run per session at a time, at most :data:`LIVE_MAX_STEPS` steps, at most
+  ``runner.SERVER_RUNS`` runs on the server at once; a run stops when its page has not
+  polled it for ``runner.LEAVE_AFTER`` seconds (the student left the page or closed the tab) or on
   Cancel.
 """
 
 from __future__ import annotations
 
 import difflib
-import os
-import threading
 import time
-from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
 from attnviz import exercises, toys, viz
+from attnviz.toys import runner
 from attnviz.ui import asks, predict, quiz
 from attnviz.ui.board import board, link_attn
 from attnviz.ui.cell import HINT_WEIGHTS, cell_data, cell_panel
@@ -47,12 +45,8 @@ SHIPPED, YOURS = "the shipped run (seed 0)", "your run"
 
 #: The most steps a run trained on the page may take (about 35 s for induction on one core).
 LIVE_MAX_STEPS = 2000
-#: Live runs on this server at once (every session together): one per core.
-SERVER_RUNS = max(1, os.cpu_count() or 1)
 POLL = 0.5  # seconds between two looks at a running run
-LEAVE_AFTER = 10.0  # seconds without a look: the student left, the run stops
 SEED_MAX = 10_000
-_SLOTS = threading.BoundedSemaphore(SERVER_RUNS)
 
 #: What the phase change is called on the loss curve, per task.
 PHASE_TEXT = {
@@ -85,57 +79,6 @@ def shipped_jobs(task: str) -> toys.JobScores:
     return toys.job_scores(task, shipped(task))
 
 
-@dataclass
-class Run:
-    """This session's own training run, trained by a thread; the page reads it."""
-
-    task: str
-    seed: int
-    steps: int
-    history: toys.History | None = None  # the run so far (a new object per checkpoint)
-    scores: list = field(default_factory=list)  # (L, H) job scores, one per checkpoint
-    state: str = "running"  # running, done, cancelled, failed
-    message: str = ""
-    seen: float = field(default_factory=time.monotonic)  # the page's last look
-    cancel: threading.Event = field(default_factory=threading.Event)
-    announced: bool = False  # the page has rerun once since it ended
-
-    @property
-    def running(self) -> bool:
-        return self.state == "running"
-
-    def jobs(self) -> toys.JobScores | None:
-        """The job scores of the checkpoints so far (None before the first)."""
-        h, scores = self.history, list(self.scores)
-        if h is None or not scores:
-            return None
-        c = min(len(scores), len(h.steps))
-        task = toys.get_task(self.task)
-        return toys.JobScores(
-            task=self.task, steps=h.steps[:c], scores=np.stack(scores[:c]), jobs=task.jobs,
-            labels=tuple(toys.JOBS[j] for j in task.jobs),
-        )  # fmt: skip
-
-
-def _train(run: Run) -> None:
-    """The thread: train, keep the run so far and its job scores, stop when told or left."""
-    task = toys.get_task(run.task)
-    try:
-        every = min(task.every, max(10, run.steps // 50))  # charts at least every 2 %
-        for history in toys.train_iter(task, run.seed, run.steps, every=every):
-            for params in history.checkpoints[len(run.scores) :]:
-                run.scores.append(toys.job_scores(task, [params]).scores[0])  # (L, H)
-            run.history = history
-            if run.cancel.is_set() or time.monotonic() - run.seen > LEAVE_AFTER:
-                run.state = "cancelled"
-                return
-        run.state = "done"
-    except Exception as exc:  # noqa: BLE001 - the page says what went wrong
-        run.state, run.message = "failed", f"{type(exc).__name__}: {exc}"
-    finally:
-        _SLOTS.release()
-
-
 def refusal(steps: object, running: bool) -> str | None:
     """Why a Train request is refused (None: it is not)."""
     if running:
@@ -156,18 +99,17 @@ def _start(task: str) -> None:
     seed, steps = st.session_state.get(SEED_KEY, 0), st.session_state.get(STEPS_KEY, 0)
     old = st.session_state.get(RUN_KEY)
     why = refusal(steps, old is not None and old.running)
-    if why is None and not _SLOTS.acquire(blocking=False):
+    run = None if why is not None else runner.start(task, int(seed), int(steps))
+    if why is None and run is None:
         why = (
-            f"The server is training {SERVER_RUNS} runs already (one per core); try again "
-            "in a minute."
+            f"The server is training {runner.SERVER_RUNS} runs already (one per core); try "
+            "again in a minute."
         )
     if why is not None:
         st.session_state[REFUSED_KEY] = why
         return
     st.session_state.pop(REFUSED_KEY, None)
-    run = Run(task=task, seed=int(seed), steps=int(steps))
     st.session_state[RUN_KEY] = run
-    threading.Thread(target=_train, args=(run,), name=f"attnviz-train-{task}", daemon=True).start()
 
 
 def _cancel() -> None:
@@ -239,7 +181,7 @@ def write_link(task: str, step: int) -> None:
 # --------------------------------------------------------------------------- pickers
 
 
-def _own(task: str) -> Run | None:
+def _own(task: str) -> runner.Run | None:
     """This session's run of ``task`` with something to show (2 checkpoints or more)."""
     run = st.session_state.get(RUN_KEY)
     if run is None or run.task != task or run.running or run.history is None:

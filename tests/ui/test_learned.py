@@ -195,25 +195,6 @@ def test_a_second_run_is_refused_while_one_trains():
     assert learned.refusal(0, running=False) is not None
 
 
-def test_a_run_whose_page_was_left_stops():
-    assert learned._SLOTS.acquire(blocking=False)  # what Train takes; the run gives it back
-    run = learned.Run(task="induction", seed=0, steps=learned.LIVE_MAX_STEPS)
-    run.seen = time.monotonic() - learned.LEAVE_AFTER - 1  # nobody looked for a while
-    learned._train(run)
-    assert run.state == "cancelled"
-    assert run.history is not None and run.history.steps[-1] < run.steps
-    assert learned._SLOTS.acquire(blocking=False)  # the slot came back
-    learned._SLOTS.release()
-
-
-def test_cancel_stops_the_run_and_keeps_its_checkpoints():
-    assert learned._SLOTS.acquire(blocking=False)
-    run = learned.Run(task="previous", seed=0, steps=learned.LIVE_MAX_STEPS)
-    run.cancel.set()
-    learned._train(run)
-    assert run.state == "cancelled" and len(run.scores) == len(run.history.steps)
-
-
 def test_the_exercises_check_themselves_against_the_shipped_run():
     at = open_page({"task": "induction"})
     jobs = toys.job_scores("induction", toys.load("induction"))

@@ -1,0 +1,120 @@
+"""Each head's score for the job its task needs (:data:`JOBS`: previous-token, induction,
+anti-diagonal share) at every checkpoint (:func:`job_scores`), and a run's loss and
+accuracy on fresh samples (:func:`evaluate`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from attnviz.models.head_patterns import scores as pattern_scores
+from attnviz.toys.backward import _cross_entropy
+from attnviz.toys.model import ToyParams, _check_ids, _int, forward
+from attnviz.toys.tasks import Task, example, get_task
+from attnviz.toys.training import History
+
+Array = NDArray[np.float64]
+
+
+#: The scores that name a head's job: key -> label.
+JOBS: dict[str, str] = {
+    "previous": "previous-token score",
+    "induction": "induction score",
+    "antidiagonal": "anti-diagonal share",
+}
+
+
+def antidiagonal_share(attentions: ArrayLike) -> NDArray[np.float64]:
+    """The anti-diagonal share of heads on a ``reverse`` sequence (n tokens, the separator,
+    the n tokens reversed: T = 2n + 1): the mean over the queries t = n .. 2n-1 (the
+    separator and the reversed tokens but the last, the positions scored) of the weight
+    on key 2n-1-t, the token to predict next. ``attentions`` (..., T, T) -> (...)."""
+    a = np.asarray(attentions)
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2] or a.shape[-1] < 3 or a.shape[-1] % 2 == 0:
+        raise ValueError(
+            f"attentions must be (..., T, T) with T = 2n + 1 >= 3 odd (a reverse sequence), "
+            f"got shape {a.shape}"
+        )
+    n = (a.shape[-1] - 1) // 2
+    queries = np.arange(n, 2 * n)  # (n,)
+    return a[..., queries, 2 * n - 1 - queries].mean(axis=-1)  # (...)
+
+
+def _layer_job(task: Task, attentions: Array, ids: NDArray[np.int64]) -> Array:
+    """Each head's job score, (L, H), averaged over the sequences: attentions (L, B, H, T, T)."""
+    out = np.empty(attentions.shape[0:1] + attentions.shape[2:3])  # (L, H)
+    for layer, job in enumerate(task.jobs):
+        a = attentions[layer]  # (B, H, T, T)
+        if job == "antidiagonal":
+            out[layer] = antidiagonal_share(a).mean(axis=0)  # (H,)
+        else:  # head_patterns scores (layers, heads, N, N) on one sequence's ids
+            per_row = [pattern_scores(a[b][None], ids[b])[job][0] for b in range(len(ids))]
+            out[layer] = np.mean(per_row, axis=0)  # (H,)
+    return out
+
+
+@dataclass(frozen=True)
+class JobScores:
+    """Per checkpoint, each head's score for the job its layer does in the task."""
+
+    task: str
+    steps: NDArray[np.int64]  # (C,) the checkpoints' steps
+    scores: NDArray[np.float64]  # (C, L, H), each in 0..1
+    jobs: tuple[str, ...]  # (L,) keys of JOBS
+    labels: tuple[str, ...]  # (L,) the JOBS label of each layer's score
+
+    def first_step_above(self, threshold: float) -> NDArray[np.int64]:
+        """(L, H): the first checkpoint step at which each head scores >= ``threshold``
+        (-1 if it never does): "the moment a head forms"."""
+        above = self.scores >= threshold  # (C, L, H)
+        first = np.argmax(above, axis=0)  # (L, H)
+        return np.where(above.any(axis=0), self.steps[first], -1)
+
+
+def job_scores(
+    task: str | Task, history: History | list[ToyParams], ids: ArrayLike | None = None
+) -> JobScores:
+    """Each head's job score (:data:`JOBS`, per layer ``task.jobs``) at each checkpoint of
+    ``history`` (a :class:`History`, or a list of ``ToyParams`` at steps 0, 1, ...), on
+    ``ids`` (T,) or (B, T) (scores averaged over the sequences; default: the task's
+    :func:`example`, the sequence a page shows). ``previous`` and ``induction`` are
+    :func:`attnviz.models.head_patterns.scores`; ``antidiagonal``: :func:`antidiagonal_share`.
+    """
+    task = get_task(task)
+    if isinstance(history, History):
+        checkpoints, steps = history.checkpoints, history.steps
+    else:
+        checkpoints, steps = list(history), np.arange(len(history))
+    if not checkpoints or not all(isinstance(p, ToyParams) for p in checkpoints):
+        raise ValueError("history must be a History or a non-empty list of ToyParams")
+    ids = example(task).ids if ids is None else np.asarray(ids)
+    ids = ids[None] if ids.ndim == 1 else ids
+    out = []
+    for params in checkpoints:
+        if params.w_q.shape[0] != task.layers:
+            raise ValueError(
+                f"task {task.name!r} has {task.layers} layer(s), params have "
+                f"{params.w_q.shape[0]} (w_q {params.w_q.shape})"
+            )
+        _, attentions = forward(params, ids)  # (L, B, H, T, T)
+        out.append(_layer_job(task, attentions, _check_ids(params, ids)))
+    return JobScores(
+        task=task.name, steps=np.asarray(steps, dtype=np.int64), scores=np.stack(out),
+        jobs=task.jobs, labels=tuple(JOBS[j] for j in task.jobs),
+    )  # fmt: skip
+
+
+def evaluate(
+    task: str | Task, params: ToyParams, *, seed: int = 12345, batch: int = 1000
+) -> tuple[float, float]:
+    """(loss, accuracy) on ``batch`` fresh sequences drawn with ``seed``: the mean
+    cross-entropy and the share of weighted positions whose largest logit is the target."""
+    task = get_task(task)
+    ids, targets, weight = task.sample(np.random.default_rng(_int("seed", seed, 0)), batch)
+    logits, _ = forward(params, ids)  # (B, T, V)
+    right = (logits.argmax(axis=-1) == targets) & (weight == 1)  # (B, T)
+    loss, _ = _cross_entropy(logits, targets, weight.astype(np.float64))
+    return loss, float(right.sum() / weight.sum())
