@@ -37,10 +37,24 @@ def test_a_shipped_run_is_whole(shipped):
 
 
 @pytest.mark.slow
-def test_a_shipped_run_is_reproduced_from_its_seed_byte_for_byte(shipped):
+def test_a_shipped_run_is_reproduced_from_its_seed(shipped):
+    """Trained again from its seed, the run is the shipped one: the same steps, losses and
+    weights, to the last bits a CPU's own matrix kernels change. (Byte for byte held only
+    on the CPU that made the files: OpenBLAS sums in another order on another processor,
+    and the losses differed from step 0 by 2.4e-5 at most, here.)"""
     task, run = shipped
     again = toys.train(task, run.seed, run.total, **run.settings)
-    assert toys.history_bytes(again) == toys.run_path(task).read_bytes()
+    assert list(again.steps) == list(run.steps)
+    np.testing.assert_allclose(again.losses, run.losses, rtol=1e-3, atol=1e-4)
+    for mine, theirs in zip(again.checkpoints, run.checkpoints, strict=True):
+        for name in ("embed", "pos", "w_q", "w_k", "w_v", "w_o", "unembed"):
+            # the files keep float16 weights: one half-precision step is the tolerance
+            np.testing.assert_allclose(
+                getattr(mine, name), getattr(theirs, name), rtol=2e-3, atol=2e-3, err_msg=name
+            )
+    # a wrong seed is not the shipped run: the check can fail
+    other = toys.train(task, run.seed + 1, 1, **run.settings)
+    assert not np.allclose(other.checkpoints[0].embed, run.checkpoints[0].embed, atol=2e-3)
 
 
 def test_a_shipped_run_solves_its_task_on_fresh_samples(shipped):
