@@ -87,10 +87,16 @@ def top_charts(view: ui.View, head: int, asked=None) -> list:
 
 
 def top_row(view: ui.View, head: int, asked=None) -> None:
-    """Scores | weights | output of the head, linked; a click on a cell picks its query."""
+    """Scores | weights | output of the head, linked; a click on a cell picks its query.
+    On a slide two a row (scores | weights, then the output), each filling the screen."""
     lay, n = view.layout, view.result.n_tokens
     ui.head_board(
-        "pg_top", lambda h: top_charts(view, h, asked), head, select_into=("query", None), n=n
+        "pg_top",
+        lambda h: top_charts(view, h, asked),
+        head,
+        select_into=("query", None),
+        n=n,
+        columns=[1, 1] if ui.present.presenting() else None,
     )
     st.caption(
         "Scores and outputs: blue < 0 < red (white = 0). Weights: a fixed scale from 0 (dark "
