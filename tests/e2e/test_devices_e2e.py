@@ -285,6 +285,100 @@ def test_projector_step_4_has_square_cells_filling_the_screen(new_session):
     s.screenshot("devices_projector_step4", full=False)
 
 
+# Issue 35, "Every page a slide": a chart's plot height against the screen's, and what
+# of the page is cut at the screen's bottom edge (captions, chart boxes).
+PLOT_JS = """(key) => {
+  const gd = document.querySelector(`[data-key="${key}"] .js-plotly-plot`);
+  const fl = gd._fullLayout, r = gd.getBoundingClientRect();
+  const texts = Array.from(gd.querySelectorAll('.heatmaplayer text'))
+    .filter(e => e.textContent.trim()).length;
+  return {plot: fl.yaxis._length, screen: window.innerHeight, top: r.top, bottom: r.bottom,
+          texts}; }"""
+CUT_JS = """() => {
+  const h = window.innerHeight;
+  return Array.from(document.querySelectorAll(
+      '[data-testid="stCaptionContainer"], [data-testid="stMain"] .attnviz-board .cell'))
+    .map(e => e.getBoundingClientRect())
+    .filter(r => r.height > 0 && r.top < h && r.bottom > h + 1)
+    .map(r => [Math.round(r.top), Math.round(r.bottom)]); }"""
+
+
+@pytest.mark.parametrize(
+    ("step", "keys"), [(1, ["sb_x"]), (2, ["sb_q", "sb_k", "sb_v"]), (7, ["sb_out"])]
+)
+def test_projector_step_slides_fill_the_screen(new_session, step, keys):
+    """Issue 35: X, Q/K/V and the output (N=6, D=8) each at least 45% of a 1080p screen's
+    height, values written in their cells, nothing cut at the bottom edge; axe finds
+    nothing serious on the slide."""
+    s = new_session(PROJECTOR)
+    s.open(f"/step_by_step?present=1&N=6&D=8&step={step}")
+    s.assert_healthy(f"presenter step {step}")
+    for key in keys:
+        m = s.page.evaluate(PLOT_JS, key)
+        assert m["plot"] >= 0.45 * m["screen"], (key, m)
+        assert m["bottom"] <= m["screen"], (key, m)
+        assert m["texts"] == 24 if key != "sb_x" else m["texts"] == 48, (key, m)
+    assert not s.page.evaluate(CUT_JS)
+    assert not blocking(scan(s.page))
+    s.screenshot(f"devices_projector_step{step}", full=False)
+
+
+@pytest.mark.parametrize("step", [3, 4, 5])
+def test_projector_score_slides_keep_their_caption_on_the_screen(new_session, step):
+    """Steps 3 and 4 cut their caption by 36-70 px (issue 35); step 5 with no mask was an
+    empty slide: now the unchanged scores with the mask buttons beside them."""
+    s = new_session(PROJECTOR)
+    s.open(f"/step_by_step?present=1&N=6&D=8&step={step}")
+    key = {3: "sb_raw", 4: "sb_scaled", 5: "sb_masked"}[step]
+    m = s.page.evaluate(PLOT_JS, key)
+    assert m["plot"] >= 0.45 * m["screen"] and m["texts"] == 36, m  # the scores written too
+    assert not s.page.evaluate(CUT_JS)
+
+
+@pytest.mark.parametrize(
+    ("path", "keys"),
+    [("/?present=1", ["pg_scores", "pg_weights"]), ("/scaling?present=1", ["sc_un", "sc_sc"])],
+)
+def test_projector_main_heatmaps_fill_the_screen(new_session, path, keys):
+    """The playground's scores and weights and Why √d_k's pair of weights: each at least 45%
+    of the screen's height once scrolled to, square cells, on the screen whole."""
+    s = new_session(PROJECTOR)
+    s.open(path)
+    s.assert_healthy(path)
+    s.page.locator(f'[data-key="{keys[0]}"]').scroll_into_view_if_needed()
+    for key in keys:
+        m = s.page.evaluate(PLOT_JS, key)
+        sq = s.page.evaluate(SQUARE_JS, key)
+        assert m["plot"] >= 0.45 * m["screen"], (key, m)
+        assert 0.99 <= sq["w"] / sq["h"] <= 1.01, (key, sq)
+    s.screenshot("devices_projector_" + (path.strip("/?").split("?")[0] or "playground"), False)
+
+
+def test_projector_multi_head_shows_every_head_on_its_first_slide(new_session):
+    """Four heads side by side on step 1, whole on the screen (no scrolling), square cells;
+    PageDown goes on to head 0 alone; axe finds nothing serious."""
+    s = new_session(PROJECTOR)
+    s.open("/multi_head?present=1&heads=4")
+    s.assert_healthy("all heads")
+    got = s.page.evaluate(
+        """() => { const gd = document.querySelector('[data-key="mh_small"] .js-plotly-plot');
+          const r = gd.getBoundingClientRect(), fl = gd._fullLayout;
+          const ids = ['', '2', '3', '4'], ax = ids.map(i => fl['yaxis' + i]);
+          return {bottom: r.bottom, screen: window.innerHeight, heads: ax.filter(Boolean).length,
+            sides: ax.map((a, i) => [fl['xaxis' + ids[i]]._length, a._length])}; }"""
+    )
+    assert got["heads"] == 4 and got["bottom"] <= got["screen"], got
+    assert all(abs(w - h) <= 1 and w >= 200 for w, h in got["sides"]), got
+    assert not blocking(scan(s.page))
+    s.screenshot("devices_projector_multi_head", full=False)
+    s.page.locator("h1").first.click()
+    s.rerun_after(lambda: s.page.keyboard.press("PageDown"))
+    assert step_of(s) == "2"
+    s.page.locator('[data-key="mh_one_head"] .js-plotly-plot').wait_for()
+    s.rerun_after(lambda: s.page.keyboard.press("ArrowLeft"))
+    assert step_of(s) == "1"
+
+
 def test_projector_class_link_opens_over_the_slide(new_session):
     s = new_session(PROJECTOR)
     s.open("/step_by_step?present=1&N=6&step=4")
