@@ -290,7 +290,7 @@ def small_multiples_figure(
     )
     lay.update(axes)
     # for the board: a slide fits the grid to the screen with square cells (fit.js)
-    grid = {"rows": rows, "cols": cols, "n": n, "m": m, "cell_w": cell_w, "cell_h": cell_h}
+    grid = {"rows": rows, "cols": cols, "count": h, "n": n, "m": m}
     lay["meta"] = {**lay.get("meta", {}), "grid": grid}
     return _figure(data, lay)
 

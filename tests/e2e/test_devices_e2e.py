@@ -25,6 +25,7 @@ import pytest
 from axe import blocking, scan
 from e2e_app import BrowserSession
 
+from attnviz import toys
 from attnviz.ui import pages as ui_pages
 
 pytestmark = pytest.mark.e2e
@@ -377,6 +378,69 @@ def test_projector_multi_head_shows_every_head_on_its_first_slide(new_session):
     s.page.locator('[data-key="mh_one_head"] .js-plotly-plot').wait_for()
     s.rerun_after(lambda: s.page.keyboard.press("ArrowLeft"))
     assert step_of(s) == "1"
+
+
+# the step slider under Streamlit's header (its toolbar covers the page's first 60 px), then
+# where the slider and every head's plot are, and each head's cells
+LEARNED_JS = """() => {
+  const main = document.querySelector('[data-testid="stMain"]');
+  const slider = document.querySelector('.st-key-lr_step');
+  main.scrollTop += slider.getBoundingClientRect().top - 64;
+  const gd = document.querySelector('[data-key="lr_heads_all"] .js-plotly-plot');
+  const fl = gd._fullLayout, box = gd.getBoundingClientRect(), heads = [];
+  for (const k of Object.keys(fl).filter(k => /^xaxis\\d*$/.test(k))) {
+    const x = fl[k], y = fl['y' + k.slice(1)], n = gd._fullData[heads.length].z.length;
+    heads.push({w: x._length / n, h: y._length / n, top: box.top + y._offset,
+                bottom: box.top + y._offset + y._length, left: box.left + x._offset});
+  }
+  const s = slider.getBoundingClientRect();
+  return {slider: [s.top, s.bottom], screen: innerHeight, heads}; }"""
+
+
+@pytest.mark.parametrize("window", [(1440, 900), (1920, 1080)])
+def test_projector_learned_slider_and_heads_on_one_screen(new_session, window):
+    """Issue 35: the step slider and all four heads of the induction run on the screen
+    together, at a laptop's 1440x900 and a projector's 1080p; square head cells."""
+    s = new_session(window)
+    s.open("/learned?task=induction")
+    s.assert_healthy("learned")
+    s.page.wait_for_timeout(300)  # the scroll's resize of nothing: the board does not redraw
+    m = s.page.evaluate(LEARNED_JS)
+    assert len(m["heads"]) == 4, m
+    assert m["slider"][0] >= 0 and m["slider"][1] <= m["screen"], m
+    for h in m["heads"]:
+        assert h["top"] >= m["slider"][1] and h["bottom"] <= m["screen"], (h, m)
+        assert 0.67 <= h["w"] / h["h"] <= 1.5, h
+    s.screenshot(f"devices_learned_{window[0]}", full=False)
+
+
+def test_projector_learned_slider_steps_by_the_arrow_keys_and_passes_axe(new_session):
+    """The slider in steps: ArrowRight lands on the next checkpoint; axe on the page."""
+    s = new_session((1920, 1080))
+    run = toys.load("induction")
+    s.open(f"/learned?task=induction&step={int(run.steps[20])}")
+    s.page.locator(".st-key-lr_step input[type='range']").first.focus()
+    s.rerun_after(lambda: s.page.keyboard.press("ArrowRight"))
+    assert parse_qs(urlparse(s.page.url).query).get("step") == [str(int(run.steps[21]))]
+    assert not blocking(scan(s.page))
+
+
+def test_phone_learned_heads_one_a_row(browser, app_server):
+    """A phone: the heads one a row at the page's width, square cells, the labels thinned
+    out (no two within a line of type of each other)."""
+    s = touch_session(browser, app_server, PHONE)
+    try:
+        s.open("/learned?task=induction")
+        m = s.page.evaluate(LEARNED_JS)
+        lefts = {round(h["left"]) for h in m["heads"]}
+        assert len(lefts) == 1 and all(h["w"] * 32 >= 200 for h in m["heads"]), m
+        assert all(0.67 <= h["w"] / h["h"] <= 1.5 for h in m["heads"]), m
+        tops = [h["top"] for h in m["heads"]]
+        assert tops == sorted(tops), tops
+        assert not layout_problems(s.page.evaluate(LAYOUT_JS))
+        s.screenshot("devices_phone_learned", full=False)
+    finally:
+        close(s)
 
 
 def test_projector_class_link_opens_over_the_slide(new_session):

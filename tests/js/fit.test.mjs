@@ -9,6 +9,7 @@ import {
   gridColumns,
   cellRatio,
   fillsSlide,
+  fitGrid,
   isSquareMatrix,
   legendBelow,
   legendCorrection,
@@ -170,16 +171,67 @@ test("presenterFill: a non-square matrix fills the room, its cells never thinner
   assert.equal(cellRatio(6, 64), 3);
 });
 
-test("presenterFill: small multiples get square cells, as tall as the room allows", () => {
-  const grid = { rows: 1, cols: 4, n: 6, m: 6, cell_w: 0.22, cell_h: 1 };
-  const layout = { height: 320, margin: { l: 40, r: 10, t: 80, b: 30 }, meta: { grid },
-    xaxis: {}, yaxis: {}, xaxis2: {}, yaxis2: {} };
+// small multiples of `count` heads of 6x6 cells, `cols` a row
+function gridLayout(count, cols) {
+  const grid = { rows: Math.ceil(count / cols), cols, count, n: 6, m: 6 };
+  const out = { height: 320, margin: { l: 40, r: 10, t: 80, b: 30 }, meta: { grid },
+    annotations: [] };
+  const labels = { tickmode: "array", tickvals: [0, 1, 2, 3, 4, 5],
+    ticktext: ["a", "b", "c", "d", "e", "f"], tickfont: { size: 13 } };
+  for (let i = 0; i < count; i++) {
+    const sfx = i === 0 ? "" : String(i + 1);
+    out[`xaxis${sfx}`] = Object.assign({ domain: [0, 1] }, labels);
+    out[`yaxis${sfx}`] = Object.assign({ domain: [0, 1] }, labels);
+    out.annotations.push({ text: `head ${i}`, x: 0, y: 1 });
+  }
+  return out;
+}
+
+// a plot's px size from its domains in a figure of `width` x layout.height
+function plotPx(lay, i, width) {
+  const sfx = i === 0 ? "" : String(i + 1);
+  const m = lay.margin;
+  const W = (lay.width || width) - m.l - m.r - 86;
+  const P = lay.height - m.t - m.b;
+  const dx = lay[`xaxis${sfx}`].domain;
+  const dy = lay[`yaxis${sfx}`].domain;
+  return [(dx[1] - dx[0]) * W, (dy[1] - dy[0]) * P];
+}
+
+test("fitGrid: small multiples get square cells, as tall as the room allows", () => {
+  const layout = gridLayout(4, 4);
   assert.ok(fillsSlide(layout, []));
   const [out] = presenterFill(layout, [], { width: 1760, height: 800 });
   assert.ok(out.height > 320 && out.height <= 800, out.height);
-  assert.equal(out.yaxis2.scaleanchor, "x2");
-  assert.equal(out.yaxis.scaleanchor, "x");
-  assert.equal(out.xaxis2.constrain, "domain");
+  for (let i = 0; i < 4; i++) {
+    const [w, h] = plotPx(out, i, 1760);
+    assert.ok(Math.abs(w - h) < 2 && w > 300, [i, w, h]); // square, side by side
+  }
+  assert.equal(out.annotations[3].y, 1);
+  assert.equal(out.yaxis2.showticklabels, false); // labels left of the first column only
+  // two rows of two, the height limits them: every plot square, inside the room
+  const two = presenterFill(gridLayout(4, 2), [], { width: 1760, height: 700 })[0];
+  assert.ok(two.height <= 700, two.height);
+  const [w, h] = plotPx(two, 3, 1760);
+  assert.ok(Math.abs(w - h) < 2, [w, h]);
+});
+
+test("fitGrid: a phone gets one head a row, at full width, labels thinned out", () => {
+  const out = fitGrid(gridLayout(4, 2), { width: 358, height: 0 }, 1);
+  const tops = [0, 1, 2, 3].map((i) => out[`yaxis${i ? i + 1 : ""}`].domain[1]);
+  assert.ok(tops[0] > tops[1] && tops[1] > tops[2] && tops[2] > tops[3], tops);
+  assert.ok([0, 1, 2, 3].every((i) => out[`yaxis${i ? i + 1 : ""}`].showticklabels));
+  const [w, h] = plotPx(out, 2, 358);
+  assert.ok(Math.abs(w - h) < 2 && w > 150, [w, h]);
+  // 32 labels on a 6-px pitch: every third or so
+  const many = gridLayout(1, 1);
+  many.meta.grid = Object.assign({}, many.meta.grid, { n: 32, m: 32 });
+  many.xaxis = Object.assign({}, many.xaxis, { tickvals: [...Array(32).keys()],
+    ticktext: [...Array(32).keys()].map(String) });
+  many.yaxis = Object.assign({}, many.xaxis);
+  const thin = fitGrid(many, { width: 358, height: 0 }, 1);
+  assert.ok(thin.yaxis.tickvals.length < 32 && thin.yaxis.tickvals.length >= 8, thin.yaxis);
+  assert.deepEqual(thin.yaxis.tickvals.slice(0, 2), [0, thin.yaxis.tickvals[1]]);
 });
 
 test("fitFigure: a touch screen's drag scrolls the page; a presenter's matrix is square", () => {

@@ -10,6 +10,8 @@ import {
   cellText,
   gridColumns,
   fillsSlide,
+  fitGrid,
+  isGrid,
   legendBelow,
   legendCorrection,
   measurer,
@@ -165,7 +167,8 @@ export function fitFigure(fig, scale, room, opts = {}) {
   const measure = opts.measure;
   let lay = scaled(fig.layout || {}, scale);
   let dat = scaledData(fig.data || [], scale);
-  if (opts.present) [lay, dat] = presenterFill(lay, dat, room);
+  if (isGrid(lay) && opts.stacked) lay = fitGrid(lay, { width: room.width, height: 0 }, 1);
+  else if (opts.present || opts.fill) [lay, dat] = presenterFill(lay, dat, room);
   const width = Math.min(room.width, typeof lay.width === "number" ? lay.width : room.width);
   if (width) dat = cellText(dat, plotWidth(lay, dat, width) * 1.25, measure);
   lay = wrapTitle(fitted(lay, width), width, measure);
@@ -191,9 +194,13 @@ export function draw(board, args) {
   board.grid.style.gridTemplateColumns = gridColumns(cols, boardWidth);
   const stacked = boardWidth > 0 && boardWidth < STACK_BELOW;
   board.root.dataset.stacked = stacked ? "1" : "0";
-  // the presenter view: matrices fill the screen below them (all of a board's or none)
+  // the presenter view: matrices fill the screen below them (all of a board's or none); a
+  // board fitted to the screen (`fit_screen`: px kept for what must be seen with it, a
+  // slider above) shares the screen's height less those px among its rows of charts
   const matrix = (f) => fillsSlide((f.figure || {}).layout, (f.figure || {}).data);
-  const fill = present && figs.length > 0 && figs.every(matrix);
+  const reserve = Number(args.fit_screen) || 0;
+  const fill = (present || reserve > 0) && figs.length > 0 && figs.every(matrix);
+  const rows = stacked ? 1 : Math.ceil(figs.length / cols.length);
   const measure = board.measure || (board.measure = measurer(document));
   const keep = new Set(figs.map((f) => f.key));
   for (const [k, c] of board.cells) {
@@ -236,9 +243,10 @@ export function draw(board, args) {
     }
     return c;
   });
+  const fitted = Math.floor((window.innerHeight - reserve) / rows);
   const rooms = cells.map((c) => ({
     width: c.cell.clientWidth,
-    height: fill ? screenBelow(c.cell) : 0,
+    height: !fill ? 0 : reserve ? fitted : screenBelow(c.cell),
   }));
   const jobs = figs.map((f, i) => {
     const c = cells[i];
@@ -251,6 +259,8 @@ export function draw(board, args) {
     c.drawnRoom = roomKey;
     const [lay, dat, legendBase] = fitFigure(f.figure || {}, scale, room, {
       present,
+      fill: reserve > 0,
+      stacked,
       touch,
       measure,
     });

@@ -12,9 +12,11 @@
 //   cellText     the values written in a heatmap's cells are dropped when they overlap in
 //                the cells plotly drew (the hover, the table and the keyboard still give
 //                them)
-//   presenterFill  the presenter view: a matrix fills the slide's free area below the chart
-//                (room.height) and the chart's width, square cells for a square matrix,
-//                others stretched by at most 1:3; a grid of heads gets square cells too
+//   presenterFill  the presenter view (or a board fitted to the screen): a matrix fills the
+//                free area below the chart (room.height) and the chart's width, square
+//                cells for a square matrix, others stretched by at most 1:3, tick labels
+//                thinned out where the cells are too small for them; a grid of heads gets
+//                square cells too
 
 export const STACK_BELOW = 640;
 export const MIN_CHART_PX = 200;
@@ -293,11 +295,11 @@ function grownText(data, heat, cell) {
  * the room by at most cellRatio (never thinner than 1:3), plotly keeping that ratio
  * (`scaleanchor`, `scaleratio`). Never smaller than the figure's own height gives. The
  * figure is then only as wide as its plot and colour bar; values written in the cells grow
- * with them. A grid of matrices (small multiples): presenterGrid. Returns [layout, data];
+ * with them. A grid of matrices (small multiples): fitGrid. Returns [layout, data];
  * other figures: unchanged. */
 export function presenterFill(layout, data, room) {
   if (!room || !room.width) return [layout, data];
-  if (isGrid(layout)) return [presenterGrid(layout, room), data];
+  if (isGrid(layout)) return [fitGrid(layout, room), data];
   if (!isMatrix(layout, data)) return [layout, data];
   const m = layout.margin || {};
   const l = m.l != null ? m.l : 80;
@@ -325,8 +327,10 @@ export function presenterFill(layout, data, room) {
   const lay = Object.assign({}, layout, {
     height: plotH + t + b,
     width: Math.min(room.width, plotW + l + r + bar),
-    xaxis: Object.assign({}, layout.xaxis, constrained, { constraintoward: "left" }),
-    yaxis: Object.assign({}, layout.yaxis, constrained, {
+    xaxis: Object.assign({}, thinTicks(layout.xaxis, cw / dx, false), constrained, {
+      constraintoward: "left",
+    }),
+    yaxis: Object.assign({}, thinTicks(layout.yaxis, ch / dy, true), constrained, {
       scaleanchor: "x",
       // y px per unit over x px per unit: the cells' height over their width, per unit
       scaleratio: ratio === 1 ? 1 : Number((ch / dy / (cw / dx)).toFixed(6)),
@@ -336,30 +340,85 @@ export function presenterFill(layout, data, room) {
   return [lay, grownText(data, heat, Math.min(cw, ch))];
 }
 
-/** A grid of matrices on a slide (small multiples, `layout.meta.grid`: rows, cols, n x m
- * cells each, and each plot's share of the paper, cell_w x cell_h): square cells, the
- * grid as tall as the room allows and its width needs (never below its own height). */
-export function presenterGrid(layout, room) {
+/** `axis` with its tick labels (an array of labels, one a cell) thinned out to every k-th
+ * where cells `pitch` px apart are too close for them: a vertical axis's labels need
+ * 1.25 lines of their type, a horizontal axis's their width and a gap. */
+export function thinTicks(axis, pitch, vertical, measure = estimateWidth) {
+  if (!axis || axis.tickmode !== "array" || !Array.isArray(axis.ticktext)) return axis;
+  if (!Array.isArray(axis.tickvals) || !pitch) return axis;
+  const size = (axis.tickfont && axis.tickfont.size) || 12;
+  const need = vertical
+    ? size * 1.25
+    : Math.max(...axis.ticktext.map((s) => measure(plain(s), size))) + 6;
+  const k = Math.ceil(need / pitch);
+  if (k <= 1) return axis;
+  const keep = (_, i) => i % k === 0;
+  return Object.assign({}, axis, {
+    tickvals: axis.tickvals.filter(keep),
+    ticktext: axis.ticktext.filter(keep),
+  });
+}
+
+/** A grid of matrices (small multiples, `layout.meta.grid`: rows x cols plots of n x m
+ * cells) laid out again in `cols` columns (a phone: one), every plot with square cells:
+ * as wide as the room allows or, with `room.height`, as tall as the screen below allows
+ * (never below the figure's own height); each plot's title (the first annotations) above
+ * it, tick labels left of the first column only, thinned out where the cells are too
+ * small for them. */
+export function fitGrid(layout, room, cols) {
   const g = layout.meta.grid;
+  const count = g.count || g.rows * g.cols;
+  const c = Math.max(1, Math.min(cols || g.cols, count));
+  const rows = Math.ceil(count / c);
   const m = layout.margin || {};
   const l = m.l != null ? m.l : 80;
   const r = m.r != null ? m.r : 80;
   const t = m.t != null ? m.t : 100;
-  const b = m.b != null ? m.b : 80;
-  const own = typeof layout.height === "number" ? layout.height : 450;
+  const x0 = layout.xaxis || {};
+  const tick = (x0.tickfont && x0.tickfont.size) || 13;
+  const titleSize = (x0.title && x0.title.font && x0.title.font.size) || 14;
+  const titled = !!(x0.title && x0.title.text);
+  // under the last row: its x ticks and axis title (at a slide's text size too)
+  const b = Math.max(m.b != null ? m.b : 80, Math.ceil(tick * 1.8 + (titled ? titleSize * 1.8 : 0)));
+  // between two rows: the x ticks, the x axis title, the next plot's title (16 px type)
+  const gap = Math.ceil(tick * 2 + (titled ? titleSize * 2.4 : 0) + tick * 1.3 * 1.6 + 8);
   const bar = Math.ceil(12 + 10 + 13 * 4 + 12); // the shared colour bar
-  const plotW = Math.max(room.width - l - r - bar, 40) * (g.cell_w || 1 / g.cols);
-  const needed = (plotW * g.n) / g.m / (g.cell_h || 1 / g.rows); // paper height, square cells
-  const byHeight = room.height ? room.height - t - b : needed;
-  const height = Math.max(own, Math.floor(Math.min(needed, byHeight)) + t + b);
-  const out = Object.assign({}, layout, { height });
-  for (const k of Object.keys(layout)) {
-    const match = /^yaxis(\d*)$/.exec(k);
-    if (!match) continue;
-    const x = `x${match[1]}`;
-    out[k] = Object.assign({}, layout[k], { scaleanchor: x, scaleratio: 1, constrain: "domain" });
-    const xk = `xaxis${match[1]}`;
-    if (layout[xk]) out[xk] = Object.assign({}, layout[xk], { constrain: "domain" });
+  const room0 = Math.max(room.width - l - r - bar, 40);
+  const hgap = c > 1 ? Math.max(0.04 * room0, 24) : 0;
+  let side = (room0 - hgap * (c - 1)) / c / Math.max(g.m / g.n, 1);
+  if (room.height) side = Math.min(side, (room.height - t - b - gap * (rows - 1)) / rows);
+  const own = typeof layout.height === "number" ? layout.height : 450;
+  side = Math.max(side, 40);
+  const cw = (side * g.m) / Math.max(g.m, g.n); // plot width and height, square cells
+  const chh = (side * g.n) / Math.max(g.m, g.n);
+  const P = Math.max(rows * chh + gap * (rows - 1), own - t - b);
+  // the figure only as wide as its plots and colour bar (the bar beside the last column)
+  const W = Math.min(room0, c * cw + hgap * (c - 1));
+  const out = Object.assign({}, layout, {
+    height: Math.ceil(P + t + b),
+    margin: Object.assign({}, m, { b }),
+  });
+  if (W < room0) out.width = Math.ceil(W + l + r + bar);
+  const notes = (layout.annotations || []).slice();
+  for (let i = 0; i < count; i++) {
+    const row = Math.floor(i / c);
+    const col = i % c;
+    const sfx = i === 0 ? "" : String(i + 1);
+    const xa = (col * (cw + hgap)) / W;
+    const ytop = 1 - (row * (chh + gap)) / P;
+    const xk = `xaxis${sfx}`;
+    const yk = `yaxis${sfx}`;
+    if (!layout[xk] || !layout[yk]) continue;
+    out[xk] = Object.assign({}, thinTicks(layout[xk], cw / g.m, false), {
+      domain: [xa, Math.min(1, xa + cw / W)],
+    });
+    const y = Object.assign({}, thinTicks(layout[yk], chh / g.n, true), {
+      domain: [Math.max(0, ytop - chh / P), ytop],
+      showticklabels: col === 0,
+    });
+    out[yk] = y;
+    if (notes[i]) notes[i] = Object.assign({}, notes[i], { x: xa + cw / W / 2, y: ytop });
   }
+  out.annotations = notes;
   return out;
 }
