@@ -144,8 +144,11 @@ elif step.rest:
     all_heads(view)
     if n <= viz.style.MAX_SMALL_MULTIPLES_N:
         st.caption(
-            "Hover a cell to outline the same query and key in every head; click it to pick "
-            "that query and head for the section below."
+            ui.pointing("Hover a cell", "Tap a cell")
+            + " to outline the same query and key in every head; "
+            + ui.pointing("click it", "the tap picks")
+            + " to pick that query and head for the section below.",
+            unsafe_allow_html=True,  # the app's own words (ui.pointing)
         )
         ui.cell_panel(r, labels, "board_mh_small", hint=HINT_WEIGHTS)
         st.subheader("One query in every head")

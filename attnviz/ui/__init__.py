@@ -90,6 +90,7 @@ from attnviz.ui.state import (
     page_guard,
     variant,
 )
+from attnviz.ui.text import pointing
 from attnviz.ui.walker import sidebar
 
 __all__ = [
@@ -138,6 +139,7 @@ __all__ = [
     "model_prompt",
     "nearest_divisor",
     "npz_bytes",
+    "pointing",
     "oriented",
     "page_extra",
     "page_guard",

@@ -32,6 +32,7 @@ from attnviz.ui import asks, predict, quiz
 from attnviz.ui.board import board, link_attn
 from attnviz.ui.cell import HINT_WEIGHTS, cell_data, cell_panel
 from attnviz.ui.page import plot
+from attnviz.ui.text import pointing
 
 TASK_KEY = "lr_task"
 STEP_KEY = "lr_step"
@@ -389,12 +390,17 @@ def heads(key: str, task: str, params: toys.ToyParams, step: int, view: object) 
         fit_screen=HEADS_RESERVE_PX,
     )
     st.caption(
-        "Hover a cell to outline the same query and key in every head; click it (or Tab to "
-        "the chart, move with the arrows, press Enter) to see how its weight was computed "
-        "from this checkpoint's Q and K. Heads are numbered across the layers: "
+        pointing(
+            "Hover a cell to outline the same query and key in every head; click it (or Tab "
+            "to the chart, move with the arrows, press Enter)",
+            "Tap a cell to outline it in every head and",
+        )
+        + " to see how its weight was computed from this checkpoint's Q and K. Heads are "
+        "numbered across the layers, from 0: "
         + ", ".join(viz.learned.head_name(i, t.heads) for i in range(count))
         + ". "
-        + LOOK_FOR[task]
+        + LOOK_FOR[task],
+        unsafe_allow_html=True,  # the app's own words (pointing)
     )
     cell_panel(result, labels, key, hint=HINT_WEIGHTS)
     ids = toys.example(task).ids if "induction" in t.jobs else None

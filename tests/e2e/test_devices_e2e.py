@@ -5,7 +5,8 @@
   chart's box), no two values written in a heatmap's cells overlap, no legend lies over its
   plot, no mode bar; axe-core finds nothing serious on the phone. The playground's first
   three charts are one per row, each at least 300 px wide; the sidebar starts collapsed; a
-  tap on a weights cell gives the hover's text and the cell panel; a drag on a chart
+  tap on a weights cell gives the cell panel, the chart's outline and caption on the tapped
+  cell and no hover label over its row (issue 35); a drag on a chart
   scrolls the page; a wide equation shows that it scrolls and is a keyboard stop.
 - A projector (1920x1080, ``?present=1``): step by step's step 4 at N=6 has square cells
   (width / height within 0.67..1.5, from plotly's axes) and its heatmap fills at least 35%
@@ -177,6 +178,14 @@ CELL_BOX_JS = """(key) => {
   const r = gd.getBoundingClientRect(), s = gd._fullLayout._size;
   return {x: r.left + s.l, y: r.top + s.t, w: s.w, h: s.h}; }"""
 SCROLL_JS = """() => document.querySelector('[data-testid="stMain"]').scrollTop"""
+# a chart's keyboard outline and caption (keys.js), and whether a hover label is visible
+TAPPED_JS = """(key) => {
+  const cell = document.querySelector(`[data-key="${key}"]`);
+  const o = cell.querySelector('.attnviz-focus').getBoundingClientRect();
+  const label = Array.from(cell.querySelectorAll('.hoverlayer .hovertext'))
+    .some(e => e.getBoundingClientRect().width > 0);
+  return {caption: cell.querySelector('[aria-live]').textContent,
+          outline: {x: o.left, y: o.top}, label}; }"""
 
 
 def drag(s: BrowserSession, x: int, y: int, dy: int) -> None:
@@ -198,6 +207,9 @@ def test_phone_sidebar_tap_and_drag(browser, app_server):
     try:
         s.open("/")
         assert s.page.evaluate(SIDEBAR_JS) == "true"
+        # a phone's page says "tap", not "hover" (issue 35)
+        assert s.page.locator(".attnviz-tap", has_text="Tap a cell").first.is_visible()
+        assert not s.page.locator(".attnviz-hover", has_text="Hover a cell").first.is_visible()
         s.page.locator('[data-key="pg_weights"]').scroll_into_view_if_needed()
         box = s.page.evaluate(CELL_BOX_JS, "pg_weights")
         # query 1 (row 1), key 3 (column 3) of 6
@@ -208,7 +220,23 @@ def test_phone_sidebar_tap_and_drag(browser, app_server):
         panel = s.page.locator(".attnviz-arith").first
         panel.wait_for()
         assert "query 1" in panel.inner_text() and "key 3" in panel.inner_text()
+        # issue 35: the outline and the caption on the tapped cell, no label over its row
+        s.page.wait_for_timeout(500)  # the rerun the tap caused has redrawn the chart
+        tapped = s.page.evaluate(TAPPED_JS, "pg_weights")
+        assert tapped["caption"].startswith("query t1, key t3"), tapped
+        assert abs(tapped["outline"]["x"] - (box["x"] + box["w"] * 3 / 6)) <= 2, (tapped, box)
+        assert abs(tapped["outline"]["y"] - (box["y"] + box["h"] * 1 / 6)) <= 2, (tapped, box)
+        assert not tapped["label"], tapped  # the hover label is not drawn over the row
         s.screenshot("devices_phone_tap", full=False)
+        # a second tap moves them to the new cell: query 4, key 0
+        s.page.touchscreen.tap(box["x"] + box["w"] * 0.5 / 6, box["y"] + box["h"] * 4.5 / 6)
+        s.page.wait_for_function(
+            '(k) => { const l = document.querySelector(`[data-key="${k}"] [aria-live]`);'
+            " return l && l.textContent.startsWith('query t4, key t0'); }",
+            arg="pg_weights",
+        )
+        tapped = s.page.evaluate(TAPPED_JS, "pg_weights")
+        assert abs(tapped["outline"]["y"] - (box["y"] + box["h"] * 4 / 6)) <= 2, (tapped, box)
         # a drag from the middle of the scores chart up: the page scrolls (plotly's zoom
         # would have taken it)
         s.page.locator('[data-key="pg_scores"]').scroll_into_view_if_needed()
@@ -498,6 +526,8 @@ def test_laptop_keeps_its_downloads_and_mode_bar(new_session):
     under each, plotly's mode bar."""
     s = new_session((1440, 900))
     s.open("/")
+    assert s.page.locator(".attnviz-hover", has_text="Hover a cell").first.is_visible()
+    assert not s.page.locator(".attnviz-tap", has_text="Tap a cell").first.is_visible()
     layout = s.page.evaluate(LAYOUT_JS)
     charts = {c["key"]: c for c in layout["charts"]}
     assert charts["pg_scores"]["top"] == charts["pg_weights"]["top"] == charts["pg_out"]["top"]

@@ -322,7 +322,9 @@ def board(
     cols = list(columns or [1] * len(charts))
     scale = float(st.session_state.get(TEXT_SCALE_KEY, 1.0))
     present = bool(st.session_state.get(PRESENT_KEY, False))
-    rev = revision(figs, cols, group, scale, present, fit_screen)
+    # a board fitted to the screen is another drawing (boards drawn per head never are:
+    # head_alternatives' revisions leave it out)
+    rev = revision(figs, cols, group, scale, present, *([fit_screen] if fit_screen else []))
     if per_head is not None:
         registry = st.session_state.setdefault(_REGISTRY_KEY, {})
         registry[key] = (per_head, int(head), rev, cols, group, scale, present)

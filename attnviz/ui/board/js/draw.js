@@ -194,6 +194,9 @@ export function draw(board, args) {
   board.grid.style.gridTemplateColumns = gridColumns(cols, boardWidth);
   const stacked = boardWidth > 0 && boardWidth < STACK_BELOW;
   board.root.dataset.stacked = stacked ? "1" : "0";
+  // a touch screen: no hover label over a heatmap (it covered the tapped row); the chart's
+  // caption (keys.js) names the tapped cell instead (board.css)
+  board.root.dataset.touch = touch ? "1" : "0";
   // the presenter view: matrices fill the screen below them (all of a board's or none); a
   // board fitted to the screen (`fit_screen`: px kept for what must be seen with it, a
   // slider above) shares the screen's height less those px among its rows of charts
@@ -232,6 +235,9 @@ export function draw(board, args) {
     clearHighlights(c);
     c.spec = f;
     c.index = i;
+    c.cell.dataset.heat = ((f.figure || {}).data || []).some((t) => t && t.type === "heatmap")
+      ? "1"
+      : "0";
     c.cell.dataset.key = f.key;
     // the label is set when it changes: keys.js adds the keyboard's help to it when the chart
     // is drawn, and a chart that is not redrawn (below) keeps that help

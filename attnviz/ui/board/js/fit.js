@@ -409,12 +409,19 @@ export function fitGrid(layout, room, cols) {
     const xk = `xaxis${sfx}`;
     const yk = `yaxis${sfx}`;
     if (!layout[xk] || !layout[yk]) continue;
+    // the domains give each plot its place; scaleanchor keeps its cells square where the
+    // colour bar's width was estimated a little off (plotly shrinks the longer side)
     out[xk] = Object.assign({}, thinTicks(layout[xk], cw / g.m, false), {
       domain: [xa, Math.min(1, xa + cw / W)],
+      constrain: "domain",
     });
     const y = Object.assign({}, thinTicks(layout[yk], chh / g.n, true), {
       domain: [Math.max(0, ytop - chh / P), ytop],
       showticklabels: col === 0,
+      scaleanchor: `x${sfx}`,
+      scaleratio: 1,
+      constrain: "domain",
+      constraintoward: "top",
     });
     out[yk] = y;
     if (notes[i]) notes[i] = Object.assign({}, notes[i], { x: xa + cw / W / 2, y: ytop });
