@@ -111,6 +111,36 @@ def test_readme_picture_is_a_screenshot_of_its_view(browser, app_server, name): 
     keep(name, shot, window, doc)
 
 
+def test_phone_tap_picture(browser, app_server):  # noqa: F811
+    """A tap on a weights cell on a phone (query t4, key t0): the chart's outline and
+    caption on that cell, its row outlined in the linked charts, no hover label over it."""
+    s = session(browser, app_server, PHONE)
+    try:
+        s.open("/")
+        weights = s.page.locator('[data-key="pg_weights"]')
+        weights.evaluate(SCROLL_UNDER_HEADER_JS)
+        s.page.wait_for_timeout(300)
+        box = s.page.evaluate(
+            """() => { const gd = document.querySelector('[data-key="pg_weights"] .js-plotly-plot');
+              const r = gd.getBoundingClientRect(), z = gd._fullLayout._size;
+              return {x: r.left + z.l, y: r.top + z.t, w: z.w, h: z.h}; }"""
+        )
+        s.rerun_after(
+            lambda: s.page.touchscreen.tap(
+                box["x"] + box["w"] * 0.5 / 6, box["y"] + box["h"] * 4.5 / 6
+            )
+        )
+        live = weights.locator("[aria-live]").first
+        s.page.wait_for_function(
+            "(e) => e.textContent.startsWith('query t4, key t0')", arg=live.element_handle()
+        )
+        s.assert_healthy("a tap on a phone")
+        shot = s.screenshot("readme_phone_tap", full=False)
+    finally:
+        close(s)
+    keep("phone_tap", shot, PHONE, "docs/app.md")
+
+
 def tap(s: BrowserSession, key: str) -> None:
     """Press the visible button of widget ``key`` (a phone's page also holds a hidden copy of
     a button with help) and wait for the rerun."""
