@@ -11,9 +11,9 @@ view = ui.start(
     "Compare two settings",
     "**A** is the view of the sidebar; **B** is the same input with the settings you change "
     "below (or another head). Both views' weights are drawn side by side, then **B − A**: red "
-    "where B gives the key more weight, blue where it gives less. Hover a cell to outline it "
-    "in all three; click it to see how A and B computed it. Or start from a classic "
-    "comparison:",
+    "where B gives the key more weight, blue where it gives less. "
+    + ui.pointing("Hover a cell to outline it in all three; click it", "Tap a cell")
+    + " to see how A and B computed it. Or start from a classic comparison:",
 )
 compare.preset_buttons()
 

@@ -22,14 +22,14 @@ if task == "induction":
     st.markdown(
         "**How an induction head works.** The sequence is a random run of tokens repeated "
         "twice. In the second copy the next token can be predicted: it is the token that "
-        "came *after* this token in the first copy. Two heads in two layers do it "
-        "together. The **previous-token head** (layer 0) attends to the token just before "
-        'each position and writes "the token before me" into the residual stream. The '
-        "**induction head** (layer 1) uses it: its key at each position now says which "
-        "token came before, so its query (the current token) matches the key of the "
-        "position *after* the earlier copy of the current token, attends there and copies "
-        "that token into the prediction. Neither head can do it alone: the induction head "
-        "needs a layer before it."
+        "came *after* this token in the first copy. Two heads do it together. A "
+        "**previous-token head** attends to the token just before each position and "
+        'writes "the token before me" into the residual stream. An **induction head** uses '
+        "it: its key at each position now says which token came before, so its query (the "
+        "current token) matches the key of the position *after* the earlier copy of the "
+        "current token, attends there and copies that token into the prediction. Which of "
+        "the model's two layers holds which head? Predict it (the first exercise below), "
+        "then move the training step."
     )
 else:
     st.markdown(
@@ -44,13 +44,15 @@ def checkpoint_view(task: str) -> None:
     """The run, the step slider and the charts of that checkpoint: a step move reruns
     only this part."""
     history, jobs, source = learned.shown_run(task)
+    # the slider right above the heads, both on the screen together: drag it and watch
+    # the heads form; the loss and the job scores below, the same step marked
     step = learned.step_slider(history)
     learned.write_link(task, step)
-    learned.curves("lr_curves", history, jobs, step)
-    learned.numbers(history, jobs)
-    st.subheader(f"Every head at step {step}")
     params = history.checkpoints[int(list(history.steps).index(step))]
     learned.heads("lr_heads", task, params, step, (task, source, step))
+    st.subheader(f"The loss and each head's job score, step {step} marked")
+    learned.curves("lr_curves", history, jobs, step)
+    learned.numbers(history, jobs)
 
 
 checkpoint_view(task)

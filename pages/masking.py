@@ -104,7 +104,7 @@ def mask_columns(view: ui.View, head: int, shown: list, presenting: bool, zmax: 
                     mask,
                     labels=labels,
                     layout=lay,
-                    title=f"{name} mask: green = may attend",
+                    title="the mask: green = may attend",  # its name heads the column
                     height=H,
                 )
             }

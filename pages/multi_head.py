@@ -61,61 +61,99 @@ def query_section(view: ui.View) -> None:
     )
 
 
-step = ui.steps([f"Head {i}: its own attention" for i in range(h)] + ["Concatenate, then W_O"])
-if step.presenting and step.index < h:
-    ui.plot(
-        predict.outlined(
-            viz.heatmaps.attention_figure(
-                r.weights[step.index],
-                what="weights",
-                labels=labels,
-                layout=lay,
-                mask=r.mask,
-                title=f"head {step.index}: weights A (d_k = {dk} columns of Q, K, V)",
-                height=420,
-            ),
-            predict.outline("multi_head", s),
-            step.index,
-            lay,
-            n,
-        ),
-        key="mh_one_head",
-        link=ui.link_attn(step.index, lay, weights=True, select=False),
+def all_heads(view: ui.View) -> None:
+    """Every head's weights side by side (small multiples), linked: a click picks a query
+    and a head (below it in the normal view); above N = 64, why not."""
+    r, labels, lay, n, h = (
+        view.result,
+        view.labels,
+        view.layout,
+        view.result.n_tokens,
+        view.result.num_heads,
     )
-    # a teacher's open class in the link: Ask the room about this head (or which head)
-    predict.ask_box("multi_head", s, r.weights, step.index, predict.query_on_screen(n), labels)
-elif step.rest:
-    if n <= viz.style.MAX_SMALL_MULTIPLES_N:
-        ui.board(
-            "board_mh_small",
-            [
-                (
-                    "mh_small",
-                    viz.attention.small_multiples_figure(
-                        r.weights, labels=labels, layout=lay, mask=r.mask
-                    ),
-                    ui.link_attn(
-                        None, lay, heads=range(h), arithmetic=ui.cell_data(r, range(h), labels)
-                    ),
-                )
-            ],
-            select_into=("query", "head"),
-            n=n,
-            heads=h,
-        )
-        st.caption(
-            "Hover a cell to outline the same query and key in every head; click it to pick "
-            "that query and head for the section below."
-        )
-        ui.cell_panel(r, labels, "board_mh_small", hint=HINT_WEIGHTS)
-        st.subheader("One query in every head")
-        query_section(view)
-    else:
+    if n > viz.style.MAX_SMALL_MULTIPLES_N:
         st.info(
             f"With N = {n} tokens, {h} heatmaps of {n}×{n} cells would be unreadable (and heavy), "
             f"so each head is summarised instead (limit: N ≤ {viz.style.MAX_SMALL_MULTIPLES_N}). "
             "Pick one head on the playground to see its full weights."
         )
+        return
+    ui.board(
+        "board_mh_small",
+        [
+            (
+                "mh_small",
+                viz.attention.small_multiples_figure(
+                    r.weights, labels=labels, layout=lay, mask=r.mask
+                ),
+                ui.link_attn(
+                    None, lay, heads=range(h), arithmetic=ui.cell_data(r, range(h), labels)
+                ),
+            )
+        ],
+        select_into=("query", "head"),
+        n=n,
+        heads=h,
+    )
+
+
+def one_head(view: ui.View, head: int) -> None:
+    """A slide of one head's weights (a revealed answer outlined: the teacher's projector)."""
+    s, r, labels, lay, n = (
+        view.settings,
+        view.result,
+        view.labels,
+        view.layout,
+        view.result.n_tokens,
+    )
+    ui.plot(
+        predict.outlined(
+            viz.heatmaps.attention_figure(
+                r.weights[head],
+                what="weights",
+                labels=labels,
+                layout=lay,
+                mask=r.mask,
+                title=f"head {head}: weights A (d_k = {dk} columns of Q, K, V)",
+                height=420,
+            ),
+            predict.outline("multi_head", s),
+            head,
+            lay,
+            n,
+        ),
+        key="mh_one_head",
+        link=ui.link_attn(head, lay, weights=True, select=False),
+    )
+
+
+# the presenter view: every head side by side, then one head a slide, then the concatenation
+step = ui.steps(
+    ["All heads side by side"]
+    + [f"Head {i}: its own attention" for i in range(h)]
+    + ["Concatenate, then W_O"]
+)
+if step.presenting and step.index == 0:
+    all_heads(view)
+    # a teacher's open class in the link: Ask the room which head, or about head 0
+    predict.ask_box("multi_head", s, r.weights, 0, predict.query_on_screen(n), labels)
+elif step.presenting and step.index <= h:
+    one_head(view, step.index - 1)
+    predict.ask_box("multi_head", s, r.weights, step.index - 1, predict.query_on_screen(n), labels)
+elif step.rest:
+    all_heads(view)
+    if n <= viz.style.MAX_SMALL_MULTIPLES_N:
+        st.caption(
+            ui.pointing("Hover a cell", "Tap a cell")
+            + " to outline the same query and key in every head; "
+            + ui.pointing("click it", "the tap picks")
+            + " to pick that query and head for the section below.",
+            unsafe_allow_html=True,  # the app's own words (ui.pointing)
+        )
+        ui.cell_panel(r, labels, "board_mh_small", hint=HINT_WEIGHTS)
+        st.subheader("One query in every head")
+        query_section(view)
+    else:
         st.subheader("One query in every head")
         st.info(
             f"With N = {n} tokens the bars of one query in {h} heads would be unreadable "
@@ -140,7 +178,7 @@ elif step.rest:
         "weight evenly over all N keys. Bars show the mean over queries (whiskers: spread)."
     )
 
-if step.show(h):
+if step.show(h + 1):
     st.subheader("Concatenate the heads, then mix them with W_O")
     ui.pooled_note(n, "pick one head on the playground to see its full weights")
     w_o = None if view.params is None else view.params.w_o

@@ -11,7 +11,9 @@ view = ui.start(
     "of query *i* with key *j* is their dot product (scaled); a softmax turns each row of "
     "scores into **weights** that sum to 1; the output of token *i* is the weighted sum "
     "of the values. Change N, D, heads, the scaling and the mask in the sidebar and watch "
-    "the three matrices change. Hover a cell to see exactly what it is.",
+    "the three matrices change. "
+    + ui.pointing("Hover a cell", "Tap a cell")
+    + " to see exactly what it is.",
 )
 
 
@@ -87,10 +89,16 @@ def top_charts(view: ui.View, head: int, asked=None) -> list:
 
 
 def top_row(view: ui.View, head: int, asked=None) -> None:
-    """Scores | weights | output of the head, linked; a click on a cell picks its query."""
+    """Scores | weights | output of the head, linked; a click on a cell picks its query.
+    On a slide two a row (scores | weights, then the output), each filling the screen."""
     lay, n = view.layout, view.result.n_tokens
     ui.head_board(
-        "pg_top", lambda h: top_charts(view, h, asked), head, select_into=("query", None), n=n
+        "pg_top",
+        lambda h: top_charts(view, h, asked),
+        head,
+        select_into=("query", None),
+        n=n,
+        columns=[1, 1] if ui.present.presenting() else None,
     )
     st.caption(
         "Scores and outputs: blue < 0 < red (white = 0). Weights: a fixed scale from 0 (dark "
@@ -103,7 +111,14 @@ def top_row(view: ui.View, head: int, asked=None) -> None:
             else ""
         )
         + ". Grey cells with × are masked: their score is −∞ and their weight 0."
-        + (" Token labels are hidden above 40 tokens; hover shows the indices." if n > 40 else "")
+        + (
+            " Token labels are hidden above 40 tokens; "
+            + ui.pointing("hover", "a tap")
+            + " shows the indices."
+            if n > 40
+            else ""
+        ),
+        unsafe_allow_html=True,  # the app's own words (ui.pointing)
     )
 
 
@@ -183,8 +198,12 @@ def query_section(view: ui.View, head: int) -> None:
     title.subheader(f"Query {query} ({ui.md_text(labels[query])}): its weights and its output")
     c_qinfo.markdown(
         "Its row of the weights (left) and how its output is built from the values (right). "
-        "Hover a row of the weights above to preview another query's bars; click a cell to "
-        "pick its query."
+        + ui.pointing(
+            "Hover a row of the weights above to preview another query's bars; click a cell",
+            "Tap a cell of the weights above",
+        )
+        + " to pick its query.",
+        unsafe_allow_html=True,  # the app's own words (ui.pointing)
     )
     ui.head_board("pg_query", lambda h: query_charts(view, h, query), head)
     if mask is not None and not mask[query].any():

@@ -56,16 +56,29 @@ def body(view: ui.View) -> None:
     footer(view, head, a)
 
 
+#: The steps (from 0) whose slide gives its charts the whole width, the equation above
+#: them: Q, K and V side by side.
+WIDE_STEPS = (1,)
+
+
 def slide(view: ui.View, step: ui.Steps) -> None:
-    """The presenter view's step: its heading, then its chart (as large as the screen
-    allows) beside its equation, shape and the head picker; on the weights step, Ask the
-    room (a teacher's open class in the link)."""
+    """The presenter view's step: its heading, then its chart (filling the screen below it)
+    beside its equation, shape, caption and the head picker (Q, K and V: the equation
+    above, the three charts across the slide); on the weights step, Ask the room (a
+    teacher's open class in the link)."""
     r, n, dk = view.result, view.result.n_tokens, view.result.queries.shape[-1]
     heading = st.empty()  # the step's title comes with this head's table, below
-    chart, text = st.columns([3, 2], gap="large")
+    if step.index in WIDE_STEPS:
+        text, pick = st.columns([3, 1], gap="large", vertical_alignment="bottom")
+        chart = st.container()
+    else:
+        chart, text = st.columns([3, 2], gap="large")
+        pick = text
     with text:
         words = st.container()  # the equation, above the picker that chooses its head
+    with pick:
         head = ui.head_picker(r.num_heads, label=f"head (of {r.num_heads}; d_k = {dk})")
+    with text:
         ui.pooled_note(n, "the playground's query selector shows one query's full row")
     a = head_arrays(view, head)
     title, latex, shape, note, draw = steps_table(view, head, a, step)[step.index]
@@ -73,9 +86,14 @@ def slide(view: ui.View, step: ui.Steps) -> None:
     with words:
         st.latex(latex)
         st.markdown(f"shape: **{shape}**" + (f"  \n{note}" if note else ""))
+        # on a slide a chart's caption goes beside it: under it, it would fall off the screen
+        if getattr(draw, "caption", None):
+            st.caption(draw.caption)
+        if getattr(draw, "beside", None):
+            draw.beside()
     if draw is not None:
         with chart:
-            draw()
+            getattr(draw, "chart", draw)()
     if step.index == WEIGHTS_STEP:
         asks.step_by_step(view.settings, view.result.weights, head, view.labels)
 
@@ -161,10 +179,10 @@ def steps_table(view: ui.View, head: int, a: dict[str, np.ndarray], step: ui.Ste
             "Mask (none chosen)",
             r"S_{ij} \text{ unchanged}",
             nn,
-            "No mask: every query sees every key. Pick one here (or in the sidebar):",
-            lambda: ui.setting_buttons(
-                "sb_mask",
-                {"Causal mask": {"mask": "causal"}, "Padding mask": {"mask": "padding"}},
+            "No mask: every query sees every key, S stays as in step 4. Pick one here (or "
+            "in the sidebar):",
+            mask_buttons(
+                attn_plot("sb_masked", a["masked"], scale=r.scale, title="S, no mask: unchanged")
             ),
         )
     else:
@@ -233,13 +251,29 @@ def steps_table(view: ui.View, head: int, a: dict[str, np.ndarray], step: ui.Ste
 
 
 def with_caption(draw: Callable[[], None], caption: str) -> Callable[[], None]:
-    """``draw``, then a caption line under its chart."""
+    """``draw``, then a caption line under its chart; a slide reads ``.chart`` and
+    ``.caption`` and puts the caption beside the chart."""
 
     def both() -> None:
         draw()
         st.caption(caption)
 
+    both.chart, both.caption = draw, caption  # type: ignore[attr-defined]
     return both
+
+
+def mask_buttons(draw: Callable[[], None]) -> Callable[[], None]:
+    """The mask step with no mask: the mask buttons (the page shows step 4's chart just
+    above); a slide draws the unchanged scores ``draw`` and puts the buttons beside them,
+    under the note that offers them."""
+
+    def buttons() -> None:
+        ui.setting_buttons(
+            "sb_mask", {"Causal mask": {"mask": "causal"}, "Padding mask": {"mask": "padding"}}
+        )
+
+    buttons.chart, buttons.beside = draw, buttons  # type: ignore[attr-defined]
+    return buttons
 
 
 def shared_scale_note(scale: float, zmax: float, masked: bool) -> str:

@@ -92,6 +92,7 @@ from attnviz.ui.state import (
     page_guard,
     variant,
 )
+from attnviz.ui.text import pointing
 from attnviz.ui.walker import sidebar
 
 #: The browser tab's icon (a causal mask's weights in viridis), served by this server.
@@ -144,6 +145,7 @@ __all__ = [
     "model_prompt",
     "nearest_divisor",
     "npz_bytes",
+    "pointing",
     "oriented",
     "page_extra",
     "page_guard",

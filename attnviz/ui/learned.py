@@ -30,6 +30,7 @@ from attnviz.ui import asks, predict, quiz
 from attnviz.ui.board import board, link_attn
 from attnviz.ui.cell import HINT_WEIGHTS, cell_data, cell_panel
 from attnviz.ui.page import plot
+from attnviz.ui.text import pointing
 
 TASK_KEY = "lr_task"
 STEP_KEY = "lr_step"
@@ -48,6 +49,10 @@ LIVE_MAX_STEPS = 2000
 POLL = 0.5  # seconds between two looks at a running run
 SEED_MAX = 10_000
 
+#: What the heads' board keeps of the screen for the step slider above it and the strip of
+#: buttons under it: the slider and the heads are on the screen together (issue 35).
+HEADS_RESERVE_PX = 230
+
 #: What the phase change is called on the loss curve, per task.
 PHASE_TEXT = {
     "previous": "the loss falls fastest: the previous-token head forms",
@@ -60,8 +65,8 @@ LOOK_FOR = {
     "one cell left of the diagonal.",
     "reverse": "After the separator `|`, query t should look at key 2n−1−t, the token it "
     "must copy next: a bright anti-diagonal in the lower left quarter.",
-    "induction": "Layer 0: a previous-token head (a line one left of the diagonal). Layer 1: "
-    "in the second copy, each query looks at the token *after* the earlier copy of itself: "
+    "induction": "A previous-token head: a line one left of the diagonal. An induction head: "
+    "in the second copy, each query looks at the token *after* the earlier copy of itself, "
     "a line parallel to the diagonal, T/2 − 1 cells to its left.",
 }
 
@@ -225,21 +230,50 @@ def shown_run(task: str, where=st) -> tuple[toys.History, toys.JobScores, str]:
     return shipped(task), shipped_jobs(task), SHIPPED
 
 
+PREV_STEP_KEY = "lr_step_prev"  # the checkpoint shown before the slider moved
+
+
+def next_checkpoint(steps: np.ndarray, value: int, before: int | None) -> int:
+    """The checkpoint a slider moved to ``value`` (from ``before``) lands on: the first at
+    or after it when it moved forward, the last at or before it when it moved back (an
+    arrow key moves one checkpoint), else the nearest."""
+    s = np.asarray(steps)
+    if before is not None and value > before and (s >= value).any():
+        return int(s[s >= value][0])
+    if before is not None and value < before and (s <= value).any():
+        return int(s[s <= value][-1])
+    return nearest(s, value)
+
+
+def _snap(steps: tuple[int, ...]) -> None:
+    """on_change of the step slider: onto a checkpoint, in the direction it moved."""
+    value = int(st.session_state[STEP_KEY])
+    step = next_checkpoint(np.asarray(steps), value, st.session_state.get(PREV_STEP_KEY))
+    st.session_state[STEP_KEY] = step
+    st.session_state[PREV_STEP_KEY] = step
+
+
 def step_slider(history: toys.History, where=st) -> int:
-    """The training step, over the run's checkpoints (a value from another run: the
-    nearest checkpoint of this one)."""
+    """The training step, in steps (a slider from the first checkpoint to the last, spaced
+    by step); it lands on a checkpoint (a value from another run: the nearest checkpoint
+    of this one)."""
     steps = history.steps
     current = st.session_state.get(STEP_KEY)
     if not isinstance(current, int | np.integer) or int(current) not in set(steps.tolist()):
         value = float(steps[-1]) if current is None else float(current)
         st.session_state[STEP_KEY] = nearest(steps, value)
+    st.session_state[PREV_STEP_KEY] = int(st.session_state[STEP_KEY])
     return int(
-        where.select_slider(
-            "Training step (a checkpoint)",
-            options=[int(s) for s in steps],
+        where.slider(
+            "Training step (it lands on the nearest checkpoint)",
+            min_value=int(steps[0]),
+            max_value=int(steps[-1]),
+            step=1,
             key=STEP_KEY,
-            help="Every checkpoint of the run: more of them where the loss falls fast. "
-            "Arrow keys move one checkpoint.",
+            on_change=_snap,
+            args=(tuple(int(s) for s in steps),),
+            help=f"{len(steps)} checkpoints from step {int(steps[0])} to {int(steps[-1])}: "
+            "more of them where the loss falls fast. The arrow keys move one checkpoint.",
         )
     )
 
@@ -268,7 +302,7 @@ def curves(key: str, history, jobs, step: int, *, total: int | None = None) -> N
                 None,
             )
         )
-    board(key, charts)
+    board(key, charts, columns=[1])  # one a row: each legend right of its curves
 
 
 def heads(key: str, task: str, params: toys.ToyParams, step: int, view: object) -> None:
@@ -295,14 +329,20 @@ def heads(key: str, task: str, params: toys.ToyParams, step: int, view: object) 
                 ),
             )
         ],
+        fit_screen=HEADS_RESERVE_PX,
     )
     st.caption(
-        "Hover a cell to outline the same query and key in every head; click it (or Tab to "
-        "the chart, move with the arrows, press Enter) to see how its weight was computed "
-        "from this checkpoint's Q and K. Heads are numbered across the layers: "
+        pointing(
+            "Hover a cell to outline the same query and key in every head; click it (or Tab "
+            "to the chart, move with the arrows, press Enter)",
+            "Tap a cell to outline it in every head and",
+        )
+        + " to see how its weight was computed from this checkpoint's Q and K. Heads are "
+        "numbered across the layers, from 0: "
         + ", ".join(viz.learned.head_name(i, t.heads) for i in range(count))
         + ". "
-        + LOOK_FOR[task]
+        + LOOK_FOR[task],
+        unsafe_allow_html=True,  # the app's own words (pointing)
     )
     cell_panel(result, labels, key, hint=HINT_WEIGHTS)
     ids = toys.example(task).ids if "induction" in t.jobs else None

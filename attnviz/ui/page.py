@@ -37,7 +37,7 @@ def intro(title: str, text: str) -> None:
     """Page title and its short plain-language explanation."""
     if not presenting():
         st.title(title)
-        st.markdown(text)
+        st.markdown(text, unsafe_allow_html=True)  # the app's words (text.pointing)
         return
     # the presenter view keeps the screen for the steps: the title and the class link
     c1, c2 = st.columns([3, 1.4], vertical_alignment="top")
@@ -73,7 +73,7 @@ def pooled_note(
         f"token: {nb} blocks of {b} tokens): each cell is the mean of its block's unmasked "
         f"values, a block with every cell masked is grey (above "
         f"N = {viz.style.MAX_FULL_HEATMAP_N}, one cell per token would be smaller than a "
-        f"pixel). {hint[:1].upper() + hint[1:]}; hover a block for its first token."
+        f"pixel). {hint[:1].upper() + hint[1:]}; hover or tap a block for its first token."
         + (" The CSV and NPZ exports are full size." if exports else ""),
         icon=":material/grid_view:",
     )

@@ -195,9 +195,9 @@ def present_css() -> None:
 def accessibility_css() -> None:
     """The app's accessibility CSS (:func:`attnviz.ui.a11y.setup`): the focus ring (#1c3f94,
     ``a11y.FOCUS``), code highlighting at >= 4.5:1 on the code boxes' background
-    (Streamlit's blue, green and grey tokens are 3-4:1), key hints, reduced motion, and the
+    (Streamlit's blue, green and grey tokens are 3-4:1), key hints, reduced motion, the
     Markdown tables that scroll sideways in the main column (the board's ``wide.js`` marks
-    them)."""
+    them), and the words for a mouse or a touch screen (``text.pointing``)."""
     st.html(
         """
 <style>
@@ -215,6 +215,8 @@ def accessibility_css() -> None:
 [data-testid="stMain"] [data-testid="stMarkdownContainer"]:has(> table) { overflow-x: auto; }
 button kbd, [role="button"] kbd { opacity: 1 !important; color: inherit !important;
   border-color: currentColor !important; }
+.attnviz-tap { display: none; }
+@media (hover: none) { .attnviz-tap { display: inline; } .attnviz-hover { display: none; } }
 @media (prefers-reduced-motion: reduce) {
   *, *::before, *::after { animation-duration: 0s !important; animation-delay: 0s !important;
     animation-iteration-count: 1 !important; transition-duration: 0s !important;

@@ -49,3 +49,12 @@ def md_text(label: object) -> str:
     edge = text[0] == "`" or text[-1] == "`" or (text[0] == text[-1] == " " and text.strip())
     pad = " " if edge else ""
     return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def pointing(hover: str, tap: str) -> str:
+    """Words about pointing at a chart that fit the device: ``hover`` for a mouse, ``tap``
+    for a touch screen (a phone says "tap", issue 35). Both are sent; the app's stylesheet
+    shows the one that fits (CSS ``(hover: none)``, the board's test of a touch screen):
+    HTML for ``st.markdown`` / ``st.caption`` with ``unsafe_allow_html=True``; the words
+    are the app's own, never a user's."""
+    return f'<span class="attnviz-hover">{hover}</span><span class="attnviz-tap">{tap}</span>'

@@ -11,11 +11,12 @@ import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import ArrayLike
 
-from attnviz.viz.heatmaps import _sub
+from attnviz.viz.heatmaps import _cell_text, _sub
 from attnviz.viz.style import (
     CHAR_PX,
     KEY_J,
     MASK_BG,
+    MAX_CELL_TEXT_N,
     MAX_MASK_MARKERS,
     MAX_SMALL_MULTIPLES_N,
     MAX_TICK_LABELS,
@@ -248,6 +249,8 @@ def small_multiples_figure(
         x0 = col * (cell_w + h_gap)
         y1 = 1 - row * (cell_h + v_gap)
         data.append(_head_heatmap(w[i], i, sfx, layout, masked))
+        if max(n, m) <= MAX_CELL_TEXT_N:  # the board keeps them where the cells fit them
+            data[-1].update(_cell_text(data[-1]["z"], ".2f"))
         # fixed margins instead of plotly's automargin (a second drawing pass)
         axes[f"xaxis{sfx}"] = _axis(
             {"domain": [x0, x0 + cell_w], "anchor": f"y{sfx}", "automargin": False, **x_ticks}
@@ -286,6 +289,9 @@ def small_multiples_figure(
         annotations=titles,
     )
     lay.update(axes)
+    # for the board: a slide fits the grid to the screen with square cells (fit.js)
+    grid = {"rows": rows, "cols": cols, "count": h, "n": n, "m": m}
+    lay["meta"] = {**lay.get("meta", {}), "grid": grid}
     return _figure(data, lay)
 
 

@@ -266,7 +266,9 @@ def attention_figure(
     transposed (keys down, queries across), as the UDL book's ``softmax_cols``.
     ``zmax``: the scores' colour range ±zmax (default: their own largest |value|); two
     charts meant to be compared get the same one (:func:`shared_range`). Weights always
-    run from 0 to 1.
+    run from 0 to 1. Up to :data:`MAX_CELL_TEXT_N` tokens every
+    value is written in its cell (the board keeps them where the cells are large enough):
+    a row of weights that all look dark at larger N still reads.
     """
     a = np.asarray(matrix)
     if a.ndim != 2:
@@ -315,7 +317,7 @@ def attention_figure(
         masked=mk,
         height=height,
         colorbar_title=cb,
-        cell_text=".2f" if what == "weights" and max(n_rows, n_cols) <= MAX_CELL_TEXT_N else None,
+        cell_text=".2f" if max(n_rows, n_cols) <= MAX_CELL_TEXT_N else None,
         token_axes="xy",
         pooled_hover=pooled_hover,
         zmax=zmax,
@@ -346,6 +348,7 @@ def token_matrix_figure(
     if a.ndim != 2:
         raise ValueError(f"token_matrix_figure needs (N, d), got shape {a.shape}")
     n, d = a.shape
+    text = ".2f" if max(n, d) <= MAX_CELL_TEXT_N else None  # kept where the cells fit them
     hover_rows = f"{name}[token %{{y}}, {feature_name} %{{x}}] = %{{z:.4f}}"
     hover_cols = f"{name}[{feature_name} %{{y}}, token %{{x}}] = %{{z:.4f}}"
     if layout == "rows":
@@ -360,6 +363,7 @@ def token_matrix_figure(
             height=height,
             separators=None if not feature_groups else ("x", feature_groups),
             token_axes="y",
+            cell_text=text,
             pooled_hover=f"mean of {name} over tokens %{{y}} to +{pool_factor(n) - 1}, "
             f"{feature_name} %{{x}} = %{{z:.4f}}",
             zmax=zmax,
@@ -376,6 +380,7 @@ def token_matrix_figure(
             height=height,
             separators=None if not feature_groups else ("y", feature_groups),
             token_axes="x",
+            cell_text=text,
             pooled_hover=f"mean of {name} over tokens %{{x}} to +{pool_factor(n) - 1}, "
             f"{feature_name} %{{y}} = %{{z:.4f}}",
             zmax=zmax,

@@ -59,10 +59,11 @@ def _step_label(x: float, x_end: float, color: str, y: float = 1.0) -> dict:
     }  # fmt: skip
 
 
-def _legend_inside(**where) -> dict:
-    """A legend inside the plot, over the corner the curves leave empty (below the plot it
-    ran into the x axis' title)."""
-    return {**where, "bgcolor": "rgba(255,255,255,0.85)", "bordercolor": "#ccc", "borderwidth": 1}
+def _legend_outside() -> dict:
+    """A legend right of the plot, outside it: inside, it covered the curves (the phase
+    change on a phone). A chart too narrow for it gets it under the plot (the board's
+    fit.js ``legendBelow``)."""
+    return {"x": 1.02, "xanchor": "left", "y": 1, "yanchor": "top"}
 
 
 def running_mean(losses: ArrayLike, window: int = SMOOTH) -> np.ndarray:
@@ -121,7 +122,7 @@ def loss_figure(
         shapes=shapes, annotations=notes,
         xaxis={"range": [0, x_end]},
         yaxis={"range": [0, max(top * 1.05, 0.1)]},
-        legend=_legend_inside(x=0.98, y=0.98, xanchor="right", yanchor="top"),  # the loss falls
+        legend=_legend_outside(),
     )  # fmt: skip
     return fig
 
@@ -147,14 +148,13 @@ def heads_figure(
     if len(labels) != n:
         raise ValueError(f"labels must be {n} tokens (one per row of weights), got {len(labels)}")
     causal = np.tril(np.ones((n, n), dtype=bool))
-    layers = w.shape[0] // heads_per_layer
     fig = small_multiples_figure(
         w, labels=labels, layout=layout, mask=causal, max_cols=heads_per_layer,
         height_per_row=ROW_PX,
     )  # fmt: skip
     ticks = {
         "tickmode": "array", "tickvals": list(range(n)),
-        "ticktext": [plotly_text(t) for t in labels], "tickfont": {"size": 10},
+        "ticktext": [plotly_text(t) for t in labels], "tickfont": {"size": 13},
         "tickangle": 0,
     }  # fmt: skip
     axes = {}
@@ -174,9 +174,8 @@ def heads_figure(
         lay[name] = {**lay.get(name, {}), **extra}
     lay["title"] = {
         **lay["title"],
-        "text": f"Weights of every head at step {step} ({'rows' if layout == 'rows' else 'columns'}"
-        f" = queries; grey: masked, a query sees no later key) — {layers} "
-        f"layer{'s' * (layers > 1)}, a row each",
+        "text": f"Every head at step {step} · {'rows' if layout == 'rows' else 'columns'} = "
+        "queries · grey = masked",
     }
     lay["margin"] = {**lay["margin"], "l": 60, "b": 50}
     # what each titled axis counts, for the board's tables and keyboard (the titles are nouns)
@@ -221,6 +220,6 @@ def job_figure(
         annotations=[_step_label(step, x_end, _MARK)],
         xaxis={"range": [0, x_end]},
         yaxis={"range": [0, 1.02]},
-        legend=_legend_inside(x=0.98, y=0.02, xanchor="right", yanchor="bottom"),  # scores rise
+        legend=_legend_outside(),
     )  # fmt: skip
     return fig

@@ -68,7 +68,9 @@ MASK_BG = "#bdbdbd"  #: the grey behind masked (NaN) cells
 MAX_TICK_LABELS = 40  #: above this many tokens, axes show indices instead of token labels
 MAX_MASK_MARKERS = 48  #: above this N, masked cells are grey without "×" markers
 MAX_SMALL_MULTIPLES_N = 64  #: above this N, per-head small multiples become a summary
-MAX_CELL_TEXT_N = 8  #: up to this N, the weights heatmap writes each value in its cell
+#: up to this N, a matrix heatmap (scores, weights, X, Q, K, V, outputs) writes each value in
+#: its cell; the board drops the values where the cells it draws are too narrow for them
+MAX_CELL_TEXT_N = 32
 #: above this many tokens, a heatmap axis that counts tokens is drawn in blocks of
 #: b = ceil(N / MAX_FULL_HEATMAP_N) tokens (mean of the unmasked cells of each block): a
 #: 512×512 matrix in a ~350 px wide column would be two cells per pixel (and 1.5 MB of JSON)

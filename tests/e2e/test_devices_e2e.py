@@ -5,7 +5,8 @@
   chart's box), no two values written in a heatmap's cells overlap, no legend lies over its
   plot, no mode bar; axe-core finds nothing serious on the phone. The playground's first
   three charts are one per row, each at least 300 px wide; the sidebar starts collapsed; a
-  tap on a weights cell gives the hover's text and the cell panel; a drag on a chart
+  tap on a weights cell gives the cell panel, the chart's outline and caption on the tapped
+  cell and no hover label over its row (issue 35); a drag on a chart
   scrolls the page; a wide equation shows that it scrolls and is a keyboard stop.
 - A projector (1920x1080, ``?present=1``): step by step's step 4 at N=6 has square cells
   (width / height within 0.67..1.5, from plotly's axes) and its heatmap fills at least 35%
@@ -25,6 +26,7 @@ import pytest
 from axe import blocking, scan
 from e2e_app import BrowserSession
 
+from attnviz import toys
 from attnviz.ui import pages as ui_pages
 
 pytestmark = pytest.mark.e2e
@@ -176,6 +178,14 @@ CELL_BOX_JS = """(key) => {
   const r = gd.getBoundingClientRect(), s = gd._fullLayout._size;
   return {x: r.left + s.l, y: r.top + s.t, w: s.w, h: s.h}; }"""
 SCROLL_JS = """() => document.querySelector('[data-testid="stMain"]').scrollTop"""
+# a chart's keyboard outline and caption (keys.js), and whether a hover label is visible
+TAPPED_JS = """(key) => {
+  const cell = document.querySelector(`[data-key="${key}"]`);
+  const o = cell.querySelector('.attnviz-focus').getBoundingClientRect();
+  const label = Array.from(cell.querySelectorAll('.hoverlayer .hovertext'))
+    .some(e => e.getBoundingClientRect().width > 0);
+  return {caption: cell.querySelector('[aria-live]').textContent,
+          outline: {x: o.left, y: o.top}, label}; }"""
 
 
 def drag(s: BrowserSession, x: int, y: int, dy: int) -> None:
@@ -197,6 +207,9 @@ def test_phone_sidebar_tap_and_drag(browser, app_server):
     try:
         s.open("/")
         assert s.page.evaluate(SIDEBAR_JS) == "true"
+        # a phone's page says "tap", not "hover" (issue 35)
+        assert s.page.locator(".attnviz-tap", has_text="Tap a cell").first.is_visible()
+        assert not s.page.locator(".attnviz-hover", has_text="Hover a cell").first.is_visible()
         s.page.locator('[data-key="pg_weights"]').scroll_into_view_if_needed()
         box = s.page.evaluate(CELL_BOX_JS, "pg_weights")
         # query 1 (row 1), key 3 (column 3) of 6
@@ -207,7 +220,23 @@ def test_phone_sidebar_tap_and_drag(browser, app_server):
         panel = s.page.locator(".attnviz-arith").first
         panel.wait_for()
         assert "query 1" in panel.inner_text() and "key 3" in panel.inner_text()
+        # issue 35: the outline and the caption on the tapped cell, no label over its row
+        s.page.wait_for_timeout(500)  # the rerun the tap caused has redrawn the chart
+        tapped = s.page.evaluate(TAPPED_JS, "pg_weights")
+        assert tapped["caption"].startswith("query t1, key t3"), tapped
+        assert abs(tapped["outline"]["x"] - (box["x"] + box["w"] * 3 / 6)) <= 2, (tapped, box)
+        assert abs(tapped["outline"]["y"] - (box["y"] + box["h"] * 1 / 6)) <= 2, (tapped, box)
+        assert not tapped["label"], tapped  # the hover label is not drawn over the row
         s.screenshot("devices_phone_tap", full=False)
+        # a second tap moves them to the new cell: query 4, key 0
+        s.page.touchscreen.tap(box["x"] + box["w"] * 0.5 / 6, box["y"] + box["h"] * 4.5 / 6)
+        s.page.wait_for_function(
+            '(k) => { const l = document.querySelector(`[data-key="${k}"] [aria-live]`);'
+            " return l && l.textContent.startsWith('query t4, key t0'); }",
+            arg="pg_weights",
+        )
+        tapped = s.page.evaluate(TAPPED_JS, "pg_weights")
+        assert abs(tapped["outline"]["y"] - (box["y"] + box["h"] * 4 / 6)) <= 2, (tapped, box)
         # a drag from the middle of the scores chart up: the page scrolls (plotly's zoom
         # would have taken it)
         s.page.locator('[data-key="pg_scores"]').scroll_into_view_if_needed()
@@ -285,6 +314,163 @@ def test_projector_step_4_has_square_cells_filling_the_screen(new_session):
     s.screenshot("devices_projector_step4", full=False)
 
 
+# Issue 35, "Every page a slide": a chart's plot height against the screen's, and what
+# of the page is cut at the screen's bottom edge (captions, chart boxes).
+PLOT_JS = """(key) => {
+  const gd = document.querySelector(`[data-key="${key}"] .js-plotly-plot`);
+  const fl = gd._fullLayout, r = gd.getBoundingClientRect();
+  const texts = Array.from(gd.querySelectorAll('.heatmaplayer text'))
+    .filter(e => e.textContent.trim()).length;
+  return {plot: fl.yaxis._length, screen: window.innerHeight, top: r.top, bottom: r.bottom,
+          texts}; }"""
+CUT_JS = """() => {
+  const h = window.innerHeight;
+  return Array.from(document.querySelectorAll(
+      '[data-testid="stCaptionContainer"], [data-testid="stMain"] .attnviz-board .cell'))
+    .map(e => e.getBoundingClientRect())
+    .filter(r => r.height > 0 && r.top < h && r.bottom > h + 1)
+    .map(r => [Math.round(r.top), Math.round(r.bottom)]); }"""
+
+
+@pytest.mark.parametrize(
+    ("step", "keys"), [(1, ["sb_x"]), (2, ["sb_q", "sb_k", "sb_v"]), (7, ["sb_out"])]
+)
+def test_projector_step_slides_fill_the_screen(new_session, step, keys):
+    """Issue 35: X, Q/K/V and the output (N=6, D=8) each at least 45% of a 1080p screen's
+    height, values written in their cells, nothing cut at the bottom edge; axe finds
+    nothing serious on the slide."""
+    s = new_session(PROJECTOR)
+    s.open(f"/step_by_step?present=1&N=6&D=8&step={step}")
+    s.assert_healthy(f"presenter step {step}")
+    for key in keys:
+        m = s.page.evaluate(PLOT_JS, key)
+        assert m["plot"] >= 0.45 * m["screen"], (key, m)
+        assert m["bottom"] <= m["screen"], (key, m)
+        assert m["texts"] == 24 if key != "sb_x" else m["texts"] == 48, (key, m)
+    assert not s.page.evaluate(CUT_JS)
+    assert not blocking(scan(s.page))
+    s.screenshot(f"devices_projector_step{step}", full=False)
+
+
+@pytest.mark.parametrize("step", [3, 4, 5])
+def test_projector_score_slides_keep_their_caption_on_the_screen(new_session, step):
+    """Steps 3 and 4 cut their caption by 36-70 px (issue 35); step 5 with no mask was an
+    empty slide: now the unchanged scores with the mask buttons beside them."""
+    s = new_session(PROJECTOR)
+    s.open(f"/step_by_step?present=1&N=6&D=8&step={step}")
+    key = {3: "sb_raw", 4: "sb_scaled", 5: "sb_masked"}[step]
+    m = s.page.evaluate(PLOT_JS, key)
+    assert m["plot"] >= 0.45 * m["screen"] and m["texts"] == 36, m  # the scores written too
+    assert not s.page.evaluate(CUT_JS)
+
+
+@pytest.mark.parametrize(
+    ("path", "keys"),
+    [("/?present=1", ["pg_scores", "pg_weights"]), ("/scaling?present=1", ["sc_un", "sc_sc"])],
+)
+def test_projector_main_heatmaps_fill_the_screen(new_session, path, keys):
+    """The playground's scores and weights and Why √d_k's pair of weights: each at least 45%
+    of the screen's height once scrolled to, square cells, on the screen whole."""
+    s = new_session(PROJECTOR)
+    s.open(path)
+    s.assert_healthy(path)
+    s.page.locator(f'[data-key="{keys[0]}"]').scroll_into_view_if_needed()
+    for key in keys:
+        m = s.page.evaluate(PLOT_JS, key)
+        sq = s.page.evaluate(SQUARE_JS, key)
+        assert m["plot"] >= 0.45 * m["screen"], (key, m)
+        assert 0.99 <= sq["w"] / sq["h"] <= 1.01, (key, sq)
+    s.screenshot("devices_projector_" + (path.strip("/?").split("?")[0] or "playground"), False)
+
+
+def test_projector_multi_head_shows_every_head_on_its_first_slide(new_session):
+    """Four heads side by side on step 1, whole on the screen (no scrolling), square cells;
+    PageDown goes on to head 0 alone; axe finds nothing serious."""
+    s = new_session(PROJECTOR)
+    s.open("/multi_head?present=1&heads=4")
+    s.assert_healthy("all heads")
+    got = s.page.evaluate(
+        """() => { const gd = document.querySelector('[data-key="mh_small"] .js-plotly-plot');
+          const r = gd.getBoundingClientRect(), fl = gd._fullLayout;
+          const ids = ['', '2', '3', '4'], ax = ids.map(i => fl['yaxis' + i]);
+          return {bottom: r.bottom, screen: window.innerHeight, heads: ax.filter(Boolean).length,
+            sides: ax.map((a, i) => [fl['xaxis' + ids[i]]._length, a._length])}; }"""
+    )
+    assert got["heads"] == 4 and got["bottom"] <= got["screen"], got
+    assert all(abs(w - h) <= 1 and w >= 200 for w, h in got["sides"]), got
+    assert not blocking(scan(s.page))
+    s.screenshot("devices_projector_multi_head", full=False)
+    s.page.locator("h1").first.click()
+    s.rerun_after(lambda: s.page.keyboard.press("PageDown"))
+    assert step_of(s) == "2"
+    s.page.locator('[data-key="mh_one_head"] .js-plotly-plot').wait_for()
+    s.rerun_after(lambda: s.page.keyboard.press("ArrowLeft"))
+    assert step_of(s) == "1"
+
+
+# the step slider under Streamlit's header (its toolbar covers the page's first 60 px), then
+# where the slider and every head's plot are, and each head's cells
+LEARNED_JS = """() => {
+  const main = document.querySelector('[data-testid="stMain"]');
+  const slider = document.querySelector('.st-key-lr_step');
+  main.scrollTop += slider.getBoundingClientRect().top - 64;
+  const gd = document.querySelector('[data-key="lr_heads_all"] .js-plotly-plot');
+  const fl = gd._fullLayout, box = gd.getBoundingClientRect(), heads = [];
+  for (const k of Object.keys(fl).filter(k => /^xaxis\\d*$/.test(k))) {
+    const x = fl[k], y = fl['y' + k.slice(1)], n = gd._fullData[heads.length].z.length;
+    heads.push({w: x._length / n, h: y._length / n, top: box.top + y._offset,
+                bottom: box.top + y._offset + y._length, left: box.left + x._offset});
+  }
+  const s = slider.getBoundingClientRect();
+  return {slider: [s.top, s.bottom], screen: innerHeight, heads}; }"""
+
+
+@pytest.mark.parametrize("window", [(1440, 900), (1920, 1080)])
+def test_projector_learned_slider_and_heads_on_one_screen(new_session, window):
+    """Issue 35: the step slider and all four heads of the induction run on the screen
+    together, at a laptop's 1440x900 and a projector's 1080p; square head cells."""
+    s = new_session(window)
+    s.open("/learned?task=induction")
+    s.assert_healthy("learned")
+    s.page.wait_for_timeout(300)  # the scroll's resize of nothing: the board does not redraw
+    m = s.page.evaluate(LEARNED_JS)
+    assert len(m["heads"]) == 4, m
+    assert m["slider"][0] >= 0 and m["slider"][1] <= m["screen"], m
+    for h in m["heads"]:
+        assert h["top"] >= m["slider"][1] and h["bottom"] <= m["screen"], (h, m)
+        assert 0.67 <= h["w"] / h["h"] <= 1.5, h
+    s.screenshot(f"devices_learned_{window[0]}", full=False)
+
+
+def test_projector_learned_slider_steps_by_the_arrow_keys_and_passes_axe(new_session):
+    """The slider in steps: ArrowRight lands on the next checkpoint; axe on the page."""
+    s = new_session((1920, 1080))
+    run = toys.load("induction")
+    s.open(f"/learned?task=induction&step={int(run.steps[20])}")
+    s.page.locator(".st-key-lr_step input[type='range']").first.focus()
+    s.rerun_after(lambda: s.page.keyboard.press("ArrowRight"))
+    assert parse_qs(urlparse(s.page.url).query).get("step") == [str(int(run.steps[21]))]
+    assert not blocking(scan(s.page))
+
+
+def test_phone_learned_heads_one_a_row(browser, app_server):
+    """A phone: the heads one a row at the page's width, square cells, the labels thinned
+    out (no two within a line of type of each other)."""
+    s = touch_session(browser, app_server, PHONE)
+    try:
+        s.open("/learned?task=induction")
+        m = s.page.evaluate(LEARNED_JS)
+        lefts = {round(h["left"]) for h in m["heads"]}
+        assert len(lefts) == 1 and all(h["w"] * 32 >= 200 for h in m["heads"]), m
+        assert all(0.67 <= h["w"] / h["h"] <= 1.5 for h in m["heads"]), m
+        tops = [h["top"] for h in m["heads"]]
+        assert tops == sorted(tops), tops
+        assert not layout_problems(s.page.evaluate(LAYOUT_JS))
+        s.screenshot("devices_phone_learned", full=False)
+    finally:
+        close(s)
+
+
 def test_projector_class_link_opens_over_the_slide(new_session):
     s = new_session(PROJECTOR)
     s.open("/step_by_step?present=1&N=6&step=4")
@@ -340,6 +526,8 @@ def test_laptop_keeps_its_downloads_and_mode_bar(new_session):
     under each, plotly's mode bar."""
     s = new_session((1440, 900))
     s.open("/")
+    assert s.page.locator(".attnviz-hover", has_text="Hover a cell").first.is_visible()
+    assert not s.page.locator(".attnviz-tap", has_text="Tap a cell").first.is_visible()
     layout = s.page.evaluate(LAYOUT_JS)
     charts = {c["key"]: c for c in layout["charts"]}
     assert charts["pg_scores"]["top"] == charts["pg_weights"]["top"] == charts["pg_out"]["top"]

@@ -105,11 +105,11 @@ def test_multi_head_screens(new_session):
     s.open("/multi_head?present=1&N=6&D=8&heads=2")
     s.assert_healthy("multi-head presenter")
     s.screenshot("present_multi_head_1", full=False)
-    s.rerun_after(lambda: s.page.locator(".st-key-present_next button").click())
-    s.rerun_after(lambda: s.page.locator(".st-key-present_next button").click())
-    assert step_param(s) == ["3"]
+    for _ in range(3):  # all heads, head 0, head 1, then the concatenation
+        s.rerun_after(lambda: s.page.locator(".st-key-present_next button").click())
+    assert step_param(s) == ["4"]
     assert s.page.get_by_text("Concatenate the heads, then mix them with W_O").count() == 1
-    s.screenshot("present_multi_head_3", full=False)
+    s.screenshot("present_multi_head_4", full=False)
     s.assert_healthy("multi-head concat step")
 
 

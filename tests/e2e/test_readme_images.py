@@ -27,8 +27,9 @@ pytestmark = pytest.mark.e2e
 
 IMG = ROOT / "docs" / "img"
 PHONE = (390, 844)
+CLASSROOM = "docs/classroom.md"
 #: name -> (link, window, the document that shows it, the element scrolled to the window's
-#: top or None): what each picture shows.
+#: top, under Streamlit's 60-px header, or None): what each picture shows.
 VIEWS = {
     "playground": ("/", (1280, 800), "README.md", None),
     "presenter": ("/step_by_step?present=1&N=5&step=4", (1280, 720), "README.md", None),
@@ -39,10 +40,20 @@ VIEWS = {
         None,
     ),
     "phone_playground": ("/", PHONE, "README.md", ".st-key-head"),
+    # issue 35, "Every page a slide"
+    "slide_qkv": ("/step_by_step?present=1&N=6&D=8&step=2", (1920, 1080), CLASSROOM, None),
+    "slide_multi_head": ("/multi_head?present=1&heads=4", (1920, 1080), CLASSROOM, None),
+    "learned_1440": ("/learned?task=induction", (1440, 900), "docs/app.md", ".st-key-lr_step"),
+    "phone_learned": ("/learned?task=induction", PHONE, "docs/app.md", ".st-key-lr_step"),
 }
 #: pictures of a live class on a phone (test_class_pictures_on_a_phone): name -> document
 CLASS_VIEWS = {"phone_student": "docs/classroom.md", "phone_tally": "docs/classroom.md"}
 SEED = 5
+
+
+# the element at the window's top, under Streamlit's header (its toolbar covers 60 px)
+SCROLL_UNDER_HEADER_JS = """(e) => { const main = document.querySelector('[data-testid="stMain"]');
+  main.scrollTop += e.getBoundingClientRect().top - 64; }"""
 
 
 def png_size(path) -> tuple[int, int]:
@@ -92,12 +103,42 @@ def test_readme_picture_is_a_screenshot_of_its_view(browser, app_server, name): 
         s.assert_healthy(f"README picture {name}")
         assert s.plotly_count() >= 1, f"{link}: no chart drawn"
         if top:
-            s.page.locator(top).evaluate("(e) => e.scrollIntoView({block: 'start'})")
+            s.page.locator(top).evaluate(SCROLL_UNDER_HEADER_JS)
             s.wait_for_run()  # boards that scrolled into view draw what they deferred
         shot = s.screenshot(f"readme_{name}", full=False)
     finally:
         close(s)
     keep(name, shot, window, doc)
+
+
+def test_phone_tap_picture(browser, app_server):  # noqa: F811
+    """A tap on a weights cell on a phone (query t4, key t0): the chart's outline and
+    caption on that cell, its row outlined in the linked charts, no hover label over it."""
+    s = session(browser, app_server, PHONE)
+    try:
+        s.open("/")
+        weights = s.page.locator('[data-key="pg_weights"]')
+        weights.evaluate(SCROLL_UNDER_HEADER_JS)
+        s.page.wait_for_timeout(300)
+        box = s.page.evaluate(
+            """() => { const gd = document.querySelector('[data-key="pg_weights"] .js-plotly-plot');
+              const r = gd.getBoundingClientRect(), z = gd._fullLayout._size;
+              return {x: r.left + z.l, y: r.top + z.t, w: z.w, h: z.h}; }"""
+        )
+        s.rerun_after(
+            lambda: s.page.touchscreen.tap(
+                box["x"] + box["w"] * 0.5 / 6, box["y"] + box["h"] * 4.5 / 6
+            )
+        )
+        live = weights.locator("[aria-live]").first
+        s.page.wait_for_function(
+            "(e) => e.textContent.startsWith('query t4, key t0')", arg=live.element_handle()
+        )
+        s.assert_healthy("a tap on a phone")
+        shot = s.screenshot("readme_phone_tap", full=False)
+    finally:
+        close(s)
+    keep("phone_tap", shot, PHONE, "docs/app.md")
 
 
 def tap(s: BrowserSession, key: str) -> None:

@@ -7,10 +7,13 @@ import {
   cellText,
   estimateWidth,
   gridColumns,
+  cellRatio,
+  fillsSlide,
+  fitGrid,
   isSquareMatrix,
   legendBelow,
   legendCorrection,
-  presenterSquare,
+  presenterFill,
   wrapTitle,
 } from "../../attnviz/ui/board/js/fit.js";
 import { fitFigure } from "../../attnviz/ui/board/js/draw.js";
@@ -121,11 +124,11 @@ function matrixLayout(n, height = 310) {
   };
 }
 
-test("presenterSquare: square cells, as large as the screen below allows", () => {
+test("presenterFill: a square matrix gets square cells, as large as the screen allows", () => {
   const heat = cells(17);
   const layout = matrixLayout(6);
   assert.ok(isSquareMatrix(layout, [heat]));
-  const [out, data] = presenterSquare(layout, [heat], { width: 1080, height: 720 });
+  const [out, data] = presenterFill(layout, [heat], { width: 1080, height: 720 });
   const side = out.height - 60 - 54;
   assert.equal(side, 720 - 60 - 54); // the height limits it here
   assert.equal(out.yaxis.scaleanchor, "x");
@@ -135,16 +138,100 @@ test("presenterSquare: square cells, as large as the screen below allows", () =>
   assert.ok(data[0].textfont.size > 17 && data[0].textfont.size <= 28); // values grow with cells
   assert.equal(heat.textfont.size, 17);
   // a narrow chart: the width limits the side; no room below: the figure's own height
-  const [thin] = presenterSquare(layout, [heat], { width: 500, height: 900 });
+  const [thin] = presenterFill(layout, [heat], { width: 500, height: 900 });
   assert.ok(thin.height - 114 <= 500 - 87 - 60, thin.height);
-  const [own] = presenterSquare(layout, [heat], { width: 1800, height: 0 });
+  const [own] = presenterFill(layout, [heat], { width: 1800, height: 0 });
   assert.equal(own.height, 310);
-  // not a square matrix: unchanged
-  const wide = Object.assign({}, layout, { xaxis: { range: [-0.5, 7.5] } });
-  assert.equal(isSquareMatrix(wide, [heat]), false);
-  assert.equal(presenterSquare(wide, [heat], { width: 1800, height: 700 })[0], wide);
   assert.equal(isSquareMatrix(layout, [heat, heat]), false);
-  assert.equal(isSquareMatrix(layout, [{ type: "bar" }]), false);
+  assert.equal(fillsSlide(layout, [{ type: "bar" }]), false);
+  const bars = Object.assign({}, layout);
+  assert.equal(presenterFill(bars, [{ type: "bar" }], { width: 1800, height: 700 })[0], bars);
+});
+
+test("presenterFill: a non-square matrix fills the room, its cells never thinner than 1:3", () => {
+  const heat = { type: "heatmap", z: [[0, 0, 0, 0]] };
+  // X at N=6, D=8 (6 rows, 8 columns) in a slide's chart column: nearly square cells
+  const x = Object.assign({}, matrixLayout(6), { xaxis: { range: [-0.5, 7.5] } });
+  const [lay] = presenterFill(x, [heat], { width: 1000, height: 760 });
+  const plotH = lay.height - 60 - 54;
+  assert.ok(plotH >= 0.45 * 1080 * 0.9, plotH); // fills the height below
+  const cw = (lay.width - 77 - 10 - 70) / 8;
+  const ch = plotH / 6;
+  assert.ok(cw / ch >= 1 / 1.5 && cw / ch <= 1.5, [cw, ch]);
+  assert.equal(lay.yaxis.scaleanchor, "x");
+  assert.ok(Math.abs(lay.yaxis.scaleratio - ch / cw) < 0.05, lay.yaxis.scaleratio);
+  // X at D=64: the width allows 13 px columns; the rows stretch to 3x, no more
+  const wide = Object.assign({}, matrixLayout(6), { xaxis: { range: [-0.5, 63.5] } });
+  const [w] = presenterFill(wide, [heat], { width: 1000, height: 760 });
+  assert.ok(Math.abs(w.yaxis.scaleratio - 3) < 1e-6, w.yaxis.scaleratio);
+  assert.ok(w.height - 114 < 760 - 114, w.height); // not the whole height: 1:3 at most
+  assert.equal(cellRatio(6, 6), 1);
+  assert.equal(cellRatio(6, 8), 1.5);
+  assert.equal(cellRatio(6, 16), 16 / 6);
+  assert.equal(cellRatio(6, 64), 3);
+});
+
+// small multiples of `count` heads of 6x6 cells, `cols` a row
+function gridLayout(count, cols) {
+  const grid = { rows: Math.ceil(count / cols), cols, count, n: 6, m: 6 };
+  const out = { height: 320, margin: { l: 40, r: 10, t: 80, b: 30 }, meta: { grid },
+    annotations: [] };
+  const labels = { tickmode: "array", tickvals: [0, 1, 2, 3, 4, 5],
+    ticktext: ["a", "b", "c", "d", "e", "f"], tickfont: { size: 13 } };
+  for (let i = 0; i < count; i++) {
+    const sfx = i === 0 ? "" : String(i + 1);
+    out[`xaxis${sfx}`] = Object.assign({ domain: [0, 1] }, labels);
+    out[`yaxis${sfx}`] = Object.assign({ domain: [0, 1] }, labels);
+    out.annotations.push({ text: `head ${i}`, x: 0, y: 1 });
+  }
+  return out;
+}
+
+// a plot's px size from its domains in a figure of `width` x layout.height
+function plotPx(lay, i, width) {
+  const sfx = i === 0 ? "" : String(i + 1);
+  const m = lay.margin;
+  const W = (lay.width || width) - m.l - m.r - 86;
+  const P = lay.height - m.t - m.b;
+  const dx = lay[`xaxis${sfx}`].domain;
+  const dy = lay[`yaxis${sfx}`].domain;
+  return [(dx[1] - dx[0]) * W, (dy[1] - dy[0]) * P];
+}
+
+test("fitGrid: small multiples get square cells, as tall as the room allows", () => {
+  const layout = gridLayout(4, 4);
+  assert.ok(fillsSlide(layout, []));
+  const [out] = presenterFill(layout, [], { width: 1760, height: 800 });
+  assert.ok(out.height > 320 && out.height <= 800, out.height);
+  for (let i = 0; i < 4; i++) {
+    const [w, h] = plotPx(out, i, 1760);
+    assert.ok(Math.abs(w - h) < 2 && w > 300, [i, w, h]); // square, side by side
+  }
+  assert.equal(out.annotations[3].y, 1);
+  assert.equal(out.yaxis2.showticklabels, false); // labels left of the first column only
+  // two rows of two, the height limits them: every plot square, inside the room
+  const two = presenterFill(gridLayout(4, 2), [], { width: 1760, height: 700 })[0];
+  assert.ok(two.height <= 700, two.height);
+  const [w, h] = plotPx(two, 3, 1760);
+  assert.ok(Math.abs(w - h) < 2, [w, h]);
+});
+
+test("fitGrid: a phone gets one head a row, at full width, labels thinned out", () => {
+  const out = fitGrid(gridLayout(4, 2), { width: 358, height: 0 }, 1);
+  const tops = [0, 1, 2, 3].map((i) => out[`yaxis${i ? i + 1 : ""}`].domain[1]);
+  assert.ok(tops[0] > tops[1] && tops[1] > tops[2] && tops[2] > tops[3], tops);
+  assert.ok([0, 1, 2, 3].every((i) => out[`yaxis${i ? i + 1 : ""}`].showticklabels));
+  const [w, h] = plotPx(out, 2, 358);
+  assert.ok(Math.abs(w - h) < 2 && w > 150, [w, h]);
+  // 32 labels on a 6-px pitch: every third or so
+  const many = gridLayout(1, 1);
+  many.meta.grid = Object.assign({}, many.meta.grid, { n: 32, m: 32 });
+  many.xaxis = Object.assign({}, many.xaxis, { tickvals: [...Array(32).keys()],
+    ticktext: [...Array(32).keys()].map(String) });
+  many.yaxis = Object.assign({}, many.xaxis);
+  const thin = fitGrid(many, { width: 358, height: 0 }, 1);
+  assert.ok(thin.yaxis.tickvals.length < 32 && thin.yaxis.tickvals.length >= 8, thin.yaxis);
+  assert.deepEqual(thin.yaxis.tickvals.slice(0, 2), [0, thin.yaxis.tickvals[1]]);
 });
 
 test("fitFigure: a touch screen's drag scrolls the page; a presenter's matrix is square", () => {

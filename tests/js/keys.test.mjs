@@ -9,6 +9,7 @@ import {
   nextCell,
   nextPanel,
   spoken,
+  cellAt,
 } from "../../attnviz/ui/board/js/keys.js";
 
 test("arrows move one cell and stop at the edges", () => {
@@ -153,4 +154,14 @@ test("chartGrids: an axis's noun is the one its builder sent, not read from its 
   const [grid] = chartGrids(figure);
   assert.equal(grid.rowNoun, "query");
   assert.equal(grid.colNoun, "key j (column)"); // no noun sent: the title whole, not taken apart
+});
+
+test("cellAt: the cell under a point of the plot (a tap), null outside the cells", () => {
+  const grid = { rows: 6, cols: 6, x0: 0, dx: 1, y0: 0, dy: 1 };
+  assert.deepEqual(cellAt(grid, 3.2, 0.9), { row: 1, col: 3 });
+  assert.deepEqual(cellAt(grid, -0.4, 5.4), { row: 5, col: 0 });
+  assert.equal(cellAt(grid, 6.6, 1), null);
+  // a pooled axis: blocks of 4 tokens starting at token 0, 4, 8
+  const pooled = { rows: 3, cols: 3, xs: [0, 4, 8], ys: [0, 4, 8], dx: 4, dy: 4 };
+  assert.deepEqual(cellAt(pooled, 5.5, 9), { row: 2, col: 1 });
 });

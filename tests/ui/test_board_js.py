@@ -71,7 +71,7 @@ def test_node_unit_tests():
         [_node(), "--test", str(JS)], capture_output=True, text=True, timeout=120, check=False
     )
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-2000:]
-    assert "# fail 0" in out.stdout and "# pass 24" in out.stdout, out.stdout[-800:]
+    assert "# fail 0" in out.stdout and "# pass 28" in out.stdout, out.stdout[-800:]
 
 
 def test_weights_table_holds_every_cell_named_by_tokens():
@@ -238,17 +238,21 @@ def test_a_narrow_weighted_sum_puts_its_legend_under_the_plot():
     assert wide["layout"]["legend"]["orientation"] == "v"
 
 
-def test_presenter_square_matrices_get_square_cells_filling_the_room():
+def test_presenter_matrices_fill_the_room():
     """Scores and weights (6x6) on a slide 1080 px wide with 700 px below: square plot
-    (scaleanchor), its side set by the height; the 6x4 output is left as it was."""
-    figs = _playground_figures()[:3]
-    scores, weights, out = _fit(figs, 1080, 700, scale=1.45, present=True)
+    (scaleanchor), its side set by the height; the 6x4 output fills the same height, its
+    cells at most 1.5 times as wide as tall; one query's bars are left as they were."""
+    figs = _playground_figures()[:4]
+    scores, weights, out, bars = _fit(figs, 1080, 700, scale=1.45, present=True)
     for fitted in (scores, weights):
         lay = fitted["layout"]
         assert lay["yaxis"]["scaleanchor"] == "x" and lay["yaxis"]["scaleratio"] == 1
         m = lay["margin"]
         assert lay["height"] - m["t"] - m["b"] == 700 - m["t"] - m["b"]
-    assert "scaleanchor" not in out["layout"]["yaxis"]
+    lay = out["layout"]
+    assert lay["yaxis"]["scaleanchor"] == "x" and 1 / 1.5 <= lay["yaxis"]["scaleratio"] <= 1.5
+    assert lay["height"] == 700
+    assert "scaleanchor" not in bars["layout"]["yaxis"]
 
 
 def test_cell_values_are_dropped_only_where_they_do_not_fit():

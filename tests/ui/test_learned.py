@@ -94,7 +94,7 @@ def test_the_step_slider_redraws_that_checkpoint_and_moves_the_link():
     at = open_page({"task": "previous"})
     run = toys.load("previous")
     step = int(run.steps[5])
-    at.select_slider(key=learned.STEP_KEY).set_value(step).run()
+    at.slider(key=learned.STEP_KEY).set_value(step).run()
     assert not at.exception
     assert qp(at, "step") == str(step)
     want = toys.example_attentions("previous", run.checkpoints[5])
@@ -102,6 +102,29 @@ def test_the_step_slider_redraws_that_checkpoint_and_moves_the_link():
     np.testing.assert_allclose(got, want.reshape(got.shape), atol=1e-6)
     assert f"step {step}" in figures_of(at)["lr_heads_all"]["layout"]["title"]["text"]
     assert not warnings(at)  # the page's own URL is not taken for a link to correct
+
+
+def test_the_step_slider_is_in_steps_and_lands_on_a_checkpoint_in_its_direction():
+    """Issue 35: the slider runs over the training steps (not the checkpoints' indices); a
+    step between two checkpoints lands on the next one moving forward, the previous one
+    moving back (an arrow key moves one checkpoint), the nearest from nowhere."""
+    steps = np.array([0, 4, 6, 100, 400])
+    assert learned.next_checkpoint(steps, 5, before=4) == 6
+    assert learned.next_checkpoint(steps, 7, before=6) == 100  # one step right: the next
+    assert learned.next_checkpoint(steps, 99, before=100) == 6  # one step left: the previous
+    assert learned.next_checkpoint(steps, 90, before=None) == 100
+    assert learned.next_checkpoint(steps, 401, before=400) == 400  # past the end: the last
+    run = toys.load("previous")
+    at = open_page({"task": "previous", "step": str(int(run.steps[20]))})
+    slider = at.slider(key=learned.STEP_KEY)
+    assert (slider.min, slider.max, slider.step) == (0, int(run.steps[-1]), 1)
+    between = int(run.steps[20]) + 1  # one step right of checkpoint 20
+    assert between not in set(run.steps.tolist())
+    at.slider(key=learned.STEP_KEY).set_value(between).run()
+    assert at.session_state[learned.STEP_KEY] == int(run.steps[21])
+    assert qp(at, "step") == str(int(run.steps[21]))
+    at.slider(key=learned.STEP_KEY).set_value(int(run.steps[21]) - 1).run()  # one left
+    assert at.session_state[learned.STEP_KEY] == int(run.steps[20])
 
 
 def test_a_task_change_keeps_the_nearest_step_of_the_new_run():
@@ -178,9 +201,10 @@ def test_train_it_yourself_trains_in_the_server_and_offers_the_run():
     last = toys.example_attentions("previous", want.checkpoints[-1])
     np.testing.assert_allclose(z, last.reshape(z.shape), atol=1e-6)
     at.radio(key=learned.SOURCE_KEY).set_value(learned.YOURS).run()
-    assert at.select_slider(key=learned.STEP_KEY).options == [str(s) for s in want.steps]
+    slider = at.slider(key=learned.STEP_KEY)
+    assert (slider.min, slider.max) == (int(want.steps[0]), int(want.steps[-1]))
     step = int(want.steps[2])
-    at.select_slider(key=learned.STEP_KEY).set_value(step).run()
+    at.slider(key=learned.STEP_KEY).set_value(step).run()
     got = np.nan_to_num(heads_z(at))
     mine = toys.example_attentions("previous", want.checkpoints[2])
     np.testing.assert_allclose(got, mine.reshape(got.shape), atol=1e-6)

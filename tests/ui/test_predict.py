@@ -124,8 +124,8 @@ def test_multi_head_asks_which_head_and_outlines_it_on_its_step(store):  # noqa:
     at.button(key="predict_reveal").click().run()
     assert not at.exception, [e.value for e in at.exception]
     head = q.detail["head"]
-    at2 = run_app({**link, "step": str(head + 1)}, "pages/multi_head.py")
+    at2 = run_app({**link, "step": str(head + 2)}, "pages/multi_head.py")  # step 1: all heads
     cells = {(s["y0"] + 0.5, s["x0"] + 0.5) for s in rects(figures_of(at2)["mh_one_head"])}
     assert cells == {(i, i - 1) for i in range(1, 5)}
-    other = run_app({**link, "step": str(2 - head)}, "pages/multi_head.py")
+    other = run_app({**link, "step": str(3 - head)}, "pages/multi_head.py")
     assert not rects(figures_of(other)["mh_one_head"])

@@ -90,16 +90,18 @@ def test_presenter_view_settings_link_and_qr():
     assert at.get("image"), "the QR code is drawn"
 
 
-def test_multi_head_steps_per_head_then_concat():
+def test_multi_head_steps_all_heads_then_per_head_then_concat():
     at = run_app({"present": "1", "heads": "2", "D": "4"}, MH)
     assert_clean(at)
-    assert step_line(at).startswith("**Step 1 of 3**: Head 0")
+    assert step_line(at).startswith("**Step 1 of 4**: All heads side by side")
     assert not any("Concatenate" in s.value for s in at.subheader)
     at.button(key="present_next").click().run()
-    assert step_line(at).startswith("**Step 2 of 3**: Head 1")
+    assert step_line(at).startswith("**Step 2 of 4**: Head 0")
+    at.button(key="present_next").click().run()
+    assert step_line(at).startswith("**Step 3 of 4**: Head 1")
     at.button(key="present_next").click().run()
     assert_clean(at)
-    assert step_line(at).startswith("**Step 3 of 3**")
+    assert step_line(at).startswith("**Step 4 of 4**")
     assert any("Concatenate" in s.value for s in at.subheader)
 
 

@@ -41,3 +41,12 @@ def test_user_text_shows_bidi_controls_instead_of_obeying_them(label):
         assert all(f"U{plus}{ord(c):04X}" in shown for c in label if BIDI_CONTROLS.match(c))
     assert ui.md_text("\u202eQQ") == "`<U+202E>QQ`"
     assert plain_text("\u202e*QQ*") == r"\<U\+202E\>\*QQ\*"  # Markdown shows <U+202E>*QQ*
+
+
+def test_pointing_words_send_both_for_the_stylesheet_to_pick():
+    """Issue 35: phone pages said "hover". Both words are sent, each in its class; the
+    app's stylesheet shows the one that fits the device (tests/e2e/test_devices_e2e.py: a
+    phone reads "Tap", a laptop "Hover")."""
+    assert ui.pointing("Hover a cell", "Tap a cell") == (
+        '<span class="attnviz-hover">Hover a cell</span><span class="attnviz-tap">Tap a cell</span>'
+    )

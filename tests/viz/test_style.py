@@ -56,7 +56,7 @@ def test_every_axis_and_colour_bar_has_large_dark_text(name):
     assert fig.layout.font.color == viz.style.TEXT_COLOR
 
 
-def test_small_weights_heatmaps_write_their_values_large_ones_do_not():
+def test_small_matrix_heatmaps_write_their_values_large_ones_do_not():
     r = _res()  # N = 6
     small = viz.heatmaps.attention_figure(r.weights[0], what="weights", mask=r.mask)
     hm = small.data[0]
@@ -69,12 +69,17 @@ def test_small_weights_heatmaps_write_their_values_large_ones_do_not():
     assert hm.text[0][0] in ("1.00", "1")  # query 0 sees only key 0 (causal)
     assert (hm.zmin, hm.zmax) == (0.0, 1.0)  # fixed 0..1 scale kept
     scores = viz.heatmaps.attention_figure(r.scores[0], what="scores")
-    assert scores.data[0].texttemplate is None  # only the weights get numbers
+    assert scores.data[0].texttemplate == "%{text}"  # the scores too (issue 35)
+    assert float(scores.data[0].text[1][2]) == round(float(r.scores[0][1, 2]), 2)
+    x = viz.heatmaps.token_matrix_figure(r.head_outputs[0], name="out")
+    assert x.data[0].texttemplate == "%{text}"
     assert viz.style._short_number(0.19, ".2f") == ".19"
     assert viz.style._short_number(-0.5, ".2f") == "-.50"
     n = viz.style.MAX_CELL_TEXT_N + 1
     big = viz.heatmaps.attention_figure(np.full((n, n), 1 / n), what="weights")
     assert big.data[0].texttemplate is None
+    wide = viz.heatmaps.token_matrix_figure(np.zeros((4, n)), name="X")
+    assert wide.data[0].texttemplate is None
 
 
 def test_heads_grid_colour_bar_sits_under_the_grid_not_at_the_paper_edge():

@@ -297,6 +297,7 @@ def board(
     per_head: Callable[[int], Charts] | None = None,
     head: int = 0,
     reveal: str | None = None,
+    fit_screen: int = 0,
 ) -> Any:
     """Draw ``charts`` (``(chart key, figure, link spec or None)``) side by side in one
     board that keeps its plot divs across reruns.
@@ -308,8 +309,11 @@ def board(
     :func:`prefetch_heads` may send the other heads' charts so that a head change draws at
     once. ``reveal``: a token new to this board (e.g. a counter) scrolls it into view once,
     on the run that sends it (a button far below it changed what it shows: the model
-    pages' "Open layer 19, head 7"); not part of the revision. Returns the last selection
-    (or None).
+    pages' "Open layer 19, head 7"); not part of the revision. ``fit_screen`` (px, 0:
+    off): the board's matrices fill the screen's height less that many px (shared among
+    its rows of charts; a control above them, such as a slider, stays on the screen with
+    them), square cells as on a slide (``fit.js`` ``presenterFill``). Returns the last
+    selection (or None).
     """
     on_change = None
     if select_into is not None:
@@ -318,7 +322,9 @@ def board(
     cols = list(columns or [1] * len(charts))
     scale = float(st.session_state.get(TEXT_SCALE_KEY, 1.0))
     present = bool(st.session_state.get(PRESENT_KEY, False))
-    rev = revision(figs, cols, group, scale, present)
+    # a board fitted to the screen is another drawing (boards drawn per head never are:
+    # head_alternatives' revisions leave it out)
+    rev = revision(figs, cols, group, scale, present, *([fit_screen] if fit_screen else []))
     if per_head is not None:
         registry = st.session_state.setdefault(_REGISTRY_KEY, {})
         registry[key] = (per_head, int(head), rev, cols, group, scale, present)
@@ -328,6 +334,7 @@ def board(
         "group": group,
         "text_scale": scale,
         "present": present,
+        "fit_screen": int(fit_screen),
         "rev": rev,
         "name": key,
         "watch": "head" if per_head is not None else None,

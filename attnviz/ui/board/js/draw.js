@@ -9,11 +9,13 @@ import { chartConfig } from "./downloads.js";
 import {
   cellText,
   gridColumns,
-  isSquareMatrix,
+  fillsSlide,
+  fitGrid,
+  isGrid,
   legendBelow,
   legendCorrection,
   measurer,
-  presenterSquare,
+  presenterFill,
   STACK_BELOW,
   wrapTitle,
 } from "./fit.js";
@@ -128,7 +130,10 @@ export function touchScreen(win = globalThis) {
 }
 
 // The height of the screen left from the top of `el` down (its offset in the page's scroll
-// container, whatever the page is scrolled to), less PRESENT_RESERVE_PX.
+// container, whatever the page is scrolled to), less PRESENT_RESERVE_PX. A chart that starts
+// too low for the room left (less than LOW_ROOM of the screen) is one the lecturer scrolls
+// to: it gets the screen's height less twice the reserve (its heading above it).
+const LOW_ROOM = 0.45;
 function screenBelow(el) {
   let top = el.getBoundingClientRect().top;
   for (let p = el.parentElement; p; p = p.parentElement) {
@@ -138,17 +143,34 @@ function screenBelow(el) {
       break;
     }
   }
-  return Math.floor(window.innerHeight - top - PRESENT_RESERVE_PX);
+  const below = Math.floor(window.innerHeight - top - PRESENT_RESERVE_PX);
+  return below >= LOW_ROOM * window.innerHeight
+    ? below
+    : Math.floor(window.innerHeight - 2 * PRESENT_RESERVE_PX);
+}
+
+// The plot area's width plotly will give a matrix figure `width` px wide (its margins and
+// a colour bar of about 70 px at 13 px ticks), before it is drawn.
+function plotWidth(lay, dat, width) {
+  const m = lay.margin || {};
+  const heat = dat.find((t) => t && t.type === "heatmap");
+  const tick = (heat && heat.colorbar && heat.colorbar.tickfont && heat.colorbar.tickfont.size) || 13;
+  const bar = heat && heat.showscale !== false ? 22 + tick * 4 + 12 : 0;
+  return width - (m.l != null ? m.l : 80) - (m.r != null ? m.r : 80) - bar;
 }
 
 /** The layout and data of figure `fig` as drawn in a room `room` ({width, height}: height
- * only for a presenter's square matrix) at text scale `scale`. */
+ * only for a presenter's matrix) at text scale `scale`. Values written in cells that will
+ * clearly be too narrow for them are dropped before the draw (the estimate is generous:
+ * draw.js checks again with plotly's own plot width). */
 export function fitFigure(fig, scale, room, opts = {}) {
   const measure = opts.measure;
   let lay = scaled(fig.layout || {}, scale);
   let dat = scaledData(fig.data || [], scale);
-  if (opts.present) [lay, dat] = presenterSquare(lay, dat, room);
+  if (isGrid(lay) && opts.stacked) lay = fitGrid(lay, { width: room.width, height: 0 }, 1);
+  else if (opts.present || opts.fill) [lay, dat] = presenterFill(lay, dat, room);
   const width = Math.min(room.width, typeof lay.width === "number" ? lay.width : room.width);
+  if (width) dat = cellText(dat, plotWidth(lay, dat, width) * 1.25, measure);
   lay = wrapTitle(fitted(lay, width), width, measure);
   const before = lay;
   lay = legendBelow(lay, dat, width, measure);
@@ -172,9 +194,16 @@ export function draw(board, args) {
   board.grid.style.gridTemplateColumns = gridColumns(cols, boardWidth);
   const stacked = boardWidth > 0 && boardWidth < STACK_BELOW;
   board.root.dataset.stacked = stacked ? "1" : "0";
-  // the presenter view: square matrices fill the screen below them (all of a board's or none)
-  const square = (f) => isSquareMatrix((f.figure || {}).layout || {}, (f.figure || {}).data || []);
-  const fill = present && figs.length > 0 && figs.every(square);
+  // a touch screen: no hover label over a heatmap (it covered the tapped row); the chart's
+  // caption (keys.js) names the tapped cell instead (board.css)
+  board.root.dataset.touch = touch ? "1" : "0";
+  // the presenter view: matrices fill the screen below them (all of a board's or none); a
+  // board fitted to the screen (`fit_screen`: px kept for what must be seen with it, a
+  // slider above) shares the screen's height less those px among its rows of charts
+  const matrix = (f) => fillsSlide((f.figure || {}).layout, (f.figure || {}).data);
+  const reserve = Number(args.fit_screen) || 0;
+  const fill = (present || reserve > 0) && figs.length > 0 && figs.every(matrix);
+  const rows = stacked ? 1 : Math.ceil(figs.length / cols.length);
   const measure = board.measure || (board.measure = measurer(document));
   const keep = new Set(figs.map((f) => f.key));
   for (const [k, c] of board.cells) {
@@ -206,6 +235,9 @@ export function draw(board, args) {
     clearHighlights(c);
     c.spec = f;
     c.index = i;
+    c.cell.dataset.heat = ((f.figure || {}).data || []).some((t) => t && t.type === "heatmap")
+      ? "1"
+      : "0";
     c.cell.dataset.key = f.key;
     // the label is set when it changes: keys.js adds the keyboard's help to it when the chart
     // is drawn, and a chart that is not redrawn (below) keeps that help
@@ -217,9 +249,10 @@ export function draw(board, args) {
     }
     return c;
   });
+  const fitted = Math.floor((window.innerHeight - reserve) / rows);
   const rooms = cells.map((c) => ({
     width: c.cell.clientWidth,
-    height: fill ? screenBelow(c.cell) : 0,
+    height: !fill ? 0 : reserve ? fitted : screenBelow(c.cell),
   }));
   const jobs = figs.map((f, i) => {
     const c = cells[i];
@@ -232,6 +265,8 @@ export function draw(board, args) {
     c.drawnRoom = roomKey;
     const [lay, dat, legendBase] = fitFigure(f.figure || {}, scale, room, {
       present,
+      fill: reserve > 0,
+      stacked,
       touch,
       measure,
     });

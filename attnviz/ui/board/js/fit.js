@@ -12,8 +12,11 @@
 //   cellText     the values written in a heatmap's cells are dropped when they overlap in
 //                the cells plotly drew (the hover, the table and the keyboard still give
 //                them)
-//   presenterSquare  the presenter view: a square matrix gets square cells, as large as the
-//                screen's height below the chart (room.height) and the chart's width allow
+//   presenterFill  the presenter view (or a board fitted to the screen): a matrix fills the
+//                free area below the chart (room.height) and the chart's width, square
+//                cells for a square matrix, others stretched by at most 1:3, tick labels
+//                thinned out where the cells are too small for them; a grid of heads gets
+//                square cells too
 
 export const STACK_BELOW = 640;
 export const MIN_CHART_PX = 200;
@@ -231,54 +234,198 @@ function span(axis) {
   return Array.isArray(r) && r.length === 2 ? Math.abs(Number(r[1]) - Number(r[0])) : null;
 }
 
-/** Whether the figure is one square matrix: a heatmap on x/y whose axes' ranges have the
- * same length (attnviz's matrix figures set them to the cells). */
-export function isSquareMatrix(layout, data) {
+/** Whether the figure is one matrix: a single heatmap on x/y whose axes' ranges are set to
+ * its cells (attnviz's matrix figures), with or without markers over it (masked cells). */
+export function isMatrix(layout, data) {
   const heat = (data || []).filter((t) => t && t.type === "heatmap");
   if (heat.length !== 1 || (heat[0].xaxis && heat[0].xaxis !== "x")) return false;
   const sx = span(layout.xaxis);
   const sy = span(layout.yaxis);
-  return sx != null && sy != null && sx > 0 && Math.abs(sx - sy) < 1e-9;
+  return sx != null && sy != null && sx > 0 && sy > 0;
 }
 
-/** The presenter view: a square matrix drawn with square cells (plotly's `scaleanchor`),
- * its side as large as `room` ({width, height}: the chart's width and the screen's height
- * left below the chart's top) allows, never smaller than the figure's own height gives.
- * The figure is then only as wide as its plot and colour bar; values written in the cells
- * grow with them. Returns [layout, data]; other figures: unchanged. */
-export function presenterSquare(layout, data, room) {
-  if (!room || !room.width || !isSquareMatrix(layout, data)) return [layout, data];
+/** Whether the figure is one square matrix: a matrix whose axes' ranges have the same
+ * length (a token-by-token matrix: scores, weights, a mask). */
+export function isSquareMatrix(layout, data) {
+  return isMatrix(layout, data) && Math.abs(span(layout.xaxis) - span(layout.yaxis)) < 1e-9;
+}
+
+/** Whether the figure is a grid of matrices (small multiples: `layout.meta.grid`, set by
+ * attnviz.viz.attention.small_multiples_figure). */
+export function isGrid(layout) {
+  const g = layout && layout.meta && layout.meta.grid;
+  return !!(g && g.rows && g.cols && g.n && g.m);
+}
+
+/** Whether a slide fits the figure to its room (presenterFill): a matrix or a grid. */
+export function fillsSlide(layout, data) {
+  return isMatrix(layout || {}, data || []) || isGrid(layout || {});
+}
+
+// The most a slide stretches a cell: never thinner than 1:3.
+export const MAX_CELL_RATIO = 3;
+
+/** How far a matrix of `nx` x `ny` cells may stretch its cells on a slide: square
+ * matrices not at all; others by the matrix's own aspect, at least 1.5, at most 1:3. */
+export function cellRatio(nx, ny) {
+  if (nx === ny) return 1;
+  return Math.min(MAX_CELL_RATIO, Math.max(1.5, Math.max(nx, ny) / Math.min(nx, ny)));
+}
+
+// The width of a heatmap's colour bar (ticks, title and gaps) at its tick size.
+function barWidth(heat) {
+  if (!heat || heat.showscale === false) return 0;
+  const tick = (heat.colorbar && heat.colorbar.tickfont && heat.colorbar.tickfont.size) || 13;
+  return Math.ceil(12 + 10 + tick * 2.6 + tick * 1.4 + 12);
+}
+
+// Values written in cells `cell` px wide grow with them: a quarter of a cell, at most 28 px.
+function grownText(data, heat, cell) {
+  if (!heat.texttemplate) return data;
+  const size = (heat.textfont && heat.textfont.size) || 12;
+  const grown = Math.min(28, Math.max(size, Math.floor(cell * 0.25)));
+  if (grown <= size) return data;
+  const textfont = Object.assign({}, heat.textfont, { size: grown });
+  return data.map((d) => (d === heat ? Object.assign({}, d, { textfont }) : d));
+}
+
+/** The presenter view: a matrix fills the slide's free area, `room` ({width, height}: the
+ * chart's width and the screen's height left below the chart's top; height 0: the
+ * figure's own). A square matrix gets square cells; another stretches its cells to fill
+ * the room by at most cellRatio (never thinner than 1:3), plotly keeping that ratio
+ * (`scaleanchor`, `scaleratio`). Never smaller than the figure's own height gives. The
+ * figure is then only as wide as its plot and colour bar; values written in the cells grow
+ * with them. A grid of matrices (small multiples): fitGrid. Returns [layout, data];
+ * other figures: unchanged. */
+export function presenterFill(layout, data, room) {
+  if (!room || !room.width) return [layout, data];
+  if (isGrid(layout)) return [fitGrid(layout, room), data];
+  if (!isMatrix(layout, data)) return [layout, data];
   const m = layout.margin || {};
   const l = m.l != null ? m.l : 80;
   const r = m.r != null ? m.r : 80;
   const t = m.t != null ? m.t : 100;
   const b = m.b != null ? m.b : 80;
   const heat = data.find((d) => d.type === "heatmap");
-  const tick = ((heat.colorbar && heat.colorbar.tickfont && heat.colorbar.tickfont.size) || 13);
-  const bar = heat.showscale === false ? 0 : Math.ceil(12 + 10 + tick * 2.6 + tick * 1.4 + 12);
+  const bar = barWidth(heat);
+  // cells along each axis (a pooled axis: blocks of dx or dy units)
+  const dx = Number(heat.dx) || 1;
+  const dy = Number(heat.dy) || 1;
+  const nx = span(layout.xaxis) / dx;
+  const ny = span(layout.yaxis) / dy;
   const own = (typeof layout.height === "number" ? layout.height : 450) - t - b;
-  const byWidth = room.width - l - r - bar;
-  const byHeight = room.height ? room.height - t - b : own;
-  const side = Math.floor(Math.max(Math.min(byWidth, Math.max(byHeight, own)), 40));
-  const square = { constrain: "domain" };
-  // values written in the cells grow with the cells (a quarter of a cell, at most 28 px)
-  const n = columnsOf(heat.z);
-  let out = data;
-  if (heat.texttemplate && n) {
-    const size = (heat.textfont && heat.textfont.size) || 12;
-    const grown = Math.min(28, Math.max(size, Math.floor((side / n) * 0.25)));
-    const textfont = Object.assign({}, heat.textfont, { size: grown });
-    if (grown > size) out = data.map((d) => (d === heat ? Object.assign({}, d, { textfont }) : d));
-  }
+  const byWidth = Math.max(room.width - l - r - bar, 40);
+  const byHeight = Math.max(room.height ? room.height - t - b : own, own);
+  let cw = byWidth / nx;
+  let ch = byHeight / ny;
+  const ratio = cellRatio(Math.round(nx), Math.round(ny));
+  if (cw > ch * ratio) cw = ch * ratio;
+  if (ch > cw * ratio) ch = cw * ratio;
+  const plotW = Math.floor(cw * nx);
+  const plotH = Math.floor(ch * ny);
+  const constrained = { constrain: "domain" };
   const lay = Object.assign({}, layout, {
-    height: side + t + b,
-    width: Math.min(room.width, side + l + r + bar),
-    xaxis: Object.assign({}, layout.xaxis, square, { constraintoward: "left" }),
-    yaxis: Object.assign({}, layout.yaxis, square, {
+    height: plotH + t + b,
+    width: Math.min(room.width, plotW + l + r + bar),
+    xaxis: Object.assign({}, thinTicks(layout.xaxis, cw / dx, false), constrained, {
+      constraintoward: "left",
+    }),
+    yaxis: Object.assign({}, thinTicks(layout.yaxis, ch / dy, true), constrained, {
       scaleanchor: "x",
-      scaleratio: 1,
+      // y px per unit over x px per unit: the cells' height over their width, per unit
+      scaleratio: ratio === 1 ? 1 : Number((ch / dy / (cw / dx)).toFixed(6)),
       constraintoward: "top",
     }),
   });
-  return [lay, out];
+  return [lay, grownText(data, heat, Math.min(cw, ch))];
+}
+
+/** `axis` with its tick labels (an array of labels, one a cell) thinned out to every k-th
+ * where cells `pitch` px apart are too close for them: a vertical axis's labels need
+ * 1.25 lines of their type, a horizontal axis's their width and a gap. */
+export function thinTicks(axis, pitch, vertical, measure = estimateWidth) {
+  if (!axis || axis.tickmode !== "array" || !Array.isArray(axis.ticktext)) return axis;
+  if (!Array.isArray(axis.tickvals) || !pitch) return axis;
+  const size = (axis.tickfont && axis.tickfont.size) || 12;
+  const need = vertical
+    ? size * 1.25
+    : Math.max(...axis.ticktext.map((s) => measure(plain(s), size))) + 6;
+  const k = Math.ceil(need / pitch);
+  if (k <= 1) return axis;
+  const keep = (_, i) => i % k === 0;
+  return Object.assign({}, axis, {
+    tickvals: axis.tickvals.filter(keep),
+    ticktext: axis.ticktext.filter(keep),
+  });
+}
+
+/** A grid of matrices (small multiples, `layout.meta.grid`: rows x cols plots of n x m
+ * cells) laid out again in `cols` columns (a phone: one), every plot with square cells:
+ * as wide as the room allows or, with `room.height`, as tall as the screen below allows
+ * (never below the figure's own height); each plot's title (the first annotations) above
+ * it, tick labels left of the first column only, thinned out where the cells are too
+ * small for them. */
+export function fitGrid(layout, room, cols) {
+  const g = layout.meta.grid;
+  const count = g.count || g.rows * g.cols;
+  const c = Math.max(1, Math.min(cols || g.cols, count));
+  const rows = Math.ceil(count / c);
+  const m = layout.margin || {};
+  const l = m.l != null ? m.l : 80;
+  const r = m.r != null ? m.r : 80;
+  const t = m.t != null ? m.t : 100;
+  const x0 = layout.xaxis || {};
+  const tick = (x0.tickfont && x0.tickfont.size) || 13;
+  const titleSize = (x0.title && x0.title.font && x0.title.font.size) || 14;
+  const titled = !!(x0.title && x0.title.text);
+  // under the last row: its x ticks and axis title (at a slide's text size too)
+  const b = Math.max(m.b != null ? m.b : 80, Math.ceil(tick * 1.8 + (titled ? titleSize * 1.8 : 0)));
+  // between two rows: the x ticks, the x axis title, the next plot's title (16 px type)
+  const gap = Math.ceil(tick * 2 + (titled ? titleSize * 2.4 : 0) + tick * 1.3 * 1.6 + 8);
+  const bar = Math.ceil(12 + 10 + 13 * 4 + 12); // the shared colour bar
+  const room0 = Math.max(room.width - l - r - bar, 40);
+  const hgap = c > 1 ? Math.max(0.04 * room0, 24) : 0;
+  let side = (room0 - hgap * (c - 1)) / c / Math.max(g.m / g.n, 1);
+  if (room.height) side = Math.min(side, (room.height - t - b - gap * (rows - 1)) / rows);
+  const own = typeof layout.height === "number" ? layout.height : 450;
+  side = Math.max(side, 40);
+  const cw = (side * g.m) / Math.max(g.m, g.n); // plot width and height, square cells
+  const chh = (side * g.n) / Math.max(g.m, g.n);
+  const P = Math.max(rows * chh + gap * (rows - 1), own - t - b);
+  // the figure only as wide as its plots and colour bar (the bar beside the last column)
+  const W = Math.min(room0, c * cw + hgap * (c - 1));
+  const out = Object.assign({}, layout, {
+    height: Math.ceil(P + t + b),
+    margin: Object.assign({}, m, { b }),
+  });
+  if (W < room0) out.width = Math.ceil(W + l + r + bar);
+  const notes = (layout.annotations || []).slice();
+  for (let i = 0; i < count; i++) {
+    const row = Math.floor(i / c);
+    const col = i % c;
+    const sfx = i === 0 ? "" : String(i + 1);
+    const xa = (col * (cw + hgap)) / W;
+    const ytop = 1 - (row * (chh + gap)) / P;
+    const xk = `xaxis${sfx}`;
+    const yk = `yaxis${sfx}`;
+    if (!layout[xk] || !layout[yk]) continue;
+    // the domains give each plot its place; scaleanchor keeps its cells square where the
+    // colour bar's width was estimated a little off (plotly shrinks the longer side)
+    out[xk] = Object.assign({}, thinTicks(layout[xk], cw / g.m, false), {
+      domain: [xa, Math.min(1, xa + cw / W)],
+      constrain: "domain",
+    });
+    const y = Object.assign({}, thinTicks(layout[yk], chh / g.n, true), {
+      domain: [Math.max(0, ytop - chh / P), ytop],
+      showticklabels: col === 0,
+      scaleanchor: `x${sfx}`,
+      scaleratio: 1,
+      constrain: "domain",
+      constraintoward: "top",
+    });
+    out[yk] = y;
+    if (notes[i]) notes[i] = Object.assign({}, notes[i], { x: xa + cw / W / 2, y: ytop });
+  }
+  out.annotations = notes;
+  return out;
 }

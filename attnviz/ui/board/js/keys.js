@@ -14,6 +14,8 @@
 // - Enter selects the cell's query (and head), as a click does (api.select), in attention
 //   charts that select; in those that only carry their cells' arithmetic (cell.js) it works
 //   the cell out. Escape leaves the chart.
+// - A click or a tap on a cell moves the outline and the announcement there (a tap focuses
+//   the chart: its outline and caption were left on the first cell).
 // - PageUp / PageDown are also the presenter view's Previous / Next (presentation remotes
 //   send them): the chart takes them only when it was focused from the keyboard
 //   (:focus-visible), never after a mouse click on it.
@@ -280,6 +282,41 @@ export function coordinates(grid, cell) {
   return { x, y, query, key };
 }
 
+/** The cell of `grid` at data coordinates (x, y) (a point in its plot), or null when the
+ * point lies outside its cells. */
+export function cellAt(grid, x, y) {
+  const near = (vals, v, step) => {
+    let best = -1;
+    let dist = Infinity;
+    vals.forEach((c, i) => {
+      const d = Math.abs(c - v);
+      if (d < dist) [best, dist] = [i, d];
+    });
+    return dist <= step / 2 + 1e-9 ? best : -1;
+  };
+  const xs = grid.xs || Array.from({ length: grid.cols }, (_, i) => grid.x0 + i * grid.dx);
+  const ys = grid.ys || Array.from({ length: grid.rows }, (_, i) => grid.y0 + i * grid.dy);
+  const col = near(xs, x, grid.dx || 1);
+  const row = near(ys, y, grid.dy || 1);
+  return col < 0 || row < 0 ? null : { row, col };
+}
+
+// The panel and cell under the pointer at (clientX, clientY), or null.
+function pointedCell(gd, grids, clientX, clientY) {
+  const rect = gd.getBoundingClientRect();
+  for (let p = 0; p < grids.length; p++) {
+    const g = grids[p];
+    const area = g.kind === "heatmap" ? plotArea(gd, g) : null;
+    if (!area || typeof area.xa.p2l !== "function") continue;
+    const px = clientX - rect.left - area.xa._offset;
+    const py = clientY - rect.top - area.ya._offset;
+    if (px < 0 || py < 0 || px > area.xa._length || py > area.ya._length) continue;
+    const cell = cellAt(g, area.xa.p2l(px), area.ya.p2l(py));
+    if (cell) return { panel: p, cell };
+  }
+  return null;
+}
+
 /** What the live region says for a cell: "query t2, key t4, weight 0.23, row sums to 1";
  * in a figure of several panels the panel first: "head 1: query t2, key t4, …". */
 export function announcement(grid, cell) {
@@ -458,6 +495,15 @@ function setUp(chartElement, grids) {
     st.cell =
       st.cell && st.cell.row < g.rows && st.cell.col < g.cols ? st.cell : { row: 0, col: 0 };
     st.show();
+  });
+  // a click or a tap: the outline and the caption go to the cell under it (before the focus
+  // a tap gives shows them; a chart already focused shows them at once)
+  chartElement.addEventListener("pointerdown", (ev) => {
+    const hit = pointedCell(chartElement, st.grids, ev.clientX, ev.clientY);
+    if (!hit) return;
+    st.panel = hit.panel;
+    st.cell = hit.cell;
+    if (doc.activeElement === chartElement) st.show();
   });
   chartElement.addEventListener("blur", () => {
     if (st.outline) st.outline.remove();
