@@ -156,13 +156,24 @@ def steps(titles: list[str]) -> Steps:
     count = len(titles)
     if not presenting() or count == 0:
         return Steps(tuple(titles), False, 0)
+    index = nav_bar(titles)
+    return Steps(tuple(titles), True, index)
+
+
+def nav_bar(
+    titles: list[str], *, word: str = "Step", next_label: str = "Next", prefix: str = "present"
+) -> int:
+    """The presenter view's bar: **Previous**, "Step i of n: title", **Next** (PageUp /
+    PageDown, the arrow keys outside the controls), the slide in the URL (``step=``); the
+    slide's index (from 0). ``prefix``: the buttons' keys (``<prefix>_prev``/``_next``)."""
+    count = len(titles)
     index, problem = step_from_url(count)
     if problem:
         st.warning(problem, icon=":material/warning:")
     c1, c2, c3 = st.columns([1.4, 4, 1.4], vertical_alignment="center")
     c1.button(
         "Previous",
-        key="present_prev",
+        key=f"{prefix}_prev",
         icon=":material/arrow_back:",
         on_click=go,
         args=(-1, count),
@@ -170,10 +181,10 @@ def steps(titles: list[str]) -> Steps:
         shortcut=PREV_KEY,
         width="stretch",
     )
-    c2.markdown(f"**Step {index + 1} of {count}**: {titles[index]}")
+    c2.markdown(f"**{word} {index + 1} of {count}**: {titles[index]}")
     c3.button(
-        "Next",
-        key="present_next",
+        next_label,
+        key=f"{prefix}_next",
         icon=":material/arrow_forward:",
         icon_position="right",
         on_click=go,
@@ -183,5 +194,5 @@ def steps(titles: list[str]) -> Steps:
         width="stretch",
         type="primary",
     )
-    step_keys("present_next", "present_prev")  # and the arrow keys, outside the controls
-    return Steps(tuple(titles), True, index)
+    step_keys(f"{prefix}_next", f"{prefix}_prev")  # and the arrow keys, outside the controls
+    return index

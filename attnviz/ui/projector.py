@@ -19,7 +19,6 @@ import streamlit as st
 
 from attnviz import classroom, exercises
 from attnviz.ui import address, live, present, quiz, streamlit_private
-from attnviz.ui.board import step_keys
 from attnviz.ui.page import md_text
 
 
@@ -29,44 +28,12 @@ def view(r: live.Room) -> None:
     assert info is not None and r.teacher is not None
     items = quiz.generate(info.seed, info.count)
     titles = ["Join the class", *(f"{i + 1}. {e.title}" for i, e in enumerate(items))]
-    index, problem = present.step_from_url(len(titles))
-    if problem:
-        st.warning(problem, icon=":material/warning:")
     streamlit_private.projector_css()
-    _nav(index, titles)
+    index = present.nav_bar(titles, word="Slide", next_label="Next question", prefix="class")
     if index == 0:
         _join_slide(info, r.teacher)
     else:
         _question_slide(info, r.teacher, items, index - 1)
-
-
-def _nav(index: int, titles: list[str]) -> None:
-    count = len(titles)
-    c1, c2, c3 = st.columns([1.2, 4, 1.6], vertical_alignment="center")
-    c1.button(
-        "Previous",
-        key="class_prev",
-        icon=":material/arrow_back:",
-        on_click=present.go,
-        args=(-1, count),
-        disabled=index == 0,
-        shortcut=present.PREV_KEY,
-        width="stretch",
-    )
-    c2.markdown(f"**Slide {index + 1} of {count}**: {titles[index]}")
-    c3.button(
-        "Next question",
-        key="class_next",
-        icon=":material/arrow_forward:",
-        icon_position="right",
-        on_click=present.go,
-        args=(1, count),
-        disabled=index == count - 1,
-        shortcut=present.NEXT_KEY,
-        width="stretch",
-        type="primary",
-    )
-    step_keys("class_next", "class_prev")  # and the arrow keys, outside the controls
 
 
 def _join_slide(info: classroom.ClassInfo, key: str) -> None:
