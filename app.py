@@ -33,7 +33,9 @@ nav = [
     st.Page(e.file, title=e.title, icon=e.icon, url_path=e.slug, default=(i == 0))
     for i, e in enumerate(entries)
 ]
-page = st.navigation(nav)
+# expanded: every page's link stays in the sidebar (Streamlit folds the list behind
+# "View more" from 13 pages on; a new page must not hide the last ones)
+page = st.navigation(nav, expanded=True)
 entry = next(e for p, e in zip(nav, entries, strict=True) if p is page)
 ui.sidebar(applies=entry.controls != "none", seed_only=entry.controls == "seed")
 ui.present.setup()

@@ -45,7 +45,10 @@ class MaskKind:
     label: str  # the human name (export caption, README)
     builder: Callable[..., np.ndarray] | None  # engine builder (n, *params); None: no mask
     params: tuple[Param, ...]
-    code: Callable[..., str] | None  # (variable name, n, **params) -> the NumPy statement
+    # (variable name, n, **params) -> one NumPy statement, shown in the code box: run with
+    # only ``np`` defined it sets the variable (``mask`` in the box) to the builder's mask
+    # (tests/test_masks.py, test_the_code_line_is_the_builders_mask)
+    code: Callable[..., str] | None
     comment: str  # the code line's comment; "{n}" and the parameters are filled in
     explain: str  # one sentence: what the mask hides (the sidebar's help, the Masking page)
     # the exercise "how many nonzero weights has row i?" under this kind: (n, i, count,

@@ -10,20 +10,21 @@ from attnviz import engine, masks, ui, viz
 from attnviz.ui import asks, predict
 from attnviz.wording import power_of_ten, readable
 
+#: The mask kinds this page always shows (none only in the presenter view); the sidebar's
+#: mask of another kind of attnviz.masks.KINDS gets a column of its own.
+SHOWN = ("none", "causal", "padding")
+#: The other kinds, from the registry: the intro names each with its explanation.
+OTHERS = "; ".join(f"*{k.explain}*" for k in masks.KINDS.values() if k.name not in SHOWN)
+
 view = ui.start(
     "Masking: hiding some keys from some queries",
     "A mask says which keys each query may look at. Masked scores are set to **−∞** before "
     "the softmax, and e^(−∞) = 0, so those keys get **weight exactly 0** while the other "
     "weights still sum to 1. A **causal** mask hides the future (token i sees tokens 0…i, "
     "as in GPT-style decoders); a **padding** mask hides the filler tokens at the end of a "
-    "short sentence in a batch. Choose the sidebar's **window** mask (each token sees only the "
-    "last w tokens, as in Mistral and Gemma) or **prefix** mask (every token sees the first p "
-    "tokens, then causal, as in T5 and PaLM) to see it here beside them.",
+    "short sentence in a batch. Choose another kind as the sidebar's **mask** to see it here "
+    f"beside them: {OTHERS}.",
 )
-
-#: The mask kinds this page always shows (none only in the presenter view); the sidebar's
-#: mask of another kind of attnviz.masks.KINDS gets a column of its own.
-SHOWN = ("none", "causal", "padding")
 
 
 @st.fragment
@@ -58,15 +59,17 @@ def body(view: ui.View) -> None:
     )
     # the normal page shows causal and padding (and the sidebar's other mask) side by side;
     # the presenter view one mask per screen, the first with none
-    variants = [("causal", causal), (f"padding (k = {k})", padded)] + ([other] if other else [])
+    # (kind, title, result): the kind names the charts' keys (mk_w_causal, mk_w_window)
+    variants = [("causal", "causal", causal), ("padding", f"padding (k = {k})", padded)]
+    variants += [(view.settings.mask_kind, *other)] if other else []
     if step.presenting:
-        variants.insert(0, ("no mask", ui.variant(view, mask_kind="none")))
+        variants.insert(0, ("none", "no mask", ui.variant(view, mask_kind="none")))
     shown = [v for i, v in enumerate(variants) if step.show(i)]
     # one colour scale for the scores of every mask (side by side, or one per screen)
-    zmax = viz.style.shared_range(*(res.masked_scores[head] for _, res in variants))
+    zmax = viz.style.shared_range(*(res.masked_scores[head] for _, _, res in variants))
     mask_columns(view, head, shown, step.presenting, zmax)
     if step.presenting:  # a teacher's open class in the link: Ask the room about this mask
-        ((name, res),) = shown
+        ((_, name, res),) = shown
         asks.masking((view.settings, name), name, res.weights, res.mask, head, view.labels)
     if not step.rest:
         return
@@ -93,9 +96,8 @@ def mask_columns(view: ui.View, head: int, shown: list, presenting: bool, zmax: 
     other = sidebar_mask(view)
     H = 300 if presenting else 330
     cols = st.columns(len(shown))
-    for col, (name, res) in zip(cols, shown, strict=True):
+    for col, (tag, name, res) in zip(cols, shown, strict=True):
         mask = np.ones((n, n), bool) if res.mask is None else res.mask
-        tag = name[:3]
         charts = (
             {}
             if res.mask is None

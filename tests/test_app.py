@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from board_view import BOARD, board_args, board_entries, figures_of, prefetched
+from page_words import page_offences
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
@@ -126,15 +127,22 @@ PAGE_CONFIGS = [
 
 @pytest.mark.parametrize(("page", "config"), PAGE_CONFIGS)
 def test_every_page_runs(page, config):
+    """Every page under every configuration: a title, its shapes, the code box and NPZ
+    export its entry in the pages table promises (and none it does not), and words a
+    student reads, not test output (tests/page_words.py)."""
+    entry = pages.page(Path(page).stem)
     at = run_app(CONFIGS[config], page)
     assert_clean(at)
     assert at.title, "every page has a title"
     assert any("Shapes:" in c.value for c in at.caption), "every page lists the shapes"
-    assert code_box_keys(at), "every page has a code box"
-    open_code_box(at)
+    assert bool(code_box_keys(at)) == entry.code_box, f"code box: the entry says {entry.code_box}"
+    if entry.code_box:
+        open_code_box(at)
     open_exports(at)
     assert_clean(at)
-    assert any(b.key.endswith("_npz") for b in at.get("download_button"))
+    npz = any(b.key.endswith("_npz") for b in at.get("download_button"))
+    assert npz == entry.export, f"NPZ export: the entry says {entry.export}"
+    assert not page_offences(at), page_offences(at)
 
 
 @pytest.mark.slow

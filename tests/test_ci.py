@@ -63,16 +63,6 @@ def test_ci_installs_what_the_image_and_replica_tests_run():
     assert {"podman", "debootstrap", "haproxy", "chromium"} <= set(re.findall(r"[\w-]+", loop))
 
 
-def test_readme_test_command_runs_the_whole_suite_with_chromium():
-    # The README's command is a script: it installs chromium if missing and runs pytest on
-    # the whole tests/ tree (e2e included), so CI and a developer run the same thing.
-    script = ROOT / readme_test_command().split()[-1]
-    text = script.read_text()
-    assert "apt-get install" in text and "chromium" in text
-    assert re.search(r"-m pytest(\s|$)", text)
-    assert "requirements-dev.txt" in text
-
-
 def _hadolint() -> str:
     found = Path(sys.executable).with_name("hadolint")
     if found.exists():

@@ -151,12 +151,14 @@ def test_the_code_box_recomputes_every_kind(kind):
 
 @pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.name)
 def test_the_code_line_is_the_builders_mask(kind):
+    """The code line's contract (MaskKind.code): with only ``np`` defined it sets ``mask``
+    (or the variable it is given) to the builder's mask."""
     values = _values(kind)
-    line = masks.code(kind.name, N, "m", comment=False, **values)
-    ns: dict = {"np": np}
-    exec(line, ns)  # noqa: S102
     expected = masks.build(kind.name, N, **values)
-    assert ("m" not in ns) if expected is None else (ns["m"] == expected).all()
+    for var in ("mask", "m"):
+        ns: dict = {"np": np}
+        exec(masks.code(kind.name, N, var, comment=False, **values), ns)  # noqa: S102
+        assert (var not in ns) if expected is None else (ns[var] == expected).all()
 
 
 # --------------------------------------------------------------------------- presets, exercises
@@ -312,17 +314,28 @@ def test_compare_b_mask_window_is_the_engines_window():
     assert at.number_input(key="b_window").value == 2
 
 
-@pytest.mark.parametrize(("kind", "value"), [("window", 2), ("prefix", 2)])
-def test_the_masking_page_shows_the_sidebars_window_or_prefix(kind, value):
-    at = open_code_box(run_app({"N": "5", "mask": kind, kind: str(value)}, "pages/masking.py"))
+#: The kinds the Masking page draws in a column of their own when the sidebar chooses them
+#: (it always shows none, causal and padding).
+OTHER_KINDS = [k for k in KINDS if k.name not in ("none", "causal", "padding")]
+
+
+@pytest.mark.parametrize("kind", OTHER_KINDS, ids=lambda k: k.name)
+def test_the_masking_page_shows_the_sidebars_other_kind(kind):
+    values = _values(kind, 5)
+    query = {"N": "5", "mask": kind.name, **{key: str(v) for key, v in values.items()}}
+    at = open_code_box(run_app(query, "pages/masking.py"))
     assert_clean(at)
-    assert f"{kind} ({kind} = {value})" in [m.value.removeprefix("### ") for m in at.markdown]
-    explain = masks.KINDS[kind].explain  # what the mask hides, under its column
+    said = ", ".join(f"{key} = {v}" for key, v in values.items())
+    title = f"{kind.name} ({said})" if said else kind.name
+    assert title in [m.value.removeprefix("### ") for m in at.markdown]
+    explain = kind.explain  # what the mask hides, under its column
     assert any(c.value == explain[0].upper() + explain[1:] + "." for c in at.caption)
+    assert any(f"*{explain}*" in m.value for m in at.markdown), "the intro names every kind"
+    assert f"mk_w_{kind.name}" in figures_of(at), "the column's charts are keyed by its kind"
     ns: dict = {}
     exec(at.get("code")[-1].proto.code_text, ns)  # noqa: S102 - the code the page shows
-    expected = masks.build(kind, 5, **{kind: value})
-    np.testing.assert_array_equal(ns[kind], expected)  # the page's line for this mask
+    expected = masks.build(kind.name, 5, **values)
+    np.testing.assert_array_equal(ns[kind.name], expected)  # the page's line for this mask
     np.testing.assert_array_equal(ns["mask"], expected)  # the view's mask line
     r = view_of(at).result
     np.testing.assert_allclose(ns["A"], r.weights[0], atol=1e-12)
@@ -330,4 +343,11 @@ def test_the_masking_page_shows_the_sidebars_window_or_prefix(kind, value):
     at = open_exports(at)
     assert_clean(at)
     text = " ".join(str(c.value) for c in at.get("code"))
-    assert f"{kind} weights" in text or f"{kind}_weights" in text, "no export of this mask"
+    assert f"{kind.name} weights" in text or f"{kind.name}_weights" in text, "no export"
+
+
+def test_the_docs_name_every_kind():
+    """docs/app.md's Masking paragraph names the kinds by their ``?mask=`` value."""
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "app.md").read_text()
+    missing = [k.name for k in KINDS if k.name != "none" and f"`{k.name}`" not in doc]
+    assert not missing, f"docs/app.md does not name the mask kinds {missing}"

@@ -6,8 +6,6 @@ document and picture it links exists."""
 import re
 from pathlib import Path
 
-import pytest
-
 from attnviz import ui
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,21 +38,20 @@ def _layout_paths() -> list[str]:
     return paths
 
 
-@pytest.mark.parametrize("path", _layout_paths())
-def test_every_path_in_the_layout_table_exists(path):
-    assert (ROOT / path).exists(), f"docs/architecture.md's file table names {path}: missing"
+def test_every_path_in_the_layout_table_exists():
+    missing = [path for path in _layout_paths() if not (ROOT / path).exists()]
+    assert not missing, f"docs/architecture.md's file table names missing paths: {missing}"
 
 
-@pytest.mark.parametrize(
-    "module",
-    sorted(
+def test_every_module_is_in_the_layout_table():
+    named = set(_layout_paths())
+    modules = sorted(
         str(p.relative_to(ROOT))
         for p in (ROOT / "attnviz").rglob("*.py")
         if p.name != "__init__.py" and "__pycache__" not in p.parts
-    ),
-)
-def test_every_module_is_in_the_layout_table(module):
-    assert module in _layout_paths(), f"{module} is missing from docs/architecture.md's file table"
+    )
+    missing = [m for m in modules if m not in named]
+    assert not missing, f"missing from docs/architecture.md's file table: {missing}"
 
 
 def test_readme_is_a_first_screen_with_a_picture_near_the_top():
@@ -65,13 +62,17 @@ def test_readme_is_a_first_screen_with_a_picture_near_the_top():
     assert re.search(picture, first), "no picture in the first 40 lines"
 
 
-@pytest.mark.parametrize("target", sorted(set(re.findall(r"\]\(((?:docs|\.)/?[^)#\s]+)", README))))
-def test_every_file_the_readme_links_exists(target):
-    assert (ROOT / target).is_file(), f"README links {target}, which does not exist"
+def test_every_file_the_readme_links_exists():
+    targets = sorted(set(re.findall(r"\]\(((?:docs|\.)/?[^)#\s]+)", README)))
+    missing = [t for t in targets if not (ROOT / t).is_file()]
+    assert not missing, f"README links files that do not exist: {missing}"
 
 
-@pytest.mark.parametrize("doc", sorted(p.name for p in (ROOT / "docs").glob("*.md")))
-def test_every_relative_link_in_the_docs_exists(doc):
-    text = (ROOT / "docs" / doc).read_text()
-    for target in re.findall(r"\]\(([^)#\s:]+)(?:#[^)]*)?\)", text):
-        assert (ROOT / "docs" / target).resolve().exists(), f"docs/{doc} links {target}"
+def test_every_relative_link_in_the_docs_exists():
+    broken = [
+        f"docs/{doc.name} links {target}"
+        for doc in sorted((ROOT / "docs").glob("*.md"))
+        for target in re.findall(r"\]\(([^)#\s:]+)(?:#[^)]*)?\)", doc.read_text())
+        if not (ROOT / "docs" / target).resolve().exists()
+    ]
+    assert not broken, broken

@@ -1,99 +1,24 @@
 """Words, not test output: what a student reads on every page (issue 25).
 
-Every page is run (AppTest) at a few settings and everything it writes is read: Markdown,
-captions, notices, metrics, labels of buttons, tabs and boxes, table cells, and the charts'
-titles, trace names, hover templates and cell text. None of it may be written like a test's
-output: no scientific notation ("8.41e-01"), no Python booleans ("NaN anywhere: False"), no
-"1 keys" or "row(s)". :mod:`attnviz.wording` writes the numbers, tested here too.
+Every page run of ``tests/test_app.py`` (every page under every configuration) reads
+everything the page writes: Markdown, captions, notices, metrics, labels of buttons, tabs and
+boxes, table cells, and the charts' titles, trace names, hover templates and cell text
+(``tests/page_words.py``). None of it may be written like a test's output: no scientific
+notation ("8.41e-01"), no Python booleans ("NaN anywhere: False"), no "1 keys" or
+"row(s)". Here: the rules catch the old wording, and :mod:`attnviz.wording` writes the
+numbers.
 """
 
 from __future__ import annotations
 
-import json
 import re
 
 import numpy as np
 import pytest
-from board_view import figures_of
-from test_app import CONFIGS, PAGES, assert_clean, open_exports, run_app
+from page_words import SCIENTIFIC, offences
 
 from attnviz import engine, explain, latex
 from attnviz.wording import plural, power_of_ten, readable, rounding
-
-#: "8.41e-01", "2.2e-16", "1E+03": a number in scientific notation.
-SCIENTIFIC = re.compile(r"(?<![\w.])[-+]?\d+(\.\d+)?[eE][-+]?\d+\b")
-#: A Python boolean shown as a value ("NaN anywhere: False", "scale = True", "(False)"),
-#: not the word ("True values" is a notebook's own label).
-BOOLEAN = re.compile(r"[:=(]\s*(True|False)\b|\b(True|False)\s*[).,;]|\b(True|False)$")
-#: Plurals written for a count of 1, or hedged: "other 1 keys", "1 rows", "row(s)".
-BAD_PLURAL = re.compile(r"(?<![\d.])1 (other )?(keys|rows|heads|tokens|values|matrices)\b|\w\(s\)")
-#: A plotly number format in scientific notation ("%{z:.2e}").
-PLOTLY_SCIENTIFIC = re.compile(r"%\{[^}]*:[^}]*e\}")
-
-WORDING_PAGES = PAGES  # the sidebar's pages, Compare among them
-WORDING_CONFIGS = ["defaults", "N=1", "causal", "padding-all", "preset", "scale-none"]
-
-
-def _texts(at) -> list[str]:
-    """Everything the run writes for a reader, as strings."""
-    out: list[str] = []
-    for kind in ("title", "header", "subheader", "markdown", "caption", "info", "warning",
-                 "success", "error", "text"):  # fmt: skip
-        out += [el.value for el in at.get(kind)]
-    out += [f"{m.label}: {m.value}" for m in at.metric]
-    out += [e.label for e in at.expander]
-    out += [b.label for b in (*at.button, *at.get("download_button"))]
-    out += [t.label for t in at.tabs]
-    for df in at.dataframe:
-        frame = df.value
-        out += [str(c) for c in frame.columns]
-        out += [str(v) for v in frame.to_numpy().ravel() if isinstance(v, str | bool)]
-    return out
-
-
-def _figure_texts(at) -> list[str]:
-    """The words of every chart: titles, axis and colour-bar titles, trace names, hover
-    templates and the values written in cells."""
-    out: list[str] = []
-    for key, fig in figures_of(at).items():
-        layout = fig.get("layout", {})
-        out.append(json.dumps(layout.get("title", {}).get("text", "")))
-        for name, axis in layout.items():
-            if name.startswith(("xaxis", "yaxis")) and isinstance(axis, dict):
-                out.append(str(axis.get("title", {}).get("text", "")))
-        for trace in fig.get("data", []):
-            out += [f"{key}: {trace.get(f, '')}" for f in ("name", "hovertemplate")]
-            text = trace.get("text")
-            if isinstance(text, list):
-                out += [str(t) for row in text for t in (row if isinstance(row, list) else [row])]
-    return out
-
-
-def _offences(texts: list[str]) -> list[str]:
-    bad = []
-    for t in texts:
-        for rule in (SCIENTIFIC, BOOLEAN, BAD_PLURAL, PLOTLY_SCIENTIFIC):
-            if rule.search(t):
-                bad.append(f"{rule.pattern!r}: {t[:200]}")
-    return bad
-
-
-# the notebooks page does not depend on the sidebar's sizes: its defaults and a preset
-WORDING_CASES = [
-    (page, config)
-    for page in WORDING_PAGES
-    for config in WORDING_CONFIGS
-    if page != "pages/notebooks.py" or config in ("defaults", "preset")
-]
-
-
-@pytest.mark.parametrize(("page", "config"), WORDING_CASES)
-def test_every_page_reads_as_words_not_test_output(page, config):
-    at = open_exports(run_app(CONFIGS[config], page))
-    assert_clean(at)
-    texts = _texts(at) + _figure_texts(at)
-    assert len(texts) > 20, "the page was read"
-    assert not _offences(texts), _offences(texts)
 
 
 def test_the_rules_catch_the_old_wording():
@@ -108,9 +33,9 @@ def test_the_rules_catch_the_old_wording():
         "scale = True, mask = none",
         "difference = %{z:.2e}",
     ]
-    assert len(_offences(old)) == len(old)
+    assert len(offences(old)) == len(old)
     fine = ["0.84", "2.2 × 10⁻¹⁶", "1 other key (a=0.082)", "3 other keys", "no NaN anywhere."]
-    assert not _offences(fine)
+    assert not offences(fine)
 
 
 # --------------------------------------------------------------------------- the numbers

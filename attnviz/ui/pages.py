@@ -34,6 +34,8 @@ class Page:
     charts: int  # plotly charts drawn at the default controls (tests/e2e/test_pages.py)
     controls: Controls = "all"  # which sidebar controls apply (see Controls)
     runs_model: bool = False  # runs a trained model (its weights are an optional install)
+    code_box: bool = False  # draws a NumPy code box (ui.code_box; tests/test_app.py checks)
+    export: bool = False  # offers the NPZ download (ui.export_section; tests/test_app.py)
 
     @property
     def file(self) -> str:
@@ -43,22 +45,24 @@ class Page:
 
 PAGES: tuple[Page, ...] = (
     # scores | weights | output, X, Q, K, V, the query's weights and its weighted sum
-    Page("playground", "Playground", ":material/tune:", charts=9),
+    Page("playground", "Playground", ":material/tune:", charts=9, code_box=True, export=True),
     # X, Q, K, V, QKᵀ, scaled scores, weights, output (the mask step draws none when off)
-    Page("step_by_step", "Step by step", ":material/stairs:", charts=8),
+    Page("step_by_step", "Step by step", ":material/stairs:", charts=8, code_box=True, export=True),
     # per-head weights, one query in every head and its output in one head, entropy,
     # argmax, concat, W_O, Y
-    Page("multi_head", "Multi-head", ":material/view_module:", charts=8),
+    Page(
+        "multi_head", "Multi-head", ":material/view_module:", charts=8, code_box=True, export=True
+    ),
     # variance, factor bars, weights unscaled/scaled, entropy, saturation curve
-    Page("scaling", "Why √d_k", ":material/straighten:", charts=6),
+    Page("scaling", "Why √d_k", ":material/straighten:", charts=6, code_box=True, export=True),
     # mask, scores with -inf, softmax: for causal and padding
-    Page("masking", "Masking", ":material/visibility_off:", charts=6),
+    Page("masking", "Masking", ":material/visibility_off:", charts=6, code_box=True, export=True),
     # outputs then shuffled, outputs of shuffled, difference
-    Page("permutation", "Permutation", ":material/shuffle:", charts=3),
+    Page("permutation", "Permutation", ":material/shuffle:", charts=3, code_box=True, export=True),
     # A's weights, B's weights, B − A, the change in entropy per query
-    Page("compare", "Compare", ":material/compare:", charts=4),
+    Page("compare", "Compare", ":material/compare:", charts=4, code_box=True, export=True),
     # tables only
-    Page("notebooks", "Notebooks", ":material/menu_book:", charts=0),
+    Page("notebooks", "Notebooks", ":material/menu_book:", charts=0, code_box=True, export=True),
     # 72-head grid, one head's weights, q/k/v, the query's weights, + tab charts; Heads:
     # the six score heatmaps and the top 3 heads' weights on the probe
     Page(

@@ -192,8 +192,8 @@ def test_step_by_step_and_masking_work_a_clicked_weight_out_without_a_rerun(sess
     session.page.wait_for_timeout(500)
     assert session.runs() == runs
     session.open("/masking?N=6")
-    hovers = [_hover(session, f"mk_w_{t}", 0, 3).strip() for t in ("pad", "cau")]
-    cell = _cell(session, "mk_w_cau", 0, 3)  # query 3, key 0
+    hovers = [_hover(session, f"mk_w_{t}", 0, 3).strip() for t in ("padding", "causal")]
+    cell = _cell(session, "mk_w_causal", 0, 3)  # query 3, key 0
     runs = session.runs()
     session.page.mouse.click(cell["pageX"], cell["pageY"])
     panels = session.page.evaluate(CLIENT_JS)

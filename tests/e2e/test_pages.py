@@ -1,8 +1,9 @@
 """Walk every page from the sidebar navigation in a real browser.
 
 One walk per window size collects, for each page: st.exception and JavaScript page errors,
-the number of plotly charts, the document title, controls without an accessible label and
-the colour scales in use; screenshots go to artifacts/screenshots/ (1280x800 laptop,
+the number of plotly charts, the document title, its URL and current sidebar link, every
+request the browser made, controls without an accessible label and the colour scales in
+use; screenshots go to artifacts/screenshots/ (1280x800 laptop,
 1920x1080 projector; `<page>_<size>.png` is the window, `..._full.png` the whole page).
 The tests below then check one property each.
 """
@@ -45,18 +46,36 @@ class PageReport:
     unlabelled: list[str] = field(default_factory=list)
     colorscales: list[dict] = field(default_factory=list)
     axis_ticks: list[dict] = field(default_factory=list)
+    path: str = ""  # the URL's path once the page is open
+    current_link: list[str] = field(default_factory=list)  # the marked link's text lines
+    requests: list[str] = field(default_factory=list)  # every URL the browser asked for
 
 
 def _slug(title: str) -> str:
     return "_".join("".join(c if c.isalnum() else " " for c in title.lower()).split())
 
 
+CURRENT_LINK = '[data-testid="stSidebarNavLink"][aria-current="page"]'
+
+
+def current_link(session: BrowserSession) -> list[str]:
+    """The marked sidebar link's text: its Material icon's name (a ligature), its title."""
+    current = session.page.locator(CURRENT_LINK)
+    assert current.count() == 1
+    return [t.strip() for t in current.inner_text().strip().splitlines() if t.strip()]
+
+
 def walk(session: BrowserSession, size: str, inspect: bool) -> dict[str, PageReport]:
+    asked: list[str] = []
+    session.page.on("request", lambda r: asked.append(r.url))
     session.open("/")
     reports = {}
     for title in nav_titles(session):
         click_page(session, title)
         report = PageReport(title)
+        report.path = urlparse(session.page.url).path
+        report.current_link = current_link(session)
+        report.requests, asked[:] = list(asked), []
         report.exceptions = session.exceptions()
         report.page_errors = list(session.errors)
         session.errors.clear()
@@ -94,28 +113,28 @@ def test_sidebar_lists_every_page(laptop_walk):
     assert list(laptop_walk) == [p.title for p in pages.PAGES]
 
 
-def test_every_page_of_the_table_opens_at_its_url(browser, app_server):  # noqa: F811
-    """Each page's slug is its URL: /<slug> opens the page titled as the table says, with
-    its sidebar link (the table's icon and title) marked current; the first page is also
-    at /. No page, the teacher's class view and a phone's class page included, makes the
-    browser ask another host than the server (a page's Material icon as the tab's icon
-    made it fetch the icon from Google's font service)."""
+def test_every_page_of_the_table_opens_at_its_url(laptop_walk, browser, app_server):  # noqa: F811
+    """Each page's slug is its URL: the walk's click on its link opens /<slug> (the first
+    page at /, and at /<slug> too), titled as the table says, its sidebar link (the table's
+    icon and title) marked current. No page, the teacher's class view and a phone's class
+    page included, makes the browser ask another host than the server (a page's Material
+    icon as the tab's icon made it fetch the icon from Google's font service)."""
+    asked = [(t, url) for t, r in laptop_walk.items() for url in r.requests]
+    for i, entry in enumerate(pages.PAGES):
+        report = laptop_walk[entry.title]
+        assert report.path.rstrip("/").endswith("" if i == 0 else f"/{entry.slug}"), report.path
+        assert report.current_link == [entry.icon.removeprefix(":material/").rstrip(":"),
+                                       entry.title]  # fmt: skip
+        assert entry.title in report.doc_title, (entry.slug, report.doc_title)
     session = BrowserSession(browser, app_server, (1280, 800))
-    first = pages.PAGES[0]
-    asked: list[tuple[str, str]] = []  # (page, url) of every request the browser made
     here = ""
     session.page.on("request", lambda r: asked.append((here, r.url)))
     try:
-        for path, entry in [("/", first), *((f"/{p.slug}", p) for p in pages.PAGES)]:
-            here = path
-            session.open(path)
-            session.assert_healthy(path)
-            current = session.page.locator('[data-testid="stSidebarNavLink"][aria-current="page"]')
-            assert current.count() == 1, path
-            lines = [t.strip() for t in current.inner_text().strip().splitlines() if t.strip()]
-            # the link's text: the Material icon's name (drawn as a ligature), then the title
-            assert lines == [entry.icon.removeprefix(":material/").rstrip(":"), entry.title]
-            assert entry.title in session.page.title(), (path, session.page.title())
+        first = pages.PAGES[0]
+        here = f"/{first.slug}"
+        session.open(here)
+        session.assert_healthy(here)
+        assert current_link(session)[-1] == first.title
         # the teacher's class view (its QR code) and a phone's class page
         here = "the teacher's view"
         session.open("/exercises")
@@ -135,7 +154,7 @@ def test_every_page_of_the_table_opens_at_its_url(browser, app_server):  # noqa:
         if not url.startswith(("data:", "blob:")) and urlparse(url).netloc != own
     ]
     assert not elsewhere, f"requests to another host than the server's: {elsewhere}"
-    assert {page for page, _ in asked} >= {"/", "the teacher's view", "/join"}
+    assert {page for page, _ in asked} >= {pages.PAGES[0].title, "the teacher's view", "/join"}
 
 
 @pytest.mark.parametrize("size", ["laptop", "projector"])

@@ -101,10 +101,10 @@ def test_masking_asks_under_the_causal_mask_without_the_hidden_keys(store):  # n
     assert "causal mask" in q.prompt and q.detail["key"] == int(np.argmax(w[2]))
     assert q.choices[q.answer].startswith(f"key {q.detail['key']} (")
     reveal(at)
-    assert cells(figures_of(at)["mk_w_cau"]) == {(2, q.detail["key"])}
+    assert cells(figures_of(at)["mk_w_causal"]) == {(2, q.detail["key"])}
     # the same settings on the no-mask step are another view: no outline there
     other = run_page({**link, "step": "1"}, "pages/masking.py")
-    assert not rects(figures_of(other)["mk_w_no "])
+    assert not rects(figures_of(other)["mk_w_none"])
     assert "another view" in texts(other) or "Ask the room" in texts(other)
 
 

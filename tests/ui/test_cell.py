@@ -143,7 +143,7 @@ def test_plain_text_is_shown_as_written():
 
 @pytest.mark.parametrize(
     ("page", "charts"),
-    [("pages/step_by_step.py", ["sb_w"]), ("pages/masking.py", ["mk_w_cau", "mk_w_pad"])],
+    [("pages/step_by_step.py", ["sb_w"]), ("pages/masking.py", ["mk_w_causal", "mk_w_padding"])],
 )
 def test_pages_without_a_query_picker_send_the_weights_arithmetic(page, charts):
     """Step by step and Masking: their weights charts carry the arithmetic (worked out in
@@ -157,4 +157,4 @@ def test_pages_without_a_query_picker_send_the_weights_arithmetic(page, charts):
         assert link["select"] is False and list(link["arithmetic"]["heads"]) == ["0"]
     if page.endswith("masking.py"):  # each mask's own: causal hides key 4 from query 3
         masks = {k: entries[k]["link"]["arithmetic"]["mask"] for k in charts}
-        assert masks["mk_w_cau"][3] == "11110" and masks["mk_w_cau"] != masks["mk_w_pad"]
+        assert masks["mk_w_causal"][3] == "11110" and masks["mk_w_causal"] != masks["mk_w_padding"]

@@ -53,7 +53,7 @@ def test_masking_columns_share_one_scale():
     at = run_app({"N": "6", "mask": "none"}, "pages/masking.py")
     assert_clean(at)
     figs = figures_of(at)
-    causal, padding = _range(figs["mk_s_cau"]), _range(figs["mk_s_pad"])
+    causal, padding = _range(figs["mk_s_causal"]), _range(figs["mk_s_padding"])
     assert causal == padding
     r = view_of(at).result
     assert causal[1] == pytest.approx(float(np.abs(r.scores[0]).max()), rel=1e-6)
