@@ -37,6 +37,7 @@ SUBPACKAGES = ("models", "toys", "viz", "ui", "web")
 #: Test files about the repository rather than one module, and what they test.
 REPO_TESTS = {
     "test_app.py": "app.py and every page through AppTest",
+    "test_bench_class_hall.py": "bench/class_hall.py",
     "test_bench_engine.py": "bench/engine.py",
     "test_bench_live_class.py": "bench/live_class.py",
     "test_bench_predict.py": "bench/predict.py",

@@ -1,0 +1,1264 @@
+"""A lecture hall of phones on the live class's light page (issue 31): simulated phones as
+asyncio HTTP clients (aiohttp) doing what ``attnviz/web/static/student.js`` does.
+
+Each phone (its own ``aiohttp.ClientSession``: own connections, own cookie jar) opens
+``/join?class=CODE`` (the page gives it a student id), fetches the page's script and style
+sheet, asks ``state`` and ``mine`` (a join), then long-polls ``state?since=V`` until the run
+ends, and answers ``--questions`` questions at random moments of the ``--window``, one
+after the other as the page's outbox does: a ``POST answer`` with a fresh client id,
+sent again with the same id on a network error, 429 (after Retry-After) or 5xx. About 60%
+of the answers are right; every phone has a nickname.
+
+Phases, each bounded by a deadline (the whole run by ``--max-run``):
+
+1. baseline: the server's CPU for ``--baseline`` s with no phone;
+2. joins, spread over ``--ramp`` s; the answer window (``--window`` s from the first
+   join); the teacher's tally read every ``--tally-every`` s from the store (as the
+   teacher's page reads it);
+3. mid-class, once half of all answers are acknowledged: with replicas, the replica that
+   holds the most requests (long polls; HAProxy's stats socket) is killed (SIGKILL);
+   ``--reveal-after`` s later (default at once) the teacher reveals question 1 (via
+   ``ClassStore`` on the same database), and the time until each phone's long poll
+   brought it is measured: for the phones the kill reached ("moved": a request of theirs
+   was held by the killed replica, which HAProxy sent again to a live one or answered
+   with 502) and for the others;
+4. once every answer is settled: idle, ``--idle`` s of phones long-polling a class where
+   nothing changes (the server processes' CPU: ms per phone per second); then a second
+   reveal (question 2), measured the same way;
+5. the store: every acknowledged answer stored once, with its answer and its phone's
+   nickname; ``mine`` asked again by every phone (a reload) must give its answers back.
+
+Scenarios::
+
+    python bench/class_hall.py --phones 300 --questions 8 --window 120
+    python bench/class_hall.py --replicas 3 --postgres --phones 1000
+    python bench/class_hall.py --phones 20 --questions 2 --window 8 --idle 5 --json o.json
+
+One server: ``streamlit run serve.py`` (bench/stclient.py) with ``ATTNVIZ_DATA_DIR`` a
+temporary directory (SQLite). Replicas: that many servers on a throwaway PostgreSQL
+cluster (bench/pgcluster.py, fsync off) behind Debian's haproxy with ``deploy/haproxy.cfg``
+put on loopback by bench/hall.py (a minimal config of the same shape, written here, when
+bench/hall.py cannot do it for that many replicas). The bench's copy of the config gets
+two lines that change no routing: a stats socket, and a capture of the header
+``X-Bench-Request`` (phone.request number, sent with every request and ignored by the
+servers) so that HAProxy's log names the requests it sent again after the kill. All on
+127.0.0.1.
+
+The client runs on the same machine as the servers: its own CPU share and its event
+loop's lag are reported with the figures (a late loop makes every client-side time
+longer). Join and check times are client-side (request sent to answer read, on loopback):
+the server's part plus the client's own delay.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import datetime
+import gzip
+import json
+import os
+import platform
+import random
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+import zlib
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import aiohttp
+import psutil
+import sqlalchemy as sa
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
+
+from pgcluster import INSTALL_HINT, PgCluster, pg_bindir  # noqa: E402
+from stclient import Server, free_port  # noqa: E402
+
+from attnviz import classroom, exercises  # noqa: E402
+
+SEED = 7
+#: The page's waits between two tries of a request that failed (student.js RETRY_MS).
+RETRY_S = (1.0, 2.0, 3.0, 5.0)
+#: Seconds a long poll may take before the client gives up on it (the server's 25 s + slack).
+POLL_TIMEOUT_S = 45.0
+REQUEST_TIMEOUT_S = 30.0
+#: A phone that cannot load the page tries again (a student reloads) this many times.
+JOIN_TRIES = 5
+KEEPALIVE_S = 4.0
+ACCEPT_ENCODING = "gzip, deflate"  # what the client can decode (no brotli here)
+#: HAProxy's cookie naming a replica (deploy/haproxy.cfg), and the hall's cookie secret.
+COOKIE = "SERVERID"
+TAG_HEADER = "X-Bench-Request"
+SECRET_ENV = "STREAMLIT_SERVER_COOKIE_SECRET"
+_ASSET = re.compile(r'(?:href|src)="(join/static/[^"]+)"')
+_STUDENT = re.compile(r'data-student="([A-Za-z0-9]+)"')
+
+
+def percentile(xs: list[float], q: float) -> float:
+    if not xs:
+        return float("nan")
+    xs = sorted(xs)
+    k = (len(xs) - 1) * q / 100
+    lo, hi = int(k), min(int(k) + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)
+
+
+def spread(xs: list[float], scale: float = 1.0, digits: int = 3) -> dict[str, float | int]:
+    """n, p50, p95, max of ``xs`` times ``scale``."""
+    out: dict[str, float | int] = {"n": len(xs)}
+    for name, q in (("p50", 50), ("p95", 95), ("max", 100)):
+        v = percentile(xs, q) * scale
+        out[name] = round(v, digits) if v == v else None  # NaN -> None (JSON)
+    return out
+
+
+# --------------------------------------------------------------------------- the phones
+
+
+@dataclass
+class Phone:
+    i: int
+    nickname: str
+    plan: list[tuple[float, int, str, bool]] = field(default_factory=list)  # (t, item, ...)
+    session: aiohttp.ClientSession | None = None
+    student: str = ""
+    version: str = ""
+    join_s: float | None = None
+    join_bytes: int = 0
+    join_requests: int = 0
+    joined_at: float = 0.0
+    seen: dict[int, float] = field(default_factory=dict)  # revealed item -> when seen
+    acked: dict[int, str] = field(default_factory=dict)  # item -> answer acknowledged
+    replica: str = ""  # the SERVERID cookie HAProxy gave it (replicas)
+    replicas_seen: list[str] = field(default_factory=list)
+    poll_errors: Counter = field(default_factory=Counter)
+    failed_after_kill: bool = False
+    on_killed: bool = False  # its cookie named the killed replica at the kill
+    sent: list[float] = field(default_factory=list)  # time.time() of each request sent
+    redispatched: bool = False  # held by the killed replica, sent again by HAProxy
+    done: bool = False  # every answer settled (or the phone never joined)
+
+    @property
+    def hit(self) -> bool:
+        """The kill reached it: the killed replica held a request of it (HAProxy sent it
+        again to a live one, ``redispatched``, or answered 502: a failure), or its cookie
+        named the killed replica."""
+        return self.on_killed or self.failed_after_kill or self.redispatched
+
+
+@dataclass
+class Run:
+    """What the phones share: where the class is, the clock, and the counts."""
+
+    base: str
+    code: str
+    args: argparse.Namespace
+    t0: float = 0.0
+    stop: asyncio.Event = field(default_factory=asyncio.Event)
+    checks: list[float] = field(default_factory=list)
+    check_tries: Counter = field(default_factory=Counter)  # tries per settled check
+    retries: Counter = field(default_factory=Counter)  # why a request was sent again
+    errors: Counter = field(default_factory=Counter)
+    requests: Counter = field(default_factory=Counter)
+    acked: int = 0
+    wrong_verdicts: int = 0
+    killed_at: float | None = None
+    killed_wall: float | None = None  # time.time() of the kill (HAProxy's log is in it)
+    killed_cookie: str = ""
+    lag: list[tuple[float, float]] = field(default_factory=list)  # (when, seconds late)
+
+    def lag_max(self, start: float, end: float) -> float:
+        """The client's worst event-loop delay between two moments, in ms."""
+        return round(max((x for t, x in self.lag if start <= t <= end), default=0.0) * 1000, 1)
+
+    @property
+    def api(self) -> str:
+        return f"{self.base}/{classroom.JOIN_PATH}/api/{self.code}"
+
+    def error(self, what: str) -> None:
+        self.errors[what[:160]] += 1
+
+
+def _decode(resp: aiohttp.ClientResponse, raw: bytes) -> bytes:
+    enc = resp.headers.get("Content-Encoding", "")
+    if enc == "gzip":
+        return gzip.decompress(raw)
+    if enc == "deflate":
+        return zlib.decompress(raw)
+    if enc:
+        raise ValueError(f"cannot decode Content-Encoding {enc}")
+    return raw
+
+
+def _wire_bytes(resp: aiohttp.ClientResponse, raw: bytes) -> int:
+    """Bytes of the response as they came (status line, headers, the body as sent)."""
+    head = len(f"HTTP/1.1 {resp.status} {resp.reason}\r\n") + 2
+    head += sum(len(k) + len(v) + 4 for k, v in resp.raw_headers)
+    return head + len(raw)
+
+
+def _tag(phone: Phone) -> dict[str, str]:
+    """A header naming the request (phone.seq), which the replicas ignore and the bench's
+    copy of the HAProxy config writes into its log: which requests the killed replica
+    held at its death."""
+    phone.sent.append(time.time())
+    return {TAG_HEADER: f"{phone.i}.{len(phone.sent) - 1}"}
+
+
+def _note_replica(phone: Phone, resp: aiohttp.ClientResponse) -> None:
+    cookie = resp.cookies.get(COOKIE)
+    if cookie is not None and cookie.value and cookie.value != phone.replica:
+        phone.replica = cookie.value
+        phone.replicas_seen.append(cookie.value)
+
+
+async def _get(run: Run, phone: Phone, url: str, kind: str, timeout: float = REQUEST_TIMEOUT_S):
+    """GET ``url``: (status, decoded body, wire bytes)."""
+    run.requests[kind] += 1
+    assert phone.session is not None
+    headers = _tag(phone)
+    async with phone.session.get(
+        url, headers=headers, timeout=aiohttp.ClientTimeout(total=timeout)
+    ) as resp:
+        raw = await resp.read()
+        _note_replica(phone, resp)
+        return resp.status, _decode(resp, raw), _wire_bytes(resp, raw)
+
+
+async def _join_once(run: Run, phone: Phone) -> None:
+    """What a browser does with the join link: the page, its two files, then the script's
+    first two requests (state and mine) side by side."""
+    status, page, n = await _get(run, phone, f"{run.base}/join?class={run.code}", "page")
+    if status != 200:
+        raise RuntimeError(f"page {status}")
+    requests, size = 1, n
+    text = page.decode()
+    m = _STUDENT.search(text)
+    assets = _ASSET.findall(text)
+    if m is None or len(assets) != 2:
+        raise RuntimeError("page without its student id or its two files")
+    phone.student = m.group(1)
+    files = await asyncio.gather(*(_get(run, phone, f"{run.base}/{a}", "static") for a in assets))
+    for status, _, n in files:
+        if status != 200:
+            raise RuntimeError(f"static file {status}")
+        requests, size = requests + 1, size + n
+    (s1, state, n1), (s2, _, n2) = await asyncio.gather(
+        _get(run, phone, f"{run.api}/state?since=", "state"),
+        _get(run, phone, f"{run.api}/mine?student={phone.student}", "mine"),
+    )
+    if s1 != 200 or s2 != 200:
+        raise RuntimeError(f"state {s1}, mine {s2}")
+    phone.version = json.loads(state)["v"]
+    phone.join_requests, phone.join_bytes = requests + 2, size + n1 + n2
+
+
+async def join(run: Run, phone: Phone, at: float) -> bool:
+    await asyncio.sleep(max(0.0, at - time.monotonic()))
+    for attempt in range(JOIN_TRIES):
+        start = time.monotonic()
+        try:
+            await _join_once(run, phone)
+        except (aiohttp.ClientError, TimeoutError, RuntimeError, ValueError) as exc:
+            run.retries[f"join: {type(exc).__name__} {exc}"[:80]] += 1
+            await asyncio.sleep(RETRY_S[min(attempt, len(RETRY_S) - 1)])
+            continue
+        phone.joined_at = time.monotonic()
+        phone.join_s = phone.joined_at - start
+        return True
+    run.error("a phone could not join")
+    return False
+
+
+async def follow(run: Run, phone: Phone) -> None:
+    """The page's long poll (student.js ``follow``): until the run stops."""
+    fails = 0
+    while not run.stop.is_set():
+        url = f"{run.api}/state?since={phone.version}"
+        try:
+            status, body, _ = await _get(run, phone, url, "poll", POLL_TIMEOUT_S)
+        except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
+            status, body = None, type(exc).__name__
+        if status == 200:
+            state = json.loads(body)
+            phone.version, fails, now = state["v"], 0, time.monotonic()
+            for item in state["revealed"]:
+                phone.seen.setdefault(int(item), now)
+            continue
+        if status == 204:
+            fails = 0
+            continue
+        if status == 404:
+            run.error("poll: 404 (the class is gone)")
+            return
+        fails += 1
+        phone.poll_errors[str(status or body)] += 1
+        if run.killed_at is not None:
+            phone.failed_after_kill = True
+        await asyncio.sleep(RETRY_S[min(fails - 1, len(RETRY_S) - 1)])
+
+
+async def _post(run: Run, phone: Phone, body: dict) -> tuple[int | None, dict, float]:
+    """One POST of an answer: (status or None for a network error, JSON, Retry-After)."""
+    run.requests["answer"] += 1
+    assert phone.session is not None
+    # the page's own origin: http://127.0.0.1:PORT (the Host)
+    headers = {"Origin": run.base, **_tag(phone)}
+    try:
+        async with phone.session.post(
+            f"{run.api}/answer",
+            json=body,
+            headers=headers,
+            timeout=aiohttp.ClientTimeout(total=REQUEST_TIMEOUT_S),
+        ) as resp:
+            raw = await resp.read()
+            _note_replica(phone, resp)
+            try:
+                data = json.loads(_decode(resp, raw))
+            except ValueError:
+                data = {}
+            wait = float(resp.headers.get("Retry-After") or 0)
+            return resp.status, data, wait
+    except (aiohttp.ClientError, TimeoutError) as exc:
+        return None, {"error": type(exc).__name__}, 0.0
+
+
+async def answer(run: Run, phone: Phone, item: int, text: str, right: bool) -> None:
+    """Send one answer until it is settled (student.js ``Outbox.flush``), same cid."""
+    body = {
+        "student": phone.student,
+        "nickname": phone.nickname,
+        "item": item,
+        "answer": text,
+        "cid": secrets.token_hex(12),
+    }
+    start = time.monotonic()
+    deadline = start + run.args.answer_deadline
+    tries = 0
+    while time.monotonic() < deadline:
+        tries += 1
+        status, data, wait = await _post(run, phone, body)
+        if status == 200:
+            run.checks.append(time.monotonic() - start)
+            run.check_tries[tries] += 1
+            if data.get("right") is not right or data.get("stored") is not True:
+                run.wrong_verdicts += 1
+                run.error(f"answer: verdict {data.get('right')} stored {data.get('stored')}")
+            phone.acked[item] = text
+            run.acked += 1
+            return
+        if status is not None and status != 429 and status < 500:
+            run.error(f"answer: {status} {data.get('message', '')}")
+            return
+        run.retries[f"answer: {status or data.get('error')}"] += 1
+        if run.killed_at is not None:
+            phone.failed_after_kill = True
+        await asyncio.sleep(wait or RETRY_S[min(tries - 1, len(RETRY_S) - 1)])
+    run.error("answer: not settled before its deadline")
+
+
+def plan(phone: Phone, items: list[exercises.Exercise], rng: random.Random) -> None:
+    """(moment in the window 0..1, item, answer, right) for each question: 60% right."""
+    out = []
+    for i, e in enumerate(items):
+        right = rng.random() < 0.6
+        if right:
+            text = e.answer_text
+        elif e.choices:
+            text = next(c for c in e.choices if not e.check(c))
+        else:
+            text = "999"
+        out.append((rng.random(), i, text, bool(e.check(text))))
+    phone.plan = sorted(out)
+
+
+async def student(run: Run, phone: Phone, at: float, window_end: float) -> None:
+    """One phone: join, then the long poll beside the answers, until the run stops."""
+    # idle connections closed after 4 s, before the server (uvicorn: 5 s) or HAProxy (10 s)
+    # closes them: a browser sends a request again when a reused connection turns out
+    # closed; aiohttp does not, and the page would wait a second before it sends again
+    connector = aiohttp.TCPConnector(limit=6, keepalive_timeout=KEEPALIVE_S)
+    async with aiohttp.ClientSession(
+        connector=connector,
+        cookie_jar=aiohttp.CookieJar(unsafe=True),  # cookies for 127.0.0.1, as a browser
+        auto_decompress=False,
+        headers={"Accept-Encoding": ACCEPT_ENCODING},
+    ) as phone.session:
+        if not await join(run, phone, at):
+            phone.done = True
+            return
+        poll = asyncio.create_task(follow(run, phone))
+        try:
+            begin = max(phone.joined_at, run.t0)
+            for moment, item, text, right in phone.plan:
+                when = begin + moment * max(0.0, window_end - begin)
+                await asyncio.sleep(max(0.0, when - time.monotonic()))
+                await answer(run, phone, item, text, right)
+            phone.done = True
+            await run.stop.wait()
+        finally:
+            poll.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await poll
+
+
+async def reload_mine(run: Run, phone: Phone) -> bool:
+    """A reload's ``mine``: the phone's acknowledged answers come back from the store."""
+    url = f"{run.api}/mine?student={phone.student}"
+    for attempt in range(3):
+        try:
+            status, body, _ = await _get(run, phone, url, "mine")
+        except (aiohttp.ClientError, TimeoutError, ValueError):
+            status, body = None, b""
+        if status == 200:
+            got = {int(i): a["answer"] for i, a in json.loads(body)["answers"].items()}
+            return got == phone.acked
+        await asyncio.sleep(RETRY_S[attempt])
+    return False
+
+
+async def loop_lag(run: Run, every: float = 0.1) -> None:
+    """How late the client's event loop wakes (a busy client makes every time longer)."""
+    while True:
+        t = time.monotonic()
+        await asyncio.sleep(every)
+        now = time.monotonic()
+        run.lag.append((now, now - t - every))
+
+
+# --------------------------------------------------------------------------- the servers
+
+
+def _minimal_cfg(port: int, names: list[str], ports: list[int]) -> str:
+    """HAProxy on loopback in the shape of deploy/haproxy.cfg for the light routes: a
+    cookie names a phone's replica, a dead replica's requests go to a live one."""
+    lines = "\n".join(
+        f"    server {n} 127.0.0.1:{p} cookie {n}" for n, p in zip(names, ports, strict=True)
+    )
+    return f"""global
+    log stdout format raw local0
+    maxconn 8192
+    stats socket {{sock}} mode 600 level user
+defaults
+    mode http
+    log global
+    option httplog
+    timeout connect 5s
+    timeout http-request 10s
+    timeout client 60s
+    timeout server 60s
+    timeout queue 30s
+    retries 3
+    option redispatch
+frontend hall
+    bind 127.0.0.1:{port}
+    default_backend attnviz
+backend attnviz
+    balance leastconn
+    option httpchk
+    http-check send meth GET uri /_stcore/health
+    http-check expect string ok
+    cookie {COOKIE} insert indirect nocache httponly
+    default-server check inter 2s fall 2 rise 2
+{lines}
+"""
+
+
+class MinimalProxy:
+    """Debian's haproxy (foreground) with :func:`_minimal_cfg`: used when bench/hall.py
+    cannot put deploy/haproxy.cfg on loopback for this many replicas."""
+
+    def __init__(self, names: list[str], server_ports: list[int]) -> None:
+        self.port = free_port()
+        self.dir = Path(tempfile.mkdtemp(prefix="attnviz-haproxy-"))
+        self.cfg = self.dir / "haproxy.cfg"
+        self.cfg.write_text(_minimal_cfg(self.port, names, server_ports))
+        add_stats_socket(self)
+        self.names = list(names)
+        self.log_path = self.dir / "haproxy.log"
+        self.proc: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def cookies(self) -> list[str]:
+        return list(self.names)
+
+    def start(self, timeout: float = 20.0) -> MinimalProxy:
+        exe = shutil.which("haproxy") or "/usr/sbin/haproxy"
+        if not Path(exe).exists():
+            raise RuntimeError("haproxy is not installed (apt-get install haproxy)")
+        log = self.log_path.open("wb")
+        self.proc = subprocess.Popen(
+            [exe, "-db", "-f", str(self.cfg)], stdout=log, stderr=subprocess.STDOUT
+        )
+        log.close()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and self.proc.poll() is None:
+            with (
+                contextlib.suppress(OSError),
+                urllib.request.urlopen(self.url + "/_stcore/health", timeout=2) as r,
+            ):
+                if r.status == 200:
+                    return self
+            time.sleep(0.2)
+        raise RuntimeError(f"haproxy did not answer on {self.url} (config {self.cfg})")
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def add_stats_socket(proxy) -> None:
+    """Two lines for the bench in its copy of the config: a stats socket in ``global``,
+    where HAProxy says how many requests each replica holds (``show stat``: scur), and a
+    capture of the bench's request tag in the frontend (the log names each request)."""
+    proxy.sock = proxy.dir / "stats.sock"
+    text = proxy.cfg.read_text().replace("{sock}", str(proxy.sock))
+    if "stats socket" not in text:
+        text = re.sub(
+            r"^global[ \t]*\n",
+            f"global\n    stats socket {proxy.sock} mode 600 level user\n",
+            text,
+            count=1,
+            flags=re.M,
+        )
+    if "capture request header" not in text:
+        text = re.sub(
+            r"^(frontend[ \t]+\S+[ \t]*\n)",
+            rf"\1    capture request header {TAG_HEADER} len 24\n",
+            text,
+            count=1,
+            flags=re.M,
+        )
+    proxy.cfg.write_text(text)
+
+
+def held_requests(proxy) -> dict[str, int]:
+    """Current requests per server, from HAProxy's stats socket (empty if none)."""
+    out: dict[str, int] = {}
+    sock = getattr(proxy, "sock", None)
+    if sock is None or not sock.exists():
+        return out
+    with contextlib.suppress(OSError), socket.socket(socket.AF_UNIX) as s:
+        s.settimeout(5)
+        s.connect(str(sock))
+        s.sendall(b"show stat\n")
+        data = b""
+        while chunk := s.recv(65536):
+            data += chunk
+    lines = data.decode(errors="replace").splitlines()
+    if not lines:
+        return out
+    head = lines[0].lstrip("# ").split(",")
+    for line in lines[1:]:
+        row = dict(zip(head, line.split(","), strict=False))
+        if row.get("svname") not in (None, "", "FRONTEND", "BACKEND") and row.get("scur"):
+            out[row["svname"]] = int(row["scur"])
+    return out
+
+
+def project_proxy(ports: list[int]):
+    """bench/hall.py's HAProxy with deploy/haproxy.cfg on loopback, the cookie value and
+    the server name of each replica; None when it does not fit (a config for another
+    number of replicas, or bench/hall.py cannot be imported)."""
+    try:
+        import hall  # bench/hall.py
+
+        proxy = hall.HAProxy(ports)
+    except (ImportError, SyntaxError, ValueError) as exc:
+        print(f"deploy/haproxy.cfg not used ({type(exc).__name__}: {exc})", file=sys.stderr)
+        return None, [], []
+    add_stats_socket(proxy)
+    lines = hall.servers(proxy.cfg.read_text())  # (name, cookie) of each replica, in order
+    cookies = list(proxy.cookies()) if hasattr(proxy, "cookies") else [c for _, c in lines]
+    return proxy, cookies, [n for n, _ in lines]
+
+
+class Servers:
+    """One ``streamlit run serve.py`` on SQLite, or ``replicas`` of it on PostgreSQL behind
+    HAProxy. ``url`` is where the phones go; ``store`` the teacher's ClassStore."""
+
+    def __init__(self, replicas: int, postgres: bool) -> None:
+        self.dir = Path(tempfile.mkdtemp(prefix="attnviz-class-hall-"))
+        self.pg: PgCluster | None = None
+        self.replicas: list[Server] = []
+        self.names: list[str] = []
+        self.cookies: list[str] = []
+        self.proxy_names: list[str] = []  # the replicas' names in HAProxy's config
+        self.proxy = None
+        self.config = ""
+        self.count = max(1, replicas)
+        self.postgres = postgres or replicas > 1
+        self.store: classroom.ClassStore | None = None
+
+    def start(self) -> Servers:
+        try:
+            self._start()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def _start(self) -> None:
+        env = {classroom.DATA_DIR_ENV: str(self.dir)}
+        if self.postgres:
+            if pg_bindir() is None:
+                raise RuntimeError(f"PostgreSQL is not installed ({INSTALL_HINT})")
+            self.pg = PgCluster(durable=False).start()
+            env[classroom.DATABASE_URL_ENV] = self.pg.url
+            url = self.pg.url
+        else:
+            env[classroom.DATABASE_URL_ENV] = ""  # not one inherited from the caller
+            url = f"sqlite:///{self.dir / 'classes.db'}"
+        self.store = classroom.ClassStore(url)  # the schema, before the servers open it
+        if self.count > 1:
+            env[SECRET_ENV] = secrets.token_hex(32)
+        for i in range(self.count):
+            log = self.dir / f"server{i + 1}.log"
+            self.replicas.append(Server("serve.py", env=env, log=log).start())
+        self.names = [f"replica {i + 1}" for i in range(self.count)]
+        if self.count > 1:
+            ports = [r.port for r in self.replicas]
+            self.proxy, self.cookies, self.proxy_names = project_proxy(ports)
+            self.config = "deploy/haproxy.cfg"
+            if self.proxy is None:
+                self.proxy_names = [f"attnviz{i + 1}" for i in range(self.count)]
+                self.proxy = MinimalProxy(self.proxy_names, ports)
+                self.cookies = self.proxy.cookies()
+                self.config = "the minimal config of bench/class_hall.py"
+            self.proxy.start()
+
+    @property
+    def url(self) -> str:
+        return self.proxy.url if self.proxy else self.replicas[0].url
+
+    def processes(self) -> list[psutil.Process]:
+        """The live server processes (with their children)."""
+        out = []
+        for r in self.replicas:
+            if r.proc is None or r.proc.poll() is not None:
+                continue
+            with contextlib.suppress(psutil.Error):
+                p = psutil.Process(r.proc.pid)
+                out += [p, *p.children(recursive=True)]
+        return out
+
+    def others(self) -> list[psutil.Process]:
+        """HAProxy and PostgreSQL's processes (replicas)."""
+        out = []
+        with contextlib.suppress(psutil.Error, OSError, ValueError):
+            if self.proxy and self.proxy.proc:
+                out.append(psutil.Process(self.proxy.proc.pid))
+            if self.pg:
+                pid = int((self.pg.data / "postmaster.pid").read_text().split()[0])
+                p = psutil.Process(pid)
+                out += [p, *p.children(recursive=True)]
+        return out
+
+    def log_problems(self) -> list[str]:
+        """The servers' logged tracebacks and errors (their last line each)."""
+        out = []
+        for i, _ in enumerate(self.replicas):
+            log = self.dir / f"server{i + 1}.log"
+            lines = log.read_text(errors="replace").splitlines() if log.exists() else []
+            for n, line in enumerate(lines):
+                if line.startswith("Traceback"):
+                    tail = next((x for x in lines[n + 1 :] if x and not x[0].isspace()), "(no end)")
+                    out.append(f"server{i + 1}: {tail[:200]}")
+        return out
+
+    def held(self) -> dict[str, int]:
+        """The requests each replica holds now (HAProxy's names), long polls above all."""
+        return held_requests(self.proxy) if self.proxy else {}
+
+    def kill(self, i: int) -> None:
+        proc = self.replicas[i].proc
+        if proc and proc.poll() is None:
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait(10)
+
+    def stop(self) -> None:
+        if self.store is not None:
+            self.store.dispose()
+        if self.proxy:
+            self.proxy.stop()
+        # SIGTERM to all at once, then SIGKILL after 3 s: a server waits for its pending
+        # long polls (up to 25 s) before it exits (see docs/benchmarks.md, issue 31)
+        procs = [r.proc for r in self.replicas if r.proc and r.proc.poll() is None]
+        for proc in procs:
+            proc.terminate()
+        deadline = time.monotonic() + 3.0
+        for proc in procs:
+            try:
+                proc.wait(max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(5)
+        if self.pg:
+            self.pg.stop()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def cpu_seconds(procs: list[psutil.Process]) -> dict[int, float]:
+    out = {}
+    for p in procs:
+        with contextlib.suppress(psutil.Error):
+            t = p.cpu_times()
+            out[p.pid] = t.user + t.system
+    return out
+
+
+def cpu_delta(before: dict[int, float], after: dict[int, float]) -> float:
+    """CPU seconds between two samples, over the processes in both (a killed replica's
+    last seconds are lost: its share is in neither)."""
+    return sum(after[pid] - before[pid] for pid in after if pid in before)
+
+
+def _busy_seconds() -> float:
+    t = psutil.cpu_times()
+    return sum(getattr(t, f, 0.0) for f in ("user", "nice", "system", "irq", "softirq", "steal"))
+
+
+def _own_seconds() -> float:
+    t = psutil.Process().cpu_times()
+    return t.user + t.system
+
+
+class Meter:
+    """The machine's CPU over a span, in cores: this client, the servers, HAProxy and
+    PostgreSQL, and the rest (other processes on the machine, not this benchmark's)."""
+
+    def __init__(self, servers: Servers) -> None:
+        self.servers = servers
+        self.t, self.busy, self.own = time.monotonic(), _busy_seconds(), _own_seconds()
+        self.srv = cpu_seconds(servers.processes())
+        self.oth = cpu_seconds(servers.others())
+
+    def read(self) -> dict[str, float]:
+        wall = max(time.monotonic() - self.t, 1e-6)
+        busy, own = _busy_seconds() - self.busy, _own_seconds() - self.own
+        srv = cpu_delta(self.srv, cpu_seconds(self.servers.processes()))
+        oth = cpu_delta(self.oth, cpu_seconds(self.servers.others()))
+        return {
+            "wall_s": round(wall, 2),
+            "machine": round(busy / wall, 2),
+            "client": round(own / wall, 2),
+            "servers": round(srv / wall, 2),
+            "servers_cpu_s": round(srv, 2),
+            "proxy_db": round(oth / wall, 2),
+            "rest": round(max(0.0, busy - own - srv - oth) / wall, 2),
+        }
+
+
+# --------------------------------------------------------------------------- the class
+
+
+async def reveal(run: Run, servers: Servers, key: str, item: int, phones: list[Phone]) -> dict:
+    """The teacher reveals ``item``; seconds until each phone's long poll brought it."""
+    assert servers.store is not None
+    meter = Meter(servers)
+    t = time.monotonic()
+    await asyncio.to_thread(servers.store.reveal, run.code, key, item)
+    stored = time.monotonic() - t
+    live = [p for p in phones if p.join_s is not None]
+    deadline = t + run.args.reveal_deadline
+    while time.monotonic() < deadline and any(item not in p.seen for p in live):
+        await asyncio.sleep(0.05)
+    seen = [p.seen[item] - t for p in live if item in p.seen]
+    out = {
+        "item": item,
+        "at_s": round(t - run.t0, 1),
+        "store_ms": round(stored * 1000, 1),
+        "s": spread(seen),
+        "after_stored_s": spread([x - stored for x in seen]),
+        "missed": sum(item not in p.seen for p in live),
+        "cpu": meter.read(),
+        "client_lag_max_ms": run.lag_max(t, time.monotonic()),
+        "_t": t,
+    }
+    return out
+
+
+def split_reveal(r: dict, phones: list[Phone]) -> None:
+    """The reveal's times for the phones the kill reached, and for the others."""
+    t, item = r.pop("_t"), r["item"]
+    live = [p for p in phones if p.join_s is not None]
+    for name, group in (
+        ("moved", [p for p in live if p.hit]),
+        ("others", [p for p in live if not p.hit]),
+    ):
+        r[name] = {
+            "phones": len(group),
+            "s": spread([p.seen[item] - t for p in group if item in p.seen]),
+            "missed": sum(item not in p.seen for p in group),
+        }
+
+
+#: A line of HAProxy's httplog: retries ("+1": sent again to another server), the captured
+#: request tag, method and path.
+_LOG = re.compile(r'-?\d+/-?\d+/-?\d+/-?\d+/(\+?\d+) \d+/\d+ \{([^}]*)\} "(\S+) (\S+)')
+
+
+def redispatched(log: str, killed_wall: float, phones: list[Phone]) -> dict:
+    """Mark the phones with a request held by the replica when it was killed which HAProxy
+    sent again to a live one (the phone saw no failure): the log's lines with retries
+    ("+1") whose request, named by its tag, was sent before the kill. Also counted:
+    requests sent after the kill to the dead replica (refused) and then to a live one."""
+    held: Counter = Counter()
+    after: Counter = Counter()
+    for line in log.splitlines():
+        m = _LOG.search(line)
+        if m is None or m.group(1) == "0" or "/join/" not in m.group(4):
+            continue
+        kind = "poll" if "/state" in m.group(4) else m.group(3).lower()
+        i, _, seq = m.group(2).partition(".")
+        if not (i.isdigit() and seq.isdigit() and int(i) < len(phones)):
+            continue
+        phone = phones[int(i)]
+        if int(seq) < len(phone.sent) and phone.sent[int(seq)] < killed_wall:
+            phone.redispatched = True
+            held[kind] += 1
+        else:
+            after[kind] += 1
+    return {"held_and_sent_again": dict(held), "refused_and_sent_again": dict(after)}
+
+
+async def teacher_tally(run: Run, servers: Servers, key: str, until: float, out: list) -> None:
+    """The teacher's page reads the tally every ``--tally-every`` s during the answers."""
+    assert servers.store is not None
+    while run.args.tally_every > 0 and time.monotonic() < until and not run.stop.is_set():
+        t = time.monotonic()
+        try:
+            await asyncio.to_thread(servers.store.tally, run.code, key)
+            out.append(time.monotonic() - t)
+        except Exception as exc:  # noqa: BLE001 - counted, the class goes on
+            run.error(f"tally: {type(exc).__name__}")
+        await asyncio.sleep(run.args.tally_every)
+
+
+async def midclass(run: Run, servers: Servers, key: str, phones: list[Phone], total: int):
+    """Once half the answers are acknowledged: kill a replica (replicas), then reveal
+    question 1 ``--reveal-after`` s later."""
+    deadline = run.t0 + run.args.ramp + run.args.window + run.args.answer_deadline
+    while run.acked < total / 2 and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    out: dict = {"acked_at_trigger": run.acked}
+    if servers.count > 1 and run.args.kill:
+        # the replica holding the most requests (long polls, HAProxy's stats): the one
+        # most phones are on
+        held = [servers.held().get(n, 0) for n in servers.proxy_names]
+        victim = max(range(servers.count), key=lambda i: held[i])
+        run.killed_cookie = servers.cookies[victim]
+        for p in phones:
+            p.on_killed = bool(p.replica) and p.replica == run.killed_cookie
+        run.killed_at, run.killed_wall = time.monotonic(), time.time()
+        await asyncio.to_thread(servers.kill, victim)
+        out["kill"] = {
+            "replica": servers.names[victim],
+            "requests_held": held,
+            "at_s": round(run.killed_at - run.t0, 1),
+            "acked_before": run.acked,
+            "phones_with_its_cookie": sum(p.on_killed for p in phones),
+        }
+    await asyncio.sleep(run.args.reveal_after)
+    out["reveal"] = await reveal(run, servers, key, 0, phones)
+    return out
+
+
+async def joined_meter(run: Run, servers: Servers, phones: list[Phone]) -> dict:
+    """The machine's CPU while the phones join (until the last has joined or given up)."""
+    meter = Meter(servers)
+    deadline = run.t0 + run.args.ramp + 120
+    while time.monotonic() < deadline and not all(p.join_s is not None or p.done for p in phones):
+        await asyncio.sleep(0.1)
+    return meter.read()
+
+
+async def idle_phase(run: Run, servers: Servers, phones: list[Phone], base: float) -> dict:
+    """``--idle`` s of long polls on a class where nothing changes: CPU per phone, gross
+    and net of ``base`` (ms of CPU per second of one server process with no phone)."""
+    await asyncio.sleep(2.0)  # the last answers' requests are over
+    polls0 = run.requests["poll"]
+    s0, o0, c0 = cpu_seconds(servers.processes()), cpu_seconds(servers.others()), _own_seconds()
+    t0 = time.monotonic()
+    await asyncio.sleep(run.args.idle)
+    wall = time.monotonic() - t0
+    s1, o1, c1 = cpu_seconds(servers.processes()), cpu_seconds(servers.others()), _own_seconds()
+    live = sum(p.join_s is not None for p in phones)
+    server_cpu = cpu_delta(s0, s1)
+    return {
+        "seconds": round(wall, 1),
+        "phones": live,
+        "server_cpu_s": round(server_cpu, 3),
+        "ms_per_phone_per_s": round(server_cpu * 1000 / max(live, 1) / wall, 4),
+        "net_ms_per_phone_per_s": round(
+            (server_cpu * 1000 / wall - base * len(servers.processes())) / max(live, 1), 4
+        ),
+        "proxy_db_cpu_s": round(cpu_delta(o0, o1), 3),
+        "polls_answered": run.requests["poll"] - polls0,
+        "client_cpu_share": round((c1 - c0) / wall, 3),
+    }
+
+
+async def baseline(servers: Servers, seconds: float) -> dict:
+    if seconds <= 0:
+        return {}
+    procs = servers.processes()
+    s0 = cpu_seconds(procs)
+    await asyncio.sleep(seconds)
+    cpu = cpu_delta(s0, cpu_seconds(procs)) * 1000 / seconds
+    return {
+        "seconds": seconds,
+        "server_cpu_ms_per_s": round(cpu, 3),
+        "per_process_ms_per_s": round(cpu / max(len(procs), 1), 3),
+    }
+
+
+def verify(servers: Servers, code: str, key: str, phones: list[Phone]) -> dict:
+    """The store against what the phones were told: every acknowledged answer stored once
+    with its answer and nickname; nothing else stored."""
+    assert servers.store is not None
+    a = classroom.answers_table.c
+    with servers.store.engine.connect() as conn:
+        rows = conn.execute(
+            sa.select(a.student, a.item, a.answer, a.nickname).where(a.code == code)
+        ).all()
+    stored = {(s, int(i)): (ans, nick) for s, i, ans, nick in rows}
+    expected = {(p.student, i): (ans, p.nickname) for p in phones for i, ans in p.acked.items()}
+    tally = servers.store.tally(code, key)
+    names = servers.store.nicknames(code, key)
+    return {
+        "rows": len(rows),
+        "count_rows": servers.store.count_rows(code),
+        "acknowledged": len(expected),
+        "lost": sum(k not in stored for k in expected),
+        "unacknowledged_rows": sum(k not in expected for k in stored),
+        "wrong_answer": sum(k in stored and stored[k][0] != v[0] for k, v in expected.items()),
+        "wrong_nickname": sum(k in stored and stored[k][1] != v[1] for k, v in expected.items()),
+        "nicknames_match": names == sorted({p.nickname for p in phones if p.acked}),
+        "tally_answered": sum(t["answered"] for t in tally.values()),
+    }
+
+
+def _nickname(i: int) -> str:
+    return f"Zoë {i}" if i % 10 == 3 else f"phone {i:04d}"  # some not ASCII
+
+
+async def run_class(args: argparse.Namespace, servers: Servers) -> dict:
+    assert servers.store is not None
+    code, key = await asyncio.to_thread(servers.store.create, SEED, args.questions)
+    run = Run(base=servers.url, code=code, args=args)
+    rng = random.Random(args.seed)
+    items = exercises.generate(seed=SEED, count=args.questions)
+    phones = [Phone(i, _nickname(i)) for i in range(args.phones)]
+    for p in phones:
+        plan(p, items, rng)
+    total = args.phones * args.questions
+    lag = asyncio.create_task(loop_lag(run))
+    out: dict = {"baseline": await baseline(servers, args.baseline)}
+    me = psutil.Process()
+    c0, w0, s0 = me.cpu_times(), time.monotonic(), cpu_seconds(servers.processes())
+    run.t0 = time.monotonic() + 0.5
+    window_end = run.t0 + args.window
+    order = list(range(args.phones))
+    rng.shuffle(order)
+    starts = {i: run.t0 + args.ramp * k / max(args.phones, 1) for k, i in enumerate(order)}
+    tasks = [asyncio.create_task(student(run, p, starts[p.i], window_end)) for p in phones]
+    tallies: list[float] = []
+    teacher = asyncio.create_task(teacher_tally(run, servers, key, window_end, tallies))
+    whole = Meter(servers)
+    joins = asyncio.create_task(joined_meter(run, servers, phones))
+    out["midclass"] = await midclass(run, servers, key, phones, total)
+    settled = window_end + args.answer_deadline + 5
+    while time.monotonic() < settled and not all(p.done for p in phones):
+        await asyncio.sleep(0.2)
+    out["answers_done_s"] = round(time.monotonic() - run.t0, 1)
+    out["cpu"] = {"join": await joins, "class": whole.read()}
+    out["server_cpu_ms"] = per_operation(out, phones, run)
+    teacher.cancel()
+    base = out["baseline"].get("per_process_ms_per_s", 0.0)
+    out["idle"] = await idle_phase(run, servers, phones, base)
+    if args.questions > 1:
+        out["reveal_end"] = await reveal(run, servers, key, 1, phones)
+    joined = [p for p in phones if p.join_s is not None]
+    gate = asyncio.Semaphore(50)  # reloads 50 at a time: not a burst of their own
+
+    async def reload(p: Phone) -> bool:
+        async with gate:
+            return await reload_mine(run, p)
+
+    mine_ok = await asyncio.gather(*(reload(p) for p in joined))
+    run.stop.set()
+    await asyncio.wait(tasks, timeout=60)
+    for t in tasks:
+        t.cancel()
+    lag.cancel()
+    wall = time.monotonic() - w0
+    c1 = me.cpu_times()
+    out["store"] = await asyncio.to_thread(verify, servers, code, key, phones)
+    out["store"]["mine_mismatch"] = sum(not ok for ok in mine_ok)
+    if run.killed_wall is not None:
+        log_path = getattr(servers.proxy, "log_path", None)
+        log = log_path.read_text(errors="replace") if log_path and log_path.exists() else ""
+        out["midclass"]["kill"].update(redispatched(log, run.killed_wall, phones))
+    for r in (out["midclass"].get("reveal"), out.get("reveal_end")):
+        if r and run.killed_at is not None:
+            split_reveal(r, phones)
+        elif r:
+            r.pop("_t")
+    out.update(_figures(run, phones, tallies))
+    out["server_cpu_s"] = round(cpu_delta(s0, cpu_seconds(servers.processes())), 1)
+    client_cpu = c1.user + c1.system - c0.user - c0.system
+    out["client"] = {
+        "cpu_s": round(client_cpu, 1),
+        "wall_s": round(wall, 1),
+        "cpu_share_of_machine": round(client_cpu / wall / (os.cpu_count() or 1), 3),
+        "loop_lag_ms": spread([x for _, x in run.lag], 1000, 1),
+    }
+    return out
+
+
+def per_operation(out: dict, phones: list[Phone], run: Run) -> dict:
+    """The servers' CPU per join, per check and per phone woken by the mid-class reveal
+    (ms): what the machine's load does not change much, unlike the times."""
+    joined = sum(p.join_s is not None for p in phones) or 1
+    join, whole = out["cpu"]["join"]["servers_cpu_s"], out["cpu"]["class"]["servers_cpu_s"]
+    reveal = out["midclass"]["reveal"]["cpu"]["servers_cpu_s"]
+    return {
+        "per_join": round(join * 1000 / joined, 2),
+        "per_check": round((whole - join - reveal) * 1000 / max(len(run.checks), 1), 2),
+        "per_phone_at_reveal": round(reveal * 1000 / joined, 2),
+    }
+
+
+def _figures(run: Run, phones: list[Phone], tallies: list[float]) -> dict:
+    joined = [p for p in phones if p.join_s is not None]
+    polls = Counter()
+    for p in phones:
+        polls.update(p.poll_errors)
+    out = {
+        "joined": len(joined),
+        "join_s": spread([p.join_s for p in joined]),
+        "join_bytes": {
+            "mean": round(sum(p.join_bytes for p in joined) / max(len(joined), 1)),
+            "max": max((p.join_bytes for p in joined), default=0),
+        },
+        "join_requests": max((p.join_requests for p in joined), default=0),
+        "checks": len(run.checks),
+        "check_s": spread(run.checks),
+        "check_tries": {str(k): v for k, v in sorted(run.check_tries.items())},
+        "errors": sum(run.errors.values()),
+        "error_kinds": dict(run.errors),
+        "retries": dict(run.retries),
+        "poll_errors": dict(polls),
+        "requests": dict(run.requests),
+        "tally_reads": spread(tallies, 1000, 1),
+    }
+    if run.killed_at is not None:
+        on = [p for p in phones if p.on_killed]
+        out["moved"] = {
+            "phones_with_its_cookie": len(on),
+            "cookie_moved_to_another": sum(p.replica != run.killed_cookie for p in on),
+            "saw_a_failure_after_kill": sum(p.failed_after_kill for p in phones),
+            "redispatched": sum(p.redispatched for p in phones),
+            "hit": sum(p.hit for p in phones),
+        }
+    return out
+
+
+# --------------------------------------------------------------------------- report
+
+
+def _fmt(s: dict, unit: str = "s") -> str:
+    if not s or s.get("p50") is None:
+        return "-"
+    return f"{s['p50']} / {s['p95']} / {s['max']} {unit} (n={s['n']})"
+
+
+def _cores(c: dict) -> str:
+    return (
+        f"{c['machine']} busy of 2 in {c['wall_s']} s: client {c['client']}, servers "
+        f"{c['servers']}, haproxy+postgres {c['proxy_db']}, other processes {c['rest']}"
+    )
+
+
+def _reveal_lines(name: str, r: dict | None) -> list[tuple[str, str]]:
+    if not r:
+        return []
+    lines = [
+        (f"{name}: all phones p50/p95/max", f"{_fmt(r['s'])}, missed {r['missed']}"),
+        (
+            f"{name}: cores, client lag",
+            f"{_cores(r['cpu'])}; client loop late by up to {r['client_lag_max_ms']} ms; "
+            f"reveal stored in {r['store_ms']} ms, from then {_fmt(r['after_stored_s'])}",
+        ),
+    ]
+    for part in ("moved", "others"):
+        if part in r:
+            g = r[part]
+            lines.append(
+                (f"{name}: {part} ({g['phones']} phones)", f"{_fmt(g['s'])}, missed {g['missed']}")
+            )
+    return lines
+
+
+def report(res: dict) -> str:
+    st, idle, cl, jb = res["store"], res["idle"], res["client"], res["join_bytes"]
+    rows = [
+        ("scenario", res["scenario"]),
+        ("when, machine", f"{res['date']}, {res['cores']} cores, load {res['load_before']}"),
+        ("phones joined", f"{res['joined']} of {res['phones']} (ramp {res['ramp_s']} s)"),
+        ("join p50/p95/max", _fmt(res["join_s"])),
+        ("cores while joining", _cores(res["cpu"]["join"])),
+        (
+            "servers' CPU per operation",
+            f"{res['server_cpu_ms']['per_join']} ms per join, {res['server_cpu_ms']['per_check']}"
+            f" ms per check (with the polls and the tally meanwhile), "
+            f"{res['server_cpu_ms']['per_phone_at_reveal']} ms per phone at the reveal",
+        ),
+        (
+            "per join: requests, bytes",
+            f"{res['join_requests']}, {jb['mean']} B (max {jb['max']})",
+        ),
+        ("checks, p50/p95/max", f"{res['checks']}: {_fmt(res['check_s'])}"),
+        ("check tries (tries: checks)", str(res["check_tries"])),
+        ("errors", f"{res['errors']} {res['error_kinds'] or ''}"),
+        ("retries", str(res["retries"] or "none")),
+        ("long-poll failures", str(res["poll_errors"] or "none")),
+    ]
+    kill = res["midclass"].get("kill")
+    if kill:
+        rows.append(
+            (
+                "replica killed",
+                f"{kill['replica']} at {kill['at_s']} s ({kill['acked_before']} answers "
+                "acknowledged before)",
+            )
+        )
+        mv = res["moved"]
+        rows.append(
+            (
+                "phones moved",
+                f"{mv['hit']} phones moved: {mv['redispatched']} had a request held by it "
+                f"that HAProxy sent again to a live replica {kill.get('held_and_sent_again')}"
+                f", {mv['saw_a_failure_after_kill']} saw a failed request after the kill, "
+                f"{mv['phones_with_its_cookie']} had its cookie; requests held by the "
+                f"replicas at the kill {kill['requests_held']}; sent to the dead one after "
+                f"the kill, refused and sent again {kill.get('refused_and_sent_again')}",
+            )
+        )
+    rows += _reveal_lines("reveal mid-class", res["midclass"].get("reveal"))
+    rows += _reveal_lines("reveal at the end", res.get("reveal_end"))
+    rows += [
+        ("baseline (no phone)", f"{res['baseline'].get('server_cpu_ms_per_s', '-')} ms CPU/s"),
+        (
+            f"idle {idle['seconds']} s",
+            f"server {idle['server_cpu_s']} CPU s: {idle['ms_per_phone_per_s']} ms per phone per "
+            f"second ({idle['net_ms_per_phone_per_s']} net of the baseline); "
+            f"{idle['polls_answered']} polls answered; client {idle['client_cpu_share']} cores",
+        ),
+        (
+            "store",
+            f"{st['rows']} rows for {st['acknowledged']} acknowledged answers: lost "
+            f"{st['lost']}, unacknowledged {st['unacknowledged_rows']}, wrong answer "
+            f"{st['wrong_answer']}, wrong nickname {st['wrong_nickname']}, nicknames "
+            f"{'match' if st['nicknames_match'] else 'DIFFER'}, tally {st['tally_answered']}, "
+            f"mine differs for {st['mine_mismatch']}",
+        ),
+        ("teacher's tally reads", _fmt(res["tally_reads"], "ms")),
+        ("servers' CPU (run)", f"{res['server_cpu_s']} s"),
+        ("cores, whole class", _cores(res["cpu"]["class"])),
+        ("servers' logged errors", "; ".join(res.get("server_log_problems", [])) or "none"),
+        (
+            "client",
+            f"{cl['cpu_s']} CPU s in {cl['wall_s']} s = {cl['cpu_share_of_machine']:.0%} of the "
+            f"machine; loop lag {_fmt(cl['loop_lag_ms'], 'ms')}",
+        ),
+    ]
+    width = max(len(k) for k, _ in rows)
+    return "\n".join(f"{k:<{width}}  {v}" for k, v in rows)
+
+
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--phones", type=int, default=300)
+    ap.add_argument("--questions", type=int, default=8)
+    ap.add_argument("--window", type=float, default=120.0, help="s for all the answers")
+    ap.add_argument("--ramp", type=float, default=10.0, help="s over which the phones join")
+    ap.add_argument("--idle", type=float, default=50.0, help="s of the idle measurement")
+    ap.add_argument("--baseline", type=float, default=10.0, help="s of server CPU, no phone")
+    ap.add_argument("--replicas", type=int, default=1)
+    ap.add_argument("--postgres", action="store_true", help="PostgreSQL (implied by replicas)")
+    ap.add_argument("--no-kill", dest="kill", action="store_false", help="keep every replica")
+    ap.add_argument("--reveal-after", type=float, default=0.0, help="s after the kill")
+    ap.add_argument("--reveal-deadline", type=float, default=30.0)
+    ap.add_argument("--answer-deadline", type=float, default=60.0)
+    ap.add_argument("--tally-every", type=float, default=2.0)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--max-run", type=float, default=900.0, help="s: the whole run's bound")
+    ap.add_argument("--json", type=Path)
+    args = ap.parse_args(argv)
+    if not 1 <= args.questions <= exercises.COUNT_MAX or args.phones < 1:
+        ap.error("--questions 1..COUNT_MAX and at least one phone")
+    return args
+
+
+def main(argv: list[str] | None = None) -> dict:
+    args = parse(argv)
+    load = os.getloadavg()
+    servers = Servers(args.replicas, args.postgres).start()
+    try:
+        res = asyncio.run(asyncio.wait_for(run_class(args, servers), args.max_run))
+        res["server_log_problems"] = servers.log_problems()
+    finally:
+        servers.stop()
+    db = "PostgreSQL" if servers.postgres else "SQLite"
+    where = (
+        f"{servers.count} replicas behind HAProxy ({servers.config})"
+        if servers.count > 1
+        else "one server"
+    )
+    res = {
+        "scenario": f"{args.phones} phones, {args.questions} questions in {args.window:g} s, "
+        f"{where}, {db}",
+        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "cores": os.cpu_count(),
+        "python": platform.python_version(),
+        "load_before": " / ".join(f"{x:.1f}" for x in load),
+        "load_after": " / ".join(f"{x:.1f}" for x in os.getloadavg()),
+        "phones": args.phones,
+        "questions": args.questions,
+        "window_s": args.window,
+        "ramp_s": args.ramp,
+        "replicas": servers.count,
+        **res,
+    }
+    print(report(res))
+    if args.json:
+        args.json.write_text(json.dumps(res, indent=1))
+    return res
+
+
+if __name__ == "__main__":
+    main()
