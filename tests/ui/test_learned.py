@@ -10,8 +10,8 @@ import time
 import numpy as np
 import pytest
 from board_view import figures_of
+from page_words import figure_texts, offences, texts_of
 from test_app import run_app, z_of
-from test_wording import _figure_texts, _offences, _texts
 
 from attnviz import explain, toys
 from attnviz.ui import learned
@@ -258,9 +258,9 @@ def test_ask_the_room_which_head_looks_at_the_previous_token(store):  # noqa: F8
 @pytest.mark.parametrize("task", list(toys.TASKS))
 def test_the_page_reads_as_words_not_test_output(task):
     at = open_page({"task": task, "step": str(int(toys.load(task).steps[3]))})
-    texts = _texts(at) + _figure_texts(at)
+    texts = texts_of(at) + figure_texts(at)
     assert len(texts) > 20, "the page was read"
-    assert not _offences(texts), _offences(texts)
+    assert not offences(texts), offences(texts)
 
 
 def test_ask_the_room_which_head_is_an_induction_head(store):  # noqa: F811
