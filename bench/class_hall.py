@@ -1200,6 +1200,64 @@ def report(res: dict) -> str:
     return "\n".join(f"{k:<{width}}  {v}" for k, v in rows)
 
 
+async def per_request(args: argparse.Namespace, servers: Servers) -> dict:
+    """``--per-request N``: each of the page's requests sent N times, one after the other
+    by one client, on one server: the server's CPU per request (ms), the time per request
+    (ms, p50) and the bytes it answers. The state is asked before and after two reveals
+    (a longer answer, gzipped)."""
+    assert servers.store is not None
+    code, key = await asyncio.to_thread(servers.store.create, SEED, args.questions)
+    base, n, out = servers.url, args.per_request, {}
+    api = f"{base}/{classroom.JOIN_PATH}/api/{code}"
+    async with aiohttp.ClientSession(
+        auto_decompress=False, headers={"Accept-Encoding": ACCEPT_ENCODING}
+    ) as s:
+        async with s.get(f"{base}/join?class={code}") as r:
+            assets = _ASSET.findall((await r.read()).decode(errors="replace"))
+        student = secrets.token_hex(8)
+
+        async def answer_req(k: int):
+            body = {"student": f"{k:016x}", "nickname": "p", "item": 0, "answer": "2",
+                    "cid": secrets.token_hex(12)}  # fmt: skip
+            return s.post(f"{api}/answer", json=body, headers={"Origin": base})
+
+        async def get(url: str):
+            return s.get(url)
+
+        cases = [
+            ("page", lambda k: get(f"{base}/join?class={code}")),
+            *((a.split("/")[-1].split("?")[0], lambda k, a=a: get(f"{base}/{a}")) for a in assets),
+            ("state", lambda k: get(f"{api}/state")),
+            ("mine", lambda k: get(f"{api}/mine?student={student}")),
+            ("answer", answer_req),
+        ]
+        for name, make in cases:
+            out[name] = await _measure(servers, make, n)
+        for item in (0, 1):
+            await asyncio.to_thread(servers.store.reveal, code, key, item)
+        out["state, 2 revealed"] = await _measure(servers, cases[3][1], n)
+    return out
+
+
+async def _measure(servers: Servers, make, n: int) -> dict:
+    procs = servers.processes()
+    c0, times, size = cpu_seconds(procs), [], 0
+    for k in range(n):
+        t = time.monotonic()
+        async with await make(k) as r:
+            raw = await r.read()
+            if r.status != 200:
+                raise RuntimeError(f"{r.url}: {r.status} {raw[:200]!r}")
+            size = _wire_bytes(r, raw)
+        times.append(time.monotonic() - t)
+    cpu = cpu_delta(c0, cpu_seconds(procs))
+    return {
+        "server_cpu_ms": round(cpu * 1000 / n, 2),
+        "ms_p50": round(percentile(times, 50) * 1000, 2),
+        "bytes": size,
+    }
+
+
 def parse(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--phones", type=int, default=300)
@@ -1218,6 +1276,13 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--max-run", type=float, default=900.0, help="s: the whole run's bound")
     ap.add_argument("--json", type=Path)
+    ap.add_argument(
+        "--per-request",
+        type=int,
+        default=0,
+        metavar="N",
+        help="instead of a class: each request of the page N times in a row, one server",
+    )
     args = ap.parse_args(argv)
     if not 1 <= args.questions <= exercises.COUNT_MAX or args.phones < 1:
         ap.error("--questions 1..COUNT_MAX and at least one phone")
@@ -1227,6 +1292,19 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> dict:
     args = parse(argv)
     load = os.getloadavg()
+    if args.per_request:
+        servers = Servers(1, args.postgres).start()
+        try:
+            res = asyncio.run(asyncio.wait_for(per_request(args, servers), args.max_run))
+        finally:
+            servers.stop()
+        width = max(map(len, res))
+        print(f"{'request':<{width}}  server CPU ms  ms (p50)  bytes")
+        for name, r in res.items():
+            print(f"{name:<{width}}  {r['server_cpu_ms']:>13}  {r['ms_p50']:>8}  {r['bytes']:>5}")
+        if args.json:
+            args.json.write_text(json.dumps(res, indent=1))
+        return res
     servers = Servers(args.replicas, args.postgres).start()
     try:
         res = asyncio.run(asyncio.wait_for(run_class(args, servers), args.max_run))

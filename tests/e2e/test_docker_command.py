@@ -64,6 +64,7 @@ def test_the_image_files_are_enough(tmp_path):
             "README.md",
             "requirements.txt",
             "requirements-model.txt",
+            "serve.py",
         ]
     )
     assert not list(workdir.rglob("test_*.py"))
