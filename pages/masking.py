@@ -23,8 +23,9 @@ view = ui.start(
     "weights still sum to 1. A **causal** mask hides the future (token i sees tokens 0…i, "
     "as in GPT-style decoders); a **padding** mask hides the filler tokens at the end of a "
     "short sentence in a batch. Choose another kind as the sidebar's **mask** to see it here "
-    f"beside them: {OTHERS}.",
+    "beside them:",
 )
+st.markdown(f"{OTHERS}.")  # the registry's other kinds (attnviz.masks.KINDS)
 
 
 @st.fragment

@@ -2,7 +2,8 @@
 the live class's light page of a real server (``streamlit run serve.py``) join, answer,
 long-poll and see both reveals; the store holds every acknowledged answer once, with its
 nickname. The replicas run (three servers, PostgreSQL, HAProxy, one replica killed) loses
-nothing either."""
+nothing either. Also: the per-request mode, and reading HAProxy's log for the requests the
+killed replica held."""
 
 from __future__ import annotations
 
@@ -17,8 +18,6 @@ sys.path.insert(0, str(BENCH))
 
 import class_hall  # noqa: E402
 from pgcluster import INSTALL_HINT, pg_bindir  # noqa: E402
-
-pytestmark = pytest.mark.slow
 
 
 def _check(r: dict, phones: int, questions: int) -> None:
@@ -37,6 +36,7 @@ def _check(r: dict, phones: int, questions: int) -> None:
     assert r["server_log_problems"] == [], r["server_log_problems"]
 
 
+@pytest.mark.slow
 def test_phones_on_one_server_lose_nothing_and_see_every_reveal(tmp_path):
     out = tmp_path / "hall.json"
     r = class_hall.main(
@@ -52,6 +52,7 @@ def test_phones_on_one_server_lose_nothing_and_see_every_reveal(tmp_path):
     assert "moved" not in r and "kill" not in r["midclass"], r
 
 
+@pytest.mark.slow
 @pytest.mark.replicas
 def test_phones_on_replicas_lose_nothing_when_one_is_killed():
     if pg_bindir() is None:
@@ -68,3 +69,46 @@ def test_phones_on_replicas_lose_nothing_when_one_is_killed():
     assert kill["acked_before"] >= 24, kill
     # every phone went on after the kill: its later answers are in the store (above)
     assert r["midclass"]["reveal"]["at_s"] >= kill["at_s"], r["midclass"]
+
+
+@pytest.mark.slow
+def test_per_request_mode_measures_every_request_of_the_page():
+    r = class_hall.main(["--per-request", "2", "--questions", "2"])
+    assert set(r) == {
+        "page", "student.js", "student.css", "state", "mine", "answer", "state, 2 revealed"
+    }  # fmt: skip
+    for name, m in r.items():
+        assert m["bytes"] > 0 and m["ms_p50_new_connection"] > 0, (name, m)
+        assert m["server_cpu_ms_new_connection"] >= 0, (name, m)
+
+
+def test_haproxy_log_names_the_requests_the_killed_replica_held():
+    phones = [class_hall.Phone(i, f"p{i}") for i in range(3)]
+    for p in phones:
+        p.sent = [100.0, 200.0]  # request 0 sent before the kill at 150, request 1 after
+    line = (
+        "127.0.0.1:5000 [27/Nov/2026:12:05:24.575] hall attnviz/attnviz3 0/0/0/172/172 200 917"
+        ' - - --NN 50/50/28/13/{retries} 0/0 {{{tag}}} "{method} /join/api/ABCDEF/{path} HTTP/1.1"'
+    )
+    log = "\n".join(
+        [
+            line.format(retries="+1", tag="0.0", method="GET", path="state?since=x"),
+            line.format(retries="+1", tag="1.1", method="POST", path="answer"),
+            line.format(retries="0", tag="2.0", method="GET", path="state?since=x"),
+            "[WARNING] Server attnviz/attnviz2 is DOWN",
+        ]
+    )
+    got = class_hall.redispatched(log, 150.0, phones)
+    assert got == {"held_and_sent_again": {"poll": 1}, "refused_and_sent_again": {"post": 1}}
+    assert [p.redispatched for p in phones] == [True, False, False]
+    assert phones[0].hit and not phones[2].hit
+
+
+def test_the_minimal_haproxy_config_gets_the_bench_lines(tmp_path, monkeypatch):
+    monkeypatch.setattr(class_hall.tempfile, "mkdtemp", lambda prefix: str(tmp_path))
+    proxy = class_hall.MinimalProxy(["attnviz1", "attnviz2"], [8001, 8002])
+    text = proxy.cfg.read_text()
+    assert f"stats socket {tmp_path / 'stats.sock'}" in text and "{sock}" not in text
+    assert f"capture request header {class_hall.TAG_HEADER} len 24" in text
+    assert "server attnviz2 127.0.0.1:8002 cookie attnviz2" in text
+    assert proxy.cookies() == ["attnviz1", "attnviz2"]

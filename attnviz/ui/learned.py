@@ -337,12 +337,14 @@ def heads(key: str, task: str, params: toys.ToyParams, step: int, view: object) 
             "to the chart, move with the arrows, press Enter)",
             "Tap a cell to outline it in every head and",
         )
-        + " to see how its weight was computed from this checkpoint's Q and K. Heads are "
-        "numbered across the layers, from 0: "
+        + " to see how its weight was computed from this checkpoint's Q and K.",
+        unsafe_allow_html=True,  # the app's own words (pointing)
+    )
+    st.caption(
+        "Heads are numbered across the layers, from 0: "
         + ", ".join(viz.learned.head_name(i, t.heads) for i in range(count))
         + ". "
-        + LOOK_FOR[task],
-        unsafe_allow_html=True,  # the app's own words (pointing)
+        + LOOK_FOR[task]
     )
     cell_panel(result, labels, key, hint=HINT_WEIGHTS)
     ids = toys.example(task).ids if "induction" in t.jobs else None
