@@ -33,6 +33,7 @@ Scenarios::
     python bench/class_hall.py --phones 300 --questions 8 --window 120
     python bench/class_hall.py --replicas 3 --postgres --phones 1000
     python bench/class_hall.py --phones 20 --questions 2 --window 8 --idle 5 --json o.json
+    python bench/class_hall.py --per-request 200     # server CPU and time per request
 
 One server: ``streamlit run serve.py`` (bench/stclient.py) with ``ATTNVIZ_DATA_DIR`` a
 temporary directory (SQLite). Replicas: that many servers on a throwaway PostgreSQL
@@ -1203,59 +1204,66 @@ def report(res: dict) -> str:
 async def per_request(args: argparse.Namespace, servers: Servers) -> dict:
     """``--per-request N``: each of the page's requests sent N times, one after the other
     by one client, on one server: the server's CPU per request (ms), the time per request
-    (ms, p50) and the bytes it answers. The state is asked before and after two reveals
-    (a longer answer, gzipped)."""
+    on a new connection and on a kept-alive one (ms, p50), and the bytes of its answer.
+    The state is asked again after two reveals (a longer answer, gzipped)."""
     assert servers.store is not None
     code, key = await asyncio.to_thread(servers.store.create, SEED, args.questions)
-    base, n, out = servers.url, args.per_request, {}
+    base, out = servers.url, {}
     api = f"{base}/{classroom.JOIN_PATH}/api/{code}"
-    async with aiohttp.ClientSession(
-        auto_decompress=False, headers={"Accept-Encoding": ACCEPT_ENCODING}
-    ) as s:
-        async with s.get(f"{base}/join?class={code}") as r:
-            assets = _ASSET.findall((await r.read()).decode(errors="replace"))
-        student = secrets.token_hex(8)
+    student = secrets.token_hex(8)
+    async with (
+        aiohttp.ClientSession(headers={"Accept-Encoding": ACCEPT_ENCODING}) as s,
+        s.get(f"{base}/join?class={code}") as r,
+    ):
+        assets = _ASSET.findall(await r.text())
 
-        async def answer_req(k: int):
-            body = {"student": f"{k:016x}", "nickname": "p", "item": 0, "answer": "2",
-                    "cid": secrets.token_hex(12)}  # fmt: skip
-            return s.post(f"{api}/answer", json=body, headers={"Origin": base})
+    def answer(k: int) -> tuple[str, str, dict | None]:
+        body = {"student": f"{k:016x}", "nickname": "p", "item": 0, "answer": "2",
+                "cid": secrets.token_hex(12)}  # fmt: skip
+        return "POST", f"{api}/answer", body
 
-        async def get(url: str):
-            return s.get(url)
-
-        cases = [
-            ("page", lambda k: get(f"{base}/join?class={code}")),
-            *((a.split("/")[-1].split("?")[0], lambda k, a=a: get(f"{base}/{a}")) for a in assets),
-            ("state", lambda k: get(f"{api}/state")),
-            ("mine", lambda k: get(f"{api}/mine?student={student}")),
-            ("answer", answer_req),
-        ]
-        for name, make in cases:
-            out[name] = await _measure(servers, make, n)
-        for item in (0, 1):
-            await asyncio.to_thread(servers.store.reveal, code, key, item)
-        out["state, 2 revealed"] = await _measure(servers, cases[3][1], n)
+    cases = {
+        "page": lambda k: ("GET", f"{base}/join?class={code}", None),
+        **{
+            a.split("/")[-1].split("?")[0]: (lambda k, a=a: ("GET", f"{base}/{a}", None))
+            for a in assets
+        },  # fmt: skip
+        "state": lambda k: ("GET", f"{api}/state", None),
+        "mine": lambda k: ("GET", f"{api}/mine?student={student}", None),
+        "answer": answer,
+    }
+    for name, make in cases.items():
+        out[name] = await _measure(servers, make, args.per_request)
+    for item in (0, 1):
+        await asyncio.to_thread(servers.store.reveal, code, key, item)
+    out["state, 2 revealed"] = await _measure(servers, cases["state"], args.per_request)
     return out
 
 
 async def _measure(servers: Servers, make, n: int) -> dict:
-    procs = servers.processes()
-    c0, times, size = cpu_seconds(procs), [], 0
-    for k in range(n):
-        t = time.monotonic()
-        async with await make(k) as r:
-            raw = await r.read()
-            if r.status != 200:
-                raise RuntimeError(f"{r.url}: {r.status} {raw[:200]!r}")
-            size = _wire_bytes(r, raw)
-        times.append(time.monotonic() - t)
-    cpu = cpu_delta(c0, cpu_seconds(procs))
-    return {
-        "server_cpu_ms": round(cpu * 1000 / n, 2),
-        "ms_p50": round(percentile(times, 50) * 1000, 2),
-        "bytes": size,
-    }
+    """``n`` requests on one kept-alive connection, then ``n`` on a new one each."""
+    out: dict[str, float | int] = {}
+    for label, close in (("kept_alive", False), ("new_connection", True)):
+        procs = servers.processes()
+        c0, times = cpu_seconds(procs), []
+        async with aiohttp.ClientSession(
+            connector=aiohttp.TCPConnector(force_close=close),
+            auto_decompress=False,
+            headers={"Accept-Encoding": ACCEPT_ENCODING, "Origin": servers.url},
+        ) as s:
+            for k in range(n):
+                method, url, body = make(k)
+                t = time.monotonic()
+                async with s.request(method, url, json=body) as r:
+                    raw = await r.read()
+                    if r.status != 200:
+                        raise RuntimeError(f"{url}: {r.status} {raw[:200]!r}")
+                    out["bytes"] = _wire_bytes(r, raw)
+                times.append(time.monotonic() - t)
+        cpu = cpu_delta(c0, cpu_seconds(procs))
+        out[f"server_cpu_ms_{label}"] = round(cpu * 1000 / n, 2)
+        out[f"ms_p50_{label}"] = round(percentile(times, 50) * 1000, 2)
+    return out
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
@@ -1299,9 +1307,13 @@ def main(argv: list[str] | None = None) -> dict:
         finally:
             servers.stop()
         width = max(map(len, res))
-        print(f"{'request':<{width}}  server CPU ms  ms (p50)  bytes")
+        print(f"{'request':<{width}}  server CPU ms  ms p50 new / kept-alive connection  bytes")
         for name, r in res.items():
-            print(f"{name:<{width}}  {r['server_cpu_ms']:>13}  {r['ms_p50']:>8}  {r['bytes']:>5}")
+            cpu = (r["server_cpu_ms_new_connection"] + r["server_cpu_ms_kept_alive"]) / 2
+            print(
+                f"{name:<{width}}  {cpu:>13.2f}  {r['ms_p50_new_connection']:>6} / "
+                f"{r['ms_p50_kept_alive']:<27}  {r['bytes']:>5}"
+            )
         if args.json:
             args.json.write_text(json.dumps(res, indent=1))
         return res
