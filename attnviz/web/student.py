@@ -117,13 +117,21 @@ def _reply(
     status: int = 200,
     headers: dict[str, str] | None = None,
 ) -> Response:
-    """``body``, gzipped when the browser takes it and it is worth it; never cached unless
-    ``headers`` say so; the security headers on every reply."""
+    """``body``, gzipped when the browser takes it and it is worth it (the same bytes are
+    compressed once: :func:`gzipped` remembers them); never cached unless ``headers`` say
+    so; the security headers on every reply."""
     out = {**HEADERS, "Cache-Control": "no-store", **(headers or {}), "Vary": "Accept-Encoding"}
     if len(body) > 1024 and "gzip" in request.headers.get("accept-encoding", ""):
-        body = gzip.compress(body, compresslevel=6, mtime=0)
+        body = gzipped(body)
         out["Content-Encoding"] = "gzip"
     return Response(body, status_code=status, media_type=media, headers=out)
+
+
+@functools.lru_cache(maxsize=256)
+def gzipped(body: bytes) -> bytes:
+    """``body`` compressed, once per body: the page's files, and a class's state that every
+    waiting phone gets at a reveal (a thousand phones, one compression)."""
+    return gzip.compress(body, compresslevel=6, mtime=0)
 
 
 def _error(request: Request, status: int, error: str, message: str, **extra) -> Response:

@@ -246,3 +246,19 @@ def test_a_phone_that_opens_the_page_is_counted_once(env):
         assert got.status_code == 200
     post(client, code, "hello", student="b" * 16, cid="3" * 16)
     assert store.joined(code, key) == 2 and store.count_rows(code) == 0
+
+
+def test_the_same_body_is_compressed_once(env):
+    client, store, code, key = env
+    student.gzipped.cache_clear()
+    for _ in range(3):
+        got = client.get(f"/join/api/{code}/state", headers={"accept-encoding": "gzip"})
+        assert got.status_code == 200 and got.json()["code"] == code
+    store.reveal(code, key, 0)  # a longer body (the explanation) for the same request
+    got = client.get(f"/join/api/{code}/state?since=x", headers={"accept-encoding": "gzip"})
+    assert got.headers["content-encoding"] == "gzip" and got.json()["revealed"]
+    before = student.gzipped.cache_info()
+    for _ in range(3):
+        client.get("/join/static/student.js", headers={"accept-encoding": "gzip"})
+    after = student.gzipped.cache_info()
+    assert (after.misses - before.misses, after.hits - before.hits) == (1, 2)
