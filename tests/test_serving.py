@@ -286,23 +286,6 @@ def test_start_command_rejects_uploads_without_xsrf_token(docker_command_server)
 # --------------------------------------------------------------------------- unsafe HTML
 
 
-def _raw_html_calls(path: Path):
-    """Calls that render raw HTML: any call with a truthy unsafe_allow_html, st.html(...) and
-    streamlit.components.v1.html(...)."""
-    tree = ast.parse(path.read_text(), filename=str(path))
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call):
-            continue
-        is_html = isinstance(node.func, ast.Attribute) and node.func.attr == "html"
-        unsafe = any(
-            kw.arg == "unsafe_allow_html"
-            and not (isinstance(kw.value, ast.Constant) and kw.value.value is False)
-            for kw in node.keywords
-        )
-        if is_html or unsafe:
-            yield node
-
-
 def _name(func: ast.expr) -> str:
     """A call's function as the app names it: ``intro``, ``ui.intro``, ``page.start``
     (not another module's ``runner.start``)."""
@@ -353,6 +336,8 @@ def _param_sinks(trees) -> dict[str, int]:
 
 
 def _raw_html_calls_of(tree):
+    """Calls that render raw HTML: any call with a truthy unsafe_allow_html, st.html(...) and
+    streamlit.components.v1.html(...)."""
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
             continue
