@@ -426,14 +426,16 @@ def generate(seed: int = 0, count: int = 8) -> list[Exercise]:
 
 
 @functools.lru_cache(maxsize=64)
-def _set(seed: int, count: int) -> tuple[Exercise, ...]:
+def generated(seed: int, count: int) -> tuple[Exercise, ...]:
+    """:func:`generate`'s set, made once per process and kept (a live class's questions,
+    read by every student's page and every check)."""
     return tuple(generate(seed=seed, count=count))
 
 
 def grade(seed: int, count: int, item: int, answer: str) -> bool:
     """Whether ``answer`` is right for question ``item`` of the set ``(seed, count)``: the
     live class's grading (:class:`attnviz.classroom.ClassStore` is given it)."""
-    return _set(seed, count)[item].check(answer)
+    return generated(seed, count)[item].check(answer)
 
 
 def answer_key_rows(items: list[Exercise]) -> list[dict[str, str]]:

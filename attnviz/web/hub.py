@@ -32,15 +32,9 @@ WAIT_S = 25.0
 LINGER_S = 30.0
 
 
-@functools.lru_cache(maxsize=64)
-def items(seed: int, count: int) -> tuple[exercises.Exercise, ...]:
-    """A class's questions (the same for every student: made once per process)."""
-    return tuple(exercises.generate(seed=seed, count=count))
-
-
 @functools.lru_cache(maxsize=1024)
 def revealed_html(seed: int, count: int, item: int) -> dict[str, str]:
-    e = items(seed, count)[item]
+    e = exercises.generated(seed, count)[item]
     return {"answer": e.answer_text, "html": text_html(e.explanation)}
 
 

@@ -175,7 +175,7 @@ def _field(i: int, choices: tuple[str, ...] | None, placeholder: str) -> str:
 def _questions_html(seed: int, count: int) -> str:
     """The questions of a set as cards (made once per process and set)."""
     cards = []
-    for i, e in enumerate(hub.items(seed, count)):
+    for i, e in enumerate(exercises.generated(seed, count)):
         placeholder = "(4, 2)" if e.kind == "shape" else "a number"
         cards.append(
             f'<li class="card" id="q{i}" data-item="{i}">'
@@ -321,7 +321,7 @@ async def mine(request: Request) -> Response:
         choice = None
         if q is not None:
             choice = await asyncio.to_thread(SERVER.store.my_choice, code, student, q["qid"])
-        items = hub.items(current.info.seed, current.info.count)
+        items = exercises.generated(current.info.seed, current.info.count)
         answers = {
             str(i): {"answer": a, "right": r, "verdict": _verdict(items[i], r)}
             for i, (a, r) in stored.items()
@@ -371,14 +371,14 @@ async def _answer(code: str, student: str, data: dict) -> tuple[int, dict]:
         info = (await SERVER.hub.current(code)).info
         if not isinstance(item, int) or not 0 <= item < info.count:
             raise guard.Refused(400, f"There is no question {item!r} in this class.") from None
-        right, stored = hub.items(info.seed, info.count)[item].check(text), False
+        right, stored = exercises.grade(info.seed, info.count, item, text), False
     except classroom.ClassNotFound:
         raise
     except ValueError as exc:
         why = str(exc)
         raise guard.Refused(400, f"Not sent: {why[:1].upper()}{why[1:]}.") from None
     info = (await SERVER.hub.current(code)).info
-    e = hub.items(info.seed, info.count)[item]
+    e = exercises.generated(info.seed, info.count)[item]
     out = {"item": item, "right": bool(right), "stored": stored, "verdict": _verdict(e, right)}
     if not stored:
         out["message"] = (
