@@ -85,6 +85,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
+from classroom import percentile  # noqa: E402 (bench/classroom.py: one percentile)
 from pgcluster import INSTALL_HINT, PgCluster, pg_bindir  # noqa: E402
 from stclient import Server, free_port  # noqa: E402
 
@@ -106,15 +107,6 @@ TAG_HEADER = "X-Bench-Request"
 SECRET_ENV = "STREAMLIT_SERVER_COOKIE_SECRET"
 _ASSET = re.compile(r'(?:href|src)="(join/static/[^"]+)"')
 _STUDENT = re.compile(r'data-student="([A-Za-z0-9]+)"')
-
-
-def percentile(xs: list[float], q: float) -> float:
-    if not xs:
-        return float("nan")
-    xs = sorted(xs)
-    k = (len(xs) - 1) * q / 100
-    lo, hi = int(k), min(int(k) + 1, len(xs) - 1)
-    return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)
 
 
 def spread(xs: list[float], scale: float = 1.0, digits: int = 3) -> dict[str, float | int]:
