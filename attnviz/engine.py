@@ -1,4 +1,4 @@
-"""Scaled dot-product and multi-head self-attention in pure NumPy.
+"""Scaled dot-product, multi-head self-attention and cross-attention in pure NumPy.
 
 Row layout throughout, as in PyTorch: one token per row, ``x`` has shape (N, D).
 The UDL book's column layout (D x N, ``Omega x + beta``) is the same computation
@@ -8,6 +8,8 @@ The steps of :func:`multi_head_attention`, one line each, with its shape: step 1
 steps 2-9 in :func:`attention_from_qkv` (which it calls), steps 3-7 in :func:`attention`:
 
 1. :func:`project`: Q = x @ w_q + b_q, K = x @ w_k + b_k, V = x @ w_v + b_v
+   (cross-attention, :func:`cross_attention`: Q from the target x_q, K and V from the
+   source x_kv; every step after this one is the same, with N_q queries and N_kv keys)
 2. :func:`split_heads`: (N, Dk) -> (H, N, Dk/H), head h takes the h-th block of columns
 3. scores S = Q Kᵀ per head
 4. scale: S · 1/sqrt(d_k)
@@ -24,11 +26,13 @@ computed only when read. It is what the app runs, and what competes with PyTorch
 (``bench/engine.py``). ``fused=False`` runs :func:`attention`, the formula as written:
 the reference the fused path is tested against.
 
-This file reads in that order: the formula (:func:`attention`, :func:`multi_head_attention`
-and the steps they call), the masks, the result, other views. The parameters
-(:class:`AttentionParams`) are in ``attnviz/params.py``, the input checks in
-``attnviz/engine_checks.py``, the decoder pieces (:func:`repeat_kv`, :func:`rope_cos_sin`,
-:func:`apply_rope`) in ``attnviz/decoder.py``; this module re-exports their public names.
+This file reads in that order: the formula (:func:`attention`, :func:`multi_head_attention`,
+:func:`cross_attention` and the steps they call), the masks, the result, the loop form.
+Elsewhere, re-exported here: the column layout (:func:`to_columns`), :func:`row_entropy` and
+:func:`permute_tokens` in ``attnviz/engine_views.py``; the parameters
+(:class:`AttentionParams`) in ``attnviz/params.py``; the input checks in
+``attnviz/engine_checks.py``; the decoder pieces (:func:`repeat_kv`, :func:`rope_cos_sin`,
+:func:`apply_rope`) in ``attnviz/decoder.py``.
 Everything is plain NumPy: no Streamlit, no plotting.
 """
 
@@ -49,9 +53,12 @@ from attnviz.engine_checks import (
     check_heads,
     check_projections,
     check_sdpa,
+    check_source,
+    cross_mask,
     full_mask,
     shape_text,
 )
+from attnviz.engine_views import ColumnView, permute_tokens, row_entropy, to_columns
 from attnviz.params import AttentionParams, Init
 
 __all__ = [
@@ -68,6 +75,8 @@ __all__ = [
     "attention_scores",
     "causal_mask",
     "check_finite",
+    "cross_attention",
+    "key_padding_mask",
     "loop_attention",
     "merge_heads",
     "multi_head_attention",
@@ -128,6 +137,7 @@ def multi_head_attention(
     scale: Scale = True,
     mask: ArrayLike | None = None,
     fused: bool | None = None,
+    x_kv: ArrayLike | None = None,
 ) -> AttentionResult:
     """Multi-head self-attention of ``x`` (N, D), as ``torch.nn.MultiheadAttention``::
 
@@ -139,16 +149,52 @@ def multi_head_attention(
     columns of V. ``scale=True`` uses 1/sqrt(Dk/H), the per-head width. The result
     keeps the head axis (H = 1 for single-head attention). ``fused``: run steps 3-7 fused
     (True, ``fused.attend``) or as :func:`attention` (False); None follows :data:`FUSED`.
+    ``x_kv`` (M, D): cross-attention, the keys and values from this other sequence
+    (:func:`cross_attention`, which reads better); the scores are then (H, N, M).
     """
     x, p, h = _check_mha(x, params, num_heads)  # x (N, D); p in x's dtype; h heads
-    mask = full_mask(mask, x.shape[0], x.shape[0])  # (N, N) or None
-    # 1. project Q, K and V (one token per row)
+    source = x if x_kv is None else check_source(x_kv, x, p)  # (M, D): keys and values
+    mask = cross_mask(mask, x, source, cross=x_kv is not None)  # (N, M) or None
+    # 1. project Q from x, K and V from the source (x itself in self-attention)
     q = project(x, p.w_q, p.b_q)  # (N, Dk)
-    k = project(x, p.w_k, p.b_k)  # (N, Dk)
-    v = project(x, p.w_v, p.b_v)  # (N, Dv)
+    k = project(source, p.w_k, p.b_k)  # (M, Dk)
+    v = project(source, p.w_v, p.b_v)  # (M, Dv)
     check_projections(q, k, v)
     # 2.-9. split the heads, attention per head, merge the heads, the output projection
-    return _multi_head(q, k, v, h, h, scale, mask, p.w_o, p.b_o, x, _use_fused(fused))
+    cross = None if x_kv is None else source
+    return _multi_head(q, k, v, h, h, scale, mask, p.w_o, p.b_o, x, _use_fused(fused), cross)
+
+
+def cross_attention(
+    x_q: ArrayLike,
+    x_kv: ArrayLike,
+    params: AttentionParams,
+    *,
+    num_heads: int = 1,
+    scale: Scale = True,
+    mask: ArrayLike | str | None = None,
+    fused: bool | None = None,
+) -> AttentionResult:
+    """Multi-head cross-attention: the target ``x_q`` (N_q, D) asks, the source ``x_kv``
+    (N_kv, D) answers, as ``torch.nn.MultiheadAttention(query=x_q, key=x_kv, value=x_kv)``::
+
+        Q = x_q w_q + b_q                  (N_q, Dk)   one query per target token
+        K, V = x_kv w_k + b_k, x_kv w_v + b_v   (N_kv, Dk), (N_kv, Dv)   from the source
+        head_h = softmax(Q_h K_hᵀ · scale, masked) V_h    (N_q, N_kv) weights per head
+        output = [head_1 | ... | head_H] w_o + b_o        (N_q, Dout)
+
+    The steps are those of :func:`multi_head_attention`; only step 1 differs. ``mask``
+    (N_q, N_kv) bool, True where a target token may attend to a source token, e.g.
+    :func:`key_padding_mask` (the source's padding). ``mask="causal"`` is accepted only
+    when N_q == N_kv and refused otherwise: "causal" orders one sequence against itself,
+    and a target token may read the whole source. The result's ``weights`` are
+    (H, N_q, N_kv): target tokens as rows, source tokens as columns; ``x`` is the target
+    and ``x_kv`` the source.
+    """
+    return multi_head_attention(
+        x_q, params, num_heads=num_heads, scale=scale, mask=mask, fused=fused,
+        x_kv=x_kv if x_kv is not None else _missing_source(),
+    )  # fmt: skip
 
 
 def _multi_head(
@@ -163,9 +209,11 @@ def _multi_head(
     b_o: Array | None,
     x: Array | None,
     fused: bool,
+    x_kv: Array | None = None,
 ) -> AttentionResult:
     """Steps 2-9 on checked q (N, H·d_k), k (M, G·d_k), v (M, G·d_v) with H = ``h`` query
-    heads and G = ``g`` key/value heads; mask (N, M) or None."""
+    heads and G = ``g`` key/value heads; mask (N, M) or None; x_kv the source of
+    cross-attention (None in self-attention)."""
     # 2. split the heads: head i takes the i-th block of d_k (d_v) columns; with G < H
     #    key/value heads, each serves H/G query heads (G = H: no repeat)
     qh = split_heads(q, h)  # (H, N, d_k)
@@ -186,7 +234,7 @@ def _multi_head(
     return result(
         queries=qh, keys=kh, values=vh, scores=scores,
         mask=None if mask is None else np.array(mask), weights=weights,
-        head_outputs=head_out, concat=concat, output=output, scale=factor, x=x,
+        head_outputs=head_out, concat=concat, output=output, scale=factor, x=x, x_kv=x_kv,
     )  # fmt: skip
 
 
@@ -372,6 +420,20 @@ def padding_mask(n: int, n_pad: int) -> NDArray[np.bool_]:
     return np.broadcast_to(keep, (n, n)).copy()
 
 
+def key_padding_mask(n_q: int, n_kv: int, n_pad: int) -> NDArray[np.bool_]:
+    """(n_q, n_kv) cross-attention mask where the source's last ``n_pad`` tokens are
+    padding: no target token attends to them (PyTorch's ``key_padding_mask``, negated:
+    True here = may attend). ``n_pad == n_kv`` masks every row: its weights are all 0."""
+    if n_q < 1 or n_kv < 1:
+        raise ValueError(f"key_padding_mask needs n_q >= 1 and n_kv >= 1, got {n_q} and {n_kv}")
+    if not 0 <= n_pad <= n_kv:
+        raise ValueError(
+            f"key_padding_mask needs 0 <= n_pad <= n_kv, got n_pad={n_pad}, n_kv={n_kv}"
+        )
+    keep = np.arange(n_kv) < n_kv - n_pad  # (n_kv,) the real source tokens
+    return np.broadcast_to(keep, (n_q, n_kv)).copy()
+
+
 def sliding_window_mask(n: int, window: int) -> NDArray[np.bool_]:
     """(n, n) causal sliding-window mask: query i may attend to keys i - window < j <= i,
     the last ``window`` tokens itself included, as in Mistral and Gemma's local layers.
@@ -403,9 +465,11 @@ def prefix_mask(n: int, prefix: int) -> NDArray[np.bool_]:
 class AttentionResult:
     """Every intermediate of one multi-head attention pass (row layout).
 
-    queries, keys (H, N, Dk/H); values (H, N, Dv/H); scores (H, N, N), scaled and
-    before masking; mask (N, N) bool or None; weights (H, N, N); head_outputs
-    (H, N, Dv/H); concat (N, Dv); output (N, Dout). ``scale`` is the factor used.
+    queries (H, N, Dk/H); keys (H, M, Dk/H); values (H, M, Dv/H); scores (H, N, M),
+    scaled and before masking; mask (N, M) bool or None; weights (H, N, M); head_outputs
+    (H, N, Dv/H); concat (N, Dv); output (N, Dout). ``scale`` is the factor used. In
+    self-attention M = N; in cross-attention N counts the target's tokens (``x``), M the
+    source's (``x_kv``, None in self-attention).
     """
 
     queries: Array
@@ -419,6 +483,7 @@ class AttentionResult:
     output: Array
     scale: float = 1.0
     x: Array | None = field(default=None, repr=False)
+    x_kv: Array | None = field(default=None, repr=False)
 
     @property
     def num_heads(self) -> int:
@@ -427,6 +492,11 @@ class AttentionResult:
     @property
     def n_tokens(self) -> int:
         return int(self.weights.shape[1])
+
+    @property
+    def is_cross(self) -> bool:
+        """True for cross-attention: the keys and values came from another sequence."""
+        return self.x_kv is not None
 
     @property
     def masked_scores(self) -> Array:
@@ -445,45 +515,6 @@ class _FusedResult(AttentionResult):
 
 
 # --------------------------------------------------------------------------- other views
-
-
-@dataclass(frozen=True, eq=False)
-class ColumnView:
-    """A result in the UDL book's column layout: one token per column.
-
-    x (D, N); queries, keys (H, Dk/H, N); values (H, Dv/H, N); scores and weights
-    (H, N keys, N queries) so that each column (one query) of ``weights`` sums to 1,
-    as in ``softmax_cols``; head_outputs (H, Dv/H, N); concat (Dv, N); output (Dout, N).
-    """
-
-    x: Array | None
-    queries: Array
-    keys: Array
-    values: Array
-    scores: Array
-    weights: Array
-    head_outputs: Array
-    concat: Array
-    output: Array
-
-
-def to_columns(result: AttentionResult) -> ColumnView:
-    """The UDL column-layout (D x N) view of a row-layout result: every matrix transposed."""
-
-    def t(a: Array) -> Array:
-        return np.swapaxes(a, -1, -2)
-
-    return ColumnView(
-        x=None if result.x is None else result.x.T,
-        queries=t(result.queries),
-        keys=t(result.keys),
-        values=t(result.values),
-        scores=t(result.scores),
-        weights=t(result.weights),
-        head_outputs=t(result.head_outputs),
-        concat=result.concat.T,
-        output=result.output.T,
-    )
 
 
 def loop_attention(
@@ -518,30 +549,6 @@ def loop_attention(
     return weights, out
 
 
-def row_entropy(weights: ArrayLike, *, base: float = 2.0) -> Array:
-    """Entropy of each row of attention weights (bits by default); 0·log 0 counts as 0.
-
-    A uniform row over M keys gives log(M); a one-hot row gives 0. Shape: weights
-    without the last axis.
-    """
-    w = np.asarray(weights, dtype=np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.where(w > 0, -w * np.log(w), 0.0)
-    return terms.sum(axis=-1) / math.log(base)
-
-
-def permute_tokens(x: ArrayLike, perm: ArrayLike) -> Array:
-    """Rows of ``x`` (N, ...) reordered by ``perm``: row i of the result is x[perm[i]]."""
-    x = np.asarray(x)
-    p = np.asarray(perm)
-    if p.shape != (x.shape[0],) or not np.array_equal(np.sort(p), np.arange(x.shape[0])):
-        raise ValueError(
-            f"perm must be a permutation of 0..{x.shape[0] - 1} for x of shape {shape_text(x)}, "
-            f"got {p.tolist()}"
-        )
-    return x[p]
-
-
 # --------------------------------------------------------------------------- checks
 
 
@@ -572,3 +579,7 @@ def _check_mha(
             f"and Dv={params.d_v} (w_v {shape_text(params.w_v)})"
         )
     return x, params if params.w_q.dtype == dtype else params.astype(dtype), num_heads
+
+
+def _missing_source() -> Array:
+    raise ValueError("cross_attention needs the source x_kv (N_kv, D), got None")

@@ -249,3 +249,49 @@ def check_sdpa(
     q = np.broadcast_to(q, (*lead, *q.shape[-2:]))  # (*lead, N, d_k)
     k = np.broadcast_to(k, (*lead, *k.shape[-2:]))  # (*lead, M, d_k)
     return q, k, v, m
+
+
+def check_source(x_kv: ArrayLike, x: Array, p: Any) -> Array:
+    """The source x_kv (M, D) of cross-attention, checked against the target x (N, D)."""
+    src = np.asarray(x_kv)
+    n, d = x.shape
+    if src.ndim != 2 or src.shape[0] < 1 or src.shape[1] < 1:
+        raise ValueError(
+            f"the source x_kv must be 2-D (N_kv >= 1 tokens, D features), got shape "
+            f"{shape_text(src)} (the target x_q is {n}x{d})"
+        )
+    if src.shape[1] != d:
+        raise ValueError(
+            f"the source x_kv has D={src.shape[1]} features (shape {shape_text(src)}) but the "
+            f"target x_q has D={d} (shape {n}x{d}); both must match w_k and w_v "
+            f"({shape_text(p.w_k)}, {shape_text(p.w_v)})"
+        )
+    return as_float("x_kv", src, x.dtype)
+
+
+def cross_mask(
+    mask: ArrayLike | str | None, x: Array, source: Array, *, cross: bool
+) -> NDArray[np.bool_] | None:
+    """The mask as a full (N, M) bool array (or None), with an error naming both
+    sequences when it does not fit; "causal" only where N == M."""
+    n, m = x.shape[0], source.shape[0]
+    if isinstance(mask, str):
+        if mask != "causal":
+            raise ValueError(f'mask must be an (N, M) boolean array or "causal", got {mask!r}')
+        if n != m:
+            raise ValueError(
+                f"a causal mask needs as many queries as keys, but the target x_q is "
+                f"{shape_text(x)} ({n} tokens) and the source x_kv is {shape_text(source)} "
+                f"({m} tokens): causal orders one sequence against itself (token i sees "
+                f"tokens j <= i), while in cross-attention every target token may read the "
+                f"whole source. Mask the decoder's self-attention instead, or pad the source "
+                f"with key_padding_mask"
+            )
+        return np.tri(n, dtype=bool)  # engine.causal_mask(n)
+    if cross and mask is not None and np.ndim(mask) == 2 and np.shape(mask) != (n, m):
+        raise ValueError(
+            f"mask of shape {shape_text(mask)} does not fit cross-attention of the target "
+            f"x_q {shape_text(x)} over the source x_kv {shape_text(source)}: it must be "
+            f"(N_q, N_kv) = ({n}, {m}), target tokens as rows, source tokens as columns"
+        )
+    return full_mask(mask, n, m)

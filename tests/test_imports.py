@@ -89,11 +89,14 @@ def test_the_graph_sees_the_imports_it_must_see():
     assert "attnviz.engine" in edges["attnviz.models.layers"]
     assert "attnviz.ui.state" in edges["attnviz.ui.page"]  # from attnviz.ui.state import ...
     assert "attnviz.ui.callbacks" in edges["attnviz.ui.controls"]  # from attnviz.ui import ...
-    # the engine stands on its four parts, which stand on nothing but its checks
+    # the engine stands on its five parts, which stand on nothing but its checks
     parts = {"attnviz.fused", "attnviz.params", "attnviz.engine_checks", "attnviz.decoder"}
+    parts.add("attnviz.engine_views")
     assert edges["attnviz.engine"] == parts
     assert edges["attnviz.fused"] == edges["attnviz.engine_checks"] == set()
-    assert edges["attnviz.params"] == edges["attnviz.decoder"] == {"attnviz.engine_checks"}
+    checks = {"attnviz.engine_checks"}
+    assert edges["attnviz.params"] == edges["attnviz.decoder"] == checks
+    assert edges["attnviz.engine_views"] == checks
 
 
 def test_find_cycle_finds_one():
