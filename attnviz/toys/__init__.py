@@ -39,16 +39,26 @@ from __future__ import annotations
 
 from attnviz.toys.backward import loss_and_grads
 from attnviz.toys.cli import main
-from attnviz.toys.model import SHAPES, ToyParams, forward
+from attnviz.toys.model import ENCDEC_SHAPES, SHAPES, EncDecParams, ToyParams, forward
 from attnviz.toys.runs import history_bytes, load, read_history, run_path
-from attnviz.toys.scores import JOBS, JobScores, antidiagonal_share, evaluate, job_scores
+from attnviz.toys.scores import (
+    JOBS,
+    JobScores,
+    alignment,
+    alignment_accuracy,
+    antidiagonal_share,
+    evaluate,
+    job_scores,
+)
 from attnviz.toys.tasks import (
     SEPARATOR,
     TASKS,
+    AlignTask,
     Example,
     Task,
     example,
     example_attentions,
+    example_cross,
     example_result,
     get_task,
     phase_change,
@@ -56,20 +66,26 @@ from attnviz.toys.tasks import (
 from attnviz.toys.training import MAX_STEPS, History, train, train_iter
 
 __all__ = [
+    "ENCDEC_SHAPES",
     "JOBS",
     "MAX_STEPS",
     "SEPARATOR",
     "SHAPES",
     "TASKS",
+    "AlignTask",
+    "EncDecParams",
     "Example",
     "History",
     "JobScores",
     "Task",
     "ToyParams",
+    "alignment",
+    "alignment_accuracy",
     "antidiagonal_share",
     "evaluate",
     "example",
     "example_attentions",
+    "example_cross",
     "example_result",
     "forward",
     "get_task",
