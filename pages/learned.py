@@ -31,6 +31,17 @@ if task == "induction":
         "the model's two layers holds which head? Predict it (the first exercise below), "
         "then move the training step."
     )
+elif task == "align":
+    st.markdown(
+        "**Learned alignment.** A tiny encoder-decoder translates English colour-noun "
+        "pairs into French (*red cat* → *chat rouge*): French puts each colour after its "
+        "noun. The encoder reads the English; the decoder writes the French one word at a "
+        "time and, through its **cross-attention**, looks back at the English. Nobody tells "
+        "it where to look: it learns only to predict the next French word. Move the training "
+        "step and watch each row's weight go from spread over the source to the word it "
+        "translates; the second chart below counts how often each head's largest weight "
+        "lands there (its alignment accuracy)."
+    )
 else:
     st.markdown(
         f"**{task}**: {toys.TASKS[task].title}. One layer is enough: each query only needs "

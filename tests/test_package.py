@@ -58,7 +58,7 @@ def test_the_wheel_holds_the_board_the_app_the_pages_and_the_config(wheel):
         "attnviz/ui/state.py",
         "attnviz/viz/learned.py",
     } <= names
-    assert len(RUNS) == 3 and {f"attnviz/toy_runs/{r}" for r in RUNS} <= names  # toys.load
+    assert len(RUNS) == 4 and {f"attnviz/toy_runs/{r}" for r in RUNS} <= names  # one a task
     # nothing of the checkout but the package and the app
     assert not [n for n in names if n.startswith(("tests/", "bench/", "pages/", "deploy/"))]
     assert not [n for n in names if "__pycache__" in n]

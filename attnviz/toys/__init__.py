@@ -17,7 +17,7 @@ The model (no MLPs, no biases, no layer norm, causal), in row layout as the engi
 Shapes: B sequences of T tokens, V tokens in the vocabulary, D the width of the residual
 stream, L layers of H heads of width d_h. :func:`forward` runs it; :func:`loss_and_grads`
 runs it and its backward pass, written out step by step beside the forward's steps;
-:func:`train` runs Adam (written out too). The three tasks (:data:`TASKS`):
+:func:`train` runs Adam (written out too). The four tasks (:data:`TASKS`):
 
 ``previous``   random tokens; predict the token before this one (1 layer)
 ``reverse``    a sequence, a separator, then the same sequence reversed: the second half
@@ -25,12 +25,21 @@ runs it and its backward pass, written out step by step beside the forward's ste
 ``induction``  a sequence of distinct random tokens repeated twice, among other random
                tokens (its length and place vary, so no fixed offset finds the answer):
                the second copy is predictable only by induction (2 layers)
+``align``      an encoder-decoder (:class:`EncDecParams`: the encoder's self-attention,
+               the decoder's causal self-attention and its cross-attention, queries from
+               the decoder, keys and values from the encoder's last stream) translating
+               English colour-noun pairs into French, each colour after its noun: its
+               cross-attention learns the alignment (:meth:`AlignTask.aligned`,
+               :func:`alignment`). ``forward(params, src, tgt)`` gives the attentions as
+               a dict (``"encoder"``, ``"decoder"``, ``"cross"``); ``forward`` and
+               ``loss_and_grads`` dispatch on the parameters' type (1 layer)
 
 :func:`load` gives the run shipped with the package for each task (made by
 ``python -m attnviz.toys --task induction --seed 0``, byte-identical when re-run);
 :func:`job_scores` the score of each head at each checkpoint for the job the task needs
-(previous-token, induction, anti-diagonal), :func:`example` the fixed sequence a page shows
-and :func:`example_attentions` every head's weights on it.
+(previous-token, induction, anti-diagonal, alignment accuracy), :func:`example` the fixed
+sequence a page shows and :func:`example_attentions` every head's weights on it
+(:func:`example_cross`: an encoder-decoder's cross-attention heads).
 NumPy only: no Streamlit, no plotting. Bad input raises ``ValueError`` (an unknown task
 ``KeyError``) saying what was expected and what came.
 """
@@ -39,16 +48,26 @@ from __future__ import annotations
 
 from attnviz.toys.backward import loss_and_grads
 from attnviz.toys.cli import main
-from attnviz.toys.model import SHAPES, ToyParams, forward
+from attnviz.toys.model import ENCDEC_SHAPES, SHAPES, EncDecParams, ToyParams, forward
 from attnviz.toys.runs import history_bytes, load, read_history, run_path
-from attnviz.toys.scores import JOBS, JobScores, antidiagonal_share, evaluate, job_scores
+from attnviz.toys.scores import (
+    JOBS,
+    JobScores,
+    alignment,
+    alignment_accuracy,
+    antidiagonal_share,
+    evaluate,
+    job_scores,
+)
 from attnviz.toys.tasks import (
     SEPARATOR,
     TASKS,
+    AlignTask,
     Example,
     Task,
     example,
     example_attentions,
+    example_cross,
     example_result,
     get_task,
     phase_change,
@@ -56,20 +75,26 @@ from attnviz.toys.tasks import (
 from attnviz.toys.training import MAX_STEPS, History, train, train_iter
 
 __all__ = [
+    "ENCDEC_SHAPES",
     "JOBS",
     "MAX_STEPS",
     "SEPARATOR",
     "SHAPES",
     "TASKS",
+    "AlignTask",
+    "EncDecParams",
     "Example",
     "History",
     "JobScores",
     "Task",
     "ToyParams",
+    "alignment",
+    "alignment_accuracy",
     "antidiagonal_share",
     "evaluate",
     "example",
     "example_attentions",
+    "example_cross",
     "example_result",
     "forward",
     "get_task",

@@ -1,5 +1,6 @@
-"""The toy transformer's backward pass: :func:`loss_and_grads`, the mean cross-entropy and
-the gradient of every weight, written out step by step beside the forward's steps.
+"""The toy transformers' backward pass: :func:`loss_and_grads`, the mean cross-entropy and
+the gradient of every weight, written out step by step beside the forward's steps (the
+decoder-only model, and the encoder-decoder through its cross-attention).
 """
 
 from __future__ import annotations
@@ -10,7 +11,18 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from attnviz.engine import softmax
-from attnviz.toys.model import ToyParams, _check_ids, _forward, _Layer, _tokens
+from attnviz.toys.model import (
+    EncDecParams,
+    ToyParams,
+    _check_ids,
+    _check_pair,
+    _EncDec,
+    _forward,
+    _forward_encdec,
+    _inputs,
+    _Layer,
+    _tokens,
+)
 
 Array = NDArray[np.float64]
 
@@ -41,47 +53,48 @@ def _cross_entropy(logits: Array, targets: NDArray, w: Array) -> tuple[float, Ar
     return loss, d_logits
 
 
-def _attention_layer_backward(
-    params: ToyParams, layer: int, c: _Layer, d_out: Array, grads: ToyParams
-) -> Array:
-    """The steps of :func:`_attention_layer` backwards: fills ``grads``' weights of
-    ``layer`` and returns d loss / d x through the layer (the residual not included)."""
-    d_h = params.w_q.shape[-1]
+def _attend_backward(
+    w: tuple[Array, Array, Array, Array], g: tuple[Array, Array, Array, Array],
+    c: _Layer, d_out: Array,
+) -> tuple[Array, Array | None]:  # fmt: skip
+    """The steps of :func:`attnviz.toys.model._attend` backwards: fills one layer's
+    gradients ``g`` (of w_q, w_k, w_v, w_o) and returns d loss / d x through the layer (the
+    residual not included) and, for cross-attention, d loss / d c (None in self-attention,
+    where c is x and its part is in d x)."""
+    w_q, w_k, w_v, w_o = w  # (H, D, d_h) x 3, (H, d_h, D)
+    g_q, g_k, g_v, g_o = g
+    d_h = w_q.shape[-1]
     d_outh = d_out[:, None]  # (B, 1, T, D): the same gradient reaches every head
     # d) out = Σ_h z_h w_o[h]  and  z = a v
-    grads.w_o[layer] = (c.z.swapaxes(-1, -2) @ d_outh).sum(axis=0)  # (H, d_h, D)
-    d_z = d_outh @ params.w_o[layer].swapaxes(-1, -2)  # (B, H, T, d_h)
-    d_a = d_z @ c.v.swapaxes(-1, -2)  # (B, H, T, T)
-    d_v = c.a.swapaxes(-1, -2) @ d_z  # (B, H, T, d_h)
+    g_o[...] = (c.z.swapaxes(-1, -2) @ d_outh).sum(axis=0)  # (H, d_h, D)
+    d_z = d_outh @ w_o.swapaxes(-1, -2)  # (B, H, T, d_h)
+    d_a = d_z @ c.v.swapaxes(-1, -2)  # (B, H, T, S)
+    d_v = c.a.swapaxes(-1, -2) @ d_z  # (B, H, S, d_h)
     # c) softmax: ∂a_ij/∂s_ik = a_ij (δ_jk - a_ik), so d s_ij = a_ij (d a_ij - Σ_k a_ik d a_ik);
     #    a masked cell has a_ij = 0, so d s_ij = 0 there
-    d_s = c.a * (d_a - (c.a * d_a).sum(axis=-1, keepdims=True))  # (B, H, T, T)
+    d_s = c.a * (d_a - (c.a * d_a).sum(axis=-1, keepdims=True))  # (B, H, T, S)
     # b) s = q kᵀ / √d_h (the mask is a constant: no gradient)
     d_s /= math.sqrt(d_h)
     d_q = d_s @ c.k  # (B, H, T, d_h)
-    d_k = d_s.swapaxes(-1, -2) @ c.q  # (B, H, T, d_h)
-    # a) q = x w_q, k = x w_k, v = x w_v
+    d_k = d_s.swapaxes(-1, -2) @ c.q  # (B, H, S, d_h)
+    # a) q = x w_q, k = c w_k, v = c w_v
     xt = c.x[:, None].swapaxes(-1, -2)  # (B, 1, D, T)
-    grads.w_q[layer] = (xt @ d_q).sum(axis=0)  # (H, D, d_h)
-    grads.w_k[layer] = (xt @ d_k).sum(axis=0)  # (H, D, d_h)
-    grads.w_v[layer] = (xt @ d_v).sum(axis=0)  # (H, D, d_h)
-    d_x = (
-        d_q @ params.w_q[layer].swapaxes(-1, -2)  # (B, H, T, D)
-        + d_k @ params.w_k[layer].swapaxes(-1, -2)
-        + d_v @ params.w_v[layer].swapaxes(-1, -2)
-    ).sum(axis=1)  # (B, T, D)
-    return d_x
+    ct = xt if c.c is c.x else c.c[:, None].swapaxes(-1, -2)  # (B, 1, D, S)
+    g_q[...] = (xt @ d_q).sum(axis=0)  # (H, D, d_h)
+    g_k[...] = (ct @ d_k).sum(axis=0)  # (H, D, d_h)
+    g_v[...] = (ct @ d_v).sum(axis=0)  # (H, D, d_h)
+    d_xq = d_q @ w_q.swapaxes(-1, -2)  # (B, H, T, D)
+    if c.c is c.x:  # self-attention: x gave the queries, keys and values
+        d_x = (d_xq + d_k @ w_k.swapaxes(-1, -2) + d_v @ w_v.swapaxes(-1, -2)).sum(axis=1)
+        return d_x, None  # (B, T, D)
+    d_c = (d_k @ w_k.swapaxes(-1, -2) + d_v @ w_v.swapaxes(-1, -2)).sum(axis=1)  # (B, S, D)
+    return d_xq.sum(axis=1), d_c  # (B, T, D), (B, S, D)
 
 
-def loss_and_grads(
+def _decoder_only(
     params: ToyParams, ids: ArrayLike, targets: ArrayLike, weight: ArrayLike
 ) -> tuple[float, ToyParams]:
-    """The mean cross-entropy over the positions where ``weight`` is 1, and its gradient.
-
-    ``ids``, ``targets`` (B, T) integer ids, ``weight`` (B, T) of 0 and 1 (at least one 1).
-    The backward pass runs the forward pass's steps in reverse, each step's gradient
-    from the one after it (the chain rule).
-    """
+    """:func:`loss_and_grads` of the decoder-only model."""
     ids = _check_ids(params, ids)
     targets, w = _check_targets(ids, targets, weight, params.embed.shape[0])
     logits, x, saved = _forward(params, ids)  # (B, T, V), (B, T, D)
@@ -92,8 +105,72 @@ def loss_and_grads(
     d_x = d_logits @ params.unembed.T  # (B, T, D)
     # 2) x = x + out: the residual passes d_x through, the layer adds its own part
     for layer in reversed(range(len(saved))):
-        d_x = d_x + _attention_layer_backward(params, layer, saved[layer], d_x, grads)
+        w, g = params.heads("w_", layer), grads.heads("w_", layer)
+        d_x = d_x + _attend_backward(w, g, saved[layer], d_x)[0]
     # 1) x = embed[ids] + pos[:T]: each row of embed collects the gradient of its tokens
     np.add.at(grads.embed, ids, d_x)  # (V, D)
     grads.pos[: ids.shape[1]] = d_x.sum(axis=0)  # (T, D)
     return loss, grads
+
+
+def _encoder_decoder(
+    params: EncDecParams, src: ArrayLike, tgt: ArrayLike, targets: ArrayLike,
+    weight: ArrayLike,
+) -> tuple[float, EncDecParams]:  # fmt: skip
+    """:func:`loss_and_grads` of the encoder-decoder: its forward's steps in reverse."""
+    src, tgt = _check_pair(params, src, tgt)
+    targets, w = _check_targets(tgt, targets, weight, params.embed.shape[0])
+    logits, saved = _forward_encdec(params, src, tgt)  # (B, T, V)
+    loss, d_logits = _cross_entropy(logits, targets, w)  # float, (B, T, V)
+    grads = params.zeros_like()
+    # 5) logits = y unembed
+    grads.unembed[...] = (saved.y.swapaxes(-1, -2) @ d_logits).sum(axis=0)  # (D, V)
+    d_y = d_logits @ params.unembed.T  # (B, T, D)
+    d_mem = _decoder_backward(params, saved, d_y, grads, tgt)  # (B, S, D)
+    # 2) x = x + out over the encoder's layers; d_mem reached x from every cross-attention
+    d_x = d_mem
+    for layer in reversed(range(len(saved.encoder))):
+        w, g = params.heads("enc_", layer), grads.heads("enc_", layer)
+        d_x = d_x + _attend_backward(w, g, saved.encoder[layer], d_x)[0]
+    # 1) x = embed[src] + pos_src[:S]
+    np.add.at(grads.embed, src, d_x)  # (V, D)
+    grads.pos_src[: src.shape[1]] = d_x.sum(axis=0)  # (S, D)
+    return loss, grads
+
+
+def _decoder_backward(
+    params: EncDecParams, saved: _EncDec, d_y: Array, grads: EncDecParams, tgt: NDArray
+) -> Array:
+    """Steps 4) and 3) of the encoder-decoder backwards: fills the decoder's gradients
+    (self- and cross-attention, the target's rows of embed, pos_tgt) and returns d loss /
+    d memory (B, S, D), the encoder's last stream, summed over the cross-attentions."""
+    d_mem = np.zeros_like(saved.memory)  # (B, S, D)
+    # 4) per layer, last first: y = y + cross(y, memory), then y = y + self(y)
+    for layer in reversed(range(len(saved.cross))):
+        w, g = params.heads("cross_", layer), grads.heads("cross_", layer)
+        d_in, d_c = _attend_backward(w, g, saved.cross[layer], d_y)  # (B, T, D), (B, S, D)
+        d_y = d_y + d_in
+        d_mem += d_c
+        w, g = params.heads("dec_", layer), grads.heads("dec_", layer)
+        d_y = d_y + _attend_backward(w, g, saved.decoder[layer], d_y)[0]  # (B, T, D)
+    # 3) y = embed[tgt] + pos_tgt[:T]
+    np.add.at(grads.embed, tgt, d_y)  # (V, D)
+    grads.pos_tgt[: tgt.shape[1]] = d_y.sum(axis=0)  # (T, D)
+    return d_mem
+
+
+def loss_and_grads(params: ToyParams | EncDecParams, *batch: ArrayLike, **named: ArrayLike):
+    """The mean cross-entropy over the positions where ``weight`` is 1, and its gradient
+    (parameters of the same kind): ``loss_and_grads(params, ids, targets, weight)`` for
+    ToyParams, ``loss_and_grads(params, src, tgt, targets, weight)`` for EncDecParams (the
+    tuple a task's ``sample`` gives).
+
+    ``ids``, ``tgt``, ``targets`` (B, T) and ``src`` (B, S) integer ids, ``weight`` (B, T)
+    of 0 and 1 (at least one 1). The backward pass runs the forward pass's steps in
+    reverse, each step's gradient from the one after it (the chain rule).
+    """
+    if isinstance(params, EncDecParams):
+        names = ("src", "tgt", "targets", "weight")
+        return _encoder_decoder(params, *_inputs("loss_and_grads", params, batch, named, names))
+    names = ("ids", "targets", "weight")
+    return _decoder_only(params, *_inputs("loss_and_grads", params, batch, named, names))

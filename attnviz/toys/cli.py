@@ -12,8 +12,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from attnviz.toys.runs import RUNS_DIR, history_bytes, load, read_history, run_path
-from attnviz.toys.scores import evaluate, job_scores
-from attnviz.toys.tasks import TASKS, Task
+from attnviz.toys.scores import alignment, evaluate, job_scores
+from attnviz.toys.tasks import TASKS, AlignTask, Task
 from attnviz.toys.training import History, train
 
 Array = NDArray[np.float64]
@@ -34,6 +34,9 @@ def _report(task: Task, history: History, seconds: float | None, size: int) -> s
         f"{len(history.steps)} checkpoints, {size} bytes",
         f"fresh samples: loss {loss:.4f}, accuracy {acc:.4f}",
     ]
+    if isinstance(task, AlignTask):  # the best cross-attention head of the last layer
+        first, last = (alignment(task, loaded.checkpoints[c])[-1].max() for c in (0, -1))
+        lines.append(f"fresh samples: alignment accuracy step 0 {first:.4f}, end {last:.4f}")
     for layer, label in enumerate(jobs.labels):
         first = jobs.scores[0, layer].round(3).tolist()
         last = jobs.scores[-1, layer].round(3).tolist()

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from attnviz.toys.model import SHAPES, ToyParams
+from attnviz.toys.model import EncDecParams, ToyParams
 from attnviz.toys.tasks import Task, get_task
 from attnviz.toys.training import History
 
@@ -41,7 +41,8 @@ def history_bytes(history: History) -> bytes:
     entries all carry the date :data:`ZIP_DATE`, so the same run gives the same bytes.
 
     ``steps`` (C,) int32, ``losses`` (S,) float32, one (C, ...) array per ``ToyParams``
-    field in :data:`STORE_DTYPE`, and ``run`` the task, seed, total steps and settings.
+    (or ``EncDecParams``) field in :data:`STORE_DTYPE`, and ``run`` the task, seed, total
+    steps and settings.
     """
     run = {"format": _FORMAT, "task": history.task, "seed": history.seed,
            "total": history.total, **history.settings}  # fmt: skip
@@ -50,7 +51,7 @@ def history_bytes(history: History) -> bytes:
         "steps": history.steps.astype(np.int32),  # (C,)
         "losses": history.losses.astype(np.float32),  # (S,)
     }
-    for name in SHAPES:
+    for name in history.checkpoints[0].shapes:  # SHAPES, or ENCDEC_SHAPES
         stacked = np.stack([getattr(p, name) for p in history.checkpoints])  # (C, ...)
         entries[name] = stacked.astype(STORE_DTYPE)
     buf = io.BytesIO()
@@ -74,7 +75,8 @@ def read_history(data: bytes) -> History:
             }
         run = dict(arrays.pop("run").tolist())
         steps, losses = arrays.pop("steps"), arrays.pop("losses")
-        checkpoints = [ToyParams(**{k: a[c] for k, a in arrays.items()}) for c in range(len(steps))]
+        kind = EncDecParams if "pos_src" in arrays else ToyParams  # by its weights' names
+        checkpoints = [kind(**{k: a[c] for k, a in arrays.items()}) for c in range(len(steps))]
     except (zipfile.BadZipFile, KeyError, ValueError, TypeError) as e:
         raise ValueError(f"not a toys run file (expected a zip of .npy arrays): {e}") from e
     return History(

@@ -1,6 +1,6 @@
 """Each head's score for the job its task needs (:data:`JOBS`: previous-token, induction,
-anti-diagonal share) at every checkpoint (:func:`job_scores`), and a run's loss and
-accuracy on fresh samples (:func:`evaluate`).
+anti-diagonal share, alignment accuracy) at every checkpoint (:func:`job_scores`), and a
+run's loss and accuracy on fresh samples (:func:`evaluate`, :func:`alignment`).
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from attnviz.models.head_patterns import scores as pattern_scores
 from attnviz.toys.backward import _cross_entropy
-from attnviz.toys.model import ToyParams, _check_ids, _int, forward
-from attnviz.toys.tasks import Task, example, get_task
+from attnviz.toys.model import EncDecParams, ToyParams, _check_ids, _int, forward
+from attnviz.toys.tasks import EXAMPLE_SEED, AlignTask, Task, example, get_task
 from attnviz.toys.training import History
 
 Array = NDArray[np.float64]
@@ -24,7 +24,10 @@ JOBS: dict[str, str] = {
     "previous": "previous-token score",
     "induction": "induction score",
     "antidiagonal": "anti-diagonal share",
+    "alignment": "alignment accuracy",
 }
+#: How many pairs (drawn with seed EXAMPLE_SEED) an align run's job scores are measured on.
+ALIGN_BATCH = 128
 
 
 def antidiagonal_share(attentions: ArrayLike) -> NDArray[np.float64]:
@@ -56,6 +59,39 @@ def _layer_job(task: Task, attentions: Array, ids: NDArray[np.int64]) -> Array:
     return out
 
 
+def alignment_accuracy(cross: ArrayLike, aligned: ArrayLike) -> NDArray[np.float64]:
+    """Each head's alignment accuracy: the share of target positions with an aligned source
+    position (``aligned`` >= 0) whose largest cross-attention weight sits on it.
+    ``cross`` (..., B, H, T, S), ``aligned`` (B, T) -> (..., H)."""
+    a, al = np.asarray(cross), np.asarray(aligned)
+    if a.ndim < 4 or al.shape != (a.shape[-4], a.shape[-2]):
+        raise ValueError(
+            f"expected cross (..., B, H, T, S) and aligned (B, T) of its B and T, got "
+            f"cross {a.shape}, aligned {al.shape}"
+        )
+    hit = a.argmax(axis=-1) == al[:, None, :]  # (..., B, H, T)
+    has = al >= 0  # (B, T)
+    return (hit & has[:, None, :]).sum(axis=(-3, -1)) / max(int(has.sum()), 1)  # (..., H)
+
+
+def _align_batch(task: AlignTask, seed: int, batch: int) -> tuple[NDArray[np.int64], ...]:
+    return task.sample(np.random.default_rng(_int("seed", seed, 0)), batch)
+
+
+def alignment(
+    task: str | Task, params: EncDecParams, *, seed: int = 12345, batch: int = 1000
+) -> NDArray[np.float64]:
+    """(L, H) each cross-attention head's alignment accuracy on ``batch`` fresh pairs drawn
+    with ``seed`` (:func:`alignment_accuracy`; the best head of the last layer:
+    ``alignment(...)[-1].max()``)."""
+    task = get_task(task)
+    if not isinstance(task, AlignTask):
+        raise ValueError(f"task {task.name!r} has no alignment: not an encoder-decoder's")
+    src, tgt, _, _ = _align_batch(task, seed, batch)
+    _, attentions = forward(params, src, tgt)
+    return alignment_accuracy(attentions["cross"], task.aligned(src, tgt))  # (L, H)
+
+
 @dataclass(frozen=True)
 class JobScores:
     """Per checkpoint, each head's score for the job its layer does in the task."""
@@ -81,24 +117,33 @@ def job_scores(
     ``history`` (a :class:`History`, or a list of ``ToyParams`` at steps 0, 1, ...), on
     ``ids`` (T,) or (B, T) (scores averaged over the sequences; default: the task's
     :func:`example`, the sequence a page shows). ``previous`` and ``induction`` are
-    :func:`attnviz.models.head_patterns.scores`; ``antidiagonal``: :func:`antidiagonal_share`.
+    :func:`attnviz.models.head_patterns.scores`; ``antidiagonal``: :func:`antidiagonal_share`;
+    ``alignment`` (an :class:`AlignTask`, each decoder layer's cross-attention heads): the
+    alignment accuracy on :data:`ALIGN_BATCH` pairs drawn with seed ``EXAMPLE_SEED``
+    (``ids`` must be None).
     """
     task = get_task(task)
+    if isinstance(task, AlignTask) and ids is not None:
+        raise ValueError("an align task's job scores take no ids: they are measured on pairs")
     if isinstance(history, History):
         checkpoints, steps = history.checkpoints, history.steps
     else:
         checkpoints, steps = list(history), np.arange(len(history))
-    if not checkpoints or not all(isinstance(p, ToyParams) for p in checkpoints):
-        raise ValueError("history must be a History or a non-empty list of ToyParams")
-    ids = example(task).ids if ids is None else np.asarray(ids)
-    ids = ids[None] if ids.ndim == 1 else ids
+    kind = EncDecParams if isinstance(task, AlignTask) else ToyParams
+    if not checkpoints or not all(isinstance(p, kind) for p in checkpoints):
+        raise ValueError(f"history must be a History or a non-empty list of {kind.__name__}")
     out = []
     for params in checkpoints:
-        if params.w_q.shape[0] != task.layers:
+        if params.sizes["L"] != task.layers:
             raise ValueError(
                 f"task {task.name!r} has {task.layers} layer(s), params have "
-                f"{params.w_q.shape[0]} (w_q {params.w_q.shape})"
+                f"{params.sizes['L']} ({type(params).__name__})"
             )
+        if isinstance(task, AlignTask):  # on ALIGN_BATCH fixed pairs
+            out.append(alignment(task, params, seed=EXAMPLE_SEED, batch=ALIGN_BATCH))
+            continue
+        ids = example(task).ids if ids is None else np.asarray(ids)
+        ids = ids[None] if ids.ndim == 1 else ids
         _, attentions = forward(params, ids)  # (L, B, H, T, T)
         out.append(_layer_job(task, attentions, _check_ids(params, ids)))
     return JobScores(
@@ -113,8 +158,8 @@ def evaluate(
     """(loss, accuracy) on ``batch`` fresh sequences drawn with ``seed``: the mean
     cross-entropy and the share of weighted positions whose largest logit is the target."""
     task = get_task(task)
-    ids, targets, weight = task.sample(np.random.default_rng(_int("seed", seed, 0)), batch)
-    logits, _ = forward(params, ids)  # (B, T, V)
+    *inputs, targets, weight = task.sample(np.random.default_rng(_int("seed", seed, 0)), batch)
+    logits, _ = forward(params, *inputs)  # (B, T, V)
     right = (logits.argmax(axis=-1) == targets) & (weight == 1)  # (B, T)
     loss, _ = _cross_entropy(logits, targets, weight.astype(np.float64))
     return loss, float(right.sum() / weight.sum())

@@ -1,6 +1,7 @@
-"""The three tasks (:data:`TASKS`: previous, reverse, induction), their batches, the fixed
-example sequence a page shows (:func:`example`), every head's weights on it, and the step
-where the loss falls fastest (:func:`phase_change`).
+"""The tasks (:data:`TASKS`: previous, reverse, induction, decoder-only; align, an
+encoder-decoder's, :class:`AlignTask`), their batches, the fixed example sequence a page
+shows (:func:`example`), every head's weights on it, and the step where the loss falls
+fastest (:func:`phase_change`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from attnviz.engine import AttentionResult, causal_mask
-from attnviz.toys.model import ToyParams, _check_ids, _forward, _int, forward
+from attnviz.toys.model import EncDecParams, ToyParams, _check_ids, _forward, _int, forward
 
 Array = NDArray[np.float64]
 
@@ -32,7 +33,8 @@ class Task:
 
     ``sample(rng, batch)`` gives ``(ids, targets, weight)``, three (B, T) int arrays: the
     model reads ``ids``, and at each position where ``weight`` is 1 it is scored on
-    predicting ``targets`` (elsewhere ``targets`` is 0 and not used).
+    predicting ``targets`` (elsewhere ``targets`` is 0 and not used). An encoder-decoder's
+    task (:class:`AlignTask`) gives ``(src, tgt, targets, weight)``.
     """
 
     name: str
@@ -52,7 +54,7 @@ class Task:
     drop: float  # ... and sooner when the smoothed loss fell by this much (nats)
     sampler: Callable[[Task, np.random.Generator, int, bool], Batch]
 
-    def sample(self, rng: np.random.Generator, batch: int) -> Batch:
+    def sample(self, rng: np.random.Generator, batch: int) -> tuple[NDArray[np.int64], ...]:
         """``batch`` fresh sequences: (ids, targets, weight), each (B, T) int64."""
         if not isinstance(rng, np.random.Generator):
             raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
@@ -119,6 +121,113 @@ def _sample_induction(task: Task, rng: np.random.Generator, b: int, example: boo
     return _next_token(ids, (t >= n) & (t < 2 * n - 1))  # (B, T) each
 
 
+# --------------------------------------------------------------------------- align
+
+#: The align task's words: (English, French) for the nouns, then for the colours. English
+#: puts a colour before its noun, French after it: "red cat" is "chat rouge".
+NOUNS = (
+    ("cat", "chat"),
+    ("dog", "chien"),
+    ("bird", "oiseau"),
+    ("fish", "poisson"),
+    ("horse", "cheval"),
+    ("mouse", "souris"),
+    ("cow", "vache"),
+    ("fox", "renard"),
+)
+COLOURS = (
+    ("red", "rouge"),
+    ("blue", "bleu"),
+    ("black", "noir"),
+    ("white", "blanc"),
+    ("green", "vert"),
+    ("yellow", "jaune"),
+    ("grey", "gris"),
+    ("pink", "rose"),
+)
+WORDS = (*NOUNS, *COLOURS)  # English id i (0 .. 15); its French id is i + len(WORDS)
+BOS = "<s>"  # the decoder's first input: the start of the translation
+
+
+def _aligned_from(colour: NDArray[np.bool_]) -> NDArray[np.int64]:
+    """(B, S) the source position of each target word, from where the colours are: a colour
+    at j is written after its noun (target j + 1), its noun before it (target j)."""
+    j = np.arange(colour.shape[1])  # (S,)
+    after = np.zeros_like(colour)  # (B, S): the noun right after a colour
+    after[:, 1:] = colour[:, :-1]
+    return np.where(colour, j + 1, np.where(after, j - 1, j)).astype(np.int64)  # (B, S)
+
+
+def _sample_align(task: AlignTask, rng: np.random.Generator, b: int, example: bool):
+    """S/2 English pairs "colour noun" (random words) and their French translation, each
+    colour after its noun ("red cat" -> "chat rouge"). The decoder reads the start token
+    then the translation so far (teacher-forced), and predicts every word. The example:
+    no word twice."""
+    s, n = task.src_length, len(NOUNS)
+    colour = np.broadcast_to(np.arange(s) % 2 == 0, (b, s))  # (B, S) where the colours are
+    if example:  # (B, S) a shuffle of the nouns and of the colours per row
+        nouns = np.argsort(rng.random((b, s)), axis=1) % n
+        colours = n + np.argsort(rng.random((b, s)), axis=1) % n
+    else:
+        nouns, colours = rng.integers(0, n, (b, s)), rng.integers(n, len(WORDS), (b, s))
+    words = np.where(colour, colours, nouns)  # (B, S) English
+    aligned = _aligned_from(colour)  # (B, S)
+    targets = np.take_along_axis(words, aligned, axis=1) + len(WORDS)  # (B, T): French
+    bos = np.full((b, 1), task.vocab - 1)  # (B, 1)
+    tgt = np.concatenate([bos, targets[:, :-1]], axis=1)  # (B, T) the translation so far
+    return words, tgt, targets, np.ones_like(targets)
+
+
+@dataclass(frozen=True)
+class AlignTask(Task):
+    """An encoder-decoder's task (:class:`EncDecParams`: L encoder and L decoder layers).
+
+    ``sample(rng, batch)`` gives ``(src, tgt, targets, weight)``: the source ids (B, S),
+    the decoder's input ids (B, T), the next-token targets and 0/1 weights (B, T).
+    :meth:`aligned` gives the source position each target position should attend to.
+    """
+
+    src_length: int  # S, every source's length (and the model's S_max)
+
+    def sample(self, rng: np.random.Generator, batch: int) -> tuple[NDArray[np.int64], ...]:
+        """``batch`` fresh pairs: (src (B, S), tgt, targets, weight (B, T)), int64."""
+        return super().sample(rng, batch)
+
+    def label(self, token: int) -> str:
+        """The word of token id ``token``: English, French, or the start token."""
+        token = _int("token", token, 0, self.vocab - 1)
+        if token == self.vocab - 1:
+            return BOS
+        return WORDS[token % len(WORDS)][token // len(WORDS)]
+
+    def aligned(self, src: ArrayLike, tgt: ArrayLike) -> NDArray[np.int64]:
+        """(B, T) the source position each decoder position should attend to: the English
+        word whose translation it predicts (-1 where none; none here: every target word
+        translates one source word). ``src`` (B, S) English phrases, ``tgt`` (B, T = S)."""
+        src, tgt = np.asarray(src), np.asarray(tgt)
+        want = f"(B, {self.src_length})"
+        if src.ndim != 2 or src.shape[1] != self.src_length or src.dtype.kind not in "iu":
+            raise ValueError(f"src must be {want} integer ids, got {src.dtype} {src.shape}")
+        if tgt.shape != src.shape:
+            raise ValueError(f"tgt must have the shape of src {src.shape}, got {tgt.shape}")
+        if src.min() < 0 or src.max() >= len(WORDS):
+            raise ValueError(
+                f"src must be English words, ids 0..{len(WORDS) - 1}, got values "
+                f"{int(src.min())}..{int(src.max())}"
+            )
+        colour = src >= len(NOUNS)  # (B, S)
+        if (colour[:, -1] | (colour[:, :-1] & colour[:, 1:]).any(axis=1)).any():
+            raise ValueError("src must put a noun after every colour, got a colour without")
+        return _aligned_from(colour)
+
+    def init(self, rng: np.random.Generator) -> EncDecParams:  # type: ignore[override]
+        """Random weights of this task's encoder-decoder (:meth:`EncDecParams.init`)."""
+        return EncDecParams.init(
+            rng, vocab=self.vocab, src_length=self.src_length, length=self.length,
+            d_model=self.d_model, layers=self.layers, heads=self.heads, d_head=self.d_head,
+        )  # fmt: skip
+
+
 TASKS: dict[str, Task] = {
     "previous": Task(
         name="previous", title="predict the token before this one", layers=1,
@@ -138,6 +247,12 @@ TASKS: dict[str, Task] = {
         heads=2, d_model=32, d_head=16, batch=32, lr=5e-3, steps=1500, every=100,
         drop=0.1, sampler=_sample_induction,
     ),
+    "align": AlignTask(
+        name="align", title="translate English into French: each colour after its noun",
+        layers=1, jobs=("alignment",), vocab=2 * len(WORDS) + 1, length=8, src_length=8,
+        separator=None, heads=2, d_model=32, d_head=8, batch=32, lr=5e-3, steps=400,
+        every=25, drop=0.1, sampler=_sample_align,
+    ),
 }  # fmt: skip
 
 
@@ -155,10 +270,13 @@ def get_task(task: str | Task) -> Task:
 class Example:
     """One fixed sequence of a task, for showing every head's attention on it."""
 
-    ids: NDArray[np.int64]  # (T,)
+    ids: NDArray[np.int64]  # (T,) what the decoder reads
     targets: NDArray[np.int64]  # (T,) 0 where weight is 0
     weight: NDArray[np.int64]  # (T,) 1 where the model is scored
     labels: tuple[str, ...]  # (T,) each token's text (repeated tokens repeat their text)
+    src: NDArray[np.int64] | None = None  # (S,) an encoder-decoder's source, else None
+    src_labels: tuple[str, ...] = ()  # (S,) the source's words
+    target_labels: tuple[str, ...] = ()  # (T,) an encoder-decoder's target words
 
 
 def example(task: str | Task) -> Example:
@@ -166,11 +284,29 @@ def example(task: str | Task) -> Example:
     :data:`EXAMPLE_SEED`; for ``induction`` the repeated sequence is T/2 long (a probe as
     in :mod:`attnviz.models.head_patterns`, of distinct tokens)."""
     task = get_task(task)
-    ids, targets, weight = task.sampler(task, np.random.default_rng(EXAMPLE_SEED), 1, True)
+    *inputs, targets, weight = task.sampler(task, np.random.default_rng(EXAMPLE_SEED), 1, True)
+    ids = inputs[-1][0]  # (T,) the decoder's input
+    words = {}
+    if isinstance(task, AlignTask):
+        src = inputs[0][0]  # (S,)
+        words = {"src": src, "src_labels": tuple(task.label(i) for i in src),
+                 "target_labels": tuple(task.label(i) for i in targets[0])}  # fmt: skip
     return Example(
-        ids=ids[0], targets=targets[0], weight=weight[0],
-        labels=tuple(task.label(i) for i in ids[0]),
+        ids=ids, targets=targets[0], weight=weight[0],
+        labels=tuple(task.label(i) for i in ids), **words,
     )  # fmt: skip
+
+
+def example_cross(task: str | Task, params: EncDecParams) -> Array:
+    """Every cross-attention head's weights on an encoder-decoder task's :func:`example`:
+    (L, H, T, S) = (layer, head, target position, source position); the rows' words in
+    ``example(task).target_labels`` (the word each position writes), the columns' in
+    ``src_labels``."""
+    ex = example(task)
+    if ex.src is None:
+        raise ValueError(f"task {get_task(task).name!r} has no source: not an encoder-decoder's")
+    _, attentions = forward(params, ex.src[None], ex.ids[None])
+    return attentions["cross"][:, 0]  # (L, H, T, S)
 
 
 def example_attentions(task: str | Task, params: ToyParams) -> Array:

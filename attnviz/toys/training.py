@@ -123,8 +123,8 @@ def _run(task: Task, seed: int, steps: int, settings: dict[str, float]) -> Itera
     smooth = np.inf  # the smoothed loss, and its value at the last checkpoint
     at_last = np.inf
     for step in range(1, steps + 1):
-        ids, targets, weight = task.sample(rng, int(settings["batch"]))  # (B, T) each
-        loss, grads = loss_and_grads(params, ids, targets, weight)
+        batch = task.sample(rng, int(settings["batch"]))  # (ids, targets, weight) (B, T) each
+        loss, grads = loss_and_grads(params, *batch)
         losses[step - 1] = loss
         adam.step(params, grads)
         smooth = loss if step == 1 else 0.9 * smooth + 0.1 * loss

@@ -5,7 +5,9 @@
   warning saying so); :func:`write_link` keeps the URL on what is shown.
 - :func:`pickers` (task, run, step) and :func:`checkpoint` (the charts of one checkpoint:
   the loss curve, every head's job score, every head's weights with the tokens as labels,
-  the cell panel), drawn with the board (:func:`attnviz.ui.board.board`).
+  the cell panel), drawn with the board (:func:`attnviz.ui.board.board`); for the
+  encoder-decoder's task (align) every cross-attention head (:func:`cross_heads`: target
+  words as rows, source words as columns) and its alignment accuracy.
 - **Train it yourself** (:func:`trainer`, :func:`live`): a seed and a number of steps; the
   run trains in a thread of the server (``attnviz.toys.runner``), the page polls it (a
   fragment every :data:`POLL` seconds) and draws a progress bar and the charts as
@@ -58,6 +60,7 @@ PHASE_TEXT = {
     "previous": "the loss falls fastest: the previous-token head forms",
     "reverse": "the loss falls fastest: the anti-diagonal forms",
     "induction": "phase change: the induction heads form",
+    "align": "the loss falls fastest: the alignment forms",
 }
 #: What to look for in each task's heads.
 LOOK_FOR = {
@@ -68,6 +71,10 @@ LOOK_FOR = {
     "induction": "A previous-token head: a line one left of the diagonal. An induction head: "
     "in the second copy, each query looks at the token *after* the earlier copy of itself, "
     "a line parallel to the diagonal, T/2 − 1 cells to its left.",
+    "align": "Each row is a French word the decoder writes, each column an English word of "
+    "the source. A head that found the alignment puts each row's weight on the word it "
+    "translates: the noun one column to the right of the diagonal, then its colour one "
+    "column to the left, pairs of crossing cells along the diagonal.",
 }
 
 
@@ -310,6 +317,9 @@ def heads(key: str, task: str, params: toys.ToyParams, step: int, view: object) 
     keyboard), a clicked cell worked out below; in a teacher's presenter view, Ask the
     room (``view``: what makes the chart) and a revealed answer's head outlined."""
     t = toys.get_task(task)
+    if isinstance(t, toys.AlignTask):
+        cross_heads(key, t, params, step)
+        return
     result = toys.example_result(task, params)  # L·H heads
     labels = toys.example(task).labels
     count = result.num_heads
@@ -357,6 +367,35 @@ def heads(key: str, task: str, params: toys.ToyParams, step: int, view: object) 
             title=f"{viz.learned.head_name(h, t.heads)} at step {step}: weights", height=420,
         )  # fmt: skip
         plot(predict.outlined(fig, q, h, "rows", result.n_tokens), key=f"{key}_answer")
+
+
+def cross_figure(task: toys.AlignTask, params: toys.EncDecParams, step: int):
+    """Every cross-attention head on the example: target words as rows, source words as
+    columns, (L·H, T, S)."""
+    ex = toys.example(task)
+    w = toys.example_cross(task, params)  # (L, H, T, S)
+    return viz.learned.heads_figure(
+        w.reshape(-1, *w.shape[2:]), ex.target_labels, step=step, heads_per_layer=task.heads,
+        key_labels=ex.src_labels,
+    )  # fmt: skip
+
+
+def cross_heads(key: str, task: toys.AlignTask, params: toys.EncDecParams, step: int) -> None:
+    """An encoder-decoder's cross-attention heads on the example, linked (hover, tables,
+    keyboard); no cell panel (its arithmetic is the engine's square self-attention's)."""
+    count = task.layers * task.heads
+    fig = cross_figure(task, params, step)
+    board(
+        key, [(f"{key}_all", fig, link_attn(None, "rows", heads=range(count)))],
+        fit_screen=HEADS_RESERVE_PX,
+    )  # fmt: skip
+    st.caption(
+        "Cross-attention: the decoder's queries (the French it writes, teacher-forced) "
+        "against the encoder's keys (the English source). Heads are numbered from 0: "
+        + ", ".join(viz.learned.head_name(i, task.heads) for i in range(count))
+        + ". "
+        + LOOK_FOR[task.name]
+    )
 
 
 @st.cache_resource(show_spinner=False)
@@ -452,14 +491,15 @@ def live(key: str = "lr_live") -> None:
     if h is not None and len(h.steps) >= 1:
         curves(key, h, run.jobs(), done, total=run.steps)
         t = toys.get_task(run.task)
-        result = toys.example_result(t, h.checkpoints[-1])  # the latest checkpoint
-        fig = viz.learned.heads_figure(
-            result.weights, toys.example(t).labels, step=done, heads_per_layer=t.heads
-        )
-        board(
-            f"{key}_heads",
-            [(f"{key}_all", fig, link_attn(None, "rows", heads=range(result.num_heads)))],
-        )
+        if isinstance(t, toys.AlignTask):  # the latest checkpoint's cross-attention
+            fig = cross_figure(t, h.checkpoints[-1], done)
+        else:  # the latest checkpoint
+            result = toys.example_result(t, h.checkpoints[-1])
+            fig = viz.learned.heads_figure(
+                result.weights, toys.example(t).labels, step=done, heads_per_layer=t.heads
+            )
+        count = t.layers * t.heads
+        board(f"{key}_heads", [(f"{key}_all", fig, link_attn(None, "rows", heads=range(count)))])
     if not run.running and not run.announced:
         run.announced = True
         st.rerun(scope="app")  # the checkpoint view above offers the run now

@@ -3,7 +3,9 @@
 - :func:`loss_figure`: the training loss of every step, its running mean, the step on
   screen marked and the phase change (the sudden drop) pointed out.
 - :func:`heads_figure`: every head of every layer on one sequence, the tokens as labels
-  (the board's small multiples; heads numbered 0 .. L·H-1, layer by layer).
+  (the board's small multiples; heads numbered 0 .. L·H-1, layer by layer); with
+  ``key_labels``, an encoder-decoder's cross-attention: target words as rows, source words
+  as columns (T x S, no mask).
 - :func:`job_figure`: each head's job score at each checkpoint (previous-token,
   induction, anti-diagonal), the step on screen marked: the moment a head forms.
 
@@ -134,37 +136,30 @@ def heads_figure(
     step: int,
     heads_per_layer: int,
     layout: str = "rows",
+    key_labels: Sequence[str] | None = None,
 ) -> go.Figure:
     """Every head's weights on one sequence: ``weights`` (L·H, T, T), layer by layer (a
     row of panels per layer), ``labels`` (T,) the tokens, on every axis. Causal: the cells
-    above the diagonal are masked (grey)."""
+    above the diagonal are masked (grey). With ``key_labels`` (S,): an encoder-decoder's
+    cross-attention (L·H, T, S), ``labels`` the target words (rows), ``key_labels`` the
+    source words (columns), nothing masked."""
     w = np.asarray(weights, dtype=np.float64)
-    if w.ndim != 3 or w.shape[1] != w.shape[2] or w.shape[0] % max(heads_per_layer, 1):
+    cross = key_labels is not None
+    m = len(key_labels) if cross else (w.shape[1] if w.ndim == 3 else 0)
+    if w.ndim != 3 or w.shape[2] != m or w.shape[0] % max(heads_per_layer, 1):
+        want = "(L·H, T, S) with S = len(key_labels)" if cross else "(L·H, T, T)"
         raise ValueError(
-            f"weights must be (L·H, T, T) with L·H a multiple of heads_per_layer "
+            f"weights must be {want} with L·H a multiple of heads_per_layer "
             f"{heads_per_layer}, got shape {w.shape}"
         )
     n = w.shape[1]
     if len(labels) != n:
         raise ValueError(f"labels must be {n} tokens (one per row of weights), got {len(labels)}")
-    causal = np.tril(np.ones((n, n), dtype=bool))
     fig = small_multiples_figure(
-        w, labels=labels, layout=layout, mask=causal, max_cols=heads_per_layer,
-        height_per_row=ROW_PX,
+        w, labels=labels, layout=layout, max_cols=heads_per_layer, height_per_row=ROW_PX,
+        mask=None if cross else np.tril(np.ones((n, n), dtype=bool)),
     )  # fmt: skip
-    ticks = {
-        "tickmode": "array", "tickvals": list(range(n)),
-        "ticktext": [plotly_text(t) for t in labels], "tickfont": {"size": 13},
-        "tickangle": 0,
-    }  # fmt: skip
-    axes = {}
-    for i in range(w.shape[0]):
-        sfx = "" if i == 0 else str(i + 1)
-        axes[f"xaxis{sfx}"] = {**ticks, "title": {"text": "key" if layout == "rows" else "query"}}
-        y_ticks = ticks if i % heads_per_layer == 0 else {**ticks, "showticklabels": False}
-        axes[f"yaxis{sfx}"] = {
-            **y_ticks, "title": {"text": "query" if layout == "rows" else "key"},
-        }  # fmt: skip
+    axes = _head_axes(w.shape[0], heads_per_layer, labels, key_labels, layout)
     # edited as plain dicts: plotly's validated updates cost ~40 ms on this figure
     spec = fig.to_plotly_json()
     lay = spec["layout"]
@@ -172,10 +167,12 @@ def heads_figure(
         note["text"] = plotly_text(head_name(i, heads_per_layer))
     for name, extra in axes.items():
         lay[name] = {**lay.get(name, {}), **extra}
+    rows = "rows" if layout == "rows" else "columns"
     lay["title"] = {
         **lay["title"],
-        "text": f"Every head at step {step} · {'rows' if layout == 'rows' else 'columns'} = "
-        "queries · grey = masked",
+        "text": f"Every cross-attention head at step {step} · {rows} = target words"
+        if cross
+        else f"Every head at step {step} · {rows} = queries · grey = masked",
     }
     lay["margin"] = {**lay["margin"], "l": 60, "b": 50}
     # what each titled axis counts, for the board's tables and keyboard (the titles are nouns)
@@ -184,6 +181,30 @@ def heads_figure(
         "axes": axes_meta(**{k: v["title"]["text"] for k, v in axes.items()}),
     }
     return go.Figure(spec, _validate=False)
+
+
+def _head_axes(count, heads_per_layer, labels, key_labels, layout) -> dict[str, dict]:
+    """Each panel's axes of :func:`heads_figure`: the tokens as ticks, titled by what they
+    count (query and key, or target and source word); y ticks on a layer's first panel."""
+
+    def ticks(words: Sequence[str]) -> dict:
+        return {
+            "tickmode": "array", "tickvals": list(range(len(words))),
+            "ticktext": [plotly_text(t) for t in words], "tickfont": {"size": 13},
+            "tickangle": 0 if key_labels is None else -45,
+        }  # fmt: skip
+
+    rows, cols = ("query", "key") if key_labels is None else ("target word", "source word")
+    row_ticks, col_ticks = ticks(labels), ticks(labels if key_labels is None else key_labels)
+    if layout != "rows":
+        rows, cols, row_ticks, col_ticks = cols, rows, col_ticks, row_ticks
+    axes = {}
+    for i in range(count):
+        sfx = "" if i == 0 else str(i + 1)
+        axes[f"xaxis{sfx}"] = {**col_ticks, "title": {"text": cols}}
+        y_ticks = row_ticks if i % heads_per_layer == 0 else {**row_ticks, "showticklabels": False}
+        axes[f"yaxis{sfx}"] = {**y_ticks, "title": {"text": rows}}
+    return axes
 
 
 def job_figure(

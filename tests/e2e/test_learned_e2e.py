@@ -110,3 +110,23 @@ def test_train_it_yourself_shows_progress_then_offers_the_run(new_session):
     assert "your run (seed 1, 1000 steps)" in source.inner_text()
     assert set(CHARTS) | {"lr_live_loss", "lr_live_jobs", "lr_live_all"} <= set(charts(s))
     assert_no_board_errors(s)
+
+
+def test_align_shows_the_cross_attention_redrawn_in_place(session):
+    """?task=align: the cross-attention heads (French rows, English columns) and each
+    head's alignment accuracy; the step slider redraws them in place."""
+    run = toys.load("align")
+    first, second = int(run.steps[0]), int(run.steps[1])
+    session.open(f"/learned?task=align&step={first}")
+    before = charts(session)
+    assert set(CHARTS) <= set(before)
+    assert f"step {first}" in before["lr_heads_all"]["title"]
+    assert "cross-attention" in before["lr_heads_all"]["title"]
+    session.page.evaluate(MARK_JS)
+    marks = {k: c["mark"] for k, c in charts(session).items()}
+    step_thumb(session).focus()
+    session.rerun_after(lambda: session.page.keyboard.press("ArrowRight"))
+    after = charts(session)
+    assert f"step {second}" in after["lr_heads_all"]["title"]
+    assert {k: c["mark"] for k, c in after.items()} == marks  # no remount
+    assert_no_board_errors(session)

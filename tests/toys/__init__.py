@@ -7,6 +7,9 @@ import numpy as np
 
 from attnviz import toys
 
+#: The decoder-only tasks (the encoder-decoder's, align: tests/toys/test_tasks_align.py).
+DECODER_ONLY = [n for n, t in toys.TASKS.items() if not isinstance(t, toys.AlignTask)]
+
 #: A small model of every kind of shape: L=3, H=3, D=7, d_h=5, V=11, T_max=9.
 ODD = {"vocab": 11, "length": 9, "d_model": 7, "layers": 3, "heads": 3, "d_head": 5}
 

@@ -282,3 +282,29 @@ def test_ask_the_room_which_head_is_an_induction_head(store):  # noqa: F811
     centres = {((r["y0"] + r["y1"]) / 2, (r["x0"] + r["x1"]) / 2) for r in rects(fig)}
     assert centres == {(float(i), float(i - 15)) for i in range(16, 32)}
     assert "after each earlier copy are outlined" in texts(at)
+
+
+def test_align_shows_the_cross_attention_forming_and_each_heads_alignment_accuracy():
+    """?task=align: the step slider shows the cross-attention of the example (target words
+    as rows, source words as columns) at that checkpoint, from spread out at step 0 to the
+    alignment at the end; the job chart is each head's alignment accuracy."""
+    run = toys.load("align")
+    ex = toys.example("align")
+    at = open_page({"task": "align", "step": "0"})
+    assert not warnings(at) and at.session_state[learned.STEP_KEY] == 0
+    fig = figures_of(at)["lr_heads_all"]
+    assert fig["layout"]["xaxis"]["ticktext"] == list(ex.src_labels)  # columns: the source
+    assert fig["layout"]["yaxis"]["ticktext"] == list(ex.target_labels)  # rows: the target
+    aligned = toys.TASKS["align"].aligned(ex.src[None], ex.ids[None])[0]  # (T,)
+    for c, step in ((0, 0), (len(run.steps) - 1, int(run.steps[-1]))):
+        if step:
+            at.slider(key=learned.STEP_KEY).set_value(step).run()
+        z = heads_z(at)  # (L·H, T, S)
+        want = toys.example_cross("align", run.checkpoints[c])
+        np.testing.assert_allclose(z, want.reshape(z.shape), atol=1e-6)
+        on = z[:, np.arange(len(aligned)), aligned].mean(axis=1)  # (L·H,) weight on it
+        assert (on.max() < 0.5) if step == 0 else (on.max() > 0.9), (step, on)
+    jobs = figures_of(at)["lr_curves_jobs"]
+    names = [t["name"] for t in jobs["data"]]
+    assert names == ["head 0 (layer 0): alignment accuracy", "head 1 (layer 0): alignment accuracy"]
+    assert "Learned alignment" in texts(at) and not at.exception
