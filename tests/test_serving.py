@@ -318,20 +318,21 @@ def _param_sinks(trees) -> dict[str, int]:
     """Functions that pass one of their parameters to raw HTML (``intro(title, text)`` does,
     and ``start`` passes its ``text`` to ``intro``): name -> the parameter's position."""
     sinks: dict[str, int] = {}
+    raw_calls = {id(c) for tree in trees.values() for c in _raw_html_calls_of(tree)}
+    functions = [n for t in trees.values() for n in ast.walk(t) if isinstance(n, ast.FunctionDef)]
     for _ in range(4):  # a chain of calls, outermost last
-        for tree in trees.values():
-            for fn in (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)):
-                params = [a.arg for a in fn.args.args]
-                calls = [c for c in ast.walk(fn) if isinstance(c, ast.Call)]
-                for call in calls:
-                    raw = call in set(_raw_html_calls_of(tree))
-                    index = sinks.get(_name(call.func)) if not raw else 0
-                    args = call.args
-                    if index is None or index >= len(args):
-                        continue
-                    arg = args[index]
-                    if isinstance(arg, ast.Name) and arg.id in params:
-                        sinks.setdefault(fn.name, params.index(arg.id))
+        for fn in functions:
+            params = [a.arg for a in fn.args.args]
+            calls = [c for c in ast.walk(fn) if isinstance(c, ast.Call)]
+            for call in calls:
+                raw = id(call) in raw_calls
+                index = sinks.get(_name(call.func)) if not raw else 0
+                args = call.args
+                if index is None or index >= len(args):
+                    continue
+                arg = args[index]
+                if isinstance(arg, ast.Name) and arg.id in params:
+                    sinks.setdefault(fn.name, params.index(arg.id))
     return sinks
 
 
@@ -364,8 +365,9 @@ def test_raw_html_only_renders_the_apps_own_words():
         for fn in (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)):
             for call in ast.walk(fn):
                 params_of[id(call)] = {a.arg for a in fn.args.args}
+        raw_calls = {id(r) for r in _raw_html_calls_of(tree)}  # once per file, not per call
         for call in (c for c in ast.walk(tree) if isinstance(c, ast.Call)):
-            raw = any(call is r for r in _raw_html_calls_of(tree))
+            raw = id(call) in raw_calls
             index = 0 if raw else sinks.get(_name(call.func))
             if index is None or index >= len(call.args):
                 continue
