@@ -9,4 +9,5 @@ import streamlit as st
 
 from attnviz import web
 
-app = st.App(Path(__file__).with_name("app.py"), routes=web.routes())
+# lifespan: a stopping server answers the phones' waiting long polls at once (attnviz.web)
+app = st.App(Path(__file__).with_name("app.py"), routes=web.routes(), lifespan=web.lifespan)

@@ -8,6 +8,6 @@ No Streamlit and no plotly here: :mod:`~attnviz.web.student` (the routes),
 page's own files in ``static/``.
 """
 
-from attnviz.web.student import routes
+from attnviz.web.student import lifespan, routes
 
-__all__ = ["routes"]
+__all__ = ["lifespan", "routes"]

@@ -102,6 +102,15 @@ class Hub:
         self.period = period
         self.linger = linger
         self.watches: dict[str, _Watch] = {}
+        self.stopping = False
+
+    def stop(self) -> None:
+        """The server is stopping: every waiting phone is answered now (no change) instead
+        of holding the shutdown for up to :data:`WAIT_S`; its next poll finds the server
+        gone, and the page says it is reconnecting."""
+        self.stopping = True
+        for w in list(self.watches.values()):
+            self._wake(w)
 
     async def _read(self, code: str) -> ClassState:
         return await asyncio.to_thread(self.read, code)
@@ -127,7 +136,7 @@ class Hub:
                 if w.state is not None and w.state.version != since:
                     return w.state
                 left = deadline - time.monotonic()
-                if left <= 0:
+                if left <= 0 or self.stopping:
                     return None
                 event = w.changed
                 try:

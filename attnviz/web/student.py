@@ -25,6 +25,7 @@ Every store call runs in a worker thread, never on the event loop. Every error i
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import gzip
 import hashlib
@@ -32,9 +33,10 @@ import html
 import json
 import re
 import secrets
+import signal
 import threading
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 from starlette.requests import Request
@@ -416,6 +418,28 @@ async def answer(request: Request) -> Response:
 
 async def predict(request: Request) -> Response:
     return await _write(request, _predict)
+
+
+@contextlib.asynccontextmanager
+async def lifespan(_app: object) -> AsyncIterator[None]:
+    """For ``st.App(..., lifespan=...)``: on SIGTERM or SIGINT, before the server waits
+    for its open requests to end, the hub answers every waiting long poll (uvicorn's
+    graceful shutdown would otherwise wait up to :data:`hub.WAIT_S` for each phone, and
+    ``docker stop`` kills after 10 s). The handlers installed by the server are kept and
+    called after."""
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
+    loop = asyncio.get_running_loop()
+
+    def stop_waiting(signum: int, frame: object) -> None:
+        loop.call_soon_threadsafe(SERVER.hub.stop)  # on the loop, not inside the handler
+        handler = previous[signum]
+        if callable(handler):
+            handler(signum, frame)
+
+    for sig in previous:
+        with contextlib.suppress(ValueError):  # not the main thread: leave it to the server
+            signal.signal(sig, stop_waiting)
+    yield
 
 
 def routes() -> list[Route]:

@@ -211,3 +211,48 @@ def test_a_wrong_code_is_said_on_both_pages(session, browser, app_server):  # no
     assert "There is no class with the code QQQQQQ" in alert.inner_text()
     assert session.page.get_by_label("Class code").is_visible()
     session.assert_healthy("a wrong class code")
+
+
+def test_a_stopping_server_answers_a_waiting_phone_instead_of_holding_its_shutdown(tmp_path):
+    """SIGTERM (``docker stop``, a redeploy): the phones' long polls are answered (204, the
+    page polls again and says it is reconnecting) rather than cut off when the server is
+    killed after its grace period; before attnviz.web.lifespan, uvicorn's graceful shutdown
+    waited up to 25 s per open poll."""
+    import json
+    import threading
+    import time
+    import urllib.request
+
+    from e2e_app import start_app_server, stop_app_server
+
+    from attnviz import classroom
+    from attnviz.web import hub
+
+    store = ClassStore(f"sqlite:///{tmp_path / 'classes.db'}")
+    code, _ = store.create(seed=SEED, count=2)
+    server = start_app_server(extra_env={classroom.DATA_DIR_ENV: str(tmp_path)})
+    got: list[object] = []
+    try:
+        api = f"{server.url}/join/api/{code}/state"
+        with urllib.request.urlopen(api, timeout=30) as r:
+            version = json.load(r)["v"]
+
+        def poll() -> None:
+            try:
+                with urllib.request.urlopen(f"{api}?since={version}", timeout=60) as r:
+                    got.append((r.status, time.monotonic() - stopped))
+            except Exception as exc:  # noqa: BLE001 - recorded, asserted below
+                got.append(repr(exc))
+
+        waiting = threading.Thread(target=poll)
+        waiting.start()
+        time.sleep(1)  # the poll is waiting on the server
+        stopped = time.monotonic()
+        server.proc.terminate()  # SIGTERM while the poll waits
+        waiting.join(60)
+        server.proc.wait(30)  # uvicorn re-raises the SIGTERM it caught: returncode -15
+    finally:
+        stop_app_server(server)
+    # answered (204: no change) by the stopping server, not by its own end after WAIT_S
+    ((status, after),) = got
+    assert status == 204 and after < hub.WAIT_S - 10, got

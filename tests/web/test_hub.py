@@ -100,6 +100,25 @@ def test_no_change_answers_none_after_the_wait():
     assert asyncio.run(main()) is None
 
 
+def test_a_stopping_hub_answers_every_waiter_at_once_and_every_later_poll():
+    fake = Fake()
+
+    async def main():
+        h = hub.Hub(fake, period=0.05, linger=0.2)
+        await h.wait("AAAAAA", None, 1.0)
+        waiters = [asyncio.create_task(h.wait("AAAAAA", "a", 60.0)) for _ in range(5)]
+        await asyncio.sleep(0.1)
+        assert not any(w.done() for w in waiters)
+        h.stop()
+        # a 60-s wait ends now: were it not answered, wait_for would raise TimeoutError
+        got = await asyncio.wait_for(asyncio.gather(*waiters), 5.0)
+        later = await asyncio.wait_for(h.wait("AAAAAA", "a", 60.0), 5.0)
+        return got, later
+
+    got, later = asyncio.run(main())
+    assert got == [None] * 5 and later is None
+
+
 def test_a_store_error_reaches_the_waiters_and_the_watch_recovers():
     fake = Fake()
 
