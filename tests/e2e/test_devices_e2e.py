@@ -117,8 +117,11 @@ def layout_problems(layout: dict) -> list[str]:
 def walk(browser, server, viewport, name: str, axe: bool) -> dict[str, dict]:
     """Open every page at ``viewport`` on a touch screen: exceptions, layout, axe."""
     reports = {}
+    first = touch_session(browser, server, viewport)  # one browser context for the walk:
+    context = first.context  # a student switching pages keeps plotly.js and the board cached
+    first.close()
     for title, path in PAGES.items():
-        s = touch_session(browser, server, viewport)
+        s = BrowserSession(browser, server, viewport, context=context)
         try:
             s.open(path)
             report = {
@@ -132,7 +135,8 @@ def walk(browser, server, viewport, name: str, axe: bool) -> dict[str, dict]:
             s.screenshot(f"devices_{name}_{slug}", full=False)
             reports[title] = report
         finally:
-            close(s)
+            s.close()
+    context.close()
     return reports
 
 
