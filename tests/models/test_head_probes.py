@@ -102,15 +102,8 @@ def test_minilm_an_encoder_has_no_induction_head(mini):
 
 
 @pytest.fixture(scope="module")
-def llama(smol):
-    torch = need("torch")
-    transformers = need("transformers")
-    need("accelerate")
-    need("gguf")
-    path = smollm.model_file()
-    ref = transformers.AutoModelForCausalLM.from_pretrained(
-        str(path.parent), gguf_file=path.name, attn_implementation="eager"
-    ).eval()
+def llama(smol, smollm_reference):
+    torch, ref, _ = smollm_reference  # loaded once per session (tests/models/conftest.py)
     return torch, ref
 
 

@@ -220,18 +220,10 @@ def test_missing_file_is_a_clear_error(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def reference():
-    """transformers' LlamaForCausalLM and tokenizer on the same GGUF file (loaded once)."""
-    torch = need("torch")
-    transformers = need("transformers")
-    need("accelerate")
-    need("gguf")
-    path = smollm.model_file()
-    ref = transformers.AutoModelForCausalLM.from_pretrained(
-        str(path.parent), gguf_file=path.name, attn_implementation="eager"
-    ).eval()
-    tok = transformers.AutoTokenizer.from_pretrained(str(path.parent), gguf_file=path.name)
-    return torch, ref, tok
+def reference(smollm_reference):
+    """transformers' LlamaForCausalLM and tokenizer on the same GGUF file (loaded once per
+    session: tests/models/conftest.py)."""
+    return smollm_reference
 
 
 @pytest.mark.torch
