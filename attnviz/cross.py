@@ -45,6 +45,10 @@ MASKS = ("none", "padding", "causal")
 #: The most tokens of either sequence (the charts keep every label and the cell panel
 #: works in the browser up to here).
 N_MAX = 64
+#: The most characters of a sentence used (a longer one is cut, with a note), and of a
+#: token's label on the charts (a longer word keeps its embedding, its label is cut).
+MAX_CHARS = 500
+LABEL_CHARS = 20
 SOURCE_TEXT = "the black cat sat"
 TARGET_TEXT = "le chat noir s'est assis"
 
@@ -74,14 +78,28 @@ class Sequences:
 
 
 def _text(text: str, default: str, d: int, side: str, notes: list[str]) -> inputs.TokenInput:
-    """``text``'s tokens and embeddings; an empty one: ``default``'s; a long one: cut."""
+    """``text``'s tokens and embeddings; an empty one: ``default``'s; a long one: cut to
+    :data:`MAX_CHARS` characters and :data:`N_MAX` tokens; labels of at most
+    :data:`LABEL_CHARS` characters."""
+    if len(text) > MAX_CHARS:
+        notes.append(
+            f"The {side} sentence has {len(text):,} characters; only the first {MAX_CHARS} "
+            "are used."
+        )
+        text = text[:MAX_CHARS]
     if not inputs.tokenize(text, max_tokens=1):
         notes.append(f"The {side} sentence has no tokens; using {default!r}.")
         text = default
     count = len(inputs.tokenize(text, max_tokens=10**6))
     if count > N_MAX:
         notes.append(f"The {side} sentence has {count} tokens; only the first {N_MAX} are used.")
-    return inputs.text_input(text, d, max_tokens=N_MAX)
+    ti = inputs.text_input(text, d, max_tokens=N_MAX)
+    return inputs.TokenInput(ti.x, tuple(_label(t) for t in ti.labels))
+
+
+def _label(token: str) -> str:
+    """A token as a chart labels it: at most :data:`LABEL_CHARS` characters."""
+    return token if len(token) <= LABEL_CHARS else token[: LABEL_CHARS - 1] + "…"
 
 
 def _random(n: int, d: int, seed: int, side: str, prefix: str) -> inputs.TokenInput:
@@ -112,9 +130,9 @@ def sequences(
         raise ValueError(f"D must be from 1 to {inputs.MAX_WIDTH}, got {d}")
     notes: list[str] = []
     if kind == "random":
-        for side, n in (("source", n_src), ("target", n_tgt)):
+        for name, n in (("N_src", n_src), ("N_tgt", n_tgt)):
             if not 1 <= n <= N_MAX:
-                raise ValueError(f"N_{side[:3]} must be from 1 to {N_MAX}, got {n}")
+                raise ValueError(f"{name} must be from 1 to {N_MAX}, got {n}")
         src = _random(n_src, d, seed, "source", "s")
         tgt = _random(n_tgt, d, seed, "target", "t")
         return Sequences(src, tgt)

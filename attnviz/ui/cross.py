@@ -45,8 +45,6 @@ CONTROLS: dict[str, tuple[Any, str]] = {
     "cross_mask": ("none", "one of " + ", ".join(cross.MASKS)),
     "pad_src": (1, f"an integer from 0 to {cross.N_MAX}"),
 }
-INPUT_LABELS = {"random": "random", "text": "two sentences", "preset": "a named pair"}
-MASK_LABELS = {"none": "none", "padding": "source padding", "causal": "causal"}
 _CHECKED = "cross_links_checked"  # book key: the page's first run checked the link
 
 
@@ -68,12 +66,13 @@ def controls() -> tuple[CrossSettings, list[str]]:
     """Draw the page's controls (in two rows of columns) and return their values and the
     warnings for link values they did not take (the page's first run in a session)."""
     d = {k: v for k, (v, _) in CONTROLS.items()}
+    # the link's raw values, read before the widgets (which drop an invalid one)
+    raw = {k: st.query_params.get_all(k) for k in CONTROLS if k in st.query_params}
     c_in, c_a, c_b = st.columns([1.2, 1.4, 1.4])
     kind = c_in.radio(
         "source and target", cross.INPUTS, key="input", bind=BIND, horizontal=True,
-        format_func=INPUT_LABELS.get,
-        help="random: N(0, 1) rows from the seed · two sentences: each word a token with a "
-        "fixed embedding · a named pair of sentences",
+        help="random: N(0, 1) rows from the seed · text: two sentences, each word a token "
+        "with a fixed embedding · preset: a named pair of sentences",
     )  # fmt: skip
     values: dict[str, Any] = {"input": kind}
     if kind == "random":
@@ -94,8 +93,7 @@ def controls() -> tuple[CrossSettings, list[str]]:
     c_m, c_p, _ = st.columns([1.2, 1.4, 1.4])
     values["cross_mask"] = c_m.radio(
         "mask", cross.MASKS, key="cross_mask", bind=BIND, horizontal=True,
-        format_func=MASK_LABELS.get,
-        help="source padding: no target token sees the source's last tokens · causal: only "
+        help="padding: no target token sees the source's last pad_src tokens · causal: only "
         "for two sequences of the same length",
     )  # fmt: skip
     if values["cross_mask"] == "padding":
@@ -108,10 +106,10 @@ def controls() -> tuple[CrossSettings, list[str]]:
         full["input"], int(full["N_src"]), int(full["N_tgt"]), str(full["text_src"]),
         str(full["text_tgt"]), str(full["pair"]), full["cross_mask"], int(full["pad_src"]),
     )  # fmt: skip
-    return s, _link_notices(values)
+    return s, _link_notices(values, raw)
 
 
-def _link_notices(values: dict[str, Any]) -> list[str]:
+def _link_notices(values: dict[str, Any], raw: dict[str, list[str]]) -> list[str]:
     """First run of the page in a session: a warning for each link value of a control
     drawn now that the widget did not take (Streamlit drops an invalid one)."""
     book = state.book()
@@ -120,9 +118,8 @@ def _link_notices(values: dict[str, Any]) -> list[str]:
     book[_CHECKED] = True
     out = []
     for key, value in values.items():
-        raw = st.query_params.get_all(key)
-        if raw and not links.same(raw, value):
-            shown = raw[-1]
+        if key in raw and not links.same(raw[key], value):
+            shown = raw[key][-1] if raw[key] else ""
             shown = shown if len(shown) <= 40 else shown[:40] + "…"
             out.append(invalid_notice("The link", key, shown, CONTROLS[key][1], value))
     return out
@@ -192,11 +189,17 @@ def code(c: CrossSettings, s: Settings, seqs: cross.Sequences, res: engine.Atten
             f".standard_normal(({seqs.target.n}, {s.d}))  # (T, D) the target"
         )
     else:
-        src, tgt = " ".join(seqs.source.labels), " ".join(seqs.target.labels)
+        what = (
+            f"pair={c.pair!r}"
+            if c.input == "preset"
+            else f"text_src={c.text_src[: cross.MAX_CHARS]!r}, "
+            f"text_tgt={c.text_tgt[: cross.MAX_CHARS]!r}"
+        )
         inputs = (
-            "from attnviz.inputs import text_input  # a fixed embedding per token\n"
-            f"X_src = text_input({src!r}, {s.d}).x  # (S, D) = ({seqs.source.n}, {s.d})\n"
-            f"X_tgt = text_input({tgt!r}, {s.d}).x  # (T, D) = ({seqs.target.n}, {s.d})"
+            "from attnviz import cross  # a fixed embedding per token (attnviz.inputs)\n"
+            f"seqs = cross.sequences({c.input!r}, d={s.d}, {what})\n"
+            f"X_src, X_tgt = seqs.source.x, seqs.target.x  # (S, D) = ({seqs.source.n}, "
+            f"{s.d}), (T, D) = ({seqs.target.n}, {s.d})"
         )
     mask = "# no mask"
     if res.mask is not None:
