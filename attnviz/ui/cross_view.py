@@ -25,6 +25,7 @@ import streamlit as st
 from attnviz import engine, viz
 from attnviz.ui.board import board, link_attn, link_tokens
 from attnviz.ui.cell import cell_data, cell_panel
+from attnviz.ui.present import presenting
 from attnviz.ui.text import pointing
 
 _LAYOUT = "rows"  # target tokens as rows, always (a translation reads along its rows)
@@ -81,7 +82,8 @@ def attention_board(key: str, weights: np.ndarray, head: int = 0, **kwargs: Any)
     for the arguments), its caption and, with ``result``, the cell panel under it.
     Returns the board's last click."""
     charts = attention_charts(key, weights, head, **kwargs)
-    picked = board(key, charts)
+    # on a slide two a row (scores | weights, then the output), each filling the screen
+    picked = board(key, charts, columns=[1, 1] if presenting() and len(charts) > 2 else None)
     st.caption(
         "Rows: the target's tokens (each asks with its query); columns: the source's tokens "
         "(each answers with its key). Scores and outputs: blue < 0 < red (white = 0). "

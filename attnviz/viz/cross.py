@@ -109,7 +109,7 @@ def cross_token_figure(
     if a.ndim != 2:
         raise ValueError(f"cross_token_figure needs (tokens, features), got shape {a.shape}")
     n, d = a.shape
-    return token_matrix_figure(
+    fig = token_matrix_figure(
         a,
         name=name,
         labels=labels,
@@ -117,6 +117,12 @@ def cross_token_figure(
         height=height,
         zmax=zmax,
     )
+    # the rows are the side's tokens (the noun stays "token": what the board links by)
+    rows = AxisTitle(f"{side} token (row)", "token")
+    fig.layout.yaxis.title.text = rows.forms()[0]
+    fig.layout.meta = {**dict(fig.layout.meta), "axes": {**dict(fig.layout.meta)["axes"],
+                                                         "yaxis": rows.meta()}}  # fmt: skip
+    return fig
 
 
 def cross_grid_figure(
