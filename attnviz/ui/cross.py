@@ -31,6 +31,7 @@ from attnviz.ui import links, state
 from attnviz.ui.controls import BIND, Settings
 from attnviz.ui.export import csv_maker
 from attnviz.ui.page import shape_text
+from attnviz.ui.present import presenting
 from attnviz.ui.text import md_text
 from attnviz.ui.walker import invalid_notice
 
@@ -68,6 +69,20 @@ def controls() -> tuple[CrossSettings, list[str]]:
     d = {k: v for k, (v, _) in CONTROLS.items()}
     # the link's raw values, read before the widgets (which drop an invalid one)
     raw = {k: st.query_params.get_all(k) for k in CONTROLS if k in st.query_params}
+    # on a slide the controls fold away: the charts get the screen's height
+    box = st.expander("The two sequences and the mask") if presenting() else st.container()
+    with box:
+        values = _widgets(d)
+    full = {**d, **values}
+    s = CrossSettings(
+        full["input"], int(full["N_src"]), int(full["N_tgt"]), str(full["text_src"]),
+        str(full["text_tgt"]), str(full["pair"]), full["cross_mask"], int(full["pad_src"]),
+    )  # fmt: skip
+    return s, _link_notices(values, raw)
+
+
+def _widgets(d: dict[str, Any]) -> dict[str, Any]:
+    """The page's widgets, each bound to the link: their values by URL key."""
     c_in, c_a, c_b = st.columns([1.2, 1.4, 1.4])
     kind = c_in.radio(
         "source and target", cross.INPUTS, key="input", bind=BIND, horizontal=True,
@@ -101,12 +116,7 @@ def controls() -> tuple[CrossSettings, list[str]]:
             "pad_src — padding tokens at the end of the source", 0, cross.N_MAX, d["pad_src"],
             step=1, key="pad_src", bind=BIND,
         )  # fmt: skip
-    full = {**d, **values}
-    s = CrossSettings(
-        full["input"], int(full["N_src"]), int(full["N_tgt"]), str(full["text_src"]),
-        str(full["text_tgt"]), str(full["pair"]), full["cross_mask"], int(full["pad_src"]),
-    )  # fmt: skip
-    return s, _link_notices(values, raw)
+    return values
 
 
 def _link_notices(values: dict[str, Any], raw: dict[str, list[str]]) -> list[str]:
