@@ -131,6 +131,7 @@ def test_a_huge_number_in_the_link_does_not_crash():
     ("query", "said"),
     [
         ({"input": "text", "text_src": " "}, "The source sentence has no tokens"),
+        ({"input": "text", "text_tgt": ""}, "The target sentence has no tokens"),
         ({"input": "text", "text_tgt": "x" * 5000}, "5,000 characters; only the first 500"),
         ({"input": "text", "text_src": "a " * 80}, "80 tokens; only the first 64"),
         ({"cross_mask": "causal"}, "No causal mask here: a causal mask needs as many queries"),
