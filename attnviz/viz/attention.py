@@ -58,13 +58,18 @@ def query_weights_figure(
     labels: Sequence[str] | None = None,
     mask_row: ArrayLike | None = None,
     height: int = 300,
+    query_label: str | None = None,
 ) -> go.Figure:
-    """Bars: how much query ``query`` attends to each key (its row of the weights)."""
+    """Bars: how much query ``query`` attends to each key (its row of the weights).
+    ``labels`` name the keys (and the query, in self-attention); cross-attention passes the
+    source's tokens as ``labels`` and the target token as ``query_label``."""
     w = _f32(weights_row).ravel()
     n = w.size
     allowed = np.ones(n, bool) if mask_row is None else np.asarray(mask_row, bool).ravel()
     colours = np.where(allowed, "#3b528b", MASK_BG)
-    qname = plotly_text(labels[query]) if labels is not None else f"t{query}"
+    if query_label is None and labels is not None and query < len(labels):
+        query_label = labels[query]
+    qname = plotly_text(query_label) if query_label is not None else f"t{query}"
     data: list[dict] = [
         {
             "type": "bar",

@@ -404,12 +404,15 @@ def mask_figure(
     layout: Layout = "rows",
     title: str = "Mask: who may attend to whom",
     height: int = 380,
+    key_labels: Sequence[str] | None = None,
 ) -> go.Figure:
-    """The boolean mask (N queries, M keys; True = may attend): green = allowed, grey × = masked."""
+    """The boolean mask (N queries, M keys; True = may attend): green = allowed, grey × = masked.
+    ``labels`` name the queries and, unless ``key_labels`` is given, the keys too."""
     m = np.asarray(mask, dtype=bool)
     if m.ndim != 2:
         raise ValueError(f"mask must be (N, M), got shape {m.shape}")
     z = np.ones(m.shape, np.float32)
+    k_labels = labels if key_labels is None else key_labels
     if layout == "columns":
         m, z = m.T, z.T
         y_title, x_title = KEY_ROWS, QUERY_COLUMNS
@@ -424,8 +427,8 @@ def mask_figure(
         y_title=y_title,
         hover=hover,
         kind="sequential",
-        x_labels=labels,
-        y_labels=labels,
+        x_labels=k_labels if layout != "columns" else labels,
+        y_labels=labels if layout != "columns" else k_labels,
         masked=~m,
         height=height,
         colorscale=[[0.0, "#a6dba0"], [1.0, "#a6dba0"]],
