@@ -15,6 +15,7 @@ tgt, src = ["a", "b", "c", "d", "e"], ["x", "y", "z"]
 cross_view.attention_board("m_top", w[1], 2, target_labels=tgt, source_labels=src)
 cross_view.grid_board("m_grid", w, target_labels=tgt, source_labels=src)
 cross_view.grid_board("m_layer", w[0], target_labels=tgt, source_labels=src)
+cross_view.grid_board("m_last", w, target_labels=tgt, source_labels=src, layers=[1])
 """
 
 
@@ -22,7 +23,7 @@ def test_a_model_page_draws_one_layer_and_the_layer_by_head_grid():
     at = AppTest.from_string(SCRIPT, default_timeout=60).run()
     assert not at.exception, [e.value for e in at.exception]
     e = board_entries(at)
-    assert set(e) == {"m_top_weights", "m_grid_grid", "m_layer_grid"}  # no scores, no outputs
+    assert set(e) == {"m_top_weights", "m_grid_grid", "m_layer_grid", "m_last_grid"}
     w = e["m_top_weights"]["figure"]["layout"]
     assert w["yaxis"]["ticktext"] == ["a", "b", "c", "d", "e"] and w["xaxis"]["ticktext"] == [
         "x", "y", "z",
@@ -34,3 +35,5 @@ def test_a_model_page_draws_one_layer_and_the_layer_by_head_grid():
     assert grid["link"]["heads"] == list(range(8)) and len(grid["figure"]["data"]) == 8
     titles = [a["text"] for a in e["m_layer_grid"]["figure"]["layout"]["annotations"]]
     assert titles == ["head 0", "head 1", "head 2", "head 3"]
+    last = [a["text"] for a in e["m_last_grid"]["figure"]["layout"]["annotations"]]
+    assert last == ["layer 1, head 0", "layer 1, head 1", "layer 1, head 2", "layer 1, head 3"]
