@@ -37,7 +37,11 @@ nav = [
 # "View more" from 13 pages on; a new page must not hide the last ones)
 page = st.navigation(nav, expanded=True)
 entry = next(e for p, e in zip(nav, entries, strict=True) if p is page)
-ui.sidebar(applies=entry.controls != "none", seed_only=entry.controls == "seed")
+ui.sidebar(
+    applies=entry.controls != "none",
+    seed_only=entry.controls == "seed",
+    weights_only=entry.controls == "weights",
+)
 ui.present.setup()
 ui.a11y.setup()
 page.run()

@@ -18,167 +18,36 @@ from __future__ import annotations
 
 import functools
 import math
-import re
-from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
-from attnviz import engine, latex, masks, toys
+from attnviz import engine, exercises_cross, latex, masks, toys
+from attnviz.exercise_kit import (  # noqa: F401 - public names of attnviz.exercises
+    CHOICES,
+    SHAPE_KINDS,
+    TITLES,
+    Exercise,
+    _block,
+    _dot_terms,
+    _ints,
+    _vec,
+    bmatrix,
+    parse_number,
+    parse_shape,
+)
 
-#: The kinds, in the order :func:`generate` cycles through them.
-KINDS = ("argmax", "weight", "score", "mask", "shape", "scaling", "heads")
+#: The kinds, in the order :func:`generate` cycles through them (self-attention's, then
+#: cross-attention's: :mod:`attnviz.exercises_cross`).
+KINDS = ("argmax", "weight", "score", "mask", "shape", "scaling", "heads", *exercises_cross.KINDS)
 COUNT_MAX = 50
 SEED_MAX = 2**32 - 1
-CHOICES = {"scaling": ("rise", "fall"), "circuit": ("layer 0", "layer 1")}
 #: The Learned attention page's kinds (:func:`learned`; :func:`generate` does not make them).
 LEARNED_KINDS = ("circuit", "timing")
-#: Each kind's title as a student reads it (a page shows "3. One scaled score", not "score").
-TITLES = {
-    "argmax": "Which key wins",
-    "weight": "One attention weight",
-    "score": "One scaled score",
-    "mask": "Weights under a mask",
-    "shape": "The weights' shape",
-    "scaling": "Scaling and entropy",
-    "heads": "Which head looks back",
-    "circuit": "Where the induction head is",
-    "timing": "When the induction head forms",
-}
 #: The induction score at which :func:`learned`'s "timing" says a head has formed.
 FORMED = 0.5
 
 
-@dataclass(frozen=True)
-class Exercise:
-    """One question. ``answer`` is exact; :meth:`check` accepts it within ``tolerance``
-    (0 for integers and words)."""
-
-    kind: str
-    prompt: str
-    answer: int | float | str
-    explanation: str
-    hint: str
-    tolerance: float = 0.0
-    data: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
-
-    @property
-    def choices(self) -> tuple[str, ...] | None:
-        """The options of a choice question (None: type a number or a shape)."""
-        return CHOICES.get(self.kind)
-
-    @property
-    def title(self) -> str:
-        """The question's title for a student (:data:`TITLES`)."""
-        return TITLES.get(self.kind, self.kind.capitalize())
-
-    @property
-    def answer_text(self) -> str:
-        """The answer as a student would write it."""
-        if isinstance(self.answer, float):
-            return f"{self.answer:.2f}"
-        return str(self.answer)
-
-    def check(self, value: object) -> bool:
-        """True if ``value`` is right within the stated tolerance. Never raises."""
-        try:
-            return self._check(value)
-        except Exception:  # noqa: BLE001 - junk input is simply wrong
-            return False
-
-    def _check(self, value: object) -> bool:
-        if isinstance(self.answer, str):
-            if not isinstance(value, str):
-                if self.kind == "shape" and isinstance(value, tuple | list):
-                    value = "x".join(str(int(v)) for v in value if _is_int(v))
-                else:
-                    return False
-            if self.kind == "shape":
-                got = parse_shape(value)
-                return got is not None and got == parse_shape(self.answer)
-            return _word(value) == self.answer
-        x = parse_number(value)
-        if x is None:
-            return False
-        if isinstance(self.answer, int) and not self.tolerance:
-            return x == self.answer
-        return abs(x - self.answer) <= self.tolerance + 1e-9
-
-
-def _is_int(v: object) -> bool:
-    return isinstance(v, int | np.integer) and not isinstance(v, bool | np.bool_)
-
-
-def parse_number(value: object) -> float | None:
-    """A finite number from an int, float or a string such as ``" 0.25"`` (or ``"0,25"``);
-    None for anything else (bools, NaN, inf, words, empty)."""
-    if isinstance(value, bool | np.bool_) or value is None:
-        return None
-    if isinstance(value, int | float | np.integer | np.floating):
-        x = float(value)
-    elif isinstance(value, str):
-        s = value.strip().replace("−", "-").replace(",", ".")
-        if not re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", s):
-            return None
-        x = float(s)
-    else:
-        return None
-    return x if math.isfinite(x) else None
-
-
-def parse_shape(value: str) -> tuple[int, ...] | None:
-    """``"(4, 2)"``, ``"4x2"``, ``"4×2"``, ``"[4,2]"``, ``"4 by 2"`` -> ``(4, 2)``; None if not
-    a shape."""
-    s = value.strip().lower().strip("()[] ")
-    parts = [p for p in re.split(r"\s*(?:,|x|×|\*|by)\s*|\s+", s) if p != ""]
-    if not parts or not all(re.fullmatch(r"\d{1,4}", p) for p in parts):
-        return None
-    return tuple(int(p) for p in parts)
-
-
-def _word(value: str) -> str:
-    w = value.strip().lower().rstrip(".!")
-    return {"rises": "rise", "falls": "fall", "up": "rise", "down": "fall"}.get(w, w)
-
-
-# --------------------------------------------------------------------------- formatting
-
-
-def bmatrix(a: np.ndarray, decimals: int = 0, name: str | None = None) -> str:
-    """A LaTeX ``bmatrix`` of a 1-D or 2-D array (numbers rounded to ``decimals``)."""
-    a = np.atleast_2d(np.asarray(a, dtype=float))
-    rows = [" & ".join(latex.number(v + 0.0, decimals) for v in row) for row in a]
-    body = r"\begin{bmatrix} " + r" \\ ".join(rows) + r" \end{bmatrix}"
-    return f"{name} = {body}" if name else body
-
-
-def _block(*parts: str) -> str:
-    return "\n$$\n" + r" \qquad ".join(parts) + "\n$$\n"
-
-
-def _vec(a: np.ndarray, decimals: int = 0) -> str:
-    return (
-        "(" + ", ".join(latex.number(v + 0.0, decimals) for v in np.asarray(a, dtype=float)) + ")"
-    )
-
-
-def _factor(v: float, decimals: int) -> str:
-    s = latex.number(v + 0.0, decimals)
-    return f"({s})" if s.startswith("-") else s
-
-
-def _dot_terms(q: np.ndarray, k: np.ndarray, decimals: int) -> str:
-    """LaTeX ``1 \\cdot 2 + (-1) \\cdot 0``: negative factors in parentheses."""
-    return " + ".join(
-        f"{_factor(a, decimals)} \\cdot {_factor(b, decimals)}" for a, b in zip(q, k, strict=True)
-    )
-
-
 # --------------------------------------------------------------------------- kinds
-
-
-def _ints(rng: np.random.Generator, shape: tuple[int, ...], lo: int = -2, hi: int = 2):
-    return rng.integers(lo, hi + 1, size=shape).astype(float)
 
 
 def _argmax(rng: np.random.Generator) -> Exercise:
@@ -405,12 +274,13 @@ _MAKERS = {
     "shape": _shape,
     "scaling": _scaling,
     "heads": _heads,
+    **exercises_cross.MAKERS,
 }
 
 
 def generate(seed: int = 0, count: int = 8) -> list[Exercise]:
     """``count`` exercises for ``seed``: the same seed gives the same set. The kinds cycle
-    through :data:`KINDS` (all of them in the first eight)."""
+    through :data:`KINDS` (all of them in the first ``len(KINDS)``)."""
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
         raise ValueError(f"seed must be an integer, got {seed!r}")
     if not 0 <= int(seed) <= SEED_MAX:

@@ -3,6 +3,9 @@ result (pure NumPy, no Streamlit). The live class stores them (:meth:`ClassStore
 
 - :func:`top_key`: "Which key does query i attend to most (head h)?": the argmax of row i
   of head h's weights; choices are the keys.
+- :func:`top_source`: cross-attention's "Which source token does target token i attend to
+  most (head h)?": :func:`top_key` over the source's tokens, said in the target's and the
+  source's words.
 - :func:`previous_head`: "Which head looks at the previous token?": the head whose mean
   weight on key i-1 (over the queries i >= 1) is largest; choices are the heads (numbered
   from 0, or from 1 as the real-model pages number them).
@@ -110,6 +113,24 @@ def top_key(
         int(np.flatnonzero(keys == key)[0]),
         {"query": query, "head": head, "key": key},
     )
+
+
+def top_source(
+    weights: ArrayLike,
+    head: int,
+    query: int,
+    target_labels: Sequence[str] | None,
+    source_labels: Sequence[str] | None,
+    mask: ArrayLike | None = None,
+) -> Question:
+    """Cross-attention's :func:`top_key`: ``weights`` (H, T target tokens, S source tokens);
+    the choices are the source's tokens (those ``mask`` (T, S) lets query ``query`` see),
+    the prompt names the target token that asks."""
+    q = top_key(weights, head, query, source_labels, mask=mask)
+    said = "" if not target_labels else f" ({target_labels[query][:LABEL_CHARS]})"
+    choices = tuple(c.replace("key ", "source token ", 1) for c in q.choices)
+    prompt = f"Which source token does target token {query}{said} attend to most (head {head})?"
+    return Question(q.kind, prompt, choices, q.answer, q.detail)
 
 
 def previous_scores(weights: ArrayLike) -> np.ndarray:

@@ -162,8 +162,36 @@ def catalogue() -> dict[str, go.Figure]:
             np.arange(1, 17), rng.standard_normal(16), np.full(16, 0.3), title="q·k by distance"
         ),
         **_learned_figures(),
+        **_cross_figures(),
     }
     return out
+
+
+def _cross_figures() -> dict[str, go.Figure]:
+    """Cross-attention's builders: 7 target tokens over 4 source tokens, the source's last
+    token padding; a model's (L, H, T, S) grid."""
+    src, tgt = ["the", "black", "cat", "sat"], ["le", "chat", "noir", "s", "'", "est", "assis"]
+    rng = np.random.default_rng(0)
+    params = engine.AttentionParams.random(8, seed=1)
+    pad = engine.key_padding_mask(7, 4, 1)
+    r = engine.cross_attention(
+        rng.standard_normal((7, 8)), rng.standard_normal((4, 8)), params, num_heads=2, mask=pad
+    )
+    kw = {"target_labels": tgt, "source_labels": src}
+    return {
+        "viz.cross.cross_attention_figure/scores": viz.cross.cross_attention_figure(
+            r.masked_scores[0], what="scores", mask=pad, scale=r.scale, d_k=4, head=0, **kw
+        ),
+        "viz.cross.cross_attention_figure/weights": viz.cross.cross_attention_figure(
+            r.weights[1], what="weights", mask=pad, **kw
+        ),
+        "viz.cross.cross_token_figure": viz.cross.cross_token_figure(
+            r.keys[0], name="K (head 0)", side="source", labels=src
+        ),
+        "viz.cross.cross_grid_figure": viz.cross.cross_grid_figure(
+            rng.dirichlet(np.ones(4), size=(3, 2, 7)).astype(np.float32), **kw
+        ),
+    }
 
 
 def _learned_figures() -> dict[str, go.Figure]:

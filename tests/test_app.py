@@ -20,9 +20,10 @@ from attnviz.ui import pages
 from attnviz.ui.board import DOM, MODULES, PLOTLY
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
-#: The pages drawn from the sidebar's view (every control applies, no trained model), from
-#: the pages table; tests/ui/test_pages.py opens every page of the table.
-PAGES = [p.file for p in pages.PAGES if p.controls == "all" and not p.runs_model]
+#: The pages drawn from the sidebar's view (every control applies, or the sizes, weights
+#: and scaling: Cross-attention; no trained model), from the pages table;
+#: tests/ui/test_pages.py opens every page of the table.
+PAGES = [p.file for p in pages.PAGES if p.controls in ("all", "weights") and not p.runs_model]
 CONFIGS = {
     "defaults": {},
     "N=1": {"N": "1"},

@@ -75,7 +75,7 @@ def wrong(e: exercises.Exercise) -> str:
     """A wrong answer of the question's own kind."""
     if e.choices:
         return next(c for c in e.choices if c != e.answer)
-    if e.kind == "shape":
+    if e.kind in exercises.SHAPE_KINDS:
         return "(99, 99)"
     return str(e.answer + 7) if isinstance(e.answer, int) else f"{e.answer + 0.5:.2f}"
 

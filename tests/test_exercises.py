@@ -48,6 +48,11 @@ def recompute(e: exercises.Exercise):
     if e.kind == "heads":
         w = d["weights"]
         return int(np.argmax([np.diagonal(h, offset=-1).mean() for h in w]))
+    if e.kind == "cross_shape":  # the target asks (rows), the source answers (columns)
+        s, t, dm, h = d["n_src"], d["n_tgt"], d["d"], d["heads"]
+        return {"weights": (h, t, s), "K_h": (s, dm // h), "output": (t, dm)}[d["what"]]
+    if e.kind == "cross_argmax":
+        return int(np.argmax(d["Q"][d["i"]] @ d["K"].T))
     raise AssertionError(e.kind)
 
 
@@ -64,19 +69,20 @@ def test_the_same_seed_gives_the_same_set_and_another_seed_another():
     assert [e.prompt for e in exercises.generate(seed=3, count=20)[:8]] == [e.prompt for e in a]
 
 
-def test_at_least_six_kinds_all_in_the_first_eight():
-    kinds = [e.kind for e in exercises.generate(seed=0, count=8)]
+def test_at_least_six_kinds_all_in_the_first_set():
+    kinds = [e.kind for e in exercises.generate(seed=0, count=len(exercises.KINDS))]
     assert len(set(kinds)) >= 6
     assert set(kinds) == set(exercises.KINDS)
-    for seed in range(20):  # every seed's first eight hold every kind
-        assert {e.kind for e in exercises.generate(seed=seed, count=8)} == set(exercises.KINDS)
+    for seed in range(20):  # every seed's first len(KINDS) hold every kind
+        got = exercises.generate(seed=seed, count=len(exercises.KINDS))
+        assert {e.kind for e in got} == set(exercises.KINDS)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_every_answer_recomputed_with_plain_numpy(seed):
     for e in exercises.generate(seed=seed, count=14):
         expected = recompute(e)
-        if e.kind == "shape":
+        if e.kind in exercises.SHAPE_KINDS:
             assert exercises.parse_shape(e.answer) == expected
         elif isinstance(expected, float):
             assert isinstance(e.answer, float)
@@ -125,8 +131,8 @@ def test_answers_from_the_numbers_shown_are_within_the_tolerance(seed):
 
 
 def test_wrong_answers_are_rejected():
-    for e in exercises.generate(seed=1, count=7):
-        if e.kind == "shape":
+    for e in exercises.generate(seed=1, count=len(exercises.KINDS)):
+        if e.kind in exercises.SHAPE_KINDS:
             wrong = "(99, 98)"
         elif e.kind == "scaling":
             wrong = "fall" if e.answer == "rise" else "rise"
@@ -231,15 +237,15 @@ def test_bad_arguments_give_clear_errors(kwargs, match):
 def test_count_cycles_the_kinds():
     items = exercises.generate(seed=0, count=50)
     assert len(items) == 50
-    assert [e.kind for e in items[:7]] == list(exercises.KINDS)
+    assert [e.kind for e in items[: len(exercises.KINDS)]] == list(exercises.KINDS)
     assert len(exercises.generate(seed=0, count=1)) == 1
 
 
 def test_explanations_hints_and_prompts_are_markdown_with_the_answer():
-    for e in exercises.generate(seed=7, count=7):
+    for e in exercises.generate(seed=7, count=len(exercises.KINDS)):
         assert e.hint and e.explanation and e.prompt
-        assert r"\begin{bmatrix}" in e.prompt or e.kind in ("mask", "shape")
-        if e.kind == "shape":
+        assert r"\begin{bmatrix}" in e.prompt or e.kind in ("mask", *exercises.SHAPE_KINDS)
+        if e.kind in exercises.SHAPE_KINDS:
             assert "×".join(map(str, exercises.parse_shape(e.answer))).replace("×", " × ") in (
                 e.explanation
             )

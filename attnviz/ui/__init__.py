@@ -17,6 +17,9 @@ imports streamlit. Its parts:
 - :mod:`~attnviz.ui.a11y`: the app's focus ring, key hints and reduced motion (WCAG 2.1 AA).
 - :mod:`~attnviz.ui.pages`: the pages table (:data:`~attnviz.ui.pages.PAGES`) that ``app.py``
   builds the navigation and the sidebar's flags from.
+- :mod:`~attnviz.ui.cross`, :mod:`~attnviz.ui.cross_view`: the Cross-attention page (its
+  controls, run, code box, downloads) and its boards from plain arrays (what a real
+  encoder-decoder's page calls for one layer's ``cross_attentions``, or the layer × head grid).
 - :mod:`~attnviz.ui.learned`: the Learned attention page (its link, pickers, charts, and
   Train it yourself: a run in a thread, one per session).
 

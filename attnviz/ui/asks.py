@@ -10,6 +10,8 @@ Nothing is drawn unless a teacher with an open class is presenting.
 - :func:`compare`: "Which row i is sharper: view A's or view B's?" (entropy).
 - :func:`permutation`: "After the shuffle, which row of attention(P·X) is the old output
   row i?" (the row equal to it; none with positional encodings: the button says so).
+- :func:`cross` (Cross-attention): "Which source token does target token i attend to
+  most (head h)?" (the source's visible tokens are the choices).
 - :func:`model_heads` (MiniLM, SmolLM2): "Which head of layer l looks at the previous
   token?" over the layer's heads, numbered from 1 as on those pages.
 - :func:`learned` (Learned attention): "Which head looks at the previous token?" and, on
@@ -95,6 +97,27 @@ def permutation(view: object, out: np.ndarray, out_of_permuted: np.ndarray) -> N
         lambda: predict.moved_row(out, out_of_permuted, row),
     )
     ask_room("permutation", view, [ask], pick_query=n, pick_label="old output row i")
+
+
+def cross(
+    view: object,
+    weights: np.ndarray,
+    head: int,
+    target_labels: Sequence[str],
+    source_labels: Sequence[str],
+    mask: np.ndarray | None = None,
+) -> None:
+    """The Cross-attention page: ``weights`` (H, T, S), ``head`` on screen, the source's
+    padding ``mask`` (T, S) or None; ``view``: what makes the chart (both settings)."""
+    t = weights.shape[1]
+    i = _picked(t)
+    target = target_labels[i] if i < len(target_labels) else str(i)
+    ask = Ask(
+        f"Which source token does target token {i} ({target[:16]}) attend to most?",
+        "top_key",
+        lambda: predict.top_source(weights, head, i, target_labels, source_labels, mask=mask),
+    )
+    ask_room("cross", view, [ask], pick_query=t, pick_label="target token i of the question")
 
 
 def model_heads(page: str, view: object, weights: np.ndarray, layer: int) -> None:

@@ -53,7 +53,8 @@ CLIENT_MAX_ND = 64 * 32
 
 def client_side(result: engine.AttentionResult) -> bool:
     """Whether the browser works out this view's cells (see :func:`cell_data`)."""
-    n, width = result.n_tokens, result.num_heads * result.queries.shape[-1]  # N, D
+    n = max(result.weights.shape[1:])  # N queries, M keys (cross-attention: M may differ)
+    width = result.num_heads * result.queries.shape[-1]  # D
     return n <= CLIENT_MAX_N and n * width <= CLIENT_MAX_ND
 
 
@@ -69,19 +70,22 @@ def cell_data(
     labels: Sequence[str] = (),
     *,
     title: str = "",
+    key_labels: Sequence[str] | None = None,
 ) -> dict[str, Any] | None:
     """What ``cell.js`` needs to work out any cell of ``heads`` of ``result`` in the browser
     (the ``arithmetic`` of a chart's link), or None for a larger view (:func:`client_side`):
     ``{"scale", "mask": ["1101", ...] (row i: which keys query i sees) or None, "labels",
-    "title" (before the panel's heading, e.g. "A: "), "decimals", "terms", "heads": {"h":
-    {"q", "k", "v"}}}``, the head's (N, d_k) rows as base64 float64 (exact)."""
+    "key_labels" (cross-attention: the source's tokens; else absent, the keys are
+    ``labels``), "title" (before the panel's heading, e.g. "A: "), "decimals", "terms",
+    "heads": {"h": {"q", "k", "v"}}}``, the head's (N, d_k) query rows and (M, d_k) key
+    and value rows as base64 float64 (exact)."""
     if not client_side(result):
         return None
     hs = [heads] if isinstance(heads, int | np.integer) else list(heads)
     mask = None
     if result.mask is not None:
         mask = ["".join("1" if v else "0" for v in row) for row in np.asarray(result.mask, bool)]
-    return {
+    out = {
         "scale": float(result.scale),
         "mask": mask,
         "labels": [str(t) for t in labels],
@@ -91,12 +95,15 @@ def cell_data(
         "heads": {
             str(int(h)): {
                 "q": _f8(result.queries[h]),  # (N, d_k)
-                "k": _f8(result.keys[h]),  # (N, d_k)
-                "v": _f8(result.values[h]),  # (N, d_v)
+                "k": _f8(result.keys[h]),  # (M, d_k)
+                "v": _f8(result.values[h]),  # (M, d_v)
             }
             for h in hs
         },
     }
+    if key_labels is not None:
+        out["key_labels"] = [str(t) for t in key_labels]
+    return out
 
 
 _MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]<>#$|~"})
@@ -134,20 +141,28 @@ def picked_cell(
         return None
     q, k, h = _int(sel.get("query")), _int(sel.get("key")), _int(sel.get("head"))
     h = head if h is None else h
-    n, heads = result.n_tokens, result.num_heads
-    if q is None or k is None or not (0 <= q < n and 0 <= k < n and 0 <= h < heads):
+    heads, n, m = result.weights.shape  # (H, N queries, M keys)
+    if q is None or k is None or not (0 <= q < n and 0 <= k < m and 0 <= h < heads):
         return None
     return explain.cell(result, h, q, k)
 
 
 def show_cell(
-    c: explain.Cell, labels: tuple[str, ...], key: str, title: str = "", *, text: bool = True
+    c: explain.Cell,
+    labels: tuple[str, ...],
+    key: str,
+    title: str = "",
+    *,
+    text: bool = True,
+    key_labels: tuple[str, ...] | None = None,
 ) -> None:
     """One cell's worked computation. ``text=True`` (the browser did not write it): a
     heading, then the steps in tabs (equations, plain text, the LaTeX to copy).
     ``text=False`` (``cell.js`` wrote the heading and the steps as text under the chart):
-    only a closed expander with the same steps as equations and the LaTeX, for slides."""
+    only a closed expander with the same steps as equations and the LaTeX, for slides.
+    ``key_labels``: the keys' tokens when they are not ``labels`` (cross-attention)."""
     i, j = c.query, c.key
+    klabels = labels if key_labels is None else key_labels
     steps = latex.cell_steps(c)
     if not text:
         with st.expander(
@@ -159,7 +174,7 @@ def show_cell(
             _latex_to_copy(c, labels)
         return
     li = f" {md_text(labels[i])}" if i < len(labels) else ""
-    lj = f" {md_text(labels[j])}" if j < len(labels) else ""
+    lj = f" {md_text(klabels[j])}" if j < len(klabels) else ""
     st.markdown(
         f"**{title}How weight a\\_{i},{j} = {c.weight:.4f} came about** — head {c.head}, "
         f"query {i}{li}, key {j}{lj}"
@@ -196,14 +211,23 @@ def cell_panel(
     *,
     title: str = "",
     hint: str = HINT,
+    key_labels: tuple[str, ...] | None = None,
 ) -> explain.Cell | None:
     """Under board ``board_key``: the worked computation of its last clicked cell (of
     ``result``, head from the click or ``head``), or ``hint`` (it names the charts of the
-    page that can be clicked). Returns the cell shown."""
+    page that can be clicked). ``key_labels``: the keys' tokens when they are not
+    ``labels`` (cross-attention: the source's). Returns the cell shown."""
     c = picked_cell(result, selection(board_key), head)
     with st.container(key=f"{board_key}_cell", border=True):
         if c is None:
             st.caption(hint)
             return None
-        show_cell(c, labels, key=f"{board_key}_cell", title=title, text=not client_side(result))
+        show_cell(
+            c,
+            labels,
+            key=f"{board_key}_cell",
+            title=title,
+            text=not client_side(result),
+            key_labels=key_labels,
+        )
     return c

@@ -21,12 +21,16 @@ from attnviz.ui.controls import DEFAULTS
 from attnviz.ui.sizes import default_heads
 
 #: Integer number inputs bound to the URL (sidebar and pages): the seed, each mask
-#: parameter (``pad``), the Masking page's k, and Compare's B of each of them.
+#: parameter (``pad``), the Masking page's k, Cross-attention's sizes and padding, and
+#: Compare's B of each of them.
 INT_URL_KEYS = (
     "seed",
     *masks.PARAMS,
     "mk_pad",
     "perm_seed",
+    "N_src",
+    "N_tgt",
+    "pad_src",
     "b_seed",
     *(f"b_{key}" for key in masks.PARAMS),
     "b_D",

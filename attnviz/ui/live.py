@@ -36,8 +36,8 @@ from attnviz.ui.text import plain_text
 CLASS_PARAM = "class"
 TEACHER_PARAM = "teacher"
 STUDENT_PARAM = "student"
-#: Questions in a class (the page's set).
-COUNT = 8
+#: Questions in a class (the page's set): one of every kind of exercises.KINDS.
+COUNT = len(exercises.KINDS)
 #: Seconds between two refreshes of the teacher's tally.
 TALLY_EVERY = 2.0
 #: Common wrong answers listed per question.

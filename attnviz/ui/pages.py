@@ -18,10 +18,12 @@ from dataclasses import dataclass
 from typing import Literal
 
 #: Which of the sidebar's controls apply on a page (:func:`attnviz.ui.sidebar`): ``"all"``;
-#: ``"seed"``, the seed only (the others are drawn but hidden); ``"none"``, a page that
-#: runs a trained model with its own input and weights (all drawn but hidden, and the
-#: sidebar says why). Hidden controls keep their values and links for the other pages.
-Controls = Literal["all", "seed", "none"]
+#: ``"weights"``, the sizes, seed, weights and scaling only (the page sets its own inputs
+#: and mask: Cross-attention; the others are drawn in a hidden box); ``"seed"``, the seed
+#: only (the others are drawn but hidden); ``"none"``, a page that runs a trained model
+#: with its own input and weights (all drawn but hidden, and the sidebar says why).
+#: Hidden controls keep their values and links for the other pages.
+Controls = Literal["all", "weights", "seed", "none"]
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,17 @@ PAGES: tuple[Page, ...] = (
     Page("masking", "Masking", ":material/visibility_off:", charts=6, code_box=True, export=True),
     # outputs then shuffled, outputs of shuffled, difference
     Page("permutation", "Permutation", ":material/shuffle:", charts=3, code_box=True, export=True),
+    # scores | weights | output (target × source), Q from the target, K, V from the source,
+    # every head's weights
+    Page(
+        "cross",
+        "Cross-attention",
+        ":material/translate:",
+        charts=7,
+        controls="weights",
+        code_box=True,
+        export=True,
+    ),
     # A's weights, B's weights, B − A, the change in entropy per query
     Page("compare", "Compare", ":material/compare:", charts=4, code_box=True, export=True),
     # tables only

@@ -92,7 +92,7 @@ def _card(i: int, item: exercises.Exercise) -> None:
             c1.text_input(
                 "Your answer",
                 key=f"ex{i}",
-                placeholder="(4, 2)" if item.kind == "shape" else "a number",
+                placeholder="(4, 2)" if item.kind in exercises.SHAPE_KINDS else "a number",
             )
         c2.button("Check", key=f"ex{i}_check", on_click=_check, args=(i, item))
         if state == "right":

@@ -110,6 +110,7 @@ HIDDEN_BOXES = (
     "board_prefetch_box",
     "board_step_keys_box",
     "attnviz_controls",
+    "attnviz_hidden_controls",
 )
 
 
@@ -125,6 +126,8 @@ def hide_box(key: str) -> None:
         st.html("<style>.st-key-board_step_keys_box {display: none;}</style>")
     elif key == "attnviz_controls":
         st.html("<style>.st-key-attnviz_controls {display: none;}</style>")
+    elif key == "attnviz_hidden_controls":
+        st.html("<style>.st-key-attnviz_hidden_controls {display: none;}</style>")
     else:
         raise ValueError(f"expected one of the hidden boxes {HIDDEN_BOXES}, got {key!r}")
 

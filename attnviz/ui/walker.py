@@ -37,6 +37,7 @@ class _Run:
     forced: dict[str, Any] = dataclasses.field(default_factory=dict)
     upload: tuple | None = None  # (x, labels, file name) of the CSV in use
     box: Any = None  # the sidebar container the controls are drawn in
+    hidden: Any = None  # the hidden container of the controls that do not apply (weights_only)
 
 
 # --------------------------------------------------------------------------- checks after a widget
@@ -112,6 +113,16 @@ NOT_APPLYING = (
     "The sidebar's controls (input X, N, D, heads, seed, scaling, mask) set the "
     "random-weights pages. This page runs a trained model with its own input and weights: "
     "they are hidden here and keep their values for the other pages."
+)
+#: The controls a page with ``controls="weights"`` shows (:mod:`attnviz.ui.pages`): the
+#: sizes, the seed, the weights and the scaling; the page sets its own inputs and mask.
+WEIGHT_KEYS = ("D", "heads", "seed", "init", "bias", "scale", "factor")
+#: The key of the hidden sidebar container that holds the others on such a page.
+HIDDEN_BOX = "attnviz_hidden_controls"
+WEIGHTS_ONLY_NOTE = (
+    "On this page the sidebar sets **D, heads, the seed, the weights and the scaling**; the "
+    "two sequences, their lengths and the mask are set on the page (the sidebar's input, N, "
+    "mask and layout are hidden here and keep their values)."
 )
 SEED_ONLY_NOTE = (
     "On this page only the **seed** applies: it chooses the set of exercises (the other "
@@ -256,7 +267,9 @@ def _start_run() -> _Run:
     return run
 
 
-def sidebar(applies: bool = True, seed_only: bool = False) -> state.View | None:
+def sidebar(
+    applies: bool = True, seed_only: bool = False, weights_only: bool = False
+) -> state.View | None:
     """Walk :data:`CONTROLS`: draw each shown control, validate the link, compute (cached)
     and remember the view. Returns the :class:`~attnviz.ui.state.View` (pages get it from
     :func:`attnviz.ui.state.current`), or None if nothing could be computed (an error is
@@ -265,7 +278,8 @@ def sidebar(applies: bool = True, seed_only: bool = False) -> state.View | None:
     ``applies=False`` (pages that run a real model with its own weights): the controls are
     still drawn, so that they keep their values and links for the other pages, but hidden,
     and the sidebar says why. ``seed_only=True`` (the exercises page): the seed is the only
-    control shown; the others are drawn but hidden.
+    control shown; the others are drawn but hidden. ``weights_only=True`` (the
+    Cross-attention page): :data:`WEIGHT_KEYS` are shown, the others drawn in a hidden box.
     """
     run = _start_run()
     run.box = st.sidebar.container(key=CONTROLS_BOX)
@@ -275,18 +289,26 @@ def sidebar(applies: bool = True, seed_only: bool = False) -> state.View | None:
     elif seed_only:  # CONTROLS_BOX, the seed's key
         streamlit_private.seed_only_controls()
         st.sidebar.caption(SEED_ONLY_NOTE)
+    elif weights_only:
+        st.sidebar.caption(WEIGHTS_ONLY_NOTE)
+        run.hidden = st.sidebar.container(key=HIDDEN_BOX)
+        streamlit_private.hide_box(HIDDEN_BOX)
     values: dict[str, Any] = {}
     section = None
+    shown_box = run.box
     for c in CONTROLS:
         if not c.shown(values):
             values[c.key] = c.hidden_value()
             continue
-        if c.section != section:
+        hide = run.hidden is not None and c.key not in WEIGHT_KEYS
+        run.box = run.hidden if hide else shown_box
+        if c.section != section and not hide:
             section = c.section
             run.box.markdown(f"### {section}")
         _settle(c, values, run)
         value = _widget(c, values, run, values.get("source", ""))
         values[c.key] = AFTER[c.after](value, values, run) if c.after else value
+    run.box = shown_box
     if run.first:
         _link_notices(values, run)
     # Safety net if a link's value could not be dropped before its widget read it: use

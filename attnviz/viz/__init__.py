@@ -3,7 +3,8 @@
 One module per subject: :mod:`~attnviz.viz.heatmaps` (a matrix as a heatmap),
 :mod:`~attnviz.viz.attention` (one query's weights, the heads as small multiples, entropy),
 :mod:`~attnviz.viz.charts` (bars, lines, the scaling page's curves),
-:mod:`~attnviz.viz.compare` (B − A), :mod:`~attnviz.viz.classroom` (the room's tallies),
+:mod:`~attnviz.viz.compare` (B − A), :mod:`~attnviz.viz.cross` (cross-attention:
+a target over a source), :mod:`~attnviz.viz.classroom` (the room's tallies),
 :mod:`~attnviz.viz.models` (the real models' pages), :mod:`~attnviz.viz.heads` (the head
 scores), :mod:`~attnviz.viz.learned` (the toy transformers in training), on the shared
 :mod:`~attnviz.viz.style`. Callers write the subject:
@@ -31,6 +32,7 @@ from attnviz.viz import (
     charts,
     classroom,
     compare,
+    cross,
     heads,
     heatmaps,
     learned,
@@ -43,6 +45,7 @@ __all__ = [
     "charts",
     "classroom",
     "compare",
+    "cross",
     "heads",
     "heatmaps",
     "learned",

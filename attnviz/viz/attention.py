@@ -58,13 +58,18 @@ def query_weights_figure(
     labels: Sequence[str] | None = None,
     mask_row: ArrayLike | None = None,
     height: int = 300,
+    query_label: str | None = None,
 ) -> go.Figure:
-    """Bars: how much query ``query`` attends to each key (its row of the weights)."""
+    """Bars: how much query ``query`` attends to each key (its row of the weights).
+    ``labels`` name the keys (and the query, in self-attention); cross-attention passes the
+    source's tokens as ``labels`` and the target token as ``query_label``."""
     w = _f32(weights_row).ravel()
     n = w.size
     allowed = np.ones(n, bool) if mask_row is None else np.asarray(mask_row, bool).ravel()
     colours = np.where(allowed, "#3b528b", MASK_BG)
-    qname = plotly_text(labels[query]) if labels is not None else f"t{query}"
+    if query_label is None and labels is not None and query < len(labels):
+        query_label = labels[query]
+    qname = plotly_text(query_label) if query_label is not None else f"t{query}"
     data: list[dict] = [
         {
             "type": "bar",
@@ -211,13 +216,16 @@ def small_multiples_figure(
     mask: ArrayLike | None = None,
     max_cols: int = 4,
     height_per_row: int = 260,
+    key_labels: Sequence[str] | None = None,
+    title: str | None = None,
+    panel_titles: Sequence[str] | None = None,
 ) -> go.Figure:
-    """Every head's weights (H, N, N) as a grid of heatmaps sharing one 0..1 colour bar.
-
+    """Every head's weights (H, N, M) as a grid of heatmaps sharing one 0..1 colour bar.
+    ``labels`` name the N queries and, unless ``key_labels`` (M) is given, the keys too;
+    ``panel_titles`` (H of them) replace "head h" above the panels (a layer × head grid).
     Raises ``ValueError`` for N above :data:`MAX_SMALL_MULTIPLES_N` (the caller shows a
     summary instead; H tiny heatmaps of 100+ tokens are unreadable and heavy).
-    Built as plain dicts (see :func:`_figure`): ``make_subplots`` and plotly's per-axis
-    updates cost ~100 ms a figure, more than the rest of the multi-head page's rerun.
+    Plain dicts (:func:`_figure`): ``make_subplots`` and per-axis updates cost ~100 ms.
     """
     w = _f32(weights)
     if w.ndim != 3:
@@ -236,9 +244,8 @@ def small_multiples_figure(
     cell_w = (1 - h_gap * (cols - 1)) / cols
     cell_h = (1 - v_gap * (rows - 1)) / rows
     masked = None if mask is None else ~np.broadcast_to(np.asarray(mask, bool), (n, m))
-    show = labels is not None and max(n, m) <= 12
-    x_ticks = _ticks(labels if show else None, m)
-    y_ticks = _ticks(labels if show else None, n)
+    (x_lab, nx), (y_lab, ny) = _grid_labels(labels, key_labels, n, m, layout)
+    x_ticks, y_ticks = _ticks(x_lab, nx), _ticks(y_lab, ny)
     data: list[dict] = []
     axes: dict[str, dict] = {}
     titles: list[dict] = []
@@ -253,11 +260,16 @@ def small_multiples_figure(
             data[-1].update(_cell_text(data[-1]["z"], ".2f"))
         # fixed margins instead of plotly's automargin (a second drawing pass)
         axes[f"xaxis{sfx}"] = _axis(
-            {"domain": [x0, x0 + cell_w], "anchor": f"y{sfx}", "automargin": False, **x_ticks}
+            {
+                "domain": [x0, min(1.0, x0 + cell_w)],
+                "anchor": f"y{sfx}",
+                "automargin": False,
+                **x_ticks,
+            }
         )
         axes[f"yaxis{sfx}"] = _axis(
             {
-                "domain": [y1 - cell_h, y1],
+                "domain": [max(0.0, y1 - cell_h), y1],
                 "anchor": f"x{sfx}",
                 "autorange": "reversed",
                 "automargin": False,
@@ -266,14 +278,16 @@ def small_multiples_figure(
                 **({} if col == 0 else {"showticklabels": False}),
             }
         )
-        titles.append(_cell_title(f"head {i}", x0 + cell_w / 2, y1))
+        name = f"head {i}" if panel_titles is None else panel_titles[i]
+        titles.append(_cell_title(name, x0 + cell_w / 2, y1))
     # 3. the layout: margins that fit the labels, one shared 0..1 colour bar
-    ly = _label_len(labels if show else None, n)
-    lx = _label_len(labels if show else None, m)
-    turned = CHAR_PX * lx * m > 1000 / cols  # a subplot is about 1000/cols px wide
+    ly = _label_len(y_lab, ny)
+    lx = _label_len(x_lab, nx)
+    turned = CHAR_PX * lx * nx > 1000 / cols  # a subplot is about 1000/cols px wide
     bottom = 10 + (CHAR_PX * lx + 6 if turned else 20)
     lay = _layout(
-        title=(
+        title=title
+        or (
             "Weights of every head — "
             + ("rows = queries (PyTorch)" if layout == "rows" else "columns = queries (UDL book)")
             + (" · grey = masked" if masked is not None and masked.any() else "")
@@ -293,6 +307,17 @@ def small_multiples_figure(
     grid = {"rows": rows, "cols": cols, "count": h, "n": n, "m": m}
     lay["meta"] = {**lay.get("meta", {}), "grid": grid}
     return _figure(data, lay)
+
+
+def _grid_labels(
+    labels: Sequence[str] | None, key_labels: Sequence[str] | None, n: int, m: int, layout: Layout
+) -> tuple[tuple[Sequence[str] | None, int], tuple[Sequence[str] | None, int]]:
+    """((x labels, x cells), (y labels, y cells)) of a grid of (N queries, M keys) panels:
+    labels only up to 12 tokens; rows: keys across, queries down; columns: the other way."""
+    show = labels is not None and max(n, m) <= 12
+    q_lab = labels if show else None
+    k_lab = (labels if key_labels is None else key_labels) if show else None
+    return ((k_lab, m), (q_lab, n)) if layout == "rows" else ((q_lab, n), (k_lab, m))
 
 
 def _head_heatmap(

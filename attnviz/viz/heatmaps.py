@@ -258,11 +258,17 @@ def attention_figure(
     title: str | None = None,
     height: int = 380,
     zmax: float | None = None,
+    key_labels: Sequence[str] | None = None,
+    axes: tuple[AxisTitle, AxisTitle] | None = None,
 ) -> go.Figure:
     """Scores (before softmax, after scaling) or softmax weights of one head.
 
     ``matrix`` is (N queries, M keys) in row layout; ``mask`` (N, M) bool, True = may
-    attend (the engine's convention). With ``layout="columns"`` the matrix is drawn
+    attend (the engine's convention). ``labels`` name the queries and, unless
+    ``key_labels`` is given, the keys too (self-attention); cross-attention passes the
+    source's tokens as ``key_labels`` (M of them). ``axes``: the (query, key) axis titles
+    in place of "query i (row)" and "key j (column)" (their nouns stay "query" and "key",
+    what the board's tables and keys read). With ``layout="columns"`` the matrix is drawn
     transposed (keys down, queries across), as the UDL book's ``softmax_cols``.
     ``zmax``: the scores' colour range ±zmax (default: their own largest |value|); two
     charts meant to be compared get the same one (:func:`shared_range`). Weights always
@@ -275,14 +281,17 @@ def attention_figure(
         raise ValueError(f"attention_figure needs (N, M), got shape {a.shape}")
     masked = None if mask is None else ~np.broadcast_to(np.asarray(mask, dtype=bool), a.shape)
     sl = scale_label(scale, d_k)
+    q_labels, k_labels = labels, labels if key_labels is None else key_labels
     if layout == "rows":
         z, mk = a, masked
         qi, kj = "%{y}", "%{x}"
-        y_title, x_title = QUERY_ROWS, KEY_COLUMNS
+        y_title, x_title = axes or (QUERY_ROWS, KEY_COLUMNS)
+        y_labels, x_labels = q_labels, k_labels
     elif layout == "columns":
         z, mk = a.T, None if masked is None else masked.T
         qi, kj = "%{x}", "%{y}"
-        y_title, x_title = KEY_ROWS, QUERY_COLUMNS
+        x_title, y_title = axes or (QUERY_COLUMNS, KEY_ROWS)
+        y_labels, x_labels = k_labels, q_labels
     else:
         raise ValueError(f"layout must be 'rows' or 'columns', got {layout!r}")
     if what == "scores":
@@ -312,8 +321,8 @@ def attention_figure(
         y_title=y_title,
         hover=hover,
         kind=kind,
-        x_labels=labels if labels is not None and len(labels) == n_cols else None,
-        y_labels=labels if labels is not None and len(labels) == n_rows else None,
+        x_labels=x_labels if x_labels is not None and len(x_labels) == n_cols else None,
+        y_labels=y_labels if y_labels is not None and len(y_labels) == n_rows else None,
         masked=mk,
         height=height,
         colorbar_title=cb,
@@ -395,12 +404,15 @@ def mask_figure(
     layout: Layout = "rows",
     title: str = "Mask: who may attend to whom",
     height: int = 380,
+    key_labels: Sequence[str] | None = None,
 ) -> go.Figure:
-    """The boolean mask (N queries, M keys; True = may attend): green = allowed, grey × = masked."""
+    """The boolean mask (N queries, M keys; True = may attend): green = allowed, grey × = masked.
+    ``labels`` name the queries and, unless ``key_labels`` is given, the keys too."""
     m = np.asarray(mask, dtype=bool)
     if m.ndim != 2:
         raise ValueError(f"mask must be (N, M), got shape {m.shape}")
     z = np.ones(m.shape, np.float32)
+    k_labels = labels if key_labels is None else key_labels
     if layout == "columns":
         m, z = m.T, z.T
         y_title, x_title = KEY_ROWS, QUERY_COLUMNS
@@ -415,8 +427,8 @@ def mask_figure(
         y_title=y_title,
         hover=hover,
         kind="sequential",
-        x_labels=labels,
-        y_labels=labels,
+        x_labels=k_labels if layout != "columns" else labels,
+        y_labels=labels if layout != "columns" else k_labels,
         masked=~m,
         height=height,
         colorscale=[[0.0, "#a6dba0"], [1.0, "#a6dba0"]],

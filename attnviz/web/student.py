@@ -178,7 +178,7 @@ def _questions_html(seed: int, count: int) -> str:
     """The questions of a set as cards (made once per process and set)."""
     cards = []
     for i, e in enumerate(exercises.generated(seed, count)):
-        placeholder = "(4, 2)" if e.kind == "shape" else "a number"
+        placeholder = "(4, 2)" if e.kind in exercises.SHAPE_KINDS else "a number"
         cards.append(
             f'<li class="card" id="q{i}" data-item="{i}">'
             f'<h2 id="q{i}-title">{i + 1}. {html.escape(e.title)}</h2>'

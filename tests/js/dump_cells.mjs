@@ -14,7 +14,7 @@ process.stdin.on("end", () => {
     views: (views || []).map(({ data, cells }) =>
       cells.map(([h, q, k]) => {
         const c = arithmetic(data, h, q, k);
-        return c && { cell: c, steps: steps(c), heading: heading(c, data.labels, data.title) };
+        return c && { cell: c, steps: steps(c), heading: heading(c, data.labels, data.title, undefined, data.key_labels) };
       }),
     ),
     numbers: (numbers || []).map(([v, d]) => plain(v, d)),

@@ -169,6 +169,13 @@ test("presenterFill: a non-square matrix fills the room, its cells never thinner
   assert.equal(cellRatio(6, 8), 1.5);
   assert.equal(cellRatio(6, 16), 16 / 6);
   assert.equal(cellRatio(6, 64), 3);
+  assert.equal(cellRatio(4, 7, true), 1); // cross-attention's weights ask for square cells
+  const cross = Object.assign({}, matrixLayout(7), {
+    xaxis: { range: [-0.5, 3.5] },
+    meta: { cells: "square" },
+  });
+  const [sq] = presenterFill(cross, [heat], { width: 1000, height: 760 });
+  assert.equal(sq.yaxis.scaleratio, 1);
 });
 
 // small multiples of `count` heads of 6x6 cells, `cols` a row

@@ -13,7 +13,7 @@ import pytest
 from board_view import figures_of
 from test_app import run_app, view_of
 
-from attnviz import predict
+from attnviz import cross, predict
 from attnviz.ui import state
 from attnviz.viz.style import pool_factor
 from tests.ui.test_heads import IN_CI, PAGES
@@ -188,3 +188,20 @@ def test_compare_asks_which_views_row_is_sharper_and_outlines_it(store):  # noqa
     }
     other = run_page({**link, "b_scale": "custom"}, "pages/compare.py")  # another B
     assert not rects(figures_of(other)["cmp_b"])
+
+
+def test_cross_attention_asks_which_source_token_and_outlines_it(store):  # noqa: F811
+    """Target token i over the source's tokens: the choices are the source's (the padded
+    ones left out), the answer the engine's argmax, outlined on the T × S weights."""
+    link, code, _ = teacher_link(store, input="text", cross_mask="padding", pad_src="1")
+    link.pop("N")
+    at = ask(run_page(link, "pages/cross.py"), query=6)
+    q = store.question(code)
+    assert (q.page, q.kind) == ("cross", "top_key")
+    assert q.prompt == "Which source token does target token 6 (assis) attend to most (head 0)?"
+    assert q.choices == ("source token 0 (the)", "source token 1 (black)", "source token 2 (cat)")
+    seqs = cross.sequences("text", d=8)
+    res = cross.run(seqs, d=8, heads=2, mask="padding", pad=1)
+    assert q.detail == {"query": 6, "head": 0, "key": int(np.argmax(res.weights[0, 6]))}
+    at = reveal(at)
+    assert cells(figures_of(at)["cx_top_weights"]) == {(6.0, float(q.detail["key"]))}

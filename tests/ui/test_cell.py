@@ -10,7 +10,7 @@ import pytest
 from board_view import board_entries
 from test_app import assert_clean, run_app, view_of
 
-from attnviz import explain, latex
+from attnviz import engine, explain, latex
 from attnviz.ui import cell as ui_cell
 from attnviz.ui import compare as ui_compare
 
@@ -158,3 +158,14 @@ def test_pages_without_a_query_picker_send_the_weights_arithmetic(page, charts):
     if page.endswith("masking.py"):  # each mask's own: causal hides key 4 from query 3
         masks = {k: entries[k]["link"]["arithmetic"]["mask"] for k in charts}
         assert masks["mk_w_causal"][3] == "11110" and masks["mk_w_causal"] != masks["mk_w_padding"]
+
+
+def test_a_cross_attention_click_is_bounded_by_the_source_not_the_target():
+    """T = 2 target rows, S = 5 source columns: key 4 is a cell, key 5 is not."""
+    rng = np.random.default_rng(0)
+    res = engine.cross_attention(rng.standard_normal((2, 4)), rng.standard_normal((5, 4)),
+                                 engine.AttentionParams.random(4, seed=1))  # fmt: skip
+    c = ui_cell.picked_cell(res, {"query": 1, "key": 4, "head": 0}, 0)
+    assert c is not None and c.key == 4 and c.n_tokens == 5
+    assert ui_cell.picked_cell(res, {"query": 1, "key": 5, "head": 0}, 0) is None
+    assert ui_cell.picked_cell(res, {"query": 2, "key": 0, "head": 0}, 0) is None

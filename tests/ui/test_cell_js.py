@@ -109,6 +109,27 @@ def test_js_text_lines_equal_the_python_plain_text(dumped):
             ).replace("= -0.0000", "= 0.0000")
 
 
+@pytest.mark.parametrize(("n_tgt", "n_src", "pad"), [(3, 5, 0), (5, 2, 1), (4, 4, 2)])
+def test_cross_attention_cells_bound_keys_by_the_source(n_tgt, n_src, pad):
+    """T target rows over S source columns: every cell equals explain.cell, the heading names
+    the source's token; a key past the source is no cell (not a crash)."""
+    rng = np.random.default_rng(n_tgt * 10 + n_src)
+    params = engine.AttentionParams.random(4, seed=2)
+    mask = engine.key_padding_mask(n_tgt, n_src, pad) if pad else None
+    res = engine.cross_attention(rng.standard_normal((n_tgt, 4)), rng.standard_normal((n_src, 4)),
+                                 params, num_heads=2, mask=mask)  # fmt: skip
+    tgt, src = [f"t{i}" for i in range(n_tgt)], [f"src{j}" for j in range(n_src)]
+    data = ui_cell.cell_data(res, [0, 1], tgt, key_labels=src)
+    cells = [(h, i, j) for h in range(2) for i in range(n_tgt) for j in range(n_src)]
+    got = _run({"views": [{"data": data, "cells": [*cells, (0, 0, n_src)]}]})["views"][0]
+    assert got[-1] is None
+    for (h, i, j), g in zip(cells, got, strict=False):
+        c = explain.cell(res, h, i, j)
+        assert math.isclose(c.weight, g["cell"]["weight"], abs_tol=TOL)
+        assert _close(c.output, g["cell"]["output"])
+        assert f"query {i} (t{i}), key {j} (src{j})" in g["heading"]
+
+
 def test_numbers_are_rounded_as_python_rounds_them_ties_included():
     values = [0.03125, -0.03125, 0.09375, 1.03125, 2.5, 0.5, -0.00004, 1e-9, -1e-9, 123.456789]
     values += list(np.random.default_rng(1).standard_normal(200) * 10)

@@ -42,7 +42,7 @@ def test_slug_is_the_url_streamlit_derives_from_the_file_name(entry):
 @pytest.mark.parametrize("entry", pages.PAGES, ids=lambda p: p.slug)
 def test_entry_fields_are_well_formed(entry):
     assert entry.title.strip() and entry.icon.startswith(":material/"), entry
-    assert entry.controls in ("all", "seed", "none"), entry
+    assert entry.controls in ("all", "weights", "seed", "none"), entry
     # the sidebar's note on a page where no control applies says it runs a trained model
     assert entry.runs_model or entry.controls != "none", entry
     assert entry.charts >= 0
@@ -86,10 +86,13 @@ def test_ask_the_room_and_code_box_calls_name_slugs_of_the_table():
 
 
 def _hidden_controls(at) -> str:
-    """What the sidebar hides: "none" (every control), "seed" (all but the seed), ""."""
+    """What the sidebar hides: "none" (every control), "seed" (all but the seed), "weights"
+    (all but the sizes, seed, weights and scaling: drawn in a hidden box), ""."""
     css = " ".join(h.proto.body for h in at.get("html"))
     if f".st-key-{walker.CONTROLS_BOX} {{display: none;}}" in css:
         return "none"
+    if f".st-key-{walker.HIDDEN_BOX} {{display: none;}}" in css:
+        return "weights"
     return "seed" if ":not(.st-key-seed)" in css else ""
 
 
@@ -101,11 +104,12 @@ def test_every_page_of_the_table_opens_in_the_app(entry):
         pytest.skip(f"{entry.file}: {missing[0]}")
     assert_clean(at)
     assert at.title, f"{entry.file}: no title"
-    expected = {"all": "", "seed": "seed", "none": "none"}[entry.controls]
+    expected = {"all": "", "weights": "weights", "seed": "seed", "none": "none"}[entry.controls]
     assert _hidden_controls(at) == expected
     notes = [i.value for i in at.sidebar.info] + [c.value for c in at.sidebar.caption]
     assert (walker.NOT_APPLYING in notes) == (entry.controls == "none")
     assert (walker.SEED_ONLY_NOTE in notes) == (entry.controls == "seed")
+    assert (walker.WEIGHTS_ONLY_NOTE in notes) == (entry.controls == "weights")
 
 
 def test_app_builds_its_navigation_from_the_table():

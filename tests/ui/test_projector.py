@@ -27,7 +27,7 @@ def texts(at) -> str:
 
 def test_the_join_slide_then_questions_without_their_answer_until_revealed(store):
     code, key = store.create(4, 8)
-    items = exercises.generate(seed=4, count=8)
+    items = exercises.generate(seed=4, count=len(exercises.KINDS))
     at = run_app({"class": code, "teacher": key, "present": "1"}, PAGE)
     assert not at.exception, [e.value for e in at.exception]
     assert code in texts(at) and f"?class={code}" in texts(at)  # AppTest has no address

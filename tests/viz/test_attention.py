@@ -44,3 +44,17 @@ def test_argmax_cells_name_the_top_key_and_leave_fully_masked_rows_empty():
     assert np.isnan(z[1, 0]) and z[0, 0] == pytest.approx(0.8)
     with pytest.raises(ValueError, match=r"\(H, N, M\)"):
         viz.attention.argmax_figure(w[0])
+
+
+def test_cross_attention_keeps_each_axis_its_own_labels():
+    """Queries of a target (2 tokens) over keys of a source (3 tokens)."""
+    tgt, src = ["le", "chat"], ["the", "black", "cat"]
+    bars = viz.attention.query_weights_figure(
+        [0.2, 0.3, 0.5], query=1, labels=src, query_label=tgt[1]
+    )
+    assert "chat" in bars.layout.title.text and list(bars.layout.xaxis.ticktext) == src
+    w = np.full((2, 2, 3), 1 / 3)
+    grid = viz.attention.small_multiples_figure(w, labels=tgt, key_labels=src)
+    assert list(grid.layout.xaxis.ticktext) == src and list(grid.layout.yaxis.ticktext) == tgt
+    cols = viz.attention.small_multiples_figure(w, labels=tgt, key_labels=src, layout="columns")
+    assert list(cols.layout.xaxis.ticktext) == tgt and list(cols.layout.yaxis.ticktext) == src

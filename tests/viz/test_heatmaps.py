@@ -195,3 +195,17 @@ def test_log_axes_tick_at_the_data():
     assert fig.layout.yaxis.type == "log" and fig.layout.yaxis.dtick == 1  # one per decade
     lin = viz.charts.line_figure([1, 2], {"a": [1, 2]}, title="", x_title="", y_title="")
     assert lin.layout.xaxis.tickvals is None
+
+
+def test_cross_attention_matrices_label_rows_and_columns_apart():
+    """T = 2 target rows, S = 3 source columns: attention and mask figures, both layouts."""
+    tgt, src = ["le", "chat"], ["the", "black", "cat"]
+    a = np.full((2, 3), 1 / 3)
+    f = viz.heatmaps.attention_figure(a, what="weights", labels=tgt, key_labels=src)
+    assert list(f.layout.yaxis.ticktext) == tgt and list(f.layout.xaxis.ticktext) == src
+    c = viz.heatmaps.attention_figure(
+        a, what="weights", labels=tgt, key_labels=src, layout="columns"
+    )
+    assert list(c.layout.yaxis.ticktext) == src and list(c.layout.xaxis.ticktext) == tgt
+    m = viz.heatmaps.mask_figure(np.ones((2, 3), bool), labels=tgt, key_labels=src)
+    assert list(m.layout.yaxis.ticktext) == tgt and list(m.layout.xaxis.ticktext) == src

@@ -262,3 +262,18 @@ def test_the_same_body_is_compressed_once(env):
         client.get("/join/static/student.js", headers={"accept-encoding": "gzip"})
     after = student.gzipped.cache_info()
     assert (after.misses - before.misses, after.hits - before.hits) == (1, 2)
+
+
+def test_cross_attention_questions_on_the_phone_page():
+    """A class of nine has both cross-attention kinds: titled, their matrices as MathML, a
+    shape box for the shape question, graded like the others."""
+    items = exercises.generate(seed=SEED, count=len(exercises.KINDS))
+    page = student._questions_html(SEED, len(exercises.KINDS))
+    for i, e in enumerate(items):
+        if e.kind not in ("cross_shape", "cross_argmax"):
+            continue
+        card = page.split(f'id="q{i}"')[1].split("</li>")[0]
+        assert html.escape(e.title) in card
+        assert ('placeholder="(4, 2)"' in card) == (e.kind == "cross_shape")
+        assert e.kind == "cross_shape" or "<math" in card
+        assert exercises.grade(SEED, len(items), i, e.answer_text)

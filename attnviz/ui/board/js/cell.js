@@ -4,8 +4,10 @@
 // cheaply: the equations (KaTeX) and the LaTeX to copy.
 //
 // - The data: an attention chart whose link carries `arithmetic` (attnviz.ui.cell.cell_data:
-//   {scale, mask: ["1101", ...] | null, labels, decimals, terms, heads: {h: {q, k, v}}},
-//   q, k, v the head's (N, d_k) rows as plotly's base64 float64). Sent only while small
+//   {scale, mask: ["1101", ...] | null, labels, key_labels?, decimals, terms, heads: {h: {q, k,
+//   v}}}, q the head's (N, d_k) query rows, k, v its (M, d_k) key and value rows as plotly's
+//   base64 float64; cross-attention: N target tokens, M source tokens, key_labels the
+//   source's). Sent only while small
 //   (ui.cell.CLIENT_MAX_N tokens).
 // - On a click (or Enter from keys.js) on an attention cell of any board of the page (the
 //   board's api.onSelect), every chart with data computes that cell of its own view: the
@@ -46,8 +48,9 @@ const sum = (xs) => xs.reduce((s, x) => s + x, 0);
  * outside the data. */
 export function arithmetic(data, head, query, key) {
   const hd = headData(data, head);
-  const n = hd ? hd.q.length : 0;
-  if (!hd || !(query >= 0 && query < n && key >= 0 && key < n)) return null;
+  const n = hd ? hd.q.length : 0; // queries (the target's tokens in cross-attention)
+  const m = hd ? hd.k.length : 0; // keys (the source's)
+  if (!hd || !(query >= 0 && query < n && key >= 0 && key < m)) return null;
   const scale = Number(data.scale);
   // 1. q_i and k_j term by term, and the dot product
   const q = hd.q[query]; // (d_k,)
@@ -184,11 +187,11 @@ export function steps(c, d = DECIMALS, terms = TERMS) {
 
 /** The panel's heading: "Weight a_3,1 = 0.1234, head 1: query 3 (t3), key 1 (t1)" (the
  * comma keeps a_12,5 apart from a_1,25). */
-export function heading(c, labels = [], title = "", d = DECIMALS) {
-  const tok = (t) => (t < labels.length ? ` (${labels[t]})` : "");
+export function heading(c, labels = [], title = "", d = DECIMALS, keyLabels = null) {
+  const tok = (t, names) => (t < names.length ? ` (${names[t]})` : "");
   return (
     `${title}Weight a_${c.query},${c.key} = ${plain(c.weight, d)}, head ${c.head}: ` +
-    `query ${c.query}${tok(c.query)}, key ${c.key}${tok(c.key)}` +
+    `query ${c.query}${tok(c.query, labels)}, key ${c.key}${tok(c.key, keyLabels || labels)}` +
     (c.masked ? " (masked: this key is hidden from this query)" : "")
   );
 }
@@ -243,7 +246,7 @@ export function render(panel, data, sel, title = "") {
   const doc = panel.ownerDocument;
   const head = doc.createElement("h3");
   head.id = panel.id + "-h";
-  head.textContent = heading(c, data.labels || [], title);
+  head.textContent = heading(c, data.labels || [], title, DECIMALS, data.key_labels || null);
   const list = doc.createElement("ol");
   for (const [t, text] of steps(c, data.decimals || DECIMALS, data.terms || TERMS)) {
     const li = doc.createElement("li");

@@ -14,7 +14,8 @@
 //                them)
 //   presenterFill  the presenter view (or a board fitted to the screen): a matrix fills the
 //                free area below the chart (room.height) and the chart's width, square
-//                cells for a square matrix, others stretched by at most 1:3, tick labels
+//                cells for a square matrix (or a figure with layout.meta.cells "square"),
+//                others stretched by at most 1:3, tick labels
 //                thinned out where the cells are too small for them; a grid of heads gets
 //                square cells too
 
@@ -266,9 +267,11 @@ export function fillsSlide(layout, data) {
 export const MAX_CELL_RATIO = 3;
 
 /** How far a matrix of `nx` x `ny` cells may stretch its cells on a slide: square
- * matrices not at all; others by the matrix's own aspect, at least 1.5, at most 1:3. */
-export function cellRatio(nx, ny) {
-  if (nx === ny) return 1;
+ * matrices not at all, nor one whose figure asks for square cells (`square`:
+ * layout.meta.cells === "square", cross-attention's T x S weights); others by the matrix's
+ * own aspect, at least 1.5, at most 1:3. */
+export function cellRatio(nx, ny, square = false) {
+  if (nx === ny || square) return 1;
   return Math.min(MAX_CELL_RATIO, Math.max(1.5, Math.max(nx, ny) / Math.min(nx, ny)));
 }
 
@@ -318,7 +321,8 @@ export function presenterFill(layout, data, room) {
   const byHeight = Math.max(room.height ? room.height - t - b : own, own);
   let cw = byWidth / nx;
   let ch = byHeight / ny;
-  const ratio = cellRatio(Math.round(nx), Math.round(ny));
+  const square = !!(layout.meta && layout.meta.cells === "square");
+  const ratio = cellRatio(Math.round(nx), Math.round(ny), square);
   if (cw > ch * ratio) cw = ch * ratio;
   if (ch > cw * ratio) ch = cw * ratio;
   const plotW = Math.floor(cw * nx);

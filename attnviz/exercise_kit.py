@@ -1,0 +1,165 @@
+"""What every exercise is made of: the :class:`Exercise` and its checking (numbers, shapes,
+words), the titles and choices of each kind, and the LaTeX the prompts are written in.
+
+The generators are :mod:`attnviz.exercises` (self-attention, the Learned attention page)
+and :mod:`attnviz.exercises_cross` (cross-attention); every public name here is also
+importable from :mod:`attnviz.exercises`. Pure NumPy.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from attnviz import latex
+
+CHOICES = {"scaling": ("rise", "fall"), "circuit": ("layer 0", "layer 1")}
+#: The kinds whose answer is a shape such as "(2, 7, 4)".
+SHAPE_KINDS = ("shape", "cross_shape")
+#: Each kind's title as a student reads it (a page shows "3. One scaled score", not "score").
+TITLES = {
+    "argmax": "Which key wins",
+    "weight": "One attention weight",
+    "score": "One scaled score",
+    "mask": "Weights under a mask",
+    "shape": "The weights' shape",
+    "scaling": "Scaling and entropy",
+    "heads": "Which head looks back",
+    "circuit": "Where the induction head is",
+    "timing": "When the induction head forms",
+    "cross_shape": "The cross weights' shape",
+    "cross_argmax": "Which source token wins",
+}
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One question. ``answer`` is exact; :meth:`check` accepts it within ``tolerance``
+    (0 for integers and words)."""
+
+    kind: str
+    prompt: str
+    answer: int | float | str
+    explanation: str
+    hint: str
+    tolerance: float = 0.0
+    data: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def choices(self) -> tuple[str, ...] | None:
+        """The options of a choice question (None: type a number or a shape)."""
+        return CHOICES.get(self.kind)
+
+    @property
+    def title(self) -> str:
+        """The question's title for a student (:data:`TITLES`)."""
+        return TITLES.get(self.kind, self.kind.capitalize())
+
+    @property
+    def answer_text(self) -> str:
+        """The answer as a student would write it."""
+        if isinstance(self.answer, float):
+            return f"{self.answer:.2f}"
+        return str(self.answer)
+
+    def check(self, value: object) -> bool:
+        """True if ``value`` is right within the stated tolerance. Never raises."""
+        try:
+            return self._check(value)
+        except Exception:  # noqa: BLE001 - junk input is simply wrong
+            return False
+
+    def _check(self, value: object) -> bool:
+        if isinstance(self.answer, str):
+            if not isinstance(value, str):
+                if self.kind in SHAPE_KINDS and isinstance(value, tuple | list):
+                    value = "x".join(str(int(v)) for v in value if _is_int(v))
+                else:
+                    return False
+            if self.kind in SHAPE_KINDS:
+                got = parse_shape(value)
+                return got is not None and got == parse_shape(self.answer)
+            return _word(value) == self.answer
+        x = parse_number(value)
+        if x is None:
+            return False
+        if isinstance(self.answer, int) and not self.tolerance:
+            return x == self.answer
+        return abs(x - self.answer) <= self.tolerance + 1e-9
+
+
+def _is_int(v: object) -> bool:
+    return isinstance(v, int | np.integer) and not isinstance(v, bool | np.bool_)
+
+
+def parse_number(value: object) -> float | None:
+    """A finite number from an int, float or a string such as ``" 0.25"`` (or ``"0,25"``);
+    None for anything else (bools, NaN, inf, words, empty)."""
+    if isinstance(value, bool | np.bool_) or value is None:
+        return None
+    if isinstance(value, int | float | np.integer | np.floating):
+        x = float(value)
+    elif isinstance(value, str):
+        s = value.strip().replace("−", "-").replace(",", ".")
+        if not re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", s):
+            return None
+        x = float(s)
+    else:
+        return None
+    return x if math.isfinite(x) else None
+
+
+def parse_shape(value: str) -> tuple[int, ...] | None:
+    """``"(4, 2)"``, ``"4x2"``, ``"4×2"``, ``"[4,2]"``, ``"4 by 2"`` -> ``(4, 2)``; None if not
+    a shape."""
+    s = value.strip().lower().strip("()[] ")
+    parts = [p for p in re.split(r"\s*(?:,|x|×|\*|by)\s*|\s+", s) if p != ""]
+    if not parts or not all(re.fullmatch(r"\d{1,4}", p) for p in parts):
+        return None
+    return tuple(int(p) for p in parts)
+
+
+def _word(value: str) -> str:
+    w = value.strip().lower().rstrip(".!")
+    return {"rises": "rise", "falls": "fall", "up": "rise", "down": "fall"}.get(w, w)
+
+
+# --------------------------------------------------------------------------- formatting
+
+
+def bmatrix(a: np.ndarray, decimals: int = 0, name: str | None = None) -> str:
+    """A LaTeX ``bmatrix`` of a 1-D or 2-D array (numbers rounded to ``decimals``)."""
+    a = np.atleast_2d(np.asarray(a, dtype=float))
+    rows = [" & ".join(latex.number(v + 0.0, decimals) for v in row) for row in a]
+    body = r"\begin{bmatrix} " + r" \\ ".join(rows) + r" \end{bmatrix}"
+    return f"{name} = {body}" if name else body
+
+
+def _block(*parts: str) -> str:
+    return "\n$$\n" + r" \qquad ".join(parts) + "\n$$\n"
+
+
+def _vec(a: np.ndarray, decimals: int = 0) -> str:
+    return (
+        "(" + ", ".join(latex.number(v + 0.0, decimals) for v in np.asarray(a, dtype=float)) + ")"
+    )
+
+
+def _factor(v: float, decimals: int) -> str:
+    s = latex.number(v + 0.0, decimals)
+    return f"({s})" if s.startswith("-") else s
+
+
+def _dot_terms(q: np.ndarray, k: np.ndarray, decimals: int) -> str:
+    """LaTeX ``1 \\cdot 2 + (-1) \\cdot 0``: negative factors in parentheses."""
+    return " + ".join(
+        f"{_factor(a, decimals)} \\cdot {_factor(b, decimals)}" for a, b in zip(q, k, strict=True)
+    )
+
+
+def _ints(rng: np.random.Generator, shape: tuple[int, ...], lo: int = -2, hi: int = 2):
+    return rng.integers(lo, hi + 1, size=shape).astype(float)

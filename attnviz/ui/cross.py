@@ -1,0 +1,320 @@
+"""The Cross-attention page's own controls, their link checks, the cached run, the code box
+and the downloads (the charts: :mod:`attnviz.ui.cross_view`).
+
+The sidebar sets D, heads, the seed, the weights and the scaling (the page's entry has
+``controls="weights"``); the page sets what only cross-attention has, each control bound
+to the link with the playground's conventions (a value equal to the default stays out of
+it; an invalid one is replaced by a valid one with a warning):
+
+| key | widget | values |
+| --- | --- | --- |
+| ``input`` | radio | ``random``, ``text``, ``preset`` (both sequences) |
+| ``N_src``, ``N_tgt`` | slider | source and target tokens, 1..64 (``input=random``) |
+| ``text_src``, ``text_tgt`` | text input | the two sentences (``input=text``) |
+| ``pair`` | selectbox | a name of :data:`attnviz.cross.PAIRS` (``input=preset``) |
+| ``cross_mask`` | radio | ``none``, ``padding`` (the source's last ``pad_src``), ``causal`` |
+| ``pad_src`` | number | source padding tokens, 0..64 |
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+import streamlit as st
+
+from attnviz import cross, engine
+from attnviz.ui import links, state
+from attnviz.ui.controls import BIND, Settings
+from attnviz.ui.export import csv_maker
+from attnviz.ui.page import shape_text
+from attnviz.ui.present import presenting
+from attnviz.ui.text import md_text
+from attnviz.ui.walker import invalid_notice
+
+#: The page's controls: URL key -> (default, the rule a link's value must satisfy).
+CONTROLS: dict[str, tuple[Any, str]] = {
+    "input": ("random", "one of " + ", ".join(cross.INPUTS)),
+    "N_src": (6, f"an integer from 1 to {cross.N_MAX}"),
+    "N_tgt": (4, f"an integer from 1 to {cross.N_MAX}"),
+    "text_src": (cross.SOURCE_TEXT, "some text"),
+    "text_tgt": (cross.TARGET_TEXT, "some text"),
+    "pair": (next(iter(cross.PAIRS)), "the name of a pair: " + ", ".join(cross.PAIRS)),
+    "cross_mask": ("none", "one of " + ", ".join(cross.MASKS)),
+    "pad_src": (1, f"an integer from 0 to {cross.N_MAX}"),
+}
+_CHECKED = "cross_links_checked"  # book key: the page's first run checked the link
+
+
+@dataclass(frozen=True)
+class CrossSettings:
+    """The page's control values (hashable: the cache's key, with the sidebar's)."""
+
+    input: str
+    n_src: int
+    n_tgt: int
+    text_src: str
+    text_tgt: str
+    pair: str
+    mask: str
+    pad: int
+
+
+def controls() -> tuple[CrossSettings, list[str]]:
+    """Draw the page's controls (in two rows of columns) and return their values and the
+    warnings for link values they did not take (the page's first run in a session)."""
+    d = {k: v for k, (v, _) in CONTROLS.items()}
+    # the link's raw values, read before the widgets (which drop an invalid one)
+    raw = {k: st.query_params.get_all(k) for k in CONTROLS if k in st.query_params}
+    # on a slide the controls fold away: the charts get the screen's height
+    box = st.expander("The two sequences and the mask") if presenting() else st.container()
+    with box:
+        values = _widgets(d)
+    full = {**d, **values}
+    s = CrossSettings(
+        full["input"], int(full["N_src"]), int(full["N_tgt"]), str(full["text_src"]),
+        str(full["text_tgt"]), str(full["pair"]), full["cross_mask"], int(full["pad_src"]),
+    )  # fmt: skip
+    return s, _link_notices(values, raw)
+
+
+def _widgets(d: dict[str, Any]) -> dict[str, Any]:
+    """The page's widgets, each bound to the link: their values by URL key."""
+    c_in, c_a, c_b = st.columns([1.2, 1.4, 1.4])
+    kind = c_in.radio(
+        "source and target", cross.INPUTS, key="input", bind=BIND, horizontal=True,
+        help="random: N(0, 1) rows from the seed · text: two sentences, each word a token "
+        "with a fixed embedding · preset: a named pair of sentences",
+    )  # fmt: skip
+    values: dict[str, Any] = {"input": kind}
+    if kind == "random":
+        values["N_src"] = c_a.slider("N_src — source tokens (K, V)", 1, cross.N_MAX,
+                                     d["N_src"], key="N_src", bind=BIND)  # fmt: skip
+        values["N_tgt"] = c_b.slider("N_tgt — target tokens (Q)", 1, cross.N_MAX,
+                                     d["N_tgt"], key="N_tgt", bind=BIND)  # fmt: skip
+    elif kind == "text":
+        values["text_src"] = c_a.text_input(
+            "source sentence (gives K and V)", d["text_src"], key="text_src", bind=BIND
+        )
+        values["text_tgt"] = c_b.text_input(
+            "target sentence (gives Q)", d["text_tgt"], key="text_tgt", bind=BIND
+        )
+    else:
+        values["pair"] = c_a.selectbox("pair (source → target)", list(cross.PAIRS),
+                                       key="pair", bind=BIND)  # fmt: skip
+    c_m, c_p, _ = st.columns([1.2, 1.4, 1.4])
+    values["cross_mask"] = c_m.radio(
+        "mask", cross.MASKS, key="cross_mask", bind=BIND, horizontal=True,
+        help="padding: no target token sees the source's last pad_src tokens · causal: only "
+        "for two sequences of the same length",
+    )  # fmt: skip
+    if values["cross_mask"] == "padding":
+        values["pad_src"] = c_p.number_input(
+            "pad_src — padding tokens at the end of the source", 0, cross.N_MAX, d["pad_src"],
+            step=1, key="pad_src", bind=BIND,
+        )  # fmt: skip
+    return values
+
+
+def _link_notices(values: dict[str, Any], raw: dict[str, list[str]]) -> list[str]:
+    """First run of the page in a session: a warning for each link value of a control
+    drawn now that the widget did not take (Streamlit drops an invalid one)."""
+    book = state.book()
+    if book.get(_CHECKED):
+        return []
+    book[_CHECKED] = True
+    out = []
+    for key, value in values.items():
+        if key in raw and not links.same(raw[key], value):
+            shown = raw[key][-1] if raw[key] else ""
+            shown = shown if len(shown) <= 40 else shown[:40] + "…"
+            out.append(invalid_notice("The link", key, shown, CONTROLS[key][1], value))
+    return out
+
+
+Run = tuple[cross.Sequences, engine.AttentionResult, str]
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def compute(c: CrossSettings, s: Settings) -> Run:
+    """The two sequences and the cross-attention of the target over the source with the
+    sidebar's D, heads, seed, weights and scaling (cached, bounded), and a problem to show
+    ("" if none): a causal mask over two lengths is the engine's ``ValueError``, said in
+    words, and the view is drawn without the mask. Raises ``ValueError`` for inputs no
+    fallback fixes."""
+    seqs = cross.sequences(
+        c.input, d=s.d, seed=s.seed, n_src=c.n_src, n_tgt=c.n_tgt, text_src=c.text_src,
+        text_tgt=c.text_tgt, pair=c.pair,
+    )  # fmt: skip
+    kw = dict(d=s.d, heads=s.heads, seed=s.seed, init=s.init, bias=s.bias, scale=s.scale)
+    problem = ""
+    if c.mask == "padding" and c.pad > seqs.source.n:
+        problem = (
+            f"The source has {seqs.source.n} tokens: padding {c.pad} of them hides all "
+            f"{seqs.source.n} (every weight is 0)."
+        )
+    try:
+        res = cross.run(seqs, **kw, mask=c.mask, pad=c.pad)
+    except ValueError as e:
+        if c.mask != "causal":
+            raise
+        problem = f"No causal mask here: {e}. Showing the weights without a mask."
+        res = cross.run(seqs, **kw, mask="none")
+    return seqs, res, problem
+
+
+# --------------------------------------------------------------------------- code box
+
+
+CODE = """\
+import numpy as np
+$inputs
+from attnviz.engine import AttentionParams  # the weights: $init init, from seed + 1
+P = AttentionParams.random($d, seed=$seed1, init=$init_r, bias=$bias)
+Q = X_tgt @ P.w_q + (0 if P.b_q is None else P.b_q)  # (T, D): queries from the TARGET
+K = X_src @ P.w_k + (0 if P.b_k is None else P.b_k)  # (S, D): keys from the SOURCE
+V = X_src @ P.w_v + (0 if P.b_v is None else P.b_v)  # (S, D): values from the SOURCE
+h, dk = $head, $d // $heads  # head h uses columns h*dk .. (h+1)*dk - 1
+Qh, Kh, Vh = (M[:, h * dk:(h + 1) * dk] for M in (Q, K, V))
+S = Qh @ Kh.T * $scale  # scores (T, S): target tokens as rows, source tokens as columns
+$mask
+E = np.exp(S - S.max(axis=1, keepdims=True))
+E[~np.isfinite(S)] = 0
+A = E / np.where(E.sum(axis=1, keepdims=True) == 0, 1, E.sum(axis=1, keepdims=True))
+out = A @ Vh  # (T, d_k): one row per target token, a mix of the source's values
+"""
+
+
+def code(c: CrossSettings, s: Settings, seqs: cross.Sequences, res: engine.AttentionResult,
+         head: int) -> str:  # fmt: skip
+    """NumPy lines that recompute head ``head``'s S, A and out of this view (tests run
+    them)."""
+    if c.input == "random":
+        inputs = (
+            f"X_src = np.random.default_rng([{s.seed}, 0]).standard_normal(({seqs.source.n}, "
+            f"{s.d}))  # (S, D) the source\nX_tgt = np.random.default_rng([{s.seed}, 1])"
+            f".standard_normal(({seqs.target.n}, {s.d}))  # (T, D) the target"
+        )
+    else:
+        what = (
+            f"pair={c.pair!r}"
+            if c.input == "preset"
+            else f"text_src={c.text_src[: cross.MAX_CHARS]!r}, "
+            f"text_tgt={c.text_tgt[: cross.MAX_CHARS]!r}"
+        )
+        inputs = (
+            "from attnviz import cross  # a fixed embedding per token (attnviz.inputs)\n"
+            f"seqs = cross.sequences({c.input!r}, d={s.d}, {what})\n"
+            f"X_src, X_tgt = seqs.source.x, seqs.target.x  # (S, D) = ({seqs.source.n}, "
+            f"{s.d}), (T, D) = ({seqs.target.n}, {s.d})"
+        )
+    mask = "# no mask"
+    if res.mask is not None:
+        keep = int(res.mask[0].sum())
+        mask = f"S[:, {keep}:] = -np.inf  # the source's last {seqs.source.n - keep} are padding"
+    return (
+        CODE.replace("$inputs", inputs).replace("$seed1", str(s.seed + 1))
+        .replace("$init_r", repr(s.init)).replace("$init", s.init).replace("$d", str(s.d))
+        .replace("$bias", str(s.bias)).replace("$heads", str(s.heads))
+        .replace("$head", str(head)).replace("$scale", repr(float(res.scale)))
+        .replace("$mask", mask)
+    )  # fmt: skip
+
+
+def code_box(text: str) -> None:
+    """The code box (its own key: the shared one keeps its state across the other pages),
+    drawn only while open."""
+    box = st.expander(
+        ":material/code: NumPy code that reproduces this view",
+        expanded=False,
+        key="code_box_cross",
+        on_change="rerun",
+    )
+    if box.open is not False:
+        with box:
+            st.code(text, language="python", wrap_lines=True)
+
+
+# --------------------------------------------------------------------------- downloads
+
+
+def npz_bytes(c: CrossSettings, s: Settings, seqs: cross.Sequences,
+              res: engine.AttentionResult) -> bytes:  # fmt: skip
+    """The whole state: both inputs and their tokens, every intermediate, the settings."""
+    arrays: dict[str, Any] = {
+        "x_src": seqs.source.x, "x_tgt": seqs.target.x,
+        "labels_src": np.array(seqs.source.labels), "labels_tgt": np.array(seqs.target.labels),
+        "queries": res.queries, "keys": res.keys, "values": res.values, "scores": res.scores,
+        "masked_scores": res.masked_scores, "weights": res.weights,
+        "head_outputs": res.head_outputs, "concat": res.concat, "output": res.output,
+        "scale": np.array(res.scale),
+        "settings_json": np.array(json.dumps({"sidebar": s.as_dict(), "page": asdict(c)})),
+    }  # fmt: skip
+    if res.mask is not None:
+        arrays["mask"] = res.mask
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **arrays)
+    return buf.getvalue()
+
+
+def export_section(c: CrossSettings, s: Settings, seqs: cross.Sequences,
+                   res: engine.AttentionResult, head: int) -> None:  # fmt: skip
+    """CSV of each matrix of head ``head`` (target tokens as rows, source tokens as the
+    columns of S and A) and the NPZ of the whole state, drawn only while open."""
+    box = st.expander(
+        ":material/download: Export: every matrix as CSV, the whole state as NPZ",
+        expanded=False,
+        key="export_box_cross",
+        on_change="rerun",
+    )
+    if box.open is False:
+        return
+    tgt, src = seqs.target.labels, seqs.source.labels
+    tables = {
+        f"S head {head}": (res.masked_scores[head], tgt, src),
+        f"A head {head}": (res.weights[head], tgt, src),
+        f"Q head {head}": (res.queries[head], tgt, None),
+        f"K head {head}": (res.keys[head], src, None),
+        f"V head {head}": (res.values[head], src, None),
+        f"out head {head}": (res.head_outputs[head], tgt, None),
+        "X source": (seqs.source.x, src, None),
+        "X target": (seqs.target.x, tgt, None),
+    }
+    with box:
+        st.caption(
+            "CSV files hold the matrices as displayed: target tokens as rows; the scores' and "
+            "weights' columns are the source's tokens. The NPZ holds both inputs, every "
+            "intermediate and the settings."
+        )
+        cols = st.columns(4)
+        for i, (name, (a, rl, cl)) in enumerate(tables.items()):
+            slug = "".join(ch if ch.isalnum() else "_" for ch in name).strip("_").lower()
+            cols[i % 4].download_button(
+                f"{name} ({shape_text(a)}) CSV", data=csv_maker(a, rl, cl),
+                file_name=f"attnviz_cross_{slug}.csv", mime="text/csv",
+                key=f"dl_cross_{slug}", on_click="ignore",
+            )  # fmt: skip
+        st.download_button(
+            "Whole state (NPZ)", data=lambda: npz_bytes(c, s, seqs, res),
+            file_name="attnviz_cross_state.npz", mime="application/octet-stream",
+            key="dl_cross_npz", on_click="ignore", type="primary",
+        )  # fmt: skip
+
+
+def who_asks(seqs: cross.Sequences) -> str:
+    """The sentence that says which sequence gives Q and which gives K and V."""
+
+    def few(labels: tuple[str, ...]) -> str:
+        shown = " ".join(labels[:8]) + (" …" if len(labels) > 8 else "")
+        return md_text(shown)
+
+    t, s = seqs.target, seqs.source
+    return (
+        f"**Q** comes from the **target** ({t.n} tokens: *{few(t.labels)}*), one query per "
+        f"row; **K** and **V** come from the **source** ({s.n} tokens: *{few(s.labels)}*), "
+        f"one key and one value per column. Each target token's row of weights is a softmax "
+        f"over the {s.n} source tokens, so the weights are T × S = {t.n} × {s.n}."
+    )

@@ -1,0 +1,158 @@
+"""Cross-attention's charts on a page, from plain arrays: what the Cross-attention page draws
+and what a real encoder-decoder's page (T5, BART, Marian) calls for one layer of its
+``cross_attentions`` (L, H, T, S)::
+
+    from attnviz.ui import cross_view
+    cross_view.attention_board("mt_top", weights[layer], head, target_labels=tgt,
+                               source_labels=src)          # weights (H, T, S)
+    cross_view.grid_board("mt_grid", weights, target_labels=tgt, source_labels=src)
+
+Target tokens are the rows (they ask), source tokens the columns (they answer), each
+labelled with its own tokens; the board links hover and click across the charts, reads
+each chart as a table and cell by cell with the arrow keys, and (with ``result``) works a
+clicked cell out: the target's query row · the source's key row, scaled, softmax over
+the source.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import streamlit as st
+
+from attnviz import engine, viz
+from attnviz.ui.board import board, link_attn, link_tokens
+from attnviz.ui.cell import cell_data, cell_panel
+from attnviz.ui.present import presenting
+from attnviz.ui.text import pointing
+
+_LAYOUT = "rows"  # target tokens as rows, always (a translation reads along its rows)
+
+
+def attention_charts(
+    key: str,
+    weights: np.ndarray,
+    head: int,
+    *,
+    target_labels: Sequence[str],
+    source_labels: Sequence[str],
+    scores: np.ndarray | None = None,
+    outputs: np.ndarray | None = None,
+    mask: np.ndarray | None = None,
+    scale: float = 1.0,
+    result: engine.AttentionResult | None = None,
+    weights_figure: Any = None,
+) -> list:
+    """The board's charts: scores (if given) | weights | output (if given) of ``head``.
+    ``weights`` (H, T, S), ``scores`` (H, T, S) scaled before the mask, ``outputs`` (H, T,
+    d_v); ``result`` (the engine's, when there is one) lets the browser work a clicked cell
+    out; ``weights_figure``: a function of the weights figure (an outline on it)."""
+    tl, sl = list(target_labels), list(source_labels)
+    d_k = 1 if result is None else result.queries.shape[-1]
+    arithmetic = None if result is None else cell_data(result, head, tl, key_labels=sl)
+    out: list = []
+    if scores is not None:
+        masked = np.asarray(scores[head], dtype=np.float64)
+        if mask is not None:
+            masked = np.where(mask, masked, -np.inf)
+        fig = viz.cross.cross_attention_figure(
+            masked, what="scores", target_labels=tl, source_labels=sl, mask=mask,
+            scale=scale, d_k=d_k, head=head,
+        )  # fmt: skip
+        out.append((f"{key}_scores", fig, link_attn(head, _LAYOUT, arithmetic=arithmetic)))
+    fig = viz.cross.cross_attention_figure(
+        weights[head], what="weights", target_labels=tl, source_labels=sl, mask=mask, head=head
+    )
+    if weights_figure is not None:
+        fig = weights_figure(fig)
+    link = link_attn(head, _LAYOUT, weights=True, arithmetic=arithmetic)
+    out.append((f"{key}_weights", fig, link))
+    if outputs is not None:
+        fig = viz.cross.cross_token_figure(
+            outputs[head], name=f"out (head {head}) = A V", side="target", labels=tl, height=380
+        )
+        out.append((f"{key}_out", fig, link_tokens(head, _LAYOUT, "query")))
+    return out
+
+
+def attention_board(key: str, weights: np.ndarray, head: int = 0, **kwargs: Any) -> Any:
+    """Scores | weights | output of one head in one board (see :func:`attention_charts`
+    for the arguments), its caption and, with ``result``, the cell panel under it.
+    Returns the board's last click."""
+    charts = attention_charts(key, weights, head, **kwargs)
+    # on a slide two a row (scores | weights, then the output), each filling the screen
+    picked = board(key, charts, columns=[1, 1] if presenting() and len(charts) > 2 else None)
+    st.caption(
+        "Rows: the target's tokens (each asks with its query); columns: the source's tokens "
+        "(each answers with its key). Scores and outputs: blue < 0 < red (white = 0). "
+        "Weights: 0 (dark purple) to 1 (yellow); each row sums to 1 over the source. "
+        + pointing("Hover a cell", "Tap a cell")
+        + " to follow its target token in Q and its source token in K and V.",
+        unsafe_allow_html=True,  # the app's own words (ui.pointing)
+    )
+    result = kwargs.get("result")
+    if result is not None:
+        cell_panel(
+            result, tuple(kwargs["target_labels"]), key, head,
+            key_labels=tuple(kwargs["source_labels"]),
+            hint="Click a cell of the scores or the weights to see how it was computed: the "
+            "target's query row · the source's key row, scaled, softmax over the source.",
+        )  # fmt: skip
+    return picked
+
+
+def projections_board(
+    key: str,
+    result: engine.AttentionResult,
+    head: int,
+    *,
+    target_labels: Sequence[str],
+    source_labels: Sequence[str],
+) -> Any:
+    """Q of the target, K and V of the source (head ``head``), linked to the attention
+    charts: hovering cell (i, j) there outlines row i of Q and row j of K and V."""
+    tl, sl = list(target_labels), list(source_labels)
+    f = viz.cross.cross_token_figure
+    return board(
+        key,
+        [
+            (f"{key}_q", f(result.queries[head], name=f"Q (head {head})", side="target",
+                           labels=tl), link_tokens(head, _LAYOUT, "query")),
+            (f"{key}_k", f(result.keys[head], name=f"K (head {head})", side="source",
+                           labels=sl), link_tokens(head, _LAYOUT, "key")),
+            (f"{key}_v", f(result.values[head], name=f"V (head {head})", side="source",
+                           labels=sl), link_tokens(head, _LAYOUT, "key")),
+        ],
+    )  # fmt: skip
+
+
+def grid_board(
+    key: str,
+    weights: np.ndarray,
+    *,
+    target_labels: Sequence[str],
+    source_labels: Sequence[str],
+    layers: Sequence[int] | None = None,
+) -> Any:
+    """Every head at once: ``weights`` (H, T, S) of one layer, or (L, H, T, S) of a model's
+    layers (a layer × head grid), as small multiples sharing one colour bar. A model with
+    more panels than :data:`attnviz.viz.cross.MAX_GRID_PANELS` passes fewer ``layers``."""
+    w = np.asarray(weights)
+    grid = w if w.ndim == 4 else w[None]
+    if layers is not None:
+        grid = grid[list(layers)]
+    fig = viz.cross.cross_grid_figure(
+        grid, target_labels=list(target_labels), source_labels=list(source_labels)
+    )
+    if layers is not None:  # the panels' titles name the model's own layers
+        h = grid.shape[1]
+        for n, a in enumerate(fig.layout.annotations):
+            a.text = f"layer {list(layers)[n // h]}, head {n % h}"
+    if w.ndim == 3:  # one layer: "head h" is enough
+        fig.layout.title.text = "Every head's weights — rows = target, columns = source"
+        for a, h in zip(fig.layout.annotations, range(w.shape[0]), strict=False):
+            a.text = f"head {h}"
+    heads = range(grid.shape[0] * grid.shape[1])
+    return board(key, [(f"{key}_grid", fig, link_attn(None, _LAYOUT, heads=heads))])
