@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from packaging.requirements import Requirement
 
+from attnviz import toys
 from tests.e2e.e2e_app import free_port
 from tests.package_build import ROOT, build_wheel, fresh_venv
 
@@ -123,7 +124,7 @@ def test_the_installed_package_loads_its_shipped_toy_runs(venv_bin, tmp_path):
     assert out.returncode == 0, out.stderr
     path, loaded = out.stdout.strip().splitlines()
     assert Path(path).is_relative_to(venv_bin.parent), f"not the installed file: {path}"
-    assert [s.split(":")[0] for s in loaded.split()] == ["previous", "reverse", "induction"]
+    assert [s.split(":")[0] for s in loaded.split()] == list(toys.TASKS)  # align included
     assert all(s.endswith(":True") and int(s.split(":")[1]) > 10 for s in loaded.split())
 
 
