@@ -9,7 +9,13 @@ import json
 from pathlib import Path
 
 VOCAB = 128
-SMALL = dict(vocab_size=VOCAB, hidden_size=32, num_hidden_layers=2, num_attention_heads=4)
+SMALL = dict(
+    vocab_size=VOCAB,
+    hidden_size=32,
+    num_hidden_layers=2,
+    num_attention_heads=4,
+    initializer_range=0.2,
+)
 DECODER = dict(SMALL, intermediate_size=64, num_key_value_heads=2, initializer_range=0.2)
 
 #: family -> (transformers config class, its arguments, the Auto class that builds it)
@@ -22,7 +28,7 @@ FAMILIES = {
     ),
     "distilbert": (
         "DistilBertConfig",
-        dict(vocab_size=VOCAB, dim=32, n_layers=2, n_heads=4, hidden_dim=64),
+        dict(vocab_size=VOCAB, dim=32, n_layers=2, n_heads=4, hidden_dim=64, initializer_range=0.2),
         "AutoModel",
     ),
     "gpt2": (
