@@ -5,6 +5,7 @@ eager attention (so f16/bf16 files are compared on the same rounded weights)."""
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 
@@ -84,6 +85,7 @@ def save(family: str, folder: Path, dtype: str = "float32", seed: int = 0, **ove
     return folder
 
 
+@functools.cache
 def reference(folder: Path):
     """The checkpoint in transformers: float32, eager attention, eval mode."""
     import torch
@@ -93,3 +95,51 @@ def reference(folder: Path):
     auto = getattr(transformers, FAMILIES[family][2])
     model = auto.from_pretrained(folder, dtype=torch.float32, attn_implementation="eager")
     return model.eval()
+
+
+def prompt(n: int = 12, seed: int = 1):
+    """``n`` random ids above the tokenizer's special ones."""
+    import numpy as np
+
+    return np.random.default_rng(seed).integers(4, VOCAB, n)
+
+
+def reference_run(folder: Path, ids):
+    """transformers' attentions (L, H, N, N) and last logits (V,) or hidden states."""
+    import torch
+
+    with torch.no_grad():
+        out = reference(folder)(torch.tensor(ids)[None], output_attentions=True,
+                                output_hidden_states=True)  # fmt: skip
+    attentions = torch.stack(out.attentions)[:, 0].numpy()  # (L, H, N, N)
+    last = out.logits[0, -1].numpy() if hasattr(out, "logits") else None  # (V,)
+    states = torch.stack(out.hidden_states)[:, 0].numpy()  # (L + 1, N, D)
+    return attentions, last, states
+
+
+def reference_generate(folder: Path, ids, steps: int):
+    """transformers' greedy continuation (the new ids only)."""
+    import torch
+
+    with torch.no_grad():
+        out = reference(folder).generate(
+            torch.tensor(ids)[None], max_new_tokens=steps, do_sample=False, pad_token_id=0
+        )
+    return out[0, len(ids) :].numpy()
+
+
+def check_decoder(model, folder: Path, steps: int = 20) -> None:
+    """attnviz's decoder equals transformers on ``folder``: every head's attentions and
+    the logits to 1e-4, and the greedy continuation token for token."""
+    import numpy as np
+
+    ids = prompt()
+    run = model.run_ids(ids)
+    attentions, logits, _ = reference_run(folder, ids)
+    assert run.attentions.shape == attentions.shape
+    assert run.attentions.dtype == np.float32 and run.logits.dtype == np.float32
+    assert np.abs(run.attentions - attentions).max() <= 1e-4
+    assert np.abs(run.logits - logits).max() <= 1e-4
+    np.testing.assert_array_equal(
+        model.generate(ids, steps), reference_generate(folder, ids, steps)
+    )
