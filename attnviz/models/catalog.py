@@ -129,14 +129,18 @@ def _folder_and_root(target: ModelEntry | str | Path) -> tuple[Path, Path | None
     path = Path(target).expanduser()
     if ".." in path.parts:
         raise CheckpointError(f"{target}: a model path may not contain '..'")
-    return path, None
+    for root in _roots(None):  # under a listed folder: its files must stay in that folder
+        if Path(os.path.abspath(path)).is_relative_to(os.path.abspath(root)):
+            return path, root
+    return path, None  # elsewhere: the folder itself (or its hub repo) is the root
 
 
 def load(target: ModelEntry | str | Path) -> Any:
     """The model of an entry of :func:`find` or of a folder, built once per process
-    (the last :data:`MAX_LOADED` are kept). A model over the size limit raises before its
-    weights are read. Two threads loading the same model wait for one load; another
-    model's load does not wait."""
+    (the last :data:`MAX_LOADED` are kept). A folder under a listed folder (the hub cache,
+    ``ATTNVIZ_MODELS``) may not link out of it; any other folder not out of itself. A
+    model over the size limit raises before its weights are read. Two threads loading the
+    same model wait for one load; another model's load does not wait."""
     folder, root = _folder_and_root(target)
     key = folder.resolve()
     with _guard:

@@ -203,7 +203,7 @@ class Checkpoint:
         limit = max_bytes()
         if self.bytes > limit:
             raise CheckpointError(
-                f"{self.folder}: {self.params:,} parameters, {self.bytes / 1e9:.2f} GB in "
+                f"{self.folder}: {self.params:,} parameters, {self.bytes / 1e9:.3g} GB in "
                 f"float32, over the limit of {limit / 1e9:g} GB (ATTNVIZ_MODEL_MAX_GB)"
             )
 
