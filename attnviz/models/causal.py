@@ -26,7 +26,16 @@ from numpy.typing import ArrayLike, NDArray
 
 from attnviz.models.checkpoint import CheckpointError, TextTokenizer
 
-__all__ = ["CausalLM", "DecoderRun", "KVCache", "Step", "causal_rows", "sample"]
+__all__ = [
+    "CausalLM",
+    "DecoderRun",
+    "KVCache",
+    "Step",
+    "causal_rows",
+    "eos_ids",
+    "require",
+    "sample",
+]
 
 Array = NDArray[np.float32]
 #: The longest prompt a run takes (its attentions alone: L x H x N x N float32).
@@ -57,6 +66,14 @@ class Step:
     token: int
     cache_tokens: int
     cache_bytes: int
+
+    def top(self, k: int = 5) -> list[tuple[int, float]]:
+        """The ``k`` most likely next ids and their probabilities (softmax of the logits)."""
+        z = self.logits.astype(np.float64)  # (V,)
+        p = np.exp(z - z.max())
+        p /= p.sum()
+        best = np.argsort(-p, kind="stable")[:k]
+        return [(int(i), float(p[i])) for i in best]
 
 
 class KVCache:
@@ -227,10 +244,20 @@ class CausalLM:
                 return
             new = np.array([token], dtype=np.int64)  # (1,)
 
-    def generate(self, ids: ArrayLike, max_new_tokens: int, **kwargs: Any) -> NDArray[np.int64]:
-        """The new ids only (greedy when ``temperature`` is 0; keywords of
-        :meth:`generate_steps`)."""
-        steps = self.generate_steps(ids, max_new_tokens, **kwargs)
+    def generate(
+        self,
+        ids: ArrayLike,
+        max_new_tokens: int,
+        *,
+        temperature: float = 0.0,
+        top_k: int | None = None,
+        top_p: float | None = None,
+        seed: int = 0,
+    ) -> NDArray[np.int64]:
+        """The new ids only (greedy when ``temperature`` is 0), as :meth:`generate_steps`."""
+        steps = self.generate_steps(
+            ids, max_new_tokens, temperature=temperature, top_k=top_k, top_p=top_p, seed=seed
+        )
         return np.array([s.token for s in steps], dtype=np.int64)
 
 

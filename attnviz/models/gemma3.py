@@ -55,9 +55,8 @@ def text_config(config: Mapping[str, Any]) -> dict[str, Any]:
         dict(config.get("text_config") or {}) if config["model_type"] == "gemma3" else dict(config)
     )
     cfg.setdefault("model_type", "gemma3_text")
-    if not isinstance(cfg.get("rope_parameters"), Mapping) or "full_attention" not in cfg.get(
-        "rope_parameters", {}
-    ):
+    params = cfg.get("rope_parameters")
+    if not (isinstance(params, Mapping) and "full_attention" in params):
         full = {"rope_type": "default", "rope_theta": cfg.get("rope_theta", 1_000_000.0)}
         full.update(cfg.get("rope_scaling") or {})
         local = {"rope_type": "default", "rope_theta": cfg.get("rope_local_base_freq", 10_000.0)}

@@ -170,7 +170,8 @@ class Llama(CausalLM):
         shape = (self.vocab_size, d_model)
         self.embedding = expect(weights, prefix + "embed_tokens.weight", shape)  # (V, D)
         self.final_norm = self._norm_weight(weights, prefix + "norm.weight", d_model)
-        tied = config.get("tie_word_embeddings", True) or "lm_head.weight" not in weights
+        untied = "lm_head.weight" in weights  # tied when the config says so or no head is stored
+        tied = bool(config.get("tie_word_embeddings", not untied)) or not untied
         self.lm_head = self.embedding if tied else expect(weights, "lm_head.weight", shape)
         if len(windows) != self.num_layers or len(rope_types) != self.num_layers:
             raise CheckpointError(

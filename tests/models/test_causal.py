@@ -34,6 +34,9 @@ def test_each_step_is_the_newest_row_of_a_full_run(qwen3):
         np.testing.assert_allclose(step.attentions, full.attentions[:, :, -1], atol=1e-6)
         np.testing.assert_allclose(step.logits, full.logits, atol=1e-5)
         assert step.cache_bytes == 2 * 2 * seen.size * 2 * 16 * 4  # L, k and v, n, G·d, f32
+        top = step.top(5)
+        assert top[0][0] == step.token and len(top) == 5  # greedy: the most likely
+        assert top[0][1] >= top[1][1] and 0 < sum(p for _, p in top) <= 1
 
 
 @pytest.mark.torch
