@@ -100,9 +100,12 @@ def scan(dirs: Sequence[str | Path] | None = None) -> tuple[list[ModelEntry], li
     """The models :func:`find` lists, and the folders left out with their reasons."""
     found, skipped = [], []
     for root in _roots(dirs):
-        if not root.is_dir():
+        try:
+            folders = list(_folders(root)) if root.is_dir() else []
+        except OSError as exc:  # an unreadable listed folder
+            skipped.append(Skipped(root, str(exc)))
             continue
-        for name, folder in _folders(root):
+        for name, folder in folders:
             try:
                 inside(folder, root)
                 found.append(_entry(name, folder, root))

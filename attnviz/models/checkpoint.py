@@ -11,7 +11,7 @@ memory-mapped and widened to float32 one tensor at a time when :class:`Weights` 
 ``F32``     the memory map itself, read-only (no copy)
 ``F16``     ``astype(float32)``
 ``BF16``    no NumPy dtype (``safetensors.numpy`` cannot load it): bfloat16 is the top
-            16 bits of a float32, so ``(uint16 << 16)`` viewed as float32 is exact
+            16 bits of a float32, so the bits ``(uint16 << 16)`` are the float32, exactly
 ==========  =====================================================================
 
 Every file is opened only after :func:`inside` checked that it resolves (symlinks
@@ -134,7 +134,11 @@ class Weights(Mapping[str, NDArray[np.float32]]):
             return raw  # type: ignore[return-value]
         if t.dtype == "F16":
             return raw.astype(np.float32)
-        return (raw.astype(np.uint32) << 16).view(np.float32)  # BF16: the top half of a float32
+        # BF16: the top half of a float32; the bits copied into the high uint16 of each
+        # zeroed float32 (little-endian: the second), one pass (a shift took two)
+        out = np.zeros(t.shape, np.float32)
+        out.view(np.uint16).reshape(-1, 2)[:, 1] = raw.reshape(-1)
+        return out
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.entries)

@@ -38,7 +38,6 @@ from attnviz.models.layers import (
     feed_forward,
     geglu,
     rms_norm,
-    row_layout,
     swiglu,
 )
 
@@ -63,16 +62,19 @@ class Quirks:
 
 @dataclass(frozen=True, eq=False)
 class _Layer:
+    # Matrices as the checkpoint stores them, nn.Linear's (out, in), used as x @ w.T: BLAS
+    # reads the transpose without a copy, as fast as a contiguous (in, out) copy here
+    # (bench/models.py), and loading skips ~2 GB of transposes on a 0.5 B model.
     attn_norm: Array  # (D,)
-    w_qkv: Array  # (D, H·d + 2·G·d): [W_q | W_k | W_v] in row layout
+    w_qkv: Array  # (H·d + 2·G·d, D): [W_q; W_k; W_v]
     b_qkv: Array | None  # (H·d + 2·G·d,) Qwen2
     q_norm: Array | None  # (d,) Qwen3, Gemma 3
     k_norm: Array | None  # (d,)
-    w_o: Array  # (H·d, D)
+    w_o: Array  # (D, H·d)
     post_attn_norm: Array | None  # (D,) Gemma
     mlp_norm: Array  # (D,)
-    w_gate_up: Array  # (D, 2I)
-    w_down: Array  # (I, D)
+    w_gate_up: Array  # (2I, D): [W_gate; W_up]
+    w_down: Array  # (D, I)
     post_mlp_norm: Array | None  # (D,) Gemma
     inv_freq: NDArray[np.float64]  # (d/2,) RoPE frequencies of this layer
     window: int | None  # sliding window (tokens), None = causal
@@ -196,7 +198,7 @@ class Llama(CausalLM):
         freq: NDArray[np.float64],
         window: int | None,
     ) -> _Layer:
-        """One layer's weights in row layout (x @ w), shapes checked against the config."""
+        """One layer's weights, (out, in), shapes checked against the config."""
         d, hd, inter = self.d_model, self.head_dim, int(self.config["intermediate_size"])
         dq, dk = self.num_heads * hd, self.num_kv_heads * hd
         a, m, gemma = p + "self_attn.", p + "mlp.", self.quirks.sandwich
@@ -213,15 +215,15 @@ class Llama(CausalLM):
         mlp_norm = p + ("pre_feedforward_layernorm" if gemma else "post_attention_layernorm")
         return _Layer(
             attn_norm=self._norm_weight(weights, p + "input_layernorm.weight", d),
-            w_qkv=row_layout(np.concatenate([w_q, w_k, w_v])),  # (D, H·d + 2·G·d)
+            w_qkv=np.concatenate([w_q, w_k, w_v]),  # (H·d + 2·G·d, D)
             b_qkv=np.concatenate([weights[b] for b in biases]) if biases[0] in weights else None,
             q_norm=norm(a + "q_norm.weight", hd),  # (d,) or None
             k_norm=norm(a + "k_norm.weight", hd),
-            w_o=row_layout(expect(weights, a + "o_proj.weight", (d, dq))),  # (H·d, D)
+            w_o=np.ascontiguousarray(expect(weights, a + "o_proj.weight", (d, dq))),  # (D, H·d)
             post_attn_norm=norm(p + "post_attention_layernorm.weight") if gemma else None,
             mlp_norm=self._norm_weight(weights, mlp_norm + ".weight", d),
-            w_gate_up=row_layout(np.concatenate([w_gate, w_up])),  # (D, 2I)
-            w_down=row_layout(expect(weights, m + "down_proj.weight", (d, inter))),  # (I, D)
+            w_gate_up=np.concatenate([w_gate, w_up]),  # (2I, D)
+            w_down=np.ascontiguousarray(expect(weights, m + "down_proj.weight", (d, inter))),
             post_mlp_norm=norm(p + "post_feedforward_layernorm.weight") if gemma else None,
             inv_freq=freq,
             window=window,
@@ -242,7 +244,7 @@ class Llama(CausalLM):
         nq, nk = self.num_heads * hd, self.num_kv_heads * hd
         # 1) pre-norm, then the query, key and value projections in one matmul
         x = rms_norm(h, lay.attn_norm, self.eps)  # (N, D)
-        qkv = project(x, lay.w_qkv, lay.b_qkv)  # (N, H·d + 2·G·d)
+        qkv = project(x, lay.w_qkv.T, lay.b_qkv)  # (N, H·d + 2·G·d)
         q = split_heads(qkv[:, :nq], self.num_heads)  # (H, N, d)
         k = split_heads(qkv[:, nq : nq + nk], self.num_kv_heads)  # (G, N, d)
         v = qkv[:, nq + nk :]  # (N, G·d)
@@ -258,7 +260,7 @@ class Llama(CausalLM):
         scale = self.quirks.attn_scale or True
         att = attention_from_qkv(
             merge_heads(q), keys, values, num_heads=self.num_heads,
-            num_kv_heads=self.num_kv_heads, scale=scale, mask=mask, w_o=lay.w_o,
+            num_kv_heads=self.num_kv_heads, scale=scale, mask=mask, w_o=lay.w_o.T,
         )  # fmt: skip
         a = att.output  # (N, D)
         if lay.post_attn_norm is not None:
@@ -266,7 +268,7 @@ class Llama(CausalLM):
         h = h + a
         # 5) the gated MLP, (N, D) -> (N, I) -> (N, D), residual
         x = rms_norm(h, lay.mlp_norm, self.eps)  # (N, D)
-        f = feed_forward(x, lay.w_gate_up, lay.w_down, geglu if self.quirks.gelu else swiglu)
+        f = feed_forward(x, lay.w_gate_up.T, lay.w_down.T, geglu if self.quirks.gelu else swiglu)
         if lay.post_mlp_norm is not None:
             f = rms_norm(f, lay.post_mlp_norm, self.eps)
         return h + f, att.weights  # (N, D), (H, N, M)
