@@ -46,6 +46,8 @@ __all__ = [
     "erf",
     "feed_forward",
     "gelu",
+    "gelu_tanh",
+    "geglu",
     "layer_norm",
     "load_once",
     "missing_file",
@@ -238,6 +240,19 @@ def gelu(x: ArrayLike) -> Array:
     return (0.5 * x64 * (1.0 + erf(x64 * (1 / math.sqrt(2))))).astype(dtype, copy=False)
 
 
+def gelu_tanh(x: Array) -> Array:
+    """GELU's tanh approximation (GPT-2's ``gelu_new``, Gemma's ``gelu_pytorch_tanh``):
+    x * (1 + tanh(√(2/π) (x + 0.044715 x³))) / 2, in the dtype of ``x``."""
+    c = x.dtype.type(math.sqrt(2.0 / math.pi))
+    return 0.5 * x * (1.0 + np.tanh(c * (x + 0.044715 * (x * x * x))))
+
+
+def geglu(gate_up: Array) -> Array:
+    """(N, 2I) -> (N, I): gelu_tanh(gate) * up (Gemma's MLP)."""
+    i = gate_up.shape[-1] // 2
+    return gelu_tanh(gate_up[:, :i]) * gate_up[:, i:]  # (N, I)
+
+
 def silu(x: Array) -> Array:
     """x * sigmoid(x), written so large |x| does not overflow."""
     with np.errstate(over="ignore"):
@@ -274,11 +289,12 @@ def attention(
     mask: ArrayLike | None = None,
     w_o: Array | None = None,
     x: Array | None = None,
+    scale: float | bool = True,
 ) -> AttentionResult:
     """The engine's attention of per-head queries qh (H, N, d), keys kh (G, M, d) and
     values vh (G, M, d_v): G = H is multi-head attention, G < H grouped-query attention
     (each key/value head shared by H/G query heads). ``w_o`` (H·d_v, D): the output
-    projection; ``x``: the input, kept in the result."""
+    projection; ``x``: the input, kept in the result; ``scale``: 1/√d (True) or a factor."""
     return attention_from_qkv(
         merge_heads(qh),  # (N, H*d)
         merge_heads(kh),  # (M, G*d)
@@ -288,6 +304,7 @@ def attention(
         mask=mask,
         w_o=w_o,
         x=x,
+        scale=scale,
     )
 
 

@@ -1,12 +1,29 @@
-"""Fixtures shared by the model tests: the references that are slow to load, loaded once
-per test session (transformers dequantizes SmolLM2's GGUF file in ~35 s)."""
+"""Fixtures shared by the model tests, each built or loaded once per test session: tiny
+checkpoints of every family (tests/models/tiny.py) and transformers' SmolLM2 reference
+(transformers dequantizes SmolLM2's GGUF file in ~35 s)."""
 
 from __future__ import annotations
 
 import pytest
 
 from attnviz.models import smollm
+from tests.models import tiny
 from tests.models.test_smollm import need
+
+
+@pytest.fixture(scope="session")
+def tiny_checkpoint(tmp_path_factory):
+    """``make(family, dtype="float32")``: the folder of a tiny random checkpoint."""
+    need("transformers")  # in CI a missing transformers fails; elsewhere it skips
+    made = {}
+
+    def make(family: str, dtype: str = "float32"):
+        if (family, dtype) not in made:
+            folder = tmp_path_factory.mktemp(f"{family}-{dtype}")
+            made[family, dtype] = tiny.save(family, folder, dtype)
+        return made[family, dtype]
+
+    return make
 
 
 @pytest.fixture(scope="session")
