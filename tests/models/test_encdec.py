@@ -7,7 +7,18 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from encdec_models import CASES, TOL, greedy_reference, ids_for, ours, saved
+from encdec_models import (
+    CASES,
+    TOL,
+    assert_same,
+    greedy_reference,
+    ids_for,
+    make,
+    ours,
+    reference,
+    saved,
+    torch,
+)
 
 from attnviz.models import encdec
 
@@ -106,3 +117,29 @@ def test_ids_outside_the_vocabulary_and_no_tokenizer(case):
         m.run_ids(src, [m.tgt_vocab])
     with pytest.raises(ValueError, match="tokenizer.json"):
         m.tokenize("hello")
+
+
+@pytest.mark.parametrize("case", ["t5", "bart", "marian"])
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_a_saved_checkpoint_is_found_and_loaded_through_the_catalog(case, dtype, tmp_path):
+    """An encoder-decoder folder on the disk (save_pretrained, f32 or bf16 file): listed by
+    models.find as an encoder-decoder, loaded by models.load (the loader reads the file,
+    widens bf16, dispatches to the family's build) and equal to transformers on the same
+    rounded weights."""
+    from attnviz import models
+
+    folder = tmp_path / "models" / case
+    model = make(case)
+    if dtype != "float32":
+        model = model.to(getattr(torch, dtype))
+    model.save_pretrained(folder)
+    # the reference: transformers reading the same file in float32
+    model = type(model).from_pretrained(folder, dtype=torch.float32, attn_implementation="eager")
+    model.eval()
+    (entry,) = models.find([tmp_path / "models"])
+    assert (entry.name, entry.family, entry.kind) == (case, case, "encoder-decoder")
+    assert not entry.too_large and entry.params > 0 and entry.bytes == 4 * entry.params
+    loaded = models.load(entry)
+    assert loaded.kind == "encoder-decoder" and loaded.family == case
+    src, tgt = ids_for(model, 7, 1), np.concatenate([[0], ids_for(model, 4, 2)])
+    assert_same(loaded.run_ids(src, tgt), reference(model, src, tgt))
