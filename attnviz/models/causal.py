@@ -138,7 +138,8 @@ def sample(
     return int(rng.choice(p.size, p=p))
 
 
-def _check_sampling(max_new: int, temperature: float, top_k: Any, top_p: Any) -> None:
+def check_sampling(max_new: int, temperature: float, top_k: Any, top_p: Any) -> None:
+    """The generation settings, checked once before the first step (every family's)."""
     if isinstance(max_new, bool) or not isinstance(max_new, int | np.integer) or max_new < 0:
         raise ValueError(f"max_new_tokens must be an integer >= 0, got {max_new!r}")
     if not (isinstance(temperature, int | float) and temperature >= 0):
@@ -229,7 +230,7 @@ class CausalLM:
     ) -> Iterator[Step]:
         """One :class:`Step` per new token (at most ``max_new_tokens``; it stops after an
         end-of-sequence token). The prompt runs once; each later step feeds one token."""
-        _check_sampling(max_new_tokens, temperature, top_k, top_p)
+        check_sampling(max_new_tokens, temperature, top_k, top_p)
         ids = self._check_ids(ids)
         self._check_ids(ids[:1], ids.size + max_new_tokens - 1)  # room for every position
         rng = np.random.default_rng(seed)

@@ -30,6 +30,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from attnviz.engine import softmax
+from attnviz.models.causal import check_sampling, sample
 from attnviz.models.layers import check_text, gelu, missing_libraries, row_layout
 
 __all__ = [
@@ -228,31 +229,11 @@ def next_token(
     top_k: int | None = None,
     top_p: float | None = None,
 ) -> int:
-    """The next id: the argmax for ``temperature`` 0, else a draw from
-    softmax(logits / temperature) cut to the ``top_k`` likeliest and to the smallest set
-    whose probability reaches ``top_p`` (transformers' order: temperature, top-k, top-p)."""
-    if temperature < 0 or not np.isfinite(temperature):
-        raise ValueError(f"temperature must be >= 0, got {temperature!r}")
-    z = logits.astype(np.float64)
-    if temperature == 0:
-        return int(np.argmax(z))  # 1. greedy: the first of equal maxima, as torch
-    z = z / temperature  # 2. sharpen (< 1) or flatten (> 1)
-    if top_k is not None:
-        if top_k < 1:
-            raise ValueError(f"top_k must be >= 1, got {top_k!r}")
-        kth = np.sort(z)[-min(top_k, z.size)]
-        z = np.where(z < kth, -np.inf, z)  # 3. only the k likeliest
-    if top_p is not None:
-        if not 0 < top_p <= 1:
-            raise ValueError(f"top_p must be in (0, 1], got {top_p!r}")
-        order = np.argsort(z, kind="stable")  # least likely first
-        cum = np.cumsum(softmax(z[order]))
-        drop = order[cum <= 1 - top_p][: z.size - 1]  # 4. the tail under 1 - p, one kept
-        z[drop] = -np.inf
-    return int(rng.choice(z.size, p=softmax(z)))  # 5. draw
-
-
-# --------------------------------------------------------------------------- tokenizer
+    """The next id, drawn as every family draws it (:func:`attnviz.models.causal.sample`:
+    greedy at temperature 0, else temperature, top-k, top-p in transformers' order), the
+    settings checked first."""
+    check_sampling(0, temperature, top_k, top_p)
+    return sample(logits, rng, temperature, top_k, top_p)
 
 
 def load_tokenizer(path: Path | None, family: str) -> Any:
