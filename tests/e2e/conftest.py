@@ -1,6 +1,7 @@
-"""Fixtures of the real-browser tests: a Streamlit server per test module, Debian's headless
-chromium per session. Outside CI a missing chromium skips these tests; in CI (env CI set) it
-fails them, so the browser suite can never silently vanish.
+"""Fixtures of the real-browser tests: one Streamlit server per test session (a module that
+needs its own settings overrides ``app_server``), Debian's headless chromium per module.
+Outside CI a missing chromium skips these tests; in CI (env CI set) it fails them, so the
+browser suite can never silently vanish.
 """
 
 from __future__ import annotations
@@ -17,8 +18,12 @@ from e2e_app import (
 )
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def app_server():
+    """One app server for every browser test module that does not start its own (a module
+    that needs other settings overrides this fixture): each test opens its own browser
+    sessions on it, as students do on one server. Started once, not once per module
+    (~4 s each of ~30 modules)."""
     if not (ROOT / "app.py").exists():
         pytest.fail("app.py is missing", False)
     server = start_app_server()
