@@ -187,15 +187,17 @@ def _head_axes(count, heads_per_layer, labels, key_labels, layout) -> dict[str, 
     """Each panel's axes of :func:`heads_figure`: the tokens as ticks, titled by what they
     count (query and key, or target and source word); y ticks on a layer's first panel."""
 
-    def ticks(words: Sequence[str]) -> dict:
+    def ticks(words: Sequence[str], angle: int = 0) -> dict:
         return {
             "tickmode": "array", "tickvals": list(range(len(words))),
             "ticktext": [plotly_text(t) for t in words], "tickfont": {"size": 13},
-            "tickangle": 0 if key_labels is None else -45,
+            "tickangle": angle,
         }  # fmt: skip
 
     rows, cols = ("query", "key") if key_labels is None else ("target word", "source word")
-    row_ticks, col_ticks = ticks(labels), ticks(labels if key_labels is None else key_labels)
+    # the rows' words read level; the source's words under the columns slant to fit
+    row_ticks = ticks(labels)
+    col_ticks = ticks(labels) if key_labels is None else ticks(key_labels, -45)
     if layout != "rows":
         rows, cols, row_ticks, col_ticks = cols, rows, col_ticks, row_ticks
     axes = {}
