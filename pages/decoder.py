@@ -185,7 +185,7 @@ def main() -> None:
 MODELS = picker.PageModels(
     kind="decoder",
     prefix="dec",
-    bundled="SmolLM2-135M",
+    bundled="the bundled SmolLM2-135M",
     text_key="dec_text",
     text_label="Prompt",
     default_text=smollm.DEFAULT_TEXT,

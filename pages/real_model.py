@@ -144,7 +144,7 @@ def main() -> None:
 MODELS = picker.PageModels(
     kind="encoder",
     prefix="rm",
-    bundled="MiniLM-L6",
+    bundled="the bundled MiniLM-L6",
     text_key="rm_text",
     text_label="Sentence",
     default_text=minilm.DEFAULT_TEXT,

@@ -48,6 +48,11 @@ class PageModels:
     text_key: str
     text_label: str
     default_text: str
+    key: str = KEY  # the picker's widget key and link parameter
+
+
+def _upper(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def _size(n_bytes: int) -> str:
@@ -85,28 +90,28 @@ def _entries(kind: str) -> list[ModelEntry]:
 def _link(spec: PageModels, names: list[str]) -> str:
     """The link's ``model``: a found model's name, or "" (the bundled model). Any other
     value is dropped from the link with a warning naming it; it is never read as a path."""
-    raw = st.query_params.get_all(KEY)
+    raw = st.query_params.get_all(spec.key)
     if not raw or raw[-1] in names:
         return raw[-1] if raw else ""
-    links.drop_url_value(KEY)
-    st.query_params.pop(KEY, None)
+    links.drop_url_value(spec.key)
+    st.query_params.pop(spec.key, None)
     st.warning(
         f"The link asked for the model {md_text(raw[-1])}, which is not "
         f"{'an' if spec.kind[0] == 'e' else 'a'} {spec.kind} found on this machine; "
-        f"showing the bundled {spec.bundled}. The list below has the models found (a link "
+        f"showing {spec.bundled}. The list below has the models found (a link "
         "gives a name from it, never a path).",
         icon=":material/warning:",
     )
     return ""
 
 
-def _to_link() -> None:
+def _to_link(key: str) -> None:
     """on_change of the picker: its name into the link (none for the bundled model)."""
-    name = st.session_state.get(KEY) or ""
+    name = st.session_state.get(key) or ""
     if name:
-        st.query_params[KEY] = name
+        st.query_params[key] = name
     else:
-        st.query_params.pop(KEY, None)
+        st.query_params.pop(key, None)
 
 
 def choose(spec: PageModels) -> ModelEntry | None:
@@ -115,7 +120,7 @@ def choose(spec: PageModels) -> ModelEntry | None:
     option's whole label in the link, so the page keeps the name there itself)."""
     entries = _entries(spec.kind)
     by_name = {e.name: e for e in entries}
-    st.session_state[KEY] = _link(spec, list(by_name))
+    st.session_state[spec.key] = _link(spec, list(by_name))
     if not entries:
         st.caption(
             f"Other {spec.kind}s: none found on this machine (the Hugging Face cache and "
@@ -125,10 +130,11 @@ def choose(spec: PageModels) -> ModelEntry | None:
     name = st.selectbox(
         "Model",
         ["", *by_name],
-        format_func=lambda n: f"{spec.bundled} (bundled)" if n == "" else describe(by_name[n]),
-        key=KEY,
+        format_func=lambda n: _upper(spec.bundled) if n == "" else describe(by_name[n]),
+        key=spec.key,
         on_change=_to_link,
-        help=f"The bundled {spec.bundled}, or a {spec.kind} found on this machine (the "
+        args=(spec.key,),
+        help=f"{_upper(spec.bundled)}, or a {spec.kind} found on this machine (the "
         "Hugging Face cache, ATTNVIZ_MODELS). Nothing is downloaded.",
     )
     return by_name.get(name)
@@ -250,7 +256,7 @@ def show(spec: PageModels, entry: ModelEntry) -> None:
     st.info(
         f"For {md_text(entry.name)} the page shows the grid, one head, "
         + ("the next token " if causal else "")
-        + f"and the Heads section. The other views of the {spec.bundled} page (q, k, v of "
+        + f"and the Heads section. The page's other views for {spec.bundled} (q, k, v of "
         "one token, random weights, "
         + ("rotary positions, " if causal else "head types, ")
         + "the shapes table, the room's questions) read that model's own parts, which "
@@ -274,3 +280,88 @@ def _next_token(spec: PageModels, model: Any, run: Any, layer: int) -> None:
         ),
         key=f"{spec.prefix}_newest_fig",
     )
+
+
+# --------------------------------------------------------------------------- encoder-decoders
+
+#: The Cross-attention page's picker of the encoder-decoders found (T5, BART, Marian).
+ENCDEC = PageModels(
+    kind="encoder-decoder",
+    prefix="cxm",
+    bundled="none (the random weights above)",
+    text_key="cxm_src",
+    text_label="Source sentence (the encoder reads it)",
+    default_text="The cat sat on the mat.",
+    key="cx_model",
+)
+
+
+def _target(model: Any, text: str) -> tuple[list[str], np.ndarray]:
+    """The decoder's input: its start token, then the prefix's tokens without the special
+    ones the tokenizer adds (a closing </s>)."""
+    start = int(model.decoder_start_token_id)
+    tokens, ids = [model.tokenizer.id_to_token(start) or str(start)], [start]
+    if text.strip():
+        enc = model.tokenizer.encode(text)
+        keep = [i for i, s in enumerate(enc.special_tokens_mask) if not s]
+        tokens += [enc.tokens[i] for i in keep]
+        ids += [enc.ids[i] for i in keep]
+    return tokens, np.asarray(ids, dtype=np.int64)
+
+
+@st.cache_resource(max_entries=2, show_spinner="Running the encoder-decoder…")
+def _cross_run(path: str, source: str, target: str, _model: Any) -> tuple[Any, list, list]:
+    """(run, source tokens, target tokens); ValueError for an empty or too long text."""
+    src_tokens, src = _model.tokenize(source)
+    tgt_tokens, tgt = _target(_model, target)
+    if max(src.size, tgt.size) > MAX_TOKENS:
+        raise ValueError(f"at most {MAX_TOKENS} tokens a side here. Shorten the text.")
+    return _model.run_ids(src, tgt), list(src_tokens), tgt_tokens
+
+
+def encdec_section() -> None:
+    """The Cross-attention page's real encoder-decoder: pick one found on this machine,
+    type a source and a target prefix, see its cross-attention per layer and head."""
+    from attnviz.ui import cross_view  # the page's boards (imports the board)
+
+    st.header("A real encoder-decoder", anchor="real-encoder-decoder")
+    entry = choose(ENCDEC)
+    if entry is None:
+        return
+    model = _load(entry)
+    if model is None:
+        return
+    source = st.text_input(
+        ENCDEC.text_label, ENCDEC.default_text, max_chars=2000, key="cxm_src",
+        bind="query-params",
+    )  # fmt: skip
+    target = st.text_input(
+        "Target prefix (the decoder reads it after its start token; may be empty)", "",
+        max_chars=2000, key="cxm_tgt", bind="query-params",
+    )  # fmt: skip
+    try:
+        run, src, tgt = _cross_run(str(entry.path), source, target, model)
+    except ValueError as err:
+        st.warning(md_text(str(err)))
+        return
+    w = run.cross_attentions  # (L, H, T, S)
+    n_layers, n_heads = w.shape[:2]
+    c1, c2 = st.columns(2)
+    with c1:
+        layer = _slider("Layer", "cxm_layer", n_layers)
+    with c2:
+        head = _slider("Head", "cxm_head", n_heads)
+    st.markdown(
+        f"**{md_text(entry.name)}** ({entry.family}): the decoder's {len(tgt)} target tokens "
+        f"ask, the encoder's {len(src)} source tokens answer. Layer {layer + 1}, head "
+        f"{head + 1} of {n_heads}; each row sums to 1 over the source."
+    )
+    cross_view.attention_board("cxm_top", w[layer], head, target_labels=tgt, source_labels=src)
+    per_screen = max(1, viz.cross.MAX_GRID_PANELS // n_heads)
+    shown = list(range(min(n_layers, per_screen)))
+    if len(shown) < n_layers:
+        st.caption(f"The grid shows the first {len(shown)} of {n_layers} layers.")
+    cross_view.grid_board(
+        "cxm_grid", w, target_labels=tgt, source_labels=src,
+        layers=shown if len(shown) < n_layers else None,
+    )  # fmt: skip

@@ -29,6 +29,10 @@ def folder(tmp_path_factory):
     root = tmp_path_factory.mktemp("found-models")
     tiny.save("bert", root / NAMES["encoder"])
     tiny.save("llama", root / NAMES["decoder"])
+    from tests import encdec_models
+
+    encdec_models.saved("t5", root / "tiny-t5")
+    tiny.tokenizer_json(root / "tiny-t5" / "tokenizer.json", vocab_size=160)
     return root
 
 
@@ -133,3 +137,27 @@ def test_picking_in_the_list_puts_the_name_in_the_link(env):
     assert "rm_grid_fig" in figures_of(at)
     at.selectbox(key="model").set_value("").run()  # back to the bundled model
     assert "model" not in at.query_params
+
+
+def test_the_cross_page_draws_a_found_encoder_decoders_cross_attention(env):
+    query = {"cx_model": "tiny-t5", "cxm_src": "w5 w9 w7 w5", "cxm_tgt": "w4 w6"}
+    at = _run("pages/cross.py", query)
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error and not at.warning, [w.value for w in at.warning]
+    assert at.selectbox(key="cx_model").value == "tiny-t5"
+    figs = figures_of(at)
+    model = models.load(env / "tiny-t5")
+    _, src = model.tokenize("w5 w9 w7 w5")
+    w = model.run_ids(src, [model.decoder_start_token_id, 4, 6]).cross_attentions  # (L, H, 3, S)
+    top = [k for k in figs if k.startswith("cxm_top")]
+    assert top and "cxm_grid_grid" in figs, sorted(figs)
+    z = _z(figs[top[0]]["data"][0])
+    np.testing.assert_allclose(z, w[0, 0], atol=1e-6)
+    at.slider("cxm_layer").set_value(2).run()
+    z = _z(figures_of(at)[top[0]]["data"][0])
+    np.testing.assert_allclose(z, w[1, 0], atol=1e-6)
+    # an unknown name in the link: warned, nothing drawn for it
+    at = _run("pages/cross.py", {"cx_model": "../t5"})
+    assert not at.exception
+    assert any("../t5" in w.value for w in at.warning)
+    assert not [k for k in figures_of(at) if k.startswith("cxm_")]
