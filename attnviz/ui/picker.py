@@ -263,6 +263,10 @@ def show(spec: PageModels, entry: ModelEntry) -> None:
         "attnviz keeps for the bundled model only.",
         icon=":material/info:",
     )
+    if causal and hasattr(model, "generate_steps"):
+        from attnviz.ui import generate  # the decoder page's generation section
+
+        generate.section(str(entry.path), model, run, layer, head)
     heads.section(hspec, run, layer, head)
 
 
