@@ -25,7 +25,7 @@ from attnviz.engine import causal_mask
 from attnviz.models import head_probes
 from attnviz.models.catalog import ModelEntry, hub_cache
 from attnviz.models.checkpoint import max_bytes
-from attnviz.ui import heads, links
+from attnviz.ui import cross_view, generate, heads, links
 from attnviz.ui.page import plot
 from attnviz.ui.text import md_text
 
@@ -264,8 +264,6 @@ def show(spec: PageModels, entry: ModelEntry) -> None:
         icon=":material/info:",
     )
     if causal and hasattr(model, "generate_steps"):
-        from attnviz.ui import generate  # the decoder page's generation section
-
         generate.section(str(entry.path), model, run, layer, head)
     heads.section(hspec, run, layer, head)
 
@@ -326,8 +324,6 @@ def _cross_run(path: str, source: str, target: str, _model: Any) -> tuple[Any, l
 def encdec_section() -> None:
     """The Cross-attention page's real encoder-decoder: pick one found on this machine,
     type a source and a target prefix, see its cross-attention per layer and head."""
-    from attnviz.ui import cross_view  # the page's boards (imports the board)
-
     st.header("A real encoder-decoder", anchor="real-encoder-decoder")
     entry = choose(ENCDEC)
     if entry is None:
