@@ -75,16 +75,21 @@ def describe(entry: ModelEntry) -> str:
 
 
 # Shared by every session, read again after a minute (a model downloaded meanwhile shows
-# up); keyed by where it looks, so a changed ATTNVIZ_MODELS is read at once.
+# up); keyed by where it looks and the size limit, so a changed setting is read at once.
 @st.cache_resource(ttl=60, show_spinner=False)
-def _found(extra: str, hub: str) -> list[ModelEntry]:
+def _found(extra: str, hub: str, limit: str) -> list[ModelEntry]:
     return models.find()
 
 
 def _entries(kind: str) -> list[ModelEntry]:
-    return [
-        e for e in _found(os.environ.get("ATTNVIZ_MODELS", ""), str(hub_cache())) if e.kind == kind
-    ]
+    """The found models of ``kind``; none, with a warning, if the settings are wrong."""
+    env = os.environ.get
+    try:
+        found = _found(env("ATTNVIZ_MODELS", ""), str(hub_cache()), env("ATTNVIZ_MODEL_MAX_GB", ""))
+    except ValueError as err:  # CheckpointError: ATTNVIZ_MODEL_MAX_GB is not a number
+        st.warning(f"Cannot list the models on this machine: {md_text(str(err))}")
+        return []
+    return [e for e in found if e.kind == kind]
 
 
 def _link(spec: PageModels, names: list[str]) -> str:

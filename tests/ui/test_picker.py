@@ -161,3 +161,10 @@ def test_the_cross_page_draws_a_found_encoder_decoders_cross_attention(env):
     assert not at.exception
     assert any("../t5" in w.value for w in at.warning)
     assert not [k for k in figures_of(at) if k.startswith("cxm_")]
+
+
+def test_a_wrong_size_limit_is_said_not_raised(env, monkeypatch):
+    monkeypatch.setenv("ATTNVIZ_MODEL_MAX_GB", "lots")
+    at = _run("pages/real_model.py", {"model": "tiny-bert"})
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("Cannot list the models" in w.value for w in at.warning)
