@@ -85,6 +85,7 @@ def _entries(kind: str) -> list[ModelEntry]:
     """The found models of ``kind``; none, with a warning, if the settings are wrong."""
     env = os.environ.get
     try:
+        max_bytes()  # a wrong limit would leave every folder out of the list, unsaid
         found = _found(env("ATTNVIZ_MODELS", ""), str(hub_cache()), env("ATTNVIZ_MODEL_MAX_GB", ""))
     except ValueError as err:  # CheckpointError: ATTNVIZ_MODEL_MAX_GB is not a number
         st.warning(f"Cannot list the models on this machine: {md_text(str(err))}")
