@@ -3,7 +3,7 @@
 import streamlit as st
 
 from attnviz import ui
-from attnviz.ui import asks, cross, cross_view, predict
+from attnviz.ui import asks, cross, cross_view, picker, predict
 
 view = ui.start(
     "Cross-attention: one sequence asks, another answers",
@@ -80,3 +80,4 @@ def src_pad(res) -> int:
 
 if view is not None:
     body(view)
+    picker.encdec_section()  # an encoder-decoder found on this machine, if any

@@ -9,7 +9,7 @@ import streamlit as st
 from attnviz import ui, viz
 from attnviz.engine import causal_mask
 from attnviz.models import head_probes, smollm
-from attnviz.ui import asks, heads, predict
+from attnviz.ui import asks, heads, picker, predict
 from attnviz.wording import plural, power_of_ten
 
 MAX_CHARS = 4000
@@ -106,6 +106,10 @@ def _intro() -> None:
 def main() -> None:
     ui.page_guard()
     _intro()
+    entry = picker.choose(MODELS)
+    if entry is not None:  # a model found on this machine: the views any decoder has
+        picker.show(MODELS, entry)
+        return
     got = ui.model_prompt(
         "decoder page",
         smollm.INSTALL_COMMAND,
@@ -124,6 +128,8 @@ def main() -> None:
     tokens, n = run.tokens, run.n_tokens
     n_layers, n_heads, n_kv = model.num_layers, model.num_heads, model.num_kv_heads
     c1, c2 = st.columns(2)
+    picker.fit("dec_layer", n_layers)  # a found model's layer or head may be out of range
+    picker.fit("dec_head", n_heads)
     layer = c1.slider("Layer", 1, n_layers, 1, key="dec_layer", bind="query-params") - 1
     head = c2.slider("Head", 1, n_heads, 1, key="dec_head", bind="query-params") - 1
     kv = model.kv_head_of(head)
@@ -175,6 +181,15 @@ def main() -> None:
         _shapes(model, n)
     heads.section(HEADS, run, layer, head)
 
+
+MODELS = picker.PageModels(
+    kind="decoder",
+    prefix="dec",
+    bundled="the bundled SmolLM2-135M",
+    text_key="dec_text",
+    text_label="Prompt",
+    default_text=smollm.DEFAULT_TEXT,
+)
 
 HEADS = heads.ModelHeads(
     prefix="dec",

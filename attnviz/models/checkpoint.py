@@ -300,6 +300,16 @@ class TextTokenizer:
         ids = np.asarray(self._tok.encode(text).ids, dtype=np.int64)  # (N,)
         return [self.text(i) for i in ids], ids
 
+    def wrap(self) -> tuple[list[int], list[int]]:
+        """The special ids the tokenizer puts before and after a text ([CLS] and [SEP], a
+        start token), as ``(before, after)``; none without a tokenizer.json."""
+        if self._tok is None:
+            return [], []
+        enc = self._tok.encode("x")
+        special = enc.special_tokens_mask  # 1 for an id the post-processor added
+        body = [i for i, s in enumerate(special) if not s] or [len(special)]
+        return list(enc.ids[: body[0]]), list(enc.ids[body[-1] + 1 :])
+
     def text(self, token_id: int) -> str:
         """One token's text ("<id>" without a tokenizer)."""
         if self._tok is None:

@@ -16,6 +16,7 @@ and BERT's unused slots: ordinary words and word pieces.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -34,6 +35,7 @@ __all__ = [
     "MINILM_VOCAB",
     "SMOLLM_VOCAB",
     "ProbeRun",
+    "any_probe",
     "minilm_attentions",
     "minilm_probe",
     "smollm_probe",
@@ -116,4 +118,26 @@ def minilm_probe(model: MiniLM, seed: int, length: int) -> ProbeRun:
         length=int(length),
         start=1,
         scores=head_patterns.scores(attentions, ids),
+    )
+
+
+def any_probe(model: Any, seed: int, length: int) -> ProbeRun:
+    """The probe through a model of the catalog (:func:`attnviz.models.load`): ids from
+    its vocabulary's ordinary middle (from min(1000, V / 8) to min(V, 20000)), between the
+    special ids its tokenizer puts around a text (an encoder's [CLS] and [SEP], a start
+    token). ``length`` is cut to what the model's positions hold."""
+    before, after = model.tokenizer.wrap()
+    v = int(model.vocab_size)
+    room = (int(model.max_positions) - len(before) - len(after)) // 2
+    length = max(1, min(int(length), room))
+    body = head_patterns.probe(seed, length, (min(1000, v // 8), min(v, 20000)))  # (2T,)
+    ids = np.concatenate([before, body, after]).astype(np.int64)  # (2T + specials,)
+    run = model.run_ids(ids)  # attentions (L, H, N, N)
+    return ProbeRun(
+        tokens=list(run.tokens),
+        ids=ids,
+        attentions=run.attentions,
+        length=length,
+        start=len(before),
+        scores=head_patterns.scores(run.attentions, ids),
     )

@@ -176,3 +176,23 @@ def test_smollm_induction_heads_also_copy_on_a_repeated_sentence(smol):
     top_probe = {(lay, h) for lay, h, _ in head_patterns.top_heads(probe, 3)}
     assert len(top_text & top_probe) >= 2, (top_text, top_probe)
     assert on_text[18, 6] > 0.5
+
+
+@pytest.mark.parametrize("family", ["roberta", "llama"])
+def test_any_probe_runs_a_found_model_between_its_special_ids(tiny_checkpoint, family):
+    """A catalog model: the probe sits between the ids its tokenizer adds ([CLS]/[SEP] of
+    the tiny encoders' tokenizer, none for the decoder), cut to fit its positions
+    (the tiny RoBERTa has 68)."""
+    from attnviz import models
+
+    model = models.load(tiny_checkpoint(family))
+    run = head_probes.any_probe(model, seed=1, length=40)
+    before, after = model.tokenizer.wrap()
+    assert (before, after) == (([2], [3]) if family == "roberta" else ([], []))
+    assert run.start == len(before)
+    assert run.length == (33 if family == "roberta" else 40)
+    body = run.ids[run.start : run.start + 2 * run.length]
+    np.testing.assert_array_equal(body[: run.length], body[run.length :])
+    assert run.ids.size == 2 * run.length + len(before) + len(after)
+    np.testing.assert_allclose(run.attentions, model.run_ids(run.ids).attentions)
+    assert run.scores["induction"].shape == run.attentions.shape[:2]
