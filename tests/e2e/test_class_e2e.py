@@ -23,6 +23,7 @@ from e2e_app import BrowserSession
 
 from attnviz import exercises
 from attnviz.classroom import ClassStore
+from attnviz.ui import live
 
 pytestmark = pytest.mark.e2e
 
@@ -42,7 +43,7 @@ def join_link(teacher: BrowserSession, code: str) -> str:
 
 
 def test_a_teacher_and_three_phones(browser, app_server, data_dir):  # noqa: F811 (fixtures)
-    items = exercises.generate(seed=SEED, count=8)
+    items = exercises.generate(seed=SEED, count=live.COUNT)
     teacher = BrowserSession(browser, app_server)
     phones = [Phone(browser, app_server) for _ in range(3)]
     try:
@@ -125,7 +126,7 @@ TARGETS_JS = """() => Array.from(document.querySelectorAll('button, input, a[hre
 
 def test_a_phone_opens_a_light_page_that_fits(browser, app_server, data_dir):  # noqa: F811
     store = ClassStore(f"sqlite:///{data_dir / 'classes.db'}")
-    code, _ = store.create(SEED, 8)
+    code, _ = store.create(SEED, live.COUNT)
     store.dispose()
     phone = Phone(browser, app_server)
     try:
@@ -170,8 +171,8 @@ def test_a_phone_opens_a_light_page_that_fits(browser, app_server, data_dir):  #
 
 def test_an_answer_made_offline_is_sent_when_the_network_is_back(browser, app_server, data_dir):  # noqa: E501, F811
     store = ClassStore(f"sqlite:///{data_dir / 'classes.db'}")
-    code, key = store.create(SEED, 8)
-    items = exercises.generate(seed=SEED, count=8)
+    code, key = store.create(SEED, live.COUNT)
+    items = exercises.generate(seed=SEED, count=live.COUNT)
     phone = Phone(browser, app_server)
     try:
         phone.open(f"/join?class={code}")

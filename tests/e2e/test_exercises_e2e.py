@@ -9,6 +9,7 @@ from e2e_app import BrowserSession
 from e2e_helpers import alerts, query
 
 from attnviz import exercises
+from attnviz.ui import live
 
 pytestmark = pytest.mark.e2e
 
@@ -24,17 +25,17 @@ def _answer(session, i: int, text: str) -> None:
 
 def test_right_answer_gives_the_success_message(session):
     session.open("/exercises?seed=5")
-    e = exercises.generate(seed=5, count=8)[0]
+    e = exercises.generate(seed=5, count=live.COUNT)[0]
     _answer(session, 0, e.answer_text)
     session.page.get_by_text(f"Right: {e.answer_text}.").wait_for(timeout=20_000)
     assert f"Right: {e.answer_text}." in " ".join(alerts(session, "Success"))
-    assert "1 / 8 right" in session.page.inner_text("body")
+    assert f"1 / {live.COUNT} right" in session.page.inner_text("body")  # one per kind
     assert not session.exceptions() and not session.errors
 
 
 def test_wrong_answer_gives_the_hint_and_the_answer_on_request(session):
     session.open("/exercises?seed=5")
-    e = exercises.generate(seed=5, count=8)[2]  # a score
+    e = exercises.generate(seed=5, count=live.COUNT)[2]  # a score
     _answer(session, 2, f"{e.answer + 1:.2f}")
     session.page.get_by_text("Not quite").wait_for(timeout=20_000)
     assert e.hint in " ".join(alerts(session, "Error"))
@@ -65,7 +66,7 @@ def test_screenshots(browser, app_server, size):
     s = BrowserSession(browser, app_server, size)
     try:
         s.open("/exercises?seed=0")
-        e = exercises.generate(seed=0, count=8)[0]
+        e = exercises.generate(seed=0, count=live.COUNT)[0]
         _answer(s, 0, e.answer_text)
         s.page.get_by_text(f"Right: {e.answer_text}.").wait_for(timeout=20_000)
         s.screenshot(f"exercises_{size[0]}x{size[1]}")  # the window and the whole page
