@@ -69,6 +69,7 @@ FILES = (
     "plotly_loader.js",
     "stepkeys.js",
     "wide.js",
+    "figure.js",
 )
 CSS = "board.css"
 # Per-chart modules (``attach(chartElement, figure, api)``, see board.js) loaded when present

@@ -20,7 +20,8 @@
 // Pure parts, tested by tests/ui/test_cell_js.py (against explain.cell and latex.cell_steps):
 // headData, pickHead, arithmetic, fixed, plain, steps, heading.
 
-import { decode, ensureStyle } from "./table.js";
+import { attentionCells, decode } from "./figure.js";
+import { ensureStyle } from "./table.js";
 
 export const DECIMALS = 4; // latex.CELL_DECIMALS
 export const TERMS = 12; // latex.CELL_TERMS
@@ -264,7 +265,8 @@ export function render(panel, data, sel, title = "") {
 /** The hook: a chart whose link carries `arithmetic` works out the cells clicked on the
  * page under its board. A redraw with new data redoes the cell shown (or hides it). */
 export function attach(chartElement, figure, api = {}) {
-  const data = api.link && api.link.arithmetic;
+  const cells = attentionCells(api.link);
+  const data = cells && cells.arithmetic;
   const panel = panelOf(api, !!data);
   if (!panel) return null;
   if (!data) {
