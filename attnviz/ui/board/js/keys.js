@@ -39,7 +39,7 @@ import {
   tiles,
   tokenNames,
 } from "./figure.js";
-import { chartBar, ensureStyle } from "./table.js";
+import { chartBar } from "./table.js";
 
 export const PAGE = 5; // rows per PageUp / PageDown
 
@@ -436,7 +436,6 @@ function setUp(chartElement, grids) {
 /** The hook: make the chart a keyboard stop. Idempotent: a redraw updates the figure. */
 export function attach(chartElement, figure, api = {}) {
   const doc = chartElement.ownerDocument;
-  ensureStyle(doc);
   const grids = chartGrids(figure, api.link);
   let st = chartElement.__attnvizKeys;
   if (!grids.length) {

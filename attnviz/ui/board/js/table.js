@@ -190,41 +190,6 @@ export function chartTables(figure, link) {
 
 let tableCount = 0;
 
-// The styles of the tables and of the keyboard focus (keys.js), once per document. The
-// focus ring is #111 on the page's white (18:1, and 3:1 needs only #949494); a white halo
-// keeps it visible over dark cells.
-export const STYLE = `
-.attnviz-sr-only { position: absolute !important; width: 1px; height: 1px; padding: 0;
-  margin: -1px; overflow: hidden; clip: rect(0 0 0 0); clip-path: inset(50%);
-  white-space: nowrap; border: 0; }
-.attnviz-bar { margin: 0.2rem 0 0.4rem 0; font-size: 0.875rem; color: #262730; }
-.attnviz-buttons { display: flex; gap: 0.4rem; flex-wrap: wrap; }
-.attnviz-live:not(.attnviz-sr-only) { margin: 0.1rem 0 0.3rem 0; }
-.attnviz-table-toggle, .attnviz-download { font: inherit; color: #262730; background: #fff;
-  border: 1px solid #6b6e7a; border-radius: 0.4rem; padding: 0.1rem 0.6rem; cursor: pointer; }
-.attnviz-bar button:focus-visible, .attnviz-kbd:focus-visible {
-  outline: 3px solid #111; outline-offset: 2px; box-shadow: 0 0 0 5px #fff; }
-.attnviz-table-holder:not(.attnviz-sr-only) { overflow-x: auto; max-width: 100%; }
-.attnviz-table { border-collapse: collapse; margin-top: 0.3rem; color: #262730; }
-.attnviz-table caption { text-align: left; font-weight: 600; padding-bottom: 0.2rem; }
-.attnviz-table th, .attnviz-table td { border: 1px solid #c8c9ce; padding: 0.1rem 0.4rem;
-  text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-.attnviz-table th { background: #f0f2f6; font-weight: 600; }
-.attnviz-focus { position: absolute; pointer-events: none; box-sizing: border-box;
-  border: 3px solid #111; box-shadow: 0 0 0 2px #fff, inset 0 0 0 2px #fff; z-index: 6; }
-@media (prefers-reduced-motion: reduce) {
-  .attnviz-bar *, .attnviz-focus { transition: none !important; animation: none !important; }
-}
-`;
-
-export function ensureStyle(doc) {
-  if (doc.getElementById("attnviz-a11y-style")) return;
-  const style = doc.createElement("style");
-  style.id = "attnviz-a11y-style";
-  style.textContent = STYLE;
-  (doc.head || doc.documentElement).appendChild(style);
-}
-
 function el(doc, tag, attrs, text) {
   const e = doc.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
@@ -270,7 +235,6 @@ export function chartBar(chartElement) {
   let bar = chartElement.__attnvizBar;
   if (bar && bar.isConnected) return bar;
   const doc = chartElement.ownerDocument;
-  ensureStyle(doc);
   bar = el(doc, "div", { class: "attnviz-bar" });
   bar.appendChild(el(doc, "div", { class: "attnviz-buttons" }));
   chartElement.after(bar);
