@@ -1,7 +1,8 @@
 """A page that draws attnviz figures with plotly.js as the board does (a plot div with
-``role="img"`` and plotly's mode bar) and attaches the board's accessibility modules to each
-chart (``attnviz/ui/board/js/table.js``, ``keys.js``) through the per-chart hook,
-``attach(chartElement, figure, api)``; ``api`` records its calls in ``window.__calls``.
+``role="img"`` and plotly's mode bar, the board's stylesheet ``board.css``) and attaches the
+board's accessibility modules to each chart (``attnviz/ui/board/js/table.js``, ``keys.js``)
+through the per-chart hook, ``attach(chartElement, figure, api)``; ``api`` records its calls
+in ``window.__calls``.
 
 Served from memory through playwright's routing (no server): ``open_harness(page, charts)``.
 """
@@ -20,6 +21,7 @@ ORIGIN = "http://attnviz.test"
 PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>attnviz accessibility harness</title>
 <script src="/plotly.min.js"></script>
+<link rel="stylesheet" href="/board/board.css">
 <style>body { font-family: sans-serif; margin: 1rem; } .cell { position: relative; }
 .board { display: grid; grid-template-columns: 1fr 1fr; gap: 1rem; }</style>
 </head><body><main>
@@ -74,10 +76,11 @@ def _route(route) -> None:
         return route.fulfill(status=200, content_type="text/html", body=PAGE)
     if path == "/plotly.min.js":
         return route.fulfill(status=200, content_type="text/javascript", path=str(board_plotly()))
-    if path.startswith("/board/") and path.endswith(".js"):
+    if path.startswith("/board/") and path.endswith((".js", ".css")):
         f = BOARD / path[len("/board/") :]
+        kind = "text/css" if f.suffix == ".css" else "text/javascript"
         if f.is_file() and f.parent == BOARD:
-            return route.fulfill(status=200, content_type="text/javascript", path=str(f))
+            return route.fulfill(status=200, content_type=kind, path=str(f))
     return route.fulfill(status=404, body="not found")
 
 

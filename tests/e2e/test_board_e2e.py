@@ -290,3 +290,78 @@ def test_a_chart_not_redrawn_keeps_its_keyboard_help(session):
     assert heat and all("Arrow keys" in c["label"] for c in heat.values()), after
     assert "] and [" in after["mh_small"]["label"], after["mh_small"]["label"]
     assert_no_board_errors(session)
+
+
+# Records every <style> element a script of the board's folder makes (the board's files are
+# served under /_stcore/bidi-components/attnviz.board/): its call stack names the file.
+STYLE_SPY_JS = """(() => {
+  window.__boardStyles = [];
+  const make = Document.prototype.createElement;
+  Document.prototype.createElement = function (tag, ...rest) {
+    if (String(tag).toLowerCase() === 'style') {
+      const stack = String(new Error().stack || '');
+      if (stack.includes('attnviz.board/')) window.__boardStyles.push(stack);
+    }
+    return make.call(this, tag, ...rest);
+  };
+})();"""
+
+# The rules of the board modules' classes in the page's stylesheets, each with where it
+# comes from (a sheet's address, or "STYLE" for a <style> element), and a few computed
+# styles that need them.
+BOARD_RULES_JS = r"""() => {
+  const ours = /\.attnviz-(sr-only|bar|buttons|live|table|download|kbd|focus|arith|scrolls)/;
+  const rules = [];
+  const walk = (list, from) => { for (const r of list) {
+    if (r.cssRules) walk(r.cssRules, from);
+    if (r.selectorText && ours.test(r.selectorText)) rules.push([r.selectorText, from]);
+  } };
+  for (const sheet of document.styleSheets) {
+    let list;
+    try { list = sheet.cssRules; } catch (e) { continue; }
+    walk(list, sheet.href || (sheet.ownerNode ? sheet.ownerNode.tagName : '?'));
+  }
+  const css = (sel, prop) => { const e = document.querySelector(sel);
+                               return e ? getComputedStyle(e)[prop] : null; };
+  return {made: window.__boardStyles, rules,
+          arith: css('.attnviz-arith:not([hidden])', 'borderTopLeftRadius'),
+          focus: css('.attnviz-focus', 'borderTopWidth'),
+          hidden: css('.attnviz-table-holder.attnviz-sr-only', 'width'),
+          shown: css('.attnviz-table-holder:not(.attnviz-sr-only)', 'overflowX')};
+}"""
+
+
+def test_the_board_styles_come_from_board_css_alone(session):
+    """The board's JavaScript makes no <style> of its own: the cell panel (cell.js), the
+    keyboard outline (keys.js), the tables (table.js) and the wide equations (wide.js) are
+    styled by the one stylesheet Streamlit loads with the board, board.css."""
+    session.context.add_init_script(STYLE_SPY_JS)
+    session.open("/step_by_step?N=6&mask=causal")
+    session.page.locator('.attnviz-board .cell[data-key="sb_w"]').scroll_into_view_if_needed()
+    session.page.wait_for_timeout(200)
+    cell = session.page.evaluate(CELL_JS, ["sb_w", 1, 4])
+    session.page.mouse.click(cell["pageX"], cell["pageY"])  # the panel, no rerun here
+    session.page.wait_for_selector(".attnviz-arith:not([hidden])")
+    toggle = session.page.locator('.cell[data-key="sb_w"] .attnviz-table-toggle')
+    toggle.click()
+    session.page.wait_for_function(
+        "(b) => b.getAttribute('aria-expanded') === 'true'", arg=toggle.element_handle()
+    )
+    session.page.locator('.attnviz-board .cell[data-key="sb_w"] .attnviz-kbd').focus()
+    session.page.wait_for_selector(".attnviz-focus")
+    got = session.page.evaluate(BOARD_RULES_JS)
+    assert got["made"] == [], got["made"][:1]
+    sources = {src for _, src in got["rules"]}
+    assert len(sources) == 1 and sources.pop().split("?")[0].endswith("/board.css"), got
+    selectors = " ".join(sel for sel, _ in got["rules"])
+    for name in ("sr-only", "table", "focus", "arith", "scrolls"):
+        assert f".attnviz-{name}" in selectors, (name, selectors)
+    # and they apply: the panel's rounded box, the 3 px outline, a hidden table clipped to
+    # 1 px (the scores' table), the shown one scrolling sideways
+    assert (got["arith"], got["focus"], got["hidden"], got["shown"]) == (
+        "8px",
+        "3px",
+        "1px",
+        "auto",
+    ), got
+    assert_no_board_errors(session)

@@ -1,14 +1,10 @@
 // Reads a plotly figure (JSON, stdin) and prints what attnviz/ui/board/js/table.js and keys.js make
-// of it: {tables, grid, announcements: {"r,c": text, "r,c,p": text in panel p}} (used by
-// tests/ui/test_board_js.py).
+// of it: {tables, grid, grids, announcements: {"r,c": text, "r,c,p": text in panel p}} (used by
+// tests/ui/test_board_js.py). A list of {figure, link, cells} in: a list of those out.
 import { chartTables } from "../../attnviz/ui/board/js/table.js";
 import { announcement, chartGrids } from "../../attnviz/ui/board/js/keys.js";
 
-let text = "";
-process.stdin.setEncoding("utf8");
-process.stdin.on("data", (d) => (text += d));
-process.stdin.on("end", () => {
-  const { figure, link, cells } = JSON.parse(text);
+function dump({ figure, link, cells }) {
   const grids = chartGrids(figure, link);
   const grid = grids[0] || null;
   const announcements = {};
@@ -17,7 +13,15 @@ process.stdin.on("end", () => {
       row: r,
       col: c,
     });
-  const out = { tables: chartTables(figure, link), grid, announcements };
+  return { tables: chartTables(figure, link), grid, grids, announcements };
+}
+
+let text = "";
+process.stdin.setEncoding("utf8");
+process.stdin.on("data", (d) => (text += d));
+process.stdin.on("end", () => {
+  const payload = JSON.parse(text);
+  const out = Array.isArray(payload) ? payload.map(dump) : dump(payload);
   process.stdout.write(
     JSON.stringify(out, (k, v) => (typeof v === "number" && !Number.isFinite(v) ? null : v)),
   );

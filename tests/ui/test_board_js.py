@@ -25,7 +25,8 @@ import pytest
 
 from attnviz import engine, viz
 from attnviz.inputs import default_labels
-from attnviz.ui.board import figure_json
+from attnviz.ui.board import figure_json, link_attn
+from tests.figure_catalogue import catalogue
 
 ROOT = Path(__file__).resolve().parents[2]
 JS = ROOT / "tests" / "js"
@@ -71,7 +72,7 @@ def test_node_unit_tests():
         [_node(), "--test", str(JS)], capture_output=True, text=True, timeout=120, check=False
     )
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-2000:]
-    assert "# fail 0" in out.stdout and "# pass 28" in out.stdout, out.stdout[-800:]
+    assert "# fail 0" in out.stdout and "# pass 39" in out.stdout, out.stdout[-800:]
 
 
 def test_weights_table_holds_every_cell_named_by_tokens():
@@ -161,6 +162,36 @@ def test_bar_chart_table_and_token_matrix_headers():
     assert table["colNames"] == ["0", "1", "2", "3"]
     np.testing.assert_allclose(
         [[c["value"] for c in r["cells"]] for r in table["rows"]], x, atol=1e-6
+    )
+
+
+def test_the_table_and_the_keyboard_read_every_heatmap_alike():
+    """One reader (figure.js): for every heatmap of every figure builder
+    (tests/figure_catalogue.py), alone or as an attention chart of either orientation, the
+    table and the keyboard name the rows, columns and values alike and agree on whether the
+    values are weights (the grids of the tiled grid and the panel table aside: one table for
+    many panels)."""
+    figs = catalogue()
+    cases = [
+        (name, link)
+        for name, fig in figs.items()
+        if any(t.type == "heatmap" for t in fig.data)
+        for link in (None, link_attn(0, "rows"), link_attn(0, "columns"))
+    ]
+    payload = [{"figure": figure_json(figs[n]), "link": link, "cells": []} for n, link in cases]
+    compared = set()
+    for (name, link), out in zip(cases, node_json("dump_tables.mjs", payload), strict=True):
+        grids = [g for g in out["grids"] if g["kind"] == "heatmap" and "stride" not in g]
+        if len(out["tables"]) < len(grids) or not grids:
+            continue
+        for table, grid in zip(out["tables"], grids, strict=False):
+            for k in ("rowNoun", "colNoun", "valueName", "weights", "colNames"):
+                assert table[k] == grid[k], (name, link, k, table[k], grid[k])
+            assert [r["name"] for r in table["rows"]] == grid["rowNames"], (name, link)
+        compared.add(name)
+    assert len(compared) >= 15, sorted(compared)
+    assert {"viz.heatmaps.attention_figure/weights-columns", "viz.compare.difference_figure"} <= (
+        compared
     )
 
 

@@ -69,6 +69,7 @@ FILES = (
     "plotly_loader.js",
     "stepkeys.js",
     "wide.js",
+    "figure.js",
 )
 CSS = "board.css"
 # Per-chart modules (``attach(chartElement, figure, api)``, see board.js) loaded when present
@@ -115,9 +116,10 @@ MODULES = chart_modules()
 def _register() -> Callable[..., Any]:
     """The component, registered on first use (Streamlit finds its files when its runtime
     starts: there is none at import, e.g. in a test)."""
-    # Scoped CSS (board.css, every rule under .attnviz-board) rather than a shadow root:
-    # plotly.js puts its own styles (mode bar, hover labels) in the document's head, which a
-    # shadow root would not see.
+    # One stylesheet in the document (board.css: the board's rules under .attnviz-board, its
+    # modules' under their attnviz-* classes; no module makes a <style> of its own) rather
+    # than a shadow root: plotly.js puts its own styles (mode bar, hover labels) in the
+    # document's head, which a shadow root would not see.
     try:
         return st.components.v2.component(NAME, js="board.js", css=CSS, isolate_styles=False)
     except Exception as exc:  # the project is not installed: Streamlit cannot find its files

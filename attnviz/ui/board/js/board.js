@@ -15,6 +15,11 @@
 //   downloads.js      the mode bar's PNG (projector width) and SVG buttons
 //   stepkeys.js       the presenter view's steps by the arrow keys (a hidden board)
 //   wide.js           display equations wider than their column: scroll hints, a key stop
+//   figure.js         the one reader of a figure for the chart modules below: heatmap or
+//                     bars, nouns and names of rows and columns, values, weights or not
+//   table.js          (a chart module) each chart's values as a <table>, the strip under it
+//   keys.js           (a chart module) the cells walked by keyboard, announced aria-live
+//   tools.js          (a chart module) the downloads as buttons, the mode bar out of Tab
 //   cell.js           (a chart module) a clicked attention cell worked out in the browser
 //   example_module.js an example per-chart module (below), loaded only when named in
 //                     $ATTNVIZ_BOARD_MODULES

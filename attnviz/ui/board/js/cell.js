@@ -20,7 +20,7 @@
 // Pure parts, tested by tests/ui/test_cell_js.py (against explain.cell and latex.cell_steps):
 // headData, pickHead, arithmetic, fixed, plain, steps, heading.
 
-import { decode, ensureStyle } from "./table.js";
+import { attentionCells, decode } from "./figure.js";
 
 export const DECIMALS = 4; // latex.CELL_DECIMALS
 export const TERMS = 12; // latex.CELL_TERMS
@@ -198,16 +198,6 @@ export function heading(c, labels = [], title = "", d = DECIMALS, keyLabels = nu
 
 // ------------------------------------------------------------------ DOM
 
-export const STYLE = `
-.attnviz-arith { grid-column: 1 / -1; margin: 0; padding: 0.5rem 0.8rem; color: #262730;
-  border: 1px solid #c8c9ce; border-radius: 0.5rem; font-size: 0.9rem; }
-.attnviz-arith h3 { font-size: 1rem; font-weight: 600; margin: 0 0 0.3rem 0; padding: 0; }
-.attnviz-arith ol { margin: 0; padding-left: 0; list-style: none; }
-.attnviz-arith li { margin: 0.15rem 0; overflow-wrap: anywhere;
-  font-variant-numeric: tabular-nums; }
-.attnviz-arith li strong { font-weight: 600; }
-`;
-
 /** The panel under the chart's board (made when `make`), or null. */
 function panelOf(api, make) {
   const root = api.cell && api.cell.closest(".attnviz-board");
@@ -215,13 +205,6 @@ function panelOf(api, make) {
   let panel = root.querySelector(":scope > .attnviz-arith");
   if (!panel && make) {
     const doc = root.ownerDocument;
-    ensureStyle(doc);
-    if (!doc.getElementById("attnviz-arith-style")) {
-      const style = doc.createElement("style");
-      style.id = "attnviz-arith-style";
-      style.textContent = STYLE;
-      (doc.head || doc.documentElement).appendChild(style);
-    }
     panel = doc.createElement("section");
     panel.className = "attnviz-arith";
     panel.id = `attnviz-arith-${root.dataset.board || Math.random().toString(36).slice(2)}`;
@@ -264,7 +247,8 @@ export function render(panel, data, sel, title = "") {
 /** The hook: a chart whose link carries `arithmetic` works out the cells clicked on the
  * page under its board. A redraw with new data redoes the cell shown (or hides it). */
 export function attach(chartElement, figure, api = {}) {
-  const data = api.link && api.link.arithmetic;
+  const cells = attentionCells(api.link);
+  const data = cells && cells.arithmetic;
   const panel = panelOf(api, !!data);
   if (!panel) return null;
   if (!data) {

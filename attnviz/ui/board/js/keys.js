@@ -27,98 +27,26 @@
 // `node --test tests/js/`): chartGrids, nextCell, nextPanel, announcement, coordinates.
 
 import {
-  nounOf,
-  chartBar,
+  attentionCells,
+  axisKey,
+  axisOf,
+  barTraces,
+  countsTokens,
   decode,
-  ensureStyle,
-  plainText,
-  sharedNouns,
+  figureTitle,
+  nounOf,
+  readHeatmaps,
   tiles,
   tokenNames,
-} from "./table.js";
+} from "./figure.js";
+import { chartBar } from "./table.js";
 
 export const PAGE = 5; // rows per PageUp / PageDown
 
 // ------------------------------------------------------------------ pure
 
-/** The nouns of a heatmap's rows and columns: what its builder says its axes count
- * (`layout.meta.axes`, table.js nounOf); an attention chart whose axes have no title
- * (small multiples) takes them from the board's link spec (`orient` "rows": queries down,
- * keys across; "columns": the UDL book's, keys down). */
-function nouns(layout, hm, link, shared) {
-  let rowNoun = nounOf(layout, hm.yaxis, "y", "") || shared.row;
-  let colNoun = nounOf(layout, hm.xaxis, "x", "") || shared.col;
-  if (link && link.kind === "attn") {
-    const rowsQ = link.orient !== "columns";
-    rowNoun = rowNoun || (rowsQ ? "query" : "key");
-    colNoun = colNoun || (rowsQ ? "key" : "query");
-  }
-  return [rowNoun || "row", colNoun || "column"];
-}
-
-/** A heatmap trace's colour-bar title: its own, or its shared colour axis'. */
-export function valueTitle(trace, layout) {
-  let cb = trace.colorbar && trace.colorbar.title;
-  if (!cb && trace.coloraxis) {
-    const ca = layout[trace.coloraxis];
-    cb = ca && ca.colorbar && ca.colorbar.title;
-  }
-  return plainText(cb && typeof cb === "object" ? cb.text : cb);
-}
-
-/** Where the cells of one axis sit (data coordinates): the trace's own `x` / `y` when it
- * gives one per cell, else start + i * step. */
-function positions(given, count, start, step) {
-  const v = given ? decode(given) : null;
-  if (v && v.length === count && v.every((t) => Number.isFinite(Number(t))))
-    return v.map(Number);
-  return Array.from({ length: count }, (_, i) => start + i * step);
-}
-
-/** The keyboard grid of one heatmap trace (see chartGrids). */
-function heatmapGrid(hm, layout, title, link, panel, shared) {
-  const axis = (id, letter) =>
-    layout[id && id.length > 1 ? letter + "axis" + id.slice(1) : letter + "axis"] || {};
-  const z = decode(hm.z) || [];
-  const rows = z.length;
-  const cols = rows ? z[0].length : 0;
-  const xa = axis(hm.xaxis, "x");
-  const ya = axis(hm.yaxis, "y");
-  const [rowNoun, colNoun] = nouns(layout, hm, link, shared);
-  const tok = (n) => /query|key|token/i.test(n);
-  const g = {
-    x0: Number(hm.x0) || 0,
-    dx: Number(hm.dx) || 1,
-    y0: Number(hm.y0) || 0,
-    dy: Number(hm.dy) || 1,
-  };
-  const xs = positions(hm.x, cols, g.x0, g.dx);
-  const ys = positions(hm.y, rows, g.y0, g.dy);
-  const valueName = valueTitle(hm, layout) || "value";
-  return {
-    kind: "heatmap",
-    title,
-    panel,
-    xaxis: hm.xaxis || "x",
-    yaxis: hm.yaxis || "y",
-    z,
-    rows,
-    cols,
-    rowNoun,
-    colNoun,
-    rowNames: tokenNames(ya, rows, ys[0] || 0, g.dy, tok(rowNoun)),
-    colNames: tokenNames(xa, cols, xs[0] || 0, g.dx, tok(colNoun)),
-    valueName,
-    weights: /weight/i.test(valueName),
-    pooled: g.dx > 1 || g.dy > 1,
-    xs,
-    ys,
-    ...g,
-  };
-}
-
-/** The grids of a tiled heatmap (see table.js: tiles): one per tile (head), queries down
- * and keys across, in the trace's own data coordinates (the outline lands on the tile). */
+/** The grids of a tiled heatmap (figure.js tiles): one per tile (head), in the trace's own
+ * data coordinates (the outline lands on the tile). */
 function tileGrids(t, title) {
   return t.tiles.map((tile) => ({
     kind: "heatmap",
@@ -130,12 +58,12 @@ function tileGrids(t, title) {
     z: tile.z,
     rows: t.size,
     cols: t.size,
-    rowNoun: "query",
-    colNoun: "key",
+    rowNoun: t.rowNoun,
+    colNoun: t.colNoun,
     rowNames: t.names,
     colNames: t.names,
-    valueName: "weight",
-    weights: true,
+    valueName: t.valueName,
+    weights: t.weights,
     pooled: t.pooled,
     x0: tile.x0,
     dx: 1,
@@ -153,29 +81,21 @@ function tileGrids(t, title) {
  * for a figure of one, else "head 2" (the link's `heads`) or the trace's name ("previous").
  * `link` (optional): the board's link spec of the chart. [] when there is nothing to walk. */
 export function chartGrids(figure, link = null) {
-  const data = (figure && figure.data) || [];
   const layout = (figure && figure.layout) || {};
-  const title = plainText(layout.title && layout.title.text).split(" · ")[0];
+  const title = figureTitle(figure).split(" · ")[0];
   const tiled = tiles(figure);
   if (tiled) return tileGrids(tiled, title);
-  const heatmaps = data.filter((t) => t.type === "heatmap" && t.z);
-  if (heatmaps.length) {
-    const many = heatmaps.length > 1;
-    const shared = sharedNouns(heatmaps, layout);
-    return heatmaps.map((hm, i) => {
-      let panel = null;
-      if (link && link.heads && link.heads[i] != null) panel = `head ${link.heads[i]}`;
-      else if (many) panel = plainText(hm.name) || `panel ${i + 1}`;
-      return heatmapGrid(hm, layout, title, link, panel, shared);
-    });
-  }
-  const bar = data.find((t) => t.type === "bar" && t.y);
+  const heatmaps = readHeatmaps(figure, link);
+  if (heatmaps.length)
+    return heatmaps.map(({ trace, ...h }) => ({ kind: "heatmap", title, ...h }));
+  const [bar] = barTraces(figure);
   if (bar) {
-    const axis = (id, letter) =>
-      layout[id && id.length > 1 ? letter + "axis" + id.slice(1) : letter + "axis"] || {};
+    // The first trace read as vertical bars (x: the items, y: the values), as it always was.
+    // Not yet figure.js readBars (the table's): for horizontal bars (the class tallies, the
+    // next-token chart) and bars named by text (category items) the two differ.
     const y = decode(bar.y).map(Number);
     const xs = (decode(bar.x) || y.map((_, i) => i)).map(Number);
-    const xa = axis(bar.xaxis, "x");
+    const xa = axisOf(layout, bar.xaxis, "x");
     const colNoun = nounOf(layout, bar.xaxis, "x", "item");
     const meta = layout.meta || {};
     const q = Number.isInteger(meta.query) ? meta.query : null; // the bars' query (Python's)
@@ -192,7 +112,7 @@ export function chartGrids(figure, link = null) {
         rowNoun: q != null ? "query" : "",
         colNoun,
         rowNames: [q != null ? `t${q}` : ""],
-        colNames: tokenNames(xa, y.length, xs[0] || 0, 1, /query|key|token/i.test(colNoun)),
+        colNames: tokenNames(xa, y.length, xs[0] || 0, 1, countsTokens(colNoun)),
         valueName: nounOf(layout, bar.yaxis, "y", "value"),
         weights: /weight/i.test(nounOf(layout, bar.yaxis, "y", "")),
         pooled: false,
@@ -341,9 +261,8 @@ export function announcement(grid, cell) {
 
 function plotArea(gd, grid) {
   const fl = gd._fullLayout;
-  const name = (id, d) => (id && id.length > 1 ? d + "axis" + id.slice(1) : d + "axis");
-  const xa = fl && fl[name(grid.xaxis, "x")];
-  const ya = fl && fl[name(grid.yaxis, "y")];
+  const xa = fl && fl[axisKey(grid.xaxis, "x")];
+  const ya = fl && fl[axisKey(grid.yaxis, "y")];
   return xa && ya ? { xa, ya } : null;
 }
 
@@ -385,15 +304,15 @@ let liveCount = 0;
 
 /** Whether Enter selects in this chart: an attention chart whose link selects. */
 function selectable(api) {
-  const link = api.link;
-  return !!(api.select && link && link.kind === "attn" && link.select !== false);
+  const cells = attentionCells(api.link);
+  return !!(api.select && cells && cells.selects);
 }
 
 /** Whether Enter works the cell out without selecting (cell.js: a chart that does not
  * select but carries its cells' arithmetic, e.g. step by step's and masking's weights). */
 function explains(api) {
-  const link = api.link;
-  return !!(api.select && link && link.kind === "attn" && link.arithmetic && !selectable(api));
+  const cells = attentionCells(api.link);
+  return !!(api.select && cells && cells.arithmetic && !selectable(api));
 }
 
 /** The chart's keyboard handler (one per chart element; reads the state `st`). */
@@ -517,7 +436,6 @@ function setUp(chartElement, grids) {
 /** The hook: make the chart a keyboard stop. Idempotent: a redraw updates the figure. */
 export function attach(chartElement, figure, api = {}) {
   const doc = chartElement.ownerDocument;
-  ensureStyle(doc);
   const grids = chartGrids(figure, api.link);
   let st = chartElement.__attnvizKeys;
   if (!grids.length) {

@@ -14,7 +14,8 @@
 // presenter view), which gets no download buttons (issue 25). The PNG fills a projector's
 // width as the mode bar's does (board downloads.js: 1920 px, never below 2x).
 
-import { chartBar, plainText } from "./table.js";
+import { plainText } from "./figure.js";
+import { chartBar } from "./table.js";
 
 /** The mode bar's buttons leave the Tab order, plotly's drawing (its SVG, tick labels,
  * mode bar) leaves the accessibility tree, and a role="img" chart becomes a role="figure"

@@ -11,34 +11,14 @@
 // A box that fits again loses all of it. Watched once per tab from board.js: the page
 // changes (a rerun, a page switch) and the window's width. A Markdown table's box is found
 // by the selector the board's data brings (`dom.table_box`, streamlit_private.BOARD_DOM);
-// its sideways scrolling in the main column is that module's CSS too.
+// its sideways scrolling in the main column is that module's CSS too. The shadows and the
+// scroll bar are board.css's (class WIDE, "attnviz-scrolls").
 
 export const WIDE = "attnviz-scrolls";
 // A box only this much wider than its column is a glyph's overhang (KaTeX's displays are a
 // few px wider at any size), not hidden content: axe-core's scrollable-region rule
 // ignores up to 13 px too.
 const OVERHANG_PX = 12;
-
-const SHADE = "rgba(0, 0, 0, 0.3)";
-const CLEAR = "rgba(0, 0, 0, 0)";
-const WHITE = "rgba(255, 255, 255, 0)";
-// White covers at the ends that scroll with the content (local), over shadows that stay at
-// the box's sides (scroll): a side shows its shadow only while content hides behind it.
-export const STYLE = `
-.${WIDE}, .attnviz-table-holder:not(.attnviz-sr-only) {
-  background:
-    linear-gradient(to right, #fff 30%, ${WHITE}) left center / 40px 100% no-repeat local,
-    linear-gradient(to left, #fff 30%, ${WHITE}) right center / 40px 100% no-repeat local,
-    radial-gradient(farthest-side at 0 50%, ${SHADE}, ${CLEAR})
-      left center / 14px 100% no-repeat scroll,
-    radial-gradient(farthest-side at 100% 50%, ${SHADE}, ${CLEAR})
-      right center / 14px 100% no-repeat scroll;
-  scrollbar-width: thin; scrollbar-color: #8a8c94 transparent; }
-.${WIDE}::-webkit-scrollbar, .attnviz-table-holder::-webkit-scrollbar { height: 6px; }
-.${WIDE}::-webkit-scrollbar-thumb, .attnviz-table-holder::-webkit-scrollbar-thumb {
-  background: #8a8c94; border-radius: 3px; }
-.${WIDE} { overflow-x: auto; padding-bottom: 4px; }
-`;
 
 /** Mark (or unmark) every display equation and Markdown table under `root` by whether it
  * is wider than its box (by more than OVERHANG_PX); returns how many are marked. */
@@ -73,10 +53,6 @@ export function watchWide(doc, dom) {
   if (watched.has(doc) || !doc.body) return;
   watched.add(doc);
   const tableBox = (dom && dom.table_box) || null;
-  const style = doc.createElement("style");
-  style.id = "attnviz-wide-style";
-  style.textContent = STYLE;
-  (doc.head || doc.documentElement).appendChild(style);
   let timer = 0;
   const soon = () => {
     clearTimeout(timer);
