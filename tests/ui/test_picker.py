@@ -168,3 +168,55 @@ def test_a_wrong_size_limit_is_said_not_raised(env, monkeypatch):
     at = _run("pages/real_model.py", {"model": "tiny-bert"})
     assert not at.exception, [e.value for e in at.exception]
     assert any("Cannot list the models" in w.value for w in at.warning)
+
+
+@pytest.mark.parametrize("kind", list(PAGES))
+def test_the_title_names_the_picked_model_and_a_clicked_cell_is_worked_out(env, kind):
+    """The page's title and intro name the found model (name, family, layers × heads),
+    not the bundled one; a click on the head's weights (the board's state) shows that
+    weight's arithmetic, from the layer's queries and keys."""
+    path, prefix = PAGES[kind]
+    text = "w5 w9 w5 w9 w7"
+    at = _run(path, {"model": NAMES[kind], f"{prefix}_text": text, f"{prefix}_layer": "2"})
+    assert not at.exception, [e.value for e in at.exception]
+    assert NAMES[kind] in at.title[0].value
+    assert "MiniLM" not in at.title[0].value and "SmolLM2" not in at.title[0].value
+    intro = at.markdown[0].value
+    family = "bert" if kind == "encoder" else "llama"
+    assert f"`{family}`" in intro and "2 layers × 4 heads" in intro, intro
+    assert ("sharing 2 key/value heads" in intro) == (kind == "decoder")
+    board = f"board_{prefix}_head_fig"
+    at.session_state[board] = {"selection": {"query": 3, "key": 1, "head": 2, "chart": "weights"}}
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    model = models.load(env / NAMES[kind])
+    _, ids = model.tokenize(text)
+    w = model.run_ids(ids).attentions[1, 2, 3, 1]  # layer 2, head 3, query 3, key 1
+    words = " ".join(m.value for m in at.markdown) + " ".join(e.label for e in at.expander)
+    assert "a\\_3,1" in words and "of head 2" in words, words[-800:]
+    r = model.attention_result(ids, 1)
+    assert r.weights[2, 3, 1] == pytest.approx(w, abs=1e-7)
+
+
+def test_the_exports_hold_every_layer_and_head_with_the_tokens(env):
+    import io
+
+    import pandas as pd
+
+    from attnviz.ui import picker
+
+    model = models.load(env / "tiny-llama")
+    _, ids = model.tokenize("w5 w9 w5 w7")
+    run = model.run_ids(ids)
+    df = pd.read_csv(io.StringIO(picker.long_csv(run.attentions, list(run.tokens)).decode()))
+    assert list(df.columns) == ["layer", "head", "query", "query_token", "key", "key_token",
+                                "weight"]  # fmt: skip
+    assert len(df) == run.attentions.size
+    row = df[(df.layer == 2) & (df["head"] == 3) & (df["query"] == 3) & (df.key == 1)]
+    assert row.weight.item() == pytest.approx(float(run.attentions[1, 2, 3, 1]), abs=1e-7)
+    assert (row.query_token.item(), row.key_token.item()) == ("w7", "w9")
+    entry = next(e for e in models.find([env]) if e.name == "tiny-llama")
+    with np.load(io.BytesIO(picker.npz(entry, run))) as f:
+        np.testing.assert_array_equal(f["attentions"], run.attentions)
+        assert list(f["tokens"]) == list(run.tokens) and "tiny-llama" in str(f["model_json"])
+        np.testing.assert_array_equal(f["logits"], run.logits)
