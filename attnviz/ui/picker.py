@@ -322,7 +322,7 @@ def show(spec: PageModels, entry: ModelEntry, top: Any | None = None) -> None:
         icon=":material/info:",
     )
     if causal and hasattr(model, "generate_steps"):
-        generate.section(str(entry.path), model, run, layer, head)
+        generate.section(str(entry.path), model, run.ids, list(run.tokens), layer, head)
     exports(spec, entry, run, layer, head)
     heads.section(hspec, run, layer, head)
 
@@ -528,3 +528,11 @@ def encdec_section() -> None:
         "cxm_grid", w, target_labels=tgt, source_labels=src,
         layers=shown if len(shown) < n_layers else None,
     )  # fmt: skip
+    st.caption(
+        "No cell panel here: an encoder-decoder's run keeps its weights, not its queries "
+        "and keys, so a clicked weight is not worked out; the head, the grid and "
+        "generation below apply."
+    )
+    generate.section(
+        str(entry.path), model, run.src_ids, tgt[:1], layer, head, prefix="cxm_gen", source=src
+    )
