@@ -129,10 +129,10 @@ def section(
         st.warning("The model generated no token.")
         return
     new = [token_text(model, s.token) for s in steps]
-    given = "".join(start) if source is None else " ".join(source)
+    given = start if source is None else source  # the prompt's or the source's tokens
     st.markdown(
         f"**{'Greedy' if sampling[0] == 0 else 'Sampled'}:** "
-        + md_text(given)
+        + " · ".join(md_text(t) for t in given)
         + " **→** "
         + " · ".join(md_text(t) for t in new)
         + (" (stopped at an end-of-text token)" if len(steps) < n else "")

@@ -30,7 +30,7 @@ from attnviz.models.catalog import ModelEntry, hub_cache
 from attnviz.models.checkpoint import max_bytes
 from attnviz.ui import cross_view, generate, heads, links
 from attnviz.ui.board import link_attn
-from attnviz.ui.cell import HINT_WEIGHTS, cell_data, cell_panel
+from attnviz.ui.cell import HINT_WEIGHTS, cell_data, cell_panel, md_plain
 from attnviz.ui.export import csv_maker
 from attnviz.ui.page import intro, plot
 from attnviz.ui.text import md_text
@@ -230,8 +230,8 @@ HOW = {
 
 def _intro(spec: PageModels, entry: ModelEntry, model: Any | None) -> None:
     """The page's title and intro naming the picked model: name, family, layers × heads."""
-    name = md_text(entry.name)
-    what = f"**{name}**, a `{entry.family}` {spec.kind} found on this machine"
+    name = md_plain(entry.name).replace(":", "\\:")  # as written (no code span in a title)
+    what = f"**{name}**, a {md_plain(entry.family)} {spec.kind} found on this machine"
     if model is None:
         intro(TITLES[spec.kind].format(name=name), what + ".")
         return
@@ -519,14 +519,23 @@ def encdec_section() -> None:
         f"ask, the encoder's {len(src)} source tokens answer. Layer {layer + 1}, head "
         f"{head + 1} of {n_heads}; each row sums to 1 over the source."
     )
-    cross_view.attention_board("cxm_top", w[layer], head, target_labels=tgt, source_labels=src)
+
+    def title(fig: Any) -> Any:  # the sliders count from 1: so does the title
+        fig.layout.title.text = (
+            f"Layer {layer + 1}, head {head + 1}: weights A = softmax over the source"
+        )
+        return fig
+
+    cross_view.attention_board(
+        "cxm_top", w[layer], head, target_labels=tgt, source_labels=src, weights_figure=title
+    )
     per_screen = max(1, viz.cross.MAX_GRID_PANELS // n_heads)
     shown = list(range(min(n_layers, per_screen)))
     if len(shown) < n_layers:
         st.caption(f"The grid shows the first {len(shown)} of {n_layers} layers.")
     cross_view.grid_board(
         "cxm_grid", w, target_labels=tgt, source_labels=src,
-        layers=shown if len(shown) < n_layers else None,
+        layers=shown if len(shown) < n_layers else None, first=1,
     )  # fmt: skip
     st.caption(
         "No cell panel here: an encoder-decoder's run keeps its weights, not its queries "
