@@ -82,24 +82,31 @@ def _shoot(s: BrowserSession, path: Path) -> None:
     s.page.set_viewport_size(size)
 
 
-@pytest.fixture(scope="module")
-def walk(browser, app_server) -> dict[tuple[str, str], dict]:
-    """(size, family) -> what its page showed, each page opened once per size."""
-    shots = os.environ.get("ATTNVIZ_SHOTS")
-    out = {}
-    for size, ((w, h), extra) in SIZES.items():
+class Walk(dict):
+    """size -> {family: what its page showed}: the four pages at one size, walked on first
+    use (one browser context per size), so that each test's share stays within the
+    per-test timeout."""
+
+    def __init__(self, browser, server) -> None:
+        super().__init__()
+        self.browser, self.server = browser, server
+
+    def __missing__(self, size: str) -> dict[str, dict]:
+        (w, h), extra = SIZES[size]
+        shots = os.environ.get("ATTNVIZ_SHOTS")
         touch = size == "phone"
-        context = browser.new_context(
+        context = self.browser.new_context(
             viewport={"width": w, "height": h}, device_scale_factor=1,
             has_touch=touch, is_mobile=touch,
         )  # fmt: skip
+        out = self[size] = {}
         for family, (url, _, charts) in PAGES.items():
-            s = BrowserSession(browser, app_server, (w, h), context=context)
+            s = BrowserSession(self.browser, self.server, (w, h), context=context)
             try:
                 t0 = time.monotonic()
                 s.open(url + extra)
                 t1 = time.monotonic()
-                report = {
+                out[family] = {
                     "exceptions": s.exceptions(),
                     "errors": list(s.errors),
                     "charts": _charts(s, charts),
@@ -111,17 +118,21 @@ def walk(browser, app_server) -> dict[tuple[str, str], dict]:
                 print(f"{size} {family}: {took}")  # with -s: where the module's time goes
                 if shots:
                     _shoot(s, Path(shots) / f"{size}_{family}.png")
-                out[size, family] = report
             finally:
                 s.close()
         context.close()
-    return out
+        return out
 
 
-@pytest.mark.parametrize("size", list(SIZES))
+@pytest.fixture(scope="module")
+def walk(browser, app_server) -> Walk:
+    return Walk(browser, app_server)
+
+
 @pytest.mark.parametrize("family", list(PAGES))
-def test_each_familys_page_at_each_size(walk, family, size):
-    r = walk[size, family]
+@pytest.mark.parametrize("size", list(SIZES))
+def test_each_familys_page_at_each_size(walk, size, family):
+    r = walk[size][family]
     _, name, charts = PAGES[family]
     assert not r["exceptions"] and not r["errors"], r
     assert r["charts"] >= charts, r["charts"]
@@ -134,7 +145,7 @@ def test_each_familys_page_at_each_size(walk, family, size):
 
 
 def test_the_pages_name_the_found_model_and_generate(walk):
-    laptop = {f: walk["laptop", f]["main"] for f in PAGES}
+    laptop = {f: walk["laptop"][f]["main"] for f in PAGES}
     assert "Real model: tiny-bert" in laptop["bert"] and "a bert encoder" in laptop["bert"]
     assert "2 layers × 4 heads" in laptop["bert"] and "MiniLM-L6:" not in laptop["bert"]
     for f in ("llama", "gpt2"):
