@@ -183,7 +183,7 @@ def test_the_title_names_the_picked_model_and_a_clicked_cell_is_worked_out(env, 
     assert "MiniLM" not in at.title[0].value and "SmolLM2" not in at.title[0].value
     intro = at.markdown[0].value
     family = "bert" if kind == "encoder" else "llama"
-    assert f"`{family}`" in intro and "2 layers × 4 heads" in intro, intro
+    assert f"a {family} {kind} found" in intro and "2 layers × 4 heads" in intro, intro
     assert ("sharing 2 key/value heads" in intro) == (kind == "decoder")
     board = f"board_{prefix}_head_fig"
     at.session_state[board] = {"selection": {"query": 3, "key": 1, "head": 2, "chart": "weights"}}
@@ -220,3 +220,17 @@ def test_the_exports_hold_every_layer_and_head_with_the_tokens(env):
         np.testing.assert_array_equal(f["attentions"], run.attentions)
         assert list(f["tokens"]) == list(run.tokens) and "tiny-llama" in str(f["model_json"])
         np.testing.assert_array_equal(f["logits"], run.logits)
+
+
+def test_switching_pages_with_a_decoders_name_in_the_link_warns(env):
+    """From the decoder page with ``?model=tiny-llama`` to the encoder page: the name
+    goes with the link (Streamlit keeps the query string across a page switch) and the
+    encoder page says it is not an encoder, instead of dropping it unsaid."""
+    at = _run("pages/decoder.py", {"model": "tiny-llama", "dec_text": "w5 w9"})
+    assert at.selectbox(key="model").value == "tiny-llama"
+    at.switch_page("pages/real_model.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    warned = [w.value for w in at.warning]
+    assert any("tiny-llama" in w and "not an encoder found" in w for w in warned), warned
+    assert at.selectbox(key="model").value == ""  # the bundled model, and the link says so
+    assert "model" not in at.query_params
