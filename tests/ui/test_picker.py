@@ -196,6 +196,17 @@ def test_the_title_names_the_picked_model_and_a_clicked_cell_is_worked_out(env, 
     assert "a\\_3,1" in words and "of head 2" in words, words[-800:]
     r = model.attention_result(ids, 1)
     assert r.weights[2, 3, 1] == pytest.approx(w, abs=1e-7)
+    # the exports, once their box is open: every head (long CSV, NPZ) and the head's grid
+    at.session_state[f"{prefix}_export_box"] = True
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    labels = [d.proto.label for d in at.get("download_button")]
+    n = ids.size
+    assert labels == [
+        f"Every head, long CSV ({2 * 4 * n * n:,} rows)",
+        f"Layer 2, head 1 ({n}×{n}) CSV",
+        "Every head, tokens, ids (NPZ)",
+    ], labels
 
 
 def test_the_exports_hold_every_layer_and_head_with_the_tokens(env):
