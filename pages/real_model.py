@@ -53,11 +53,13 @@ def _intro() -> None:
 
 def main() -> None:
     ui.page_guard()
-    _intro()
+    top = st.container()  # the title and intro: the bundled model's or the picked one's
     entry = picker.choose(MODELS)
     if entry is not None:  # a model found on this machine: the views any encoder has
-        picker.show(MODELS, entry)
+        picker.show(MODELS, entry, top)
         return
+    with top:
+        _intro()
     got = ui.model_prompt(
         "real-model page",
         minilm.INSTALL_COMMAND,

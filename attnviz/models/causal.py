@@ -6,7 +6,7 @@ A family (:mod:`attnviz.models.gpt2`, :mod:`attnviz.models.llama`) subclasses
 
     h = embed(ids, positions)                      # (N, D)
     for each layer i:
-        h, weights = block(i, h, positions, cache) # (N, D), (H, N, M); M = tokens so far
+        h, att = block(i, h, positions, cache)     # (N, D), att.weights (H, N, M); M: so far
     logits = head(h[-1])                           # (V,)
 
 :meth:`CausalLM.forward` runs them on the new tokens only: the keys and values of the
@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from attnviz.engine import AttentionResult
 from attnviz.models.checkpoint import CheckpointError, TextTokenizer
 
 __all__ = [
@@ -171,8 +172,8 @@ class CausalLM:
 
     def block(
         self, i: int, h: Array, positions: NDArray[np.int64], cache: KVCache
-    ) -> tuple[Array, Array]:
-        raise NotImplementedError  # (N, D), (H, N, M)
+    ) -> tuple[Array, AttentionResult]:
+        raise NotImplementedError  # (N, D), the engine's result: weights (H, N, M)
 
     def head(self, last: Array) -> Array:
         raise NotImplementedError  # (V,)
@@ -200,10 +201,24 @@ class CausalLM:
         h = self.embed(ids, positions)  # (N, D)
         weights = []
         for i in range(self.num_layers):
-            h, w = self.block(i, h, positions, cache)  # (N, D), (H, N, M)
-            weights.append(w)
+            h, att = self.block(i, h, positions, cache)  # (N, D), result
+            weights.append(att.weights)  # (H, N, M)
         cache.length += ids.size
         return weights, self.head(h[-1])  # (V,)
+
+    def attention_result(self, ids: ArrayLike, layer: int) -> AttentionResult:
+        """Layer ``layer``'s whole attention on a prompt: the engine's result, with each
+        head's queries and keys after RoPE (keys and values repeated per query head), the
+        scale and the causal mask, so that any weight can be worked out from them
+        (:func:`attnviz.explain.cell`). Runs the layers up to ``layer`` only."""
+        ids = self._check_ids(ids)
+        if not 0 <= layer < self.num_layers:
+            raise ValueError(f"layer must be in 0..{self.num_layers - 1}, got {layer}")
+        positions, cache = np.arange(ids.size), KVCache(self.num_layers)
+        h = self.embed(ids, positions)  # (N, D)
+        for i in range(layer + 1):
+            h, att = self.block(i, h, positions, cache)
+        return att
 
     def run_ids(self, ids: ArrayLike) -> DecoderRun:
         """A prompt's forward pass (ValueError for ids out of the vocabulary or too many)."""

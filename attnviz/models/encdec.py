@@ -202,7 +202,9 @@ class EncDecRun:
 class DecodeStep:
     """One step of generation: the token ``input_id`` at ``position`` went in, ``next_id``
     came out. self_attentions (L, H, n): its weights over the n = ``cache_length`` target
-    tokens so far (itself last); cross_attentions (L, H, S): over the source; logits (V,)."""
+    tokens so far (itself last); cross_attentions (L, H, S): over the source; logits (V,).
+    ``cache_bytes``: the self-attention cache's size after the step (it grows by one
+    token a step); ``cross_bytes``: the source's cross keys and values (fixed)."""
 
     position: int
     input_id: int
@@ -211,6 +213,8 @@ class DecodeStep:
     cross_attentions: Array
     logits: Array
     cache_length: int
+    cache_bytes: int = 0  # the self-attention cache's keys and values, every layer
+    cross_bytes: int = 0  # the source's cross-attention keys and values (made once)
 
     def top(self, k: int = 5) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
         """The ``k`` most likely next ids, most likely first, and their probabilities."""
@@ -355,6 +359,7 @@ class EncoderDecoder:
         memory, _ = self.encode(src)  # (S, D)
         cache = self.cross_cache(memory)  # cross keys and values, once
         rng = np.random.default_rng(seed)
+        cross_bytes = sum(a.nbytes for a in (*cache.cross_k, *cache.cross_v))
         token = self.decoder_start_token_id
         for _ in range(max_new_tokens):
             position = cache.length
@@ -369,6 +374,8 @@ class EncoderDecoder:
                 cross_attentions=out.cross_attentions[:, :, 0],  # (L, H, S)
                 logits=logits,
                 cache_length=cache.length,
+                cache_bytes=sum(a.nbytes for a in (*cache.self_k, *cache.self_v) if a is not None),
+                cross_bytes=cross_bytes,
             )
             if nxt in self.eos_token_ids:
                 return

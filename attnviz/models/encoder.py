@@ -16,7 +16,8 @@ embeddings' name.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import itertools
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from attnviz.engine import AttentionParams, multi_head_attention
+from attnviz.engine import AttentionParams, AttentionResult, multi_head_attention
 from attnviz.models.causal import require
 from attnviz.models.checkpoint import CheckpointError, TextTokenizer, expect
 from attnviz.models.layers import (
@@ -137,8 +138,7 @@ class Encoder:
         """(token texts, ids), with the special tokens the tokenizer adds ([CLS], [SEP])."""
         return self.tokenizer.encode(text)
 
-    def run_ids(self, ids: ArrayLike) -> EncoderRun:
-        """The forward pass of ``ids`` (N,): every layer's attention weights."""
+    def _check_ids(self, ids: ArrayLike) -> NDArray[np.int64]:
         ids = np.asarray(ids, dtype=np.int64)
         if ids.ndim != 1 or not 1 <= ids.size <= self.max_positions:
             raise ValueError(
@@ -146,27 +146,45 @@ class Encoder:
             )
         if ids.min() < 0 or ids.max() >= self.vocab_size:
             raise ValueError(f"token ids must be in 0..{self.vocab_size - 1}")
+        return ids
+
+    def _layers(self, ids: NDArray[np.int64]) -> Iterator[tuple[AttentionResult | None, Array]]:
+        """Each layer in turn: its attention (the engine's result) and its output (N, D);
+        the embeddings are yielded first, with no attention (None)."""
         positions = self.first_position + np.arange(ids.size)  # (N,)
         h = embedding_lookup(self.word, ids) + self.position[positions]  # (N, D)
         if self.token_type is not None:
             h = h + self.token_type[0]  # one segment
         h = layer_norm(h, *self.emb_norm, self.eps)
-        states, attentions = [h], []
+        yield None, h
         for lay in self.layers:
             # 1) self-attention through the engine, residual, LayerNorm
             att = multi_head_attention(h, lay["params"], num_heads=self.num_heads)
-            attentions.append(att.weights)  # (H, N, N)
             h = layer_norm(h + att.output, *lay["norm1"], self.eps)  # (N, D)
             # 2) the MLP, (N, D) -> (N, I) -> (N, D), residual, LayerNorm
             w1, b1, w2, b2 = lay["mlp"]
             h = layer_norm(h + feed_forward(h, w1, w2, self.act, b1, b2), *lay["norm2"], self.eps)
-            states.append(h)
+            yield att, h
+
+    def run_ids(self, ids: ArrayLike) -> EncoderRun:
+        """The forward pass of ``ids`` (N,): every layer's attention weights."""
+        ids = self._check_ids(ids)
+        passes = list(self._layers(ids))
         return EncoderRun(
             tokens=[self.tokenizer.text(i) for i in ids],
             ids=ids,
-            attentions=np.stack(attentions),  # (L, H, N, N)
-            hidden_states=np.stack(states),  # (L + 1, N, D)
+            attentions=np.stack([a.weights for a, _ in passes[1:] if a]),  # (L, H, N, N)
+            hidden_states=np.stack([h for _, h in passes]),  # (L + 1, N, D)
         )
+
+    def attention_result(self, ids: ArrayLike, layer: int) -> AttentionResult:
+        """Layer ``layer``'s whole attention (the engine's result: each head's queries,
+        keys, values, scores and weights) on ``ids``; runs the layers up to it only."""
+        ids = self._check_ids(ids)
+        if not 0 <= layer < self.num_layers:
+            raise ValueError(f"layer must be in 0..{self.num_layers - 1}, got {layer}")
+        att, _ = next(itertools.islice(self._layers(ids), layer + 1, None))
+        return att
 
 
 def build(

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from attnviz.engine import attention_from_qkv, project
+from attnviz.engine import AttentionResult, attention_from_qkv, project
 from attnviz.models.causal import CausalLM, KVCache, causal_rows, eos_ids, require
 from attnviz.models.checkpoint import CheckpointError, TextTokenizer, expect
 from attnviz.models.layers import embedding_lookup, feed_forward, gelu_tanh, layer_norm
@@ -77,7 +77,7 @@ class GPT2(CausalLM):
 
     def block(
         self, i: int, h: Array, positions: NDArray[np.int64], cache: KVCache
-    ) -> tuple[Array, Array]:
+    ) -> tuple[Array, AttentionResult]:
         w, d = self.layers[i], h.shape[1]
         # 1) pre-LayerNorm, q, k, v in one matmul (Conv1D: (in, out))
         x = layer_norm(h, w["ln_1.weight"], w["ln_1.bias"], self.eps)  # (N, D)
@@ -97,7 +97,7 @@ class GPT2(CausalLM):
             x, w["mlp.c_fc.weight"], w["mlp.c_proj.weight"], gelu_tanh,
             w["mlp.c_fc.bias"], w["mlp.c_proj.bias"],
         )  # fmt: skip
-        return h + f, att.weights  # (N, D), (H, N, M)
+        return h + f, att  # (N, D), the engine's result (weights (H, N, M))
 
     def head(self, last: Array) -> Array:
         return self.wte @ layer_norm(last, *self.ln_f, self.eps)  # (V,)

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from attnviz.engine import attention_from_qkv, merge_heads, project, split_heads
+from attnviz.engine import AttentionResult, attention_from_qkv, merge_heads, project, split_heads
 from attnviz.models.causal import CausalLM, KVCache, causal_rows, eos_ids, require
 from attnviz.models.checkpoint import CheckpointError, TextTokenizer, expect
 from attnviz.models.layers import (
@@ -239,7 +239,7 @@ class Llama(CausalLM):
 
     def block(
         self, i: int, h: Array, positions: NDArray[np.int64], cache: KVCache
-    ) -> tuple[Array, Array]:
+    ) -> tuple[Array, AttentionResult]:
         lay, hd = self.layers[i], self.head_dim
         nq, nk = self.num_heads * hd, self.num_kv_heads * hd
         # 1) pre-norm, then the query, key and value projections in one matmul
@@ -271,7 +271,7 @@ class Llama(CausalLM):
         f = feed_forward(x, lay.w_gate_up.T, lay.w_down.T, geglu if self.quirks.gelu else swiglu)
         if lay.post_mlp_norm is not None:
             f = rms_norm(f, lay.post_mlp_norm, self.eps)
-        return h + f, att.weights  # (N, D), (H, N, M)
+        return h + f, att  # (N, D), the engine's result (weights (H, N, M))
 
     def head(self, last: Array) -> Array:
         logits = self.lm_head @ rms_norm(last, self.final_norm, self.eps)  # (V,)

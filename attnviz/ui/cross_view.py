@@ -135,10 +135,13 @@ def grid_board(
     target_labels: Sequence[str],
     source_labels: Sequence[str],
     layers: Sequence[int] | None = None,
+    first: int = 0,
 ) -> Any:
     """Every head at once: ``weights`` (H, T, S) of one layer, or (L, H, T, S) of a model's
     layers (a layer × head grid), as small multiples sharing one colour bar. A model with
-    more panels than :data:`attnviz.viz.cross.MAX_GRID_PANELS` passes fewer ``layers``."""
+    more panels than :data:`attnviz.viz.cross.MAX_GRID_PANELS` passes fewer ``layers``.
+    ``first``: the number the panels' titles give the first layer and head (1 where the
+    page's sliders count from 1: a real model's section)."""
     w = np.asarray(weights)
     grid = w if w.ndim == 4 else w[None]
     if layers is not None:
@@ -146,10 +149,10 @@ def grid_board(
     fig = viz.cross.cross_grid_figure(
         grid, target_labels=list(target_labels), source_labels=list(source_labels)
     )
-    if layers is not None:  # the panels' titles name the model's own layers
-        h = grid.shape[1]
+    if layers is not None or first:  # the panels' titles name the model's own layers
+        h, names = grid.shape[1], list(layers if layers is not None else range(grid.shape[0]))
         for n, a in enumerate(fig.layout.annotations):
-            a.text = f"layer {list(layers)[n // h]}, head {n % h}"
+            a.text = f"layer {names[n // h] + first}, head {n % h + first}"
     if w.ndim == 3:  # one layer: "head h" is enough
         fig.layout.title.text = "Every head's weights — rows = target, columns = source"
         for a, h in zip(fig.layout.annotations, range(w.shape[0]), strict=False):

@@ -1,11 +1,14 @@
-"""Generation step by step, on the decoder page for a decoder found on the disk (issue 34):
-up to :data:`MAX_NEW` new tokens, greedy or sampled (temperature, top-k, top-p, seed, all
-kept in the link), and a step slider: at each step the new token's attention over every
-token before it, per layer and head, the KV cache's size and the 5 most likely next
-tokens (``model.generate_steps``: :mod:`attnviz.models.causal`)."""
+"""Generation step by step (issue 34), for a decoder found on the disk (the decoder page)
+and for an encoder-decoder (the Cross-attention page's "A real encoder-decoder"): up to
+:data:`MAX_NEW` new tokens, greedy or sampled (temperature, top-k, top-p, seed, all kept
+in the link), and a step slider: at each step the new token's attention over every target
+token before it (and, for an encoder-decoder, over the source), per layer and head, the
+KV cache's size and the 5 most likely next tokens (``model.generate_steps``:
+:mod:`attnviz.models.causal`, :mod:`attnviz.models.encdec`)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -15,99 +18,193 @@ from attnviz import viz
 from attnviz.ui.page import plot
 from attnviz.ui.text import md_text
 
-__all__ = ["MAX_NEW", "section"]
+__all__ = ["MAX_NEW", "GenStep", "section", "steps_of"]
 
 MAX_NEW = 32
-P = "dec_gen"  # widget-key prefix; each key is also the link's parameter
+P = "dec_gen"  # the decoder page's widget-key prefix; each key is also the link's parameter
 
 
-@st.cache_resource(max_entries=4, show_spinner="Generating…")
-def _steps(path: str, ids: tuple[int, ...], n: int, sampling: tuple, _model: Any) -> list:
-    """Every step of one generation (each small: the newest row (L, H, n) and the logits);
-    shared by every session."""
+@dataclass(frozen=True, eq=False)
+class GenStep:
+    """One step, whichever kind of model: the new token's row of weights over the n target
+    tokens so far, ``self_rows`` (L, H, n), and over the S source tokens, ``cross_rows``
+    (L, H, S; None for a decoder); the ``token`` chosen; the ``top`` 5 (id, probability);
+    the self-attention cache's ``cache_tokens`` and ``cache_bytes``; ``cross_bytes``: the
+    source's keys and values (0 for a decoder)."""
+
+    self_rows: np.ndarray
+    cross_rows: np.ndarray | None
+    token: int
+    top: list[tuple[int, float]]
+    cache_tokens: int
+    cache_bytes: int
+    cross_bytes: int = 0
+
+
+def _as_step(s: Any) -> GenStep:
+    """A decoder's :class:`~attnviz.models.causal.Step` or an encoder-decoder's
+    :class:`~attnviz.models.encdec.DecodeStep` as a :class:`GenStep`."""
+    if hasattr(s, "next_id"):  # an encoder-decoder's
+        ids, probs = s.top(5)
+        top = [(int(i), float(p)) for i, p in zip(ids, probs, strict=True)]
+        return GenStep(s.self_attentions, s.cross_attentions, int(s.next_id), top,
+                       int(s.cache_length), int(s.cache_bytes), int(s.cross_bytes))  # fmt: skip
+    return GenStep(s.attentions, None, int(s.token), s.top(5), s.cache_tokens, s.cache_bytes)
+
+
+def steps_of(model: Any, ids: np.ndarray, n: int, sampling: tuple) -> list[GenStep]:
+    """Every step of one generation from ``ids`` (a decoder's prompt, an encoder-decoder's
+    source); ``sampling`` = (temperature, top_k (0: all), top_p (1: all), seed)."""
     temperature, top_k, top_p, seed = sampling
-    return list(
-        _model.generate_steps(
+    return [
+        _as_step(s)
+        for s in model.generate_steps(
             np.asarray(ids, dtype=np.int64), n,
             temperature=temperature, top_k=top_k or None,
             top_p=None if top_p >= 1 else top_p, seed=seed,
         )
-    )  # fmt: skip
+    ]  # fmt: skip
 
 
-def _controls() -> tuple[int, tuple]:
+@st.cache_resource(max_entries=4, show_spinner="Generating…")
+def _steps(path: str, ids: tuple[int, ...], n: int, sampling: tuple, _model: Any) -> list:
+    """Every step of one generation (each small: the newest rows and the logits' top 5);
+    shared by every session."""
+    return steps_of(_model, np.asarray(ids, dtype=np.int64), n, sampling)
+
+
+def token_text(model: Any, i: int) -> str:
+    """Token ``i`` as text: a decoder's :class:`TextTokenizer` reads it as it prints; an
+    encoder-decoder's ``tokenizers.Tokenizer`` gives the piece ("▁cat")."""
+    tok = model.tokenizer
+    if hasattr(tok, "text"):
+        return str(tok.text(int(i)))
+    return str(tok.id_to_token(int(i)) or i)
+
+
+def _controls(prefix: str) -> tuple[int, tuple]:
     """The number of new tokens and (temperature, top_k, top_p, seed), bound to the link."""
     c = st.columns(5)
-    n = c[0].number_input("New tokens", 1, MAX_NEW, 8, key=f"{P}_n", bind="query-params")
+    n = c[0].number_input("New tokens", 1, MAX_NEW, 8, key=f"{prefix}_n", bind="query-params")
     temperature = c[1].number_input(
-        "Temperature", 0.0, 5.0, 0.0, step=0.1, key=f"{P}_temp", bind="query-params",
+        "Temperature", 0.0, 5.0, 0.0, step=0.1, key=f"{prefix}_temp", bind="query-params",
         help="0: greedy (the most likely token every time); above 0: sampled from "
         "softmax(logits / temperature).",
     )  # fmt: skip
     top_k = c[2].number_input(
-        "Top-k", 0, 1000, 0, key=f"{P}_topk", bind="query-params",
+        "Top-k", 0, 1000, 0, key=f"{prefix}_topk", bind="query-params",
         help="Sample among the k most likely tokens only (0: all). Not used when greedy.",
     )  # fmt: skip
     top_p = c[3].number_input(
-        "Top-p", 0.01, 1.0, 1.0, step=0.05, key=f"{P}_topp", bind="query-params",
+        "Top-p", 0.01, 1.0, 1.0, step=0.05, key=f"{prefix}_topp", bind="query-params",
         help="Sample among the most likely tokens whose probabilities reach p (1: all).",
     )  # fmt: skip
-    seed = c[4].number_input("Seed", 0, 2**31 - 1, 0, key=f"{P}_seed", bind="query-params")
+    seed = c[4].number_input("Seed", 0, 2**31 - 1, 0, key=f"{prefix}_seed", bind="query-params")
     return int(n), (float(temperature), int(top_k), float(top_p), int(seed))
 
 
-def section(path: str, model: Any, run: Any, layer: int, head: int) -> None:
-    """Generation step by step from the page's prompt (``run``: its run, ``tokens`` and
-    ``ids``); ``layer``, ``head``: the page's head view, 0-based."""
-    st.header("Generation step by step", anchor="generation")
-    n, sampling = _controls()
+def section(
+    path: str,
+    model: Any,
+    ids: np.ndarray,
+    start: list[str],
+    layer: int,
+    head: int,
+    *,
+    prefix: str = P,
+    source: list[str] | None = None,
+) -> None:
+    """Generation step by step. A decoder: from its prompt ``ids``, whose tokens ``start``
+    are the first the new ones see. An encoder-decoder: from the ``source``'s ``ids``
+    (its tokens ``source``); ``start`` is the decoder's start token. ``layer``, ``head``:
+    the page's head view, 0-based; ``prefix``: the widgets' keys (and link parameters)."""
+    st.header("Generation step by step", anchor=f"{prefix}-generation")
+    n, sampling = _controls(prefix)
     try:
-        steps = _steps(path, tuple(int(i) for i in run.ids), n, sampling, model)
+        steps = _steps(path, tuple(int(i) for i in ids), n, sampling, model)
     except ValueError as err:  # no room left in the model's positions, bad settings
         st.warning(md_text(str(err)))
         return
-    new = [model.tokenizer.text(s.token) for s in steps]
+    if not steps:
+        st.warning("The model generated no token.")
+        return
+    new = [token_text(model, s.token) for s in steps]
+    given = start if source is None else source  # the prompt's or the source's tokens
     st.markdown(
         f"**{'Greedy' if sampling[0] == 0 else 'Sampled'}:** "
-        + md_text("".join(run.tokens))
+        + " · ".join(md_text(t) for t in given)
         + " **→** "
         + " · ".join(md_text(t) for t in new)
         + (" (stopped at an end-of-text token)" if len(steps) < n else "")
     )
     if len(steps) > 1:
-        k = st.slider("Step", 1, len(steps), len(steps), key=f"{P}_step", bind="query-params")
+        k = st.slider("Step", 1, len(steps), len(steps), key=f"{prefix}_step", bind="query-params")
     else:
         k = 1
     step = steps[k - 1]
-    labels = list(run.tokens) + new[: k - 1]  # the tokens the new query sees (n of them)
-    query = labels[-1]
-    st.markdown(
-        f"**Step {k}:** the query is {md_text(query)} (position {len(labels) - 1}); it "
-        f"chose {md_text(new[k - 1])}. The KV cache holds **{step.cache_tokens}** tokens' "
-        f"keys and values in every layer: {step.cache_bytes / 1e6:.2f} MB."
+    labels = list(start) + new[: k - 1]  # the target tokens the new query sees (n of them)
+    cache = (
+        f"The KV cache holds **{step.cache_tokens}** tokens' keys and values in every "
+        f"layer: {_size(step.cache_bytes)}"
     )
-    rows = step.attentions  # (L, H, n)
+    if source is not None:
+        cache += (
+            f" (self-attention; the source's {len(source)} cross-attention keys and values, "
+            f"{_size(step.cross_bytes)}, were computed once, before the first step)"
+        )
+    st.markdown(
+        f"**Step {k}:** the query is {md_text(labels[-1])} (position {len(labels) - 1}); it "
+        f"chose {md_text(new[k - 1])}. {cache}."
+    )
     left, right = st.columns([1.3, 1])
     with left:
         plot(
-            viz.models.newest_rows_figure(rows[layer], labels, layer=layer),
-            key=f"{P}_rows_fig",
+            viz.models.newest_rows_figure(step.self_rows[layer], labels, layer=layer),
+            key=f"{prefix}_rows_fig",
         )
-        plot(_layers_figure(rows[:, head], labels, head), key=f"{P}_layers_fig")
+        if step.cross_rows is not None and source is not None:
+            plot(_cross_figure(step.cross_rows[layer], source, layer), key=f"{prefix}_cross_fig")
+        plot(_layers_figure(step.self_rows[:, head], labels, head), key=f"{prefix}_layers_fig")
+        if step.cross_rows is not None and source is not None:
+            plot(
+                _layers_figure(step.cross_rows[:, head], source, head, cross=True),
+                key=f"{prefix}_cross_layers_fig",
+            )
     with right:
-        top = step.top(5)
         plot(
-            viz.models.next_token_figure([(model.tokenizer.text(i), p) for i, p in top]),
-            key=f"{P}_next_fig",
+            viz.models.next_token_figure([(token_text(model, i), p) for i, p in step.top]),
+            key=f"{prefix}_next_fig",
         )
 
 
-def _layers_figure(rows: np.ndarray, labels: list[str], head: int):
-    """The new token's row (L, n) in one head of every layer."""
+def _size(n_bytes: int) -> str:
+    return f"{n_bytes / 1e6:.2f} MB" if n_bytes >= 100_000 else f"{n_bytes / 1e3:.1f} kB"
+
+
+def _cross_figure(rows: np.ndarray, source: list[str], layer: int):
+    """The new token's cross-attention row (H, S) over the source, each head of a layer."""
     return viz.heatmaps.matrix_figure(
         rows,
-        title=f"Head {head + 1}: the new token's row in every layer",
-        x_title="key (earlier tokens, from the cache)",
+        title=f"Layer {layer + 1}: the new token's cross-attention row in each head",
+        x_title="key (the source's tokens: the encoder's output)",
+        y_title="head",
+        hover="head %{y}, source token %{x}: weight %{z:.3f}",
+        kind="weights",
+        x_labels=list(source),
+        y_labels=[f"H{h + 1}" for h in range(rows.shape[0])],
+        height=max(220, 26 * rows.shape[0] + 120),
+        zmax=1.0,
+        colorbar_title="weight",
+    )
+
+
+def _layers_figure(rows: np.ndarray, labels: list[str], head: int, *, cross: bool = False):
+    """The new token's row (L, n) in one head of every layer (``cross``: over the source)."""
+    what = "cross-attention row" if cross else "row"
+    return viz.heatmaps.matrix_figure(
+        rows,
+        title=f"Head {head + 1}: the new token's {what} in every layer",
+        x_title="key (the source's tokens)" if cross else "key (earlier tokens, from the cache)",
         y_title="layer",
         hover="layer %{y}, key %{x}: weight %{z:.3f}",
         kind="weights",

@@ -13,11 +13,14 @@ of the list are ever loaded, never a path from the link.
 from __future__ import annotations
 
 import functools
+import io
+import json
 import os
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 from attnviz import models, viz
@@ -26,10 +29,13 @@ from attnviz.models import head_probes
 from attnviz.models.catalog import ModelEntry, hub_cache
 from attnviz.models.checkpoint import max_bytes
 from attnviz.ui import cross_view, generate, heads, links
-from attnviz.ui.page import plot
+from attnviz.ui.board import link_attn
+from attnviz.ui.cell import HINT_WEIGHTS, cell_data, cell_panel, md_plain
+from attnviz.ui.export import csv_maker
+from attnviz.ui.page import intro, plot
 from attnviz.ui.text import md_text
 
-__all__ = ["KEY", "MAX_TOKENS", "PageModels", "choose", "describe", "fit", "show"]
+__all__ = ["KEY", "MAX_TOKENS", "PageModels", "choose", "describe", "fit", "shape", "show"]
 
 KEY = "model"  # the widget key and the link's parameter
 #: The longest text a found model is run on here (its attentions: L x H x N x N float32).
@@ -206,11 +212,50 @@ def _heads_spec(spec: PageModels, entry: ModelEntry, model: Any) -> heads.ModelH
     )
 
 
-def show(spec: PageModels, entry: ModelEntry) -> None:
+def shape(model: Any) -> str:
+    """ "2 layers × 4 heads" (and the key/value heads a grouped-query decoder shares)."""
+    text = f"{model.num_layers} layers × {model.num_heads} heads"
+    kv = getattr(model, "num_kv_heads", model.num_heads)
+    return text + (f" (sharing {kv} key/value heads)" if kv != model.num_heads else "")
+
+
+#: The page's title for a found model: the encoder page's, the decoder page's.
+TITLES = {"encoder": "Real model: {name}", "decoder": "Real model: a decoder ({name})"}
+HOW = {
+    "encoder": "Every token sees every token (no mask), as on the MiniLM-L6 page.",
+    "decoder": "**Causal attention:** each token sees only itself and the tokens before "
+    "it (the masking page's triangle); at the end, the model guesses the next token.",
+}
+
+
+def _intro(spec: PageModels, entry: ModelEntry, model: Any | None) -> None:
+    """The page's title and intro naming the picked model: name, family, layers × heads."""
+    name = md_plain(entry.name).replace(":", "\\:")  # as written (no code span in a title)
+    what = f"**{name}**, a {md_plain(entry.family)} {spec.kind} found on this machine"
+    if model is None:
+        intro(TITLES[spec.kind].format(name=name), what + ".")
+        return
+    intro(
+        TITLES[spec.kind].format(name=name),
+        f"{what}: {shape(model)}, {_params(entry.params)} parameters. Your text is cut into "
+        "the model's own tokens; every layer runs **the attention of the other pages**, "
+        "softmax(QKᵀ/√d)·V, through attnviz's NumPy engine, offline, with this "
+        f"checkpoint's learned weights. {HOW[spec.kind]} The sidebar's random-weights "
+        "controls do not apply here: none of them change this page.",
+    )
+
+
+def show(spec: PageModels, entry: ModelEntry, top: Any | None = None) -> None:
     """The page's views for a found model: the text box and the model's run on it, every
-    head, one head large, a decoder's next token, the Heads section."""
-    st.subheader(entry.name, anchor=False)
+    head, one head large with its cell panel, a decoder's next token and generation, the
+    exports, the Heads section. ``top``: a container above the picker for the page's
+    title and intro (they name the model); None: a subheader with its name."""
     model = _load(entry)
+    if top is None:
+        st.subheader(entry.name, anchor=False)
+    else:
+        with top:
+            _intro(spec, entry, model)
     if model is None:
         return
     text = st.text_input(
@@ -243,6 +288,7 @@ def show(spec: PageModels, entry: ModelEntry) -> None:
             ),
             key=f"{spec.prefix}_grid_fig",
         )
+    result = _layer_result(str(entry.path), text, layer, model)
     with right:
         plot(
             viz.heatmaps.attention_figure(
@@ -250,28 +296,139 @@ def show(spec: PageModels, entry: ModelEntry) -> None:
                 what="weights",
                 labels=tokens,
                 mask=causal_mask(n) if causal else None,
+                scale=result.scale,
+                d_k=result.queries.shape[-1],
                 title=f"Layer {layer + 1}, head {head + 1}: weights"
                 + (" (causal)" if causal else ""),
                 height=440,
             ),
             key=f"{spec.prefix}_head_fig",
+            link=link_attn(head, weights=True, arithmetic=cell_data(result, head, tokens)),
             reveal=reveal,
         )
+        cell_panel(result, tuple(tokens), f"board_{spec.prefix}_head_fig", head,
+                   hint=HINT_WEIGHTS)  # fmt: skip
     if causal:
         _next_token(spec, model, run, layer)
     st.info(
-        f"For {md_text(entry.name)} the page shows the grid, one head, "
-        + ("the next token " if causal else "")
-        + f"and the Heads section. The page's other views for {spec.bundled} (q, k, v of "
-        "one token, random weights, "
+        f"For {md_text(entry.name)} the page shows the grid, one head with the arithmetic "
+        "of a clicked cell, "
+        + ("the next token, generation step by step, " if causal else "")
+        + f"the exports and the Heads section. The page's other views for {spec.bundled} "
+        "(q, k, v of one token, random weights, "
         + ("rotary positions, " if causal else "head types, ")
         + "the shapes table, the room's questions) read that model's own parts, which "
         "attnviz keeps for the bundled model only.",
         icon=":material/info:",
     )
     if causal and hasattr(model, "generate_steps"):
-        generate.section(str(entry.path), model, run, layer, head)
+        generate.section(str(entry.path), model, run.ids, list(run.tokens), layer, head)
+    exports(spec, entry, run, layer, head)
     heads.section(hspec, run, layer, head)
+
+
+@st.cache_resource(max_entries=2, show_spinner=False)
+def _layer_result(path: str, text: str, layer: int, _model: Any) -> Any:
+    """One layer's whole attention on the text (the engine's result: each head's queries,
+    keys, values, scale, mask) for the cell panel; the run up to that layer, shared."""
+    _, ids = _model.tokenize(text)
+    return _model.attention_result(ids, layer)
+
+
+#: Above this many weights (L x H x N x N) the long CSV of every head is not offered (the
+#: NPZ holds them all in any case): 2 million rows are ~100 MB of text.
+CSV_MAX_CELLS = 2_000_000
+
+
+def long_csv(weights: np.ndarray, tokens: list[str]) -> bytes:
+    """Every layer's and head's weights (L, H, N, N), one row per weight: layer, head,
+    query, query_token, key, key_token, weight (layers and heads from 1, as on the page;
+    tokens by position from 0)."""
+    n_layers, n_heads, n, m = weights.shape
+    lay, hd, q, k = np.meshgrid(
+        np.arange(n_layers), np.arange(n_heads), np.arange(n), np.arange(m), indexing="ij"
+    )
+    toks = np.asarray(tokens, dtype=object)
+    df = pd.DataFrame({
+        "layer": lay.ravel() + 1, "head": hd.ravel() + 1,
+        "query": q.ravel(), "query_token": toks[q.ravel()],
+        "key": k.ravel(), "key_token": toks[k.ravel()],
+        "weight": weights.ravel().astype(np.float64),
+    })  # fmt: skip
+    return df.to_csv(index=False, float_format="%.8g").encode()
+
+
+def npz(entry: ModelEntry, run: Any) -> bytes:
+    """The run as an NPZ: attentions (L, H, N, N), tokens, ids, a decoder's logits, an
+    encoder's hidden states, and the model (name, family) as JSON."""
+    arrays: dict[str, Any] = {
+        "attentions": run.attentions,
+        "tokens": np.asarray(run.tokens),
+        "ids": np.asarray(run.ids),
+        "model_json": np.asarray(
+            json.dumps({"name": entry.name, "family": entry.family, "kind": entry.kind})
+        ),
+    }
+    for name in ("logits", "hidden_states"):
+        if getattr(run, name, None) is not None:
+            arrays[name] = getattr(run, name)
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **arrays)
+    return buf.getvalue()
+
+
+def exports(spec: PageModels, entry: ModelEntry, run: Any, layer: int, head: int) -> None:
+    """Downloads of the run: every layer's and head's weights with the tokens, as one long
+    CSV (when not too large) and as an NPZ; the page's ``layer``, ``head`` as a CSV grid."""
+    box = st.expander(
+        ":material/download: Export: every layer's and head's weights (CSV, NPZ)",
+        expanded=False,
+        key=f"{spec.prefix}_export_box",
+        on_change="rerun",
+    )
+    if box.open is False:  # drawn only while open (the files are made only when clicked)
+        return
+    w, tokens = run.attentions, list(run.tokens)
+    slug = "".join(c if c.isalnum() else "_" for c in entry.name).strip("_").lower()
+    with box:
+        st.caption(
+            f"{md_text(entry.name)} on your text: {len(tokens)} tokens, weights of shape "
+            f"{' × '.join(map(str, w.shape))} (layer, head, query, key). The long CSV has "
+            "one row per weight: layer, head (from 1, as on the page), query and key "
+            "positions (from 0) with their tokens. The NPZ holds `attentions`, `tokens`, "
+            "`ids`"
+            + (", `logits`" if spec.kind == "decoder" else ", `hidden_states`")
+            + " and `model_json` (NumPy: `np.load(f)['attentions']`)."
+        )
+        cols = st.columns(3)
+        if w.size <= CSV_MAX_CELLS:
+            cols[0].download_button(
+                f"Every head, long CSV ({w.size:,} rows)",
+                data=lambda: long_csv(w, tokens),
+                file_name=f"attnviz_{slug}_attentions.csv",
+                mime="text/csv",
+                key=f"{spec.prefix}_dl_long",
+                on_click="ignore",
+            )
+        else:
+            cols[0].caption(f"{w.size:,} weights: too many for one CSV here; the NPZ has them all.")
+        cols[1].download_button(
+            f"Layer {layer + 1}, head {head + 1} ({len(tokens)}×{len(tokens)}) CSV",
+            data=csv_maker(w[layer, head], tokens, tokens),
+            file_name=f"attnviz_{slug}_layer{layer + 1}_head{head + 1}.csv",
+            mime="text/csv",
+            key=f"{spec.prefix}_dl_head",
+            on_click="ignore",
+        )
+        cols[2].download_button(
+            "Every head, tokens, ids (NPZ)",
+            data=lambda: npz(entry, run),
+            file_name=f"attnviz_{slug}_attentions.npz",
+            mime="application/octet-stream",
+            key=f"{spec.prefix}_dl_npz",
+            on_click="ignore",
+            type="primary",
+        )
 
 
 def _next_token(spec: PageModels, model: Any, run: Any, layer: int) -> None:
@@ -362,12 +519,29 @@ def encdec_section() -> None:
         f"ask, the encoder's {len(src)} source tokens answer. Layer {layer + 1}, head "
         f"{head + 1} of {n_heads}; each row sums to 1 over the source."
     )
-    cross_view.attention_board("cxm_top", w[layer], head, target_labels=tgt, source_labels=src)
+
+    def title(fig: Any) -> Any:  # the sliders count from 1: so does the title
+        fig.layout.title.text = (
+            f"Layer {layer + 1}, head {head + 1}: weights A = softmax over the source"
+        )
+        return fig
+
+    cross_view.attention_board(
+        "cxm_top", w[layer], head, target_labels=tgt, source_labels=src, weights_figure=title
+    )
     per_screen = max(1, viz.cross.MAX_GRID_PANELS // n_heads)
     shown = list(range(min(n_layers, per_screen)))
     if len(shown) < n_layers:
         st.caption(f"The grid shows the first {len(shown)} of {n_layers} layers.")
     cross_view.grid_board(
         "cxm_grid", w, target_labels=tgt, source_labels=src,
-        layers=shown if len(shown) < n_layers else None,
+        layers=shown if len(shown) < n_layers else None, first=1,
     )  # fmt: skip
+    st.caption(
+        "No cell panel here: an encoder-decoder's run keeps its weights, not its queries "
+        "and keys, so a clicked weight is not worked out; the head, the grid and "
+        "generation below apply."
+    )
+    generate.section(
+        str(entry.path), model, run.src_ids, tgt[:1], layer, head, prefix="cxm_gen", source=src
+    )

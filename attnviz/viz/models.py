@@ -346,7 +346,8 @@ def next_token_figure(top: Sequence[tuple[str, float]], *, height: int = 360) ->
             "title": style.axis_text(PROBABILITY),
             "range": [0, float(probs.max()) * 1.15 + 1e-9],
             "showgrid": True,
-            "tickformat": ".0%",
+            # whole percents repeat on a flat distribution ("0%, 1%, 1%" up to 1.2 %)
+            "tickformat": ".0%" if probs.max() >= 0.05 else ".1%",
             "automargin": True,
         },
     )

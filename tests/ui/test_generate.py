@@ -8,6 +8,7 @@ import numpy as np
 from board_view import figures_of
 
 from attnviz import models
+from attnviz.ui.text import md_text
 from tests.models.test_smollm import _z
 from tests.ui.test_picker import _run, env, folder  # noqa: F401 (fixtures)
 
@@ -40,3 +41,52 @@ def test_steps_follow_generate_steps(env):  # noqa: F811
     np.testing.assert_allclose(
         _z({"z": figs["dec_gen_next_fig"]["data"][0]["x"]}), probs, atol=1e-6
     )
+
+
+def test_an_encoder_decoder_generates_step_by_step_on_the_cross_page(env):  # noqa: F811
+    """The Cross page's real encoder-decoder: from the link's settings, each step's new
+    token's cross-attention row over the source and its self-attention row, per layer and
+    head, the KV cache's size and the top 5, equal to ``model.generate_steps``."""
+    src_text = "w5 w9 w7 w5"
+    query = {"cx_model": "tiny-t5", "cxm_src": src_text, "cxm_gen_n": "5",
+             "cxm_gen_temp": "0.9", "cxm_gen_topk": "40", "cxm_gen_seed": "7",
+             "cxm_layer": "2", "cxm_head": "3"}  # fmt: skip
+    at = _run("pages/cross.py", query)
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error and not at.warning, [w.value for w in at.warning]
+    model = models.load(env / "tiny-t5")
+    _, src = model.tokenize(src_text)
+    steps = list(model.generate_steps(src, 5, temperature=0.9, top_k=40, seed=7))
+    figs = figures_of(at)
+    want = {"cxm_gen_rows_fig", "cxm_gen_cross_fig", "cxm_gen_layers_fig",
+            "cxm_gen_cross_layers_fig", "cxm_gen_next_fig"}  # fmt: skip
+    assert want <= set(figs), sorted(figs)
+    last = steps[-1]
+    z = _z(figs["cxm_gen_cross_fig"]["data"][0])  # layer 2, every head, over the source
+    np.testing.assert_allclose(z, last.cross_attentions[1], atol=1e-6)
+    assert z.shape == (model.config["num_heads"], src.size)
+    words = " ".join(m.value for m in at.markdown)
+    assert f"**{last.cache_length}**" in words and "Sampled" in words
+    assert "computed once" in words
+    # the self-attention cache grows by one token's keys and values a step, the cross one not
+    assert steps[1].cache_bytes == 2 * steps[0].cache_bytes > 0
+    assert steps[0].cross_bytes == steps[-1].cross_bytes > 0
+    at.slider("cxm_gen_step").set_value(2).run()
+    assert not at.exception
+    figs = figures_of(at)
+    z = _z(figs["cxm_gen_layers_fig"]["data"][0])  # head 3 of every layer, step 2, self
+    np.testing.assert_allclose(z, steps[1].self_attentions[:, 2], atol=1e-6)
+    assert z.shape[1] == 2  # the start token and the first new one
+    z = _z(figs["cxm_gen_cross_layers_fig"]["data"][0])
+    np.testing.assert_allclose(z, steps[1].cross_attentions[:, 2], atol=1e-6)
+    ids, probs = steps[1].top(5)
+    np.testing.assert_allclose(
+        _z({"z": figs["cxm_gen_next_fig"]["data"][0]["x"]}), probs, atol=1e-6
+    )
+    # greedy is the default: the same tokens as model.generate
+    at = _run("pages/cross.py", {"cx_model": "tiny-t5", "cxm_src": src_text, "cxm_gen_n": "6"})
+    words = " ".join(m.value for m in at.markdown)
+    greedy = model.generate(src, 6)
+    assert "Greedy" in words
+    text = " · ".join(md_text(model.tokenizer.id_to_token(i)) for i in greedy)
+    assert text in words, (text, [m.value for m in at.markdown if "Greedy" in m.value])

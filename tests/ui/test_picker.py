@@ -168,3 +168,80 @@ def test_a_wrong_size_limit_is_said_not_raised(env, monkeypatch):
     at = _run("pages/real_model.py", {"model": "tiny-bert"})
     assert not at.exception, [e.value for e in at.exception]
     assert any("Cannot list the models" in w.value for w in at.warning)
+
+
+@pytest.mark.parametrize("kind", list(PAGES))
+def test_the_title_names_the_picked_model_and_a_clicked_cell_is_worked_out(env, kind):
+    """The page's title and intro name the found model (name, family, layers × heads),
+    not the bundled one; a click on the head's weights (the board's state) shows that
+    weight's arithmetic, from the layer's queries and keys."""
+    path, prefix = PAGES[kind]
+    text = "w5 w9 w5 w9 w7"
+    at = _run(path, {"model": NAMES[kind], f"{prefix}_text": text, f"{prefix}_layer": "2"})
+    assert not at.exception, [e.value for e in at.exception]
+    assert NAMES[kind] in at.title[0].value
+    assert "MiniLM" not in at.title[0].value and "SmolLM2" not in at.title[0].value
+    intro = at.markdown[0].value
+    family = "bert" if kind == "encoder" else "llama"
+    assert f"a {family} {kind} found" in intro and "2 layers × 4 heads" in intro, intro
+    assert ("sharing 2 key/value heads" in intro) == (kind == "decoder")
+    board = f"board_{prefix}_head_fig"
+    at.session_state[board] = {"selection": {"query": 3, "key": 1, "head": 2, "chart": "weights"}}
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    model = models.load(env / NAMES[kind])
+    _, ids = model.tokenize(text)
+    w = model.run_ids(ids).attentions[1, 2, 3, 1]  # layer 2, head 3, query 3, key 1
+    words = " ".join(m.value for m in at.markdown) + " ".join(e.label for e in at.expander)
+    assert "a\\_3,1" in words and "of head 2" in words, words[-800:]
+    r = model.attention_result(ids, 1)
+    assert r.weights[2, 3, 1] == pytest.approx(w, abs=1e-7)
+    # the exports, once their box is open: every head (long CSV, NPZ) and the head's grid
+    at.session_state[f"{prefix}_export_box"] = True
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    labels = [d.proto.label for d in at.get("download_button")]
+    n = ids.size
+    assert labels == [
+        f"Every head, long CSV ({2 * 4 * n * n:,} rows)",
+        f"Layer 2, head 1 ({n}×{n}) CSV",
+        "Every head, tokens, ids (NPZ)",
+    ], labels
+
+
+def test_the_exports_hold_every_layer_and_head_with_the_tokens(env):
+    import io
+
+    import pandas as pd
+
+    from attnviz.ui import picker
+
+    model = models.load(env / "tiny-llama")
+    _, ids = model.tokenize("w5 w9 w5 w7")
+    run = model.run_ids(ids)
+    df = pd.read_csv(io.StringIO(picker.long_csv(run.attentions, list(run.tokens)).decode()))
+    assert list(df.columns) == ["layer", "head", "query", "query_token", "key", "key_token",
+                                "weight"]  # fmt: skip
+    assert len(df) == run.attentions.size
+    row = df[(df.layer == 2) & (df["head"] == 3) & (df["query"] == 3) & (df.key == 1)]
+    assert row.weight.item() == pytest.approx(float(run.attentions[1, 2, 3, 1]), abs=1e-7)
+    assert (row.query_token.item(), row.key_token.item()) == ("w7", "w9")
+    entry = next(e for e in models.find([env]) if e.name == "tiny-llama")
+    with np.load(io.BytesIO(picker.npz(entry, run))) as f:
+        np.testing.assert_array_equal(f["attentions"], run.attentions)
+        assert list(f["tokens"]) == list(run.tokens) and "tiny-llama" in str(f["model_json"])
+        np.testing.assert_array_equal(f["logits"], run.logits)
+
+
+def test_switching_pages_with_a_decoders_name_in_the_link_warns(env):
+    """From the decoder page with ``?model=tiny-llama`` to the encoder page: the name
+    goes with the link (Streamlit keeps the query string across a page switch) and the
+    encoder page says it is not an encoder, instead of dropping it unsaid."""
+    at = _run("pages/decoder.py", {"model": "tiny-llama", "dec_text": "w5 w9"})
+    assert at.selectbox(key="model").value == "tiny-llama"
+    at.switch_page("pages/real_model.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    warned = [w.value for w in at.warning]
+    assert any("tiny-llama" in w and "not an encoder found" in w for w in warned), warned
+    assert at.selectbox(key="model").value == ""  # the bundled model, and the link says so
+    assert "model" not in at.query_params

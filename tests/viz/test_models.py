@@ -31,3 +31,11 @@ def test_gqa_table_groups_query_heads_and_bolds_the_selected_one():
     assert table.splitlines()[2:] == ["| 1 | 1, 2, 3 |", "| 2 | 4, **5**, 6 |"]
     with pytest.raises(ValueError, match="do not divide"):
         viz.models.gqa_table(6, 4)
+
+
+def test_next_token_ticks_do_not_repeat_on_a_flat_distribution():
+    """A random model's top 5 of ~1 % each: whole percents would read 0%, 1%, 1%."""
+    flat = viz.models.next_token_figure([("a", 0.012), ("b", 0.009), ("c", 0.008)])
+    assert flat.layout.xaxis.tickformat == ".1%"
+    sharp = viz.models.next_token_figure([("a", 0.77), ("b", 0.06)])
+    assert sharp.layout.xaxis.tickformat == ".0%"
