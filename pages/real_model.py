@@ -7,7 +7,7 @@ import streamlit as st
 
 from attnviz import ui, viz
 from attnviz.models import head_probes, minilm
-from attnviz.ui import asks, heads, picker, predict
+from attnviz.ui import asks, heads, picker
 
 SUMMARIES = {
     "to_prev": ("Attention to the previous token", "positional heads: ‘look one back’"),
@@ -106,15 +106,11 @@ def main() -> None:
     with right:
         title = f"Layer {layer + 1}, head {head + 1}: weights"
         ui.plot(
-            predict.outlined(  # a revealed "which head" (the teacher's projector)
-                _head_figure(res, head, tokens, layout, title),
-                predict.outline("real_model", (text, layer)),
-                head,
-                layout,
-                n,
-            ),
+            _head_figure(res, head, tokens, layout, title),
             key="rm_head_fig",
             reveal=reveal,
+            # a revealed "which head" (the teacher's projector)
+            overlay=ui.Overlay("real_model", (text, layer), head, layout, n),
         )
     asks.model_heads("real_model", (text, layer), weights[layer], layer)  # Ask the room
 

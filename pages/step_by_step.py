@@ -7,7 +7,7 @@ import numpy as np
 import streamlit as st
 
 from attnviz import engine, ui, viz
-from attnviz.ui import asks, predict
+from attnviz.ui import asks
 from attnviz.wording import readable
 
 view = ui.start(
@@ -143,10 +143,8 @@ def steps_table(view: ui.View, head: int, a: dict[str, np.ndarray], step: ui.Ste
         cells = ui.cell_data(r, head, labels) if weights else None
         link = ui.link_attn(head, lay, weights=weights, select=False, arithmetic=cells)
         what = "weights" if weights else "scores"
-        asked = (lambda: predict.outline("step_by_step", s)) if weights else lambda: None
-        return lambda: ui.plot(
-            predict.outlined(attn(mat, what=what, **kw), asked(), head, lay, n), key=key, link=link
-        )
+        overlay = ui.Overlay("step_by_step", s, head, lay, n) if weights else None
+        return lambda: ui.plot(attn(mat, what=what, **kw), key=key, link=link, overlay=overlay)
 
     def token_plot(key: str, mat, name: str, h: int | None) -> Callable[[], None]:
         """Draw one matrix with a row per token, hover-linked as a query-side matrix."""

@@ -41,6 +41,7 @@ each chart) and a drag scrolls the page.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import html
@@ -285,6 +286,72 @@ _FLIPPING_KEY = "board_flipping"
 Charts = Sequence[tuple[str, go.Figure, dict | None]]
 
 
+# --------------------------------------------------------------------------- overlays
+
+
+@dataclasses.dataclass(frozen=True)
+class Overlay:
+    """What a page's chart is, for an overlay drawn on it (a live class's revealed answer,
+    outlined on the teacher's projector): the page's slug in :data:`attnviz.ui.pages.PAGES`,
+    the ``view`` (what makes the chart: the settings, a step), the ``head`` it shows, its
+    ``layout`` and ``n`` tokens, which ``chart`` of a page's pair it is (0 or 1), and the
+    span of a row outline along the other axis (default: the N keys)."""
+
+    page: str
+    view: Any
+    head: int = 0
+    layout: str = "rows"
+    n: int = 0
+    chart: int = 0
+    span: tuple[float, float] | None = None
+
+
+#: Draws an overlay on a figure: ``paint(figure, overlay) -> figure``.
+Painter = Callable[[go.Figure, Overlay], go.Figure]
+#: The one overlay provider: ``provider(page, view)`` returns the painter of that page's view
+#: (None: nothing to draw). :func:`overlay_provider` sets it (``attnviz.ui`` registers the
+#: class overlay, :func:`attnviz.ui.predict.class_overlay`).
+_PROVIDER: list[Callable[[str, Any], Painter | None]] = []
+
+
+def overlay_provider(provider: Callable[[str, Any], Painter | None]) -> None:
+    """Set the overlay provider (replacing the one before): the only way an overlay reaches
+    a chart, so that a page names its chart (:class:`Overlay`) and never the classroom."""
+    _PROVIDER[:] = [provider]
+
+
+def painters(overlays: Mapping[str, Overlay] | None) -> dict[str, tuple[Overlay, Painter]]:
+    """The provider's painter of each chart key of ``overlays`` that has something to draw
+    (one provider call per page and view)."""
+    if not overlays or not _PROVIDER:
+        return {}
+    found: dict[tuple[str, str], Painter | None] = {}
+    out = {}
+    for key, o in overlays.items():
+        which = (o.page, repr(o.view))
+        if which not in found:
+            found[which] = _PROVIDER[0](o.page, o.view)
+        if found[which] is not None:
+            out[key] = (o, found[which])
+    return out
+
+
+def overlaid(
+    charts: Charts, paint: Mapping[str, tuple[Overlay, Painter]], head: int | None = None
+) -> Charts:
+    """``charts`` with each figure of ``paint`` (:func:`painters`) painted; ``head``: the
+    head those charts show (a :func:`head_board`'s build), in place of the overlay's."""
+    if not paint:
+        return charts
+    out = []
+    for key, fig, link in charts:
+        if key in paint:
+            o, draw = paint[key]
+            fig = draw(fig, o if head is None else dataclasses.replace(o, head=head))
+        out.append((key, fig, link))
+    return out
+
+
 def board(
     key: str,
     charts: Charts,
@@ -298,6 +365,7 @@ def board(
     head: int = 0,
     reveal: str | None = None,
     fit_screen: int = 0,
+    overlays: Mapping[str, Overlay] | None = None,
 ) -> Any:
     """Draw ``charts`` (``(chart key, figure, link spec or None)``) side by side in one
     board that keeps its plot divs across reruns.
@@ -312,12 +380,15 @@ def board(
     pages' "Open layer 19, head 7"); not part of the revision. ``fit_screen`` (px, 0:
     off): the board's matrices fill the screen's height less that many px (shared among
     its rows of charts; a control above them, such as a slider, stays on the screen with
-    them), square cells as on a slide (``fit.js`` ``presenterFill``). Returns the last
-    selection (or None).
+    them), square cells as on a slide (``fit.js`` ``presenterFill``). ``overlays``: chart
+    key -> :class:`Overlay`, what the overlay provider may draw on that chart (a revealed
+    answer). Returns the last selection (or None).
     """
     on_change = None
     if select_into is not None:
         on_change = functools.partial(_move_selection, key, *select_into, n, heads)
+    if overlays and per_head is None:
+        charts = overlaid(charts, painters(overlays))
     figs = payload(charts)
     cols = list(columns or [1] * len(charts))
     scale = float(st.session_state.get(TEXT_SCALE_KEY, 1.0))
@@ -347,9 +418,23 @@ def board(
     return _mount(key, data, on_change)
 
 
-def head_board(key: str, build: Callable[[int], Charts], head: int, **kwargs: Any) -> Any:
+def head_board(
+    key: str,
+    build: Callable[[int], Charts],
+    head: int,
+    overlays: Mapping[str, Overlay] | None = None,
+    **kwargs: Any,
+) -> Any:
     """A :func:`board` of one head's charts, ``build(head)``, whose other heads
-    :func:`prefetch_heads` may send (``kwargs``: :func:`board`'s)."""
+    :func:`prefetch_heads` may send (``kwargs``: :func:`board`'s). ``overlays``: as
+    :func:`board`'s, each drawn for the head its chart shows (the prefetched ones too)."""
+    paint = painters(overlays)
+    if paint:
+        plain = build
+
+        def build(h: int) -> Charts:
+            return overlaid(plain(h), paint, head=h)
+
     return board(key, build(head), per_head=build, head=head, **kwargs)
 
 
