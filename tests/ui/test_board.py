@@ -14,7 +14,6 @@ from plotly.offline import get_plotlyjs_version
 from streamlit.testing.v1 import AppTest
 
 from attnviz import viz
-from attnviz.ui import predict  # attnviz.ui, which registers the class overlay
 from attnviz.ui.board import assets as board_assets
 
 board = importlib.import_module("attnviz.ui.board")
@@ -240,57 +239,3 @@ def test_every_titled_axis_of_every_figure_says_what_it_counts():
             if text and not (axes.get(key) or {}).get("noun"):
                 missing.append(f"{name} {key} {text!r}")
     assert not missing, missing
-
-
-# --------------------------------------------------------------------------- overlays
-
-
-def _charts():
-    fig = viz.heatmaps.attention_figure(np.full((3, 3), 1 / 3), what="weights")
-    return [("w", fig, None), ("s", fig, None)]
-
-
-def _marking(calls):
-    """A provider that records its calls and paints a figure as (figure, its overlay)."""
-
-    def provider(page, view):
-        calls.append((page, view))
-        if view == "nothing":
-            return None
-        return lambda fig, o: (fig, o)
-
-    return provider
-
-
-def test_the_overlay_provider_paints_only_the_charts_it_is_told(monkeypatch):
-    monkeypatch.setattr(board, "_PROVIDER", [])
-    charts = _charts()
-    overlays = {"w": board.Overlay("playground", "v", head=2)}
-    assert board.painters(overlays) == {}  # no provider: nothing drawn
-    calls = []
-    board.overlay_provider(_marking(calls))
-    painted = board.overlaid(charts, board.painters(overlays))
-    assert [k for k, _, _ in painted] == ["w", "s"]
-    assert painted[0][1] == (charts[0][1], overlays["w"])
-    assert painted[1][1] is charts[1][1]  # the chart without an overlay is untouched
-    assert board.painters({"w": board.Overlay("playground", "nothing")}) == {}
-
-
-def test_one_provider_call_per_view_and_the_built_head_wins(monkeypatch):
-    monkeypatch.setattr(board, "_PROVIDER", [])
-    calls = []
-    board.overlay_provider(_marking(calls))
-    # two charts of one view (a pair, e.g. the scaling page's): one call; a list as a view
-    view = ("settings", [3, 1, 2])
-    o = {"w": board.Overlay("scaling", view, chart=0), "s": board.Overlay("scaling", view, chart=1)}
-    paint = board.painters(o)
-    assert calls == [("scaling", view)] and set(paint) == {"w", "s"}
-    painted = board.overlaid(_charts(), paint, head=5)  # a head_board's build of head 5
-    assert painted[1][1][1] == board.Overlay("scaling", view, head=5, chart=1)
-    # the provider is one: a second replaces the first
-    board.overlay_provider(lambda page, view: None)
-    assert board.painters(o) == {} and len(calls) == 1
-
-
-def test_the_app_registers_the_class_overlay():
-    assert board._PROVIDER[0] is predict.class_overlay and len(board._PROVIDER) == 1

@@ -41,7 +41,6 @@ each chart) and a drag scrolls the page.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import hashlib
 import html
@@ -57,8 +56,9 @@ import streamlit as st
 
 from attnviz.ui import streamlit_private
 from attnviz.ui.board.assets import STATIC, board_plotly, content_digest, script_version
+from attnviz.ui.board.overlays import Overlay, Painter, attach, overlay_provider
 
-__all__ = ["STATIC", "board_plotly"]
+__all__ = ["STATIC", "Overlay", "Painter", "board_plotly", "overlay_provider"]
 
 FILES = (
     "board.js",
@@ -286,72 +286,6 @@ _FLIPPING_KEY = "board_flipping"
 Charts = Sequence[tuple[str, go.Figure, dict | None]]
 
 
-# --------------------------------------------------------------------------- overlays
-
-
-@dataclasses.dataclass(frozen=True)
-class Overlay:
-    """What a page's chart is, for an overlay drawn on it (a live class's revealed answer,
-    outlined on the teacher's projector): the page's slug in :data:`attnviz.ui.pages.PAGES`,
-    the ``view`` (what makes the chart: the settings, a step), the ``head`` it shows, its
-    ``layout`` and ``n`` tokens, which ``chart`` of a page's pair it is (0 or 1), and the
-    span of a row outline along the other axis (default: the N keys)."""
-
-    page: str
-    view: Any
-    head: int = 0
-    layout: str = "rows"
-    n: int = 0
-    chart: int = 0
-    span: tuple[float, float] | None = None
-
-
-#: Draws an overlay on a figure: ``paint(figure, overlay) -> figure``.
-Painter = Callable[[go.Figure, Overlay], go.Figure]
-#: The one overlay provider: ``provider(page, view)`` returns the painter of that page's view
-#: (None: nothing to draw). :func:`overlay_provider` sets it (``attnviz.ui`` registers the
-#: class overlay, :func:`attnviz.ui.predict.class_overlay`).
-_PROVIDER: list[Callable[[str, Any], Painter | None]] = []
-
-
-def overlay_provider(provider: Callable[[str, Any], Painter | None]) -> None:
-    """Set the overlay provider (replacing the one before): the only way an overlay reaches
-    a chart, so that a page names its chart (:class:`Overlay`) and never the classroom."""
-    _PROVIDER[:] = [provider]
-
-
-def painters(overlays: Mapping[str, Overlay] | None) -> dict[str, tuple[Overlay, Painter]]:
-    """The provider's painter of each chart key of ``overlays`` that has something to draw
-    (one provider call per page and view)."""
-    if not overlays or not _PROVIDER:
-        return {}
-    found: dict[tuple[str, str], Painter | None] = {}
-    out = {}
-    for key, o in overlays.items():
-        which = (o.page, repr(o.view))
-        if which not in found:
-            found[which] = _PROVIDER[0](o.page, o.view)
-        if found[which] is not None:
-            out[key] = (o, found[which])
-    return out
-
-
-def overlaid(
-    charts: Charts, paint: Mapping[str, tuple[Overlay, Painter]], head: int | None = None
-) -> Charts:
-    """``charts`` with each figure of ``paint`` (:func:`painters`) painted; ``head``: the
-    head those charts show (a :func:`head_board`'s build), in place of the overlay's."""
-    if not paint:
-        return charts
-    out = []
-    for key, fig, link in charts:
-        if key in paint:
-            o, draw = paint[key]
-            fig = draw(fig, o if head is None else dataclasses.replace(o, head=head))
-        out.append((key, fig, link))
-    return out
-
-
 def board(
     key: str,
     charts: Charts,
@@ -387,8 +321,8 @@ def board(
     on_change = None
     if select_into is not None:
         on_change = functools.partial(_move_selection, key, *select_into, n, heads)
-    if overlays and per_head is None:
-        charts = overlaid(charts, painters(overlays))
+    if overlays:  # the overlay hook (board/overlays.py): drawn on the charts it names
+        charts, per_head = attach(overlays, charts, per_head, head)
     figs = payload(charts)
     cols = list(columns or [1] * len(charts))
     scale = float(st.session_state.get(TEXT_SCALE_KEY, 1.0))
@@ -418,23 +352,10 @@ def board(
     return _mount(key, data, on_change)
 
 
-def head_board(
-    key: str,
-    build: Callable[[int], Charts],
-    head: int,
-    overlays: Mapping[str, Overlay] | None = None,
-    **kwargs: Any,
-) -> Any:
+def head_board(key: str, build: Callable[[int], Charts], head: int, **kwargs: Any) -> Any:
     """A :func:`board` of one head's charts, ``build(head)``, whose other heads
-    :func:`prefetch_heads` may send (``kwargs``: :func:`board`'s). ``overlays``: as
-    :func:`board`'s, each drawn for the head its chart shows (the prefetched ones too)."""
-    paint = painters(overlays)
-    if paint:
-        plain = build
-
-        def build(h: int) -> Charts:
-            return overlaid(plain(h), paint, head=h)
-
+    :func:`prefetch_heads` may send (``kwargs``: :func:`board`'s; its ``overlays`` are
+    drawn for the head each chart shows, the prefetched ones too)."""
     return board(key, build(head), per_head=build, head=head, **kwargs)
 
 
