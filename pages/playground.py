@@ -106,10 +106,10 @@ def top_row(view: ui.View, head: int) -> None:
         )
         + ". Grey cells with × are masked: their score is −∞ and their weight 0."
         + (
-            " Token labels are hidden above 40 tokens; "
+            f" Token labels are hidden above {viz.style.MAX_TICK_LABELS} tokens; "
             + ui.pointing("hover", "a tap")
             + " shows the indices."
-            if n > 40
+            if n > viz.style.MAX_TICK_LABELS
             else ""
         ),
         unsafe_allow_html=True,  # the app's own words (ui.pointing)

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import streamlit as st
 
-from attnviz import models, viz
+from attnviz import limits, models, viz
 from attnviz.engine import causal_mask
 from attnviz.models import head_probes
 from attnviz.models.catalog import ModelEntry, hub_cache
@@ -33,7 +33,7 @@ __all__ = ["KEY", "MAX_TOKENS", "PageModels", "choose", "describe", "fit", "show
 
 KEY = "model"  # the widget key and the link's parameter
 #: The longest text a found model is run on here (its attentions: L x H x N x N float32).
-MAX_TOKENS = 512
+MAX_TOKENS = limits.MODEL_N_MAX  # attnviz.limits
 
 
 @dataclass(frozen=True)
