@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnviz import engine, inputs
+from attnviz import engine, inputs, limits
 
 __all__ = [
     "INPUTS",
@@ -43,8 +43,8 @@ INPUTS = ("random", "text", "preset")
 #: The masks of cross-attention: none, the source's padding, causal (equal lengths only).
 MASKS = ("none", "padding", "causal")
 #: The most tokens of either sequence (the charts keep every label and the cell panel
-#: works in the browser up to here).
-N_MAX = 64
+#: works in the browser up to here; attnviz.limits).
+N_MAX = limits.CROSS_N_MAX
 #: The most characters of a sentence used (a longer one is cut, with a note), and of a
 #: token's label on the charts (a longer word keeps its embedding, its label is cut).
 MAX_CHARS = 500

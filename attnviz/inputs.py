@@ -24,6 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from attnviz import limits
+
 __all__ = [
     "MAX_TOKENS",
     "MAX_UPLOAD_BYTES",
@@ -37,8 +39,8 @@ __all__ = [
     "tokenize",
 ]
 
-MAX_TOKENS = 512  #: the largest N the app draws
-MAX_WIDTH = 128  #: the largest D the app accepts
+MAX_TOKENS = limits.N_MAX  #: the largest N the app draws (attnviz.limits)
+MAX_WIDTH = limits.D_MAX  #: the largest D the app accepts (attnviz.limits)
 #: CSV size limit: 1 MB, as Streamlit counts it (2**20 bytes); the same as
 #: ``server.maxUploadSize = 1`` in .streamlit/config.toml and the uploader's
 #: ``max_upload_size`` (attnviz.ui passes MAX_UPLOAD_BYTES // 2**20), so the three agree.

@@ -5,7 +5,7 @@ import numpy as np
 import streamlit as st
 
 from attnviz import engine, ui, viz
-from attnviz.ui import asks, compare, predict
+from attnviz.ui import asks, compare
 
 view = ui.start(
     "Compare two settings",
@@ -87,19 +87,17 @@ def views(
     ra, lay, labels, n = view.result, view.layout, view.labels, view.result.n_tokens
     (ha, hb), (what_a, what_b) = heads, what
     wa, wb = ra.weights[ha], rb.weights[hb]  # (N, N) each
-    asked = predict.outline("compare", shown)  # the teacher's projector, after a Reveal
 
-    def weights(which: str, r: engine.AttentionResult, h: int, what: str, chart: int):
-        """View ``which``'s weights of head ``h``, a revealed answer outlined on it."""
-        w = viz.compare.weights_figure(
+    def weights(which: str, r: engine.AttentionResult, h: int, what: str):
+        """View ``which``'s weights of head ``h``."""
+        return viz.compare.weights_figure(
             r.weights[h], which=which, what=f"head {h} ({what})", labels=labels, layout=lay,
             mask=r.mask,
         )  # fmt: skip
-        return predict.outlined(w, asked, 0, lay, n, chart=chart)
 
     fig = {
-        "cmp_a": weights("A", ra, ha, what_a, 0),
-        "cmp_b": weights("B", rb, hb, what_b, 1),
+        "cmp_a": weights("A", ra, ha, what_a),
+        "cmp_b": weights("B", rb, hb, what_b),
         "cmp_diff": viz.compare.difference_figure(
             wa,
             wb,
@@ -113,9 +111,14 @@ def views(
         "cmp_b": ui.cell_data(rb, hb, labels, title="B: "),
         "cmp_diff": None,
     }
+    overlays = {  # a revealed "whose row is sharper" on A's or B's (the teacher's projector)
+        key: {key: ui.Overlay("compare", shown, 0, lay, n, chart=i)}
+        for i, key in enumerate(("cmp_a", "cmp_b"))
+    }
     for col, (key, f) in zip(st.columns(3), fig.items(), strict=True):
         with col:  # one board each, hover-linked: a click names the view it was made on
-            ui.board(f"board_{key}", [(key, f, ui.link_attn(None, lay, arithmetic=arith[key]))])
+            link = ui.link_attn(None, lay, arithmetic=arith[key])
+            ui.board(f"board_{key}", [(key, f, link)], overlays=overlays.get(key))
     st.caption(
         "A and B share one colour scale: weights from 0 (dark purple) to 1 (yellow); grey × = "
         "masked. B − A: red = more weight in B, blue = less, white = unchanged (the scale is "

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from attnviz import ui
-from attnviz.ui import asks, cross, cross_view, picker, predict
+from attnviz.ui import asks, cross, cross_view, picker_encdec
 
 view = ui.start(
     "Cross-attention: one sequence asks, another answers",
@@ -45,11 +45,10 @@ def body(view: ui.View) -> None:
         + "."
     )
     key = (view.settings, c)  # what the Ask-the-room question is about
-    asked = predict.outline("cross", key)
     cross_view.attention_board(
         "cx_top", res.weights, head, target_labels=tgt, source_labels=src, scores=res.scores,
         outputs=res.head_outputs, mask=res.mask, scale=res.scale, result=res,
-        weights_figure=lambda f: predict.outlined(f, asked, head, "rows", seqs.target.n),
+        overlay=ui.Overlay("cross", key, head, "rows", seqs.target.n),
     )  # fmt: skip
     asks.cross(key, res.weights, head, tgt, src, res.mask)
     st.subheader("Q from the target, K and V from the source")
@@ -80,4 +79,4 @@ def src_pad(res) -> int:
 
 if view is not None:
     body(view)
-    picker.encdec_section()  # an encoder-decoder found on this machine, if any
+    picker_encdec.encdec_section()  # an encoder-decoder found on this machine, if any

@@ -9,7 +9,7 @@ import streamlit as st
 from attnviz import ui, viz
 from attnviz.engine import causal_mask
 from attnviz.models import head_probes, smollm
-from attnviz.ui import asks, heads, picker, predict
+from attnviz.ui import asks, heads, picker
 from attnviz.wording import plural, power_of_ten
 
 MAX_CHARS = 4000
@@ -143,24 +143,20 @@ def main() -> None:
         ui.plot(viz.models.all_heads_figure(weights, selected=(layer, head)), key="dec_grid_fig")
     with right:
         ui.plot(
-            predict.outlined(  # a revealed "which head" (the teacher's projector)
-                viz.heatmaps.attention_figure(
-                    weights[layer, head],
-                    what="weights",
-                    labels=tokens,
-                    mask=causal_mask(n),
-                    scale=1 / np.sqrt(model.head_dim),
-                    d_k=model.head_dim,
-                    title=f"Layer {layer + 1}, head {head + 1}: weights (causal)",
-                    height=460,
-                ),
-                predict.outline("decoder", (text, layer)),
-                head,
-                "rows",
-                n,
+            viz.heatmaps.attention_figure(
+                weights[layer, head],
+                what="weights",
+                labels=tokens,
+                mask=causal_mask(n),
+                scale=1 / np.sqrt(model.head_dim),
+                d_k=model.head_dim,
+                title=f"Layer {layer + 1}, head {head + 1}: weights (causal)",
+                height=460,
             ),
             key="dec_head_fig",
             reveal=reveal,
+            # a revealed "which head" (the teacher's projector)
+            overlay=ui.Overlay("decoder", (text, layer), head, "rows", n),
         )
         st.markdown(
             f"**Grouped-query attention.** Head {head + 1} uses key/value head {kv + 1}: "

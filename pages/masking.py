@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from attnviz import engine, masks, ui, viz
-from attnviz.ui import asks, predict
+from attnviz.ui import asks
 from attnviz.wording import power_of_ten, readable
 
 #: The mask kinds this page always shows (none only in the presenter view); the sidebar's
@@ -127,12 +127,8 @@ def mask_columns(view: ui.View, head: int, shown: list, presenting: bool, zmax: 
             d_k=dk,
             title="scores with −∞ (grey)",
         )
-        charts[f"mk_w_{tag}"] = predict.outlined(
-            attn(res.weights[head], what="weights", title="softmax: masked weights are 0"),
-            predict.outline("masking", (view.settings, name)) if presenting else None,
-            head,
-            lay,
-            n,
+        charts[f"mk_w_{tag}"] = attn(
+            res.weights[head], what="weights", title="softmax: masked weights are 0"
         )
         # a click on a weight works that cell out under each mask's weights (in the browser)
         links = {
@@ -143,7 +139,9 @@ def mask_columns(view: ui.View, head: int, shown: list, presenting: bool, zmax: 
         with col:
             st.markdown(f"### {name}")
             if presenting:  # one screen: the charts side by side
-                ui.chart_row(f"mk_row_{tag}", charts, links=links)
+                # a revealed "which key" under this mask (the teacher's projector)
+                asked = ui.Overlay("masking", (view.settings, name), head, lay, n)
+                ui.chart_row(f"mk_row_{tag}", charts, links=links, overlays={f"mk_w_{tag}": asked})
             else:
                 for key, fig in charts.items():
                     ui.plot(fig, key=key, link=links.get(key))

@@ -6,7 +6,7 @@ import numpy as np
 import streamlit as st
 
 from attnviz import engine, ui, viz
-from attnviz.ui import predict
+from attnviz.ui import asks
 from attnviz.ui.cell import HINT_WEIGHTS
 
 view = ui.start(
@@ -107,23 +107,18 @@ def one_head(view: ui.View, head: int) -> None:
         view.result.n_tokens,
     )
     ui.plot(
-        predict.outlined(
-            viz.heatmaps.attention_figure(
-                r.weights[head],
-                what="weights",
-                labels=labels,
-                layout=lay,
-                mask=r.mask,
-                title=f"head {head}: weights A (d_k = {dk} columns of Q, K, V)",
-                height=420,
-            ),
-            predict.outline("multi_head", s),
-            head,
-            lay,
-            n,
+        viz.heatmaps.attention_figure(
+            r.weights[head],
+            what="weights",
+            labels=labels,
+            layout=lay,
+            mask=r.mask,
+            title=f"head {head}: weights A (d_k = {dk} columns of Q, K, V)",
+            height=420,
         ),
         key="mh_one_head",
         link=ui.link_attn(head, lay, weights=True, select=False),
+        overlay=ui.Overlay("multi_head", s, head, lay, n),
     )
 
 
@@ -136,10 +131,10 @@ step = ui.steps(
 if step.presenting and step.index == 0:
     all_heads(view)
     # a teacher's open class in the link: Ask the room which head, or about head 0
-    predict.ask_box("multi_head", s, r.weights, 0, predict.query_on_screen(n), labels)
+    asks.multi_head(s, r.weights, 0, labels)
 elif step.presenting and step.index <= h:
     one_head(view, step.index - 1)
-    predict.ask_box("multi_head", s, r.weights, step.index - 1, predict.query_on_screen(n), labels)
+    asks.multi_head(s, r.weights, step.index - 1, labels)
 elif step.rest:
     all_heads(view)
     if n <= viz.style.MAX_SMALL_MULTIPLES_N:

@@ -6,7 +6,7 @@ import numpy as np
 import streamlit as st
 
 from attnviz import experiments, ui, viz
-from attnviz.ui import asks, predict
+from attnviz.ui import asks
 from attnviz.wording import readable, rounding
 
 view = ui.start(
@@ -66,17 +66,13 @@ zmax = viz.style.shared_range(shuffled_out, chk.out_of_permuted)
 outputs = functools.partial(
     viz.heatmaps.token_matrix_figure, labels=plabels, layout=lay, height=340, zmax=zmax
 )
+features = (-0.5, chk.out.shape[1] - 0.5)  # a row of the outputs spans their features
 ui.chart_row(
     "pm_outputs",
     {
         "pm_a": outputs(shuffled_out, name="P·attention(X)", title="outputs of X, then shuffled"),
-        "pm_b": predict.outlined(  # a revealed "where is the old row i" (projector)
-            outputs(chk.out_of_permuted, name="attention(P·X)", title="outputs of the shuffled X"),
-            predict.outline("permutation", (s, perm.tolist(), positions)),
-            0,
-            lay,
-            n,
-            span=(-0.5, chk.out.shape[1] - 0.5),
+        "pm_b": outputs(
+            chk.out_of_permuted, name="attention(P·X)", title="outputs of the shuffled X"
         ),
         "pm_d": viz.heatmaps.matrix_figure(
             diff if lay == "rows" else diff.T,
@@ -93,6 +89,11 @@ ui.chart_row(
     },
     caption=f"The three charts share one colour scale, ±{readable(zmax, 3)}: a difference "
     "as small as rounding stays white, a real one shows in the colours of the outputs.",
+    overlays={  # a revealed "where is the old row i" (the teacher's projector)
+        "pm_b": ui.Overlay(
+            "permutation", (s, perm.tolist(), positions), layout=lay, n=n, span=features
+        )
+    },
 )
 asks.permutation((s, perm.tolist(), positions), chk.out, chk.out_of_permuted)
 st.latex(

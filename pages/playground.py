@@ -3,7 +3,7 @@
 import streamlit as st
 
 from attnviz import ui, viz
-from attnviz.ui import predict
+from attnviz.ui import asks
 
 view = ui.start(
     "Self-attention playground",
@@ -33,18 +33,16 @@ def body(view: ui.View) -> None:
     )
 
     ui.pooled_note(n)
-    top_row(view, head, predict.outline("playground", s))
-    query = predict.query_on_screen(n)
-    predict.ask_box("playground", s, r.weights, head, query, view.labels)
+    top_row(view, head)
+    asks.playground(s, r.weights, head, view.labels)  # a teacher's open class: Ask the room
     ui.cell_panel(view.result, view.labels, "pg_top", head)
     inputs_row(view, head)
     query_section(view, head)
     footer(view, head)
 
 
-def top_charts(view: ui.View, head: int, asked=None) -> list:
-    """Scores | weights | output of one head, linked; ``asked``: a revealed view
-    question, its answer outlined on the weights (the teacher's projector)."""
+def top_charts(view: ui.View, head: int) -> list:
+    """Scores | weights | output of one head, linked."""
     r, labels, lay, mask = view.result, view.labels, view.layout, view.result.mask
     dk = r.queries.shape[-1]
     return [
@@ -63,14 +61,8 @@ def top_charts(view: ui.View, head: int, asked=None) -> list:
         ),
         (
             "pg_weights",
-            predict.outlined(
-                viz.heatmaps.attention_figure(
-                    r.weights[head], what="weights", labels=labels, layout=lay, mask=mask
-                ),
-                asked,
-                head,
-                lay,
-                r.n_tokens,
+            viz.heatmaps.attention_figure(
+                r.weights[head], what="weights", labels=labels, layout=lay, mask=mask
             ),
             # the arithmetic of a clicked cell (scores or weights), worked out in the browser
             ui.link_attn(head, lay, weights=True, arithmetic=ui.cell_data(r, head, labels)),
@@ -88,14 +80,16 @@ def top_charts(view: ui.View, head: int, asked=None) -> list:
     ]
 
 
-def top_row(view: ui.View, head: int, asked=None) -> None:
+def top_row(view: ui.View, head: int) -> None:
     """Scores | weights | output of the head, linked; a click on a cell picks its query.
-    On a slide two a row (scores | weights, then the output), each filling the screen."""
+    On a slide two a row (scores | weights, then the output), each filling the screen. A
+    revealed answer of the teacher's class is outlined on the weights (the projector)."""
     lay, n = view.layout, view.result.n_tokens
     ui.head_board(
         "pg_top",
-        lambda h: top_charts(view, h, asked),
+        lambda h: top_charts(view, h),
         head,
+        overlays={"pg_weights": ui.Overlay("playground", view.settings, head, lay, n)},
         select_into=("query", None),
         n=n,
         columns=[1, 1] if ui.present.presenting() else None,
@@ -112,10 +106,10 @@ def top_row(view: ui.View, head: int, asked=None) -> None:
         )
         + ". Grey cells with × are masked: their score is −∞ and their weight 0."
         + (
-            " Token labels are hidden above 40 tokens; "
+            f" Token labels are hidden above {viz.style.MAX_TICK_LABELS} tokens; "
             + ui.pointing("hover", "a tap")
             + " shows the indices."
-            if n > 40
+            if n > viz.style.MAX_TICK_LABELS
             else ""
         ),
         unsafe_allow_html=True,  # the app's own words (ui.pointing)

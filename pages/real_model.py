@@ -7,7 +7,7 @@ import streamlit as st
 
 from attnviz import ui, viz
 from attnviz.models import head_probes, minilm
-from attnviz.ui import asks, heads, picker, predict
+from attnviz.ui import asks, heads, picker
 
 SUMMARIES = {
     "to_prev": ("Attention to the previous token", "positional heads: ‘look one back’"),
@@ -51,6 +51,27 @@ def _intro() -> None:
     )
 
 
+def _pickers(tokens: list[str], n_layers: int, n_heads: int) -> tuple[int, int, int]:
+    """The head view's layer and head (from 0) and the token of the q, k, v tab."""
+    n = len(tokens)
+    c1, c2, c3 = st.columns([1, 1, 1.3])
+    picker.fit("rm_layer", n_layers)  # a found model's layer or head may be out of range
+    picker.fit("rm_head", n_heads)
+    layer = c1.slider("Layer", 1, n_layers, 1, key="rm_layer", bind="query-params") - 1
+    head = c2.slider("Head", 1, n_heads, 1, key="rm_head", bind="query-params") - 1
+    if st.session_state.get("rm_token", 0) >= n:
+        st.session_state["rm_token"] = 0
+    default_tok = tokens.index("it") if "it" in tokens else min(1, n - 1)
+    tok = c3.selectbox(
+        "Token (for q, k, v)",
+        range(n),
+        index=default_tok,
+        format_func=lambda i: f"{i}: {tokens[i]}",
+        key="rm_token",
+    )
+    return layer, head, tok
+
+
 def main() -> None:
     ui.page_guard()
     top = st.container()  # the title and intro: the bundled model's or the picked one's
@@ -76,21 +97,7 @@ def main() -> None:
     text, model, run = got
     tokens = run.tokens
     n, n_layers, n_heads = run.n_tokens, model.num_layers, model.num_heads
-    c1, c2, c3 = st.columns([1, 1, 1.3])
-    picker.fit("rm_layer", n_layers)  # a found model's layer or head may be out of range
-    picker.fit("rm_head", n_heads)
-    layer = c1.slider("Layer", 1, n_layers, 1, key="rm_layer", bind="query-params") - 1
-    head = c2.slider("Head", 1, n_heads, 1, key="rm_head", bind="query-params") - 1
-    if st.session_state.get("rm_token", 0) >= n:
-        st.session_state["rm_token"] = 0
-    default_tok = tokens.index("it") if "it" in tokens else min(1, n - 1)
-    tok = c3.selectbox(
-        "Token (for q, k, v)",
-        range(n),
-        index=default_tok,
-        format_func=lambda i: f"{i}: {tokens[i]}",
-        key="rm_token",
-    )
+    layer, head, tok = _pickers(tokens, n_layers, n_heads)
 
     weights = run.attentions  # (6, 12, N, N)
     # the shared sidebar's "tokens as rows / columns" choice, if the app has one
@@ -108,15 +115,11 @@ def main() -> None:
     with right:
         title = f"Layer {layer + 1}, head {head + 1}: weights"
         ui.plot(
-            predict.outlined(  # a revealed "which head" (the teacher's projector)
-                _head_figure(res, head, tokens, layout, title),
-                predict.outline("real_model", (text, layer)),
-                head,
-                layout,
-                n,
-            ),
+            _head_figure(res, head, tokens, layout, title),
             key="rm_head_fig",
             reveal=reveal,
+            # a revealed "which head" (the teacher's projector)
+            overlay=ui.Overlay("real_model", (text, layer), head, layout, n),
         )
     asks.model_heads("real_model", (text, layer), weights[layer], layer)  # Ask the room
 

@@ -7,7 +7,7 @@ import numpy as np
 import streamlit as st
 
 from attnviz import engine, experiments, ui, viz
-from attnviz.ui import asks, predict
+from attnviz.ui import asks
 
 view = ui.start(
     "Why divide the scores by √d_k?",
@@ -125,23 +125,20 @@ def current_section(view: ui.View):
     weights = functools.partial(
         viz.heatmaps.attention_figure, what="weights", labels=labels, layout=lay
     )
-    asked = predict.outline("scaling", s)  # a revealed "which row is sharper" (projector)
     ui.chart_row(
         "sc_pair",
         {
-            "sc_un": predict.outlined(
-                weights(un.weights[head], mask=un.mask, title="Weights, not scaled (× 1)"),
-                asked, head, lay, r.n_tokens, chart=0,
-            ),
-            "sc_sc": predict.outlined(
-                weights(sc.weights[head], mask=sc.mask, title=f"Weights, scaled by 1/√{dk}"),
-                asked, head, lay, r.n_tokens, chart=1,
-            ),
+            "sc_un": weights(un.weights[head], mask=un.mask, title="Weights, not scaled (× 1)"),
+            "sc_sc": weights(sc.weights[head], mask=sc.mask, title=f"Weights, scaled by 1/√{dk}"),
         },
         caption="Both charts colour the weights on one scale, from 0 (dark purple) to 1 "
         "(yellow): where a row is more yellow on one key and darker elsewhere, its weights are "
         "sharper.",
-    )  # fmt: skip
+        overlays={  # a revealed "which row is sharper" (the teacher's projector)
+            key: ui.Overlay("scaling", s, head, lay, r.n_tokens, chart=i)
+            for i, key in enumerate(("sc_un", "sc_sc"))
+        },
+    )
     asks.scaling(s, un.weights, sc.weights, head)  # a teacher's open class: Ask the room
     e_un = engine.row_entropy(un.weights).mean(axis=1)  # (H,)
     e_sc = engine.row_entropy(sc.weights).mean(axis=1)

@@ -2,12 +2,13 @@
 
 import functools
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 import streamlit as st
 
 from attnviz import engine, ui, viz
-from attnviz.ui import asks, predict
+from attnviz.ui import asks
 from attnviz.wording import readable
 
 view = ui.start(
@@ -122,79 +123,106 @@ def head_arrays(view: ui.View, head: int) -> dict[str, np.ndarray]:
     }
 
 
-def steps_table(view: ui.View, head: int, a: dict[str, np.ndarray], step: ui.Steps) -> list[tuple]:
-    """The seven steps: (title, equation, shape of the result, note, what draws its chart
-    or None); the charts are drawn only for the steps shown."""
-    s, r, labels, lay = view.settings, view.result, view.labels, view.layout
-    n, dk = r.n_tokens, r.queries.shape[-1]
-    H = 270 if step.presenting else 300  # the presenter view: one screen of 720 px
-    tm = viz.heatmaps.token_matrix_figure
-    # this head's attention matrices: scores (with their scale) and weights; the scores of
-    # steps 3, 4 and 5 on one colour scale, so that scaling shows as paler (or stronger)
-    zmax = viz.style.shared_range(a["raw"], a["scaled"])
-    attn = functools.partial(
-        viz.heatmaps.attention_figure, labels=labels, layout=lay, d_k=dk, height=H + 40, zmax=zmax
-    )
+@dataclass(frozen=True)
+class StepCharts:
+    """What draws the steps' charts of one head (``a``: :func:`head_arrays`), each a
+    function called only for the steps shown: ``height`` px a token matrix (an attention
+    matrix 40 more), ``zmax`` the shared colour range of the scores of steps 3, 4 and 5
+    (so that scaling shows as paler or stronger)."""
 
-    def attn_plot(key: str, mat, weights: bool = False, **kw) -> Callable[[], None]:
+    view: ui.View
+    head: int
+    a: dict[str, np.ndarray]
+    height: int
+    zmax: float
+
+    def attn(self, key: str, mat, weights: bool = False, **kw) -> Callable[[], None]:
         """Draw one attention matrix of this head (scores or weights), hover-linked; a
         click on a weight works that cell out under the chart (in the browser, no rerun);
         the weights with a revealed answer outlined (the teacher's projector)."""
+        v, head = self.view, self.head
+        r, labels, lay = v.result, v.labels, v.layout
         cells = ui.cell_data(r, head, labels) if weights else None
         link = ui.link_attn(head, lay, weights=weights, select=False, arithmetic=cells)
         what = "weights" if weights else "scores"
-        asked = (lambda: predict.outline("step_by_step", s)) if weights else lambda: None
-        return lambda: ui.plot(
-            predict.outlined(attn(mat, what=what, **kw), asked(), head, lay, n), key=key, link=link
-        )
+        overlay = ui.Overlay("step_by_step", v.settings, head, lay, r.n_tokens) if weights else None
+        fig = functools.partial(
+            viz.heatmaps.attention_figure, labels=labels, layout=lay, d_k=r.queries.shape[-1],
+            height=self.height + 40, zmax=self.zmax,
+        )  # fmt: skip
+        return lambda: ui.plot(fig(mat, what=what, **kw), key=key, link=link, overlay=overlay)
 
-    def token_plot(key: str, mat, name: str, h: int | None) -> Callable[[], None]:
+    def tokens(self, key: str, mat, name: str, h: int | None) -> Callable[[], None]:
         """Draw one matrix with a row per token, hover-linked as a query-side matrix."""
-        link = ui.link_tokens(h, lay, "query")
-        return lambda: ui.plot(
-            tm(mat, name=name, labels=labels, layout=lay, height=H), key=key, link=link
+        v = self.view
+        link = ui.link_tokens(h, v.layout, "query")
+        fig = functools.partial(
+            viz.heatmaps.token_matrix_figure, labels=v.labels, layout=v.layout, height=self.height
         )
+        return lambda: ui.plot(fig(mat, name=name), key=key, link=link)
 
-    def qkv_board() -> None:
+    def qkv(self) -> None:
+        """Q, K and V of this head side by side, hover-linked."""
+        v, head, a = self.view, self.head, self.a
+        tm = functools.partial(
+            viz.heatmaps.token_matrix_figure, labels=v.labels, layout=v.layout, height=self.height
+        )
         ui.board(
             "sb_qkv",
             [
                 (
                     f"sb_{k}",
-                    tm(m, name=f"{nm} (head {head})", labels=labels, layout=lay, height=H),
-                    ui.link_tokens(head, lay, "query" if k == "q" else "key"),
+                    tm(m, name=f"{nm} (head {head})"),
+                    ui.link_tokens(head, v.layout, "query" if k == "q" else "key"),
                 )
                 for m, nm, k in ((a["q"], "Q", "q"), (a["k"], "K", "k"), (a["v"], "V", "v"))
             ],
         )
 
-    scale_tex = {
+
+def scale_equation(s: ui.Settings, dk: int) -> str:
+    """Step 4's equation for the sidebar's scaling."""
+    return {
         "1/√d_k": rf"S = \frac{{QK^\top}}{{\sqrt{{d_k}}}} = \frac{{QK^\top}}{{\sqrt{{{dk}}}}}",
         "none": r"S = QK^\top \quad(\text{no scaling})",
         "custom": rf"S = {s.factor:g}\cdot QK^\top",
     }[s.scale_mode]
-    nn = f"{n}×{n}"
-    if r.mask is None:  # the step offers a mask on the page (a slide has no sidebar open)
-        mask_step = (
+
+
+def mask_step(c: StepCharts) -> tuple:
+    """Step 5: the sidebar's mask, or (none chosen) the page's offer of one (a slide has
+    no sidebar open)."""
+    s, r, a = c.view.settings, c.view.result, c.a
+    n = r.n_tokens
+    if r.mask is None:
+        return (
             "Mask (none chosen)",
             r"S_{ij} \text{ unchanged}",
-            nn,
+            f"{n}×{n}",
             "No mask: every query sees every key, S stays as in step 4. Pick one here (or "
             "in the sidebar):",
             mask_buttons(
-                attn_plot("sb_masked", a["masked"], scale=r.scale, title="S, no mask: unchanged")
+                c.attn("sb_masked", a["masked"], scale=r.scale, title="S, no mask: unchanged")
             ),
         )
-    else:
-        mask_step = (
-            f"Mask ({s.mask_kind}): hidden keys get −∞",
-            r"S_{ij} \leftarrow -\infty \text{ where query } i \text{ may not see key } j",
-            nn,
-            f"{int((~r.mask).sum())} of {n * n} cells masked (grey ×).",
-            attn_plot(
-                "sb_masked", a["masked"], mask=r.mask, scale=r.scale, title="S with −∞ (grey)"
-            ),
-        )
+    return (
+        f"Mask ({s.mask_kind}): hidden keys get −∞",
+        r"S_{ij} \leftarrow -\infty \text{ where query } i \text{ may not see key } j",
+        f"{n}×{n}",
+        f"{int((~r.mask).sum())} of {n * n} cells masked (grey ×).",
+        c.attn("sb_masked", a["masked"], mask=r.mask, scale=r.scale, title="S with −∞ (grey)"),
+    )
+
+
+def steps_table(view: ui.View, head: int, a: dict[str, np.ndarray], step: ui.Steps) -> list[tuple]:
+    """The seven steps: (title, equation, shape of the result, note, what draws its chart
+    or None); the charts are drawn only for the steps shown."""
+    s, r = view.settings, view.result
+    n, dk = r.n_tokens, r.queries.shape[-1]
+    zmax = viz.style.shared_range(a["raw"], a["scaled"])
+    # the presenter view: one screen of 720 px
+    c = StepCharts(view, head, a, 270 if step.presenting else 300, zmax)
+    nn = f"{n}×{n}"
     # (title, equation, shape of the result, note, what draws its chart): the seven steps
     return [
         (
@@ -202,14 +230,14 @@ def steps_table(view: ui.View, head: int, a: dict[str, np.ndarray], step: ui.Ste
             r"X \in \mathbb{R}^{N \times D}",
             f"{n}×{s.d}",
             "",
-            token_plot("sb_x", view.x, "X", None),
+            c.tokens("sb_x", view.x, "X", None),
         ),
         (
             "Queries, keys and values: three linear maps of X",
             r"Q = XW_q + b_q,\quad K = XW_k + b_k,\quad V = XW_v + b_v",
             f"{n}×{dk} each (head {head}: columns {head * dk}…{(head + 1) * dk - 1})",
             "W_q, W_k, W_v are D×D; each head takes d_k = D / heads columns.",
-            qkv_board,
+            c.qkv,
         ),
         (
             "Dot products: how well each query matches each key",
@@ -217,35 +245,35 @@ def steps_table(view: ui.View, head: int, a: dict[str, np.ndarray], step: ui.Ste
             nn,
             "",
             with_caption(
-                attn_plot("sb_raw", a["raw"], scale=1.0, title="QKᵀ (not scaled)"),
+                c.attn("sb_raw", a["raw"], scale=1.0, title="QKᵀ (not scaled)"),
                 f"Colour scale ±{readable(zmax, 3)}, the same in step 4"
                 + (" and 5." if r.mask is not None else "."),
             ),
         ),
         (
             "Scale",
-            scale_tex,
+            scale_equation(s, dk),
             nn,
             f"factor = {r.scale:.4g}",
             with_caption(
-                attn_plot("sb_scaled", a["scaled"], scale=r.scale),
+                c.attn("sb_scaled", a["scaled"], scale=r.scale),
                 shared_scale_note(r.scale, zmax, masked=r.mask is not None),
             ),
         ),
-        mask_step,
+        mask_step(c),
         (
             "Softmax over the keys: scores become weights",
             r"A_{ij} = \frac{e^{S_{ij}}}{\sum_{m} e^{S_{im}}},\qquad \sum_j A_{ij} = 1",
             nn,
             "A row of all −∞ gives weights 0 (not NaN).",
-            attn_plot("sb_w", a["w"], weights=True, mask=r.mask),
+            c.attn("sb_w", a["w"], weights=True, mask=r.mask),
         ),
         (
             "Weighted sum of the values",
             r"\text{out} = AV,\qquad \text{out}_i = \sum_j A_{ij}\, v_j",
             f"{n}×{dk}",
             "",
-            token_plot("sb_out", a["out"], f"out = A V (head {head})", head),
+            c.tokens("sb_out", a["out"], f"out = A V (head {head})", head),
         ),
     ]
 

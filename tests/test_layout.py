@@ -142,6 +142,55 @@ def test_each_framework_only_in_its_layer():
     assert not layer_breaches(), "imports across the layers:\n" + "\n".join(layer_breaches())
 
 
+def modules_imported(path: Path) -> list[tuple[int, str]]:
+    """(line, full dotted name) of every module an import of ``path`` may load, at any
+    depth: ``import a.b`` gives a.b, ``from a import b`` gives a and a.b (b may be a module
+    or a name of a), ``from a.b import c`` gives a.b and a.b.c."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            out += [(node.lineno, a.name) for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            out.append((node.lineno, node.module))
+            out += [(node.lineno, f"{node.module}.{a.name}") for a in node.names]
+    return out
+
+
+#: What a page reaches only through the board's overlay hook (``overlay=ui.Overlay(...)``),
+#: or through ``attnviz.ui.asks`` for its Ask-the-room questions: the classroom's chart
+#: side (docs/architecture.md, the layers).
+PAGES_NEVER_IMPORT = "attnviz.ui.predict"
+
+
+def page_predict_imports(pages_dir: Path = ROOT / "pages") -> list[str]:
+    return [
+        f"{path.relative_to(pages_dir.parent).as_posix()}:{line} imports {name}"
+        for path in sorted(pages_dir.glob("*.py"))
+        for line, name in modules_imported(path)
+        if name == PAGES_NEVER_IMPORT or name.startswith(PAGES_NEVER_IMPORT + ".")
+    ]
+
+
+def test_no_page_imports_the_class_overlay_but_through_the_board(tmp_path):
+    assert not page_predict_imports(), page_predict_imports()
+    # the reader sees every spelling of the import, and not a name that merely starts alike
+    pages = tmp_path / "pages"
+    pages.mkdir()
+    spellings = [
+        "from attnviz.ui import predict",
+        "from attnviz.ui import asks, predict as p",
+        "import attnviz.ui.predict",
+        "from attnviz.ui.predict import outline",
+        "def f():\n    from attnviz.ui import predict",
+    ]
+    for i, line in enumerate(spellings):
+        (pages / f"p{i}.py").write_text(line + "\n")
+    (pages / "ok.py").write_text("from attnviz.ui import asks, predicted\nimport attnviz.predict\n")
+    assert {hit.split(":")[0] for hit in page_predict_imports(pages)} == {
+        f"pages/p{i}.py" for i in range(len(spellings))
+    }
+
+
 #: Run in a fresh interpreter: streamlit and plotly cannot be imported, then each module
 #: given on the command line is imported; prints {module: error or ""} as JSON.
 BLOCKED = textwrap.dedent(

@@ -11,7 +11,10 @@ imports streamlit. Its parts:
 - :mod:`~attnviz.ui.page`: page helpers (title, literal user text, notes, charts).
 - :mod:`~attnviz.ui.export`: CSV and NPZ downloads.
 - :mod:`~attnviz.ui.code`: the NumPy code box, from templates.
-- :mod:`~attnviz.ui.board`: the chart board (plotly redrawn in place, linked views).
+- :mod:`~attnviz.ui.board`: the chart board (plotly redrawn in place, linked views), and
+  its one overlay hook: a page's chart named by ``overlay=Overlay(slug, view, ...)`` gets
+  a live class's revealed answer outlined (:func:`attnviz.ui.predict.class_overlay`,
+  registered here).
 - :mod:`~attnviz.ui.present`: the presenter view (``?present=1``) and a page's steps.
 - :mod:`~attnviz.ui.cell`: the cell panel (a clicked cell's arithmetic, :mod:`attnviz.explain`).
 - :mod:`~attnviz.ui.a11y`: the app's focus ring, key hints and reduced motion (WCAG 2.1 AA).
@@ -33,13 +36,15 @@ Invalid values in a link (``?N=-3&heads=7&mask=xyz``) are replaced by valid ones
 
 from pathlib import Path
 
-from attnviz.ui import a11y, pages, present
+from attnviz.ui import a11y, pages, predict, present
 from attnviz.ui.board import (
+    Overlay,
     board,
     head_board,
     link_attn,
     link_bars,
     link_tokens,
+    overlay_provider,
     prefetch_heads,
     preload_plotly,
 )
@@ -98,12 +103,17 @@ from attnviz.ui.state import (
 from attnviz.ui.text import pointing
 from attnviz.ui.walker import sidebar
 
+# The one overlay of the charts: a live class's revealed answer, outlined on the page's chart
+# that names it (``overlay=Overlay(...)``); pages never import attnviz.ui.predict.
+overlay_provider(predict.class_overlay)
+
 #: The browser tab's icon (a causal mask's weights in viridis), served by this server.
 ICON = Path(__file__).with_name("icon.png")
 
 __all__ = [
     "ICON",
     "CONTROLS",
+    "Overlay",
     "D_MAX",
     "DEFAULTS",
     "INITS",

@@ -2,6 +2,8 @@
 view on screen (:func:`attnviz.ui.predict.ask_room`), so that a page calls one function.
 Nothing is drawn unless a teacher with an open class is presenting.
 
+- :func:`playground`, :func:`multi_head`: "Which key does query i attend to most (head
+  h)?" (the page's query picker) and "Which head looks at the previous token?".
 - :func:`step_by_step`: on the "Softmax: weights" step, "Which key does query i attend
   to most (head h)?" (the query picked in the box).
 - :func:`masking`: on each mask's step, the same question under that mask; the keys the
@@ -18,8 +20,9 @@ Nothing is drawn unless a teacher with an open class is presenting.
   the induction task, "Which head is an induction head?", over every head of every layer
   at the training step on screen.
 
-The answers come from :mod:`attnviz.predict`, the outlines from
-:func:`attnviz.ui.predict.outlined` on the page's own chart.
+The answers come from :mod:`attnviz.predict`; a page's chart names itself for the outline
+with ``overlay=ui.Overlay(slug, view, ...)`` (the board's overlay hook,
+:func:`attnviz.ui.predict.class_overlay`).
 """
 
 from __future__ import annotations
@@ -29,11 +32,23 @@ from collections.abc import Sequence
 import numpy as np
 
 from attnviz import predict
-from attnviz.ui.predict import QUERY_KEY, Ask, ask_room, query_on_screen, top_key_ask
+from attnviz.ui.predict import QUERY_KEY, Ask, ask_box, ask_room, query_on_screen, top_key_ask
 
 
 def _picked(n: int) -> int:
     return query_on_screen(n, QUERY_KEY)
+
+
+def playground(settings: object, weights: np.ndarray, head: int, labels: Sequence[str]) -> None:
+    """The playground's two questions (:func:`~attnviz.ui.predict.ask_box`): which key the
+    query of the page's picker attends to most in ``head``, which head of ``weights`` (H,
+    N, N) looks at the previous token."""
+    ask_box("playground", settings, weights, head, query_on_screen(weights.shape[1]), labels)
+
+
+def multi_head(settings: object, weights: np.ndarray, head: int, labels: Sequence[str]) -> None:
+    """Multi-head's slides: the playground's two questions about ``head`` on screen."""
+    ask_box("multi_head", settings, weights, head, query_on_screen(weights.shape[1]), labels)
 
 
 def step_by_step(settings: object, weights: np.ndarray, head: int, labels: Sequence[str]) -> None:

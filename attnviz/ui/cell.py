@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import streamlit as st
 
-from attnviz import engine, explain, latex
+from attnviz import engine, explain, latex, limits
 from attnviz.ui.page import md_text
 
 HINT = (
@@ -47,8 +47,8 @@ HINT_WEIGHTS = (
 #: CLIENT_MAX_N and N x D at most CLIENT_MAX_ND. Above, the arithmetic is not sent and the
 #: server's panel writes the steps as text too. Sent: Q, K, V of the heads as float64, so at
 #: most 3 x 2048 numbers (66 KB of JSON) even with every head (the small multiples).
-CLIENT_MAX_N = 64
-CLIENT_MAX_ND = 64 * 32
+CLIENT_MAX_N = limits.CELL_PANEL_N  # attnviz.limits
+CLIENT_MAX_ND = limits.CELL_PANEL_ND
 
 
 def client_side(result: engine.AttentionResult) -> bool:

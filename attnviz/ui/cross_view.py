@@ -23,7 +23,7 @@ import numpy as np
 import streamlit as st
 
 from attnviz import engine, viz
-from attnviz.ui.board import board, link_attn, link_tokens
+from attnviz.ui.board import Overlay, board, link_attn, link_tokens
 from attnviz.ui.cell import cell_data, cell_panel
 from attnviz.ui.present import presenting
 from attnviz.ui.text import pointing
@@ -43,12 +43,13 @@ def attention_charts(
     mask: np.ndarray | None = None,
     scale: float = 1.0,
     result: engine.AttentionResult | None = None,
-    weights_figure: Any = None,
+    weights_title: str | None = None,
 ) -> list:
     """The board's charts: scores (if given) | weights | output (if given) of ``head``.
     ``weights`` (H, T, S), ``scores`` (H, T, S) scaled before the mask, ``outputs`` (H, T,
     d_v); ``result`` (the engine's, when there is one) lets the browser work a clicked cell
-    out; ``weights_figure``: a function of the weights figure (an outline on it)."""
+    out; ``weights_title`` replaces the weights chart's title (a real model's page names
+    its layer and head there, counted as its sliders count)."""
     tl, sl = list(target_labels), list(source_labels)
     d_k = 1 if result is None else result.queries.shape[-1]
     arithmetic = None if result is None else cell_data(result, head, tl, key_labels=sl)
@@ -65,8 +66,8 @@ def attention_charts(
     fig = viz.cross.cross_attention_figure(
         weights[head], what="weights", target_labels=tl, source_labels=sl, mask=mask, head=head
     )
-    if weights_figure is not None:
-        fig = weights_figure(fig)
+    if weights_title is not None:
+        fig.layout.title.text = weights_title
     link = link_attn(head, _LAYOUT, weights=True, arithmetic=arithmetic)
     out.append((f"{key}_weights", fig, link))
     if outputs is not None:
@@ -77,13 +78,18 @@ def attention_charts(
     return out
 
 
-def attention_board(key: str, weights: np.ndarray, head: int = 0, **kwargs: Any) -> Any:
+def attention_board(
+    key: str, weights: np.ndarray, head: int = 0, overlay: Overlay | None = None, **kwargs: Any
+) -> Any:
     """Scores | weights | output of one head in one board (see :func:`attention_charts`
-    for the arguments), its caption and, with ``result``, the cell panel under it.
-    Returns the board's last click."""
+    for the arguments), its caption and, with ``result``, the cell panel under it;
+    ``overlay``: the weights chart's (:class:`~attnviz.ui.board.Overlay`, a revealed
+    answer). Returns the board's last click."""
     charts = attention_charts(key, weights, head, **kwargs)
     # on a slide two a row (scores | weights, then the output), each filling the screen
-    picked = board(key, charts, columns=[1, 1] if presenting() and len(charts) > 2 else None)
+    columns = [1, 1] if presenting() and len(charts) > 2 else None
+    overlays = {f"{key}_weights": overlay} if overlay is not None else None
+    picked = board(key, charts, columns=columns, overlays=overlays)
     st.caption(
         "Rows: the target's tokens (each asks with its query); columns: the source's tokens "
         "(each answers with its key). Scores and outputs: blue < 0 < red (white = 0). "

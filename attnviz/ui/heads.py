@@ -11,8 +11,6 @@ before the widget reads it, with a warning, as the sidebar does for its controls
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -23,79 +21,16 @@ from attnviz import viz
 from attnviz.models import head_patterns, head_probes
 from attnviz.models.head_patterns import PATTERNS
 from attnviz.ui import links
+from attnviz.ui.heads_spec import MEANING, TOP, ModelHeads, ProbeSummary, summarise
 from attnviz.ui.page import chart_row, plot
 from attnviz.ui.text import md_text
 
 __all__ = ["ModelHeads", "ProbeSummary", "opened", "section", "summarise"]
 
 SEED_MAX = 2**31 - 1
-TOP = 3
 _CHECKED = "heads_link_checked"  # session key: the link values already checked
 _OPENED = "heads_opened"  # session key: (prefix, layer, head) last opened
 _REVEALS = "heads_reveals"  # session key: Open clicks so far (the head view's reveal token)
-
-#: What each score means, in plain words (the table's column help and the legend).
-MEANING = {
-    "previous": "weight on the token just before",
-    "first": "weight on the first token (the ‘attention sink’: [CLS] in MiniLM)",
-    "self": "weight on the token itself",
-    "local": "weight on the 3 tokens before",
-    "duplicate": "weight on earlier copies of the same token",
-    "induction": "weight on the token that followed the earlier copy",
-}
-
-
-@dataclass(frozen=True)
-class ModelHeads:
-    """What the section needs from a model page.
-
-    ``prefix``: the page's widget-key prefix (``"rm"``, ``"dec"``); ``name``: the model
-    as the page names it; ``causal``: a decoder (each token sees only earlier ones);
-    ``layer_key`` / ``head_key``: the page's head-view sliders (1-based values);
-    ``probe``: (seed, length) -> :class:`~attnviz.models.head_probes.ProbeRun`;
-    ``text_key``: the page's text box; ``repeat_text``: a prompt that repeats a phrase,
-    offered in one click (where the model's induction heads show on a text of a student's
-    length), or None.
-    """
-
-    prefix: str
-    name: str
-    causal: bool
-    layer_key: str
-    head_key: str
-    probe: Callable[[int, int], head_probes.ProbeRun] = field(compare=False)
-    text_key: str | None = None
-    repeat_text: str | None = None
-
-
-@dataclass(frozen=True, eq=False)
-class ProbeSummary:
-    """What the page keeps of a probe run (small, so that ``st.cache_data`` copies it
-    quickly): tokens, ids, ``length`` and ``start`` as in ProbeRun, the scores, the top
-    heads of each pattern, and the weights (N, N) of those heads only."""
-
-    tokens: list[str]
-    ids: np.ndarray
-    length: int
-    start: int
-    scores: dict[str, np.ndarray]
-    top: dict[str, list[tuple[int, int, float]]]
-    weights: dict[tuple[int, int], np.ndarray]
-
-
-def summarise(run: head_probes.ProbeRun, k: int = TOP) -> ProbeSummary:
-    """The ``k`` top heads of every pattern, with their weights on the probe."""
-    top = {name: head_patterns.top_heads(run.scores[name], k) for name in PATTERNS}
-    picked = {(lay, h) for heads in top.values() for lay, h, _ in heads}
-    return ProbeSummary(
-        tokens=list(run.tokens),
-        ids=run.ids,
-        length=run.length,
-        start=run.start,
-        scores=run.scores,
-        top=top,
-        weights={lh: np.asarray(run.attentions[lh], dtype=np.float32) for lh in sorted(picked)},
-    )
 
 
 # Per probe and model, shared by every session: a summary is ~100 kB at the default length.

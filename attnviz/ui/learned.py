@@ -3,11 +3,12 @@
 - The link: ``?task=induction&step=600``. :func:`read_link` takes a link's values into the
   pickers (an unknown task or a step that is not a checkpoint: the nearest valid one, and a
   warning saying so); :func:`write_link` keeps the URL on what is shown.
-- :func:`pickers` (task, run, step) and :func:`checkpoint` (the charts of one checkpoint:
-  the loss curve, every head's job score, every head's weights with the tokens as labels,
-  the cell panel), drawn with the board (:func:`attnviz.ui.board.board`); for the
-  encoder-decoder's task (align) every cross-attention head (:func:`cross_heads`: target
-  words as rows, source words as columns) and its alignment accuracy.
+- The pickers (:func:`task_picker`, :func:`shown_run`, :func:`step_slider`) and the charts
+  of one checkpoint, in :mod:`attnviz.ui.learned_charts` and re-exported here
+  (:func:`curves`: the loss curve and every head's job score; :func:`heads`: every head's
+  weights with the tokens as labels, the cell panel; for the encoder-decoder's task
+  (align) every cross-attention head, :func:`cross_heads`: target words as rows, source
+  words as columns), drawn with the board (:func:`attnviz.ui.board.board`).
 - **Train it yourself** (:func:`trainer`, :func:`live`): a seed and a number of steps; the
   run trains in a thread of the server (``attnviz.toys.runner``), the page polls it (a
   fragment every :data:`POLL` seconds) and draws a progress bar and the charts as
@@ -23,16 +24,22 @@ import difflib
 import time
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from attnviz import exercises, toys, viz
 from attnviz.toys import runner
-from attnviz.ui import asks, predict, quiz
+from attnviz.ui import quiz
 from attnviz.ui.board import board, link_attn
-from attnviz.ui.cell import HINT_WEIGHTS, cell_data, cell_panel
-from attnviz.ui.page import plot
-from attnviz.ui.text import pointing
+from attnviz.ui.learned_charts import (  # noqa: F401  (re-exported: the page draws them)
+    HEADS_RESERVE_PX,
+    LOOK_FOR,
+    PHASE_TEXT,
+    cross_figure,
+    cross_heads,
+    curves,
+    heads,
+    numbers,
+)
 
 TASK_KEY = "lr_task"
 STEP_KEY = "lr_step"
@@ -50,33 +57,6 @@ SHIPPED, YOURS = "the shipped run (seed 0)", "your run"
 LIVE_MAX_STEPS = 2000
 POLL = 0.5  # seconds between two looks at a running run
 SEED_MAX = 10_000
-
-#: What the heads' board keeps of the screen for the step slider above it and the strip of
-#: buttons under it: the slider and the heads are on the screen together (issue 35).
-HEADS_RESERVE_PX = 230
-
-#: What the phase change is called on the loss curve, per task.
-PHASE_TEXT = {
-    "previous": "the loss falls fastest: the previous-token head forms",
-    "reverse": "the loss falls fastest: the anti-diagonal forms",
-    "induction": "phase change: the induction heads form",
-    "align": "the loss falls fastest: the alignment forms",
-}
-#: What to look for in each task's heads.
-LOOK_FOR = {
-    "previous": "Each query should put its weight on the key just before it: a bright line "
-    "one cell left of the diagonal.",
-    "reverse": "After the separator `|`, query t should look at key 2n−1−t, the token it "
-    "must copy next: a bright anti-diagonal in the lower left quarter.",
-    "induction": "A previous-token head: a line one left of the diagonal. An induction head: "
-    "in the second copy, each query looks at the token *after* the earlier copy of itself, "
-    "a line parallel to the diagonal, T/2 − 1 cells to its left.",
-    "align": "Each row is a French word the decoder writes, each column an English word of "
-    "the source. A head that found the alignment puts each row's weight on the word it "
-    "translates: the noun one column to the right of the diagonal, then its colour one "
-    "column to the left, pairs of crossing cells along the diagonal.",
-}
-
 
 # --------------------------------------------------------------------------- runs
 
@@ -285,117 +265,7 @@ def step_slider(history: toys.History, where=st) -> int:
     )
 
 
-# --------------------------------------------------------------------------- charts
-
-
-def curves(key: str, history, jobs, step: int, *, total: int | None = None) -> None:
-    """The loss curve and every head's job score, side by side, ``step`` marked."""
-    task = history.task
-    phase = toys.phase_change(history.losses) if history.done else None
-    charts = [
-        (
-            f"{key}_loss",
-            viz.learned.loss_figure(
-                history.losses, step, total=total, phase=phase, phase_text=PHASE_TEXT[task]
-            ),
-            None,
-        )
-    ]
-    if jobs is not None:
-        charts.append(
-            (
-                f"{key}_jobs",
-                viz.learned.job_figure(jobs.steps, jobs.scores, jobs.labels, step, total=total),
-                None,
-            )
-        )
-    board(key, charts, columns=[1])  # one a row: each legend right of its curves
-
-
-def heads(key: str, task: str, params: toys.ToyParams, step: int, view: object) -> None:
-    """Every head's weights on the example at one checkpoint, linked (hover, tables,
-    keyboard), a clicked cell worked out below; in a teacher's presenter view, Ask the
-    room (``view``: what makes the chart) and a revealed answer's head outlined."""
-    t = toys.get_task(task)
-    if isinstance(t, toys.AlignTask):
-        cross_heads(key, t, params, step)
-        return
-    result = toys.example_result(task, params)  # L·H heads
-    labels = toys.example(task).labels
-    count = result.num_heads
-    board(
-        key,
-        [
-            (
-                f"{key}_all",
-                viz.learned.heads_figure(
-                    result.weights, labels, step=step, heads_per_layer=t.heads
-                ),
-                link_attn(
-                    None,
-                    "rows",
-                    heads=range(count),
-                    arithmetic=cell_data(result, range(count), labels),
-                ),
-            )
-        ],
-        fit_screen=HEADS_RESERVE_PX,
-    )
-    st.caption(
-        pointing(
-            "Hover a cell to outline the same query and key in every head; click it (or Tab "
-            "to the chart, move with the arrows, press Enter)",
-            "Tap a cell to outline it in every head and",
-        )
-        + " to see how its weight was computed from this checkpoint's Q and K.",
-        unsafe_allow_html=True,  # the app's own words (pointing)
-    )
-    st.caption(
-        "Heads are numbered across the layers, from 0: "
-        + ", ".join(viz.learned.head_name(i, t.heads) for i in range(count))
-        + ". "
-        + LOOK_FOR[task]
-    )
-    cell_panel(result, labels, key, hint=HINT_WEIGHTS)
-    ids = toys.example(task).ids if "induction" in t.jobs else None
-    asks.learned(view, result.weights, step, ids)
-    q = predict.outline("learned", view)
-    if q is not None and 0 <= q.detail.get("head", -1) < count:
-        h = q.detail["head"]
-        fig = viz.heatmaps.attention_figure(
-            result.weights[h], what="weights", labels=labels, mask=result.mask,
-            title=f"{viz.learned.head_name(h, t.heads)} at step {step}: weights", height=420,
-        )  # fmt: skip
-        plot(predict.outlined(fig, q, h, "rows", result.n_tokens), key=f"{key}_answer")
-
-
-def cross_figure(task: toys.AlignTask, params: toys.EncDecParams, step: int):
-    """Every cross-attention head on the example: target words as rows, source words as
-    columns, (L·H, T, S)."""
-    ex = toys.example(task)
-    w = toys.example_cross(task, params)  # (L, H, T, S)
-    return viz.learned.heads_figure(
-        w.reshape(-1, *w.shape[2:]), ex.target_labels, step=step, heads_per_layer=task.heads,
-        key_labels=ex.src_labels,
-    )  # fmt: skip
-
-
-def cross_heads(key: str, task: toys.AlignTask, params: toys.EncDecParams, step: int) -> None:
-    """An encoder-decoder's cross-attention heads on the example, linked (hover, tables,
-    keyboard); no cell panel (its arithmetic is the engine's square self-attention's)."""
-    count = task.layers * task.heads
-    fig = cross_figure(task, params, step)
-    board(
-        key, [(f"{key}_all", fig, link_attn(None, "rows", heads=range(count)))],
-        fit_screen=HEADS_RESERVE_PX,
-    )  # fmt: skip
-    st.caption(
-        "Cross-attention: the decoder's queries (the French it writes, teacher-forced) "
-        "against the encoder's keys (the English source). Heads are numbered from 0: "
-        + ", ".join(viz.learned.head_name(i, task.heads) for i in range(count))
-        + ". "
-        + LOOK_FOR[task.name]
-    )
+# --------------------------------------------------------------------------- exercises
 
 
 @st.cache_resource(show_spinner=False)
@@ -408,29 +278,6 @@ def exercise_cards() -> None:
     items = _exercise_items()
     quiz.use_set(("learned",), len(items))
     quiz.cards(items)
-
-
-def numbers(history: toys.History, jobs: toys.JobScores | None) -> None:
-    """The curves' numbers at each checkpoint, as a table."""
-    with st.expander("The numbers of these curves, as a table"):
-        means = viz.learned.running_mean(history.losses)
-        data = {"step": history.steps}
-        data["loss (mean of 10 steps)"] = [
-            float(means[s - 1]) if s >= 1 else float("nan") for s in history.steps
-        ]
-        if jobs is not None:
-            h = jobs.scores.shape[2]
-            for layer, label in enumerate(jobs.labels):
-                for i in range(h):
-                    data[f"{viz.learned.head_name(layer * h + i, h)}: {label}"] = jobs.scores[
-                        :, layer, i
-                    ]
-        c = min(len(v) for v in data.values())
-        st.dataframe(
-            pd.DataFrame({k: np.asarray(v)[:c] for k, v in data.items()}),
-            hide_index=True,
-            width="stretch",
-        )
 
 
 # --------------------------------------------------------------------------- training

@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from attnviz import viz
-from attnviz.ui.board import board
+from attnviz.ui.board import Overlay, board
 from attnviz.ui.present import link_box, presenting
 from attnviz.ui.state import View, current, end_page, page_guard
 from attnviz.ui.text import md_text
@@ -81,14 +81,20 @@ def pooled_note(
 
 
 def plot(
-    fig: go.Figure, key: str | None = None, link: dict | None = None, reveal: str | None = None
+    fig: go.Figure,
+    key: str | None = None,
+    link: dict | None = None,
+    reveal: str | None = None,
+    overlay: Overlay | None = None,
 ) -> None:
     """Draw one plotly figure the same way on every page: a board of one chart
     (:mod:`attnviz.ui.board`: redrawn in place on reruns, PNG downloads at projector
     resolution (1920 px wide) and SVG in its toolbar, optional hover ``link``; a new
-    ``reveal`` token scrolls it into view once)."""
+    ``reveal`` token scrolls it into view once; ``overlay``: what the board's overlay
+    provider may draw on it, a live class's revealed answer)."""
     key = key or f"chart_{hashlib.sha1(str(fig.layout.title.text).encode()).hexdigest()[:8]}"
-    board(f"board_{key}", [(key, fig, link)], reveal=reveal)
+    overlays = {key: overlay} if overlay is not None else None
+    board(f"board_{key}", [(key, fig, link)], reveal=reveal, overlays=overlays)
 
 
 def chart_row(
@@ -98,11 +104,14 @@ def chart_row(
     caption: str | None = None,
     columns: list[float] | None = None,
     links: dict[str, dict] | None = None,
+    overlays: dict[str, Overlay] | None = None,
 ) -> None:
     """A row of charts side by side (chart key -> figure) in one board, redrawn in place,
-    with an optional caption under it; ``links``: chart key -> hover link spec."""
+    with an optional caption under it; ``links``: chart key -> hover link spec;
+    ``overlays``: chart key -> :class:`~attnviz.ui.board.Overlay` (:func:`plot`'s)."""
     links = links or {}
-    board(key, [(k, fig, links.get(k)) for k, fig in charts.items()], columns=columns)
+    charts_ = [(k, fig, links.get(k)) for k, fig in charts.items()]
+    board(key, charts_, columns=columns, overlays=overlays)
     if caption:
         st.caption(caption)
 

@@ -13,25 +13,21 @@ of the list are ever loaded, never a path from the link.
 from __future__ import annotations
 
 import functools
-import io
-import json
 import os
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
-from attnviz import models, viz
+from attnviz import limits, models, viz
 from attnviz.engine import causal_mask
 from attnviz.models import head_probes
 from attnviz.models.catalog import ModelEntry, hub_cache
 from attnviz.models.checkpoint import max_bytes
-from attnviz.ui import cross_view, generate, heads, links
+from attnviz.ui import generate, heads, links, model_exports
 from attnviz.ui.board import link_attn
 from attnviz.ui.cell import HINT_WEIGHTS, cell_data, cell_panel, md_plain
-from attnviz.ui.export import csv_maker
 from attnviz.ui.page import intro, plot
 from attnviz.ui.text import md_text
 
@@ -39,7 +35,7 @@ __all__ = ["KEY", "MAX_TOKENS", "PageModels", "choose", "describe", "fit", "shap
 
 KEY = "model"  # the widget key and the link's parameter
 #: The longest text a found model is run on here (its attentions: L x H x N x N float32).
-MAX_TOKENS = 512
+MAX_TOKENS = limits.MODEL_N_MAX  # attnviz.limits
 
 
 @dataclass(frozen=True)
@@ -323,7 +319,7 @@ def show(spec: PageModels, entry: ModelEntry, top: Any | None = None) -> None:
     )
     if causal and hasattr(model, "generate_steps"):
         generate.section(str(entry.path), model, run.ids, list(run.tokens), layer, head)
-    exports(spec, entry, run, layer, head)
+    model_exports.exports(spec, entry, run, layer, head)
     heads.section(hspec, run, layer, head)
 
 
@@ -333,102 +329,6 @@ def _layer_result(path: str, text: str, layer: int, _model: Any) -> Any:
     keys, values, scale, mask) for the cell panel; the run up to that layer, shared."""
     _, ids = _model.tokenize(text)
     return _model.attention_result(ids, layer)
-
-
-#: Above this many weights (L x H x N x N) the long CSV of every head is not offered (the
-#: NPZ holds them all in any case): 2 million rows are ~100 MB of text.
-CSV_MAX_CELLS = 2_000_000
-
-
-def long_csv(weights: np.ndarray, tokens: list[str]) -> bytes:
-    """Every layer's and head's weights (L, H, N, N), one row per weight: layer, head,
-    query, query_token, key, key_token, weight (layers and heads from 1, as on the page;
-    tokens by position from 0)."""
-    n_layers, n_heads, n, m = weights.shape
-    lay, hd, q, k = np.meshgrid(
-        np.arange(n_layers), np.arange(n_heads), np.arange(n), np.arange(m), indexing="ij"
-    )
-    toks = np.asarray(tokens, dtype=object)
-    df = pd.DataFrame({
-        "layer": lay.ravel() + 1, "head": hd.ravel() + 1,
-        "query": q.ravel(), "query_token": toks[q.ravel()],
-        "key": k.ravel(), "key_token": toks[k.ravel()],
-        "weight": weights.ravel().astype(np.float64),
-    })  # fmt: skip
-    return df.to_csv(index=False, float_format="%.8g").encode()
-
-
-def npz(entry: ModelEntry, run: Any) -> bytes:
-    """The run as an NPZ: attentions (L, H, N, N), tokens, ids, a decoder's logits, an
-    encoder's hidden states, and the model (name, family) as JSON."""
-    arrays: dict[str, Any] = {
-        "attentions": run.attentions,
-        "tokens": np.asarray(run.tokens),
-        "ids": np.asarray(run.ids),
-        "model_json": np.asarray(
-            json.dumps({"name": entry.name, "family": entry.family, "kind": entry.kind})
-        ),
-    }
-    for name in ("logits", "hidden_states"):
-        if getattr(run, name, None) is not None:
-            arrays[name] = getattr(run, name)
-    buf = io.BytesIO()
-    np.savez_compressed(buf, **arrays)
-    return buf.getvalue()
-
-
-def exports(spec: PageModels, entry: ModelEntry, run: Any, layer: int, head: int) -> None:
-    """Downloads of the run: every layer's and head's weights with the tokens, as one long
-    CSV (when not too large) and as an NPZ; the page's ``layer``, ``head`` as a CSV grid."""
-    box = st.expander(
-        ":material/download: Export: every layer's and head's weights (CSV, NPZ)",
-        expanded=False,
-        key=f"{spec.prefix}_export_box",
-        on_change="rerun",
-    )
-    if box.open is False:  # drawn only while open (the files are made only when clicked)
-        return
-    w, tokens = run.attentions, list(run.tokens)
-    slug = "".join(c if c.isalnum() else "_" for c in entry.name).strip("_").lower()
-    with box:
-        st.caption(
-            f"{md_text(entry.name)} on your text: {len(tokens)} tokens, weights of shape "
-            f"{' × '.join(map(str, w.shape))} (layer, head, query, key). The long CSV has "
-            "one row per weight: layer, head (from 1, as on the page), query and key "
-            "positions (from 0) with their tokens. The NPZ holds `attentions`, `tokens`, "
-            "`ids`"
-            + (", `logits`" if spec.kind == "decoder" else ", `hidden_states`")
-            + " and `model_json` (NumPy: `np.load(f)['attentions']`)."
-        )
-        cols = st.columns(3)
-        if w.size <= CSV_MAX_CELLS:
-            cols[0].download_button(
-                f"Every head, long CSV ({w.size:,} rows)",
-                data=lambda: long_csv(w, tokens),
-                file_name=f"attnviz_{slug}_attentions.csv",
-                mime="text/csv",
-                key=f"{spec.prefix}_dl_long",
-                on_click="ignore",
-            )
-        else:
-            cols[0].caption(f"{w.size:,} weights: too many for one CSV here; the NPZ has them all.")
-        cols[1].download_button(
-            f"Layer {layer + 1}, head {head + 1} ({len(tokens)}×{len(tokens)}) CSV",
-            data=csv_maker(w[layer, head], tokens, tokens),
-            file_name=f"attnviz_{slug}_layer{layer + 1}_head{head + 1}.csv",
-            mime="text/csv",
-            key=f"{spec.prefix}_dl_head",
-            on_click="ignore",
-        )
-        cols[2].download_button(
-            "Every head, tokens, ids (NPZ)",
-            data=lambda: npz(entry, run),
-            file_name=f"attnviz_{slug}_attentions.npz",
-            mime="application/octet-stream",
-            key=f"{spec.prefix}_dl_npz",
-            on_click="ignore",
-            type="primary",
-        )
 
 
 def _next_token(spec: PageModels, model: Any, run: Any, layer: int) -> None:
@@ -444,104 +344,4 @@ def _next_token(spec: PageModels, model: Any, run: Any, layer: int) -> None:
             run.attentions[layer, :, -1, :], list(run.tokens), layer=layer
         ),
         key=f"{spec.prefix}_newest_fig",
-    )
-
-
-# --------------------------------------------------------------------------- encoder-decoders
-
-#: The Cross-attention page's picker of the encoder-decoders found (T5, BART, Marian).
-ENCDEC = PageModels(
-    kind="encoder-decoder",
-    prefix="cxm",
-    bundled="none (the random weights above)",
-    text_key="cxm_src",
-    text_label="Source sentence (the encoder reads it)",
-    default_text="The cat sat on the mat.",
-    key="cx_model",
-)
-
-
-def _target(model: Any, text: str) -> tuple[list[str], np.ndarray]:
-    """The decoder's input: its start token, then the prefix's tokens without the special
-    ones the tokenizer adds (a closing </s>)."""
-    start = int(model.decoder_start_token_id)
-    tokens, ids = [model.tokenizer.id_to_token(start) or str(start)], [start]
-    if text.strip():
-        enc = model.tokenizer.encode(text)
-        keep = [i for i, s in enumerate(enc.special_tokens_mask) if not s]
-        tokens += [enc.tokens[i] for i in keep]
-        ids += [enc.ids[i] for i in keep]
-    return tokens, np.asarray(ids, dtype=np.int64)
-
-
-@st.cache_resource(max_entries=2, show_spinner="Running the encoder-decoder…")
-def _cross_run(path: str, source: str, target: str, _model: Any) -> tuple[Any, list, list]:
-    """(run, source tokens, target tokens); ValueError for an empty or too long text."""
-    src_tokens, src = _model.tokenize(source)
-    tgt_tokens, tgt = _target(_model, target)
-    if max(src.size, tgt.size) > MAX_TOKENS:
-        raise ValueError(f"at most {MAX_TOKENS} tokens a side here. Shorten the text.")
-    return _model.run_ids(src, tgt), list(src_tokens), tgt_tokens
-
-
-def encdec_section() -> None:
-    """The Cross-attention page's real encoder-decoder: pick one found on this machine,
-    type a source and a target prefix, see its cross-attention per layer and head."""
-    st.header("A real encoder-decoder", anchor="real-encoder-decoder")
-    entry = choose(ENCDEC)
-    if entry is None:
-        return
-    model = _load(entry)
-    if model is None:
-        return
-    source = st.text_input(
-        ENCDEC.text_label, ENCDEC.default_text, max_chars=2000, key="cxm_src",
-        bind="query-params",
-    )  # fmt: skip
-    target = st.text_input(
-        "Target prefix (the decoder reads it after its start token; may be empty)", "",
-        max_chars=2000, key="cxm_tgt", bind="query-params",
-    )  # fmt: skip
-    try:
-        run, src, tgt = _cross_run(str(entry.path), source, target, model)
-    except ValueError as err:
-        st.warning(md_text(str(err)))
-        return
-    w = run.cross_attentions  # (L, H, T, S)
-    n_layers, n_heads = w.shape[:2]
-    c1, c2 = st.columns(2)
-    with c1:
-        layer = _slider("Layer", "cxm_layer", n_layers)
-    with c2:
-        head = _slider("Head", "cxm_head", n_heads)
-    st.markdown(
-        f"**{md_text(entry.name)}** ({entry.family}): the decoder's {len(tgt)} target tokens "
-        f"ask, the encoder's {len(src)} source tokens answer. Layer {layer + 1}, head "
-        f"{head + 1} of {n_heads}; each row sums to 1 over the source."
-    )
-
-    def title(fig: Any) -> Any:  # the sliders count from 1: so does the title
-        fig.layout.title.text = (
-            f"Layer {layer + 1}, head {head + 1}: weights A = softmax over the source"
-        )
-        return fig
-
-    cross_view.attention_board(
-        "cxm_top", w[layer], head, target_labels=tgt, source_labels=src, weights_figure=title
-    )
-    per_screen = max(1, viz.cross.MAX_GRID_PANELS // n_heads)
-    shown = list(range(min(n_layers, per_screen)))
-    if len(shown) < n_layers:
-        st.caption(f"The grid shows the first {len(shown)} of {n_layers} layers.")
-    cross_view.grid_board(
-        "cxm_grid", w, target_labels=tgt, source_labels=src,
-        layers=shown if len(shown) < n_layers else None, first=1,
-    )  # fmt: skip
-    st.caption(
-        "No cell panel here: an encoder-decoder's run keeps its weights, not its queries "
-        "and keys, so a clicked weight is not worked out; the head, the grid and "
-        "generation below apply."
-    )
-    generate.section(
-        str(entry.path), model, run.src_ids, tgt[:1], layer, head, prefix="cxm_gen", source=src
     )

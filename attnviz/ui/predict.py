@@ -9,8 +9,10 @@ answer is outlined on the chart itself.
   in :mod:`attnviz.ui.asks`), then the live tally (a fragment that reruns every
   :data:`TALLY_EVERY` s) and **Reveal**. :func:`ask_box`: the playground's set ("Which
   key does query i attend to most?", "Which head looks at the previous token?").
-- :func:`outline` (teacher): the revealed answer of this page and view, for the page to
-  outline on its weights chart (:func:`attnviz.viz.classroom.outline_cells`).
+- :func:`outline` (teacher): the revealed answer of this page and view, outlined on the
+  page's weights chart (:func:`attnviz.viz.classroom.outline_cells`) by
+  :func:`class_overlay`, the board's overlay provider: a page names its chart with
+  ``overlay=ui.Overlay(slug, view, head, ...)`` and never imports this module.
 - The students answer on the class's light page (:mod:`attnviz.web`, ``/join``): the open
   question with its choices, **Send**, and after the reveal the answer.
 
@@ -31,7 +33,7 @@ from attnviz import classroom, predict, viz
 from attnviz.classroom import ViewQuestion
 from attnviz.predict import Question
 from attnviz.ui import address, live, pages, present, quiz
-from attnviz.ui.board import board
+from attnviz.ui.board import Painter, board
 from attnviz.ui.text import plain_text
 from attnviz.viz.style import pool_factor
 
@@ -111,6 +113,18 @@ def outlined(
         return viz.classroom.outline_row(figure, row, keys, layout, n)
     cells = predict.answer_cells(q.kind, q.detail, n)
     return viz.classroom.outline_cells(figure, cells, layout, n)
+
+
+def class_overlay(page: str, view: object) -> Painter | None:
+    """The board's overlay provider (:func:`attnviz.ui.board.overlay_provider`, set by
+    :mod:`attnviz.ui`): for the revealed view question of ``page`` and ``view``
+    (:func:`outline`), what outlines its answer on a chart (:func:`outlined`, told the
+    chart's head, layout, N, pair index and span by its :class:`~attnviz.ui.board.Overlay`);
+    None when there is nothing to outline."""
+    q = outline(page, view)
+    if q is None:
+        return None
+    return lambda fig, o: outlined(fig, q, o.head, o.layout, o.n, chart=o.chart, span=o.span)
 
 
 # --------------------------------------------------------------------------- teacher

@@ -7,10 +7,10 @@ divisor of ``D`` (:mod:`attnviz.ui.callbacks`) both read them from here.
 
 from __future__ import annotations
 
-from attnviz import inputs
+from attnviz import limits
 
-N_MAX = inputs.MAX_TOKENS
-D_MAX = inputs.MAX_WIDTH
+N_MAX = limits.N_MAX  # the one table of N's limits (attnviz.limits)
+D_MAX = limits.D_MAX
 #: The defaults of the ``D`` and ``heads`` controls.
 D_DEFAULT = 8
 HEADS_DEFAULT = 2

@@ -138,11 +138,37 @@ def weighted_sum_figure(
     if v.ndim != 2 or v.shape[0] != w.size:
         raise ValueError(f"values (M, d_v) and weights (M,) do not fit: {v.shape}, {w.shape}")
     contrib = w[:, None] * v  # (M, d_v)
+    feats = np.arange(v.shape[1], dtype=np.int16)
+    data = _contribution_bars(contrib, w, feats, query, labels, top)
+    data.append(
+        {
+            "type": "scatter",
+            "x": feats,
+            "y": _f32(contrib.sum(axis=0)),
+            "mode": "markers",
+            "marker": {"symbol": "diamond", "size": 10, "color": "black"},
+            "name": f"output x′{_sub(str(query))} = Σ a·v",
+            "hovertemplate": "output, feature %{x}: %{y:.4f}<extra></extra>",
+        }
+    )
+    title = title or f"Output of query {query} = weighted sum of values"
+    layout = _weighted_sum_layout(title, height, v.shape[1])
+    return _figure(data, layout)
+
+
+def _contribution_bars(
+    contrib: np.ndarray,
+    w: np.ndarray,
+    feats: np.ndarray,
+    query: int,
+    labels: Sequence[str] | None,
+    top: int,
+) -> list[dict]:
+    """The bars of :func:`weighted_sum_figure`: a_j·v_j (``contrib`` (M, d_v)) of the
+    ``top`` keys with the largest weights ``w``, then the rest summed as "other keys"."""
     order = np.argsort(-w, kind="stable")
     keep = order[: min(top, w.size)]
     rest = order[min(top, w.size) :]
-    d = v.shape[1]
-    feats = np.arange(d, dtype=np.int16)
     data: list[dict] = []
     for j in keep:
         name = plotly_text(labels[j]) if labels is not None else f"t{j}"
@@ -171,19 +197,13 @@ def weighted_sum_figure(
                 "hovertemplate": "other keys, feature %{x}: %{y:.4f}<extra></extra>",
             }
         )
-    data.append(
-        {
-            "type": "scatter",
-            "x": feats,
-            "y": _f32(contrib.sum(axis=0)),
-            "mode": "markers",
-            "marker": {"symbol": "diamond", "size": 10, "color": "black"},
-            "name": f"output x′{_sub(str(query))} = Σ a·v",
-            "hovertemplate": "output, feature %{x}: %{y:.4f}<extra></extra>",
-        }
-    )
-    layout = _layout(
-        title=title or f"Output of query {query} = weighted sum of values",
+    return data
+
+
+def _weighted_sum_layout(title: str, height: int, d: int) -> dict:
+    """The layout of :func:`weighted_sum_figure` of ``d`` value features: stacked bars."""
+    return _layout(
+        title=title,
         height=height,
         barmode="relative",
         plot_bgcolor="white",
@@ -205,7 +225,6 @@ def weighted_sum_figure(
         },
         meta={"axes": axes_meta(xaxis="value feature", yaxis="a·v")},
     )
-    return _figure(data, layout)
 
 
 def small_multiples_figure(
@@ -258,26 +277,7 @@ def small_multiples_figure(
         data.append(_head_heatmap(w[i], i, sfx, layout, masked))
         if max(n, m) <= MAX_CELL_TEXT_N:  # the board keeps them where the cells fit them
             data[-1].update(_cell_text(data[-1]["z"], ".2f"))
-        # fixed margins instead of plotly's automargin (a second drawing pass)
-        axes[f"xaxis{sfx}"] = _axis(
-            {
-                "domain": [x0, min(1.0, x0 + cell_w)],
-                "anchor": f"y{sfx}",
-                "automargin": False,
-                **x_ticks,
-            }
-        )
-        axes[f"yaxis{sfx}"] = _axis(
-            {
-                "domain": [max(0.0, y1 - cell_h), y1],
-                "anchor": f"x{sfx}",
-                "autorange": "reversed",
-                "automargin": False,
-                **y_ticks,
-                # token labels only left of the first column
-                **({} if col == 0 else {"showticklabels": False}),
-            }
-        )
+        axes.update(_panel_axes(sfx, (x0, y1), (cell_w, cell_h), (x_ticks, y_ticks), col == 0))
         name = f"head {i}" if panel_titles is None else panel_titles[i]
         titles.append(_cell_title(name, x0 + cell_w / 2, y1))
     # 3. the layout: margins that fit the labels, one shared 0..1 colour bar
@@ -286,12 +286,7 @@ def small_multiples_figure(
     turned = CHAR_PX * lx * nx > 1000 / cols  # a subplot is about 1000/cols px wide
     bottom = 10 + (CHAR_PX * lx + 6 if turned else 20)
     lay = _layout(
-        title=title
-        or (
-            "Weights of every head — "
-            + ("rows = queries (PyTorch)" if layout == "rows" else "columns = queries (UDL book)")
-            + (" · grey = masked" if masked is not None and masked.any() else "")
-        ),
+        title=title or _grid_title(layout, masked is not None and masked.any()),
         height=max(300, rows * height_per_row + 60),
         margin={"l": int(10 + CHAR_PX * ly + 6), "r": 10, "t": 80, "b": int(bottom)},
         coloraxis={
@@ -307,6 +302,45 @@ def small_multiples_figure(
     grid = {"rows": rows, "cols": cols, "count": h, "n": n, "m": m}
     lay["meta"] = {**lay.get("meta", {}), "grid": grid}
     return _figure(data, lay)
+
+
+def _panel_axes(
+    sfx: str, corner: tuple[float, float], cell: tuple[float, float], ticks: tuple, first: bool
+) -> dict[str, dict]:
+    """The x and y axes of one panel of :func:`small_multiples_figure` (axis suffix ``sfx``):
+    its cell of the paper (``corner`` = its left and top, ``cell`` = width and height),
+    the (x, y) tick fields, token labels only left of the ``first`` column. Fixed margins
+    instead of plotly's automargin (a second drawing pass)."""
+    (x0, y1), (cell_w, cell_h), (x_ticks, y_ticks) = corner, cell, ticks
+    return {
+        f"xaxis{sfx}": _axis(
+            {
+                "domain": [x0, min(1.0, x0 + cell_w)],
+                "anchor": f"y{sfx}",
+                "automargin": False,
+                **x_ticks,
+            }
+        ),
+        f"yaxis{sfx}": _axis(
+            {
+                "domain": [max(0.0, y1 - cell_h), y1],
+                "anchor": f"x{sfx}",
+                "autorange": "reversed",
+                "automargin": False,
+                **y_ticks,
+                **({} if first else {"showticklabels": False}),
+            }
+        ),
+    }
+
+
+def _grid_title(layout: Layout, masked: bool) -> str:
+    """The default title of :func:`small_multiples_figure`."""
+    return (
+        "Weights of every head — "
+        + ("rows = queries (PyTorch)" if layout == "rows" else "columns = queries (UDL book)")
+        + (" · grey = masked" if masked else "")
+    )
 
 
 def _grid_labels(

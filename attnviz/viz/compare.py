@@ -15,7 +15,7 @@ import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import ArrayLike, NDArray
 
-from attnviz import engine
+from attnviz import engine, limits
 from attnviz.viz import heatmaps, style
 
 __all__ = [
@@ -30,8 +30,8 @@ __all__ = [
 
 
 #: Up to this N the hover of B − A also shows A's and B's weights (their N·N·2 numbers
-#: travel as JSON lists).
-HOVER_BOTH_N = 40
+#: travel as JSON lists; attnviz.limits).
+HOVER_BOTH_N = limits.HOVER_BOTH_N
 
 
 ENTROPY_CHANGE = style.AxisTitle("H(B) − H(A) (bits)", "H(B) − H(A)")

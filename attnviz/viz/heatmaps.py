@@ -98,44 +98,22 @@ def matrix_figure(
     # 1. the values, masked cells as NaN gaps; pooled into blocks above the full-size limit
     z, m = _masked_matrix(z, masked)
     ny, nx = z.shape
-    by = pool_factor(ny) if "y" in token_axes else 1
-    bx = pool_factor(nx) if "x" in token_axes else 1
-    pooled = by > 1 or bx > 1
-    notes = []  # a second title line: long single-line titles are cut in narrow columns
-    if pooled:
-        z, empty = pool_blocks(z, by, bx, masked=m)
-        m = empty if m is not None else None
+    z, m, (by, bx), blocks = _pooled(z, m, token_axes)
+    notes = [blocks] if blocks else []  # a second title line: long titles are cut
+    if blocks:
         cell_text = None
         hover = pooled_hover or (
             f"mean of the {by}×{bx} block from row %{{y}}, column %{{x}} = %{{z:.4f}}"
-        )
-        notes.append(
-            f"{by}×{bx} blocks (mean)"
-            if by > 1 and bx > 1
-            else f"{max(by, bx)}-token blocks (mean)"
         )
     # 2. the heatmap, with the values written in the cells
     colour = _colour(kind, z, zmax)
     if colorscale is not None:
         colour["colorscale"] = colorscale
-    heatmap = {
-        "type": "heatmap",
-        "z": z,
-        "hovertemplate": hover + "<extra></extra>",
-        "hoverongaps": False,
-        "colorbar": colorbar(colorbar_title or "", thickness=12),
-        "showscale": showscale,
-        "name": title,
-        **colour,
-    }
-    if pooled:  # block k of an axis starts at token k·b and spans b token units
-        heatmap.update({"x0": 0, "dx": bx, "y0": 0, "dy": by})
-    if cell_text is not None:
-        heatmap.update(_cell_text(z, cell_text))
-    data: list[dict] = [heatmap]
+    bar = colorbar(colorbar_title or "", thickness=12)
+    data: list[dict] = [_heatmap(z, title, hover, colour, bar, showscale, (bx, by), cell_text)]
     # 3. the masked cells: crossed out when the matrix is small, noted in the title
     if m is not None and m.any():
-        if max(nx, ny) <= MAX_MASK_MARKERS and not pooled:
+        if max(nx, ny) <= MAX_MASK_MARKERS and not blocks:
             data.append(_mask_markers(m))
         notes.append("grey = masked")
     if notes:
@@ -148,6 +126,52 @@ def matrix_figure(
     if role is not None:
         layout["meta"]["role"] = role
     return _figure(data, layout)
+
+
+def _pooled(
+    z: np.ndarray, m: np.ndarray | None, token_axes: str
+) -> tuple[np.ndarray, np.ndarray | None, tuple[int, int], str]:
+    """Step 1 of :func:`matrix_figure`: ``z`` and its mask ``m`` pooled into blocks along
+    the token axes above the full-size limit (a block whose cells are all masked is
+    masked); returns them, the blocks' (rows, columns) and the title's note ("" if not)."""
+    ny, nx = z.shape
+    by = pool_factor(ny) if "y" in token_axes else 1
+    bx = pool_factor(nx) if "x" in token_axes else 1
+    if by == bx == 1:
+        return z, m, (1, 1), ""
+    z, empty = pool_blocks(z, by, bx, masked=m)
+    note = f"{by}×{bx} blocks (mean)" if by > 1 and bx > 1 else f"{max(by, bx)}-token blocks (mean)"
+    return z, empty if m is not None else None, (by, bx), note
+
+
+def _heatmap(
+    z: np.ndarray,
+    name: str,
+    hover: str,
+    colour: dict,
+    bar: dict,
+    showscale: bool,
+    blocks: tuple[int, int],
+    cell_text: str | None,
+) -> dict:
+    """Step 2 of :func:`matrix_figure`: the heatmap trace of ``z``, drawn in ``blocks``
+    (columns, rows) of tokens, with its values written in the cells (``cell_text``)."""
+    heatmap = {
+        "type": "heatmap",
+        "z": z,
+        "hovertemplate": hover + "<extra></extra>",
+        "hoverongaps": False,
+        "colorbar": bar,
+        "showscale": showscale,
+        "name": name,
+        **colour,
+    }
+    bx, by = blocks
+    if bx > 1 or by > 1:  # block k of an axis starts at token k·b and spans b token units
+        heatmap.update({"x0": 0, "dx": bx, "y0": 0, "dy": by})
+    if cell_text is not None:
+        heatmap.update(_cell_text(z, cell_text))
+    return heatmap
 
 
 def _matrix_layout(
@@ -246,6 +270,21 @@ def _sub(s: str) -> str:
     return f"<sub>{s}</sub>"
 
 
+def _attention_words(what: str, qi: str, kj: str, sl: str) -> tuple[str, Kind, str, str]:
+    """What :func:`attention_figure` says of scores or weights: the hover (query ``qi``,
+    key ``kj``, the scale's label ``sl``), the colour kind, the default title and the
+    colour bar's title."""
+    if what == "scores":
+        hover = f"q{_sub(qi)}·k{_sub(kj)}{sl} = %{{z:.4f}}"
+        return hover, "diverging", f"Scores S = QKᵀ{sl.replace('<sub>k</sub>', '_k')}", "score"
+    if what == "weights":
+        hover = (
+            f"a{_sub(qi + ',' + kj)} = softmax weight of k{_sub(kj)} for q{_sub(qi)} = %{{z:.4f}}"
+        )
+        return hover, "weights", "Weights A = softmax(S)", "weight"
+    raise ValueError(f"what must be 'scores' or 'weights', got {what!r}")
+
+
 def attention_figure(
     matrix: ArrayLike,
     *,
@@ -294,20 +333,7 @@ def attention_figure(
         y_labels, x_labels = k_labels, q_labels
     else:
         raise ValueError(f"layout must be 'rows' or 'columns', got {layout!r}")
-    if what == "scores":
-        hover = f"q{_sub(qi)}·k{_sub(kj)}{sl} = %{{z:.4f}}"
-        kind: Kind = "diverging"
-        default_title = f"Scores S = QKᵀ{sl.replace('<sub>k</sub>', '_k')}"
-        cb = "score"
-    elif what == "weights":
-        hover = (
-            f"a{_sub(qi + ',' + kj)} = softmax weight of k{_sub(kj)} for q{_sub(qi)} = %{{z:.4f}}"
-        )
-        kind = "weights"
-        default_title = "Weights A = softmax(S)"
-        cb = "weight"
-    else:
-        raise ValueError(f"what must be 'scores' or 'weights', got {what!r}")
+    hover, kind, default_title, cb = _attention_words(what, qi, kj, sl)
     n_rows, n_cols = z.shape
     b = pool_factor(max(n_rows, n_cols))
     pooled_hover = (

@@ -13,6 +13,8 @@ import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import ArrayLike, NDArray
 
+from attnviz import limits
+
 __all__ = [
     "AXIS_TITLE_FONT",
     "CHAR_PX",
@@ -65,16 +67,19 @@ DIVERGING = [
 ]
 SEQUENTIAL = "Viridis"  #: weights 0 (dark) .. 1 (yellow)
 MASK_BG = "#bdbdbd"  #: the grey behind masked (NaN) cells
-MAX_TICK_LABELS = 40  #: above this many tokens, axes show indices instead of token labels
-MAX_MASK_MARKERS = 48  #: above this N, masked cells are grey without "×" markers
-MAX_SMALL_MULTIPLES_N = 64  #: above this N, per-head small multiples become a summary
+# N's limits of the figures, read from the one table (attnviz.limits):
+#: above this many tokens, axes show indices instead of token labels
+MAX_TICK_LABELS = limits.TICK_LABELS_N
+MAX_MASK_MARKERS = limits.MASK_MARKERS_N  #: above this N, masked cells are grey without "×"
+#: above this N, per-head small multiples become a summary
+MAX_SMALL_MULTIPLES_N = limits.SMALL_MULTIPLES_N
 #: up to this N, a matrix heatmap (scores, weights, X, Q, K, V, outputs) writes each value in
 #: its cell; the board drops the values where the cells it draws are too narrow for them
-MAX_CELL_TEXT_N = 32
+MAX_CELL_TEXT_N = limits.CELL_TEXT_N
 #: above this many tokens, a heatmap axis that counts tokens is drawn in blocks of
 #: b = ceil(N / MAX_FULL_HEATMAP_N) tokens (mean of the unmasked cells of each block): a
 #: 512×512 matrix in a ~350 px wide column would be two cells per pixel (and 1.5 MB of JSON)
-MAX_FULL_HEATMAP_N = 128
+MAX_FULL_HEATMAP_N = limits.FULL_HEATMAP_N
 
 #: Chart text for a lecture hall: Streamlit's own near-black text colour, ticks 13 px, axis
 #: and colour-bar titles 14 px, figure titles 16 px. Set explicitly on every axis and colour

@@ -64,9 +64,9 @@ def test_code_box_extras_and_the_join_link_name_pages_of_the_table():
 def _literal_page_args() -> list[tuple[str, str]]:
     """Every string literal given as the page of an Ask-the-room call in attnviz/ui and
     pages/ (``ask_room("x", ...)``, ``ask_box("x", ...)``, ``model_heads("x", ...)``,
-    ``page_extra("x", ...)``): (where, slug)."""
+    ``page_extra("x", ...)``, a chart's ``Overlay("x", ...)``): (where, slug)."""
     found = []
-    calls = {"ask_room", "ask_box", "model_heads", "page_extra", "outline"}
+    calls = {"ask_room", "ask_box", "model_heads", "page_extra", "outline", "Overlay"}
     for path in [*sorted(UI.glob("*.py")), *sorted((ROOT / "pages").glob("*.py"))]:
         for node in ast.walk(ast.parse(path.read_text())):
             if not isinstance(node, ast.Call) or not node.args:

@@ -214,12 +214,12 @@ def test_the_exports_hold_every_layer_and_head_with_the_tokens(env):
 
     import pandas as pd
 
-    from attnviz.ui import picker
+    from attnviz.ui import model_exports
 
     model = models.load(env / "tiny-llama")
     _, ids = model.tokenize("w5 w9 w5 w7")
     run = model.run_ids(ids)
-    df = pd.read_csv(io.StringIO(picker.long_csv(run.attentions, list(run.tokens)).decode()))
+    df = pd.read_csv(io.StringIO(model_exports.long_csv(run.attentions, list(run.tokens)).decode()))
     assert list(df.columns) == ["layer", "head", "query", "query_token", "key", "key_token",
                                 "weight"]  # fmt: skip
     assert len(df) == run.attentions.size
@@ -227,7 +227,7 @@ def test_the_exports_hold_every_layer_and_head_with_the_tokens(env):
     assert row.weight.item() == pytest.approx(float(run.attentions[1, 2, 3, 1]), abs=1e-7)
     assert (row.query_token.item(), row.key_token.item()) == ("w7", "w9")
     entry = next(e for e in models.find([env]) if e.name == "tiny-llama")
-    with np.load(io.BytesIO(picker.npz(entry, run))) as f:
+    with np.load(io.BytesIO(model_exports.npz(entry, run))) as f:
         np.testing.assert_array_equal(f["attentions"], run.attentions)
         assert list(f["tokens"]) == list(run.tokens) and "tiny-llama" in str(f["model_json"])
         np.testing.assert_array_equal(f["logits"], run.logits)

@@ -56,8 +56,9 @@ import streamlit as st
 
 from attnviz.ui import streamlit_private
 from attnviz.ui.board.assets import STATIC, board_plotly, content_digest, script_version
+from attnviz.ui.board.overlays import Overlay, Painter, attach, overlay_provider
 
-__all__ = ["STATIC", "board_plotly"]
+__all__ = ["STATIC", "Overlay", "Painter", "board_plotly", "overlay_provider"]
 
 FILES = (
     "board.js",
@@ -300,6 +301,7 @@ def board(
     head: int = 0,
     reveal: str | None = None,
     fit_screen: int = 0,
+    overlays: Mapping[str, Overlay] | None = None,
 ) -> Any:
     """Draw ``charts`` (``(chart key, figure, link spec or None)``) side by side in one
     board that keeps its plot divs across reruns.
@@ -314,12 +316,15 @@ def board(
     pages' "Open layer 19, head 7"); not part of the revision. ``fit_screen`` (px, 0:
     off): the board's matrices fill the screen's height less that many px (shared among
     its rows of charts; a control above them, such as a slider, stays on the screen with
-    them), square cells as on a slide (``fit.js`` ``presenterFill``). Returns the last
-    selection (or None).
+    them), square cells as on a slide (``fit.js`` ``presenterFill``). ``overlays``: chart
+    key -> :class:`Overlay`, what the overlay provider may draw on that chart (a revealed
+    answer). Returns the last selection (or None).
     """
     on_change = None
     if select_into is not None:
         on_change = functools.partial(_move_selection, key, *select_into, n, heads)
+    if overlays:  # the overlay hook (board/overlays.py): drawn on the charts it names
+        charts, per_head = attach(overlays, charts, per_head, head)
     figs = payload(charts)
     cols = list(columns or [1] * len(charts))
     scale = float(st.session_state.get(TEXT_SCALE_KEY, 1.0))
@@ -351,7 +356,8 @@ def board(
 
 def head_board(key: str, build: Callable[[int], Charts], head: int, **kwargs: Any) -> Any:
     """A :func:`board` of one head's charts, ``build(head)``, whose other heads
-    :func:`prefetch_heads` may send (``kwargs``: :func:`board`'s)."""
+    :func:`prefetch_heads` may send (``kwargs``: :func:`board`'s; its ``overlays`` are
+    drawn for the head each chart shows, the prefetched ones too)."""
     return board(key, build(head), per_head=build, head=head, **kwargs)
 
 

@@ -1,0 +1,112 @@
+"""Downloads of a found model's run on its page (issue 34): every layer's and head's
+weights with the tokens as one long CSV and as an NPZ, and the page's head as a CSV grid."""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from attnviz.models.catalog import ModelEntry
+from attnviz.ui.export import csv_maker
+from attnviz.ui.text import md_text
+
+#: Above this many weights (L x H x N x N) the long CSV of every head is not offered (the
+#: NPZ holds them all in any case): 2 million rows are ~100 MB of text.
+CSV_MAX_CELLS = 2_000_000
+
+
+def long_csv(weights: np.ndarray, tokens: list[str]) -> bytes:
+    """Every layer's and head's weights (L, H, N, N), one row per weight: layer, head,
+    query, query_token, key, key_token, weight (layers and heads from 1, as on the page;
+    tokens by position from 0)."""
+    n_layers, n_heads, n, m = weights.shape
+    lay, hd, q, k = np.meshgrid(
+        np.arange(n_layers), np.arange(n_heads), np.arange(n), np.arange(m), indexing="ij"
+    )
+    toks = np.asarray(tokens, dtype=object)
+    df = pd.DataFrame({
+        "layer": lay.ravel() + 1, "head": hd.ravel() + 1,
+        "query": q.ravel(), "query_token": toks[q.ravel()],
+        "key": k.ravel(), "key_token": toks[k.ravel()],
+        "weight": weights.ravel().astype(np.float64),
+    })  # fmt: skip
+    return df.to_csv(index=False, float_format="%.8g").encode()
+
+
+def npz(entry: ModelEntry, run: Any) -> bytes:
+    """The run as an NPZ: attentions (L, H, N, N), tokens, ids, a decoder's logits, an
+    encoder's hidden states, and the model (name, family) as JSON."""
+    arrays: dict[str, Any] = {
+        "attentions": run.attentions,
+        "tokens": np.asarray(run.tokens),
+        "ids": np.asarray(run.ids),
+        "model_json": np.asarray(
+            json.dumps({"name": entry.name, "family": entry.family, "kind": entry.kind})
+        ),
+    }
+    for name in ("logits", "hidden_states"):
+        if getattr(run, name, None) is not None:
+            arrays[name] = getattr(run, name)
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **arrays)
+    return buf.getvalue()
+
+
+def exports(spec: Any, entry: ModelEntry, run: Any, layer: int, head: int) -> None:
+    """Downloads of the run (``spec``: the page's :class:`~attnviz.ui.picker.PageModels`,
+    its ``prefix`` and ``kind``): every layer's and head's weights with the tokens, as one long
+    CSV (when not too large) and as an NPZ; the page's ``layer``, ``head`` as a CSV grid."""
+    box = st.expander(
+        ":material/download: Export: every layer's and head's weights (CSV, NPZ)",
+        expanded=False,
+        key=f"{spec.prefix}_export_box",
+        on_change="rerun",
+    )
+    if box.open is False:  # drawn only while open (the files are made only when clicked)
+        return
+    w, tokens = run.attentions, list(run.tokens)
+    slug = "".join(c if c.isalnum() else "_" for c in entry.name).strip("_").lower()
+    with box:
+        st.caption(
+            f"{md_text(entry.name)} on your text: {len(tokens)} tokens, weights of shape "
+            f"{' × '.join(map(str, w.shape))} (layer, head, query, key). The long CSV has "
+            "one row per weight: layer, head (from 1, as on the page), query and key "
+            "positions (from 0) with their tokens. The NPZ holds `attentions`, `tokens`, "
+            "`ids`"
+            + (", `logits`" if spec.kind == "decoder" else ", `hidden_states`")
+            + " and `model_json` (NumPy: `np.load(f)['attentions']`)."
+        )
+        cols = st.columns(3)
+        if w.size <= CSV_MAX_CELLS:
+            cols[0].download_button(
+                f"Every head, long CSV ({w.size:,} rows)",
+                data=lambda: long_csv(w, tokens),
+                file_name=f"attnviz_{slug}_attentions.csv",
+                mime="text/csv",
+                key=f"{spec.prefix}_dl_long",
+                on_click="ignore",
+            )
+        else:
+            cols[0].caption(f"{w.size:,} weights: too many for one CSV here; the NPZ has them all.")
+        cols[1].download_button(
+            f"Layer {layer + 1}, head {head + 1} ({len(tokens)}×{len(tokens)}) CSV",
+            data=csv_maker(w[layer, head], tokens, tokens),
+            file_name=f"attnviz_{slug}_layer{layer + 1}_head{head + 1}.csv",
+            mime="text/csv",
+            key=f"{spec.prefix}_dl_head",
+            on_click="ignore",
+        )
+        cols[2].download_button(
+            "Every head, tokens, ids (NPZ)",
+            data=lambda: npz(entry, run),
+            file_name=f"attnviz_{slug}_attentions.npz",
+            mime="application/octet-stream",
+            key=f"{spec.prefix}_dl_npz",
+            on_click="ignore",
+            type="primary",
+        )

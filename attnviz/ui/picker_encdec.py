@@ -1,0 +1,107 @@
+"""The Cross-attention page's real encoder-decoder (issue 34): a T5, BART or Marian found on
+this machine (``?cx_model=<name>``, picked as the model pages pick theirs), a source and a
+target prefix, its cross-attention per layer and head, and generation step by step."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import streamlit as st
+
+from attnviz import viz
+from attnviz.ui import cross_view, generate
+from attnviz.ui.picker import MAX_TOKENS, PageModels, _load, _slider, choose
+from attnviz.ui.text import md_text
+
+#: The Cross-attention page's picker of the encoder-decoders found (T5, BART, Marian).
+ENCDEC = PageModels(
+    kind="encoder-decoder",
+    prefix="cxm",
+    bundled="none (the random weights above)",
+    text_key="cxm_src",
+    text_label="Source sentence (the encoder reads it)",
+    default_text="The cat sat on the mat.",
+    key="cx_model",
+)
+
+
+def _target(model: Any, text: str) -> tuple[list[str], np.ndarray]:
+    """The decoder's input: its start token, then the prefix's tokens without the special
+    ones the tokenizer adds (a closing </s>)."""
+    start = int(model.decoder_start_token_id)
+    tokens, ids = [model.tokenizer.id_to_token(start) or str(start)], [start]
+    if text.strip():
+        enc = model.tokenizer.encode(text)
+        keep = [i for i, s in enumerate(enc.special_tokens_mask) if not s]
+        tokens += [enc.tokens[i] for i in keep]
+        ids += [enc.ids[i] for i in keep]
+    return tokens, np.asarray(ids, dtype=np.int64)
+
+
+@st.cache_resource(max_entries=2, show_spinner="Running the encoder-decoder…")
+def _cross_run(path: str, source: str, target: str, _model: Any) -> tuple[Any, list, list]:
+    """(run, source tokens, target tokens); ValueError for an empty or too long text."""
+    src_tokens, src = _model.tokenize(source)
+    tgt_tokens, tgt = _target(_model, target)
+    if max(src.size, tgt.size) > MAX_TOKENS:
+        raise ValueError(f"at most {MAX_TOKENS} tokens a side here. Shorten the text.")
+    return _model.run_ids(src, tgt), list(src_tokens), tgt_tokens
+
+
+def encdec_section() -> None:
+    """The Cross-attention page's real encoder-decoder: pick one found on this machine,
+    type a source and a target prefix, see its cross-attention per layer and head."""
+    st.header("A real encoder-decoder", anchor="real-encoder-decoder")
+    entry = choose(ENCDEC)
+    if entry is None:
+        return
+    model = _load(entry)
+    if model is None:
+        return
+    source = st.text_input(
+        ENCDEC.text_label, ENCDEC.default_text, max_chars=2000, key="cxm_src",
+        bind="query-params",
+    )  # fmt: skip
+    target = st.text_input(
+        "Target prefix (the decoder reads it after its start token; may be empty)", "",
+        max_chars=2000, key="cxm_tgt", bind="query-params",
+    )  # fmt: skip
+    try:
+        run, src, tgt = _cross_run(str(entry.path), source, target, model)
+    except ValueError as err:
+        st.warning(md_text(str(err)))
+        return
+    w = run.cross_attentions  # (L, H, T, S)
+    n_layers, n_heads = w.shape[:2]
+    c1, c2 = st.columns(2)
+    with c1:
+        layer = _slider("Layer", "cxm_layer", n_layers)
+    with c2:
+        head = _slider("Head", "cxm_head", n_heads)
+    st.markdown(
+        f"**{md_text(entry.name)}** ({entry.family}): the decoder's {len(tgt)} target tokens "
+        f"ask, the encoder's {len(src)} source tokens answer. Layer {layer + 1}, head "
+        f"{head + 1} of {n_heads}; each row sums to 1 over the source."
+    )
+
+    title = f"Layer {layer + 1}, head {head + 1}: weights A = softmax over the source"
+    cross_view.attention_board(  # the sliders count from 1: so does the title
+        "cxm_top", w[layer], head, target_labels=tgt, source_labels=src, weights_title=title
+    )
+    per_screen = max(1, viz.cross.MAX_GRID_PANELS // n_heads)
+    shown = list(range(min(n_layers, per_screen)))
+    if len(shown) < n_layers:
+        st.caption(f"The grid shows the first {len(shown)} of {n_layers} layers.")
+    cross_view.grid_board(
+        "cxm_grid", w, target_labels=tgt, source_labels=src,
+        layers=shown if len(shown) < n_layers else None, first=1,
+    )  # fmt: skip
+    st.caption(
+        "No cell panel here: an encoder-decoder's run keeps its weights, not its queries "
+        "and keys, so a clicked weight is not worked out; the head, the grid and "
+        "generation below apply."
+    )
+    generate.section(
+        str(entry.path), model, run.src_ids, tgt[:1], layer, head, prefix="cxm_gen", source=src
+    )
