@@ -1,7 +1,10 @@
-"""attnviz.classroom, the live class's store: every case runs against SQLite (a file in a
-temp dir) and a real PostgreSQL (a throwaway cluster from Debian's ``postgresql`` package,
-bench/pgcluster.py). A missing PostgreSQL fails these tests, it does not skip them
-(``.ci/run`` and ``scripts/test.sh`` install it).
+"""attnviz.classroom, the live class's store: every case that reaches the database runs
+against SQLite (a file in a temp dir) and a real PostgreSQL (a throwaway cluster from
+Debian's ``postgresql`` package, bench/pgcluster.py). The input checks that refuse a value
+before any statement is built (a bad seed or count, a hostile answer, student, nickname or
+item) are one code path for both: their cases run on SQLite, and one case of each on both
+(``test_each_check_refuses_on_each_database``). A missing PostgreSQL fails these tests, it
+does not skip them (``.ci/run`` and ``scripts/test.sh`` install it).
 
 Cases: create, submit, replace, tally, reveal, close, expire, wrong key, schema version,
 concurrent submits from threads and from processes, hostile input (SQL fragments, 10 kB
@@ -71,6 +74,14 @@ def store(url):
     s.dispose()
 
 
+@pytest.fixture
+def sqlite_store(tmp_path):
+    """A store on SQLite alone: for the input checks, which run before any statement."""
+    s = ClassStore(f"sqlite:///{tmp_path / 'classes.db'}", grade=exercises.grade)
+    yield s
+    s.dispose()
+
+
 def wrong(e: exercises.Exercise) -> str:
     """A wrong answer of the question's own kind."""
     if e.choices:
@@ -101,9 +112,9 @@ def test_create_gives_a_short_unambiguous_code_and_a_128_bit_key(store):
 @pytest.mark.parametrize(
     "seed, count", [(-1, 8), (2**32, 8), ("12", 8), (True, 8), (1, 0), (1, 51), (1, 2.0)]
 )
-def test_create_refuses_a_bad_seed_or_count(store, seed, count):
+def test_create_refuses_a_bad_seed_or_count(sqlite_store, seed, count):
     with pytest.raises(ValueError, match="seed|count"):
-        store.create(seed, count)
+        sqlite_store.create(seed, count)
 
 
 def test_the_teacher_key_is_not_stored(store, url):
@@ -361,11 +372,11 @@ HOSTILE_ANSWERS = [
 
 
 @pytest.mark.parametrize("answer", HOSTILE_ANSWERS, ids=range(len(HOSTILE_ANSWERS)))
-def test_hostile_answers_are_refused_and_nothing_is_stored(store, answer):
-    code, key = store.create(SEED, COUNT)
+def test_hostile_answers_are_refused_and_nothing_is_stored(sqlite_store, answer):
+    code, key = sqlite_store.create(SEED, COUNT)
     with pytest.raises(ValueError, match="answer"):
-        store.submit(code, "s1", 0, answer)
-    assert store.count_rows(code) == 0
+        sqlite_store.submit(code, "s1", 0, answer)
+    assert sqlite_store.count_rows(code) == 0
 
 
 @pytest.mark.parametrize(
@@ -381,11 +392,11 @@ def test_hostile_answers_are_refused_and_nothing_is_stored(store, answer):
         ("s1", 5),
     ],
 )
-def test_hostile_students_and_nicknames_are_refused(store, student, nickname):
-    code, key = store.create(SEED, COUNT)
+def test_hostile_students_and_nicknames_are_refused(sqlite_store, student, nickname):
+    code, key = sqlite_store.create(SEED, COUNT)
     with pytest.raises(ValueError, match="student|nickname"):
-        store.submit(code, student, 0, "1", nickname=nickname)
-    assert store.count_rows(code) == 0
+        sqlite_store.submit(code, student, 0, "1", nickname=nickname)
+    assert sqlite_store.count_rows(code) == 0
 
 
 def test_a_printable_nickname_of_24_characters_is_kept(store):
@@ -398,10 +409,26 @@ def test_a_printable_nickname_of_24_characters_is_kept(store):
 
 
 @pytest.mark.parametrize("item", [-1, COUNT, 10**12, True, 1.0, "0", None])
-def test_items_out_of_range_are_refused(store, item):
-    code, key = store.create(SEED, COUNT)
+def test_items_out_of_range_are_refused(sqlite_store, item):
+    code, key = sqlite_store.create(SEED, COUNT)
     with pytest.raises(ValueError, match="item"):
-        store.submit(code, "s1", item, "1")
+        sqlite_store.submit(code, "s1", item, "1")
+    assert sqlite_store.count_rows(code) == 0
+
+
+def test_each_check_refuses_on_each_database(store):
+    """One case of each input check above, on SQLite and PostgreSQL: refused, nothing kept."""
+    with pytest.raises(ValueError, match="seed|count"):
+        store.create(-1, COUNT)
+    code, key = store.create(SEED, COUNT)
+    for student, item, answer, nickname, what in [
+        ("s1", 0, "x" * 10_000, None, "answer"),
+        ("a\x00b", 0, "1", None, "student"),
+        ("s1", 0, "1", "Bob\x07", "nickname"),
+        ("s1", COUNT, "1", None, "item"),
+    ]:
+        with pytest.raises(ValueError, match=what):
+            store.submit(code, student, item, answer, nickname=nickname)
     assert store.count_rows(code) == 0
 
 

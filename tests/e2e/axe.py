@@ -5,13 +5,17 @@ installed by ``npm ci --prefix tests/e2e``) into the page and every board frame,
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+#: the per-view counts (docs/accessibility.md), written by every module that scans
+SUMMARY = Path(__file__).resolve().parents[2] / "artifacts" / "a11y" / "axe.json"
 AXE_JS = Path(__file__).resolve().parent / "node_modules" / "axe-core" / "axe.min.js"
 WCAG_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 BLOCKING = {"serious", "critical"}
@@ -108,3 +112,31 @@ def contrast(a, b) -> float:
 
     hi, lo = sorted([lum(a), lum(b)], reverse=True)
     return (hi + 0.05) / (lo + 0.05)
+
+
+def in_board(v: Violation) -> bool:
+    """A violation in a board: in a board's frame (the iframe board) or its element."""
+    return (
+        v.frame != "page"
+        or any(m in v.html for m in ("attnviz-", "js-plotly-plot", "modebar"))
+        or any(m in v.target for m in (".attnviz-", ".js-plotly-plot", ".modebar"))
+    )
+
+
+def assert_no_blocking(violations: list[Violation], where: str) -> None:
+    found = blocking(violations)
+    assert not found, f"{where}: serious/critical WCAG 2.1 A/AA violations:\n" + "\n".join(
+        map(str, found)
+    )
+
+
+def record(view: str, found: list[Violation]) -> None:
+    """Add one view's counts (app, boards, minor/moderate) to artifacts/a11y/axe.json."""
+    SUMMARY.parent.mkdir(parents=True, exist_ok=True)
+    summary = json.loads(SUMMARY.read_text()) if SUMMARY.is_file() else {}
+    summary[view] = {
+        "app": dict(Counter(v.id for v in blocking(found) if not in_board(v))),
+        "boards": dict(Counter(v.id for v in blocking(found) if in_board(v))),
+        "minor/moderate": dict(Counter(v.id for v in found if v not in blocking(found))),
+    }
+    SUMMARY.write_text(json.dumps(summary, indent=1, ensure_ascii=False))

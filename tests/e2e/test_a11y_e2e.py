@@ -1,9 +1,11 @@
 """Accessibility of the app in a real browser (issue 18, WCAG 2.1 AA).
 
-- axe-core (pinned in tests/e2e/package-lock.json) on every page, the presenter view, a
-  masked and a 16-token view, WCAG 2.0/2.1 A and AA rules: no serious or critical violation
-  in the app's markup (``test_axe_app_markup``) and its boards (``test_axe_boards``).
-  The per-view counts are written to artifacts/a11y/axe.json (docs/accessibility.md).
+- axe-core (pinned in tests/e2e/package-lock.json), WCAG 2.0/2.1 A and AA rules, on the
+  presenter view, a masked and a 16-token view: no serious or critical violation in the
+  app's markup (``test_axe_app_markup``) and its boards (``test_axe_boards``). Every page
+  is scanned where it is already open, in test_pages.py's laptop walk (one visit per page),
+  and in test_devices_e2e.py's phone walk. The per-view counts are written to
+  artifacts/a11y/axe.json (docs/accessibility.md).
 - A planted violation (a chart with role="img" around a button) makes the check fail.
 - A keyboard-only walk from page load: change N, change the head, answer and check an
   exercise, go to the next presenter step; the key presses are counted (and printed).
@@ -23,36 +25,24 @@ from __future__ import annotations
 
 import json
 import re
-from collections import Counter
 
 import numpy as np
 import pytest
-from axe import Violation, blocking, contrast, scan
+from axe import Violation, assert_no_blocking, contrast, in_board, record, scan
 from e2e_app import ROOT, BrowserSession
 from e2e_helpers import query, selectbox_input, slider_value
 
 from attnviz import engine, inputs
-from attnviz.ui import pages
 
 pytestmark = pytest.mark.e2e
 
 ARTIFACTS = ROOT / "artifacts" / "a11y"
-#: Every page of the table at its URL (the first is at /), then three views of note.
+#: Three views of note that no page walk opens (every page is scanned in test_pages.py).
 VIEWS = {
-    **{p.title: "/" if i == 0 else f"/{p.slug}" for i, p in enumerate(pages.PAGES)},
     "presenter view (step by step)": "/step_by_step?present=1",
     "masked view (playground, causal)": "/?mask=causal",
     "16 tokens (playground)": "/?N=16",
 }
-
-
-def _in_board(v: Violation) -> bool:
-    """A violation in a board: in a board's frame (the iframe board) or its element."""
-    return (
-        v.frame != "page"
-        or any(m in v.html for m in ("attnviz-", "js-plotly-plot", "modebar"))
-        or any(m in v.target for m in (".attnviz-", ".js-plotly-plot", ".modebar"))
-    )
 
 
 class AxeResults(dict):
@@ -68,15 +58,7 @@ class AxeResults(dict):
         self.session.open(VIEWS[view])
         self.session.assert_healthy(view)
         found = self[view] = scan(self.session.page)
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        path = ARTIFACTS / "axe.json"
-        summary = json.loads(path.read_text()) if path.is_file() else {}
-        summary[view] = {
-            "app": dict(Counter(v.id for v in blocking(found) if not _in_board(v))),
-            "boards": dict(Counter(v.id for v in blocking(found) if _in_board(v))),
-            "minor/moderate": dict(Counter(v.id for v in found if v not in blocking(found))),
-        }
-        path.write_text(json.dumps(summary, indent=1, ensure_ascii=False))
+        record(view, found)
         return found
 
 
@@ -87,27 +69,20 @@ def axe_results(browser, app_server):
     session.close()
 
 
-def assert_no_blocking(violations: list[Violation], where: str) -> None:
-    found = blocking(violations)
-    assert not found, f"{where}: serious/critical WCAG 2.1 A/AA violations:\n" + "\n".join(
-        map(str, found)
-    )
-
-
 @pytest.mark.parametrize("view", list(VIEWS))
 def test_axe_app_markup(axe_results, view):
-    assert_no_blocking([v for v in axe_results[view] if not _in_board(v)], view)
+    assert_no_blocking([v for v in axe_results[view] if not in_board(v)], view)
 
 
 @pytest.mark.parametrize("view", list(VIEWS))
 def test_axe_boards(axe_results, view):
-    assert_no_blocking([v for v in axe_results[view] if _in_board(v)], view)
+    assert_no_blocking([v for v in axe_results[view] if in_board(v)], view)
 
 
 def test_a_planted_violation_fails_the_check(session):
     """A chart with role="img" around a button (what plotly's mode bar was) is flagged."""
     session.open("/")
-    assert_no_blocking([v for v in scan(session.page, frames=False) if not _in_board(v)], "/")
+    assert_no_blocking([v for v in scan(session.page, frames=False) if not in_board(v)], "/")
     session.page.evaluate(
         """() => { const d = document.createElement('div'); d.setAttribute('role', 'img');
           d.setAttribute('aria-label', 'Chart: planted');

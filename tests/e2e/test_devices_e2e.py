@@ -114,14 +114,25 @@ def layout_problems(layout: dict) -> list[str]:
     return out
 
 
-def walk(browser, server, viewport, name: str, axe: bool) -> dict[str, dict]:
-    """Open every page at ``viewport`` on a touch screen: exceptions, layout, axe."""
-    reports = {}
-    first = touch_session(browser, server, viewport)  # one browser context for the walk:
-    context = first.context  # a student switching pages keeps plotly.js and the board cached
-    first.close()
-    for title, path in PAGES.items():
-        s = BrowserSession(browser, server, viewport, context=context)
+class DeviceWalk(dict):
+    """Page title -> its report on one touch screen (a phone: exceptions, layout, axe; a
+    tablet: exceptions, layout). Each page is opened on first use, so that its visit counts
+    in the first test that reads it (within the per-test timeout), in one browser context
+    for the walk: a student switching pages keeps plotly.js and the board cached. (A phone
+    window resized to a tablet's is no tablet: the page keeps its phone layout, 485 px too
+    wide, so each size opens the page itself.)"""
+
+    def __init__(self, browser, server, viewport, name: str, axe: bool):
+        super().__init__()
+        self.browser, self.server, self.viewport = browser, server, viewport
+        self.name, self.axe = name, axe
+        first = touch_session(browser, server, viewport)
+        self.context = first.context
+        first.close()
+
+    def __missing__(self, title: str) -> dict:
+        path = PAGES[title]
+        s = BrowserSession(self.browser, self.server, self.viewport, context=self.context)
         try:
             s.open(path)
             report = {
@@ -129,25 +140,27 @@ def walk(browser, server, viewport, name: str, axe: bool) -> dict[str, dict]:
                 "errors": list(s.errors),
                 "layout": s.page.evaluate(LAYOUT_JS),
             }
-            if axe:
+            if self.axe:
                 report["axe"] = [str(v) for v in blocking(scan(s.page))]
-            slug = path.strip("/") or "playground"
-            s.screenshot(f"devices_{name}_{slug}", full=False)
-            reports[title] = report
+            s.screenshot(f"devices_{self.name}_{path.strip('/') or 'playground'}", full=False)
         finally:
             s.close()
-    context.close()
-    return reports
+        self[title] = report
+        return report
 
 
 @pytest.fixture(scope="module")
 def phone_walk(browser, app_server):
-    return walk(browser, app_server, PHONE, "phone", axe=True)
+    walk = DeviceWalk(browser, app_server, PHONE, "phone", axe=True)
+    yield walk
+    walk.context.close()
 
 
 @pytest.fixture(scope="module")
 def tablet_walk(browser, app_server):
-    return walk(browser, app_server, TABLET, "tablet", axe=False)
+    walk = DeviceWalk(browser, app_server, TABLET, "tablet", axe=False)
+    yield walk
+    walk.context.close()
 
 
 @pytest.mark.parametrize("page", list(PAGES))

@@ -1,10 +1,12 @@
 """Walk every page from the sidebar navigation in a real browser.
 
-One walk per window size collects, for each page: st.exception and JavaScript page errors,
-the number of plotly charts, the document title, its URL and current sidebar link, every
-request the browser made, controls without an accessible label and the colour scales in
-use; screenshots go to artifacts/screenshots/ (1280x800 laptop,
-1920x1080 projector; `<page>_<size>.png` is the window, `..._full.png` the whole page).
+One walk (a laptop's 1280x800 window) collects, for each page: st.exception and JavaScript
+page errors, the number of plotly charts, the document title, its URL and current sidebar
+link, every request the browser made, controls without an accessible label, the colour
+scales in use and axe-core's violations (WCAG 2.0/2.1 A and AA; counts in
+artifacts/a11y/axe.json); then the window is made a projector's (1920x1080) and the page's
+JavaScript errors at that size are collected. Screenshots go to artifacts/screenshots/
+(`<page>_<size>.png` is the window, `..._1280x800_full.png` the whole page).
 The tests below then check one property each.
 """
 
@@ -15,6 +17,7 @@ from urllib.parse import urlparse
 
 import plotly.colors
 import pytest
+from axe import Violation, assert_no_blocking, in_board, record, scan
 from class_helpers import app_server, data_dir, press  # noqa: F401
 from e2e_app import BrowserSession
 from e2e_helpers import (
@@ -49,6 +52,8 @@ class PageReport:
     path: str = ""  # the URL's path once the page is open
     current_link: list[str] = field(default_factory=list)  # the marked link's text lines
     requests: list[str] = field(default_factory=list)  # every URL the browser asked for
+    axe: list[Violation] = field(default_factory=list)  # at the laptop's size
+    projector_errors: list[str] = field(default_factory=list)  # once made 1920x1080
 
 
 def _slug(title: str) -> str:
@@ -65,52 +70,84 @@ def current_link(session: BrowserSession) -> list[str]:
     return [t.strip() for t in current.inner_text().strip().splitlines() if t.strip()]
 
 
-def walk(session: BrowserSession, size: str, inspect: bool) -> dict[str, PageReport]:
-    asked: list[str] = []
-    session.page.on("request", lambda r: asked.append(r.url))
-    session.open("/")
-    reports = {}
-    for title in nav_titles(session):
+LAPTOP = (1280, 800)
+PROJECTOR = (1920, 1080)
+
+
+class Walk(dict):
+    """Page title -> its report, each page visited on first use by its sidebar link at a
+    laptop's size, then resized to a projector's (one visit per page: the script's run does
+    not depend on the window). Lazy, so that each page's visit counts in the first test that
+    reads it (within the per-test timeout), not all of them in one fixture."""
+
+    def __init__(self, session: BrowserSession):
+        super().__init__()
+        self.session = session
+        self.asked: list[str] = []
+        session.page.on("request", lambda r: self.asked.append(r.url))
+        session.open("/")
+        self.nav = nav_titles(session)
+
+    def __missing__(self, title: str) -> PageReport:
+        session = self.session
         click_page(session, title)
         report = PageReport(title)
         report.path = urlparse(session.page.url).path
         report.current_link = current_link(session)
-        report.requests, asked[:] = list(asked), []
+        report.requests, self.asked[:] = list(self.asked), []
         report.exceptions = session.exceptions()
         report.page_errors = list(session.errors)
         session.errors.clear()
         report.charts = session.plotly_count()
         report.doc_title = session.page.title()
-        if inspect:
-            report.unlabelled = session.page.evaluate(UNLABELLED_CONTROLS_JS)
-            report.colorscales = session.page.evaluate(COLORSCALES_JS)
-            report.axis_ticks = session.page.evaluate(AXIS_TICKS_JS)
-        session.screenshot(f"{_slug(title)}_{size}", full=inspect)
-        reports[title] = report
-    return reports
+        report.unlabelled = session.page.evaluate(UNLABELLED_CONTROLS_JS)
+        report.colorscales = session.page.evaluate(COLORSCALES_JS)
+        report.axis_ticks = session.page.evaluate(AXIS_TICKS_JS)
+        session.screenshot(f"{_slug(title)}_1280x800")  # the whole page: every board drawn
+        report.axe = scan(session.page)
+        record(title, report.axe)
+        session.page.set_viewport_size({"width": PROJECTOR[0], "height": PROJECTOR[1]})
+        session.page.wait_for_timeout(300)  # the boards refit to the new width
+        session.screenshot(f"{_slug(title)}_1920x1080", full=False)
+        report.projector_errors, session.errors[:] = list(session.errors), []
+        session.page.set_viewport_size({"width": LAPTOP[0], "height": LAPTOP[1]})
+        self[title] = report
+        return report
+
+    def every_page(self) -> dict[str, PageReport]:
+        return {t: self[t] for t in self.nav}
 
 
 @pytest.fixture(scope="module")
-def laptop_walk(browser, app_server) -> dict[str, PageReport]:  # noqa: F811
-    session = BrowserSession(browser, app_server, (1280, 800))
-    try:
-        return walk(session, "1280x800", inspect=True)
-    finally:
-        session.close()
+def laptop_walk(browser, app_server):  # noqa: F811
+    session = BrowserSession(browser, app_server, LAPTOP)
+    yield Walk(session)
+    session.close()
 
 
-@pytest.fixture(scope="module")
-def projector_walk(browser, app_server) -> dict[str, PageReport]:  # noqa: F811
-    session = BrowserSession(browser, app_server, (1920, 1080))
-    try:
-        return walk(session, "1920x1080", inspect=False)
-    finally:
-        session.close()
+TITLES = [p.title for p in pages.PAGES]
+
+
+@pytest.mark.parametrize("page", TITLES)
+def test_page_runs_without_error(laptop_walk, page):
+    r = laptop_walk[page]
+    assert not (r.exceptions or r.page_errors), (r.exceptions, r.page_errors)
+    assert not r.projector_errors, f"JavaScript errors at 1920x1080: {r.projector_errors}"
+
+
+@pytest.mark.parametrize("page", TITLES)
+def test_axe_app_markup(laptop_walk, page):
+    assert_no_blocking([v for v in laptop_walk[page].axe if not in_board(v)], page)
+
+
+@pytest.mark.parametrize("page", TITLES)
+def test_axe_boards(laptop_walk, page):
+    assert_no_blocking([v for v in laptop_walk[page].axe if in_board(v)], page)
 
 
 def test_sidebar_lists_every_page(laptop_walk):
     """The sidebar's links: every page of the table, its title, in the table's order."""
-    assert list(laptop_walk) == [p.title for p in pages.PAGES]
+    assert laptop_walk.nav == TITLES
 
 
 def test_every_page_of_the_table_opens_at_its_url(laptop_walk, browser, app_server):  # noqa: F811
@@ -119,7 +156,7 @@ def test_every_page_of_the_table_opens_at_its_url(laptop_walk, browser, app_serv
     icon and title) marked current. No page, the teacher's class view and a phone's class
     page included, makes the browser ask another host than the server (a page's Material
     icon as the tab's icon made it fetch the icon from Google's font service)."""
-    asked = [(t, url) for t, r in laptop_walk.items() for url in r.requests]
+    asked = [(t, url) for t, r in laptop_walk.every_page().items() for url in r.requests]
     for i, entry in enumerate(pages.PAGES):
         report = laptop_walk[entry.title]
         assert report.path.rstrip("/").endswith("" if i == 0 else f"/{entry.slug}"), report.path
@@ -157,47 +194,40 @@ def test_every_page_of_the_table_opens_at_its_url(laptop_walk, browser, app_serv
     assert {page for page, _ in asked} >= {pages.PAGES[0].title, "the teacher's view", "/join"}
 
 
-@pytest.mark.parametrize("size", ["laptop", "projector"])
-def test_every_page_runs_without_error(size, laptop_walk, projector_walk):
-    reports = laptop_walk if size == "laptop" else projector_walk
-    bad = {
-        t: (r.exceptions, r.page_errors)
-        for t, r in reports.items()
-        if r.exceptions or r.page_errors
-    }
-    assert not bad, f"pages with an exception or a JavaScript error: {bad}"
-
-
 def test_every_page_draws_its_charts(laptop_walk):
-    counts = {t: r.charts for t, r in laptop_walk.items()}
+    counts = {t: r.charts for t, r in laptop_walk.every_page().items()}
     assert counts == {t: EXPECTED_CHARTS[t] for t in counts}
 
 
 def test_every_control_has_an_accessible_label(laptop_walk):
-    bad = {t: r.unlabelled for t, r in laptop_walk.items() if r.unlabelled}
+    bad = {t: r.unlabelled for t, r in laptop_walk.every_page().items() if r.unlabelled}
     assert not bad, f"controls without aria-label/label/title: {bad}"
 
 
 def test_colour_scales_are_colour_blind_safe(laptop_walk):
     bad = [
         f"{t}: chart {c['chart']} trace {c['trace']} ({c['type']}): {c['scale']}"
-        for t, r in laptop_walk.items()
+        for t, r in laptop_walk.every_page().items()
         for c in r.colorscales
         if colorscale_name(c["scale"]) is None
     ]
-    used = {colorscale_name(c["scale"]) for r in laptop_walk.values() for c in r.colorscales}
+    used = {
+        colorscale_name(c["scale"])
+        for r in laptop_walk.every_page().values()
+        for c in r.colorscales
+    }
     assert not bad, "colour scales outside the colour-blind-safe list:\n" + "\n".join(bad)
     assert used - {None}, "no colour scale found: the figure JSON was not read"
 
 
 def test_every_page_has_its_own_document_title(laptop_walk):
-    titles = {t: r.doc_title for t, r in laptop_walk.items()}
+    titles = {t: r.doc_title for t, r in laptop_walk.every_page().items()}
     assert all(titles.values())
     assert len(set(titles.values())) == len(titles), f"document titles: {titles}"
 
 
 def test_axis_tick_labels_are_readable(laptop_walk):
-    bad = {t: axis_tick_problems(r.axis_ticks) for t, r in laptop_walk.items()}
+    bad = {t: axis_tick_problems(r.axis_ticks) for t, r in laptop_walk.every_page().items()}
     bad = {t: p for t, p in bad.items() if p}
     assert not bad, bad
 
