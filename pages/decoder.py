@@ -9,7 +9,7 @@ import streamlit as st
 from attnviz import ui, viz
 from attnviz.engine import causal_mask
 from attnviz.models import head_probes, smollm
-from attnviz.ui import asks, heads, picker, predict
+from attnviz.ui import asks, heads, picker, predict, present
 from attnviz.wording import plural, power_of_ten
 
 MAX_CHARS = 4000
@@ -17,6 +17,9 @@ SHIFT_MAX = 64
 #: the shift and the KV-cache checks run on at most this many tokens (a run of 512 tokens
 #: keeps 280 MB of weights; by causality the first rows of a longer run are the same)
 CHECK_MAX = 128
+#: the presenter view's grid: this many layers (rows of 9 heads) a slide, around the
+#: Layer slider's layer (all 30 rows made each head ~25 px tall at 1920x1080)
+GRID_SLIDE_ROWS = 6
 
 
 @st.cache_resource(show_spinner="Loading the SmolLM2-135M weights (98 MB file, ~540 MB in memory)…")
@@ -127,18 +130,27 @@ def main() -> None:
     text, model, run = got
     tokens, n = run.tokens, run.n_tokens
     n_layers, n_heads, n_kv = model.num_layers, model.num_heads, model.num_kv_heads
+    slide = present.presenting()
     c1, c2 = st.columns(2)
-    picker.fit("dec_layer", n_layers)  # a found model's layer or head may be out of range
-    picker.fit("dec_head", n_heads)
-    layer = c1.slider("Layer", 1, n_layers, 1, key="dec_layer", bind="query-params") - 1
-    head = c2.slider("Head", 1, n_heads, 1, key="dec_head", bind="query-params") - 1
+    layer = ui.index_slider("Layer", "dec_L", n_layers, old_key="dec_layer", where=c1)
+    head = ui.index_slider("Head", "dec_H", n_heads, old_key="dec_head", where=c2)
     kv = model.kv_head_of(head)
     weights = run.attentions  # (30, 9, N, N)
     reveal = heads.opened(HEADS)  # an Open button of the Heads section: scroll up to here
     ui.pooled_note(n, "the next-token tab shows the newest row in full", exports=False)
     left, right = st.columns([1, 1.3])
     with left:
-        ui.plot(viz.models.all_heads_figure(weights, selected=(layer, head)), key="dec_grid_fig")
+        # on a slide, a band of layers: 270 tiles of ~25 px cannot be pointed at
+        band = viz.models.layer_band(layer, n_layers, GRID_SLIDE_ROWS) if slide else None
+        grid = viz.models.all_heads_figure(
+            weights, selected=(layer, head), layers=band, height=620 if band else 860
+        )
+        ui.plot(grid, key="dec_grid_fig")
+        if band and band != (0, n_layers):
+            st.caption(
+                f"Layers {band[0]}–{band[1] - 1} of {n_layers} on this slide: the Layer "
+                "slider moves the band."
+            )
     with right:
         ui.plot(
             predict.outlined(  # a revealed "which head" (the teacher's projector)
@@ -149,7 +161,7 @@ def main() -> None:
                     mask=causal_mask(n),
                     scale=1 / np.sqrt(model.head_dim),
                     d_k=model.head_dim,
-                    title=f"Layer {layer + 1}, head {head + 1}: weights (causal)",
+                    title=f"Layer {layer}, head {head}: weights (causal)",
                     height=460,
                 ),
                 predict.outline("decoder", (text, layer)),
@@ -161,7 +173,7 @@ def main() -> None:
             reveal=reveal,
         )
         st.markdown(
-            f"**Grouped-query attention.** Head {head + 1} uses key/value head {kv + 1}: "
+            f"**Grouped-query attention.** Head {head} uses key/value head {kv}: "
             f"it has its own queries but shares keys and values with "
             f"{model.config.group_size - 1} other heads, so a layer stores 3 keys per token "
             f"instead of 9.\n\n" + viz.models.gqa_table(n_heads, n_kv, selected=head)
@@ -195,8 +207,8 @@ HEADS = heads.ModelHeads(
     prefix="dec",
     name="SmolLM2-135M",
     causal=True,
-    layer_key="dec_layer",
-    head_key="dec_head",
+    layer_key="dec_L",
+    head_key="dec_H",
     probe=lambda seed, length: head_probes.smollm_probe(_model(), seed, length),
     text_key="dec_text",
     repeat_text=smollm.REPEAT_TEXT,
@@ -264,7 +276,7 @@ def _rope(model, run, text, layer, head, kv) -> None:
             dist,
             with_rope,
             without,
-            title=f"Layer {layer + 1}, head {head + 1}: the query of "
+            title=f"Layer {layer}, head {head}: the query of "
             f"“{viz.style.plotly_text(run.tokens[-1])}” against the key of "
             f"“{viz.style.plotly_text(run.tokens[0])}”, moved apart",
         ),
@@ -299,7 +311,7 @@ def _compare_random(text, run, layer, head) -> None:
     rnd = _random(text, layer, int(seed), init)
     n = run.n_tokens
     st.markdown(
-        f"The same {n} tokens, the same input to layer {layer + 1}, the same engine calls "
+        f"The same {n} tokens, the same input to layer {layer}, the same engine calls "
         "(RoPE, 9 query heads on 3 key/value heads, causal mask) — with random weights of "
         "the same shapes instead of the trained ones."
     )
@@ -309,12 +321,12 @@ def _compare_random(text, run, layer, head) -> None:
             "dec_cmp_trained": _causal_weights(
                 run.attentions[layer, head],
                 run.tokens,
-                f"Layer {layer + 1}, head {head + 1}: trained",
+                f"Layer {layer}, head {head}: trained",
             ),
             "dec_cmp_random": _causal_weights(
                 rnd.weights[head],
                 run.tokens,
-                f"Layer {layer + 1}, head {head + 1}: random ({init}, seed {seed})",
+                f"Layer {layer}, head {head}: random ({init}, seed {seed})",
             ),
         },
     )

@@ -73,6 +73,7 @@ from attnviz.ui.links import preset_query
 from attnviz.ui.page import (
     chart_row,
     head_picker,
+    index_slider,
     intro,
     md_text,
     model_missing,
@@ -132,6 +133,7 @@ __all__ = [
     "experiment",
     "head_board",
     "head_picker",
+    "index_slider",
     "default_heads",
     "digest",
     "divisors",

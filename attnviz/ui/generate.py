@@ -106,13 +106,13 @@ def _layers_figure(rows: np.ndarray, labels: list[str], head: int):
     """The new token's row (L, n) in one head of every layer."""
     return viz.heatmaps.matrix_figure(
         rows,
-        title=f"Head {head + 1}: the new token's row in every layer",
+        title=f"Head {head}: the new token's row in every layer",
         x_title="key (earlier tokens, from the cache)",
         y_title="layer",
         hover="layer %{y}, key %{x}: weight %{z:.3f}",
         kind="weights",
         x_labels=labels,
-        y_labels=[f"L{i + 1}" for i in range(rows.shape[0])],
+        y_labels=[f"L{i}" for i in range(rows.shape[0])],
         height=max(220, 26 * rows.shape[0] + 120),
         zmax=1.0,
         colorbar_title="weight",

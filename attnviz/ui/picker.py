@@ -26,10 +26,10 @@ from attnviz.models import head_probes
 from attnviz.models.catalog import ModelEntry, hub_cache
 from attnviz.models.checkpoint import max_bytes
 from attnviz.ui import cross_view, generate, heads, links
-from attnviz.ui.page import plot
+from attnviz.ui.page import index_slider, plot
 from attnviz.ui.text import md_text
 
-__all__ = ["KEY", "MAX_TOKENS", "PageModels", "choose", "describe", "fit", "show"]
+__all__ = ["KEY", "MAX_TOKENS", "PageModels", "choose", "describe", "show"]
 
 KEY = "model"  # the widget key and the link's parameter
 #: The longest text a found model is run on here (its attentions: L x H x N x N float32).
@@ -174,24 +174,10 @@ def _run(path: str, text: str, _model: Any) -> Any:
     return _model.run_ids(ids)
 
 
-def fit(key: str, top: int) -> None:
-    """Before a 1-based layer or head slider is drawn: its value moved into 1..top (the
-    value another model of the page left may be larger)."""
-    try:
-        ok = 1 <= int(st.session_state.get(key, 1)) <= top
-    except (TypeError, ValueError):
-        ok = False
-    if not ok:
-        st.session_state[key] = 1
-
-
-def _slider(label: str, key: str, top: int) -> int:
-    """A 1-based layer or head slider kept in the link; returns the 0-based value."""
-    fit(key, top)
-    if top == 1:
-        st.caption(f"{label}: 1 (the model has one)")
-        return 0
-    return int(st.slider(label, 1, top, 1, key=key, bind="query-params")) - 1
+def _slider(label: str, key: str, top: int, old_key: str) -> int:
+    """A layer or head slider kept in the link, counted from 0 (:func:`attnviz.ui.page.
+    index_slider`; ``old_key``: its former key, counted from 1); returns its value."""
+    return index_slider(label, key, top, old_key=old_key)
 
 
 def _heads_spec(spec: PageModels, entry: ModelEntry, model: Any) -> heads.ModelHeads:
@@ -199,8 +185,8 @@ def _heads_spec(spec: PageModels, entry: ModelEntry, model: Any) -> heads.ModelH
         prefix=spec.prefix,
         name=entry.name,
         causal=spec.kind == "decoder",
-        layer_key=f"{spec.prefix}_layer",
-        head_key=f"{spec.prefix}_head",
+        layer_key=f"{spec.prefix}_L",
+        head_key=f"{spec.prefix}_H",
         probe=functools.partial(head_probes.any_probe, model),
         text_key=spec.text_key,
     )
@@ -230,9 +216,9 @@ def show(spec: PageModels, entry: ModelEntry) -> None:
     hspec = _heads_spec(spec, entry, model)
     c1, c2 = st.columns(2)
     with c1:
-        layer = _slider("Layer", hspec.layer_key, n_layers)
+        layer = _slider("Layer", hspec.layer_key, n_layers, f"{spec.prefix}_layer")
     with c2:
-        head = _slider("Head", hspec.head_key, n_heads)
+        head = _slider("Head", hspec.head_key, n_heads, f"{spec.prefix}_head")
     reveal = heads.opened(hspec)
     causal = spec.kind == "decoder"
     left, right = st.columns([1, 1.2])
@@ -250,8 +236,7 @@ def show(spec: PageModels, entry: ModelEntry) -> None:
                 what="weights",
                 labels=tokens,
                 mask=causal_mask(n) if causal else None,
-                title=f"Layer {layer + 1}, head {head + 1}: weights"
-                + (" (causal)" if causal else ""),
+                title=f"Layer {layer}, head {head}: weights" + (" (causal)" if causal else ""),
                 height=440,
             ),
             key=f"{spec.prefix}_head_fig",
@@ -354,13 +339,13 @@ def encdec_section() -> None:
     n_layers, n_heads = w.shape[:2]
     c1, c2 = st.columns(2)
     with c1:
-        layer = _slider("Layer", "cxm_layer", n_layers)
+        layer = _slider("Layer", "cxm_L", n_layers, "cxm_layer")
     with c2:
-        head = _slider("Head", "cxm_head", n_heads)
+        head = _slider("Head", "cxm_H", n_heads, "cxm_head")
     st.markdown(
         f"**{md_text(entry.name)}** ({entry.family}): the decoder's {len(tgt)} target tokens "
-        f"ask, the encoder's {len(src)} source tokens answer. Layer {layer + 1}, head "
-        f"{head + 1} of {n_heads}; each row sums to 1 over the source."
+        f"ask, the encoder's {len(src)} source tokens answer. Layer {layer}, head "
+        f"{head} of {n_heads} (from 0); each row sums to 1 over the source."
     )
     cross_view.attention_board("cxm_top", w[layer], head, target_labels=tgt, source_labels=src)
     per_screen = max(1, viz.cross.MAX_GRID_PANELS // n_heads)

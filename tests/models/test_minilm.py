@@ -374,7 +374,7 @@ def test_page_default_sentence_shows_the_chosen_heads_heatmap(page, model):
     assert not at.error and not at.warning
     specs = _charts(at)
     titles = [_title(s) for s in specs]
-    head = next(s for s, t in zip(specs, titles, strict=True) if t.startswith("Layer 1, head 1"))
+    head = next(s for s, t in zip(specs, titles, strict=True) if t.startswith("Layer 0, head 0"))
     _, weights = model.attentions(DEFAULT_TEXT)
     np.testing.assert_allclose(_z(head["data"][0]), weights[0, 0], atol=1e-6)
     ticks = head["layout"]["xaxis"]["ticktext"]
@@ -385,11 +385,11 @@ def test_page_default_sentence_shows_the_chosen_heads_heatmap(page, model):
 
 def test_page_layer_and_head_pickers_change_the_heatmap(page, model):
     at = page.run()
-    at.slider("rm_layer").set_value(4)
-    at.slider("rm_head").set_value(7)
+    at.slider("rm_L").set_value(3)
+    at.slider("rm_H").set_value(6)
     at.text_input("rm_text").set_value("Students look at the heads.").run()
     assert not at.exception
-    head = next(s for s in _charts(at) if _title(s).startswith("Layer 4, head 7"))
+    head = next(s for s in _charts(at) if _title(s).startswith("Layer 3, head 6"))
     _, weights = model.attentions("Students look at the heads.")
     np.testing.assert_allclose(_z(head["data"][0]), weights[3, 6], atol=1e-6)
     # the token picker was reset into range of the new, shorter sentence

@@ -79,7 +79,7 @@ def test_a_found_model_is_picked_by_the_link_and_drawn(env, kind):
         w[0, 0].size if kind == "encoder" else w.shape[-1] * (w.shape[-1] + 1) // 2
     )
     # the head sliders follow the model, the link's head moves the big head
-    at.slider(f"{prefix}_head").set_value(w.shape[1]).run()
+    at.slider(f"{prefix}_H").set_value(w.shape[1] - 1).run()
     assert not at.exception
     z = _z(figures_of(at)[f"{prefix}_head_fig"]["data"][0])
     np.testing.assert_allclose(z[seen], w[0, -1][seen], atol=1e-6)
@@ -153,7 +153,7 @@ def test_the_cross_page_draws_a_found_encoder_decoders_cross_attention(env):
     assert top and "cxm_grid_grid" in figs, sorted(figs)
     z = _z(figs[top[0]]["data"][0])
     np.testing.assert_allclose(z, w[0, 0], atol=1e-6)
-    at.slider("cxm_layer").set_value(2).run()
+    at.slider("cxm_L").set_value(1).run()
     z = _z(figures_of(at)[top[0]]["data"][0])
     np.testing.assert_allclose(z, w[1, 0], atol=1e-6)
     # an unknown name in the link: warned, nothing drawn for it
