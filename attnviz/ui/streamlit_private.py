@@ -190,8 +190,9 @@ def present_css() -> None:
 [data-testid="stMain"] [data-testid="stSelectbox"] [role="group"] { min-height: 3rem; }
 [data-testid="stMain"] .attnviz-bar { font-size: 1.2rem; }
 [data-testid="stMain"] [data-testid="stSliderThumbValue"] { font-size: 1.2rem;
-  transform: translateY(-0.9rem); }
-[data-testid="stMain"] [data-testid="stSlider"] { padding-top: 0.9rem; }
+  transform: translateY(-0.6rem); }
+[data-testid="stMain"] [data-testid="stSlider"] [data-testid="stWidgetLabel"] {
+  margin-bottom: 1.2rem; }
 [data-testid="stMainBlockContainer"] { padding-top: 3.6rem; padding-bottom: 1rem;
   max-width: 100%; }
 </style>
