@@ -138,8 +138,12 @@ def current_section(view: ui.View):
                 asked, head, lay, r.n_tokens, chart=1,
             ),
         },
-        caption="Both charts colour the weights on one scale, from 0 (dark purple) to 1 "
-        "(yellow): where a row is more yellow on one key and darker elsewhere, its weights are "
+        caption=(
+            "Both charts colour the weights on one scale, from 0 (dark purple) to 1 (yellow)"
+            if ui.weights_scale().startswith("a fixed")
+            else "Weights: " + ui.weights_scale() + ", so compare the values, not the colours"
+        )
+        + ": where a row is more yellow on one key and darker elsewhere, its weights are "
         "sharper.",
     )  # fmt: skip
     asks.scaling(s, un.weights, sc.weights, head)  # a teacher's open class: Ask the room

@@ -83,6 +83,7 @@ from attnviz.ui.page import (
     setting_buttons,
     shapes,
     start,
+    weights_scale,
 )
 from attnviz.ui.present import Steps, steps
 from attnviz.ui.sizes import D_MAX, N_MAX, default_heads, divisors, nearest_divisor
@@ -134,6 +135,7 @@ __all__ = [
     "head_board",
     "head_picker",
     "index_slider",
+    "weights_scale",
     "default_heads",
     "digest",
     "divisors",

@@ -22,6 +22,7 @@ __all__ = [
     "chart_row",
     "head_picker",
     "index_slider",
+    "weights_scale",
     "intro",
     "md_text",
     "model_missing",
@@ -186,6 +187,17 @@ def head_picker(num_heads: int, where: Any = st, label: str = "head") -> int:
     """The page's head selector (widget key ``head``, kept in the link), drawn in ``where``
     (a column, or the page); returns the chosen head, 0 … num_heads − 1."""
     return where.selectbox(label, list(range(num_heads)), key="head", bind="query-params")
+
+
+def weights_scale() -> str:
+    """How the weights are coloured, for a caption: the sidebar's weights' colour range
+    (``?wrange=``, :data:`attnviz.viz.style.WEIGHT_RANGES`; the board applies it)."""
+    if st.session_state.get("wrange", "fixed") == "matrix":
+        return (
+            "each chart from 0 (dark purple) to its own largest weight (yellow), which its "
+            "colour bar's title says (the sidebar's weights' colour range)"
+        )
+    return "a fixed scale from 0 (dark purple) to 1 (yellow)"
 
 
 def index_slider(
