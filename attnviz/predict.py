@@ -143,10 +143,9 @@ def previous_scores(weights: ArrayLike) -> np.ndarray:
     return w[:, i, i - 1].mean(axis=1)  # (H,)
 
 
-def previous_head(weights: ArrayLike, first: int = 0, where: str = "") -> Question:
-    """Which head looks at the previous token most (mean weight on key i-1). ``first``:
-    the number the page gives head 0 (the real-model pages count from 1); ``where`` ends
-    the prompt (" in layer 3")."""
+def previous_head(weights: ArrayLike, where: str = "") -> Question:
+    """Which head looks at the previous token most (mean weight on key i-1), the heads
+    numbered from 0 as on every page; ``where`` ends the prompt (" in layer 3")."""
     w = _weights(weights)
     if w.shape[0] < 2:
         raise ValueError(f"asking which head needs 2 heads or more, got {w.shape[0]}")
@@ -154,7 +153,7 @@ def previous_head(weights: ArrayLike, first: int = 0, where: str = "") -> Questi
     return Question(
         "previous_head",
         f"Which head{where} looks at the previous token most?",
-        tuple(f"head {i + first}" for i in range(w.shape[0])),
+        tuple(f"head {i}" for i in range(w.shape[0])),
         head,
         {"head": head},
     )

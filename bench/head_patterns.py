@@ -47,9 +47,9 @@ from attnviz import viz
 
 # the pages' specs (pages/decoder.py, pages/real_model.py), without importing the pages
 SPECS = {
-    "smollm": lambda m: ModelHeads("dec", "SmolLM2-135M", True, "dec_layer", "dec_head",
+    "smollm": lambda m: ModelHeads("dec", "SmolLM2-135M", True, "dec_L", "dec_H",
                                    lambda s, n: head_probes.smollm_probe(m, s, n)),
-    "minilm": lambda m: ModelHeads("rm", "MiniLM-L6", False, "rm_layer", "rm_head",
+    "minilm": lambda m: ModelHeads("rm", "MiniLM-L6", False, "rm_L", "rm_H",
                                    lambda s, n: head_probes.minilm_probe(m, s, n)),
 }
 

@@ -40,9 +40,7 @@ def measure(n: int, repeat: int) -> dict[str, float]:
         "top_key_masked_ms": timed_ms(lambda: predict.top_key(causal, 0, n - 1, mask=mask), repeat),
         "sharper_row_ms": timed_ms(lambda: predict.sharper_row(un, sc, 0, n // 2), repeat),
         "moved_row_ms": timed_ms(lambda: predict.moved_row(out, moved, n // 2), repeat),
-        "previous_head_9_heads_ms": timed_ms(
-            lambda: predict.previous_head(causal, first=1), repeat
-        ),
+        "previous_head_9_heads_ms": timed_ms(lambda: predict.previous_head(causal), repeat),
         "outline_row_ms": timed_ms(
             lambda: viz.classroom.outline_row(fig, n // 2, span, "rows", n), repeat
         ),

@@ -120,9 +120,13 @@ def views(
             link = ui.link_attn(None, lay, arithmetic=arith[key])
             ui.board(f"board_{key}", [(key, f, link)], overlays=overlays.get(key))
     st.caption(
-        "A and B share one colour scale: weights from 0 (dark purple) to 1 (yellow); grey × = "
-        "masked. B − A: red = more weight in B, blue = less, white = unchanged (the scale is "
-        "symmetric around 0)."
+        (
+            "A and B share one colour scale: weights from 0 (dark purple) to 1 (yellow)"
+            if ui.weights_scale().startswith("a fixed")
+            else "Weights: " + ui.weights_scale() + "; A and B differ, compare their values"
+        )
+        + "; grey × = masked. B − A: red = more weight in B, blue = less, white = unchanged "
+        "(the scale is symmetric around 0)."
     )
     compare.cell_pair(tuple(f"board_{k}" for k in fig), (ra, rb), (ha, hb), labels)
 

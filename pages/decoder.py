@@ -9,7 +9,7 @@ import streamlit as st
 from attnviz import ui, viz
 from attnviz.engine import causal_mask
 from attnviz.models import head_probes, smollm
-from attnviz.ui import asks, heads, picker
+from attnviz.ui import asks, heads, picker, present
 from attnviz.wording import plural, power_of_ten
 
 MAX_CHARS = 4000
@@ -17,6 +17,9 @@ SHIFT_MAX = 64
 #: the shift and the KV-cache checks run on at most this many tokens (a run of 512 tokens
 #: keeps 280 MB of weights; by causality the first rows of a longer run are the same)
 CHECK_MAX = 128
+#: the presenter view's grid: this many layers (rows of 9 heads) a slide, around the
+#: Layer slider's layer (all 30 rows made each head ~25 px tall at 1920x1080)
+GRID_SLIDE_ROWS = 6
 
 
 @st.cache_resource(show_spinner="Loading the SmolLM2-135M weights (98 MB file, ~540 MB in memory)…")
@@ -103,6 +106,22 @@ def _intro() -> None:
     )
 
 
+def _grid(weights: np.ndarray, layer: int, head: int, *, slide: bool) -> None:
+    """Every head's weights (L, H, N, N) as one grid; on a slide a band of layers around
+    ``layer``: 270 tiles of ~25 px cannot be pointed at."""
+    n_layers = weights.shape[0]
+    band = viz.models.layer_band(layer, n_layers, GRID_SLIDE_ROWS) if slide else None
+    grid = viz.models.all_heads_figure(
+        weights, selected=(layer, head), layers=band, height=620 if band else 860
+    )
+    ui.plot(grid, key="dec_grid_fig")
+    if band and band != (0, n_layers):
+        st.caption(
+            f"Layers {band[0]}–{band[1] - 1} of {n_layers} on this slide: the Layer "
+            "slider moves the band."
+        )
+
+
 def main() -> None:
     ui.page_guard()
     top = st.container()  # the title and intro: the bundled model's or the picked one's
@@ -130,17 +149,15 @@ def main() -> None:
     tokens, n = run.tokens, run.n_tokens
     n_layers, n_heads, n_kv = model.num_layers, model.num_heads, model.num_kv_heads
     c1, c2 = st.columns(2)
-    picker.fit("dec_layer", n_layers)  # a found model's layer or head may be out of range
-    picker.fit("dec_head", n_heads)
-    layer = c1.slider("Layer", 1, n_layers, 1, key="dec_layer", bind="query-params") - 1
-    head = c2.slider("Head", 1, n_heads, 1, key="dec_head", bind="query-params") - 1
+    layer = ui.index_slider("Layer", "dec_L", n_layers, old_key="dec_layer", where=c1)
+    head = ui.index_slider("Head", "dec_H", n_heads, old_key="dec_head", where=c2)
     kv = model.kv_head_of(head)
     weights = run.attentions  # (30, 9, N, N)
     reveal = heads.opened(HEADS)  # an Open button of the Heads section: scroll up to here
     ui.pooled_note(n, "the next-token tab shows the newest row in full", exports=False)
     left, right = st.columns([1, 1.3])
     with left:
-        ui.plot(viz.models.all_heads_figure(weights, selected=(layer, head)), key="dec_grid_fig")
+        _grid(weights, layer, head, slide=present.presenting())
     with right:
         ui.plot(
             viz.heatmaps.attention_figure(
@@ -150,7 +167,7 @@ def main() -> None:
                 mask=causal_mask(n),
                 scale=1 / np.sqrt(model.head_dim),
                 d_k=model.head_dim,
-                title=f"Layer {layer + 1}, head {head + 1}: weights (causal)",
+                title=f"Layer {layer}, head {head}: weights (causal)",
                 height=460,
             ),
             key="dec_head_fig",
@@ -159,7 +176,7 @@ def main() -> None:
             overlay=ui.Overlay("decoder", (text, layer), head, "rows", n),
         )
         st.markdown(
-            f"**Grouped-query attention.** Head {head + 1} uses key/value head {kv + 1}: "
+            f"**Grouped-query attention.** Head {head} uses key/value head {kv}: "
             f"it has its own queries but shares keys and values with "
             f"{model.config.group_size - 1} other heads, so a layer stores 3 keys per token "
             f"instead of 9.\n\n" + viz.models.gqa_table(n_heads, n_kv, selected=head)
@@ -193,8 +210,8 @@ HEADS = heads.ModelHeads(
     prefix="dec",
     name="SmolLM2-135M",
     causal=True,
-    layer_key="dec_layer",
-    head_key="dec_head",
+    layer_key="dec_L",
+    head_key="dec_H",
     probe=lambda seed, length: head_probes.smollm_probe(_model(), seed, length),
     text_key="dec_text",
     repeat_text=smollm.REPEAT_TEXT,
@@ -262,7 +279,7 @@ def _rope(model, run, text, layer, head, kv) -> None:
             dist,
             with_rope,
             without,
-            title=f"Layer {layer + 1}, head {head + 1}: the query of "
+            title=f"Layer {layer}, head {head}: the query of "
             f"“{viz.style.plotly_text(run.tokens[-1])}” against the key of "
             f"“{viz.style.plotly_text(run.tokens[0])}”, moved apart",
         ),
@@ -297,7 +314,7 @@ def _compare_random(text, run, layer, head) -> None:
     rnd = _random(text, layer, int(seed), init)
     n = run.n_tokens
     st.markdown(
-        f"The same {n} tokens, the same input to layer {layer + 1}, the same engine calls "
+        f"The same {n} tokens, the same input to layer {layer}, the same engine calls "
         "(RoPE, 9 query heads on 3 key/value heads, causal mask) — with random weights of "
         "the same shapes instead of the trained ones."
     )
@@ -307,12 +324,12 @@ def _compare_random(text, run, layer, head) -> None:
             "dec_cmp_trained": _causal_weights(
                 run.attentions[layer, head],
                 run.tokens,
-                f"Layer {layer + 1}, head {head + 1}: trained",
+                f"Layer {layer}, head {head}: trained",
             ),
             "dec_cmp_random": _causal_weights(
                 rnd.weights[head],
                 run.tokens,
-                f"Layer {layer + 1}, head {head + 1}: random ({init}, seed {seed})",
+                f"Layer {layer}, head {head}: random ({init}, seed {seed})",
             ),
         },
     )

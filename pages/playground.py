@@ -95,8 +95,9 @@ def top_row(view: ui.View, head: int) -> None:
         columns=[1, 1] if ui.present.presenting() else None,
     )
     st.caption(
-        "Scores and outputs: blue < 0 < red (white = 0). Weights: a fixed scale from 0 (dark "
-        "purple) to 1 (yellow), so darker = closer to 0; each "
+        "Scores and outputs: blue < 0 < red (white = 0). Weights: "
+        + ui.weights_scale()
+        + ", so darker = closer to 0; each "
         + ("row" if lay == "rows" else "column")
         + " sums to 1"
         + (

@@ -55,10 +55,8 @@ def _pickers(tokens: list[str], n_layers: int, n_heads: int) -> tuple[int, int, 
     """The head view's layer and head (from 0) and the token of the q, k, v tab."""
     n = len(tokens)
     c1, c2, c3 = st.columns([1, 1, 1.3])
-    picker.fit("rm_layer", n_layers)  # a found model's layer or head may be out of range
-    picker.fit("rm_head", n_heads)
-    layer = c1.slider("Layer", 1, n_layers, 1, key="rm_layer", bind="query-params") - 1
-    head = c2.slider("Head", 1, n_heads, 1, key="rm_head", bind="query-params") - 1
+    layer = ui.index_slider("Layer", "rm_L", n_layers, old_key="rm_layer", where=c1)
+    head = ui.index_slider("Head", "rm_H", n_heads, old_key="rm_head", where=c2)
     if st.session_state.get("rm_token", 0) >= n:
         st.session_state["rm_token"] = 0
     default_tok = tokens.index("it") if "it" in tokens else min(1, n - 1)
@@ -113,7 +111,7 @@ def main() -> None:
     with left:
         ui.plot(viz.models.heads_grid_figure(weights, selected=sel), key="rm_grid_fig")
     with right:
-        title = f"Layer {layer + 1}, head {head + 1}: weights"
+        title = f"Layer {layer}, head {head}: weights"
         ui.plot(
             _head_figure(res, head, tokens, layout, title),
             key="rm_head_fig",
@@ -159,8 +157,8 @@ HEADS = heads.ModelHeads(
     prefix="rm",
     name="MiniLM-L6",
     causal=False,
-    layer_key="rm_layer",
-    head_key="rm_head",
+    layer_key="rm_L",
+    head_key="rm_H",
     probe=lambda seed, length: head_probes.minilm_probe(_model(), seed, length),
     text_key="rm_text",
 )
@@ -209,15 +207,14 @@ def _qkv(res, weights, tokens, layer, head, tok) -> None:
     k = res.keys[head, tok]
     v = res.values[head, tok]
     st.markdown(
-        f"Token **{tok}:** {ui.md_text(tokens[tok])} in layer {layer + 1}, head {head + 1}: "
+        f"Token **{tok}:** {ui.md_text(tokens[tok])} in layer {layer}, head {head}: "
         f"its query, key and value are {q.size} numbers each (this head's block of Q, K and "
         f"V). Its row of weights is softmax(q · kⱼ / √{q.size}) over every key kⱼ."
     )
     ui.plot(
         viz.heatmaps.matrix_figure(
             np.stack([q, k, v]),
-            title=f"q, k, v of “{viz.style.plotly_text(tokens[tok])}” "
-            f"(layer {layer + 1}, head {head + 1})",
+            title=f"q, k, v of “{viz.style.plotly_text(tokens[tok])}” (layer {layer}, head {head})",
             x_title="feature (of this head's 32)",
             y_title="",
             hover="%{y}[feature %{x}] = %{z:.3f}",
@@ -236,7 +233,7 @@ def _qkv(res, weights, tokens, layer, head, tok) -> None:
             f"Where {ui.md_text(tokens[tok])} looks most at a word further away (any layer, "
             "any head; itself, its neighbours, [CLS] and [SEP] left out):\n\n"
             + "\n".join(
-                f"- layer {lay + 1}, head {h + 1} → {ui.md_text(tokens[k])} ({wt:.2f})"
+                f"- layer {lay}, head {h} → {ui.md_text(tokens[k])} ({wt:.2f})"
                 for lay, h, k, wt in links
             )
         )
@@ -258,7 +255,7 @@ def _compare_random(text, run, tokens, layer, head, layout) -> None:
     )
     rnd = _random(text, layer, int(seed), init)
     st.markdown(
-        f"The same {run.n_tokens} tokens, the same input to layer {layer + 1}, the same engine "
+        f"The same {run.n_tokens} tokens, the same input to layer {layer}, the same engine "
         f"call — with random weights of the same shapes instead of the trained ones."
     )
     a, b = st.columns(2)
@@ -266,15 +263,13 @@ def _compare_random(text, run, tokens, layer, head, layout) -> None:
     for col, r, name in ((a, trained, "trained"), (b, rnd, f"random ({init}, seed {seed})")):
         with col:
             ui.plot(
-                _head_figure(
-                    r, head, tokens, layout, f"Layer {layer + 1}, head {head + 1}: {name}"
-                ),
+                _head_figure(r, head, tokens, layout, f"Layer {layer}, head {head}: {name}"),
                 key=f"rm_cmp_{'trained' if r is trained else 'random'}",
             )
     ent_t = minilm.head_summaries(trained.weights, tokens)["entropy"]
     ent_r = minilm.head_summaries(rnd.weights, tokens)["entropy"]
     st.caption(
-        f"Mean entropy over the 12 heads of layer {layer + 1}: trained {ent_t.mean():.2f} bits, "
+        f"Mean entropy over the 12 heads of layer {layer}: trained {ent_t.mean():.2f} bits, "
         f"random {ent_r.mean():.2f} bits (uniform would be {np.log2(run.n_tokens):.2f})."
     )
 
@@ -304,7 +299,7 @@ def _head_types(weights, tokens, sel) -> None:
         v = summ[k]
         l_, h_ = np.unravel_index(np.argmin(v) if k == "entropy" else np.argmax(v), v.shape)
         word = "lowest" if k == "entropy" else "highest"
-        lines.append(f"- {label}: {word} in **layer {l_ + 1}, head {h_ + 1}** ({v[l_, h_]:.2f})")
+        lines.append(f"- {label}: {word} in **layer {l_}, head {h_}** ({v[l_, h_]:.2f})")
     st.markdown(
         "Averaged over every query of your sentence. Try a longer sentence: positional "
         "heads keep their pattern, others change with the words.\n\n" + "\n".join(lines)

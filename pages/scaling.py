@@ -131,8 +131,12 @@ def current_section(view: ui.View):
             "sc_un": weights(un.weights[head], mask=un.mask, title="Weights, not scaled (× 1)"),
             "sc_sc": weights(sc.weights[head], mask=sc.mask, title=f"Weights, scaled by 1/√{dk}"),
         },
-        caption="Both charts colour the weights on one scale, from 0 (dark purple) to 1 "
-        "(yellow): where a row is more yellow on one key and darker elsewhere, its weights are "
+        caption=(
+            "Both charts colour the weights on one scale, from 0 (dark purple) to 1 (yellow)"
+            if ui.weights_scale().startswith("a fixed")
+            else "Weights: " + ui.weights_scale() + ", so compare the values, not the colours"
+        )
+        + ": where a row is more yellow on one key and darker elsewhere, its weights are "
         "sharper.",
         overlays={  # a revealed "which row is sharper" (the teacher's projector)
             key: ui.Overlay("scaling", s, head, lay, r.n_tokens, chart=i)

@@ -84,8 +84,8 @@ def test_previous_head_numbers_the_heads_as_the_page_does():
     w = np.full((3, 4, 4), 0.25)
     w[1] = np.eye(4, k=-1)  # head 1: one back
     w[1, 0, 0] = 1.0
-    q = predict.previous_head(w, first=1, where=" of layer 2")
-    assert q.choices == ("head 1", "head 2", "head 3") and q.answer == 1
+    q = predict.previous_head(w, where=" of layer 2")
+    assert q.choices == ("head 0", "head 1", "head 2") and q.answer == 1
     assert (
         q.detail == {"head": 1}
         and q.prompt == "Which head of layer 2 looks at the previous token most?"
@@ -102,7 +102,7 @@ PREVIOUS_REFUSED = [
 @pytest.mark.parametrize(("w", "message"), PREVIOUS_REFUSED)
 def test_previous_head_refuses(w, message):
     with pytest.raises(ValueError, match=message):
-        predict.previous_head(w, first=1)
+        predict.previous_head(w)
 
 
 # --------------------------------------------------------------------------- sharper_row

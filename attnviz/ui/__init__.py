@@ -78,6 +78,7 @@ from attnviz.ui.links import preset_query
 from attnviz.ui.page import (
     chart_row,
     head_picker,
+    index_slider,
     intro,
     md_text,
     model_missing,
@@ -87,6 +88,7 @@ from attnviz.ui.page import (
     setting_buttons,
     shapes,
     start,
+    weights_scale,
 )
 from attnviz.ui.present import Steps, steps
 from attnviz.ui.sizes import D_MAX, N_MAX, default_heads, divisors, nearest_divisor
@@ -142,6 +144,8 @@ __all__ = [
     "experiment",
     "head_board",
     "head_picker",
+    "index_slider",
+    "weights_scale",
     "default_heads",
     "digest",
     "divisors",

@@ -137,11 +137,11 @@ def cross(
 
 def model_heads(page: str, view: object, weights: np.ndarray, layer: int) -> None:
     """A real model's layer: ``weights`` (H, N, N) of layer ``layer`` (from 0), heads
-    numbered from 1 as on its page; ``view``: what makes the chart (prompt, layer)."""
+    numbered from 0 as on its page; ``view``: what makes the chart (prompt, layer)."""
     ask = Ask(
-        f"Which head of layer {layer + 1} looks at the previous token?",
+        f"Which head of layer {layer} looks at the previous token?",
         "previous_head",
-        lambda: predict.previous_head(weights, first=1, where=f" of layer {layer + 1}"),
+        lambda: predict.previous_head(weights, where=f" of layer {layer}"),
     )
     ask_room(page, view, [ask])
 

@@ -24,6 +24,7 @@ import numpy as np
 from attnviz import engine, inputs, masks
 from attnviz.ui import callbacks
 from attnviz.ui.sizes import D_DEFAULT, D_MAX, HEADS_DEFAULT, N_MAX, divisors
+from attnviz.viz.style import WEIGHT_RANGES
 
 SEED_MAX = 2**31 - 1
 SOURCES = ("random", "text", "preset", "upload")
@@ -45,6 +46,7 @@ LABELS = {
     "mask": {k.name: k.label for k in masks.KINDS.values()},
     "init": {"normal": "normal N(0,1)", "uniform": "uniform [0,1)", "xavier": "xavier"},
     "layout": {"rows": "tokens as rows (PyTorch)", "columns": "tokens as columns (UDL book)"},
+    "wrange": {"fixed": "0 to 1", "matrix": "each matrix's own range"},
 }
 
 #: Widget kind -> the name the README's table gives it.
@@ -205,6 +207,14 @@ CONTROLS: tuple[Control, ...] = (
             rule="one of " + ", ".join(LAYOUTS), field="layout", options=LAYOUTS,
             help="PyTorch stores one token per row (X is N×D); the UDL book one token per "
             "column (X is D×N). Same numbers, transposed."),
+    Control("wrange", "weights' colour range", "radio", "Attention", "fixed",
+            "`fixed` (0 to 1, every chart alike) or `matrix` (0 to each matrix's largest "
+            "weight, said in its colour bar), on every page's weights",
+            rule="one of " + ", ".join(WEIGHT_RANGES), options=WEIGHT_RANGES,
+            horizontal=True,
+            help="0 to 1 compares charts; at large N every weight is near 1/N and the rows "
+            "are one dark block: each matrix's own range (0 to its largest weight, in its "
+            "colour bar's title) shows them."),
 )
 # fmt: on
 

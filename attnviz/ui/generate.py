@@ -185,13 +185,13 @@ def _cross_figure(rows: np.ndarray, source: list[str], layer: int):
     """The new token's cross-attention row (H, S) over the source, each head of a layer."""
     return viz.heatmaps.matrix_figure(
         rows,
-        title=f"Layer {layer + 1}: the new token's cross-attention row in each head",
+        title=f"Layer {layer}: the new token's cross-attention row in each head",
         x_title="key (the source's tokens: the encoder's output)",
         y_title="head",
         hover="head %{y}, source token %{x}: weight %{z:.3f}",
         kind="weights",
         x_labels=list(source),
-        y_labels=[f"H{h + 1}" for h in range(rows.shape[0])],
+        y_labels=[f"H{h}" for h in range(rows.shape[0])],
         height=max(220, 26 * rows.shape[0] + 120),
         zmax=1.0,
         colorbar_title="weight",
@@ -203,13 +203,13 @@ def _layers_figure(rows: np.ndarray, labels: list[str], head: int, *, cross: boo
     what = "cross-attention row" if cross else "row"
     return viz.heatmaps.matrix_figure(
         rows,
-        title=f"Head {head + 1}: the new token's {what} in every layer",
+        title=f"Head {head}: the new token's {what} in every layer",
         x_title="key (the source's tokens)" if cross else "key (earlier tokens, from the cache)",
         y_title="layer",
         hover="layer %{y}, key %{x}: weight %{z:.3f}",
         kind="weights",
         x_labels=labels,
-        y_labels=[f"L{i + 1}" for i in range(rows.shape[0])],
+        y_labels=[f"L{i}" for i in range(rows.shape[0])],
         height=max(220, 26 * rows.shape[0] + 120),
         zmax=1.0,
         colorbar_title="weight",

@@ -110,8 +110,8 @@ def _probe_controls(spec: ModelHeads) -> tuple[int, int]:
 
 def _open(spec: ModelHeads, layer: int, head: int) -> None:
     """on_click: show head (layer, head), 0-based, in the page's head view."""
-    st.session_state[spec.layer_key] = layer + 1
-    st.session_state[spec.head_key] = head + 1
+    st.session_state[spec.layer_key] = layer
+    st.session_state[spec.head_key] = head
     st.session_state[_OPENED] = (spec.prefix, layer, head)
 
 
@@ -125,7 +125,7 @@ def opened(spec: ModelHeads) -> str | None:
     del st.session_state[_OPENED]
     _, layer, head = got
     st.success(
-        f"Layer {layer + 1}, head {head + 1} is open in the head view (the layer and head "
+        f"Layer {layer}, head {head} is open in the head view (the layer and head "
         "sliders); the Heads section is further down.",
         icon=":material/check:",
     )
@@ -160,13 +160,13 @@ def _open_from_table(spec: ModelHeads, table_key: str, n_heads: int) -> None:
 def _table(scores: dict[str, np.ndarray]) -> pd.DataFrame:
     n_layers, n_heads = scores["previous"].shape
     layer, head = np.divmod(np.arange(n_layers * n_heads), n_heads)
-    cols = {"layer": layer + 1, "head": head + 1}
+    cols = {"layer": layer, "head": head}
     cols.update({name: np.round(scores[name].ravel(), 3) for name in PATTERNS})
     return pd.DataFrame(cols)
 
 
 def _where(top: list[tuple[int, int, float]], above: float) -> str:
-    heads = [f"{lay + 1}/{h + 1} ({v:.2f})" for lay, h, v in top if v >= above]
+    heads = [f"{lay}/{h} ({v:.2f})" for lay, h, v in top if v >= above]
     return ", ".join(heads) if heads else "none"
 
 
@@ -187,8 +187,8 @@ def _mechanism(spec: ModelHeads, probe: ProbeSummary) -> None:
         strong_ind = [lay for lay, _, v in ind if v >= 0.3]
         order = ""
         if strong_prev and strong_ind:
-            first_ind = min(strong_ind) + 1
-            before = sorted({lay + 1 for lay in strong_prev if lay + 1 < first_ind})
+            first_ind = min(strong_ind)
+            before = sorted({lay for lay in strong_prev if lay < first_ind})
             order = (
                 f" The first strong induction head is in layer {first_ind}; of the "
                 f"previous-token heads listed, those in layers "
@@ -243,7 +243,7 @@ def _top_heads(spec: ModelHeads, probe: ProbeSummary, run: Any, own: dict | None
             length=None if on_text else probe.length,
             start=0 if on_text else probe.start,
             causal=spec.causal,
-            title=f"Layer {lay + 1}, head {h + 1}: {pattern} {v:.2f}",
+            title=f"Layer {lay}, head {h}: {pattern} {v:.2f}",
             note=f"on the probe {on_probe:.2f}" if on_text else "",
             height=340,
         )
@@ -262,7 +262,7 @@ def _top_heads(spec: ModelHeads, probe: ProbeSummary, run: Any, own: dict | None
     cols = st.columns(len(top))
     for col, (i, (lay, h, _)) in zip(cols, enumerate(top), strict=True):
         col.button(
-            f"Open layer {lay + 1}, head {h + 1}",
+            f"Open layer {lay}, head {h}",
             key=f"{spec.prefix}_heads_open{i}",
             on_click=_open,
             args=(spec, lay, h),
@@ -279,8 +279,8 @@ def _repeat_offer(spec: ModelHeads, run: Any, own: dict[str, np.ndarray], text: 
     if st.session_state.get(spec.text_key) == spec.repeat_text and ind:
         lay, h, v = ind[0]
         st.caption(
-            f"On the repeated phrase the strongest induction head is layer {lay + 1}, head "
-            f"{h + 1}: {v:.2f}" + (" (the top heads below are on this text)." if text else ".")
+            f"On the repeated phrase the strongest induction head is layer {lay}, head "
+            f"{h}: {v:.2f}" + (" (the top heads below are on this text)." if text else ".")
         )
         return
     c1, c2 = st.columns([1, 2], vertical_alignment="center")
@@ -356,7 +356,7 @@ def _this_head(
     """The head view's head scored on the probe and on the page's text, side by side."""
     row = "| {} | " + " | ".join(["{}"] * len(PATTERNS)) + " |"
     st.markdown(
-        f"**Layer {layer + 1}, head {head + 1}** (the head view's head, framed above) on "
+        f"**Layer {layer}, head {head}** (the head view's head, framed above) on "
         "the probe and on your text:\n\n"
         + "\n".join(
             [

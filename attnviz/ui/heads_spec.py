@@ -33,7 +33,7 @@ class ModelHeads:
 
     ``prefix``: the page's widget-key prefix (``"rm"``, ``"dec"``); ``name``: the model
     as the page names it; ``causal``: a decoder (each token sees only earlier ones);
-    ``layer_key`` / ``head_key``: the page's head-view sliders (1-based values);
+    ``layer_key`` / ``head_key``: the page's head-view sliders (values from 0, as on screen);
     ``probe``: (seed, length) -> :class:`~attnviz.models.head_probes.ProbeRun`;
     ``text_key``: the page's text box; ``repeat_text``: a prompt that repeats a phrase,
     offered in one click (where the model's induction heads show on a text of a student's

@@ -19,6 +19,7 @@ from attnviz.ui import streamlit_private
 from attnviz.ui.callbacks import preset_names, preset_values
 from attnviz.ui.controls import DEFAULTS
 from attnviz.ui.sizes import default_heads
+from attnviz.ui.text import md_text
 
 #: Integer number inputs bound to the URL (sidebar and pages): the seed, each mask
 #: parameter (``pad``), the Masking page's k, Cross-attention's sizes and padding, and
@@ -34,6 +35,7 @@ INT_URL_KEYS = (
     "b_seed",
     *(f"b_{key}" for key in masks.PARAMS),
     "b_D",
+    *(f"{p}_{x}" for p in ("dec", "rm", "cxm") for x in ("L", "H")),  # layer, head sliders
 )
 
 
@@ -101,3 +103,64 @@ def same(raw: Any, value: Any) -> bool:
         except ValueError:
             return False
     return raw == str(value)
+
+
+# Layer and head sliders: counted from 0 on every page (the engine, the code box, ?head=).
+# The model pages' sliders counted from 1 under other keys (?dec_layer=5 = the 5th layer);
+# such a link still opens the same layer, moved to the new key with a note.
+_INDEX_CHECKED = "links_index_checked"  # session key: the index keys already checked
+
+
+def index_link_notices(key: str, top: int, old_key: str | None = None) -> list[tuple[str, str]]:
+    """Before the URL-bound layer or head slider ``key`` (values 0 … top − 1) is drawn, the
+    first time in this session: a link's ``old_key`` (the slider's former key, counted from
+    1) moved to ``key`` as its value − 1, and a link value of ``key`` that is not an integer
+    in range dropped (the slider then starts at 0). Returns what to tell the reader, as
+    ("warning" or "info", text)."""
+    checked = st.session_state.setdefault(_INDEX_CHECKED, set())
+    if key in checked:
+        return []
+    checked.add(key)
+    notes: list[tuple[str, str]] = []
+    raw_new = st.query_params.get_all(key)
+    if raw_new and _index(raw_new[-1], 0, top - 1) is None:
+        drop_url_value(key)
+        notes.append(("warning",
+            f"The link set {_shown(key, raw_new)}, which is not valid ({key} must be an "
+            f"integer from 0 to {top - 1}: layers and heads are counted from 0); using "
+            f"{key}=0."
+        ))  # fmt: skip
+        raw_new = []
+    raw_old = st.query_params.get_all(old_key) if old_key else []
+    if raw_old:
+        del st.query_params[old_key]
+        one_based = _index(raw_old[-1], 1, top)
+        if raw_new:  # both: the new key wins
+            notes.append(("info", f"The link's `{old_key}` is replaced by its `{key}`: ignored."))
+        elif one_based is None:
+            notes.append(("warning",
+                f"The link set {_shown(old_key, raw_old)}, which is not valid ({old_key} "
+                f"counted from 1 to {top}); using {key}=0."
+            ))  # fmt: skip
+        else:
+            st.session_state[key] = one_based - 1
+            notes.append(("info",
+                f"This link counts from 1 (`{old_key}={one_based}`); every page now counts "
+                f"layers and heads from 0, as the engine and the code do: this is "
+                f"`{key}={one_based - 1}`, the same one as before."
+            ))  # fmt: skip
+    return notes
+
+
+def _index(raw: str, lo: int, hi: int) -> int | None:
+    try:
+        value = float(raw)
+    except ValueError:
+        return None
+    if not math.isfinite(value) or not value.is_integer() or not lo <= value <= hi:
+        return None
+    return int(value)
+
+
+def _shown(key: str, raw: list[str]) -> str:
+    return md_text(f"{key}={str(raw[-1])[:40]}")

@@ -22,7 +22,7 @@ CSV_MAX_CELLS = 2_000_000
 
 def long_csv(weights: np.ndarray, tokens: list[str]) -> bytes:
     """Every layer's and head's weights (L, H, N, N), one row per weight: layer, head,
-    query, query_token, key, key_token, weight (layers and heads from 1, as on the page;
+    query, query_token, key, key_token, weight (layers and heads from 0, as on the page;
     tokens by position from 0)."""
     n_layers, n_heads, n, m = weights.shape
     lay, hd, q, k = np.meshgrid(
@@ -30,7 +30,7 @@ def long_csv(weights: np.ndarray, tokens: list[str]) -> bytes:
     )
     toks = np.asarray(tokens, dtype=object)
     df = pd.DataFrame({
-        "layer": lay.ravel() + 1, "head": hd.ravel() + 1,
+        "layer": lay.ravel(), "head": hd.ravel(),
         "query": q.ravel(), "query_token": toks[q.ravel()],
         "key": k.ravel(), "key_token": toks[k.ravel()],
         "weight": weights.ravel().astype(np.float64),
@@ -75,7 +75,7 @@ def exports(spec: Any, entry: ModelEntry, run: Any, layer: int, head: int) -> No
         st.caption(
             f"{md_text(entry.name)} on your text: {len(tokens)} tokens, weights of shape "
             f"{' × '.join(map(str, w.shape))} (layer, head, query, key). The long CSV has "
-            "one row per weight: layer, head (from 1, as on the page), query and key "
+            "one row per weight: layer, head (from 0, as on the page), query and key "
             "positions (from 0) with their tokens. The NPZ holds `attentions`, `tokens`, "
             "`ids`"
             + (", `logits`" if spec.kind == "decoder" else ", `hidden_states`")
@@ -94,9 +94,9 @@ def exports(spec: Any, entry: ModelEntry, run: Any, layer: int, head: int) -> No
         else:
             cols[0].caption(f"{w.size:,} weights: too many for one CSV here; the NPZ has them all.")
         cols[1].download_button(
-            f"Layer {layer + 1}, head {head + 1} ({len(tokens)}×{len(tokens)}) CSV",
+            f"Layer {layer}, head {head} ({len(tokens)}×{len(tokens)}) CSV",
             data=csv_maker(w[layer, head], tokens, tokens),
-            file_name=f"attnviz_{slug}_layer{layer + 1}_head{head + 1}.csv",
+            file_name=f"attnviz_{slug}_layer{layer}_head{head}.csv",
             mime="text/csv",
             key=f"{spec.prefix}_dl_head",
             on_click="ignore",

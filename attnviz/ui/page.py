@@ -12,6 +12,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from attnviz import viz
+from attnviz.ui import links
 from attnviz.ui.board import Overlay, board
 from attnviz.ui.present import link_box, presenting
 from attnviz.ui.state import View, current, end_page, page_guard
@@ -20,6 +21,8 @@ from attnviz.ui.text import md_text
 __all__ = [
     "chart_row",
     "head_picker",
+    "index_slider",
+    "weights_scale",
     "intro",
     "md_text",
     "model_missing",
@@ -193,3 +196,40 @@ def head_picker(num_heads: int, where: Any = st, label: str = "head") -> int:
     """The page's head selector (widget key ``head``, kept in the link), drawn in ``where``
     (a column, or the page); returns the chosen head, 0 … num_heads − 1."""
     return where.selectbox(label, list(range(num_heads)), key="head", bind="query-params")
+
+
+def weights_scale() -> str:
+    """How the weights are coloured, for a caption: the sidebar's weights' colour range
+    (``?wrange=``, :data:`attnviz.viz.style.WEIGHT_RANGES`; the board applies it)."""
+    if st.session_state.get("wrange", "fixed") == "matrix":
+        return (
+            "each chart from 0 (dark purple) to its own largest weight (yellow), which its "
+            "colour bar's title says (the sidebar's weights' colour range)"
+        )
+    return "a fixed scale from 0 (dark purple) to 1 (yellow)"
+
+
+def index_slider(
+    label: str, key: str, top: int, *, old_key: str | None = None, where: Any = st
+) -> int:
+    """A layer or head slider kept in the link (``?<key>=``), drawn in ``where``: counted
+    from 0, as every page, the engine, the code box and ``?head=`` count; returns
+    0 … top − 1. Before it is drawn: a value another model of the page left out of range
+    goes back to 0, a link's bad value is dropped with a warning, and a link with
+    ``old_key`` (the key under which this slider counted from 1) opens the same layer or
+    head as before, with a note (:func:`attnviz.ui.links.index_link_notices`)."""
+    for kind, note in links.index_link_notices(key, top, old_key):
+        if kind == "warning":
+            st.warning(note, icon=":material/warning:")
+        else:
+            st.info(note, icon=":material/info:")
+    try:
+        ok = 0 <= int(st.session_state.get(key, 0)) < top
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        st.session_state[key] = 0
+    if top == 1:
+        where.caption(f"{label}: 0 (the model has one)")
+        return 0
+    return int(where.slider(label, 0, top - 1, 0, key=key, bind="query-params"))

@@ -28,10 +28,10 @@ from attnviz.models.checkpoint import max_bytes
 from attnviz.ui import generate, heads, links, model_exports
 from attnviz.ui.board import link_attn
 from attnviz.ui.cell import HINT_WEIGHTS, cell_data, cell_panel, md_plain
-from attnviz.ui.page import intro, plot
+from attnviz.ui.page import index_slider, intro, plot
 from attnviz.ui.text import md_text
 
-__all__ = ["KEY", "MAX_TOKENS", "PageModels", "choose", "describe", "fit", "shape", "show"]
+__all__ = ["KEY", "MAX_TOKENS", "PageModels", "choose", "describe", "shape", "show"]
 
 KEY = "model"  # the widget key and the link's parameter
 #: The longest text a found model is run on here (its attentions: L x H x N x N float32).
@@ -176,24 +176,10 @@ def _run(path: str, text: str, _model: Any) -> Any:
     return _model.run_ids(ids)
 
 
-def fit(key: str, top: int) -> None:
-    """Before a 1-based layer or head slider is drawn: its value moved into 1..top (the
-    value another model of the page left may be larger)."""
-    try:
-        ok = 1 <= int(st.session_state.get(key, 1)) <= top
-    except (TypeError, ValueError):
-        ok = False
-    if not ok:
-        st.session_state[key] = 1
-
-
-def _slider(label: str, key: str, top: int) -> int:
-    """A 1-based layer or head slider kept in the link; returns the 0-based value."""
-    fit(key, top)
-    if top == 1:
-        st.caption(f"{label}: 1 (the model has one)")
-        return 0
-    return int(st.slider(label, 1, top, 1, key=key, bind="query-params")) - 1
+def _slider(label: str, key: str, top: int, old_key: str) -> int:
+    """A layer or head slider kept in the link, counted from 0 (:func:`attnviz.ui.page.
+    index_slider`; ``old_key``: its former key, counted from 1); returns its value."""
+    return index_slider(label, key, top, old_key=old_key)
 
 
 def _heads_spec(spec: PageModels, entry: ModelEntry, model: Any) -> heads.ModelHeads:
@@ -201,8 +187,8 @@ def _heads_spec(spec: PageModels, entry: ModelEntry, model: Any) -> heads.ModelH
         prefix=spec.prefix,
         name=entry.name,
         causal=spec.kind == "decoder",
-        layer_key=f"{spec.prefix}_layer",
-        head_key=f"{spec.prefix}_head",
+        layer_key=f"{spec.prefix}_L",
+        head_key=f"{spec.prefix}_H",
         probe=functools.partial(head_probes.any_probe, model),
         text_key=spec.text_key,
     )
@@ -271,9 +257,9 @@ def show(spec: PageModels, entry: ModelEntry, top: Any | None = None) -> None:
     hspec = _heads_spec(spec, entry, model)
     c1, c2 = st.columns(2)
     with c1:
-        layer = _slider("Layer", hspec.layer_key, n_layers)
+        layer = _slider("Layer", hspec.layer_key, n_layers, f"{spec.prefix}_layer")
     with c2:
-        head = _slider("Head", hspec.head_key, n_heads)
+        head = _slider("Head", hspec.head_key, n_heads, f"{spec.prefix}_head")
     reveal = heads.opened(hspec)
     causal = spec.kind == "decoder"
     left, right = st.columns([1, 1.2])
@@ -294,8 +280,7 @@ def show(spec: PageModels, entry: ModelEntry, top: Any | None = None) -> None:
                 mask=causal_mask(n) if causal else None,
                 scale=result.scale,
                 d_k=result.queries.shape[-1],
-                title=f"Layer {layer + 1}, head {head + 1}: weights"
-                + (" (causal)" if causal else ""),
+                title=f"Layer {layer}, head {head}: weights" + (" (causal)" if causal else ""),
                 height=440,
             ),
             key=f"{spec.prefix}_head_fig",

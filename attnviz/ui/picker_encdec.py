@@ -76,17 +76,17 @@ def encdec_section() -> None:
     n_layers, n_heads = w.shape[:2]
     c1, c2 = st.columns(2)
     with c1:
-        layer = _slider("Layer", "cxm_layer", n_layers)
+        layer = _slider("Layer", "cxm_L", n_layers, "cxm_layer")
     with c2:
-        head = _slider("Head", "cxm_head", n_heads)
+        head = _slider("Head", "cxm_H", n_heads, "cxm_head")
     st.markdown(
         f"**{md_text(entry.name)}** ({entry.family}): the decoder's {len(tgt)} target tokens "
-        f"ask, the encoder's {len(src)} source tokens answer. Layer {layer + 1}, head "
-        f"{head + 1} of {n_heads}; each row sums to 1 over the source."
+        f"ask, the encoder's {len(src)} source tokens answer. Layer {layer}, head "
+        f"{head} of {n_heads} (from 0); each row sums to 1 over the source."
     )
 
-    title = f"Layer {layer + 1}, head {head + 1}: weights A = softmax over the source"
-    cross_view.attention_board(  # the sliders count from 1: so does the title
+    title = f"Layer {layer}, head {head}: weights A = softmax over the source"
+    cross_view.attention_board(  # counted from 0, as the sliders
         "cxm_top", w[layer], head, target_labels=tgt, source_labels=src, weights_title=title
     )
     per_screen = max(1, viz.cross.MAX_GRID_PANELS // n_heads)
@@ -95,7 +95,7 @@ def encdec_section() -> None:
         st.caption(f"The grid shows the first {len(shown)} of {n_layers} layers.")
     cross_view.grid_board(
         "cxm_grid", w, target_labels=tgt, source_labels=src,
-        layers=shown if len(shown) < n_layers else None, first=1,
+        layers=shown if len(shown) < n_layers else None,
     )  # fmt: skip
     st.caption(
         "No cell panel here: an encoder-decoder's run keeps its weights, not its queries "

@@ -169,7 +169,8 @@ def projector_css() -> None:
 def present_css() -> None:
     """The presenter view: body type 1.4x Streamlit's 16 px, and the controls' values too
     (a select's value was 12 px), a select 3rem high; the charts' strip of buttons at 1.2x;
-    the page from the top of the screen at its full width. (The number and text inputs'
+    the page from the top of the screen at its full width; a slider's value lifted above its
+    thumb (the larger type put it on the thumb). (The number and text inputs'
     rule, by a Base Web attribute, matched nothing in Streamlit 1.67 (react-aria):
     dropped, tests/ui/test_streamlit_private.py.)"""
     st.html(
@@ -188,6 +189,10 @@ def present_css() -> None:
 [data-testid="stMain"] input, [data-testid="stMain"] textarea { font-size: 1.4rem; }
 [data-testid="stMain"] [data-testid="stSelectbox"] [role="group"] { min-height: 3rem; }
 [data-testid="stMain"] .attnviz-bar { font-size: 1.2rem; }
+[data-testid="stMain"] [data-testid="stSliderThumbValue"] { font-size: 1.2rem;
+  transform: translateY(-0.6rem); }
+[data-testid="stMain"] [data-testid="stSlider"] [data-testid="stWidgetLabel"] {
+  margin-bottom: 1.2rem; }
 [data-testid="stMainBlockContainer"] { padding-top: 3.6rem; padding-bottom: 1rem;
   max-width: 100%; }
 </style>

@@ -2,7 +2,8 @@
 layer x head heatmaps, and one head's weights on the probe.
 
 Same conventions as :mod:`attnviz.viz`: scores and weights on the sequential 0..1
-scale (``SEQUENTIAL``), layer 1 at the top, layers and heads numbered from 1 on screen.
+scale (``SEQUENTIAL``), layer 0 at the top, layers and heads numbered from 0 on screen
+(as in the engine, the code box and ``?head=`` links).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ def scores_figure(
     height: int | None = None,
 ) -> go.Figure:
     """One heatmap per pattern of :data:`PATTERNS` (in that order), each (layers, heads)
-    with layer 1 at the top; a shared 0..1 colour scale; NaN cells (a pattern with nothing
+    with layer 0 at the top; a shared 0..1 colour scale; NaN cells (a pattern with nothing
     to average over) stay blank. ``selected`` = (layer, head), 0-based, is framed in red
     in every panel; panel titles are the pattern names. Tall models (more layers than
     heads) get one row of six panels, the others two rows of three.
@@ -102,8 +103,8 @@ def _heatmap(name: str, values: np.ndarray, sfx: str) -> dict:
     return {
         "type": "heatmap",
         "z": values,
-        "x": list(range(1, n_heads + 1)),
-        "y": list(range(1, n_layers + 1)),
+        "x": list(range(n_heads)),
+        "y": list(range(n_layers)),
         "xaxis": f"x{sfx}",
         "yaxis": f"y{sfx}",
         "coloraxis": "coloraxis",
@@ -122,10 +123,10 @@ def _frame(layer: int, head: int, sfx: str) -> dict:
         "type": "rect",
         "xref": f"x{sfx}",
         "yref": f"y{sfx}",
-        "x0": head + 0.5,
-        "x1": head + 1.5,
-        "y0": layer + 0.5,
-        "y1": layer + 1.5,
+        "x0": head - 0.5,
+        "x1": head + 0.5,
+        "y0": layer - 0.5,
+        "y1": layer + 0.5,
         "line": {"color": SELECTED_COLOUR, "width": 2},
     }
 
@@ -145,7 +146,7 @@ class _Grid:
         return r, c, c * (self.width + self.h_gap), 1 - r * (self.height + self.v_gap)
 
     def axes(self, idx: int, sfx: str, n_layers: int, n_heads: int) -> dict[str, dict]:
-        """Panel ``idx``'s x and y axes: layer 1 at the top; the layer numbers and the axis
+        """Panel ``idx``'s x and y axes: layer 0 at the top; the layer numbers and the axis
         titles on the outer panels only (every panel has the same layers and heads)."""
         r, c, x0, y1 = self._corner(idx)
         return {

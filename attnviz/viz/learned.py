@@ -204,8 +204,12 @@ def _head_axes(count, heads_per_layer, labels, key_labels, layout) -> dict[str, 
     for i in range(count):
         sfx = "" if i == 0 else str(i + 1)
         axes[f"xaxis{sfx}"] = {**col_ticks, "title": {"text": cols}}
-        y_ticks = row_ticks if i % heads_per_layer == 0 else {**row_ticks, "showticklabels": False}
-        axes[f"yaxis{sfx}"] = {**y_ticks, "title": {"text": rows}}
+        first = i % heads_per_layer == 0  # a layer's first panel: the row words and title
+        y_ticks = row_ticks if first else {**row_ticks, "showticklabels": False}
+        # the title clear of the words (automargin: plotly measures them), and only where
+        # the words are: another panel's title ran into the panel to its left
+        axes[f"yaxis{sfx}"] = {**y_ticks, "title": {"text": rows if first else ""},
+                               "automargin": first}  # fmt: skip
     return axes
 
 

@@ -2,8 +2,8 @@
 modules do not have (pure plotly).
 
 Same conventions as :mod:`attnviz.viz`: weights on the sequential 0..1 scale
-(``SEQUENTIAL``), float32 values, row 0 at the top; layers and heads are numbered from 1
-on screen (layer 1 = the first layer).
+(``SEQUENTIAL``), float32 values, row 0 at the top; layers and heads are numbered from 0
+on screen, as in the engine, the code box and ``?head=`` links (layer 0 = the first layer).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ __all__ = [
     "gqa_table",
     "GRID_MAX_CELLS",
     "heads_grid_figure",
+    "layer_band",
     "newest_rows_figure",
     "next_token_figure",
     "pool_square",
@@ -62,6 +63,7 @@ def heads_grid_figure(
     max_cells: int = GRID_MAX_CELLS,
     height: int = 340,
     title: str | None = None,
+    first_layer: int = 0,
 ) -> go.Figure:
     """Every head's weights (L, H, N, N) tiled into one heatmap: layers down, heads across.
 
@@ -70,20 +72,25 @@ def heads_grid_figure(
     (layer, head), 0-based, gets a red frame. ``layout.meta["tiles"]`` (:func:`tile_spec`)
     says how the trace is tiled, so that the board's table and keyboard
     (``attnviz/ui/board/js/table.js``, ``keys.js``) read it head by head.
+    ``first_layer``: ``weights`` are a band of a model's layers starting there (a slide's
+    few rows, large enough to point at): the ticks, the hover, the table and ``selected``
+    name the model's own layers.
     """
     w = np.asarray(weights, dtype=np.float32)
     if w.ndim != 4 or w.shape[-1] != w.shape[-2]:
         raise ValueError(f"weights must be (layers, heads, N, N), got shape {w.shape}")
+    if first_layer < 0:
+        raise ValueError(f"first_layer must be >= 0, got {first_layer}")
     n_layers, n_heads, n, _ = w.shape
     # 1. every head's (pooled) weights tiled into one array, gaps of NaN between them
     p = pool_square(w, max_cells)  # (L, H, c, c)
     c = p.shape[-1]
     step = c + _GAP
-    tiled, ids = _tile_heads(p)
+    tiled, ids = _tile_heads(p, first_layer)
     # 2. one heatmap trace, its colour bar under the grid
     fig = go.Figure(_grid_heatmap(tiled, ids))
-    if selected is not None:  # a red frame around the selected head
-        sl, sh = selected
+    if selected is not None and 0 <= selected[0] - first_layer < n_layers:  # a red frame
+        sl, sh = selected[0] - first_layer, selected[1]
         fig.add_shape(
             type="rect",
             x0=sh * step - 0.9,
@@ -104,13 +111,13 @@ def heads_grid_figure(
         font={"size": 13, "color": TITLE_FONT["color"]},
         plot_bgcolor="white",
         paper_bgcolor="white",
-        meta={"tiles": tile_spec(n_layers, n_heads, n, max_cells)},
+        meta={"tiles": tile_spec(n_layers, n_heads, n, max_cells, first_layer)},
     )
     centre = (c - 1) / 2
     fig.update_xaxes(
         tickmode="array",
         tickvals=[h * step + centre for h in range(n_heads)],
-        ticktext=[f"H{h + 1}" for h in range(n_heads)],
+        ticktext=[f"H{h}" for h in range(n_heads)],
         showgrid=False,
         zeroline=False,
         range=[-0.5, tiled.shape[1] - 0.5],
@@ -119,7 +126,7 @@ def heads_grid_figure(
     fig.update_yaxes(
         tickmode="array",
         tickvals=[layer * step + centre for layer in range(n_layers)],
-        ticktext=[f"L{layer + 1}" for layer in range(n_layers)],
+        ticktext=[f"L{first_layer + layer}" for layer in range(n_layers)],
         showgrid=False,
         zeroline=False,
         range=[tiled.shape[0] - 0.5, -0.5],
@@ -130,12 +137,15 @@ def heads_grid_figure(
     return style_text(fig)
 
 
-def tile_spec(n_layers: int, n_heads: int, n: int, cells: int = GRID_MAX_CELLS) -> dict:
+def tile_spec(
+    n_layers: int, n_heads: int, n: int, cells: int = GRID_MAX_CELLS, first_layer: int = 0
+) -> dict:
     """How :func:`heads_grid_figure` tiles its trace, for the front end: ``rows`` x ``cols``
-    tiles (layers down, heads across, numbered from 1 on screen), each ``size`` x ``size``
+    tiles (layers down, heads across, numbered from 0 on screen), each ``size`` x ``size``
     cells (queries down, keys across) with ``gap`` blank cells between tiles; ``blocks``:
     the first token of each cell's block and the end (``size + 1`` numbers: a cell covers
-    tokens ``blocks[i]`` to ``blocks[i + 1] - 1``, as :func:`pool_square` averages them)."""
+    tokens ``blocks[i]`` to ``blocks[i + 1] - 1``, as :func:`pool_square` averages them);
+    ``first_row``: the number of the first row's layer (a band of a model's layers)."""
     c = min(n, cells)
     edges = (np.arange(c) * n) // c
     return {
@@ -145,22 +155,26 @@ def tile_spec(n_layers: int, n_heads: int, n: int, cells: int = GRID_MAX_CELLS) 
         "gap": _GAP,
         "row": "layer",
         "col": "head",
+        "first_row": int(first_layer),
         "blocks": [*map(int, edges), n],
     }
 
 
-def _tile_heads(p: NDArray[np.float32]) -> tuple[NDArray[np.float32], NDArray[np.int16]]:
+def _tile_heads(
+    p: NDArray[np.float32], first_layer: int = 0
+) -> tuple[NDArray[np.float32], NDArray[np.int16]]:
     """(L, H, c, c) -> the tiled weights (L·(c + gap) − gap, H·(c + gap) − gap), NaN in the
-    gaps, and the 1-based (layer, head) of each cell (-1 in the gaps), for the hover."""
+    gaps, and the 0-based (layer, head) of each cell (-1 in the gaps; layers from
+    ``first_layer``), for the hover."""
     n_layers, n_heads, c, _ = p.shape
     step = c + _GAP
     tiled = np.full((n_layers * step - _GAP, n_heads * step - _GAP), np.nan, np.float32)
-    ids = np.full(tiled.shape + (2,), -1, np.int16)  # (layer, head) of each cell, 1-based
+    ids = np.full(tiled.shape + (2,), -1, np.int16)  # (layer, head) of each cell, 0-based
     for layer in range(n_layers):
         for head in range(n_heads):
             r, k = layer * step, head * step
             tiled[r : r + c, k : k + c] = p[layer, head]
-            ids[r : r + c, k : k + c] = (layer + 1, head + 1)
+            ids[r : r + c, k : k + c] = (first_layer + layer, head)
     return tiled, ids
 
 
@@ -224,7 +238,7 @@ def summary_figure(
             hovertemplate=f"layer %{{customdata[0]}}, head %{{customdata[1]}}: %{{z:{fmt}}}"
             "<extra></extra>",
             customdata=np.stack(
-                np.meshgrid(np.arange(1, n_layers + 1), np.arange(1, n_heads + 1), indexing="ij"),
+                np.meshgrid(np.arange(n_layers), np.arange(n_heads), indexing="ij"),
                 axis=-1,
             ).astype(np.int16),
             colorbar=colorbar(thickness=10),
@@ -251,44 +265,68 @@ def summary_figure(
     fig.update_xaxes(
         tickmode="array",
         tickvals=list(range(n_heads)),
-        ticktext=[f"H{h + 1}" for h in range(n_heads)],
+        ticktext=[f"H{h}" for h in range(n_heads)],
         showgrid=False,
     )
     fig.update_yaxes(
         tickmode="array",
         tickvals=list(range(n_layers)),
-        ticktext=[f"L{layer + 1}" for layer in range(n_layers)],
+        ticktext=[f"L{layer}" for layer in range(n_layers)],
         showgrid=False,
         range=[n_layers - 0.5, -0.5],
     )
     return style_text(fig)
 
 
-# The decoder page (SmolLM2-135M): layers, heads and key/value heads numbered from 1.
+# The decoder page (SmolLM2-135M): layers, heads and key/value heads numbered from 0.
 def all_heads_figure(
-    weights: ArrayLike, *, selected: tuple[int, int] | None = None, height: int = 860
+    weights: ArrayLike,
+    *,
+    selected: tuple[int, int] | None = None,
+    height: int = 860,
+    layers: tuple[int, int] | None = None,
 ) -> go.Figure:
-    """Every head's causal weights (30, 9, N, N) as thumbnails: layers down, heads across."""
+    """Every head's causal weights (30, 9, N, N) as thumbnails: layers down, heads across.
+    ``layers`` = (first, stop): only those layers' rows (a slide: a few rows, cells large
+    enough to point at), titled "Layers a–b of the 270 heads"."""
     w = np.asarray(weights)
     if w.ndim != 4:
         raise ValueError(f"weights must be (layers, heads, N, N), got shape {w.shape}")
+    total = w.shape[0] * w.shape[1]
+    if layers is None:
+        return heads_grid_figure(w, selected=selected, height=height, title=f"All {total} heads")
+    a, b = layers
+    if not 0 <= a < b <= w.shape[0]:
+        raise ValueError(f"layers must be (first, stop) within 0..{w.shape[0]}, got {layers}")
     return heads_grid_figure(
-        w,
+        w[a:b],
         selected=selected,
         height=height,
-        title=f"All {w.shape[0] * w.shape[1]} heads",
+        title=f"Layers {a}–{b - 1} of the {total} heads",
+        first_layer=a,
     )
 
 
+def layer_band(layer: int, n_layers: int, rows: int) -> tuple[int, int]:
+    """The ``rows`` consecutive layers (first, stop) a slide's grid shows around ``layer``:
+    bands 0..rows-1, rows..2·rows-1, …, the last one ending at the model's last layer."""
+    if rows < 1 or not 0 <= layer < n_layers:
+        raise ValueError(f"need rows >= 1 and 0 <= layer < {n_layers}, got {rows}, {layer}")
+    if rows >= n_layers:
+        return 0, n_layers
+    first = min((layer // rows) * rows, n_layers - rows)
+    return first, first + rows
+
+
 def gqa_table(num_heads: int, num_kv_heads: int, selected: int | None = None) -> str:
-    """Markdown: which query heads share each key/value head (1-based on screen)."""
+    """Markdown: which query heads share each key/value head (numbered from 0)."""
     if num_kv_heads < 1 or num_heads % num_kv_heads:
         raise ValueError(f"{num_kv_heads} key/value heads do not divide {num_heads} heads")
     g = num_heads // num_kv_heads
     rows = ["| key/value head | query heads that use it |", "| --- | --- |"]
     for kv in range(num_kv_heads):
-        heads = [f"**{h + 1}**" if h == selected else str(h + 1) for h in range(kv * g, kv * g + g)]
-        rows.append(f"| {kv + 1} | {', '.join(heads)} |")
+        heads = [f"**{h}**" if h == selected else str(h) for h in range(kv * g, kv * g + g)]
+        rows.append(f"| {kv} | {', '.join(heads)} |")
     return "\n".join(rows)
 
 
@@ -302,13 +340,13 @@ def newest_rows_figure(
         raise ValueError(f"rows must be (heads, {len(labels)}), got shape {r.shape}")
     return heatmaps.matrix_figure(
         r,
-        title=f"Layer {layer + 1}: the newest token's row in each head",
+        title=f"Layer {layer}: the newest token's row in each head",
         x_title=style.AxisTitle("key (earlier tokens: their k and v come from the cache)", "key"),
         y_title="head",
         hover="head %{y}, key %{x}: weight %{z:.3f}",
         kind="weights",
         x_labels=list(labels),
-        y_labels=[f"H{h + 1}" for h in range(r.shape[0])],
+        y_labels=[f"H{h}" for h in range(r.shape[0])],
         height=height,
         zmax=1.0,
         colorbar_title="weight",

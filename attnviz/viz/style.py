@@ -4,6 +4,7 @@ of large matrices into blocks (no Streamlit).
 
 from __future__ import annotations
 
+import base64
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -40,6 +41,8 @@ __all__ = [
     "TITLE_CHAR_PX",
     "TITLE_FONT",
     "TITLE_LINE_PX",
+    "WEIGHT_RANGES",
+    "weight_range",
 ]
 
 Layout = Literal["rows", "columns"]
@@ -380,3 +383,59 @@ def _fixed_margins(x_labels, y_labels, nx: int, ny: int) -> dict:
     turned = CHAR_PX * lx * nx > 280
     bottom = 10 + 24 + (CHAR_PX * lx + 6 if turned else 20)
     return {"l": int(left), "r": 10, "t": 60, "b": int(bottom)}
+
+
+#: The weights' colour ranges: "fixed" 0 to 1 (every chart alike, the default), "matrix"
+#: 0 to each matrix's own largest weight.
+WEIGHT_RANGES = ("fixed", "matrix")
+
+
+def _top(z: object) -> float | None:
+    """The largest finite value of a trace's z (an array, lists, or plotly's typed-array
+    JSON ``{"dtype", "bdata", "shape"}``), or None."""
+    if isinstance(z, dict) and "bdata" in z:
+        z = np.frombuffer(base64.b64decode(z["bdata"]), dtype=z["dtype"])
+    a = np.asarray(z, dtype=np.float64) if z is not None else np.empty(0)
+    finite = a[np.isfinite(a)]
+    return float(finite.max()) if finite.size else None
+
+
+def _range_title(title: object, top: float, whose: str) -> str:
+    text = title if isinstance(title, str) and title else "weight"
+    return f"{text}<br>0 to {top:.2g} ({whose})"
+
+
+def weight_range(fig: go.Figure, mode: str = "fixed") -> go.Figure:
+    """The weights' colour range of ``fig``, changed in place and returned. ``"fixed"``
+    leaves the figure as built (weights from 0 to 1, every chart alike). ``"matrix"``: each
+    heatmap of weights on the fixed 0..1 scale (``zmin`` 0, ``zmax`` 1) runs from 0 to its
+    own largest weight, and heatmaps sharing a 0..1 colour axis (the small multiples) from
+    0 to their largest: at N = 30 every weight is near 1/30, which the fixed scale draws as
+    one dark block. The colour bar's title says so ("weight / 0 to 0.31 (this matrix)").
+    A matrix of zeros or NaN keeps 0..1. Scores and other scales are left alone."""
+    if mode not in WEIGHT_RANGES:
+        raise ValueError(f"mode must be one of {', '.join(WEIGHT_RANGES)}, got {mode!r}")
+    if mode == "fixed":
+        return fig
+    shared: list[float] = []
+    for trace in fig.data:
+        if trace.type != "heatmap":
+            continue
+        if trace.coloraxis:
+            top = _top(trace.z)
+            if top is not None:
+                shared.append(top)
+            continue
+        if trace.zmin != 0 or trace.zmax != 1:
+            continue
+        top = _top(trace.z)
+        if top is None or top <= 0:
+            continue
+        trace.zmax = top
+        trace.colorbar.title.text = _range_title(trace.colorbar.title.text, top, "this matrix")
+    axis = fig.layout.coloraxis
+    if shared and axis.cmin == 0 and axis.cmax == 1 and max(shared) > 0:
+        top = max(shared)
+        axis.cmax = top
+        axis.colorbar.title.text = _range_title(axis.colorbar.title.text, top, "these matrices")
+    return fig

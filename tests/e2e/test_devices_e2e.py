@@ -434,29 +434,40 @@ LEARNED_JS = """() => {
   const gd = document.querySelector('[data-key="lr_heads_all"] .js-plotly-plot');
   const fl = gd._fullLayout, box = gd.getBoundingClientRect(), heads = [];
   for (const k of Object.keys(fl).filter(k => /^xaxis\\d*$/.test(k))) {
-    const x = fl[k], y = fl['y' + k.slice(1)], n = gd._fullData[heads.length].z.length;
-    heads.push({w: x._length / n, h: y._length / n, top: box.top + y._offset,
+    const x = fl[k], y = fl['y' + k.slice(1)], z = gd._fullData[heads.length].z;
+    heads.push({w: x._length / z[0].length, h: y._length / z.length, top: box.top + y._offset,
                 bottom: box.top + y._offset + y._length, left: box.left + x._offset});
   }
   const s = slider.getBoundingClientRect();
   return {slider: [s.top, s.bottom], screen: innerHeight, heads}; }"""
 
 
-@pytest.mark.parametrize("window", [(1440, 900), (1920, 1080)])
-def test_projector_learned_slider_and_heads_on_one_screen(new_session, window):
-    """Issue 35: the step slider and all four heads of the induction run on the screen
-    together, at a laptop's 1440x900 and a projector's 1080p; square head cells."""
+@pytest.mark.parametrize(
+    ("task", "window", "query"),
+    [
+        ("induction", (1440, 900), ""),
+        ("induction", (1920, 1080), ""),
+        ("align", (1440, 900), ""),  # the encoder-decoder's cross-attention heads
+        ("align", (1920, 1080), "&present=1"),  # on the projector
+    ],
+)
+def test_projector_learned_slider_and_heads_on_one_screen(new_session, task, window, query):
+    """Issue 35: the step slider and every head of the run's chart (the induction run's
+    four, the align run's two cross-attention heads) on the screen together, at a laptop's
+    1440x900 and a projector's 1080p; square head cells."""
     s = new_session(window)
-    s.open("/learned?task=induction")
+    s.open(f"/learned?task={task}{query}")
     s.assert_healthy("learned")
     s.page.wait_for_timeout(300)  # the scroll's resize of nothing: the board does not redraw
     m = s.page.evaluate(LEARNED_JS)
-    assert len(m["heads"]) == 4, m
+    t = toys.get_task(task)
+    assert len(m["heads"]) == t.layers * t.heads, m
     assert m["slider"][0] >= 0 and m["slider"][1] <= m["screen"], m
     for h in m["heads"]:
         assert h["top"] >= m["slider"][1] and h["bottom"] <= m["screen"], (h, m)
         assert 0.67 <= h["w"] / h["h"] <= 1.5, h
-    s.screenshot(f"devices_learned_{window[0]}", full=False)
+    s.screenshot(f"devices_learned_{window[0]}" + ("" if task == "induction" else f"_{task}"),
+                 full=False)  # fmt: skip
 
 
 def test_projector_learned_slider_steps_by_the_arrow_keys_and_passes_axe(new_session):

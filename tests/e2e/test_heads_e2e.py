@@ -55,12 +55,12 @@ def test_heads_section_renders_and_a_top_head_opens_in_the_head_view(session, pa
     _scores_by_keyboard_and_table(session, prefix)
     _every_head_grid_by_keyboard_and_table(session, prefix)
     button = session.page.locator(f".st-key-{prefix}_heads_open0 button")
-    label = button.inner_text()  # "Open layer 19, head 7"
+    label = button.inner_text()  # "Open layer 18, head 6" (from 0)
     layer, head = (int(s.strip(" ,")) for s in label.split("layer")[1].split("head"))
     session.rerun_after(button.click)
     session.assert_healthy(f"{path} after {label!r}")
-    assert _slider(session, f"{prefix}_layer") == str(layer)
-    assert _slider(session, f"{prefix}_head") == str(head)
+    assert _slider(session, f"{prefix}_L") == str(layer)
+    assert _slider(session, f"{prefix}_H") == str(head)
     assert f"Layer {layer}, head {head} is open in the head view" in main.inner_text()
     # the page scrolled up to the head view: the button was two screens below it
     view = f".attnviz-board[data-board='board_{prefix}_head_fig']"
@@ -75,9 +75,9 @@ def test_heads_section_renders_and_a_top_head_opens_in_the_head_view(session, pa
     # the head view's own heatmap now shows that head
     titles = _wait_charts(session, [f"Layer {layer}, head {head}: weights"])
     assert any(f"Layer {layer}, head {head}: weights" in t for t in titles), titles
-    # the link keeps the head (a value equal to the slider's default, 1, is left out)
-    for key, value in ((f"{prefix}_layer", layer), (f"{prefix}_head", head)):
-        if value != 1:
+    # the link keeps the head (a value equal to the slider's default, 0, is left out)
+    for key, value in ((f"{prefix}_L", layer), (f"{prefix}_H", head)):
+        if value != 0:
             assert f"{key}={value}" in session.page.url
 
 
@@ -92,23 +92,23 @@ SCORES_JS = """(sel) => { const b = document.querySelector(sel);
 
 def _scores_by_keyboard_and_table(session, prefix: str) -> None:
     """The score grid for a screen reader: one table, a row per head (layer, head numbered
-    as on screen), a column per pattern; the keyboard reads layer 2 / head 1 in the first
+    from 0 as on screen), a column per pattern; the keyboard reads layer 1 / head 0 in the first
     panel, `]` the same head's next pattern, each as the table says."""
     sel = f'[data-board="board_{prefix}_heads_scores"]'
     table = session.page.evaluate(SCORES_JS, sel)
     assert table["cols"] == ["previous", "first", "self", "local", "duplicate", "induction"]
     layers, heads = {"dec": (30, 9), "rm": (6, 12)}[prefix]
     assert len(table["rows"]) == layers * heads
-    assert table["rows"][heads][0] == "layer 2, head 1"
+    assert table["rows"][heads][0] == "layer 1, head 0"
     chart = session.page.locator(f'{sel} [role="application"]').first
     chart.focus()
     session.page.keyboard.press("ArrowDown")
     live = session.page.locator(f"{sel} [aria-live]")
     value = float(table["rows"][heads][1])
-    assert live.text_content() == f"previous: layer 2, head 1, score {value:.2f}"
+    assert live.text_content() == f"previous: layer 1, head 0, score {value:.2f}"
     session.page.keyboard.press("]")
     value = float(table["rows"][heads][2])
-    assert live.text_content() == f"first: layer 2, head 1, score {value:.2f}"
+    assert live.text_content() == f"first: layer 1, head 0, score {value:.2f}"
     session.page.keyboard.press("Escape")
 
 
@@ -119,12 +119,12 @@ def _every_head_grid_by_keyboard_and_table(session, prefix: str) -> None:
     sel = f'[data-board="board_{prefix}_grid_fig"]'
     layers, heads = {"dec": (30, 9), "rm": (6, 12)}[prefix]
     rows = session.page.locator(f"{sel} .attnviz-table tbody th").all_text_contents()
-    assert len(rows) == layers * heads and rows[heads + 1] == "layer 2, head 2", rows[:3]
+    assert len(rows) == layers * heads and rows[heads + 1] == "layer 1, head 1", rows[:3]
     session.page.locator(f'{sel} [role="application"]').first.focus()
     for key in ("]", "}"):
         session.page.keyboard.press(key)
     live = session.page.locator(f"{sel} [aria-live]").text_content()
-    assert live.startswith("layer 2, head 2: query t0, key t0, "), live
+    assert live.startswith("layer 1, head 1: query t0, key t0, "), live
     session.page.keyboard.press("Escape")
 
 
@@ -146,11 +146,11 @@ def test_a_click_on_a_table_row_opens_that_head(session):
     session.page.wait_for_timeout(500)
     box = table.bounding_box()
     assert box is not None
-    row, row_px = 4, 35  # the fifth row (layer 1, head 5), below the 35 px header
+    row, row_px = 4, 35  # the fifth row (layer 0, head 4), below the 35 px header
     session.rerun_after(
         lambda: session.page.mouse.click(box["x"] + 20, box["y"] + row_px * (row + 1.5))
     )
     session.assert_healthy("decoder after a table click")
-    assert _slider(session, "dec_layer") == "1"
-    assert _slider(session, "dec_head") == "5"
-    assert "Layer 1, head 5 is open in the head view" in session.page.locator("main").inner_text()
+    assert _slider(session, "dec_L") == "0"
+    assert _slider(session, "dec_H") == "4"
+    assert "Layer 0, head 4 is open in the head view" in session.page.locator("main").inner_text()

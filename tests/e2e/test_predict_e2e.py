@@ -103,14 +103,14 @@ def test_the_decoder_asks_which_head_looks_back(browser, app_server, data_dir): 
     store = ClassStore(f"sqlite:///{data_dir / 'classes.db'}")
     code, key = store.create(5, 8)
     teacher, student = BrowserSession(browser, app_server), Phone(browser, app_server)
-    link = f"/decoder?present=1&class={code}&teacher={key}&dec_layer=2"
+    link = f"/decoder?present=1&class={code}&teacher={key}&dec_L=2"
     try:
         teacher.open(link)
         teacher.page.get_by_text("Ask the room").first.wait_for(timeout=LIVE_WAIT_MS)
         press(teacher, "predict_ask_previous_head")
         q = store.question(code)
         assert q is not None and (q.page, q.kind) == ("decoder", "previous_head")
-        assert q.choices[0] == "head 1" and "layer 2" in q.prompt
+        assert q.choices[0] == "head 0" and "layer 2" in q.prompt
         teacher.page.get_by_text("0 answers").wait_for(timeout=LIVE_WAIT_MS)
 
         student.open(f"/join?class={code}")
@@ -124,10 +124,8 @@ def test_the_decoder_asks_which_head_looks_back(browser, app_server, data_dir): 
 
         press(teacher, "predict_reveal")
         head = q.detail["head"]
-        teacher.page.get_by_text(f"outlined on head {head + 1}'s chart").wait_for(
-            timeout=LIVE_WAIT_MS
-        )
-        teacher.open(f"{link}&dec_head={head + 1}")  # the answer's head on screen
+        teacher.page.get_by_text(f"outlined on head {head}'s chart").wait_for(timeout=LIVE_WAIT_MS)
+        teacher.open(f"{link}&dec_H={head}")  # the answer's head on screen
         js = head_shapes_js("dec_head_fig")
         teacher.page.wait_for_function(
             f"() => {{ const r = ({js})(); return r && r.length > 0; }}", timeout=LIVE_WAIT_MS

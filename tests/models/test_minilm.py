@@ -160,10 +160,35 @@ def test_heads_grid_is_one_trace_with_every_head_and_a_frame_on_the_selected_one
     z = np.asarray(fig.data[0].z)
     assert z.shape == (6 * 6 - 1, 12 * 6 - 1)  # 5 cells + 1 gap per thumbnail
     np.testing.assert_allclose(z[2 * 6 : 2 * 6 + 5, 7 * 6 : 7 * 6 + 5], w[2, 7], rtol=1e-6)
-    assert np.isnan(z[5, :]).all()  # the gap row between layers 1 and 2
-    assert list(fig.layout.xaxis.ticktext) == [f"H{h}" for h in range(1, 13)]
+    assert np.isnan(z[5, :]).all()  # the gap row between layers 0 and 1
+    assert list(fig.layout.xaxis.ticktext) == [f"H{h}" for h in range(12)]  # from 0
+    assert list(fig.layout.yaxis.ticktext) == [f"L{h}" for h in range(6)]
+    assert tuple(np.asarray(fig.data[0].customdata)[0, 0]) == (0, 0)  # the hover's numbers
     frame = fig.layout.shapes[0]
     assert frame.x0 < 7 * 6 < 7 * 6 + 4 < frame.x1 and frame.y0 < 2 * 6 < frame.y1
+
+
+def test_a_band_of_layers_names_the_models_own_layers():
+    """The decoder's slide: layers 12-17 of 30, ticked, hovered and tabled as 12 … 17, the
+    selected head framed in its band's row; bands of 6 cover the model."""
+    from attnviz.viz.models import all_heads_figure, layer_band
+
+    w = np.random.default_rng(3).random((30, 9, 4, 4))
+    assert [layer_band(i, 30, 6) for i in (0, 5, 6, 13, 29)] == [
+        (0, 6), (0, 6), (6, 12), (12, 18), (24, 30)
+    ]  # fmt: skip
+    assert layer_band(3, 4, 6) == (0, 4)
+    fig = all_heads_figure(w, selected=(13, 4), layers=(12, 18))
+    assert fig.layout.title.text.startswith("Layers 12–17 of the 270 heads")
+    assert list(fig.layout.yaxis.ticktext) == [f"L{i}" for i in range(12, 18)]
+    ids = np.asarray(fig.data[0].customdata)
+    assert tuple(ids[0, 0]) == (12, 0) and tuple(ids[-1, -1]) == (17, 8)
+    assert fig.layout.meta["tiles"]["first_row"] == 12 and fig.layout.meta["tiles"]["rows"] == 6
+    frame = fig.layout.shapes[0]  # layer 13 = the band's second row
+    assert frame.y0 < 1 * 5 < frame.y1 and frame.x0 < 4 * 5 < frame.x1
+    assert not all_heads_figure(w, selected=(2, 0), layers=(12, 18)).layout.shapes
+    with pytest.raises(ValueError, match="within 0..30"):
+        all_heads_figure(w, layers=(25, 31))
     with pytest.raises(ValueError, match="layers, heads, N, N"):
         heads_grid_figure(w[0])
 
@@ -374,7 +399,7 @@ def test_page_default_sentence_shows_the_chosen_heads_heatmap(page, model):
     assert not at.error and not at.warning
     specs = _charts(at)
     titles = [_title(s) for s in specs]
-    head = next(s for s, t in zip(specs, titles, strict=True) if t.startswith("Layer 1, head 1"))
+    head = next(s for s, t in zip(specs, titles, strict=True) if t.startswith("Layer 0, head 0"))
     _, weights = model.attentions(DEFAULT_TEXT)
     np.testing.assert_allclose(_z(head["data"][0]), weights[0, 0], atol=1e-6)
     ticks = head["layout"]["xaxis"]["ticktext"]
@@ -385,11 +410,11 @@ def test_page_default_sentence_shows_the_chosen_heads_heatmap(page, model):
 
 def test_page_layer_and_head_pickers_change_the_heatmap(page, model):
     at = page.run()
-    at.slider("rm_layer").set_value(4)
-    at.slider("rm_head").set_value(7)
+    at.slider("rm_L").set_value(3)
+    at.slider("rm_H").set_value(6)
     at.text_input("rm_text").set_value("Students look at the heads.").run()
     assert not at.exception
-    head = next(s for s in _charts(at) if _title(s).startswith("Layer 4, head 7"))
+    head = next(s for s in _charts(at) if _title(s).startswith("Layer 3, head 6"))
     _, weights = model.attentions("Students look at the heads.")
     np.testing.assert_allclose(_z(head["data"][0]), weights[3, 6], atol=1e-6)
     # the token picker was reset into range of the new, shorter sentence

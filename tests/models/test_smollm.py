@@ -127,7 +127,7 @@ def test_run_uses_the_engine_with_gqa_and_rope(model):
     )
     np.testing.assert_array_equal(again.weights, r.layers[3].weights)
     np.testing.assert_array_equal(r.attentions[3], r.layers[3].weights)
-    # query heads 1-3 share the keys of key/value head 1
+    # query heads 0-2 share the keys of key/value head 0
     np.testing.assert_array_equal(r.layers[3].keys[0], r.layers[3].keys[2])
     assert not np.array_equal(r.layers[3].keys[2], r.layers[3].keys[3])
 
@@ -316,17 +316,17 @@ def test_page_default_prompt_draws_every_chart(page, model):
 
 def test_page_layer_and_head_pickers_change_the_heatmap(page, model):
     at = page.run()
-    at.slider("dec_layer").set_value(12)
-    at.slider("dec_head").set_value(5).run()
+    at.slider("dec_L").set_value(11)
+    at.slider("dec_H").set_value(4).run()
     assert not at.exception
     figs = figures_of(at)
     title = figs["dec_head_fig"]["layout"]["title"]["text"]
-    assert title.startswith("Layer 12, head 5")
+    assert title.startswith("Layer 11, head 4")
     _, w = model.attentions(DEFAULT_TEXT)
     z = _z(figs["dec_head_fig"]["data"][0])
     low = causal_mask(w.shape[-1])
     np.testing.assert_allclose(z[low], w[11, 4][low], atol=1e-6)
-    assert "**5**" in " ".join(m.value for m in at.markdown)  # head 5 marked in the table
+    assert "**4**" in " ".join(m.value for m in at.markdown)  # head 4 marked in the table
 
 
 def test_page_add_the_top_token_extends_the_prompt(page, model):

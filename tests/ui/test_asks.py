@@ -150,21 +150,21 @@ def test_model_pages_ask_which_head_looks_at_the_previous_token(store, name):  #
         if IN_CI:
             raise
         pytest.skip(f"the weights of {path} are not installed")
-    link, code, key = teacher_link(store, **{f"{prefix}_layer": "2"})
+    link, code, key = teacher_link(store, **{f"{prefix}_L": "2"})
     link.pop("N")
     at = ask(run_page(link, path), name="previous_head")
     q = store.question(code)
     run = model.run(at.session_state[f"{prefix}_text"])
-    w = run.attentions[1]  # (H, N, N): layer 2
+    w = run.attentions[2]  # (H, N, N): layer 2, counted from 0
     i = np.arange(1, w.shape[1])
     head = int(np.argmax(w[:, i, i - 1].mean(axis=1)))
     assert (q.page, q.kind, q.detail) == (path[6:-3], "previous_head", {"head": head})
-    assert q.choices[q.answer] == f"head {head + 1}" and "layer 2" in q.prompt
+    assert q.choices[q.answer] == f"head {head}" and "layer 2" in q.prompt
     reveal(at)
-    assert f"outlined on head {head + 1}'s chart" in texts(at)
+    assert f"outlined on head {head}'s chart" in texts(at)
     key_fig = f"{prefix}_head_fig"
-    assert not rects(figures_of(at)[key_fig]) or head == 0  # the page shows head 1
-    at = run_page({**link, f"{prefix}_head": str(head + 1)}, path)
+    assert not rects(figures_of(at)[key_fig]) or head == 0  # the page shows head 0
+    at = run_page({**link, f"{prefix}_H": str(head)}, path)
     n = w.shape[1]
     b = pool_factor(n)
     want = {(r // b * b, (r - 1) // b * b) for r in range(1, n)}

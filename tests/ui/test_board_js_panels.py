@@ -5,7 +5,7 @@ in Node through tests/js/dump_tables.mjs (see tests/ui/test_board_js.py):
   head, each announcement names its head, query and key (from the link's orientation:
   the subplots' axes have no title) and the engine's weight;
 - the Heads section's six pattern panels (72 and 270 heads): one table, a row per head
-  ("layer 3, head 4", numbered as on screen) and a column per pattern, holding the scores;
+  ("layer 3, head 4", numbered from 0 as on screen) and a column per pattern, holding the scores;
   the keyboard walks each pattern's panel with the same numbers;
 - the model pages' tiled grid of every head's weights (``layout.meta["tiles"]``): one table,
   a row per head, a column per query naming the key it weighs most; the keyboard walks
@@ -55,19 +55,19 @@ def test_pattern_panels_make_one_table_of_every_head(layers, heads):
     (table,) = out["tables"]
     assert table["colNames"] == list(PATTERNS)
     assert len(table["rows"]) == layers * heads
-    # rows in (layer, head) order, numbered from 1 as on screen
-    assert table["rows"][0]["name"] == "layer 1, head 1"
-    assert table["rows"][heads + 2]["name"] == "layer 2, head 3"
-    assert table["rows"][-1]["name"] == f"layer {layers}, head {heads}"
+    # rows in (layer, head) order, numbered from 0 as on screen
+    assert table["rows"][0]["name"] == "layer 0, head 0"
+    assert table["rows"][heads + 2]["name"] == "layer 1, head 2"
+    assert table["rows"][-1]["name"] == f"layer {layers - 1}, head {heads - 1}"
     got = np.array([[c["value"] for c in r["cells"]] for r in table["rows"]], dtype=float)
     want = np.stack([scores[k].ravel() for k in PATTERNS], axis=1)
     np.testing.assert_allclose(got, want, atol=1e-6)  # NaN (None on the wire) stays NaN
-    assert f"induction: layer {best[0] + 1}, head {best[1] + 1} (1.00)" in table["note"]
+    assert f"induction: layer {best[0]}, head {best[1]} (1.00)" in table["note"]
     assert out["announcements"]["2,4,0"] == (
-        f"previous: layer 3, head 5, score {scores['previous'][2, 4]:.2f}"
+        f"previous: layer 2, head 4, score {scores['previous'][2, 4]:.2f}"
     )
     assert out["announcements"][f"{best[0]},{best[1]},5"] == (
-        f"induction: layer {best[0] + 1}, head {best[1] + 1}, score 1.00"
+        f"induction: layer {best[0]}, head {best[1]}, score 1.00"
     )
 
 
@@ -80,7 +80,7 @@ def test_tiled_grid_of_every_head_reads_head_by_head(n):
     p = viz.models.pool_square(w, c)  # (L, H, c, c): what the tiles show
     out = _dump(fig, cells=[(2, 4, heads + 1)])  # layer 2, head 2 (0-based tile 5)
     (table,) = out["tables"]
-    assert [r["name"] for r in table["rows"][:2]] == ["layer 1, head 1", "layer 1, head 2"]
+    assert [r["name"] for r in table["rows"][:2]] == ["layer 0, head 0", "layer 0, head 1"]
     assert len(table["rows"]) == layers * heads
     names = table["colNames"]
     assert len(names) == c and names[0] == "t0"
@@ -95,5 +95,5 @@ def test_tiled_grid_of_every_head_reads_head_by_head(n):
     value = "mean weight" if c < n else "weight"
     sums = "" if c < n else ", row sums to 1"
     assert out["announcements"][f"2,4,{heads + 1}"] == (
-        f"layer 2, head 2: query {names[2]}, key {names[4]}, {value} {p[1, 1, 2, 4]:.2f}{sums}"
+        f"layer 1, head 1: query {names[2]}, key {names[4]}, {value} {p[1, 1, 2, 4]:.2f}{sums}"
     )

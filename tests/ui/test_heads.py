@@ -77,8 +77,8 @@ def test_heads_section_renders_the_engines_scores(page):
     text = " ".join(m.value for m in at.markdown)
     assert "How an induction head works" in text
     if prefix == "dec":  # the layers where SmolLM2 has them, from this probe
-        assert "strongest induction heads 19/7 (0.91)" in text
-        assert "previous-token heads 17/1 (0.90)" in text
+        assert "strongest induction heads 18/6 (0.91)" in text
+        assert "previous-token heads 16/0 (0.90)" in text
     else:
         assert "MiniLM-L6 is an encoder" in text and "apply as they are" in text
 
@@ -90,20 +90,20 @@ def test_open_button_moves_the_head_view_to_that_head(page):
     pattern = "induction" if prefix == "dec" else "previous"
     layer, head, _ = head_patterns.top_heads(top[pattern], 1)[0]
     button = next(b for b in at.button if b.key == f"{prefix}_heads_open0")
-    assert button.label == f"Open layer {layer + 1}, head {head + 1}"
+    assert button.label == f"Open layer {layer}, head {head}"
     at = button.click().run()
     assert not at.exception
-    assert at.slider(key=f"{prefix}_layer").value == layer + 1
-    assert at.slider(key=f"{prefix}_head").value == head + 1
-    assert f"Layer {layer + 1}, head {head + 1} is open" in " ".join(s.value for s in at.success)
+    assert at.slider(key=f"{prefix}_L").value == layer
+    assert at.slider(key=f"{prefix}_H").value == head
+    assert f"Layer {layer}, head {head} is open" in " ".join(s.value for s in at.success)
     title = figures_of(at)[f"{prefix}_head_fig"]["layout"]["title"]["text"]
-    assert title.startswith(f"Layer {layer + 1}, head {head + 1}")
+    assert title.startswith(f"Layer {layer}, head {head}")
     # the head view's board scrolls itself into view once (the button is far below it)
     token = board_args(at)[f"board_{prefix}_head_fig"].get("reveal")
     assert token
     at = at.run()  # the notice is said once; the head stays open; no second scroll
     assert not any("is open" in s.value for s in at.success)
-    assert at.slider(key=f"{prefix}_head").value == head + 1
+    assert at.slider(key=f"{prefix}_H").value == head
     assert "reveal" not in board_args(at)[f"board_{prefix}_head_fig"]
     at = next(b for b in at.button if b.key == f"{prefix}_heads_open1").click().run()
     assert board_args(at)[f"board_{prefix}_head_fig"]["reveal"] not in (None, token)
@@ -180,20 +180,20 @@ def test_top_heads_follow_the_chosen_text(page):
     for i, (lay, h, v) in enumerate(top):
         fig = figs[f"{prefix}_heads_top{i}"]
         title = fig["layout"]["title"]["text"]
-        assert title.startswith(f"Layer {lay + 1}, head {h + 1}: {pattern} {v:.2f}")
+        assert title.startswith(f"Layer {lay}, head {h}: {pattern} {v:.2f}")
         assert f"on the probe {on_probe[pattern][lay, h]:.2f}" in title
         np.testing.assert_allclose(
             np.nan_to_num(_z(fig["data"][0])), run.attentions[lay, h], atol=1e-6
         )
         assert not fig["layout"].get("shapes")  # no dashed lines: this is no probe
         button = next(b for b in at.button if b.key == f"{prefix}_heads_open{i}")
-        assert button.label == f"Open layer {lay + 1}, head {h + 1}"
+        assert button.label == f"Open layer {lay}, head {h}"
     assert any("Their weights on your text" in c.value for c in at.caption)
 
 
 def test_a_repeated_phrase_in_one_click_shows_the_induction_head(page):
     """The decoder offers a prompt that repeats a phrase: its strongest induction head is
-    the probe's (layer 19, head 7), clearly high on it, and the model copies the phrase.
+    the probe's (layer 18, head 6, from 0), clearly high on it, and the model copies it.
     MiniLM, an encoder (it sees the whole text at once), makes no such offer."""
     path, prefix, model, probe = page
     at = _run(path)
@@ -214,9 +214,9 @@ def test_a_repeated_phrase_in_one_click_shows_the_induction_head(page):
     assert v >= 0.8  # measured 0.84 (0.91 on the probe)
     default = model.run(smollm.DEFAULT_TEXT)
     assert np.isnan(head_patterns.scores(default.attentions, default.ids)["induction"]).all()
-    assert _top_titles(at, "dec")[0].startswith(f"Layer 19, head 7: induction {v:.2f}")
+    assert _top_titles(at, "dec")[0].startswith(f"Layer 18, head 6: induction {v:.2f}")
     assert any(
-        f"strongest induction head is layer 19, head 7: {v:.2f}" in c.value for c in at.caption
+        f"strongest induction head is layer 18, head 6: {v:.2f}" in c.value for c in at.caption
     )
     assert not any(b.key == "dec_heads_repeat" for b in at.button)  # offered until used
     assert smollm.top_tokens(model, run, 1)[0][0] == " elephant"  # the phrase, copied

@@ -79,7 +79,7 @@ def test_a_found_model_is_picked_by_the_link_and_drawn(env, kind):
         w[0, 0].size if kind == "encoder" else w.shape[-1] * (w.shape[-1] + 1) // 2
     )
     # the head sliders follow the model, the link's head moves the big head
-    at.slider(f"{prefix}_head").set_value(w.shape[1]).run()
+    at.slider(f"{prefix}_H").set_value(w.shape[1] - 1).run()
     assert not at.exception
     z = _z(figures_of(at)[f"{prefix}_head_fig"]["data"][0])
     np.testing.assert_allclose(z[seen], w[0, -1][seen], atol=1e-6)
@@ -153,7 +153,7 @@ def test_the_cross_page_draws_a_found_encoder_decoders_cross_attention(env):
     assert top and "cxm_grid_grid" in figs, sorted(figs)
     z = _z(figs[top[0]]["data"][0])
     np.testing.assert_allclose(z, w[0, 0], atol=1e-6)
-    at.slider("cxm_layer").set_value(2).run()
+    at.slider("cxm_L").set_value(1).run()
     z = _z(figures_of(at)[top[0]]["data"][0])
     np.testing.assert_allclose(z, w[1, 0], atol=1e-6)
     # an unknown name in the link: warned, nothing drawn for it
@@ -204,7 +204,7 @@ def test_the_title_names_the_picked_model_and_a_clicked_cell_is_worked_out(env, 
     n = ids.size
     assert labels == [
         f"Every head, long CSV ({2 * 4 * n * n:,} rows)",
-        f"Layer 2, head 1 ({n}×{n}) CSV",
+        f"Layer 1, head 0 ({n}×{n}) CSV",  # the old 1-based link key, migrated
         "Every head, tokens, ids (NPZ)",
     ], labels
 
@@ -223,7 +223,7 @@ def test_the_exports_hold_every_layer_and_head_with_the_tokens(env):
     assert list(df.columns) == ["layer", "head", "query", "query_token", "key", "key_token",
                                 "weight"]  # fmt: skip
     assert len(df) == run.attentions.size
-    row = df[(df.layer == 2) & (df["head"] == 3) & (df["query"] == 3) & (df.key == 1)]
+    row = df[(df.layer == 1) & (df["head"] == 2) & (df["query"] == 3) & (df.key == 1)]
     assert row.weight.item() == pytest.approx(float(run.attentions[1, 2, 3, 1]), abs=1e-7)
     assert (row.query_token.item(), row.key_token.item()) == ("w7", "w9")
     entry = next(e for e in models.find([env]) if e.name == "tiny-llama")

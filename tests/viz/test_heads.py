@@ -23,15 +23,15 @@ def test_scores_figure_one_heatmap_per_pattern_in_order(layers, heads, grid):
     assert [a.text for a in fig.layout.annotations] == list(PATTERNS)
     for t, k in zip(fig.data, PATTERNS, strict=True):
         np.testing.assert_allclose(np.asarray(t.z, dtype=np.float64), s[k], rtol=1e-6)
-        assert list(t.y) == list(range(1, layers + 1))  # layer 1 first (at the top)
-        assert list(t.x) == list(range(1, heads + 1))
+        assert list(t.y) == list(range(layers))  # layer 0 first (at the top), from 0
+        assert list(t.x) == list(range(heads))
         assert t.coloraxis == "coloraxis"
     assert np.isnan(np.asarray(fig.data[list(PATTERNS).index("duplicate")].z)[0, 0])
     assert (fig.layout.coloraxis.cmin, fig.layout.coloraxis.cmax) == (0.0, 1.0)
     assert fig.layout.yaxis.autorange == "reversed"
     frames = [sh for sh in fig.layout.shapes if sh.type == "rect"]
     assert len(frames) == 6
-    assert {(sh.x0, sh.x1, sh.y0, sh.y1) for sh in frames} == {(1.5, 2.5, 2.5, 3.5)}
+    assert {(sh.x0, sh.x1, sh.y0, sh.y1) for sh in frames} == {(0.5, 1.5, 1.5, 2.5)}
     rows, cols = grid
     titled = [ax for name, ax in fig.layout.to_plotly_json().items() if name.startswith("xaxis")]
     assert sum(1 for ax in titled if ax.get("title", {}).get("text") == "head") == cols

@@ -28,7 +28,7 @@ def test_tile_spec_blocks_are_the_pooled_blocks():
 
 def test_gqa_table_groups_query_heads_and_bolds_the_selected_one():
     table = viz.models.gqa_table(6, 2, selected=4)
-    assert table.splitlines()[2:] == ["| 1 | 1, 2, 3 |", "| 2 | 4, **5**, 6 |"]
+    assert table.splitlines()[2:] == ["| 0 | 0, 1, 2 |", "| 1 | 3, **4**, 5 |"]
     with pytest.raises(ValueError, match="do not divide"):
         viz.models.gqa_table(6, 4)
 

@@ -86,3 +86,65 @@ def test_compare_a_and_b_share_zero_to_one():
     figs = figures_of(at)
     assert _range(figs["cmp_a"]) == _range(figs["cmp_b"]) == (0, 1)
     assert any("A and B share one colour scale" in c.value for c in at.caption)
+
+
+# --------------------------------------------------------------------------- weight_range
+
+
+def _weights(n: int, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    e = np.exp(rng.normal(size=(n, n)))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def test_weight_range_fixed_leaves_0_to_1_and_matrix_runs_to_the_largest_weight():
+    w = _weights(30)
+    fig = viz.heatmaps.attention_figure(w, what="weights")
+    hm = fig.data[0]
+    assert (hm.zmin, hm.zmax, hm.colorbar.title.text) == (0.0, 1.0, "weight")
+    assert viz.style.weight_range(fig, "fixed") is fig and fig.data[0].zmax == 1.0
+    viz.style.weight_range(fig, "matrix")
+    hm = fig.data[0]
+    top = float(w.max())
+    assert hm.zmin == 0.0 and hm.zmax == pytest.approx(top, rel=1e-6) and top < 0.5
+    assert hm.colorbar.title.text == f"weight<br>0 to {top:.2g} (this matrix)"
+
+
+def test_weight_range_leaves_scores_and_shares_the_small_multiples_axis():
+    w = np.stack([_weights(12, s) for s in range(3)])
+    scores = viz.heatmaps.attention_figure(np.log(w[0]), what="scores")
+    before = (scores.data[0].zmin, scores.data[0].zmax, scores.data[0].colorbar.title.text)
+    viz.style.weight_range(scores, "matrix")
+    assert (scores.data[0].zmin, scores.data[0].zmax, scores.data[0].colorbar.title.text) == before
+    fig = viz.attention.small_multiples_figure(w)
+    viz.style.weight_range(fig, "matrix")
+    axis = fig.layout.coloraxis
+    assert axis.cmin == 0.0 and axis.cmax == pytest.approx(float(w.max()), rel=1e-6)
+    assert axis.colorbar.title.text.endswith("(these matrices)")
+
+
+def test_weight_range_refuses_an_unknown_mode_and_keeps_an_empty_matrix_at_0_to_1():
+    fig = viz.heatmaps.attention_figure(np.zeros((3, 3)), what="weights")
+    assert viz.style.weight_range(fig, "matrix").data[0].zmax == 1.0
+    with pytest.raises(ValueError, match="fixed, matrix"):
+        viz.style.weight_range(fig, "row")
+
+
+def test_the_link_asks_for_each_matrixs_range_and_a_bad_value_is_warned():
+    at = run_app({"N": "30", "wrange": "matrix"}, "pages/playground.py")
+    assert_clean(at)
+    w = view_of(at).result.weights  # (H, N, N)
+    figs = figures_of(at)
+    weights = [f for f in figs.values() if f["layout"].get("meta", {}).get("role") == "weights"]
+    assert weights
+    for fig in weights:
+        hm = fig["data"][0]
+        assert hm["zmin"] == 0.0 and hm["zmax"] < 1.0 and hm["zmax"] <= float(w.max()) + 1e-6
+        assert hm["colorbar"]["title"]["text"].endswith("(this matrix)")
+    at = run_app({"N": "30", "wrange": "rows"}, "pages/playground.py")
+    assert_clean(at)
+    assert any("wrange" in w.value for w in at.warning)
+    fig = next(
+        f for f in figures_of(at).values() if f["layout"].get("meta", {}).get("role") == "weights"
+    )
+    assert (fig["data"][0]["zmin"], fig["data"][0]["zmax"]) == (0.0, 1.0)

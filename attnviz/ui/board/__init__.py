@@ -57,6 +57,7 @@ import streamlit as st
 from attnviz.ui import streamlit_private
 from attnviz.ui.board.assets import STATIC, board_plotly, content_digest, script_version
 from attnviz.ui.board.overlays import Overlay, Painter, attach, overlay_provider
+from attnviz.viz.style import WEIGHT_RANGES, weight_range
 
 __all__ = ["STATIC", "Overlay", "Painter", "board_plotly", "overlay_provider"]
 
@@ -78,6 +79,7 @@ CSS = "board.css"
 CHART_MODULES = ("table.js", "keys.js", "tools.js", "cell.js")
 TEXT_SCALE_KEY = "board_text_scale"
 PRESENT_KEY = "board_present"  # True in the presenter view: slides (ui.present.setup)
+WEIGHT_RANGE_KEY = "wrange"  # the sidebar's weights' colour range (ui.controls)
 NAME = "attnviz.board"  # <project name>.<component name> of pyproject.toml
 # Streamlit's markup the board's JavaScript needs (a widget's element, the head picker's
 # value), sent as data: no board module names it (attnviz.ui.streamlit_private)
@@ -221,7 +223,11 @@ def payload(charts: Sequence[tuple[str, go.Figure, dict | None]]) -> list[dict]:
     """The board's figures; each with ``rev``, a digest of its figure, so that the board
     redraws only the charts that changed (X does not change with the head)."""
     out = []
+    mode = st.session_state.get(WEIGHT_RANGE_KEY, "fixed")
+    mode = mode if mode in WEIGHT_RANGES else "fixed"
     for key, fig, link in charts:
+        if mode != "fixed":  # the sidebar's weights' colour range (?wrange=matrix)
+            fig = weight_range(go.Figure(fig.to_plotly_json(), _validate=False), mode)  # a copy
         spec = figure_json(fig)
         out.append(
             {

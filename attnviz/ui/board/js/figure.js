@@ -274,7 +274,7 @@ export function tiles(figure) {
       const y0 = r * step;
       const x0 = c * step;
       out.push({
-        name: `${spec.row || "row"} ${r + 1}, ${spec.col || "column"} ${c + 1}`,
+        name: `${spec.row || "row"} ${r + (spec.first_row || 0)}, ${spec.col || "column"} ${c}`,
         x0,
         y0,
         z: z.slice(y0, y0 + size).map((row) => row.slice(x0, x0 + size)),
