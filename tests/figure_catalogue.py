@@ -106,6 +106,10 @@ def catalogue() -> dict[str, go.Figure]:
         "viz.heatmaps.attention_figure/pooled": viz.heatmaps.attention_figure(
             big.weights[1], what="weights", mask=engine.causal_mask(200)
         ),
+        # the weights' per-matrix colour range (?wrange=matrix), applied to a weights heatmap
+        "viz.style.weight_range": viz.style.weight_range(
+            viz.heatmaps.attention_figure(r.weights[1], what="weights", labels=labels), "matrix"
+        ),
         "viz.charts.variance_figure": viz.charts.variance_figure(
             curve.dims, curve.before, curve.after
         ),
