@@ -286,6 +286,13 @@ def test_start_command_rejects_uploads_without_xsrf_token(docker_command_server)
 # --------------------------------------------------------------------------- unsafe HTML
 
 
+def _constant_name(node: ast.expr) -> str:
+    """``MAX_N`` of ``MAX_N`` or ``style.MAX_N`` (a module's constant), else ""."""
+    if isinstance(node, ast.Name):
+        return node.id
+    return node.attr if isinstance(node, ast.Attribute) else ""
+
+
 def _name(func: ast.expr) -> str:
     """A call's function as the app names it: ``intro``, ``ui.intro``, ``page.start``
     (not another module's ``runner.start``)."""
@@ -307,7 +314,35 @@ def _app_words(node: ast.expr) -> bool:
         return _app_words(node.body) and _app_words(node.orelse)
     if isinstance(node, ast.Call) and _name(node.func) == "pointing":
         return all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in node.args)
+    if isinstance(node, ast.JoinedStr):  # an f-string of literals and named constants
+        return all(
+            isinstance(v, ast.Constant)
+            or (isinstance(v, ast.FormattedValue) and _constant_name(v.value).isupper())
+            for v in node.values
+        )
+    if isinstance(node, ast.Call) and not node.args and not node.keywords:
+        return _name(node.func) in OWN_WORDS  # a function that returns only the app's words
     return False
+
+
+#: Functions of no argument whose every ``return`` gives the app's own words (found by
+#: :func:`_own_word_functions`, e.g. ``ui.weights_scale()``).
+OWN_WORDS: set[str] = set()
+
+
+def _own_word_functions(trees) -> set[str]:
+    """Names of the app's functions without parameters that return only the app's words."""
+    out = set()
+    for tree in trees.values():
+        for fn in (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)):
+            returns = [r for r in ast.walk(fn) if isinstance(r, ast.Return)]
+            if (
+                not fn.args.args
+                and returns
+                and all(r.value is not None and _app_words(r.value) for r in returns)
+            ):
+                out.add(fn.name)
+    return out
 
 
 def _trees():
@@ -359,6 +394,9 @@ def test_raw_html_only_renders_the_apps_own_words():
     trees = _trees()
     sinks = _param_sinks(trees)
     assert sinks.get("intro") == 1 and sinks.get("start") == 1, sinks
+    OWN_WORDS.clear()
+    OWN_WORDS.update(_own_word_functions(trees))
+    assert "weights_scale" in OWN_WORDS and "_intro" not in OWN_WORDS, OWN_WORDS
     offenders = []
     for path, tree in trees.items():
         params_of = {}
@@ -376,6 +414,17 @@ def test_raw_html_only_renders_the_apps_own_words():
             if not (through or _app_words(arg)):
                 offenders.append(f"{path.relative_to(ROOT)}:{call.lineno}")
     assert not offenders, f"raw HTML with text that is not the app's own: {offenders}"
+
+
+def test_own_words_are_only_functions_returning_literals():
+    tree = ast.parse(
+        "def a():\n    return 'x' if f else 'y'\n"
+        "def b():\n    return name\n"
+        "def c(t):\n    return 'x'\n"
+    )
+    assert _own_word_functions({"m": tree}) == {"a"}
+    assert _app_words(ast.parse('f"above {style.MAX_N} tokens"', mode="eval").body)
+    assert not _app_words(ast.parse('f"hello {name}"', mode="eval").body)
 
 
 def test_the_raw_html_check_finds_a_variable():

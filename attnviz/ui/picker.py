@@ -29,6 +29,7 @@ from attnviz.ui import generate, heads, links, model_exports
 from attnviz.ui.board import link_attn
 from attnviz.ui.cell import HINT_WEIGHTS, cell_data, cell_panel, md_plain
 from attnviz.ui.page import index_slider, intro, plot
+from attnviz.ui.present import presenting
 from attnviz.ui.text import md_text
 
 __all__ = ["KEY", "MAX_TOKENS", "PageModels", "choose", "describe", "shape", "show"]
@@ -214,17 +215,21 @@ def _intro(spec: PageModels, entry: ModelEntry, model: Any | None) -> None:
     """The page's title and intro naming the picked model: name, family, layers × heads."""
     name = md_plain(entry.name).replace(":", "\\:")  # as written (no code span in a title)
     what = f"**{name}**, a {md_plain(entry.family)} {spec.kind} found on this machine"
-    if model is None:
-        intro(TITLES[spec.kind].format(name=name), what + ".")
-        return
-    intro(
-        TITLES[spec.kind].format(name=name),
-        f"{what}: {shape(model)}, {_params(entry.params)} parameters. Your text is cut into "
-        "the model's own tokens; every layer runs **the attention of the other pages**, "
+    title = TITLES[spec.kind].format(name=name)
+    text = (
+        what + "."
+        if model is None
+        else f"{what}: {shape(model)}, {_params(entry.params)} parameters. Your text is cut "
+        "into the model's own tokens; every layer runs **the attention of the other pages**, "
         "softmax(QKᵀ/√d)·V, through attnviz's NumPy engine, offline, with this "
         f"checkpoint's learned weights. {HOW[spec.kind]} The sidebar's random-weights "
-        "controls do not apply here: none of them change this page.",
+        "controls do not apply here: none of them change this page."
     )
+    if presenting():  # the title and the class link, as on every page
+        intro(title, "")
+        return
+    st.title(title)
+    st.markdown(text)  # a folder's name: Markdown only, never raw HTML (as intro's text is)
 
 
 def show(spec: PageModels, entry: ModelEntry, top: Any | None = None) -> None:

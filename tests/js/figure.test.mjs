@@ -191,11 +191,17 @@ test("tiles: the grid of every head read as one head's weights per tile", () => 
   assert.deepEqual(
     t.tiles.map((x) => [x.name, x.x0, x.y0]),
     [
-      ["layer 1, head 1", 0, 0],
-      ["layer 1, head 2", 3, 0],
-      ["layer 2, head 1", 0, 3],
-      ["layer 2, head 2", 3, 3],
+      ["layer 0, head 0", 0, 0],
+      ["layer 0, head 1", 3, 0],
+      ["layer 1, head 0", 0, 3],
+      ["layer 1, head 1", 3, 3],
     ],
+  );
+  // a band of layers (the decoder's slide) names the model's own layers, from first_row
+  const band = { ...fig, layout: { meta: { tiles: { ...spec, first_row: 12 } } } };
+  assert.deepEqual(
+    tiles(band).tiles.map((x) => x.name),
+    ["layer 12, head 0", "layer 12, head 1", "layer 13, head 0", "layer 13, head 1"],
   );
   assert.deepEqual(t.tiles[3].z, [
     [1, 0],
