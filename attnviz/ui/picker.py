@@ -177,12 +177,6 @@ def _run(path: str, text: str, _model: Any) -> Any:
     return _model.run_ids(ids)
 
 
-def _slider(label: str, key: str, top: int, old_key: str) -> int:
-    """A layer or head slider kept in the link, counted from 0 (:func:`attnviz.ui.page.
-    index_slider`; ``old_key``: its former key, counted from 1); returns its value."""
-    return index_slider(label, key, top, old_key=old_key)
-
-
 def _heads_spec(spec: PageModels, entry: ModelEntry, model: Any) -> heads.ModelHeads:
     return heads.ModelHeads(
         prefix=spec.prefix,
@@ -262,9 +256,9 @@ def show(spec: PageModels, entry: ModelEntry, top: Any | None = None) -> None:
     hspec = _heads_spec(spec, entry, model)
     c1, c2 = st.columns(2)
     with c1:
-        layer = _slider("Layer", hspec.layer_key, n_layers, f"{spec.prefix}_layer")
+        layer = index_slider("Layer", hspec.layer_key, n_layers, old_key=f"{spec.prefix}_layer")
     with c2:
-        head = _slider("Head", hspec.head_key, n_heads, f"{spec.prefix}_head")
+        head = index_slider("Head", hspec.head_key, n_heads, old_key=f"{spec.prefix}_head")
     reveal = heads.opened(hspec)
     causal = spec.kind == "decoder"
     left, right = st.columns([1, 1.2])

@@ -11,7 +11,8 @@ import streamlit as st
 
 from attnviz import viz
 from attnviz.ui import cross_view, generate
-from attnviz.ui.picker import MAX_TOKENS, PageModels, _load, _slider, choose
+from attnviz.ui.page import index_slider
+from attnviz.ui.picker import MAX_TOKENS, PageModels, _load, choose
 from attnviz.ui.text import md_text
 
 #: The Cross-attention page's picker of the encoder-decoders found (T5, BART, Marian).
@@ -76,9 +77,9 @@ def encdec_section() -> None:
     n_layers, n_heads = w.shape[:2]
     c1, c2 = st.columns(2)
     with c1:
-        layer = _slider("Layer", "cxm_L", n_layers, "cxm_layer")
+        layer = index_slider("Layer", "cxm_L", n_layers, old_key="cxm_layer")
     with c2:
-        head = _slider("Head", "cxm_H", n_heads, "cxm_head")
+        head = index_slider("Head", "cxm_H", n_heads, old_key="cxm_head")
     st.markdown(
         f"**{md_text(entry.name)}** ({entry.family}): the decoder's {len(tgt)} target tokens "
         f"ask, the encoder's {len(src)} source tokens answer. Layer {layer}, head "
