@@ -58,16 +58,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from stclient import REPO, Server, Session  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-component-update",
-    "--disable-sync",
-]
+# the browser's flags have one home, the browser tests' harness (tests/e2e/e2e_app.py)
+sys.path.insert(0, str(REPO / "tests" / "e2e"))
+from e2e_app import CHROMIUM_ARGS  # noqa: E402
+
 CONFIGS = {"defaults": "", "N64_D64_H8": "N=64&D=64&heads=8"}
 
 # Installed before the page's own scripts: websocket sends and receives (time, bytes).

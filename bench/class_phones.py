@@ -29,13 +29,14 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import numpy as np
+from browser_latency import CHROMIUM_ARGS
 from stclient import Server
 
 from attnviz import classroom, exercises
 from attnviz.classroom import ClassStore
 
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+ARGS = CHROMIUM_ARGS  # tests/e2e/e2e_app.py: the browser's flags have one home
 SEED, COUNT = 5, 8
 WAIT_MS = 60_000
 

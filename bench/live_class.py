@@ -351,12 +351,8 @@ def part_tally(args: argparse.Namespace) -> dict[str, Any]:
     code, key = store.create(SEED, 8)
     seconds: list[float] = []
     rng = random.Random(3)
-    args_chromium = [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-    ]
+    from browser_latency import CHROMIUM_ARGS as args_chromium  # tests/e2e/e2e_app.py
+
     with Server("app.py", env=env) as srv, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=args_chromium)
         page = browser.new_page(viewport={"width": 1280, "height": 800})
