@@ -52,11 +52,13 @@ def test_a_stale_or_foreign_vendor_file_is_replaced(tmp_path):
 def test_the_component_is_declared_by_the_installed_project():
     """Streamlit finds the board's files through the installed distribution's
     pyproject.toml (components v2): not installed, no board."""
-    from streamlit.components.v2.manifest_scanner import scan_component_manifests
+    from streamlit.components.v2 import manifest_scanner
 
+    # the real scan (tests/conftest.py gives AppTest the session's first scan)
+    scan = manifest_scanner.scan_component_manifests
     found = {
         (m.name, c.name): c.resolve_asset_root(root)
-        for m, root in scan_component_manifests()
+        for m, root in getattr(scan, "__wrapped__", scan)()
         for c in m.components
     }
     assert found.get(("attnviz", "board")) == board.STATIC, found
