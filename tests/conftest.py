@@ -51,3 +51,31 @@ def _scan_component_manifests_once():
     manifest_scanner.scan_component_manifests = scanned_once
     yield
     manifest_scanner.scan_component_manifests = scan
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _compile_each_page_once():
+    """Compile each page script once per test process. Each AppTest has its own script
+    cache, so every test compiled ``app.py`` and its page again, Streamlit's magic included
+    (an AST pass): about 8 % of the AppTest tests' time (py-spy). Here the bytecode is kept
+    per path and per content (a script that changes is compiled again)."""
+    from streamlit import config
+    from streamlit.runtime.scriptrunner import magic, script_cache
+    from streamlit.source_util import open_python_file
+
+    compiled: dict[tuple[str, str, bool], object] = {}
+
+    def get_bytecode(self, script_path: str):
+        path = os.path.abspath(script_path)
+        with open_python_file(path) as f:
+            body = f.read()
+        key = (path, body, bool(config.get_option("runner.magicEnabled")))
+        if key not in compiled:
+            source = magic.add_magic(body, path) if key[2] else body
+            compiled[key] = compile(source, path, mode="exec", flags=0, dont_inherit=1)
+        return compiled[key]
+
+    real = script_cache.ScriptCache.get_bytecode
+    script_cache.ScriptCache.get_bytecode = get_bytecode
+    yield
+    script_cache.ScriptCache.get_bytecode = real
