@@ -10,7 +10,6 @@ before the widget reads it, with a warning, as the sidebar does for its controls
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -28,7 +27,6 @@ from attnviz.ui.text import md_text
 __all__ = ["ModelHeads", "ProbeSummary", "opened", "section", "summarise"]
 
 SEED_MAX = 2**31 - 1
-_CHECKED = "heads_link_checked"  # session key: the link values already checked
 _OPENED = "heads_opened"  # session key: (prefix, layer, head) last opened
 _REVEALS = "heads_reveals"  # session key: Open clicks so far (the head view's reveal token)
 
@@ -44,41 +42,15 @@ def _own_scores(model: str, text: str, _run: Any) -> dict[str, np.ndarray]:
     return head_patterns.scores(_run.attentions, _run.ids)
 
 
-# --------------------------------------------------------------------------- link values
-
-
-def _link_int(key: str, lo: int, hi: int, default: int) -> str | None:
-    """Before ``key``'s URL-bound widget is drawn, the first time in this session: if the
-    link's value is not an integer in lo..hi, drop it (the widget then takes ``default``)
-    and return the warning to show; else None."""
-    checked = st.session_state.setdefault(_CHECKED, set())
-    if key in checked:
-        return None
-    checked.add(key)
-    raw = st.query_params.get_all(key)
-    if not raw:
-        return None
-    shown = raw[-1]
-    try:
-        value = float(shown)
-        ok = math.isfinite(value) and value.is_integer() and lo <= value <= hi
-    except ValueError:
-        ok = False
-    if ok:
-        return None
-    links.drop_url_value(key)
-    return (
-        f"The link set {md_text(f'{key}={shown}')}, which is not valid ({key} must be an "
-        f"integer from {lo} to {hi}); using {md_text(f'{key}={default}')}."
-    )
+# --------------------------------------------------------------------------- the probe
 
 
 def _probe_controls(spec: ModelHeads) -> tuple[int, int]:
     seed_key, len_key = f"{spec.prefix}_probe_seed", f"{spec.prefix}_probe_len"
     lo, hi = head_probes.LENGTH_MIN, head_probes.LENGTH_MAX
     notices = [
-        _link_int(seed_key, 0, SEED_MAX, head_probes.DEFAULT_SEED),
-        _link_int(len_key, lo, hi, head_probes.DEFAULT_LENGTH),
+        links.int_link_warning(seed_key, 0, SEED_MAX, head_probes.DEFAULT_SEED),
+        links.int_link_warning(len_key, lo, hi, head_probes.DEFAULT_LENGTH),
     ]
     for msg in notices:
         if msg:

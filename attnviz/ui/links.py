@@ -111,6 +111,24 @@ def same(raw: Any, value: Any) -> bool:
 _INDEX_CHECKED = "links_index_checked"  # session key: the index keys already checked
 
 
+def int_link_warning(key: str, lo: int, hi: int, default: int) -> str | None:
+    """Before ``key``'s URL-bound number input is drawn, the first time in this session:
+    if the link's value is not an integer in lo..hi, drop it (the widget then takes
+    ``default``) and return the warning to show; else None."""
+    checked = st.session_state.setdefault(_INDEX_CHECKED, set())
+    if key in checked:
+        return None
+    checked.add(key)
+    raw = st.query_params.get_all(key)
+    if not raw or _index(raw[-1], lo, hi) is not None:
+        return None
+    drop_url_value(key)
+    return (
+        f"The link set {_shown(key, raw)}, which is not valid ({key} must be an "
+        f"integer from {lo} to {hi}); using {md_text(f'{key}={default}')}."
+    )
+
+
 def index_link_notices(key: str, top: int, old_key: str | None = None) -> list[tuple[str, str]]:
     """Before the URL-bound layer or head slider ``key`` (values 0 … top − 1) is drawn, the
     first time in this session: a link's ``old_key`` (the slider's former key, counted from
