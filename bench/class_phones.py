@@ -29,14 +29,13 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import numpy as np
-from browser_latency import CHROMIUM_ARGS
+from browser_latency import CHROMIUM_ARGS  # the browser's flags (tests/e2e/e2e_app.py)
 from stclient import Server
 
 from attnviz import classroom, exercises
 from attnviz.classroom import ClassStore
 
 CHROMIUM = "/usr/bin/chromium"
-ARGS = CHROMIUM_ARGS  # tests/e2e/e2e_app.py: the browser's flags have one home
 SEED, COUNT = 5, 8
 WAIT_MS = 60_000
 
@@ -106,7 +105,7 @@ async def run(phones: int, url: str, store: ClassStore, code: str, key: str) -> 
     items = exercises.generate(seed=SEED, count=COUNT)
     host = urlparse(url).netloc
     async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         contexts = [
             await browser.new_context(
                 viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True

@@ -340,6 +340,7 @@ def part_replicas(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def part_tally(args: argparse.Namespace) -> dict[str, Any]:
+    from browser_latency import CHROMIUM_ARGS  # the browser's flags (tests/e2e/e2e_app.py)
     from playwright.sync_api import sync_playwright
     from stclient import Server
 
@@ -351,10 +352,8 @@ def part_tally(args: argparse.Namespace) -> dict[str, Any]:
     code, key = store.create(SEED, 8)
     seconds: list[float] = []
     rng = random.Random(3)
-    from browser_latency import CHROMIUM_ARGS as args_chromium  # tests/e2e/e2e_app.py
-
     with Server("app.py", env=env) as srv, sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=args_chromium)
+        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1280, "height": 800})
         page.goto(f"{srv.url}/exercises?class={code}&teacher={key}")
         page.get_by_text("0 students · 0 answers").wait_for(timeout=90_000)

@@ -108,14 +108,14 @@ def same(raw: Any, value: Any) -> bool:
 # Layer and head sliders: counted from 0 on every page (the engine, the code box, ?head=).
 # The model pages' sliders counted from 1 under other keys (?dec_layer=5 = the 5th layer);
 # such a link still opens the same layer, moved to the new key with a note.
-_INDEX_CHECKED = "links_index_checked"  # session key: the index keys already checked
+_CHECKED = "links_checked"  # session key: the link keys already checked (once a session)
 
 
 def int_link_warning(key: str, lo: int, hi: int, default: int) -> str | None:
     """Before ``key``'s URL-bound number input is drawn, the first time in this session:
     if the link's value is not an integer in lo..hi, drop it (the widget then takes
     ``default``) and return the warning to show; else None."""
-    checked = st.session_state.setdefault(_INDEX_CHECKED, set())
+    checked = st.session_state.setdefault(_CHECKED, set())
     if key in checked:
         return None
     checked.add(key)
@@ -135,7 +135,7 @@ def index_link_notices(key: str, top: int, old_key: str | None = None) -> list[t
     1) moved to ``key`` as its value − 1, and a link value of ``key`` that is not an integer
     in range dropped (the slider then starts at 0). Returns what to tell the reader, as
     ("warning" or "info", text)."""
-    checked = st.session_state.setdefault(_INDEX_CHECKED, set())
+    checked = st.session_state.setdefault(_CHECKED, set())
     if key in checked:
         return []
     checked.add(key)
