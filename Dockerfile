@@ -44,13 +44,20 @@ COPY app.py serve.py pyproject.toml README.md ./
 # there: the image is read-only at run time).
 RUN pip install --no-cache-dir --no-deps -e . && python -m attnviz.ui.board
 
+# The engine's exp loop (attnviz/fast_exp.py) compiled now, into a cache the app's user
+# reads (and writes, should its CPU differ from the build machine's): no visitor waits for
+# numba's compiler.
+ENV NUMBA_CACHE_DIR=/var/cache/attnviz-numba
+RUN python -c "import numpy; from attnviz import fast_exp as f; f.exp_inplace(numpy.zeros(2)); assert f._compiled"
+
 # /data: the live class's SQLite store when the image runs alone (attnviz/classroom.py);
 # replicas set ATTNVIZ_DATABASE_URL to their shared PostgreSQL (deploy/compose.yaml).
 # ATTNVIZ_CONTAINER=1: the addresses the app sees here are the container's, not the
 # laptop's; a live class's join link asks for ATTNVIZ_PUBLIC_URL (attnviz/roomlink.py).
 RUN groupadd --gid 10001 attnviz \
     && useradd --create-home --uid 10001 --gid 10001 --shell /usr/sbin/nologin attnviz \
-    && mkdir -p /data && chown 10001:10001 /data
+    && mkdir -p /data && chown 10001:10001 /data \
+    && chown -R 10001:10001 /var/cache/attnviz-numba
 USER 10001:10001
 ENV HOME=/home/attnviz \
     ATTNVIZ_DATA_DIR=/data \

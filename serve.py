@@ -3,11 +3,15 @@
 finds ``app`` and serves it (``scripts/run.sh``, the image and the ``attnviz`` command do).
 """
 
+import threading
 from pathlib import Path
 
 import streamlit as st
 
-from attnviz import web
+from attnviz import fast_exp, web
+
+# numba's exp loop loaded (or compiled) while the server starts, not in a first visit
+threading.Thread(target=fast_exp.warm, name="attnviz-warm-exp", daemon=True).start()
 
 # lifespan: a stopping server answers the phones' waiting long polls at once (attnviz.web)
 app = st.App(Path(__file__).with_name("app.py"), routes=web.routes(), lifespan=web.lifespan)

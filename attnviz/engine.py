@@ -19,12 +19,10 @@ steps 2-9 in :func:`attention_from_qkv` (which it calls), steps 3-7 in :func:`at
 8. :func:`merge_heads`: (H, N, d_v) -> (N, H·d_v), the heads side by side
 9. the output projection: concat @ w_o + b_o
 
-The one switch, ``fused`` (for ``fused=None`` the constant :data:`FUSED`, True): by
-default steps 3-7 run fused, in ``attnviz/fused.py`` (``fused.attend``): the same numbers
-to rounding (tested), one N x N array per head instead of two or three, the scores
-computed only when read. It is what the app runs, and what competes with PyTorch
-(``bench/engine.py``). ``fused=False`` runs :func:`attention`, the formula as written:
-the reference the fused path is tested against.
+The one switch, ``fused`` (None: :data:`FUSED`, True): by default steps 3-7 run fused
+(``fused.attend``: the same numbers to rounding, tested; one N x N array per head, a
+vectorised exp, the scores computed when read), what the app runs and what competes with
+PyTorch (``bench/engine.py``). ``fused=False``: :func:`attention`, the formula as written.
 
 This file reads in that order: the formula (:func:`attention`, :func:`multi_head_attention`,
 :func:`cross_attention` and the steps they call), the masks, the result, the loop form.
@@ -33,7 +31,7 @@ Elsewhere, re-exported here: the column layout (:func:`to_columns`), :func:`row_
 (:class:`AttentionParams`) in ``attnviz/params.py``; the input checks in
 ``attnviz/engine_checks.py``; the decoder pieces (:func:`repeat_kv`, :func:`rope_cos_sin`,
 :func:`apply_rope`) in ``attnviz/decoder.py``.
-Everything is plain NumPy: no Streamlit, no plotting.
+NumPy throughout (numba compiles the fused path's exp where installed): no Streamlit.
 """
 
 from __future__ import annotations
@@ -102,9 +100,9 @@ Scale = bool | float
 #: The one switch between the two ways to run steps 3-7: the default of the ``fused``
 #: argument of :func:`multi_head_attention`, :func:`attention_from_qkv` and
 #: :func:`scaled_dot_product_attention` when it is ``None``. ``True`` (what the app, the
-#: presets and the real models run): ``fused.attend``, fused (BLAS-friendly layouts, no max
-#: shift unless a row needs it, scores computed on first read), 1.3-2x faster from N = 64
-#: with 8 heads (docs/engine.md). ``False``: :func:`attention`, the formula as written.
+#: presets and the real models run): ``fused.attend`` (BLAS-friendly layouts, vectorised
+#: exp, no max shift unless a row needs it, scores computed on first read), 1.3-2x faster
+#: from N = 64 with 8 heads (docs/engine.md). ``False``: :func:`attention`, as written.
 FUSED = True
 
 
@@ -156,10 +154,13 @@ def multi_head_attention(
     source = x if x_kv is None else check_source(x_kv, x, p)  # (M, D): keys and values
     mask = cross_mask(mask, x, source, cross=x_kv is not None)  # (N, M) or None
     # 1. project Q from x, K and V from the source (x itself in self-attention)
-    q = project(x, p.w_q, p.b_q)  # (N, Dk)
-    k = project(source, p.w_k, p.b_k)  # (M, Dk)
-    v = project(source, p.w_v, p.b_v)  # (M, Dv)
-    check_projections(q, k, v)
+    if x_kv is None:  # Q, K, V side by side from one matmul: x [w_q | w_k | w_v] + b
+        q, k, v = _project_qkv(x, p)  # (N, Dk), (N, Dk), (N, Dv), checked
+    else:
+        q = project(x, p.w_q, p.b_q)  # (N, Dk)
+        k = project(source, p.w_k, p.b_k)  # (M, Dk)
+        v = project(source, p.w_v, p.b_v)  # (M, Dv)
+        check_projections(q, k, v)
     # 2.-9. split the heads, attention per head, merge the heads, the output projection
     cross = None if x_kv is None else source
     return _multi_head(q, k, v, h, h, scale, mask, p.w_o, p.b_o, x, _use_fused(fused), cross)
@@ -244,6 +245,20 @@ def project(x: Array, w: Array, b: Array | None = None) -> Array:
     if b is not None:
         y += b
     return y
+
+
+def _project_qkv(x: Array, p: AttentionParams) -> tuple[Array, Array, Array]:
+    """Q, K, V by one (N, D) @ (D, 2Dk + Dv) matmul and one add (the same bits); views."""
+    ws, bs = (p.w_q, p.w_k, p.w_v), (p.b_q, p.b_k, p.b_v)
+    qkv = x @ np.concatenate(ws, axis=1)  # (N, 2Dk + Dv)
+    if any(b is not None for b in bs):  # one add (a missing bias adds zeros)
+        qkv += np.concatenate(
+            [np.zeros(w.shape[1], x.dtype) if b is None else b for w, b in zip(ws, bs, strict=True)]
+        )
+    q, k, v = np.split(qkv, (p.d_k, 2 * p.d_k), axis=1)  # (N, Dk), (N, Dk), (N, Dv)
+    if not np.isfinite(np.add.reduce(qkv, axis=None)):  # one sum for three: check_projections
+        check_projections(q, k, v)
+    return q, k, v
 
 
 def split_heads(x: Array, num_heads: int) -> Array:

@@ -9,8 +9,8 @@ sums and the row sums together), no shift by the row maximum unless a row needs 
 The scores are computed again only when read (:class:`DeferredScores`,
 :class:`DeferredField`), so a result that is only drawn does not keep an extra N x N
 array per head. This is the path the engine runs by default (``engine.FUSED``);
-``fused=False`` runs the formula as written. Plain NumPy, and it imports nothing of
-attnviz: the engine imports it.
+``fused=False`` runs the formula as written. NumPy, and of attnviz only ``fast_exp`` (the
+exponentials, vectorised where numba is installed): the engine imports it.
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ import math
 
 import numpy as np
 from numpy.typing import NDArray
+
+from attnviz.fast_exp import exp_inplace
 
 __all__ = ["DeferredField", "DeferredScores", "attend"]
 
@@ -98,7 +100,8 @@ def _rows_at_risk(o1: Array, notmask: NDArray[np.bool_] | None, shape: tuple) ->
     limit = _EXP_SAFE.get(o1.dtype.itemsize, 0.0)
     lo, hi = math.exp(-limit), math.exp(limit)
     # fast: every row fine (three reductions, no temporaries)
-    if lo <= sums.min() and sums.max() <= hi and math.isfinite(o1.sum()):
+    low, high = np.minimum.reduce(sums, axis=None), np.maximum.reduce(sums, axis=None)
+    if lo <= low and high <= hi and math.isfinite(np.add.reduce(o1, axis=None)):
         return None
     ok = (sums >= lo) & (sums <= hi) & np.isfinite(o1).all(axis=-1)  # (..., N)
     if notmask is not None:
@@ -116,7 +119,7 @@ def _stable_softmax(deferred: DeferredScores, notmask: NDArray[np.bool_] | None)
     mx = np.max(ws, axis=-1, keepdims=True)  # (..., N, 1)
     mx[np.isneginf(mx)] = 0  # fully masked rows stay -inf and become zeros
     ws -= mx
-    np.exp(ws, out=ws)  # as engine.softmax: exp, one reciprocal per row, one product per entry
+    exp_inplace(ws)  # as engine.softmax: exp, one reciprocal per row, one product per entry
     s = np.sum(ws, axis=-1, keepdims=True)  # (..., N, 1)
     s[s == 0] = 1  # fully masked rows: all zeros, kept so
     np.reciprocal(s, out=s)
@@ -150,7 +153,7 @@ def attend(
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         # b. scores S = (q f) kᵀ (one BLAS matmul per head), exp in place: the numerators
         w = deferred.compute()  # (..., N, M), becomes the weights
-        np.exp(w, out=w)
+        exp_inplace(w)  # np.exp, vectorised (attnviz/fast_exp.py)
         if notmask is not None:
             np.copyto(w, 0, where=notmask)  # masked weights exactly 0
         # c. unnormalised outputs and the row sums in one matmul: w [v | 1]

@@ -1,0 +1,111 @@
+"""attnviz.fast_exp: numba's vectorised exp against NumPy's (libm's), entry by entry."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from attnviz import fast_exp, fused
+
+
+def _ulps(ours: np.ndarray, ref: np.ndarray) -> np.ndarray:
+    """|ours - ref| in units of the last place of ref (finite, nonzero ref only)."""
+    keep = np.isfinite(ref) & (ref != 0)
+    return np.abs(ours[keep] - ref[keep]) / np.spacing(ref[keep])
+
+
+def _exp(x: np.ndarray) -> np.ndarray:
+    out = x.copy()
+    fast_exp.exp_inplace(out)
+    return out
+
+
+def test_numba_runs_here():
+    """CI installs requirements.txt: the vectorised loop, not the fallback, is what runs."""
+    assert fast_exp.ACCELERATED
+    _exp(np.zeros(3))
+    assert fast_exp._compiled, "numba is installed but the loop did not compile"
+
+
+@pytest.mark.parametrize(
+    "x",
+    [
+        np.random.default_rng(0).standard_normal(100_000) * 4,  # softmax numerators
+        np.random.default_rng(1).uniform(-745.2, 709.78, 100_000),  # the whole range
+        np.linspace(-745.2, -707.0, 20_001),  # the subnormal results
+        np.linspace(700.0, 709.78, 20_001),  # up to the largest finite result
+        np.linspace(-1e-12, 1e-12, 1_001),
+    ],
+    ids=["normal", "range", "subnormal", "near-overflow", "near-zero"],
+)
+def test_within_one_ulp_of_numpy(x):
+    ulps = _ulps(_exp(x), np.exp(x))
+    assert ulps.max() <= 1.0
+    assert (ulps == 0).mean() > 0.8  # mostly the same bits
+
+
+def test_special_values_as_numpy():
+    x = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 710.0, 709.79, -746.0, -1e308, 1e308])
+    with np.errstate(over="ignore"):
+        ref = np.exp(x)
+    np.testing.assert_array_equal(_exp(x), ref)  # NaN equal to NaN here
+
+
+def test_an_entry_does_not_depend_on_its_neighbours():
+    x = np.random.default_rng(2).standard_normal(4096) * 3
+    y = x.copy()
+    y[::7], y[1::7], y[2::7] = np.nan, -np.inf, 1e4  # extreme neighbours
+    keep = np.ones(x.size, bool)
+    keep[::7] = keep[1::7] = keep[2::7] = False
+    np.testing.assert_array_equal(_exp(x)[keep], _exp(y)[keep])
+    np.testing.assert_array_equal(_exp(x[100:200]), _exp(x)[100:200])  # nor on its position
+
+
+def test_in_place_and_shapes():
+    a = np.random.default_rng(3).standard_normal((2, 3, 5))
+    ref = np.exp(a)
+    out = fast_exp.exp_inplace(a)
+    assert out is a
+    np.testing.assert_allclose(a, ref, rtol=3e-16, atol=0)
+    empty = np.empty((0, 4))
+    assert fast_exp.exp_inplace(empty).shape == (0, 4)
+
+
+@pytest.mark.parametrize("case", ["float32", "strided", "readonly"])
+def test_other_arrays_go_to_numpy(case):
+    base = np.random.default_rng(4).standard_normal((6, 8))
+    if case == "float32":
+        a = base.astype(np.float32)
+        ref = np.exp(a)
+        fast_exp.exp_inplace(a)
+        np.testing.assert_array_equal(a, ref)  # NumPy's own float32 loop, bit for bit
+    elif case == "strided":
+        a = base.copy()[:, ::2]
+        ref = np.exp(a)
+        fast_exp.exp_inplace(a)
+        np.testing.assert_array_equal(a, ref)
+    else:
+        a = base.copy()
+        a.flags.writeable = False
+        with pytest.raises(ValueError, match="read-only"):
+            fast_exp.exp_inplace(a)  # NumPy's own message, not a crash in compiled code
+
+
+def test_without_numba_numpy_runs(monkeypatch):
+    monkeypatch.setattr(fast_exp, "ACCELERATED", False)
+    a = np.random.default_rng(5).standard_normal(1000)
+    ref = np.exp(a)
+    fast_exp.exp_inplace(a)
+    np.testing.assert_array_equal(a, ref)
+
+
+def test_the_fused_path_uses_it(monkeypatch):
+    """The fused softmax's numerators come from exp_inplace (so a numba-less install
+    gives NumPy's numbers, and this one the vectorised loop's)."""
+    seen = []
+    real = fused.exp_inplace
+    monkeypatch.setattr(fused, "exp_inplace", lambda a: seen.append(a.shape) or real(a))
+    rng = np.random.default_rng(6)
+    q, k, v = (rng.standard_normal((2, 5, 4)) for _ in range(3))
+    fused.attend(q, k, v, 0.5, None)
+    assert seen == [(2, 5, 5)]
