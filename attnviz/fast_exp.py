@@ -6,7 +6,7 @@ PyTorch's 2.6-3.0 (docs/engine.md). The exponentials were most of the fused path
 at N = 512, and the reason it was slower than ``torch.nn.MultiheadAttention``.
 
 :func:`exp_inplace` runs one loop compiled by numba (cached on disk), which the compiler
-turns into AVX2 code. Each entry is computed on its own, as libm does it:
+turns into AVX2 code. Each entry is computed on its own, the way libm builds exp:
 
     exp(x) = 2^k · exp(r),   k = round(x / ln 2),   r = x - k ln 2 in [-0.35, 0.35]
 
