@@ -255,7 +255,7 @@ def _project_qkv(x: Array, p: AttentionParams) -> tuple[Array, Array, Array]:
         qkv += np.concatenate(
             [np.zeros(w.shape[1], x.dtype) if b is None else b for w, b in zip(ws, bs, strict=True)]
         )
-    q, k, v = np.split(qkv, (p.d_k, 2 * p.d_k), axis=1)  # (N, Dk), (N, Dk), (N, Dv)
+    q, k, v = qkv[:, : p.d_k], qkv[:, p.d_k : 2 * p.d_k], qkv[:, 2 * p.d_k :]  # views
     if not np.isfinite(np.add.reduce(qkv, axis=None)):  # one sum for three: check_projections
         check_projections(q, k, v)
     return q, k, v

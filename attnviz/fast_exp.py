@@ -106,9 +106,10 @@ def _jit():
 
 def exp_inplace(a: np.ndarray) -> np.ndarray:
     """``np.exp(a, out=a)``, vectorised for contiguous float64 arrays; returns ``a``."""
-    if ACCELERATED and a.dtype == np.float64 and a.flags.c_contiguous and a.flags.writeable:
+    if ACCELERATED and a.dtype == np.float64:
+        flags = a.flags
         kernel = _compiled if _compiled else _compile()
-        if kernel is not None:
+        if kernel is not None and flags.c_contiguous and flags.writeable:
             kernel(a.reshape(-1))
             return a
     return np.exp(a, out=a)

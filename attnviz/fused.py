@@ -75,7 +75,7 @@ def _values_and_ones(v: Array) -> Array:
     dv, m = v.shape[-1], v.shape[-2]
     if v.dtype.itemsize == 8:
         v1t = np.empty((*v.shape[:-2], dv + 1, m), v.dtype)  # (..., d_v + 1, M)
-        v1t[..., :dv, :] = np.swapaxes(v, -1, -2)
+        v1t[..., :dv, :] = v.swapaxes(-1, -2)
         v1t[..., dv, :] = 1
         return v1t
     v1 = np.empty((*v.shape[:-2], m, dv + 1), v.dtype)  # (..., M, d_v + 1)
@@ -88,7 +88,7 @@ def _times_values(w: Array, v1: Array) -> Array:
     """w [v | 1]: (..., N, M) -> (..., N, d_v + 1), the last column holding the row sums
     of w. float64 computes it as ([v | 1]ᵀ wᵀ)ᵀ, the orientation BLAS handles faster."""
     if w.dtype.itemsize == 8:
-        return np.swapaxes(np.matmul(v1, np.swapaxes(w, -1, -2)), -1, -2)  # (..., N, d_v+1)
+        return np.matmul(v1, w.swapaxes(-1, -2)).swapaxes(-1, -2)  # (..., N, d_v + 1)
     return np.matmul(w, v1)  # (..., N, d_v + 1)
 
 
@@ -146,7 +146,7 @@ def attend(
     # a. scale the queries, not the N x M scores: (q f) kᵀ = (q kᵀ) f, N*d_k products;
     #    contiguous per head (BLAS is faster on contiguous blocks than on strided views)
     qs = np.multiply(q, factor, out=np.empty(q.shape, q.dtype))  # (..., N, d_k)
-    kt = np.ascontiguousarray(np.swapaxes(k, -1, -2))  # (..., d_k, M)
+    kt = np.ascontiguousarray(k.swapaxes(-1, -2))  # (..., d_k, M)
     deferred = DeferredScores(qs, kt)
     notmask = None if mask is None else ~np.asarray(mask)  # (..., N, M) broadcastable
     v1 = _values_and_ones(v.astype(qs.dtype, copy=False))  # [v | 1]
