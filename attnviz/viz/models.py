@@ -36,7 +36,7 @@ GRID_MAX_CELLS = 24
 _GAP = 1  # blank cells (NaN) between thumbnails
 
 
-PROBABILITY = style.AxisTitle("probability (a leading space is part of the token)", "probability")
+PROBABILITY = style.AxisTitle("probability", "probability", "a leading space is part of the token")
 
 
 def pool_square(w: ArrayLike, cells: int) -> NDArray[np.float32]:
@@ -341,7 +341,7 @@ def newest_rows_figure(
     return heatmaps.matrix_figure(
         r,
         title=f"Layer {layer}: the newest token's row in each head",
-        x_title=style.AxisTitle("key (earlier tokens: their k and v come from the cache)", "key"),
+        x_title=style.AxisTitle("key", "key", "earlier tokens: their k and v come from the cache"),
         y_title="head",
         hover="head %{y}, key %{x}: weight %{z:.3f}",
         kind="weights",
