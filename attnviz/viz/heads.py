@@ -156,7 +156,7 @@ class _Grid:
                 "showgrid": False,
                 "zeroline": False,
                 "tickfont": dict(TICK_FONT),
-                "dtick": 2 if n_heads > 10 else None,
+                "dtick": 2 if n_heads > 10 else 1,  # whole heads: no 0.5 ticks
                 "title": {
                     "text": "head" if r == self.rows - 1 else "",
                     "font": dict(AXIS_TITLE_FONT),
@@ -169,7 +169,7 @@ class _Grid:
                 "showgrid": False,
                 "zeroline": False,
                 "tickfont": dict(TICK_FONT),
-                "dtick": 3 if n_layers > 12 else None,
+                "dtick": 3 if n_layers > 12 else 1,  # whole layers (a 2-layer model)
                 "showticklabels": c == 0,
                 "ticks": "outside" if c == 0 else "",
                 "title": {"text": "layer" if c == 0 else "", "font": dict(AXIS_TITLE_FONT)},

@@ -38,6 +38,17 @@ def test_scores_figure_one_heatmap_per_pattern_in_order(layers, heads, grid):
     assert len(titled) == rows * cols
 
 
+@pytest.mark.parametrize(("layers", "heads"), [(2, 4), (1, 1), (30, 9), (6, 12)])
+def test_scores_figure_ticks_whole_layers_and_heads(layers, heads):
+    """A 2-layer model's Heads section ticked 0, 0.5, 1, 1.5: plotly's automatic ticks on a
+    short axis. Every tick is a whole layer or head (every one, or every 3rd / 2nd)."""
+    axes = viz.heads.scores_figure(_scores(layers, heads)).layout.to_plotly_json()
+    for name, ax in axes.items():
+        if name.startswith(("xaxis", "yaxis")):
+            assert ax.get("tick0", 0) == 0 and ax["dtick"] in (1, 2, 3), (name, ax)
+            assert ax["dtick"] == 1 or (layers if name[0] == "y" else heads) > 10, (name, ax)
+
+
 def test_scores_figure_refuses_missing_patterns_and_mixed_shapes():
     s = _scores(3, 4)
     del s["induction"]
