@@ -25,6 +25,7 @@ import streamlit as st
 from attnviz import engine, viz
 from attnviz.ui.board import Overlay, board, link_attn, link_tokens
 from attnviz.ui.cell import cell_data, cell_panel
+from attnviz.ui.page import weights_scale
 from attnviz.ui.present import presenting
 from attnviz.ui.text import pointing
 
@@ -93,7 +94,9 @@ def attention_board(
     st.caption(
         "Rows: the target's tokens (each asks with its query); columns: the source's tokens "
         "(each answers with its key). Scores and outputs: blue < 0 < red (white = 0). "
-        "Weights: 0 (dark purple) to 1 (yellow); each row sums to 1 over the source. "
+        "Weights: "
+        + weights_scale()
+        + "; each row sums to 1 over the source. "
         + pointing("Hover a cell", "Tap a cell")
         + " to follow its target token in Q and its source token in K and V.",
         unsafe_allow_html=True,  # the app's own words (ui.pointing)

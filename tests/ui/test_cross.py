@@ -61,6 +61,19 @@ def test_the_default_page_draws_target_rows_over_source_columns():
     assert not page_offences(at), page_offences(at)
 
 
+@pytest.mark.parametrize(
+    ("wrange", "said", "not_said"),
+    [("fixed", "from 0 (dark purple) to 1 (yellow)", "own largest"),
+     ("matrix", "to its own largest weight", "to 1 (yellow)")],
+)  # fmt: skip
+def test_the_caption_says_the_weights_colour_range_in_use(wrange, said, not_said):
+    """With ``?wrange=matrix`` each weights chart is coloured up to its own largest weight:
+    the caption under the charts said "0 (dark purple) to 1 (yellow)" all the same."""
+    at = run_page({"wrange": wrange})
+    caption = next(c.value for c in at.caption if "each row sums to 1 over the source" in c.value)
+    assert said in caption and not_said not in caption, caption
+
+
 def test_a_link_sets_every_control():
     q = {"N_src": "5", "N_tgt": "3", "D": "12", "heads": "3", "seed": "7", "init": "normal",
          "bias": "false", "scale": "none", "cross_mask": "padding", "pad_src": "2",
