@@ -40,33 +40,21 @@ LOW, HIGH = -746.0, 710.0  # exp is 0 below LOW (under half the least subnormal)
 #: x · LOG2E + SHIFT rounds to the nearest integer k and holds it in its low bits
 SHIFT = 1.5 * 2.0**52
 _SHIFT_BITS = int(np.array(SHIFT).view(np.int64))
-_TAYLOR = tuple(1.0 / math.factorial(i) for i in range(14))  # 1/0! .. 1/13!
+_HORNER = tuple(1.0 / math.factorial(i) for i in range(13, -1, -1))  # 1/13! .. 1/0!
 
 
 def _exp_loop(a):  # pragma: no cover - compiled by numba, tested through it
     """exp of the 1-d contiguous float64 array ``a``, in place, entry by entry."""
     bits = a.view(np.int64)  # 2^k is made in the exponent bits, written through this view
-    c = _TAYLOR
     for i in range(a.size):
         x = a[i]
         x = LOW if x < LOW else (HIGH if x > HIGH else x)  # NaN stays NaN
         t = x * LOG2E + SHIFT  # k in the low bits
         kf = t - SHIFT  # k, exactly
         r = (x - kf * LN2_HI) - kf * LN2_LO  # x - k ln 2, in [-0.35, 0.35]
-        p = c[13]
-        p = c[12] + r * p
-        p = c[11] + r * p
-        p = c[10] + r * p
-        p = c[9] + r * p
-        p = c[8] + r * p
-        p = c[7] + r * p
-        p = c[6] + r * p
-        p = c[5] + r * p
-        p = c[4] + r * p
-        p = c[3] + r * p
-        p = c[2] + r * p
-        p = c[1] + r * p
-        p = c[0] + r * p  # exp(r)
+        p = _HORNER[0]
+        for c in _HORNER[1:]:  # unrolled by the compiler: the same bits as written out
+            p = c + r * p  # exp(r), Horner's rule from 1/13! down to 1/0!
         a[i] = t
         k = bits[i] - _SHIFT_BITS
         half = k >> 1
@@ -107,9 +95,9 @@ def _jit():
 def exp_inplace(a: np.ndarray) -> np.ndarray:
     """``np.exp(a, out=a)``, vectorised for contiguous float64 arrays; returns ``a``."""
     if ACCELERATED and a.dtype == np.float64:
+        kernel = _compile() if _compiled is None else _compiled  # False: could not compile
         flags = a.flags
-        kernel = _compiled if _compiled else _compile()
-        if kernel is not None and flags.c_contiguous and flags.writeable:
+        if kernel and flags.c_contiguous and flags.writeable:
             kernel(a.reshape(-1))
             return a
     return np.exp(a, out=a)
