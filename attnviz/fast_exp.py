@@ -15,8 +15,11 @@ degree 13 (the truncation is below 5e-18) and 2^k written into the exponent bits
 factors 2^(k//2) · 2^(k - k//2) so that results near overflow and in the subnormals come
 out as libm's too (x is first clipped to [-746, 710], where exp is 0 and inf; NaN stays
 NaN). No branch: the compiler vectorises the loop, and an entry's value depends on that
-entry alone. Within 1 ulp of libm's result everywhere, equal to it for about 90 % of the
-entries (``tests/test_fast_exp.py``).
+entry alone. Each multiply and the add after it are one fused multiply-add (numba's
+``fastmath={"contract"}`` and no other fast-math flag: one rounding instead of two), which
+halves the instructions of Horner's rule: 1.6-1.8 ns an entry on AVX2, against 2.9-3.2
+without it and ``np.exp``'s 5.3-5.6. Within 1 ulp of libm's result everywhere, equal to
+it for about 94 % of the entries (``tests/test_fast_exp.py``).
 
 Without numba (it is in requirements.txt; the library itself needs only NumPy), for other
 dtypes (NumPy's float32 ``exp`` is already vectorised) and for non-contiguous arrays:
@@ -85,7 +88,9 @@ def _jit():
     """The loop compiled: cached on disk where a cache directory is writable."""
     import numba
 
-    opts = {"nogil": True, "error_model": "numpy", "boundscheck": False}
+    # contract: a multiply and the add that follows become one fused multiply-add (one
+    # rounding instead of two): half the instructions of Horner's rule, and closer to libm
+    opts = {"nogil": True, "error_model": "numpy", "boundscheck": False, "fastmath": {"contract"}}
     try:
         return numba.njit(cache=True, **opts)(_exp_loop)
     except RuntimeError:  # no writable cache directory: compiled in memory, each process

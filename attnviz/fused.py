@@ -166,8 +166,9 @@ def attend(
         o1[bad] = _times_values(ws, v1)[bad]
     sums = o1[..., -1:]  # (..., N, 1)
     sums[sums == 0] = 1  # fully masked rows: weights and outputs stay 0
-    inv = np.reciprocal(sums)  # (..., N, 1)
-    # d. normalise: softmax weights (rows sum to 1) and the weighted sums of the values
-    w *= inv  # (..., N, M)
-    output = np.multiply(o1[..., :-1], inv)  # (..., N, d_v)
+    # d. normalise: softmax weights (rows sum to 1) and the weighted sums of the values.
+    #    Divided, not multiplied by 1/sum: each weight is rounded once, so a row with one
+    #    key allowed (a causal mask's first row) gets exactly 1, as the shifted softmax's
+    w /= sums  # (..., N, M)
+    output = np.divide(o1[..., :-1], sums)  # (..., N, d_v)
     return deferred, w, output

@@ -137,6 +137,18 @@ def test_weights_are_the_softmax_of_the_scores(fused):
     np.testing.assert_allclose(r.weights, softmax(r.masked_scores), rtol=1e-12, atol=1e-15)
 
 
+@pytest.mark.parametrize("fused", [False, True])
+def test_a_row_with_one_key_allowed_is_exactly_one(fused):
+    """A causal mask's first row (and any row with one key allowed) weighs that key exactly
+    1 on both paths, whatever its score: the fused path divides by the row sum (x / x is
+    1), where a product by the row sum's reciprocal is 1 - 2^-53 for some scores."""
+    rng = np.random.default_rng(3)
+    q, k, v = (rng.uniform(-4, 4, (64, 16, 8)) for _ in range(3))  # 64 heads' worth of scores
+    w, _ = scaled_dot_product_attention(q, k, v, mask=causal_mask(16), fused=fused)
+    assert np.all(w[:, 0, 0] == 1.0), w[:, 0, 0][w[:, 0, 0] != 1.0]
+    assert np.all(w[:, 0, 1:] == 0.0)
+
+
 # --------------------------------------------------------------------------- huge scores
 
 
