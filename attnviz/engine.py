@@ -249,12 +249,10 @@ def project(x: Array, w: Array, b: Array | None = None) -> Array:
 
 def _project_qkv(x: Array, p: AttentionParams) -> tuple[Array, Array, Array]:
     """Q, K, V by one (N, D) @ (D, 2Dk + Dv) matmul and one add (the same bits); views."""
-    ws, bs = (p.w_q, p.w_k, p.w_v), (p.b_q, p.b_k, p.b_v)
-    qkv = x @ np.concatenate(ws, axis=1)  # (N, 2Dk + Dv)
-    if any(b is not None for b in bs):  # one add (a missing bias adds zeros)
-        qkv += np.concatenate(
-            [np.zeros(w.shape[1], x.dtype) if b is None else b for w, b in zip(ws, bs, strict=True)]
-        )
+    w, b = p.qkv()  # [w_q | w_k | w_v], [b_q | b_k | b_v] or None, kept by the parameters
+    qkv = x @ w  # (N, 2Dk + Dv)
+    if b is not None:  # one add (a missing bias adds zeros)
+        qkv += b
     q, k, v = qkv[:, : p.d_k], qkv[:, p.d_k : 2 * p.d_k], qkv[:, 2 * p.d_k :]  # views
     if not np.isfinite(np.add.reduce(qkv, axis=None)):  # one sum for three: check_projections
         check_projections(q, k, v)

@@ -19,6 +19,7 @@ __all__ = ["AttentionParams", "Init"]
 
 Array = NDArray[np.floating]
 Init = Literal["normal", "uniform", "xavier"]
+_FIELDS = ("w_q", "w_k", "w_v", "b_q", "b_k", "b_v", "w_o", "b_o")
 
 
 @dataclass(frozen=True, eq=False)
@@ -40,7 +41,7 @@ class AttentionParams:
     b_o: Array | None = None
 
     def __post_init__(self) -> None:
-        for name in ("w_q", "w_k", "w_v", "b_q", "b_k", "b_v", "w_o", "b_o"):
+        for name in _FIELDS:
             a = getattr(self, name)
             if a is None:
                 continue
@@ -48,6 +49,37 @@ class AttentionParams:
             a.setflags(write=False)
             object.__setattr__(self, name, a)
         check_params(self)  # the shapes against each other (engine_checks.py)
+        object.__setattr__(self, "_qkv", self._side_by_side())
+
+    def _side_by_side(self) -> tuple[Array, Array | None] | None:
+        """[w_q | w_k | w_v] and [b_q | b_k | b_v], copied once (as torch keeps
+        ``in_proj_weight``); w_q, w_k, w_v and the biases become read-only views of these
+        copies, so that nothing outside can change one without the other. None (nothing
+        kept) when the dtypes differ."""
+        arrays = (self.w_q, self.w_k, self.w_v, self.b_q, self.b_k, self.b_v)
+        if any(a is not None and a.dtype != self.w_q.dtype for a in arrays):
+            return None
+        w, b = _stack(self)
+        for a in (w, b):  # read-only first: views of a read-only array cannot be written
+            if a is not None:
+                a.setflags(write=False)
+        edges = np.cumsum([0, self.d_k, self.d_k, self.d_v])  # column blocks: Q, K, V
+        for i, name in enumerate(("q", "k", "v")):
+            block = slice(edges[i], edges[i + 1])
+            object.__setattr__(self, f"w_{name}", w[:, block])
+            if getattr(self, f"b_{name}") is not None:
+                object.__setattr__(self, f"b_{name}", b[block])
+        return w, b
+
+    def qkv(self) -> tuple[Array, Array | None]:
+        """[w_q | w_k | w_v] (D, 2Dk + Dv) and [b_q | b_k | b_v] (zeros for a missing
+        bias; None without any): Q, K and V from one matmul (``engine._project_qkv``)."""
+        return self._qkv if self._qkv is not None else _stack(self)
+
+    def __reduce__(self) -> tuple:
+        """Pickled by its fields and rebuilt by the constructor, so that the views above
+        are views again after unpickling (a pickled view is a copy of its own)."""
+        return (type(self), tuple(getattr(self, f) for f in _FIELDS))
 
     @property
     def d_model(self) -> int:
@@ -70,7 +102,7 @@ class AttentionParams:
         return AttentionParams(
             **{
                 k: None if getattr(self, k) is None else getattr(self, k).astype(dtype)
-                for k in ("w_q", "w_k", "w_v", "b_q", "b_k", "b_v", "w_o", "b_o")
+                for k in _FIELDS
             }
         )
 
@@ -133,3 +165,13 @@ class AttentionParams:
             if bias:
                 b_o = vec(d_v, d_out)
         return cls(w_q, w_k, w_v, b_q, b_k, b_v, w_o, b_o)
+
+
+def _stack(p: AttentionParams) -> tuple[Array, Array | None]:
+    """p's Q, K, V weights side by side (D, 2Dk + Dv), and their biases (or None)."""
+    ws, bs = (p.w_q, p.w_k, p.w_v), (p.b_q, p.b_k, p.b_v)
+    w = np.concatenate(ws, axis=1)
+    if all(b is None for b in bs):
+        return w, None
+    zeros = [np.zeros(a.shape[1], w.dtype) for a in ws]  # a missing bias adds zeros
+    return w, np.concatenate([z if b is None else b for z, b in zip(zeros, bs, strict=True)])
