@@ -109,3 +109,52 @@ def test_the_fused_path_uses_it(monkeypatch):
     q, k, v = (rng.standard_normal((2, 5, 4)) for _ in range(3))
     fused.attend(q, k, v, 0.5, None)
     assert seen == [(2, 5, 5)]
+
+
+def test_a_loop_that_cannot_compile_leaves_numpy(monkeypatch):
+    """numba installed but the compile fails (an unsupported CPU, a broken install): each
+    call runs np.exp, the compile is tried once, and nothing raises."""
+    tries = []
+
+    def broken():
+        tries.append(1)
+        raise OSError("no compiler here")
+
+    monkeypatch.setattr(fast_exp, "_compiled", None)
+    monkeypatch.setattr(fast_exp, "_jit", broken)
+    for seed in range(3):
+        a = np.random.default_rng(seed).standard_normal(100)
+        ref = np.exp(a)
+        assert fast_exp.exp_inplace(a) is a
+        np.testing.assert_array_equal(a, ref)
+    assert tries == [1] and fast_exp._compiled is False
+
+
+def test_no_writable_cache_compiles_in_memory(monkeypatch):
+    """numba refuses cache=True where no cache directory is writable (RuntimeError): the
+    loop is compiled without the disk cache, and gives the same numbers."""
+    import numba
+
+    real = numba.njit
+
+    def njit(**opts):
+        if opts.get("cache"):
+            raise RuntimeError("cannot cache function '_exp_loop': no locator available")
+        return real(**opts)
+
+    monkeypatch.setattr(numba, "njit", njit)
+    monkeypatch.setattr(fast_exp, "_compiled", None)
+    fast_exp.warm()
+    assert fast_exp._compiled  # compiled, not the NumPy fallback
+    a = np.random.default_rng(7).uniform(-700, 700, 4096)
+    b = a.copy()
+    fast_exp.exp_inplace(a)
+    assert _ulps(a, np.exp(b)).max() <= 1.0
+
+
+def test_numba_not_found_is_not_accelerated(monkeypatch):
+    def missing(name):
+        raise ValueError(f"{name}.__spec__ is None")
+
+    monkeypatch.setattr(fast_exp.importlib.util, "find_spec", missing)
+    assert fast_exp._available() is False
