@@ -41,9 +41,10 @@ npm ci --prefix tests/e2e --no-audit --no-fund --loglevel=error
 if [ "$#" -gt 0 ]; then
   exec .venv/bin/python -m pytest "$@"
 fi
-# (2026-11-27, a CI-like run on 2 cores: the first run 20:19, the second 18:52 with two
-# files; test_board_cache_e2e.py, ~40 s, moved to the second)
-SECOND=(test_devices_e2e.py test_image.py test_board_cache_e2e.py)
+# (2026-11-28, a CI-like run on 2 cores: the first run 20:25, the second 19:09 with three
+# files; test_replicas.py, ~43 s and mostly waiting on haproxy and its replicas, moved to
+# the second)
+SECOND=(test_devices_e2e.py test_image.py test_board_cache_e2e.py test_replicas.py)
 for f in "${SECOND[@]}"; do
   [ -f "tests/e2e/$f" ] || { echo "scripts/test.sh: tests/e2e/$f is gone: update SECOND"; exit 1; }
 done
