@@ -59,10 +59,7 @@ class AttentionParams:
         arrays = (self.w_q, self.w_k, self.w_v, self.b_q, self.b_k, self.b_v)
         if any(a is not None and a.dtype != self.w_q.dtype for a in arrays):
             return None
-        w, b = _stack(self)
-        for a in (w, b):  # read-only first: views of a read-only array cannot be written
-            if a is not None:
-                a.setflags(write=False)
+        w, b = (None if a is None else _frozen(a) for a in _stack(self))
         edges = np.cumsum([0, self.d_k, self.d_k, self.d_v])  # column blocks: Q, K, V
         for i, name in enumerate(("q", "k", "v")):
             block = slice(edges[i], edges[i + 1])
@@ -175,3 +172,9 @@ def _stack(p: AttentionParams) -> tuple[Array, Array | None]:
         return w, None
     zeros = [np.zeros(a.shape[1], w.dtype) for a in ws]  # a missing bias adds zeros
     return w, np.concatenate([z if b is None else b for z, b in zip(zeros, bs, strict=True)])
+
+
+def _frozen(a: Array) -> Array:
+    """A read-only copy of ``a`` over an immutable buffer: neither it nor any view of it
+    (nor its ``.base``) can be made writable again, as an array owning its memory could."""
+    return np.frombuffer(a.tobytes(), a.dtype).reshape(a.shape)

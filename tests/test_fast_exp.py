@@ -41,7 +41,9 @@ def test_numba_runs_here():
 def test_within_one_ulp_of_numpy(x):
     ulps = _ulps(_exp(x), np.exp(x))
     assert ulps.max() <= 1.0
-    assert (ulps == 0).mean() > 0.9  # mostly the same bits (about 94 %)
+    assert (
+        ulps == 0
+    ).mean() > 0.8  # mostly the same bits (94 % with fused multiply-adds, 90 % without)
 
 
 def test_special_values_as_numpy():

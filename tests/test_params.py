@@ -52,7 +52,7 @@ def test_qkv_weights_side_by_side_are_what_the_fields_show():
     w, b = p.qkv()
     np.testing.assert_array_equal(w, np.concatenate((p.w_q, p.w_k, p.w_v), axis=1))
     np.testing.assert_array_equal(b, np.concatenate((p.b_q, p.b_k, p.b_v)))
-    for a in (p.w_q, p.w_k, p.w_v, p.b_q, p.b_k, p.b_v):
+    for a in (p.w_q, p.w_k, p.w_v, p.b_q, p.b_k, p.b_v, w, b, p.w_q.base, w.base):
         assert np.shares_memory(a, w) or np.shares_memory(a, b)
         with pytest.raises(ValueError):
             a.setflags(write=True)
