@@ -23,6 +23,11 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"  # git-ignored (artifacts/)
+#: Screenshots to look at are taken only when asked (``ATTNVIZ_SHOTS=1``): a full-length one
+#: costs about a fifth of a page visit's CPU (bench: 5.7 against 4.6 CPU-s a playground
+#: visit, with against without), and no test reads them. A test that checks its picture
+#: (the docs' pictures) takes it always (``screenshot(..., always=True)``).
+SHOTS = bool(os.environ.get("ATTNVIZ_SHOTS"))
 #: Features Chromium turns off for the tests and benchmarks. Chromium reads one
 #: --disable-features switch, the last one given, and playwright passes its own list first,
 #: so this list repeats playwright's (tests/e2e/test_chromium_flags.py checks it against the
@@ -236,6 +241,21 @@ class BrowserSession:
         assert response is not None and response.status == 200
         self.wait_for_run(after=before)
 
+    def go(self, path: str) -> None:
+        """Go to ``path`` (a page and its query string) in this tab, as the browser's back and
+        forward buttons do: Streamlit's front end reads the new URL on ``popstate`` and asks
+        the server for that page, with the page's JavaScript, plotly.js and the board
+        already loaded. A walk over the pages costs about a third of the CPU of opening each
+        page afresh (bench: 1.3 against 4.5 CPU-s a page). The first page of a tab is
+        ``open``ed."""
+        before = self.runs()
+        self.page.evaluate(
+            "(p) => { history.pushState(null, '', p);"
+            " window.dispatchEvent(new PopStateEvent('popstate')); }",
+            path,
+        )
+        self.wait_for_run(after=before)
+
     def runs(self) -> int:
         return self.finished_runs
 
@@ -309,11 +329,14 @@ class BrowserSession:
             raise AssertionError(f"{where}: st.exception shown: {exc}\nserver log:\n{log}")
         assert not self.errors, f"{where}: JavaScript page errors: {self.errors}"
 
-    def screenshot(self, name: str, full: bool = True) -> Path:
-        """Save what the window shows (`name.png`) and the whole page (`name_full.png`).
+    def screenshot(self, name: str, full: bool = True, always: bool = False) -> Path | None:
+        """Save what the window shows (`name.png`) and the whole page (`name_full.png`), when
+        screenshots are asked for (``ATTNVIZ_SHOTS``) or ``always``; else None.
 
         Streamlit scrolls inside its main container, so a "full page" screenshot needs a
         window as tall as the content: the viewport is stretched, then restored."""
+        if not (SHOTS or always):
+            return None
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         path = SCREENSHOTS / f"{name}.png"
         self.page.screenshot(path=str(path), animations="disabled")

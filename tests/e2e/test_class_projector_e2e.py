@@ -47,7 +47,7 @@ def test_the_join_screen_then_a_question_per_slide(browser, app_server, data_dir
         store.join(code, "b" * 16)
         s.page.get_by_text("2 students in").wait_for(timeout=LIVE_WAIT_MS)
         assert not [v for v in scan(s.page) if v.impact in BLOCKING]
-        join_shot = s.screenshot("class_projector_join", full=False)
+        join_shot = s.screenshot("class_projector_join", full=False, always=True)
 
         # Next question: question 1, its text and no answer
         s.rerun_after(lambda: s.page.get_by_role("button", name="Next question").click())
@@ -56,7 +56,7 @@ def test_the_join_screen_then_a_question_per_slide(browser, app_server, data_dir
         store.reveal(code, key, 0)
         answer = s.page.locator(".st-key-class_answer")
         answer.get_by_text(f"Answer: {items[0].answer_text}").wait_for(timeout=LIVE_WAIT_MS)
-        question_shot = s.screenshot("class_projector_question", full=False)
+        question_shot = s.screenshot("class_projector_question", full=False, always=True)
         # the keyboard: PageDown to question 2, PageUp back
         s.rerun_after(lambda: s.page.keyboard.press("PageDown"))
         s.page.get_by_role("heading", name=f"2. {items[1].title}").wait_for()

@@ -8,7 +8,7 @@ and test_a11y_e2e.py take it from the pages table; here what only it has):
   no title cut;
 - a projector (1920x1080, ``present=1``): the weights' cells square (7 × 4).
 
-Screenshots: artifacts/screenshots/cross_*.png (1440x900, 390x844, 1920x1080).
+Screenshots (``ATTNVIZ_SHOTS=1``): artifacts/screenshots/cross_*.png (1440x900, 390x844, 1920x1080).
 """
 
 from __future__ import annotations

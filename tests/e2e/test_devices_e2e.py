@@ -15,7 +15,7 @@
   offers a mask on the slide; the arrow keys step, except inside a chart's keyboard cells
   and a select.
 
-Screenshots: artifacts/screenshots/devices_*.png.
+Screenshots (``ATTNVIZ_SHOTS=1``): artifacts/screenshots/devices_*.png.
 """
 
 from __future__ import annotations
@@ -116,35 +116,37 @@ def layout_problems(layout: dict) -> list[str]:
 
 class DeviceWalk(dict):
     """Page title -> its report on one touch screen (a phone: exceptions, layout, axe; a
-    tablet: exceptions, layout). Each page is opened on first use, so that its visit counts
-    in the first test that reads it (within the per-test timeout), in one browser context
-    for the walk: a student switching pages keeps plotly.js and the board cached. (A phone
-    window resized to a tablet's is no tablet: the page keeps its phone layout, 485 px too
-    wide, so each size opens the page itself.)"""
+    tablet: exceptions, layout). Each page is visited on first use, so that its visit counts
+    in the first test that reads it (within the per-test timeout), in one tab for the walk:
+    the first page is opened, each next one reached in the tab (``BrowserSession.go``), as a
+    student switches pages. (A phone window resized to a tablet's is no tablet: the page
+    keeps its phone layout, 485 px too wide, so each size walks in its own tab.)"""
 
     def __init__(self, browser, server, viewport, name: str, axe: bool):
         super().__init__()
-        self.browser, self.server, self.viewport = browser, server, viewport
         self.name, self.axe = name, axe
         first = touch_session(browser, server, viewport)
         self.context = first.context
         first.close()
+        self.tab = BrowserSession(browser, server, viewport, context=self.context)
+        self.opened = False
 
     def __missing__(self, title: str) -> dict:
-        path = PAGES[title]
-        s = BrowserSession(self.browser, self.server, self.viewport, context=self.context)
-        try:
+        path, s = PAGES[title], self.tab
+        s.errors.clear()
+        if self.opened:
+            s.go(path)
+        else:
             s.open(path)
-            report = {
-                "exceptions": s.exceptions(),
-                "errors": list(s.errors),
-                "layout": s.page.evaluate(LAYOUT_JS),
-            }
-            if self.axe:
-                report["axe"] = [str(v) for v in blocking(scan(s.page))]
-            s.screenshot(f"devices_{self.name}_{path.strip('/') or 'playground'}", full=False)
-        finally:
-            s.close()
+            self.opened = True
+        report = {
+            "exceptions": s.exceptions(),
+            "errors": list(s.errors),
+            "layout": s.page.evaluate(LAYOUT_JS),
+        }
+        if self.axe:
+            report["axe"] = [str(v) for v in blocking(scan(s.page))]
+        s.screenshot(f"devices_{self.name}_{path.strip('/') or 'playground'}", full=False)
         self[title] = report
         return report
 

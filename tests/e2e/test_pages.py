@@ -5,8 +5,9 @@ page errors, the number of plotly charts, the document title, its URL and curren
 link, every request the browser made, controls without an accessible label, the colour
 scales in use and axe-core's violations (WCAG 2.0/2.1 A and AA; counts in
 artifacts/a11y/axe.json); then the window is made a projector's (1920x1080) and the page's
-JavaScript errors at that size are collected. Screenshots go to artifacts/screenshots/
-(`<page>_<size>.png` is the window, `..._1280x800_full.png` the whole page).
+JavaScript errors at that size are collected. With ``ATTNVIZ_SHOTS=1``, screenshots go to
+artifacts/screenshots/ (`<page>_<size>.png` is the window, `..._1280x800_full.png` the
+whole page).
 The tests below then check one property each.
 """
 

@@ -1,12 +1,14 @@
 """The found-model pages in a real browser, one walk per family (issue 34): the encoder
 page with a tiny BERT, the decoder page with a tiny Llama and a tiny GPT-2, the Cross
 page's "A real encoder-decoder" with a tiny T5, all in one ``ATTNVIZ_MODELS`` folder. Each
-page is opened once per size, at a laptop's 1440x900, a phone's 390x844 (touch) and a
+page is visited once per size, at a laptop's 1440x900, a phone's 390x844 (touch) and a
 projector's 1920x1080 (``present=1``): no exception or page error, its charts drawn,
 the model named, nothing past the window's edge, no serious axe-core violation. One
-server and one browser for the module (its walk is ~12 page loads).
+server and one browser for the module; one tab per size, its first page opened and the
+others reached in the tab, as a student switches pages.
 
-Set ``ATTNVIZ_SHOTS`` to a folder to save each page's full-length screenshot there."""
+Set ``ATTNVIZ_SHOTS`` to save each page's full-length screenshot (``=1``: into
+artifacts/screenshots/picker/; or the folder it names)."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from axe import blocking, scan
-from e2e_app import BrowserSession, start_app_server, stop_app_server
+from e2e_app import SCREENSHOTS, BrowserSession, start_app_server, stop_app_server
 from test_devices_e2e import LAYOUT_JS, layout_problems
 
 pytestmark = pytest.mark.e2e
@@ -100,11 +102,13 @@ class Walk(dict):
             has_touch=touch, is_mobile=touch,
         )  # fmt: skip
         out = self[size] = {}
-        for family, (url, _, charts) in PAGES.items():
-            s = BrowserSession(self.browser, self.server, (w, h), context=context)
-            try:
+        s = BrowserSession(self.browser, self.server, (w, h), context=context)
+        try:
+            for i, (family, (url, _, charts)) in enumerate(PAGES.items()):
                 t0 = time.monotonic()
-                s.open(url + extra)
+                s.errors.clear()
+                # the first page opened, the next ones reached in the tab (a page switch)
+                (s.go if i else s.open)(url + extra)
                 t1 = time.monotonic()
                 out[family] = {
                     "exceptions": s.exceptions(),
@@ -117,10 +121,10 @@ class Walk(dict):
                 took = f"open {t1 - t0:.1f} s, checks {time.monotonic() - t1:.1f} s"
                 print(f"{size} {family}: {took}")  # with -s: where the module's time goes
                 if shots:
-                    _shoot(s, Path(shots) / f"{size}_{family}.png")
-            finally:
-                s.close()
-        context.close()
+                    folder = SCREENSHOTS / "picker" if shots == "1" else Path(shots)
+                    _shoot(s, folder / f"{size}_{family}.png")
+        finally:
+            context.close()
         return out
 
 

@@ -1,11 +1,13 @@
 """The README's and the docs' pictures (`docs/img/*.png`) are screenshots the browser tests
 take.
 
-Every run takes them again into `artifacts/screenshots/readme_*.png`; with
-`ATTNVIZ_README_IMAGES=1` it also writes them into `docs/img/`, to be committed
-(`ATTNVIZ_README_IMAGES=1 bash scripts/test.sh tests/e2e/test_readme_images.py`). The
-committed files are checked to be the pictures of the views the documents say they are: a
-PNG of the window size each view is taken at, named in the document that shows it.
+Every run checks the committed files: each is a PNG of the window size its view is taken
+at, named in the document that shows it. With `ATTNVIZ_README_IMAGES=1` the pictures are
+taken again in the browser (into `artifacts/screenshots/readme_*.png` and `docs/img/`, to be
+committed: `ATTNVIZ_README_IMAGES=1 bash scripts/test.sh tests/e2e/test_readme_images.py`);
+without it those tests are not defined, as they test the pictures, not the app, whose
+views, taps and classes on phones the other browser tests walk (a suite's worth of CPU:
+eleven page visits and a class).
 
 Phones (390x844) are touch screens (no hover); the live class's pictures come from a class
 started here, with its own class store (class_helpers), two students answering.
@@ -48,6 +50,13 @@ VIEWS = {
 }
 #: pictures of a live class on a phone (test_class_pictures_on_a_phone): name -> document
 CLASS_VIEWS = {"phone_student": "docs/classroom.md", "phone_tally": "docs/classroom.md"}
+#: every picture: name -> (window, the document that shows it)
+PICTURES = {
+    **{name: (window, doc) for name, (_, window, doc, _) in VIEWS.items()},
+    "phone_tap": (PHONE, "docs/app.md"),
+    **{name: (PHONE, doc) for name, doc in CLASS_VIEWS.items()},
+}
+TAKE = os.environ.get("ATTNVIZ_README_IMAGES") == "1"
 SEED = 5
 
 
@@ -82,18 +91,42 @@ def close(s: BrowserSession) -> None:
         s.context.close()
 
 
-def keep(name: str, shot, window, doc: str) -> None:
-    """Check the screenshot, write it into docs/img/ when asked, check the committed one."""
-    assert png_size(shot) == window
+def committed(name: str, window, doc: str) -> None:
+    """The committed picture: a PNG of that window's size, shown in ``doc``."""
     target = IMG / f"{name}.png"
-    if os.environ.get("ATTNVIZ_README_IMAGES") == "1":
-        IMG.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(shot, target)
     assert target.is_file(), f"{target} is missing: run with ATTNVIZ_README_IMAGES=1"
     assert png_size(target) == window, f"{target} is not a {window} screenshot"
     assert f"img/{name}.png" in (ROOT / doc).read_text(), f"{doc} does not show {name}.png"
 
 
+def keep(name: str, shot, window, doc: str) -> None:
+    """Check the screenshot, write it into docs/img/ when asked, check the committed one."""
+    assert png_size(shot) == window
+    if TAKE:
+        IMG.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(shot, IMG / f"{name}.png")
+    committed(name, window, doc)
+
+
+def taking(test):
+    """A test that takes pictures again: defined only with ``ATTNVIZ_README_IMAGES=1`` (not
+    skipped: the suite skips nothing)."""
+    return test if TAKE else None
+
+
+@pytest.mark.parametrize("name", sorted(PICTURES))
+def test_committed_picture_has_its_views_size_and_is_shown(name):
+    committed(name, *PICTURES[name])
+
+
+def test_every_picture_in_docs_img_is_one_of_these():
+    """A picture of docs/img/ that no test takes again would go stale unseen (the class
+    projector's two are taken by test_class_projector_e2e.py)."""
+    taken = set(PICTURES) | {"class_projector_join", "class_projector_question"}
+    assert {p.stem for p in IMG.glob("*.png")} <= taken
+
+
+@taking
 @pytest.mark.parametrize("name", sorted(VIEWS))
 def test_readme_picture_is_a_screenshot_of_its_view(browser, app_server, name):  # noqa: F811
     link, window, doc, top = VIEWS[name]
@@ -105,12 +138,13 @@ def test_readme_picture_is_a_screenshot_of_its_view(browser, app_server, name): 
         if top:
             s.page.locator(top).evaluate(SCROLL_UNDER_HEADER_JS)
             s.wait_for_run()  # boards that scrolled into view draw what they deferred
-        shot = s.screenshot(f"readme_{name}", full=False)
+        shot = s.screenshot(f"readme_{name}", full=False, always=True)
     finally:
         close(s)
     keep(name, shot, window, doc)
 
 
+@taking
 def test_phone_tap_picture(browser, app_server):  # noqa: F811
     """A tap on a weights cell on a phone (query t4, key t0): the chart's outline and
     caption on that cell, its row outlined in the linked charts, no hover label over it."""
@@ -135,7 +169,7 @@ def test_phone_tap_picture(browser, app_server):  # noqa: F811
             "(e) => e.textContent.startsWith('query t4, key t0')", arg=live.element_handle()
         )
         s.assert_healthy("a tap on a phone")
-        shot = s.screenshot("readme_phone_tap", full=False)
+        shot = s.screenshot("readme_phone_tap", full=False, always=True)
     finally:
         close(s)
     keep("phone_tap", shot, PHONE, "docs/app.md")
@@ -147,6 +181,7 @@ def tap(s: BrowserSession, key: str) -> None:
     s.rerun_after(s.page.locator(f".st-key-{key} button:visible").first.click)
 
 
+@taking
 def test_class_pictures_on_a_phone(browser, app_server):  # noqa: F811
     """A teacher starts a class; two students on phones (the class's light page) answer the
     first question (one right, one wrong); the pictures: a student's page with its verdict
@@ -168,13 +203,14 @@ def test_class_pictures_on_a_phone(browser, app_server):  # noqa: F811
         students[0].verdict(0, f"Right: {items[0].answer_text}.")
         students[0].card(0).locator(".answer").scroll_into_view_if_needed()
         students[0].page.evaluate("window.scrollBy(0, 180)")
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         shot = SCREENSHOTS / "readme_phone_student.png"
         students[0].page.screenshot(path=str(shot))
         shots = {"phone_student": shot}
         teacher.page.bring_to_front()
         teacher.page.get_by_text("2 students · 2 answers").wait_for(timeout=30_000)
         teacher.page.get_by_text("2 students · 2 answers").scroll_into_view_if_needed()
-        shots["phone_tally"] = teacher.screenshot("readme_phone_tally", full=False)
+        shots["phone_tally"] = teacher.screenshot("readme_phone_tally", full=False, always=True)
         teacher.assert_healthy("a class on phones")
         assert not [e for s in students for e in s.errors]
     finally:
