@@ -313,14 +313,29 @@ FONT_JS = """() => { const root = parseFloat(getComputedStyle(document.documentE
   return {root, value: parseFloat(getComputedStyle(v).fontSize)}; }"""
 
 
+@pytest.fixture(scope="module")
+def slide(browser, app_server):
+    """``slide(link)``: one projector tab for the module's slides; each test goes to its own
+    link in it (a page switch, scrolled to the top), so none depends on another's clicks."""
+    s = BrowserSession(browser, app_server, PROJECTOR)
+
+    def at(link: str) -> BrowserSession:
+        s.errors.clear()
+        (s.go if s.runs() else s.open)(link)
+        s.page.evaluate("document.querySelector('[data-testid=\"stMain\"]').scrollTop = 0")
+        return s
+
+    yield at
+    s.close()
+
+
 def step_of(s) -> str | None:
     got = parse_qs(urlparse(s.page.url).query).get("step")
     return got[0] if got else None
 
 
-def test_projector_step_4_has_square_cells_filling_the_screen(new_session):
-    s = new_session(PROJECTOR)
-    s.open("/step_by_step?present=1&N=6&step=4")
+def test_projector_step_4_has_square_cells_filling_the_screen(slide):
+    s = slide("/step_by_step?present=1&N=6&step=4")
     s.assert_healthy("presenter step 4")
     m = s.page.evaluate(SQUARE_JS, "sb_scaled")
     assert 0.67 <= m["w"] / m["h"] <= 1.5, m
@@ -354,12 +369,11 @@ CUT_JS = """() => {
 @pytest.mark.parametrize(
     ("step", "keys"), [(1, ["sb_x"]), (2, ["sb_q", "sb_k", "sb_v"]), (7, ["sb_out"])]
 )
-def test_projector_step_slides_fill_the_screen(new_session, step, keys):
+def test_projector_step_slides_fill_the_screen(slide, step, keys):
     """Issue 35: X, Q/K/V and the output (N=6, D=8) each at least 45% of a 1080p screen's
     height, values written in their cells, nothing cut at the bottom edge; axe finds
     nothing serious on the slide."""
-    s = new_session(PROJECTOR)
-    s.open(f"/step_by_step?present=1&N=6&D=8&step={step}")
+    s = slide(f"/step_by_step?present=1&N=6&D=8&step={step}")
     s.assert_healthy(f"presenter step {step}")
     for key in keys:
         m = s.page.evaluate(PLOT_JS, key)
@@ -372,11 +386,10 @@ def test_projector_step_slides_fill_the_screen(new_session, step, keys):
 
 
 @pytest.mark.parametrize("step", [3, 4, 5])
-def test_projector_score_slides_keep_their_caption_on_the_screen(new_session, step):
+def test_projector_score_slides_keep_their_caption_on_the_screen(slide, step):
     """Steps 3 and 4 cut their caption by 36-70 px (issue 35); step 5 with no mask was an
     empty slide: now the unchanged scores with the mask buttons beside them."""
-    s = new_session(PROJECTOR)
-    s.open(f"/step_by_step?present=1&N=6&D=8&step={step}")
+    s = slide(f"/step_by_step?present=1&N=6&D=8&step={step}")
     key = {3: "sb_raw", 4: "sb_scaled", 5: "sb_masked"}[step]
     m = s.page.evaluate(PLOT_JS, key)
     assert m["plot"] >= 0.45 * m["screen"] and m["texts"] == 36, m  # the scores written too
@@ -387,11 +400,10 @@ def test_projector_score_slides_keep_their_caption_on_the_screen(new_session, st
     ("path", "keys"),
     [("/?present=1", ["pg_scores", "pg_weights"]), ("/scaling?present=1", ["sc_un", "sc_sc"])],
 )
-def test_projector_main_heatmaps_fill_the_screen(new_session, path, keys):
+def test_projector_main_heatmaps_fill_the_screen(slide, path, keys):
     """The playground's scores and weights and Why √d_k's pair of weights: each at least 45%
     of the screen's height once scrolled to, square cells, on the screen whole."""
-    s = new_session(PROJECTOR)
-    s.open(path)
+    s = slide(path)
     s.assert_healthy(path)
     s.page.locator(f'[data-key="{keys[0]}"]').scroll_into_view_if_needed()
     for key in keys:
@@ -402,11 +414,10 @@ def test_projector_main_heatmaps_fill_the_screen(new_session, path, keys):
     s.screenshot("devices_projector_" + (path.strip("/?").split("?")[0] or "playground"), False)
 
 
-def test_projector_multi_head_shows_every_head_on_its_first_slide(new_session):
+def test_projector_multi_head_shows_every_head_on_its_first_slide(slide):
     """Four heads side by side on step 1, whole on the screen (no scrolling), square cells;
     PageDown goes on to head 0 alone; axe finds nothing serious."""
-    s = new_session(PROJECTOR)
-    s.open("/multi_head?present=1&heads=4")
+    s = slide("/multi_head?present=1&heads=4")
     s.assert_healthy("all heads")
     got = s.page.evaluate(
         """() => { const gd = document.querySelector('[data-key="mh_small"] .js-plotly-plot');
