@@ -46,17 +46,19 @@ VIEWS = {
 
 
 class AxeResults(dict):
-    """View name -> its violations, scanned once on first use (one page load per view, so
-    that each test stays within the per-test timeout); the per-view counts go to
-    artifacts/a11y/axe.json as they come."""
+    """View name -> its violations, scanned once on first use (one visit per view, so that
+    each test stays within the per-test timeout: the first view opened, the others reached
+    in the same tab); the per-view counts go to artifacts/a11y/axe.json as they come."""
 
     def __init__(self, session: BrowserSession):
         super().__init__()
         self.session = session
 
     def __missing__(self, view: str) -> list[Violation]:
-        self.session.open(VIEWS[view])
-        self.session.assert_healthy(view)
+        s = self.session
+        s.errors.clear()
+        (s.go if s.runs() else s.open)(VIEWS[view])
+        s.assert_healthy(view)
         found = self[view] = scan(self.session.page)
         record(view, found)
         return found
