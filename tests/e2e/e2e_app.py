@@ -256,6 +256,10 @@ class BrowserSession:
         )
         self.wait_for_run(after=before)
 
+    def visit(self, path: str) -> None:
+        """``open`` the tab's first page, ``go`` to every later one: a walk in one tab."""
+        (self.go if self.runs() else self.open)(path)
+
     def runs(self) -> int:
         return self.finished_runs
 

@@ -57,7 +57,7 @@ class AxeResults(dict):
     def __missing__(self, view: str) -> list[Violation]:
         s = self.session
         s.errors.clear()
-        (s.go if s.runs() else s.open)(VIEWS[view])
+        s.visit(VIEWS[view])
         s.assert_healthy(view)
         found = self[view] = scan(self.session.page)
         record(view, found)

@@ -129,16 +129,11 @@ class DeviceWalk(dict):
         self.context = first.context
         first.close()
         self.tab = BrowserSession(browser, server, viewport, context=self.context)
-        self.opened = False
 
     def __missing__(self, title: str) -> dict:
         path, s = PAGES[title], self.tab
         s.errors.clear()
-        if self.opened:
-            s.go(path)
-        else:
-            s.open(path)
-            self.opened = True
+        s.visit(path)
         report = {
             "exceptions": s.exceptions(),
             "errors": list(s.errors),
@@ -321,7 +316,7 @@ def slide(browser, app_server):
 
     def at(link: str) -> BrowserSession:
         s.errors.clear()
-        (s.go if s.runs() else s.open)(link)
+        s.visit(link)
         s.page.evaluate("document.querySelector('[data-testid=\"stMain\"]').scrollTop = 0")
         return s
 

@@ -115,8 +115,8 @@ def test_axis_titles_fit_their_charts(session):
     """Every axis title is drawn whole, inside its chart and clear of the chart's title, on
     the pages with the most heatmaps, with a mask (a second title line) and without (the
     first opened, the others reached in the same tab)."""
-    for i, path in enumerate(("/", "/?mask=causal", "/masking", "/step_by_step?mask=causal")):
-        (session.go if i else session.open)(path)
+    for path in ("/", "/?mask=causal", "/masking", "/step_by_step?mask=causal"):
+        session.visit(path)
         session.assert_healthy(path)
         assert axis_title_problems(session) == [], path
 

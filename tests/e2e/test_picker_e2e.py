@@ -104,11 +104,10 @@ class Walk(dict):
         out = self[size] = {}
         s = BrowserSession(self.browser, self.server, (w, h), context=context)
         try:
-            for i, (family, (url, _, charts)) in enumerate(PAGES.items()):
+            for family, (url, _, charts) in PAGES.items():
                 t0 = time.monotonic()
                 s.errors.clear()
-                # the first page opened, the next ones reached in the tab (a page switch)
-                (s.go if i else s.open)(url + extra)
+                s.visit(url + extra)  # the first page opened, the next ones a page switch
                 t1 = time.monotonic()
                 out[family] = {
                     "exceptions": s.exceptions(),
