@@ -176,6 +176,37 @@ BOARDS_DRAWN_JS = """() => Array.from(document.querySelectorAll('.stBidiComponen
                 return b !== null && b.dataset.state === 'drawn'; })"""
 
 
+def new_context(browser, viewport=(1280, 800), **options):
+    """A browser context (a profile of its own) with the tests' page scripts:
+    ``__allPlots()`` lists the plotly divs of the page (the boards draw in it, no iframe)
+    and of any same-origin iframe; boards out of view catch up on their deferred redraw
+    at once (board.js waits 1 s; the tests wait for every board; a test may set it back)."""
+    context = browser.new_context(
+        viewport={"width": viewport[0], "height": viewport[1]}, device_scale_factor=1, **options
+    )
+    return with_page_scripts(context)
+
+
+def with_page_scripts(context):
+    """``context`` with the tests' page scripts (added once)."""
+    if not getattr(context, "_attnviz_scripts", False):
+        context.add_init_script(ALL_PLOTS_JS)
+        context.add_init_script("window.__attnvizCatchUpMs = 30;")
+        context._attnviz_scripts = True
+    return context
+
+
+def shared_context(browser):
+    """The browser's one shared context, made on first use (it closes with the browser).
+    A tab in it costs less than a tab in a new context: the front end's files come from
+    the HTTP cache and plotly.js from the board's IndexedDB copy (bench: 206 against 240
+    CPU-s for test_board_e2e, test_hostile and test_interaction, 26 tabs)."""
+    context = getattr(browser, "_attnviz_shared_context", None)
+    if context is None:
+        context = browser._attnviz_shared_context = new_context(browser)
+    return context
+
+
 class BrowserSession:
     """A browser context + page with page-error capture and rerun-aware helpers.
 
@@ -188,22 +219,20 @@ class BrowserSession:
     batches "running" and "notRunning" into one render and the attribute never changes.
     """
 
-    def __init__(self, browser, server: AppServer, viewport=(1280, 800), context=None):
-        """``context``: another session's browser context, for a second tab of the same
-        browser profile (shared HTTP cache and storage)."""
+    def __init__(self, browser, server: AppServer, viewport=(1280, 800), context=None, fresh=False):
+        """A new tab. By default in the browser's shared context (``shared_context``: one
+        profile for the module's tabs, as a student's browser keeps its cache between
+        tabs); ``fresh``: in a context of its own (its own cookies, storage and HTTP
+        cache: a first visit, a second person); ``context``: in that context (another
+        session's, or one made with other options, such as touch)."""
         self.server = server
         self.base_url = server.url
-        self.shared = context is not None
-        self.context = context or browser.new_context(
-            viewport={"width": viewport[0], "height": viewport[1]}, device_scale_factor=1
-        )
-        # __allPlots() lists the plotly divs of the page (the boards draw in it, no iframe)
-        # and of any same-origin iframe.
-        self.context.add_init_script(ALL_PLOTS_JS)
-        # Boards out of view catch up on a deferred redraw after 1 s (board.js); the tests
-        # wait for every board, so they let them catch up at once (a test may set it back).
-        self.context.add_init_script("window.__attnvizCatchUpMs = 30;")
+        self.shared = context is not None or not fresh  # close the tab, not the context
+        if context is None:
+            context = new_context(browser, viewport) if fresh else shared_context(browser)
+        self.context = with_page_scripts(context)
         self.page = self.context.new_page()
+        self.page.set_viewport_size({"width": viewport[0], "height": viewport[1]})
         self.page.set_default_timeout(RUN_TIMEOUT_MS)
         self.errors: list[str] = []
         self.finished_runs = 0

@@ -116,7 +116,7 @@ def test_plotly_js_once_per_tab_and_boards_work_after_many_page_switches(session
 def test_a_second_tab_does_not_download_plotly_js_again(browser, app_server):
     """Two tabs of one browser (one profile): the first fetches plotly.js at most once, the
     second reads it from the browser's storage and fetches none of it."""
-    first = BrowserSession(browser, app_server)
+    first = BrowserSession(browser, app_server, fresh=True)  # an empty profile
     second = BrowserSession(browser, app_server, context=first.context)
     try:
         tab1, tab2 = Fetches(first.page), Fetches(second.page)

@@ -335,7 +335,7 @@ def test_the_board_styles_come_from_board_css_alone(session):
     """The board's JavaScript makes no <style> of its own: the cell panel (cell.js), the
     keyboard outline (keys.js), the tables (table.js) and the wide equations (wide.js) are
     styled by the one stylesheet Streamlit loads with the board, board.css."""
-    session.context.add_init_script(STYLE_SPY_JS)
+    session.page.add_init_script(STYLE_SPY_JS)  # this tab only
     session.open("/step_by_step?N=6&mask=causal")
     session.page.locator('.attnviz-board .cell[data-key="sb_w"]').scroll_into_view_if_needed()
     session.page.wait_for_timeout(200)

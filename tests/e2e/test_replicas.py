@@ -70,10 +70,11 @@ def hall(tmp_path_factory):
 
 
 class ProxySession(BrowserSession):
-    """A browser session whose base URL is HAProxy's."""
+    """A browser session whose base URL is HAProxy's, in a context of its own: HAProxy
+    holds a browser to its replica by a cookie, and each session is another person's."""
 
     def __init__(self, browser, proxy, replica_server):
-        super().__init__(browser, replica_server)
+        super().__init__(browser, replica_server, fresh=True)
         self.base_url = proxy.url
 
     def cookie(self) -> str | None:
