@@ -22,7 +22,7 @@ from e2e_app import (
 def app_server():
     """One app server for every browser test module that does not start its own (a module
     that needs other settings overrides this fixture): each test opens its own browser
-    sessions on it, as students do on one server. Started once, not once per module
+    sessions (tabs) on it, as students do on one server. Started once, not once per module
     (~4 s each of ~30 modules)."""
     if not (ROOT / "app.py").exists():
         pytest.fail("app.py is missing", False)
