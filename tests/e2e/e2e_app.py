@@ -176,13 +176,17 @@ BOARDS_DRAWN_JS = """() => Array.from(document.querySelectorAll('.stBidiComponen
                 return b !== null && b.dataset.state === 'drawn'; })"""
 
 
-def new_context(browser, viewport=(1280, 800), **options):
+def new_context(browser, viewport=(1280, 800), touch: bool = False):
     """A browser context (a profile of its own) with the tests' page scripts:
     ``__allPlots()`` lists the plotly divs of the page (the boards draw in it, no iframe)
     and of any same-origin iframe; boards out of view catch up on their deferred redraw
-    at once (board.js waits 1 s; the tests wait for every board; a test may set it back)."""
+    at once (board.js waits 1 s; the tests wait for every board; a test may set it back).
+    ``touch``: a touch screen (a phone or a tablet: no hover, coarse pointer)."""
     context = browser.new_context(
-        viewport={"width": viewport[0], "height": viewport[1]}, device_scale_factor=1, **options
+        viewport={"width": viewport[0], "height": viewport[1]},
+        device_scale_factor=1,
+        has_touch=touch,
+        is_mobile=touch,
     )
     return with_page_scripts(context)
 
@@ -219,17 +223,27 @@ class BrowserSession:
     batches "running" and "notRunning" into one render and the attribute never changes.
     """
 
-    def __init__(self, browser, server: AppServer, viewport=(1280, 800), context=None, fresh=False):
+    def __init__(
+        self,
+        browser,
+        server: AppServer,
+        viewport=(1280, 800),
+        context=None,
+        fresh=False,
+        touch=False,
+    ):
         """A new tab. By default in the browser's shared context (``shared_context``: one
         profile for the module's tabs, as a student's browser keeps its cache between
         tabs); ``fresh``: in a context of its own (its own cookies, storage and HTTP
-        cache: a first visit, a second person); ``context``: in that context (another
-        session's, or one made with other options, such as touch)."""
+        cache: a first visit, a second person), and so with ``touch``, a touch screen's;
+        that context closes with the session. ``context``: in that context (another
+        session's)."""
         self.server = server
         self.base_url = server.url
-        self.shared = context is not None or not fresh  # close the tab, not the context
+        self.owns_context = context is None and (fresh or touch)
         if context is None:
-            context = new_context(browser, viewport) if fresh else shared_context(browser)
+            owned = self.owns_context
+            context = new_context(browser, viewport, touch) if owned else shared_context(browser)
         self.context = with_page_scripts(context)
         self.page = self.context.new_page()
         self.page.set_viewport_size({"width": viewport[0], "height": viewport[1]})
@@ -257,10 +271,10 @@ class BrowserSession:
             self.finished_runs += 1
 
     def close(self) -> None:
-        if self.shared:
-            self.page.close()
-        else:
+        if self.owns_context:
             self.context.close()
+        else:
+            self.page.close()
 
     # -- navigation and waiting ------------------------------------------------------
 

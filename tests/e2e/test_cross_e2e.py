@@ -20,7 +20,6 @@ from test_devices_e2e import (
     PHONE,
     PROJECTOR,
     SQUARE_JS,
-    close,
     layout_problems,
     touch_session,
 )
@@ -115,7 +114,7 @@ def test_phone_three_charts_a_row_each_wide_enough(browser, app_server):
         s.page.locator('[data-key="cx_top_weights"]').first.scroll_into_view_if_needed()
         s.screenshot("cross_phone_weights", full=False)
     finally:
-        close(s)
+        s.close()
 
 
 def test_projector_weights_cells_are_square(new_session):

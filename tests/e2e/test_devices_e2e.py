@@ -81,19 +81,9 @@ LAYOUT_JS = """() => {
 
 
 def touch_session(browser, server, viewport) -> BrowserSession:
-    """A session on a touch screen (a phone or a tablet: no hover, coarse pointer)."""
-    context = browser.new_context(
-        viewport={"width": viewport[0], "height": viewport[1]},
-        device_scale_factor=1,
-        has_touch=True,
-        is_mobile=True,
-    )
-    return BrowserSession(browser, server, viewport, context=context)
-
-
-def close(s: BrowserSession) -> None:
-    s.close()
-    s.context.close()
+    """A session on a touch screen (a phone or a tablet: no hover, coarse pointer), in a
+    context of its own that closes with it."""
+    return BrowserSession(browser, server, viewport, touch=True)
 
 
 def layout_problems(layout: dict) -> list[str]:
@@ -125,10 +115,7 @@ class DeviceWalk(dict):
     def __init__(self, browser, server, viewport, name: str, axe: bool):
         super().__init__()
         self.name, self.axe = name, axe
-        first = touch_session(browser, server, viewport)
-        self.context = first.context
-        first.close()
-        self.tab = BrowserSession(browser, server, viewport, context=self.context)
+        self.tab = touch_session(browser, server, viewport)
 
     def __missing__(self, title: str) -> dict:
         path, s = PAGES[title], self.tab
@@ -150,14 +137,14 @@ class DeviceWalk(dict):
 def phone_walk(browser, app_server):
     walk = DeviceWalk(browser, app_server, PHONE, "phone", axe=True)
     yield walk
-    walk.context.close()
+    walk.tab.close()
 
 
 @pytest.fixture(scope="module")
 def tablet_walk(browser, app_server):
     walk = DeviceWalk(browser, app_server, TABLET, "tablet", axe=False)
     yield walk
-    walk.context.close()
+    walk.tab.close()
 
 
 @pytest.mark.parametrize("page", list(PAGES))
@@ -260,7 +247,7 @@ def test_phone_sidebar_tap_and_drag(browser, app_server):
         s.page.wait_for_function(f"({SCROLL_JS})() > {before + 50}")
         s.assert_healthy("a tap and a drag on a phone")
     finally:
-        close(s)
+        s.close()
 
 
 WIDE_JS = """() => Array.from(document.querySelectorAll('.katex-display'))
@@ -289,7 +276,7 @@ def test_phone_wide_equations_show_that_they_scroll(browser, app_server):
         s.page.wait_for_function("(e) => e.scrollLeft > 0", arg=eq.element_handle())
         s.screenshot("devices_phone_exercises", full=False)
     finally:
-        close(s)
+        s.close()
 
 
 # --------------------------------------------------------------------------- projector
@@ -504,7 +491,7 @@ def test_phone_learned_heads_one_a_row(browser, app_server):
         assert not layout_problems(s.page.evaluate(LAYOUT_JS))
         s.screenshot("devices_phone_learned", full=False)
     finally:
-        close(s)
+        s.close()
 
 
 def test_projector_class_link_opens_over_the_slide(new_session):
@@ -598,4 +585,4 @@ def test_a_wide_equation_that_appears_late_is_a_keyboard_stop_before_axe_scans(b
         assert marked.get_attribute("tabindex") == "0"
         assert marked.get_attribute("aria-label") == "Equation, scrolls sideways"
     finally:
-        close(s)
+        s.close()

@@ -97,12 +97,8 @@ class Walk(dict):
         (w, h), extra = SIZES[size]
         shots = os.environ.get("ATTNVIZ_SHOTS")
         touch = size == "phone"
-        context = self.browser.new_context(
-            viewport={"width": w, "height": h}, device_scale_factor=1,
-            has_touch=touch, is_mobile=touch,
-        )  # fmt: skip
         out = self[size] = {}
-        s = BrowserSession(self.browser, self.server, (w, h), context=context)
+        s = BrowserSession(self.browser, self.server, (w, h), fresh=True, touch=touch)
         try:
             for family, (url, _, charts) in PAGES.items():
                 t0 = time.monotonic()
@@ -123,7 +119,7 @@ class Walk(dict):
                     folder = SCREENSHOTS / "picker" if shots == "1" else Path(shots)
                     _shoot(s, folder / f"{size}_{family}.png")
         finally:
-            context.close()
+            s.close()
         return out
 
 

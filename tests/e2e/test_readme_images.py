@@ -74,21 +74,7 @@ def png_size(path) -> tuple[int, int]:
 
 def session(browser, server, window) -> BrowserSession:
     """A window of that size; a phone's is a touch screen."""
-    if window[0] > 640:
-        return BrowserSession(browser, server, viewport=window)
-    context = browser.new_context(
-        viewport={"width": window[0], "height": window[1]},
-        device_scale_factor=1,
-        has_touch=True,
-        is_mobile=True,
-    )
-    return BrowserSession(browser, server, viewport=window, context=context)
-
-
-def close(s: BrowserSession) -> None:
-    s.close()
-    if s.shared:
-        s.context.close()
+    return BrowserSession(browser, server, viewport=window, touch=window[0] <= 640)
 
 
 def committed(name: str, window, doc: str) -> None:
@@ -140,7 +126,7 @@ def test_readme_picture_is_a_screenshot_of_its_view(browser, app_server, name): 
             s.wait_for_run()  # boards that scrolled into view draw what they deferred
         shot = s.screenshot(f"readme_{name}", full=False, always=True)
     finally:
-        close(s)
+        s.close()
     keep(name, shot, window, doc)
 
 
@@ -171,7 +157,7 @@ def test_phone_tap_picture(browser, app_server):  # noqa: F811
         s.assert_healthy("a tap on a phone")
         shot = s.screenshot("readme_phone_tap", full=False, always=True)
     finally:
-        close(s)
+        s.close()
     keep("phone_tap", shot, PHONE, "docs/app.md")
 
 
@@ -214,7 +200,7 @@ def test_class_pictures_on_a_phone(browser, app_server):  # noqa: F811
         teacher.assert_healthy("a class on phones")
         assert not [e for s in students for e in s.errors]
     finally:
-        close(teacher)
+        teacher.close()
         for s in students:
             s.close()
     for name, doc in CLASS_VIEWS.items():
