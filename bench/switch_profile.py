@@ -71,13 +71,28 @@ def split(profile: dict, t0_us: float, t1_us: float) -> dict[str, float]:
 
     kind = {i: bucket(url_of(i), n["callFrame"].get("functionName", "")) for i, n in nodes.items()}
     out: collections.Counter = collections.Counter()
-    t = profile["startTime"]
-    for node, dt in zip(profile["samples"], profile["timeDeltas"], strict=True):
-        a, t = t, t + dt  # the sample stands for the time since the previous one: (a, t]
+    for node, a, t in intervals(profile):
         overlap = min(t, t1_us) - max(a, t0_us)
         if overlap > 0:
             out[kind[node]] += overlap / 1000
     return {b: round(out.get(b, 0.0), 1) for b in BUCKETS}
+
+
+def intervals(profile: dict) -> list[tuple[int, float, float]]:
+    """(node, start, end) per sample, in time order: a sample stands for the time since the
+    one before it, (start, end]. V8 does not promise samples in time order (a time delta can
+    be negative, and DevTools sorts them too); taken in the order given, two samples' intervals
+    would overlap and a split could hold more time than its window."""
+    t, stamped = profile["startTime"], []
+    for node, dt in zip(profile["samples"], profile["timeDeltas"], strict=True):
+        t += dt
+        stamped.append((t, node))
+    stamped.sort(key=lambda s: s[0])  # stable: equal times keep their order
+    out, a = [], profile["startTime"]
+    for t, node in stamped:
+        out.append((node, a, t))
+        a = t
+    return out
 
 
 def profiled_switch(page, cdp, fetched, title: str, quiet: float, timeout: float) -> dict:
@@ -127,11 +142,9 @@ def marker_time(profile: dict) -> float | None:
             if c not in marked:
                 marked.add(c)
                 todo.append(c)
-    t = profile["startTime"]
-    for node, dt in zip(profile["samples"], profile["timeDeltas"], strict=True):
-        t += dt
+    for node, a, _ in intervals(profile):
         if node in marked:
-            return t - dt  # the marker began within this sample's interval (click listener)
+            return a  # the marker began within this sample's interval (click listener)
     return None
 
 
