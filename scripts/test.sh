@@ -43,7 +43,7 @@ if [ "$#" -gt 0 ]; then
 fi
 # (2026-11-28, a CI-like run on 2 cores: the first run 20:25, the second 19:09 with three
 # files; test_replicas.py, ~43 s and mostly waiting on haproxy and its replicas, moved to
-# the second)
+# the second. Still balanced on a machine twice as fast: 8:31 and 8:55, .ci/run, 1bae95e)
 SECOND=(test_devices_e2e.py test_image.py test_board_cache_e2e.py test_replicas.py)
 for f in "${SECOND[@]}"; do
   [ -f "tests/e2e/$f" ] || { echo "scripts/test.sh: tests/e2e/$f is gone: update SECOND"; exit 1; }
