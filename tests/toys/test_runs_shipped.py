@@ -66,19 +66,17 @@ def pinned_kernels() -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def remade(tmp_path_factory) -> dict[str, toys.History]:
-    """Every shipped run trained again from its seed in one process with the kernels pinned
-    (NumPy reads NPY_DISABLE_CPU_FEATURES when it is imported)."""
-    out = tmp_path_factory.mktemp("remade")
-    code = (
-        "import sys; from pathlib import Path; from attnviz import toys\n"
-        "for name in toys.TASKS:\n"
-        "    run = toys.load(name)\n"
-        "    again = toys.train(name, run.seed, run.total, **run.settings)\n"
-        "    Path(sys.argv[1], name).write_bytes(toys.history_bytes(again))\n"
-    )
-    subprocess.run(
-        [sys.executable, "-c", code, str(out)], env=pinned_kernels(), timeout=600, check=True
-    )
+    """Every shipped run made again by the command that made it (``python -m attnviz.toys
+    --task <task> --seed <seed>``, docs/engine.md; the task's own steps and settings, which
+    test_a_shipped_run_is_whole checks the file has), with the kernels pinned (NumPy reads
+    NPY_DISABLE_CPU_FEATURES when it is imported)."""
+    out, env = tmp_path_factory.mktemp("remade"), pinned_kernels()
+    for name in toys.TASKS:
+        command = ["-m", "attnviz.toys", "--task", name, "--seed", str(toys.load(name).seed)]
+        subprocess.run(
+            [sys.executable, *command, "--out", str(out / name)],
+            env=env, capture_output=True, timeout=600, check=True,
+        )  # fmt: skip
     return {name: toys.read_history((out / name).read_bytes()) for name in toys.TASKS}
 
 
