@@ -14,6 +14,7 @@ Screenshots (``ATTNVIZ_SHOTS=1``): artifacts/screenshots/cross_*.png (1440x900, 
 from __future__ import annotations
 
 import pytest
+from e2e_app import BrowserSession
 from test_board_e2e import CELL_JS, MARK_JS, assert_no_board_errors, charts
 from test_devices_e2e import (
     LAYOUT_JS,
@@ -21,7 +22,6 @@ from test_devices_e2e import (
     PROJECTOR,
     SQUARE_JS,
     layout_problems,
-    touch_session,
 )
 
 from attnviz import cross
@@ -99,7 +99,7 @@ def test_tables_keys_and_the_cell_panel_name_both_sequences(new_session):
 
 
 def test_phone_three_charts_a_row_each_wide_enough(browser, app_server):
-    s = touch_session(browser, app_server, PHONE)
+    s = BrowserSession(browser, app_server, PHONE, touch=True)
     try:
         s.open("/cross?input=text")
         s.assert_healthy("cross on a phone")

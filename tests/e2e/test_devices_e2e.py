@@ -80,12 +80,6 @@ LAYOUT_JS = """() => {
 }"""
 
 
-def touch_session(browser, server, viewport) -> BrowserSession:
-    """A session on a touch screen (a phone or a tablet: no hover, coarse pointer), in a
-    context of its own that closes with it."""
-    return BrowserSession(browser, server, viewport, touch=True)
-
-
 def layout_problems(layout: dict) -> list[str]:
     """What the page shows cut, overlapping or past the window's edge."""
     out = []
@@ -115,7 +109,7 @@ class DeviceWalk(dict):
     def __init__(self, browser, server, viewport, name: str, axe: bool):
         super().__init__()
         self.name, self.axe = name, axe
-        self.tab = touch_session(browser, server, viewport)
+        self.tab = BrowserSession(browser, server, viewport, touch=True)
 
     def __missing__(self, title: str) -> dict:
         path, s = PAGES[title], self.tab
@@ -204,7 +198,7 @@ def drag(s: BrowserSession, x: int, y: int, dy: int) -> None:
 def test_phone_sidebar_tap_and_drag(browser, app_server):
     """The sidebar starts collapsed; a tap on a weights cell shows the hover's text and
     works the cell out under the chart; a drag that starts on a chart scrolls the page."""
-    s = touch_session(browser, app_server, PHONE)
+    s = BrowserSession(browser, app_server, PHONE, touch=True)
     try:
         s.open("/")
         assert s.page.evaluate(SIDEBAR_JS) == "true"
@@ -259,7 +253,7 @@ WIDE_JS = """() => Array.from(document.querySelectorAll('.katex-display'))
 def test_phone_wide_equations_show_that_they_scroll(browser, app_server):
     """The exercises' "Q = [...]  K = [...]" are wider than a phone: each is marked
     (shadows at its sides), a keyboard stop named as scrolling; the arrow keys scroll it."""
-    s = touch_session(browser, app_server, PHONE)
+    s = BrowserSession(browser, app_server, PHONE, touch=True)
     try:
         s.open("/exercises")
         s.page.wait_for_function(
@@ -479,7 +473,7 @@ def test_projector_learned_slider_steps_by_the_arrow_keys_and_passes_axe(new_ses
 def test_phone_learned_heads_one_a_row(browser, app_server):
     """A phone: the heads one a row at the page's width, square cells, the labels thinned
     out (no two within a line of type of each other)."""
-    s = touch_session(browser, app_server, PHONE)
+    s = BrowserSession(browser, app_server, PHONE, touch=True)
     try:
         s.open("/learned?task=induction")
         m = s.page.evaluate(LEARNED_JS)
@@ -575,7 +569,7 @@ def test_a_wide_equation_that_appears_late_is_a_keyboard_stop_before_axe_scans(b
     """wide.js marks a wide display equation 150 ms after the page's last DOM change; one
     that appears after the page settled (CI: step by step on a phone, a serious
     scrollable-region-focusable) is marked, and the scan waits for it."""
-    s = touch_session(browser, app_server, PHONE)
+    s = BrowserSession(browser, app_server, PHONE, touch=True)
     try:
         s.open("/step_by_step")
         assert not blocking(scan(s.page))  # axe is in the page now: the next scan is quick
