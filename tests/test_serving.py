@@ -298,7 +298,7 @@ def _name(func: ast.expr) -> str:
     (not another module's ``runner.start``)."""
     if isinstance(func, ast.Name):
         return func.id
-    if isinstance(func, ast.Attribute) and getattr(func.value, "id", "") in ("ui", "page"):
+    if isinstance(func, ast.Attribute) and getattr(func.value, "id", "") in ("ui", "page", "i18n"):
         return func.attr
     return ""
 
@@ -313,7 +313,22 @@ def _app_words(node: ast.expr) -> bool:
     if isinstance(node, ast.IfExp):  # one of two of the app's own texts
         return _app_words(node.body) and _app_words(node.orelse)
     if isinstance(node, ast.Call) and _name(node.func) == "pointing":
-        return all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in node.args)
+        return all(_app_words(a) for a in node.args)
+    if isinstance(node, ast.Call) and _name(node.func) in CATALOG and not node.keywords:
+        # a message of attnviz's catalogs: _("literal"), pgettext("ctx", "literal"), ...
+        texts = [a for a in node.args if not (_name(node.func) in PLURAL and a is node.args[-1])]
+        return bool(texts) and all(
+            isinstance(a, ast.Constant) and isinstance(a.value, str) for a in texts
+        )
+    if (  # _("... {n} ...").format(n=NAMED_CONSTANT or the app's words)
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "format"
+        and not node.args
+    ):
+        return _app_words(node.func.value) and all(
+            _constant_name(k.value).isupper() or _app_words(k.value) for k in node.keywords
+        )
     if isinstance(node, ast.JoinedStr):  # an f-string of literals and named constants
         return all(
             isinstance(v, ast.Constant)
@@ -324,6 +339,10 @@ def _app_words(node: ast.expr) -> bool:
         return _name(node.func) in OWN_WORDS  # a function that returns only the app's words
     return False
 
+
+#: attnviz.i18n's look-ups: their result is a translation of a literal from attnviz's catalogs
+CATALOG = {"_", "gettext", "pgettext", "ngettext", "npgettext"}
+PLURAL = {"ngettext", "npgettext"}  #: the last argument is the count, not a text
 
 #: Functions of no argument whose every ``return`` gives the app's own words (found by
 #: :func:`_own_word_functions`, e.g. ``ui.weights_scale()``).

@@ -1,0 +1,267 @@
+"""The languages attnviz speaks: gettext catalogs, the shown language, numbers as it writes them.
+
+Every text a person reads is written in English in the code and passes through one of:
+
+* ``_("Scores")``: a message; ``_("{n} heads").format(n=4)``: placeholders are named;
+* ``ngettext("{n} head", "{n} heads", n).format(n=n)``: a count;
+* ``pgettext("matrix", "Output")``: one English word with two meanings gets a context;
+* ``N_("Scores")``: marks a text written where no language is known yet (a table built at
+  import); it is translated with ``_()`` where it is shown.
+
+The catalogs are ``attnviz/locale/<lang>/LC_MESSAGES/attnviz.po`` (Babel's formats; the
+template ``attnviz/locale/attnviz.pot`` is extracted from the code, the board's JavaScript and
+the student page by ``scripts/i18n.sh extract``; docs/translating.md). A ``.po`` dropped in
+that folder is a language of the picker; each catalog is read once per process.
+
+The shown language is set once per script run or request (:func:`use`) and read through a
+context variable, so a Streamlit session's thread and each request of the light pages carry
+their own. Code identifiers, LaTeX, the NumPy code box, tokens and model text are never
+translated. ``xx`` is a pseudo-language for the tests (every message ``⟦…⟧``, 40 % longer),
+shown only when ``ATTNVIZ_PSEUDO=1``.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import gettext as _gettext
+import io
+import os
+import re
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import lru_cache
+from pathlib import Path
+
+from babel import Locale, UnknownLocaleError
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+
+LOCALE_DIR = Path(__file__).resolve().parent / "locale"
+DOMAIN = "attnviz"
+SOURCE = "en"  #: the language the code is written in
+PSEUDO = "xx"  #: the test-only pseudo-language
+RTL = frozenset({"ar", "fa", "he", "ur"})
+#: The names a language goes by in the picker where Babel's own is not what a reader expects.
+NAMES = {"zh_CN": "中文", "xx": "Pseudo (⟦test⟧)"}
+
+_current: contextvars.ContextVar[str] = contextvars.ContextVar("attnviz_lang", default=SOURCE)
+_lock = threading.Lock()
+
+
+def available() -> list[str]:
+    """The languages of the picker: English, then each folder with a catalog, by code."""
+    found = sorted(
+        p.parent.parent.name for p in LOCALE_DIR.glob(f"*/LC_MESSAGES/{DOMAIN}.po") if p.is_file()
+    )
+    extra = [PSEUDO] if os.environ.get("ATTNVIZ_PSEUDO") == "1" else []
+    return [SOURCE, *[c for c in found if c != SOURCE], *extra]
+
+
+def name(code: str) -> str:
+    """A language's name in itself: "English", "Español", "中文", "العربية"."""
+    if code in NAMES:
+        return NAMES[code]
+    try:
+        own = Locale.parse(code).language_name or code
+    except (ValueError, UnknownLocaleError):
+        return code
+    return own[:1].upper() + own[1:]
+
+
+def direction(code: str | None = None) -> str:
+    """ "rtl" for a language written right to left, else "ltr"."""
+    return "rtl" if (code or current()).split("_")[0] in RTL else "ltr"
+
+
+def html_lang(code: str | None = None) -> str:
+    """The language as a BCP 47 tag for ``<html lang>``: zh_CN -> zh-CN."""
+    return (code or current()).replace("_", "-")
+
+
+def pick(wanted: str | None, accept: str | None = None) -> str:
+    """The language to show: ``wanted`` (a link's ``?lang=``) if attnviz has it, else the
+    best of ``accept`` (a browser's locale or Accept-Language header), else English.
+    Matches by language when the region differs: es-MX -> es, zh-Hans-CN or zh -> zh_CN."""
+    have = available()
+    for asked in [wanted, *_accepted(accept or "")]:
+        if not asked:
+            continue
+        asked = asked.strip().replace("-", "_")
+        if asked in have:
+            return asked
+        lang = asked.split("_")[0].lower()
+        for code in have:
+            if code.split("_")[0].lower() == lang:
+                return code
+    return SOURCE
+
+
+def _accepted(header: str) -> list[str]:
+    """The tags of an Accept-Language header, most wanted first."""
+    tags = []
+    for i, part in enumerate(header.split(",")):
+        tag, _, q = part.strip().partition(";q=")
+        try:
+            weight = float(q) if q else 1.0
+        except ValueError:
+            weight = 0.0
+        if tag and tag != "*" and weight > 0:
+            tags.append((-weight, i, tag))
+    return [t for _, _, t in sorted(tags)]
+
+
+def current() -> str:
+    """The language shown to this session or request."""
+    return _current.get()
+
+
+def set_language(code: str) -> None:
+    """Show ``code`` from now on in this thread or task (a Streamlit run sets it first)."""
+    _current.set(code if code in available() else SOURCE)
+
+
+@contextmanager
+def use(code: str) -> Iterator[str]:
+    """Show ``code`` inside the block (a request of the light pages, a test)."""
+    token = _current.set(code if code in available() else SOURCE)
+    try:
+        yield current()
+    finally:
+        _current.reset(token)
+
+
+# --- the catalogs --------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=16)
+def translations(code: str) -> _gettext.NullTranslations:
+    """The catalog of ``code``, read once per process: its ``.mo`` when it is newer than its
+    ``.po`` (``scripts/i18n.sh compile``), else the ``.po`` compiled in memory."""
+    if code == SOURCE:
+        return _gettext.NullTranslations()
+    if code == PSEUDO:
+        return _Pseudo()
+    po = LOCALE_DIR / code / "LC_MESSAGES" / f"{DOMAIN}.po"
+    mo = po.with_suffix(".mo")
+    if mo.is_file() and po.is_file() and mo.stat().st_mtime >= po.stat().st_mtime:
+        with mo.open("rb") as f:
+            return _gettext.GNUTranslations(f)
+    if not po.is_file():
+        return _gettext.NullTranslations()
+    with _lock, po.open("rb") as f:
+        catalog = read_po(f, locale=code)
+        buf = io.BytesIO()
+        write_mo(buf, catalog, use_fuzzy=False)
+    buf.seek(0)
+    return _gettext.GNUTranslations(buf)
+
+
+def _(message: str) -> str:
+    """``message`` in the shown language."""
+    code = _current.get()
+    return message if code == SOURCE else translations(code).gettext(message)
+
+
+def ngettext(singular: str, plural: str, n: int) -> str:
+    """The form of a count ``n`` in the shown language (its own plural rules)."""
+    code = _current.get()
+    if code == SOURCE:
+        return singular if n == 1 else plural
+    return translations(code).ngettext(singular, plural, n)
+
+
+def pgettext(context: str, message: str) -> str:
+    """``message`` in the shown language, where ``context`` tells two meanings apart."""
+    code = _current.get()
+    return message if code == SOURCE else translations(code).pgettext(context, message)
+
+
+def npgettext(context: str, singular: str, plural: str, n: int) -> str:
+    code = _current.get()
+    if code == SOURCE:
+        return singular if n == 1 else plural
+    return translations(code).npgettext(context, singular, plural, n)
+
+
+def N_(message: str) -> str:  # noqa: N802 (gettext's name for the marker)
+    """Marks ``message`` for the catalog without translating it (translate it where shown)."""
+    return message
+
+
+def gettext_for(code: str, message: str) -> str:
+    """``message`` in language ``code`` (a class's language, whoever asks)."""
+    with use(code):
+        return _(message)
+
+
+# --- numbers -------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=16)
+def decimal_sign(code: str) -> str:
+    """The decimal sign of ``code``'s numbers ("," in es, "." in en, zh_CN and ar)."""
+    if code in (SOURCE, PSEUDO):
+        return "."
+    try:
+        return Locale.parse(code).number_symbols["latn"]["decimal"]
+    except (ValueError, UnknownLocaleError, KeyError):
+        return "."
+
+
+def plotly_separators(code: str | None = None) -> str:
+    """plotly's ``layout.separators`` for the shown language: the decimal sign, then the
+    thousands sign (",." in es: 0,84 and 1.024)."""
+    dec = decimal_sign(code or current())
+    return dec + ("." if dec == "," else ",")
+
+
+_NUMBER = re.compile(r"(?<![\w.])(-?\d+)\.(\d+)(?![\w.])")
+
+
+def number(text: str, code: str | None = None) -> str:
+    """``text`` (an English-formatted number, or prose with numbers in it) with the shown
+    language's decimal sign: "0.84" -> "0,84" in es. Versions and names are left alone."""
+    dec = decimal_sign(code or current())
+    if dec == ".":
+        return text
+    return _NUMBER.sub(lambda m: f"{m.group(1)}{dec}{m.group(2)}", text)
+
+
+def fmt(value: float, spec: str = ".2f", code: str | None = None) -> str:
+    """``format(value, spec)`` with the shown language's decimal sign."""
+    out = format(value, spec)
+    dec = decimal_sign(code or current())
+    return out if dec == "." else out.replace(".", dec)
+
+
+# --- the pseudo-language -------------------------------------------------------------------
+
+_ACCENTS = str.maketrans("aeiouAEIOUcnyCNY", "àéîõüÀÉÎÕÜçñýÇÑÝ")
+#: what a pseudo-translation leaves as it is: placeholders ({n}, %{z:.2f}, %(x)s), tags,
+#: character references and LaTeX between dollars
+_KEEP = re.compile(r"(\{[^{}]*\}|%\{[^{}]*\}|%\([^)]*\)[sdif]|<[^>]*>|&#?\w+;|\$[^$]*\$)")
+
+
+def pseudo(message: str) -> str:
+    """``message`` as the pseudo-language writes it: accented, 40 % longer, in ⟦…⟧."""
+    if not message.strip():
+        return message
+    parts = _KEEP.split(message)
+    out = "".join(p if i % 2 else p.translate(_ACCENTS) for i, p in enumerate(parts))
+    pad = "·" * max(1, round(0.4 * len(message)) // 2)
+    return f"⟦{out}{pad}⟧"
+
+
+class _Pseudo(_gettext.NullTranslations):
+    def gettext(self, message):
+        return pseudo(message)
+
+    def ngettext(self, singular, plural, n):
+        return pseudo(singular if n == 1 else plural)
+
+    def pgettext(self, context, message):
+        return pseudo(message)
+
+    def npgettext(self, context, singular, plural, n):
+        return pseudo(singular if n == 1 else plural)
