@@ -149,14 +149,22 @@ function screenBelow(el) {
     : Math.floor(window.innerHeight - 2 * PRESENT_RESERVE_PX);
 }
 
-// The plot area's width plotly will give a matrix figure `width` px wide (its margins and
-// a colour bar of about 70 px at 13 px ticks), before it is drawn.
-function plotWidth(lay, dat, width) {
+// The plot area's width plotly will give a matrix figure `width` px wide: its margins and
+// its colour bar, `bar` px as measured on the chart's last draw (barWidth) or, before the
+// first, about 70 px at 13 px ticks.
+function plotWidth(lay, dat, width, bar) {
   const m = lay.margin || {};
   const heat = dat.find((t) => t && t.type === "heatmap");
   const tick = (heat && heat.colorbar && heat.colorbar.tickfont && heat.colorbar.tickfont.size) || 13;
-  const bar = heat && heat.showscale !== false ? 22 + tick * 4 + 12 : 0;
-  return width - (m.l != null ? m.l : 80) - (m.r != null ? m.r : 80) - bar;
+  const guess = heat && heat.showscale !== false ? 22 + tick * 4 + 12 : 0;
+  return width - (m.l != null ? m.l : 80) - (m.r != null ? m.r : 80) - (bar != null ? bar : guess);
+}
+
+// What plotly took beside the margins of a drawn chart (its colour bar), in px.
+function barWidth(lay, fl) {
+  const m = lay.margin || {};
+  const width = fl.width - (m.l != null ? m.l : 80) - (m.r != null ? m.r : 80);
+  return Math.max(0, width - fl.xaxis._length);
 }
 
 /** The layout and data of figure `fig` as drawn in a room `room` ({width, height}: height
@@ -170,7 +178,11 @@ export function fitFigure(fig, scale, room, opts = {}) {
   if (isGrid(lay) && opts.stacked) lay = fitGrid(lay, { width: room.width, height: 0 }, 1);
   else if (opts.present || opts.fill) [lay, dat] = presenterFill(lay, dat, room);
   const width = Math.min(room.width, typeof lay.width === "number" ? lay.width : room.width);
-  if (width) dat = cellText(dat, plotWidth(lay, dat, width) * 1.25, measure);
+  // a chart drawn before knows its colour bar's width: the values are kept or dropped as the
+  // draw will show them (a second Plotly.react per chart when the guess let them through
+  // cost ~35 ms a slider move at N = 10-16, docs/benchmarks.md, issue 46)
+  const bar = opts.bar;
+  if (width) dat = cellText(dat, plotWidth(lay, dat, width, bar) * (bar != null ? 1 : 1.25), measure);
   lay = wrapTitle(fitted(lay, width), width, measure);
   const before = lay;
   lay = legendBelow(lay, dat, width, measure);
@@ -263,12 +275,14 @@ export function draw(board, args) {
     if (same && !rescale) return Promise.resolve(null);
     c.drawnFig = f.rev || null;
     c.drawnRoom = roomKey;
+    const bars = c.bars || (c.bars = new Map()); // colour bar px by text scale
     const [lay, dat, legendBase] = fitFigure(f.figure || {}, scale, room, {
       present,
       fill: reserve > 0,
       stacked,
       touch,
       measure,
+      bar: bars.get(scale),
     });
     // no mode bar on a touch screen, a stacked board or a slide: its downloads are the
     // buttons under the chart (tools.js), its zoom a mouse's gesture
@@ -279,6 +293,7 @@ export function draw(board, args) {
         // after plotly's layout: values in cells too narrow for them are dropped; a legend
         // moved under the plot gets the margin plotly's own rows of it need
         const fl = c.gd._fullLayout;
+        if (fl && fl.xaxis) bars.set(scale, barWidth(lay, fl));
         const fewer = fl && fl.xaxis ? cellText(dat, fl.xaxis._length, measure) : dat;
         const redraw = fewer !== dat ? Plotly.react(c.gd, fewer, lay, config) : null;
         return Promise.resolve(redraw).then(() => {
