@@ -18,12 +18,15 @@ HERE = Path(__file__).parent
 # once per run, so the state is derived from the URL here.
 # The tab's icon is attnviz's own file, served by this server: a page's ":material/...:" icon
 # would make every browser fetch it from Google's font service (docs/deploy.md, "Offline").
+# The shown language first: ?lang=, else the session's, else the browser's (attnviz.i18n).
+ui.lang.setup()
 st.set_page_config(
     layout="wide", initial_sidebar_state=ui.present.sidebar_state(), page_icon=ui.ICON
 )
 # First element of every run: the browser starts loading plotly.js now, not when the first
-# chart arrives (a first visit saves most of its 1.3 s download and compile).
-ui.preload_plotly()
+# chart arrives (a first visit saves most of its 1.3 s download and compile); it also sets
+# the page's language (<html lang dir>, the board's catalog).
+ui.preload_plotly(ui.lang.board_locale())
 
 # The pages, their titles, icons and sidebar flags: one table, attnviz.ui.pages.PAGES.
 # Each st.Page keeps its entry (no look-up by title); url_path is the table's slug, which
@@ -37,6 +40,7 @@ nav = [
 # "View more" from 13 pages on; a new page must not hide the last ones)
 page = st.navigation(nav, expanded=True)
 entry = next(e for p, e in zip(nav, entries, strict=True) if p is page)
+ui.lang.picker()
 ui.sidebar(
     applies=entry.controls != "none",
     seed_only=entry.controls == "seed",

@@ -34,7 +34,9 @@ from functools import lru_cache
 from pathlib import Path
 
 from babel import Locale, UnknownLocaleError
+from babel.messages.extract import extract_from_file
 from babel.messages.mofile import write_mo
+from babel.messages.plurals import get_plural
 from babel.messages.pofile import read_po
 
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
@@ -193,6 +195,68 @@ def gettext_for(code: str, message: str) -> str:
     """``message`` in language ``code`` (a class's language, whoever asks)."""
     with use(code):
         return _(message)
+
+
+_PLURAL_TAGS = ("zero", "one", "two", "few", "many", "other")  #: gettext's order of forms
+
+
+@lru_cache(maxsize=16)
+def plural_tags(code: str) -> list[str]:
+    """The CLDR plural categories of ``code`` in the order of its catalog's forms (what
+    ``Intl.PluralRules`` says of a count in the board's JavaScript)."""
+    if code in (SOURCE, PSEUDO):
+        return ["one", "other"]
+    try:
+        tags = Locale.parse(code).plural_form.tags | {"other"}
+    except (ValueError, UnknownLocaleError):
+        return ["one", "other"]
+    return [t for t in _PLURAL_TAGS if t in tags]
+
+
+BOARD_JS = Path(__file__).resolve().parent / "ui" / "board" / "js"
+
+
+@lru_cache(maxsize=1)
+def js_message_ids() -> tuple[tuple[str, str | None], ...]:
+    """The messages of the board's JavaScript (singular, plural or None), read once per
+    process with the extractor that makes the catalog."""
+    found: dict[tuple[str, str | None], None] = {}
+    for js in sorted(BOARD_JS.glob("*.js")):
+        for _line, msg, _comments, _ctx in extract_from_file(
+            "javascript",
+            str(js),
+            keywords={"_": None, "ngettext": (1, 2)},
+            options={"parse_template_string": True},
+        ):
+            found[(msg, None) if isinstance(msg, str) else (msg[0], msg[1])] = None
+    return tuple(found)
+
+
+@lru_cache(maxsize=16)
+def js_messages(code: str) -> dict[str, str | list[str]]:
+    """The board's messages in ``code``: msgid -> translation, or its plural forms."""
+    if code == SOURCE:
+        return {}
+    t = translations(code)
+    out: dict[str, str | list[str]] = {}
+    n = len(plural_tags(code))
+    for single, plural in js_message_ids():
+        if plural is None:
+            out[single] = t.gettext(single)
+        else:  # one count of each category, as the catalog's plural formula picks forms
+            out[single] = [t.ngettext(single, plural, k) for k in _sample_counts(code)[:n]]
+    return out
+
+
+def _sample_counts(code: str) -> list[int]:
+    """A count of each of ``code``'s plural categories, in catalog order (found by trying
+    the counts 0-200 and 10**6 with the catalog's own rule)."""
+    rule = get_plural(code)
+    index = _gettext.c2py(rule.plural_expr)  # gettext's own parser of the C formula
+    counts: dict[int, int] = {}
+    for k in [*range(0, 201), 10**6]:
+        counts.setdefault(index(k), k)
+    return [counts.get(i, 1) for i in range(rule.num_plurals)]
 
 
 # --- numbers -------------------------------------------------------------------------------

@@ -172,13 +172,16 @@ def _arr(v) -> np.ndarray:
 @pytest.mark.parametrize("page", [PAGES[0], "pages/step_by_step.py", "pages/decoder.py"])
 def test_every_run_starts_with_the_hidden_board_that_preloads_plotly_js(page):
     """The first component of a run is the hidden board that only starts loading plotly.js
-    (no figures), with the same plotly.js the charts use, in a box the page hides; its data
-    is the same in every run (nothing new to send after the first)."""
+    (no figures), with the same plotly.js the charts use, in a box the page hides, and the
+    shown language (English: no messages, the board's English is its own); its data is the
+    same in every run (nothing new to send after the first)."""
     at = run_app({"N": "5"}, page)
     assert_clean(at)
     comps = [el for el in at.get("bidi_component") if el.proto.component_name == BOARD]
     first = json.loads(comps[0].proto.json)
-    assert first == {"preload": {**PLOTLY, "modules": list(MODULES)}, "dom": DOM}
+    locale = {"lang": "en", "dir": "ltr", "separators": ".,", "plural": ["one", "other"]}
+    want = {"preload": {**PLOTLY, "modules": list(MODULES)}, "dom": DOM}
+    assert first == {**want, "locale": {**locale, "messages": {}}}
     assert PLOTLY["src"].startswith("vendor/plotly-")
     assert all("preload" not in json.loads(c.proto.json or "{}") for c in comps[1:])
     at.run()

@@ -36,7 +36,7 @@ Invalid values in a link (``?N=-3&heads=7&mask=xyz``) are replaced by valid ones
 
 from pathlib import Path
 
-from attnviz.ui import a11y, pages, predict, present
+from attnviz.ui import a11y, lang, pages, predict, present
 from attnviz.ui.board import (
     Overlay,
     board,
@@ -173,6 +173,7 @@ __all__ = [
     "preload_plotly",
     "preset_query",
     "a11y",
+    "lang",
     "pages",
     "present",
     "shapes",

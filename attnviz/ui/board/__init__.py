@@ -401,15 +401,16 @@ PREFETCH_KEY = "board_prefetch"  # one per page run
 PRELOAD_KEY = "board_preload"  # one per run, the first element of the page (app.py)
 
 
-def preload_plotly() -> None:
-    """A hidden board, the first element of every run (``app.py``), that only starts
-    loading plotly.js: the download and compile of the 1.2 MB bundle then
-    overlap the rest of the first run (sidebar, engine, page text) instead of starting
-    when the first chart arrives. Draws nothing, takes no space; its
-    data never changes, so later runs send nothing new for it."""
+def preload_plotly(locale: dict | None = None) -> None:
+    """A hidden board, the first element of every run (``app.py``), that starts loading
+    plotly.js (the 1.2 MB bundle's download and compile overlap the rest of the first run
+    instead of starting when the first chart arrives) and gives the page the shown
+    language (``locale``: :func:`attnviz.ui.lang.board_locale`). Draws nothing, takes no
+    space; its data changes only with the language."""
     with st.container(key=PRELOAD_KEY + "_box"):  # hidden, as the prefetch board's box
         streamlit_private.hide_box(PRELOAD_KEY + "_box")
-        _mount(PRELOAD_KEY, {"preload": {**PLOTLY, "modules": MODULES}, "dom": DOM})
+        data = {"preload": {**PLOTLY, "modules": MODULES}, "dom": DOM, "locale": locale}
+        _mount(PRELOAD_KEY, data)
 
 
 def prefetch_heads(num_heads: int, head: int, n: int, view_key: str) -> None:

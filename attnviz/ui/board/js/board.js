@@ -26,8 +26,9 @@
 //
 // Data from Python (attnviz/ui/board/__init__.py): {figures: [{key, figure, link, label, title,
 // role, rev}], columns, group, text_scale, present, rev, name, watch, plotly: {src, name,
-// version}, modules, prefetch?, reveal?}, or {preload: {src, name, version, modules}} for the
-// hidden first board of every run (it only starts loading plotly.js and the chart modules),
+// version}, modules, prefetch?, reveal?}, or {preload: {src, name, version, modules}, locale}
+// for the hidden first board of every run (it only starts loading plotly.js and the chart
+// modules, and sets the shown language: i18n.js),
 // or {step_keys: {next, prev}} for the hidden board under the presenter view's step bar (the
 // arrow keys press those buttons). Every one carries `dom`: the selectors of Streamlit's
 // markup the board needs (a widget's element by its key, the head picker's value, a
@@ -68,6 +69,7 @@
 // window.__attnvizBoardErrors lists the errors shown; window.__attnvizCatchUpMs overrides
 // CATCH_UP_MS.
 
+import { _, fill, setLocale } from "./i18n.js";
 import { draw } from "./draw.js";
 import { keep, switchTarget, watch, widgetElement } from "./headswitch.js";
 import {
@@ -104,6 +106,16 @@ const chartModules = new Map(); // file name -> Promise of the module (once per 
 function chartModule(name) {
   if (!chartModules.has(name)) chartModules.set(name, import(new URL(name, import.meta.url).href));
   return chartModules.get(name);
+}
+
+// The shown language (ui.lang.board_locale): the catalog of every chart module, and the
+// page's <html lang dir> (screen readers pronounce by it; Arabic's prose runs right to
+// left, board.css keeps the charts left to right).
+function applyLocale(doc, locale) {
+  setLocale(locale);
+  const root = doc.documentElement;
+  if (root.lang !== locale.lang) root.lang = locale.lang;
+  if (root.dir !== locale.dir) root.dir = locale.dir;
 }
 
 class Board {
@@ -182,7 +194,7 @@ class Board {
   }
 
   fail(e) {
-    const msg = "The charts could not be drawn: " + (e && e.message ? e.message : e);
+    const msg = fill(_("The charts could not be drawn: {error}"), { error: e && e.message ? e.message : e });
     errors.push(msg);
     const el = document.createElement("p");
     el.className = "err";
@@ -193,6 +205,7 @@ class Board {
   // ---------------------------------------------------------------- from Streamlit
   update(args) {
     watchWide(document, args.dom); // wide equations of every page, once per tab
+    if (args.locale) applyLocale(document, args.locale); // the preload board's, first of all
     if (args.preload) {
       // the first element of every run (ui.board.preload_plotly): starts loading plotly.js
       // while the rest of the run arrives; a failure is shown by the boards that need it

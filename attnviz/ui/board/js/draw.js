@@ -5,6 +5,7 @@
 // narrow chart, square cells on the projector); no mode bar where it would cover the
 // title for good (a touch screen, a stacked board) or on a slide.
 
+import { separators } from "./i18n.js";
 import { chartConfig } from "./downloads.js";
 import {
   cellText,
@@ -174,6 +175,8 @@ function barWidth(lay, fl) {
 export function fitFigure(fig, scale, room, opts = {}) {
   const measure = opts.measure;
   let lay = scaled(fig.layout || {}, scale);
+  // numbers in hovers, ticks and colour bars as the shown language writes them (0,84 in es)
+  if (!lay.separators && separators() !== ".,") lay = Object.assign({}, lay, { separators: separators() });
   let dat = scaledData(fig.data || [], scale);
   if (isGrid(lay) && opts.stacked) lay = fitGrid(lay, { width: room.width, height: 0 }, 1);
   else if (opts.present || opts.fill) [lay, dat] = presenterFill(lay, dat, room);

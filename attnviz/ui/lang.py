@@ -1,0 +1,77 @@
+"""The shown language of a session (:mod:`attnviz.i18n`): chosen once per run, first thing.
+
+``?lang=es`` in the link wins (it is kept across pages, in the presenter's and the class's
+links, since the app writes it back into the URL); else the language last picked in this
+session; else the browser's (``st.context.locale``); else English. The sidebar's picker
+names each language in itself and writes ``?lang=`` when one is picked. A ``?lang=`` that
+attnviz has no catalog for is said, not silently dropped.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from attnviz import i18n
+from attnviz.i18n import _
+
+PARAM = "lang"
+PICK_KEY = "attnviz_lang_pick"  #: the sidebar's picker (session state)
+CHOSEN_KEY = "attnviz_lang"  #: the language picked or linked in this session
+
+
+def setup() -> str:
+    """Set the language of this run; returns its code. Call before anything is drawn."""
+    wanted = st.query_params.get(PARAM)
+    chosen = st.session_state.get(CHOSEN_KEY)
+    browser = getattr(st.context, "locale", None)
+    code = i18n.pick(wanted or chosen, browser)
+    i18n.set_language(code)
+    if wanted is not None:
+        if i18n.pick(wanted) == i18n.SOURCE and not wanted.lower().startswith("en"):
+            st.session_state["attnviz_lang_unknown"] = wanted
+        st.session_state[CHOSEN_KEY] = code
+    elif chosen and chosen != i18n.pick(None, browser):
+        st.query_params[PARAM] = chosen  # kept across a page switch
+    if st.session_state.get(PICK_KEY) != code:
+        st.session_state[PICK_KEY] = code
+    return code
+
+
+def _picked() -> None:
+    code = st.session_state[PICK_KEY]
+    st.session_state[CHOSEN_KEY] = code
+    st.session_state.pop("attnviz_lang_unknown", None)
+    st.query_params[PARAM] = code
+
+
+def picker() -> None:
+    """The sidebar's language picker (each language named in itself)."""
+    codes = i18n.available()
+    st.sidebar.selectbox(
+        _("Language"),
+        codes,
+        format_func=i18n.name,
+        key=PICK_KEY,
+        on_change=_picked,
+    )
+    unknown = st.session_state.get("attnviz_lang_unknown")
+    if unknown:
+        st.sidebar.warning(
+            _("attnviz has no translation for “{lang}”; it is shown in English.").format(
+                lang=unknown
+            )
+        )
+
+
+def board_locale() -> dict:
+    """What the board's JavaScript needs of the shown language (``i18n.js``): the
+    ``<html lang dir>``, plotly's separators, the plural categories in catalog order and
+    the board's own messages."""
+    code = i18n.current()
+    return {
+        "lang": i18n.html_lang(code),
+        "dir": i18n.direction(code),
+        "separators": i18n.plotly_separators(code),
+        "plural": i18n.plural_tags(code),
+        "messages": i18n.js_messages(code),
+    }
