@@ -313,7 +313,7 @@ def pseudo(message: str) -> str:
         return message
     parts = _KEEP.split(message)
     out = "".join(p if i % 2 else p.translate(_ACCENTS) for i, p in enumerate(parts))
-    pad = "·" * max(1, round(0.4 * len(message)) // 2)
+    pad = "·" * max(1, round(0.4 * len(message)) - 2)  # with the brackets: 40 % longer
     return f"⟦{out}{pad}⟧"
 
 

@@ -1,0 +1,167 @@
+"""attnviz.i18n: the shown language, its catalogs, its numbers; the catalogs' own checks."""
+
+from __future__ import annotations
+
+import importlib.util
+import threading
+from pathlib import Path
+
+import pytest
+
+from attnviz import i18n
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location("i18n_script", ROOT / "scripts" / "i18n.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_the_languages_at_launch_are_in_the_picker_named_in_themselves():
+    codes = i18n.available()
+    assert codes[0] == "en" and {"es", "zh_CN", "ar"} <= set(codes)
+    assert "xx" not in codes  # the pseudo-language only where the tests ask for it
+    names = {c: i18n.name(c) for c in codes}
+    assert names["en"] == "English" and names["es"] == "Español"
+    assert names["zh_CN"] == "中文" and names["ar"] == "العربية"
+
+
+@pytest.mark.parametrize(
+    ("wanted", "accept", "shown"),
+    [
+        ("es", None, "es"),
+        ("es-MX", None, "es"),  # a region attnviz has no catalog of: its language
+        ("zh-Hans-CN", None, "zh_CN"),
+        ("zh", None, "zh_CN"),
+        (None, "ar-EG,ar;q=0.9,en;q=0.8", "ar"),
+        (None, "fr-FR,fr;q=0.9,es;q=0.5", "es"),  # the best one attnviz has
+        ("fr", "en-US", "en"),
+        (None, None, "en"),
+        ("", "de;q=0", "en"),
+        ("<script>", "*", "en"),
+    ],
+)
+def test_pick_takes_the_link_then_the_browser_then_english(wanted, accept, shown):
+    assert i18n.pick(wanted, accept) == shown
+
+
+def test_the_language_is_per_thread_and_block():
+    seen = {}
+
+    def other():
+        seen["other"] = i18n.current()
+
+    with i18n.use("es"):
+        assert i18n.current() == "es"
+        t = threading.Thread(target=other)
+        t.start()
+        t.join()
+        with i18n.use("nope"):
+            assert i18n.current() == "en"  # an unknown code falls back to English
+    assert i18n.current() == "en" and seen["other"] == "en"
+
+
+def test_english_is_the_code_itself():
+    with i18n.use("en"):
+        assert i18n._("Scores") == "Scores"
+        assert i18n.ngettext("{n} head", "{n} heads", 1) == "{n} head"
+        assert i18n.ngettext("{n} head", "{n} heads", 3) == "{n} heads"
+        assert i18n.pgettext("matrix", "Output") == "Output"
+        assert i18n.N_("Scores") == "Scores"
+
+
+def test_a_message_missing_from_a_catalog_is_its_english():
+    with i18n.use("es"):
+        assert i18n._("a message no catalog has, 8c1f") == "a message no catalog has, 8c1f"
+
+
+def test_numbers_as_the_language_writes_them():
+    assert i18n.decimal_sign("es") == "," and i18n.decimal_sign("en") == "."
+    assert i18n.decimal_sign("zh_CN") == "." and i18n.decimal_sign("ar") == "."
+    assert i18n.fmt(0.8412, ".2f", "es") == "0,84"
+    assert i18n.fmt(-1.5, ".3f", "en") == "-1.500"
+    assert i18n.plotly_separators("es") == ",." and i18n.plotly_separators("en") == ".,"
+    # prose: numbers get the decimal comma, a version or a name does not
+    assert i18n.number("weights 0.84 and -0.5", "es") == "weights 0,84 and -0,5"
+    assert i18n.number("numpy 2.4.6, t0.5", "es") == "numpy 2.4.6, t0.5"
+    assert i18n.number("0.84", "en") == "0.84"
+
+
+def test_rtl_and_the_html_tag():
+    assert i18n.direction("ar") == "rtl" and i18n.direction("es") == "ltr"
+    assert i18n.html_lang("zh_CN") == "zh-CN" and i18n.html_lang("en") == "en"
+
+
+def test_plural_categories_follow_the_catalog_order():
+    assert i18n.plural_tags("ar") == ["zero", "one", "two", "few", "many", "other"]
+    assert i18n.plural_tags("zh_CN") == ["other"]
+    assert i18n.plural_tags("es") == ["one", "many", "other"]
+    # a count of each category, in that order, by the catalog's own formula
+    assert i18n._sample_counts("ar") == [0, 1, 2, 3, 11, 100]
+
+
+def test_the_board_gets_its_own_messages_with_every_plural_form():
+    ids = i18n.js_message_ids()
+    assert ids, "the board's JavaScript has messages"
+    es = i18n.js_messages("es")
+    assert set(es) == {single for single, _plural in ids}
+    for single, plural in ids:
+        if plural is not None:
+            assert isinstance(es[single], list) and len(es[single]) == 3
+    assert i18n.js_messages("en") == {}
+
+
+def test_the_pseudo_language_wraps_and_lengthens_but_keeps_placeholders(monkeypatch):
+    message = "Query {i} attends to %{z:.2f} of <b>key</b> $j$ &amp; more"
+    out = i18n.pseudo(message)
+    assert out.startswith("⟦") and out.endswith("⟧")
+    for kept in ("{i}", "%{z:.2f}", "<b>", "</b>", "$j$", "&amp;"):
+        assert kept in out
+    assert len(out) >= 1.3 * len(message)
+    monkeypatch.setenv("ATTNVIZ_PSEUDO", "1")
+    assert "xx" in i18n.available()
+    with i18n.use("xx"):
+        assert i18n._("Scores") == "⟦Sçõrés·⟧"  # "·" pads it to 40 % longer
+        assert i18n.ngettext("{n} head", "{n} heads", 2).startswith("⟦{n}")
+
+
+# --------------------------------------------------------------------------- the catalogs
+
+
+def test_the_catalogs_are_whole_and_their_placeholders_agree(capsys):
+    """scripts/i18n.py check: es, zh_CN and ar translate every message of the template, and
+    no translation's placeholders or tags differ from its English."""
+    rc = _script().check()
+    out = capsys.readouterr().out
+    assert rc == 0, out
+
+
+def test_the_check_finds_a_broken_placeholder():
+    script = _script()
+    assert script.mismatches("{n} heads", "{n} cabezas") == []
+    assert script.mismatches("{n} heads", "{m} cabezas")
+    assert script.mismatches("%{z:.2f} of {name}", "{name}: %{z:.3f}")
+    assert script.mismatches("<b>key</b>", "clave") and not script.mismatches(
+        "<b>a</b>", "<b>b</b>"
+    )
+    # a plural form may leave the count out ("one head"), nothing else
+    assert script.mismatches(("{n} head", "{n} heads"), ("una cabeza", "{n} cabezas")) == []
+
+
+def test_the_template_holds_every_message_of_the_code(tmp_path, monkeypatch):
+    """The committed .pot is what the code says now (run scripts/i18n.sh extract, update)."""
+    script = _script()
+    monkeypatch.setattr(script, "POT", tmp_path / "attnviz.pot")
+    fresh = {
+        (m.id if isinstance(m.id, str) else m.id[0], m.context) for m in script.extract() if m.id
+    }
+    committed = {
+        (m.id if isinstance(m.id, str) else m.id[0], m.context)
+        for m in script.read(ROOT / "attnviz" / "locale" / "attnviz.pot")
+        if m.id
+    }
+    assert fresh - committed == set(), "messages not in the .pot: run scripts/i18n.sh extract"
+    assert committed - fresh == set(), "the .pot has messages the code lost: extract again"
