@@ -32,6 +32,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from attnviz import predict
+from attnviz.i18n import _
 from attnviz.ui.predict import QUERY_KEY, Ask, ask_box, ask_room, query_on_screen, top_key_ask
 
 
@@ -79,7 +80,7 @@ def scaling(settings: object, unscaled: np.ndarray, scaled: np.ndarray, head: in
     n = unscaled.shape[1]
     query = _picked(n)
     ask = Ask(
-        f"Which row {query} is sharper: not scaled, or scaled?",
+        _("Which row {query} is sharper: not scaled, or scaled?").format(query=query),
         "sharper_row",
         lambda: predict.sharper_row(unscaled, scaled, head, query),
     )
@@ -91,13 +92,14 @@ def compare(view: object, a: np.ndarray, b: np.ndarray, heads: tuple[int, int]) 
     ``heads`` (A's, B's) on screen."""
     n = a.shape[0]
     query = _picked(n)
-    prompt = (
-        f"Which row {query} is sharper: view A's (head {heads[0]}) or view B's (head {heads[1]})?"
+    prompt = _("Which row {query} is sharper: view A's (head {a}) or view B's (head {b})?").format(
+        query=query, a=heads[0], b=heads[1]
     )
+    choices = (_("view A"), _("view B"))
     ask = Ask(
-        f"Which row {query} is sharper: A's or B's?",
+        _("Which row {query} is sharper: A's or B's?").format(query=query),
         "sharper_row",
-        lambda: predict.sharper_row(a[None], b[None], 0, query, ("view A", "view B"), prompt),
+        lambda: predict.sharper_row(a[None], b[None], 0, query, choices, prompt),
     )
     ask_room("compare", view, [ask], pick_query=n)
 
@@ -107,11 +109,11 @@ def permutation(view: object, out: np.ndarray, out_of_permuted: np.ndarray) -> N
     n = out.shape[0]
     row = _picked(n)
     ask = Ask(
-        f"After the shuffle, where is the old output row {row}?",
+        _("After the shuffle, where is the old output row {row}?").format(row=row),
         "moved_row",
         lambda: predict.moved_row(out, out_of_permuted, row),
     )
-    ask_room("permutation", view, [ask], pick_query=n, pick_label="old output row i")
+    ask_room("permutation", view, [ask], pick_query=n, pick_label=_("old output row i"))
 
 
 def cross(
@@ -128,20 +130,22 @@ def cross(
     i = _picked(t)
     target = target_labels[i] if i < len(target_labels) else str(i)
     ask = Ask(
-        f"Which source token does target token {i} ({target[:16]}) attend to most?",
+        _("Which source token does target token {i} ({target}) attend to most?").format(
+            i=i, target=target[:16]
+        ),
         "top_key",
         lambda: predict.top_source(weights, head, i, target_labels, source_labels, mask=mask),
     )
-    ask_room("cross", view, [ask], pick_query=t, pick_label="target token i of the question")
+    ask_room("cross", view, [ask], pick_query=t, pick_label=_("target token i of the question"))
 
 
 def model_heads(page: str, view: object, weights: np.ndarray, layer: int) -> None:
     """A real model's layer: ``weights`` (H, N, N) of layer ``layer`` (from 0), heads
     numbered from 0 as on its page; ``view``: what makes the chart (prompt, layer)."""
     ask = Ask(
-        f"Which head of layer {layer} looks at the previous token?",
+        _("Which head of layer {layer} looks at the previous token?").format(layer=layer),
         "previous_head",
-        lambda: predict.previous_head(weights, where=f" of layer {layer}"),
+        lambda: predict.previous_head(weights, where=_(" of layer {layer}").format(layer=layer)),
     )
     ask_room(page, view, [ask])
 
@@ -151,19 +155,20 @@ def learned(view: object, weights: np.ndarray, step: int, ids: np.ndarray | None
     training step ``step``, numbered across the layers as on that page; ``view``: what
     makes the chart (task, run, step); ``ids`` (T,): the tokens, for "which head is an
     induction head?" (the induction task)."""
+    where = _(" at training step {step}").format(step=step)
     asks = [
         Ask(
-            f"Which head looks at the previous token (step {step})?",
+            _("Which head looks at the previous token (step {step})?").format(step=step),
             "previous_head",
-            lambda: predict.previous_head(weights, where=f" at training step {step}"),
+            lambda: predict.previous_head(weights, where=where),
         )
     ]
     if ids is not None:
         asks.append(
             Ask(
-                f"Which head is an induction head (step {step})?",
+                _("Which head is an induction head (step {step})?").format(step=step),
                 "induction_head",
-                lambda: predict.induction_head(weights, ids, where=f" at training step {step}"),
+                lambda: predict.induction_head(weights, ids, where=where),
             )
         )
     ask_room("learned", view, asks)

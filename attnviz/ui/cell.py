@@ -29,15 +29,16 @@ from typing import Any
 import numpy as np
 import streamlit as st
 
-from attnviz import engine, explain, latex, limits
+from attnviz import engine, explain, i18n, latex, limits
+from attnviz.i18n import N_, _
 from attnviz.ui.page import md_text
 
-HINT = (
+HINT = N_(
     "Click a cell of the scores or the weights to see how it was computed, step by step, "
     "with this view's numbers."
 )
 #: The hint of a page whose clickable charts are weights only (the multi-head page's heads).
-HINT_WEIGHTS = (
+HINT_WEIGHTS = N_(
     "Click a cell of a head's weights to see how it was computed, step by step, with this "
     "view's numbers."
 )
@@ -166,7 +167,9 @@ def show_cell(
     steps = latex.cell_steps(c)
     if not text:
         with st.expander(
-            f"{title}Weight a\\_{i},{j} of head {c.head} as equations, and its LaTeX for slides",
+            _(
+                "{title}Weight a\\_{i},{j} of head {head} as equations, and its LaTeX for slides"
+            ).format(title=title, i=i, j=j, head=c.head),
             expanded=False,
             key=f"{key}_tex",
         ):
@@ -176,22 +179,24 @@ def show_cell(
     li = f" {md_text(labels[i])}" if i < len(labels) else ""
     lj = f" {md_text(klabels[j])}" if j < len(klabels) else ""
     st.markdown(
-        f"**{title}How weight a\\_{i},{j} = {c.weight:.4f} came about** — head {c.head}, "
-        f"query {i}{li}, key {j}{lj}"
-        + (" (masked: this key is hidden from this query)" if c.masked else "")
+        _(
+            "**{title}How weight a\\_{i},{j} = {weight} came about** — head {head}, "
+            "query {i}{li}, key {j}{lj}"
+        ).format(title=title, i=i, j=j, weight=i18n.fmt(c.weight, ".4f"), head=c.head, li=li, lj=lj)
+        + (_(" (masked: this key is hidden from this query)") if c.masked else "")
     )
-    tabs = st.tabs(["Equations", "Plain text", "LaTeX"], key=f"{key}_tabs")
+    tabs = st.tabs([_("Equations"), _("Plain text"), _("LaTeX")], key=f"{key}_tabs")
     with tabs[0]:
         _equations(steps)
     with tabs[1]:
-        for step_title, _, step_text in steps:
+        for step_title, _tex, step_text in steps:
             st.markdown(f"**{md_plain(step_title)}.** {md_plain(step_text)}")
     with tabs[2]:
         _latex_to_copy(c, labels)
 
 
 def _equations(steps: list[latex.Step]) -> None:
-    for step_title, step_tex, _ in steps:
+    for step_title, step_tex, _text in steps:
         st.markdown(md_plain(step_title))
         # inline maths (KaTeX), not st.latex: a long sum wraps at its + signs instead of
         # needing a scroll region (which a keyboard cannot reach, WCAG 2.1.1)
@@ -199,7 +204,7 @@ def _equations(steps: list[latex.Step]) -> None:
 
 
 def _latex_to_copy(c: explain.Cell, labels: tuple[str, ...]) -> None:
-    st.caption("Copy with the button at the top right; it goes inside a display equation.")
+    st.caption(_("Copy with the button at the top right; it goes inside a display equation."))
     st.code(latex.cell_latex(c, labels), language="latex", wrap_lines=True)
 
 
@@ -215,12 +220,13 @@ def cell_panel(
 ) -> explain.Cell | None:
     """Under board ``board_key``: the worked computation of its last clicked cell (of
     ``result``, head from the click or ``head``), or ``hint`` (it names the charts of the
-    page that can be clicked). ``key_labels``: the keys' tokens when they are not
-    ``labels`` (cross-attention: the source's). Returns the cell shown."""
+    page that can be clicked; an ``N_``-marked text such as :data:`HINT`, translated
+    here). ``key_labels``: the keys' tokens when they are not ``labels`` (cross-attention:
+    the source's). Returns the cell shown."""
     c = picked_cell(result, selection(board_key), head)
     with st.container(key=f"{board_key}_cell", border=True):
         if c is None:
-            st.caption(hint)
+            st.caption(_(hint))
             return None
         show_cell(
             c,

@@ -12,6 +12,7 @@ from string import Template
 import streamlit as st
 
 from attnviz import masks
+from attnviz.i18n import _
 from attnviz.ui import pages
 from attnviz.ui.state import View
 
@@ -204,7 +205,7 @@ def code_box(view: View, head: int = 0, extra: str = "") -> None:
     does not load Streamlit's syntax highlighter (1.56 MB, ~0.4 s of the browser's main
     thread), which a plain app does not pay either."""
     box = st.expander(
-        ":material/code: NumPy code that reproduces this view",
+        ":material/code: " + _("NumPy code that reproduces this view"),
         expanded=False,
         key=CODE_BOX_KEY,
         on_change="rerun",

@@ -23,6 +23,7 @@ import numpy as np
 import streamlit as st
 
 from attnviz import engine, viz
+from attnviz.i18n import N_, _
 from attnviz.ui.board import Overlay, board, link_attn, link_tokens
 from attnviz.ui.cell import cell_data, cell_panel
 from attnviz.ui.page import weights_scale
@@ -73,7 +74,11 @@ def attention_charts(
     out.append((f"{key}_weights", fig, link))
     if outputs is not None:
         fig = viz.cross.cross_token_figure(
-            outputs[head], name=f"out (head {head}) = A V", side="target", labels=tl, height=380
+            outputs[head],
+            name=_("out (head {head}) = A V").format(head=head),
+            side="target",
+            labels=tl,
+            height=380,
         )
         out.append((f"{key}_out", fig, link_tokens(head, _LAYOUT, "query")))
     return out
@@ -92,13 +97,12 @@ def attention_board(
     overlays = {f"{key}_weights": overlay} if overlay is not None else None
     picked = board(key, charts, columns=columns, overlays=overlays)
     st.caption(
-        "Rows: the target's tokens (each asks with its query); columns: the source's tokens "
-        "(each answers with its key). Scores and outputs: blue < 0 < red (white = 0). "
-        "Weights: "
-        + weights_scale()
-        + "; each row sums to 1 over the source. "
-        + pointing("Hover a cell", "Tap a cell")
-        + " to follow its target token in Q and its source token in K and V.",
+        _(
+            "Rows: the target's tokens (each asks with its query); columns: the source's "
+            "tokens (each answers with its key). Scores and outputs: blue < 0 < red (white = "
+            "0). Weights: {scale}; each row sums to 1 over the source. {point} to follow its "
+            "target token in Q and its source token in K and V."
+        ).format(scale=weights_scale(), point=pointing(_("Hover a cell"), _("Tap a cell"))),
         unsafe_allow_html=True,  # the app's own words (ui.pointing)
     )
     result = kwargs.get("result")
@@ -106,8 +110,8 @@ def attention_board(
         cell_panel(
             result, tuple(kwargs["target_labels"]), key, head,
             key_labels=tuple(kwargs["source_labels"]),
-            hint="Click a cell of the scores or the weights to see how it was computed: the "
-            "target's query row · the source's key row, scaled, softmax over the source.",
+            hint=N_("Click a cell of the scores or the weights to see how it was computed: "
+            "the target's query row · the source's key row, scaled, softmax over the source."),
         )  # fmt: skip
     return picked
 
@@ -124,15 +128,20 @@ def projections_board(
     charts: hovering cell (i, j) there outlines row i of Q and row j of K and V."""
     tl, sl = list(target_labels), list(source_labels)
     f = viz.cross.cross_token_figure
+    q_name, k_name, v_name = (
+        _("Q (head {head})").format(head=head),
+        _("K (head {head})").format(head=head),
+        _("V (head {head})").format(head=head),
+    )
     return board(
         key,
         [
-            (f"{key}_q", f(result.queries[head], name=f"Q (head {head})", side="target",
-                           labels=tl), link_tokens(head, _LAYOUT, "query")),
-            (f"{key}_k", f(result.keys[head], name=f"K (head {head})", side="source",
-                           labels=sl), link_tokens(head, _LAYOUT, "key")),
-            (f"{key}_v", f(result.values[head], name=f"V (head {head})", side="source",
-                           labels=sl), link_tokens(head, _LAYOUT, "key")),
+            (f"{key}_q", f(result.queries[head], name=q_name, side="target", labels=tl),
+             link_tokens(head, _LAYOUT, "query")),
+            (f"{key}_k", f(result.keys[head], name=k_name, side="source", labels=sl),
+             link_tokens(head, _LAYOUT, "key")),
+            (f"{key}_v", f(result.values[head], name=v_name, side="source", labels=sl),
+             link_tokens(head, _LAYOUT, "key")),
         ],
     )  # fmt: skip
 
@@ -161,10 +170,12 @@ def grid_board(
     if layers is not None or first:  # the panels' titles name the model's own layers
         h, names = grid.shape[1], list(layers if layers is not None else range(grid.shape[0]))
         for n, a in enumerate(fig.layout.annotations):
-            a.text = f"layer {names[n // h] + first}, head {n % h + first}"
+            a.text = _("layer {layer}, head {head}").format(
+                layer=names[n // h] + first, head=n % h + first
+            )
     if w.ndim == 3:  # one layer: "head h" is enough
-        fig.layout.title.text = "Every head's weights — rows = target, columns = source"
+        fig.layout.title.text = _("Every head's weights — rows = target, columns = source")
         for a, h in zip(fig.layout.annotations, range(w.shape[0]), strict=False):
-            a.text = f"head {h}"
+            a.text = _("head {h}").format(h=h)
     heads = range(grid.shape[0] * grid.shape[1])
     return board(key, [(f"{key}_grid", fig, link_attn(None, _LAYOUT, heads=heads))])

@@ -14,10 +14,10 @@ import pandas as pd
 import streamlit as st
 
 from attnviz import latex
+from attnviz.i18n import _, ngettext
 from attnviz.ui.controls import LABELS
 from attnviz.ui.page import shape_text
 from attnviz.ui.state import View
-from attnviz.wording import plural
 
 
 def oriented(a: np.ndarray, layout: str) -> np.ndarray:
@@ -106,7 +106,7 @@ def export_section(
     # Drawn only while open (an opening reruns the page part): a closed box costs a rerun
     # (an N move) nothing, where its ten buttons took ~10 ms of the playground's rerun.
     box = st.expander(
-        ":material/download: Export: every matrix as CSV, the whole state as NPZ",
+        ":material/download: " + _("Export: every matrix as CSV, the whole state as NPZ"),
         expanded=False,
         key=f"export_box_{page}",
         on_change="rerun",
@@ -114,16 +114,17 @@ def export_section(
     if box.open is not False:
         with box:
             st.caption(
-                "CSV files hold the matrices as displayed (layout: "
-                f"{LABELS['layout'][view.layout]}). The NPZ holds X, the parameters, every "
-                "intermediate (row layout) and the settings. For a picture of a chart, use the "
-                "PNG or SVG button under it."
+                _(
+                    "CSV files hold the matrices as displayed (layout: {layout}). The NPZ holds "
+                    "X, the parameters, every intermediate (row layout) and the settings. For a "
+                    "picture of a chart, use the PNG or SVG button under it."
+                ).format(layout=_(LABELS["layout"][view.layout]))
             )
             cols = st.columns(4)
             for i, (name, (a, rl, cl)) in enumerate(matrices.items()):
                 slug = "".join(c if c.isalnum() else "_" for c in name).strip("_").lower()
                 cols[i % 4].download_button(
-                    f"{name} ({shape_text(a)}) CSV",
+                    _("{name} ({shape}) CSV").format(name=_(name), shape=shape_text(a)),
                     data=csv_maker(a, rl, cl),
                     file_name=f"attnviz_{page}_{slug}.csv",
                     mime="text/csv",
@@ -131,7 +132,7 @@ def export_section(
                     on_click="ignore",
                 )
             st.download_button(
-                "Whole state (NPZ)",
+                _("Whole state (NPZ)"),
                 data=lambda: npz_bytes(view, extra),
                 file_name=f"attnviz_{page}_state.npz",
                 mime="application/octet-stream",
@@ -146,12 +147,17 @@ def latex_section(matrices: dict[str, tuple[np.ndarray, Any, Any]], page: str = 
     """Every small matrix (no side above ``latex.SMALL``) as a LaTeX ``bmatrix`` with
     the rounding of the cells on screen, each in a code box with a copy button (written
     only while the box is open)."""
-    small = {k: a for k, (a, _, _) in matrices.items() if latex.is_small(a)}
+    small = {k: a for k, (a, _rl, _cl) in matrices.items() if latex.is_small(a)}
     if not small:
         return
-    count = plural(len(small), "small matrix", "small matrices")
+    count = len(small)
     box = st.expander(
-        f":material/functions: LaTeX for slides: {count} as bmatrix",
+        ":material/functions: "
+        + ngettext(
+            "LaTeX for slides: {n} small matrix as bmatrix",
+            "LaTeX for slides: {n} small matrices as bmatrix",
+            count,
+        ).format(n=count),
         expanded=False,
         key=f"latex_box_{page}" if page else None,
         on_change="rerun" if page else "ignore",
@@ -160,12 +166,14 @@ def latex_section(matrices: dict[str, tuple[np.ndarray, Any, Any]], page: str = 
         if box.open is False:
             return
         st.caption(
-            f"Matrices with N and d ≤ {latex.SMALL}, rounded to {latex.DECIMALS} decimals as "
-            "in the heatmap cells; −∞ (masked) is written `-\\infty`. The copy button is at "
-            "the top right of each box; `\\begin{bmatrix}` needs `amsmath`."
+            _(
+                "Matrices with N and d ≤ {small}, rounded to {decimals} decimals as in the "
+                "heatmap cells; −∞ (masked) is written `-\\infty`. The copy button is at the top "
+                "right of each box; `\\begin{{bmatrix}}` needs `amsmath`."
+            ).format(small=latex.SMALL, decimals=latex.DECIMALS)
         )
         for name, a in small.items():
-            st.markdown(f"**{name}** ({shape_text(a)})")
+            st.markdown(f"**{_(name)}** ({shape_text(a)})")
             whole = np.issubdtype(np.asarray(a).dtype, np.integer)  # indices, a 0/1 mask
             st.code(
                 latex.named(
@@ -183,11 +191,11 @@ def worked_example_download(view: View, head: int, *, page: str) -> None:
     (:func:`attnviz.latex.worked_example`, numbers of the shown head)."""
     r, labels = view.result, view.labels
     with st.expander(
-        ":material/description: Worked example for notes: one query, every step, as LaTeX",
+        ":material/description: " + _("Worked example for notes: one query, every step, as LaTeX"),
         expanded=False,
     ):
         query = st.selectbox(
-            "query token",
+            _("query token"),
             list(range(r.n_tokens)),
             format_func=lambda i: f"{i}: {labels[i]}" if i < len(labels) else str(i),
             key=f"{page}_we_query",
@@ -203,7 +211,9 @@ def worked_example_download(view: View, head: int, *, page: str) -> None:
             head=head,
         )
         st.download_button(
-            f"Worked example for query {query} (head {head}), LaTeX",
+            _("Worked example for query {query} (head {head}), LaTeX").format(
+                query=query, head=head
+            ),
             data=tex.encode(),
             file_name=f"attnviz_{page}_worked_query{query}_head{head}.tex",
             mime="application/x-tex",
@@ -212,8 +222,10 @@ def worked_example_download(view: View, head: int, *, page: str) -> None:
             icon=":material/download:",
         )
         st.caption(
-            "A standalone document (pdflatex); the numbers are rounded to 3 decimals. "
-            "Its first lines:"
+            _(
+                "A standalone document (pdflatex); the numbers are rounded to 3 decimals. "
+                "Its first lines:"
+            )
         )
         st.code("\n".join(tex.splitlines()[:12]), language="latex", wrap_lines=True)
 

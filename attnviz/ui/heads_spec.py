@@ -10,20 +10,22 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from attnviz.i18n import N_
 from attnviz.models import head_patterns, head_probes
 from attnviz.models.head_patterns import PATTERNS
 
 #: The top heads of each pattern the section shows.
 TOP = 3
 
-#: What each score means, in plain words (the table's column help and the legend).
+#: What each score means, in plain words (the table's column help and the legend): marked
+#: for the catalog, translated where shown (``_(MEANING[name])``).
 MEANING = {
-    "previous": "weight on the token just before",
-    "first": "weight on the first token (the ‘attention sink’: [CLS] in MiniLM)",
-    "self": "weight on the token itself",
-    "local": "weight on the 3 tokens before",
-    "duplicate": "weight on earlier copies of the same token",
-    "induction": "weight on the token that followed the earlier copy",
+    "previous": N_("weight on the token just before"),
+    "first": N_("weight on the first token (the ‘attention sink’: [CLS] in MiniLM)"),
+    "self": N_("weight on the token itself"),
+    "local": N_("weight on the 3 tokens before"),
+    "duplicate": N_("weight on earlier copies of the same token"),
+    "induction": N_("weight on the token that followed the earlier copy"),
 }
 
 

@@ -11,6 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from attnviz import toys, viz
+from attnviz.i18n import N_, _
 from attnviz.ui import asks, predict
 from attnviz.ui.board import board, link_attn
 from attnviz.ui.cell import HINT_WEIGHTS, cell_data, cell_panel
@@ -23,24 +24,32 @@ HEADS_RESERVE_PX = 230
 
 #: What the phase change is called on the loss curve, per task.
 PHASE_TEXT = {
-    "previous": "the loss falls fastest: the previous-token head forms",
-    "reverse": "the loss falls fastest: the anti-diagonal forms",
-    "induction": "phase change: the induction heads form",
-    "align": "the loss falls fastest: the alignment forms",
+    "previous": N_("the loss falls fastest: the previous-token head forms"),
+    "reverse": N_("the loss falls fastest: the anti-diagonal forms"),
+    "induction": N_("phase change: the induction heads form"),
+    "align": N_("the loss falls fastest: the alignment forms"),
 }
 #: What to look for in each task's heads.
 LOOK_FOR = {
-    "previous": "Each query should put its weight on the key just before it: a bright line "
-    "one cell left of the diagonal.",
-    "reverse": "After the separator `|`, query t should look at key 2n−1−t, the token it "
-    "must copy next: a bright anti-diagonal in the lower left quarter.",
-    "induction": "A previous-token head: a line one left of the diagonal. An induction head: "
-    "in the second copy, each query looks at the token *after* the earlier copy of itself, "
-    "a line parallel to the diagonal, T/2 − 1 cells to its left.",
-    "align": "Each row is a French word the decoder writes, each column an English word of "
-    "the source. A head that found the alignment puts each row's weight on the word it "
-    "translates: the noun one column to the right of the diagonal, then its colour one "
-    "column to the left, pairs of crossing cells along the diagonal.",
+    "previous": N_(
+        "Each query should put its weight on the key just before it: a bright line "
+        "one cell left of the diagonal."
+    ),
+    "reverse": N_(
+        "After the separator `|`, query t should look at key 2n−1−t, the token it "
+        "must copy next: a bright anti-diagonal in the lower left quarter."
+    ),
+    "induction": N_(
+        "A previous-token head: a line one left of the diagonal. An induction head: "
+        "in the second copy, each query looks at the token *after* the earlier copy of itself, "
+        "a line parallel to the diagonal, T/2 − 1 cells to its left."
+    ),
+    "align": N_(
+        "Each row is a French word the decoder writes, each column an English word of "
+        "the source. A head that found the alignment puts each row's weight on the word it "
+        "translates: the noun one column to the right of the diagonal, then its colour one "
+        "column to the left, pairs of crossing cells along the diagonal."
+    ),
 }
 
 
@@ -55,7 +64,7 @@ def curves(key: str, history, jobs, step: int, *, total: int | None = None) -> N
         (
             f"{key}_loss",
             viz.learned.loss_figure(
-                history.losses, step, total=total, phase=phase, phase_text=PHASE_TEXT[task]
+                history.losses, step, total=total, phase=phase, phase_text=_(PHASE_TEXT[task])
             ),
             None,
         )
@@ -101,19 +110,23 @@ def heads(key: str, task: str, params: toys.ToyParams, step: int, view: object) 
         fit_screen=HEADS_RESERVE_PX,
     )
     st.caption(
-        pointing(
-            "Hover a cell to outline the same query and key in every head; click it (or Tab "
-            "to the chart, move with the arrows, press Enter)",
-            "Tap a cell to outline it in every head and",
-        )
-        + " to see how its weight was computed from this checkpoint's Q and K.",
+        _("{point} to see how its weight was computed from this checkpoint's Q and K.").format(
+            point=pointing(
+                _(
+                    "Hover a cell to outline the same query and key in every head; click it "
+                    "(or Tab to the chart, move with the arrows, press Enter)"
+                ),
+                _("Tap a cell to outline it in every head and"),
+            )
+        ),
         unsafe_allow_html=True,  # the app's own words (pointing)
     )
     st.caption(
-        "Heads are numbered across the layers, from 0: "
-        + ", ".join(viz.learned.head_name(i, t.heads) for i in range(count))
-        + ". "
-        + LOOK_FOR[task]
+        _("Heads are numbered across the layers, from 0: {names}.").format(
+            names=", ".join(viz.learned.head_name(i, t.heads) for i in range(count))
+        )
+        + " "
+        + _(LOOK_FOR[task])
     )
     cell_panel(result, labels, key, hint=HINT_WEIGHTS)
     ids = toys.example(task).ids if "induction" in t.jobs else None
@@ -123,7 +136,9 @@ def heads(key: str, task: str, params: toys.ToyParams, step: int, view: object) 
         h = q.detail["head"]
         fig = viz.heatmaps.attention_figure(
             result.weights[h], what="weights", labels=labels, mask=result.mask,
-            title=f"{viz.learned.head_name(h, t.heads)} at step {step}: weights", height=420,
+            title=_("{head} at step {step}: weights").format(
+                head=viz.learned.head_name(h, t.heads), step=step
+            ), height=420,
         )  # fmt: skip
         plot(predict.outlined(fig, q, h, "rows", result.n_tokens), key=f"{key}_answer")
 
@@ -149,20 +164,22 @@ def cross_heads(key: str, task: toys.AlignTask, params: toys.EncDecParams, step:
         fit_screen=HEADS_RESERVE_PX,
     )  # fmt: skip
     st.caption(
-        "Cross-attention: the decoder's queries (the French it writes, teacher-forced) "
-        "against the encoder's keys (the English source). Heads are numbered from 0: "
-        + ", ".join(viz.learned.head_name(i, task.heads) for i in range(count))
-        + ". "
-        + LOOK_FOR[task.name]
+        _(
+            "Cross-attention: the decoder's queries (the French it writes, teacher-forced) "
+            "against the encoder's keys (the English source). Heads are numbered from 0: "
+            "{names}."
+        ).format(names=", ".join(viz.learned.head_name(i, task.heads) for i in range(count)))
+        + " "
+        + _(LOOK_FOR[task.name])
     )
 
 
 def numbers(history: toys.History, jobs: toys.JobScores | None) -> None:
     """The curves' numbers at each checkpoint, as a table."""
-    with st.expander("The numbers of these curves, as a table"):
+    with st.expander(_("The numbers of these curves, as a table")):
         means = viz.learned.running_mean(history.losses)
-        data = {"step": history.steps}
-        data["loss (mean of 10 steps)"] = [
+        data = {_("step"): history.steps}
+        data[_("loss (mean of 10 steps)")] = [
             float(means[s - 1]) if s >= 1 else float("nan") for s in history.steps
         ]
         if jobs is not None:

@@ -15,6 +15,7 @@ from typing import Any
 import streamlit as st
 
 from attnviz import masks
+from attnviz.i18n import _
 from attnviz.ui import streamlit_private
 from attnviz.ui.callbacks import preset_names, preset_values
 from attnviz.ui.controls import DEFAULTS
@@ -123,10 +124,10 @@ def int_link_warning(key: str, lo: int, hi: int, default: int) -> str | None:
     if not raw or _index(raw[-1], lo, hi) is not None:
         return None
     drop_url_value(key)
-    return (
-        f"The link set {_shown(key, raw)}, which is not valid ({key} must be an "
-        f"integer from {lo} to {hi}); using {md_text(f'{key}={default}')}."
-    )
+    return _(
+        "The link set {shown}, which is not valid ({key} must be an integer from {lo} to "
+        "{hi}); using {used}."
+    ).format(shown=_shown(key, raw), key=key, lo=lo, hi=hi, used=md_text(f"{key}={default}"))
 
 
 def index_link_notices(key: str, top: int, old_key: str | None = None) -> list[tuple[str, str]]:
@@ -143,30 +144,30 @@ def index_link_notices(key: str, top: int, old_key: str | None = None) -> list[t
     raw_new = st.query_params.get_all(key)
     if raw_new and _index(raw_new[-1], 0, top - 1) is None:
         drop_url_value(key)
-        notes.append(("warning",
-            f"The link set {_shown(key, raw_new)}, which is not valid ({key} must be an "
-            f"integer from 0 to {top - 1}: layers and heads are counted from 0); using "
-            f"{key}=0."
-        ))  # fmt: skip
+        notes.append(("warning", _(
+            "The link set {shown}, which is not valid ({key} must be an integer from 0 to "
+            "{top}: layers and heads are counted from 0); using {key}=0."
+        ).format(shown=_shown(key, raw_new), key=key, top=top - 1)))  # fmt: skip
         raw_new = []
     raw_old = st.query_params.get_all(old_key) if old_key else []
     if raw_old:
         del st.query_params[old_key]
         one_based = _index(raw_old[-1], 1, top)
         if raw_new:  # both: the new key wins
-            notes.append(("info", f"The link's `{old_key}` is replaced by its `{key}`: ignored."))
+            notes.append(("info", _("The link's `{old}` is replaced by its `{key}`: ignored.")
+                          .format(old=old_key, key=key)))  # fmt: skip
         elif one_based is None:
-            notes.append(("warning",
-                f"The link set {_shown(old_key, raw_old)}, which is not valid ({old_key} "
-                f"counted from 1 to {top}); using {key}=0."
-            ))  # fmt: skip
+            notes.append(("warning", _(
+                "The link set {shown}, which is not valid ({old} counted from 1 to {top}); "
+                "using {key}=0."
+            ).format(shown=_shown(old_key, raw_old), old=old_key, top=top, key=key)))  # fmt: skip
         else:
             st.session_state[key] = one_based - 1
-            notes.append(("info",
-                f"This link counts from 1 (`{old_key}={one_based}`); every page now counts "
-                f"layers and heads from 0, as the engine and the code do: this is "
-                f"`{key}={one_based - 1}`, the same one as before."
-            ))  # fmt: skip
+            notes.append(("info", _(
+                "This link counts from 1 (`{old}={one}`); every page now counts layers and "
+                "heads from 0, as the engine and the code do: this is `{key}={zero}`, the same "
+                "one as before."
+            ).format(old=old_key, one=one_based, key=key, zero=one_based - 1)))  # fmt: skip
     return notes
 
 

@@ -11,6 +11,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from attnviz import i18n
+from attnviz.i18n import _
 from attnviz.models.catalog import ModelEntry
 from attnviz.ui.export import csv_maker
 from attnviz.ui.text import md_text
@@ -57,12 +59,17 @@ def npz(entry: ModelEntry, run: Any) -> bytes:
     return buf.getvalue()
 
 
+def _thousands(n: int) -> str:
+    """``n`` with the shown language's thousands sign (1,024 in English, 1.024 in Spanish)."""
+    return format(n, ",").replace(",", i18n.plotly_separators()[1])
+
+
 def exports(spec: Any, entry: ModelEntry, run: Any, layer: int, head: int) -> None:
     """Downloads of the run (``spec``: the page's :class:`~attnviz.ui.picker.PageModels`,
     its ``prefix`` and ``kind``): every layer's and head's weights with the tokens, as one long
     CSV (when not too large) and as an NPZ; the page's ``layer``, ``head`` as a CSV grid."""
     box = st.expander(
-        ":material/download: Export: every layer's and head's weights (CSV, NPZ)",
+        ":material/download: " + _("Export: every layer's and head's weights (CSV, NPZ)"),
         expanded=False,
         key=f"{spec.prefix}_export_box",
         on_change="rerun",
@@ -73,18 +80,23 @@ def exports(spec: Any, entry: ModelEntry, run: Any, layer: int, head: int) -> No
     slug = "".join(c if c.isalnum() else "_" for c in entry.name).strip("_").lower()
     with box:
         st.caption(
-            f"{md_text(entry.name)} on your text: {len(tokens)} tokens, weights of shape "
-            f"{' × '.join(map(str, w.shape))} (layer, head, query, key). The long CSV has "
-            "one row per weight: layer, head (from 0, as on the page), query and key "
-            "positions (from 0) with their tokens. The NPZ holds `attentions`, `tokens`, "
-            "`ids`"
-            + (", `logits`" if spec.kind == "decoder" else ", `hidden_states`")
-            + " and `model_json` (NumPy: `np.load(f)['attentions']`)."
+            _(
+                "{name} on your text: {n} tokens, weights of shape {shape} (layer, head, "
+                "query, key). The long CSV has one row per weight: layer, head (from 0, as on "
+                "the page), query and key positions (from 0) with their tokens. The NPZ holds "
+                "`attentions`, `tokens`, `ids`{more} and `model_json` (NumPy: "
+                "`np.load(f)['attentions']`)."
+            ).format(
+                name=md_text(entry.name),
+                n=len(tokens),
+                shape=" × ".join(map(str, w.shape)),
+                more=", `logits`" if spec.kind == "decoder" else ", `hidden_states`",
+            )
         )
         cols = st.columns(3)
         if w.size <= CSV_MAX_CELLS:
             cols[0].download_button(
-                f"Every head, long CSV ({w.size:,} rows)",
+                _("Every head, long CSV ({rows} rows)").format(rows=_thousands(w.size)),
                 data=lambda: long_csv(w, tokens),
                 file_name=f"attnviz_{slug}_attentions.csv",
                 mime="text/csv",
@@ -92,9 +104,15 @@ def exports(spec: Any, entry: ModelEntry, run: Any, layer: int, head: int) -> No
                 on_click="ignore",
             )
         else:
-            cols[0].caption(f"{w.size:,} weights: too many for one CSV here; the NPZ has them all.")
+            cols[0].caption(
+                _("{n} weights: too many for one CSV here; the NPZ has them all.").format(
+                    n=_thousands(w.size)
+                )
+            )
         cols[1].download_button(
-            f"Layer {layer}, head {head} ({len(tokens)}×{len(tokens)}) CSV",
+            _("Layer {layer}, head {head} ({n}×{n}) CSV").format(
+                layer=layer, head=head, n=len(tokens)
+            ),
             data=csv_maker(w[layer, head], tokens, tokens),
             file_name=f"attnviz_{slug}_layer{layer}_head{head}.csv",
             mime="text/csv",
@@ -102,7 +120,7 @@ def exports(spec: Any, entry: ModelEntry, run: Any, layer: int, head: int) -> No
             on_click="ignore",
         )
         cols[2].download_button(
-            "Every head, tokens, ids (NPZ)",
+            _("Every head, tokens, ids (NPZ)"),
             data=lambda: npz(entry, run),
             file_name=f"attnviz_{slug}_attentions.npz",
             mime="application/octet-stream",

@@ -12,6 +12,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from attnviz import viz
+from attnviz.i18n import _, ngettext
 from attnviz.ui import links
 from attnviz.ui.board import Overlay, board
 from attnviz.ui.present import link_box, presenting
@@ -62,22 +63,26 @@ def start(title: str, text: str) -> View:
     return view
 
 
-def pooled_note(
-    n: int, hint: str = "pick a query token to see its full row", exports: bool = True
-) -> bool:
+def pooled_note(n: int, hint: str | None = None, exports: bool = True) -> bool:
     """Say so when the N×N heatmaps of this page are drawn in blocks (N above
-    ``viz.style.MAX_FULL_HEATMAP_N``); returns whether they are."""
+    ``viz.style.MAX_FULL_HEATMAP_N``); returns whether they are. ``hint``: what shows the
+    full matrix (translated text; default "pick a query token to see its full row")."""
     b = viz.style.pool_factor(n)
     if b == 1:
         return False
     nb = math.ceil(n / b)
+    hint = _("pick a query token to see its full row") if hint is None else hint
     st.info(
-        f"N={n} is drawn as {nb}×{nb} blocks of {b}×{b} tokens (matrices with one row per "
-        f"token: {nb} blocks of {b} tokens): each cell is the mean of its block's unmasked "
-        f"values, a block with every cell masked is grey (above "
-        f"N = {viz.style.MAX_FULL_HEATMAP_N}, one cell per token would be smaller than a "
-        f"pixel). {hint[:1].upper() + hint[1:]}; hover or tap a block for its first token."
-        + (" The CSV and NPZ exports are full size." if exports else ""),
+        _(
+            "N={n} is drawn as {nb}×{nb} blocks of {b}×{b} tokens (matrices with one row per "
+            "token: {nb} blocks of {b} tokens): each cell is the mean of its block's unmasked "
+            "values, a block with every cell masked is grey (above "
+            "N = {max_n}, one cell per token would be smaller than a "
+            "pixel). {hint}; hover or tap a block for its first token."
+        ).format(
+            n=n, nb=nb, b=b, max_n=viz.style.MAX_FULL_HEATMAP_N, hint=hint[:1].upper() + hint[1:]
+        )
+        + (" " + _("The CSV and NPZ exports are full size.") if exports else ""),
         icon=":material/grid_view:",
     )
     return True
@@ -149,14 +154,14 @@ def shape_text(a: np.ndarray) -> str:
 def shapes(items: dict[str, np.ndarray], note: str = "") -> None:
     """One line with the shape of every matrix on the page."""
     parts = [f"**{k}** {shape_text(v)}" for k, v in items.items()]
-    st.caption("Shapes: " + " · ".join(parts) + (f" — {note}" if note else ""))
+    st.caption(_("Shapes: ") + " · ".join(parts) + (f" — {note}" if note else ""))
 
 
 def model_missing(page: str, err: Exception, install_command: str) -> None:
     """What a real-model page shows when its weights are not installed: the error and the
     command that installs them (no traceback, no PyTorch needed)."""
-    st.error(f"The {page} cannot load the model: {err}")
-    st.markdown("Install the pretrained weights (no PyTorch needed), then reload the page:")
+    st.error(_("The {page} cannot load the model: {err}").format(page=page, err=err))
+    st.markdown(_("Install the pretrained weights (no PyTorch needed), then reload the page:"))
     st.code(install_command, language="bash")
 
 
@@ -185,16 +190,18 @@ def model_prompt(
         return None
     tokens = result.tokens
     st.caption(
-        f"**{len(tokens)} tokens:** "
+        ngettext("**{n} token:** ", "**{n} tokens:** ", len(tokens)).format(n=len(tokens))
         + " · ".join(md_text(t) for t in tokens[:80])
         + (" …" if len(tokens) > 80 else "")
     )
     return text, model, result
 
 
-def head_picker(num_heads: int, where: Any = st, label: str = "head") -> int:
+def head_picker(num_heads: int, where: Any = st, label: str | None = None) -> int:
     """The page's head selector (widget key ``head``, kept in the link), drawn in ``where``
-    (a column, or the page); returns the chosen head, 0 … num_heads − 1."""
+    (a column, or the page); returns the chosen head, 0 … num_heads − 1. ``label``:
+    translated text (default "head")."""
+    label = _("head") if label is None else label
     return where.selectbox(label, list(range(num_heads)), key="head", bind="query-params")
 
 
@@ -202,11 +209,11 @@ def weights_scale() -> str:
     """How the weights are coloured, for a caption: the sidebar's weights' colour range
     (``?wrange=``, :data:`attnviz.viz.style.WEIGHT_RANGES`; the board applies it)."""
     if st.session_state.get("wrange", "fixed") == "matrix":
-        return (
+        return _(
             "each chart from 0 (dark purple) to its own largest weight (yellow), which its "
             "colour bar's title says (the sidebar's weights' colour range)"
         )
-    return "a fixed scale from 0 (dark purple) to 1 (yellow)"
+    return _("a fixed scale from 0 (dark purple) to 1 (yellow)")
 
 
 def index_slider(
@@ -230,6 +237,6 @@ def index_slider(
     if not ok:
         st.session_state[key] = 0
     if top == 1:
-        where.caption(f"{label}: 0 (the model has one)")
+        where.caption(_("{label}: 0 (the model has one)").format(label=label))
         return 0
     return int(where.slider(label, 0, top - 1, 0, key=key, bind="query-params"))

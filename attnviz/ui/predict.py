@@ -31,6 +31,7 @@ import streamlit as st
 
 from attnviz import classroom, predict, viz
 from attnviz.classroom import ViewQuestion
+from attnviz.i18n import _, ngettext
 from attnviz.predict import Question
 from attnviz.ui import address, live, pages, present, quiz
 from attnviz.ui.board import Painter, board
@@ -164,14 +165,14 @@ def _ask(t: Teacher, page: str, settings: object, q: Question) -> None:
             detail=q.detail,
         )  # fmt: skip
     except (ValueError, PermissionError, *STORE_DOWN) as exc:
-        st.session_state[ERROR_KEY] = f"The question was not asked: {exc}"
+        st.session_state[ERROR_KEY] = _("The question was not asked: {error}").format(error=exc)
 
 
 def _reveal(t: Teacher, qid: int) -> None:
     try:
         live.store().reveal_question(t.code, t.key, qid)
     except (ValueError, PermissionError, *STORE_DOWN) as exc:
-        st.session_state[ERROR_KEY] = f"The answer was not revealed: {exc}"
+        st.session_state[ERROR_KEY] = _("The answer was not revealed: {error}").format(error=exc)
 
 
 @dataclass(frozen=True)
@@ -195,8 +196,12 @@ def top_key_ask(
     """ "Which key does query ``query`` attend to most?" in head ``head`` of ``weights``
     (H, N, M); under ``mask`` (N, M) the hidden keys are not choices. ``name``: the mask's
     (or variant's) name, said in the button's label and, with a mask, in the prompt."""
-    label = f"Which key does query {query} attend to most" + (f" ({name})" if name else "") + "?"
-    where = "" if mask is None else f", {name} mask"
+    label = (
+        _("Which key does query {query} attend to most ({name})?").format(query=query, name=name)
+        if name
+        else _("Which key does query {query} attend to most?").format(query=query)
+    )
+    where = "" if mask is None else _(", {name} mask").format(name=name)
     return Ask(
         label,
         "top_key",
@@ -211,7 +216,9 @@ def _ask_button(ask: Ask, t: Teacher, page: str, settings: object) -> None:
     try:
         q = ask.make()
     except ValueError as exc:
-        st.button(ask.label, key=key, disabled=True, help=f"Not on this view: {exc}.")
+        st.button(
+            ask.label, key=key, disabled=True, help=_("Not on this view: {why}.").format(why=exc)
+        )
         return
     st.button(
         ask.label, key=key, on_click=_ask, args=(t, page, settings, q), icon=":material/campaign:"
@@ -223,14 +230,15 @@ def ask_room(
     settings: object,
     asks: list[Ask],
     pick_query: int = 0,
-    pick_label: str = "query i of the question",
+    pick_label: str | None = None,
 ) -> None:
     """The teacher's **Ask the room** box under the chart (presenter view, open class):
     one button per question of ``asks`` about the view ``settings`` on screen, then the
     open question's tally and **Reveal**. ``page``: the page's slug in
     :data:`attnviz.ui.pages.PAGES` (the question's page in the class store).
     ``pick_query=N``: a query picker (key :data:`QUERY_KEY`, read by
-    :func:`query_on_screen`) for a page that has none."""
+    :func:`query_on_screen`) for a page that has none; ``pick_label``: its label, translated
+    (default "query i of the question")."""
     page = pages.page(page).slug  # a slug not in the table fails here, on every run
     t = teacher()
     if t is None:
@@ -241,23 +249,25 @@ def ask_room(
             st.error(problem, icon=":material/error:")
         q = _question(t.code)
         if q is not None and q.page == page and not q.revealed:
-            st.markdown(f"**Asked the room:** {plain(q.prompt)}")
+            st.markdown(_("**Asked the room:** {prompt}").format(prompt=plain(q.prompt)))
             quiz.in_slot(_tally, t, q.qid, q.choices)  # the Reveal below stays put
             st.button(
-                "Reveal", key="predict_reveal", on_click=_reveal, args=(t, q.qid),
+                _("Reveal"), key="predict_reveal", on_click=_reveal, args=(t, q.qid),
                 type="primary", icon=":material/visibility:",
             )  # fmt: skip
             return
         if q is not None and q.page == page and q.revealed:
             _revealed(t, q, settings)
         st.markdown(
-            f"**Ask the room** about this view (class **{t.code}**: students answer on the "
-            "class's page, you see the tally here, then reveal the answer on the chart):"
+            _(
+                "**Ask the room** about this view (class **{code}**: students answer on the "
+                "class's page, you see the tally here, then reveal the answer on the chart):"
+            ).format(code=t.code)
         )
         cols = st.columns([1.2] * bool(pick_query) + [3] * len(asks), vertical_alignment="bottom")
         if pick_query:
             cols.pop(0).selectbox(
-                pick_label, list(range(pick_query)), key=QUERY_KEY,
+                pick_label or _("query i of the question"), list(range(pick_query)), key=QUERY_KEY,
                 index=query_on_screen(pick_query, QUERY_KEY), on_change=_keep_query,
             )  # fmt: skip
         for col, ask in zip(cols, asks, strict=True):
@@ -275,7 +285,7 @@ def ask_box(page: str, settings: object, weights: np.ndarray, head: int, query: 
         [
             top_key_ask(weights, head, query, labels),
             Ask(
-                "Which head looks at the previous token?", "previous_head",
+                _("Which head looks at the previous token?"), "previous_head",
                 lambda: predict.previous_head(weights),
             ),
         ],
@@ -289,20 +299,29 @@ def _revealed(t: Teacher, q: ViewQuestion, settings: object) -> None:
     except (ValueError, PermissionError, *STORE_DOWN):
         counts = [0] * len(q.choices)
     right = counts[q.answer]
+    here = q.view == view_digest(settings)
     where = (
-        "outlined on the chart"
-        if q.view == view_digest(settings)
-        else "asked about another view: return to it to see the outline"
+        _("outlined on the chart")
+        if here
+        else _("asked about another view: return to it to see the outline")
     )
-    if q.kind == "previous_head" and q.view == view_digest(settings):
-        where = f"its previous-token cells are outlined on {q.choices[q.answer]}'s chart"
-    if q.kind == "induction_head" and q.view == view_digest(settings):
-        where = f"the cells after each earlier copy are outlined on {q.choices[q.answer]}'s chart"
-    if q.kind in predict.ROW_KINDS and q.view == view_digest(settings):
-        where = f"row {q.detail['query']} is outlined on its chart"
+    head = q.choices[q.answer]
+    if q.kind == "previous_head" and here:
+        where = _("its previous-token cells are outlined on {head}'s chart").format(head=head)
+    if q.kind == "induction_head" and here:
+        where = _("the cells after each earlier copy are outlined on {head}'s chart").format(
+            head=head
+        )
+    if q.kind in predict.ROW_KINDS and here:
+        where = _("row {query} is outlined on its chart").format(query=q.detail["query"])
     st.success(
-        f"{plain(q.prompt)} **{plain(q.choices[q.answer])}** ({where}). "
-        f"{right} of {sum(counts)} predicted it.",
+        _("{prompt} **{answer}** ({where}).").format(
+            prompt=plain(q.prompt), answer=plain(q.choices[q.answer]), where=where
+        )
+        + " "
+        + ngettext(
+            "{right} of {n} predicted it.", "{right} of {n} predicted it.", sum(counts)
+        ).format(right=right, n=sum(counts)),
         icon=":material/check_circle:",
     )
 
@@ -313,10 +332,14 @@ def _tally(t: Teacher, qid: int, choices: tuple[str, ...]) -> None:
     try:
         counts = live.store().question_tally(t.code, t.key, qid)
     except (ValueError, PermissionError, *STORE_DOWN) as exc:
-        st.warning(f"The class store is not answering ({type(exc).__name__}); retrying.")
+        st.warning(
+            _("The class store is not answering ({error}); retrying.").format(
+                error=type(exc).__name__
+            )
+        )
         return
     total = sum(counts)
-    st.markdown(f"### {total} answer{'s' if total != 1 else ''}")
+    st.markdown("### " + ngettext("{n} answer", "{n} answers", total).format(n=total))
     board(
         "predict_tally_board",
         [("predict_tally", viz.classroom.choice_tally_figure(choices, counts), None)],

@@ -27,6 +27,7 @@ from urllib.parse import urlencode
 import segno
 import streamlit as st
 
+from attnviz.i18n import _
 from attnviz.ui import address, streamlit_private
 from attnviz.ui.board import PRESENT_KEY, TEXT_SCALE_KEY, step_keys
 
@@ -83,8 +84,10 @@ def setup() -> None:
     raw = _raw(PRESENT_PARAM)
     if raw is not None and raw not in ON | OFF:
         st.warning(
-            f"`?{PRESENT_PARAM}=` must be 1 (presenter view) or 0 (normal view); the value "
-            "in the link was not understood, so the normal view is shown.",
+            _(
+                "`?{param}=` must be 1 (presenter view) or 0 (normal view); the value "
+                "in the link was not understood, so the normal view is shown."
+            ).format(param=PRESENT_PARAM),
             icon=":material/warning:",
         )
     on = presenting()
@@ -102,11 +105,11 @@ def link_box() -> None:
     expander there pushed the slide down)."""
     where = address.link()
     link = class_link(st.query_params.to_dict(), where.url)
-    with st.popover(":material/qr_code: Copy link for the class", width="stretch"):
+    with st.popover(":material/qr_code: " + _("Copy link for the class"), width="stretch"):
         address.warn(where)
-        st.markdown("This view, without the presenter layout:")
+        st.markdown(_("This view, without the presenter layout:"))
         st.code(link, language=None, wrap_lines=True)
-        st.image(qr_svg(link), caption="scan to open", width=220)
+        st.image(qr_svg(link), caption=_("scan to open"), width=220)
 
 
 @dataclass(frozen=True)
@@ -141,12 +144,14 @@ def step_from_url(count: int) -> tuple[int, str | None]:
     try:
         value = int(str(raw).strip())
     except ValueError:
-        return 0, f"`?{STEP_PARAM}=` must be a whole number from 1 to {count}; showing step 1."
+        return 0, _("`?{param}=` must be a whole number from 1 to {count}; showing step 1.").format(
+            param=STEP_PARAM, count=count
+        )
     if not 1 <= value <= count:
         clamped = min(max(value, 1), count)
-        return clamped - 1, (
-            f"`?{STEP_PARAM}=` must be from 1 to {count} on this page; showing step {clamped}."
-        )
+        return clamped - 1, _(
+            "`?{param}=` must be from 1 to {count} on this page; showing step {step}."
+        ).format(param=STEP_PARAM, count=count, step=clamped)
     return value - 1, None
 
 
@@ -161,18 +166,25 @@ def steps(titles: list[str]) -> Steps:
 
 
 def nav_bar(
-    titles: list[str], *, word: str = "Step", next_label: str = "Next", prefix: str = "present"
+    titles: list[str],
+    *,
+    word: str | None = None,
+    next_label: str | None = None,
+    prefix: str = "present",
 ) -> int:
     """The presenter view's bar: **Previous**, "Step i of n: title", **Next** (PageUp /
     PageDown, the arrow keys outside the controls), the slide in the URL (``step=``); the
-    slide's index (from 0). ``prefix``: the buttons' keys (``<prefix>_prev``/``_next``)."""
+    slide's index (from 0). ``prefix``: the buttons' keys (``<prefix>_prev``/``_next``);
+    ``word`` ("Step") and ``next_label`` ("Next"): translated texts."""
+    word = _("Step") if word is None else word
+    next_label = _("Next") if next_label is None else next_label
     count = len(titles)
     index, problem = step_from_url(count)
     if problem:
         st.warning(problem, icon=":material/warning:")
     c1, c2, c3 = st.columns([1.4, 4, 1.4], vertical_alignment="center")
     c1.button(
-        "Previous",
+        _("Previous"),
         key=f"{prefix}_prev",
         icon=":material/arrow_back:",
         on_click=go,
@@ -181,7 +193,11 @@ def nav_bar(
         shortcut=PREV_KEY,
         width="stretch",
     )
-    c2.markdown(f"**{word} {index + 1} of {count}**: {titles[index]}")
+    c2.markdown(
+        _("**{word} {i} of {n}**: {title}").format(
+            word=word, i=index + 1, n=count, title=titles[index]
+        )
+    )
     c3.button(
         next_label,
         key=f"{prefix}_next",

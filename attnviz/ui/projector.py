@@ -18,6 +18,7 @@ from datetime import timedelta
 import streamlit as st
 
 from attnviz import classroom, exercises
+from attnviz.i18n import _, ngettext
 from attnviz.ui import address, live, present, quiz, streamlit_private
 from attnviz.ui.page import md_text
 
@@ -27,9 +28,9 @@ def view(r: live.Room) -> None:
     info = r.info
     assert info is not None and r.teacher is not None
     items = quiz.generate(info.seed, info.count)
-    titles = ["Join the class", *(f"{i + 1}. {e.title}" for i, e in enumerate(items))]
+    titles = [_("Join the class"), *(f"{i + 1}. {e.title}" for i, e in enumerate(items))]
     streamlit_private.projector_css()
-    index = present.nav_bar(titles, word="Slide", next_label="Next question", prefix="class")
+    index = present.nav_bar(titles, word=_("Slide"), next_label=_("Next question"), prefix="class")
     if index == 0:
         _join_slide(info, r.teacher)
     else:
@@ -40,12 +41,16 @@ def _join_slide(info: classroom.ClassInfo, key: str) -> None:
     link = live.join_link(info.code, address.link(page=classroom.JOIN_PATH))
     left, right = st.columns([1, 1.15], vertical_alignment="center")
     with left, st.container(key="class_big_qr"):  # as tall as the screen allows (CSS)
-        st.image(present.qr_svg(link), width="stretch", alt=f"QR code of the join link {link}")
+        st.image(
+            present.qr_svg(link),
+            width="stretch",
+            alt=_("QR code of the join link {link}").format(link=link),
+        )
     with right:
-        st.markdown("Scan the code, or open")
+        st.markdown(_("Scan the code, or open"))
         with st.container(key="class_big_link"):
             st.markdown(md_text(link))
-        st.markdown("The class code:")
+        st.markdown(_("The class code:"))
         with st.container(key="class_big_code"):
             st.markdown(info.code)
         quiz.in_slot(_students_in, info.code, key)
@@ -58,7 +63,7 @@ def _students_in(code: str, key: str) -> None:
     except (ValueError, PermissionError, *live.STORE_DOWN):
         return
     with st.container(key="class_big_count"):
-        st.markdown(f"{n} student{'s' if n != 1 else ''} in")
+        st.markdown(ngettext("{n} student in", "{n} students in", n).format(n=n))
 
 
 def _question_slide(
@@ -77,16 +82,21 @@ def _question_live(code: str, key: str, i: int) -> None:
         t = live.store().tally(code, key)[i]
         info = live.store().info(code)
     except (ValueError, PermissionError, *live.STORE_DOWN):
-        st.warning("The class store is not answering; retrying.")
+        st.warning(_("The class store is not answering; retrying."))
         return
     e = quiz.generate(info.seed, info.count)[i]
     with st.container(key="class_big_tally"):
         st.markdown(
-            f"**{t['answered']}** answered · **{t['right']}** right · **{t['wrong']}** wrong"
+            _("**{answered}** answered · **{right}** right · **{wrong}** wrong").format(
+                answered=t["answered"], right=t["right"], wrong=t["wrong"]
+            )
         )
     if i in info.revealed:
         with st.container(key="class_answer"):
-            st.success(f"Answer: **{e.answer_text}**", icon=":material/visibility:")
+            st.success(
+                _("Answer: **{answer}**").format(answer=quiz.shown_answer(e)),
+                icon=":material/visibility:",
+            )
             st.markdown(e.explanation)
     else:
-        st.caption("The answer shows here when the teacher reveals it.")
+        st.caption(_("The answer shows here when the teacher reveals it."))

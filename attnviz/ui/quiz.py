@@ -13,15 +13,29 @@ from collections.abc import Callable, Hashable
 
 import streamlit as st
 
-from attnviz import exercises
+from attnviz import exercises, i18n
+from attnviz.i18n import _
 
 RESULTS_KEY = "ex_results"
 MARKER_KEY = "ex_seed"
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
 def generate(seed: int, count: int) -> list[exercises.Exercise]:
+    """The set of ``seed``, in the shown language (its prompts, hints and explanations)."""
+    return _generate(seed, count, i18n.current())
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _generate(seed: int, count: int, lang: str) -> list[exercises.Exercise]:
+    """:func:`generate`, cached per language (``lang``: the key; the texts are made in the
+    language shown now, which is ``lang``)."""
     return exercises.generate(seed=seed, count=count)
+
+
+def shown_answer(item: exercises.Exercise) -> str:
+    """The answer as shown: a choice in the shown language, a number with its decimal sign
+    (the answer a student types is compared as it is, :meth:`Exercise.check`)."""
+    return i18n.number(_(item.answer_text))
 
 
 def in_slot(fragment: Callable[..., object], *args: object) -> None:
@@ -87,20 +101,33 @@ def _card(i: int, item: exercises.Exercise) -> None:
         st.markdown(item.prompt)
         c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
         if item.choices:
-            c1.radio("Your answer", item.choices, index=None, key=f"ex{i}", horizontal=True)
+            c1.radio(
+                _("Your answer"),
+                item.choices,
+                index=None,
+                key=f"ex{i}",
+                horizontal=True,
+                format_func=_,  # the choices are the answer's values (English), shown translated
+            )
         else:
             c1.text_input(
-                "Your answer",
+                _("Your answer"),
                 key=f"ex{i}",
-                placeholder="(4, 2)" if item.kind in exercises.SHAPE_KINDS else "a number",
+                placeholder="(4, 2)" if item.kind in exercises.SHAPE_KINDS else _("a number"),
             )
-        c2.button("Check", key=f"ex{i}_check", on_click=_check, args=(i, item))
+        c2.button(_("Check"), key=f"ex{i}_check", on_click=_check, args=(i, item))
         if state == "right":
-            st.success(f"Right: {item.answer_text}.", icon=":material/check_circle:")
+            st.success(
+                _("Right: {answer}.").format(answer=shown_answer(item)),
+                icon=":material/check_circle:",
+            )
             st.markdown(item.explanation)
         elif state == "wrong":
-            st.error("Not quite. Hint: " + item.hint, icon=":material/lightbulb:")
-            st.button("Show the answer", key=f"ex{i}_show", on_click=_show, args=(i,))
+            st.error(_("Not quite. Hint: ") + item.hint, icon=":material/lightbulb:")
+            st.button(_("Show the answer"), key=f"ex{i}_show", on_click=_show, args=(i,))
         elif state == "shown":
-            st.info(f"Answer: **{item.answer_text}**", icon=":material/visibility:")
+            st.info(
+                _("Answer: **{answer}**").format(answer=shown_answer(item)),
+                icon=":material/visibility:",
+            )
             st.markdown(item.explanation)

@@ -14,6 +14,7 @@ import numpy as np
 import streamlit as st
 
 from attnviz import engine, experiments, inputs, presets
+from attnviz.i18n import N_, _
 from attnviz.ui import streamlit_private
 from attnviz.ui.controls import Settings, replace
 from attnviz.ui.text import md_text
@@ -112,7 +113,7 @@ def compute(
         ti = inputs.text_input(s.text, s.d)
     elif s.source == "upload":
         if upload is None:
-            raise ValueError("no CSV uploaded yet")
+            raise ValueError(N_("no CSV uploaded yet"))  # shown by remember, translated there
         ti = inputs.TokenInput(np.asarray(upload[0], dtype=np.float64), tuple(upload[1] or ()))
     else:
         ti = inputs.random_input(s.n, s.d, s.seed)
@@ -132,7 +133,9 @@ def upload_state(max_cols: int) -> tuple[np.ndarray | None, tuple[str, ...] | No
             try:
                 ti = inputs.parse_csv(f.getvalue(), max_cols=max_cols)
             except ValueError as e:
-                b["upload_error"] = f"Could not use {md_text(f.name)}: {md_text(e)}"
+                b["upload_error"] = _("Could not use {name}: {error}").format(
+                    name=md_text(f.name), error=md_text(_(str(e)))
+                )
             else:
                 b["upload_error"] = None
                 b["upload"] = (ti.x, ti.labels, f.name)
@@ -149,10 +152,10 @@ def remember(settings: Settings, upload: tuple | None, notes: tuple[str, ...]) -
     try:
         x, labels, params, result = compute(settings, upload)
     except ValueError as e:
-        st.error(f"Cannot compute attention with these settings: {e}")
+        st.error(_("Cannot compute attention with these settings: {error}").format(error=_(str(e))))
         prev = b.get("view")
         if prev is not None:
-            st.info("Showing the previous view.")
+            st.info(_("Showing the previous view."))
         return prev
     view = View(settings, x, labels, params, result, notes)
     b["view"] = view

@@ -4,6 +4,7 @@ sidebar can all use it)."""
 
 from __future__ import annotations
 
+import html
 import re
 
 #: Unicode's bidirectional controls (ALM, LRM, RLM, LRE … RLO, LRI … PDI). In text shown
@@ -56,5 +57,10 @@ def pointing(hover: str, tap: str) -> str:
     for a touch screen (a phone says "tap", issue 35). Both are sent; the app's stylesheet
     shows the one that fits (CSS ``(hover: none)``, the board's test of a touch screen):
     HTML for ``st.markdown`` / ``st.caption`` with ``unsafe_allow_html=True``; the words
-    are the app's own, never a user's."""
+    are the app's own, never a user's: literals or their translations (``_("Tap a
+    cell")``), escaped here for HTML (a catalog's ``<`` or ``&`` is shown as written). Put
+    the spans into a translated sentence with a placeholder, so that each language orders
+    its words: ``_("{point} to see its weights.").format(point=pointing(_("Hover a cell"),
+    _("Tap a cell")))``."""
+    hover, tap = html.escape(hover, quote=False), html.escape(tap, quote=False)
     return f'<span class="attnviz-hover">{hover}</span><span class="attnviz-tap">{tap}</span>'

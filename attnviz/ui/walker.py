@@ -12,6 +12,7 @@ from typing import Any
 import streamlit as st
 
 from attnviz import inputs, masks, presets
+from attnviz.i18n import N_, _
 from attnviz.ui import callbacks, links, state, streamlit_private
 from attnviz.ui.controls import (
     BIND,
@@ -46,51 +47,57 @@ class _Run:
 def _after_text(text: str, values: dict, run: _Run) -> str:
     toks = inputs.tokenize(text)
     if not toks:
-        run.notices.append("The text has no tokens; using the default sentence.")
+        run.notices.append(_("The text has no tokens; using the default sentence."))
         text = DEFAULTS["text"]
         toks = inputs.tokenize(text)
     if len(inputs.tokenize(text, max_tokens=10**6)) > N_MAX:
         run.notices.append(
-            f"The text has more than {N_MAX} tokens; only the first {N_MAX} are used."
+            _("The text has more than {n} tokens; only the first {n} are used.").format(n=N_MAX)
         )
     run.forced["N"] = len(toks)
     return text
 
 
 def _after_preset(name: str, values: dict, run: _Run) -> str:
-    run.box.caption(presets.get(name).title)
+    run.box.caption(_(presets.get(name).title))
     pv = callbacks.preset_values(name)
     run.forced.update({k: pv[k] for k in ("N", "D", "heads")})
     return name
 
 
-def _after_upload(_: Any, values: dict, run: _Run) -> None:
+def _after_upload(_value: Any, values: dict, run: _Run) -> None:
     book = state.book()
     upload_x, upload_labels, upload_name = state.upload_state(max_cols=D_MAX)
     if book.get("upload_error"):
         st.error(
             book["upload_error"]
             + (
-                " — the previous upload is still shown."
+                _(" — the previous upload is still shown.")
                 if upload_x is not None
-                else " — showing random numbers until a valid CSV is uploaded."
+                else _(" — showing random numbers until a valid CSV is uploaded.")
             )
         )
     if upload_x is not None:
         run.upload = (upload_x, upload_labels, upload_name)
         run.forced["N"], run.forced["D"] = upload_x.shape
-        run.box.caption(f"Using {md_text(upload_name)}: {upload_x.shape[0]}×{upload_x.shape[1]}")
+        run.box.caption(
+            _("Using {name}: {n}×{d}").format(
+                name=md_text(upload_name), n=upload_x.shape[0], d=upload_x.shape[1]
+            )
+        )
     elif not book.get("upload_error"):
         st.info(
-            "No CSV uploaded yet: X is random (seeded) with N and D from the sidebar until "
-            "you upload one; then N and D are set by the file.",
+            _(
+                "No CSV uploaded yet: X is random (seeded) with N and D from the sidebar until "
+                "you upload one; then N and D are set by the file."
+            ),
             icon=":material/upload_file:",
         )
 
 
 def _after_factor(factor: float, values: dict, run: _Run) -> float:
     if not math.isfinite(factor):
-        run.notices.append("The factor must be a finite number; using 1.")
+        run.notices.append(_("The factor must be a finite number; using 1."))
         return 1.0
     return factor
 
@@ -101,7 +108,7 @@ def _after_mask_param(key: str) -> Callable[[int, dict, _Run], int]:
 
     def check(value: int, values: dict, run: _Run) -> int:
         if value > values["N"]:
-            run.notices.append(param.over_n.format(n=values["N"], value=value))
+            run.notices.append(_(param.over_n).format(n=values["N"], value=value))
         return value
 
     return check
@@ -109,7 +116,7 @@ def _after_mask_param(key: str) -> Callable[[int, dict, _Run], int]:
 
 #: The key of the sidebar container that holds the controls (hidden by streamlit_private).
 CONTROLS_BOX = "attnviz_controls"
-NOT_APPLYING = (
+NOT_APPLYING = N_(
     "The sidebar's controls (input X, N, D, heads, seed, scaling, mask) set the "
     "random-weights pages. This page runs a trained model with its own input and weights: "
     "they are hidden here and keep their values for the other pages."
@@ -119,12 +126,12 @@ NOT_APPLYING = (
 WEIGHT_KEYS = ("D", "heads", "seed", "init", "bias", "scale", "factor")
 #: The key of the hidden sidebar container that holds the others on such a page.
 HIDDEN_BOX = "attnviz_hidden_controls"
-WEIGHTS_ONLY_NOTE = (
+WEIGHTS_ONLY_NOTE = N_(
     "On this page the sidebar sets **D, heads, the seed, the weights and the scaling**; the "
     "two sequences, their lengths and the mask are set on the page (the sidebar's input, N, "
     "mask and layout are hidden here and keep their values)."
 )
-SEED_ONLY_NOTE = (
+SEED_ONLY_NOTE = N_(
     "On this page only the **seed** applies: it chooses the set of exercises (the other "
     "controls are hidden here and keep their values)."
 )
@@ -145,7 +152,8 @@ AFTER = {
 def _widget(c: Control, values: dict, run: _Run, source: str) -> Any:
     """Draw control ``c`` in the sidebar and return its value."""
     sb = run.box
-    common: dict[str, Any] = {"key": c.key, "help": c.help}
+    common: dict[str, Any] = {"key": c.key, "help": _(c.help) if c.help else c.help}
+    label = _(c.label)
     if c.bind:
         common["bind"] = BIND
     if c.on_change is not None:
@@ -157,22 +165,22 @@ def _widget(c: Control, values: dict, run: _Run, source: str) -> Any:
         default = default_heads(values["D"]) if c.key == "heads" else c.default
         index = opts.index(default) if default in opts else 0
         if c.kind == "radio":
-            return sb.radio(c.label, opts, index=index, horizontal=c.horizontal, **common)
-        return sb.selectbox(c.label, opts, index=index, **common)
+            return sb.radio(label, opts, index=index, horizontal=c.horizontal, **common)
+        return sb.selectbox(label, opts, index=index, **common)
     if c.kind == "slider" and c.box:
         return _slider_and_box(c, common, sb)
     if c.kind == "slider":
-        return sb.slider(c.label, c.lo, c.hi, c.default, **common)
+        return sb.slider(label, c.lo, c.hi, c.default, **common)
     if c.kind == "number":
-        return sb.number_input(c.label, c.lo, c.hi, c.default, step=c.step, **common)
+        return sb.number_input(label, c.lo, c.hi, c.default, step=c.step, **common)
     if c.kind == "toggle":
-        return sb.toggle(c.label, value=c.default, **common)
+        return sb.toggle(label, value=c.default, **common)
     if c.kind == "text":
-        return sb.text_input(c.label, value=c.default, max_chars=4000, **common)
+        return sb.text_input(label, value=c.default, max_chars=4000, **common)
     if c.kind == "upload":
         mb = inputs.MAX_UPLOAD_BYTES // 2**20
         return sb.file_uploader(
-            c.label, type=["csv", "txt"], max_upload_size=mb, key=c.key, help=c.help
+            label, type=["csv", "txt"], max_upload_size=mb, key=c.key, help=common["help"]
         )
     raise ValueError(f"unknown widget kind {c.kind!r} of control {c.key!r}")
 
@@ -184,12 +192,13 @@ def _slider_and_box(c: Control, common: dict[str, Any], sb: Any) -> Any:
     (:func:`callbacks.on_box_change`, which clamps a value out of range; the sidebar warns
     about it). One value, one URL key: ``?N=12``."""
     left, right = sb.columns([3, 1], vertical_alignment="bottom", gap="small")
-    value = left.slider(c.label, c.lo, c.hi, c.default, **common)
+    label = _(c.label)
+    value = left.slider(label, c.lo, c.hi, c.default, **common)
     key = callbacks.box_key(c.key)
     if st.session_state.get(key) != value:
         st.session_state[key] = value
     right.number_input(
-        f"{c.label}: type a number",
+        _("{label}: type a number").format(label=label),
         value=c.default,
         step=1,
         key=key,
@@ -204,10 +213,15 @@ def _slider_and_box(c: Control, common: dict[str, Any], sb: Any) -> Any:
 def invalid_notice(source: str, key: str, shown: Any, rule: str, used: Any) -> str:
     """The warning for a value that was replaced: "The link set N=999, which is not valid
     (N must be an integer from 1 to 512); using N=6." (``source``: "The link", "The box
-    beside the N slider")."""
-    return (
-        f"{source} set {md_text(f'{key}={shown!s}')}, which is not valid ({key} must be "
-        f"{rule}); using {md_text(f'{key}={used}')}."
+    beside the N slider", translated; ``rule``: translated)."""
+    return _(
+        "{source} set {shown}, which is not valid ({key} must be {rule}); using {used}."
+    ).format(
+        source=source,
+        shown=md_text(f"{key}={shown!s}"),
+        key=key,
+        rule=rule,
+        used=md_text(f"{key}={used}"),
     )
 
 
@@ -220,11 +234,18 @@ def _settle(c: Control, values: dict, run: _Run) -> None:
         v = run.forced[c.key]
         if run.first and c.key in run.raw and not links.same(run.raw[c.key], v):
             source = values["source"]
-            what = {"text": "the typed text", "preset": f"the preset {md_text(values['preset'])}"}
+            what = {
+                "text": _("the typed text"),
+                "preset": _("the preset {name}").format(name=md_text(values["preset"])),
+            }
             shown = run.raw[c.key][-1] if run.raw[c.key] else ""
             run.notices.append(
-                f"**{c.key}** is set by {what.get(source, 'the uploaded CSV')}: the link's "
-                f"{md_text(f'{c.key}={shown}')} was replaced by {md_text(f'{c.key}={v}')}."
+                _("**{key}** is set by {what}: the link's {old} was replaced by {new}.").format(
+                    key=c.key,
+                    what=what.get(source, _("the uploaded CSV")),
+                    old=md_text(f"{c.key}={shown}"),
+                    new=md_text(f"{c.key}={v}"),
+                )
             )
             links.drop_url_value(c.key)
         links.force(c.key, v)
@@ -242,7 +263,8 @@ def _link_notices(values: dict, run: _Run) -> None:
             continue
         if not links.same(r, values[k]):
             shown = r[-1] if isinstance(r, list) and r else r
-            run.notices.append(invalid_notice("The link", k, shown, c.rule_text(values), values[k]))
+            rule = _(c.rule_text(values))
+            run.notices.append(invalid_notice(_("The link"), k, shown, rule, values[k]))
 
 
 def _start_run() -> _Run:
@@ -252,16 +274,17 @@ def _start_run() -> _Run:
     run = _Run(first=first, raw={})
     for key, typed, used in st.session_state.pop(callbacks.BOX_NOTICES, []):
         c = BY_KEY[key]
-        source = f"The box beside the {key} slider"
-        run.notices.append(invalid_notice(source, key, typed, c.rule_text({}), used))
+        source = _("The box beside the {key} slider").format(key=key)
+        run.notices.append(invalid_notice(source, key, typed, _(c.rule_text({})), used))
     if first:
         qp = st.query_params
         run.raw = {k: qp.get_all(k) for k in KEYS if k in qp}
         for key, value in links.drop_overflowing_url_values():
             if key not in KEYS:  # page widgets: the sidebar notices cover the others
                 run.notices.append(
-                    f"The link set {md_text(f'{key}={value}')}, which is not a usable number; "
-                    "using the default."
+                    _(
+                        "The link set {shown}, which is not a usable number; using the default."
+                    ).format(shown=md_text(f"{key}={value}"))
                 )
         book["first"] = False
     return run
@@ -284,13 +307,13 @@ def sidebar(
     run = _start_run()
     run.box = st.sidebar.container(key=CONTROLS_BOX)
     if not applies:
-        st.sidebar.info(NOT_APPLYING, icon=":material/tune:")
+        st.sidebar.info(_(NOT_APPLYING), icon=":material/tune:")
         streamlit_private.hide_box(CONTROLS_BOX)
     elif seed_only:  # CONTROLS_BOX, the seed's key
         streamlit_private.seed_only_controls()
-        st.sidebar.caption(SEED_ONLY_NOTE)
+        st.sidebar.caption(_(SEED_ONLY_NOTE))
     elif weights_only:
-        st.sidebar.caption(WEIGHTS_ONLY_NOTE)
+        st.sidebar.caption(_(WEIGHTS_ONLY_NOTE))
         run.hidden = st.sidebar.container(key=HIDDEN_BOX)
         streamlit_private.hide_box(HIDDEN_BOX)
     values: dict[str, Any] = {}
@@ -304,7 +327,7 @@ def sidebar(
         run.box = run.hidden if hide else shown_box
         if c.section != section and not hide:
             section = c.section
-            run.box.markdown(f"### {section}")
+            run.box.markdown(f"### {_(section)}")
         _settle(c, values, run)
         value = _widget(c, values, run, values.get("source", ""))
         values[c.key] = AFTER[c.after](value, values, run) if c.after else value

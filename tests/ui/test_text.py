@@ -50,3 +50,13 @@ def test_pointing_words_send_both_for_the_stylesheet_to_pick():
     assert ui.pointing("Hover a cell", "Tap a cell") == (
         '<span class="attnviz-hover">Hover a cell</span><span class="attnviz-tap">Tap a cell</span>'
     )
+
+
+def test_pointing_takes_translated_words_and_escapes_them_for_html():
+    """A catalog's words go into HTML as text: a ``<`` or ``&`` in a translation is shown
+    as written, and a placeholder puts the spans where the language wants them."""
+    assert ui.pointing("a < b & c", "Toca") == (
+        '<span class="attnviz-hover">a &lt; b &amp; c</span><span class="attnviz-tap">Toca</span>'
+    )
+    said = "{point} para ver su peso.".format(point=ui.pointing("Pasa", "Toca"))
+    assert said.endswith("</span> para ver su peso.")
