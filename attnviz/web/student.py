@@ -346,10 +346,8 @@ def _verdict(e, right: bool) -> str:
     if right:
         said = _("Right: {answer}.").format(answer=hub.shown_answer(e))
         return f"<p><strong>{html.escape(said)}</strong></p>" + text_html(e.explanation)
-    return (
-        f"<p><strong>{html.escape(_('Not quite.'))}</strong> {html.escape(_('Hint:'))} "
-        + text_html(e.hint).removeprefix("<p>")
-    )
+    not_quite, hint = html.escape(_("Not quite.")), html.escape(_("Hint:"))
+    return f"<p><strong>{not_quite}</strong> {hint} " + text_html(e.hint).removeprefix("<p>")
 
 
 async def mine(request: Request) -> Response:
