@@ -20,6 +20,10 @@ replica answers any request.
 
 Every store call runs in a worker thread, never on the event loop. Every error is a JSON
 ``{"error", "message"}`` whose message the page shows as it is.
+
+Every route speaks the language of its ``lang=`` (the page's link; the script sends it with
+each API call), else of the browser's Accept-Language (:mod:`attnviz.web.words`): the
+page's texts, its ``<html lang dir>``, the script's messages, the verdicts and refusals.
 """
 
 from __future__ import annotations
