@@ -4,8 +4,9 @@ Streamlit's pages but without a Streamlit session (Starlette routes, ``serve.py`
 No Streamlit and no plotly here: :mod:`~attnviz.web.student` (the routes),
 :mod:`~attnviz.web.hub` (one class's state shared by every phone, the long poll),
 :mod:`~attnviz.web.guard` (same origin, sizes, rates), :mod:`~attnviz.web.render` and
-:mod:`~attnviz.web.mathml` (the exercises' text and formulas as HTML and MathML), and the
-page's own files in ``static/``.
+:mod:`~attnviz.web.mathml` (the exercises' text and formulas as HTML and MathML),
+:mod:`~attnviz.web.words` (the page's words in its language), and the page's own files in
+``static/``.
 """
 
 from attnviz.web.student import lifespan, routes

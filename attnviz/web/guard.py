@@ -18,6 +18,8 @@ from urllib.parse import urlsplit
 
 from starlette.requests import Request
 
+from attnviz.i18n import _
+
 #: The largest request body a student route reads (an answer is 64 characters at most).
 BODY_MAX = 2048
 #: Writes a student may make in a burst, and per second after it.
@@ -28,7 +30,8 @@ STUDENTS_MAX = 20_000
 
 
 class Refused(Exception):
-    """A request refused: ``status`` and a sentence for the student's page."""
+    """A request refused: ``status`` and a sentence for the student's page (in the
+    request's language: the routes set it before these checks run)."""
 
     def __init__(self, status: int, message: str, retry_after: float | None = None) -> None:
         super().__init__(message)
@@ -41,31 +44,35 @@ def same_origin(request: Request) -> None:
     """Refuse (403) a write that does not come from a page of this server."""
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if kind != "application/json":
-        raise Refused(415, "This address takes JSON sent by the class page only.")
+        raise Refused(415, _("This address takes JSON sent by the class page only."))
     site = request.headers.get("sec-fetch-site")
     if site is not None and site not in ("same-origin", "none"):
-        raise Refused(403, "This request came from another site: refused.")
+        raise Refused(403, _("This request came from another site: refused."))
     origin = request.headers.get("origin")
     if origin is not None and urlsplit(origin).netloc != request.headers.get("host", ""):
-        raise Refused(403, "This request came from another site: refused.")
+        raise Refused(403, _("This request came from another site: refused."))
+
+
+def _too_large() -> str:
+    return _("The request is too large (at most {n} bytes).").format(n=BODY_MAX)
 
 
 async def read_json(request: Request) -> dict:
     """The body as a JSON object (413 when longer than BODY_MAX, 400 when not JSON)."""
     length = request.headers.get("content-length")
     if length is not None and (not length.isdigit() or int(length) > BODY_MAX):
-        raise Refused(413, f"The request is too large (at most {BODY_MAX} bytes).")
+        raise Refused(413, _too_large())
     body = b""
     async for chunk in request.stream():
         body += chunk
         if len(body) > BODY_MAX:
-            raise Refused(413, f"The request is too large (at most {BODY_MAX} bytes).")
+            raise Refused(413, _too_large())
     try:
         data = json.loads(body)
     except ValueError:
-        raise Refused(400, "The request is not JSON.") from None
+        raise Refused(400, _("The request is not JSON.")) from None
     if not isinstance(data, dict):
-        raise Refused(400, "The request is not a JSON object.")
+        raise Refused(400, _("The request is not a JSON object."))
     return data
 
 
@@ -87,5 +94,6 @@ class RateLimit:
         if tokens < 1:
             self.buckets[key] = (tokens, now)
             wait = (1 - tokens) / self.per_second
-            raise Refused(429, "Too many answers at once: wait a moment.", retry_after=wait)
+            said = _("Too many answers at once: wait a moment.")
+            raise Refused(429, said, retry_after=wait)
         self.buckets[key] = (tokens - 1, now)

@@ -7,6 +7,10 @@ class and process reads the class from the store every :data:`PERIOD_S` seconds 
 the waiters when it changed: the store sees one read per class per period whatever the
 number of phones, and an idle phone costs one request per :data:`WAIT_S` seconds.
 
+The state is the same for every phone but its words: its version is language-free, and
+its body is made once per language that asks (:meth:`ClassState.body_in`), so a reveal is
+still one body (one compression) per language, not one per phone.
+
 A reveal made on another replica is seen here at the next read, so it reaches every phone
 within ``PERIOD_S`` plus one request's time.
 """
@@ -21,7 +25,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from attnviz import classroom, exercises
+from attnviz import classroom, exercises, i18n
+from attnviz.i18n import _
 from attnviz.web.render import text_html
 
 #: Seconds between two reads of a watched class.
@@ -32,20 +37,40 @@ WAIT_S = 25.0
 LINGER_S = 30.0
 
 
+def shown_answer(e: exercises.Exercise) -> str:
+    """An exercise's answer as the shown language writes it: a choice's word, a number's
+    decimal sign ("0,33" in Spanish; the grading takes either)."""
+    return _(e.answer_text) if e.choices else i18n.number(e.answer_text)
+
+
 @functools.lru_cache(maxsize=1024)
-def revealed_html(seed: int, count: int, item: int) -> dict[str, str]:
-    e = exercises.generated(seed, count)[item]
-    return {"answer": e.answer_text, "html": text_html(e.explanation)}
+def revealed_html(seed: int, count: int, item: int, lang: str = i18n.SOURCE) -> dict[str, str]:
+    """A revealed question's answer and explanation in ``lang``."""
+    with i18n.use(lang):
+        e = exercises.generated(seed, count)[item]
+        return {"answer": shown_answer(e), "html": text_html(e.explanation)}
 
 
 @dataclass(frozen=True)
 class ClassState:
-    """One class as the phones see it: ``body`` is the JSON a state request answers."""
+    """One class as the phones see it: ``body`` is the JSON a state request answers in
+    English, :meth:`body_in` in another language (made at its first request)."""
 
     version: str
     closed: bool
     body: bytes
     info: classroom.ClassInfo
+    question: dict | None = None
+    bodies: dict[str, bytes] = field(default_factory=dict, compare=False, repr=False)
+
+    def body_in(self, lang: str) -> bytes:
+        """The body in ``lang``, made once per language (the same bytes for each phone)."""
+        if lang == i18n.SOURCE:
+            return self.body
+        got = self.bodies.get(lang)
+        if got is None:
+            got = self.bodies[lang] = _body(self.version, self.info, self.question, lang)
+        return got
 
 
 def _question(q: classroom.ViewQuestion | None) -> dict | None:
@@ -61,21 +86,31 @@ def _question(q: classroom.ViewQuestion | None) -> dict | None:
     }
 
 
-def load(store: classroom.ClassStore, code: str) -> ClassState:
-    """The class ``code`` from the store (ClassNotFound, or a store error, as raised)."""
-    info = store.info(code)
-    state = {
+def _state(info: classroom.ClassInfo, question: dict | None, lang: str) -> dict:
+    return {
         "code": info.code,
         "closed": info.closed,
         "revealed": {
-            str(i): revealed_html(info.seed, info.count, i) for i in sorted(info.revealed)
+            str(i): revealed_html(info.seed, info.count, i, lang) for i in sorted(info.revealed)
         },
-        "question": _question(store.question(info.code)),
+        "question": question,  # as the teacher's page wrote it (stored so in the class)
     }
+
+
+def _body(version: str, info: classroom.ClassInfo, question: dict | None, lang: str) -> bytes:
+    state = _state(info, question, lang)
+    return json.dumps({"v": version, **state}, separators=(",", ":")).encode()
+
+
+def load(store: classroom.ClassStore, code: str) -> ClassState:
+    """The class ``code`` from the store (ClassNotFound, or a store error, as raised)."""
+    info = store.info(code)
+    question = _question(store.question(info.code))
+    state = _state(info, question, i18n.SOURCE)
     text = json.dumps(state, sort_keys=True, separators=(",", ":"))
     version = hashlib.sha256(text.encode()).hexdigest()[:16]
     body = json.dumps({"v": version, **state}, separators=(",", ":")).encode()
-    return ClassState(version, info.closed, body, info)
+    return ClassState(version, info.closed, body, info, question)
 
 
 @dataclass

@@ -20,6 +20,10 @@ replica answers any request.
 
 Every store call runs in a worker thread, never on the event loop. Every error is a JSON
 ``{"error", "message"}`` whose message the page shows as it is.
+
+Every route speaks the language of its ``lang=`` (the page's link; the script sends it with
+each API call), else of the browser's Accept-Language (:mod:`attnviz.web.words`): the
+page's texts, its ``<html lang dir>``, the script's messages, the verdicts and refusals.
 """
 
 from __future__ import annotations
@@ -43,8 +47,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from attnviz import classroom, exercises
-from attnviz.web import guard, hub
+from attnviz import classroom, exercises, i18n
+from attnviz.i18n import N_, _
+from attnviz.web import guard, hub, words
 from attnviz.web.render import text_html
 
 STATIC = Path(__file__).parent / "static"
@@ -70,11 +75,11 @@ HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
 }
-STORE_DOWN = (
+STORE_DOWN = N_(
     "The class store is not answering right now. Your answer is kept on this device and "
     "sent again in a moment."
 )
-STORE_FULL = (
+STORE_FULL = N_(
     "The class store is full (the server's disk): your answer is kept on this device and "
     "sent again in a moment. Tell the teacher."
 )
@@ -122,7 +127,7 @@ def _reply(
     """``body``, gzipped when the browser takes it and it is worth it (the same bytes are
     compressed once: :func:`gzipped` remembers them); never cached unless ``headers`` say
     so; the security headers on every reply."""
-    out = {**HEADERS, "Cache-Control": "no-store", **(headers or {}), "Vary": "Accept-Encoding"}
+    out = {**HEADERS, "Cache-Control": "no-store", "Vary": "Accept-Encoding", **(headers or {})}
     if len(body) > 1024 and "gzip" in request.headers.get("accept-encoding", ""):
         body = gzipped(body)
         out["Content-Encoding"] = "gzip"
@@ -146,98 +151,129 @@ def _error(request: Request, status: int, error: str, message: str, **extra) -> 
 
 def _not_found(code: str) -> str:
     shown = code[:20] + ("…" if len(code) > 20 else "")
-    return (
-        f"There is no class with the code {shown}: a wrong code, or the class ended more "
-        f"than 24 hours ago (classes expire then). A class code is {classroom.CODE_LENGTH} "
-        "letters and digits."
-    )
+    return _(
+        "There is no class with the code {code}: a wrong code, or the class ended more "
+        "than 24 hours ago (classes expire then). A class code is {n} letters and digits."
+    ).format(code=shown, n=classroom.CODE_LENGTH)
 
 
 # --------------------------------------------------------------------------- the page
 
 
 def _field(i: int, choices: tuple[str, ...] | None, placeholder: str) -> str:
-    if choices:
+    yours = html.escape(_("Your answer"))
+    if choices:  # the values stay English (graded as such); the words are shown translated
         options = "".join(
             f'<label class="choice"><input type="radio" name="answer" value="{html.escape(c)}">'
-            f" {html.escape(c)}</label>"
+            f" {html.escape(_(c))}</label>"
             for c in choices
         )
-        return (
-            f'<fieldset><legend>Your answer</legend><div class="choices">{options}</div></fieldset>'
-        )
+        return f'<fieldset><legend>{yours}</legend><div class="choices">{options}</div></fieldset>'
     return (
-        f'<label for="a{i}">Your answer</label>'
+        f'<label for="a{i}">{yours}</label>'
         f'<input id="a{i}" name="answer" type="text" autocomplete="off" autocapitalize="off" '
         f'spellcheck="false" placeholder="{placeholder}">'
     )
 
 
 @functools.lru_cache(maxsize=64)
-def _questions_html(seed: int, count: int) -> str:
-    """The questions of a set as cards (made once per process and set)."""
+def _questions_html(seed: int, count: int, lang: str = i18n.SOURCE) -> str:
+    """The questions of a set as cards in ``lang`` (made once per process, set and
+    language)."""
     cards = []
-    for i, e in enumerate(exercises.generated(seed, count)):
-        placeholder = "(4, 2)" if e.kind in exercises.SHAPE_KINDS else "a number"
-        cards.append(
-            f'<li class="card" id="q{i}" data-item="{i}">'
-            f'<h2 id="q{i}-title">{i + 1}. {html.escape(e.title)}</h2>'
-            f'<div class="prompt">{text_html(e.prompt)}</div>'
-            f'<form class="answer" data-item="{i}" aria-labelledby="q{i}-title" novalidate>'
-            f'<div class="field">{_field(i, e.choices, placeholder)}</div>'
-            '<button type="submit">Check</button></form>'
-            '<div class="verdict" role="status" aria-live="polite"></div>'
-            '<div class="revealed" aria-live="polite" hidden></div></li>'
-        )
+    with i18n.use(lang):
+        check = html.escape(_("Check"))
+        for i, e in enumerate(exercises.generated(seed, count)):
+            placeholder = (
+                "(4, 2)" if e.kind in exercises.SHAPE_KINDS else html.escape(_("a number"))
+            )
+            cards.append(
+                f'<li class="card" id="q{i}" data-item="{i}">'
+                f'<h2 id="q{i}-title">{i + 1}. {html.escape(e.title)}</h2>'
+                f'<div class="prompt">{text_html(e.prompt)}</div>'
+                f'<form class="answer" data-item="{i}" aria-labelledby="q{i}-title" novalidate>'
+                f'<div class="field">{_field(i, e.choices, placeholder)}</div>'
+                f'<button type="submit">{check}</button></form>'
+                '<div class="verdict" role="status" aria-live="polite"></div>'
+                '<div class="revealed" aria-live="polite" hidden></div></li>'
+            )
     return '<ol class="questions">' + "".join(cards) + "</ol>"
 
 
 def _fill(**values: str) -> bytes:
-    """The page template with each ``{{name}}`` replaced by its value (already HTML), in
-    one pass: a value is never read as a placeholder."""
+    """The page template in the shown language with each ``{{name}}`` replaced by its value
+    (already HTML), in one pass: a value is never read as a placeholder."""
     shown = bool(values.get("code"))
+    lang = i18n.current()
     values = {
         **{f"{n.split('.')[1]}_v": v for n, (_, _, v) in ASSETS.items()},
         "join_hidden": "hidden" if shown else "",
         "class_hidden": "" if shown else "hidden",
         "join": classroom.JOIN_PATH,
+        "lang": html.escape(i18n.html_lang(lang)),
+        "dir": i18n.direction(lang),
+        "messages": words.script_messages(lang),
+        "keep_lang": "",
+        **words.page_texts(classroom.NICKNAME_MAX),
         **values,
     }
     return PLACEHOLDER.sub(lambda m: values[m.group(1)], TEMPLATE).encode()
 
 
+def _page(request: Request, **values: str) -> bytes:
+    """:func:`_fill` with the links to the other languages (and, when the link chose the
+    language, the code box keeps it)."""
+    code, student = (html.unescape(values.get(k, "")) for k in ("code", "student"))
+    asked = request.query_params.get("lang")
+    keep = f'<input type="hidden" name="lang" value="{html.escape(i18n.current())}">'
+    return _fill(
+        languages=words.languages_html(classroom.JOIN_PATH, code, student),
+        keep_lang=keep if asked else "",
+        **values,
+    )
+
+
 async def page(request: Request) -> Response:
-    """``GET /join``: the class page, or a box for a code (with why, for a wrong one)."""
+    """``GET /join``: the class page, or a box for a code (with why, for a wrong one), in
+    the language of ``?lang=``, else of the browser (Accept-Language)."""
+    with i18n.use(words.language(request)):
+        return await _class_page(request)
+
+
+async def _class_page(request: Request) -> Response:
     code = (request.query_params.get("class") or "").strip()
     student = request.query_params.get("student") or ""
     if not STUDENT_ID.fullmatch(student):
         student = secrets.token_hex(8)  # the script writes it into the link
     esc = html.escape
+    kind, vary = "text/html; charset=utf-8", {"Vary": "Accept-Encoding, Accept-Language"}
+    join = esc(_("Join a live class"))
     if not code:
-        body = _fill(title="Join a live class", code="", student="", problem="", main="")
-        return _reply(request, body, "text/html; charset=utf-8")
+        body = _page(request, title=join, code="", student="", problem="", main="")
+        return _reply(request, body, kind, headers=vary)
     try:
         state = await SERVER.hub.current(classroom.normalize_code(code))
     except classroom.ClassNotFound:
         problem = f'<p class="problem" role="alert">{esc(_not_found(code))}</p>'
-        body = _fill(title="Join a live class", code="", student="", problem=problem, main="")
-        return _reply(request, body, "text/html; charset=utf-8", status=404)
+        body = _page(request, title=join, code="", student="", problem=problem, main="")
+        return _reply(request, body, kind, status=404, headers=vary)
     except classroom.STORE_ERRORS as exc:
+        said = _("The class store cannot be reached ({error}): reload this page in a moment.")
         problem = (
-            '<p class="problem" role="alert">The class store cannot be reached '
-            f"({esc(type(exc).__name__)}): reload this page in a moment.</p>"
+            f'<p class="problem" role="alert">{esc(said.format(error=type(exc).__name__))}</p>'
         )
-        body = _fill(title="Join a live class", code="", student="", problem=problem, main="")
-        return _reply(request, body, "text/html; charset=utf-8", status=503)
+        body = _page(request, title=join, code="", student="", problem=problem, main="")
+        return _reply(request, body, kind, status=503, headers=vary)
     info = state.info
-    body = _fill(
-        title=f"Live class {esc(info.code)}",
+    body = _page(
+        request,
+        title=esc(_("Live class {code}").format(code=info.code)),
         code=esc(info.code),
         student=esc(student),
         problem="",
-        main=_questions_html(info.seed, info.count),
+        main=_questions_html(info.seed, info.count, i18n.current()),
     )
-    return _reply(request, body, "text/html; charset=utf-8")
+    return _reply(request, body, kind, headers=vary)
 
 
 async def asset(request: Request) -> Response:
@@ -265,8 +301,14 @@ def _code(request: Request) -> str:
 
 
 async def _said(request: Request, work: Callable[[], Awaitable[Response]]) -> Response:
-    """``await work()``, with what every route says the same way: a refusal, a class that
-    is not there, a store that is down or full."""
+    """``await work()`` in the page's language (:func:`words.language`), with what every
+    route says the same way: a refusal, a class that is not there, a store that is down or
+    full."""
+    with i18n.use(words.language(request)):
+        return await _said_in(request, work)
+
+
+async def _said_in(request: Request, work: Callable[[], Awaitable[Response]]) -> Response:
     try:
         return await work()
     except guard.Refused as r:
@@ -275,8 +317,8 @@ async def _said(request: Request, work: Callable[[], Awaitable[Response]]) -> Re
         return _error(request, 404, "not_found", _not_found(request.path_params["code"]))
     except classroom.STORE_ERRORS as exc:
         if "full" in str(exc).lower():  # SQLite's "database or disk is full", PostgreSQL's
-            return _error(request, 503, "store_full", STORE_FULL)
-        return _error(request, 503, "store_down", STORE_DOWN)
+            return _error(request, 503, "store_full", _(STORE_FULL))
+        return _error(request, 503, "store_down", _(STORE_DOWN))
 
 
 async def state(request: Request) -> Response:
@@ -286,28 +328,30 @@ async def state(request: Request) -> Response:
     async def work() -> Response:
         code = _code(request)
         since = request.query_params.get("since")
+        lang = i18n.current()
         if not since:
-            return _reply(request, (await SERVER.hub.current(code)).body)
+            return _reply(request, (await SERVER.hub.current(code)).body_in(lang))
         got = await SERVER.hub.wait(code, since, hub.WAIT_S)
         if got is None:
             return Response(status_code=204, headers={**HEADERS, "Cache-Control": "no-store"})
-        return _reply(request, got.body)
+        return _reply(request, got.body_in(lang))
 
     return await _said(request, work)
 
 
 def _student(value: object) -> str:
     if not isinstance(value, str) or not STUDENT_ID.fullmatch(value):
-        raise guard.Refused(400, "This page's student id is missing or wrong: reload the page.")
+        raise guard.Refused(400, _("This page's student id is missing or wrong: reload the page."))
     return value
 
 
 def _verdict(e, right: bool) -> str:
+    """What a check says, in the shown language."""
     if right:
-        return f"<p><strong>Right: {html.escape(e.answer_text)}.</strong></p>" + text_html(
-            e.explanation
-        )
-    return "<p><strong>Not quite.</strong> Hint: " + text_html(e.hint).removeprefix("<p>")
+        said = _("Right: {answer}.").format(answer=hub.shown_answer(e))
+        return f"<p><strong>{html.escape(said)}</strong></p>" + text_html(e.explanation)
+    not_quite, hint = html.escape(_("Not quite.")), html.escape(_("Hint:"))
+    return f"<p><strong>{not_quite}</strong> {hint} " + text_html(e.hint).removeprefix("<p>")
 
 
 async def mine(request: Request) -> Response:
@@ -346,7 +390,7 @@ async def _write(request: Request, handle) -> Response:
         student = _student(data.get("student"))
         cid = data.get("cid")
         if not isinstance(cid, str) or not 8 <= len(cid) <= CID_MAX:
-            raise guard.Refused(400, "The request has no id: reload the page.")
+            raise guard.Refused(400, _("The request has no id: reload the page."))
         key = f"{code}/{student}/{cid}"
         if key in SERVER.done:  # a retry of a request already answered: not stored again
             status, body = SERVER.done[key]
@@ -363,7 +407,7 @@ async def _write(request: Request, handle) -> Response:
 async def _answer(code: str, student: str, data: dict) -> tuple[int, dict]:
     item, text, nickname = data.get("item"), data.get("answer"), data.get("nickname") or None
     if not isinstance(text, str) or not text.strip():
-        raise guard.Refused(400, "Type an answer first.")
+        raise guard.Refused(400, _("Type an answer first."))
     try:
         right = await asyncio.to_thread(
             SERVER.store.submit, code, student, item, text, nickname=nickname
@@ -372,18 +416,18 @@ async def _answer(code: str, student: str, data: dict) -> tuple[int, dict]:
     except classroom.ClassClosed:  # checked here, not stored: said on the page
         info = (await SERVER.hub.current(code)).info
         if not isinstance(item, int) or not 0 <= item < info.count:
-            raise guard.Refused(400, f"There is no question {item!r} in this class.") from None
+            said = _("There is no question {item} in this class.").format(item=repr(item))
+            raise guard.Refused(400, said) from None
         right, stored = exercises.grade(info.seed, info.count, item, text), False
     except classroom.ClassNotFound:
         raise
     except ValueError as exc:
-        why = str(exc)
-        raise guard.Refused(400, f"Not sent: {why[:1].upper()}{why[1:]}.") from None
+        raise guard.Refused(400, words.refusal(str(exc))) from None
     info = (await SERVER.hub.current(code)).info
     e = exercises.generated(info.seed, info.count)[item]
     out = {"item": item, "right": bool(right), "stored": stored, "verdict": _verdict(e, right)}
     if not stored:
-        out["message"] = (
+        out["message"] = _(
             "The teacher has ended this class: your answer is checked here, but no longer sent."
         )
     return 200, out
@@ -396,8 +440,7 @@ async def _predict(code: str, student: str, data: dict) -> tuple[int, dict]:
     except classroom.ClassNotFound:
         raise
     except ValueError as exc:
-        why = str(exc)
-        raise guard.Refused(409, f"Not sent: {why[:1].upper()}{why[1:]}.") from None
+        raise guard.Refused(409, words.refusal(str(exc))) from None
     return 200, {"qid": qid, "choice": choice, "stored": True}
 
 

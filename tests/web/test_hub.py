@@ -165,3 +165,20 @@ def test_an_idle_watch_stops_reading():
 
     before, after, watches = asyncio.run(main())
     assert before == after and watches == {}
+
+
+def test_the_state_is_worded_once_per_language_with_one_version(store):
+    code, key = store.create(SEED, COUNT)
+    items = exercises.generate(seed=SEED, count=COUNT)
+    for item in range(COUNT):
+        store.reveal(code, key, item)
+    state = hub.load(store, code)
+    assert state.body_in("en") is state.body
+    spanish = state.body_in("es")
+    assert state.body_in("es") is spanish  # the same bytes for every phone (one gzip)
+    english, shown = json.loads(state.body), json.loads(spanish)
+    assert shown["v"] == english["v"] == state.version and shown["closed"] is False
+    for i, e in enumerate(items):
+        want = e.answer_text if e.choices else e.answer_text.replace(".", ",")
+        assert shown["revealed"][str(i)]["answer"] == want
+        assert english["revealed"][str(i)]["answer"] == e.answer_text

@@ -5,6 +5,7 @@ said in plain words, and nothing a student must not see."""
 from __future__ import annotations
 
 import html
+import json
 import re
 
 import pytest
@@ -277,3 +278,72 @@ def test_cross_attention_questions_on_the_phone_page():
         assert ('placeholder="(4, 2)"' in card) == (e.kind == "cross_shape")
         assert e.kind == "cross_shape" or "<math" in card
         assert exercises.grade(SEED, len(items), i, e.answer_text)
+
+
+@pytest.fixture
+def pseudo(monkeypatch):
+    """The test-only language xx (every message ⟦…⟧) is one the page can show."""
+    monkeypatch.setenv("ATTNVIZ_PSEUDO", "1")
+    student.words.script_messages.cache_clear()
+    yield "xx"
+    student.words.script_messages.cache_clear()
+
+
+def test_the_page_speaks_english_with_no_messages_to_carry(env):
+    client, _, code, _ = env
+    text = client.get(f"/join?class={code}", headers={"accept-language": "en-GB"}).text
+    assert text.startswith('<!doctype html>\n<html lang="en" dir="ltr">')
+    assert '<script type="application/json" id="i18n">{}</script>' in text
+    assert "Work each question out on paper, type your answer and press <strong>Check" in text
+    assert 'name="lang"' not in text  # the browser's language: not written into the link
+
+
+def test_the_page_is_in_the_links_language_else_the_browsers(env, pseudo):
+    client, _, code, _ = env
+    page = client.get(f"/join?class={code}&lang={pseudo}&student=abcdef0123456789")
+    text = page.text
+    assert '<html lang="xx" dir="ltr">' in text and "Accept-Language" in page.headers["vary"]
+    body = text.split("</head>")[1]  # (the head's messages are keyed by their English)
+    assert "⟦Çlàss çõdé" in body and ">⟦Çhéçk" in body and "Your answer" not in body
+    assert "<math" in text  # the formulas as they are
+    block = text.split('id="i18n">')[1].split("</script>")[0]
+    assert json.loads(block)["Pick one first."].startswith("⟦")
+    assert f'href="join?class={code}&amp;student=abcdef0123456789&amp;lang=en"' in text
+    arabic = client.get(f"/join?class={code}", headers={"accept-language": "ar-EG,en;q=0.5"})
+    assert '<html lang="ar" dir="rtl">' in arabic.text
+    box = client.get(f"/join?lang={pseudo}").text  # the code box keeps the chosen language
+    assert '<input type="hidden" name="lang" value="xx">' in box
+    assert "⟦Jõîñ à lîvé çlàss" in box
+
+
+def test_the_api_answers_in_the_pages_language(env, pseudo):
+    client, store, code, _ = env
+    body = dict(student="s" * 16, cid="c" * 16, item=0, answer="")
+    got = client.post(f"/join/api/{code}/answer?lang={pseudo}", json=body, headers=ORIGIN)
+    assert got.status_code == 400 and got.json()["message"].startswith("⟦Týpé àñ àñswér")
+    long = {**body, "answer": "x" * 65}
+    got = client.post(f"/join/api/{code}/answer?lang={pseudo}", json=long, headers=ORIGIN)
+    assert got.json()["message"].startswith("⟦Ñõt séñt: Àñ àñswér") and "64" in got.text
+    gone = client.get(f"/join/api/QQQQQQ/state?lang={pseudo}").json()["message"]
+    assert gone.startswith("⟦Théré îs ñõ çlàss")
+    right = dict(student="s" * 16, cid="d" * 16, item=0, answer=ITEMS[0].answer_text)
+    got = client.post(f"/join/api/{code}/answer?lang={pseudo}", json=right, headers=ORIGIN)
+    assert got.json()["verdict"].startswith("<p><strong>⟦Rîght: ")
+
+
+def test_the_class_state_is_one_body_per_language_with_one_version(env, pseudo):
+    client, store, code, key = env
+    for item in range(COUNT):  # a body worth compressing
+        store.reveal(code, key, item)
+    student.gzipped.cache_clear()
+    gz = {"accept-encoding": "gzip"}
+    english = client.get(f"/join/api/{code}/state", headers=gz).json()
+    spanish = client.get(f"/join/api/{code}/state?lang=es", headers=gz).json()
+    for _ in range(2):
+        client.get(f"/join/api/{code}/state?lang=es", headers=gz)
+    assert english["v"] == spanish["v"] and english["revealed"].keys() == spanish["revealed"].keys()
+    answer = ITEMS[1].answer_text
+    assert english["revealed"]["1"]["answer"] == answer
+    assert spanish["revealed"]["1"]["answer"] == answer.replace(".", ",")
+    info = student.gzipped.cache_info()
+    assert (info.misses, info.hits) == (2, 2)  # compressed once per language

@@ -7,6 +7,9 @@
 //    once.
 // 3. What the teacher does (reveal, end, a question on the projector) arrives by a long
 //    poll: state?since=<version> answers when the class changed, or 204 after 25 s.
+// 4. Its words are in the page's language: the page carries this script's messages as JSON
+//    (<script type="application/json" id="i18n">, from attnviz/web/words.py); every API
+//    call sends lang= so that the server's sentences match the page.
 
 const main = document.getElementById("class");
 const code = main.dataset.code;
@@ -16,6 +19,49 @@ const api = code
 
 const RETRY_MS = [1000, 2000, 3000, 5000];
 const $ = (sel, root = document) => root.querySelector(sel);
+
+// --------------------------------------------------------------------------- words
+
+const LANG = document.documentElement.lang || "en";
+const MESSAGES = (() => {
+  try {
+    return JSON.parse($("#i18n")?.textContent || "{}");
+  } catch {
+    return {};
+  }
+})();
+
+// A message in the page's language (the English when the page has none for it).
+function _(message) {
+  const said = MESSAGES[message];
+  return typeof said === "string" ? said : message;
+}
+
+// A count's form: the page gives a message's forms by CLDR plural category.
+function ngettext(one, many, n) {
+  const forms = MESSAGES[one];
+  if (forms && typeof forms === "object") {
+    let category = "other";
+    try {
+      category = new Intl.PluralRules(LANG).select(n);
+    } catch {
+      // an unknown language: its "other" form
+    }
+    return forms[category] ?? forms.other ?? many;
+  }
+  return n === 1 ? one : many;
+}
+
+// "{name}" in a translated message replaced by its value (the values are not read again).
+const fill = (text, values) =>
+  text.replace(/\{(\w+)\}/g, (hole, name) => (name in values ? String(values[name]) : hole));
+
+// An API address with the page's language.
+function apiURL(path) {
+  const url = new URL(path, api);
+  url.searchParams.set("lang", LANG);
+  return url;
+}
 
 function setHTML(el, html, cls) {
   el.innerHTML = html; // server-made HTML: escaped there (attnviz/web/render.py)
@@ -111,28 +157,28 @@ async function send(entry) {
   const shown = entry.kind === "answer" ? cardOf(entry.target) : null;
   let res;
   try {
-    res = await fetch(new URL(entry.kind, api), {
+    res = await fetch(apiURL(entry.kind), {
       method: "POST",
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify(entry.body),
       credentials: "same-origin",
     });
   } catch {
-    pending(entry, "Not sent yet: no connection to the class. Your answer is kept here and " +
-      "sent when the connection is back.");
+    pending(entry, _("Not sent yet: no connection to the class. Your answer is kept here and " +
+      "sent when the connection is back."));
     return false;
   }
   let data = {};
   try {
     data = await res.json();
   } catch {
-    data = { message: `The server answered ${res.status}.` };
+    data = { message: fill(_("The server answered {status}."), { status: res.status }) };
   }
   entry.retryAfter = 0;
   if (res.status === 429 || res.status >= 500) {
     entry.retryAfter = (Number(res.headers.get("Retry-After")) || 0) * 1000;
-    pending(entry, `Not sent yet: ${data.message || "the server is busy"} It is sent again ` +
-      "in a moment.");
+    const why = data.message || _("the server is busy");
+    pending(entry, fill(_("Not sent yet: {why} It is sent again in a moment."), { why }));
     return false;
   }
   if (entry.kind === "hello") return true;
@@ -141,7 +187,8 @@ async function send(entry) {
     return true;
   }
   if (!res.ok) {
-    setText($(".verdict", shown), data.message || `Not sent (${res.status}).`, "wrong");
+    const said = data.message || fill(_("Not sent ({status})."), { status: res.status });
+    setText($(".verdict", shown), said, "wrong");
     return true;
   }
   showVerdict(entry.target, data);
@@ -178,8 +225,14 @@ function nickname() {
 function nicknameProblem() {
   const value = $("#nickname").value.trim();
   if (value.length > NICK_MAX) {
-    return `Your nickname is ${value.length} characters long; at most ${NICK_MAX}. Your ` +
-      "answers are not sent until you change it.";
+    const said = ngettext(
+      "Your nickname is {n} character long; at most {max}. Your answers are not sent until " +
+        "you change it.",
+      "Your nickname is {n} characters long; at most {max}. Your answers are not sent " +
+        "until you change it.",
+      value.length,
+    );
+    return fill(said, { n: value.length, max: NICK_MAX });
   }
   return "";
 }
@@ -190,7 +243,7 @@ function check(form, outbox, student) {
   const input = form.elements.answer;
   const value = (input instanceof RadioNodeList ? input.value : input.value || "").trim();
   if (!value) {
-    setText(box, "Type an answer first.", "wrong");
+    setText(box, _("Type an answer first."), "wrong");
     return;
   }
   const problem = nicknameProblem();
@@ -199,7 +252,7 @@ function check(form, outbox, student) {
     $("#nickname").focus();
     return;
   }
-  setText(box, "Sending…", "pending");
+  setText(box, _("Sending…"), "pending");
   outbox.add({
     kind: "answer",
     target: item,
@@ -216,8 +269,8 @@ function applyState(state) {
   document.body.classList.toggle("closed", state.closed);
   status(
     state.closed
-      ? "The teacher has ended this class: your answers are still checked here, but no " +
-          "longer sent."
+      ? _("The teacher has ended this class: your answers are still checked here, but no " +
+          "longer sent.")
       : "",
   );
   for (const [item, shown] of Object.entries(state.revealed)) {
@@ -225,8 +278,10 @@ function applyState(state) {
     if (!box || box.dataset.shown) continue;
     box.dataset.shown = "1";
     box.hidden = false;
-    setHTML(box, `<p><strong>Revealed by the teacher: the answer is ${escapeHTML(shown.answer)}` +
-      `</strong></p>${shown.html}`);
+    const said = fill(_("Revealed by the teacher: the answer is {answer}"), {
+      answer: shown.answer,
+    });
+    setHTML(box, `<p><strong>${escapeHTML(said)}</strong></p>${shown.html}`);
   }
   showQuestion(state.question);
 }
@@ -263,22 +318,28 @@ function showQuestion(q) {
   $("#predict-form").hidden = q.revealed;
   if (q.revealed) {
     const mine = question.mine;
-    const said = mine === null ? "you did not answer" : mine === q.answer ? "you predicted it"
-      : `you predicted ${q.choices[mine]}`;
-    setText($("#predict-verdict"), `Revealed by the teacher: the answer is ${q.choices[q.answer]}` +
-      ` (${said}). It is outlined on the projector's chart.`, "right");
+    const said =
+      mine === null
+        ? _("you did not answer")
+        : mine === q.answer
+          ? _("you predicted it")
+          : fill(_("you predicted {choice}"), { choice: q.choices[mine] });
+    const text = _("Revealed by the teacher: the answer is {answer} ({said}). It is outlined " +
+      "on the projector's chart.");
+    setText($("#predict-verdict"), fill(text, { answer: q.choices[q.answer], said }), "right");
   }
 }
 
 function predictDone(entry, ok, data) {
   if (!ok) {
-    setText($("#predict-verdict"), data.message || "Not sent.", "wrong");
+    setText($("#predict-verdict"), data.message || _("Not sent."), "wrong");
     return;
   }
   if (question && question.qid === entry.body.qid) {
     question.mine = entry.body.choice;
-    setText($("#predict-verdict"), `Sent: ${question.choices[entry.body.choice]} (you can ` +
-      "change it until the reveal).");
+    const choice = question.choices[entry.body.choice];
+    setText($("#predict-verdict"), fill(_("Sent: {choice} (you can change it until the " +
+      "reveal)."), { choice }));
   }
 }
 
@@ -288,7 +349,7 @@ async function follow() {
   for (;;) {
     let res;
     try {
-      res = await fetch(new URL(`state?since=${encodeURIComponent(since)}`, api), {
+      res = await fetch(apiURL(`state?since=${encodeURIComponent(since)}`), {
         cache: "no-store",
       });
     } catch {
@@ -307,18 +368,18 @@ async function follow() {
       continue;
     }
     if (res && res.status === 404) {
-      status("This class is over: it ended more than 24 hours ago, or its code is wrong.");
+      status(_("This class is over: it ended more than 24 hours ago, or its code is wrong."));
       return;
     }
     fails += 1;
-    status("Reconnecting to the class… Your answers are kept on this device meanwhile.");
+    status(_("Reconnecting to the class… Your answers are kept on this device meanwhile."));
     await new Promise((ok) => setTimeout(ok, RETRY_MS[Math.min(fails - 1, RETRY_MS.length - 1)]));
   }
 }
 
 async function restore(student) {
   try {
-    const res = await fetch(new URL(`mine?student=${student}`, api), { cache: "no-store" });
+    const res = await fetch(apiURL(`mine?student=${student}`), { cache: "no-store" });
     if (!res.ok) return;
     const mine = await res.json();
     for (const [item, a] of Object.entries(mine.answers)) {
@@ -347,12 +408,13 @@ function start() {
   const outbox = new Outbox(`attnviz-outbox-${code}-${student}`);
   const nickKey = `attnviz-nickname-${code}`;
   const nick = $("#nickname");
+  const help = $("#nickname-help");
+  const helpText = help.textContent; // "At most 24 characters…", in the page's language
   nick.value = store(nickKey) || "";
   nick.addEventListener("input", () => {
     store(nickKey, nick.value);
     const problem = nicknameProblem();
-    const help = $("#nickname-help");
-    help.textContent = problem || `At most ${NICK_MAX} characters. Sent with each answer.`;
+    help.textContent = problem || helpText;
     help.className = problem ? "help wrong" : "help";
   });
   for (const form of document.querySelectorAll("form.answer")) {
@@ -365,7 +427,7 @@ function start() {
     event.preventDefault();
     const picked = event.target.elements.choice;
     if (!question || !picked || picked.value === "") {
-      setText($("#predict-verdict"), "Pick one first.", "wrong");
+      setText($("#predict-verdict"), _("Pick one first."), "wrong");
       return;
     }
     outbox.add({
@@ -374,7 +436,7 @@ function start() {
       body: { student, cid: newCid(), qid: question.qid, choice: Number(picked.value) },
     });
   });
-  for (const entry of outbox.items) pending(entry, "Not sent yet: sending it now.");
+  for (const entry of outbox.items) pending(entry, _("Not sent yet: sending it now."));
   if (!store(`attnviz-hello-${code}-${student}`)) {
     // counted once on the projector's join screen (sent again until the server has it)
     outbox.add({ kind: "hello", target: 0, body: { student, cid: newCid() } });

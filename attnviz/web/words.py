@@ -1,0 +1,166 @@
+"""The student page's words in the page's language (:mod:`attnviz.i18n`).
+
+- :func:`language`: a request's language, its link's ``?lang=`` first (student.js sends it
+  with every API call, so the answers speak the page's language), else Accept-Language.
+- :func:`page_texts`: the texts of ``static/student.html`` (its ``{{t_*}}``), written here
+  so that ``scripts/i18n.py extract`` finds them.
+- :func:`script_messages`: the messages of ``static/student.js`` (its ``_("...")`` and
+  ``ngettext("...", "...", n)`` calls) in a language, as the JSON the page carries in
+  ``<script type="application/json" id="i18n">``: the script is the same file for every
+  language (cached a year by its version), the words travel in the page.
+- :func:`languages_html`: the links that switch the page's language (keeping the class and
+  the student).
+- :func:`refusal`: a check of the class store refused an answer (its English ValueError):
+  the sentence for the student in the page's language.
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import json
+import re
+from pathlib import Path
+from urllib.parse import urlencode
+
+from babel import Locale, UnknownLocaleError
+from babel.messages.extract import extract_javascript
+from starlette.requests import Request
+
+from attnviz import i18n
+from attnviz.i18n import N_, _, ngettext
+
+SCRIPT = Path(__file__).parent / "static" / "student.js"
+#: the script's message functions, as scripts/i18n.py extracts them
+KEYWORDS = {"_": None, "ngettext": (1, 2)}
+
+
+def language(request: Request) -> str:
+    """The language of a request's answer: ``?lang=``, else its Accept-Language."""
+    return i18n.pick(request.query_params.get("lang"), request.headers.get("accept-language"))
+
+
+def page_texts(nick_max: int) -> dict[str, str]:
+    """The template's texts (``{{t_*}}``) in the shown language, as HTML."""
+    esc = html.escape
+    return {
+        "t_code": esc(_("Class code")),
+        "t_code_example": esc(_("e.g. {code}").format(code="K7QX2M")),
+        "t_join": esc(_("Join")),
+        # TRANSLATORS: "Check" is the button under each question (translated the same way).
+        "t_intro": _(
+            "Work each question out on paper, type your answer and press <strong>Check"
+            "</strong>: your answer is checked and sent to the teacher (no name needed; a "
+            "later answer replaces the earlier one). Count rows and columns from 0."
+        ),
+        "t_nickname": esc(_("Nickname (optional)")),
+        "t_nickname_placeholder": esc(_("shown to the teacher")),
+        "t_nickname_help": esc(
+            ngettext(
+                "At most {n} character. Sent with each answer.",
+                "At most {n} characters. Sent with each answer.",
+                nick_max,
+            ).format(n=nick_max)
+        ),
+        "t_projector": esc(_("On the projector")),
+        "t_prediction": esc(_("Your prediction")),
+        "t_send": esc(_("Send")),
+        "t_open_view": esc(_("Open this view on your device")),
+        "t_noscript": esc(_("This page needs JavaScript to send your answers.")),
+    }
+
+
+@functools.cache
+def _script_calls() -> tuple[tuple[str, str | None], ...]:
+    """(message, plural or None) of each message call of student.js, read once by Babel's
+    extractor (the one that fills the catalog)."""
+    found: dict[str, str | None] = {}
+    with SCRIPT.open("rb") as f:
+        for _line, _func, msg, _notes in extract_javascript(f, KEYWORDS, [], {}):
+            if isinstance(msg, str):
+                found.setdefault(msg, None)
+            elif msg[0] and msg[1]:
+                found[msg[0]] = msg[1]
+    return tuple(found.items())
+
+
+def _category(code: str):
+    """CLDR's plural category of a number in ``code`` (what ``Intl.PluralRules`` says)."""
+    try:
+        return Locale.parse(code).plural_form
+    except (ValueError, UnknownLocaleError):
+        return lambda n: "one" if n == 1 else "other"
+
+
+@functools.lru_cache(maxsize=16)
+def script_messages(code: str) -> str:
+    """The script's messages in ``code`` as JSON safe inside ``<script>``: a message's
+    translation, or a count's forms by CLDR plural category ({"one": ..., "other": ...});
+    only what differs from the English (``{}`` in English)."""
+    out: dict[str, object] = {}
+    with i18n.use(code):
+        category = _category(code)
+        for one, many in _script_calls():
+            if many is None:
+                if _(one) != one:
+                    out[one] = _(one)
+                continue
+            forms: dict[str, str] = {}
+            for n in (*range(200), 1_000_000):
+                forms.setdefault(str(category(n)), ngettext(one, many, n))
+            if forms.get("one", one) != one or forms.get("other", many) != many:
+                out[one] = forms
+    text = json.dumps(out, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def languages_html(join: str, code: str, student: str) -> str:
+    """Links to this page in each language the app has (keeping ``class=`` and
+    ``student=``), the shown one marked; nothing when there is only English."""
+    have = i18n.available()
+    if len(have) < 2:
+        return ""
+    shown = i18n.current()
+    links = []
+    for lang in have:
+        query = {k: v for k, v in (("class", code), ("student", student)) if v}
+        href = html.escape(f"{join}?{urlencode({**query, 'lang': lang})}")
+        tag = html.escape(i18n.html_lang(lang))
+        current = ' aria-current="page"' if lang == shown else ""
+        links.append(
+            f'<a href="{href}" hreflang="{tag}" lang="{tag}"{current}>'
+            f"{html.escape(i18n.name(lang))}</a>"
+        )
+    label = html.escape(_("Language"))
+    return f'<nav class="langs" aria-label="{label}">{"".join(links)}</nav>'
+
+
+#: The classroom's refusals of an answer or a prediction (English ValueErrors: the store is
+#: language-free) and what the student reads; unmatched ones are said in English.
+REFUSALS = (
+    (r"an answer is at most (?P<limit>\d+) characters, got (?P<got>\d+)",
+     N_("Not sent: An answer is at most {limit} characters, got {got}.")),
+    (r"a nickname is at most (?P<limit>\d+) characters, got (?P<got>\d+)",
+     N_("Not sent: A nickname is at most {limit} characters, got {got}.")),
+    (r"an answer holds control characters \(NUL, escape, \.\.\.\): not stored",
+     N_("Not sent: An answer holds control characters (NUL, escape, ...): not stored.")),
+    (r"a nickname holds control characters \(NUL, escape, \.\.\.\): not stored",
+     N_("Not sent: A nickname holds control characters (NUL, escape, ...): not stored.")),
+    (r"item must be from 0 to (?P<last>\d+), got (?P<got>-?\d+)",
+     N_("Not sent: Item must be from 0 to {last}, got {got}.")),
+    (r"an item is a question's index, got (?P<got>.*)",
+     N_("Not sent: An item is a question's index, got {got}.")),
+    (r"question (?P<qid>.*) is not the class's current question",
+     N_("Not sent: Question {qid} is not the class's current question.")),
+    (r"question (?P<qid>.*) was revealed: answers are closed",
+     N_("Not sent: Question {qid} was revealed: answers are closed.")),
+)  # fmt: skip
+
+
+def refusal(why: str) -> str:
+    """ "Not sent: ..." for a classroom's ValueError ``why``, in the shown language."""
+    for pattern, message in REFUSALS:
+        m = re.fullmatch(pattern, why)
+        if m:
+            return _(message).format(**m.groupdict())
+    return _("Not sent: {why}.").format(why=why[:1].upper() + why[1:])
