@@ -30,11 +30,13 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-__all__ = ["ACCELERATED", "exp_inplace", "warm"]
+__all__ = ["ACCELERATED", "exp_inplace", "softmax_rows_inplace", "warm"]
 
 LN2_HI = 6.93147180369123816490e-01  # fdlibm: ln 2 to 32 bits, so k · LN2_HI is exact
 LN2_LO = 1.90821492927058770002e-10  # fdlibm: the rest of ln 2
@@ -67,8 +69,43 @@ def _exp_loop(a):  # pragma: no cover - compiled by numba, tested through it
         a[i] = y * a[i]  # the one rounding (to 0 or inf where exp underflows, overflows)
 
 
+def _softmax_loop(a, lo, hi, ok):  # pragma: no cover - compiled by numba, tested through it
+    """Each row of the 2-d contiguous float64 array ``a``, in place: exp of its entries
+    (as :func:`_exp_loop`, entry by entry), then divided by its sum when that sum lies in
+    [lo, hi] (``ok[i]`` True); a row outside is left as its exponentials (``ok[i]`` False,
+    for the caller's shifted softmax). A row's values depend on that row alone
+    (:func:`softmax_rows_inplace` hands blocks of rows to the machine's cores)."""
+    for i in range(a.shape[0]):
+        row = a[i]
+        bits = row.view(np.int64)
+        s = 0.0
+        for j in range(row.size):
+            x = row[j]
+            x = LOW if x < LOW else (HIGH if x > HIGH else x)
+            t = x * LOG2E + SHIFT
+            kf = t - SHIFT
+            r = (x - kf * LN2_HI) - kf * LN2_LO
+            p = _HORNER[0]
+            for c in _HORNER[1:]:
+                p = c + r * p
+            row[j] = t
+            k = bits[j] - _SHIFT_BITS
+            half = k >> 1
+            bits[j] = (half + 1023) << 52
+            y = p * row[j]
+            bits[j] = (k - half + 1023) << 52
+            row[j] = y * row[j]
+            s += row[j]
+        good = lo <= s <= hi  # False for NaN
+        ok[i] = good
+        if good:
+            for j in range(row.size):
+                row[j] = row[j] / s  # divided: each weight rounded once, as np.divide
+
+
 _lock = threading.Lock()
 _compiled = None  # the compiled _exp_loop; False once compiling failed
+_softmax = None  # the compiled _softmax_loop; False once compiling failed
 
 
 def _compile():
@@ -97,6 +134,67 @@ def _jit():
         return numba.njit(**opts)(_exp_loop)
 
 
+def _compile_softmax():
+    global _softmax  # noqa: PLW0603 - compiled once per process
+    with _lock:
+        if _softmax is None:
+            try:
+                import numba
+
+                opts = {"nogil": True, "error_model": "numpy", "boundscheck": False,
+                        "fastmath": {"contract"}}  # fmt: skip
+                try:
+                    _softmax = numba.njit(cache=True, **opts)(_softmax_loop)
+                except RuntimeError:
+                    _softmax = numba.njit(**opts)(_softmax_loop)
+                _softmax(np.zeros((1, 1)), 0.0, 2.0, np.zeros(1, np.bool_))
+            except Exception:  # noqa: BLE001 - no numba, or it cannot compile here
+                _softmax = False
+    return _softmax or None
+
+
+def softmax_rows_inplace(a: np.ndarray, lo: float, hi: float) -> np.ndarray | None:
+    """Each row of ``a`` (..., M), float64, contiguous: exp in place and divided by its row
+    sum where that sum lies in [lo, hi]. Returns a boolean (...) array, True for the rows
+    done, or None where it cannot run here (no numba, another dtype or layout): the caller
+    then takes NumPy's way."""
+    if not (ACCELERATED and a.dtype == np.float64 and a.flags.c_contiguous and a.flags.writeable):
+        return None
+    kernel = _compile_softmax() if _softmax is None else _softmax
+    if not kernel or a.size == 0:
+        return None
+    rows = a.reshape(-1, a.shape[-1])
+    ok = np.empty(rows.shape[0], np.bool_)
+    parts = min(_THREADS, max(1, a.size // _PER_THREAD), rows.shape[0])
+    if parts == 1:
+        kernel(rows, lo, hi, ok)
+    else:  # blocks of rows on the machine's cores (the loop releases the GIL; each call
+        # has its own rows, so sessions calling at once share nothing)
+        cuts = np.linspace(0, rows.shape[0], parts + 1).astype(int)
+        jobs = [
+            _pool().submit(kernel, rows[b:e], lo, hi, ok[b:e])
+            for b, e in zip(cuts[:-1], cuts[1:], strict=True)
+        ]
+        for job in jobs:
+            job.result()
+    return ok.reshape(a.shape[:-1])
+
+
+#: Threads for the row softmax: the machine's cores (2 here, as BLAS uses), and entries
+#: per thread below which one thread is faster than handing rows to another.
+_THREADS = max(1, min(8, os.cpu_count() or 1))
+_PER_THREAD = 1 << 16
+_executor = None
+
+
+def _pool() -> ThreadPoolExecutor:
+    global _executor  # noqa: PLW0603 - one pool per process
+    with _lock:
+        if _executor is None:
+            _executor = ThreadPoolExecutor(_THREADS, thread_name_prefix="attnviz-softmax")
+    return _executor
+
+
 def exp_inplace(a: np.ndarray) -> np.ndarray:
     """``np.exp(a, out=a)``, vectorised for contiguous float64 arrays; returns ``a``."""
     if ACCELERATED and a.dtype == np.float64:
@@ -113,6 +211,7 @@ def warm() -> None:
     thread (``serve.py``), so that no first visitor waits for numba's import."""
     if ACCELERATED:
         _compile()
+        _compile_softmax()
 
 
 def _available() -> bool:

@@ -20,7 +20,7 @@ import math
 import numpy as np
 from numpy.typing import NDArray
 
-from attnviz.fast_exp import exp_inplace
+from attnviz.fast_exp import exp_inplace, softmax_rows_inplace
 
 __all__ = ["DeferredField", "DeferredScores", "attend"]
 
@@ -127,6 +127,32 @@ def _stable_softmax(deferred: DeferredScores, notmask: NDArray[np.bool_] | None)
     return ws  # (..., N, M)
 
 
+def _attend_rows(
+    deferred: DeferredScores, v: Array, notmask: NDArray[np.bool_] | None
+) -> tuple[Array, Array] | None:
+    """Steps b-d for float64 where numba runs (:func:`attnviz.fast_exp.softmax_rows_inplace`):
+    each row of the scores exponentiated, summed and divided by its sum in one pass (rows in
+    parallel), masked entries -inf first (so exactly 0); the rows whose sum left e^±600 (or
+    fully masked) get the shifted softmax, as in :func:`attend`. Then the outputs, the
+    normalised weights times the values. None where the kernel cannot run."""
+    if deferred.qs.dtype != np.float64:
+        return None
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        w = deferred.compute()  # (..., N, M), becomes the weights
+        if notmask is not None:
+            np.copyto(w, -np.inf, where=notmask)
+        limit = _EXP_SAFE[8]
+        ok = softmax_rows_inplace(w, math.exp(-limit), math.exp(limit))
+        if ok is None:
+            return None
+        if not ok.all():  # rows at risk: the stable softmax (fully masked rows: zeros)
+            bad = ~ok
+            w[bad] = _stable_softmax(deferred, notmask)[bad]
+        vt = np.ascontiguousarray(v.astype(w.dtype, copy=False).swapaxes(-1, -2))
+        output = np.matmul(vt, w.swapaxes(-1, -2)).swapaxes(-1, -2)  # BLAS's faster order
+    return w, np.ascontiguousarray(output)
+
+
 def attend(
     q: Array, k: Array, v: Array, factor: float, mask: NDArray[np.bool_] | None
 ) -> tuple[DeferredScores, Array, Array]:
@@ -149,6 +175,9 @@ def attend(
     kt = np.ascontiguousarray(k.swapaxes(-1, -2))  # (..., d_k, M)
     deferred = DeferredScores(qs, kt)
     notmask = None if mask is None else ~np.asarray(mask)  # (..., N, M) broadcastable
+    done = _attend_rows(deferred, v, notmask)  # float64 with numba: one pass per row
+    if done is not None:
+        return (deferred, *done)
     v1 = _values_and_ones(v.astype(qs.dtype, copy=False))  # [v | 1]
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         # b. scores S = (q f) kᵀ (one BLAS matmul per head), exp in place: the numerators

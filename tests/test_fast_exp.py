@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -101,15 +103,56 @@ def test_without_numba_numpy_runs(monkeypatch):
 
 
 def test_the_fused_path_uses_it(monkeypatch):
-    """The fused softmax's numerators come from exp_inplace (so a numba-less install
-    gives NumPy's numbers, and this one the vectorised loop's)."""
-    seen = []
-    real = fused.exp_inplace
-    monkeypatch.setattr(fused, "exp_inplace", lambda a: seen.append(a.shape) or real(a))
+    """The fused softmax comes from the row kernel where it runs (float64 with numba), and
+    its numerators from exp_inplace where it does not (so a numba-less install gives
+    NumPy's numbers, and this one the vectorised loop's)."""
+    rows, seen = [], []
+    real_rows, real_exp = fused.softmax_rows_inplace, fused.exp_inplace
+    monkeypatch.setattr(
+        fused,
+        "softmax_rows_inplace",
+        lambda a, lo, hi: rows.append(a.shape) or real_rows(a, lo, hi),
+    )
+    monkeypatch.setattr(fused, "exp_inplace", lambda a: seen.append(a.shape) or real_exp(a))
     rng = np.random.default_rng(6)
     q, k, v = (rng.standard_normal((2, 5, 4)) for _ in range(3))
-    fused.attend(q, k, v, 0.5, None)
-    assert seen == [(2, 5, 5)]
+    fast = fused.attend(q, k, v, 0.5, None)
+    assert rows == [(2, 5, 5)] and seen == ([] if fast_exp.ACCELERATED else [(2, 5, 5)])
+    monkeypatch.setattr(fused, "softmax_rows_inplace", lambda a, lo, hi: None)  # cannot run
+    rows.clear()
+    plain = fused.attend(q, k, v, 0.5, None)
+    assert seen[-1] == (2, 5, 5)
+    np.testing.assert_allclose(fast[1], plain[1], rtol=1e-14, atol=1e-15)
+    np.testing.assert_allclose(fast[2], plain[2], rtol=1e-13, atol=1e-14)
+
+
+def test_the_row_kernel_is_the_softmax_and_leaves_rows_at_risk():
+    """softmax_rows_inplace: each row exp'd and divided by its sum where the sum is within
+    [lo, hi]; a row outside (huge scores, a fully masked row) is left as exponentials and
+    marked; blocks of rows on several threads give the same bits as one."""
+    if not fast_exp.ACCELERATED:
+        assert fast_exp.softmax_rows_inplace(np.zeros((2, 3)), 0.0, 1.0) is None
+        return
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((3, 300, 300))
+    a[0, 1] = 800.0  # exp overflows: the sum is inf
+    a[1, 2] = -np.inf  # every entry 0: the sum is 0
+    want = np.exp(a)
+    with np.errstate(over="ignore", invalid="ignore"):
+        want = want / want.sum(-1, keepdims=True)
+    got = a.copy()
+    ok = fast_exp.softmax_rows_inplace(got, math.exp(-600), math.exp(600))
+    assert ok.shape == (3, 300) and not ok[0, 1] and not ok[1, 2] and ok.sum() == 898
+    np.testing.assert_allclose(got[ok], want[ok], rtol=1e-14, atol=1e-16)
+    assert np.all(got[1, 2] == 0) and np.isinf(got[0, 1]).all()
+    one = a.copy()
+    monkey = fast_exp._PER_THREAD
+    try:
+        fast_exp._PER_THREAD = 1 << 40  # one thread
+        fast_exp.softmax_rows_inplace(one, math.exp(-600), math.exp(600))
+    finally:
+        fast_exp._PER_THREAD = monkey
+    np.testing.assert_array_equal(one, got)
 
 
 def test_a_loop_that_cannot_compile_leaves_numpy(monkeypatch):
