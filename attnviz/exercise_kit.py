@@ -78,6 +78,7 @@ class Exercise:
         """The question's title for a student (:data:`TITLES`, in the shown language)."""
         return _(TITLES[self.kind]) if self.kind in TITLES else self.kind.capitalize()
 
+    @property
     def choice_labels(self) -> tuple[str, ...] | None:
         """The options as shown (:func:`choice_label`), in the order of :attr:`choices`."""
         return None if self.choices is None else tuple(map(choice_label, self.choices))
