@@ -23,7 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnviz import engine, inputs, limits
+from attnviz import engine, i18n, inputs, limits
+from attnviz.i18n import N_, _, ngettext
 
 __all__ = [
     "INPUTS",
@@ -34,6 +35,7 @@ __all__ = [
     "TARGET_TEXT",
     "Sequences",
     "mask_of",
+    "pair_label",
     "run",
     "sequences",
 ]
@@ -52,47 +54,115 @@ LABEL_CHARS = 20
 SOURCE_TEXT = "the black cat sat"
 TARGET_TEXT = "le chat noir s'est assis"
 
-#: Named (source, target) pairs: what an encoder reads, what its decoder writes.
+#: Named (source, target) pairs: what an encoder reads, what its decoder writes. The names
+#: are URL values (English in every language): :func:`pair_label` shows them; the
+#: sentences are token text, never translated.
 PAIRS: dict[str, tuple[str, str]] = {
-    "translation (English → French)": (SOURCE_TEXT, TARGET_TEXT),
-    "translation (English → German)": ("the cat sat on the mat", "die Katze saß auf der Matte"),
-    "question → passage": (
+    N_("translation (English → French)"): (SOURCE_TEXT, TARGET_TEXT),
+    N_("translation (English → German)"): (
+        "the cat sat on the mat",
+        "die Katze saß auf der Matte",
+    ),
+    N_("question → passage"): (
         "Paris is the capital of France and its largest city",
         "what is the capital of France ?",
     ),
-    "summary of a sentence": (
+    N_("summary of a sentence"): (
         "the committee met on Monday and after a long debate approved the new budget",
         "budget approved",
     ),
 }
 
 
+def pair_label(pair: str) -> str:
+    """A name of :data:`PAIRS` as shown, in the shown language."""
+    return _(pair) if pair in PAIRS else pair
+
+
+#: A note of :class:`Sequences`: (side "source" or "target", what happened: "long",
+#: "empty" or "tokens", its numbers and words).
+Note = tuple[str, str, dict[str, object]]
+
+
 @dataclass(frozen=True, eq=False)
 class Sequences:
     """The two inputs: ``source`` (S, D) gives K and V, ``target`` (T, D) gives Q; each
-    with its token labels; ``notes``: what was used instead of what was asked for."""
+    with its token labels; ``said``: what was used instead of what was asked for, as data
+    (language-free, so that a cache of it serves every language); :attr:`notes` words it."""
 
     source: inputs.TokenInput
     target: inputs.TokenInput
-    notes: tuple[str, ...] = ()
+    said: tuple[Note, ...] = ()
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """What was used instead of what was asked for, in the shown language."""
+        return tuple(_note(side, what, values) for side, what, values in self.said)
 
 
-def _text(text: str, default: str, d: int, side: str, notes: list[str]) -> inputs.TokenInput:
+def _note(side: str, what: str, v: dict) -> str:
+    """One note of :attr:`Sequences.notes`: each side its own sentences (their grammar
+    differs between languages)."""
+    source = side == "source"
+    if what == "long":
+        n = int(v["count"])
+        text = (
+            ngettext(
+                "The source sentence has {count} character; only the first {max} are used.",
+                "The source sentence has {count} characters; only the first {max} are used.",
+                n,
+            )
+            if source
+            else ngettext(
+                "The target sentence has {count} character; only the first {max} are used.",
+                "The target sentence has {count} characters; only the first {max} are used.",
+                n,
+            )
+        )
+        return text.format(count=_thousands(n), max=v["max"])
+    if what == "empty":
+        text = (
+            _("The source sentence has no tokens; using {default}.")
+            if source
+            else _("The target sentence has no tokens; using {default}.")
+        )
+        return text.format(default=repr(v["default"]))
+    n = int(v["count"])
+    text = (
+        ngettext(
+            "The source sentence has {count} token; only the first {max} are used.",
+            "The source sentence has {count} tokens; only the first {max} are used.",
+            n,
+        )
+        if source
+        else ngettext(
+            "The target sentence has {count} token; only the first {max} are used.",
+            "The target sentence has {count} tokens; only the first {max} are used.",
+            n,
+        )
+    )
+    return text.format(count=n, max=v["max"])
+
+
+def _thousands(n: int) -> str:
+    """``n`` with a thousands sign: "1,234" (in Spanish "1.234")."""
+    text = f"{n:,}"
+    return text.replace(",", ".") if i18n.decimal_sign(i18n.current()) == "," else text
+
+
+def _text(text: str, default: str, d: int, side: str, notes: list[Note]) -> inputs.TokenInput:
     """``text``'s tokens and embeddings; an empty one: ``default``'s; a long one: cut to
     :data:`MAX_CHARS` characters and :data:`N_MAX` tokens; labels of at most
     :data:`LABEL_CHARS` characters."""
     if len(text) > MAX_CHARS:
-        notes.append(
-            f"The {side} sentence has {len(text):,} characters; only the first {MAX_CHARS} "
-            "are used."
-        )
+        notes.append((side, "long", {"count": len(text), "max": MAX_CHARS}))
         text = text[:MAX_CHARS]
     if not inputs.tokenize(text, max_tokens=1):
-        notes.append(f"The {side} sentence has no tokens; using {default!r}.")
+        notes.append((side, "empty", {"default": default}))
         text = default
     count = len(inputs.tokenize(text, max_tokens=10**6))
     if count > N_MAX:
-        notes.append(f"The {side} sentence has {count} tokens; only the first {N_MAX} are used.")
+        notes.append((side, "tokens", {"count": count, "max": N_MAX}))
     ti = inputs.text_input(text, d, max_tokens=N_MAX)
     return inputs.TokenInput(ti.x, tuple(_label(t) for t in ti.labels))
 
@@ -128,7 +198,7 @@ def sequences(
         raise ValueError(f"kind must be one of {', '.join(INPUTS)}, got {kind!r}")
     if not 1 <= d <= inputs.MAX_WIDTH:
         raise ValueError(f"D must be from 1 to {inputs.MAX_WIDTH}, got {d}")
-    notes: list[str] = []
+    notes: list[Note] = []
     if kind == "random":
         for name, n in (("N_src", n_src), ("N_tgt", n_tgt)):
             if not 1 <= n <= N_MAX:

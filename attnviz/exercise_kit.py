@@ -11,29 +11,48 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
-from attnviz import latex
+from attnviz import i18n, latex
+from attnviz.i18n import N_, _
 
+#: Each choice question's options: the answer VALUES (compared with what a student sends,
+#: stored in a class's database), English whatever the language; shown with
+#: :func:`choice_label`.
 CHOICES = {"scaling": ("rise", "fall"), "circuit": ("layer 0", "layer 1")}
+#: How each choice is shown (translated with ``_()`` where it is shown).
+CHOICE_LABELS = {
+    "rise": N_("rise"),
+    "fall": N_("fall"),
+    "layer 0": N_("layer 0"),
+    "layer 1": N_("layer 1"),
+}
 #: The kinds whose answer is a shape such as "(2, 7, 4)".
 SHAPE_KINDS = ("shape", "cross_shape")
 #: Each kind's title as a student reads it (a page shows "3. One scaled score", not "score").
+#: Marked with ``N_``: :attr:`Exercise.title` translates them.
 TITLES = {
-    "argmax": "Which key wins",
-    "weight": "One attention weight",
-    "score": "One scaled score",
-    "mask": "Weights under a mask",
-    "shape": "The weights' shape",
-    "scaling": "Scaling and entropy",
-    "heads": "Which head looks back",
-    "circuit": "Where the induction head is",
-    "timing": "When the induction head forms",
-    "cross_shape": "The cross weights' shape",
-    "cross_argmax": "Which source token wins",
+    "argmax": N_("Which key wins"),
+    "weight": N_("One attention weight"),
+    "score": N_("One scaled score"),
+    "mask": N_("Weights under a mask"),
+    "shape": N_("The weights' shape"),
+    "scaling": N_("Scaling and entropy"),
+    "heads": N_("Which head looks back"),
+    "circuit": N_("Where the induction head is"),
+    "timing": N_("When the induction head forms"),
+    "cross_shape": N_("The cross weights' shape"),
+    "cross_argmax": N_("Which source token wins"),
 }
+
+
+def choice_label(choice: str) -> str:
+    """A choice VALUE of :data:`CHOICES` as shown in the shown language ("rise" -> "sube"
+    in Spanish); a value not in :data:`CHOICE_LABELS` as it is."""
+    return _(CHOICE_LABELS[choice]) if choice in CHOICE_LABELS else choice
 
 
 @dataclass(frozen=True)
@@ -56,14 +75,30 @@ class Exercise:
 
     @property
     def title(self) -> str:
-        """The question's title for a student (:data:`TITLES`)."""
-        return TITLES.get(self.kind, self.kind.capitalize())
+        """The question's title for a student (:data:`TITLES`, in the shown language)."""
+        return _(TITLES[self.kind]) if self.kind in TITLES else self.kind.capitalize()
+
+    @property
+    def choice_labels(self) -> tuple[str, ...] | None:
+        """The options as shown (:func:`choice_label`), in the order of :attr:`choices`."""
+        return None if self.choices is None else tuple(map(choice_label, self.choices))
 
     @property
     def answer_text(self) -> str:
-        """The answer as a student would write it."""
+        """The answer as a student would write it (with a point: the answer key's CSV and
+        the grading read it; :attr:`answer_shown` is the one for prose)."""
         if isinstance(self.answer, float):
             return f"{self.answer:.2f}"
+        return str(self.answer)
+
+    @property
+    def answer_shown(self) -> str:
+        """The answer as shown to a person in the shown language: "0,84" in Spanish, a
+        choice by its label (:func:`choice_label`)."""
+        if isinstance(self.answer, float):
+            return i18n.fmt(self.answer, ".2f")
+        if self.choices is not None and isinstance(self.answer, str):
+            return choice_label(self.answer)
         return str(self.answer)
 
     def check(self, value: object) -> bool:
@@ -96,15 +131,21 @@ def _is_int(v: object) -> bool:
     return isinstance(v, int | np.integer) and not isinstance(v, bool | np.bool_)
 
 
+#: What a typed number's decimal sign may be besides the point: the comma ("0,25", as in
+#: Spanish), the Arabic decimal separator ("٠٫٢٥"), the full-width point and comma.
+_DECIMAL_SIGNS = str.maketrans({",": ".", "\u066b": ".", "\uff0e": ".", "\uff0c": "."})
+
+
 def parse_number(value: object) -> float | None:
-    """A finite number from an int, float or a string such as ``" 0.25"`` (or ``"0,25"``);
-    None for anything else (bools, NaN, inf, words, empty)."""
+    """A finite number from an int, float or a string such as ``" 0.25"`` (or ``"0,25"``,
+    ``"٠٫٢٥"``: :data:`_DECIMAL_SIGNS`); None for anything else (bools, NaN, inf, words,
+    empty)."""
     if isinstance(value, bool | np.bool_) or value is None:
         return None
     if isinstance(value, int | float | np.integer | np.floating):
         x = float(value)
     elif isinstance(value, str):
-        s = value.strip().replace("−", "-").replace(",", ".")
+        s = value.strip().replace("−", "-").translate(_DECIMAL_SIGNS)
         if not re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", s):
             return None
         x = float(s)
@@ -113,10 +154,15 @@ def parse_number(value: object) -> float | None:
     return x if math.isfinite(x) else None
 
 
+#: The commas and brackets of other scripts, read as "," "(" ")": the Arabic comma "،",
+#: the full-width ones "，（）" of Chinese input methods.
+_SHAPE_SIGNS = str.maketrans({"\u060c": ",", "\uff0c": ",", "\uff08": "(", "\uff09": ")"})
+
+
 def parse_shape(value: str) -> tuple[int, ...] | None:
-    """``"(4, 2)"``, ``"4x2"``, ``"4×2"``, ``"[4,2]"``, ``"4 by 2"`` -> ``(4, 2)``; None if not
-    a shape."""
-    s = value.strip().lower().strip("()[] ")
+    """``"(4, 2)"``, ``"4x2"``, ``"4×2"``, ``"[4,2]"``, ``"4 by 2"``, ``"(4، 2)"``,
+    ``"（4，2）"`` -> ``(4, 2)``; None if not a shape."""
+    s = value.translate(_SHAPE_SIGNS).strip().lower().strip("()[] ")
     parts = [p for p in re.split(r"\s*(?:,|x|×|\*|by)\s*|\s+", s) if p != ""]
     if not parts or not all(re.fullmatch(r"\d{1,4}", p) for p in parts):
         return None
@@ -124,8 +170,23 @@ def parse_shape(value: str) -> tuple[int, ...] | None:
 
 
 def _word(value: str) -> str:
-    w = value.strip().lower().rstrip(".!")
-    return {"rises": "rise", "falls": "fall", "up": "rise", "down": "fall"}.get(w, w)
+    """A typed word as a choice VALUE: English synonyms, and a choice's label in any
+    language attnviz speaks ("sube" -> "rise"), so that grading does not depend on the
+    language of whoever grades."""
+    w = value.strip().lower().rstrip(".!。")
+    w = {"rises": "rise", "falls": "fall", "up": "rise", "down": "fall"}.get(w, w)
+    return _labels_to_values(tuple(i18n.available())).get(w, w)
+
+
+@lru_cache(maxsize=8)
+def _labels_to_values(languages: tuple[str, ...]) -> dict[str, str]:
+    """Each choice's label, lower-cased, in every language of ``languages`` -> its value
+    (a label that two values share in some language is left out)."""
+    seen: dict[str, set[str]] = {}
+    for code in languages:
+        for value, label in CHOICE_LABELS.items():
+            seen.setdefault(i18n.gettext_for(code, label).strip().lower(), set()).add(value)
+    return {label: values.pop() for label, values in seen.items() if len(values) == 1}
 
 
 # --------------------------------------------------------------------------- formatting

@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from attnviz import engine, exercises_cross, latex, masks, toys
+from attnviz import engine, exercises_cross, i18n, latex, masks, toys
 from attnviz.exercise_kit import (  # noqa: F401 - public names of attnviz.exercises
     CHOICES,
     SHAPE_KINDS,
@@ -32,9 +32,11 @@ from attnviz.exercise_kit import (  # noqa: F401 - public names of attnviz.exerc
     _ints,
     _vec,
     bmatrix,
+    choice_label,
     parse_number,
     parse_shape,
 )
+from attnviz.i18n import N_, _
 
 #: The kinds, in the order :func:`generate` cycles through them (self-attention's, then
 #: cross-attention's: :mod:`attnviz.exercises_cross`).
@@ -62,25 +64,31 @@ def _argmax(rng: np.random.Generator) -> Exercise:
             break
     j = int(np.argmax(w[i]))
     prompt = (
-        f"Queries and keys of {n} tokens (d_k = {d}):"
+        _("Queries and keys of {n} tokens (d_k = {d}):").format(n=n, d=d)
         + _block(bmatrix(q, name="Q"), bmatrix(k, name="K"))
-        + f"Which key does **query {i}** (row {i} of Q, counting from 0) attend to most? "
-        "Answer with the key's row number j (counting from 0)."
+        + _(
+            "Which key does **query {i}** (row {i} of Q, counting from 0) attend to most? "
+            "Answer with the key's row number j (counting from 0)."
+        ).format(i=i)
     )
+    softmax_of = f"$\\mathrm{{softmax}}(q_{i} \\cdot k_j / \\sqrt{{{d}}})$"
     expl = (
-        f"The weights of row {i} are $\\mathrm{{softmax}}(q_{i} \\cdot k_j / \\sqrt{{{d}}})$; "
-        "the softmax and the positive "
-        "scale keep the order, so the largest dot product wins:\n\n"
+        _(
+            "The weights of row {i} are {softmax_of}; the softmax and the positive "
+            "scale keep the order, so the largest dot product wins:"
+        ).format(i=i, softmax_of=softmax_of)
+        + "\n\n"
         + "\n".join(
             f"- $q_{i} \\cdot k_{jj} = {_dot_terms(q[i], k[jj], 0)} = {int(raw[jj])}$"
             for jj in range(n)
         )
-        + f"\n\nThe largest is key **{j}** (weight {w[i, j]:.2f})."
+        + "\n\n"
+        + _("The largest is key **{j}** (weight {w}).").format(j=j, w=i18n.fmt(w[i, j], ".2f"))
     )
-    hint = (
-        f"Compute the dot product of row {i} of Q with every row of K; the softmax does not "
+    hint = _(
+        "Compute the dot product of row {i} of Q with every row of K; the softmax does not "
         "change which one is largest."
-    )
+    ).format(i=i)
     return Exercise("argmax", prompt, j, expl, hint, data={"Q": q, "K": k, "i": i})
 
 
@@ -92,21 +100,30 @@ def _weight(rng: np.random.Generator) -> Exercise:
     w = engine.softmax(s)
     a = float(w[i, j])
     prompt = (
-        f"Queries and keys of {n} tokens (d_k = {d}, scores scaled by 1/√d_k = 1/2):"
+        _("Queries and keys of {n} tokens (d_k = {d}, scores scaled by 1/√d_k = 1/2):").format(
+            n=n, d=d
+        )
         + _block(bmatrix(q, name="Q"), bmatrix(k, name="K"))
-        + f"What is the attention weight $a_{{{i},{j}}}$ (query {i}, key {j}, counting from 0) "
-        "after the softmax? Two decimals (±0.01)."
+        + _(
+            "What is the attention weight {a_ij} (query {i}, key {j}, counting from 0) "
+            "after the softmax? Two decimals (±0.01)."
+        ).format(a_ij=f"$a_{{{i},{j}}}$", i=i, j=j)
     )
     exps = " + ".join(f"e^{{{latex.number(v, 1)}}}" for v in s[i])
     expl = (
-        f"Scores of row {i}: $s_{{{i},j}} = q_{i} \\cdot k_j / 2$ = "
+        _("Scores of row {i}: {s_ij} = ").format(i=i, s_ij=f"$s_{{{i},j}} = q_{i} \\cdot k_j / 2$")
         + _vec(s[i], 1)
         + f".\n\n$$a_{{{i},{j}}} = \\frac{{e^{{{latex.number(s[i, j], 1)}}}}}{{{exps}}} = "
-        f"{a:.4f} \\approx {a:.2f}$$\n\nWhole row: {_vec(w[i], 2)} (it sums to 1)."
+        f"{a:.4f} \\approx {a:.2f}$$\n\n"
+        + _("Whole row: {row} (it sums to 1).").format(row=_vec(w[i], 2))
     )
-    hint = (
-        f"First the scores of row {i}: $q_{i} \\cdot k_j$ for every j, divided by √4 = 2. "
-        f"Then exp of each, and $a_{{{i},{j}}} = e^{{s_{{{i},{j}}}}} / \\sum_j e^{{s_{{{i},j}}}}$."
+    hint = _(
+        "First the scores of row {i}: {q_dot_k} for every j, divided by √4 = 2. "
+        "Then exp of each, and {a_ij}."
+    ).format(
+        i=i,
+        q_dot_k=f"$q_{i} \\cdot k_j$",
+        a_ij=f"$a_{{{i},{j}}} = e^{{s_{{{i},{j}}}}} / \\sum_j e^{{s_{{{i},j}}}}$",
     )
     return Exercise(
         "weight", prompt, a, expl, hint, tolerance=0.01, data={"Q": q, "K": k, "i": i, "j": j}
@@ -120,16 +137,19 @@ def _score(rng: np.random.Generator) -> Exercise:
     s = float(engine.attention_scores(q[None, :], k[None, :], scale=True)[0, 0])
     dot = float(q @ k)
     prompt = (
-        f"A query and a key with d_k = {d}:"
+        _("A query and a key with d_k = {d}:").format(d=d)
         + _block(bmatrix(q, 1, name="q_i"), bmatrix(k, 1, name="k_j"))
-        + r"What is the scaled score $q_i \cdot k_j / \sqrt{d_k}$? Two decimals (±0.01)."
+        + _("What is the scaled score {score}? Two decimals (±0.01).").format(
+            score=r"$q_i \cdot k_j / \sqrt{d_k}$"
+        )
     )
-    expl = (
-        f"$q_i \\cdot k_j = {_dot_terms(q, k, 1)} = {dot:.2f}$\n\n"
-        f"$\\sqrt{{{d}}} = {math.sqrt(d):.4f}$, and "
-        f"${dot:.2f} / {math.sqrt(d):.4f} = {s:.4f} \\approx {s:.2f}$."
+    expl = f"$q_i \\cdot k_j = {_dot_terms(q, k, 1)} = {dot:.2f}$\n\n" + _(
+        "{root}, and {quotient}."
+    ).format(
+        root=f"$\\sqrt{{{d}}} = {math.sqrt(d):.4f}$",
+        quotient=f"${dot:.2f} / {math.sqrt(d):.4f} = {s:.4f} \\approx {s:.2f}$",
     )
-    hint = f"Multiply the vectors element by element, add up, then divide by √{d}."
+    hint = _("Multiply the vectors element by element, add up, then divide by √{d}.").format(d=d)
     return Exercise("score", prompt, s, expl, hint, tolerance=0.01, data={"q": q, "k": k})
 
 
@@ -146,14 +166,41 @@ def _mask(rng: np.random.Generator) -> Exercise:
     w = engine.softmax(engine.apply_mask(s, mask))
     count = int(np.count_nonzero(w[i] > 0))
     rule, why = kind.exercise(n, i, count, **params)
-    prompt = (
-        f"Self-attention over N = {n} tokens with {rule}. How many **nonzero weights** does "
-        f"row {i} (query {i}, counting from 0) have after the softmax?"
-    )
-    expl = why + " The softmax gives every kept key a positive weight."
-    hint = "Masked scores become −∞ before the softmax; e^(−∞) = 0, every other weight is > 0."
+    prompt = _(
+        "Self-attention over N = {n} tokens with {rule}. How many **nonzero weights** does "
+        "row {i} (query {i}, counting from 0) have after the softmax?"
+    ).format(n=n, rule=rule, i=i)
+    expl = why + " " + _("The softmax gives every kept key a positive weight.")
+    hint = _("Masked scores become −∞ before the softmax; e^(−∞) = 0, every other weight is > 0.")
     data = {"n": n, "mask_kind": kind.name, "pad": params.get("pad", 0), **params, "i": i}
     return Exercise("mask", prompt, count, expl, hint, data=data)
+
+
+#: The shape question's three arrays, their words and hints (translated where used).
+_SHAPE_QUESTION = {
+    "Q_h": N_("the queries of one head, **Q_h**"),
+    "weights": N_("the attention **weights** of all heads together (heads first)"),
+    "concat": N_("the **concatenation** of the heads' outputs (before W_O)"),
+}
+_SHAPE_HINT = {
+    "Q_h": N_("Q is N × D; the heads split its columns evenly."),
+    "weights": N_("One weight for every (query, key) pair, in every head."),
+    "concat": N_("The heads' outputs are put side by side, column blocks of D / heads."),
+}
+_SHAPE_EXPLANATION = {
+    "Q_h": N_(
+        "Q = X W_Q is N × D = {n} × {d}; each head takes D / heads = {d}/{heads} = "
+        "{dh} columns: Q_h is **{n} × {dh}**."
+    ),
+    "weights": N_(
+        "Each head has an N × N = {n} × {n} matrix of weights (one row per query, "
+        "one column per key); {heads} heads: **{heads} × {n} × {n}**."
+    ),
+    "concat": N_(
+        "Each head's output is N × D/heads = {n} × {dh}; side by side, {heads} of "
+        "them give **{n} × {d}** (N × D)."
+    ),
+}
 
 
 def _shape(rng: np.random.Generator) -> Exercise:
@@ -168,30 +215,14 @@ def _shape(rng: np.random.Generator) -> Exercise:
         "weights": res.weights.shape,
         "concat": res.concat.shape,
     }[what]
-    question = {
-        "Q_h": "the queries of one head, **Q_h**",
-        "weights": "the attention **weights** of all heads together (heads first)",
-        "concat": "the **concatenation** of the heads' outputs (before W_O)",
-    }[what]
-    prompt = (
-        f"Multi-head self-attention with N = {n} tokens, model width D = {d} and "
-        f"{heads} heads (W_Q, W_K, W_V are D × D). What is the shape of {question}? "
+    prompt = _(
+        "Multi-head self-attention with N = {n} tokens, model width D = {d} and "
+        "{heads} heads (W_Q, W_K, W_V are D × D). What is the shape of {question}? "
         "Write it like (4, 2)."
-    )
+    ).format(n=n, d=d, heads=heads, question=_(_SHAPE_QUESTION[what]))
     dh = d // heads
-    expl = {
-        "Q_h": f"Q = X W_Q is N × D = {n} × {d}; each head takes D / heads = {d}/{heads} = "
-        f"{dh} columns: Q_h is **{n} × {dh}**.",
-        "weights": f"Each head has an N × N = {n} × {n} matrix of weights (one row per query, "
-        f"one column per key); {heads} heads: **{heads} × {n} × {n}**.",
-        "concat": f"Each head's output is N × D/heads = {n} × {dh}; side by side, {heads} of "
-        f"them give **{n} × {d}** (N × D).",
-    }[what]
-    hint = {
-        "Q_h": "Q is N × D; the heads split its columns evenly.",
-        "weights": "One weight for every (query, key) pair, in every head.",
-        "concat": "The heads' outputs are put side by side, column blocks of D / heads.",
-    }[what]
+    expl = _(_SHAPE_EXPLANATION[what]).format(n=n, d=d, heads=heads, dh=dh)
+    hint = _(_SHAPE_HINT[what])
     answer = "(" + ", ".join(map(str, shape)) + ")"
     return Exercise(
         "shape", prompt, answer, expl, hint, data={"n": n, "d": d, "heads": heads, "what": what}
@@ -210,22 +241,37 @@ def _scaling(rng: np.random.Generator) -> Exercise:
     h1 = float(engine.row_entropy(engine.softmax(c1 * s)))
     h2 = float(engine.row_entropy(engine.softmax(c2 * s)))
     answer = "rise" if h2 > h1 else "fall"
+    change = (
+        _(
+            "The weights are softmax(c · s). The scale factor c goes from {c1} to {c2} "
+            "(it grows). Does the **entropy** of the row's weights **rise** or **fall**?"
+        )
+        if grows
+        else _(
+            "The weights are softmax(c · s). The scale factor c goes from {c1} to {c2} "
+            "(it shrinks). Does the **entropy** of the row's weights **rise** or **fall**?"
+        )
+    )
     prompt = (
-        "The scores of one row, before the scale factor:"
+        _("The scores of one row, before the scale factor:")
         + _block(bmatrix(s, 1, name="s"))
-        + f"The weights are softmax(c · s). The scale factor c goes from {c1:g} to {c2:g} "
-        f"(it {'grows' if grows else 'shrinks'}). Does the **entropy** of the row's weights "
-        "**rise** or **fall**?"
+        + change.format(c1=i18n.fmt(c1, "g"), c2=i18n.fmt(c2, "g"))
     )
     w1, w2 = engine.softmax(c1 * s), engine.softmax(c2 * s)
+    row = _("- c = {c}: weights {weights}, entropy {h} bits")
     expl = (
-        f"A larger c stretches the gaps between the scores, so the softmax gets peakier (lower "
-        f"entropy); a smaller c flattens it towards uniform (higher entropy).\n\n"
-        f"- c = {c1:g}: weights {_vec(w1, 2)}, entropy {h1:.3f} bits\n"
-        f"- c = {c2:g}: weights {_vec(w2, 2)}, entropy {h2:.3f} bits\n\n"
-        f"The entropy **{answer}s**."
+        _(
+            "A larger c stretches the gaps between the scores, so the softmax gets peakier (lower "
+            "entropy); a smaller c flattens it towards uniform (higher entropy)."
+        )
+        + "\n\n"
+        + row.format(c=i18n.fmt(c1, "g"), weights=_vec(w1, 2), h=i18n.fmt(h1, ".3f"))
+        + "\n"
+        + row.format(c=i18n.fmt(c2, "g"), weights=_vec(w2, 2), h=i18n.fmt(h2, ".3f"))
+        + "\n\n"
+        + (_("The entropy **rises**.") if answer == "rise" else _("The entropy **falls**."))
     )
-    hint = "Think of c → ∞ (one-hot weights) and c → 0 (uniform weights)."
+    hint = _("Think of c → ∞ (one-hot weights) and c → 0 (uniform weights).")
     return Exercise("scaling", prompt, answer, expl, hint, data={"s": s, "c1": c1, "c2": c2})
 
 
@@ -245,24 +291,38 @@ def _heads(rng: np.random.Generator) -> Exercise:
             break
     best = int(np.argmax(mean_prev))
     prompt = (
-        f"The attention weights of {h} heads over {n} tokens (row i = query i, column j = "
-        "key j):"
+        _(
+            "The attention weights of {h} heads over {n} tokens (row i = query i, column j = "
+            "key j):"
+        ).format(h=h, n=n)
         + _block(*(bmatrix(w[hh], 1, name=f"A_{hh}") for hh in range(h)))
-        + "Which head attends most to the **previous token** (key i − 1 from query i, "
-        "averaged over the rows that have one)? Answer with the head's number (counting "
-        "from 0)."
+        + _(
+            "Which head attends most to the **previous token** (key i − 1 from query i, "
+            "averaged over the rows that have one)? Answer with the head's number (counting "
+            "from 0)."
+        )
     )
     lines = []
     for hh in range(h):
         diag = np.diagonal(w[hh], offset=-1)
-        terms = " + ".join(latex.number(v, 1) for v in diag)
-        lines.append(f"- head {hh}: ({terms}) / {n - 1} = {mean_prev[hh]:.2f}")
+        terms = i18n.number(" + ".join(latex.number(v, 1) for v in diag))
+        mean = i18n.fmt(mean_prev[hh], ".2f")
+        lines.append(
+            "- "
+            + _("head {h}: ({terms}) / {count} = {mean}").format(
+                h=hh, terms=terms, count=n - 1, mean=mean
+            )
+        )
     expl = (
-        "The previous-token weights are the diagonal just below the main one ($a_{i,i-1}$):\n\n"
+        _("The previous-token weights are the diagonal just below the main one ({a}):").format(
+            a="$a_{i,i-1}$"
+        )
+        + "\n\n"
         + "\n".join(lines)
-        + f"\n\nHead **{best}** has the largest mean."
+        + "\n\n"
+        + _("Head **{best}** has the largest mean.").format(best=best)
     )
-    hint = "Read the diagonal just below the main diagonal of each matrix and average it."
+    hint = _("Read the diagonal just below the main diagonal of each matrix and average it.")
     return Exercise("heads", prompt, best, expl, hint, data={"weights": w})
 
 
@@ -295,21 +355,29 @@ def generate(seed: int = 0, count: int = 8) -> list[Exercise]:
     ]
 
 
+def generated(seed: int, count: int, lang: str | None = None) -> tuple[Exercise, ...]:
+    """:func:`generate`'s set, made once per process and language and kept (a live class's
+    questions, read by every student's page and every check): its texts are in ``lang``
+    (default: the shown language); its answers are the same in every language."""
+    return _generated(seed, count, lang or i18n.current())
+
+
 @functools.lru_cache(maxsize=64)
-def generated(seed: int, count: int) -> tuple[Exercise, ...]:
-    """:func:`generate`'s set, made once per process and kept (a live class's questions,
-    read by every student's page and every check)."""
-    return tuple(generate(seed=seed, count=count))
+def _generated(seed: int, count: int, lang: str) -> tuple[Exercise, ...]:
+    with i18n.use(lang):
+        return tuple(generate(seed=seed, count=count))
 
 
 def grade(seed: int, count: int, item: int, answer: str) -> bool:
     """Whether ``answer`` is right for question ``item`` of the set ``(seed, count)``: the
-    live class's grading (:class:`attnviz.classroom.ClassStore` is given it)."""
-    return generated(seed, count)[item].check(answer)
+    live class's grading (:class:`attnviz.classroom.ClassStore` is given it). The same in
+    every language: the answers and their checks do not depend on it."""
+    return generated(seed, count, i18n.SOURCE)[item].check(answer)
 
 
 def answer_key_rows(items: list[Exercise]) -> list[dict[str, str]]:
-    """One row per exercise: number, kind, answer (as written), tolerance."""
+    """One row per exercise: number, kind, answer (as written), tolerance (machine-readable:
+    the CSV's columns and values stay English, numbers with a point)."""
     return [
         {
             "number": str(i + 1),
@@ -323,15 +391,15 @@ def answer_key_rows(items: list[Exercise]) -> list[dict[str, str]]:
 
 def answer_key_markdown(seed: int, items: list[Exercise]) -> str:
     """The teacher's answer key: every question, its answer and the explanation."""
-    out = [f"# attnviz exercises, seed {seed}: answer key", ""]
+    out = ["# " + _("attnviz exercises, seed {seed}: answer key").format(seed=seed), ""]
     for i, e in enumerate(items):
-        tol = f" (±{e.tolerance:g})" if e.tolerance else ""
+        tol = f" (±{i18n.fmt(e.tolerance, 'g')})" if e.tolerance else ""
         out += [
             f"## {i + 1}. {e.title}",
             "",
             e.prompt,
             "",
-            f"**Answer: {e.answer_text}**{tol}",
+            "**" + _("Answer: {answer}").format(answer=e.answer_shown) + f"**{tol}",
             "",
             e.explanation,
             "",
@@ -359,60 +427,76 @@ def learned(jobs: toys.JobScores) -> list[Exercise]:
     (``toys.job_scores("induction", run)``): which layer holds the induction heads
     ("circuit": always layer 1, the explanation gives the run's scores), and the step at
     which the first of them reaches an induction score of :data:`FORMED` ("timing", read
-    off the chart: within a tolerance of :func:`_timing_tolerance` steps)."""
+    off the chart: within a tolerance of :func:`_timing_tolerance` steps). Their texts are
+    in the shown language (a cache of them is keyed by it)."""
     if not isinstance(jobs, toys.JobScores) or jobs.jobs != ("previous", "induction"):
         raise ValueError("expected the JobScores of an induction run (jobs previous, induction)")
+    formed = jobs.first_step_above(FORMED)[1]  # (H,) -1: never
+    formed = formed[formed >= 0]
+    items = [_circuit(jobs)]
+    if formed.size:
+        items.append(_timing(jobs, int(formed.min())))
+    return items
+
+
+def _circuit(jobs: toys.JobScores) -> Exercise:
+    """Which layer holds the induction head (always layer 1)."""
     end = jobs.scores[-1]  # (L, H)
     h = end.shape[1]
     best = int(np.argmax(end[1]))
-    circuit = Exercise(
+    return Exercise(
         kind="circuit",
-        prompt=(
+        prompt=_(
             "The model has two layers of two heads, and nothing else: no MLP. At step 0 no "
             "head has a job yet. **Which layer will hold the induction head**, the head "
             "whose query, on the second copy of a token, looks at the token right *after* "
             "the first copy? Predict, then move the step slider."
         ),
         answer="layer 1",
-        explanation=(
+        explanation=_(
             "**Layer 1.** A query finds a key by what the key holds. To look at the token "
             'after the earlier copy of *me*, the key must hold "the token before me", and '
             "no token's own embedding holds that: layer 0's previous-token head writes it "
             "into the residual stream, and only layer 1 reads that stream. In this run, "
-            f"head {h + best} (layer 1) ends with an induction score of {end[1, best]:.2f}; "
-            f"the layer-0 heads' previous-token scores end at {end[0].max():.2f} at best."
+            "head {head} (layer 1) ends with an induction score of {score}; "
+            "the layer-0 heads' previous-token scores end at {previous} at best."
+        ).format(
+            head=h + best,
+            score=i18n.fmt(end[1, best], ".2f"),
+            previous=i18n.fmt(end[0].max(), ".2f"),
         ),
-        hint="What must the key of the token after the first copy hold, so that the query "
-        "can find it? Which layer can already read that?",
+        hint=_(
+            "What must the key of the token after the first copy hold, so that the query "
+            "can find it? Which layer can already read that?"
+        ),
     )
-    formed = jobs.first_step_above(FORMED)[1]  # (H,) -1: never
-    formed = formed[formed >= 0]
-    items = [circuit]
-    if formed.size:
-        first = int(formed.min())
-        tol = _timing_tolerance(jobs.steps, first)
-        items.append(
-            Exercise(
-                kind="timing",
-                prompt=(
-                    f"On the job-score chart, **at which training step does the first "
-                    f"induction head reach an induction score of {FORMED}**? (Within "
-                    f"{tol} steps.) Compare it with the loss curve."
-                ),
-                answer=first,
-                tolerance=float(tol),
-                explanation=(
-                    f"Step **{first}**: the first checkpoint at which a layer-1 head scores "
-                    f"{FORMED} or more. It is inside the sudden drop of the loss (the phase "
-                    "change): the loss falls when the induction head forms, because only it "
-                    "predicts the second copy."
-                ),
-                hint="Follow a layer-1 line (induction score) up to 0.5 and read the step "
-                "below it; the step slider snaps to the checkpoints.",
-                data={"steps": jobs.steps, "scores": jobs.scores},
-            )
-        )
-    return items
+
+
+def _timing(jobs: toys.JobScores, first: int) -> Exercise:
+    """At which step the first induction head reaches :data:`FORMED` (``first``)."""
+    tol = _timing_tolerance(jobs.steps, first)
+    formed = i18n.number(str(FORMED))
+    return Exercise(
+        kind="timing",
+        prompt=_(
+            "On the job-score chart, **at which training step does the first "
+            "induction head reach an induction score of {formed}**? (Within "
+            "{tol} steps.) Compare it with the loss curve."
+        ).format(formed=formed, tol=tol),
+        answer=first,
+        tolerance=float(tol),
+        explanation=_(
+            "Step **{first}**: the first checkpoint at which a layer-1 head scores "
+            "{formed} or more. It is inside the sudden drop of the loss (the phase "
+            "change): the loss falls when the induction head forms, because only it "
+            "predicts the second copy."
+        ).format(first=first, formed=formed),
+        hint=_(
+            "Follow a layer-1 line (induction score) up to {formed} and read the step "
+            "below it; the step slider snaps to the checkpoints."
+        ).format(formed=formed),
+        data={"steps": jobs.steps, "scores": jobs.scores},
+    )
 
 
 def _timing_tolerance(steps: np.ndarray, step: int) -> int:

@@ -9,7 +9,8 @@ shape (N, D), plus the token labels that the figures put on their axes.
   every session and on every machine), so repeated words give identical rows.
 - :func:`parse_csv`: a CSV of numbers (optionally a header row and/or a first column of
   token labels), validated for size, shape and finite numbers; errors raise
-  ``ValueError`` with a message meant for the person who uploaded the file.
+  ``ValueError`` with a message meant for the person who uploaded the file (in the shown
+  language).
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from attnviz import limits
+from attnviz import i18n, limits
+from attnviz.i18n import _
 
 __all__ = [
     "MAX_TOKENS",
@@ -72,9 +74,17 @@ def default_labels(n: int) -> tuple[str, ...]:
 
 def _check_nd(n: int, d: int) -> None:
     if not (isinstance(n, int | np.integer) and 1 <= n <= MAX_TOKENS):
-        raise ValueError(f"N (tokens) must be an integer from 1 to {MAX_TOKENS}, got {n!r}")
+        raise ValueError(
+            _("N (tokens) must be an integer from 1 to {max}, got {n}").format(
+                max=MAX_TOKENS, n=repr(n)
+            )
+        )
     if not (isinstance(d, int | np.integer) and 1 <= d <= MAX_WIDTH):
-        raise ValueError(f"D (model width) must be an integer from 1 to {MAX_WIDTH}, got {d!r}")
+        raise ValueError(
+            _("D (model width) must be an integer from 1 to {max}, got {d}").format(
+                max=MAX_WIDTH, d=repr(d)
+            )
+        )
 
 
 def random_input(n: int, d: int, seed: int = 0) -> TokenInput:
@@ -111,7 +121,7 @@ def text_input(text: str, d: int, max_tokens: int = MAX_TOKENS) -> TokenInput:
     """Tokens of ``text`` as labels and their embeddings as the rows of X (N, d)."""
     tokens = tokenize(text, max_tokens)
     if not tokens:
-        raise ValueError("the text has no tokens: type at least one word")
+        raise ValueError(_("the text has no tokens: type at least one word"))
     _check_nd(len(tokens), d)
     x = np.stack([token_embedding(t, d) for t in tokens])  # (N, d)
     return TokenInput(x, tuple(tokens))
@@ -127,7 +137,7 @@ def _is_number(s: str) -> bool:
 
 def _mb(n_bytes: int) -> str:
     """A size limit in Streamlit's megabytes (2**20 bytes): "1 MB", "0.5 MB"."""
-    return f"{n_bytes / 2**20:.3g} MB"
+    return _("{size} MB").format(size=i18n.fmt(n_bytes / 2**20, ".3g"))
 
 
 def parse_csv(
@@ -165,22 +175,26 @@ def _csv_text(data: bytes | str, max_bytes: int) -> str:
     if isinstance(data, bytes):
         if len(data) > max_bytes:
             raise ValueError(
-                f"the file is {len(data) / 2**20:.1f} MB; the limit is {_mb(max_bytes)}"
+                _("the file is {size} MB; the limit is {limit}").format(
+                    size=i18n.fmt(len(data) / 2**20, ".1f"), limit=_mb(max_bytes)
+                )
             )
         try:
             text = data.decode("utf-8-sig")
         except UnicodeDecodeError:
             raise ValueError(
-                "the file is not UTF-8 text; upload a CSV file (numbers separated by commas)"
+                _("the file is not UTF-8 text; upload a CSV file (numbers separated by commas)")
             ) from None
     elif isinstance(data, str):
         text = data
         if len(text.encode("utf-8")) > max_bytes:
-            raise ValueError(f"the text is larger than the limit of {_mb(max_bytes)}")
+            raise ValueError(
+                _("the text is larger than the limit of {limit}").format(limit=_mb(max_bytes))
+            )
     else:
         raise ValueError(f"expected CSV bytes or text, got {type(data).__name__}")
     if "\x00" in text:
-        raise ValueError("the file contains binary data; upload a CSV file")
+        raise ValueError(_("the file contains binary data; upload a CSV file"))
     return text
 
 
@@ -197,7 +211,7 @@ def _csv_rows(text: str) -> list[list[str]]:
         if any(c.strip() for c in row)
     ]
     if not rows:
-        raise ValueError("the file is empty: expected one row of numbers per token")
+        raise ValueError(_("the file is empty: expected one row of numbers per token"))
     return rows
 
 
@@ -213,7 +227,7 @@ def _split_labels(rows: list[list[str]]) -> tuple[list[str] | None, list[list[st
     if corner or any(not _is_number(c) for c in rows[0][start:]):
         rows = rows[1:]
         if not rows:
-            raise ValueError("the file has a header row but no rows of numbers")
+            raise ValueError(_("the file has a header row but no rows of numbers"))
     labels = [r[0] for r in rows] if first_col_labels else None
     return labels, [r[start:] for r in rows], start
 
@@ -226,30 +240,47 @@ def _body_shape(body: list[list[str]], max_rows: int, max_cols: int) -> tuple[in
         counts = [len(r) for r in body]
         bad = next(i for i, c in enumerate(counts) if c != counts[0])
         raise ValueError(
-            f"rows have different numbers of values: row 1 has {counts[0]}, "
-            f"row {bad + 1} has {counts[bad]}; every token needs the same number of features"
+            _(
+                "rows have different numbers of values: row 1 has {first}, "
+                "row {row} has {count}; every token needs the same number of features"
+            ).format(first=counts[0], row=bad + 1, count=counts[bad])
         )
     d = widths.pop()
     n = len(body)
     if d == 0:
-        raise ValueError("no numeric columns found: expected one number per feature")
+        raise ValueError(_("no numeric columns found: expected one number per feature"))
     if n > max_rows:
-        raise ValueError(f"{n} rows (tokens) is too many; the limit is {max_rows}")
+        raise ValueError(
+            _("{n} rows (tokens) is too many; the limit is {max}").format(n=n, max=max_rows)
+        )
     if d > max_cols:
-        raise ValueError(f"{d} columns (features) is too many; the limit is {max_cols}")
+        raise ValueError(
+            _("{d} columns (features) is too many; the limit is {max}").format(d=d, max=max_cols)
+        )
     return n, d
 
 
 def _cell_value(cell: str, i: int, col: int) -> float:
     """The number in ``cell`` (row ``i`` from 0, file column ``col`` from 0); ValueError
     naming the place if it is not a number, not finite, or larger than 1e6."""
-    where = f"row {i + 1}, column {col + 1}"
+    where = {"row": i + 1, "column": col + 1, "cell": repr(cell)}
     try:
         v = float(cell)
     except ValueError:
-        raise ValueError(f"{where}: {cell!r} is not a number") from None
+        raise ValueError(
+            _("row {row}, column {column}: {cell} is not a number").format(**where)
+        ) from None
     if not math.isfinite(v):
-        raise ValueError(f"{where}: {cell!r} is not a finite number (NaN and inf are not allowed)")
+        raise ValueError(
+            _(
+                "row {row}, column {column}: {cell} is not a finite number (NaN and inf are "
+                "not allowed)"
+            ).format(**where)
+        )
     if abs(v) > 1e6:
-        raise ValueError(f"{where}: {cell!r} is too large (|value| must be at most 1e6)")
+        raise ValueError(
+            _(
+                "row {row}, column {column}: {cell} is too large (|value| must be at most 1e6)"
+            ).format(**where)
+        )
     return v

@@ -21,6 +21,10 @@ result (pure NumPy, no Streamlit). The live class stores them (:meth:`ClassStore
 
 A question without a single answer (a tie, a fully masked row, one token or one head)
 raises ``ValueError`` naming why: the room is not asked something the chart cannot settle.
+
+Prompts, choices and those reasons are in the shown language (the teacher's, who asks);
+``answer`` is an index into ``choices`` and ``kind``/``detail`` are identifiers, the same in
+every language.
 """
 
 from __future__ import annotations
@@ -31,6 +35,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike
 
+from attnviz import i18n
+from attnviz.i18n import N_, _, ngettext
 from attnviz.models import head_patterns
 
 #: Two weights closer than this are a tie: no single right answer.
@@ -63,7 +69,9 @@ def _single_top(values: np.ndarray, what: str) -> int:
     best = int(order[0])
     if values.size > 1 and values[best] - values[order[1]] < TIE:
         raise ValueError(
-            f"{what}: no single answer ({values[best]:.4f} and {values[order[1]]:.4f} tie)"
+            _("{what}: no single answer ({a} and {b} tie)").format(
+                what=what, a=i18n.fmt(values[best], ".4f"), b=i18n.fmt(values[order[1]], ".4f")
+            )
         )
     return best
 
@@ -71,11 +79,17 @@ def _single_top(values: np.ndarray, what: str) -> int:
 def _check_index(w: np.ndarray, head: int, query: int) -> None:
     h, n = w.shape[:2]
     if not (0 <= head < h and 0 <= query < n):
-        raise ValueError(f"head must be 0..{h - 1} and query 0..{n - 1}, got {head}, {query}")
+        raise ValueError(
+            _("head must be 0..{h} and query 0..{n}, got {head}, {query}").format(
+                h=h - 1, n=n - 1, head=head, query=query
+            )
+        )
 
 
-def _key_name(j: int, labels: Sequence[str] | None) -> str:
-    return f"key {j}" + (f" ({labels[j][:LABEL_CHARS]})" if labels is not None else "")
+def _key_name(j: int, labels: Sequence[str] | None, noun: str = N_("key {j}")) -> str:
+    """A key as a choice: "key 3 (cat)"; ``noun``: another ``N_``-marked name of it."""
+    said = f" ({labels[j][:LABEL_CHARS]})" if labels is not None else ""
+    return _(noun).format(j=j) + said
 
 
 def top_key(
@@ -85,15 +99,19 @@ def top_key(
     labels: Sequence[str] | None = None,
     mask: ArrayLike | None = None,
     where: str = "",
+    noun: str = N_("key {j}"),
 ) -> Question:
     """Which key query ``query`` attends to most in head ``head`` (weights (H, N, M)).
     ``mask`` (N, M), True = may attend: only the query's visible keys are choices (a query
-    that sees one key has nothing to predict); ``where`` ends the prompt (", causal mask")."""
+    that sees one key has nothing to predict); ``where`` ends the prompt (", causal mask");
+    ``noun``: how a choice names key ``{j}`` (``N_``-marked)."""
     w = _weights(weights)  # (H, N, M)
     _check_index(w, head, query)
     row = w[head, query]  # (M,)
     if not row.any():
-        raise ValueError(f"query {query} attends to no key (every key is masked)")
+        raise ValueError(
+            _("query {query} attends to no key (every key is masked)").format(query=query)
+        )
     keys = np.arange(w.shape[2])  # (M,) the keys offered
     if mask is not None:
         visible = np.asarray(mask, dtype=bool)
@@ -102,14 +120,20 @@ def top_key(
         keys = keys[visible[query]]
         if keys.size < 2:
             raise ValueError(
-                f"query {query} may see {keys.size} key{'s' if keys.size != 1 else ''} "
-                "under this mask: nothing to predict"
+                ngettext(
+                    "query {query} may see {n} key under this mask: nothing to predict",
+                    "query {query} may see {n} keys under this mask: nothing to predict",
+                    int(keys.size),
+                ).format(query=query, n=int(keys.size))
             )
-    key = int(keys[_single_top(row[keys], f"query {query} in head {head}")])
+    what = _("query {query} in head {head}").format(query=query, head=head)
+    key = int(keys[_single_top(row[keys], what)])
     return Question(
         "top_key",
-        f"Which key does query {query} attend to most (head {head}{where})?",
-        tuple(_key_name(int(j), labels) for j in keys),
+        _("Which key does query {query} attend to most (head {head}{where})?").format(
+            query=query, head=head, where=where
+        ),
+        tuple(_key_name(int(j), labels, noun) for j in keys),
         int(np.flatnonzero(keys == key)[0]),
         {"query": query, "head": head, "key": key},
     )
@@ -126,11 +150,12 @@ def top_source(
     """Cross-attention's :func:`top_key`: ``weights`` (H, T target tokens, S source tokens);
     the choices are the source's tokens (those ``mask`` (T, S) lets query ``query`` see),
     the prompt names the target token that asks."""
-    q = top_key(weights, head, query, source_labels, mask=mask)
+    q = top_key(weights, head, query, source_labels, mask=mask, noun=N_("source token {j}"))
     said = "" if not target_labels else f" ({target_labels[query][:LABEL_CHARS]})"
-    choices = tuple(c.replace("key ", "source token ", 1) for c in q.choices)
-    prompt = f"Which source token does target token {query}{said} attend to most (head {head})?"
-    return Question(q.kind, prompt, choices, q.answer, q.detail)
+    prompt = _(
+        "Which source token does target token {query}{said} attend to most (head {head})?"
+    ).format(query=query, said=said, head=head)
+    return Question(q.kind, prompt, q.choices, q.answer, q.detail)
 
 
 def previous_scores(weights: ArrayLike) -> np.ndarray:
@@ -138,7 +163,7 @@ def previous_scores(weights: ArrayLike) -> np.ndarray:
     w = _weights(weights)  # (H, N, M)
     n = min(w.shape[1], w.shape[2])
     if n < 2:
-        raise ValueError(f"a previous token needs N >= 2 tokens, got {n}")
+        raise ValueError(_("a previous token needs N >= 2 tokens, got {n}").format(n=n))
     i = np.arange(1, n)
     return w[:, i, i - 1].mean(axis=1)  # (H,)
 
@@ -148,12 +173,12 @@ def previous_head(weights: ArrayLike, where: str = "") -> Question:
     numbered from 0 as on every page; ``where`` ends the prompt (" in layer 3")."""
     w = _weights(weights)
     if w.shape[0] < 2:
-        raise ValueError(f"asking which head needs 2 heads or more, got {w.shape[0]}")
-    head = _single_top(previous_scores(w), "the heads' previous-token weights")
+        raise ValueError(_("asking which head needs 2 heads or more, got {h}").format(h=w.shape[0]))
+    head = _single_top(previous_scores(w), _("the heads' previous-token weights"))
     return Question(
         "previous_head",
-        f"Which head{where} looks at the previous token most?",
-        tuple(f"head {i}" for i in range(w.shape[0])),
+        _("Which head{where} looks at the previous token most?").format(where=where),
+        _heads(w.shape[0]),
         head,
         {"head": head},
     )
@@ -168,24 +193,26 @@ def induction_head(weights: ArrayLike, ids: ArrayLike, where: str = "") -> Quest
     and ``first`` (the first such query), which :func:`answer_cells` outlines."""
     w = _weights(weights)
     if w.shape[0] < 2:
-        raise ValueError(f"asking which head needs 2 heads or more, got {w.shape[0]}")
+        raise ValueError(_("asking which head needs 2 heads or more, got {h}").format(h=w.shape[0]))
     if w.shape[1] != w.shape[2]:
         raise ValueError(f"weights must be (heads, N, N), got shape {w.shape}")
     ids = np.asarray(ids).ravel()
     cells = head_patterns.cell_masks(ids)["induction"]  # (N, N) 0/1
     if not cells.any():
-        raise ValueError("no token repeats: there is no earlier copy to look after")
+        raise ValueError(_("no token repeats: there is no earlier copy to look after"))
     score = head_patterns.scores(w[None], ids)["induction"][0]  # (H,)
-    head = _single_top(score, "the heads' induction scores")
+    head = _single_top(score, _("the heads' induction scores"))
     detail = {"head": head}
     q, k = np.nonzero(cells)
     if np.unique(q - k).size == 1:
         detail.update(back=int(q[0] - k[0]), first=int(q.min()))
     return Question(
         "induction_head",
-        f"Which head{where} is an induction head: on a repeated token, it looks at the "
-        "token after the earlier copy?",
-        tuple(f"head {i}" for i in range(w.shape[0])),
+        _(
+            "Which head{where} is an induction head: on a repeated token, it looks at the "
+            "token after the earlier copy?"
+        ).format(where=where),
+        _heads(w.shape[0]),
         head,
         detail,
     )
@@ -197,8 +224,19 @@ def entropy(row: np.ndarray) -> float:
     return float(-(p * np.log2(p)).sum())
 
 
-#: The two charts of :func:`sharper_row`, in their order on the scaling page.
-SHARPER_CHOICES = ("not scaled (× 1)", "scaled by 1/√d_k")
+def _heads(h: int) -> tuple[str, ...]:
+    """The choices "head 0" .. "head h-1"."""
+    return tuple(_("head {i}").format(i=i) for i in range(h))
+
+
+#: The two charts of :func:`sharper_row`, in their order on the scaling page (``N_``-marked:
+#: :func:`sharper_choices` is them in the shown language).
+SHARPER_CHOICES = (N_("not scaled (× 1)"), N_("scaled by 1/√d_k"))
+
+
+def sharper_choices() -> tuple[str, str]:
+    """:data:`SHARPER_CHOICES` in the shown language."""
+    return (_(SHARPER_CHOICES[0]), _(SHARPER_CHOICES[1]))
 
 
 def sharper_row(
@@ -206,24 +244,30 @@ def sharper_row(
     scaled: ArrayLike,
     head: int,
     query: int,
-    names: tuple[str, str] = SHARPER_CHOICES,
+    names: tuple[str, str] | None = None,
     prompt: str = "",
 ) -> Question:
     """Which of row ``query`` of head ``head``'s weights is sharper (lower entropy): not
     scaled (chart 0) or scaled (chart 1). Weights (H, N, M) each, of the same input.
-    ``names`` and ``prompt``: another pair of charts (the Compare page's views A and B)."""
+    ``names`` (default :func:`sharper_choices`) and ``prompt``: another pair of charts (the
+    Compare page's views A and B)."""
     a, b = _weights(unscaled), _weights(scaled)  # (H, N, M) each
     if a.shape != b.shape:
         raise ValueError(f"both weights must have one shape, got {a.shape} and {b.shape}")
     _check_index(a, head, query)
     if not a[head, query].any():
-        raise ValueError(f"query {query} attends to no key (every key is masked)")
+        raise ValueError(
+            _("query {query} attends to no key (every key is masked)").format(query=query)
+        )
     ent = np.array([entropy(a[head, query]), entropy(b[head, query])])  # (2,) bits
-    chart = _single_top(-ent, f"row {query}'s entropies (bits)")
+    chart = _single_top(-ent, _("row {query}'s entropies (bits)").format(query=query))
     return Question(
         "sharper_row",
-        prompt or f"Which row {query} is sharper (head {head}): not scaled, or scaled by 1/√d_k?",
-        names,
+        prompt
+        or _("Which row {query} is sharper (head {head}): not scaled, or scaled by 1/√d_k?").format(
+            query=query, head=head
+        ),
+        names if names is not None else sharper_choices(),
         chart,
         {"query": query, "head": head, "chart": chart},
     )
@@ -248,16 +292,24 @@ def moved_row(out: ArrayLike, out_of_permuted: ArrayLike, row: int) -> Question:
     same = np.flatnonzero(gap < SAME_ROW)
     if same.size == 0:
         raise ValueError(
-            f"no row of attention(P·X) equals old row {row} (closest differs by "
-            f"{gap.min():.2g}): the attention is not equivariant here"
+            _(
+                "no row of attention(P·X) equals old row {row} (closest differs by "
+                "{gap}): the attention is not equivariant here"
+            ).format(row=row, gap=i18n.fmt(gap.min(), ".2g"))
         )
     if same.size > 1:
-        raise ValueError(f"rows {same.tolist()} all equal old row {row}: no single answer")
+        raise ValueError(
+            _("rows {rows} all equal old row {row}: no single answer").format(
+                rows=same.tolist(), row=row
+            )
+        )
     new = int(same[0])
     return Question(
         "moved_row",
-        f"After the shuffle, which row of attention(P·X) is the old output row {row}?",
-        tuple(f"row {i}" for i in range(n)),
+        _("After the shuffle, which row of attention(P·X) is the old output row {row}?").format(
+            row=row
+        ),
+        tuple(_("row {i}").format(i=i) for i in range(n)),
         new,
         {"query": new, "old": row},
     )

@@ -33,7 +33,7 @@ from typing import Literal
 
 import numpy as np
 
-from attnviz import masks
+from attnviz import i18n, masks
 from attnviz.engine import (
     Array,
     AttentionParams,
@@ -46,6 +46,7 @@ from attnviz.engine import (
     softmax,
     to_columns,
 )
+from attnviz.i18n import _, pgettext
 
 __all__ = [
     "NAMES",
@@ -69,12 +70,12 @@ _MASKS = tuple(name for name, kind in masks.KINDS.items() if not kind.params)
 
 def scale_words(scale: Scale) -> str:
     """A run's scaling in words: True -> "scores ÷ √d_k", False -> "not scaled", a factor
-    c -> "scores × c"."""
+    c -> "scores × c" (in the shown language)."""
     if scale is True:
-        return "scores ÷ √d_k"
+        return _("scores ÷ √d_k")
     if scale is False:
-        return "not scaled"
-    return f"scores × {float(scale):g}"
+        return _("not scaled")
+    return _("scores × {factor}").format(factor=i18n.fmt(float(scale), "g"))
 
 
 def _decimals(n: int) -> float:
@@ -133,16 +134,17 @@ class Expected:
 
     @property
     def settings(self) -> str:
-        """The run settings in words, for display."""
+        """The run settings in words, for display (in the shown language; the field and the
+        mask are the code's names)."""
         parts = [self.field]
         if self.head is not None:
-            parts.append(f"head {self.head}")
-        parts.append(f"{self.layout} layout")
+            parts.append(_("head {head}").format(head=self.head))
+        parts.append(_("row layout") if self.layout == "row" else _("columns layout"))
         if self.scale is not None:
             parts.append(scale_words(self.scale))
         if self.mask is not None:
-            parts.append(f"mask: {self.mask}")
-        return ", ".join(parts)
+            parts.append(_("mask: {mask}").format(mask=self.mask))
+        return pgettext("list separator", ", ").join(parts)
 
 
 @dataclass(frozen=True, eq=False)
@@ -263,11 +265,11 @@ def _compare(e: Expected, computed: Array) -> CheckResult:
 def _udl_self_attention() -> Preset:
     n, d = 3, 4
     rng = np.random.RandomState(3)  # the notebook's np.random.seed(3)
-    cols = [rng.normal(size=(d, 1)) for _ in range(n)]  # the notebook's all_x
+    cols = [rng.normal(size=(d, 1)) for _i in range(n)]  # the notebook's all_x
     x = np.hstack(cols).T  # (N, D)
     rng = np.random.RandomState(0)  # np.random.seed(0)
-    omega_q, omega_k, omega_v = (rng.normal(size=(d, d)) for _ in range(3))
-    beta_q, beta_k, beta_v = (rng.normal(size=(d, 1)) for _ in range(3))
+    omega_q, omega_k, omega_v = (rng.normal(size=(d, d)) for _i in range(3))
+    beta_q, beta_k, beta_v = (rng.normal(size=(d, 1)) for _i in range(3))
     params = AttentionParams(
         w_q=omega_q.T, w_k=omega_k.T, w_v=omega_v.T,
         b_q=beta_q.ravel(), b_k=beta_k.ravel(), b_v=beta_v.ravel(),
@@ -365,7 +367,7 @@ def _udl_self_attention() -> Preset:
 
     def loop_weights(p: Preset) -> Array:
         r = p.run(scale=False)
-        weights, _ = loop_attention(r.queries[0], r.keys[0], r.values[0], scale=False)
+        weights, _out = loop_attention(r.queries[0], r.keys[0], r.values[0], scale=False)
         return weights  # (N queries, N keys): row n is "Attentions for output n"
 
     def exp_scores(scale: bool) -> Callable[[Preset], Array]:
@@ -391,56 +393,59 @@ def _udl_self_attention() -> Preset:
         return f
 
     expected = (
-        Expected("inputs X (D x N)", printed_x, field="x", layout="columns"),
+        Expected(_("inputs X (D x N)"), printed_x, field="x", layout="columns"),
         Expected(
-            "loop form: attentions for output n (one row per output)", loop_attentions,
+            _("loop form: attentions for output n (one row per output)"), loop_attentions,
             field="weights", derive=loop_weights, rtol=_SCI8, tolerance=_decimals(8),
         ),
-        Expected("x_prime_n_true (unscaled, one row per token)", x_prime, scale=False),
+        Expected(_("x_prime_n_true (unscaled, one row per token)"), x_prime, scale=False),
         Expected(
-            "exp_values (unscaled)", exp_values, field="scores", layout="columns",
+            _("exp_values (unscaled)"), exp_values, field="scores", layout="columns",
             derive=exp_scores(False), tolerance=0.0, rtol=_SCI8,
         ),
         Expected(
-            "denom (unscaled)", denom, field="scores", layout="columns",
+            _("denom (unscaled)"), denom, field="scores", layout="columns",
             derive=denominators(False), tolerance=0.0, rtol=_SCI8,
         ),
         Expected(
-            "attentions (unscaled)", attentions, field="weights", layout="columns", head=0,
+            _("attentions (unscaled)"), attentions, field="weights", layout="columns", head=0,
             scale=False, tolerance=0.0, rtol=_SCI8,
         ),
-        Expected("X_prime (unscaled)", big_x_prime, layout="columns", scale=False),
+        Expected(_("X_prime (unscaled)"), big_x_prime, layout="columns", scale=False),
         Expected(
-            "exp_values (scaled by 1/sqrt(D))", scaled_exp_values, field="scores",
+            _("exp_values (scaled by 1/sqrt(D))"), scaled_exp_values, field="scores",
             layout="columns", derive=exp_scores(True), tolerance=0.0, rtol=_SCI8,
         ),
         Expected(
-            "denom (scaled)", scaled_denom, field="scores", layout="columns",
+            _("denom (scaled)"), scaled_denom, field="scores", layout="columns",
             derive=denominators(True),
         ),
         Expected(
-            "attentions (scaled)", scaled_attentions, field="weights", layout="columns",
+            _("attentions (scaled)"), scaled_attentions, field="weights", layout="columns",
             head=0, scale=True, tolerance=0.0, rtol=_SCI8,
         ),
-        Expected("X_prime (scaled)", scaled_x_prime, layout="columns", scale=True),
+        Expected(_("X_prime (scaled)"), scaled_x_prime, layout="columns", scale=True),
         *(
             Expected(
-                f"permuted_outputs[{i}]: input columns permuted by {perms[i]}", out,
+                _("permuted_outputs[{i}]: input columns permuted by {perm}").format(
+                    i=i, perm=perms[i]
+                ), out,
                 layout="columns", derive=permuted(i, "output"),
             )
             for i, out in enumerate(permuted_outputs)
         ),
         Expected(
-            f"attentions for the input permuted by {perms[1]}", permuted_attentions_1,
+            _("attentions for the input permuted by {perm}").format(perm=perms[1]),
+            permuted_attentions_1,
             field="weights", layout="columns", derive=permuted(1, "weights"),
             tolerance=0.0, rtol=_SCI8,
         ),
     )  # fmt: skip
     return Preset(
         name="udl-self-attention",
-        title="Self-attention from scratch (UDL notebook 12.1)",
+        title=_("Self-attention from scratch (UDL notebook 12.1)"),
         notebook="003_8e978064b845029d.txt",
-        description=(
+        description=_(
             "Three tokens of width 4 with random queries, keys and values, computed first "
             "one token at a time and then as matrices. Without scaling one weight per "
             "query is almost 1; dividing by sqrt(D) softens them, and permuting the "
@@ -464,9 +469,9 @@ def _udl_multihead() -> Preset:
     big_x = np.random.RandomState(3).normal(size=(d, n))  # (D, N), one token per column
     rng = np.random.RandomState(0)  # np.random.seed(0)
     heads = []
-    for _ in range(h):
-        omega_q, omega_k, omega_v = (rng.normal(size=(hd, d)) for _ in range(3))
-        beta_q, beta_k, beta_v = (rng.normal(size=(hd, 1)) for _ in range(3))
+    for _i in range(h):
+        omega_q, omega_k, omega_v = (rng.normal(size=(hd, d)) for _i in range(3))
+        beta_q, beta_k, beta_v = (rng.normal(size=(hd, 1)) for _i in range(3))
         heads.append((omega_q, omega_k, omega_v, beta_q, beta_k, beta_v))
     omega_c = rng.normal(size=(d, d))
     # Head h takes the h-th contiguous block of columns (row layout): w = [Ω_1ᵀ | Ω_2ᵀ].
@@ -496,15 +501,15 @@ def _udl_multihead() -> Preset:
     expected = (
         Expected("X (D x N)", printed_x, field="x", layout="columns", tolerance=_decimals(3)),
         Expected(
-            "True values: X_prime (D x N)", true_values, layout="columns",
+            _("True values: X_prime (D x N)"), true_values, layout="columns",
             tolerance=_decimals(3),
         ),
     )  # fmt: skip
     return Preset(
         name="udl-multihead",
-        title="Multi-head self-attention (UDL notebook 12.2)",
+        title=_("Multi-head self-attention (UDL notebook 12.2)"),
         notebook="000_48da6c17fd3f97f5.txt",
-        description=(
+        description=_(
             "Six tokens of width 8 and two heads, each with its own queries, keys and "
             "values of width 4; the heads' outputs are stacked and mixed by Ω_c. Each "
             "head scales by 1/sqrt(D/H) = 1/2, its own width."
@@ -609,18 +614,21 @@ def _numpy_multihead() -> Preset:
 
         return f
 
+    labels = (
+        _("Combined = heads concatenated (step by step)"),
+        _("Combined = heads concatenated (full function)"),
+    )
     expected = tuple(
         Expected(
-            f"Combined = heads concatenated ({what})", _NB001_COMBINED[i], field="concat",
-            derive=merged(i), tolerance=0.0,
+            label, _NB001_COMBINED[i], field="concat", derive=merged(i), tolerance=0.0,
         )
-        for i, what in enumerate(("step by step", "full function"))
+        for i, label in enumerate(labels)
     )  # fmt: skip
     return Preset(
         name="numpy-multihead",
-        title="Multi-head attention in NumPy (Kaggle notebook)",
+        title=_("Multi-head attention in NumPy (Kaggle notebook)"),
         notebook="001_4766a0dd0e855590.txt",
-        description=(
+        description=_(
             "Four tokens of width 8 and two heads with uniform random weights, no biases "
             "and an output projection W_O. The notebook's softmax normalises over the "
             "queries (axis=1) instead of the keys; attnviz normalises over the keys, so "
@@ -692,31 +700,31 @@ def _scaling_demo() -> Preset:
 
     expected = (
         Expected(
-            "SelfAttention_v1 output (torch.manual_seed(123))", v1_output,
+            _("SelfAttention_v1 output (torch.manual_seed(123))"), v1_output,
             tolerance=_decimals(4),
         ),
         Expected(
-            "Softmax without scaling", [0.2359, 0.1748, 0.2881, 0.1431, 0.1581],
+            _("Softmax without scaling"), [0.2359, 0.1748, 0.2881, 0.1431, 0.1581],
             field="softmax", derive=softmax_times(1.0), tolerance=_decimals(4),
         ),
         Expected(
-            "Softmax with scaling (x8)", [0.1639, 0.0149, 0.8116, 0.0030, 0.0067],
+            _("Softmax with scaling (x8)"), [0.1639, 0.0149, 0.8116, 0.0030, 0.0067],
             field="softmax", derive=softmax_times(8.0), tolerance=_decimals(4),
         ),
         Expected(
-            "variance after scaling (dim=5) = before / 5", var_after_5, field="variance",
+            _("variance after scaling (dim=5) = before / 5"), var_after_5, field="variance",
             derive=lambda p: np.float64(var_before_5 / 5), tolerance=0.0, rtol=1e-15,
         ),
         Expected(
-            "variance after scaling (dim=100) = before / 100", var_after_100, field="variance",
+            _("variance after scaling (dim=100) = before / 100"), var_after_100, field="variance",
             derive=lambda p: np.float64(var_before_100 / 100), tolerance=0.0, rtol=1e-15,
         ),
     )  # fmt: skip
     return Preset(
         name="scaling-demo",
-        title='Why scale by sqrt(d_k)? ("Your journey starts with one step")',
+        title=_('Why scale by sqrt(d_k)? ("Your journey starts with one step")'),
         notebook="002_384587bb4f98dbe6.txt",
-        description=(
+        description=_(
             "Six words with 3-d embeddings and one head of width 2 (uniform random "
             "weights, no bias, no output projection). Multiplying the scores by a large "
             "factor makes the softmax pick one word; dividing by sqrt(d_k) keeps the "
@@ -822,22 +830,22 @@ array([[-2.72357421,  0.40818741,  2.39601116, -1.18323729],
         Expected("K", printed_k, field="keys", head=0),
         Expected("np.matmul(q, k.T)", qkt, field="scores", head=0, scale=False, mask="none"),
         Expected(
-            "variance before scaling", 6.8375652409831655, field="scores",
+            _("variance before scaling"), 6.8375652409831655, field="scores",
             derive=score_variance(False), tolerance=0.0, rtol=1e-12,
         ),
         Expected(
-            "variance after scaling", 0.8546956551228956, field="scores",
+            _("variance after scaling"), 0.8546956551228956, field="scores",
             derive=score_variance(True), tolerance=0.0, rtol=1e-12,
         ),
-        Expected("Attetion vector", attention, field="weights", head=0, scale=True, mask="none"),
-        Expected("New values", new_values, scale=True, mask="none"),
-        Expected("Masked new values", masked_new_values, scale=True, mask="causal"),
+        Expected(_("Attetion vector"), attention, field="weights", head=0, scale=True, mask="none"),
+        Expected(_("New values"), new_values, scale=True, mask="none"),
+        Expected(_("Masked new values"), masked_new_values, scale=True, mask="causal"),
     )  # fmt: skip
     return Preset(
         name="numerical-example",
-        title="Self-attention by the numbers (4 words, d_k = 8)",
+        title=_("Self-attention by the numbers (4 words, d_k = 8)"),
         notebook="004_11f195323bc79550.txt",
-        description=(
+        description=_(
             "Four words with random queries, keys and values of width 8, used directly. "
             "Dividing the scores by sqrt(8) shrinks their variance about 8 times; the "
             "causal mask lets each word attend only to itself and the words before it."
@@ -872,14 +880,17 @@ def names() -> list[str]:
 
 
 @cache
-def _build(name: str) -> Preset:
+def _build(name: str, lang: str) -> Preset:
     # np.random.RandomState(seed) draws what the notebooks' np.random.seed(seed) does,
-    # without touching numpy's global RNG.
-    return _BUILDERS[name]()
+    # without touching numpy's global RNG. Built once per language: its title,
+    # description and labels are in ``lang``.
+    with i18n.use(lang):
+        return _BUILDERS[name]()
 
 
 def get(name: str) -> Preset:
-    """The preset called ``name``; ValueError listing the valid names otherwise."""
+    """The preset called ``name``, its words in the shown language; ValueError listing the
+    valid names otherwise."""
     if name not in _BUILDERS:
         raise ValueError(f"unknown preset {name!r}; valid names: {', '.join(NAMES)}")
-    return _build(name)
+    return _build(name, i18n.current())

@@ -20,6 +20,8 @@ in this order:
 Inside a container (:func:`in_container`) the addresses the app sees are the container's
 own (a bridge address such as 172.17.0.2), not the laptop's: step 3 never offers them, and
 the warning says how to pass the laptop's address (``docker run -e ATTNVIZ_PUBLIC_URL=…``).
+
+Warnings, notes and why an address is refused are in the shown language (the teacher's).
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
+
+from attnviz.i18n import _
 
 __all__ = [
     "CONTAINER_ENV",
@@ -86,29 +90,51 @@ def _is_loopback(host: str) -> bool:
 
 def public_base(text: str, what: str = "The address") -> str:
     """``text`` checked as the app's address for the room: ``scheme://host[:port][/path]``
-    without a trailing slash. ValueError saying what is wrong otherwise."""
+    without a trailing slash. ValueError saying what is wrong otherwise (``what``: the
+    address's name in the shown language, default "The address")."""
+    what = what if what != "The address" else _("The address")
     raw = text.strip()
     if not raw:
-        raise ValueError(f"{what} is empty")
+        raise ValueError(_("{what} is empty").format(what=what))
     if len(raw) > PUBLIC_URL_MAX:
-        raise ValueError(f"{what} is {len(raw)} characters long; at most {PUBLIC_URL_MAX}")
+        raise ValueError(
+            _("{what} is {n} characters long; at most {max}").format(
+                what=what, n=len(raw), max=PUBLIC_URL_MAX
+            )
+        )
     if any(c.isspace() or not c.isprintable() for c in raw):
-        raise ValueError(f"{what} holds spaces or control characters")
+        raise ValueError(_("{what} holds spaces or control characters").format(what=what))
     if "://" not in raw:
-        raise ValueError(f"{what} must start with http:// or https:// (e.g. {EXAMPLE})")
+        raise ValueError(
+            _("{what} must start with http:// or https:// (e.g. {example})").format(
+                what=what, example=EXAMPLE
+            )
+        )
     try:
         parts = urlsplit(raw)
         port = parts.port
     except ValueError as exc:
-        raise ValueError(f"{what} is not a web address ({exc}); e.g. {EXAMPLE}") from None
+        raise ValueError(
+            _("{what} is not a web address ({error}); e.g. {example}").format(
+                what=what, error=exc, example=EXAMPLE
+            )
+        ) from None
     if parts.scheme.lower() not in ("http", "https"):
-        raise ValueError(f"{what} must start with http:// or https://, not {parts.scheme}://")
+        raise ValueError(
+            _("{what} must start with http:// or https://, not {scheme}://").format(
+                what=what, scheme=parts.scheme
+            )
+        )
     if not parts.hostname:
-        raise ValueError(f"{what} names no computer (e.g. {EXAMPLE})")
+        raise ValueError(
+            _("{what} names no computer (e.g. {example})").format(what=what, example=EXAMPLE)
+        )
     if parts.username or parts.password:
-        raise ValueError(f"{what} must not hold a user name or password")
+        raise ValueError(_("{what} must not hold a user name or password").format(what=what))
     if parts.query or parts.fragment:
-        raise ValueError(f"{what} must end before any ? or #: the app adds the page's own")
+        raise ValueError(
+            _("{what} must end before any ? or #: the app adds the page's own").format(what=what)
+        )
     host = parts.hostname if ":" not in parts.hostname else f"[{parts.hostname}]"
     netloc = host + (f":{port}" if port is not None else "")
     return urlunsplit((parts.scheme.lower(), netloc, parts.path.rstrip("/"), "", ""))
@@ -132,25 +158,27 @@ def _with_host(parts, host: str) -> str:
 
 
 def _container_warning(seen: str) -> str:
-    return (
+    return _(
         "**Phones cannot open this link.** This server runs in a container: the addresses "
-        f"it sees ({seen}) are the container's own, not your laptop's. Start it with your "
-        f"laptop's address on the room's Wi-Fi, `{DOCKER_HINT}`, or type that address below."
-    )
+        "it sees ({seen}) are the container's own, not your laptop's. Start it with your "
+        "laptop's address on the room's Wi-Fi, `{docker}`, or type that address below."
+    ).format(seen=seen, docker=DOCKER_HINT)
 
 
 def _loopback_warning(listen: str | None) -> str:
     why = (
-        f"this server answers this computer only (`--server.address {listen}`)"
+        _("this server answers this computer only (`--server.address {listen}`)").format(
+            listen=listen
+        )
         if listen and not listen.startswith("unix:")
-        else "this server cannot tell the address other devices reach it at"
+        else _("this server cannot tell the address other devices reach it at")
     )
-    return (
+    return _(
         "**Phones cannot open this link:** `localhost` and `127.0.0.1` mean each device "
-        f"itself, and {why}. Restart it with `--server.address 0.0.0.0`, or set "
-        f"`{PUBLIC_URL_ENV}={EXAMPLE}` (your laptop's address on the room's Wi-Fi), or type "
+        "itself, and {why}. Restart it with `--server.address 0.0.0.0`, or set "
+        "`{setting}` (your laptop's address on the room's Wi-Fi), or type "
         "that address below."
-    )
+    ).format(why=why, setting=f"{PUBLIC_URL_ENV}={EXAMPLE}")
 
 
 def _given(page: str, values: list[tuple[str, str | None, str]]) -> tuple[RoomLink | None, list]:
@@ -163,16 +191,17 @@ def _given(page: str, values: list[tuple[str, str | None, str]]) -> tuple[RoomLi
         try:
             base = public_base(text, label)
         except ValueError as exc:
-            problems.append(f"{exc}: not used.")
+            problems.append(_("{problem}: not used.").format(problem=exc))
             continue
         url = f"{base}/{page}"
         warning = ""
         if _is_loopback(urlsplit(base).hostname or ""):
-            warning = (
-                f"**Phones cannot open this link:** {label} ({base}) is this computer's own "
+            warning = _(
+                "**Phones cannot open this link:** {label} ({base}) is this computer's own "
                 "address. Give its address on the room's network instead."
-            )
-        return RoomLink(url, source, warning, f"The link uses {label}: {base}."), problems
+            ).format(label=label, base=base)
+        note = _("The link uses {label}: {base}.").format(label=label, base=base)
+        return RoomLink(url, source, warning, note), problems
     return None, problems
 
 
@@ -202,7 +231,7 @@ def room_link(
         page = page.strip("/")
         base = base_path.strip("/")
         parts = parts._replace(path="/" + "/".join(p for p in (base, page) if p))
-    values = [("given", given, "the address you typed"), ("env", env, PUBLIC_URL_ENV)]
+    values = [("given", given, _("the address you typed")), ("env", env, PUBLIC_URL_ENV)]
     found, problems = _given(page, values)
     link = found or _own_link(parts, listen, container, lan)
     warning = " ".join([*problems, link.warning]).strip()
@@ -220,7 +249,7 @@ def _own_link(parts, listen: str | None, container: bool, lan: str | None) -> Ro
             return RoomLink(own, "teacher", _container_warning(host))
         return RoomLink(own, "page")
     if container:
-        return RoomLink(own, "teacher", _container_warning(lan or "172.17.0.2, for example"))
+        return RoomLink(own, "teacher", _container_warning(lan or _("172.17.0.2, for example")))
     address = (listen or "").strip()
     if address.startswith("unix:") or (address not in WILDCARDS and _is_loopback(address)):
         return RoomLink(own, "teacher", _loopback_warning(address))
@@ -229,15 +258,17 @@ def _own_link(parts, listen: str | None, container: bool, lan: str | None) -> Ro
         return RoomLink(
             own,
             "teacher",
-            "**Phones cannot open this link:** `localhost` means each device itself, and this "
-            "computer's network address was not found (is it on a network?). Connect it to "
-            "the room's Wi-Fi and reload, or type its address below.",
+            _(
+                "**Phones cannot open this link:** `localhost` means each device itself, and "
+                "this computer's network address was not found (is it on a network?). "
+                "Connect it to the room's Wi-Fi and reload, or type its address below."
+            ),
         )
-    note = (
-        f"The link uses this computer's network address ({ip}): phones must be on the same "
+    note = _(
+        "The link uses this computer's network address ({ip}): phones must be on the same "
         "network, and a firewall must let them reach the port. If they cannot open it, "
         "type the address the room should use below."
-    )
+    ).format(ip=ip)
     return RoomLink(_with_host(parts, ip), "lan", "", note)
 
 

@@ -8,12 +8,17 @@ The pages say what they measured in sentences, not in a test's output: ``0.84``,
 - :func:`power_of_ten`: ``2.2 × 10⁻¹⁶`` (superscript exponent, typographic minus).
 - :func:`rounding`: a difference that should be 0: ``exactly 0``, or its size followed by
   "(floating-point rounding)" while it is below ``tolerance``.
-- :func:`plural`: ``1 key``, ``3 keys``.
+- :func:`plural`: ``1 key``, ``3 keys`` (the shown language's plural rules: ``ngettext``).
+
+Numbers come with the shown language's decimal sign (``0,84`` in Spanish).
 """
 
 from __future__ import annotations
 
 import math
+
+from attnviz import i18n
+from attnviz.i18n import _, ngettext
 
 __all__ = ["plural", "power_of_ten", "readable", "rounding"]
 
@@ -32,7 +37,12 @@ def power_of_ten(x: float, sig: int = 2) -> str:
     mantissa, exponent = f"{x:.{max(sig, 1) - 1}e}".split("e")
     if "." in mantissa:
         mantissa = mantissa.rstrip("0").rstrip(".")
-    return f"{mantissa} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+    return f"{_decimal(mantissa)} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+
+
+def _decimal(text: str) -> str:
+    """A plain number written with a point, in the shown language's decimal sign."""
+    return text.replace(".", i18n.decimal_sign(i18n.current()))
 
 
 def readable(x: float, sig: int = 2) -> str:
@@ -49,7 +59,7 @@ def readable(x: float, sig: int = 2) -> str:
     text = f"{x:.{decimals}f}"
     if "." in text:
         text = text.rstrip("0").rstrip(".")
-    return "0" if float(text) == 0 else text
+    return "0" if float(text) == 0 else _decimal(text)
 
 
 def rounding(x: float, tolerance: float = 1e-9) -> str:
@@ -57,14 +67,16 @@ def rounding(x: float, tolerance: float = 1e-9) -> str:
     and "(floating-point rounding)"; else its size alone (then it is a real difference)."""
     x = abs(float(x))
     if x == 0:
-        return "exactly 0"
+        return _("exactly 0")
     if x < tolerance:
-        return f"{power_of_ten(x)} (floating-point rounding)"
+        return _("{size} (floating-point rounding)").format(size=power_of_ten(x))
     return readable(x, 3)
 
 
 def plural(n: int, one: str, many: str | None = None) -> str:
     """``n`` and the word, singular for 1: plural(1, "key") -> "1 key", plural(3, "key")
-    -> "3 keys", plural(2, "matrix", "matrices") -> "2 matrices"."""
-    word = one if n == 1 else (many if many is not None else one + "s")
+    -> "3 keys", plural(2, "matrix", "matrices") -> "2 matrices". The word is the shown
+    language's form for ``n`` (``ngettext(one, many, n)``: give both words as literals so
+    that they reach the catalog; ``many`` left out is ``one + "s"``, English only)."""
+    word = ngettext(one, many if many is not None else one + "s", n)
     return f"{n} {word}"

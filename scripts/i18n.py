@@ -39,7 +39,38 @@ METHODS = [
     ("attnviz/ui/board/js/*.js", "javascript"),
     ("attnviz/web/static/*.js", "javascript"),
 ]
-SKIP = ("attnviz/ui/board/js/vendor/", "attnviz/toys/", "attnviz/models/")
+#: What extraction leaves out: the board's vendored JavaScript, and the modules of
+#: attnviz/toys/ and attnviz/models/ whose texts are tensor names and command-line output
+#: (their files one by one: toys/tasks.py's TASKS titles, toys/scores.py's JOBS and
+#: models/head_patterns.py's PATTERNS reach the pages and are extracted).
+SKIP = (
+    "attnviz/ui/board/js/vendor/",
+    "attnviz/models/__init__.py",
+    "attnviz/models/bart.py",
+    "attnviz/models/catalog.py",
+    "attnviz/models/causal.py",
+    "attnviz/models/checkpoint.py",
+    "attnviz/models/encdec.py",
+    "attnviz/models/encoder.py",
+    "attnviz/models/families.py",
+    "attnviz/models/gemma3.py",
+    "attnviz/models/gguf_file.py",
+    "attnviz/models/gpt2.py",
+    "attnviz/models/head_probes.py",
+    "attnviz/models/layers.py",
+    "attnviz/models/llama.py",
+    "attnviz/models/minilm.py",
+    "attnviz/models/smollm.py",
+    "attnviz/models/t5.py",
+    "attnviz/toys/__init__.py",
+    "attnviz/toys/__main__.py",
+    "attnviz/toys/backward.py",
+    "attnviz/toys/cli.py",
+    "attnviz/toys/model.py",
+    "attnviz/toys/runner.py",
+    "attnviz/toys/runs.py",
+    "attnviz/toys/training.py",
+)
 KEYWORDS = {
     "_": None,
     "N_": None,
@@ -47,6 +78,8 @@ KEYWORDS = {
     "ngettext": (1, 2),
     "pgettext": ((1, "c"), 2),
     "npgettext": ((1, "c"), 2, 3),
+    # attnviz.wording.plural(n, "small matrix", "small matrices"): its two words by ngettext
+    "plural": (2, 3),
 }
 PLACEHOLDER = re.compile(r"\{[A-Za-z_][\w.]*(?:![rsa])?(?::[^{}]*)?\}|%\{[^{}]*\}|%\([^)]*\)[sdif]")
 TAG = re.compile(r"</?[a-zA-Z][^>]*>")

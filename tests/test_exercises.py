@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attnviz import exercises
+from attnviz import exercises, i18n
 
 SEEDS = range(30)
 
@@ -286,3 +286,20 @@ def test_every_kind_has_a_title_a_student_reads():
         assert title[0].isupper() and " " in title and title.lower() != kind, (kind, title)
     items = exercises.generate(seed=3, count=8)
     assert [e.title for e in items[:2]] == ["Which key wins", "One attention weight"]
+
+
+def test_a_class_set_is_kept_per_language_and_graded_the_same_in_each(monkeypatch):
+    """exercises.generated: texts in the language asked for, one cached set per language;
+    the answers (and so the grading) the same in every language."""
+    monkeypatch.setenv("ATTNVIZ_PSEUDO", "1")
+    en = exercises.generated(7, 9, "en")
+    assert exercises.generated(7, 9, "en") is en
+    with i18n.use("xx"):
+        xx = exercises.generated(7, 9)
+    assert xx is exercises.generated(7, 9, "xx") and xx is not en
+    assert [e.answer for e in xx] == [e.answer for e in en]
+    assert all(a.prompt != b.prompt and "⟦" in b.prompt for a, b in zip(en, xx, strict=True))
+    for i, e in enumerate(en):
+        with i18n.use("xx"):
+            assert exercises.grade(7, 9, i, e.answer_text)
+        assert exercises.grade(7, 9, i, e.answer_text)

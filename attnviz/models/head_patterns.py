@@ -32,6 +32,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from attnviz.i18n import N_
+
 __all__ = [
     "LOCAL_WINDOW",
     "PATTERNS",
@@ -41,14 +43,15 @@ __all__ = [
     "top_heads",
 ]
 
-#: The six patterns, in the order the page shows them, with a short label.
+#: The six patterns, in the order the page shows them, with a short label (``N_``-marked:
+#: shown with ``_(PATTERNS[name])``; the keys are identifiers).
 PATTERNS: dict[str, str] = {
-    "previous": "previous token",
-    "first": "first token (sink)",
-    "self": "itself",
-    "local": "the 3 tokens before",
-    "duplicate": "earlier copies of its token",
-    "induction": "induction (token after the earlier copy)",
+    "previous": N_("previous token"),
+    "first": N_("first token (sink)"),
+    "self": N_("itself"),
+    "local": N_("the 3 tokens before"),
+    "duplicate": N_("earlier copies of its token"),
+    "induction": N_("induction (token after the earlier copy)"),
 }
 #: ``local``: the keys i-3 .. i-1.
 LOCAL_WINDOW = 3

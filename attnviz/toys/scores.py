@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from attnviz.i18n import N_
 from attnviz.models.head_patterns import scores as pattern_scores
 from attnviz.toys.backward import _cross_entropy
 from attnviz.toys.model import EncDecParams, ToyParams, _check_ids, _int, forward
@@ -19,12 +20,12 @@ from attnviz.toys.training import History
 Array = NDArray[np.float64]
 
 
-#: The scores that name a head's job: key -> label.
+#: The scores that name a head's job: key -> label (``N_``-marked: shown with ``_(JOBS[key])``).
 JOBS: dict[str, str] = {
-    "previous": "previous-token score",
-    "induction": "induction score",
-    "antidiagonal": "anti-diagonal share",
-    "alignment": "alignment accuracy",
+    "previous": N_("previous-token score"),
+    "induction": N_("induction score"),
+    "antidiagonal": N_("anti-diagonal share"),
+    "alignment": N_("alignment accuracy"),
 }
 #: How many pairs (drawn with seed EXAMPLE_SEED) an align run's job scores are measured on.
 ALIGN_BATCH = 128

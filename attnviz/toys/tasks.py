@@ -14,6 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from attnviz.engine import AttentionResult, causal_mask
+from attnviz.i18n import N_
 from attnviz.toys.model import EncDecParams, ToyParams, _check_ids, _forward, _int, forward
 
 Array = NDArray[np.float64]
@@ -228,27 +229,28 @@ class AlignTask(Task):
         )  # fmt: skip
 
 
+#: The tasks by name; each ``title`` is ``N_``-marked (shown with ``_(task.title)``).
 TASKS: dict[str, Task] = {
     "previous": Task(
-        name="previous", title="predict the token before this one", layers=1,
+        name="previous", title=N_("predict the token before this one"), layers=1,
         jobs=("previous",), vocab=16, length=16, separator=None, heads=2, d_model=32,
         d_head=8, batch=32, lr=3e-3, steps=400, every=20, drop=0.1,
         sampler=_sample_previous,
     ),
     "reverse": Task(
-        name="reverse", title="a sequence, a separator, then the sequence reversed",
+        name="reverse", title=N_("a sequence, a separator, then the sequence reversed"),
         layers=1, jobs=("antidiagonal",), vocab=17, length=17, separator=16, heads=2,
         d_model=32, d_head=8, batch=32, lr=3e-3, steps=500, every=20, drop=0.1,
         sampler=_sample_reverse,
     ),
     "induction": Task(
-        name="induction", title="a random sequence repeated: continue the copy",
+        name="induction", title=N_("a random sequence repeated: continue the copy"),
         layers=2, jobs=("previous", "induction"), vocab=32, length=32, separator=None,
         heads=2, d_model=32, d_head=16, batch=32, lr=5e-3, steps=1500, every=100,
         drop=0.1, sampler=_sample_induction,
     ),
     "align": AlignTask(
-        name="align", title="translate English into French: each colour after its noun",
+        name="align", title=N_("translate English into French: each colour after its noun"),
         layers=1, jobs=("alignment",), vocab=2 * len(WORDS) + 1, length=8, src_length=8,
         separator=None, heads=2, d_model=32, d_head=8, batch=32, lr=5e-3, steps=400,
         every=25, drop=0.1, sampler=_sample_align,
