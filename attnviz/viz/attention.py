@@ -205,8 +205,9 @@ def _contribution_bars(
                 "name": (
                     _("1 other key (a={a})").format(a=i18n.fmt(w[rest].sum(), ".3f"))
                     if rest.size == 1
-                    else ngettext("{n} other key (Σa={a})", "{n} other keys (Σa={a})", rest.size)
-                    .format(n=rest.size, a=i18n.fmt(w[rest].sum(), ".3f"))
+                    else ngettext(
+                        "{n} other key (Σa={a})", "{n} other keys (Σa={a})", rest.size
+                    ).format(n=rest.size, a=i18n.fmt(w[rest].sum(), ".3f"))
                 ),
                 "marker": {"color": "#cccccc"},
                 "hovertemplate": _("other keys, feature {f}: {y}").format(f="%{x}", y="%{y:.4f}")
@@ -378,10 +379,7 @@ def _head_heatmap(
     z = w if layout == "rows" else w.T
     if masked is not None:
         z = np.where(masked if layout == "rows" else masked.T, np.float32(np.nan), z)
-    if layout == "rows":
-        cell = "a<sub>%{y},%{x}</sub>"
-    else:
-        cell = "a<sub>%{x},%{y}</sub>"
+    cell = "a<sub>%{y},%{x}</sub>" if layout == "rows" else "a<sub>%{x},%{y}</sub>"
     hover = _("head {i}").format(i=i) + f": {cell} = %{{z:.3f}}<extra></extra>"
     return {
         "type": "heatmap",

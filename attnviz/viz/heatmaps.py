@@ -50,9 +50,7 @@ QUERY_COLUMNS = AxisTitle(
 KEY_ROWS = AxisTitle(N_("key j (row)"), N_("key"))
 KEY_COLUMNS = AxisTitle(N_("key j (column)"), N_("key"))
 TOKEN_ROWS = AxisTitle(N_("token (row)"), N_("token"), N_("rows = tokens"), "PyTorch")
-TOKEN_COLUMNS = AxisTitle(
-    N_("token (column)"), N_("token"), N_("columns = tokens"), N_("UDL book")
-)
+TOKEN_COLUMNS = AxisTitle(N_("token (column)"), N_("token"), N_("columns = tokens"), N_("UDL book"))
 
 
 def matrix_figure(
@@ -420,8 +418,12 @@ def token_matrix_figure(
             token_axes="y",
             cell_text=text,
             pooled_hover=mean.format(
-                name=name, first="%{y}", last=pool_factor(n) - 1, feature=feature_name,
-                f="%{x}", z="%{z:.4f}",
+                name=name,
+                first="%{y}",
+                last=pool_factor(n) - 1,
+                feature=feature_name,
+                f="%{x}",
+                z="%{z:.4f}",
             ),  # fmt: skip
             zmax=zmax,
         )
@@ -439,8 +441,12 @@ def token_matrix_figure(
             token_axes="x",
             cell_text=text,
             pooled_hover=mean.format(
-                name=name, first="%{x}", last=pool_factor(n) - 1, feature=feature_name,
-                f="%{y}", z="%{z:.4f}",
+                name=name,
+                first="%{x}",
+                last=pool_factor(n) - 1,
+                feature=feature_name,
+                f="%{y}",
+                z="%{z:.4f}",
             ),  # fmt: skip
             zmax=zmax,
         )

@@ -456,7 +456,5 @@ def weight_range(fig: go.Figure, mode: str = "fixed") -> go.Figure:
     if shared and axis.cmin == 0 and axis.cmax == 1 and max(shared) > 0:
         top = max(shared)
         axis.cmax = top
-        axis.colorbar.title.text = _range_title(
-            axis.colorbar.title.text, top, _("these matrices")
-        )
+        axis.colorbar.title.text = _range_title(axis.colorbar.title.text, top, _("these matrices"))
     return fig
