@@ -14,6 +14,8 @@
 // its sideways scrolling in the main column is that module's CSS too. The shadows and the
 // scroll bar are board.css's (class WIDE, "attnviz-scrolls").
 
+import { _ } from "./i18n.js";
+
 export const WIDE = "attnviz-scrolls";
 // A box only this much wider than its column is a glyph's overhang (KaTeX's displays are a
 // few px wider at any size), not hidden content: axe-core's scrollable-region rule
@@ -32,8 +34,11 @@ export function markWide(root, tableBox = null) {
       el.classList.add(WIDE);
       el.tabIndex = 0;
       el.setAttribute("role", "region");
-      const what = el.classList.contains("katex-display") ? "Equation" : "Table";
-      el.setAttribute("aria-label", `${what}, scrolls sideways`);
+      const equation = el.classList.contains("katex-display");
+      el.setAttribute(
+        "aria-label",
+        equation ? _("Equation, scrolls sideways") : _("Table, scrolls sideways"),
+      );
     } else if (!wide && marked) {
       el.classList.remove(WIDE);
       el.removeAttribute("tabindex");
