@@ -108,9 +108,7 @@ def matrix_figure(
     notes = [blocks] if blocks else []  # a second title line: long titles are cut
     if blocks:
         cell_text = None
-        hover = pooled_hover or _(
-            "mean of the {size} block from row {row}, column {column} = {z}"
-        ).format(size=f"{by}×{bx}", row="%{y}", column="%{x}", z="%{z:.4f}")
+        hover = pooled_hover or _block_hover(by, bx)
     # 2. the heatmap, with the values written in the cells
     colour = _colour(kind, z, zmax)
     if colorscale is not None:
@@ -128,13 +126,18 @@ def matrix_figure(
     layout = _matrix_layout(
         title, height, separators, (x_title, x_labels, nx, bx), (y_title, y_labels, ny, by)
     )
-    layout["meta"] = {
-        "axes": axes_meta(xaxis=x_title, yaxis=y_title),
-        "value": "weights" if kind == "weights" else "values",
-    }
+    value = "weights" if kind == "weights" else "values"
+    layout["meta"] = {"axes": axes_meta(xaxis=x_title, yaxis=y_title), "value": value}
     if role is not None:
         layout["meta"]["role"] = role
     return _figure(data, layout)
+
+
+def _block_hover(by: int, bx: int) -> str:
+    """The default hover of a heatmap drawn in blocks of ``by`` × ``bx`` cells."""
+    return _("mean of the {size} block from row {row}, column {column} = {z}").format(
+        size=f"{by}×{bx}", row="%{y}", column="%{x}", z="%{z:.4f}"
+    )
 
 
 def _pooled(

@@ -118,10 +118,7 @@ def heads_grid_figure(
         font={"size": 13, "color": TITLE_FONT["color"]},
         plot_bgcolor="white",
         paper_bgcolor="white",
-        meta={
-            "tiles": tile_spec(n_layers, n_heads, n, max_cells, first_layer),
-            "value": "weights",
-        },
+        meta={"tiles": tile_spec(n_layers, n_heads, n, max_cells, first_layer), **WEIGHTS},
     )
     centre = (c - 1) / 2
     fig.update_xaxes(
@@ -145,6 +142,10 @@ def heads_grid_figure(
         constraintoward="bottom",  # spare height goes above the grid, not between it and the bar
     )
     return style_text(fig)
+
+
+#: ``layout.meta`` of a figure of attention weights (the board's value kind)
+WEIGHTS = {"value": "weights"}
 
 
 def tile_spec(
