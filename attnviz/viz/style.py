@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import math
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -373,6 +374,12 @@ def axes_meta(**axes: str | AxisTitle) -> dict:
     return {k: t.meta() if isinstance(t, AxisTitle) else {"noun": t} for k, t in axes.items() if t}
 
 
+def _width(text: str) -> int:
+    """``text``'s width in Latin characters: a wide (Chinese, Japanese, Korean) character
+    counts two."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
 def _fit_axis_title(title: str | AxisTitle, plot_px: float, top_px: float, title_lines: int) -> str:
     """The longest form of a vertical axis title that does not reach into the figure's
     title. The title is centred on the plot and may stick out of it by what the top margin
@@ -384,7 +391,7 @@ def _fit_axis_title(title: str | AxisTitle, plot_px: float, top_px: float, title
     free = top_px - (TITLE_LINE_PX * title_lines + 16)
     forms = title.forms() if isinstance(title, AxisTitle) else [title]
     for form in forms:
-        if (len(form) * TITLE_CHAR_PX - plot_px) / 2 <= free:
+        if (_width(form) * TITLE_CHAR_PX - plot_px) / 2 <= free:
             return form
     return forms[-1]
 
