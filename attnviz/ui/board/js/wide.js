@@ -30,15 +30,16 @@ export function markWide(root, tableBox = null) {
   for (const el of root.querySelectorAll(selector)) {
     const wide = el.scrollWidth - el.clientWidth > OVERHANG_PX;
     const marked = el.classList.contains(WIDE);
+    if (wide) {
+      // named again each time: the shown language may have changed since it was marked
+      const equation = el.classList.contains("katex-display");
+      const label = equation ? _("Equation, scrolls sideways") : _("Table, scrolls sideways");
+      if (el.getAttribute("aria-label") !== label) el.setAttribute("aria-label", label);
+    }
     if (wide && !marked) {
       el.classList.add(WIDE);
       el.tabIndex = 0;
       el.setAttribute("role", "region");
-      const equation = el.classList.contains("katex-display");
-      el.setAttribute(
-        "aria-label",
-        equation ? _("Equation, scrolls sideways") : _("Table, scrolls sideways"),
-      );
     } else if (!wide && marked) {
       el.classList.remove(WIDE);
       el.removeAttribute("tabindex");
