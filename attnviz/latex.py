@@ -15,6 +15,7 @@ import numpy as np
 
 from attnviz import engine
 from attnviz.explain import Cell
+from attnviz.i18n import _
 
 #: Decimals of the numbers written in cells on screen (``figures``: ``cell_text=".2f"``).
 DECIMALS = 2
@@ -242,7 +243,7 @@ def _dot_step(c: Cell, d: int) -> Step:
     txt_terms = " + ".join("…" if t is None else f"{p(c.q[t])}·{p(c.k[t])}" for t in idx)
     txt_prods = " + ".join("…" if t is None else p(c.products[t]) for t in idx)
     return (
-        f"1. Dot product of query {i} and key {j} (d_k = {dk} terms)",
+        _("1. Dot product of query {i} and key {j} (d_k = {dk} terms)").format(i=i, j=j, dk=dk),
         f"q_{{{i}}} = {_vec(c.q, d, True)},\\quad k_{{{j}}} = {_vec(c.k, d, True)}"
         f"\\\\ q_{{{i}}} \\cdot k_{{{j}}} = {tex_terms}"
         f"\\\\ = {tex_prods} = {number(c.dot, d)}",
@@ -255,7 +256,7 @@ def _scale_step(c: Cell, d: int) -> Step:
     """2. The dot product times the scale."""
     i, j, f = c.query, c.key, c.scale
     return (
-        f"2. Scale: times {_plain(f, 4)}",
+        _("2. Scale: times {f}").format(f=_plain(f, 4)),
         f"q_{{{i}}} \\cdot k_{{{j}}} \\times {number(f, 4)} = {number(c.dot, d)} \\times "
         f"{_paren(number(f, 4))} = {number(c.dot * f, d)}",
         f"{_plain(c.dot, d)} × {_plain(f, 4)} = {_plain(c.dot * f, d)}.",
@@ -266,15 +267,20 @@ def _mask_step(c: Cell, d: int) -> Step:
     """3. The mask: the score, or -inf for a hidden key."""
     i, j = c.query, c.key
     if c.masked:
+        why = _("(key {j} is masked for query {i})").format(i=i, j=j)
         return (
-            "3. Mask: this key is hidden",
-            f"s_{{{i},{j}}} = -\\infty \\quad \\text{{(key {j} is masked for query {i})}}",
-            f"Key {j} is masked for query {i}: the score s_{i},{j} is −∞ and the weight is 0.",
+            _("3. Mask: this key is hidden"),
+            f"s_{{{i},{j}}} = -\\infty \\quad \\text{{{escape(why)}}}",
+            _(
+                "Key {j} is masked for query {i}: the score s_{i},{j} is −∞ and the weight is 0."
+            ).format(i=i, j=j),
         )
     return (
-        "3. Mask: this key is visible",
+        _("3. Mask: this key is visible"),
         f"s_{{{i},{j}}} = {number(c.score, d)}",
-        f"Key {j} is visible to query {i}: the score s_{i},{j} = {_plain(c.score, d)}.",
+        _("Key {j} is visible to query {i}: the score s_{i},{j} = {s}.").format(
+            i=i, j=j, s=_plain(c.score, d)
+        ),
     )
 
 
@@ -282,36 +288,52 @@ def _exp_step(c: Cell, d: int) -> Step:
     """4. The row's exponentials, shifted by its largest score, and their sum."""
     i = c.query
     if c.fully_masked:
+        every = escape(_("for every key"))
         return (
-            "4. Exponentials: none (every key is masked)",
-            f"e_{{{i},m}} = 0 \\text{{ for every key }} m, \\quad \\sum_m e_{{{i},m}} = 0",
-            f"Query {i} may see no key at all: every exponential is 0 and so is their sum.",
+            _("4. Exponentials: none (every key is masked)"),
+            f"e_{{{i},m}} = 0 \\text{{ {every} }} m, \\quad \\sum_m e_{{{i},m}} = 0",
+            _(
+                "Query {i} may see no key at all: every exponential is 0 and so is their sum."
+            ).format(i=i),
         )
     return (
-        f"4. Exponentials of row {i}, shifted by its largest score {_plain(c.row_max, d)}",
+        _("4. Exponentials of row {i}, shifted by its largest score {max}").format(
+            i=i, max=_plain(c.row_max, d)
+        ),
         f"e_{{{i},m}} = \\exp(s_{{{i},m}} - {_paren(number(c.row_max, d))}) = "
         f"{_vec(c.row_exps, d, True)},\\quad \\sum_m e_{{{i},m}} = {number(c.exp_sum, d)}",
-        f"e_{i},m = exp(s_{i},m − {_paren(_plain(c.row_max, d))}) for the {c.n_tokens} keys "
-        f"(0 where masked) = {_vec(c.row_exps, d, False)}; their sum = {_plain(c.exp_sum, d)}.",
+        _(
+            "e_{i},m = exp(s_{i},m − {max}) for the {n} keys (0 where masked) = {exps}; "
+            "their sum = {sum}."
+        ).format(
+            i=i,
+            max=_paren(_plain(c.row_max, d)),
+            n=c.n_tokens,
+            exps=_vec(c.row_exps, d, False),
+            sum=_plain(c.exp_sum, d),
+        ),
     )
 
 
 def _weight_step(c: Cell, d: int) -> Step:
     """5. The weight: this key's exponential over the row's sum."""
     i, j = c.query, c.key
-    title = f"5. Weight a_{i},{j} = {_plain(c.weight, d)}"
+    title = _("5. Weight a_{i},{j} = {w}").format(i=i, j=j, w=_plain(c.weight, d))
     if c.fully_masked:
+        none = escape(_("(no key to attend to)"))
         return (
             title,
-            f"a_{{{i},{j}}} = 0 \\quad \\text{{(no key to attend to)}}",
-            f"a_{i},{j} = 0 (query {i} has no key to attend to).",
+            f"a_{{{i},{j}}} = 0 \\quad \\text{{{none}}}",
+            _("a_{i},{j} = 0 (query {i} has no key to attend to).").format(i=i, j=j),
         )
     e, total, w = c.row_exps[j], c.exp_sum, c.weight
     return (
         title,
         f"a_{{{i},{j}}} = \\frac{{e_{{{i},{j}}}}}{{\\sum_m e_{{{i},m}}}} = "
         f"\\frac{{{number(e, d)}}}{{{number(total, d)}}} = {number(w, d)}",
-        f"a_{i},{j} = e_{i},{j} / sum = {_plain(e, d)} / {_plain(total, d)} = {_plain(w, d)}.",
+        _("a_{i},{j} = e_{i},{j} / sum = {e} / {sum} = {w}.").format(
+            i=i, j=j, e=_plain(e, d), sum=_plain(total, d), w=_plain(w, d)
+        ),
     )
 
 
@@ -327,15 +349,19 @@ def _output_step(c: Cell, d: int) -> Step:
         for m in idx
     )
     return (
-        f"6. Output of query {i}: the weighted sum of the values",
+        _("6. Output of query {i}: the weighted sum of the values").format(i=i),
         f"\\text{{out}}_{{{i}}} = \\sum_m a_{{{i},m}} v_m = {tex_out}"
         f"\\\\ = {_vec(c.output, d, True)}",
-        f"out_{i} = sum over m of a_{i},m · v_m = {txt_out} = {_vec(c.output, d, False)}.",
+        _("out_{i} = sum over m of a_{i},m · v_m = {terms} = {out}.").format(
+            i=i, terms=txt_out, out=_vec(c.output, d, False)
+        ),
     )
 
 
 def cell_steps(c: Cell, decimals: int = CELL_DECIMALS) -> list[Step]:
-    """The worked computation of weight a_{i,j}, one step a tuple ``(title, LaTeX, text)``:
+    """The worked computation of weight a_{i,j}, one step a tuple ``(title, LaTeX, text)``,
+    the words in the shown language (cell.js writes the same messages in the browser; the
+    numbers keep the point: they stand in formulas):
     cells are named with a comma, a_{2,5}: above N = 10, a_{125} could be a_{12,5} or a_{1,25};
     the LaTeX for KaTeX / a slide, the text for a screen reader or a plain note. Steps:
     q_i and k_j with their products term by term and the sum; the scale; the mask; the
@@ -355,11 +381,11 @@ def cell_latex(c: Cell, labels: Sequence[str] = (), decimals: int = CELL_DECIMAL
         r"\begin{gathered}",
     ]
     steps = cell_steps(c, decimals)
-    for k, (title, tex, _) in enumerate(steps):
+    for k, (title, tex, __) in enumerate(steps):
         lines += [f"% {escape(title)}", tex + (r" \\[6pt]" if k < len(steps) - 1 else "")]
     return "\n".join([*lines, r"\end{gathered}"])
 
 
 def cell_text(c: Cell, decimals: int = CELL_DECIMALS) -> str:
     """The worked computation of a cell as plain text, one line per step."""
-    return "\n".join(f"{title}: {txt}" for title, _, txt in cell_steps(c, decimals))
+    return "\n".join(f"{title}: {txt}" for title, __, txt in cell_steps(c, decimals))

@@ -11,9 +11,12 @@ import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import ArrayLike
 
+from attnviz import i18n
+from attnviz.i18n import N_, _, ngettext
 from attnviz.viz.heatmaps import _cell_text, _sub
 from attnviz.viz.style import (
     CHAR_PX,
+    HEAD,
     KEY_J,
     MASK_BG,
     MAX_CELL_TEXT_N,
@@ -48,7 +51,8 @@ __all__ = [
 ]
 
 
-BITS = AxisTitle("bits (0 = one key, high = spread out)", "bits")
+BITS = AxisTitle(N_("bits (0 = one key, high = spread out)"), N_("bits"))
+VALUE_FEATURE = AxisTitle(N_("value feature"), N_("value feature"))
 
 
 def query_weights_figure(
@@ -80,7 +84,7 @@ def query_weights_figure(
                 "pattern": {"shape": np.where(allowed, "", "x").tolist()},
             },
             "hovertemplate": f"a<sub>{query},%{{x}}</sub> = %{{y:.4f}}<extra></extra>",
-            "name": "weight",
+            "name": _("weight"),
         }
     ]
     if not allowed.all() and n <= MAX_MASK_MARKERS:
@@ -91,16 +95,18 @@ def query_weights_figure(
                 "x": idx.astype(np.int16),
                 "y": np.full(idx.size, 0.02, np.float32),
                 "mode": "text",
-                "text": ["masked"] * idx.size,
+                "text": [_("masked")] * idx.size,
                 "textposition": "top center",
                 "textfont": {"color": "#555", "size": 10},
-                "name": "masked",
+                "name": _("masked"),
                 "hoverinfo": "skip",
                 "showlegend": False,
             }
         )
     layout = _layout(
-        title=f"Weights of query {query} (“{qname}”) over the keys",
+        title=_("Weights of query {query} (“{name}”) over the keys").format(
+            query=query, name=qname
+        ),
         height=height,
         plot_bgcolor="white",
         # fixed margins, automargin off (see _fixed_margins); y ticks are "0.8" at most
@@ -113,7 +119,11 @@ def query_weights_figure(
             "automargin": False,
         },
         # for the board (keys.js): the row these bars are, the nouns of the axes
-        meta={"query": int(query), "axes": axes_meta(xaxis=KEY_J, yaxis=WEIGHT_A)},
+        meta={
+            "query": int(query),
+            "axes": axes_meta(xaxis=KEY_J, yaxis=WEIGHT_A),
+            "value": "weights",
+        },
     )
     return _figure(data, layout)
 
@@ -147,11 +157,12 @@ def weighted_sum_figure(
             "y": _f32(contrib.sum(axis=0)),
             "mode": "markers",
             "marker": {"symbol": "diamond", "size": 10, "color": "black"},
-            "name": f"output x′{_sub(str(query))} = Σ a·v",
-            "hovertemplate": "output, feature %{x}: %{y:.4f}<extra></extra>",
+            "name": _("output {x} = Σ a·v").format(x=f"x′{_sub(str(query))}"),
+            "hovertemplate": _("output, feature {f}: {y}").format(f="%{x}", y="%{y:.4f}")
+            + "<extra></extra>",
         }
     )
-    title = title or f"Output of query {query} = weighted sum of values"
+    title = title or _("Output of query {query} = weighted sum of values").format(query=query)
     layout = _weighted_sum_layout(title, height, v.shape[1])
     return _figure(data, layout)
 
@@ -178,8 +189,11 @@ def _contribution_bars(
                 "x": feats,
                 "y": _f32(contrib[j]),
                 "name": f"a{_sub(str(query) + ',' + str(j))}·v{_sub(str(j))} ({name}, "
-                f"a={w[j]:.3f})",
-                "hovertemplate": f"a·v of key {j}, feature %{{x}}: %{{y:.4f}}<extra></extra>",
+                f"a={i18n.fmt(w[j], '.3f')})",
+                "hovertemplate": _("a·v of key {j}, feature {f}: {y}").format(
+                    j=j, f="%{x}", y="%{y:.4f}"
+                )
+                + "<extra></extra>",
             }
         )
     if rest.size:
@@ -189,12 +203,15 @@ def _contribution_bars(
                 "x": feats,
                 "y": _f32(contrib[rest].sum(axis=0)),
                 "name": (
-                    f"1 other key (a={w[rest].sum():.3f})"
+                    _("1 other key (a={a})").format(a=i18n.fmt(w[rest].sum(), ".3f"))
                     if rest.size == 1
-                    else f"{rest.size} other keys (Σa={w[rest].sum():.3f})"
+                    else ngettext(
+                        "{n} other key (Σa={a})", "{n} other keys (Σa={a})", rest.size
+                    ).format(n=rest.size, a=i18n.fmt(w[rest].sum(), ".3f"))
                 ),
                 "marker": {"color": "#cccccc"},
-                "hovertemplate": "other keys, feature %{x}: %{y:.4f}<extra></extra>",
+                "hovertemplate": _("other keys, feature {f}: {y}").format(f="%{x}", y="%{y:.4f}")
+                + "<extra></extra>",
             }
         )
     return data
@@ -212,7 +229,7 @@ def _weighted_sum_layout(title: str, height: int, d: int) -> dict:
         # fixed margins, automargin off (see _fixed_margins); y ticks like "−0.5"
         margin={"l": int(10 + 24 + CHAR_PX * 5 + 6), "r": 10, "t": 60, "b": 10 + 24 + 20},
         xaxis={
-            "title": {"text": "value feature"},
+            "title": {"text": _("value feature")},
             "automargin": False,
             **({"dtick": 1} if d <= 32 else {}),
         },
@@ -223,7 +240,7 @@ def _weighted_sum_layout(title: str, height: int, d: int) -> dict:
             "showgrid": True,
             "automargin": False,
         },
-        meta={"axes": axes_meta(xaxis="value feature", yaxis="a·v")},
+        meta={"axes": axes_meta(xaxis=VALUE_FEATURE, yaxis="a·v")},
     )
 
 
@@ -278,7 +295,7 @@ def small_multiples_figure(
         if max(n, m) <= MAX_CELL_TEXT_N:  # the board keeps them where the cells fit them
             data[-1].update(_cell_text(data[-1]["z"], ".2f"))
         axes.update(_panel_axes(sfx, (x0, y1), (cell_w, cell_h), (x_ticks, y_ticks), col == 0))
-        name = f"head {i}" if panel_titles is None else panel_titles[i]
+        name = _("head {i}").format(i=i) if panel_titles is None else panel_titles[i]
         titles.append(_cell_title(name, x0 + cell_w / 2, y1))
     # 3. the layout: margins that fit the labels, one shared 0..1 colour bar
     ly = _label_len(y_lab, ny)
@@ -293,14 +310,14 @@ def small_multiples_figure(
             "colorscale": SEQUENTIAL,
             "cmin": 0.0,
             "cmax": 1.0,
-            "colorbar": colorbar("weight", thickness=12),
+            "colorbar": colorbar(_("weight"), thickness=12),
         },
         annotations=titles,
     )
     lay.update(axes)
     # for the board: a slide fits the grid to the screen with square cells (fit.js)
     grid = {"rows": rows, "cols": cols, "count": h, "n": n, "m": m}
-    lay["meta"] = {**lay.get("meta", {}), "grid": grid}
+    lay["meta"] = {**lay.get("meta", {}), "grid": grid, "value": "weights"}
     return _figure(data, lay)
 
 
@@ -337,9 +354,9 @@ def _panel_axes(
 def _grid_title(layout: Layout, masked: bool) -> str:
     """The default title of :func:`small_multiples_figure`."""
     return (
-        "Weights of every head — "
-        + ("rows = queries (PyTorch)" if layout == "rows" else "columns = queries (UDL book)")
-        + (" · grey = masked" if masked else "")
+        _("Weights of every head — ")
+        + (_("rows = queries (PyTorch)") if layout == "rows" else _("columns = queries (UDL book)"))
+        + (" · " + _("grey = masked") if masked else "")
     )
 
 
@@ -362,10 +379,8 @@ def _head_heatmap(
     z = w if layout == "rows" else w.T
     if masked is not None:
         z = np.where(masked if layout == "rows" else masked.T, np.float32(np.nan), z)
-    if layout == "rows":
-        hover = f"head {i}: a<sub>%{{y}},%{{x}}</sub> = %{{z:.3f}}<extra></extra>"
-    else:
-        hover = f"head {i}: a<sub>%{{x}},%{{y}}</sub> = %{{z:.3f}}<extra></extra>"
+    cell = "a<sub>%{y},%{x}</sub>" if layout == "rows" else "a<sub>%{x},%{y}</sub>"
+    hover = _("head {i}").format(i=i) + f": {cell} = %{{z:.3f}}<extra></extra>"
     return {
         "type": "heatmap",
         "z": z,
@@ -398,10 +413,11 @@ def entropy_figure(
     entropy: ArrayLike,
     *,
     max_entropy: float | None = None,
-    title: str = "Entropy of each head's weights (mean over queries)",
+    title: str | None = None,
     height: int = 300,
 ) -> go.Figure:
-    """Bars of the mean row entropy per head (bits), with the uniform maximum log₂ N."""
+    """Bars of the mean row entropy per head (bits), with the uniform maximum log₂ N.
+    ``title``: default "Entropy of each head's weights (mean over queries)" (translated)."""
     e = np.asarray(entropy, dtype=np.float64)
     if e.ndim == 2:  # (H, N) -> mean per head
         per_head, spread = e.mean(axis=1), e.std(axis=1)
@@ -417,8 +433,9 @@ def entropy_figure(
             "y": _f32(per_head),
             "error_y": {"type": "data", "array": _f32(spread), "visible": bool(spread.any())},
             "marker": {"color": "#21918c"},
-            "hovertemplate": "head %{x}: mean entropy %{y:.3f} bits<extra></extra>",
-            "name": "entropy",
+            "hovertemplate": _("head {h}: mean entropy {e} bits").format(h="%{x}", e="%{y:.3f}")
+            + "<extra></extra>",
+            "name": _("entropy"),
         }
     ]
     extra: dict = {}
@@ -437,7 +454,9 @@ def entropy_figure(
         ]
         extra["annotations"] = [
             {
-                "text": f"uniform: log₂ N = {max_entropy:.2f} bits",
+                "text": _("uniform: log₂ N = {bits} bits").format(
+                    bits=i18n.fmt(max_entropy, ".2f")
+                ),
                 "xref": "x domain",
                 "x": 0,
                 "xanchor": "left",
@@ -448,11 +467,11 @@ def entropy_figure(
             }
         ]
     lay = _layout(
-        title=title,
+        title=title or _("Entropy of each head's weights (mean over queries)"),
         height=height,
         plot_bgcolor="white",
-        xaxis={"title": {"text": "head"}, "dtick": 1, "automargin": True},
-        meta={"axes": axes_meta(xaxis="head", yaxis=BITS)},
+        xaxis={"title": {"text": axis_text(HEAD)}, "dtick": 1, "automargin": True},
+        meta={"axes": axes_meta(xaxis=HEAD, yaxis=BITS)},
         yaxis={
             "title": {"text": axis_text(BITS)},
             "showgrid": True,
@@ -493,10 +512,12 @@ def argmax_figure(
         "zmin": 0.0,
         "zmax": 1.0,
         "hoverongaps": False,
-        "colorbar": colorbar("max weight", thickness=12),
+        "colorbar": colorbar(_("max weight"), thickness=12),
         "customdata": arg.astype(np.int16),
-        "hovertemplate": "head %{y}, query %{x} → key %{customdata} (weight %{z:.3f})"
-        "<extra></extra>",
+        "hovertemplate": _("head {h}, query {q} → key {k} (weight {w})").format(
+            h="%{y}", q="%{x}", k="%{customdata}", w="%{z:.3f}"
+        )
+        + "<extra></extra>",
     }
     if n <= MAX_TICK_LABELS:
         trace["text"] = [
@@ -506,12 +527,12 @@ def argmax_figure(
         trace["textfont"] = {"size": 11}
     trace["type"] = "heatmap"
     lay = _layout(
-        title="Which key each query attends to most (per head)",
+        title=_("Which key each query attends to most (per head)"),
         height=height,
         xaxis={"title": {"text": axis_text(QUERY_I)}, "automargin": True, **_ticks(labels, n)},
-        meta={"axes": axes_meta(xaxis=QUERY_I, yaxis="head")},
+        meta={"axes": axes_meta(xaxis=QUERY_I, yaxis=HEAD), "value": "weights"},
         yaxis={
-            "title": {"text": "head"},
+            "title": {"text": axis_text(HEAD)},
             "tickmode": "array",
             "tickvals": list(range(h)),
             "ticktext": [str(i) for i in range(h)],

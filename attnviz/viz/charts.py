@@ -10,6 +10,7 @@ import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import ArrayLike
 
+from attnviz.i18n import N_, _
 from attnviz.viz.style import AxisTitle, _f32, _figure, _layout, axes_meta, axis_text, plotly_text
 
 __all__ = ["bars_figure", "line_figure", "softmax_factor_figure", "variance_figure"]
@@ -130,10 +131,10 @@ def variance_figure(dims: ArrayLike, before: ArrayLike, after: ArrayLike) -> go.
     d = np.asarray(dims, dtype=np.float64)
     fig = line_figure(
         d,
-        {"var(q·k)": before, "var(q·k / √d_k)": after, "d_k (theory, unscaled)": d},
-        title="Variance of a dot product of two random N(0,1) vectors",
-        x_title=AxisTitle("d_k (vector length)", "d_k"),
-        y_title="variance",
+        {"var(q·k)": before, "var(q·k / √d_k)": after, _("d_k (theory, unscaled)"): d},
+        title=_("Variance of a dot product of two random N(0,1) vectors"),
+        x_title=AxisTitle(N_("d_k (vector length)"), "d_k"),
+        y_title=_("variance"),
         log_x=True,
         log_y=True,
     )
@@ -157,8 +158,8 @@ def softmax_factor_figure(
     return bars_figure(
         {f"softmax({f:g} × logits)": w[k] for k, f in enumerate(factors)},
         x_labels=labels,
-        title="The same logits, multiplied by a factor before the softmax",
-        x_title="position: logit",
-        y_title="softmax weight",
+        title=_("The same logits, multiplied by a factor before the softmax"),
+        x_title=_("position: logit"),
+        y_title=AxisTitle(N_("softmax weight"), N_("softmax weight")),
         y_range=(0.0, 1.0),
     )

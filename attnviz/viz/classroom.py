@@ -12,7 +12,18 @@ from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
 
-from attnviz.viz.style import _figure, _layout, axes_meta, plotly_text, pool_factor
+from attnviz.i18n import N_, _
+from attnviz.viz.style import (
+    AxisTitle,
+    _figure,
+    _layout,
+    axes_meta,
+    axis_text,
+    plotly_text,
+    pool_factor,
+)
+
+STUDENTS = AxisTitle(N_("students"), N_("students"))
 
 RIGHT_COLOR = "#0072B2"
 WRONG_COLOR = "#D55E00"
@@ -46,17 +57,20 @@ def tally_figure(
             "textposition": "inside",
             "insidetextanchor": "middle",
             "textfont": {"color": "white", "size": 16},
-            "hovertemplate": f"%{{y}}: %{{x}} {name.lower()}<extra></extra>",
+            "hovertemplate": hover + "<extra></extra>",
         }
-        for name, xs, color in (("Right", right, RIGHT_COLOR), ("Wrong", wrong, WRONG_COLOR))
+        for name, hover, xs, color in (
+            (_("Right"), _("%{y}: %{x} right"), right, RIGHT_COLOR),
+            (_("Wrong"), _("%{y}: %{x} wrong"), wrong, WRONG_COLOR),
+        )
     ]
     layout = _layout(
-        title="The room's answers",
+        title=_("The room's answers"),
         height=max(220, 60 + 38 * len(items)),
         barmode="stack",
-        meta={"axes": axes_meta(xaxis="students")},
+        meta={"axes": axes_meta(xaxis=STUDENTS)},
         xaxis={
-            "title": {"text": "students"},
+            "title": {"text": axis_text(STUDENTS)},
             "range": [0, top * 1.02],
             "showgrid": True,
             "dtick": max(1, round(top / 10)),
@@ -108,15 +122,17 @@ def choice_tally_figure(
             "textposition": "outside",
             "textfont": {"size": 16},
             "cliponaxis": False,
-            "hovertemplate": "%{y}: %{x} students<extra></extra>",
+            "hovertemplate": _("%{y}: %{x} students") + "<extra></extra>",
         }
     ]
     layout = _layout(
-        title="The room's predictions" + ("" if answer is None else ": the answer in blue"),
+        title=_("The room's predictions")
+        if answer is None
+        else _("The room's predictions: the answer in blue"),
         height=max(200, 70 + 30 * len(choices)),
-        meta={"axes": axes_meta(xaxis="students")},
+        meta={"axes": axes_meta(xaxis=STUDENTS)},
         xaxis={
-            "title": {"text": "students"},
+            "title": {"text": axis_text(STUDENTS)},
             "range": [0, top * 1.15],
             "showgrid": True,
             "dtick": max(1, round(top / 10)),
@@ -177,7 +193,7 @@ def outline_cells(
             "y1": y + b / 2,
             "line": {"color": color, "width": width},
             "fillcolor": "rgba(0,0,0,0)",
-            "name": "revealed answer",
+            "name": _("revealed answer"),
         }
         for width, color in ((7, "#ffffff"), (3.5, OUTLINE))  # white under black
         for q, k in sorted(blocks)
@@ -216,7 +232,7 @@ def outline_row(
                else {"x0": lo, "x1": hi, "y0": span[0], "y1": span[1]}),
             "line": {"color": color, "width": width},
             "fillcolor": "rgba(0,0,0,0)",
-            "name": "revealed answer",
+            "name": _("revealed answer"),
         }
         for width, color in ((7, "#ffffff"), (3.5, OUTLINE))  # white under black
     ]  # fmt: skip

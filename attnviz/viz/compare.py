@@ -16,6 +16,7 @@ import plotly.graph_objects as go
 from numpy.typing import ArrayLike, NDArray
 
 from attnviz import engine, limits
+from attnviz.i18n import N_, _
 from attnviz.viz import heatmaps, style
 
 __all__ = [
@@ -34,7 +35,7 @@ __all__ = [
 HOVER_BOTH_N = limits.HOVER_BOTH_N
 
 
-ENTROPY_CHANGE = style.AxisTitle("H(B) − H(A) (bits)", "H(B) − H(A)")
+ENTROPY_CHANGE = style.AxisTitle(N_("H(B) − H(A) (bits)"), "H(B) − H(A)")
 
 
 def _pair(a: ArrayLike, b: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -104,7 +105,7 @@ def weights_figure(
         labels=labels,
         layout=layout,
         mask=mask,
-        title=f"{which}: weights, {what}",
+        title=_("{which}: weights, {what}").format(which=which, what=what),
         height=height,
     )
 
@@ -130,7 +131,7 @@ def difference_figure(
         raise ValueError(f"layout must be 'rows' or 'columns', got {layout!r}")
     qi, kj = ("%{y}", "%{x}") if rows else ("%{x}", "%{y}")
     both = n <= HOVER_BOTH_N
-    hover = f"query {qi}, key {kj}: B − A = %{{z:+.4f}}"
+    hover = _("query {q}, key {k}: B − A = {z}").format(q=qi, k=kj, z="%{z:+.4f}")
     if both:
         hover += "<br>A = %{customdata[0]:.4f}, B = %{customdata[1]:.4f}"
     fig = heatmaps.matrix_figure(
@@ -148,7 +149,9 @@ def difference_figure(
         role="weights",  # a change of weights (the board's click value)
         cell_text=".2f" if n <= style.MAX_CELL_TEXT_N else None,
         token_axes="xy",
-        pooled_hover=f"block from query {qi}, key {kj}: mean B − A = %{{z:+.4f}}",
+        pooled_hover=_("block from query {q}, key {k}: mean B − A = {z}").format(
+            q=qi, k=kj, z="%{z:+.4f}"
+        ),
     )
     if both:  # nested lists: plotly.js does not read a 3-D typed array as customdata
         ab = np.round(np.stack([a, b], axis=-1), 4)  # (N, N, 2)
@@ -161,10 +164,11 @@ def entropy_change_figure(
     b: ArrayLike,
     *,
     labels: Sequence[str] | None = None,
-    title: str = "B − A: entropy of each query's weights (bits)",
+    title: str | None = None,
     height: int = 300,
 ) -> go.Figure:
-    """Per query, H(B) − H(A) in bits: positive = B spreads its attention more widely."""
+    """Per query, H(B) − H(A) in bits: positive = B spreads its attention more widely.
+    ``title``: default "B − A: entropy of each query's weights (bits)" (translated)."""
     a, b = _pair(a, b)
     ha, hb = engine.row_entropy(a), engine.row_entropy(b)  # (N,), (N,)
     dh = hb - ha
@@ -176,13 +180,13 @@ def entropy_change_figure(
             "y": dh.astype(np.float32),
             "customdata": np.stack([ha, hb], axis=-1).astype(np.float32),
             "marker": {"color": np.where(dh >= 0, "#d6604d", "#4393c3").tolist()},
-            "hovertemplate": "query %{x}: H(B) − H(A) = %{y:+.3f} bits"
-            "<br>H(A) = %{customdata[0]:.3f}, H(B) = %{customdata[1]:.3f}<extra></extra>",
-            "name": "entropy change",
+            "hovertemplate": _("query {q}: H(B) − H(A) = {d} bits").format(q="%{x}", d="%{y:+.3f}")
+            + "<br>H(A) = %{customdata[0]:.3f}, H(B) = %{customdata[1]:.3f}<extra></extra>",
+            "name": _("entropy change"),
         }
     ]
     layout = style._layout(
-        title=title,
+        title=title or _("B − A: entropy of each query's weights (bits)"),
         height=height,
         margin={"l": 70, "r": 20, "t": 60, "b": 60},
         meta={"axes": style.axes_meta(xaxis=style.QUERY_I, yaxis=ENTROPY_CHANGE)},

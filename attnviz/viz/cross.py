@@ -20,6 +20,7 @@ import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import ArrayLike
 
+from attnviz.i18n import N_, _
 from attnviz.viz.attention import small_multiples_figure
 from attnviz.viz.heatmaps import attention_figure, token_matrix_figure
 from attnviz.viz.style import AxisTitle
@@ -34,8 +35,8 @@ __all__ = [
 
 #: The axes of a (target, source) matrix: the nouns stay "query" and "key" (what the
 #: board's tables, keys and cell panel read), the titles say which sequence each is.
-TARGET_QUERIES = AxisTitle("target token i (query)", "query", "rows = target")
-SOURCE_KEYS = AxisTitle("source token j (key)", "key")
+TARGET_QUERIES = AxisTitle(N_("target token i (query)"), N_("query"), N_("rows = target"))
+SOURCE_KEYS = AxisTitle(N_("source token j (key)"), N_("key"))
 #: Most panels of :func:`cross_grid_figure` (layers × heads); more: pick the layer.
 MAX_GRID_PANELS = 48
 
@@ -72,11 +73,11 @@ def cross_attention_figure(
     ):
         if labels is not None and len(labels) != n:
             raise ValueError(f"{len(labels)} {name} labels for a matrix of shape {a.shape}")
-    of = "" if head is None else f" (head {head})"
+    of = "" if head is None else " (" + _("head {i}").format(i=head) + ")"
     title = (
-        f"Scores S = Q<sub>tgt</sub>K<sub>src</sub>ᵀ{of}"
+        _("Scores S = Q<sub>tgt</sub>K<sub>src</sub>ᵀ") + of
         if what == "scores"
-        else f"Weights A = softmax over the source{of}"
+        else _("Weights A = softmax over the source") + of
     )
     fig = attention_figure(
         a,
@@ -113,12 +114,18 @@ def cross_token_figure(
         a,
         name=name,
         labels=labels,
-        title=f"{name} ({n}×{d}), from the {side}",
+        title=(
+            _("{name} ({size}), from the target")
+            if side == "target"
+            else _("{name} ({size}), from the source")
+        ).format(name=name, size=f"{n}×{d}"),
         height=height,
         zmax=zmax,
     )
     # the rows are the side's tokens (the noun stays "token": what the board links by)
-    rows = AxisTitle(f"{side} token (row)", "token")
+    rows = AxisTitle(
+        _("target token (row)") if side == "target" else _("source token (row)"), "token"
+    )
     fig.layout.yaxis.title.text = rows.forms()[0]
     fig.layout.meta = {**dict(fig.layout.meta), "axes": {**dict(fig.layout.meta)["axes"],
                                                          "yaxis": rows.meta()}}  # fmt: skip
@@ -141,7 +148,7 @@ def cross_grid_figure(
     if w.ndim != 4:
         raise ValueError(f"cross_attentions must be (L, H, T, S), got shape {w.shape}")
     picked = list(range(w.shape[0])) if layers is None else [int(v) for v in layers]
-    _, h, t, s = w.shape
+    __, h, t, s = w.shape
     if len(picked) * h > MAX_GRID_PANELS:
         raise ValueError(
             f"{len(picked)} layers × {h} heads = {len(picked) * h} panels, more than "
@@ -153,6 +160,10 @@ def cross_grid_figure(
         labels=target_labels,
         key_labels=source_labels,
         max_cols=h,
-        title="Cross-attention weights: rows = target tokens, columns = source tokens",
-        panel_titles=[f"layer {layer}, head {hh}" for layer in picked for hh in range(h)],
+        title=_("Cross-attention weights: rows = target tokens, columns = source tokens"),
+        panel_titles=[
+            _("layer {layer}, head {head}").format(layer=layer, head=hh)
+            for layer in picked
+            for hh in range(h)
+        ],
     )

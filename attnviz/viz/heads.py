@@ -15,28 +15,41 @@ import plotly.graph_objects as go
 from numpy.typing import ArrayLike
 
 from attnviz.engine import causal_mask
+from attnviz.i18n import N_, _
 from attnviz.models.head_patterns import PATTERNS
 from attnviz.viz.heatmaps import attention_figure
 from attnviz.viz.style import (
     AXIS_TITLE_FONT,
+    HEAD,
+    LAYER,
     NOTE_LINE,
     SEQUENTIAL,
     TICK_FONT,
     TITLE_FONT,
     axes_meta,
+    axis_text,
     colorbar,
 )
 
 __all__ = ["SELECTED_COLOUR", "probe_weights_figure", "scores_figure"]
 
 SELECTED_COLOUR = "#d62728"
+#: The panels' titles: the patterns' keys (PATTERNS) as shown, translated where drawn.
+PANEL_TITLES = {
+    "previous": N_("previous"),
+    "first": N_("first"),
+    "self": N_("self"),
+    "local": N_("local"),
+    "duplicate": N_("duplicate"),
+    "induction": N_("induction"),
+}
 
 
 def scores_figure(
     scores: Mapping[str, ArrayLike],
     *,
     selected: tuple[int, int] | None = None,
-    title: str = "Every head's six scores (layers down, heads across)",
+    title: str | None = None,
     height: int | None = None,
 ) -> go.Figure:
     """One heatmap per pattern of :data:`PATTERNS` (in that order), each (layers, heads)
@@ -45,6 +58,7 @@ def scores_figure(
     in every panel; panel titles are the pattern names. Tall models (more layers than
     heads) get one row of six panels, the others two rows of three.
 
+    ``title``: default "Every head's six scores (layers down, heads across)" (translated).
     Built from plain dicts: plotly's validation of six subplots cost ~0.5 s a rerun."""
     z = _checked_scores(scores)
     n_layers, n_heads = z["previous"].shape
@@ -56,12 +70,17 @@ def scores_figure(
         sfx = "" if idx == 0 else str(idx + 1)
         data.append(_heatmap(name, values, sfx))
         axes.update(grid.axes(idx, sfx, n_layers, n_heads))
-        titles.append(grid.title(idx, name))
+        titles.append(grid.title(idx, _(PANEL_TITLES.get(name, name))))
         if selected is not None:  # 2) the head view's head, framed
             shapes.append(_frame(*selected, sfx))
     layout = {
         "template": "none",
-        "title": {"text": title, "x": 0.0, "xanchor": "left", "font": dict(TITLE_FONT)},
+        "title": {
+            "text": title or _("Every head's six scores (layers down, heads across)"),
+            "x": 0.0,
+            "xanchor": "left",
+            "font": dict(TITLE_FONT),
+        },
         "height": height or (560 if rows == 1 else 520),
         "margin": {"l": 50, "r": 10, "t": 80, "b": 50},
         "font": {"size": 13, "color": TITLE_FONT["color"]},
@@ -69,7 +88,7 @@ def scores_figure(
             "colorscale": SEQUENTIAL,
             "cmin": 0.0,
             "cmax": 1.0,
-            "colorbar": colorbar("score", thickness=12, len=0.8),
+            "colorbar": colorbar(_("score"), thickness=12, len=0.8),
         },
         "annotations": titles,
         "shapes": shapes,
@@ -77,7 +96,10 @@ def scores_figure(
         "paper_bgcolor": "white",
         **axes,
         # every panel's axes count heads (x) and layers (y), titled or not (board tables)
-        "meta": {"axes": axes_meta(**{k: "head" if k[0] == "x" else "layer" for k in axes})},
+        "meta": {
+            "axes": axes_meta(**{k: HEAD if k[0] == "x" else LAYER for k in axes}),
+            "value": "scores",
+        },
     }
     return go.Figure({"data": data, "layout": layout}, _validate=False)
 
@@ -111,9 +133,9 @@ def _heatmap(name: str, values: np.ndarray, sfx: str) -> dict:
         "hoverongaps": False,
         "xgap": 1,
         "ygap": 1,
-        "name": name,
-        "hovertemplate": f"layer %{{y}}, head %{{x}}<br>{PATTERNS[name]}: "
-        "%{z:.2f}<extra></extra>",
+        "name": _(PANEL_TITLES.get(name, name)),
+        "hovertemplate": _("layer {layer}, head {head}").format(layer="%{y}", head="%{x}")
+        + f"<br>{_(PATTERNS[name])}: %{{z:.2f}}<extra></extra>",
     }
 
 
@@ -158,7 +180,7 @@ class _Grid:
                 "tickfont": dict(TICK_FONT),
                 "dtick": 2 if n_heads > 10 else 1,  # whole heads: no 0.5 ticks
                 "title": {
-                    "text": "head" if r == self.rows - 1 else "",
+                    "text": axis_text(HEAD) if r == self.rows - 1 else "",
                     "font": dict(AXIS_TITLE_FONT),
                 },
             },
@@ -172,13 +194,16 @@ class _Grid:
                 "dtick": 3 if n_layers > 12 else 1,  # whole layers (a 2-layer model)
                 "showticklabels": c == 0,
                 "ticks": "outside" if c == 0 else "",
-                "title": {"text": "layer" if c == 0 else "", "font": dict(AXIS_TITLE_FONT)},
+                "title": {
+                    "text": axis_text(LAYER) if c == 0 else "",
+                    "font": dict(AXIS_TITLE_FONT),
+                },
             },
         }
 
     def title(self, idx: int, text: str) -> dict:
         """Panel ``idx``'s title, centred above it."""
-        _, _, x0, y1 = self._corner(idx)
+        __, __, x0, y1 = self._corner(idx)
         return {
             "text": text,
             "x": x0 + self.width / 2,
@@ -225,8 +250,9 @@ def probe_weights_figure(
         title=title,
         height=height,
     )
-    fig.layout.yaxis.title.text = "query i (row)"  # the shared titles do not fit 3 abreast
-    fig.layout.xaxis.title.text = "key j (column)"
+    # the shared titles do not fit 3 abreast
+    fig.layout.yaxis.title.text = _("query i (row)")
+    fig.layout.xaxis.title.text = _("key j (column)")
     if note:
         text = fig.layout.title.text
         head, sep, rest = text.partition(NOTE_LINE)  # the builder's own second line

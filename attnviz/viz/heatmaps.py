@@ -14,6 +14,7 @@ import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import ArrayLike
 
+from attnviz.i18n import N_, _
 from attnviz.viz.style import (
     MAX_CELL_TEXT_N,
     MAX_MASK_MARKERS,
@@ -41,12 +42,15 @@ __all__ = ["attention_figure", "mask_figure", "matrix_figure", "token_matrix_fig
 
 # The axes of a token-by-token matrix: the query (or token) axis says which convention it
 # follows (rows = tokens: PyTorch; columns = tokens: the UDL book), the key axis only its name
-QUERY_ROWS = AxisTitle("query i (row)", "query", "rows = tokens", "PyTorch")
-QUERY_COLUMNS = AxisTitle("query i (column)", "query", "columns = tokens", "UDL book")
-KEY_ROWS = AxisTitle("key j (row)", "key")
-KEY_COLUMNS = AxisTitle("key j (column)", "key")
-TOKEN_ROWS = AxisTitle("token (row)", "token", "rows = tokens", "PyTorch")
-TOKEN_COLUMNS = AxisTitle("token (column)", "token", "columns = tokens", "UDL book")
+# (English marked N_: AxisTitle shows them translated; the nouns stay English identifiers)
+QUERY_ROWS = AxisTitle(N_("query i (row)"), N_("query"), N_("rows = tokens"), "PyTorch")
+QUERY_COLUMNS = AxisTitle(
+    N_("query i (column)"), N_("query"), N_("columns = tokens"), N_("UDL book")
+)
+KEY_ROWS = AxisTitle(N_("key j (row)"), N_("key"))
+KEY_COLUMNS = AxisTitle(N_("key j (column)"), N_("key"))
+TOKEN_ROWS = AxisTitle(N_("token (row)"), N_("token"), N_("rows = tokens"), "PyTorch")
+TOKEN_COLUMNS = AxisTitle(N_("token (column)"), N_("token"), N_("columns = tokens"), N_("UDL book"))
 
 
 def matrix_figure(
@@ -75,7 +79,9 @@ def matrix_figure(
 
     For the chart board, never read from the titles: ``role`` ("scores", "weights") in
     ``layout.meta["role"]``; what each axis counts (and an
-    :class:`~attnviz.viz.style.AxisTitle`'s shorter forms) in ``layout.meta["axes"]``.
+    :class:`~attnviz.viz.style.AxisTitle`'s shorter forms) in ``layout.meta["axes"]``;
+    whether the values are attention weights (``kind`` "weights") in
+    ``layout.meta["value"]`` ("weights" or "values"): titles may be translated.
 
     ``cell_text`` (a format such as ``".2f"``) writes each value in its cell, in black or
     white, whichever contrasts with the cell colour (plotly's "auto" text colour); a
@@ -102,9 +108,7 @@ def matrix_figure(
     notes = [blocks] if blocks else []  # a second title line: long titles are cut
     if blocks:
         cell_text = None
-        hover = pooled_hover or (
-            f"mean of the {by}×{bx} block from row %{{y}}, column %{{x}} = %{{z:.4f}}"
-        )
+        hover = pooled_hover or _block_hover(by, bx)
     # 2. the heatmap, with the values written in the cells
     colour = _colour(kind, z, zmax)
     if colorscale is not None:
@@ -115,17 +119,25 @@ def matrix_figure(
     if m is not None and m.any():
         if max(nx, ny) <= MAX_MASK_MARKERS and not blocks:
             data.append(_mask_markers(m))
-        notes.append("grey = masked")
+        notes.append(_("grey = masked"))
     if notes:
         title += f"{NOTE_LINE}{' · '.join(notes)}</span>"
     # 4. the layout: separator lines, margins that fit the labels, token axes
     layout = _matrix_layout(
         title, height, separators, (x_title, x_labels, nx, bx), (y_title, y_labels, ny, by)
     )
-    layout["meta"] = {"axes": axes_meta(xaxis=x_title, yaxis=y_title)}
+    value = "weights" if kind == "weights" else "values"
+    layout["meta"] = {"axes": axes_meta(xaxis=x_title, yaxis=y_title), "value": value}
     if role is not None:
         layout["meta"]["role"] = role
     return _figure(data, layout)
+
+
+def _block_hover(by: int, bx: int) -> str:
+    """The default hover of a heatmap drawn in blocks of ``by`` × ``bx`` cells."""
+    return _("mean of the {size} block from row {row}, column {column} = {z}").format(
+        size=f"{by}×{bx}", row="%{y}", column="%{x}", z="%{z:.4f}"
+    )
 
 
 def _pooled(
@@ -140,7 +152,10 @@ def _pooled(
     if by == bx == 1:
         return z, m, (1, 1), ""
     z, empty = pool_blocks(z, by, bx, masked=m)
-    note = f"{by}×{bx} blocks (mean)" if by > 1 and bx > 1 else f"{max(by, bx)}-token blocks (mean)"
+    if by > 1 and bx > 1:
+        note = _("{size} blocks (mean)").format(size=f"{by}×{bx}")
+    else:
+        note = _("{n}-token blocks (mean)").format(n=max(by, bx))
     return z, empty if m is not None else None, (by, bx), note
 
 
@@ -246,8 +261,8 @@ def _mask_markers(m: np.ndarray) -> dict:
         "y": yy.astype(np.int16),
         "mode": "markers",
         "marker": {"symbol": "x-thin", "size": 9, "line": {"width": 1.5, "color": "#555"}},
-        "name": "masked",
-        "hovertemplate": "masked (−∞ before softmax, weight 0)<extra></extra>",
+        "name": _("masked"),
+        "hovertemplate": _("masked (−∞ before softmax, weight 0)") + "<extra></extra>",
         "showlegend": False,
     }
 
@@ -276,12 +291,13 @@ def _attention_words(what: str, qi: str, kj: str, sl: str) -> tuple[str, Kind, s
     colour bar's title."""
     if what == "scores":
         hover = f"q{_sub(qi)}·k{_sub(kj)}{sl} = %{{z:.4f}}"
-        return hover, "diverging", f"Scores S = QKᵀ{sl.replace('<sub>k</sub>', '_k')}", "score"
+        title = _("Scores S = QKᵀ{scale}").format(scale=sl.replace("<sub>k</sub>", "_k"))
+        return hover, "diverging", title, _("score")
     if what == "weights":
-        hover = (
-            f"a{_sub(qi + ',' + kj)} = softmax weight of k{_sub(kj)} for q{_sub(qi)} = %{{z:.4f}}"
+        hover = _("{a} = softmax weight of {k} for {q} = {z}").format(
+            a=f"a{_sub(qi + ',' + kj)}", k=f"k{_sub(kj)}", q=f"q{_sub(qi)}", z="%{z:.4f}"
         )
-        return hover, "weights", "Weights A = softmax(S)", "weight"
+        return hover, "weights", _("Weights A = softmax(S)"), _("weight")
     raise ValueError(f"what must be 'scores' or 'weights', got {what!r}")
 
 
@@ -336,10 +352,12 @@ def attention_figure(
     hover, kind, default_title, cb = _attention_words(what, qi, kj, sl)
     n_rows, n_cols = z.shape
     b = pool_factor(max(n_rows, n_cols))
-    pooled_hover = (
-        f"{b}×{b} block from query {qi}, key {kj} (to +{b - 1}): "
-        f"mean {'score' if what == 'scores' else 'weight'} = %{{z:.4f}}"
+    pooled = (
+        _("{size} block from query {q}, key {k} (to +{last}): mean score = {z}")
+        if what == "scores"
+        else _("{size} block from query {q}, key {k} (to +{last}): mean weight = {z}")
     )
+    pooled_hover = pooled.format(size=f"{b}×{b}", q=qi, k=kj, last=b - 1, z="%{z:.4f}")
     return matrix_figure(
         z,
         title=title or default_title,
@@ -368,7 +386,7 @@ def token_matrix_figure(
     layout: Layout = "rows",
     title: str | None = None,
     height: int = 380,
-    feature_name: str = "feature",
+    feature_name: str | None = None,
     feature_groups: int | None = None,
     zmax: float | None = None,
 ) -> go.Figure:
@@ -377,15 +395,18 @@ def token_matrix_figure(
     Diverging colour scale centred at 0, ±``zmax`` (default: the matrix's own largest
     |value|; :func:`shared_range` for charts meant to be compared). Hover: "Q[token 2,
     feature 5] = …". ``feature_groups=k`` draws a line every k features (the heads of a
-    concatenation).
+    concatenation). ``feature_name``: the feature axis' title (default: "feature", translated).
     """
     a = np.asarray(matrix)
     if a.ndim != 2:
         raise ValueError(f"token_matrix_figure needs (N, d), got shape {a.shape}")
     n, d = a.shape
+    feature_name = feature_name or _("feature")
     text = ".2f" if max(n, d) <= MAX_CELL_TEXT_N else None  # kept where the cells fit them
-    hover_rows = f"{name}[token %{{y}}, {feature_name} %{{x}}] = %{{z:.4f}}"
-    hover_cols = f"{name}[{feature_name} %{{y}}, token %{{x}}] = %{{z:.4f}}"
+    token = _("token")
+    hover_rows = f"{name}[{token} %{{y}}, {feature_name} %{{x}}] = %{{z:.4f}}"
+    hover_cols = f"{name}[{feature_name} %{{y}}, {token} %{{x}}] = %{{z:.4f}}"
+    mean = _("mean of {name} over tokens {first} to +{last}, {feature} {f} = {z}")
     if layout == "rows":
         return matrix_figure(
             a,
@@ -399,14 +420,20 @@ def token_matrix_figure(
             separators=None if not feature_groups else ("x", feature_groups),
             token_axes="y",
             cell_text=text,
-            pooled_hover=f"mean of {name} over tokens %{{y}} to +{pool_factor(n) - 1}, "
-            f"{feature_name} %{{x}} = %{{z:.4f}}",
+            pooled_hover=mean.format(
+                name=name,
+                first="%{y}",
+                last=pool_factor(n) - 1,
+                feature=feature_name,
+                f="%{x}",
+                z="%{z:.4f}",
+            ),  # fmt: skip
             zmax=zmax,
         )
     if layout == "columns":
         return matrix_figure(
             a.T,
-            title=title or f"{name}, transposed ({d}×{n})",
+            title=title or _("{name}, transposed ({size})").format(name=name, size=f"{d}×{n}"),
             x_title=TOKEN_COLUMNS,
             y_title=feature_name,
             hover=hover_cols,
@@ -416,8 +443,14 @@ def token_matrix_figure(
             separators=None if not feature_groups else ("y", feature_groups),
             token_axes="x",
             cell_text=text,
-            pooled_hover=f"mean of {name} over tokens %{{x}} to +{pool_factor(n) - 1}, "
-            f"{feature_name} %{{y}} = %{{z:.4f}}",
+            pooled_hover=mean.format(
+                name=name,
+                first="%{x}",
+                last=pool_factor(n) - 1,
+                feature=feature_name,
+                f="%{y}",
+                z="%{z:.4f}",
+            ),  # fmt: skip
             zmax=zmax,
         )
     raise ValueError(f"layout must be 'rows' or 'columns', got {layout!r}")
@@ -428,12 +461,13 @@ def mask_figure(
     *,
     labels: Sequence[str] | None = None,
     layout: Layout = "rows",
-    title: str = "Mask: who may attend to whom",
+    title: str | None = None,
     height: int = 380,
     key_labels: Sequence[str] | None = None,
 ) -> go.Figure:
     """The boolean mask (N queries, M keys; True = may attend): green = allowed, grey × = masked.
-    ``labels`` name the queries and, unless ``key_labels`` is given, the keys too."""
+    ``labels`` name the queries and, unless ``key_labels`` is given, the keys too.
+    ``title``: default "Mask: who may attend to whom" (translated)."""
     m = np.asarray(mask, dtype=bool)
     if m.ndim != 2:
         raise ValueError(f"mask must be (N, M), got shape {m.shape}")
@@ -442,13 +476,14 @@ def mask_figure(
     if layout == "columns":
         m, z = m.T, z.T
         y_title, x_title = KEY_ROWS, QUERY_COLUMNS
-        hover = "query %{x} may attend to key %{y}"
+        q, k = "%{x}", "%{y}"
     else:
         y_title, x_title = QUERY_ROWS, KEY_COLUMNS
-        hover = "query %{y} may attend to key %{x}"
+        q, k = "%{y}", "%{x}"
+    hover = _("query {q} may attend to key {k}").format(q=q, k=k)
     return matrix_figure(
         z,
-        title=title,
+        title=title or _("Mask: who may attend to whom"),
         x_title=x_title,
         y_title=y_title,
         hover=hover,
@@ -460,6 +495,7 @@ def mask_figure(
         colorscale=[[0.0, "#a6dba0"], [1.0, "#a6dba0"]],
         showscale=False,
         token_axes="xy",
-        pooled_hover="a block with at least one allowed pair, from query "
-        + ("%{x}, key %{y}" if layout == "columns" else "%{y}, key %{x}"),
+        pooled_hover=_("a block with at least one allowed pair, from query {q}, key {k}").format(
+            q=q, k=k
+        ),
     )

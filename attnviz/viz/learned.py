@@ -23,9 +23,11 @@ import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import ArrayLike
 
+from attnviz import i18n
+from attnviz.i18n import N_, _
 from attnviz.viz.attention import small_multiples_figure
 from attnviz.viz.charts import line_figure
-from attnviz.viz.style import axes_meta, plotly_text
+from attnviz.viz.style import AxisTitle, axes_meta, axis_text, plotly_text
 
 #: The running mean of the loss curve, in steps.
 SMOOTH = 10
@@ -33,13 +35,18 @@ SMOOTH = 10
 ROW_PX = 340
 _MARK = "#D55E00"  # the step on screen (Okabe-Ito vermillion)
 _PHASE = "#555555"
+#: The axis titles of :func:`heads_figure`'s panels: what they count (English nouns).
+_QUERY = AxisTitle(N_("query"), N_("query"))
+_KEY = AxisTitle(N_("key"), N_("key"))
+_TARGET = AxisTitle(N_("target word"), N_("target word"))
+_SOURCE = AxisTitle(N_("source word"), N_("source word"))
 
 
 def head_name(flat: int, heads: int) -> str:
     """Head ``flat`` of the stacked heads as the page names it: "head 2 (layer 1)"."""
     if heads < 1 or flat < 0:
         raise ValueError(f"expected head >= 0 and heads per layer >= 1, got {flat}, {heads}")
-    return f"head {flat} (layer {flat // heads})"
+    return _("head {head} (layer {layer})").format(head=flat, layer=flat // heads)
 
 
 def _vline(x: float, color: str, dash: str = "solid") -> dict:
@@ -49,13 +56,17 @@ def _vline(x: float, color: str, dash: str = "solid") -> dict:
     }  # fmt: skip
 
 
+def _step(x: float) -> str:
+    return _("step {x}").format(x=i18n.number(f"{x:g}"))
+
+
 def _step_label(x: float, x_end: float, color: str, y: float = 1.0) -> dict:
     """ "step x" beside the step's line: on its right in the axis' first half, else on its
     left, so that it stays inside the plot (a phone's chart is ~300 px wide)."""
     right = x <= 0.5 * x_end
     return {
         "x": x, "y": y, "xref": "x", "yref": "paper", "showarrow": False,
-        "text": f" step {x:g}" if right else f"step {x:g} ", "yanchor": "top",
+        "text": f" {_step(x)}" if right else f"{_step(x)} ", "yanchor": "top",
         "xanchor": "left" if right else "right", "font": {"color": color, "size": 12},
         "bgcolor": "rgba(255,255,255,0.85)",
     }  # fmt: skip
@@ -85,22 +96,23 @@ def loss_figure(
     *,
     total: int | None = None,
     phase: int | None = None,
-    phase_text: str = "the loss falls fastest here",
+    phase_text: str | None = None,
     height: int = 320,
 ) -> go.Figure:
     """The training loss (S,) of steps 1..S: each step's (thin, grey) and its running
     mean over :data:`SMOOTH` steps; ``step`` marked by a vertical line; ``phase`` (a step,
-    or None) pointed out by an arrow with ``phase_text``; ``total``: the x axis runs to it
-    (a live run whose curve grows)."""
+    or None) pointed out by an arrow with ``phase_text`` (default: "the loss falls fastest
+    here", translated); ``total``: the x axis runs to it (a live run whose curve grows)."""
     y = np.asarray(losses, dtype=np.float64).ravel()
     if y.size and not np.isfinite(y).all():
         raise ValueError(f"losses must be finite, got {int((~np.isfinite(y)).sum())} NaN or inf")
     x = np.arange(1, y.size + 1)
     mean = running_mean(y)
+    mean_name = _("mean of the last {n} steps").format(n=SMOOTH)
     fig = line_figure(
-        x, {"loss of the step's batch": y, f"mean of the last {SMOOTH} steps": mean},
-        title=f"Training loss, step {step} marked", x_title="training step",
-        y_title="loss (cross-entropy, nats)", height=height,
+        x, {_("loss of the step's batch"): y, mean_name: mean},
+        title=_("Training loss, step {step} marked").format(step=step),
+        x_title=_("training step"), y_title=_("loss (cross-entropy, nats)"), height=height,
     )  # fmt: skip
     raw, smooth = fig.data
     raw.update(mode="lines", line={"color": "#B0B0B0", "width": 1, "dash": "solid"})
@@ -109,11 +121,12 @@ def loss_figure(
     shapes, notes = [_vline(step, _MARK)], [_step_label(step, x_end, _MARK)]
     if phase is not None and 1 <= phase <= y.size:
         # short lines: the note stays inside a phone's chart, to the right of the arrow
+        phase_text = phase_text or _("the loss falls fastest here")
         text = "<br>".join(plotly_text(line) for line in textwrap.wrap(phase_text, 22))
         notes.append(
             {
                 "x": phase, "y": float(mean[phase - 1]), "xref": "x", "yref": "y",
-                "text": f"{text}<br>(step {phase})", "showarrow": True,
+                "text": f"{text}<br>({_step(phase)})", "showarrow": True,
                 "arrowhead": 2, "ax": 30, "ay": -45, "xanchor": "left",
                 "font": {"color": _PHASE, "size": 12},
                 "bgcolor": "rgba(255,255,255,0.85)",
@@ -160,6 +173,7 @@ def heads_figure(
         mask=None if cross else np.tril(np.ones((n, n), dtype=bool)),
     )  # fmt: skip
     axes = _head_axes(w.shape[0], heads_per_layer, labels, key_labels, layout)
+    nouns = {k: v.pop("noun") for k, v in axes.items()}  # not a plotly property
     # edited as plain dicts: plotly's validated updates cost ~40 ms on this figure
     spec = fig.to_plotly_json()
     lay = spec["layout"]
@@ -167,18 +181,25 @@ def heads_figure(
         note["text"] = plotly_text(head_name(i, heads_per_layer))
     for name, extra in axes.items():
         lay[name] = {**lay.get(name, {}), **extra}
-    rows = "rows" if layout == "rows" else "columns"
-    lay["title"] = {
-        **lay["title"],
-        "text": f"Every cross-attention head at step {step} · {rows} = target words"
-        if cross
-        else f"Every head at step {step} · {rows} = queries · grey = masked",
-    }
+    rows = layout == "rows"
+    if cross:
+        text = (
+            _("Every cross-attention head at step {step} · rows = target words")
+            if rows
+            else _("Every cross-attention head at step {step} · columns = target words")
+        )
+    else:
+        text = (
+            _("Every head at step {step} · rows = queries · grey = masked")
+            if rows
+            else _("Every head at step {step} · columns = queries · grey = masked")
+        )
+    lay["title"] = {**lay["title"], "text": text.format(step=step)}
     lay["margin"] = {**lay["margin"], "l": 60, "b": 50}
     # what each titled axis counts, for the board's tables and keyboard (the titles are nouns)
     lay["meta"] = {
         **lay.get("meta", {}),
-        "axes": axes_meta(**{k: v["title"]["text"] for k, v in axes.items()}),
+        "axes": axes_meta(**{k: n for k, n in nouns.items() if axes[k]["title"]["text"]}),
     }
     return go.Figure(spec, _validate=False)
 
@@ -194,7 +215,7 @@ def _head_axes(count, heads_per_layer, labels, key_labels, layout) -> dict[str, 
             "tickangle": angle,
         }  # fmt: skip
 
-    rows, cols = ("query", "key") if key_labels is None else ("target word", "source word")
+    rows, cols = (_QUERY, _KEY) if key_labels is None else (_TARGET, _SOURCE)
     # the rows' words read level; the source's words under the columns slant to fit
     row_ticks = ticks(labels)
     col_ticks = ticks(labels) if key_labels is None else ticks(key_labels, -45)
@@ -203,13 +224,13 @@ def _head_axes(count, heads_per_layer, labels, key_labels, layout) -> dict[str, 
     axes = {}
     for i in range(count):
         sfx = "" if i == 0 else str(i + 1)
-        axes[f"xaxis{sfx}"] = {**col_ticks, "title": {"text": cols}}
+        axes[f"xaxis{sfx}"] = {**col_ticks, "title": {"text": axis_text(cols)}, "noun": cols}
         first = i % heads_per_layer == 0  # a layer's first panel: the row words and title
         y_ticks = row_ticks if first else {**row_ticks, "showticklabels": False}
         # the title clear of the words (automargin: plotly measures them), and only where
         # the words are: another panel's title ran into the panel to its left
-        axes[f"yaxis{sfx}"] = {**y_ticks, "title": {"text": rows if first else ""},
-                               "automargin": first}  # fmt: skip
+        axes[f"yaxis{sfx}"] = {**y_ticks, "title": {"text": axis_text(rows) if first else ""},
+                               "automargin": first, "noun": rows}  # fmt: skip
     return axes
 
 
@@ -238,8 +259,8 @@ def job_figure(
         for i in range(h)
     }
     fig = line_figure(
-        xs, series, title="Each head's job score over training: the moment a head forms",
-        x_title="training step", y_title="score (0 … 1)", height=height,
+        xs, series, title=_("Each head's job score over training: the moment a head forms"),
+        x_title=_("training step"), y_title=_("score (0 … 1)"), height=height,
     )  # fmt: skip
     x_end = max(total or 0, float(xs.max()) if xs.size else 1, step, 1)
     fig.update_layout(

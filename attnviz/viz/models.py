@@ -14,6 +14,8 @@ import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import ArrayLike, NDArray
 
+from attnviz import i18n
+from attnviz.i18n import N_, _
 from attnviz.viz import charts, heatmaps, style
 from attnviz.viz.style import SEQUENTIAL, TITLE_FONT, colorbar, style_text
 
@@ -36,7 +38,12 @@ GRID_MAX_CELLS = 24
 _GAP = 1  # blank cells (NaN) between thumbnails
 
 
-PROBABILITY = style.AxisTitle("probability", "probability", "a leading space is part of the token")
+CACHED_KEY = style.AxisTitle(
+    N_("key"), N_("key"), N_("earlier tokens: their k and v come from the cache")
+)
+PROBABILITY = style.AxisTitle(
+    N_("probability"), N_("probability"), N_("a leading space is part of the token")
+)
 
 
 def pool_square(w: ArrayLike, cells: int) -> NDArray[np.float32]:
@@ -81,7 +88,7 @@ def heads_grid_figure(
         raise ValueError(f"weights must be (layers, heads, N, N), got shape {w.shape}")
     if first_layer < 0:
         raise ValueError(f"first_layer must be >= 0, got {first_layer}")
-    n_layers, n_heads, n, _ = w.shape
+    n_layers, n_heads, n, __ = w.shape
     # 1. every head's (pooled) weights tiled into one array, gaps of NaN between them
     p = pool_square(w, max_cells)  # (L, H, c, c)
     c = p.shape[-1]
@@ -100,9 +107,9 @@ def heads_grid_figure(
             line={"color": "#d62728", "width": 3},
         )
     # 3. the layout: the title, square cells, heads across (H1 ...), layers down (L1 ...)
-    sub = f" (each averaged to {c}×{c})" if c < n else ""
+    sub = " " + _("(each averaged to {size})").format(size=f"{c}×{c}") if c < n else ""
     if title is None:
-        title = f"All {n_layers * n_heads} heads: layers down, heads across"
+        title = _("All {n} heads: layers down, heads across").format(n=n_layers * n_heads)
     fig.update_layout(
         template="none",
         title={"text": title + sub, "x": 0.0, "xanchor": "left", "font": dict(TITLE_FONT)},
@@ -111,7 +118,7 @@ def heads_grid_figure(
         font={"size": 13, "color": TITLE_FONT["color"]},
         plot_bgcolor="white",
         paper_bgcolor="white",
-        meta={"tiles": tile_spec(n_layers, n_heads, n, max_cells, first_layer)},
+        meta={"tiles": tile_spec(n_layers, n_heads, n, max_cells, first_layer), **WEIGHTS},
     )
     centre = (c - 1) / 2
     fig.update_xaxes(
@@ -135,6 +142,10 @@ def heads_grid_figure(
         constraintoward="bottom",  # spare height goes above the grid, not between it and the bar
     )
     return style_text(fig)
+
+
+#: ``layout.meta`` of a figure of attention weights (the board's value kind)
+WEIGHTS = {"value": "weights"}
 
 
 def tile_spec(
@@ -166,7 +177,7 @@ def _tile_heads(
     """(L, H, c, c) -> the tiled weights (L·(c + gap) − gap, H·(c + gap) − gap), NaN in the
     gaps, and the 0-based (layer, head) of each cell (-1 in the gaps; layers from
     ``first_layer``), for the hover."""
-    n_layers, n_heads, c, _ = p.shape
+    n_layers, n_heads, c, __ = p.shape
     step = c + _GAP
     tiled = np.full((n_layers * step - _GAP, n_heads * step - _GAP), np.nan, np.float32)
     ids = np.full(tiled.shape + (2,), -1, np.int16)  # (layer, head) of each cell, 0-based
@@ -192,7 +203,7 @@ def _grid_heatmap(tiled: NDArray[np.float32], ids: NDArray[np.int16]) -> go.Heat
         # under the grid, centred like it: a vertical bar at the paper's right edge is
         # far from a grid whose width is set by its square cells (wide screens)
         colorbar=colorbar(
-            "weight",
+            _("weight"),
             thickness=10,
             orientation="h",
             x=0.5,
@@ -203,8 +214,12 @@ def _grid_heatmap(tiled: NDArray[np.float32], ids: NDArray[np.int16]) -> go.Heat
             yanchor="bottom",
             ypad=8,
         ),
-        hovertemplate="layer %{customdata[0]}, head %{customdata[1]}<br>"
-        "weight %{z:.2f}<extra></extra>",
+        hovertemplate=_("layer {layer}, head {head}").format(
+            layer="%{customdata[0]}", head="%{customdata[1]}"
+        )
+        + "<br>"
+        + _("weight {w}").format(w="%{z:.2f}")
+        + "<extra></extra>",
         name="heads",
     )
 
@@ -235,7 +250,10 @@ def summary_figure(
             zmax=top if top > zmin else zmin + 1.0,
             texttemplate=f"%{{z:{fmt}}}",
             textfont={"size": 11},
-            hovertemplate=f"layer %{{customdata[0]}}, head %{{customdata[1]}}: %{{z:{fmt}}}"
+            hovertemplate=_("layer {layer}, head {head}").format(
+                layer="%{customdata[0]}", head="%{customdata[1]}"
+            )
+            + f": %{{z:{fmt}}}"
             "<extra></extra>",
             customdata=np.stack(
                 np.meshgrid(np.arange(n_layers), np.arange(n_heads), indexing="ij"),
@@ -294,7 +312,8 @@ def all_heads_figure(
         raise ValueError(f"weights must be (layers, heads, N, N), got shape {w.shape}")
     total = w.shape[0] * w.shape[1]
     if layers is None:
-        return heads_grid_figure(w, selected=selected, height=height, title=f"All {total} heads")
+        title = _("All {n} heads").format(n=total)
+        return heads_grid_figure(w, selected=selected, height=height, title=title)
     a, b = layers
     if not 0 <= a < b <= w.shape[0]:
         raise ValueError(f"layers must be (first, stop) within 0..{w.shape[0]}, got {layers}")
@@ -302,7 +321,7 @@ def all_heads_figure(
         w[a:b],
         selected=selected,
         height=height,
-        title=f"Layers {a}–{b - 1} of the {total} heads",
+        title=_("Layers {first}–{last} of the {n} heads").format(first=a, last=b - 1, n=total),
         first_layer=a,
     )
 
@@ -323,7 +342,8 @@ def gqa_table(num_heads: int, num_kv_heads: int, selected: int | None = None) ->
     if num_kv_heads < 1 or num_heads % num_kv_heads:
         raise ValueError(f"{num_kv_heads} key/value heads do not divide {num_heads} heads")
     g = num_heads // num_kv_heads
-    rows = ["| key/value head | query heads that use it |", "| --- | --- |"]
+    header = "| " + _("key/value head") + " | " + _("query heads that use it") + " |"
+    rows = [header, "| --- | --- |"]
     for kv in range(num_kv_heads):
         heads = [f"**{h}**" if h == selected else str(h) for h in range(kv * g, kv * g + g)]
         rows.append(f"| {kv} | {', '.join(heads)} |")
@@ -340,16 +360,16 @@ def newest_rows_figure(
         raise ValueError(f"rows must be (heads, {len(labels)}), got shape {r.shape}")
     return heatmaps.matrix_figure(
         r,
-        title=f"Layer {layer}: the newest token's row in each head",
-        x_title=style.AxisTitle("key", "key", "earlier tokens: their k and v come from the cache"),
-        y_title="head",
-        hover="head %{y}, key %{x}: weight %{z:.3f}",
+        title=_("Layer {layer}: the newest token's row in each head").format(layer=layer),
+        x_title=CACHED_KEY,
+        y_title=style.HEAD,
+        hover=_("head {head}, key {key}: weight {w}").format(head="%{y}", key="%{x}", w="%{z:.3f}"),
         kind="weights",
         x_labels=list(labels),
         y_labels=[f"H{h}" for h in range(r.shape[0])],
         height=height,
         zmax=1.0,
-        colorbar_title="weight",
+        colorbar_title=_("weight"),
     )
 
 
@@ -357,8 +377,8 @@ def next_token_figure(top: Sequence[tuple[str, float]], *, height: int = 360) ->
     """Horizontal bars of the most likely next tokens, most likely at the top."""
     if not top:
         raise ValueError("no tokens to draw")
-    labels = [f"{i + 1}. “{style.plotly_text(t)}”" for i, (t, _) in enumerate(top)]
-    probs = np.asarray([p for _, p in top], dtype=np.float64)
+    labels = [f"{i + 1}. “{style.plotly_text(t)}”" for i, (t, __) in enumerate(top)]
+    probs = np.asarray([p for __, p in top], dtype=np.float64)
     # plain dicts (style._figure): plotly's validating API costs ~15 ms a call here
     bar = {
         "type": "bar",
@@ -366,14 +386,14 @@ def next_token_figure(top: Sequence[tuple[str, float]], *, height: int = 360) ->
         "y": labels,
         "orientation": "h",
         "marker": {"color": "#0072B2"},
-        "text": [f"{p:.1%}" for p in probs],
+        "text": [i18n.fmt(p, ".1%") for p in probs],
         "textposition": "outside",
         "cliponaxis": False,
-        "hovertemplate": "%{y}: probability %{x:.4f}<extra></extra>",
-        "name": "probability",
+        "hovertemplate": _("%{y}: probability %{x:.4f}") + "<extra></extra>",
+        "name": _("probability"),
     }
     layout = style._layout(
-        title=f"The {len(top)} most likely next tokens",
+        title=_("The {n} most likely next tokens").format(n=len(top)),
         height=height,
         margin={"l": 150, "r": 60, "t": 50, "b": 55},
         plot_bgcolor="white",
@@ -398,13 +418,13 @@ def rope_distance_figure(
     """Score of one fixed q and k against their distance, with and without RoPE."""
     fig = charts.line_figure(
         distances,
-        {"with RoPE (rotated by position)": with_rope, "without RoPE": without},
+        {_("with RoPE (rotated by position)"): with_rope, _("without RoPE"): without},
         title=title,
         x_title=style.AxisTitle(
-            "distance between the query and the key (tokens)",
-            "distance between the query and the key",
+            N_("distance between the query and the key (tokens)"),
+            N_("distance between the query and the key"),
         ),
-        y_title="score q·k / √64",
+        y_title=_("score q·k / √64"),
         height=360,
     )
     # the lines are named where they end (a legend's width is measured before the board's
@@ -413,8 +433,8 @@ def rope_distance_figure(
     w, wo = np.asarray(with_rope, np.float64), np.asarray(without, np.float64)
     above = bool(wo[-1] >= w[-1])
     for y, name, up, colour in (
-        (wo[-1], "without RoPE", above, "#E69F00"),
-        (w[-1], "with RoPE", not above, "#0072B2"),
+        (wo[-1], _("without RoPE"), above, "#E69F00"),
+        (w[-1], _("with RoPE"), not above, "#0072B2"),
     ):
         fig.add_annotation(
             x=float(xs[-1]),

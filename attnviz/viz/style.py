@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import math
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -14,7 +15,8 @@ import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import ArrayLike, NDArray
 
-from attnviz import limits
+from attnviz import i18n, limits
+from attnviz.i18n import N_, _
 
 __all__ = [
     "AXIS_TITLE_FONT",
@@ -288,9 +290,12 @@ def pool_blocks(
 
 
 def _short_number(v: float, fmt: str) -> str:
-    """``v`` formatted with ``fmt``, without the leading zero: 0.19 -> ".19", -0.5 -> "-.50"."""
+    """``v`` formatted with ``fmt``, without the leading zero: 0.19 -> ".19", -0.5 -> "-.50";
+    with the shown language's decimal sign (",19" in Spanish)."""
     s = format(float(v), fmt)
-    return s.replace("0.", ".", 1) if s.startswith(("0.", "-0.")) else s
+    s = s.replace("0.", ".", 1) if s.startswith(("0.", "-0.")) else s
+    dec = i18n.decimal_sign(i18n.current())
+    return s if dec == "." else s.replace(".", dec)
 
 
 def _label_len(labels: Sequence[str] | None, n: int) -> int:
@@ -306,7 +311,12 @@ class AxisTitle:
     ``head`` ("query i (row)"), the ``noun`` the axis counts ("query": the board's tables
     and keyboard announcements), a ``note`` ("rows = tokens") and the convention it follows
     (``source``, "PyTorch"). Drawn as "query i (row) — rows = tokens (PyTorch)"; shorter
-    forms drop the source, then the note."""
+    forms drop the source, then the note.
+
+    The head, note and source are English marked with ``N_`` (module constants) or text the
+    caller translated; they are shown in the shown language (:meth:`forms`, :meth:`meta`).
+    The noun stays the English identifier the board compares ("query", "key", "token",
+    "weight"); ``meta()["word"]`` is its display word."""
 
     head: str
     noun: str
@@ -317,28 +327,36 @@ class AxisTitle:
         """What follows the head in each form, longest first ("" for the head alone)."""
         if not self.note:
             return [""]
+        note = _(self.note)  # N_-marked where the title is made (or already translated)
         if not self.source:
-            return [self.note, ""]
-        return [f"{self.note} ({self.source})", self.note, ""]
+            return [note, ""]
+        return [f"{note} ({_(self.source)})", note, ""]
 
     def forms(self) -> list[str]:
         """The title's forms, longest first: "head — note (source)", "head — note", "head"."""
-        return [f"{self.head} — {r}" if r else self.head for r in self._rests()]
+        head = _(self.head)
+        return [f"{head} — {r}" if r else head for r in self._rests()]
 
     def meta(self) -> dict:
-        """What the board reads (``layout.meta["axes"]``): the noun, the forms and each
-        form on two lines (the head, then the rest: a tall title at a larger text size)."""
+        """What the board reads (``layout.meta["axes"]``): the noun (an English identifier),
+        its display word, the forms and each form on two lines (the head, then the rest: a
+        tall title at a larger text size)."""
+        head = _(self.head)
         return {
             "noun": self.noun,
+            "word": _(self.noun),
             "forms": self.forms(),
-            "lines": [f"{self.head}<br>{r}" if r else self.head for r in self._rests()],
+            "lines": [f"{head}<br>{r}" if r else head for r in self._rests()],
         }
 
 
 #: Axis titles written with their variable: the axis counts what comes before it.
-QUERY_I = AxisTitle("query i", "query")
-KEY_J = AxisTitle("key j", "key")
-WEIGHT_A = AxisTitle("weight a", "weight")
+QUERY_I = AxisTitle(N_("query i"), N_("query"))
+KEY_J = AxisTitle(N_("key j"), N_("key"))
+WEIGHT_A = AxisTitle(N_("weight a"), N_("weight"))
+#: One-word axis titles whose noun the board reads, shown translated.
+HEAD = AxisTitle(N_("head"), N_("head"))
+LAYER = AxisTitle(N_("layer"), N_("layer"))
 
 
 def axis_text(title: str | AxisTitle) -> str:
@@ -350,8 +368,16 @@ def axes_meta(**axes: str | AxisTitle) -> dict:
     """``layout.meta["axes"]`` of axes titled ``axes`` (axis name -> title): what each
     counts, for the board's tables and keyboard announcements. A plain title is its own
     noun ("head"); one with more words than its noun is an :class:`AxisTitle` ("query i"
-    counts queries). Untitled axes are left out."""
+    counts queries). Untitled axes are left out. A plain title is shown as given: a
+    translated one whose meaning the board reads (a query, key or token axis) must be an
+    :class:`AxisTitle` with its English noun."""
     return {k: t.meta() if isinstance(t, AxisTitle) else {"noun": t} for k, t in axes.items() if t}
+
+
+def _width(text: str) -> int:
+    """``text``'s width in Latin characters: a wide (Chinese, Japanese, Korean) character
+    counts two."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
 def _fit_axis_title(title: str | AxisTitle, plot_px: float, top_px: float, title_lines: int) -> str:
@@ -365,7 +391,7 @@ def _fit_axis_title(title: str | AxisTitle, plot_px: float, top_px: float, title
     free = top_px - (TITLE_LINE_PX * title_lines + 16)
     forms = title.forms() if isinstance(title, AxisTitle) else [title]
     for form in forms:
-        if (len(form) * TITLE_CHAR_PX - plot_px) / 2 <= free:
+        if (_width(form) * TITLE_CHAR_PX - plot_px) / 2 <= free:
             return form
     return forms[-1]
 
@@ -401,8 +427,8 @@ def _top(z: object) -> float | None:
 
 
 def _range_title(title: object, top: float, whose: str) -> str:
-    text = title if isinstance(title, str) and title else "weight"
-    return f"{text}<br>0 to {top:.2g} ({whose})"
+    text = title if isinstance(title, str) and title else _("weight")
+    return f"{text}<br>" + _("0 to {top} ({whose})").format(top=i18n.fmt(top, ".2g"), whose=whose)
 
 
 def weight_range(fig: go.Figure, mode: str = "fixed") -> go.Figure:
@@ -432,10 +458,10 @@ def weight_range(fig: go.Figure, mode: str = "fixed") -> go.Figure:
         if top is None or top <= 0:
             continue
         trace.zmax = top
-        trace.colorbar.title.text = _range_title(trace.colorbar.title.text, top, "this matrix")
+        trace.colorbar.title.text = _range_title(trace.colorbar.title.text, top, _("this matrix"))
     axis = fig.layout.coloraxis
     if shared and axis.cmin == 0 and axis.cmax == 1 and max(shared) > 0:
         top = max(shared)
         axis.cmax = top
-        axis.colorbar.title.text = _range_title(axis.colorbar.title.text, top, "these matrices")
+        axis.colorbar.title.text = _range_title(axis.colorbar.title.text, top, _("these matrices"))
     return fig

@@ -21,6 +21,7 @@
 // headData, pickHead, arithmetic, fixed, plain, steps, heading.
 
 import { attentionCells, decode } from "./figure.js";
+import { _, fill } from "./i18n.js";
 
 export const DECIMALS = 4; // latex.CELL_DECIMALS
 export const TERMS = 12; // latex.CELL_TERMS
@@ -140,47 +141,76 @@ export function steps(c, d = DECIMALS, terms = TERMS) {
   const prods = idx.map((t) => (t == null ? "…" : p(c.products[t]))).join(" + ");
   const out = [
     [
-      `1. Dot product of query ${i} and key ${j} (d_k = ${c.products.length} terms)`,
+      fill(_("1. Dot product of query {i} and key {j} (d_k = {dk} terms)"), {
+        i,
+        j,
+        dk: c.products.length,
+      }),
       `q_${i} = ${V(c.q)}; k_${j} = ${V(c.k)}. q_${i} · k_${j} = ${terms1} = ${prods} = ` +
         `${plain(c.dot, d)}.`,
     ],
     [
-      `2. Scale: times ${plain(c.scale, 4)}`,
+      fill(_("2. Scale: times {f}"), { f: plain(c.scale, 4) }),
       `${plain(c.dot, d)} × ${plain(c.scale, 4)} = ${plain(c.dot * c.scale, d)}.`,
     ],
     c.masked
       ? [
-          "3. Mask: this key is hidden",
-          `Key ${j} is masked for query ${i}: the score s_${i},${j} is −∞ and the weight is 0.`,
+          _("3. Mask: this key is hidden"),
+          fill(
+            _("Key {j} is masked for query {i}: the score s_{i},{j} is −∞ and the weight is 0."),
+            { i, j },
+          ),
         ]
       : [
-          "3. Mask: this key is visible",
-          `Key ${j} is visible to query ${i}: the score s_${i},${j} = ${plain(c.score, d)}.`,
+          _("3. Mask: this key is visible"),
+          fill(_("Key {j} is visible to query {i}: the score s_{i},{j} = {s}."), {
+            i,
+            j,
+            s: plain(c.score, d),
+          }),
         ],
     c.fullyMasked
       ? [
-          "4. Exponentials: none (every key is masked)",
-          `Query ${i} may see no key at all: every exponential is 0 and so is their sum.`,
+          _("4. Exponentials: none (every key is masked)"),
+          fill(_("Query {i} may see no key at all: every exponential is 0 and so is their sum."), {
+            i,
+          }),
         ]
       : [
-          `4. Exponentials of row ${i}, shifted by its largest score ${plain(c.rowMax, d)}`,
-          `e_${i},m = exp(s_${i},m − ${p(c.rowMax)}) for the ${c.rowExps.length} keys ` +
-            `(0 where masked) = ${V(c.rowExps)}; their sum = ${plain(c.expSum, d)}.`,
+          fill(_("4. Exponentials of row {i}, shifted by its largest score {max}"), {
+            i,
+            max: plain(c.rowMax, d),
+          }),
+          fill(
+            _(
+              "e_{i},m = exp(s_{i},m − {max}) for the {n} keys (0 where masked) = {exps}; their sum = {sum}.",
+            ),
+            { i, max: p(c.rowMax), n: c.rowExps.length, exps: V(c.rowExps), sum: plain(c.expSum, d) },
+          ),
         ],
     [
-      `5. Weight a_${i},${j} = ${plain(c.weight, d)}`,
+      fill(_("5. Weight a_{i},{j} = {w}"), { i, j, w: plain(c.weight, d) }),
       c.fullyMasked
-        ? `a_${i},${j} = 0 (query ${i} has no key to attend to).`
-        : `a_${i},${j} = e_${i},${j} / sum = ${plain(c.rowExps[j], d)} / ` +
-          `${plain(c.expSum, d)} = ${plain(c.weight, d)}.`,
+        ? fill(_("a_{i},{j} = 0 (query {i} has no key to attend to)."), { i, j })
+        : fill(_("a_{i},{j} = e_{i},{j} / sum = {e} / {sum} = {w}."), {
+            i,
+            j,
+            e: plain(c.rowExps[j], d),
+            sum: plain(c.expSum, d),
+            w: plain(c.weight, d),
+          }),
     ],
   ];
   const sumTerms = shown(c.rowWeights.length, terms)
     .map((m) => (m == null ? "…" : `${plain(c.rowWeights[m], d)}·${V(c.values[m])}`))
     .join(" + ");
   out.push([
-    `6. Output of query ${i}: the weighted sum of the values`,
-    `out_${i} = sum over m of a_${i},m · v_m = ${sumTerms} = ${V(c.output)}.`,
+    fill(_("6. Output of query {i}: the weighted sum of the values"), { i }),
+    fill(_("out_{i} = sum over m of a_{i},m · v_m = {terms} = {out}."), {
+      i,
+      terms: sumTerms,
+      out: V(c.output),
+    }),
   ]);
   return out;
 }
@@ -190,9 +220,16 @@ export function steps(c, d = DECIMALS, terms = TERMS) {
 export function heading(c, labels = [], title = "", d = DECIMALS, keyLabels = null) {
   const tok = (t, names) => (t < names.length ? ` (${names[t]})` : "");
   return (
-    `${title}Weight a_${c.query},${c.key} = ${plain(c.weight, d)}, head ${c.head}: ` +
-    `query ${c.query}${tok(c.query, labels)}, key ${c.key}${tok(c.key, keyLabels || labels)}` +
-    (c.masked ? " (masked: this key is hidden from this query)" : "")
+    title +
+    fill(_("Weight a_{i},{j} = {w}, head {h}: query {i}{qtok}, key {j}{ktok}"), {
+      i: c.query,
+      j: c.key,
+      w: plain(c.weight, d),
+      h: c.head,
+      qtok: tok(c.query, labels),
+      ktok: tok(c.key, keyLabels || labels),
+    }) +
+    (c.masked ? " " + _("(masked: this key is hidden from this query)") : "")
   );
 }
 

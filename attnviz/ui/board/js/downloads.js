@@ -1,5 +1,7 @@
 // Downloads: the mode bar of every chart, with PNG (projector width) and SVG buttons.
 
+import { _, fill } from "./i18n.js";
+
 // PNG downloads fill a projector's width (1920 px: a 1080p projector, 1.5x a 1280x720
 // one) whatever the chart's width on screen, and are never below 2x.
 export const PROJECTOR_WIDTH = 1920;
@@ -19,14 +21,16 @@ export function chartConfig(Plotly, key) {
     modeBarButtonsToAdd: [
       {
         name: "downloadPng",
-        title: `Download plot as a PNG (projector: ${PROJECTOR_WIDTH} px wide)`,
+        title: fill(_("Download plot as a PNG (projector: {width} px wide)"), {
+          width: PROJECTOR_WIDTH,
+        }),
         icon: Plotly.Icons.camera,
         click: (gd) =>
           Plotly.downloadImage(gd, { format: "png", scale: projectorScale(gd), filename: name }),
       },
       {
         name: "downloadSvg",
-        title: "Download plot as an SVG",
+        title: _("Download plot as an SVG"),
         icon: Plotly.Icons.disk,
         click: (gd) => Plotly.downloadImage(gd, { format: "svg", filename: name }),
       },

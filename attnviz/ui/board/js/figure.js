@@ -6,9 +6,14 @@
 // ("weight", "score") and whether the values are attention weights.
 //
 // Meaning comes as fields (attnviz/ui/board/__init__.py, attnviz/viz/style.py), never read
-// from a chart's title: what each titled axis counts in `layout.meta.axes[<axis>].noun`, a
-// tiled grid of every head in `layout.meta.tiles`, the value's name as the colour bar's
-// title, an attention chart's orientation, heads and cell arithmetic in its link.
+// from a chart's title: what each titled axis counts in `layout.meta.axes[<axis>].noun` (an
+// English identifier; the word shown, in the shown language, is `.word`), whether the
+// values are attention weights in `layout.meta.value` ("weights"), a tiled grid of every
+// head in `layout.meta.tiles`, the value's name as the colour bar's title, an attention
+// chart's orientation, heads and cell arithmetic in its link. The titles and words may be
+// translated; the nouns a module compares ("query", "key", "token") never are.
+
+import { _, fill } from "./i18n.js";
 //
 // Pure (no DOM), tested by `node --test tests/js/` (figure.test.mjs) and through table.js
 // and keys.js (tests/ui/test_board_js.py, test_board_js_panels.py).
@@ -108,6 +113,45 @@ export function nounOf(layout, id, letter, fallback) {
   return axisNoun(axisOf(layout, id, letter).title, fallback);
 }
 
+/** The word shown for a noun the board itself names an axis by ("query", "row", ...), in the
+ * shown language; any other noun as it is (a builder's noun is shown by its `word`). */
+export function nounWord(noun) {
+  switch (noun) {
+    case "query":
+      return _("query");
+    case "key":
+      return _("key");
+    case "token":
+      return _("token");
+    case "row":
+      return _("row");
+    case "column":
+      return _("column");
+    case "item":
+      return _("item");
+    case "value":
+      return _("value");
+    case "weight":
+      return _("weight");
+    case "head":
+      return _("head");
+    case "layer":
+      return _("layer");
+    default:
+      return noun;
+  }
+}
+
+/** The word shown for what axis `id` counts: its builder's `word` (`layout.meta.axes`,
+ * translated), else its noun (nounWord), else its title, else nounWord(`fallback`). */
+export function wordOf(layout, id, letter, fallback) {
+  const axes = layout && layout.meta && layout.meta.axes;
+  const parts = axes && axes[axisKey(id, letter)];
+  if (parts && parts.word) return parts.word;
+  if (parts && parts.noun) return nounWord(parts.noun);
+  return axisNoun(axisOf(layout, id, letter).title, "") || nounWord(fallback);
+}
+
 /** Whether an axis of this noun counts tokens (its cells are named "t0", "t1", ...). */
 export function countsTokens(noun) {
   return /query|key|token/i.test(noun);
@@ -168,6 +212,14 @@ export function isWeights(valueName) {
   return /weight/i.test(valueName);
 }
 
+/** Whether a figure's values are attention weights: its builder says so
+ * (`layout.meta.value`: "weights", or another kind), else its value name does (isWeights:
+ * a figure made elsewhere, in English). */
+export function weightsOf(layout, valueName) {
+  const kind = layout && layout.meta && layout.meta.value;
+  return typeof kind === "string" ? kind === "weights" : isWeights(valueName);
+}
+
 /** The row and column nouns of a figure of several heatmaps (panels): the first axis
  * titles any of them has (plotly figures title only the outer panels' axes). */
 export function sharedNouns(heatmaps, layout) {
@@ -201,13 +253,19 @@ export function readHeatmap(trace, layout, link = null, shared = null) {
   }
   rowNoun = rowNoun || "row";
   colNoun = colNoun || "column";
+  const word = (id, letter, noun) => {
+    const w = nounOf(layout, id, letter, "") ? wordOf(layout, id, letter, noun) : "";
+    return w || nounWord(noun);
+  };
+  const rowWord = word(trace.yaxis, "y", rowNoun);
+  const colWord = word(trace.xaxis, "x", colNoun);
   const x0 = Number(trace.x0) || 0;
   const dx = Number(trace.dx) || 1;
   const y0 = Number(trace.y0) || 0;
   const dy = Number(trace.dy) || 1;
   const xs = positions(trace.x, cols, x0, dx);
   const ys = positions(trace.y, rows, y0, dy);
-  const valueName = valueTitle(trace, layout) || "value";
+  const valueName = valueTitle(trace, layout) || _("value");
   const xaxis = axisOf(layout, trace.xaxis, "x");
   const yaxis = axisOf(layout, trace.yaxis, "y");
   return {
@@ -218,10 +276,12 @@ export function readHeatmap(trace, layout, link = null, shared = null) {
     cols,
     rowNoun,
     colNoun,
+    rowWord,
+    colWord,
     rowNames: tokenNames(yaxis, rows, ys[0] || 0, dy, countsTokens(rowNoun)),
     colNames: tokenNames(xaxis, cols, xs[0] || 0, dx, countsTokens(colNoun)),
     valueName,
-    weights: isWeights(valueName),
+    weights: weightsOf(layout, valueName),
     pooled: dx > 1 || dy > 1,
     x0,
     dx,
@@ -242,8 +302,9 @@ export function readHeatmaps(figure, link = null) {
   const many = heatmaps.length > 1;
   return heatmaps.map((trace, i) => {
     let panel = null;
-    if (link && link.heads && link.heads[i] != null) panel = `head ${link.heads[i]}`;
-    else if (many) panel = plainText(trace.name) || `panel ${i + 1}`;
+    if (link && link.heads && link.heads[i] != null)
+      panel = fill(_("head {i}"), { i: link.heads[i] });
+    else if (many) panel = plainText(trace.name) || fill(_("panel {i}"), { i: i + 1 });
     return { ...readHeatmap(trace, layout, link, shared), trace, panel };
   });
 }
@@ -273,15 +334,26 @@ export function tiles(figure) {
     for (let c = 0; c < cols; c++) {
       const y0 = r * step;
       const x0 = c * step;
+      const layer = r + (spec.first_row || 0);
       out.push({
-        name: `${spec.row || "row"} ${r + (spec.first_row || 0)}, ${spec.col || "column"} ${c}`,
+        name:
+          spec.row === "layer" && spec.col === "head"
+            ? fill(_("layer {layer}, head {head}"), { layer, head: c })
+            : `${nounWord(spec.row || "row")} ${layer}, ${nounWord(spec.col || "column")} ${c}`,
         x0,
         y0,
         z: z.slice(y0, y0 + size).map((row) => row.slice(x0, x0 + size)),
       });
     }
   const pooled = !!b && b.some((v, i) => i > 0 && v - b[i - 1] > 1);
-  const what = { rowNoun: "query", colNoun: "key", valueName: "weight", weights: true };
+  const what = {
+    rowNoun: "query",
+    colNoun: "key",
+    rowWord: _("query"),
+    colWord: _("key"),
+    valueName: _("weight"),
+    weights: true,
+  };
   return { tiles: out, names, pooled, size, cols, ...what };
 }
 
@@ -309,16 +381,20 @@ export function readBars(figure) {
   const items = decode(bars[0][itemLetter]) || values0.map((_, i) => i);
   const numbered = items.every((v) => v !== "" && v != null && Number.isFinite(Number(v)));
   const itemNoun = nounOf(layout, itemId, itemLetter, numbered ? "item" : "");
+  const itemWord = itemNoun ? wordOf(layout, itemId, itemLetter, itemNoun) : "";
   const itemAxis = axisOf(layout, itemId, itemLetter);
   const names = numbered
     ? tokenNames(itemAxis, items.length, Number(items[0]) || 0, 1, countsTokens(itemNoun))
     : items.map((v) => plainText(v));
-  const valueName = nounOf(layout, bars[0][`${valueLetter}axis`], valueLetter, "value");
+  const valueId = bars[0][`${valueLetter}axis`];
+  const valueNoun = nounOf(layout, valueId, valueLetter, "value");
+  const valueName = wordOf(layout, valueId, valueLetter, "value");
   const series = bars.map((b) => ({
     name: plainText(b.name) || valueName,
     values: (decode(b[valueLetter]) || []).map(Number),
   }));
-  return { across, names, itemNoun, valueName, weights: isWeights(valueName), series };
+  const weights = weightsOf(layout, valueNoun);
+  return { across, names, itemNoun, itemWord, valueName, weights, series };
 }
 
 // ------------------------------------------------------------------ the chart's link

@@ -35,10 +35,14 @@ import {
   decode,
   figureTitle,
   nounOf,
+  nounWord,
   readHeatmaps,
   tiles,
   tokenNames,
+  weightsOf,
+  wordOf,
 } from "./figure.js";
+import { _, fill, ngettext, separators } from "./i18n.js";
 import { chartBar } from "./table.js";
 
 export const PAGE = 5; // rows per PageUp / PageDown
@@ -60,6 +64,8 @@ function tileGrids(t, title) {
     cols: t.size,
     rowNoun: t.rowNoun,
     colNoun: t.colNoun,
+    rowWord: t.rowWord,
+    colWord: t.colWord,
     rowNames: t.names,
     colNames: t.names,
     valueName: t.valueName,
@@ -111,10 +117,12 @@ export function chartGrids(figure, link = null) {
         cols: y.length,
         rowNoun: q != null ? "query" : "",
         colNoun,
+        rowWord: q != null ? _("query") : "",
+        colWord: wordOf(layout, bar.xaxis, "x", colNoun),
         rowNames: [q != null ? `t${q}` : ""],
         colNames: tokenNames(xa, y.length, xs[0] || 0, 1, countsTokens(colNoun)),
-        valueName: nounOf(layout, bar.yaxis, "y", "value"),
-        weights: /weight/i.test(nounOf(layout, bar.yaxis, "y", "")),
+        valueName: wordOf(layout, bar.yaxis, "y", "value"),
+        weights: weightsOf(layout, nounOf(layout, bar.yaxis, "y", "")),
         pooled: false,
         x0: xs[0] || 0,
         dx: 1,
@@ -181,11 +189,13 @@ export function nextCell(key, cell, rows, cols, ctrl = false) {
 /** A number as it is spoken: 2 decimals ("0.23"), 2 significant digits below 0.005
  * ("0.0012"), "−" for minus; a sum of 1.00 is "1". */
 export function spoken(v, sum = false) {
-  if (!Number.isFinite(v)) return "masked";
+  if (!Number.isFinite(v)) return _("masked");
   let s;
   if (v !== 0 && Math.abs(v) < 0.005) s = v.toPrecision(2);
   else s = v.toFixed(2);
   if (sum) s = s.replace(/\.?0+$/, "") || "0";
+  const dec = separators()[0]; // the shown language's decimal sign ("0,23" in Spanish)
+  if (dec !== ".") s = s.replace(".", dec);
   return s.startsWith("-") ? "−" + s.slice(1) : s;
 }
 
@@ -242,17 +252,24 @@ function pointedCell(gd, grids, clientX, clientY) {
 export function announcement(grid, cell) {
   const v = grid.z[cell.row][cell.col];
   const names = [];
-  if (grid.rowNoun) names.push([grid.rowNoun, `${grid.rowNoun} ${grid.rowNames[cell.row]}`]);
-  if (grid.colNoun) names.push([grid.colNoun, `${grid.colNoun} ${grid.colNames[cell.col]}`]);
+  const rowWord = grid.rowWord || nounWord(grid.rowNoun);
+  const colWord = grid.colWord || nounWord(grid.colNoun);
+  if (grid.rowNoun) names.push([grid.rowNoun, `${rowWord} ${grid.rowNames[cell.row]}`]);
+  if (grid.colNoun) names.push([grid.colNoun, `${colWord} ${grid.colNames[cell.col]}`]);
   names.sort((a, b) => (a[0] === "query" ? -1 : b[0] === "query" ? 1 : 0)); // query first
   const parts = names.map((n) => n[1]);
-  const value = grid.pooled ? `mean ${grid.valueName}` : grid.valueName;
-  parts.push(Number.isFinite(v) ? `${value} ${spoken(v)}` : `masked (${grid.valueName} 0)`);
+  const value = grid.pooled ? fill(_("mean {value}"), { value: grid.valueName }) : grid.valueName;
+  parts.push(
+    Number.isFinite(v)
+      ? `${value} ${spoken(v)}`
+      : fill(_("masked ({value} 0)"), { value: grid.valueName }),
+  );
   if (grid.weights && !grid.pooled && grid.kind === "heatmap") {
     const alongRows = grid.rowNoun === "query";
     const line = alongRows ? grid.z[cell.row] : grid.z.map((r) => r[cell.col]);
     const sum = line.reduce((s, w) => s + (Number.isFinite(w) ? w : 0), 0);
-    parts.push(`${alongRows ? "row" : "column"} sums to ${spoken(sum, true)}`);
+    const sums = alongRows ? _("row sums to {sum}") : _("column sums to {sum}");
+    parts.push(fill(sums, { sum: spoken(sum, true) }));
   }
   return (grid.panel ? `${grid.panel}: ` : "") + parts.join(", ");
 }
@@ -347,8 +364,10 @@ function onKey(chartElement, st, ev) {
     ev.preventDefault();
     st.api.select(y, x, st.panel);
     const name = g.rowNoun === "query" ? g.rowNames[cell.row] : g.colNames[cell.col];
-    const did = local ? "worked out below the chart: the weight of query" : "selected query";
-    st.say(`${g.panel ? `${g.panel}: ` : ""}${did} ${name}`);
+    const did = local
+      ? _("worked out below the chart: the weight of query {name}")
+      : _("selected query {name}");
+    st.say(`${g.panel ? `${g.panel}: ` : ""}${fill(did, { name })}`);
     return;
   }
   const paging = ev.key === "PageUp" || ev.key === "PageDown";
@@ -378,7 +397,7 @@ function setUp(chartElement, grids) {
   chartElement.setAttribute("role", "application");
   chartElement.setAttribute(
     "aria-roledescription",
-    grids[0].kind === "bars" ? "bar chart" : "heatmap",
+    grids[0].kind === "bars" ? _("bar chart") : _("heatmap"),
   );
   st.say = (text) => {
     live.textContent = text;
@@ -433,6 +452,20 @@ function setUp(chartElement, grids) {
   return st;
 }
 
+/** The keys between panels, for the chart's label: "] and [ to the next and previous head
+ * (4 heads)", or panels by name ("… panel (2 panels: previous, first)"). */
+function panelKeys(grids, grid, api) {
+  const heads = !!(api.link && api.link.heads) || !!grid.stride;
+  const n = grids.length;
+  let keys = heads
+    ? _("] and [ to the next and previous head")
+    : _("] and [ to the next and previous panel");
+  if (grid.stride) keys += ", " + _("} and { to the next and previous layer");
+  if (heads) return `${keys} (${fill(ngettext("{n} head", "{n} heads", n), { n })})`;
+  const names = grids.map((g) => g.panel).join(", ");
+  return `${keys} (${fill(ngettext("{n} panel", "{n} panels", n), { n })}: ${names})`;
+}
+
 /** The hook: make the chart a keyboard stop. Idempotent: a redraw updates the figure. */
 export function attach(chartElement, figure, api = {}) {
   const doc = chartElement.ownerDocument;
@@ -447,27 +480,18 @@ export function attach(chartElement, figure, api = {}) {
   st.api = api;
   if (st.panel >= grids.length) st.panel = 0;
   const grid = grids[st.panel];
-  const label = (chartElement.getAttribute("aria-label") || grid.title || "chart").replace(
-    /\. Arrow keys.*$/,
-    "",
-  );
-  const heads = !!(api.link && api.link.heads) || !!grid.stride;
-  const kind = heads ? "head" : "panel";
-  let panels = "";
-  if (grids.length > 1)
-    panels =
-      `, ] and [ to the next and previous ${kind}` +
-      (grid.stride ? ", } and { to the next and previous layer" : "") +
-      ` (${grids.length} ${kind}s` +
-      (heads ? ")" : `: ${grids.map((g) => g.panel).join(", ")})`);
-  chartElement.setAttribute(
-    "aria-label",
-    `${label}. Arrow keys move between cells` +
-      panels +
-      (grid.kind === "heatmap" && selectable(api) ? ", Enter selects the query" : "") +
-      (grid.kind === "heatmap" && explains(api) ? ", Enter works the weight out" : "") +
-      ", Escape leaves the chart.",
-  );
+  // the chart's own label (the board's), without the keys this module added to it before
+  const had = chartElement.getAttribute("aria-label");
+  const label = (had && had === st.ariaSet ? st.ariaBase : had || grid.title || _("chart"))
+    .replace(/\. Arrow keys.*$/, "");
+  const parts = [_("Arrow keys move between cells")];
+  if (grids.length > 1) parts.push(panelKeys(grids, grid, api));
+  if (grid.kind === "heatmap" && selectable(api)) parts.push(_("Enter selects the query"));
+  if (grid.kind === "heatmap" && explains(api)) parts.push(_("Enter works the weight out"));
+  parts.push(_("Escape leaves the chart"));
+  st.ariaBase = label;
+  st.ariaSet = `${label}. ${parts.join(", ")}.`;
+  chartElement.setAttribute("aria-label", st.ariaSet);
   if (st.cell && (st.cell.row >= grid.rows || st.cell.col >= grid.cols)) st.cell = null;
   if (st.cell && doc.activeElement === chartElement) st.show();
   return st;

@@ -4,6 +4,8 @@
 // All boards render in the app's document (components v2, no iframe) and import this one
 // module, so they share the bus below: no globals.
 
+import { _, fill } from "./i18n.js";
+
 const bus = new EventTarget();
 
 /** Send a link event ({query, key, head, row} or {clear: true}) to every board of `group`. */
@@ -147,7 +149,10 @@ export function applyLink(Plotly, cells, d) {
         const vis = gd.data.map((_, i) => i === 0);
         Plotly.restyle(gd, { y: [d.row], visible: vis }, c.barsOrig.traces.map((i) => i));
         Plotly.relayout(gd, {
-          "title.text": `Weights of query ${q} over the keys (hovered row; click to select)`,
+          "title.text": fill(
+            _("Weights of query {q} over the keys (hovered row; click to select)"),
+            { q },
+          ),
         });
       }
       if (k != null) drawBox(c, box(gd, [k - 0.5, k + 0.5], null));

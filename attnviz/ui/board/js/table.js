@@ -14,7 +14,8 @@
 // Pure parts, tested with `node --test tests/js/` (tests/ui/test_board_js.py runs them):
 // chartTables (figure -> table models), topK, formatValue.
 
-import { figureTitle, plainText, readBars, readHeatmaps, tiles } from "./figure.js";
+import { figureTitle, nounWord, plainText, readBars, readHeatmaps, tiles } from "./figure.js";
+import { _, fill, separators } from "./i18n.js";
 
 export const TOP_K_ABOVE = 32; // more columns than this: top 3 per row
 export const TOP_K = 3;
@@ -22,11 +23,22 @@ export const MAX_CELLS = 4096; // a chart with more cells in all its tables: top
 
 // ------------------------------------------------------------------ pure: figure -> data
 
-/** A number as the table shows it: 4 decimals (the hover's precision), "−" for minus. */
+/** A number as the table shows it: 4 decimals (the hover's precision), "−" for minus, the
+ * shown language's decimal sign. */
 export function formatValue(v, digits = 4) {
-  if (v == null || !Number.isFinite(v)) return "masked";
-  const s = (Math.abs(v) < 0.5 * 10 ** -digits ? 0 : v).toFixed(digits);
+  if (v == null || !Number.isFinite(v)) return _("masked");
+  let s = (Math.abs(v) < 0.5 * 10 ** -digits ? 0 : v).toFixed(digits);
+  const dec = separators()[0];
+  if (dec !== ".") s = s.replace(".", dec);
   return s.startsWith("-") ? "−" + s.slice(1) : s;
+}
+
+/** The word of a table's nouns: its own (`rowWord`, `colWord`), else the noun's. */
+function words(t) {
+  return {
+    row: t.rowWord != null ? t.rowWord : nounWord(t.rowNoun),
+    col: t.colWord != null ? t.colWord : nounWord(t.colNoun),
+  };
 }
 
 /** The `k` largest cells of a row (by value, or by size when `byMagnitude`): [[index,
@@ -44,9 +56,11 @@ export function topK(row, k = TOP_K, byMagnitude = false) {
  * cell the key that query puts most weight on and that weight ("key t4: 0.9512"). */
 function tilesTable(t, title) {
   return {
-    caption: title || "chart",
+    caption: title || _("chart"),
     rowNoun: "",
     colNoun: t.rowNoun, // a column per query (a tile's row)
+    rowWord: "",
+    colWord: t.rowWord,
     valueName: t.valueName,
     weights: t.weights,
     colNames: t.names,
@@ -54,17 +68,22 @@ function tilesTable(t, title) {
       name: tile.name,
       cells: tile.z.map((row, q) => {
         const [best] = topK(row, 1);
-        const text = best ? `${t.colNoun} ${t.names[best[0]]}: ${formatValue(best[1])}` : "masked";
+        const text = best
+          ? `${t.colWord} ${t.names[best[0]]}: ${formatValue(best[1])}`
+          : _("masked");
         return { col: q, colName: t.names[q], value: best ? best[1] : null, text };
       }),
     })),
     top: null,
     note:
-      "one row per head, one column per query: the key it puts most weight on, and that " +
-      "weight" +
+      _(
+        "one row per head, one column per query: the key it puts most weight on, and that weight",
+      ) +
       (t.pooled
-        ? "; each query and key is a block of tokens (weights averaged over the block's " +
-          "queries, summed over its keys)"
+        ? "; " +
+          _(
+            "each query and key is a block of tokens (weights averaged over the block's queries, summed over its keys)",
+          )
         : ""),
   };
 }
@@ -80,11 +99,12 @@ export function panelTable(ax, link, title) {
   const [a] = ax;
   if (ax.some((b) => b.rows !== a.rows || b.cols !== a.cols)) return null;
   const names = ax.map((b) => plainText(b.trace.name));
+  const w = words(a);
   const rows = [];
   for (let r = 0; r < a.rows; r++)
     for (let c = 0; c < a.cols; c++)
       rows.push({
-        name: `${a.rowNoun} ${a.rowNames[r]}, ${a.colNoun} ${a.colNames[c]}`,
+        name: `${w.row} ${a.rowNames[r]}, ${w.col} ${a.colNames[c]}`,
         cells: ax.map((b, p) => ({ col: p, colName: names[p], value: b.z[r][c] })),
       });
   const best = ax.map((b, p) => {
@@ -95,12 +115,12 @@ export function panelTable(ax, link, title) {
       }),
     );
     return at
-      ? `${names[p]}: ${a.rowNoun} ${a.rowNames[at.r]}, ${a.colNoun} ${a.colNames[at.c]} ` +
+      ? `${names[p]}: ${w.row} ${a.rowNames[at.r]}, ${w.col} ${a.colNames[at.c]} ` +
           `(${formatValue(at.v, 2)})`
-      : `${names[p]}: none`;
+      : `${names[p]}: ${_("none")}`;
   });
   return {
-    caption: title || "chart",
+    caption: title || _("chart"),
     rowNoun: "",
     colNoun: "",
     valueName: a.valueName,
@@ -108,9 +128,12 @@ export function panelTable(ax, link, title) {
     rows,
     colNames: names,
     top: null,
-    note:
-      `one row per ${a.rowNoun} and ${a.colNoun}, its ${a.valueName} in each column; ` +
-      `highest: ${best.join("; ")}`,
+    note: fill(_("one row per {row} and {column}, its {value} in each column; highest: {best}"), {
+      row: w.row,
+      column: w.col,
+      value: a.valueName,
+      best: best.join("; "),
+    }),
   };
 }
 
@@ -119,9 +142,11 @@ export function panelTable(ax, link, title) {
 function barTable(b, title) {
   const counts = !b.weights && b.series.every((s) => s.values.every((v) => Number.isInteger(v)));
   return {
-    caption: title || "bar chart",
+    caption: title || _("bar chart"),
     rowNoun: b.itemNoun,
     colNoun: "",
+    rowWord: b.itemWord,
+    colWord: "",
     valueName: b.valueName,
     weights: b.weights,
     digits: counts ? 0 : 4,
@@ -151,10 +176,12 @@ export function chartTables(figure, link) {
   const totalCells = heatmaps.reduce((n, h) => n + h.rows * h.cols, 0);
   (panels ? [] : heatmaps).forEach((h, ti) => {
     const { z, cols, rowNoun, colNoun, rowNames, colNames, valueName, weights, pooled } = h;
+    const w = words(h);
     const top = cols > TOP_K_ABOVE || totalCells > MAX_CELLS ? TOP_K : null;
     const head = link && link.heads ? link.heads[ti] : heatmaps.length > 1 ? ti : null;
     const name = plainText(h.trace.name) || title;
-    const caption = (head != null ? `${title}, head ${head}` : name) || "chart";
+    const caption =
+      (head != null ? `${title}, ${fill(_("head {i}"), { i: head })}` : name) || _("chart");
     const rows = z.map((r, i) => {
       const cells = top
         ? topK(r, top, !weights).map(([c, v]) => ({ col: c, colName: colNames[c], value: v }))
@@ -162,17 +189,24 @@ export function chartTables(figure, link) {
       return { name: rowNames[i], cells };
     });
     const notes = [];
-    if (pooled) notes.push("each cell is the mean of a block of tokens");
-    if (top)
-      notes.push(
-        `${cols} ${colNoun}s per row: each row lists its top ${top} ${colNoun}s` +
-          (weights ? " and their weights" : " by size") +
-          " instead of every cell",
-      );
+    if (pooled) notes.push(_("each cell is the mean of a block of tokens"));
+    if (top) {
+      // TRANSLATORS: the plural of a noun of the board's tables ("keys"); a language that
+      // cannot make it from the word alone writes just {noun}
+      const nouns = fill(_("{noun}s"), { noun: w.col });
+      const note = weights
+        ? _(
+            "{n} {nouns} per row: each row lists its top {k} {nouns} and their weights instead of every cell",
+          )
+        : _("{n} {nouns} per row: each row lists its top {k} {nouns} by size instead of every cell");
+      notes.push(fill(note, { n: cols, nouns, k: top }));
+    }
     tables.push({
       caption,
       rowNoun,
       colNoun,
+      rowWord: w.row,
+      colWord: w.col,
       valueName,
       weights,
       rows,
@@ -201,24 +235,26 @@ function el(doc, tag, attrs, text) {
 export function tableElement(doc, t) {
   const table = el(doc, "table", { class: "attnviz-table" });
   table.appendChild(el(doc, "caption", {}, t.caption + (t.note ? ` (${t.note})` : "")));
+  const w = words(t);
   const head = el(doc, "thead");
   const hr = el(doc, "tr");
   hr.appendChild(el(doc, "td"));
   if (t.top) {
-    for (let i = 1; i <= t.top; i++) hr.appendChild(el(doc, "th", { scope: "col" }, `top ${i}`));
+    for (let i = 1; i <= t.top; i++)
+      hr.appendChild(el(doc, "th", { scope: "col" }, fill(_("top {i}"), { i })));
   } else {
     for (const c of t.colNames)
-      hr.appendChild(el(doc, "th", { scope: "col" }, t.colNoun ? `${t.colNoun} ${c}` : c));
+      hr.appendChild(el(doc, "th", { scope: "col" }, w.col ? `${w.col} ${c}` : c));
   }
   head.appendChild(hr);
   table.appendChild(head);
   const body = el(doc, "tbody");
   for (const r of t.rows) {
     const tr = el(doc, "tr");
-    tr.appendChild(el(doc, "th", { scope: "row" }, t.rowNoun ? `${t.rowNoun} ${r.name}` : r.name));
+    tr.appendChild(el(doc, "th", { scope: "row" }, w.row ? `${w.row} ${r.name}` : r.name));
     for (const c of r.cells) {
       const value = formatValue(c.value, t.digits == null ? 4 : t.digits);
-      let text = t.top ? `${t.colNoun} ${c.colName}: ${value}` : value;
+      let text = t.top ? `${w.col} ${c.colName}: ${value}` : value;
       if (c.text != null) text = c.text; // a cell that says more than its value (tiles)
       tr.appendChild(el(doc, "td", {}, text));
     }
@@ -265,13 +301,13 @@ export function attach(chartElement, figure, api = {}) {
         "aria-expanded": "false",
         "aria-controls": id,
       },
-      "Table",
+      _("Table"),
     );
     holder = el(doc, "div", { id, class: "attnviz-table-holder attnviz-sr-only" });
     button.addEventListener("click", () => {
       const open = button.getAttribute("aria-expanded") !== "true";
       button.setAttribute("aria-expanded", String(open));
-      button.textContent = open ? "Hide table" : "Table";
+      button.textContent = open ? _("Hide table") : _("Table");
       button.setAttribute("aria-label", `${button.textContent}: ${holder.dataset.caption}`);
       holder.classList.toggle("attnviz-sr-only", !open);
       // shown, a table wider than its column scrolls sideways: a keyboard stop (WCAG 2.1.1)

@@ -15,6 +15,7 @@
 // width as the mode bar's does (board downloads.js: 1920 px, never below 2x).
 
 import { plainText } from "./figure.js";
+import { _, fill } from "./i18n.js";
 import { chartBar } from "./table.js";
 
 /** The mode bar's buttons leave the Tab order, plotly's drawing (its SVG, tick labels,
@@ -43,8 +44,8 @@ export function projectorScale(gd) {
 /** The label of a download button: "Download Weights A = softmax(S) as PNG". */
 export function downloadLabel(figure, format) {
   const layout = (figure && figure.layout) || {};
-  const title = plainText(layout.title && layout.title.text).split(" · ")[0] || "the chart";
-  return `Download ${title} as ${format.toUpperCase()}`;
+  const title = plainText(layout.title && layout.title.text).split(" · ")[0] || _("the chart");
+  return fill(_("Download {title} as {format}"), { title, format: format.toUpperCase() });
 }
 
 export function attach(chartElement, figure, api = {}) {

@@ -14,6 +14,8 @@
 // its sideways scrolling in the main column is that module's CSS too. The shadows and the
 // scroll bar are board.css's (class WIDE, "attnviz-scrolls").
 
+import { _ } from "./i18n.js";
+
 export const WIDE = "attnviz-scrolls";
 // A box only this much wider than its column is a glyph's overhang (KaTeX's displays are a
 // few px wider at any size), not hidden content: axe-core's scrollable-region rule
@@ -28,12 +30,16 @@ export function markWide(root, tableBox = null) {
   for (const el of root.querySelectorAll(selector)) {
     const wide = el.scrollWidth - el.clientWidth > OVERHANG_PX;
     const marked = el.classList.contains(WIDE);
+    if (wide) {
+      // named again each time: the shown language may have changed since it was marked
+      const equation = el.classList.contains("katex-display");
+      const label = equation ? _("Equation, scrolls sideways") : _("Table, scrolls sideways");
+      if (el.getAttribute("aria-label") !== label) el.setAttribute("aria-label", label);
+    }
     if (wide && !marked) {
       el.classList.add(WIDE);
       el.tabIndex = 0;
       el.setAttribute("role", "region");
-      const what = el.classList.contains("katex-display") ? "Equation" : "Table";
-      el.setAttribute("aria-label", `${what}, scrolls sideways`);
     } else if (!wide && marked) {
       el.classList.remove(WIDE);
       el.removeAttribute("tabindex");
