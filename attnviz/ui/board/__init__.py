@@ -54,6 +54,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 import streamlit as st
 
+from attnviz import i18n
 from attnviz.ui import streamlit_private
 from attnviz.ui.board.assets import STATIC, board_plotly, content_digest, script_version
 from attnviz.ui.board.overlays import Overlay, Painter, attach, overlay_provider
@@ -252,9 +253,10 @@ def _digest_of(obj: Any) -> str:
 def revision(figs: list[dict], *parts: Any) -> str:
     """A digest of everything a board draws: Streamlit re-sends a component's arguments
     (e.g. after a frame-height change), and the board skips a render whose revision it has
-    already drawn. Made of the figures' own digests (:func:`payload`)."""
+    already drawn. Made of the figures' own digests (:func:`payload`) and the shown
+    language (the board's own words: tables, announcements)."""
     brief = [{k: v for k, v in f.items() if k != "figure"} for f in figs]  # "rev" stands in
-    return _digest_of([brief, parts])
+    return _digest_of([brief, parts, i18n.current()])
 
 
 def _move_selection(
@@ -402,11 +404,9 @@ PRELOAD_KEY = "board_preload"  # one per run, the first element of the page (app
 
 
 def preload_plotly(locale: dict | None = None) -> None:
-    """A hidden board, the first element of every run (``app.py``), that starts loading
-    plotly.js (the 1.2 MB bundle's download and compile overlap the rest of the first run
-    instead of starting when the first chart arrives) and gives the page the shown
-    language (``locale``: :func:`attnviz.ui.lang.board_locale`). Draws nothing, takes no
-    space; its data changes only with the language."""
+    """A hidden board, the first element of every run (``app.py``): starts loading plotly.js
+    (its download and compile overlap the rest of the first run) and gives the page the
+    shown language (``locale``: :func:`attnviz.ui.lang.board_locale`). Draws nothing."""
     with st.container(key=PRELOAD_KEY + "_box"):  # hidden, as the prefetch board's box
         streamlit_private.hide_box(PRELOAD_KEY + "_box")
         data = {"preload": {**PLOTLY, "modules": MODULES}, "dom": DOM, "locale": locale}
