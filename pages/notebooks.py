@@ -24,8 +24,8 @@ view = ui.current()
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def checks(name: str, lang: str) -> list[dict]:
-    """The preset's checks; ``lang`` (the shown language) keys the cache: the settings are
-    words."""
+    """The preset's checks; ``lang`` (the shown language) keys the cache: the presets'
+    labels and settings are words in it."""
     return [
         {
             "label": c.label,
@@ -62,7 +62,7 @@ for name in presets.names():
     mark = ":green[:material/check_circle:]" if ok == len(rows) else ":red[:material/cancel:]"
     with st.container(border=True):
         c1, c2 = st.columns([3, 1])
-        c1.markdown(f"### {mark} {_(p.title)}")
+        c1.markdown(f"### {mark} {p.title}")
         c1.markdown(
             f"`{p.notebook}` · "
             + _(
@@ -78,7 +78,7 @@ for name in presets.names():
                 count=len(rows),
             )
         )
-        c1.caption(_(p.description))
+        c1.caption(p.description)
         # st.switch_page cannot be used here: it clears the URL, and Streamlit refuses to
         # clear query parameters bound to widgets. The button loads, a link navigates.
         if c2.button(
@@ -103,7 +103,7 @@ for name in presets.names():
         df = pd.DataFrame(
             {
                 "": [_("✓ pass") if r["passed"] else _("✗ FAIL") for r in rows],
-                printed: [_(r["label"]) for r in rows],
+                printed: [r["label"] for r in rows],
                 notebook: [short(r["expected"]) for r in rows],
                 "attnviz": [short(r["computed"]) for r in rows],
                 largest: [power_of_ten(r["max_abs_error"], 3) for r in rows],
