@@ -14,8 +14,10 @@ from attnviz.wording import power_of_ten, readable
 #: The mask kinds this page always shows (none only in the presenter view); the sidebar's
 #: mask of another kind of attnviz.masks.KINDS gets a column of its own.
 SHOWN = ("none", "causal", "padding")
-#: The other kinds, from the registry: the intro names each with its explanation.
-OTHERS = "; ".join(f"*{k.explain}*" for k in masks.KINDS.values() if k.name not in SHOWN)
+#: The other kinds, from the registry: the intro names each with its explanation (in the
+#: shown language where the catalog has it: attnviz.masks stays language-free, as the
+#: sidebar's help does, attnviz.ui.controls).
+OTHERS = "; ".join(f"*{_(k.explain)}*" for k in masks.KINDS.values() if k.name not in SHOWN)
 
 view = ui.start(
     _("Masking: hiding some keys from some queries"),
@@ -154,7 +156,7 @@ def mask_columns(
                 for key, fig in charts.items():
                     ui.plot(fig, key=key, link=links.get(key))
             if other is not None and name == other[0]:  # the sidebar's mask: what it hides
-                explain = masks.KINDS[view.settings.mask_kind].explain
+                explain = _(masks.KINDS[view.settings.mask_kind].explain)
                 st.caption(explain[0].upper() + explain[1:] + ".")
             st.caption(mask_check(res.weights[head], mask, causal=name == "causal"))
     st.caption(
