@@ -33,7 +33,7 @@ ui.preload_plotly(ui.lang.board_locale())
 # is also what Streamlit derives from the file name (tests/ui/test_pages.py).
 entries = [entry for entry in ui.pages.PAGES if (HERE / entry.file).exists()]
 nav = [
-    st.Page(e.file, title=e.title, icon=e.icon, url_path=e.slug, default=(i == 0))
+    st.Page(e.file, title=e.shown_title, icon=e.icon, url_path=e.slug, default=(i == 0))
     for i, e in enumerate(entries)
 ]
 # expanded: every page's link stays in the sidebar (Streamlit folds the list behind

@@ -4,16 +4,20 @@ of the same input, their weights side by side and B − A, the largest changes, 
 import numpy as np
 import streamlit as st
 
-from attnviz import engine, ui, viz
+from attnviz import engine, i18n, ui, viz
+from attnviz.i18n import _
 from attnviz.ui import asks, compare
 
 view = ui.start(
-    "Compare two settings",
-    "**A** is the view of the sidebar; **B** is the same input with the settings you change "
-    "below (or another head). Both views' weights are drawn side by side, then **B − A**: red "
-    "where B gives the key more weight, blue where it gives less. "
-    + ui.pointing("Hover a cell to outline it in all three; click it", "Tap a cell")
-    + " to see how A and B computed it. Or start from a classic comparison:",
+    _("Compare two settings"),
+    _(
+        "**A** is the view of the sidebar; **B** is the same input with the settings you "
+        "change below (or another head). Both views' weights are drawn side by side, then "
+        "**B − A**: red where B gives the key more weight, blue where it gives less. {point} "
+        "to see how A and B computed it. Or start from a classic comparison:"
+    ).format(
+        point=ui.pointing(_("Hover a cell to outline it in all three; click it"), _("Tap a cell"))
+    ),
 )
 compare.preset_buttons()
 
@@ -22,54 +26,59 @@ compare.preset_buttons()
 def body(view: ui.View) -> None:
     """B's controls, the heads, the three matrices and what changed: a change of B or of a
     head reruns only this part (a click on a cell only :func:`views`)."""
-    st.subheader("View B: what differs from A")
+    st.subheader(_("View B: what differs from A"))
     b = compare.b_controls(view)
     for note in b.notes:
         st.warning(note, icon=":material/warning:")
     try:
         rb = compare.compute_b(view, b.settings)
     except ValueError as e:
-        st.error(f"Cannot compute view B with these settings: {e}")
+        st.error(_("Cannot compute view B with these settings: {error}").format(error=e))
         return
     ra, lay, labels = view.result, view.layout, view.labels
     c_a, c_b, c_info = st.columns([1, 1, 3])
     ha, hb = compare.head_pickers(ra.num_heads, rb.num_heads, c_a, c_b)
     diff = compare.differing(view.settings, b.settings)
-    what_a = compare.describe(view.settings, diff) if diff else "the sidebar's view"
-    what_b = compare.describe(b.settings, diff) if diff else "the same view"
+    what_a = compare.describe(view.settings, diff) if diff else _("the sidebar's view")
+    what_b = compare.describe(b.settings, diff) if diff else _("the same view")
     c_info.markdown(
-        f"**A**: {compare.describe(view.settings)} · head {ha}  \n**B**: "
-        + (what_b if diff else "the same settings as A")
-        + f" · head {hb}"
+        _("**A**: {a} · head {ha}  \n**B**: {b} · head {hb}").format(
+            a=compare.describe(view.settings),
+            ha=ha,
+            b=what_b if diff else _("the same settings as A"),
+            hb=hb,
+        )
     )
     if not diff and ha == hb:
-        st.info("B is the same as A: change one of B's settings or its head, or pick a preset.")
+        st.info(_("B is the same as A: change one of B's settings or its head, or pick a preset."))
 
     wa, wb = ra.weights[ha], rb.weights[hb]  # (N, N) each
     shown = (view.settings, b.settings, ha, hb)  # what the charts show: a question's view
     views(view, rb, (ha, hb), (what_a, what_b), shown)
     asks.compare(shown, wa, wb, (ha, hb))  # a teacher's open class: Ask the room
 
-    st.subheader("The largest changes")
+    st.subheader(_("The largest changes"))
     compare.changes_table(wa, wb, labels)
-    st.subheader("Entropy: how widely each query spreads its attention")
+    st.subheader(_("Entropy: how widely each query spreads its attention"))
     dh = viz.compare.entropy_change(wa, wb)
     ui.plot(viz.compare.entropy_change_figure(wa, wb, labels=labels), key="cmp_entropy")
     mean = float(dh.mean())
     st.caption(
-        f"H(B) − H(A) in bits, per query (uniform over the N keys: log₂ N = "
-        f"{np.log2(ra.n_tokens):.2f} bits; one-hot: 0). On average B's attention is "
+        _(
+            "H(B) − H(A) in bits, per query (uniform over the N keys: log₂ N = "
+            "{uniform} bits; one-hot: 0). On average B's attention is "
+        ).format(uniform=i18n.fmt(np.log2(ra.n_tokens), ".2f"))
         + (
-            f"broader than A's, by {mean:.3f} bits."
+            _("broader than A's, by {d} bits.").format(d=i18n.fmt(mean, ".3f"))
             if mean > 0.005
-            else f"sharper than A's, by {-mean:.3f} bits."
+            else _("sharper than A's, by {d} bits.").format(d=i18n.fmt(-mean, ".3f"))
             if mean < -0.005
-            else "as broad as A's (the same to 2 decimals)."
+            else _("as broad as A's (the same to 2 decimals).")
         )
     )
     ui.shapes(
-        {"A (weights)": wa, "B (weights)": wb, "B − A": wb - wa},
-        note="rows = tokens" if lay == "rows" else "shown transposed: columns = tokens",
+        {_("A (weights)"): wa, _("B (weights)"): wb, "B − A": wb - wa},
+        note=_("rows = tokens") if lay == "rows" else _("shown transposed: columns = tokens"),
     )
     compare.exports(view, b.settings, rb, (ha, hb))
 
@@ -91,7 +100,8 @@ def views(
     def weights(which: str, r: engine.AttentionResult, h: int, what: str):
         """View ``which``'s weights of head ``h``."""
         return viz.compare.weights_figure(
-            r.weights[h], which=which, what=f"head {h} ({what})", labels=labels, layout=lay,
+            r.weights[h], which=which, what=_("head {head} ({what})").format(head=h, what=what),
+            labels=labels, layout=lay,
             mask=r.mask,
         )  # fmt: skip
 
@@ -101,7 +111,9 @@ def views(
         "cmp_diff": viz.compare.difference_figure(
             wa,
             wb,
-            what=f"weights, head {hb} − head {ha}" if ha != hb else f"weights, head {ha}",
+            what=_("weights, head {hb} − head {ha}").format(hb=hb, ha=ha)
+            if ha != hb
+            else _("weights, head {ha}").format(ha=ha),
             labels=labels,
             layout=lay,
         ),
@@ -121,12 +133,17 @@ def views(
             ui.board(f"board_{key}", [(key, f, link)], overlays=overlays.get(key))
     st.caption(
         (
-            "A and B share one colour scale: weights from 0 (dark purple) to 1 (yellow)"
-            if ui.weights_scale().startswith("a fixed")
-            else "Weights: " + ui.weights_scale() + "; A and B differ, compare their values"
+            # the sidebar's weights' colour range (ui.weights_scale): fixed 0…1, or per chart
+            _("A and B share one colour scale: weights from 0 (dark purple) to 1 (yellow)")
+            if st.session_state.get("wrange", "fixed") != "matrix"
+            else _("Weights: {scale}; A and B differ, compare their values").format(
+                scale=ui.weights_scale()
+            )
         )
-        + "; grey × = masked. B − A: red = more weight in B, blue = less, white = unchanged "
-        "(the scale is symmetric around 0)."
+        + _(
+            "; grey × = masked. B − A: red = more weight in B, blue = less, white = unchanged "
+            "(the scale is symmetric around 0)."
+        )
     )
     compare.cell_pair(tuple(f"board_{k}" for k in fig), (ra, rb), (ha, hb), labels)
 

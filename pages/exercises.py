@@ -11,6 +11,7 @@ import random
 import streamlit as st
 
 from attnviz import ui
+from attnviz.i18n import _
 from attnviz.ui import live, present, projector, quiz
 
 
@@ -27,19 +28,26 @@ def _new_set() -> None:
 def exercises_page() -> None:
     """The page without a class: the seed's set, the score, Start a class, Join."""
     ui.intro(
-        "Exercises: predict, then check",
-        "Work each question out on paper (the numbers are small on purpose), type your answer "
-        "and press **Check**. The sidebar's **seed** chooses the set: a link with `?seed=…` "
-        "gives a whole class the same questions, and **Start a class** collects the room's "
-        "answers live. Count rows and columns from 0.",
+        _("Exercises: predict, then check"),
+        _(
+            "Work each question out on paper (the numbers are small on purpose), type your "
+            "answer and press **Check**. The sidebar's **seed** chooses the set: a link with "
+            "`?seed=…` gives a whole class the same questions, and **Start a class** collects "
+            "the room's answers live. Count rows and columns from 0."
+        ),
     )
     seed = int(st.session_state.get("seed", 0) or 0)
     quiz.use_set(seed, live.COUNT)  # another set: forget the old answers
     items = quiz.generate(seed, live.COUNT)
 
     top = st.columns([2.4, 1, 1], vertical_alignment="center")
-    top[0].markdown(f"### Score: {quiz.score(items)} / {len(items)} right  ·  seed {seed}")
-    top[1].button("New exercises", key="ex_new", on_click=_new_set, icon=":material/casino:")
+    top[0].markdown(
+        "### "
+        + _("Score: {score} / {count} right  ·  seed {seed}").format(
+            score=quiz.score(items), count=len(items), seed=seed
+        )
+    )
+    top[1].button(_("New exercises"), key="ex_new", on_click=_new_set, icon=":material/casino:")
     live.start_button(seed, top[2])
     live.join_box()
     quiz.cards(items)

@@ -3,50 +3,60 @@
 import streamlit as st
 
 from attnviz import toys, ui
+from attnviz.i18n import _
 from attnviz.ui import learned
 
 ui.page_guard()
 ui.intro(
-    "Learned attention",
-    "Every other page shows attention with random weights, or read out of a model someone "
-    "else trained. Here the weights were **learned**: a tiny transformer (attention only, "
-    "no MLPs) was trained in NumPy to predict the next token, and its checkpoints show "
-    "its heads finding their jobs. Pick a task, move the **training step**, and watch the "
-    "heads form where the loss falls. The sidebar's random-weights controls do not apply "
-    "here.",
+    _("Learned attention"),
+    _(
+        "Every other page shows attention with random weights, or read out of a model someone "
+        "else trained. Here the weights were **learned**: a tiny transformer (attention only, "
+        "no MLPs) was trained in NumPy to predict the next token, and its checkpoints show "
+        "its heads finding their jobs. Pick a task, move the **training step**, and watch the "
+        "heads form where the loss falls. The sidebar's random-weights controls do not apply "
+        "here."
+    ),
 )
 for note in learned.read_link():
     st.warning(note, icon=":material/warning:")
 task = learned.task_picker()
 if task == "induction":
     st.markdown(
-        "**How an induction head works.** The sequence is a random run of tokens repeated "
-        "twice. In the second copy the next token can be predicted: it is the token that "
-        "came *after* this token in the first copy. Two heads do it together. A "
-        "**previous-token head** attends to the token just before each position and "
-        'writes "the token before me" into the residual stream. An **induction head** uses '
-        "it: its key at each position now says which token came before, so its query (the "
-        "current token) matches the key of the position *after* the earlier copy of the "
-        "current token, attends there and copies that token into the prediction. Which of "
-        "the model's two layers holds which head? Predict it (the first exercise below), "
-        "then move the training step."
+        _(
+            "**How an induction head works.** The sequence is a random run of tokens repeated "
+            "twice. In the second copy the next token can be predicted: it is the token that "
+            "came *after* this token in the first copy. Two heads do it together. A "
+            "**previous-token head** attends to the token just before each position and "
+            'writes "the token before me" into the residual stream. An **induction head** uses '
+            "it: its key at each position now says which token came before, so its query (the "
+            "current token) matches the key of the position *after* the earlier copy of the "
+            "current token, attends there and copies that token into the prediction. Which of "
+            "the model's two layers holds which head? Predict it (the first exercise below), "
+            "then move the training step."
+        )
     )
 elif task == "align":
     st.markdown(
-        "**Learned alignment.** A tiny encoder-decoder translates English colour-noun "
-        "pairs into French (*red cat* → *chat rouge*): French puts each colour after its "
-        "noun. The encoder reads the English; the decoder writes the French one word at a "
-        "time and, through its **cross-attention**, looks back at the English. Nobody tells "
-        "it where to look: it learns only to predict the next French word. Move the training "
-        "step and watch each row's weight go from spread over the source to the word it "
-        "translates; the second chart below counts how often each head's largest weight "
-        "lands there (its alignment accuracy)."
+        _(
+            "**Learned alignment.** A tiny encoder-decoder translates English colour-noun "
+            "pairs into French (*red cat* → *chat rouge*): French puts each colour after its "
+            "noun. The encoder reads the English; the decoder writes the French one word at a "
+            "time and, through its **cross-attention**, looks back at the English. Nobody tells "
+            "it where to look: it learns only to predict the next French word. Move the "
+            "training step and watch each row's weight go from spread over the source to the "
+            "word it translates; the second chart below counts how often each head's largest "
+            "weight lands there (its alignment accuracy)."
+        )
     )
 else:
     st.markdown(
-        f"**{task}**: {toys.TASKS[task].title}. One layer is enough: each query only needs "
-        "a fixed offset from its own position, which the position embeddings give. Switch "
-        "to **induction** for the two-layer circuit."
+        f"**{task}**: "  # the task's name (its id in the link), then its title in words
+        + _(
+            "{title}. One layer is enough: each query only needs a fixed offset from its own "
+            "position, which the position embeddings give. Switch to **induction** for the "
+            "two-layer circuit."
+        ).format(title=_(toys.TASKS[task].title))
     )
 
 
@@ -61,21 +71,23 @@ def checkpoint_view(task: str) -> None:
     learned.write_link(task, step)
     params = history.checkpoints[int(list(history.steps).index(step))]
     learned.heads("lr_heads", task, params, step, (task, source, step))
-    st.subheader(f"The loss and each head's job score, step {step} marked")
+    st.subheader(_("The loss and each head's job score, step {step} marked").format(step=step))
     learned.curves("lr_curves", history, jobs, step)
     learned.numbers(history, jobs)
 
 
 checkpoint_view(task)
 
-st.subheader("Train it yourself")
+st.subheader(_("Train it yourself"))
 st.markdown(
-    f"Train the **{task}** model from scratch on the server, with your own seed, and watch "
-    "the loss and the heads' scores as the checkpoints arrive. Then pick your run above "
-    "and scrub through it."
+    _(
+        "Train the **{task}** model from scratch on the server, with your own seed, and watch "
+        "the loss and the heads' scores as the checkpoints arrive. Then pick your run above "
+        "and scrub through it."
+    ).format(task=task)
 )
 learned.trainer(task)
 
-st.subheader("Exercises")
-st.caption("About the shipped induction run (task **induction** above).")
+st.subheader(_("Exercises"))
+st.caption(_("About the shipped induction run (task **induction** above)."))
 learned.exercise_cards()

@@ -7,23 +7,28 @@ import pandas as pd
 import streamlit as st
 
 from attnviz import engine, masks, ui, viz
+from attnviz.i18n import _
 from attnviz.ui import asks
 from attnviz.wording import power_of_ten, readable
 
 #: The mask kinds this page always shows (none only in the presenter view); the sidebar's
 #: mask of another kind of attnviz.masks.KINDS gets a column of its own.
 SHOWN = ("none", "causal", "padding")
-#: The other kinds, from the registry: the intro names each with its explanation.
-OTHERS = "; ".join(f"*{k.explain}*" for k in masks.KINDS.values() if k.name not in SHOWN)
+#: The other kinds, from the registry: the intro names each with its explanation (in the
+#: shown language where the catalog has it: attnviz.masks stays language-free, as the
+#: sidebar's help does, attnviz.ui.controls).
+OTHERS = "; ".join(f"*{_(k.explain)}*" for k in masks.KINDS.values() if k.name not in SHOWN)
 
 view = ui.start(
-    "Masking: hiding some keys from some queries",
-    "A mask says which keys each query may look at. Masked scores are set to **−∞** before "
-    "the softmax, and e^(−∞) = 0, so those keys get **weight exactly 0** while the other "
-    "weights still sum to 1. A **causal** mask hides the future (token i sees tokens 0…i, "
-    "as in GPT-style decoders); a **padding** mask hides the filler tokens at the end of a "
-    "short sentence in a batch. Choose another kind as the sidebar's **mask** to see it here "
-    "beside them:",
+    _("Masking: hiding some keys from some queries"),
+    _(
+        "A mask says which keys each query may look at. Masked scores are set to **−∞** before "
+        "the softmax, and e^(−∞) = 0, so those keys get **weight exactly 0** while the other "
+        "weights still sum to 1. A **causal** mask hides the future (token i sees tokens 0…i, "
+        "as in GPT-style decoders); a **padding** mask hides the filler tokens at the end of a "
+        "short sentence in a batch. Choose another kind as the sidebar's **mask** to see it here "
+        "beside them:"
+    ),
 )
 st.markdown(f"{OTHERS}.")  # the registry's other kinds (attnviz.masks.KINDS)
 
@@ -35,7 +40,7 @@ def body(view: ui.View) -> None:
     c1, c2 = st.columns(2)
     head = ui.head_picker(r.num_heads, c1)
     k_pad = c2.number_input(
-        "k — padding tokens at the end (for the padding column)",
+        _("k — padding tokens at the end (for the padding column)"),
         0,
         512,
         value=1,
@@ -45,32 +50,35 @@ def body(view: ui.View) -> None:
     )
     k = min(int(k_pad), n)
     if k_pad > n:
-        c2.caption(f"Only {n} tokens: using k = {n} (every token is padding).")
+        c2.caption(_("Only {n} tokens: using k = {n} (every token is padding).").format(n=n))
     causal = ui.variant(view, mask_kind="causal")
     padded = ui.variant(view, mask_kind="padding", pad=k)
-    ui.pooled_note(n, "the masks are easiest to read at small N")
+    ui.pooled_note(n, _("the masks are easiest to read at small N"))
     other = sidebar_mask(view)  # the sidebar's mask when it is another kind (window, ...)
     step = ui.steps(
         [
-            "No mask: every query sees every key",
-            "Causal mask: no query sees a later token",
-            f"Padding mask: the last k = {k} tokens are hidden",
+            _("No mask: every query sees every key"),
+            _("Causal mask: no query sees a later token"),
+            _("Padding mask: the last k = {k} tokens are hidden").format(k=k),
         ]
-        + ([f"The sidebar's mask: {other[0]}"] if other else [])
+        + ([_("The sidebar's mask: {name}").format(name=other[0])] if other else [])
     )
     # the normal page shows causal and padding (and the sidebar's other mask) side by side;
     # the presenter view one mask per screen, the first with none
-    # (kind, title, result): the kind names the charts' keys (mk_w_causal, mk_w_window)
+    # (kind, title, result): the kind names the charts' keys (mk_w_causal, mk_w_window); the
+    # title stays English (Ask the room's view, compared below), the column shows it in words
     variants = [("causal", "causal", causal), ("padding", f"padding (k = {k})", padded)]
     variants += [(view.settings.mask_kind, *other)] if other else []
     if step.presenting:
         variants.insert(0, ("none", "no mask", ui.variant(view, mask_kind="none")))
     shown = [v for i, v in enumerate(variants) if step.show(i)]
     # one colour scale for the scores of every mask (side by side, or one per screen)
-    zmax = viz.style.shared_range(*(res.masked_scores[head] for _, _, res in variants))
-    mask_columns(view, head, shown, step.presenting, zmax)
+    zmax = viz.style.shared_range(*(res.masked_scores[head] for __, __, res in variants))
+    words = {"causal": _("causal"), "none": _("no mask")}
+    words[f"padding (k = {k})"] = _("padding (k = {k})").format(k=k)
+    mask_columns(view, head, shown, step.presenting, zmax, words)
     if step.presenting:  # a teacher's open class in the link: Ask the room about this mask
-        ((_, name, res),) = shown
+        ((__, name, res),) = shown
         asks.masking((view.settings, name), name, res.weights, res.mask, head, view.labels)
     if not step.rest:
         return
@@ -89,9 +97,11 @@ def sidebar_mask(view: ui.View) -> tuple[str, object] | None:
     return (f"{s.mask_kind} ({values})" if values else s.mask_kind), view.result
 
 
-def mask_columns(view: ui.View, head: int, shown: list, presenting: bool, zmax: float) -> None:
+def mask_columns(
+    view: ui.View, head: int, shown: list, presenting: bool, zmax: float, words: dict[str, str]
+) -> None:
     """One column per mask variant: the mask, the scores with −∞ (coloured ±``zmax``, the
-    same for every mask), the weights, the checks."""
+    same for every mask), the weights, the checks (``words``: a variant's title as shown)."""
     labels, lay, n = view.labels, view.layout, view.result.n_tokens
     dk = view.result.queries.shape[-1]
     other = sidebar_mask(view)
@@ -107,7 +117,7 @@ def mask_columns(view: ui.View, head: int, shown: list, presenting: bool, zmax: 
                     mask,
                     labels=labels,
                     layout=lay,
-                    title="the mask: green = may attend",  # its name heads the column
+                    title=_("the mask: green = may attend"),  # its name heads the column
                     height=H,
                 )
             }
@@ -125,10 +135,10 @@ def mask_columns(view: ui.View, head: int, shown: list, presenting: bool, zmax: 
             what="scores",
             scale=res.scale,
             d_k=dk,
-            title="scores with −∞ (grey)",
+            title=_("scores with −∞ (grey)"),
         )
         charts[f"mk_w_{tag}"] = attn(
-            res.weights[head], what="weights", title="softmax: masked weights are 0"
+            res.weights[head], what="weights", title=_("softmax: masked weights are 0")
         )
         # a click on a weight works that cell out under each mask's weights (in the browser)
         links = {
@@ -137,7 +147,7 @@ def mask_columns(view: ui.View, head: int, shown: list, presenting: bool, zmax: 
             )
         }
         with col:
-            st.markdown(f"### {name}")
+            st.markdown(f"### {words.get(name, name)}")
             if presenting:  # one screen: the charts side by side
                 # a revealed "which key" under this mask (the teacher's projector)
                 asked = ui.Overlay("masking", (view.settings, name), head, lay, n)
@@ -146,12 +156,14 @@ def mask_columns(view: ui.View, head: int, shown: list, presenting: bool, zmax: 
                 for key, fig in charts.items():
                     ui.plot(fig, key=key, link=links.get(key))
             if other is not None and name == other[0]:  # the sidebar's mask: what it hides
-                explain = masks.KINDS[view.settings.mask_kind].explain
+                explain = _(masks.KINDS[view.settings.mask_kind].explain)
                 st.caption(explain[0].upper() + explain[1:] + ".")
             st.caption(mask_check(res.weights[head], mask, causal=name == "causal"))
     st.caption(
-        f"The scores of every mask are coloured on one scale, ±{readable(zmax, 3)}, and the "
-        "weights from 0 to 1: the same colour is the same number under every mask."
+        _(
+            "The scores of every mask are coloured on one scale, ±{z}, and the "
+            "weights from 0 to 1: the same colour is the same number under every mask."
+        ).format(z=readable(zmax, 3))
     )
 
 
@@ -161,27 +173,30 @@ def mask_check(w: np.ndarray, mask: np.ndarray, causal: bool = False) -> str:
     hidden = ~mask
     live = mask.any(axis=1)  # (N,): rows that see at least one key
     if not hidden.any():
-        out = "No cell is masked."
+        out = _("No cell is masked.")
     else:
         top = float(np.abs(w[hidden]).max())
-        where = "every masked cell (the whole upper triangle)" if causal else "every masked cell"
         out = (
-            f"The weight of {where} is exactly 0."
+            (
+                _("The weight of every masked cell (the whole upper triangle) is exactly 0.")
+                if causal
+                else _("The weight of every masked cell is exactly 0.")
+            )
             if top == 0
-            else f"Masked cells have weights up to {readable(top)}: they should be 0!"
+            else _("Masked cells have weights up to {w}: they should be 0!").format(w=readable(top))
         )
     if not live.any():
-        return out + " No query may see any key here, so every row of weights is 0."
+        return out + _(" No query may see any key here, so every row of weights is 0.")
     err = float(np.abs(w[live].sum(axis=1) - 1).max())
-    return (
-        out
-        + " Every row that sees a key sums to 1"
-        + (
-            " exactly."
-            if err == 0
-            else f" (up to {power_of_ten(err)}: floating-point rounding)."
-            if err < 1e-9
-            else f", but one misses by {readable(err)}!"
+    return out + (
+        _(" Every row that sees a key sums to 1 exactly.")
+        if err == 0
+        else _(" Every row that sees a key sums to 1 (up to {e}: floating-point rounding).").format(
+            e=power_of_ten(err)
+        )
+        if err < 1e-9
+        else _(" Every row that sees a key sums to 1, but one misses by {e}!").format(
+            e=readable(err)
         )
     )
 
@@ -189,12 +204,15 @@ def mask_check(w: np.ndarray, mask: np.ndarray, causal: bool = False) -> str:
 def fully_masked_row(view: ui.View) -> None:
     """Why a query that may see no key gets weights 0 and output 0, not NaN."""
     n = view.result.n_tokens
-    st.subheader("A row where every key is masked")
+    st.subheader(_("A row where every key is masked"))
     st.markdown(
-        "If a query may see **no** key (here: padding with k = N), its scores are all −∞. "
-        "Written naively, softmax gives e^(−∞) / Σ e^(−∞) = 0 / 0 = **NaN**, and the NaN "
-        "spreads through everything after it. attnviz's softmax subtracts the row maximum only "
-        "when it is finite and leaves an all-zero row as zeros: the query's output is then 0."
+        _(
+            "If a query may see **no** key (here: padding with k = N), its scores are all −∞. "
+            "Written naively, softmax gives e^(−∞) / Σ e^(−∞) = 0 / 0 = **NaN**, and the NaN "
+            "spreads through everything after it. attnviz's softmax subtracts the row maximum "
+            "only when it is finite and leaves an all-zero row as zeros: the query's output is "
+            "then 0."
+        )
     )
     row = np.full(min(n, 6), -np.inf)
     with np.errstate(invalid="ignore"):
@@ -206,8 +224,12 @@ def fully_masked_row(view: ui.View) -> None:
 
     st.dataframe(
         pd.DataFrame(
-            {"scores": _txt(row), "naive exp/sum": _txt(naive), "attnviz softmax": _txt(safe)},
-            index=[f"key {j}" for j in range(row.size)],
+            {
+                _("scores"): _txt(row),
+                _("naive exp/sum"): _txt(naive),
+                _("attnviz softmax"): _txt(safe),
+            },
+            index=[_("key {j}").format(j=j) for j in range(row.size)],
         ).T,
         width="stretch",
     )
@@ -215,10 +237,18 @@ def fully_masked_row(view: ui.View) -> None:
     w_max, out_max = float(np.abs(full.weights).max()), float(np.abs(full.head_outputs).max())
     nan = bool(np.isnan(full.weights).any() or np.isnan(full.output).any())
     st.caption(
-        "With every token padding: "
-        + ("every weight is 0" if w_max == 0 else f"the largest weight is {readable(w_max)}")
-        + (", every head's output is 0" if out_max == 0 else f", outputs up to {readable(out_max)}")
-        + (" and there is a NaN in the output!" if nan else ", and there is no NaN anywhere.")
+        _("With every token padding: ")
+        + (
+            _("every weight is 0")
+            if w_max == 0
+            else _("the largest weight is {w}").format(w=readable(w_max))
+        )
+        + (
+            _(", every head's output is 0")
+            if out_max == 0
+            else _(", outputs up to {o}").format(o=readable(out_max))
+        )
+        + (_(" and there is a NaN in the output!") if nan else _(", and there is no NaN anywhere."))
     )
 
 
@@ -226,18 +256,25 @@ def future_check(view: ui.View) -> None:
     """Replace the later tokens by noise: with the causal mask the earlier outputs stay."""
     n, s = view.result.n_tokens, view.settings
     if view.params is not None and n >= 2:
-        st.subheader("The causal mask really hides the future")
+        st.subheader(_("The causal mask really hides the future"))
         pos = n // 2 - 1 if n > 2 else 0
         with_mask, without = (
             ui.experiment(view, "future_independence", pos, seed=s.seed, causal=c)
             for c in (True, False)
         )
         m1, m2 = st.columns(2)
-        m1.metric(f"largest change of outputs 0…{pos}, causal mask", readable(with_mask))
-        m2.metric(f"largest change of outputs 0…{pos}, no mask", readable(without))
+        m1.metric(
+            _("largest change of outputs 0…{pos}, causal mask").format(pos=pos),
+            readable(with_mask),
+        )
+        m2.metric(
+            _("largest change of outputs 0…{pos}, no mask").format(pos=pos), readable(without)
+        )
         st.caption(
-            f"Tokens {pos + 1}…{n - 1} were replaced by random vectors. With the causal mask "
-            f"the outputs of tokens 0…{pos} do not move at all; without it they do."
+            _(
+                "Tokens {first}…{last} were replaced by random vectors. With the causal mask "
+                "the outputs of tokens 0…{pos} do not move at all; without it they do."
+            ).format(first=pos + 1, last=n - 1, pos=pos)
         )
 
 
@@ -246,8 +283,12 @@ def footer(view: ui.View, head: int, causal, padded, k: int, other=None) -> None
     another kind, (name, result), or None)."""
     n, s = view.result.n_tokens, view.settings
     ui.shapes(
-        {"mask": causal.mask, "scores": causal.scores[head], "weights": causal.weights[head]},
-        note=f"head {head}",
+        {
+            _("mask"): causal.mask,
+            _("scores"): causal.scores[head],
+            _("weights"): causal.weights[head],
+        },
+        note=_("head {head}").format(head=head),
     )
     ui.export_section(
         view,

@@ -5,24 +5,32 @@ import math
 import numpy as np
 import streamlit as st
 
-from attnviz import engine, ui, viz
+from attnviz import engine, i18n, ui, viz
+from attnviz.i18n import _, ngettext
 from attnviz.ui import asks
 from attnviz.ui.cell import HINT_WEIGHTS
 
 view = ui.start(
-    "Multi-head attention",
-    "Instead of one attention over all D features, the features are cut into **heads** "
-    "blocks of d_k = D / heads; each head runs its own attention on its own block, so "
-    "different heads can look at different tokens. Their outputs are **concatenated** "
-    "back to width D and mixed by the output matrix **W_O**. Compare the heads below: "
-    "which token each query attends to most, and how spread out (entropy) each head is.",
+    _("Multi-head attention"),
+    _(
+        "Instead of one attention over all D features, the features are cut into **heads** "
+        "blocks of d_k = D / heads; each head runs its own attention on its own block, so "
+        "different heads can look at different tokens. Their outputs are **concatenated** "
+        "back to width D and mixed by the output matrix **W_O**. Compare the heads below: "
+        "which token each query attends to most, and how spread out (entropy) each head is."
+    ),
 )
 s, r, labels, lay = view.settings, view.result, view.labels, view.layout
 n, h, dk = r.n_tokens, r.num_heads, r.queries.shape[-1]
 
 st.markdown(
-    f"**{h} head{'s' if h > 1 else ''}**, each with d_k = {s.d} / {h} = **{dk}** columns of "
-    f"Q, K and V; scale factor {r.scale:.4g}."
+    ngettext(
+        "**{n} head**, each with d_k = {d} / {n} = **{dk}** columns of Q, K and V; "
+        "scale factor {scale}.",
+        "**{n} heads**, each with d_k = {d} / {n} = **{dk}** columns of Q, K and V; "
+        "scale factor {scale}.",
+        h,
+    ).format(n=h, d=s.d, dk=dk, scale=i18n.fmt(r.scale, ".4g"))
 )
 
 
@@ -32,20 +40,24 @@ def query_section(view: ui.View) -> None:
     this part (a click on a cell above sets them)."""
     r, labels, n, h = view.result, view.labels, view.result.n_tokens, view.result.num_heads
     c_query, c_head, c_info = st.columns([1, 1, 3])
-    query = c_query.selectbox("query token i", list(range(n)), key="query", bind="query-params")
+    query = c_query.selectbox(_("query token i"), list(range(n)), key="query", bind="query-params")
     head = ui.head_picker(h, c_head)
     c_info.markdown(
-        f"Query **{query}** ({ui.md_text(labels[query])}) asks every head the same question "
-        "with a different block of Q and K: each head spreads its weights differently, and "
-        f"head **{head}** sums its own values with them."
+        _(
+            "Query **{query}** ({token}) asks every head the same question "
+            "with a different block of Q and K: each head spreads its weights differently, and "
+            "head **{head}** sums its own values with them."
+        ).format(query=query, token=ui.md_text(labels[query]), head=head)
     )
     ui.chart_row(
         "mh_query",
         {
             "mh_qheads": viz.charts.bars_figure(
-                {f"head {i}": r.weights[i, query] for i in range(h)},
+                {_("head {head}").format(head=i): r.weights[i, query] for i in range(h)},
                 x_labels=labels,
-                title=f"Weights of query {query} over the keys, in every head",
+                title=_("Weights of query {query} over the keys, in every head").format(
+                    query=query
+                ),
                 x_title=viz.style.KEY_J,
                 y_title=viz.style.WEIGHT_A,
                 y_range=(0.0, 1.0),
@@ -55,7 +67,9 @@ def query_section(view: ui.View) -> None:
                 r.weights[head, query],
                 query=query,
                 labels=labels,
-                title=f"Output of query {query} in head {head} = weighted sum of its values",
+                title=_(
+                    "Output of query {query} in head {head} = weighted sum of its values"
+                ).format(query=query, head=head),
             ),
         },
     )
@@ -73,9 +87,11 @@ def all_heads(view: ui.View) -> None:
     )
     if n > viz.style.MAX_SMALL_MULTIPLES_N:
         st.info(
-            f"With N = {n} tokens, {h} heatmaps of {n}×{n} cells would be unreadable (and heavy), "
-            f"so each head is summarised instead (limit: N ≤ {viz.style.MAX_SMALL_MULTIPLES_N}). "
-            "Pick one head on the playground to see its full weights."
+            _(
+                "With N = {n} tokens, {h} heatmaps of {n}×{n} cells would be unreadable (and "
+                "heavy), so each head is summarised instead (limit: N ≤ {limit}). "
+                "Pick one head on the playground to see its full weights."
+            ).format(n=n, h=h, limit=viz.style.MAX_SMALL_MULTIPLES_N)
         )
         return
     ui.board(
@@ -113,7 +129,9 @@ def one_head(view: ui.View, head: int) -> None:
             labels=labels,
             layout=lay,
             mask=r.mask,
-            title=f"head {head}: weights A (d_k = {dk} columns of Q, K, V)",
+            title=_("head {head}: weights A (d_k = {dk} columns of Q, K, V)").format(
+                head=head, dk=dk
+            ),
             height=420,
         ),
         key="mh_one_head",
@@ -124,9 +142,9 @@ def one_head(view: ui.View, head: int) -> None:
 
 # the presenter view: every head side by side, then one head a slide, then the concatenation
 step = ui.steps(
-    ["All heads side by side"]
-    + [f"Head {i}: its own attention" for i in range(h)]
-    + ["Concatenate, then W_O"]
+    [_("All heads side by side")]
+    + [_("Head {head}: its own attention").format(head=i) for i in range(h)]
+    + [_("Concatenate, then W_O")]
 )
 if step.presenting and step.index == 0:
     all_heads(view)
@@ -139,21 +157,25 @@ elif step.rest:
     all_heads(view)
     if n <= viz.style.MAX_SMALL_MULTIPLES_N:
         st.caption(
-            ui.pointing("Hover a cell", "Tap a cell")
-            + " to outline the same query and key in every head; "
-            + ui.pointing("click it", "the tap picks")
-            + " to pick that query and head for the section below.",
+            _(
+                "{hover} to outline the same query and key in every head; {click} to pick that "
+                "query and head for the section below."
+            ).format(
+                hover=ui.pointing(_("Hover a cell"), _("Tap a cell")),
+                click=ui.pointing(_("click it"), _("the tap picks")),
+            ),
             unsafe_allow_html=True,  # the app's own words (ui.pointing)
         )
         ui.cell_panel(r, labels, "board_mh_small", hint=HINT_WEIGHTS)
-        st.subheader("One query in every head")
+        st.subheader(_("One query in every head"))
         query_section(view)
     else:
-        st.subheader("One query in every head")
+        st.subheader(_("One query in every head"))
         st.info(
-            f"With N = {n} tokens the bars of one query in {h} heads would be unreadable "
-            f"(limit: N ≤ {viz.style.MAX_SMALL_MULTIPLES_N}); the playground shows one head's "
-            "query."
+            _(
+                "With N = {n} tokens the bars of one query in {h} heads would be unreadable "
+                "(limit: N ≤ {limit}); the playground shows one head's query."
+            ).format(n=n, h=h, limit=viz.style.MAX_SMALL_MULTIPLES_N)
         )
 
     ent = engine.row_entropy(r.weights)  # (H, N) bits
@@ -169,13 +191,16 @@ elif step.rest:
         ],
     )
     st.caption(
-        "Entropy 0 bits: a query puts all its weight on one key. log₂ N bits: it spreads its "
-        "weight evenly over all N keys. Bars show the mean over queries (whiskers: spread)."
+        _(
+            "Entropy 0 bits: a query puts all its weight on one key. log₂ N bits: it spreads "
+            "its weight evenly over all N keys. Bars show the mean over queries (whiskers: "
+            "spread)."
+        )
     )
 
 if step.show(h + 1):
-    st.subheader("Concatenate the heads, then mix them with W_O")
-    ui.pooled_note(n, "pick one head on the playground to see its full weights")
+    st.subheader(_("Concatenate the heads, then mix them with W_O"))
+    ui.pooled_note(n, _("pick one head on the playground to see its full weights"))
     w_o = None if view.params is None else view.params.w_o
     charts = [
         (
@@ -186,7 +211,7 @@ if step.show(h + 1):
                 labels=labels,
                 layout=lay,
                 feature_groups=dk if h > 1 else None,
-                title=f"concat of {h} head outputs ({n}×{s.d})",
+                title=_("concat of {h} head outputs ({n}×{d})").format(h=h, n=n, d=s.d),
             ),
             ui.link_tokens(None, lay, "query"),
         )
@@ -198,8 +223,8 @@ if step.show(h + 1):
                 viz.heatmaps.matrix_figure(
                     w_o,
                     title=f"W_O ({w_o.shape[0]}×{w_o.shape[1]})",
-                    x_title="output feature",
-                    y_title="concat feature (head blocks)",
+                    x_title=_("output feature"),
+                    y_title=_("concat feature (head blocks)"),
                     hover="W_O[%{y}, %{x}] = %{z:.4f}",
                     separators=("y", dk) if h > 1 else None,
                 ),
@@ -220,7 +245,7 @@ if step.show(h + 1):
         )
     )
     if w_o is None:
-        st.info("This preset has no output projection W_O: the output is the concatenation.")
+        st.info(_("This preset has no output projection W_O: the output is the concatenation."))
     ui.board("mh_mix", charts)
     st.latex(
         r"\text{head}_h = \operatorname{softmax}\!\Big(\frac{Q_h K_h^\top}{\sqrt{d_k}}\Big) V_h,"
@@ -231,19 +256,21 @@ if step.rest:
     top = r.weights.argmax(axis=2)  # (H, N)
     agree = float(np.mean(top == top[:1])) if h > 1 else 1.0
     st.markdown(
-        f"Heads agree on the most-attended key for **{agree:.0%}** of the (head, query) pairs "
-        "(compared with head 0)."
+        _(
+            "Heads agree on the most-attended key for **{agree}** of the (head, query) pairs "
+            "(compared with head 0)."
+        ).format(agree=i18n.fmt(agree, ".0%"))
     )
     ui.shapes(
         {
-            "weights": r.weights,
-            "head outputs": r.head_outputs,
+            _("weights"): r.weights,
+            _("head outputs"): r.head_outputs,
             "concat": r.concat,
             **({"W_O": w_o} if w_o is not None else {}),
             "Y": r.output,
-            "entropy": ent,
+            _("entropy"): ent,
         },
-        note="(heads, queries, keys) for the weights",
+        note=_("(heads, queries, keys) for the weights"),
     )
     tables = {"entropy per head and query": (ent, None, labels)}
     if w_o is not None:

@@ -4,23 +4,28 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from attnviz import presets, ui
+from attnviz import i18n, presets, ui
+from attnviz.i18n import _
 from attnviz.wording import power_of_ten
 
 ui.page_guard()
 ui.intro(
-    "The notebooks, checked",
-    "attnviz started from five notebooks that compute attention by hand. Each one is a "
-    "**preset** here: its numbers (X, weights, heads, scaling, mask), and every value it "
-    "prints, compared with what attnviz computes. “✓ pass” means equal to the notebook's "
-    "printed precision. **Load** puts a preset into the playground (the sidebar then shows its "
-    "settings).",
+    _("The notebooks, checked"),
+    _(
+        "attnviz started from five notebooks that compute attention by hand. Each one is a "
+        "**preset** here: its numbers (X, weights, heads, scaling, mask), and every value it "
+        "prints, compared with what attnviz computes. “✓ pass” means equal to the notebook's "
+        "printed precision. **Load** puts a preset into the playground (the sidebar then shows "
+        "its settings)."
+    ),
 )
 view = ui.current()
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
-def checks(name: str) -> list[dict]:
+def checks(name: str, lang: str) -> list[dict]:
+    """The preset's checks; ``lang`` (the shown language) keys the cache: the presets'
+    labels and settings are words in it."""
     return [
         {
             "label": c.label,
@@ -44,13 +49,13 @@ def short(a: np.ndarray) -> str:
     body = ", ".join(np.format_float_positional(v, precision=4, trim="-") for v in shown) + (
         " …" if flat.size > 3 else ""
     )
-    return f"{'×'.join(map(str, a.shape)) or 'scalar'}: {body}"
+    return f"{'×'.join(map(str, a.shape)) or _('scalar')}: {body}"
 
 
 total = passed = 0
 for name in presets.names():
     p = presets.get(name)
-    rows = checks(name)
+    rows = checks(name, i18n.current())
     ok = sum(r["passed"] for r in rows)
     total += len(rows)
     passed += ok
@@ -59,39 +64,51 @@ for name in presets.names():
         c1, c2 = st.columns([3, 1])
         c1.markdown(f"### {mark} {p.title}")
         c1.markdown(
-            f"`{p.notebook}` · N = {p.n_tokens}, D = {p.d_model}, heads = {p.num_heads}, "
-            f"{presets.scale_words(p.scale)}, mask: {p.mask} · **{ok} of {len(rows)}** printed "
-            "values match"
+            f"`{p.notebook}` · "
+            + _(
+                "N = {n}, D = {d}, heads = {heads}, {scale}, mask: {mask} · **{ok} of {count}** "
+                "printed values match"
+            ).format(
+                n=p.n_tokens,
+                d=p.d_model,
+                heads=p.num_heads,
+                scale=presets.scale_words(p.scale),
+                mask=p.mask,
+                ok=ok,
+                count=len(rows),
+            )
         )
         c1.caption(p.description)
         # st.switch_page cannot be used here: it clears the URL, and Streamlit refuses to
         # clear query parameters bound to widgets. The button loads, a link navigates.
         if c2.button(
-            "Load in the playground",
+            _("Load in the playground"),
             key=f"load_{name}",
             on_click=ui.load_preset,
             args=(name,),
             type="primary",
         ):
-            c2.success("Loaded: the sidebar now shows this preset.")
+            c2.success(_("Loaded: the sidebar now shows this preset."))
             c2.page_link(
                 "pages/playground.py",
-                label="Open the playground",
+                label=_("Open the playground"),
                 icon=":material/tune:",
                 # keys already in the URL are kept by the frontend; add the others
                 query_params={
                     k: v for k, v in ui.preset_query(name).items() if k not in st.query_params
                 },
             )
+        printed, notebook, largest = _("printed value"), _("notebook"), _("largest |error|")
+        tolerance, settings = _("tolerance"), _("settings")
         df = pd.DataFrame(
             {
-                "": ["✓ pass" if r["passed"] else "✗ FAIL" for r in rows],
-                "printed value": [r["label"] for r in rows],
-                "notebook": [short(r["expected"]) for r in rows],
+                "": [_("✓ pass") if r["passed"] else _("✗ FAIL") for r in rows],
+                printed: [r["label"] for r in rows],
+                notebook: [short(r["expected"]) for r in rows],
                 "attnviz": [short(r["computed"]) for r in rows],
-                "largest |error|": [power_of_ten(r["max_abs_error"], 3) for r in rows],
-                "tolerance": [power_of_ten(r["tolerance"], 1) for r in rows],
-                "settings": [r["settings"] for r in rows],
+                largest: [power_of_ten(r["max_abs_error"], 3) for r in rows],
+                tolerance: [power_of_ten(r["tolerance"], 1) for r in rows],
+                settings: [r["settings"] for r in rows],
             }
         )
         st.dataframe(
@@ -102,27 +119,38 @@ for name in presets.names():
             # (secondary) come last, so a narrow screen cuts them rather than the values
             column_config={
                 "": st.column_config.TextColumn(width=60, pinned=True),
-                "printed value": st.column_config.TextColumn(width=180),
-                "notebook": st.column_config.TextColumn(width=192, help="printed by the notebook"),
-                "attnviz": st.column_config.TextColumn(width=192, help="computed by attnviz"),
-                "largest |error|": st.column_config.TextColumn(width=100),
-                "tolerance": st.column_config.TextColumn(width=80),
-                "settings": st.column_config.TextColumn(width="large"),
+                printed: st.column_config.TextColumn(width=180),
+                notebook: st.column_config.TextColumn(width=192, help=_("printed by the notebook")),
+                "attnviz": st.column_config.TextColumn(width=192, help=_("computed by attnviz")),
+                largest: st.column_config.TextColumn(width=100),
+                tolerance: st.column_config.TextColumn(width=80),
+                settings: st.column_config.TextColumn(width="large"),
             },
         )
-st.markdown(f"**{passed} of {total}** printed values reproduced.")
+st.markdown(
+    _("**{passed} of {total}** printed values reproduced.").format(passed=passed, total=total)
+)
 st.caption(
-    "Tolerance = half a unit of the last digit the notebook printed. The UDL notebooks use "
-    "one token per column (D×N); their values are compared in that layout."
+    _(
+        "Tolerance = half a unit of the last digit the notebook printed. The UDL notebooks use "
+        "one token per column (D×N); their values are compared in that layout."
+    )
 )
 if view is not None:
-    ui.shapes({"X (current)": view.x, "weights (current)": view.result.weights})
+    ui.shapes({_("X (current)"): view.x, _("weights (current)"): view.result.weights})
     ui.export_section(
         view,
         {
             f"{name} checks": (
-                np.array([[r["max_abs_error"], r["tolerance"], r["passed"]] for r in checks(name)]),
-                [r["label"] for r in checks(name)],
+                # the CSV's names and columns: machine-readable, English; its row names
+                # are the checks' labels
+                np.array(
+                    [
+                        [r["max_abs_error"], r["tolerance"], r["passed"]]
+                        for r in checks(name, i18n.current())
+                    ]
+                ),
+                [r["label"] for r in checks(name, i18n.current())],
                 ["max_abs_error", "tolerance", "passed"],
             )
             for name in presets.names()

@@ -2,18 +2,19 @@
 
 import streamlit as st
 
-from attnviz import ui, viz
+from attnviz import i18n, ui, viz
+from attnviz.i18n import _
 from attnviz.ui import asks
 
 view = ui.start(
-    "Self-attention playground",
-    "Every token asks a **query**, offers a **key** and carries a **value**. The score "
-    "of query *i* with key *j* is their dot product (scaled); a softmax turns each row of "
-    "scores into **weights** that sum to 1; the output of token *i* is the weighted sum "
-    "of the values. Change N, D, heads, the scaling and the mask in the sidebar and watch "
-    "the three matrices change. "
-    + ui.pointing("Hover a cell", "Tap a cell")
-    + " to see exactly what it is.",
+    _("Self-attention playground"),
+    _(
+        "Every token asks a **query**, offers a **key** and carries a **value**. The score "
+        "of query *i* with key *j* is their dot product (scaled); a softmax turns each row of "
+        "scores into **weights** that sum to 1; the output of token *i* is the weighted sum "
+        "of the values. Change N, D, heads, the scaling and the mask in the sidebar and watch "
+        "the three matrices change. {point} to see exactly what it is."
+    ).format(point=ui.pointing(_("Hover a cell"), _("Tap a cell"))),
 )
 
 
@@ -26,9 +27,19 @@ def body(view: ui.View) -> None:
     c_head, c_info = st.columns([1, 4])
     head = ui.head_picker(h_count, c_head)
     c_info.markdown(
-        f"Head **{head}** of {h_count} uses columns {head * dk}…{(head + 1) * dk - 1} of Q, K, V "
-        f"(d_k = D / heads = {s.d} / {h_count} = **{dk}**). Scale factor = **{r.scale:.4g}**"
-        + (f" · mask: **{s.mask_kind}**" if s.mask_kind != "none" else "")
+        _(
+            "Head **{head}** of {count} uses columns {first}…{last} of Q, K, V "
+            "(d_k = D / heads = {d} / {count} = **{dk}**). Scale factor = **{scale}**"
+        ).format(
+            head=head,
+            count=h_count,
+            first=head * dk,
+            last=(head + 1) * dk - 1,
+            d=s.d,
+            dk=dk,
+            scale=i18n.fmt(r.scale, ".4g"),
+        )
+        + (_(" · mask: **{kind}**").format(kind=s.mask_kind) if s.mask_kind != "none" else "")
         + "."
     )
 
@@ -71,7 +82,7 @@ def top_charts(view: ui.View, head: int) -> list:
             "pg_out",
             viz.heatmaps.token_matrix_figure(
                 r.head_outputs[head],
-                name=f"out (head {head}) = A V",
+                name=_("out (head {head}) = A V").format(head=head),
                 labels=labels,
                 layout=lay,
             ),
@@ -95,21 +106,27 @@ def top_row(view: ui.View, head: int) -> None:
         columns=[1, 1] if ui.present.presenting() else None,
     )
     st.caption(
-        "Scores and outputs: blue < 0 < red (white = 0). Weights: "
-        + ui.weights_scale()
-        + ", so darker = closer to 0; each "
-        + ("row" if lay == "rows" else "column")
-        + " sums to 1"
+        (
+            _(
+                "Scores and outputs: blue < 0 < red (white = 0). Weights: {scale}, so darker = "
+                "closer to 0; each row sums to 1"
+            ).format(scale=ui.weights_scale())
+            if lay == "rows"
+            else _(
+                "Scores and outputs: blue < 0 < red (white = 0). Weights: {scale}, so darker = "
+                "closer to 0; each column sums to 1"
+            ).format(scale=ui.weights_scale())
+        )
         + (
-            " (the values are written in the cells where they fit)"
+            _(" (the values are written in the cells where they fit)")
             if n <= viz.style.MAX_CELL_TEXT_N
             else ""
         )
-        + ". Grey cells with × are masked: their score is −∞ and their weight 0."
+        + _(". Grey cells with × are masked: their score is −∞ and their weight 0.")
         + (
-            f" Token labels are hidden above {viz.style.MAX_TICK_LABELS} tokens; "
-            + ui.pointing("hover", "a tap")
-            + " shows the indices."
+            _(" Token labels are hidden above {n} tokens; {point} shows the indices.").format(
+                n=viz.style.MAX_TICK_LABELS, point=ui.pointing(_("hover"), _("a tap"))
+            )
             if n > viz.style.MAX_TICK_LABELS
             else ""
         ),
@@ -130,7 +147,13 @@ def input_charts(view: ui.View, head: int) -> list:
         *(
             (
                 f"pg_{m.lower()}",
-                tm(a[head], name=f"{m} (head {head})", labels=labels, layout=lay, height=320),
+                tm(
+                    a[head],
+                    name=_("{name} (head {head})").format(name=m, head=head),
+                    labels=labels,
+                    layout=lay,
+                    height=320,
+                ),
                 ui.link_tokens(head, lay, "query" if m == "Q" else "key"),
             )
             for m, a in (("Q", r.queries), ("K", r.keys), ("V", r.values))
@@ -140,7 +163,7 @@ def input_charts(view: ui.View, head: int) -> list:
 
 def inputs_row(view: ui.View, head: int) -> None:
     """X and this head's Q, K, V, linked to the attention matrices above."""
-    st.subheader("Inputs and projections of this head")
+    st.subheader(_("Inputs and projections of this head"))
     ui.head_board("pg_inputs", lambda h: input_charts(view, h), head)
 
 
@@ -152,13 +175,13 @@ def footer(view: ui.View, head: int) -> None:
             "X": view.x,
             "Q, K, V": r.concat,
             f"Q_{head}, K_{head}, V_{head}": r.queries[head],
-            "S (scores)": r.scores[head],
-            "A (weights)": r.weights[head],
-            "out (head)": r.head_outputs[head],
+            _("S (scores)"): r.scores[head],
+            _("A (weights)"): r.weights[head],
+            _("out (head)"): r.head_outputs[head],
             "concat": r.concat,
-            "Y (output)": r.output,
+            _("Y (output)"): r.output,
         },
-        note="rows = tokens" if lay == "rows" else "shown transposed: columns = tokens",
+        note=_("rows = tokens") if lay == "rows" else _("shown transposed: columns = tokens"),
     )
     ui.export_section(
         view,
@@ -184,27 +207,36 @@ def query_section(view: ui.View, head: int) -> None:
     title = st.empty()  # the subheader names the query picked below it
     c_query, c_qinfo = st.columns([1, 4])
     query = c_query.selectbox(
-        "query token i",
+        _("query token i"),
         list(range(n)),
         key="query",
         bind="query-params",
-        help="Or click a cell of the scores or weights: its row becomes the query.",
+        help=_("Or click a cell of the scores or weights: its row becomes the query."),
     )
-    title.subheader(f"Query {query} ({ui.md_text(labels[query])}): its weights and its output")
-    c_qinfo.markdown(
-        "Its row of the weights (left) and how its output is built from the values (right). "
-        + ui.pointing(
-            "Hover a row of the weights above to preview another query's bars; click a cell",
-            "Tap a cell of the weights above",
+    title.subheader(
+        _("Query {query} ({token}): its weights and its output").format(
+            query=query, token=ui.md_text(labels[query])
         )
-        + " to pick its query.",
+    )
+    c_qinfo.markdown(
+        _(
+            "Its row of the weights (left) and how its output is built from the values "
+            "(right). {point} to pick its query."
+        ).format(
+            point=ui.pointing(
+                _("Hover a row of the weights above to preview another query's bars; click a cell"),
+                _("Tap a cell of the weights above"),
+            )
+        ),
         unsafe_allow_html=True,  # the app's own words (ui.pointing)
     )
     ui.head_board("pg_query", lambda h: query_charts(view, h, query), head)
     if mask is not None and not mask[query].any():
         st.info(
-            f"Query {query} may attend to no key at all (every key is masked): its weights are "
-            "all 0 and its output is 0, not NaN."
+            _(
+                "Query {query} may attend to no key at all (every key is masked): its weights "
+                "are all 0 and its output is 0, not NaN."
+            ).format(query=query)
         )
     # the other heads' charts of the boards above, sent after them while the user flips
     # through the heads: the next head change draws at once, in the browser (see ui.board)

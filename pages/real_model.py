@@ -5,28 +5,33 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from attnviz import ui, viz
+from attnviz import i18n, ui, viz
+from attnviz.i18n import _
 from attnviz.models import head_probes, minilm
 from attnviz.ui import asks, heads, picker
 
+# The page runs again on every run: its texts are in the language of this run.
 SUMMARIES = {
-    "to_prev": ("Attention to the previous token", "positional heads: ‘look one back’"),
-    "to_next": ("Attention to the next token", "positional heads: ‘look one ahead’"),
-    "to_cls": ("Attention to [CLS]", "heads that park their attention on the first token"),
-    "to_sep": ("Attention to [SEP]", "‘no-op’ heads: nothing to do, look at [SEP]"),
-    "to_self": ("Attention to the token itself", "the diagonal"),
-    "entropy": ("Mean entropy (bits)", "low = sharp (one key), high = spread over many keys"),
+    "to_prev": (_("Attention to the previous token"), _("positional heads: ‘look one back’")),
+    "to_next": (_("Attention to the next token"), _("positional heads: ‘look one ahead’")),
+    "to_cls": (_("Attention to [CLS]"), _("heads that park their attention on the first token")),
+    "to_sep": (_("Attention to [SEP]"), _("‘no-op’ heads: nothing to do, look at [SEP]")),
+    "to_self": (_("Attention to the token itself"), _("the diagonal")),
+    "entropy": (
+        _("Mean entropy (bits)"),
+        _("low = sharp (one key), high = spread over many keys"),
+    ),
 }
 
 
-@st.cache_resource(show_spinner="Loading the MiniLM-L6 weights (90 MB)…")
+@st.cache_resource(show_spinner=_("Loading the MiniLM-L6 weights (90 MB)…"))
 def _model() -> minilm.MiniLM:
     return minilm.load()
 
 
 # Shared by every session; a 512-token run keeps about 150 MB of intermediates
 # (scores and weights of 6 layers x 12 heads), so only the last few sentences are kept.
-@st.cache_resource(max_entries=4, show_spinner="Running MiniLM-L6 on the sentence…")
+@st.cache_resource(max_entries=4, show_spinner=_("Running MiniLM-L6 on the sentence…"))
 def _run(text: str) -> minilm.MiniLMRun:
     return _model().run(text)
 
@@ -39,15 +44,17 @@ def _random(text: str, layer: int, seed: int, init: str):
 
 def _intro() -> None:
     ui.intro(
-        "Real model: MiniLM-L6",
-        "A small **pretrained** transformer, "
-        "[all-MiniLM-L6-v2](https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2): "
-        "6 layers, 12 heads each, 384 numbers per token. Your sentence is cut into word "
-        "pieces; every layer runs **exactly the attention of the other pages**, "
-        "softmax(QKᵀ/√32)·V, through the same NumPy function — only the weights are "
-        "learned instead of random. Pick a layer and a head to see who looks at whom. "
-        "The sidebar's random-weights controls do not apply here: none of them change this "
-        "page.",
+        _("Real model: MiniLM-L6"),
+        _(
+            "A small **pretrained** transformer, "
+            "[all-MiniLM-L6-v2](https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2): "
+            "6 layers, 12 heads each, 384 numbers per token. Your sentence is cut into word "
+            "pieces; every layer runs **exactly the attention of the other pages**, "
+            "softmax(QKᵀ/√32)·V, through the same NumPy function — only the weights are "
+            "learned instead of random. Pick a layer and a head to see who looks at whom. "
+            "The sidebar's random-weights controls do not apply here: none of them change this "
+            "page."
+        ),
     )
 
 
@@ -55,13 +62,13 @@ def _pickers(tokens: list[str], n_layers: int, n_heads: int) -> tuple[int, int, 
     """The head view's layer and head (from 0) and the token of the q, k, v tab."""
     n = len(tokens)
     c1, c2, c3 = st.columns([1, 1, 1.3])
-    layer = ui.index_slider("Layer", "rm_L", n_layers, old_key="rm_layer", where=c1)
-    head = ui.index_slider("Head", "rm_H", n_heads, old_key="rm_head", where=c2)
+    layer = ui.index_slider(_("Layer"), "rm_L", n_layers, old_key="rm_layer", where=c1)
+    head = ui.index_slider(_("Head"), "rm_H", n_heads, old_key="rm_head", where=c2)
     if st.session_state.get("rm_token", 0) >= n:
         st.session_state["rm_token"] = 0
     default_tok = tokens.index("it") if "it" in tokens else min(1, n - 1)
     tok = c3.selectbox(
-        "Token (for q, k, v)",
+        _("Token (for q, k, v)"),
         range(n),
         index=default_tok,
         format_func=lambda i: f"{i}: {tokens[i]}",
@@ -80,15 +87,15 @@ def main() -> None:
     with top:
         _intro()
     got = ui.model_prompt(
-        "real-model page",
+        _("real-model page"),
         minilm.INSTALL_COMMAND,
         _model,
         _run,
-        label="Sentence",
+        label=_("Sentence"),
         value=minilm.DEFAULT_TEXT,
         max_chars=4000,
         key="rm_text",
-        help="Up to 512 word pieces, [CLS] and [SEP] included.",
+        help=_("Up to 512 word pieces, [CLS] and [SEP] included."),
     )
     if got is None:
         return
@@ -105,13 +112,13 @@ def main() -> None:
     sel = (layer, head)
     reveal = heads.opened(HEADS)  # an Open button of the Heads section: scroll up to here
     ui.pooled_note(
-        n, "the token selector's bars (first tab below) show its full row", exports=False
+        n, _("the token selector's bars (first tab below) show its full row"), exports=False
     )
     left, right = st.columns([1.15, 1])
     with left:
         ui.plot(viz.models.heads_grid_figure(weights, selected=sel), key="rm_grid_fig")
     with right:
-        title = f"Layer {layer}, head {head}: weights"
+        title = _("Layer {layer}, head {head}: weights").format(layer=layer, head=head)
         ui.plot(
             _head_figure(res, head, tokens, layout, title),
             key="rm_head_fig",
@@ -124,14 +131,19 @@ def main() -> None:
     ui.shapes(
         {
             "x": run.hidden_states[layer],
-            "Q, K, V per head": res.queries,
-            "weights of a layer": res.weights,
-            "all weights": weights,
+            _("Q, K, V per head"): res.queries,
+            _("weights of a layer"): res.weights,
+            _("all weights"): weights,
         },
-        note="layer input, then 12 heads of 32 features each",
+        note=_("layer input, then 12 heads of 32 features each"),
     )
     t_qkv, t_random, t_types, t_shapes = st.tabs(
-        ["q, k, v of one token", "Compare with random weights", "Find head types", "Shapes"]
+        [
+            _("q, k, v of one token"),
+            _("Compare with random weights"),
+            _("Find head types"),
+            _("Shapes"),
+        ]
     )
     with t_qkv:
         _qkv(res, weights, tokens, layer, head, tok)
@@ -147,9 +159,9 @@ def main() -> None:
 MODELS = picker.PageModels(
     kind="encoder",
     prefix="rm",
-    bundled="the bundled MiniLM-L6",
+    bundled=_("the bundled MiniLM-L6"),
     text_key="rm_text",
-    text_label="Sentence",
+    text_label=_("Sentence"),
     default_text=minilm.DEFAULT_TEXT,
 )
 
@@ -168,23 +180,36 @@ def _shapes(model: minilm.MiniLM, n: int) -> None:
     """The shapes tab: every step of a layer with its shape for this sentence."""
     d, d_head, d_ff = model.hidden_size, model.config.head_size, model.config.intermediate_size
     n_layers, n_heads = model.num_layers, model.num_heads
+    rows = [
+        (_("token ids → embeddings (word + position + type), LayerNorm: x"), f"({n}, {d})"),
+        (
+            "Q = x W_q + b_q, K = x W_k + b_k, V = x W_v + b_v",
+            _("({n}, {d}) each").format(n=n, d=d),
+        ),
+        (
+            _("split into {h} heads of {c} columns").format(h=n_heads, c=d_head),
+            _("({h}, {n}, {c}) each").format(h=n_heads, n=n, c=d_head),
+        ),
+        (_("weights = softmax(Q Kᵀ / √{c})").format(c=d_head), f"({n_heads}, {n}, {n})"),
+        (_("weights · V, heads concatenated, output projection"), f"({n}, {d})"),
+        (
+            _("+ x, LayerNorm, feed-forward {d}→{ff}→{d} (GELU), + x, LayerNorm").format(
+                d=d, ff=d_ff
+            ),
+            f"({n}, {d})",
+        ),
+        (_("all layers' weights"), f"({n_layers}, {n_heads}, {n}, {n})"),
+    ]
     st.markdown(
-        f"""
-| step | shape |
-| --- | --- |
-| token ids → embeddings (word + position + type), LayerNorm: x | ({n}, {d}) |
-| Q = x W_q + b_q, K = x W_k + b_k, V = x W_v + b_v | ({n}, {d}) each |
-| split into {n_heads} heads of {d_head} columns | ({n_heads}, {n}, {d_head}) each |
-| weights = softmax(Q Kᵀ / √{d_head}) | ({n_heads}, {n}, {n}) |
-| weights · V, heads concatenated, output projection | ({n}, {d}) |
-| + x, LayerNorm, feed-forward {d}→{d_ff}→{d} (GELU), + x, LayerNorm | ({n}, {d}) |
-| all layers' weights | ({n_layers}, {n_heads}, {n}, {n}) |
-"""
+        f"\n| {_('step')} | {_('shape')} |\n| --- | --- |\n"
+        + "".join(f"| {step} | {shape} |\n" for step, shape in rows)
     )
     st.caption(
-        "PyTorch stores each projection as (out, in) and computes x Wᵀ + b; attnviz's "
-        "engine uses row layout, so the page passes w_q = W_qᵀ (and so on) in "
-        "`AttentionParams`. The result matches transformers' BertModel to 1e-5."
+        _(
+            "PyTorch stores each projection as (out, in) and computes x Wᵀ + b; attnviz's "
+            "engine uses row layout, so the page passes w_q = W_qᵀ (and so on) in "
+            "`AttentionParams`. The result matches transformers' BertModel to 1e-5."
+        )
     )
 
 
@@ -207,17 +232,21 @@ def _qkv(res, weights, tokens, layer, head, tok) -> None:
     k = res.keys[head, tok]
     v = res.values[head, tok]
     st.markdown(
-        f"Token **{tok}:** {ui.md_text(tokens[tok])} in layer {layer}, head {head}: "
-        f"its query, key and value are {q.size} numbers each (this head's block of Q, K and "
-        f"V). Its row of weights is softmax(q · kⱼ / √{q.size}) over every key kⱼ."
+        _(
+            "Token **{tok}:** {token} in layer {layer}, head {head}: "
+            "its query, key and value are {size} numbers each (this head's block of Q, K and "
+            "V). Its row of weights is softmax(q · kⱼ / √{size}) over every key kⱼ."
+        ).format(tok=tok, token=ui.md_text(tokens[tok]), layer=layer, head=head, size=q.size)
     )
     ui.plot(
         viz.heatmaps.matrix_figure(
             np.stack([q, k, v]),
-            title=f"q, k, v of “{viz.style.plotly_text(tokens[tok])}” (layer {layer}, head {head})",
-            x_title="feature (of this head's 32)",
+            title=_("q, k, v of “{token}” (layer {layer}, head {head})").format(
+                token=viz.style.plotly_text(tokens[tok]), layer=layer, head=head
+            ),
+            x_title=_("feature (of this head's 32)"),
             y_title="",
-            hover="%{y}[feature %{x}] = %{z:.3f}",
+            hover=_("%{y}[feature %{x}] = %{z:.3f}"),
             y_labels=["q", "k", "v"],
             height=220,
         ),
@@ -230,10 +259,16 @@ def _qkv(res, weights, tokens, layer, head, tok) -> None:
     links = minilm.strongest_links(weights, tokens, tok, top=4)
     if links:
         st.markdown(
-            f"Where {ui.md_text(tokens[tok])} looks most at a word further away (any layer, "
-            "any head; itself, its neighbours, [CLS] and [SEP] left out):\n\n"
+            _(
+                "Where {token} looks most at a word further away (any layer, "
+                "any head; itself, its neighbours, [CLS] and [SEP] left out):"
+            ).format(token=ui.md_text(tokens[tok]))
+            + "\n\n"
             + "\n".join(
-                f"- layer {lay}, head {h} → {ui.md_text(tokens[k])} ({wt:.2f})"
+                "- "
+                + _("layer {layer}, head {head} → {token} ({weight})").format(
+                    layer=lay, head=h, token=ui.md_text(tokens[k]), weight=i18n.fmt(wt, ".2f")
+                )
                 for lay, h, k, wt in links
             )
         )
@@ -241,12 +276,12 @@ def _qkv(res, weights, tokens, layer, head, tok) -> None:
 
 def _compare_random(text, run, tokens, layer, head, layout) -> None:
     c1, c2 = st.columns(2)
-    seed = c1.number_input("Seed", 0, 10_000, 0, key="rm_seed")
+    seed = c1.number_input(_("Seed"), 0, 10_000, 0, key="rm_seed")
     init = c2.selectbox(
-        "Random init",
-        ["xavier", "normal", "uniform"],
+        _("Random init"),
+        ["xavier", "normal", "uniform"],  # the engine's names of the inits
         key="rm_init",
-        help=(
+        help=_(
             "xavier: Glorot uniform U(±√(6 / (fan_in + fan_out))), biases U(±1/√fan_in). "
             "(A fresh nn.Linear is different: kaiming-uniform with a = √5, i.e. weights "
             "U(±1/√fan_in), √3 times narrower for a square matrix.) "
@@ -255,29 +290,40 @@ def _compare_random(text, run, tokens, layer, head, layout) -> None:
     )
     rnd = _random(text, layer, int(seed), init)
     st.markdown(
-        f"The same {run.n_tokens} tokens, the same input to layer {layer}, the same engine "
-        f"call — with random weights of the same shapes instead of the trained ones."
+        _(
+            "The same {n} tokens, the same input to layer {layer}, the same engine "
+            "call — with random weights of the same shapes instead of the trained ones."
+        ).format(n=run.n_tokens, layer=layer)
     )
     a, b = st.columns(2)
     trained = run.layers[layer]
-    for col, r, name in ((a, trained, "trained"), (b, rnd, f"random ({init}, seed {seed})")):
+    random_name = _("random ({init}, seed {seed})").format(init=init, seed=seed)
+    for col, r, name in ((a, trained, _("trained")), (b, rnd, random_name)):
+        title = _("Layer {layer}, head {head}: {name}").format(layer=layer, head=head, name=name)
         with col:
             ui.plot(
-                _head_figure(r, head, tokens, layout, f"Layer {layer}, head {head}: {name}"),
+                _head_figure(r, head, tokens, layout, title),
                 key=f"rm_cmp_{'trained' if r is trained else 'random'}",
             )
     ent_t = minilm.head_summaries(trained.weights, tokens)["entropy"]
     ent_r = minilm.head_summaries(rnd.weights, tokens)["entropy"]
     st.caption(
-        f"Mean entropy over the 12 heads of layer {layer}: trained {ent_t.mean():.2f} bits, "
-        f"random {ent_r.mean():.2f} bits (uniform would be {np.log2(run.n_tokens):.2f})."
+        _(
+            "Mean entropy over the 12 heads of layer {layer}: trained {t} bits, "
+            "random {r} bits (uniform would be {u})."
+        ).format(
+            layer=layer,
+            t=i18n.fmt(ent_t.mean(), ".2f"),
+            r=i18n.fmt(ent_r.mean(), ".2f"),
+            u=i18n.fmt(np.log2(run.n_tokens), ".2f"),
+        )
     )
 
 
 def _head_types(weights, tokens, sel) -> None:
     summ = minilm.head_summaries(weights, tokens)
     key = st.radio(
-        "Colour the heads by",
+        _("Colour the heads by"),
         list(SUMMARIES),
         format_func=lambda k: SUMMARIES[k][0],
         horizontal=True,
@@ -295,14 +341,23 @@ def _head_types(weights, tokens, sel) -> None:
         key="rm_summary_fig",
     )
     lines = []
-    for k, (label, _) in SUMMARIES.items():
+    for k, (label, __) in SUMMARIES.items():
         v = summ[k]
         l_, h_ = np.unravel_index(np.argmin(v) if k == "entropy" else np.argmax(v), v.shape)
-        word = "lowest" if k == "entropy" else "highest"
-        lines.append(f"- {label}: {word} in **layer {l_}, head {h_}** ({v[l_, h_]:.2f})")
+        line = (
+            _("{label}: lowest in **layer {layer}, head {head}** ({value})")
+            if k == "entropy"
+            else _("{label}: highest in **layer {layer}, head {head}** ({value})")
+        )
+        value = i18n.fmt(v[l_, h_], ".2f")
+        lines.append("- " + line.format(label=label, layer=l_, head=h_, value=value))
     st.markdown(
-        "Averaged over every query of your sentence. Try a longer sentence: positional "
-        "heads keep their pattern, others change with the words.\n\n" + "\n".join(lines)
+        _(
+            "Averaged over every query of your sentence. Try a longer sentence: positional "
+            "heads keep their pattern, others change with the words."
+        )
+        + "\n\n"
+        + "\n".join(lines)
     )
 
 

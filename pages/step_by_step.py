@@ -7,16 +7,19 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
-from attnviz import engine, ui, viz
+from attnviz import engine, i18n, ui, viz
+from attnviz.i18n import _
 from attnviz.ui import asks
 from attnviz.wording import readable
 
 view = ui.start(
-    "Self-attention, one step at a time",
-    "The same computation as the playground, cut into its seven steps (as in notebook 12.1 "
-    "of *Understanding Deep Learning*). Each step shows its equation, the shape of its "
-    "result and a heatmap. At the bottom, the **loop form** (one query at a time, as the "
-    "notebook first writes it) is compared with the **matrix form**: same numbers.",
+    _("Self-attention, one step at a time"),
+    _(
+        "The same computation as the playground, cut into its seven steps (as in notebook 12.1 "
+        "of *Understanding Deep Learning*). Each step shows its equation, the shape of its "
+        "result and a heatmap. At the bottom, the **loop form** (one query at a time, as the "
+        "notebook first writes it) is compared with the **matrix form**: same numbers."
+    ),
 )
 
 
@@ -24,13 +27,13 @@ view = ui.start(
 WEIGHTS_STEP = 5
 #: The steps' short titles (the presenter view's step bar).
 STEPS = [
-    "The input X",
-    "Queries, keys and values",
-    "Dot products QKᵀ",
-    "Scale",
-    "Mask",
-    "Softmax: weights",
-    "Weighted sum of the values",
+    _("The input X"),
+    _("Queries, keys and values"),
+    _("Dot products QKᵀ"),
+    _("Scale"),
+    _("Mask"),
+    _("Softmax: weights"),
+    _("Weighted sum of the values"),
 ]
 
 
@@ -45,9 +48,9 @@ def body(view: ui.View) -> None:
     head = ui.head_picker(  # a third of the width: the value reads at once, not far left
         r.num_heads,
         st.columns([1, 2])[0],
-        label=f"head (of {r.num_heads}; each uses d_k = {dk} columns)",
+        label=_("head (of {h}; each uses d_k = {dk} columns)").format(h=r.num_heads, dk=dk),
     )
-    ui.pooled_note(n, "the playground's query selector shows one query's full row of weights")
+    ui.pooled_note(n, _("the playground's query selector shows one query's full row of weights"))
     a = head_arrays(view, head)
     for i, (title, latex, shape, note, draw) in enumerate(steps_table(view, head, a, step)):
         stage(i + 1, title, latex, shape, note)
@@ -78,15 +81,17 @@ def slide(view: ui.View, step: ui.Steps) -> None:
     with text:
         words = st.container()  # the equation, above the picker that chooses its head
     with pick:
-        head = ui.head_picker(r.num_heads, label=f"head (of {r.num_heads}; d_k = {dk})")
+        head = ui.head_picker(
+            r.num_heads, label=_("head (of {h}; d_k = {dk})").format(h=r.num_heads, dk=dk)
+        )
     with text:
-        ui.pooled_note(n, "the playground's query selector shows one query's full row")
+        ui.pooled_note(n, _("the playground's query selector shows one query's full row"))
     a = head_arrays(view, head)
     title, latex, shape, note, draw = steps_table(view, head, a, step)[step.index]
     heading.markdown(f"#### {step.index + 1}. {title}")
     with words:
         st.latex(latex)
-        st.markdown(f"shape: **{shape}**" + (f"  \n{note}" if note else ""))
+        st.markdown(_("shape: **{shape}**").format(shape=shape) + (f"  \n{note}" if note else ""))
         # on a slide a chart's caption goes beside it: under it, it would fall off the screen
         if getattr(draw, "caption", None):
             st.caption(draw.caption)
@@ -104,7 +109,7 @@ def stage(num: int, title: str, latex: str, shape: str, note: str = "") -> None:
     st.markdown(f"#### {num}. {title}")
     c1, c2 = st.columns([3, 2])
     c1.latex(latex)
-    c2.markdown(f"shape: **{shape}**" + (f"  \n{note}" if note else ""))
+    c2.markdown(_("shape: **{shape}**").format(shape=shape) + (f"  \n{note}" if note else ""))
 
 
 def head_arrays(view: ui.View, head: int) -> dict[str, np.ndarray]:
@@ -172,7 +177,7 @@ class StepCharts:
             [
                 (
                     f"sb_{k}",
-                    tm(m, name=f"{nm} (head {head})"),
+                    tm(m, name=_("{name} (head {head})").format(name=nm, head=head)),
                     ui.link_tokens(head, v.layout, "query" if k == "q" else "key"),
                 )
                 for m, nm, k in ((a["q"], "Q", "q"), (a["k"], "K", "k"), (a["v"], "V", "v"))
@@ -184,7 +189,7 @@ def scale_equation(s: ui.Settings, dk: int) -> str:
     """Step 4's equation for the sidebar's scaling."""
     return {
         "1/√d_k": rf"S = \frac{{QK^\top}}{{\sqrt{{d_k}}}} = \frac{{QK^\top}}{{\sqrt{{{dk}}}}}",
-        "none": r"S = QK^\top \quad(\text{no scaling})",
+        "none": r"S = QK^\top \quad(\text{" + _("no scaling") + "})",
         "custom": rf"S = {s.factor:g}\cdot QK^\top",
     }[s.scale_mode]
 
@@ -196,21 +201,27 @@ def mask_step(c: StepCharts) -> tuple:
     n = r.n_tokens
     if r.mask is None:
         return (
-            "Mask (none chosen)",
-            r"S_{ij} \text{ unchanged}",
+            _("Mask (none chosen)"),
+            r"S_{ij} \text{ " + _("unchanged") + "}",
             f"{n}×{n}",
-            "No mask: every query sees every key, S stays as in step 4. Pick one here (or "
-            "in the sidebar):",
+            _(
+                "No mask: every query sees every key, S stays as in step 4. Pick one here (or "
+                "in the sidebar):"
+            ),
             mask_buttons(
-                c.attn("sb_masked", a["masked"], scale=r.scale, title="S, no mask: unchanged")
+                c.attn("sb_masked", a["masked"], scale=r.scale, title=_("S, no mask: unchanged"))
             ),
         )
     return (
-        f"Mask ({s.mask_kind}): hidden keys get −∞",
-        r"S_{ij} \leftarrow -\infty \text{ where query } i \text{ may not see key } j",
+        _("Mask ({kind}): hidden keys get −∞").format(kind=s.mask_kind),
+        r"S_{ij} \leftarrow -\infty \text{ "
+        + _("where query")
+        + r" } i \text{ "
+        + _("may not see key")
+        + "} j",
         f"{n}×{n}",
-        f"{int((~r.mask).sum())} of {n * n} cells masked (grey ×).",
-        c.attn("sb_masked", a["masked"], mask=r.mask, scale=r.scale, title="S with −∞ (grey)"),
+        _("{m} of {total} cells masked (grey ×).").format(m=int((~r.mask).sum()), total=n * n),
+        c.attn("sb_masked", a["masked"], mask=r.mask, scale=r.scale, title=_("S with −∞ (grey)")),
     )
 
 
@@ -226,35 +237,40 @@ def steps_table(view: ui.View, head: int, a: dict[str, np.ndarray], step: ui.Ste
     # (title, equation, shape of the result, note, what draws its chart): the seven steps
     return [
         (
-            "The input: one vector per token",
+            _("The input: one vector per token"),
             r"X \in \mathbb{R}^{N \times D}",
             f"{n}×{s.d}",
             "",
             c.tokens("sb_x", view.x, "X", None),
         ),
         (
-            "Queries, keys and values: three linear maps of X",
+            _("Queries, keys and values: three linear maps of X"),
             r"Q = XW_q + b_q,\quad K = XW_k + b_k,\quad V = XW_v + b_v",
-            f"{n}×{dk} each (head {head}: columns {head * dk}…{(head + 1) * dk - 1})",
-            "W_q, W_k, W_v are D×D; each head takes d_k = D / heads columns.",
+            _("{n}×{dk} each (head {head}: columns {first}…{last})").format(
+                n=n, dk=dk, head=head, first=head * dk, last=(head + 1) * dk - 1
+            ),
+            _("W_q, W_k, W_v are D×D; each head takes d_k = D / heads columns."),
             c.qkv,
         ),
         (
-            "Dot products: how well each query matches each key",
+            _("Dot products: how well each query matches each key"),
             r"QK^\top,\qquad (QK^\top)_{ij} = q_i \cdot k_j",
             nn,
             "",
             with_caption(
-                c.attn("sb_raw", a["raw"], scale=1.0, title="QKᵀ (not scaled)"),
-                f"Colour scale ±{readable(zmax, 3)}, the same in step 4"
-                + (" and 5." if r.mask is not None else "."),
+                c.attn("sb_raw", a["raw"], scale=1.0, title=_("QKᵀ (not scaled)")),
+                (
+                    _("Colour scale ±{z}, the same in step 4 and 5.")
+                    if r.mask is not None
+                    else _("Colour scale ±{z}, the same in step 4.")
+                ).format(z=readable(zmax, 3)),
             ),
         ),
         (
-            "Scale",
+            _("Scale"),
             scale_equation(s, dk),
             nn,
-            f"factor = {r.scale:.4g}",
+            _("factor = {f}").format(f=i18n.fmt(r.scale, ".4g")),
             with_caption(
                 c.attn("sb_scaled", a["scaled"], scale=r.scale),
                 shared_scale_note(r.scale, zmax, masked=r.mask is not None),
@@ -262,18 +278,18 @@ def steps_table(view: ui.View, head: int, a: dict[str, np.ndarray], step: ui.Ste
         ),
         mask_step(c),
         (
-            "Softmax over the keys: scores become weights",
+            _("Softmax over the keys: scores become weights"),
             r"A_{ij} = \frac{e^{S_{ij}}}{\sum_{m} e^{S_{im}}},\qquad \sum_j A_{ij} = 1",
             nn,
-            "A row of all −∞ gives weights 0 (not NaN).",
+            _("A row of all −∞ gives weights 0 (not NaN)."),
             c.attn("sb_w", a["w"], weights=True, mask=r.mask),
         ),
         (
-            "Weighted sum of the values",
+            _("Weighted sum of the values"),
             r"\text{out} = AV,\qquad \text{out}_i = \sum_j A_{ij}\, v_j",
             f"{n}×{dk}",
             "",
-            c.tokens("sb_out", a["out"], f"out = A V (head {head})", head),
+            c.tokens("sb_out", a["out"], _("out = A V (head {head})").format(head=head), head),
         ),
     ]
 
@@ -297,7 +313,8 @@ def mask_buttons(draw: Callable[[], None]) -> Callable[[], None]:
 
     def buttons() -> None:
         ui.setting_buttons(
-            "sb_mask", {"Causal mask": {"mask": "causal"}, "Padding mask": {"mask": "padding"}}
+            "sb_mask",
+            {_("Causal mask"): {"mask": "causal"}, _("Padding mask"): {"mask": "padding"}},
         )
 
     buttons.chart, buttons.beside = draw, buttons  # type: ignore[attr-defined]
@@ -307,23 +324,34 @@ def mask_buttons(draw: Callable[[], None]) -> Callable[[], None]:
 def shared_scale_note(scale: float, zmax: float, masked: bool) -> str:
     """Under step 4: steps 3, 4 (and 5, the masked scores) share one colour scale, and what
     that shows."""
-    steps = "Steps 3, 4 and 5" if masked else "Steps 3 and 4"
     note = (
-        f"{steps} colour the scores on one scale, ±{readable(zmax, 3)}: a colour means the "
-        f"same number in {'all three' if masked else 'both'}"
-    )
+        _(
+            "Steps 3, 4 and 5 colour the scores on one scale, ±{z}: a colour means the same "
+            "number in all three"
+        )
+        if masked
+        else _(
+            "Steps 3 and 4 colour the scores on one scale, ±{z}: a colour means the same "
+            "number in both"
+        )
+    ).format(z=readable(zmax, 3))
+    f = i18n.fmt(scale, ".4g")
     if scale == 1:
-        return note + "; without scaling, step 4 is step 3."
+        return note + _("; without scaling, step 4 is step 3.")
     if abs(scale) < 1:
-        return note + f", so the scores × {scale:.4g} look paler than in step 3: they are smaller."
-    return note + f", so the scores × {scale:.4g} look stronger than in step 3: they are larger."
+        return note + _(
+            ", so the scores × {f} look paler than in step 3: they are smaller."
+        ).format(f=f)
+    return note + _(", so the scores × {f} look stronger than in step 3: they are larger.").format(
+        f=f
+    )
 
 
 def loop_vs_matrix(view: ui.View, a: dict[str, np.ndarray]) -> None:
     """Notebook 12.1's loop (one query at a time) against the matrix form: same numbers."""
     r, n = view.result, view.result.n_tokens
     qh, kh, vh, w, out = a["q"], a["k"], a["v"], a["w"], a["out"]
-    st.subheader("Loop form vs matrix form")
+    st.subheader(_("Loop form vs matrix form"))
     limit = min(n, 64)
     lw, lo = ui.cached(
         "loop_attention",
@@ -336,7 +364,7 @@ def loop_vs_matrix(view: ui.View, a: dict[str, np.ndarray]) -> None:
     dw = float(np.abs(lw - w[:limit]).max())
     do = float(np.abs(lo - out[:limit]).max())
     c1, c2 = st.columns(2)
-    c1.markdown("**Loop** (notebook 12.1: one query at a time)")
+    c1.markdown(_("**Loop** (notebook 12.1: one query at a time)"))
     c1.code(
         "for n in range(N):\n"
         "    dots = [k[m] @ q[n] * f for m in range(N)]  # masked: -inf\n"
@@ -345,20 +373,24 @@ def loop_vs_matrix(view: ui.View, a: dict[str, np.ndarray]) -> None:
         language="python",
         wrap_lines=True,  # no horizontal scroll box (a keyboard cannot scroll it)
     )
-    c2.markdown("**Matrix** (all queries at once)")
+    c2.markdown(_("**Matrix** (all queries at once)"))
     c2.code("A = softmax(Q @ K.T * f)  # masked: -inf\nout = A @ V", language="python")
     m1, m2 = st.columns(2)
-    m1.metric("largest |A_loop − A_matrix|", readable(dw))
-    m2.metric("largest |out_loop − out_matrix|", readable(do))
+    m1.metric(_("largest |A_loop − A_matrix|"), readable(dw))
+    m2.metric(_("largest |out_loop − out_matrix|"), readable(do))
     st.caption(
         (
-            "The same numbers: the two forms add the same products in a different order, "
-            "so they can differ in the last of their 16 digits (floating-point rounding)."
+            _(
+                "The same numbers: the two forms add the same products in a different order, "
+                "so they can differ in the last of their 16 digits (floating-point rounding)."
+            )
             if max(dw, do) < 1e-9
-            else "They differ by more than rounding: the loop and the matrix form disagree."
+            else _("They differ by more than rounding: the loop and the matrix form disagree.")
         )
         + (
-            f" The loop ran for the first {limit} of {n} queries (it is slow on purpose)."
+            _(" The loop ran for the first {limit} of {n} queries (it is slow on purpose).").format(
+                limit=limit, n=n
+            )
             if limit < n
             else ""
         )
@@ -371,13 +403,15 @@ def footer(view: ui.View, head: int, a: dict[str, np.ndarray]) -> None:
     ui.shapes(
         {
             "X": view.x,
-            "Q, K, V (head)": a["q"],
+            _("Q, K, V (head)"): a["q"],
             "QKᵀ": a["raw"],
             "S": a["scaled"],
             "A": a["w"],
             "out": a["out"],
         },
-        note=f"head {head}; " + ("rows = tokens" if lay == "rows" else "shown transposed"),
+        note=(
+            _("head {head}; rows = tokens") if lay == "rows" else _("head {head}; shown transposed")
+        ).format(head=head),
     )
     ui.export_section(
         view,

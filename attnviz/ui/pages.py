@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from attnviz.i18n import N_, _
+
 #: Which of the sidebar's controls apply on a page (:func:`attnviz.ui.sidebar`): ``"all"``;
 #: ``"weights"``, the sizes, seed, weights and scaling only (the page sets its own inputs
 #: and mask: Cross-attention; the others are drawn in a hidden box); ``"seed"``, the seed
@@ -31,13 +33,18 @@ class Page:
     """One page of the app."""
 
     slug: str  # its URL path (/masking) and file (pages/masking.py); ids in the code box, asks
-    title: str  # the sidebar's link and the browser tab's title
+    title: str  # the sidebar's link and the browser tab's title, in English (N_; shown_title)
     icon: str  # a Material Symbol, ":material/<name>:"
     charts: int  # plotly charts drawn at the default controls (tests/e2e/test_pages.py)
     controls: Controls = "all"  # which sidebar controls apply (see Controls)
     runs_model: bool = False  # runs a trained model (its weights are an optional install)
     code_box: bool = False  # draws a NumPy code box (ui.code_box; tests/test_app.py checks)
     export: bool = False  # offers the NPZ download (ui.export_section; tests/test_app.py)
+
+    @property
+    def shown_title(self) -> str:
+        """The title in the shown language (``app.py`` builds the navigation every run)."""
+        return _(self.title)
 
     @property
     def file(self) -> str:
@@ -47,25 +54,41 @@ class Page:
 
 PAGES: tuple[Page, ...] = (
     # scores | weights | output, X, Q, K, V, the query's weights and its weighted sum
-    Page("playground", "Playground", ":material/tune:", charts=9, code_box=True, export=True),
+    Page("playground", N_("Playground"), ":material/tune:", charts=9, code_box=True, export=True),
     # X, Q, K, V, QKᵀ, scaled scores, weights, output (the mask step draws none when off)
-    Page("step_by_step", "Step by step", ":material/stairs:", charts=8, code_box=True, export=True),
+    Page(
+        "step_by_step",
+        N_("Step by step"),
+        ":material/stairs:",
+        charts=8,
+        code_box=True,
+        export=True,
+    ),
     # per-head weights, one query in every head and its output in one head, entropy,
     # argmax, concat, W_O, Y
     Page(
-        "multi_head", "Multi-head", ":material/view_module:", charts=8, code_box=True, export=True
+        "multi_head",
+        N_("Multi-head"),
+        ":material/view_module:",
+        charts=8,
+        code_box=True,
+        export=True,
     ),
     # variance, factor bars, weights unscaled/scaled, entropy, saturation curve
-    Page("scaling", "Why √d_k", ":material/straighten:", charts=6, code_box=True, export=True),
+    Page("scaling", N_("Why √d_k"), ":material/straighten:", charts=6, code_box=True, export=True),
     # mask, scores with -inf, softmax: for causal and padding
-    Page("masking", "Masking", ":material/visibility_off:", charts=6, code_box=True, export=True),
+    Page(
+        "masking", N_("Masking"), ":material/visibility_off:", charts=6, code_box=True, export=True
+    ),
     # outputs then shuffled, outputs of shuffled, difference
-    Page("permutation", "Permutation", ":material/shuffle:", charts=3, code_box=True, export=True),
+    Page(
+        "permutation", N_("Permutation"), ":material/shuffle:", charts=3, code_box=True, export=True
+    ),
     # scores | weights | output (target × source), Q from the target, K, V from the source,
     # every head's weights
     Page(
         "cross",
-        "Cross-attention",
+        N_("Cross-attention"),
         ":material/translate:",
         charts=7,
         controls="weights",
@@ -73,14 +96,16 @@ PAGES: tuple[Page, ...] = (
         export=True,
     ),
     # A's weights, B's weights, B − A, the change in entropy per query
-    Page("compare", "Compare", ":material/compare:", charts=4, code_box=True, export=True),
+    Page("compare", N_("Compare"), ":material/compare:", charts=4, code_box=True, export=True),
     # tables only
-    Page("notebooks", "Notebooks", ":material/menu_book:", charts=0, code_box=True, export=True),
+    Page(
+        "notebooks", N_("Notebooks"), ":material/menu_book:", charts=0, code_box=True, export=True
+    ),
     # 72-head grid, one head's weights, q/k/v, the query's weights, + tab charts; Heads:
     # the six score heatmaps and the top 3 heads' weights on the probe
     Page(
         "real_model",
-        "Real model (MiniLM)",
+        N_("Real model (MiniLM)"),
         ":material/smart_toy:",
         charts=11,
         controls="none",
@@ -90,7 +115,7 @@ PAGES: tuple[Page, ...] = (
     # pair, trained/random pair; Heads: the scores and the top 3 heads
     Page(
         "decoder",
-        "Real model (decoder)",
+        N_("Real model (decoder)"),
         ":material/auto_awesome:",
         charts=13,
         controls="none",
@@ -99,14 +124,14 @@ PAGES: tuple[Page, ...] = (
     # the loss curve, each head's job score over training, every head's weights at the step
     Page(
         "learned",
-        "Learned attention",
+        N_("Learned attention"),
         ":material/school:",
         charts=3,
         controls="none",
         runs_model=True,
     ),
     # questions and answers only
-    Page("exercises", "Exercises", ":material/quiz:", charts=0, controls="seed"),
+    Page("exercises", N_("Exercises"), ":material/quiz:", charts=0, controls="seed"),
 )
 
 BY_SLUG: dict[str, Page] = {p.slug: p for p in PAGES}
