@@ -47,7 +47,7 @@ SHORT = {
     "scale": "scale",
     "factor": "factor",
     "mask": "mask",
-    **{key: p.short for key, (_, p) in masks.PARAMS.items()},
+    **{key: p.short for key, (__, p) in masks.PARAMS.items()},
 }
 _CHECKED = "compare_links_checked"  # book key: the page's first run checked the link
 

@@ -66,7 +66,7 @@ class CrossSettings:
 def controls() -> tuple[CrossSettings, list[str]]:
     """Draw the page's controls (in two rows of columns) and return their values and the
     warnings for link values they did not take (the page's first run in a session)."""
-    d = {k: v for k, (v, _) in CONTROLS.items()}
+    d = {k: v for k, (v, __) in CONTROLS.items()}
     # the link's raw values, read before the widgets (which drop an invalid one)
     raw = {k: st.query_params.get_all(k) for k in CONTROLS if k in st.query_params}
     # on a slide the controls fold away: the charts get the screen's height
@@ -105,7 +105,7 @@ def _widgets(d: dict[str, Any]) -> dict[str, Any]:
     else:
         values["pair"] = c_a.selectbox("pair (source → target)", list(cross.PAIRS),
                                        key="pair", bind=BIND)  # fmt: skip
-    c_m, c_p, _ = st.columns([1.2, 1.4, 1.4])
+    c_m, c_p, __ = st.columns([1.2, 1.4, 1.4])
     values["cross_mask"] = c_m.radio(
         "mask", cross.MASKS, key="cross_mask", bind=BIND, horizontal=True,
         help="padding: no target token sees the source's last pad_src tokens · causal: only "

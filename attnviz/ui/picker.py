@@ -171,7 +171,7 @@ def _load(entry: ModelEntry) -> Any | None:
 def _run(path: str, text: str, _model: Any) -> Any:
     """The model's run on ``text`` (shared by every session; a few runs only: a long
     text's attentions are large). ValueError for an empty or too long text."""
-    _, ids = _model.tokenize(text)
+    __, ids = _model.tokenize(text)
     if ids.size > MAX_TOKENS:
         raise ValueError(f"{ids.size} tokens: at most {MAX_TOKENS} here. Shorten the text.")
     return _model.run_ids(ids)
@@ -311,7 +311,7 @@ def show(spec: PageModels, entry: ModelEntry, top: Any | None = None) -> None:
 def _layer_result(path: str, text: str, layer: int, _model: Any) -> Any:
     """One layer's whole attention on the text (the engine's result: each head's queries,
     keys, values, scale, mask) for the cell panel; the run up to that layer, shared."""
-    _, ids = _model.tokenize(text)
+    __, ids = _model.tokenize(text)
     return _model.attention_result(ids, layer)
 
 
