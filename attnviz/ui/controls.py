@@ -124,7 +124,7 @@ class Control:
 _FILLED: dict[str, Callable[[], str]] = {}
 
 
-def _fill(template: str, **values: Any) -> str:
+def filled(template: str, **values: Any) -> str:
     """``template`` (marked with ``N_``) filled in English; :func:`translated` says it in
     the shown language."""
     text = template.format(**values)
@@ -182,7 +182,7 @@ _DERIVED_N = ("text", "preset", "upload")
 CONTROLS: tuple[Control, ...] = (
     Control("source", N_("Where X comes from: random · text · preset · upload (CSV)"), "radio",
             N_("Input X"), "random", "`random`, `text`, `preset`, `upload` (the input X)",
-            rule=_fill(N_("one of {values}"), values=", ".join(SOURCES)), field="source",
+            rule=filled(N_("one of {values}"), values=", ".join(SOURCES)), field="source",
             options=sources, on_change=callbacks.on_source_change, help=_SOURCE_HELP),
     Control("text", N_("Text (words and punctuation become tokens)"), "text", N_("Input X"),
             "the cat sat on the mat because it was tired",
@@ -197,17 +197,17 @@ CONTROLS: tuple[Control, ...] = (
             "header row and first column of token labels)"), "upload", N_("Input X"), None,
             "a CSV of X, one row per token (not in the URL)", when=("source", "upload"),
             bind=False, after="upload",
-            help=_fill(N_("Up to {mb} MB (a 512 × 128 X is about 0.7 MB)."), mb=_UPLOAD_MB)),
+            help=filled(N_("Up to {mb} MB (a 512 × 128 X is about 0.7 MB)."), mb=_UPLOAD_MB)),
     Control("N", N_("N — number of tokens"), "slider", N_("Sizes"), 6,
             f"tokens, 1..{N_MAX} (set by the input for text, presets, uploads); the box "
             "beside the slider takes a typed value",
-            rule=_fill(N_("an integer from {lo} to {hi}"), lo=1, hi=N_MAX),
+            rule=filled(N_("an integer from {lo} to {hi}"), lo=1, hi=N_MAX),
             field="n", type=int, lo=1, hi=N_MAX, derived_by=_DERIVED_N, box=True,
             help=N_("Drag the slider, or type a number in the box beside it. Set by the input "
             "for typed text, presets and CSV uploads.")),
     Control("D", N_("D — model width (features per token)"), "slider", N_("Sizes"), D_DEFAULT,
             f"model width, 1..{D_MAX}; the box beside the slider takes a typed value",
-            rule=_fill(N_("an integer from {lo} to {hi}"), lo=1, hi=D_MAX), field="d",
+            rule=filled(N_("an integer from {lo} to {hi}"), lo=1, hi=D_MAX), field="d",
             type=int, lo=1, hi=D_MAX,
             derived_by=("preset", "upload"), on_change=callbacks.on_d_change, box=True,
             help=N_("Drag the slider, or type a number in the box beside it.")),
@@ -219,48 +219,48 @@ CONTROLS: tuple[Control, ...] = (
             "offered.")),
     Control("seed", N_("seed"), "number", N_("Sizes"), 0,
             "X ~ N(0,1) from `default_rng(seed)`, the weights from `seed + 1`",
-            rule=_fill(N_("an integer from {lo} to {hi}"), lo=0, hi=SEED_MAX), field="seed",
+            rule=filled(N_("an integer from {lo} to {hi}"), lo=0, hi=SEED_MAX), field="seed",
             type=int, lo=0, hi=SEED_MAX, step=1, disabled_by=("preset",),
             help=N_("X ~ N(0,1) from numpy.random.default_rng(seed); the weights from "
             "seed + 1.")),
     # xavier, not the notebooks' N(0,1): with N(0,1) weights the scores are ~±10 even at
     # N=6, D=8 and the softmax is nearly one-hot: the first view shows no soft attention.
     Control("init", N_("parameter initialisation"), "radio", N_("Sizes"), "xavier", _INIT_DOC,
-            rule=_fill(N_("one of {values}"), values=", ".join(INITS)), field="init",
+            rule=filled(N_("one of {values}"), values=", ".join(INITS)), field="init",
             options=INITS, horizontal=True, disabled_by=("preset",), help=_INIT_HELP),
     Control("bias", N_("biases b_q, b_k, b_v, b_o"), "toggle", N_("Sizes"), True,
             "biases on/off", rule=N_("true or false"), field="bias", type=bool,
             disabled_by=("preset",)),
     Control("scale", N_("scale the scores QKᵀ by"), "radio", N_("Attention"), "1/√d_k",
             "`none`, `1/√d_k`, `custom`",
-            rule=_fill(N_("one of {values}"), values=", ".join(SCALES)),
+            rule=filled(N_("one of {values}"), values=", ".join(SCALES)),
             field="scale_mode", options=SCALES, horizontal=True),
     Control("factor", N_("factor (temperature T = 1 / factor)"), "number", N_("Attention"),
             8.0, "the custom factor (temperature = 1/factor)",
-            rule=_fill(N_("a number from {lo} to {hi}"), lo=-100, hi=100),
+            rule=filled(N_("a number from {lo} to {hi}"), lo=-100, hi=100),
             field="factor", type=float, lo=-100.0, hi=100.0, step=0.5,
             when=("scale", "custom"), after="factor"),
     Control("mask", N_("mask"), "radio", N_("Attention"), "none",
             ", ".join(f"`{m}`" for m in MASKS),
-            rule=_fill(N_("one of {values}"), values=", ".join(MASKS)),
+            rule=filled(N_("one of {values}"), values=", ".join(MASKS)),
             field="mask_kind", options=MASKS, horizontal=True,
             help=_joined([k.explain for k in masks.KINDS.values() if k.builder])),
     # one number per mask parameter (masks.KINDS), shown when its kind is chosen
     *(Control(p.key, p.label, "number", N_("Attention"), p.default, p.doc,
-              rule=_fill(N_("an integer from {lo} to {hi}"), lo=p.lo, hi=N_MAX), type=int,
+              rule=filled(N_("an integer from {lo} to {hi}"), lo=p.lo, hi=N_MAX), type=int,
               lo=p.lo, hi=N_MAX, step=1, when=("mask", kind), after=p.key, mask_param=True)
       for kind, p in masks.PARAMS.values()),
     Control("layout", N_("layout: tokens as rows (PyTorch) or as columns (UDL book)"), "radio",
             N_("Attention"), "rows",
             "`rows` (tokens as rows, PyTorch) or `columns` (tokens as columns, UDL book)",
-            rule=_fill(N_("one of {values}"), values=", ".join(LAYOUTS)), field="layout",
+            rule=filled(N_("one of {values}"), values=", ".join(LAYOUTS)), field="layout",
             options=LAYOUTS,
             help=N_("PyTorch stores one token per row (X is N×D); the UDL book one token per "
             "column (X is D×N). Same numbers, transposed.")),
     Control("wrange", N_("weights' colour range"), "radio", N_("Attention"), "fixed",
             "`fixed` (0 to 1, every chart alike) or `matrix` (0 to each matrix's largest "
             "weight, said in its colour bar), on every page's weights",
-            rule=_fill(N_("one of {values}"), values=", ".join(WEIGHT_RANGES)),
+            rule=filled(N_("one of {values}"), values=", ".join(WEIGHT_RANGES)),
             options=WEIGHT_RANGES, horizontal=True,
             help=N_("0 to 1 compares charts; at large N every weight is near 1/N and the rows "
             "are one dark block: each matrix's own range (0 to its largest weight, in its "

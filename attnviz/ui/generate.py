@@ -149,14 +149,6 @@ def section(
         k = 1
     step = steps[k - 1]
     labels = list(start) + new[: k - 1]  # the target tokens the new query sees (n of them)
-    cache = _("The KV cache holds **{n}** tokens' keys and values in every layer: {size}").format(
-        n=step.cache_tokens, size=_size(step.cache_bytes)
-    )
-    if source is not None:
-        cache += _(
-            " (self-attention; the source's {s} cross-attention keys and values, {size}, were "
-            "computed once, before the first step)"
-        ).format(s=len(source), size=_size(step.cross_bytes))
     st.markdown(
         _(
             "**Step {k}:** the query is {query} (position {position}); it chose {token}. {cache}."
@@ -165,7 +157,7 @@ def section(
             query=md_text(labels[-1]),
             position=len(labels) - 1,
             token=md_text(new[k - 1]),
-            cache=cache,
+            cache=_cache(step, source),
         )
     )
     left, right = st.columns([1.3, 1])
@@ -187,6 +179,19 @@ def section(
             viz.models.next_token_figure([(token_text(model, i), p) for i, p in step.top]),
             key=f"{prefix}_next_fig",
         )
+
+
+def _cache(step: GenStep, source: list[str] | None) -> str:
+    """What the KV cache holds at ``step`` (and, for an encoder-decoder, the source's)."""
+    cache = _("The KV cache holds **{n}** tokens' keys and values in every layer: {size}").format(
+        n=step.cache_tokens, size=_size(step.cache_bytes)
+    )
+    if source is not None:
+        cache += _(
+            " (self-attention; the source's {s} cross-attention keys and values, {size}, were "
+            "computed once, before the first step)"
+        ).format(s=len(source), size=_size(step.cross_bytes))
+    return cache
 
 
 def _size(n_bytes: int) -> str:

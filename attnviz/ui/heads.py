@@ -46,15 +46,14 @@ def _own_scores(model: str, text: str, _run: Any) -> dict[str, np.ndarray]:
 
 def _pattern(name: str) -> str:
     """A pattern's name (a key of PATTERNS, the table's column) in the shown language."""
-    names = {
+    return {
         "previous": pgettext("head pattern", "previous"),
         "first": pgettext("head pattern", "first"),
         "self": pgettext("head pattern", "self"),
         "local": pgettext("head pattern", "local"),
         "duplicate": pgettext("head pattern", "duplicate"),
         "induction": pgettext("head pattern", "induction"),
-    }
-    return names.get(name, name)
+    }.get(name, name)
 
 
 # --------------------------------------------------------------------------- the probe
@@ -360,17 +359,10 @@ def section(spec: ModelHeads, run: Any, layer: int, head: int) -> None:
         viz.heads.scores_figure(
             scores,
             selected=(layer, head),
-            title=(
-                _(
-                    "Every head's six scores on the probe (layers down, heads across; the head "
-                    "view's head framed)"
-                )
-                if source == "probe"
-                else _(
-                    "Every head's six scores on your text (layers down, heads across; the head "
-                    "view's head framed)"
-                )
-            ),
+            title=_(
+                "Every head's six scores on {what} (layers down, heads across; the head view's "
+                "head framed)"
+            ).format(what=_("the probe") if source == "probe" else _("your text")),
         ),
         key=f"{spec.prefix}_heads_scores",
     )

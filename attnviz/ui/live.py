@@ -285,6 +285,18 @@ def _labels(items: list[exercises.Exercise]) -> list[str]:
 # --------------------------------------------------------------------------- teacher
 
 
+def _join_panel(code: str, link: str, where: RoomLink) -> None:
+    """The join code, the QR code and link, the address box."""
+    address.warn(where)  # phones cannot open it: said before it is shown
+    st.markdown(
+        _("**Join:** scan, or open the link, or type the code **{code}**").format(code=code)
+    )
+    alt = _("QR code of the join link {link}").format(link=link)
+    st.image(qr_svg(link), width=230, alt=alt)
+    st.code(link, language=None, wrap_lines=True)
+    _address_box(where)
+
+
 def teacher_view(r: Room) -> None:
     """The teacher's screen (see the module docstring)."""
     info = r.info
@@ -296,16 +308,7 @@ def teacher_view(r: Room) -> None:
     st.title(_("Live class {code}").format(code=info.code))
     left, right = st.columns([1.6, 1], vertical_alignment="top")
     with right, st.container(border=True, key="class_join"):
-        address.warn(where)  # phones cannot open it: said before it is shown
-        st.markdown(
-            _("**Join:** scan, or open the link, or type the code **{code}**").format(
-                code=info.code
-            )
-        )
-        alt = _("QR code of the join link {link}").format(link=link)
-        st.image(qr_svg(link), width=230, alt=alt)
-        st.code(link, language=None, wrap_lines=True)
-        _address_box(where)
+        _join_panel(info.code, link, where)
     with left:
         if info.closed:
             st.warning(
