@@ -24,7 +24,7 @@ import pandas as pd
 import streamlit as st
 
 from attnviz import engine, masks, viz
-from attnviz.i18n import N_, _
+from attnviz.i18n import N_, _, pgettext
 from attnviz.ui import links, state
 from attnviz.ui.cell import client_side, picked_cell, selection, show_cell
 from attnviz.ui.code import code_lines
@@ -78,7 +78,9 @@ def _shown(v: Any) -> str:
 
 def _said(k: str, v: Any) -> str:
     """A value in a sentence: biases on/off, the rest as the link writes it."""
-    return (_("on") if v else _("off")) if k == "bias" else _fmt(v)
+    return (
+        (pgettext("biases", "on") if v else pgettext("biases", "off")) if k == "bias" else _fmt(v)
+    )
 
 
 def _widget(c: Control, a: dict, b: dict, where: Any, disabled: bool) -> Any:

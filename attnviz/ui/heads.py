@@ -157,7 +157,7 @@ def _table(scores: dict[str, np.ndarray]) -> pd.DataFrame:
 
 def _where(top: list[tuple[int, int, float]], above: float) -> str:
     heads = [f"{lay}/{h} ({fmt(v, '.2f')})" for lay, h, v in top if v >= above]
-    return ", ".join(heads) if heads else _("none")
+    return ", ".join(heads) if heads else pgettext("no heads", "none")
 
 
 def _mechanism(spec: ModelHeads, probe: ProbeSummary) -> None:
