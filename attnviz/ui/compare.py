@@ -24,6 +24,7 @@ import pandas as pd
 import streamlit as st
 
 from attnviz import engine, masks, viz
+from attnviz.i18n import N_, _, pgettext
 from attnviz.ui import links, state
 from attnviz.ui.cell import client_side, picked_cell, selection, show_cell
 from attnviz.ui.code import code_lines
@@ -33,21 +34,23 @@ from attnviz.ui.page import head_picker, md_text
 from attnviz.ui.sizes import divisors, nearest_divisor
 
 #: The value of a B control that keeps A's value (the option shown first, the default).
-SAME = "same as A"
+#: An English value (in the session and the link's logic); shown as ``_(SAME)``.
+SAME = N_("same as A")
 #: The sidebar controls B may change, in the sidebar's order (N, the input and the layout
 #: stay A's: B − A needs the same tokens, drawn the same way).
 B_KEYS = ("D", "heads", "seed", "init", "bias", "scale", "factor", "mask", *masks.PARAMS)
-#: Short labels of B's controls (the sidebar's are long for a row of narrow columns).
+#: Short labels of B's controls (the sidebar's are long for a row of narrow columns); English,
+#: shown as ``_(SHORT[key])``.
 SHORT = {
-    "D": "D (width)",
-    "heads": "heads",
-    "seed": "seed",
-    "init": "initialisation",
-    "bias": "biases",
-    "scale": "scale",
-    "factor": "factor",
-    "mask": "mask",
-    **{key: p.short for key, (_, p) in masks.PARAMS.items()},
+    "D": N_("D (width)"),
+    "heads": N_("heads"),
+    "seed": N_("seed"),
+    "init": N_("initialisation"),
+    "bias": N_("biases"),
+    "scale": N_("scale"),
+    "factor": N_("factor"),
+    "mask": N_("mask"),
+    **{key: p.short for key, (__, p) in masks.PARAMS.items()},
 }
 _CHECKED = "compare_links_checked"  # book key: the page's first run checked the link
 
@@ -67,27 +70,42 @@ def _fmt(v: Any) -> str:
     return str(v).lower() if isinstance(v, bool) else str(v)
 
 
+def _shown(v: Any) -> str:
+    """An option of B's selectboxes as shown: "same as A" in the shown language, the rest
+    as the link writes it (the link holds this text: a value stays canonical)."""
+    return _(SAME) if isinstance(v, str) and v == SAME else _fmt(v)
+
+
 def _said(k: str, v: Any) -> str:
     """A value in a sentence: biases on/off, the rest as the link writes it."""
-    return ("on" if v else "off") if k == "bias" else _fmt(v)
+    return (
+        (pgettext("biases", "on") if v else pgettext("biases", "off")) if k == "bias" else _fmt(v)
+    )
 
 
 def _widget(c: Control, a: dict, b: dict, where: Any, disabled: bool) -> Any:
     """B's control ``c`` in ``where``: its value, or :data:`SAME` / None for A's."""
     key = url_key(c.key)
-    shown_a = LABELS.get(c.key, {}).get(a[c.key], _fmt(a[c.key]))
+    label_a = LABELS.get(c.key, {}).get(a[c.key])
+    shown_a = _(label_a) if label_a is not None else _fmt(a[c.key])
     common = {
         "key": key,
         "bind": "query-params",
         "disabled": disabled,
-        "help": f"{SAME}: {shown_a}. " + (c.help or ""),
+        "help": _("same as A: {value}. ").format(value=shown_a) + (c.help_text() or ""),
     }
-    label = f"B: {SHORT[c.key]}"
+    label = _("B: {control}").format(control=_(SHORT[c.key]))
     if c.kind == "number" or c.key == "D":
         lo, hi = (c.lo, c.hi) if c.key != "seed" else (0, SEED_MAX)
         step = c.step if c.step is not None else 1
         return where.number_input(
-            label, lo, hi, value=None, step=step, placeholder=f"{SAME} ({a[c.key]})", **common
+            label,
+            lo,
+            hi,
+            value=None,
+            step=step,
+            placeholder=_("same as A ({value})").format(value=a[c.key]),
+            **common,
         )
     if c.key == "heads":
         options = divisors(b["D"])
@@ -95,7 +113,7 @@ def _widget(c: Control, a: dict, b: dict, where: Any, disabled: bool) -> Any:
         options = [True, False]
     else:
         options = c.option_list(b)
-    return where.selectbox(label, [SAME, *options], format_func=_fmt, **common)
+    return where.selectbox(label, [SAME, *options], format_func=_shown, **common)
 
 
 def _disabled(c: Control, source: str) -> bool:
@@ -138,13 +156,19 @@ def b_controls(view: state.View, columns: int = 5) -> BControls:
             continue
         if disabled:
             notes.append(
-                f"B's {k} is set by the input ({LABELS['source'][s.source]}) and stays A's."
+                _("B's {key} is set by the input ({source}) and stays A's.").format(
+                    key=k, source=_(LABELS["source"][s.source])
+                )
             )
             continue
         b[k] = changes[k if c.mask_param else c.field] = v
     if b["heads"] not in divisors(b["D"]):  # A's heads with B's width
         h = nearest_divisor(b["D"], b["heads"])
-        notes.append(f"{b['heads']} heads do not divide B's D = {b['D']}: B uses {h} heads.")
+        notes.append(
+            _("{heads} heads do not divide B's D = {d}: B uses {h} heads.").format(
+                heads=b["heads"], d=b["D"], h=h
+            )
+        )
         b["heads"] = changes["heads"] = h
     book = state.book()
     if not book.get(_CHECKED):
@@ -160,25 +184,40 @@ def _link_notices(raw: dict[str, list[str]], a: dict, b: dict) -> list[str]:
         if links.same(r, b[k]):
             continue
         value = r[-1] if r else ""
+        said = (
+            _(
+                "The link set {set}, which is not valid (B's {key} must be {rule}); "
+                "B uses {used}, A's value."
+            )
+            if b[k] == a[k]
+            else _(
+                "The link set {set}, which is not valid (B's {key} must be {rule}); B uses {used}."
+            )
+        )
         out.append(
-            f"The link set {md_text(f'{url_key(k)}={value}')}, which is not valid (B's {k} "
-            f"must be {BY_KEY[k].rule_text(b)}); B uses {md_text(f'{k}={_fmt(b[k])}')}"
-            + (", A's value." if b[k] == a[k] else ".")
+            said.format(
+                set=md_text(f"{url_key(k)}={value}"),
+                key=k,
+                rule=BY_KEY[k].rule_text(b),
+                used=md_text(f"{k}={_fmt(b[k])}"),
+            )
         )
     return out
 
 
 def head_pickers(a_heads: int, b_heads: int, where_a: Any, where_b: Any) -> tuple[int, int]:
     """A's head (the page's ``head``) and B's (``b_head``, "same as A" by default)."""
-    ha = head_picker(a_heads, where_a, label="A: head")
+    ha = head_picker(a_heads, where_a, label=_("A: head"))
     hb = where_b.selectbox(
-        "B: head",
+        _("B: head"),
         [SAME, *range(b_heads)],
         key="b_head",
         bind="query-params",
-        format_func=_fmt,
-        help="Another head of B's view; with nothing else changed, A and B are two heads "
-        "of one view.",
+        format_func=_shown,
+        help=_(
+            "Another head of B's view; with nothing else changed, A and B are two heads of "
+            "one view."
+        ),
     )
     hb = ha if hb == SAME else int(hb)
     return ha, min(hb, b_heads - 1)
@@ -197,7 +236,7 @@ def describe(s: Any, keys: tuple[str, ...] = B_KEYS) -> str:
         c = BY_KEY[k]
         if c.when is not None and s.value(c.when[0]) != c.when[1]:
             continue
-        out.append(f"{SHORT[k]} {_said(k, s.value(k))}")
+        out.append(f"{_(SHORT[k])} {_said(k, s.value(k))}")
     return " · ".join(out)
 
 
@@ -240,18 +279,27 @@ def _one_vs_four() -> None:
     st.session_state[url_key("heads")] = 4
 
 
-#: The classic comparisons: (button label, what it sets, callback).
+#: The classic comparisons: (button label, what it sets, callback); English (the label is
+#: also the button's key), shown with ``_()``.
 PRESETS: tuple[tuple[str, str, Callable[[], None]], ...] = (
-    ("Scaled vs not", "A: scale 1/√d_k · B: none", _preset({"scale": "1/√d_k"}, {"scale": "none"})),
-    ("Causal vs none", "A: no mask · B: causal", _preset({"mask": "none"}, {"mask": "causal"})),
-    ("Two seeds", "B: seed + 1", _two_seeds),
-    ("1 vs 4 heads", "A: 1 head · B: 4 heads", _one_vs_four),
     (
-        "Xavier vs normal",
-        "A: xavier · B: normal",
+        N_("Scaled vs not"),
+        N_("A: scale 1/√d_k · B: none"),
+        _preset({"scale": "1/√d_k"}, {"scale": "none"}),
+    ),
+    (
+        N_("Causal vs none"),
+        N_("A: no mask · B: causal"),
+        _preset({"mask": "none"}, {"mask": "causal"}),
+    ),
+    (N_("Two seeds"), N_("B: seed + 1"), _two_seeds),
+    (N_("1 vs 4 heads"), N_("A: 1 head · B: 4 heads"), _one_vs_four),
+    (
+        N_("Xavier vs normal"),
+        N_("A: xavier · B: normal"),
         _preset({"init": "xavier"}, {"init": "normal"}),
     ),
-    ("B = A", "B back to A's settings", _reset_b),
+    ("B = A", N_("B back to A's settings"), _reset_b),
 )
 
 
@@ -259,7 +307,9 @@ def preset_buttons() -> None:
     """One button per preset, in a row (outside any fragment: they change the sidebar)."""
     cols = st.columns(len(PRESETS))
     for col, (label, what, callback) in zip(cols, PRESETS, strict=True):
-        col.button(label, help=what, on_click=callback, key=f"cmp_preset_{label}", width="stretch")
+        col.button(
+            _(label), help=_(what), on_click=callback, key=f"cmp_preset_{label}", width="stretch"
+        )
 
 
 # --------------------------------------------------------------------------- clicks
@@ -281,7 +331,7 @@ def latest_click(board_keys: tuple[str, ...]) -> dict[str, Any] | None:
 
 
 #: The hint before the first click: the page's charts are A's and B's weights and B − A.
-HINT = (
+HINT = N_(
     "Click a cell of A, B or B − A to see how A and B each computed that weight, step by "
     "step, with their own numbers."
 )
@@ -301,7 +351,7 @@ def cell_pair(
     cells = [picked_cell(r, sel, h) for r, h in zip(results, heads, strict=True)]
     with st.container(key="cmp_cell", border=True):
         if cells[0] is None or cells[1] is None:
-            st.caption(HINT)
+            st.caption(_(HINT))
             return
         for c, r, which in zip(cells, results, "AB", strict=True):
             text = not client_side(r)  # else the browser wrote the steps under A and B
@@ -312,7 +362,7 @@ def changes_table(wa: np.ndarray, wb: np.ndarray, labels: tuple[str, ...], k: in
     """The ``k`` largest changes |B − A| as a table: query, key, A, B, B − A."""
     rows = viz.compare.largest_changes(wa, wb, k=k)
     if not rows:
-        st.caption("No weight changed.")
+        st.caption(_("No weight changed."))
         return
 
     def name(t: int) -> str:
@@ -329,7 +379,9 @@ def changes_table(wa: np.ndarray, wb: np.ndarray, labels: tuple[str, ...], k: in
             }
         ),
         hide_index=True,
-        column_config={
+        column_config={  # the columns' names stay English; their labels are shown translated
+            "query": st.column_config.Column(_("query")),
+            "key": st.column_config.Column(_("key")),
             "A": st.column_config.NumberColumn(format="%.4f"),
             "B": st.column_config.NumberColumn(format="%.4f"),
             "B − A": st.column_config.NumberColumn(format="%+.4f"),
@@ -366,7 +418,7 @@ def exports(
     )
     # built only while open, as the Export box (a B change reruns this part: ~40 ms saved)
     box = st.expander(
-        ":material/code: NumPy code that reproduces A, B and B − A",
+        ":material/code: " + _("NumPy code that reproduces A, B and B − A"),
         expanded=False,
         key="code_box_compare",
         on_change="rerun",

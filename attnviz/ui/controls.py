@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from attnviz import engine, inputs, masks
+from attnviz.i18n import N_, _
 from attnviz.ui import callbacks
 from attnviz.ui.sizes import D_DEFAULT, D_MAX, HEADS_DEFAULT, N_MAX, divisors
 from attnviz.viz.style import WEIGHT_RANGES
@@ -34,19 +35,23 @@ INITS = ("normal", "uniform", "xavier")
 LAYOUTS = ("rows", "columns")
 BIND = "query-params"
 
-#: Human names of option values (the export caption and the README use them).
+#: Human names of option values (the export caption and the README use them), English:
+#: ``_(LABELS[key][value])`` where one is shown.
 LABELS = {
     "source": {
-        "random": "random",
-        "text": "typed text",
-        "preset": "notebook preset",
-        "upload": "CSV upload",
+        "random": N_("random"),
+        "text": N_("typed text"),
+        "preset": N_("notebook preset"),
+        "upload": N_("CSV upload"),
     },
-    "scale": {"none": "none (× 1)", "1/√d_k": "1/√d_k", "custom": "custom factor"},
+    "scale": {"none": N_("none (× 1)"), "1/√d_k": "1/√d_k", "custom": N_("custom factor")},
     "mask": {k.name: k.label for k in masks.KINDS.values()},
-    "init": {"normal": "normal N(0,1)", "uniform": "uniform [0,1)", "xavier": "xavier"},
-    "layout": {"rows": "tokens as rows (PyTorch)", "columns": "tokens as columns (UDL book)"},
-    "wrange": {"fixed": "0 to 1", "matrix": "each matrix's own range"},
+    "init": {"normal": N_("normal N(0,1)"), "uniform": N_("uniform [0,1)"), "xavier": "xavier"},
+    "layout": {
+        "rows": N_("tokens as rows (PyTorch)"),
+        "columns": N_("tokens as columns (UDL book)"),
+    },
+    "wrange": {"fixed": N_("0 to 1"), "matrix": N_("each matrix's own range")},
 }
 
 #: Widget kind -> the name the README's table gives it.
@@ -100,7 +105,44 @@ class Control:
         return list(self.options(values) if callable(self.options) else self.options)
 
     def rule_text(self, values: dict) -> str:
-        return self.rule(values) if callable(self.rule) else self.rule
+        """The link rule in the shown language."""
+        return self.rule(values) if callable(self.rule) else translated(self.rule)
+
+    def label_text(self) -> str:
+        """The label in the shown language (``label`` is the English, as the README's)."""
+        return translated(self.label)
+
+    def section_text(self) -> str:
+        return translated(self.section)
+
+    def help_text(self) -> str | None:
+        return None if self.help is None else translated(self.help)
+
+
+#: English texts filled from a marked template (or joined from marked parts) -> how to
+#: say them in the shown language (:func:`translated`).
+_FILLED: dict[str, Callable[[], str]] = {}
+
+
+def filled(template: str, **values: Any) -> str:
+    """``template`` (marked with ``N_``) filled in English; :func:`translated` says it in
+    the shown language."""
+    text = template.format(**values)
+    _FILLED[text] = lambda: _(template).format(**values)
+    return text
+
+
+def _joined(parts: list[str], sep: str = " · ") -> str:
+    """Marked ``parts`` joined in English; :func:`translated` joins their translations."""
+    text = sep.join(parts)
+    _FILLED[text] = lambda: sep.join(_(p) for p in parts)
+    return text
+
+
+def translated(text: str) -> str:
+    """A text of the table (a label, a help, a section, a rule) in the shown language."""
+    say = _FILLED.get(text)
+    return say() if say is not None else _(text)
 
 
 def sources(values: dict) -> list[str]:
@@ -109,17 +151,17 @@ def sources(values: dict) -> list[str]:
 
 def _heads_rule(values: dict) -> str:
     d = values.get("D", DEFAULTS["D"])
-    return f"a divisor of D={d} ({', '.join(map(str, divisors(d)))})"
+    return _("a divisor of D={d} ({values})").format(d=d, values=", ".join(map(str, divisors(d))))
 
 
 # --------------------------------------------------------------------------- the table
 
 _UPLOAD_MB = inputs.MAX_UPLOAD_BYTES // 2**20
-_SOURCE_HELP = (
+_SOURCE_HELP = N_(
     "random: X ~ N(0,1) with the seed · typed text: each word is a token with a fixed "
     "embedding · preset: a seed notebook's numbers · CSV: your own X"
 )
-_INIT_HELP = (
+_INIT_HELP = N_(
     "How W_q, W_k, W_v, W_O (and the biases) are drawn from seed + 1. **normal**: N(0, 1), "
     "as in the UDL notebooks; each Q, K entry then has variance ≈ D, so the scores are "
     "large and the softmax is almost one-hot. **uniform**: U[0, 1), as np.random.rand / "
@@ -138,83 +180,91 @@ _DERIVED_N = ("text", "preset", "upload")
 # what the README says of its values, the link rule, the Settings field and the rest.
 # fmt: off
 CONTROLS: tuple[Control, ...] = (
-    Control("source", "Where X comes from: random · text · preset · upload (CSV)", "radio",
-            "Input X", "random", "`random`, `text`, `preset`, `upload` (the input X)",
-            rule="one of " + ", ".join(SOURCES), field="source", options=sources,
-            on_change=callbacks.on_source_change, help=_SOURCE_HELP),
-    Control("text", "Text (words and punctuation become tokens)", "text", "Input X",
+    Control("source", N_("Where X comes from: random · text · preset · upload (CSV)"), "radio",
+            N_("Input X"), "random", "`random`, `text`, `preset`, `upload` (the input X)",
+            rule=filled(N_("one of {values}"), values=", ".join(SOURCES)), field="source",
+            options=sources, on_change=callbacks.on_source_change, help=_SOURCE_HELP),
+    Control("text", N_("Text (words and punctuation become tokens)"), "text", N_("Input X"),
             "the cat sat on the mat because it was tired",
             "the sentence (source `text`): each token gets a fixed embedding",
-            rule="some text", field="text", when=("source", "text"), after="text"),
-    Control("preset", "Notebook preset", "select", "Input X", None,
+            rule=N_("some text"), field="text", when=("source", "text"), after="text"),
+    Control("preset", N_("Notebook preset"), "select", N_("Input X"), None,
             "a name from `attnviz.presets.names()` (source `preset`)",
-            rule="the name of a notebook preset", field="preset", type=str | None,
+            rule=N_("the name of a notebook preset"), field="preset", type=str | None,
             options=callbacks.preset_names, when=("source", "preset"), hidden=None,
             on_change=callbacks.on_preset_change, after="preset"),
-    Control("upload", "CSV of X: one row per token, one column per feature (optional header "
-            "row and first column of token labels)", "upload", "Input X", None,
+    Control("upload", N_("CSV of X: one row per token, one column per feature (optional "
+            "header row and first column of token labels)"), "upload", N_("Input X"), None,
             "a CSV of X, one row per token (not in the URL)", when=("source", "upload"),
             bind=False, after="upload",
-            help=f"Up to {_UPLOAD_MB} MB (a 512 × 128 X is about 0.7 MB)."),
-    Control("N", "N — number of tokens", "slider", "Sizes", 6,
+            help=filled(N_("Up to {mb} MB (a 512 × 128 X is about 0.7 MB)."), mb=_UPLOAD_MB)),
+    Control("N", N_("N — number of tokens"), "slider", N_("Sizes"), 6,
             f"tokens, 1..{N_MAX} (set by the input for text, presets, uploads); the box "
-            "beside the slider takes a typed value", rule=f"an integer from 1 to {N_MAX}",
+            "beside the slider takes a typed value",
+            rule=filled(N_("an integer from {lo} to {hi}"), lo=1, hi=N_MAX),
             field="n", type=int, lo=1, hi=N_MAX, derived_by=_DERIVED_N, box=True,
-            help="Drag the slider, or type a number in the box beside it. Set by the input "
-            "for typed text, presets and CSV uploads."),
-    Control("D", "D — model width (features per token)", "slider", "Sizes", D_DEFAULT,
+            help=N_("Drag the slider, or type a number in the box beside it. Set by the input "
+            "for typed text, presets and CSV uploads.")),
+    Control("D", N_("D — model width (features per token)"), "slider", N_("Sizes"), D_DEFAULT,
             f"model width, 1..{D_MAX}; the box beside the slider takes a typed value",
-            rule=f"an integer from 1 to {D_MAX}", field="d", type=int, lo=1, hi=D_MAX,
+            rule=filled(N_("an integer from {lo} to {hi}"), lo=1, hi=D_MAX), field="d",
+            type=int, lo=1, hi=D_MAX,
             derived_by=("preset", "upload"), on_change=callbacks.on_d_change, box=True,
-            help="Drag the slider, or type a number in the box beside it."),
-    Control("heads", "heads (divisors of D)", "select", "Sizes", HEADS_DEFAULT,
+            help=N_("Drag the slider, or type a number in the box beside it.")),
+    Control("heads", N_("heads (divisors of D)"), "select", N_("Sizes"), HEADS_DEFAULT,
             "a divisor of D (changing D picks the nearest divisor)", rule=_heads_rule,
             field="heads", type=int, options=lambda v: divisors(v["D"]),
             derived_by=("preset",),
-            help="Each head gets D / heads columns of Q, K and V; only divisors of D are "
-            "offered."),
-    Control("seed", "seed", "number", "Sizes", 0,
+            help=N_("Each head gets D / heads columns of Q, K and V; only divisors of D are "
+            "offered.")),
+    Control("seed", N_("seed"), "number", N_("Sizes"), 0,
             "X ~ N(0,1) from `default_rng(seed)`, the weights from `seed + 1`",
-            rule=f"an integer from 0 to {SEED_MAX}", field="seed", type=int, lo=0,
-            hi=SEED_MAX, step=1, disabled_by=("preset",),
-            help="X ~ N(0,1) from numpy.random.default_rng(seed); the weights from seed + 1."),
+            rule=filled(N_("an integer from {lo} to {hi}"), lo=0, hi=SEED_MAX), field="seed",
+            type=int, lo=0, hi=SEED_MAX, step=1, disabled_by=("preset",),
+            help=N_("X ~ N(0,1) from numpy.random.default_rng(seed); the weights from "
+            "seed + 1.")),
     # xavier, not the notebooks' N(0,1): with N(0,1) weights the scores are ~±10 even at
     # N=6, D=8 and the softmax is nearly one-hot: the first view shows no soft attention.
-    Control("init", "parameter initialisation", "radio", "Sizes", "xavier", _INIT_DOC,
-            rule="one of " + ", ".join(INITS), field="init", options=INITS,
-            horizontal=True, disabled_by=("preset",), help=_INIT_HELP),
-    Control("bias", "biases b_q, b_k, b_v, b_o", "toggle", "Sizes", True, "biases on/off",
-            rule="true or false", field="bias", type=bool, disabled_by=("preset",)),
-    Control("scale", "scale the scores QKᵀ by", "radio", "Attention", "1/√d_k",
-            "`none`, `1/√d_k`, `custom`", rule="one of " + ", ".join(SCALES),
+    Control("init", N_("parameter initialisation"), "radio", N_("Sizes"), "xavier", _INIT_DOC,
+            rule=filled(N_("one of {values}"), values=", ".join(INITS)), field="init",
+            options=INITS, horizontal=True, disabled_by=("preset",), help=_INIT_HELP),
+    Control("bias", N_("biases b_q, b_k, b_v, b_o"), "toggle", N_("Sizes"), True,
+            "biases on/off", rule=N_("true or false"), field="bias", type=bool,
+            disabled_by=("preset",)),
+    Control("scale", N_("scale the scores QKᵀ by"), "radio", N_("Attention"), "1/√d_k",
+            "`none`, `1/√d_k`, `custom`",
+            rule=filled(N_("one of {values}"), values=", ".join(SCALES)),
             field="scale_mode", options=SCALES, horizontal=True),
-    Control("factor", "factor (temperature T = 1 / factor)", "number", "Attention", 8.0,
-            "the custom factor (temperature = 1/factor)", rule="a number from -100 to 100",
+    Control("factor", N_("factor (temperature T = 1 / factor)"), "number", N_("Attention"),
+            8.0, "the custom factor (temperature = 1/factor)",
+            rule=filled(N_("a number from {lo} to {hi}"), lo=-100, hi=100),
             field="factor", type=float, lo=-100.0, hi=100.0, step=0.5,
             when=("scale", "custom"), after="factor"),
-    Control("mask", "mask", "radio", "Attention", "none",
-            ", ".join(f"`{m}`" for m in MASKS), rule="one of " + ", ".join(MASKS),
+    Control("mask", N_("mask"), "radio", N_("Attention"), "none",
+            ", ".join(f"`{m}`" for m in MASKS),
+            rule=filled(N_("one of {values}"), values=", ".join(MASKS)),
             field="mask_kind", options=MASKS, horizontal=True,
-            help=" · ".join(k.explain for k in masks.KINDS.values() if k.builder)),
+            help=_joined([k.explain for k in masks.KINDS.values() if k.builder])),
     # one number per mask parameter (masks.KINDS), shown when its kind is chosen
-    *(Control(p.key, p.label, "number", "Attention", p.default, p.doc,
-              rule=f"an integer from {p.lo} to {N_MAX}", type=int, lo=p.lo, hi=N_MAX, step=1,
-              when=("mask", kind), after=p.key, mask_param=True)
+    *(Control(p.key, p.label, "number", N_("Attention"), p.default, p.doc,
+              rule=filled(N_("an integer from {lo} to {hi}"), lo=p.lo, hi=N_MAX), type=int,
+              lo=p.lo, hi=N_MAX, step=1, when=("mask", kind), after=p.key, mask_param=True)
       for kind, p in masks.PARAMS.values()),
-    Control("layout", "layout: tokens as rows (PyTorch) or as columns (UDL book)", "radio",
-            "Attention", "rows",
+    Control("layout", N_("layout: tokens as rows (PyTorch) or as columns (UDL book)"), "radio",
+            N_("Attention"), "rows",
             "`rows` (tokens as rows, PyTorch) or `columns` (tokens as columns, UDL book)",
-            rule="one of " + ", ".join(LAYOUTS), field="layout", options=LAYOUTS,
-            help="PyTorch stores one token per row (X is N×D); the UDL book one token per "
-            "column (X is D×N). Same numbers, transposed."),
-    Control("wrange", "weights' colour range", "radio", "Attention", "fixed",
+            rule=filled(N_("one of {values}"), values=", ".join(LAYOUTS)), field="layout",
+            options=LAYOUTS,
+            help=N_("PyTorch stores one token per row (X is N×D); the UDL book one token per "
+            "column (X is D×N). Same numbers, transposed.")),
+    Control("wrange", N_("weights' colour range"), "radio", N_("Attention"), "fixed",
             "`fixed` (0 to 1, every chart alike) or `matrix` (0 to each matrix's largest "
             "weight, said in its colour bar), on every page's weights",
-            rule="one of " + ", ".join(WEIGHT_RANGES), options=WEIGHT_RANGES,
-            horizontal=True,
-            help="0 to 1 compares charts; at large N every weight is near 1/N and the rows "
+            rule=filled(N_("one of {values}"), values=", ".join(WEIGHT_RANGES)),
+            options=WEIGHT_RANGES, horizontal=True,
+            help=N_("0 to 1 compares charts; at large N every weight is near 1/N and the rows "
             "are one dark block: each matrix's own range (0 to its largest weight, in its "
-            "colour bar's title) shows them."),
+            "colour bar's title) shows them.")),
 )
 # fmt: on
 

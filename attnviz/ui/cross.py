@@ -26,25 +26,30 @@ from typing import Any
 import numpy as np
 import streamlit as st
 
-from attnviz import cross, engine
+from attnviz import cross, engine, i18n
+from attnviz.i18n import N_, _
 from attnviz.ui import links, state
-from attnviz.ui.controls import BIND, Settings
+from attnviz.ui.controls import BIND, Settings, filled, translated
 from attnviz.ui.export import csv_maker
 from attnviz.ui.page import shape_text
 from attnviz.ui.present import presenting
 from attnviz.ui.text import md_text
 from attnviz.ui.walker import invalid_notice
 
-#: The page's controls: URL key -> (default, the rule a link's value must satisfy).
+#: The page's controls: URL key -> (default, the rule a link's value must satisfy, in
+#: English: ``controls.translated(rule)`` says it in the shown language).
 CONTROLS: dict[str, tuple[Any, str]] = {
-    "input": ("random", "one of " + ", ".join(cross.INPUTS)),
-    "N_src": (6, f"an integer from 1 to {cross.N_MAX}"),
-    "N_tgt": (4, f"an integer from 1 to {cross.N_MAX}"),
-    "text_src": (cross.SOURCE_TEXT, "some text"),
-    "text_tgt": (cross.TARGET_TEXT, "some text"),
-    "pair": (next(iter(cross.PAIRS)), "the name of a pair: " + ", ".join(cross.PAIRS)),
-    "cross_mask": ("none", "one of " + ", ".join(cross.MASKS)),
-    "pad_src": (1, f"an integer from 0 to {cross.N_MAX}"),
+    "input": ("random", filled(N_("one of {values}"), values=", ".join(cross.INPUTS))),
+    "N_src": (6, filled(N_("an integer from {lo} to {hi}"), lo=1, hi=cross.N_MAX)),
+    "N_tgt": (4, filled(N_("an integer from {lo} to {hi}"), lo=1, hi=cross.N_MAX)),
+    "text_src": (cross.SOURCE_TEXT, N_("some text")),
+    "text_tgt": (cross.TARGET_TEXT, N_("some text")),
+    "pair": (
+        next(iter(cross.PAIRS)),
+        filled(N_("the name of a pair: {values}"), values=", ".join(cross.PAIRS)),
+    ),
+    "cross_mask": ("none", filled(N_("one of {values}"), values=", ".join(cross.MASKS))),
+    "pad_src": (1, filled(N_("an integer from {lo} to {hi}"), lo=0, hi=cross.N_MAX)),
 }
 _CHECKED = "cross_links_checked"  # book key: the page's first run checked the link
 
@@ -61,22 +66,26 @@ class CrossSettings:
     pair: str
     mask: str
     pad: int
+    #: the shown language: part of the cache's key (the run's problem and the sequences'
+    #: notes are words); not a control, not in the link or the NPZ
+    lang: str = i18n.SOURCE
 
 
 def controls() -> tuple[CrossSettings, list[str]]:
     """Draw the page's controls (in two rows of columns) and return their values and the
     warnings for link values they did not take (the page's first run in a session)."""
-    d = {k: v for k, (v, _) in CONTROLS.items()}
+    d = {k: v for k, (v, __) in CONTROLS.items()}
     # the link's raw values, read before the widgets (which drop an invalid one)
     raw = {k: st.query_params.get_all(k) for k in CONTROLS if k in st.query_params}
     # on a slide the controls fold away: the charts get the screen's height
-    box = st.expander("The two sequences and the mask") if presenting() else st.container()
+    box = st.expander(_("The two sequences and the mask")) if presenting() else st.container()
     with box:
         values = _widgets(d)
     full = {**d, **values}
     s = CrossSettings(
         full["input"], int(full["N_src"]), int(full["N_tgt"]), str(full["text_src"]),
         str(full["text_tgt"]), str(full["pair"]), full["cross_mask"], int(full["pad_src"]),
+        i18n.current(),
     )  # fmt: skip
     return s, _link_notices(values, raw)
 
@@ -85,35 +94,35 @@ def _widgets(d: dict[str, Any]) -> dict[str, Any]:
     """The page's widgets, each bound to the link: their values by URL key."""
     c_in, c_a, c_b = st.columns([1.2, 1.4, 1.4])
     kind = c_in.radio(
-        "source and target", cross.INPUTS, key="input", bind=BIND, horizontal=True,
-        help="random: N(0, 1) rows from the seed · text: two sentences, each word a token "
-        "with a fixed embedding · preset: a named pair of sentences",
+        _("source and target"), cross.INPUTS, key="input", bind=BIND, horizontal=True,
+        help=_("random: N(0, 1) rows from the seed · text: two sentences, each word a token "
+               "with a fixed embedding · preset: a named pair of sentences"),
     )  # fmt: skip
     values: dict[str, Any] = {"input": kind}
     if kind == "random":
-        values["N_src"] = c_a.slider("N_src — source tokens (K, V)", 1, cross.N_MAX,
+        values["N_src"] = c_a.slider(_("N_src — source tokens (K, V)"), 1, cross.N_MAX,
                                      d["N_src"], key="N_src", bind=BIND)  # fmt: skip
-        values["N_tgt"] = c_b.slider("N_tgt — target tokens (Q)", 1, cross.N_MAX,
+        values["N_tgt"] = c_b.slider(_("N_tgt — target tokens (Q)"), 1, cross.N_MAX,
                                      d["N_tgt"], key="N_tgt", bind=BIND)  # fmt: skip
     elif kind == "text":
         values["text_src"] = c_a.text_input(
-            "source sentence (gives K and V)", d["text_src"], key="text_src", bind=BIND
+            _("source sentence (gives K and V)"), d["text_src"], key="text_src", bind=BIND
         )
         values["text_tgt"] = c_b.text_input(
-            "target sentence (gives Q)", d["text_tgt"], key="text_tgt", bind=BIND
+            _("target sentence (gives Q)"), d["text_tgt"], key="text_tgt", bind=BIND
         )
     else:
-        values["pair"] = c_a.selectbox("pair (source → target)", list(cross.PAIRS),
+        values["pair"] = c_a.selectbox(_("pair (source → target)"), list(cross.PAIRS),
                                        key="pair", bind=BIND)  # fmt: skip
-    c_m, c_p, _ = st.columns([1.2, 1.4, 1.4])
+    c_m, c_p, __ = st.columns([1.2, 1.4, 1.4])
     values["cross_mask"] = c_m.radio(
-        "mask", cross.MASKS, key="cross_mask", bind=BIND, horizontal=True,
-        help="padding: no target token sees the source's last pad_src tokens · causal: only "
-        "for two sequences of the same length",
+        _("mask"), cross.MASKS, key="cross_mask", bind=BIND, horizontal=True,
+        help=_("padding: no target token sees the source's last pad_src tokens · causal: "
+               "only for two sequences of the same length"),
     )  # fmt: skip
     if values["cross_mask"] == "padding":
         values["pad_src"] = c_p.number_input(
-            "pad_src — padding tokens at the end of the source", 0, cross.N_MAX, d["pad_src"],
+            _("pad_src — padding tokens at the end of the source"), 0, cross.N_MAX, d["pad_src"],
             step=1, key="pad_src", bind=BIND,
         )  # fmt: skip
     return values
@@ -131,7 +140,8 @@ def _link_notices(values: dict[str, Any], raw: dict[str, list[str]]) -> list[str
         if key in raw and not links.same(raw[key], value):
             shown = raw[key][-1] if raw[key] else ""
             shown = shown if len(shown) <= 40 else shown[:40] + "…"
-            out.append(invalid_notice("The link", key, shown, CONTROLS[key][1], value))
+            rule = translated(CONTROLS[key][1])
+            out.append(invalid_notice(_("The link"), key, shown, rule, value))
     return out
 
 
@@ -152,16 +162,17 @@ def compute(c: CrossSettings, s: Settings) -> Run:
     kw = dict(d=s.d, heads=s.heads, seed=s.seed, init=s.init, bias=s.bias, scale=s.scale)
     problem = ""
     if c.mask == "padding" and c.pad > seqs.source.n:
-        problem = (
-            f"The source has {seqs.source.n} tokens: padding {c.pad} of them hides all "
-            f"{seqs.source.n} (every weight is 0)."
-        )
+        problem = _(
+            "The source has {n} tokens: padding {pad} of them hides all {n} (every weight is 0)."
+        ).format(n=seqs.source.n, pad=c.pad)
     try:
         res = cross.run(seqs, **kw, mask=c.mask, pad=c.pad)
     except ValueError as e:
         if c.mask != "causal":
             raise
-        problem = f"No causal mask here: {e}. Showing the weights without a mask."
+        problem = _("No causal mask here: {error}. Showing the weights without a mask.").format(
+            error=e
+        )
         res = cross.run(seqs, **kw, mask="none")
     return seqs, res, problem
 
@@ -228,7 +239,7 @@ def code_box(text: str) -> None:
     """The code box (its own key: the shared one keeps its state across the other pages),
     drawn only while open."""
     box = st.expander(
-        ":material/code: NumPy code that reproduces this view",
+        ":material/code: " + _("NumPy code that reproduces this view"),
         expanded=False,
         key="code_box_cross",
         on_change="rerun",
@@ -251,7 +262,7 @@ def npz_bytes(c: CrossSettings, s: Settings, seqs: cross.Sequences,
         "masked_scores": res.masked_scores, "weights": res.weights,
         "head_outputs": res.head_outputs, "concat": res.concat, "output": res.output,
         "scale": np.array(res.scale),
-        "settings_json": np.array(json.dumps({"sidebar": s.as_dict(), "page": asdict(c)})),
+        "settings_json": np.array(json.dumps({"sidebar": s.as_dict(), "page": _page(c)})),
     }  # fmt: skip
     if res.mask is not None:
         arrays["mask"] = res.mask
@@ -260,12 +271,17 @@ def npz_bytes(c: CrossSettings, s: Settings, seqs: cross.Sequences,
     return buf.getvalue()
 
 
+def _page(c: CrossSettings) -> dict[str, Any]:
+    """The page's settings as the NPZ keeps them (the shown language is not one)."""
+    return {k: v for k, v in asdict(c).items() if k != "lang"}
+
+
 def export_section(c: CrossSettings, s: Settings, seqs: cross.Sequences,
                    res: engine.AttentionResult, head: int) -> None:  # fmt: skip
     """CSV of each matrix of head ``head`` (target tokens as rows, source tokens as the
     columns of S and A) and the NPZ of the whole state, drawn only while open."""
     box = st.expander(
-        ":material/download: Export: every matrix as CSV, the whole state as NPZ",
+        ":material/download: " + _("Export: every matrix as CSV, the whole state as NPZ"),
         expanded=False,
         key="export_box_cross",
         on_change="rerun",
@@ -273,32 +289,37 @@ def export_section(c: CrossSettings, s: Settings, seqs: cross.Sequences,
     if box.open is False:
         return
     tgt, src = seqs.target.labels, seqs.source.labels
+    of = _("{matrix} head {head}")  # the buttons' words; the files' names stay English
     tables = {
-        f"S head {head}": (res.masked_scores[head], tgt, src),
-        f"A head {head}": (res.weights[head], tgt, src),
-        f"Q head {head}": (res.queries[head], tgt, None),
-        f"K head {head}": (res.keys[head], src, None),
-        f"V head {head}": (res.values[head], src, None),
-        f"out head {head}": (res.head_outputs[head], tgt, None),
-        "X source": (seqs.source.x, src, None),
-        "X target": (seqs.target.x, tgt, None),
-    }
+        f"S head {head}": (of.format(matrix="S", head=head), res.masked_scores[head], tgt, src),
+        f"A head {head}": (of.format(matrix="A", head=head), res.weights[head], tgt, src),
+        f"Q head {head}": (of.format(matrix="Q", head=head), res.queries[head], tgt, None),
+        f"K head {head}": (of.format(matrix="K", head=head), res.keys[head], src, None),
+        f"V head {head}": (of.format(matrix="V", head=head), res.values[head], src, None),
+        f"out head {head}": (of.format(matrix="out", head=head), res.head_outputs[head], tgt,
+                             None),
+        "X source": (_("X source"), seqs.source.x, src, None),
+        "X target": (_("X target"), seqs.target.x, tgt, None),
+    }  # fmt: skip
     with box:
         st.caption(
-            "CSV files hold the matrices as displayed: target tokens as rows; the scores' and "
-            "weights' columns are the source's tokens. The NPZ holds both inputs, every "
-            "intermediate and the settings."
+            _(
+                "CSV files hold the matrices as displayed: target tokens as rows; the scores' "
+                "and weights' columns are the source's tokens. The NPZ holds both inputs, "
+                "every intermediate and the settings."
+            )
         )
         cols = st.columns(4)
-        for i, (name, (a, rl, cl)) in enumerate(tables.items()):
+        for i, (name, (label, a, rl, cl)) in enumerate(tables.items()):
             slug = "".join(ch if ch.isalnum() else "_" for ch in name).strip("_").lower()
             cols[i % 4].download_button(
-                f"{name} ({shape_text(a)}) CSV", data=csv_maker(a, rl, cl),
+                _("{name} ({shape}) CSV").format(name=label, shape=shape_text(a)),
+                data=csv_maker(a, rl, cl),
                 file_name=f"attnviz_cross_{slug}.csv", mime="text/csv",
                 key=f"dl_cross_{slug}", on_click="ignore",
             )  # fmt: skip
         st.download_button(
-            "Whole state (NPZ)", data=lambda: npz_bytes(c, s, seqs, res),
+            _("Whole state (NPZ)"), data=lambda: npz_bytes(c, s, seqs, res),
             file_name="attnviz_cross_state.npz", mime="application/octet-stream",
             key="dl_cross_npz", on_click="ignore", type="primary",
         )  # fmt: skip
@@ -312,9 +333,9 @@ def who_asks(seqs: cross.Sequences) -> str:
         return md_text(shown)
 
     t, s = seqs.target, seqs.source
-    return (
-        f"**Q** comes from the **target** ({t.n} tokens: *{few(t.labels)}*), one query per "
-        f"row; **K** and **V** come from the **source** ({s.n} tokens: *{few(s.labels)}*), "
-        f"one key and one value per column. Each target token's row of weights is a softmax "
-        f"over the {s.n} source tokens, so the weights are T × S = {t.n} × {s.n}."
-    )
+    return _(
+        "**Q** comes from the **target** ({t} tokens: *{target}*), one query per row; **K** "
+        "and **V** come from the **source** ({s} tokens: *{source}*), one key and one value "
+        "per column. Each target token's row of weights is a softmax over the {s} source "
+        "tokens, so the weights are T × S = {t} × {s}."
+    ).format(t=t.n, s=s.n, target=few(t.labels), source=few(s.labels))

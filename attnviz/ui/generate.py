@@ -15,8 +15,10 @@ import numpy as np
 import streamlit as st
 
 from attnviz import viz
+from attnviz.i18n import N_, _, fmt
 from attnviz.ui.page import plot
 from attnviz.ui.text import md_text
+from attnviz.viz.style import AxisTitle
 
 __all__ = ["MAX_NEW", "GenStep", "section", "steps_of"]
 
@@ -66,7 +68,8 @@ def steps_of(model: Any, ids: np.ndarray, n: int, sampling: tuple) -> list[GenSt
     ]  # fmt: skip
 
 
-@st.cache_resource(max_entries=4, show_spinner="Generating…")
+# (its spinner is said where it is called: a decorator's text is read at import)
+@st.cache_resource(max_entries=4, show_spinner=False)
 def _steps(path: str, ids: tuple[int, ...], n: int, sampling: tuple, _model: Any) -> list:
     """Every step of one generation (each small: the newest rows and the logits' top 5);
     shared by every session."""
@@ -85,21 +88,21 @@ def token_text(model: Any, i: int) -> str:
 def _controls(prefix: str) -> tuple[int, tuple]:
     """The number of new tokens and (temperature, top_k, top_p, seed), bound to the link."""
     c = st.columns(5)
-    n = c[0].number_input("New tokens", 1, MAX_NEW, 8, key=f"{prefix}_n", bind="query-params")
+    n = c[0].number_input(_("New tokens"), 1, MAX_NEW, 8, key=f"{prefix}_n", bind="query-params")
     temperature = c[1].number_input(
-        "Temperature", 0.0, 5.0, 0.0, step=0.1, key=f"{prefix}_temp", bind="query-params",
-        help="0: greedy (the most likely token every time); above 0: sampled from "
-        "softmax(logits / temperature).",
+        _("Temperature"), 0.0, 5.0, 0.0, step=0.1, key=f"{prefix}_temp", bind="query-params",
+        help=_("0: greedy (the most likely token every time); above 0: sampled from "
+               "softmax(logits / temperature)."),
     )  # fmt: skip
     top_k = c[2].number_input(
-        "Top-k", 0, 1000, 0, key=f"{prefix}_topk", bind="query-params",
-        help="Sample among the k most likely tokens only (0: all). Not used when greedy.",
+        _("Top-k"), 0, 1000, 0, key=f"{prefix}_topk", bind="query-params",
+        help=_("Sample among the k most likely tokens only (0: all). Not used when greedy."),
     )  # fmt: skip
     top_p = c[3].number_input(
-        "Top-p", 0.01, 1.0, 1.0, step=0.05, key=f"{prefix}_topp", bind="query-params",
-        help="Sample among the most likely tokens whose probabilities reach p (1: all).",
+        _("Top-p"), 0.01, 1.0, 1.0, step=0.05, key=f"{prefix}_topp", bind="query-params",
+        help=_("Sample among the most likely tokens whose probabilities reach p (1: all)."),
     )  # fmt: skip
-    seed = c[4].number_input("Seed", 0, 2**31 - 1, 0, key=f"{prefix}_seed", bind="query-params")
+    seed = c[4].number_input(_("Seed"), 0, 2**31 - 1, 0, key=f"{prefix}_seed", bind="query-params")
     return int(n), (float(temperature), int(top_k), float(top_p), int(seed))
 
 
@@ -118,43 +121,44 @@ def section(
     are the first the new ones see. An encoder-decoder: from the ``source``'s ``ids``
     (its tokens ``source``); ``start`` is the decoder's start token. ``layer``, ``head``:
     the page's head view, 0-based; ``prefix``: the widgets' keys (and link parameters)."""
-    st.header("Generation step by step", anchor=f"{prefix}-generation")
+    st.header(_("Generation step by step"), anchor=f"{prefix}-generation")
     n, sampling = _controls(prefix)
     try:
-        steps = _steps(path, tuple(int(i) for i in ids), n, sampling, model)
+        with st.spinner(_("Generating…")):
+            steps = _steps(path, tuple(int(i) for i in ids), n, sampling, model)
     except ValueError as err:  # no room left in the model's positions, bad settings
         st.warning(md_text(str(err)))
         return
     if not steps:
-        st.warning("The model generated no token.")
+        st.warning(_("The model generated no token."))
         return
     new = [token_text(model, s.token) for s in steps]
     given = start if source is None else source  # the prompt's or the source's tokens
     st.markdown(
-        f"**{'Greedy' if sampling[0] == 0 else 'Sampled'}:** "
+        (_("**Greedy:** ") if sampling[0] == 0 else _("**Sampled:** "))
         + " · ".join(md_text(t) for t in given)
         + " **→** "
         + " · ".join(md_text(t) for t in new)
-        + (" (stopped at an end-of-text token)" if len(steps) < n else "")
+        + (_(" (stopped at an end-of-text token)") if len(steps) < n else "")
     )
     if len(steps) > 1:
-        k = st.slider("Step", 1, len(steps), len(steps), key=f"{prefix}_step", bind="query-params")
+        k = st.slider(
+            _("Step"), 1, len(steps), len(steps), key=f"{prefix}_step", bind="query-params"
+        )
     else:
         k = 1
     step = steps[k - 1]
     labels = list(start) + new[: k - 1]  # the target tokens the new query sees (n of them)
-    cache = (
-        f"The KV cache holds **{step.cache_tokens}** tokens' keys and values in every "
-        f"layer: {_size(step.cache_bytes)}"
-    )
-    if source is not None:
-        cache += (
-            f" (self-attention; the source's {len(source)} cross-attention keys and values, "
-            f"{_size(step.cross_bytes)}, were computed once, before the first step)"
-        )
     st.markdown(
-        f"**Step {k}:** the query is {md_text(labels[-1])} (position {len(labels) - 1}); it "
-        f"chose {md_text(new[k - 1])}. {cache}."
+        _(
+            "**Step {k}:** the query is {query} (position {position}); it chose {token}. {cache}."
+        ).format(
+            k=k,
+            query=md_text(labels[-1]),
+            position=len(labels) - 1,
+            token=md_text(new[k - 1]),
+            cache=_cache(step, source),
+        )
     )
     left, right = st.columns([1.3, 1])
     with left:
@@ -177,40 +181,65 @@ def section(
         )
 
 
+def _cache(step: GenStep, source: list[str] | None) -> str:
+    """What the KV cache holds at ``step`` (and, for an encoder-decoder, the source's)."""
+    cache = _("The KV cache holds **{n}** tokens' keys and values in every layer: {size}").format(
+        n=step.cache_tokens, size=_size(step.cache_bytes)
+    )
+    if source is not None:
+        cache += _(
+            " (self-attention; the source's {s} cross-attention keys and values, {size}, were "
+            "computed once, before the first step)"
+        ).format(s=len(source), size=_size(step.cross_bytes))
+    return cache
+
+
 def _size(n_bytes: int) -> str:
-    return f"{n_bytes / 1e6:.2f} MB" if n_bytes >= 100_000 else f"{n_bytes / 1e3:.1f} kB"
+    if n_bytes >= 100_000:
+        return _("{n} MB").format(n=fmt(n_bytes / 1e6, ".2f"))
+    return _("{n} kB").format(n=fmt(n_bytes / 1e3, ".1f"))
 
 
 def _cross_figure(rows: np.ndarray, source: list[str], layer: int):
     """The new token's cross-attention row (H, S) over the source, each head of a layer."""
     return viz.heatmaps.matrix_figure(
         rows,
-        title=f"Layer {layer}: the new token's cross-attention row in each head",
-        x_title="key (the source's tokens: the encoder's output)",
-        y_title="head",
-        hover="head %{y}, source token %{x}: weight %{z:.3f}",
+        title=_("Layer {layer}: the new token's cross-attention row in each head").format(
+            layer=layer
+        ),
+        # translated titles keep the English noun the board reads (layout.meta)
+        x_title=AxisTitle(_("key (the source's tokens: the encoder's output)"), N_("key")),
+        y_title=AxisTitle(_("head"), N_("head")),
+        hover=_("head %{y}, source token %{x}: weight %{z:.3f}"),
         kind="weights",
         x_labels=list(source),
         y_labels=[f"H{h}" for h in range(rows.shape[0])],
         height=max(220, 26 * rows.shape[0] + 120),
         zmax=1.0,
-        colorbar_title="weight",
+        colorbar_title=_("weight"),
     )
 
 
 def _layers_figure(rows: np.ndarray, labels: list[str], head: int, *, cross: bool = False):
     """The new token's row (L, n) in one head of every layer (``cross``: over the source)."""
-    what = "cross-attention row" if cross else "row"
+    title = (
+        _("Head {head}: the new token's cross-attention row in every layer")
+        if cross
+        else _("Head {head}: the new token's row in every layer")
+    )
     return viz.heatmaps.matrix_figure(
         rows,
-        title=f"Head {head}: the new token's {what} in every layer",
-        x_title="key (the source's tokens)" if cross else "key (earlier tokens, from the cache)",
-        y_title="layer",
-        hover="layer %{y}, key %{x}: weight %{z:.3f}",
+        title=title.format(head=head),
+        x_title=AxisTitle(
+            _("key (the source's tokens)") if cross else _("key (earlier tokens, from the cache)"),
+            N_("key"),
+        ),
+        y_title=AxisTitle(_("layer"), N_("layer")),
+        hover=_("layer %{y}, key %{x}: weight %{z:.3f}"),
         kind="weights",
         x_labels=labels,
         y_labels=[f"L{i}" for i in range(rows.shape[0])],
         height=max(220, 26 * rows.shape[0] + 120),
         zmax=1.0,
-        colorbar_title="weight",
+        colorbar_title=_("weight"),
     )

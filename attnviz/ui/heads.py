@@ -17,6 +17,7 @@ import pandas as pd
 import streamlit as st
 
 from attnviz import viz
+from attnviz.i18n import _, fmt, pgettext
 from attnviz.models import head_patterns, head_probes
 from attnviz.models.head_patterns import PATTERNS
 from attnviz.ui import links
@@ -32,7 +33,8 @@ _REVEALS = "heads_reveals"  # session key: Open clicks so far (the head view's r
 
 
 # Per probe and model, shared by every session: a summary is ~100 kB at the default length.
-@st.cache_data(max_entries=16, show_spinner="Running the probe through every head…")
+# (its spinner is said where it is called: a decorator's text is read at import)
+@st.cache_data(max_entries=16, show_spinner=False)
 def _probe(model: str, seed: int, length: int, _spec: ModelHeads) -> ProbeSummary:
     return summarise(_spec.probe(seed, length))
 
@@ -40,6 +42,18 @@ def _probe(model: str, seed: int, length: int, _spec: ModelHeads) -> ProbeSummar
 @st.cache_data(max_entries=16, show_spinner=False)
 def _own_scores(model: str, text: str, _run: Any) -> dict[str, np.ndarray]:
     return head_patterns.scores(_run.attentions, _run.ids)
+
+
+def _pattern(name: str) -> str:
+    """A pattern's name (a key of PATTERNS, the table's column) in the shown language."""
+    return {
+        "previous": pgettext("head pattern", "previous"),
+        "first": pgettext("head pattern", "first"),
+        "self": pgettext("head pattern", "self"),
+        "local": pgettext("head pattern", "local"),
+        "duplicate": pgettext("head pattern", "duplicate"),
+        "induction": pgettext("head pattern", "induction"),
+    }.get(name, name)
 
 
 # --------------------------------------------------------------------------- the probe
@@ -57,22 +71,24 @@ def _probe_controls(spec: ModelHeads) -> tuple[int, int]:
             st.warning(msg, icon=":material/warning:")
     c1, c2 = st.columns(2)
     seed = c1.number_input(
-        "Probe seed",
+        _("Probe seed"),
         0,
         SEED_MAX,
         head_probes.DEFAULT_SEED,
         key=seed_key,
         bind="query-params",
-        help="Which random tokens the probe draws (the same seed gives the same probe).",
+        help=_("Which random tokens the probe draws (the same seed gives the same probe)."),
     )
     length = c2.number_input(
-        "Probe length T",
+        _("Probe length T"),
         lo,
         hi,
         head_probes.DEFAULT_LENGTH,
         key=len_key,
         bind="query-params",
-        help=f"T random tokens, then the same T again: 2T tokens ({lo} to {hi}).",
+        help=_("T random tokens, then the same T again: 2T tokens ({lo} to {hi}).").format(
+            lo=lo, hi=hi
+        ),
     )
     return int(seed), int(length)
 
@@ -95,10 +111,12 @@ def opened(spec: ModelHeads) -> str | None:
     if not got or got[0] != spec.prefix:
         return None
     del st.session_state[_OPENED]
-    _, layer, head = got
+    __, layer, head = got
     st.success(
-        f"Layer {layer}, head {head} is open in the head view (the layer and head "
-        "sliders); the Heads section is further down.",
+        _(
+            "Layer {layer}, head {head} is open in the head view (the layer and head "
+            "sliders); the Heads section is further down."
+        ).format(layer=layer, head=head),
         icon=":material/check:",
     )
     count = st.session_state.get(_REVEALS, 0) + 1
@@ -138,50 +156,61 @@ def _table(scores: dict[str, np.ndarray]) -> pd.DataFrame:
 
 
 def _where(top: list[tuple[int, int, float]], above: float) -> str:
-    heads = [f"{lay}/{h} ({v:.2f})" for lay, h, v in top if v >= above]
-    return ", ".join(heads) if heads else "none"
+    heads = [f"{lay}/{h} ({fmt(v, '.2f')})" for lay, h, v in top if v >= above]
+    return ", ".join(heads) if heads else pgettext("no heads", "none")
 
 
 def _mechanism(spec: ModelHeads, probe: ProbeSummary) -> None:
     prev, ind = probe.top["previous"], probe.top["induction"]
     st.markdown(
-        "**How an induction head works.** Two heads in two layers do it together. "
-        "A **previous-token head** in an earlier layer copies, into each position, "
-        "“my previous token was X”. Later, an **induction head** looks at the current "
-        "token, searches the earlier text for a position whose note says “my previous "
-        "token was *this one*”, and copies what it finds there: the token that followed "
-        "last time. That is how a model continues a pattern it has seen once in the "
-        "prompt (“Mr Dursley … Mr” → “Dursley”). On the probe the second copy is fully "
-        "predictable this way, and nothing else can predict it."
+        _(
+            "**How an induction head works.** Two heads in two layers do it together. "
+            "A **previous-token head** in an earlier layer copies, into each position, "
+            "“my previous token was X”. Later, an **induction head** looks at the current "
+            "token, searches the earlier text for a position whose note says “my previous "
+            "token was *this one*”, and copies what it finds there: the token that followed "
+            "last time. That is how a model continues a pattern it has seen once in the "
+            "prompt (“Mr Dursley … Mr” → “Dursley”). On the probe the second copy is fully "
+            "predictable this way, and nothing else can predict it."
+        )
     )
     if spec.causal:
-        strong_prev = [lay for lay, _, v in prev if v >= 0.3]
-        strong_ind = [lay for lay, _, v in ind if v >= 0.3]
+        strong_prev = [lay for lay, __, v in prev if v >= 0.3]
+        strong_ind = [lay for lay, __, v in ind if v >= 0.3]
         order = ""
         if strong_prev and strong_ind:
             first_ind = min(strong_ind)
             before = sorted({lay for lay in strong_prev if lay < first_ind})
             order = (
-                f" The first strong induction head is in layer {first_ind}; of the "
-                f"previous-token heads listed, those in layers "
-                f"{', '.join(map(str, before))} come before it, as the mechanism needs."
+                _(
+                    " The first strong induction head is in layer {first}; of the "
+                    "previous-token heads listed, those in layers {layers} come before it, "
+                    "as the mechanism needs."
+                ).format(first=first_ind, layers=", ".join(map(str, before)))
                 if before
-                else f" The first strong induction head is in layer {first_ind}."
+                else _(" The first strong induction head is in layer {first}.").format(
+                    first=first_ind
+                )
             )
         st.markdown(
-            f"**In {spec.name}** (layer/head, score on this probe): strongest previous-token "
-            f"heads {_where(prev, 0.3)}; strongest induction heads {_where(ind, 0.3)}." + order
+            _(
+                "**In {name}** (layer/head, score on this probe): strongest previous-token "
+                "heads {prev}; strongest induction heads {ind}."
+            ).format(name=spec.name, prev=_where(prev, 0.3), ind=_where(ind, 0.3))
+            + order
         )
     else:
         st.markdown(
-            f"**{spec.name} is an encoder**: every token sees every token, also the ones "
-            "after it, and it was trained to fill in hidden words, not to continue text. "
-            "*previous*, *first* (here [CLS]), *self*, *local* and *duplicate* apply as "
-            "they are; *induction* can be measured but an encoder has no use for it: its "
-            f"best induction score on this probe is {ind[0][2]:.2f} "
-            f"(strongest previous-token heads: {_where(prev, 0.3)})."
+            _(
+                "**{name} is an encoder**: every token sees every token, also the ones "
+                "after it, and it was trained to fill in hidden words, not to continue text. "
+                "*previous*, *first* (here [CLS]), *self*, *local* and *duplicate* apply as "
+                "they are; *induction* can be measured but an encoder has no use for it: its "
+                "best induction score on this probe is {score} "
+                "(strongest previous-token heads: {prev})."
+            ).format(name=spec.name, score=fmt(ind[0][2], ".2f"), prev=_where(prev, 0.3))
             if ind
-            else f"**{spec.name} is an encoder**: every token sees every token."
+            else _("**{name} is an encoder**: every token sees every token.").format(name=spec.name)
         )
 
 
@@ -189,8 +218,9 @@ def _top_heads(spec: ModelHeads, probe: ProbeSummary, run: Any, own: dict | None
     """The top heads of a pattern and their weights: on the probe, or (``own``: the
     scores on the page's text) on the text of the page's ``run``."""
     pattern = st.radio(
-        "Top heads of",
+        _("Top heads of"),
         list(PATTERNS),
+        format_func=_pattern,
         horizontal=True,
         key=f"{spec.prefix}_heads_pattern",
         index=list(PATTERNS).index("induction" if spec.causal else "previous"),
@@ -199,11 +229,15 @@ def _top_heads(spec: ModelHeads, probe: ProbeSummary, run: Any, own: dict | None
     top = head_patterns.top_heads(own[pattern], TOP) if on_text else probe.top[pattern]
     if not top:
         st.info(
-            f"Your text repeats no token, so no head has a {pattern} score on it: "
-            + ("try the repeated phrase above." if spec.repeat_text else "type a text that "
-               "repeats a phrase.")
+            _("Your text repeats no token, so no head has a {pattern} score on it: ").format(
+                pattern=_pattern(pattern)
+            )
+            + (_("try the repeated phrase above.") if spec.repeat_text else _("type a text "
+               "that repeats a phrase."))
             if on_text
-            else f"No head has a {pattern} score on this probe."
+            else _("No head has a {pattern} score on this probe.").format(
+                pattern=_pattern(pattern)
+            )
         )  # fmt: skip
         return
     charts = {}
@@ -215,26 +249,33 @@ def _top_heads(spec: ModelHeads, probe: ProbeSummary, run: Any, own: dict | None
             length=None if on_text else probe.length,
             start=0 if on_text else probe.start,
             causal=spec.causal,
-            title=f"Layer {lay}, head {h}: {pattern} {v:.2f}",
-            note=f"on the probe {on_probe:.2f}" if on_text else "",
+            title=_("Layer {layer}, head {head}: {pattern} {score}").format(
+                layer=lay, head=h, pattern=_pattern(pattern), score=fmt(v, ".2f")
+            ),
+            note=_("on the probe {score}").format(score=fmt(on_probe, ".2f")) if on_text else "",
             height=340,
         )
     chart_row(
         f"{spec.prefix}_heads_top_row",
         charts,
         caption=(
-            "Their weights on your text (the box above); under each title, the head's score "
-            "on the probe. "
+            _(
+                "Their weights on your text (the box above); under each title, the head's "
+                "score on the probe. "
+            )
             if on_text
-            else "Their weights on the probe; the dashed lines mark where the second copy starts. "
+            else _(
+                "Their weights on the probe; the dashed lines mark where the second copy starts. "
+            )
         )
-        + f"{MEANING[pattern].capitalize()}. **Open** shows a head in the head view at the "
-        "top of the page.",
+        + _("{meaning}. **Open** shows a head in the head view at the top of the page.").format(
+            meaning=_(MEANING[pattern]).capitalize()
+        ),
     )
     cols = st.columns(len(top))
-    for col, (i, (lay, h, _)) in zip(cols, enumerate(top), strict=True):
+    for col, (i, (lay, h, __)) in zip(cols, enumerate(top), strict=True):
         col.button(
-            f"Open layer {lay}, head {h}",
+            _("Open layer {layer}, head {head}").format(layer=lay, head=h),
             key=f"{spec.prefix}_heads_open{i}",
             on_click=_open,
             args=(spec, lay, h),
@@ -251,13 +292,16 @@ def _repeat_offer(spec: ModelHeads, run: Any, own: dict[str, np.ndarray], text: 
     if st.session_state.get(spec.text_key) == spec.repeat_text and ind:
         lay, h, v = ind[0]
         st.caption(
-            f"On the repeated phrase the strongest induction head is layer {lay}, head "
-            f"{h}: {v:.2f}" + (" (the top heads below are on this text)." if text else ".")
+            _(
+                "On the repeated phrase the strongest induction head is layer {layer}, head "
+                "{head}: {score}"
+            ).format(layer=lay, head=h, score=fmt(v, ".2f"))
+            + (_(" (the top heads below are on this text).") if text else ".")
         )
         return
     c1, c2 = st.columns([1, 2], vertical_alignment="center")
     c1.button(
-        "Try a repeated phrase",
+        _("Try a repeated phrase"),
         key=f"{spec.prefix}_heads_repeat",
         on_click=_use_repeat_text,
         args=(spec,),
@@ -265,38 +309,46 @@ def _repeat_offer(spec: ModelHeads, run: Any, own: dict[str, np.ndarray], text: 
         width="stretch",
     )
     c2.caption(
-        "An induction head shows where a text repeats itself, and a short sentence of your "
-        f"own rarely does. This puts “{md_text(spec.repeat_text)}” in the prompt box and "
-        "scores every head on it: on the second copy an induction head looks back at the "
-        "token that came next the first time."
+        _(
+            "An induction head shows where a text repeats itself, and a short sentence of "
+            "your own rarely does. This puts “{phrase}” in the prompt box and scores every "
+            "head on it: on the second copy an induction head looks back at the token that "
+            "came next the first time."
+        ).format(phrase=md_text(spec.repeat_text))
     )
 
 
 def section(spec: ModelHeads, run: Any, layer: int, head: int) -> None:
     """The Heads section. ``run``: the page's run on its own text (``tokens``, ``ids``,
     ``attentions`` (L, H, N, N)); ``layer``, ``head``: the head view's head, 0-based."""
-    st.header("Heads", anchor=f"{spec.prefix}-heads")
+    st.header(_("Heads"), anchor=f"{spec.prefix}-heads")
     st.markdown(
-        "Some heads do one nameable thing whatever the text. To find them, the page runs a "
-        "**probe** through the model — T random tokens, then the same T tokens again — and "
-        "scores every head on six patterns (each a mean weight, 0 to 1):\n\n"
-        + "\n".join(f"- **{k}**: {v}" for k, v in MEANING.items())
+        _(
+            "Some heads do one nameable thing whatever the text. To find them, the page runs "
+            "a **probe** through the model — T random tokens, then the same T tokens again — "
+            "and scores every head on six patterns (each a mean weight, 0 to 1):"
+        )
+        + "\n\n"
+        + "\n".join(f"- **{_pattern(k)}**: {_(v)}" for k, v in MEANING.items())
     )
     seed, length = _probe_controls(spec)
-    probe = _probe(spec.name, seed, length, spec)
+    with st.spinner(_("Running the probe through every head…")):
+        probe = _probe(spec.name, seed, length, spec)
     body = probe.tokens[probe.start : probe.start + probe.length]
     st.caption(
-        f"**The probe ({2 * length} tokens"
-        + (", between [CLS] and [SEP]" if probe.start else "")
-        + "):** "
+        (
+            _("**The probe ({n} tokens, between [CLS] and [SEP]):** ")
+            if probe.start
+            else _("**The probe ({n} tokens):** ")
+        ).format(n=2 * length)
         + " · ".join(md_text(t) for t in body[:16])
         + (" …" if len(body) > 16 else "")
-        + " — then the same again."
+        + _(" — then the same again.")
     )
     source = st.radio(
-        "Scores on",
+        _("Scores on"),
         ["probe", "text"],
-        format_func=lambda k: {"probe": "the probe", "text": "your text (the box above)"}[k],
+        format_func=lambda k: _("the probe") if k == "probe" else _("your text (the box above)"),
         horizontal=True,
         key=f"{spec.prefix}_heads_source",
     )
@@ -307,8 +359,10 @@ def section(spec: ModelHeads, run: Any, layer: int, head: int) -> None:
         viz.heads.scores_figure(
             scores,
             selected=(layer, head),
-            title=f"Every head's six scores on {'the probe' if source == 'probe' else 'your text'}"
-            f" (layers down, heads across; the head view's head framed)",
+            title=_(
+                "Every head's six scores on {what} (layers down, heads across; the head view's "
+                "head framed)"
+            ).format(what=_("the probe") if source == "probe" else _("your text")),
         ),
         key=f"{spec.prefix}_heads_scores",
     )
@@ -328,26 +382,33 @@ def _this_head(
     """The head view's head scored on the probe and on the page's text, side by side."""
     row = "| {} | " + " | ".join(["{}"] * len(PATTERNS)) + " |"
     st.markdown(
-        f"**Layer {layer}, head {head}** (the head view's head, framed above) on "
-        "the probe and on your text:\n\n"
+        _(
+            "**Layer {layer}, head {head}** (the head view's head, framed above) on the probe "
+            "and on your text:"
+        ).format(layer=layer, head=head)
+        + "\n\n"
         + "\n".join(
             [
-                row.format("", *PATTERNS),
+                row.format("", *map(_pattern, PATTERNS)),
                 "|---|" + "---:|" * len(PATTERNS),
-                row.format("probe", *(_fmt(probe[k][layer, head]) for k in PATTERNS)),
-                row.format("your text", *(_fmt(own[k][layer, head]) for k in PATTERNS)),
+                row.format(_("probe"), *(_fmt(probe[k][layer, head]) for k in PATTERNS)),
+                row.format(_("your text"), *(_fmt(own[k][layer, head]) for k in PATTERNS)),
             ]
         )
     )
     if np.isnan(own["induction"]).all():
         st.caption(
-            "Your text repeats no token, so duplicate and induction have nothing to measure "
-            "on it (n/a): "
+            _(
+                "Your text repeats no token, so duplicate and induction have nothing to "
+                "measure on it (n/a): "
+            )
             + (
-                "try the repeated phrase above."
+                _("try the repeated phrase above.")
                 if spec.repeat_text
-                else "type a text that repeats a phrase, e.g. “Mr Dursley was proud of his "
-                "son. Mr Dursley”."
+                else _(
+                    "type a text that repeats a phrase, e.g. “Mr Dursley was proud of his "
+                    "son. Mr Dursley”."
+                )
             )
         )
 
@@ -357,8 +418,10 @@ def _every_head(spec: ModelHeads, scores: dict[str, np.ndarray]) -> None:
     n_heads = scores["previous"].shape[1]
     table_key = f"{spec.prefix}_heads_table"
     st.markdown(
-        "**Every head** — sort by a column (click its name); click a row's box on the left "
-        "to open that head in the head view."
+        _(
+            "**Every head** — sort by a column (click its name); click a row's box on the "
+            "left to open that head in the head view."
+        )
     )
     st.dataframe(
         _table(scores),
@@ -368,11 +431,17 @@ def _every_head(spec: ModelHeads, scores: dict[str, np.ndarray]) -> None:
         hide_index=True,
         height=280,
         column_config={
-            name: st.column_config.NumberColumn(name, help=MEANING[name], format="%.2f")
-            for name in PATTERNS
+            "layer": st.column_config.Column(_("layer")),
+            "head": st.column_config.Column(_("head")),
+            **{
+                name: st.column_config.NumberColumn(
+                    _pattern(name), help=_(MEANING[name]), format="%.2f"
+                )
+                for name in PATTERNS
+            },
         },
     )
 
 
 def _fmt(v: float) -> str:
-    return "n/a" if np.isnan(v) else f"{v:.2f}"
+    return _("n/a") if np.isnan(v) else fmt(v, ".2f")

@@ -26,7 +26,8 @@ import time
 import numpy as np
 import streamlit as st
 
-from attnviz import exercises, toys, viz
+from attnviz import exercises, i18n, toys, viz
+from attnviz.i18n import N_, _
 from attnviz.toys import runner
 from attnviz.ui import quiz
 from attnviz.ui.board import board, link_attn
@@ -51,7 +52,8 @@ LINK_KEY = "lr_link"  # the (task, step) the page last wrote to the URL
 REFUSED_KEY = "lr_refused"  # why the last Train was refused
 TASK_PARAM, STEP_PARAM = "task", "step"
 DEFAULT_TASK = "induction"
-SHIPPED, YOURS = "the shipped run (seed 0)", "your run"
+#: The run picker's values (English, in the session; shown with ``_()``).
+SHIPPED, YOURS = N_("the shipped run (seed 0)"), N_("your run")
 
 #: The most steps a run trained on the page may take (about 35 s for induction on one core).
 LIVE_MAX_STEPS = 2000
@@ -61,28 +63,41 @@ SEED_MAX = 10_000
 # --------------------------------------------------------------------------- runs
 
 
-@st.cache_resource(show_spinner="Loading the shipped run…")
 def shipped(task: str) -> toys.History:
+    """The shipped run of ``task`` (loaded once per server)."""
+    with st.spinner(_("Loading the shipped run…")):
+        return _shipped(task)
+
+
+# (its spinner is said by shipped(): a decorator's text is read at import)
+@st.cache_resource(show_spinner=False)
+def _shipped(task: str) -> toys.History:
     return toys.load(task)
+
+
+def _count(n: int) -> str:
+    """A count with the shown language's thousands sign (2,000; 2.000 in Spanish)."""
+    return f"{n:,}".replace(",", i18n.plotly_separators()[1])
 
 
 @st.cache_resource(show_spinner=False)
 def shipped_jobs(task: str) -> toys.JobScores:
-    return toys.job_scores(task, shipped(task))
+    return toys.job_scores(task, _shipped(task))
 
 
 def refusal(steps: object, running: bool) -> str | None:
     """Why a Train request is refused (None: it is not)."""
     if running:
-        return "Your run is still training: one run per session at a time (cancel it first)."
+        return _("Your run is still training: one run per session at a time (cancel it first).")
     if isinstance(steps, bool) or not isinstance(steps, int | float) or steps < 1:
-        return f"The number of steps must be a whole number from 1 to {LIVE_MAX_STEPS}."
-    if steps > LIVE_MAX_STEPS:
-        return (
-            f"Refused: {int(steps):,} steps is more than this page trains "
-            f"({LIVE_MAX_STEPS:,} at most, about half a minute), so that a class does not "
-            "keep the server busy. Ask for fewer steps."
+        return _("The number of steps must be a whole number from 1 to {max}.").format(
+            max=LIVE_MAX_STEPS
         )
+    if steps > LIVE_MAX_STEPS:
+        return _(
+            "Refused: {n} steps is more than this page trains ({max} at most, about half a "
+            "minute), so that a class does not keep the server busy. Ask for fewer steps."
+        ).format(n=_count(int(steps)), max=_count(LIVE_MAX_STEPS))
     return None
 
 
@@ -93,10 +108,9 @@ def _start(task: str) -> None:
     why = refusal(steps, old is not None and old.running)
     run = None if why is not None else runner.start(task, int(seed), int(steps))
     if why is None and run is None:
-        why = (
-            f"The server is training {runner.SERVER_RUNS} runs already (one per core); try "
-            "again in a minute."
-        )
+        why = _(
+            "The server is training {n} runs already (one per core); try again in a minute."
+        ).format(n=runner.SERVER_RUNS)
     if why is not None:
         st.session_state[REFUSED_KEY] = why
         return
@@ -138,8 +152,9 @@ def read_link() -> list[str]:
         if task not in toys.TASKS:
             task = _guess_task(task)
             notes.append(
-                f"The link's task `{str(raw[0])[:40]}` is not one of "
-                f"{', '.join(toys.TASKS)}; showing **{task}**."
+                _("The link's task `{asked}` is not one of {tasks}; showing **{task}**.").format(
+                    asked=str(raw[0])[:40], tasks=", ".join(toys.TASKS), task=task
+                )
             )
     st.session_state[TASK_KEY] = task
     st.session_state[SOURCE_KEY] = SHIPPED
@@ -150,14 +165,24 @@ def read_link() -> list[str]:
             if not np.isfinite(value):
                 raise ValueError
         except ValueError:
-            value, why = float(steps[-1]), "is not a number"
+            value, number = float(steps[-1]), False
         else:
-            why = "is not a checkpoint of this run"
+            number = True
         step = nearest(steps, value)
-        if step != value or why == "is not a number":
+        if step != value or not number:
+            said = (
+                _(
+                    "The link's step `{asked}` is not a checkpoint of this run; showing the "
+                    "nearest checkpoint, step **{step}** (checkpoints: {first} … {last})."
+                )
+                if number
+                else _(
+                    "The link's step `{asked}` is not a number; showing the nearest "
+                    "checkpoint, step **{step}** (checkpoints: {first} … {last})."
+                )
+            )
             notes.append(
-                f"The link's step `{str(raw[1])[:20]}` {why}; showing the nearest "
-                f"checkpoint, step **{step}** (checkpoints: {steps[0]} … {steps[-1]})."
+                said.format(asked=str(raw[1])[:20], step=step, first=steps[0], last=steps[-1])
             )
         st.session_state[STEP_KEY] = step
     return notes
@@ -190,12 +215,12 @@ def task_picker() -> str:
     if st.session_state.get(TASK_KEY) not in toys.TASKS:
         st.session_state[TASK_KEY] = DEFAULT_TASK
     return st.selectbox(
-        "Task",
+        _("Task"),
         list(toys.TASKS),
         key=TASK_KEY,
-        format_func=lambda t: f"{t}: {toys.TASKS[t].title}",
+        format_func=lambda t: f"{t}: {_(toys.TASKS[t].title)}",
         on_change=_task_changed,
-        help="What the tiny transformer was trained to predict.",
+        help=_("What the tiny transformer was trained to predict."),
     )
 
 
@@ -207,10 +232,12 @@ def shown_run(task: str, where=st) -> tuple[toys.History, toys.JobScores, str]:
         return shipped(task), shipped_jobs(task), SHIPPED
     if st.session_state.get(SOURCE_KEY) not in (SHIPPED, YOURS):
         st.session_state[SOURCE_KEY] = SHIPPED
-    yours = f"{YOURS} (seed {own.seed}, {int(own.history.steps[-1])} steps)"
+    yours = _("{run} (seed {seed}, {steps} steps)").format(
+        run=_(YOURS), seed=own.seed, steps=int(own.history.steps[-1])
+    )
     source = where.radio(
-        "Run", [SHIPPED, YOURS], key=SOURCE_KEY, horizontal=True,
-        format_func=lambda s: yours if s == YOURS else s,
+        _("Run"), [SHIPPED, YOURS], key=SOURCE_KEY, horizontal=True,
+        format_func=lambda s: yours if s == YOURS else _(s),
     )  # fmt: skip
     if source == YOURS:
         return own.history, own.jobs(), YOURS
@@ -252,15 +279,17 @@ def step_slider(history: toys.History, where=st) -> int:
     st.session_state[PREV_STEP_KEY] = int(st.session_state[STEP_KEY])
     return int(
         where.slider(
-            "Training step (it lands on the nearest checkpoint)",
+            _("Training step (it lands on the nearest checkpoint)"),
             min_value=int(steps[0]),
             max_value=int(steps[-1]),
             step=1,
             key=STEP_KEY,
             on_change=_snap,
             args=(tuple(int(s) for s in steps),),
-            help=f"{len(steps)} checkpoints from step {int(steps[0])} to {int(steps[-1])}: "
-            "more of them where the loss falls fast. The arrow keys move one checkpoint.",
+            help=_(
+                "{n} checkpoints from step {first} to {last}: more of them where the loss falls "
+                "fast. The arrow keys move one checkpoint."
+            ).format(n=len(steps), first=int(steps[0]), last=int(steps[-1])),
         )
     )
 
@@ -269,13 +298,14 @@ def step_slider(history: toys.History, where=st) -> int:
 
 
 @st.cache_resource(show_spinner=False)
-def _exercise_items() -> list[exercises.Exercise]:
+def _exercise_items(lang: str) -> list[exercises.Exercise]:
+    """The exercises in the shown language ``lang`` (their words are in the cache)."""
     return exercises.learned(shipped_jobs("induction"))
 
 
 def exercise_cards() -> None:
     """The page's exercises (about the shipped induction run), checked on the spot."""
-    items = _exercise_items()
+    items = _exercise_items(i18n.current())
     quiz.use_set(("learned",), len(items))
     quiz.cards(items)
 
@@ -289,25 +319,28 @@ def trainer(task: str) -> None:
     run = st.session_state.get(RUN_KEY)
     running = run is not None and run.running
     c1, c2, c3 = st.columns([1, 1, 1.2], vertical_alignment="bottom")
-    c1.number_input("Seed", 0, SEED_MAX, 1, key=SEED_KEY, help="Another seed: other weights at "
-                    "step 0 and other batches; does the same head take the same job?")  # fmt: skip
+    c1.number_input(_("Seed"), 0, SEED_MAX, 1, key=SEED_KEY, help=_("Another seed: other "
+                    "weights at step 0 and other batches; does the same head take the same "
+                    "job?"))  # fmt: skip
     if STEPS_KEY not in st.session_state:
         st.session_state[STEPS_KEY] = t.steps
     c2.number_input(
-        "Steps", min_value=1, step=100, key=STEPS_KEY,
-        help=f"At most {LIVE_MAX_STEPS:,} on this page.",
+        _("Steps"), min_value=1, step=100, key=STEPS_KEY,
+        help=_("At most {max} on this page.").format(max=_count(LIVE_MAX_STEPS)),
     )  # fmt: skip
     c3.button(
-        f"Train {task}", key="lr_train", on_click=_start, args=(task,), type="primary",
-        icon=":material/model_training:", disabled=running,
-        help="Your run is training: one run per session at a time." if running else None,
+        _("Train {task}").format(task=task), key="lr_train", on_click=_start, args=(task,),
+        type="primary", icon=":material/model_training:", disabled=running,
+        help=_("Your run is training: one run per session at a time.") if running else None,
     )  # fmt: skip
     why = st.session_state.get(REFUSED_KEY)
     if why:
         st.error(why, icon=":material/block:")
     st.caption(
-        f"The run trains on the server, {LIVE_MAX_STEPS:,} steps at most, one run per "
-        "session at a time; it stops if you leave this page."
+        _(
+            "The run trains on the server, {max} steps at most, one run per session at a "
+            "time; it stops if you leave this page."
+        ).format(max=_count(LIVE_MAX_STEPS))
     )
     if run is not None:
         every = POLL if run.running else None
@@ -324,17 +357,20 @@ def live(key: str = "lr_live") -> None:
     run.seen = time.monotonic()  # the page still looks: keep training
     h = run.history
     done = 0 if h is None else int(h.steps[-1])
-    what = f"**{run.task}**, seed {run.seed}: step {done:,} of {run.steps:,}"
+    what = _("**{task}**, seed {seed}: step {done} of {steps}").format(
+        task=run.task, seed=run.seed, done=_count(done), steps=_count(run.steps)
+    )
     if run.running:
-        st.progress(done / run.steps, text=f"Training {what}")
-        st.button("Cancel", key="lr_cancel", on_click=_cancel, icon=":material/stop:")
+        st.progress(done / run.steps, text=_("Training {what}").format(what=what))
+        st.button(_("Cancel"), key="lr_cancel", on_click=_cancel, icon=":material/stop:")
     elif run.state == "done":
-        st.success(f"Trained {what}. Pick **{YOURS}** above to scrub through it.",
-                   icon=":material/check_circle:")  # fmt: skip
+        st.success(_("Trained {what}. Pick **{yours}** above to scrub through it.").format(
+                   what=what, yours=_(YOURS)), icon=":material/check_circle:")  # fmt: skip
     elif run.state == "cancelled":
-        st.info(f"Stopped {what}; its checkpoints so far are kept.", icon=":material/stop:")
+        st.info(_("Stopped {what}; its checkpoints so far are kept.").format(what=what),
+                icon=":material/stop:")  # fmt: skip
     else:
-        st.error(f"The run failed: {run.message}", icon=":material/error:")
+        st.error(_("The run failed: {error}").format(error=run.message), icon=":material/error:")
     if h is not None and len(h.steps) >= 1:
         curves(key, h, run.jobs(), done, total=run.steps)
         t = toys.get_task(run.task)

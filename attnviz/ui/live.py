@@ -26,6 +26,7 @@ import streamlit as st
 
 from attnviz import classroom, exercises, viz
 from attnviz.classroom import ClassInfo, ClassStore
+from attnviz.i18n import _, fmt, ngettext
 from attnviz.roomlink import EXAMPLE, FIND_ADDRESS, RoomLink
 from attnviz.ui import address, pages, quiz, streamlit_private
 from attnviz.ui.board import board
@@ -82,18 +83,25 @@ def room() -> Room | None:
         shown = code.strip()[:20] + ("…" if len(code.strip()) > 20 else "")
         return Room(
             code[:20],
-            problem=f"There is no class with the code {ui_text(shown)}: a wrong code, or "
-            "the class ended more than 24 hours ago (classes expire then). A class code is "
-            "6 letters and digits.",
+            problem=_(
+                "There is no class with the code {code}: a wrong code, or the class ended "
+                "more than 24 hours ago (classes expire then). A class code is 6 letters and "
+                "digits."
+            ).format(code=ui_text(shown)),
         )
     except STORE_DOWN as exc:
-        return Room(code[:20], problem=f"The class store cannot be reached ({type(exc).__name__}).")
+        return Room(
+            code[:20],
+            problem=_("The class store cannot be reached ({error}).").format(
+                error=type(exc).__name__
+            ),
+        )
     key = _param(TEACHER_PARAM)
     if key is not None and store().authorised(info.code, key):
         return Room(info.code, info, teacher=key)
     if key is not None:
         return Room(
-            info.code, info, problem="The teacher key in this link is wrong for this class."
+            info.code, info, problem=_("The teacher key in this link is wrong for this class.")
         )
     return Room(info.code, info)
 
@@ -130,14 +138,16 @@ def _reveal(code: str, key: str, item: int) -> None:
     try:
         store().reveal(code, key, item)
     except (ValueError, PermissionError, *STORE_DOWN) as exc:
-        st.session_state[ACTION_ERROR_KEY] = f"Question {item + 1} was not revealed: {exc}"
+        st.session_state[ACTION_ERROR_KEY] = _("Question {n} was not revealed: {error}").format(
+            n=item + 1, error=exc
+        )
 
 
 def _close(code: str, key: str) -> None:
     try:
         store().close(code, key)
     except (ValueError, PermissionError, *STORE_DOWN) as exc:
-        st.session_state[ACTION_ERROR_KEY] = f"The class was not ended: {exc}"
+        st.session_state[ACTION_ERROR_KEY] = _("The class was not ended: {error}").format(error=exc)
 
 
 # --------------------------------------------------------------------------- shared
@@ -146,17 +156,23 @@ def _close(code: str, key: str) -> None:
 def start_button(seed: int, where=st) -> None:
     """**Start a class** on the set of ``seed`` (opens the teacher view)."""
     where.button(
-        "Start a class",
+        _("Start a class"),
         key="class_start",
         on_click=_start,
         args=(seed,),
         icon=":material/groups:",
-        help="Students join with a link or QR code and answer on their devices; you see "
-        "the room's answers live and reveal them one by one.",
+        help=_(
+            "Students join with a link or QR code and answer on their devices; you see "
+            "the room's answers live and reveal them one by one."
+        ),
     )
     problem = st.session_state.pop("class_start_error", None)
     if problem:
-        st.error(f"The class could not be started: the class store failed ({problem}).")
+        st.error(
+            _("The class could not be started: the class store failed ({error}).").format(
+                error=problem
+            )
+        )
 
 
 def join_box() -> None:
@@ -166,10 +182,16 @@ def join_box() -> None:
     ``CLASS_PARAM`` by tests/ui/test_live.py); a wrong code is said there."""
     st.html(
         """<form class="attnviz-join" method="get" action="join">
-<label for="attnviz-join-code">Joining a live class? Its code:</label>
+<label for="attnviz-join-code">"""
+        + _("Joining a live class? Its code:")
+        + """</label>
 <input id="attnviz-join-code" name="class" type="text" autocomplete="off"
- autocapitalize="characters" spellcheck="false" placeholder="e.g. K7QX2M">
-<button type="submit">Join</button></form>
+ autocapitalize="characters" spellcheck="false" placeholder=\""""
+        + _("e.g. K7QX2M")
+        + """">
+<button type="submit">"""
+        + _("Join")
+        + """</button></form>
 <style>
 .attnviz-join { display: flex; flex-wrap: wrap; align-items: end; gap: 0.5rem 0.75rem; }
 .attnviz-join label { flex-basis: 100%; font-size: 0.875rem; }
@@ -198,50 +220,60 @@ def _address_box(where: RoomLink) -> None:
     if where.note:
         st.caption(where.note)
     st.text_input(
-        "Address the room opens (optional)",
+        _("Address the room opens (optional)"),
         key=address.GIVEN_KEY,
-        placeholder=f"e.g. {EXAMPLE}",
-        help="The app's address as phones on the room's network reach it: this computer's "
-        f"network address and port, or a proxy's address with its path ({FIND_ADDRESS}). "
-        "It replaces the address in the join link and QR code for this session; "
-        "ATTNVIZ_PUBLIC_URL sets it for every session.",
+        placeholder=_("e.g. {example}").format(example=EXAMPLE),
+        help=_(
+            "The app's address as phones on the room's network reach it: this computer's "
+            "network address and port, or a proxy's address with its path ({find}). "
+            "It replaces the address in the join link and QR code for this session; "
+            "ATTNVIZ_PUBLIC_URL sets it for every session."
+        ).format(find=FIND_ADDRESS),
     )
 
 
 def missing(r: Room) -> None:
     """A wrong or expired code (or a wrong teacher key): say so, offer the normal page."""
-    st.title("Exercises: live class")
-    st.error(r.problem or "No such class.", icon=":material/error:")
+    st.title(_("Exercises: live class"))
+    st.error(r.problem or _("No such class."), icon=":material/error:")
     c1, c2 = st.columns(2)
     c1.button(
-        "Open the exercises without a class", key="class_leave", on_click=leave, type="primary"
+        _("Open the exercises without a class"), key="class_leave", on_click=leave, type="primary"
     )
     if r.info is not None:  # a wrong teacher key: the class itself exists
-        c2.button(f"Join class {r.code} as a student", key="class_as_student", on_click=_as_student)
+        c2.button(
+            _("Join class {code} as a student").format(code=r.code),
+            key="class_as_student",
+            on_click=_as_student,
+        )
 
 
 def moved(r: Room) -> None:
     """A student's link to this page (``?class=CODE``, no key): a class is answered on its
     light page now; one button opens it (the link keeps the student's id)."""
     assert r.info is not None
-    st.title(f"Live class {r.code}")
+    st.title(_("Live class {code}").format(code=r.code))
     target = f"{classroom.JOIN_PATH}?{CLASS_PARAM}={r.code}"
     student = _param(STUDENT_PARAM)
     if student and student.isascii() and student.isalnum() and 8 <= len(student) <= 32:
         target += f"&{STUDENT_PARAM}={student}"
     st.info(
-        "A live class is answered on its own page, made for phones: open it to answer this "
-        "class's questions.",
+        _(
+            "A live class is answered on its own page, made for phones: open it to answer "
+            "this class's questions."
+        ),
         icon=":material/groups:",
     )
-    st.link_button(f"Open class {r.code}", target, type="primary")
-    st.button("Open the exercises without a class", key="class_leave", on_click=leave)
+    st.link_button(_("Open class {code}").format(code=r.code), target, type="primary")
+    st.button(_("Open the exercises without a class"), key="class_leave", on_click=leave)
 
 
 def _sidebar_note(info: ClassInfo) -> None:
     st.sidebar.info(
-        f"A live class uses its own set of questions (seed {info.seed}): the seed above "
-        "does not apply here.",
+        _(
+            "A live class uses its own set of questions (seed {seed}): the seed above does "
+            "not apply here."
+        ).format(seed=info.seed),
         icon=":material/groups:",
     )
 
@@ -253,6 +285,18 @@ def _labels(items: list[exercises.Exercise]) -> list[str]:
 # --------------------------------------------------------------------------- teacher
 
 
+def _join_panel(code: str, link: str, where: RoomLink) -> None:
+    """The join code, the QR code and link, the address box."""
+    address.warn(where)  # phones cannot open it: said before it is shown
+    st.markdown(
+        _("**Join:** scan, or open the link, or type the code **{code}**").format(code=code)
+    )
+    alt = _("QR code of the join link {link}").format(link=link)
+    st.image(qr_svg(link), width=230, alt=alt)
+    st.code(link, language=None, wrap_lines=True)
+    _address_box(where)
+
+
 def teacher_view(r: Room) -> None:
     """The teacher's screen (see the module docstring)."""
     info = r.info
@@ -261,27 +305,27 @@ def teacher_view(r: Room) -> None:
     where = address.link(page=classroom.JOIN_PATH)
     link = join_link(info.code, where)
     _sidebar_note(info)
-    st.title(f"Live class {info.code}")
+    st.title(_("Live class {code}").format(code=info.code))
     left, right = st.columns([1.6, 1], vertical_alignment="top")
     with right, st.container(border=True, key="class_join"):
-        address.warn(where)  # phones cannot open it: said before it is shown
-        st.markdown(f"**Join:** scan, or open the link, or type the code **{info.code}**")
-        st.image(qr_svg(link), width=230, alt=f"QR code of the join link {link}")
-        st.code(link, language=None, wrap_lines=True)
-        _address_box(where)
+        _join_panel(info.code, link, where)
     with left:
         if info.closed:
             st.warning(
-                "This class has ended: it takes no more answers. The tally stays here "
-                "until the class expires (24 h after it started).",
+                _(
+                    "This class has ended: it takes no more answers. The tally stays here "
+                    "until the class expires (24 h after it started)."
+                ),
                 icon=":material/event_busy:",
             )
         else:
             st.markdown(
-                f"Students open the join link (or scan the code): they get the {info.count} "
-                "questions of this set and answer on their own devices. The tally below "
-                f"refreshes every {TALLY_EVERY:g} s; **Reveal** shows a question's answer "
-                "and explanation on every student's page."
+                _(
+                    "Students open the join link (or scan the code): they get the {n} "
+                    "questions of this set and answer on their own devices. The tally below "
+                    "refreshes every {every} s; **Reveal** shows a question's answer and "
+                    "explanation on every student's page."
+                ).format(n=info.count, every=fmt(TALLY_EVERY, "g"))
             )
         # the nicknames at the presenter view's body type (attnviz.ui.present.setup)
         streamlit_private.nicknames_css()
@@ -289,7 +333,7 @@ def teacher_view(r: Room) -> None:
     st.divider()
     c = st.columns([1, 1, 1, 1.2], vertical_alignment="center")
     c[0].download_button(
-        "Answer key (.md)",
+        _("Answer key (.md)"),
         exercises.answer_key_markdown(info.seed, items),
         file_name=f"attnviz-exercises-seed{info.seed}.md",
         mime="text/markdown",
@@ -298,7 +342,7 @@ def teacher_view(r: Room) -> None:
         icon=":material/download:",
     )
     c[1].download_button(
-        "Answer key (.csv)",
+        _("Answer key (.csv)"),
         exercises.answer_key_csv(items),
         file_name=f"attnviz-exercises-seed{info.seed}.csv",
         mime="text/csv",
@@ -308,27 +352,31 @@ def teacher_view(r: Room) -> None:
     )
     if not info.closed:
         c[2].button(
-            "End the class",
+            _("End the class"),
             key="class_end",
             on_click=_close,
             args=(info.code, r.teacher),
             icon=":material/stop_circle:",
         )
-    c[3].button("Leave the class view", key="class_leave", on_click=leave)
+    c[3].button(_("Leave the class view"), key="class_leave", on_click=leave)
     st.link_button(
-        "Project it: the join screen, then one question per slide",
+        _("Project it: the join screen, then one question per slide"),
         f"{PAGE}?{CLASS_PARAM}={info.code}&{TEACHER_PARAM}={r.teacher}&present=1",
         icon=":material/co_present:",
-        help="Opens the class's slides for the projector (a second window or device); "
-        "Reveal, the answer keys and End stay here.",
+        help=_(
+            "Opens the class's slides for the projector (a second window or device); "
+            "Reveal, the answer keys and End stay here."
+        ),
     )
-    with st.expander(":material/key: Your teacher link (keep it private: it opens this view)"):
+    with st.expander(
+        ":material/key: " + _("Your teacher link (keep it private: it opens this view)")
+    ):
         st.code(f"{link}&{TEACHER_PARAM}={r.teacher}", language=None, wrap_lines=True)
-    with st.expander(":material/quiz: The questions with their answers"):
+    with st.expander(":material/quiz: " + _("The questions with their answers")):
         for i, e in enumerate(items):
             st.markdown(f"#### {i + 1}. {e.title}")
             st.markdown(e.prompt)
-            st.markdown(f"**Answer: {e.answer_text}**")
+            st.markdown(_("**Answer: {answer}**").format(answer=e.answer_text))
 
 
 @st.fragment(run_every=timedelta(seconds=TALLY_EVERY))
@@ -344,20 +392,27 @@ def _tally(code: str, key: str, labels: list[str]) -> None:
         names = store().nicknames(code, key)
         info = store().info(code)
     except classroom.ClassNotFound:
-        st.error("This class has expired.", icon=":material/error:")
+        st.error(_("This class has expired."), icon=":material/error:")
         return
     except STORE_DOWN as exc:
-        st.warning(f"The class store is not answering ({type(exc).__name__}); retrying.")
+        st.warning(
+            _("The class store is not answering ({error}); retrying.").format(
+                error=type(exc).__name__
+            )
+        )
         return
     answers = sum(t["answered"] for t in tally.values())
     st.markdown(
-        f"### {students} student{'s' if students != 1 else ''} · {answers} "
-        f"answer{'s' if answers != 1 else ''}",
+        "### "
+        + ngettext("{n} student", "{n} students", students).format(n=students)
+        + " · "
+        + ngettext("{n} answer", "{n} answers", answers).format(n=answers),
     )
     if names:  # at the presenter view's type (the style in teacher_view), black, as text
-        more = f" and {len(names) - 30} more" if len(names) > 30 else ""
+        extra = len(names) - 30
+        more = _(" and {n} more").format(n=extra) if extra > 0 else ""
         with st.container(key="class_nicknames"):
-            st.markdown("**Nicknames:** " + ", ".join(plain_text(n) for n in names[:30]) + more)
+            st.markdown(_("**Nicknames:** ") + ", ".join(plain_text(n) for n in names[:30]) + more)
     board(
         "class_tally_board",
         [("class_tally", viz.classroom.tally_figure(tally, labels, students), None)],
@@ -366,18 +421,20 @@ def _tally(code: str, key: str, labels: list[str]) -> None:
         with st.container(border=True, key=f"class_q{i}"):
             c1, c2 = st.columns([4, 1.2], vertical_alignment="center")
             common = ", ".join(
-                f"{ui_text(a)} ×{n}" if a else f"(empty) ×{n}"
+                f"{ui_text(a)} ×{n}" if a else _("(empty)") + f" ×{n}"
                 for a, n in t["wrong_answers"][:WRONG_SHOWN]
             )
             c1.markdown(
-                f"**{labels[i]}**: {t['answered']} answered, {t['right']} right, "
-                f"{t['wrong']} wrong" + (f" · common wrong answers: {common}" if common else "")
+                _("**{question}**: {answered} answered, {right} right, {wrong} wrong").format(
+                    question=labels[i], answered=t["answered"], right=t["right"], wrong=t["wrong"]
+                )
+                + (_(" · common wrong answers: {answers}").format(answers=common) if common else "")
             )
             if i in info.revealed:
-                c2.markdown(":material/visibility: revealed")
+                c2.markdown(":material/visibility: " + _("revealed"))
             else:
                 c2.button(
-                    "Reveal",
+                    _("Reveal"),
                     key=f"class_reveal{i}",
                     on_click=_reveal,
                     args=(code, key, i),

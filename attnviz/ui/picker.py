@@ -22,6 +22,7 @@ import streamlit as st
 
 from attnviz import limits, models, viz
 from attnviz.engine import causal_mask
+from attnviz.i18n import N_, _, fmt
 from attnviz.models import head_probes
 from attnviz.models.catalog import ModelEntry, hub_cache
 from attnviz.models.checkpoint import max_bytes
@@ -59,22 +60,25 @@ def _upper(text: str) -> str:
 
 
 def _size(n_bytes: int) -> str:
-    return f"{n_bytes / 1e9:.1f} GB" if n_bytes >= 1e8 else f"{n_bytes / 1e6:.1f} MB"
+    if n_bytes >= 1e8:
+        return _("{n} GB").format(n=fmt(n_bytes / 1e9, ".1f"))
+    return _("{n} MB").format(n=fmt(n_bytes / 1e6, ".1f"))
 
 
 def _params(n: int) -> str:
     for unit, div in (("B", 1e9), ("M", 1e6), ("k", 1e3)):
         if n >= div:
-            return f"{n / div:.1f} {unit}"
+            return f"{fmt(n / div, '.1f')} {unit}"
     return str(n)
 
 
 def describe(entry: ModelEntry) -> str:
     """One line: name, family, parameters, size in float32 (and too large, if it is)."""
-    text = (
-        f"{entry.name} — {entry.family}, {_params(entry.params)} parameters, {_size(entry.bytes)}"
+    text = _("{name} — {family}, {params} parameters, {size}").format(
+        name=entry.name, family=entry.family, params=_params(entry.params), size=_size(entry.bytes)
     )
-    return text + (f" (too large: the limit is {_size(max_bytes())})" if entry.too_large else "")
+    too_large = _(" (too large: the limit is {size})").format(size=_size(max_bytes()))
+    return text + (too_large if entry.too_large else "")
 
 
 # Shared by every session, read again after a minute (a model downloaded meanwhile shows
@@ -91,7 +95,9 @@ def _entries(kind: str) -> list[ModelEntry]:
         max_bytes()  # a wrong limit would leave every folder out of the list, unsaid
         found = _found(env("ATTNVIZ_MODELS", ""), str(hub_cache()), env("ATTNVIZ_MODEL_MAX_GB", ""))
     except ValueError as err:  # CheckpointError: ATTNVIZ_MODEL_MAX_GB is not a number
-        st.warning(f"Cannot list the models on this machine: {md_text(str(err))}")
+        st.warning(
+            _("Cannot list the models on this machine: {error}").format(error=md_text(str(err)))
+        )
         return []
     return [e for e in found if e.kind == kind]
 
@@ -104,13 +110,20 @@ def _link(spec: PageModels, names: list[str]) -> str:
         return raw[-1] if raw else ""
     links.drop_url_value(spec.key)
     st.query_params.pop(spec.key, None)
-    st.warning(
-        f"The link asked for the model {md_text(raw[-1])}, which is not "
-        f"{'an' if spec.kind[0] == 'e' else 'a'} {spec.kind} found on this machine; "
-        f"showing {spec.bundled}. The list below has the models found (a link "
-        "gives a name from it, never a path).",
-        icon=":material/warning:",
+    said = (
+        _(
+            "The link asked for the model {name}, which is not an encoder found on this "
+            "machine; showing {bundled}. The list below has the models found (a link gives a "
+            "name from it, never a path)."
+        )
+        if spec.kind == "encoder"
+        else _(
+            "The link asked for the model {name}, which is not a decoder found on this "
+            "machine; showing {bundled}. The list below has the models found (a link gives a "
+            "name from it, never a path)."
+        )
     )
+    st.warning(said.format(name=md_text(raw[-1]), bundled=spec.bundled), icon=":material/warning:")
     return ""
 
 
@@ -132,19 +145,35 @@ def choose(spec: PageModels) -> ModelEntry | None:
     st.session_state[spec.key] = _link(spec, list(by_name))
     if not entries:
         st.caption(
-            f"Other {spec.kind}s: none found on this machine (the Hugging Face cache and "
-            "the folders of `ATTNVIZ_MODELS`; see docs/models.md)."
+            _(
+                "Other encoders: none found on this machine (the Hugging Face cache and the "
+                "folders of `ATTNVIZ_MODELS`; see docs/models.md)."
+            )
+            if spec.kind == "encoder"
+            else _(
+                "Other decoders: none found on this machine (the Hugging Face cache and the "
+                "folders of `ATTNVIZ_MODELS`; see docs/models.md)."
+            )
         )
         return None
     name = st.selectbox(
-        "Model",
+        _("Model"),
         ["", *by_name],
         format_func=lambda n: _upper(spec.bundled) if n == "" else describe(by_name[n]),
         key=spec.key,
         on_change=_to_link,
         args=(spec.key,),
-        help=f"{_upper(spec.bundled)}, or a {spec.kind} found on this machine (the "
-        "Hugging Face cache, ATTNVIZ_MODELS). Nothing is downloaded.",
+        help=(
+            _(
+                "{bundled}, or an encoder found on this machine (the Hugging Face cache, "
+                "ATTNVIZ_MODELS). Nothing is downloaded."
+            )
+            if spec.kind == "encoder"
+            else _(
+                "{bundled}, or a decoder found on this machine (the Hugging Face cache, "
+                "ATTNVIZ_MODELS). Nothing is downloaded."
+            )
+        ).format(bundled=_upper(spec.bundled)),
     )
     return by_name.get(name)
 
@@ -154,26 +183,41 @@ def _load(entry: ModelEntry) -> Any | None:
     sessions keep working meanwhile); None after saying why it cannot be loaded."""
     if entry.too_large:
         st.warning(
-            f"{md_text(entry.name)} is too large to load here: {_size(entry.bytes)} in "
-            f"float32, the limit is {_size(max_bytes())} (`ATTNVIZ_MODEL_MAX_GB`).",
+            _(
+                "{name} is too large to load here: {size} in float32, the limit is {limit} "
+                "(`ATTNVIZ_MODEL_MAX_GB`)."
+            ).format(name=md_text(entry.name), size=_size(entry.bytes), limit=_size(max_bytes())),
             icon=":material/block:",
         )
         return None
     try:
-        with st.spinner(f"Loading {entry.name} ({_size(entry.bytes)}; once per server)…"):
+        with st.spinner(
+            _("Loading {name} ({size}; once per server)…").format(
+                name=entry.name, size=_size(entry.bytes)
+            )
+        ):
             return models.load(entry)
     except (ValueError, OSError, ImportError) as err:  # CheckpointError is a ValueError
-        st.error(f"{md_text(entry.name)} cannot be loaded: {md_text(str(err))}")
+        st.error(
+            _("{name} cannot be loaded: {error}").format(
+                name=md_text(entry.name), error=md_text(str(err))
+            )
+        )
         return None
 
 
-@st.cache_resource(max_entries=2, show_spinner="Running the model on the text…")
+# (its spinner is said where it is called: a decorator's text is read at import)
+@st.cache_resource(max_entries=2, show_spinner=False)
 def _run(path: str, text: str, _model: Any) -> Any:
     """The model's run on ``text`` (shared by every session; a few runs only: a long
     text's attentions are large). ValueError for an empty or too long text."""
-    _, ids = _model.tokenize(text)
+    __, ids = _model.tokenize(text)
     if ids.size > MAX_TOKENS:
-        raise ValueError(f"{ids.size} tokens: at most {MAX_TOKENS} here. Shorten the text.")
+        raise ValueError(
+            _("{n} tokens: at most {max} here. Shorten the text.").format(
+                n=ids.size, max=MAX_TOKENS
+            )
+        )
     return _model.run_ids(ids)
 
 
@@ -191,33 +235,63 @@ def _heads_spec(spec: PageModels, entry: ModelEntry, model: Any) -> heads.ModelH
 
 def shape(model: Any) -> str:
     """ "2 layers × 4 heads" (and the key/value heads a grouped-query decoder shares)."""
-    text = f"{model.num_layers} layers × {model.num_heads} heads"
+    text = _("{layers} layers × {heads} heads").format(
+        layers=model.num_layers, heads=model.num_heads
+    )
     kv = getattr(model, "num_kv_heads", model.num_heads)
-    return text + (f" (sharing {kv} key/value heads)" if kv != model.num_heads else "")
+    sharing = _(" (sharing {kv} key/value heads)").format(kv=kv)
+    return text + (sharing if kv != model.num_heads else "")
 
 
-#: The page's title for a found model: the encoder page's, the decoder page's.
-TITLES = {"encoder": "Real model: {name}", "decoder": "Real model: a decoder ({name})"}
+#: The page's title for a found model: the encoder page's, the decoder page's (English:
+#: ``_(TITLES[kind])`` where shown).
+TITLES = {"encoder": N_("Real model: {name}"), "decoder": N_("Real model: a decoder ({name})")}
 HOW = {
-    "encoder": "Every token sees every token (no mask), as on the MiniLM-L6 page.",
-    "decoder": "**Causal attention:** each token sees only itself and the tokens before "
-    "it (the masking page's triangle); at the end, the model guesses the next token.",
+    "encoder": N_("Every token sees every token (no mask), as on the MiniLM-L6 page."),
+    "decoder": N_(
+        "**Causal attention:** each token sees only itself and the tokens before "
+        "it (the masking page's triangle); at the end, the model guesses the next token."
+    ),
+}
+
+
+#: What a found model's page leaves out (the views that read the bundled model's parts).
+ONLY = {
+    "encoder": N_(
+        "For {name} the page shows the grid, one head with the arithmetic of a clicked cell, "
+        "the exports and the Heads section. The page's other views for {bundled} (q, k, v of "
+        "one token, random weights, head types, the shapes table, the room's questions) read "
+        "that model's own parts, which attnviz keeps for the bundled model only."
+    ),
+    "decoder": N_(
+        "For {name} the page shows the grid, one head with the arithmetic of a clicked cell, "
+        "the next token, generation step by step, the exports and the Heads section. The "
+        "page's other views for {bundled} (q, k, v of one token, random weights, rotary "
+        "positions, the shapes table, the room's questions) read that model's own parts, "
+        "which attnviz keeps for the bundled model only."
+    ),
 }
 
 
 def _intro(spec: PageModels, entry: ModelEntry, model: Any | None) -> None:
     """The page's title and intro naming the picked model: name, family, layers × heads."""
     name = md_plain(entry.name).replace(":", "\\:")  # as written (no code span in a title)
-    what = f"**{name}**, a {md_plain(entry.family)} {spec.kind} found on this machine"
-    title = TITLES[spec.kind].format(name=name)
+    what = (
+        _("**{name}**, a {family} encoder found on this machine")
+        if spec.kind == "encoder"
+        else _("**{name}**, a {family} decoder found on this machine")
+    ).format(name=name, family=md_plain(entry.family))
+    title = _(TITLES[spec.kind]).format(name=name)
     text = (
         what + "."
         if model is None
-        else f"{what}: {shape(model)}, {_params(entry.params)} parameters. Your text is cut "
-        "into the model's own tokens; every layer runs **the attention of the other pages**, "
-        "softmax(QKᵀ/√d)·V, through attnviz's NumPy engine, offline, with this "
-        f"checkpoint's learned weights. {HOW[spec.kind]} The sidebar's random-weights "
-        "controls do not apply here: none of them change this page."
+        else _(
+            "{what}: {shape}, {params} parameters. Your text is cut into the model's own "
+            "tokens; every layer runs **the attention of the other pages**, "
+            "softmax(QKᵀ/√d)·V, through attnviz's NumPy engine, offline, with this "
+            "checkpoint's learned weights. {how} The sidebar's random-weights controls do not "
+            "apply here: none of them change this page."
+        ).format(what=what, shape=shape(model), params=_params(entry.params), how=_(HOW[spec.kind]))
     )
     if presenting():  # the title and the class link, as on every page
         intro(title, "")
@@ -243,29 +317,34 @@ def show(spec: PageModels, entry: ModelEntry, top: Any | None = None) -> None:
         spec.text_label, spec.default_text, max_chars=4000, key=spec.text_key, bind="query-params"
     )
     try:
-        run = _run(str(entry.path), text, model)
+        with st.spinner(_("Running the model on the text…")):
+            run = _run(str(entry.path), text, model)
     except ValueError as err:
         st.warning(md_text(str(err)))
         return
     tokens, n = list(run.tokens), len(run.tokens)
     st.caption(
-        f"**{n} tokens:** " + " · ".join(md_text(t) for t in tokens[:80]) + (" …" if n > 80 else "")
+        _("**{n} tokens:** ").format(n=n)
+        + " · ".join(md_text(t) for t in tokens[:80])
+        + (" …" if n > 80 else "")
     )
     weights = run.attentions  # (L, H, N, N)
     n_layers, n_heads = weights.shape[:2]
     hspec = _heads_spec(spec, entry, model)
     c1, c2 = st.columns(2)
     with c1:
-        layer = index_slider("Layer", hspec.layer_key, n_layers, old_key=f"{spec.prefix}_layer")
+        layer = index_slider(_("Layer"), hspec.layer_key, n_layers, old_key=f"{spec.prefix}_layer")
     with c2:
-        head = index_slider("Head", hspec.head_key, n_heads, old_key=f"{spec.prefix}_head")
+        head = index_slider(_("Head"), hspec.head_key, n_heads, old_key=f"{spec.prefix}_head")
     reveal = heads.opened(hspec)
     causal = spec.kind == "decoder"
     left, right = st.columns([1, 1.2])
     with left:
         plot(
             viz.models.heads_grid_figure(
-                weights, selected=(layer, head), title=f"All {n_layers * n_heads} heads"
+                weights,
+                selected=(layer, head),
+                title=_("All {n} heads").format(n=n_layers * n_heads),
             ),
             key=f"{spec.prefix}_grid_fig",
         )
@@ -279,7 +358,11 @@ def show(spec: PageModels, entry: ModelEntry, top: Any | None = None) -> None:
                 mask=causal_mask(n) if causal else None,
                 scale=result.scale,
                 d_k=result.queries.shape[-1],
-                title=f"Layer {layer}, head {head}: weights" + (" (causal)" if causal else ""),
+                title=(
+                    _("Layer {layer}, head {head}: weights (causal)")
+                    if causal
+                    else _("Layer {layer}, head {head}: weights")
+                ).format(layer=layer, head=head),
                 height=440,
             ),
             key=f"{spec.prefix}_head_fig",
@@ -290,17 +373,8 @@ def show(spec: PageModels, entry: ModelEntry, top: Any | None = None) -> None:
                    hint=HINT_WEIGHTS)  # fmt: skip
     if causal:
         _next_token(spec, model, run, layer)
-    st.info(
-        f"For {md_text(entry.name)} the page shows the grid, one head with the arithmetic "
-        "of a clicked cell, "
-        + ("the next token, generation step by step, " if causal else "")
-        + f"the exports and the Heads section. The page's other views for {spec.bundled} "
-        "(q, k, v of one token, random weights, "
-        + ("rotary positions, " if causal else "head types, ")
-        + "the shapes table, the room's questions) read that model's own parts, which "
-        "attnviz keeps for the bundled model only.",
-        icon=":material/info:",
-    )
+    st.info(_(ONLY[spec.kind]).format(name=md_text(entry.name), bundled=spec.bundled),
+            icon=":material/info:")  # fmt: skip
     if causal and hasattr(model, "generate_steps"):
         generate.section(str(entry.path), model, run.ids, list(run.tokens), layer, head)
     model_exports.exports(spec, entry, run, layer, head)
@@ -311,7 +385,7 @@ def show(spec: PageModels, entry: ModelEntry, top: Any | None = None) -> None:
 def _layer_result(path: str, text: str, layer: int, _model: Any) -> Any:
     """One layer's whole attention on the text (the engine's result: each head's queries,
     keys, values, scale, mask) for the cell panel; the run up to that layer, shared."""
-    _, ids = _model.tokenize(text)
+    __, ids = _model.tokenize(text)
     return _model.attention_result(ids, layer)
 
 
