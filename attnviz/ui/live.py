@@ -24,7 +24,7 @@ from datetime import timedelta
 
 import streamlit as st
 
-from attnviz import classroom, exercises, viz
+from attnviz import classroom, exercises, i18n, viz
 from attnviz.classroom import ClassInfo, ClassStore
 from attnviz.i18n import _, fmt, ngettext
 from attnviz.roomlink import EXAMPLE, FIND_ADDRESS, RoomLink
@@ -209,9 +209,11 @@ PAGE = pages.page("exercises").slug
 
 def join_link(code: str, where: RoomLink | None = None) -> str:
     """The class's join link: the room's address of the class's light page
-    (:func:`attnviz.ui.address.link`, or ``where``) with the code."""
+    (:func:`attnviz.ui.address.link`, or ``where``) with the code, and the teacher's
+    language when it is not English (the phones open in it; each student can switch)."""
     where = where or address.link(page=classroom.JOIN_PATH)
-    return f"{where.url}?{CLASS_PARAM}={code}"
+    lang = i18n.current()
+    return f"{where.url}?{CLASS_PARAM}={code}" + (f"&lang={lang}" if lang != i18n.SOURCE else "")
 
 
 def _address_box(where: RoomLink) -> None:

@@ -152,8 +152,8 @@ AFTER = {
 def _widget(c: Control, values: dict, run: _Run, source: str) -> Any:
     """Draw control ``c`` in the sidebar and return its value."""
     sb = run.box
-    common: dict[str, Any] = {"key": c.key, "help": _(c.help) if c.help else c.help}
-    label = _(c.label)
+    common: dict[str, Any] = {"key": c.key, "help": c.help_text()}
+    label = c.label_text()
     if c.bind:
         common["bind"] = BIND
     if c.on_change is not None:
@@ -192,7 +192,7 @@ def _slider_and_box(c: Control, common: dict[str, Any], sb: Any) -> Any:
     (:func:`callbacks.on_box_change`, which clamps a value out of range; the sidebar warns
     about it). One value, one URL key: ``?N=12``."""
     left, right = sb.columns([3, 1], vertical_alignment="bottom", gap="small")
-    label = _(c.label)
+    label = c.label_text()
     value = left.slider(label, c.lo, c.hi, c.default, **common)
     key = callbacks.box_key(c.key)
     if st.session_state.get(key) != value:
@@ -327,7 +327,7 @@ def sidebar(
         run.box = run.hidden if hide else shown_box
         if c.section != section and not hide:
             section = c.section
-            run.box.markdown(f"### {_(section)}")
+            run.box.markdown(f"### {c.section_text()}")
         _settle(c, values, run)
         value = _widget(c, values, run, values.get("source", ""))
         values[c.key] = AFTER[c.after](value, values, run) if c.after else value
