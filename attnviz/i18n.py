@@ -251,7 +251,7 @@ def js_messages(code: str) -> dict[str, str | list[str]]:
 def _sample_counts(code: str) -> list[int]:
     """A count of each of ``code``'s plural categories, in catalog order (found by trying
     the counts 0-200 and 10**6 with the catalog's own rule)."""
-    rule = get_plural(code)
+    rule = get_plural(SOURCE if code == PSEUDO else code)
     index = _gettext.c2py(rule.plural_expr)  # gettext's own parser of the C formula
     counts: dict[int, int] = {}
     for k in [*range(0, 201), 10**6]:

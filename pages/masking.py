@@ -74,7 +74,7 @@ def body(view: ui.View) -> None:
     shown = [v for i, v in enumerate(variants) if step.show(i)]
     # one colour scale for the scores of every mask (side by side, or one per screen)
     zmax = viz.style.shared_range(*(res.masked_scores[head] for __, __, res in variants))
-    words = {"causal": _("causal"), "none": _("no mask")}
+    words = {"causal": _("causal"), "no mask": _("no mask")}
     words[f"padding (k = {k})"] = _("padding (k = {k})").format(k=k)
     mask_columns(view, head, shown, step.presenting, zmax, words)
     if step.presenting:  # a teacher's open class in the link: Ask the room about this mask
