@@ -2,7 +2,7 @@
 ``⟦…⟧``), and each text a reader sees that did not pass through the catalogs.
 
 ``python tests/pseudo_walk.py`` prints, per page, the texts with English outside ``⟦…⟧``;
-``tests/test_pseudo.py`` asserts there are none. What is not a message is left out before
+``tests/test_i18n_pseudo.py`` asserts there are none. What is not a message is left out before
 the check: numbers, LaTeX (``$…$``, ``\\(…\\)``), inline code, token labels (``t0``), the
 names of models, libraries and people, and what the user typed.
 """
