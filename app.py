@@ -27,6 +27,7 @@ st.set_page_config(
 # chart arrives (a first visit saves most of its 1.3 s download and compile); it also sets
 # the page's language (<html lang dir>, the board's catalog).
 ui.preload_plotly(ui.lang.board_locale())
+ui.lang.layout()
 
 # The pages, their titles, icons and sidebar flags: one table, attnviz.ui.pages.PAGES.
 # Each st.Page keeps its entry (no look-up by title); url_path is the table's slug, which

@@ -109,13 +109,13 @@ function chartModule(name) {
 }
 
 // The shown language (ui.lang.board_locale): the catalog of every chart module, and the
-// page's <html lang dir> (screen readers pronounce by it; Arabic's prose runs right to
-// left, board.css keeps the charts left to right).
+// page's <html lang> (screen readers pronounce by it); data-dir says a right-to-left
+// language (its prose runs right to left by ui.streamlit_private.rtl_css, the charts not).
 function applyLocale(doc, locale) {
   setLocale(locale);
   const root = doc.documentElement;
   if (root.lang !== locale.lang) root.lang = locale.lang;
-  if (root.dir !== locale.dir) root.dir = locale.dir;
+  if (root.dataset.dir !== locale.dir) root.dataset.dir = locale.dir;
 }
 
 class Board {
