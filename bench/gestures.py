@@ -197,6 +197,8 @@ def engine_child(argv: list[str]) -> int:  # pragma: no cover - measured, not te
     torch.set_num_threads(args.threads)
     sizes = [tuple(int(v) for v in s.split("x")) for s in args.sizes.split(",")]
     pairs = [_engine_pair(engine, np, torch, n, d, h) for n, d, h in sizes]
+    for fns in pairs:  # untimed: torch's first calls at 2 threads were 10-70x slower here
+        engine.medians(fns, 1, 3, time.perf_counter)
     rounds = []
     for r in range(args.rounds):
         row = []
