@@ -394,8 +394,19 @@ def write_record(path: Path, record: dict) -> None:
     m = _block(text)
     if m is None:
         raise ValueError(f"{path}: no ```json block in the section {SECTION!r}")
-    body = json.dumps(record, indent=1)
-    path.write_text(text[: m.start(1)] + body + text[m.end(1) :])
+    path.write_text(text[: m.start(1)] + dumps(record) + text[m.end(1) :])
+
+
+def dumps(record: dict) -> str:
+    """JSON with one line per key and per gesture (a diff of two records reads line by line)."""
+    lines = []
+    for k, v in record.items():
+        if isinstance(v, dict) and v:
+            inner = ",\n".join(f"  {json.dumps(g)}: {json.dumps(f)}" for g, f in v.items())
+            lines.append(f" {json.dumps(k)}: {{\n{inner}\n }}")
+        else:
+            lines.append(f" {json.dumps(k)}: {json.dumps(v)}")
+    return "{\n" + ",\n".join(lines) + "\n}"
 
 
 def new_record(figures: dict, old: dict | None, meta: dict) -> dict:

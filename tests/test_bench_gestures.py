@@ -78,7 +78,9 @@ def docs(tmp_path: Path) -> Path:
     end = text.index("\n## ", start + 2)
     path = tmp_path / "benchmarks.md"
     path.write_text(
-        "# b\n\n## Before\n\ntext\n" + text[start:end] + "\n## After\n\n```json\n{}\n```\n"
+        "# b\n\n## Before\n\ntext\n"
+        + text[start:end]
+        + '\n## After\n\n```json\n{"not": "this"}\n```\n'
     )
     return path
 
@@ -125,13 +127,15 @@ def test_record_round_trip_and_skipped_gestures_keep_theirs(
     benches: Path, docs: Path, tmp_path: Path, capsys: pytest.CaptureFixture
 ) -> None:
     before = docs.read_text()
-    assert gestures.read_record(docs) == {}  # the section's block, not the next section's
+    old = gestures.read_record(docs)  # the section's block (the docs' last run), not the next's
+    assert isinstance(old, dict) and old != {"not": "this"}
+    m = gestures._block(before)
+    head, tail = before[: m.start(1)], before[m.end(1) :]
     assert gestures.main(["--from", str(benches), "--docs", str(docs), "--record"]) == 0
     rec = gestures.read_record(docs)
     assert rec["gestures"] == gestures.read_figures(benches, list(gestures.STEPS))
     assert {"date", "commit", "load_start", "load_end", "wall_s", "commands"} <= set(rec)
     after = docs.read_text()  # only the block changed
-    head, tail = before.split("```json\n{}\n```", 1)
     assert after.startswith(head) and after.endswith(tail)
     assert after.count("```json") == 2
 
