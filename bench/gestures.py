@@ -25,8 +25,9 @@ interleaved in rounds:
   with ``bench/engine.py``'s own helpers (``make_torch_mha``, ``medians``: interleaved
   repeats), in a subprocess that unsets ``OPENBLAS_CORETYPE`` and ``OPENBLAS_L2_SIZE``.
 
-Each ratio is given for the whole run (the median of every sample of each side) and for
-each round (the range). The table printed on stdout (the benches' own output goes to
+Each ratio is measured round by round (attnviz and the other app in the same round); the
+gesture's ratio is the median of its rounds' ratios, printed with their range and with each
+side's median over the whole run in ms. The table printed on stdout (the benches' own output goes to
 stderr) compares every ratio with the last recorded run, the JSON block of the section
 "The guard (bench/gestures.py)" of docs/benchmarks.md, and flags every ratio that moved by
 more than 15 %. ``--record`` rewrites that block with this run's figures (gestures skipped
@@ -250,13 +251,16 @@ def _engine_pair(engine, np, torch, n: int, d: int, h: int):  # pragma: no cover
 
 
 def figure(a: list[float], b: list[float], rounds: list[tuple[float, float]]) -> dict:
-    """attnviz's and the other's median over every sample, their ratio, each round's ratio."""
-    am, bm = statistics.median(a), statistics.median(b)
+    """attnviz's and the other's median over every sample; each round's ratio (attnviz /
+    the other, measured in that round) and their median, the gesture's ratio (inside the
+    rounds' range, where a ratio of the run's two medians may not be: they can come from
+    different rounds)."""
+    ratios = [x / y for x, y in rounds]
     return {
-        "attnviz_ms": round(am, 3),
-        "plain_ms": round(bm, 3),
-        "ratio": round(am / bm, 3),
-        "ratios": [round(x / y, 3) for x, y in rounds],
+        "attnviz_ms": round(statistics.median(a), 3),
+        "plain_ms": round(statistics.median(b), 3),
+        "ratio": round(statistics.median(ratios), 3),
+        "ratios": [round(r, 3) for r in ratios],
     }
 
 
@@ -442,8 +446,8 @@ def change(now: float, then: float | None) -> tuple[str, bool]:
 def table(figures: dict, record: dict | None) -> tuple[str, list[str]]:
     """The Markdown table, and the ids of the gestures that moved."""
     lines = [
-        "| gesture | target | this run (attnviz ms / plain ms, ratio, rounds) | last recorded "
-        "| change | met? |",
+        "| gesture | target | this run (attnviz ms / plain ms: the run's medians; ratio: the "
+        "median of its rounds', their range) | last recorded | change | met? |",
         "| --- | --- | --- | --- | --- | --- |",
     ]
     moved = []
