@@ -1,0 +1,584 @@
+"""The guard (issue 46, item 4): every gesture's figure of the targets table in one run.
+
+    python bench/gestures.py                 # ~4-5 min on the 2-core machine
+    python bench/gestures.py --quick         # a smoke run: fewer moves and rounds
+    python bench/gestures.py --skip engine,first_visit --json guard.json
+    python bench/gestures.py --record        # also rewrite the recorded run in the docs
+
+Each figure comes from an existing bench, run as a subprocess with ``--json`` (its servers
+and browser stay its own), attnviz and the plain or bare app measured in the same run,
+interleaved in rounds:
+
+* ``slider``: ``bench/browser_latency.py --pages ",multi_head,step_by_step"``: the N
+  slider's key press to the last chart in view redrawn (``view_ms``: the rerun has ended
+  too), each page / the bare app (``bench/bare_app.py``) of the same round;
+* ``head``: ``bench/browser_latency.py --select head --bare-slider``: Enter in the
+  playground's head picker to the last chart in view redrawn (``charts_ms``: the board
+  switches heads before the rerun ends) / the bare app's N slider (``view_ms``);
+* ``page_switch``: ``bench/page_switch.py --first none``: a sidebar click to every chart of
+  the new page drawn, over playground, multi-head, step by step and masking / the plain
+  two-page app's switch (``bench/plain_pages.py``);
+* ``first_visit``: ``bench/first_visit.py``: a new profile opens the page, to every chart
+  drawn / the plain app's;
+* ``engine``: ``multi_head_attention`` (the defaults: fused) against
+  ``torch.nn.MultiheadAttention``, float64, weights per head returned by both, 2 threads,
+  with ``bench/engine.py``'s own helpers (``make_torch_mha``, ``medians``: interleaved
+  repeats), in a subprocess that unsets ``OPENBLAS_CORETYPE`` and ``OPENBLAS_L2_SIZE``.
+
+Each ratio is measured round by round (attnviz and the other app in the same round); the
+gesture's ratio is the median of its rounds' ratios, printed with their range and with each
+side's median over the whole run in ms. The table printed on stdout (the benches' own output goes to
+stderr) compares every ratio with the last recorded run, the JSON block of the section
+"The guard (bench/gestures.py)" of docs/benchmarks.md, and flags every ratio that moved by
+more than 15 %. ``--record`` rewrites that block with this run's figures (gestures skipped
+keep their recorded figures). The exit code is 0 whatever the figures: a benchmark, not a
+test; no test asserts a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import re
+import shlex
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+REPO = BENCH.parent
+DOCS = REPO / "docs" / "benchmarks.md"
+SECTION = "## The guard (bench/gestures.py)"
+#: A ratio that moved more than this from the recorded one is flagged.
+MOVED = 0.15
+#: The whole run's budget on the 2-core machine (issue 46).
+BUDGET_S = 300
+ENGINE_SIZES = ((64, 64, 8), (512, 256, 8), (1024, 512, 8))
+ENGINE_THREADS = 2
+ENGINE_UNSET = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
+
+
+@dataclass(frozen=True)
+class Gesture:
+    id: str
+    title: str
+    target: float
+    step: str
+
+
+GESTURES = (
+    Gesture(
+        "slider_playground",
+        "N slider to the last redraw, Playground (attnviz / bare app, same run)",
+        0.6,
+        "slider",
+    ),
+    Gesture("slider_multi_head", "the same, Multi-head", 0.6, "slider"),
+    Gesture("slider_step_by_step", "the same, Step by step", 0.8, "slider"),
+    Gesture(
+        "head_change",
+        "head change (the playground's head picker to the redraw) / the bare app's N slider",
+        0.5,
+        "head",
+    ),
+    Gesture("page_switch", "page switch (attnviz / plain app)", 1.0, "page_switch"),
+    Gesture("first_visit", "first visit, empty cache (attnviz / plain app)", 0.8, "first_visit"),
+    *(
+        Gesture(
+            f"engine_{n}",
+            f"multi_head_attention / torch.nn.MultiheadAttention, float64, weights returned, "
+            f"N = {n}, D = {d}, {h} heads, {ENGINE_THREADS} threads",
+            0.8,
+            "engine",
+        )
+        for n, d, h in ENGINE_SIZES
+    ),
+)
+STEPS = ("slider", "head", "page_switch", "first_visit", "engine")
+SLIDER_PAGES = {"home": "slider_playground", "multi_head": "slider_multi_head"}
+SLIDER_PAGES["step_by_step"] = "slider_step_by_step"
+
+
+# --------------------------------------------------------------------------- the commands
+
+
+def commands(quick: bool, out: Path) -> dict[str, list[str]]:
+    """Each step's command (the bench's arguments), writing its JSON into ``out``."""
+    py = [sys.executable]
+    slider = ["--moves", "2", "--warmup", "1"] if quick else ["--moves", "5", "--warmup", "1"]
+    slider += ["--rounds", "1" if quick else "2"]
+    head = ["--moves", "2", "--warmup", "1"] if quick else ["--moves", "6", "--warmup", "1"]
+    head += ["--rounds", "1" if quick else "2"]
+    sizes = ",".join(f"{n}x{d}x{h}" for n, d, h in ENGINE_SIZES)
+    engine = ["--rounds", "1", "--repeats", "3"] if quick else ["--rounds", "3", "--repeats", "9"]
+    return {
+        "slider": py
+        + ["bench/browser_latency.py", "--pages", ",multi_head,step_by_step"]
+        + ["--configs", "defaults", *slider, "--json", str(out / "slider.json")],
+        "head": py
+        + ["bench/browser_latency.py", "--pages", "", "--configs", "defaults"]
+        + ["--select", "head", "--bare-slider", *head, "--json", str(out / "head.json")],
+        "page_switch": py
+        + ["bench/page_switch.py", "--rounds", "1" if quick else "3", "--first", "none"]
+        + ["--json", str(out / "page_switch.json")],
+        "first_visit": py
+        + ["bench/first_visit.py", "--rounds", "1" if quick else "3"]
+        + (["--warm", "0"] if quick else [])
+        + ["--json", str(out / "first_visit.json")],
+        "engine": py
+        + ["bench/gestures.py", "--engine-child", str(out / "engine.json"), "--sizes", sizes]
+        + ["--threads", str(ENGINE_THREADS), *engine],
+    }
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    """End the bench and the servers and browser it started (its own process group)."""
+    os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
+def run_step(name: str, cmd: list[str], timeout: float) -> float:
+    """Run one bench, its output on stderr; its process group ended on a timeout. Seconds."""
+    env = dict(os.environ)
+    if name == "engine":  # the machine's OpenBLAS variables, unset for this subprocess alone
+        for var in ENGINE_UNSET:
+            env.pop(var, None)
+        for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+            env[var] = str(ENGINE_THREADS)
+    print(f"== {name}: {shlex.join(cmd[1:])}", file=sys.stderr)
+    sys.stderr.flush()
+    t0 = time.monotonic()
+    proc = subprocess.Popen(
+        cmd, cwd=REPO, env=env, stdout=sys.stderr, stderr=sys.stderr, start_new_session=True
+    )
+    try:
+        proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        _stop(proc)
+        print(f"== {name}: stopped after {timeout:.0f} s", file=sys.stderr)
+    except KeyboardInterrupt:
+        _stop(proc)
+        raise
+    took = time.monotonic() - t0
+    print(f"== {name}: exit {proc.returncode}, {took:.0f} s", file=sys.stderr)
+    return took
+
+
+# --------------------------------------------------------------------------- the engine
+
+
+def engine_child(argv: list[str]) -> int:  # pragma: no cover - measured, not tested
+    """``--engine-child OUT``: attnviz against torch, float64, weights returned, interleaved
+    in rounds; medians per round into OUT (JSON). ``bench/engine.py`` reads ``--threads``
+    from this process's argv when imported, before NumPy."""
+    ap = argparse.ArgumentParser(prog="gestures.py --engine-child")
+    ap.add_argument("out")
+    ap.add_argument("--sizes", default=",".join(f"{n}x{d}x{h}" for n, d, h in ENGINE_SIZES))
+    ap.add_argument("--threads", type=int, default=ENGINE_THREADS)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--repeats", type=int, default=9)
+    ap.add_argument("--warmup", type=int, default=1)
+    args = ap.parse_args(argv)
+    sys.path.insert(0, str(BENCH))
+    import engine  # noqa: I001  (first: it sets the BLAS threads before NumPy loads)
+    import numpy as np
+    import torch
+
+    torch.set_num_threads(args.threads)
+    sizes = [tuple(int(v) for v in s.split("x")) for s in args.sizes.split(",")]
+    pairs = [_engine_pair(engine, np, torch, n, d, h) for n, d, h in sizes]
+    for fns in pairs:  # untimed: torch's first calls at 2 threads were 10-70x slower here
+        engine.medians(fns, 1, 3, time.perf_counter)
+    rounds = []
+    for r in range(args.rounds):
+        row = []
+        for (n, d, h), fns in zip(sizes, pairs, strict=True):
+            fused, theirs = engine.medians(fns, args.repeats, args.warmup, time.perf_counter)
+            row.append({"fused_ms": fused * 1e3, "torch_ms": theirs * 1e3})
+            print(
+                f"engine round {r + 1} N={n:5d} D={d:4d} H={h}: attnviz {fused * 1e3:8.3f} ms"
+                f"  torch {theirs * 1e3:8.3f} ms  {fused / theirs:5.2f}x",
+                flush=True,
+            )
+        rounds.append(row)
+    out = {
+        "sizes": sizes,
+        "threads": args.threads,
+        "repeats": args.repeats,
+        "rounds": rounds,
+        "torch": torch.__version__,
+        "numpy": np.__version__,
+        "unset": [v for v in ENGINE_UNSET if v not in os.environ],
+    }
+    Path(args.out).write_text(json.dumps(out, indent=1))
+    return 0
+
+
+def _engine_pair(engine, np, torch, n: int, d: int, h: int):  # pragma: no cover
+    """The two calls timed (the app's defaults; torch with the weights per head), checked
+    equal once."""
+    params = engine.AttentionParams.random(d, seed=0, init="xavier")
+    x = np.random.default_rng(1).standard_normal((n, d))
+    mha = engine.make_torch_mha(torch, params, h, torch.float64)
+    xt = torch.from_numpy(x.copy())[None]
+
+    def ours():
+        return engine.multi_head_attention(x, params, num_heads=h)
+
+    def theirs():
+        with torch.no_grad():
+            return mha(xt, xt, xt, need_weights=True, average_attn_weights=False)
+
+    out, w = theirs()
+    r = ours()
+    np.testing.assert_allclose(r.output, out[0].numpy(), rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(r.weights, w[0].numpy(), rtol=1e-9, atol=1e-9)
+    return [ours, theirs]
+
+
+# --------------------------------------------------------------------------- the figures
+
+
+def figure(a: list[float], b: list[float], rounds: list[tuple[float, float]]) -> dict:
+    """attnviz's and the other's median over every sample; each round's ratio (attnviz /
+    the other, measured in that round) and their median, the gesture's ratio (inside the
+    rounds' range, where a ratio of the run's two medians may not be: they can come from
+    different rounds)."""
+    ratios = [x / y for x, y in rounds]
+    return {
+        "attnviz_ms": round(statistics.median(a), 3),
+        "plain_ms": round(statistics.median(b), 3),
+        "ratio": round(statistics.median(ratios), 3),
+        "ratios": [round(r, 3) for r in ratios],
+    }
+
+
+def _label(label: str) -> tuple[str, str, int]:
+    """``attnviz:home:defaults:r2`` -> (app, page, round); no ``:rN`` is round 1."""
+    parts = label.split(":")
+    rnd = int(parts[3][1:]) if len(parts) > 3 else 1
+    return parts[0], parts[1], rnd
+
+
+def _latency(rows: list[dict], app: str, page: str, key: str) -> dict[int, dict]:
+    """browser_latency rows of ``app``'s ``page`` by round: every move's ``key``, the median."""
+    out = {}
+    for r in rows:
+        name, pg, rnd = _label(r["label"])
+        if (name, pg) == (app, page):
+            out[rnd] = {"moves": [m[key] for m in r["rows"]], "median": r[f"median_{key}"]}
+    return out
+
+
+def _paired(a: dict[int, dict], b: dict[int, dict]) -> dict:
+    rnds = sorted(set(a) & set(b))
+    return figure(
+        [m for r in rnds for m in a[r]["moves"]],
+        [m for r in rnds for m in b[r]["moves"]],
+        [(a[r]["median"], b[r]["median"]) for r in rnds],
+    )
+
+
+def slider_figures(rows: list[dict]) -> dict[str, dict]:
+    """Each page's N slider (key to the last chart in view, the rerun ended) / the bare
+    app's, round by round."""
+    bare = _latency(rows, "bare", "home", "view_ms")
+    out = {}
+    for page, gid in SLIDER_PAGES.items():
+        ours = _latency(rows, "attnviz", page, "view_ms")
+        if ours and bare:
+            out[gid] = _paired(ours, bare)
+    return out
+
+
+def head_figures(rows: list[dict]) -> dict[str, dict]:
+    """The head picker's Enter to the charts in view redrawn / the bare app's N slider."""
+    ours = _latency(rows, "attnviz", "home", "charts_ms")
+    bare = _latency(rows, "bare", "home", "view_ms")
+    return {"head_change": _paired(ours, bare)} if ours and bare else {}
+
+
+def page_switch_figures(data: dict) -> dict[str, dict]:
+    """Every switch of attnviz / every switch of the plain app; a round is one switch to
+    each page, with as many plain switches between them."""
+    pages = list(data["switch_rows"].values())
+    plain = data["plain_rows"]
+    k = len(pages)
+    rounds = [
+        (statistics.median(p[i]["ms"] for p in pages),
+         statistics.median(q["ms"] for q in plain[i * k : (i + 1) * k]))
+        for i in range(min(len(p) for p in pages))
+    ]  # fmt: skip
+    ours = [r["ms"] for p in pages for r in p]
+    return {"page_switch": figure(ours, [q["ms"] for q in plain], rounds)}
+
+
+def first_visit_figures(data: dict) -> dict[str, dict]:
+    """A first visit to every chart drawn, attnviz / the plain app, visit by visit."""
+    a = [v["drawn"] for v in data["attnviz"]["visits"]]
+    b = [v["drawn"] for v in data["plain"]["visits"]]
+    return {"first_visit": figure(a, b, list(zip(a, b, strict=False)))}
+
+
+def engine_figures(data: dict) -> dict[str, dict]:
+    """attnviz / torch per size: the medians of each round."""
+    out = {}
+    for i, (n, _, _) in enumerate(data["sizes"]):
+        rows = [rnd[i] for rnd in data["rounds"]]
+        a = [r["fused_ms"] for r in rows]
+        b = [r["torch_ms"] for r in rows]
+        out[f"engine_{n}"] = figure(a, b, list(zip(a, b, strict=True)))
+    return out
+
+
+READERS = {  # step -> (its JSON file, its figures)
+    "slider": ("slider.json", slider_figures),
+    "head": ("head.json", head_figures),
+    "page_switch": ("page_switch.json", page_switch_figures),
+    "first_visit": ("first_visit.json", first_visit_figures),
+    "engine": ("engine.json", engine_figures),
+}
+
+
+def read_figures(folder: Path, steps: list[str]) -> dict[str, dict]:
+    """The figures of each step whose JSON is in ``folder`` (a step that failed has none)."""
+    out: dict[str, dict] = {}
+    for step in steps:
+        name, read = READERS[step]
+        path = folder / name
+        if not path.exists():
+            print(f"== {step}: no {name}, no figures", file=sys.stderr)
+            continue
+        try:
+            out.update(read(json.loads(path.read_text())))
+        except (
+            KeyError,
+            ValueError,
+            IndexError,
+            ZeroDivisionError,
+            statistics.StatisticsError,
+        ) as e:
+            print(f"== {step}: could not read {name}: {e!r}", file=sys.stderr)
+    return out
+
+
+# --------------------------------------------------------------------------- the record
+
+
+def _block(text: str) -> re.Match | None:
+    """The fenced JSON block of the guard's section of docs/benchmarks.md."""
+    start = text.find(f"\n{SECTION}\n")
+    if start < 0:
+        return None
+    end = text.find("\n## ", start + len(SECTION) + 2)
+    end = len(text) if end < 0 else end
+    return re.compile(r"```json\n(.*?)\n```", re.S).search(text, start, end)
+
+
+def read_record(path: Path) -> dict | None:
+    """The last recorded run, or None (no such section or block)."""
+    m = _block(path.read_text()) if path.exists() else None
+    return json.loads(m.group(1)) if m else None
+
+
+def write_record(path: Path, record: dict) -> None:
+    """Rewrite the block with ``record`` (the rest of the file as it was)."""
+    text = path.read_text()
+    m = _block(text)
+    if m is None:
+        raise ValueError(f"{path}: no ```json block in the section {SECTION!r}")
+    path.write_text(text[: m.start(1)] + dumps(record) + text[m.end(1) :])
+
+
+def dumps(record: dict) -> str:
+    """JSON with one line per key and per gesture (a diff of two records reads line by line)."""
+    lines = []
+    for k, v in record.items():
+        if isinstance(v, dict) and v:
+            inner = ",\n".join(f"  {json.dumps(g)}: {json.dumps(f)}" for g, f in v.items())
+            lines.append(f" {json.dumps(k)}: {{\n{inner}\n }}")
+        else:
+            lines.append(f" {json.dumps(k)}: {json.dumps(v)}")
+    return "{\n" + ",\n".join(lines) + "\n}"
+
+
+def new_record(figures: dict, old: dict | None, meta: dict) -> dict:
+    """This run's figures; a gesture not measured keeps its recorded figures and says from
+    which run they come."""
+    gestures = {}
+    for g in GESTURES:
+        if g.id in figures:
+            gestures[g.id] = figures[g.id]
+        elif old and g.id in old.get("gestures", {}):
+            kept = dict(old["gestures"][g.id])
+            kept.setdefault("from", f"{old.get('date', '?')} at {old.get('commit', '?')}")
+            gestures[g.id] = kept
+    return {**meta, "gestures": gestures}
+
+
+# --------------------------------------------------------------------------- the table
+
+
+def _ms(v: float) -> str:
+    return f"{v:,.0f}" if v >= 10 else f"{v:.3g}"
+
+
+def change(now: float, then: float | None) -> tuple[str, bool]:
+    """The ratio's change from the recorded one, and whether it moved more than 15 %."""
+    if then is None or then <= 0:
+        return "", False
+    rel = now / then - 1
+    moved = abs(rel) > MOVED
+    return (f"moved {rel:+.0%}" if moved else f"{rel:+.0%}"), moved
+
+
+def table(figures: dict, record: dict | None) -> tuple[str, list[str]]:
+    """The Markdown table, and the ids of the gestures that moved."""
+    lines = [
+        "| gesture | target | this run (attnviz ms / plain ms: the run's medians; ratio: the "
+        "median of its rounds', their range) | last recorded | change | met? |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    moved = []
+    recorded = (record or {}).get("gestures", {})
+    for g in GESTURES:
+        f = figures.get(g.id)
+        then = recorded.get(g.id, {}).get("ratio")
+        last = f"{then:.2f}x" if then is not None else "none"
+        if f is None:
+            lines.append(f"| {g.title} | <= {g.target}x | not measured | {last} | | |")
+            continue
+        this = f"{_ms(f['attnviz_ms'])} / {_ms(f['plain_ms'])} ms: **{f['ratio']:.2f}x**"
+        if len(f["ratios"]) > 1:
+            this += f" ({min(f['ratios']):.2f}-{max(f['ratios']):.2f}x)"
+        delta, flag = change(f["ratio"], then)
+        if flag:
+            moved.append(g.id)
+        met = "met" if f["ratio"] <= g.target else "**not met**"
+        lines.append(f"| {g.title} | <= {g.target}x | {this} | {last} | {delta} | {met} |")
+    return "\n".join(lines), moved
+
+
+def summary(meta: dict, record: dict | None, moved: list[str]) -> str:
+    wall = meta["wall_s"]
+    budget = "" if meta.get("quick") else (
+        f" (target < {BUDGET_S} s: {'met' if wall < BUDGET_S else 'not met'})"
+    )  # fmt: skip
+    if meta.get("from"):  # nothing measured now: the figures are an earlier run's
+        wall, budget = 0, f", the figures read from {meta['from']}"
+    load = "/".join(f"{x:.1f}" for x in meta["load_start"])
+    out = [
+        f"This run: {meta['date']}, commit {meta['commit']}, {meta['cpus']} CPUs, load {load} "
+        f"at the start, {'/'.join(f'{x:.1f}' for x in meta['load_end'])} at the end; "
+        f"wall time {wall:.0f} s{budget}" + (", --quick" if meta.get("quick") else "") + ".",
+    ]
+    if record:
+        out.append(
+            f"Last recorded: {record.get('date', '?')}, commit {record.get('commit', '?')}, load "
+            + "/".join(f"{x:.1f}" for x in record.get("load_start", []))
+            + "."
+        )
+    if moved:
+        out.append(f"Moved more than {MOVED:.0%} from the recorded ratio: {', '.join(moved)}.")
+    return "\n".join(out)
+
+
+# --------------------------------------------------------------------------- main
+
+
+def _commit() -> str:
+    def git(*a: str) -> subprocess.CompletedProcess:
+        return subprocess.run(["git", *a], cwd=REPO, capture_output=True, text=True)
+
+    head = git("rev-parse", "--short", "HEAD").stdout.strip() or "?"
+    return head + ("+changes" if git("diff", "--quiet", "HEAD").returncode else "")
+
+
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--skip", default="", help=f"steps not run, comma-separated: {STEPS}")
+    ap.add_argument("--quick", action="store_true", help="fewer moves and rounds (a smoke run)")
+    ap.add_argument("--record", action="store_true", help="rewrite the docs' recorded run")
+    ap.add_argument("--json", help="write this run's figures and table to this file")
+    ap.add_argument("--docs", type=Path, default=DOCS, help="where the recorded run is")
+    ap.add_argument("--keep", type=Path, help="keep the benches' JSON in this folder")
+    ap.add_argument(
+        "--from", dest="from_dir", type=Path,
+        help="read the benches' JSON from this folder (a --keep folder) instead of measuring",
+    )  # fmt: skip
+    ap.add_argument("--timeout", type=float, default=240.0, help="seconds per step")
+    args = ap.parse_args(argv)
+    skip = {s.strip() for s in args.skip.split(",") if s.strip()}
+    if skip - set(STEPS):
+        ap.error(f"--skip: unknown {sorted(skip - set(STEPS))}; the steps are {STEPS}")
+    if args.record and args.quick:
+        ap.error("--record records a full run, not a --quick one")
+    args.steps = [s for s in STEPS if s not in skip]
+    return args
+
+
+def measure(args: argparse.Namespace, folder: Path) -> dict[str, float]:
+    """Run every step not skipped; seconds per step."""
+    cmds = commands(args.quick, folder)
+    took = {}
+    for step in args.steps:
+        (folder / READERS[step][0]).unlink(missing_ok=True)  # no figures from an earlier run
+        took[step] = round(run_step(step, cmds[step], args.timeout), 1)
+    return took
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--engine-child"]:
+        return engine_child(argv[1:])
+    args = parse(argv)
+    t0 = time.monotonic()
+    meta = {
+        "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "commit": _commit(),
+        "cpus": os.cpu_count(),
+        "load_start": [round(x, 2) for x in os.getloadavg()],
+        "quick": args.quick,
+        **({"from": str(args.from_dir)} if args.from_dir else {}),
+    }
+    with tempfile.TemporaryDirectory(prefix="gestures-") as tmp:
+        folder = args.from_dir or args.keep or Path(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
+        steps_s = {} if args.from_dir else measure(args, folder)
+        figures = read_figures(folder, args.steps)
+    meta |= {
+        "load_end": [round(x, 2) for x in os.getloadavg()],
+        "wall_s": round(time.monotonic() - t0, 1),
+        "steps_s": steps_s,
+        "commands": {s: shlex.join(c[1:]) for s, c in commands(args.quick, Path("OUT")).items()},
+    }
+    record = read_record(args.docs)
+    text, moved = table(figures, record)
+    print(text)
+    print()
+    print(summary(meta, record, moved))
+    if args.record:
+        try:
+            write_record(args.docs, new_record(figures, record, meta))
+            print(f"\nRecorded in {args.docs}.")
+        except ValueError as e:
+            print(f"\nNot recorded: {e}")
+    if args.json:
+        out = {"meta": meta, "figures": figures, "recorded": record, "moved": moved}
+        Path(args.json).write_text(json.dumps(out | {"table": text}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
