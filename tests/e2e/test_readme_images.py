@@ -47,6 +47,17 @@ VIEWS = {
     "slide_multi_head": ("/multi_head?present=1&heads=4", (1920, 1080), CLASSROOM, None),
     "learned_1440": ("/learned?task=induction", (1440, 900), "docs/app.md", ".st-key-lr_step"),
     "phone_learned": ("/learned?task=induction", PHONE, "docs/app.md", ".st-key-lr_step"),
+    # issue 45, the students' own language
+    "lang_es_playground": ("/?lang=es", (1440, 900), "docs/translating.md", None),
+    "lang_zh_playground": ("/?lang=zh_CN", (1440, 900), "docs/translating.md", None),
+    "lang_ar_playground": ("/?lang=ar", (1440, 900), "docs/translating.md", None),
+    "lang_ar_phone": ("/?lang=ar", PHONE, "docs/translating.md", None),
+    "lang_ar_presenter": (
+        "/step_by_step?lang=ar&present=1",
+        (1920, 1080),
+        "docs/translating.md",
+        None,
+    ),
 }
 #: pictures of a live class on a phone (test_class_pictures_on_a_phone): name -> document
 CLASS_VIEWS = {"phone_student": "docs/classroom.md", "phone_tally": "docs/classroom.md"}

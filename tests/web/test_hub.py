@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from attnviz import classroom, exercises
+from attnviz import classroom, exercises, i18n
 from attnviz.classroom import ClassStore
 from attnviz.web import hub
 
@@ -179,6 +179,9 @@ def test_the_state_is_worded_once_per_language_with_one_version(store):
     english, shown = json.loads(state.body), json.loads(spanish)
     assert shown["v"] == english["v"] == state.version and shown["closed"] is False
     for i, e in enumerate(items):
-        want = e.answer_text if e.choices else e.answer_text.replace(".", ",")
+        # a choice by its Spanish label ("baja" for "fall"), a number with a decimal comma
+        want = (
+            i18n.gettext_for("es", e.answer_text) if e.choices else e.answer_text.replace(".", ",")
+        )
         assert shown["revealed"][str(i)]["answer"] == want
         assert english["revealed"][str(i)]["answer"] == e.answer_text

@@ -75,7 +75,7 @@ def test_arabic_counts_get_a_form_for_each_of_its_categories(monkeypatch):
 def test_the_language_links_keep_the_class_and_the_student(pseudo):
     with i18n.use("es"):
         nav = words.languages_html("join", "K7QX2M", "abcdef0123456789")
-    assert nav.startswith('<nav class="langs" aria-label="Language">')
+    assert nav.startswith('<nav class="langs" aria-label="Idioma">')  # the nav's name in Spanish
     assert 'href="join?class=K7QX2M&amp;student=abcdef0123456789&amp;lang=ar"' in nav
     assert 'hreflang="zh-CN" lang="zh-CN">中文</a>' in nav
     assert 'lang="es" aria-current="page">Español</a>' in nav
