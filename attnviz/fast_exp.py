@@ -83,9 +83,13 @@ def _softmax_loop(a, lo, hi, ok):  # pragma: no cover - compiled by numba, teste
     row's values depend on that row alone (:func:`softmax_rows_inplace` hands blocks of rows
     to the machine's cores)."""
     m = a.shape[1]
+    short = m < 256  # short rows: one exp loop over the block (a loop per row costs more)
+    if short:
+        _exp_row(a.reshape(-1))
     for i in range(a.shape[0]):
         row = a[i]
-        _exp_row(row)
+        if not short:
+            _exp_row(row)  # while the row is in cache
         s0 = s1 = s2 = s3 = 0.0
         j = 0
         while j + 4 <= m:
