@@ -135,7 +135,7 @@ def views(
         (
             # the sidebar's weights' colour range (ui.weights_scale): fixed 0…1, or per chart
             _("A and B share one colour scale: weights from 0 (dark purple) to 1 (yellow)")
-            if st.session_state.get("wrange", "fixed") != "matrix"
+            if ui.weights_fixed()
             else _("Weights: {scale}; A and B differ, compare their values").format(
                 scale=ui.weights_scale()
             )

@@ -156,7 +156,7 @@ def current_section(view: ui.View):
         caption=(
             # the sidebar's weights' colour range (ui.weights_scale): fixed 0…1, or per chart
             _("Both charts colour the weights on one scale, from 0 (dark purple) to 1 (yellow)")
-            if st.session_state.get("wrange", "fixed") != "matrix"
+            if ui.weights_fixed()
             else _("Weights: {scale}, so compare the values, not the colours").format(
                 scale=ui.weights_scale()
             )

@@ -88,6 +88,7 @@ from attnviz.ui.page import (
     setting_buttons,
     shapes,
     start,
+    weights_fixed,
     weights_scale,
 )
 from attnviz.ui.present import Steps, steps
@@ -145,6 +146,7 @@ __all__ = [
     "head_board",
     "head_picker",
     "index_slider",
+    "weights_fixed",
     "weights_scale",
     "default_heads",
     "digest",

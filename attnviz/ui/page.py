@@ -205,10 +205,16 @@ def head_picker(num_heads: int, where: Any = st, label: str | None = None) -> in
     return where.selectbox(label, list(range(num_heads)), key="head", bind="query-params")
 
 
+def weights_fixed() -> bool:
+    """Whether the weights are coloured on the fixed 0…1 scale (the sidebar's weights' colour
+    range, ``?wrange=``), not each chart by its own largest weight."""
+    return st.session_state.get("wrange", "fixed") != "matrix"
+
+
 def weights_scale() -> str:
     """How the weights are coloured, for a caption: the sidebar's weights' colour range
     (``?wrange=``, :data:`attnviz.viz.style.WEIGHT_RANGES`; the board applies it)."""
-    if st.session_state.get("wrange", "fixed") == "matrix":
+    if not weights_fixed():
         return _(
             "each chart from 0 (dark purple) to its own largest weight (yellow), which its "
             "colour bar's title says (the sidebar's weights' colour range)"
