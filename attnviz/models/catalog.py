@@ -28,7 +28,13 @@ from pathlib import Path
 from typing import Any
 
 from attnviz.models import families
-from attnviz.models.checkpoint import CheckpointError, inside, max_bytes, open_folder
+from attnviz.models.checkpoint import (
+    CheckpointError,
+    allowed_root,
+    inside,
+    max_bytes,
+    open_folder,
+)
 
 __all__ = ["MAX_LOADED", "ModelEntry", "Skipped", "clear", "find", "hub_cache", "load", "scan"]
 
@@ -145,6 +151,9 @@ def load(target: ModelEntry | str | Path) -> Any:
     model over the size limit raises before its weights are read. Two threads loading the
     same model wait for one load; another model's load does not wait."""
     folder, root = _folder_and_root(target)
+    # the path's own rule first, cached or not: a link out of a listed folder is refused
+    # even when its target was loaded before by its own path
+    allowed_root(folder, root)
     key = folder.resolve()
     with _guard:
         if key in _loaded:

@@ -246,6 +246,18 @@ def _weight_files(folder: Path, root: Path) -> list[Path]:
     return files
 
 
+def allowed_root(folder: str | Path, root: str | Path | None = None) -> Path:
+    """The folder every file of ``folder`` must resolve into (``root``; by default the
+    folder itself, or for a hub snapshot its ``models--org--name``), once ``folder`` itself
+    is checked to resolve into it (a CheckpointError if not)."""
+    folder = Path(folder)
+    if root is None:
+        hub = folder.parent.name == "snapshots" and folder.parent.parent.name.startswith("models--")
+        root = folder.parent.parent if hub else folder
+    inside(folder, Path(root))
+    return Path(root)
+
+
 def open_folder(folder: str | Path, root: str | Path | None = None) -> Checkpoint:
     """Read a checkpoint folder's config and safetensors headers (no weights).
 
@@ -254,11 +266,7 @@ def open_folder(folder: str | Path, root: str | Path | None = None) -> Checkpoin
     the snapshot's symlinks point to ``blobs/``).
     """
     folder = Path(folder)
-    if root is None:
-        hub = folder.parent.name == "snapshots" and folder.parent.parent.name.startswith("models--")
-        root = folder.parent.parent if hub else folder
-    root = Path(root)
-    inside(folder, root)
+    root = allowed_root(folder, root)
     if not (folder / "config.json").is_file():
         raise CheckpointError(f"{folder} has no config.json")
     config = _read_json(folder / "config.json", root)

@@ -103,6 +103,15 @@ def test_threads_loading_one_model_get_one_model(disk):
     assert len(got) == 4 and all(m is got[0] for m in got)
 
 
+def test_a_link_out_is_refused_even_when_its_target_was_loaded_first(disk):
+    """The cache does not skip the path's rule: two/link-out points at a folder outside
+    ATTNVIZ_MODELS, which loads by its own path, and is still refused through the link."""
+    target = (disk / "two" / "link-out").resolve()
+    assert models.load(target) is not None  # loaded by its own path (not under a list)
+    with pytest.raises(ValueError, match="points outside"):
+        models.load(disk / "two" / "link-out")
+
+
 def test_path_tricks_are_refused(disk):
     with pytest.raises(ValueError, match=r"may not contain '\.\.'"):
         models.load(disk / "one" / "my-llama" / ".." / ".." / "etc")
