@@ -11,7 +11,7 @@ from typing import Any
 
 import streamlit as st
 
-from attnviz import inputs, masks, presets
+from attnviz import i18n, inputs, masks, presets
 from attnviz.i18n import N_, _
 from attnviz.ui import callbacks, links, state, streamlit_private
 from attnviz.ui.controls import (
@@ -20,6 +20,7 @@ from attnviz.ui.controls import (
     CONTROLS,
     DEFAULTS,
     KEYS,
+    LABELS,
     Control,
     Settings,
     mask_params,
@@ -165,7 +166,10 @@ def _widget(c: Control, values: dict, run: _Run, source: str) -> Any:
         default = default_heads(values["D"]) if c.key == "heads" else c.default
         index = opts.index(default) if default in opts else 0
         if c.kind == "radio":
-            return sb.radio(label, opts, index=index, horizontal=c.horizontal, **common)
+            return sb.radio(
+                label, opts, index=index, horizontal=c.horizontal, captions=_captions(c, opts),
+                **common,
+            )  # fmt: skip
         return sb.selectbox(label, opts, index=index, **common)
     if c.kind == "slider" and c.box:
         return _slider_and_box(c, common, sb)
@@ -183,6 +187,16 @@ def _widget(c: Control, values: dict, run: _Run, source: str) -> Any:
             label, type=["csv", "txt"], max_upload_size=mb, key=c.key, help=common["help"]
         )
     raise ValueError(f"unknown widget kind {c.kind!r} of control {c.key!r}")
+
+
+def _captions(c: Control, opts: list) -> list[str] | None:
+    """Outside English, a radio's options in the shown language, under each option: the
+    options themselves stay the link's values (Streamlit writes the shown option into the
+    link), so ``?source=random`` opens the same view in every language."""
+    words = LABELS.get(c.key)
+    if i18n.current() == i18n.SOURCE or not words:
+        return None
+    return [_(words[o]) if o in words else "" for o in opts]
 
 
 def _slider_and_box(c: Control, common: dict[str, Any], sb: Any) -> Any:

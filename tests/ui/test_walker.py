@@ -143,3 +143,22 @@ def test_only_the_seed_applies_on_the_exercises_page():
     assert at.slider(key="N").value == 9  # drawn (hidden), so kept for the other pages
     at.switch_page("pages/playground.py").run()
     assert not any(":not(.st-key-seed)" in h.proto.body for h in at.get("html"))
+
+
+def test_a_radio_says_its_options_in_the_shown_language_and_keeps_them_in_the_link():
+    """Outside English, each option of a radio with words (LABELS) gets a caption in the
+    shown language; the options stay the link's values, so ?source=text is one view in every
+    language. English has no captions (nothing doubled)."""
+    english = run_app({"source": "text"})
+    assert_clean(english)
+    source = english.radio(key="source")
+    assert list(source.proto.captions) == [] and source.value == "text"
+    spanish = run_app({"source": "text", "lang": "es"})
+    assert_clean(spanish)
+    source = spanish.radio(key="source")
+    assert source.value == "text" and list(source.options) == list(
+        english.radio(key="source").options
+    )
+    captions = list(source.proto.captions)
+    assert len(captions) == len(source.options) and "texto escrito" in captions[1].lower()
+    assert view_of(spanish).settings.source == "text"
