@@ -94,7 +94,7 @@ def _question_live(code: str, key: str, i: int) -> None:
     if i in info.revealed:
         with st.container(key="class_answer"):
             st.success(
-                _("Answer: **{answer}**").format(answer=quiz.shown_answer(e)),
+                _("Answer: **{answer}**").format(answer=e.answer_shown),
                 icon=":material/visibility:",
             )
             st.markdown(e.explanation)

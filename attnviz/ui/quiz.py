@@ -13,7 +13,7 @@ from collections.abc import Callable, Hashable
 
 import streamlit as st
 
-from attnviz import exercises, i18n
+from attnviz import exercises
 from attnviz.i18n import _
 
 RESULTS_KEY = "ex_results"
@@ -21,21 +21,10 @@ MARKER_KEY = "ex_seed"
 
 
 def generate(seed: int, count: int) -> list[exercises.Exercise]:
-    """The set of ``seed``, in the shown language (its prompts, hints and explanations)."""
-    return _generate(seed, count, i18n.current())
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def _generate(seed: int, count: int, lang: str) -> list[exercises.Exercise]:
-    """:func:`generate`, cached per language (``lang``: the key; the texts are made in the
-    language shown now, which is ``lang``)."""
-    return exercises.generate(seed=seed, count=count)
-
-
-def shown_answer(item: exercises.Exercise) -> str:
-    """The answer as shown: a choice in the shown language, a number with its decimal sign
-    (the answer a student types is compared as it is, :meth:`Exercise.check`)."""
-    return i18n.number(_(item.answer_text))
+    """The set of ``seed``, in the shown language (its prompts, hints and explanations):
+    the one kept per process and language by :func:`attnviz.exercises.generated`, the same
+    the live class grades with."""
+    return list(exercises.generated(seed, count))
 
 
 def in_slot(fragment: Callable[..., object], *args: object) -> None:
@@ -118,7 +107,7 @@ def _card(i: int, item: exercises.Exercise) -> None:
         c2.button(_("Check"), key=f"ex{i}_check", on_click=_check, args=(i, item))
         if state == "right":
             st.success(
-                _("Right: {answer}.").format(answer=shown_answer(item)),
+                _("Right: {answer}.").format(answer=item.answer_shown),
                 icon=":material/check_circle:",
             )
             st.markdown(item.explanation)
@@ -127,7 +116,7 @@ def _card(i: int, item: exercises.Exercise) -> None:
             st.button(_("Show the answer"), key=f"ex{i}_show", on_click=_show, args=(i,))
         elif state == "shown":
             st.info(
-                _("Answer: **{answer}**").format(answer=shown_answer(item)),
+                _("Answer: **{answer}**").format(answer=item.answer_shown),
                 icon=":material/visibility:",
             )
             st.markdown(item.explanation)

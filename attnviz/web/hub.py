@@ -26,7 +26,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from attnviz import classroom, exercises, i18n
-from attnviz.i18n import _
 from attnviz.web.render import text_html
 
 #: Seconds between two reads of a watched class.
@@ -37,18 +36,12 @@ WAIT_S = 25.0
 LINGER_S = 30.0
 
 
-def shown_answer(e: exercises.Exercise) -> str:
-    """An exercise's answer as the shown language writes it: a choice's word, a number's
-    decimal sign ("0,33" in Spanish; the grading takes either)."""
-    return _(e.answer_text) if e.choices else i18n.number(e.answer_text)
-
-
 @functools.lru_cache(maxsize=1024)
 def revealed_html(seed: int, count: int, item: int, lang: str = i18n.SOURCE) -> dict[str, str]:
     """A revealed question's answer and explanation in ``lang``."""
     with i18n.use(lang):
         e = exercises.generated(seed, count)[item]
-        return {"answer": shown_answer(e), "html": text_html(e.explanation)}
+        return {"answer": e.answer_shown, "html": text_html(e.explanation)}
 
 
 @dataclass(frozen=True)

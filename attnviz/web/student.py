@@ -348,7 +348,7 @@ def _student(value: object) -> str:
 def _verdict(e, right: bool) -> str:
     """What a check says, in the shown language."""
     if right:
-        said = _("Right: {answer}.").format(answer=hub.shown_answer(e))
+        said = _("Right: {answer}.").format(answer=e.answer_shown)
         return f"<p><strong>{html.escape(said)}</strong></p>" + text_html(e.explanation)
     not_quite, hint = html.escape(_("Not quite.")), html.escape(_("Hint:"))
     return f"<p><strong>{not_quite}</strong> {hint} " + text_html(e.hint).removeprefix("<p>")
