@@ -36,7 +36,6 @@ from pathlib import Path
 from babel import Locale, UnknownLocaleError
 from babel.messages.extract import extract_from_file
 from babel.messages.mofile import write_mo
-from babel.messages.plurals import get_plural
 from babel.messages.pofile import read_po
 
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
@@ -53,11 +52,18 @@ _lock = threading.Lock()
 
 def available() -> list[str]:
     """The languages of the picker: English, then each folder with a catalog, by code."""
+    extra = [PSEUDO] if os.environ.get("ATTNVIZ_PSEUDO") == "1" else []
+    return [SOURCE, *_catalogs(), *extra]
+
+
+@lru_cache(maxsize=1)
+def _catalogs() -> tuple[str, ...]:
+    """The codes of the catalogs in ``LOCALE_DIR``, looked for once per process (every run
+    and request asks :func:`available`; a new ``.po`` is a language from the next start)."""
     found = sorted(
         p.parent.parent.name for p in LOCALE_DIR.glob(f"*/LC_MESSAGES/{DOMAIN}.po") if p.is_file()
     )
-    extra = [PSEUDO] if os.environ.get("ATTNVIZ_PSEUDO") == "1" else []
-    return [SOURCE, *[c for c in found if c != SOURCE], *extra]
+    return tuple(c for c in found if c != SOURCE)
 
 
 def name(code: str) -> str:
@@ -216,12 +222,12 @@ def plural_tags(code: str) -> list[str]:
 BOARD_JS = Path(__file__).resolve().parent / "ui" / "board" / "js"
 
 
-@lru_cache(maxsize=1)
-def js_message_ids() -> tuple[tuple[str, str | None], ...]:
-    """The messages of the board's JavaScript (singular, plural or None), read once per
-    process with the extractor that makes the catalog."""
+@lru_cache(maxsize=4)
+def js_message_ids(*scripts: Path) -> tuple[tuple[str, str | None], ...]:
+    """The messages of JavaScript files (default: the board's), as (singular, plural or
+    None), read once per process with the extractor that makes the catalog."""
     found: dict[tuple[str, str | None], None] = {}
-    for js in sorted(BOARD_JS.glob("*.js")):
+    for js in scripts or sorted(BOARD_JS.glob("*.js")):
         for _line, msg, _comments, _ctx in extract_from_file(
             "javascript",
             str(js),
@@ -234,29 +240,34 @@ def js_message_ids() -> tuple[tuple[str, str | None], ...]:
 
 @lru_cache(maxsize=16)
 def js_messages(code: str) -> dict[str, str | list[str]]:
-    """The board's messages in ``code``: msgid -> translation, or its plural forms."""
+    """The board's messages in ``code``: msgid -> translation, or its plural forms in the
+    order of :func:`plural_tags` (what ``i18n.js`` indexes by ``Intl.PluralRules``)."""
     if code == SOURCE:
         return {}
     t = translations(code)
     out: dict[str, str | list[str]] = {}
-    n = len(plural_tags(code))
     for single, plural in js_message_ids():
         if plural is None:
             out[single] = t.gettext(single)
-        else:  # one count of each category, as the catalog's plural formula picks forms
-            out[single] = [t.ngettext(single, plural, k) for k in _sample_counts(code)[:n]]
+        else:
+            forms = plural_forms(code, single, plural)
+            out[single] = [forms[tag] for tag in plural_tags(code)]
     return out
 
 
-def _sample_counts(code: str) -> list[int]:
-    """A count of each of ``code``'s plural categories, in catalog order (found by trying
-    the counts 0-200 and 10**6 with the catalog's own rule)."""
-    rule = get_plural(SOURCE if code == PSEUDO else code)
-    index = _gettext.c2py(rule.plural_expr)  # gettext's own parser of the C formula
-    counts: dict[int, int] = {}
-    for k in [*range(0, 201), 10**6]:
-        counts.setdefault(index(k), k)
-    return [counts.get(i, 1) for i in range(rule.num_plurals)]
+def plural_forms(code: str, singular: str, plural: str) -> dict[str, str]:
+    """A count's message in ``code`` by CLDR plural category ({"one": ..., "other": ...}):
+    for the counts 0-199 and 10**6, each count's category (Babel's CLDR rules, what
+    ``Intl.PluralRules`` says in a browser) with the form the catalog gives that count."""
+    try:
+        category = Locale.parse(SOURCE if code == PSEUDO else code).plural_form
+    except (ValueError, UnknownLocaleError):
+        category = Locale.parse(SOURCE).plural_form
+    forms: dict[str, str] = {}
+    with use(code):
+        for n in (*range(200), 10**6):
+            forms.setdefault(str(category(n)), ngettext(singular, plural, n))
+    return forms
 
 
 # --- numbers -------------------------------------------------------------------------------

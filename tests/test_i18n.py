@@ -99,8 +99,12 @@ def test_plural_categories_follow_the_catalog_order():
     assert i18n.plural_tags("ar") == ["zero", "one", "two", "few", "many", "other"]
     assert i18n.plural_tags("zh_CN") == ["other"]
     assert i18n.plural_tags("es") == ["one", "many", "other"]
-    # a count of each category, in that order, by the catalog's own formula
-    assert i18n._sample_counts("ar") == [0, 1, 2, 3, 11, 100]
+    # a form for each category, from the catalog: Arabic's six, Chinese's one
+    heads = ("{n} head of {total}", "{n} heads of {total}")  # not in the catalogs: English
+    assert list(i18n.plural_forms("ar", *heads)) == ["zero", "one", "two", "few", "many", "other"]
+    assert i18n.plural_forms("ar", *heads)["one"] == heads[0]
+    assert i18n.plural_forms("ar", *heads)["few"] == heads[1]
+    assert list(i18n.plural_forms("zh_CN", *heads)) == ["other"]
 
 
 def test_the_board_gets_its_own_messages_with_every_plural_form():

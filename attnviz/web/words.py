@@ -23,16 +23,12 @@ import re
 from pathlib import Path
 from urllib.parse import urlencode
 
-from babel import Locale, UnknownLocaleError
-from babel.messages.extract import extract_javascript
 from starlette.requests import Request
 
 from attnviz import i18n
 from attnviz.i18n import N_, _, ngettext
 
 SCRIPT = Path(__file__).parent / "static" / "student.js"
-#: the script's message functions, as scripts/i18n.py extracts them
-KEYWORDS = {"_": None, "ngettext": (1, 2)}
 
 
 def language(request: Request) -> str:
@@ -70,26 +66,10 @@ def page_texts(nick_max: int) -> dict[str, str]:
     }
 
 
-@functools.cache
 def _script_calls() -> tuple[tuple[str, str | None], ...]:
     """(message, plural or None) of each message call of student.js, read once by Babel's
-    extractor (the one that fills the catalog)."""
-    found: dict[str, str | None] = {}
-    with SCRIPT.open("rb") as f:
-        for _line, _func, msg, _notes in extract_javascript(f, KEYWORDS, [], {}):
-            if isinstance(msg, str):
-                found.setdefault(msg, None)
-            elif msg[0] and msg[1]:
-                found[msg[0]] = msg[1]
-    return tuple(found.items())
-
-
-def _category(code: str):
-    """CLDR's plural category of a number in ``code`` (what ``Intl.PluralRules`` says)."""
-    try:
-        return Locale.parse(code).plural_form
-    except (ValueError, UnknownLocaleError):
-        return lambda n: "one" if n == 1 else "other"
+    extractor (the one that fills the catalog): :func:`attnviz.i18n.js_message_ids`."""
+    return i18n.js_message_ids(SCRIPT)
 
 
 @functools.lru_cache(maxsize=16)
@@ -99,15 +79,12 @@ def script_messages(code: str) -> str:
     only what differs from the English (``{}`` in English)."""
     out: dict[str, object] = {}
     with i18n.use(code):
-        category = _category(code)
         for one, many in _script_calls():
             if many is None:
                 if _(one) != one:
                     out[one] = _(one)
                 continue
-            forms: dict[str, str] = {}
-            for n in (*range(200), 1_000_000):
-                forms.setdefault(str(category(n)), ngettext(one, many, n))
+            forms = i18n.plural_forms(i18n.current(), one, many)
             if forms.get("one", one) != one or forms.get("other", many) != many:
                 out[one] = forms
     text = json.dumps(out, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
