@@ -213,7 +213,6 @@ def merge(files: list[str]) -> None:
         for e in entries:
             if lang not in e or not e[lang]:
                 continue
-            key = (e["msgid"], e.get("msgid_plural")) if e.get("msgid_plural") else e["msgid"]
             msg = cat.get(e["msgid"], context=e.get("msgctxt"))
             if msg is None:
                 continue
@@ -225,7 +224,6 @@ def merge(files: list[str]) -> None:
             else:
                 msg.string = value if isinstance(value, str) else value[0]
             msg.flags.discard("fuzzy")
-            del key
         write(po_path(lang), cat)
 
 

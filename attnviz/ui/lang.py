@@ -18,6 +18,7 @@ from attnviz.ui import streamlit_private
 PARAM = "lang"
 PICK_KEY = "attnviz_lang_pick"  #: the sidebar's picker (session state)
 CHOSEN_KEY = "attnviz_lang"  #: the language picked or linked in this session
+UNKNOWN_KEY = "attnviz_lang_unknown"  #: a linked ?lang= with no catalog, said in the sidebar
 
 
 def setup() -> str:
@@ -29,7 +30,9 @@ def setup() -> str:
     i18n.set_language(code)
     if wanted is not None:
         if i18n.pick(wanted) == i18n.SOURCE and not wanted.lower().startswith("en"):
-            st.session_state["attnviz_lang_unknown"] = wanted
+            st.session_state[UNKNOWN_KEY] = wanted
+        else:  # a later link with a language attnviz has: no stale warning
+            st.session_state.pop(UNKNOWN_KEY, None)
         st.session_state[CHOSEN_KEY] = code
     elif chosen and chosen != i18n.pick(None, browser):
         st.query_params[PARAM] = chosen  # kept across a page switch
@@ -48,7 +51,7 @@ def layout() -> None:
 def _picked() -> None:
     code = st.session_state[PICK_KEY]
     st.session_state[CHOSEN_KEY] = code
-    st.session_state.pop("attnviz_lang_unknown", None)
+    st.session_state.pop(UNKNOWN_KEY, None)
     st.query_params[PARAM] = code
 
 
@@ -62,7 +65,7 @@ def picker() -> None:
         key=PICK_KEY,
         on_change=_picked,
     )
-    unknown = st.session_state.get("attnviz_lang_unknown")
+    unknown = st.session_state.get(UNKNOWN_KEY)
     if unknown:
         st.sidebar.warning(
             _("attnviz has no translation for “{lang}”; it is shown in English.").format(
