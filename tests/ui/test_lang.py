@@ -1,0 +1,33 @@
+"""The session's language (attnviz.ui.lang) through AppTest: the link's ?lang=, an unknown one
+said in the sidebar, kept in the session, the board told."""
+
+from __future__ import annotations
+
+import json
+
+from board_view import BOARD
+from test_app import assert_clean, run_app
+
+
+def _locale(at) -> dict:
+    first = next(el for el in at.get("bidi_component") if el.proto.component_name == BOARD)
+    return json.loads(first.proto.json)["locale"]
+
+
+def test_an_unknown_language_is_said_until_a_link_brings_a_known_one():
+    at = run_app({"lang": "fr"})
+    assert_clean(at)
+    assert any("“fr”" in w.value for w in at.sidebar.warning)
+    assert _locale(at)["lang"] == "en"
+    at.query_params["lang"] = "es"
+    at.run()
+    assert not any("“fr”" in w.value or "«fr»" in w.value for w in at.sidebar.warning)
+    locale = _locale(at)
+    assert locale["lang"] == "es" and locale["separators"] == ",." and locale["messages"]
+
+
+def test_arabic_runs_right_to_left_and_the_picker_names_it_in_itself():
+    at = run_app({"lang": "ar"})
+    assert_clean(at)
+    assert _locale(at)["dir"] == "rtl"
+    assert at.selectbox(key="attnviz_lang_pick").value == "ar"
