@@ -38,6 +38,8 @@ METHODS = [
     ("serve.py", "python"),
     ("attnviz/ui/board/js/*.js", "javascript"),
     ("attnviz/web/static/*.js", "javascript"),
+    # the shipped lessons' titles and texts (attnviz/lessons/*.toml; docs/lessons.md)
+    ("attnviz/lessons/*.toml", "attnviz.lessons:babel_extract"),
 ]
 #: What extraction leaves out: the board's vendored JavaScript, and the modules of
 #: attnviz/toys/ and attnviz/models/ whose texts are tensor names and command-line output
