@@ -46,7 +46,10 @@ ui.sidebar(
     applies=entry.controls != "none",
     seed_only=entry.controls == "seed",
     weights_only=entry.controls == "weights",
+    runs_model=entry.runs_model,
 )
 ui.present.setup()
 ui.a11y.setup()
+# A lesson's tour (?lesson=...): its bar above the page (attnviz.ui.tour, docs/lessons.md).
+ui.tour.bar(entry.slug)
 page.run()

@@ -36,7 +36,7 @@ Invalid values in a link (``?N=-3&heads=7&mask=xyz``) are replaced by valid ones
 
 from pathlib import Path
 
-from attnviz.ui import a11y, lang, pages, predict, present
+from attnviz.ui import a11y, lang, pages, predict, present, tour
 from attnviz.ui.board import (
     Overlay,
     board,
@@ -178,6 +178,7 @@ __all__ = [
     "lang",
     "pages",
     "present",
+    "tour",
     "shapes",
     "show_cell",
     "sidebar",

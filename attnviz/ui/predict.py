@@ -33,7 +33,7 @@ from attnviz import classroom, predict, viz
 from attnviz.classroom import ViewQuestion
 from attnviz.i18n import _, ngettext
 from attnviz.predict import Question
-from attnviz.ui import address, live, pages, present, quiz
+from attnviz.ui import address, live, pages, present, quiz, tour
 from attnviz.ui.board import Painter, board
 from attnviz.ui.text import plain_text
 from attnviz.viz.style import pool_factor
@@ -146,7 +146,9 @@ def query_on_screen(n: int, key: str = "query") -> int:
     """The page's query picker's value (``key``) before the picker is drawn: its state,
     else its link value (:func:`ask_room`'s: its last value), else 0; clamped to the N
     tokens."""
-    fallback = st.session_state.get(LAST_QUERY_KEY, 0) if key == QUERY_KEY else 0
+    # a lesson's stop asks about its own query (attnviz.ui.tour), else the picker's last
+    fallback = st.session_state.get(tour.AIM_KEY, st.session_state.get(LAST_QUERY_KEY, 0))
+    fallback = fallback if key == QUERY_KEY else 0
     raw = st.session_state.get(key, st.query_params.get(key, fallback))
     try:
         value = int(str(raw).strip())
@@ -242,6 +244,7 @@ def ask_room(
     page = pages.page(page).slug  # a slug not in the table fails here, on every run
     t = teacher()
     if t is None:
+        tour.ask(page, asks)  # a lesson's stop asks one of them in place (attnviz.ui.tour)
         return
     with st.container(border=True, key="predict_box"):
         problem = st.session_state.pop(ERROR_KEY, None)

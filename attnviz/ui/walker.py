@@ -122,6 +122,12 @@ NOT_APPLYING = N_(
     "random-weights pages. This page runs a trained model with its own input and weights: "
     "they are hidden here and keep their values for the other pages."
 )
+#: The same on a page that draws no chart of its own (the Lessons page).
+NOT_USED = N_(
+    "The sidebar's controls (input X, N, D, heads, seed, scaling, mask) set the "
+    "random-weights pages. This page draws none: they are hidden here and keep their "
+    "values for the other pages."
+)
 #: The controls a page with ``controls="weights"`` shows (:mod:`attnviz.ui.pages`): the
 #: sizes, the seed, the weights and the scaling; the page sets its own inputs and mask.
 WEIGHT_KEYS = ("D", "heads", "seed", "init", "bias", "scale", "factor")
@@ -305,7 +311,10 @@ def _start_run() -> _Run:
 
 
 def sidebar(
-    applies: bool = True, seed_only: bool = False, weights_only: bool = False
+    applies: bool = True,
+    seed_only: bool = False,
+    weights_only: bool = False,
+    runs_model: bool = True,
 ) -> state.View | None:
     """Walk :data:`CONTROLS`: draw each shown control, validate the link, compute (cached)
     and remember the view. Returns the :class:`~attnviz.ui.state.View` (pages get it from
@@ -314,14 +323,15 @@ def sidebar(
 
     ``applies=False`` (pages that run a real model with its own weights): the controls are
     still drawn, so that they keep their values and links for the other pages, but hidden,
-    and the sidebar says why. ``seed_only=True`` (the exercises page): the seed is the only
+    and the sidebar says why (``runs_model``: it runs one; else it draws no chart).
+    ``seed_only=True`` (the exercises page): the seed is the only
     control shown; the others are drawn but hidden. ``weights_only=True`` (the
     Cross-attention page): :data:`WEIGHT_KEYS` are shown, the others drawn in a hidden box.
     """
     run = _start_run()
     run.box = st.sidebar.container(key=CONTROLS_BOX)
     if not applies:
-        st.sidebar.info(_(NOT_APPLYING), icon=":material/tune:")
+        st.sidebar.info(_(NOT_APPLYING if runs_model else NOT_USED), icon=":material/tune:")
         streamlit_private.hide_box(CONTROLS_BOX)
     elif seed_only:  # CONTROLS_BOX, the seed's key
         streamlit_private.seed_only_controls()

@@ -43,8 +43,9 @@ def test_slug_is_the_url_streamlit_derives_from_the_file_name(entry):
 def test_entry_fields_are_well_formed(entry):
     assert entry.title.strip() and entry.icon.startswith(":material/"), entry
     assert entry.controls in ("all", "weights", "seed", "none"), entry
-    # the sidebar's note on a page where no control applies says it runs a trained model
-    assert entry.runs_model or entry.controls != "none", entry
+    # a page where no control applies runs a trained model, or draws no chart (the sidebar's
+    # note says which: ui.walker NOT_APPLYING, NOT_USED)
+    assert entry.runs_model or entry.controls != "none" or entry.charts == 0, entry
     assert entry.charts >= 0
 
 
@@ -107,7 +108,8 @@ def test_every_page_of_the_table_opens_in_the_app(entry):
     expected = {"all": "", "weights": "weights", "seed": "seed", "none": "none"}[entry.controls]
     assert _hidden_controls(at) == expected
     notes = [i.value for i in at.sidebar.info] + [c.value for c in at.sidebar.caption]
-    assert (walker.NOT_APPLYING in notes) == (entry.controls == "none")
+    assert (walker.NOT_APPLYING in notes) == (entry.controls == "none" and entry.runs_model)
+    assert (walker.NOT_USED in notes) == (entry.controls == "none" and not entry.runs_model)
     assert (walker.SEED_ONLY_NOTE in notes) == (entry.controls == "seed")
     assert (walker.WEIGHTS_ONLY_NOTE in notes) == (entry.controls == "weights")
 

@@ -1,0 +1,322 @@
+"""A lesson played as a tour (``?lesson=<slug>&stop=<k>``): a bar above the page with the
+stop's title, text and progress, Back and Next, its question answered in place, and a
+summary after the last stop (docs/lessons.md).
+
+- :func:`current` reads the link: the lesson (:func:`attnviz.ui.lesson_links.listed`), the
+  stop (from 1; one past the last is the summary) and the answers so far; a ``?lesson=``
+  that names no usable lesson is warned about, once per run (:func:`bar`).
+- :func:`stop_url`: a stop's link, its page and settings with the tour's own parameters.
+  Back and Next are links (the tour's state is the URL: a reload resumes, a link shared
+  mid-tour opens the same stop).
+- :func:`bar` draws the bar (``app.py``, before the page); :func:`ask` answers a stop's
+  prediction on its page: a page's questions pass through :func:`attnviz.ui.predict.ask_room`,
+  which hands them here first (the stop's ``kind`` picks one, its ``query``/``row`` is the
+  one the page asks about: the stop's link sets it).
+- A typed exercise (``question = { kind = "weight", seed = 3 }``) is asked in the bar.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+from dataclasses import dataclass
+from urllib.parse import urlencode
+
+import streamlit as st
+
+from attnviz import exercises, i18n, lessons
+from attnviz.i18n import _
+from attnviz.ui import lesson_links, present
+
+PARAM, STOP_PARAM, ANSWERS_PARAM = "lesson", "stop", "answered"
+#: The tour's own link parameters: kept across its stops, never a page's setting.
+TOUR_PARAMS = (PARAM, STOP_PARAM, ANSWERS_PARAM)
+#: Kept from the current link into every stop's (the shown language, the presenter view).
+CARRIED = ("lang", "present")
+CHOICE_KEY, TYPED_KEY = "tour_choice", "tour_typed"
+#: Set by Check: the bar's links must be drawn again (see :func:`ask`).
+RECORDED_KEY = "tour_recorded"
+#: The query or row the stop's question is about (read by ``predict.query_on_screen``).
+AIM_KEY = "tour_aim"
+
+
+@dataclass(frozen=True)
+class Tour:
+    """A lesson on its way: ``index`` of its stop (from 0; ``len(lesson)``: the summary) and
+    the answers so far (stop index -> right)."""
+
+    lesson: lessons.Lesson
+    index: int
+    answers: dict[int, bool]
+
+    @property
+    def stop(self) -> lessons.Stop | None:
+        return self.lesson.stops[self.index] if self.index < len(self.lesson) else None
+
+    @property
+    def at_summary(self) -> bool:
+        return self.index >= len(self.lesson)
+
+
+def shown(lesson: lessons.Lesson, text: str) -> str:
+    """A lesson's text in the shown language: a shipped lesson's through the catalogs."""
+    return _(text) if lesson.shipped and text else text
+
+
+def _answers(raw: str | None) -> dict[int, bool]:
+    out = {}
+    for part in (raw or "").split("."):
+        i, _sep, right = part.partition("-")
+        if i.isdigit() and right in ("0", "1"):
+            out[int(i) - 1] = right == "1"
+    return out
+
+
+def _answers_param(answers: dict[int, bool]) -> str:
+    return ".".join(f"{i + 1}-{int(right)}" for i, right in sorted(answers.items()))
+
+
+@st.cache_data(ttl=30, show_spinner=False)
+def _listed(env_value: str, lang: str) -> list[lessons.Listed]:
+    """Every lesson (shipped and the teacher's), read at most every 30 s; ``lang``: the
+    language of the errors' words."""
+    return lesson_links.listed({lessons.ENV: env_value})
+
+
+def listed() -> list[lessons.Listed]:
+    """Every lesson, shipped and the teacher's (``ATTNVIZ_LESSONS``), broken ones with errors."""
+    return _listed(os.environ.get(lessons.ENV, ""), i18n.current())
+
+
+def current() -> Tour | None | str:
+    """The tour of this link; None without ``?lesson=``; the problem (a text) when it names
+    no usable lesson."""
+    slug = st.query_params.get(PARAM)
+    if not slug:
+        return None
+    found = next((x for x in listed() if x.slug == slug), None)
+    if found is None:
+        return _("There is no lesson {name}: the Lessons page lists them.").format(name=repr(slug))
+    if found.lesson is None:
+        return _("The lesson {name} cannot be played: {error}").format(
+            name=repr(slug), error=found.error
+        )
+    raw = str(st.query_params.get(STOP_PARAM, "1"))
+    index = int(raw) - 1 if raw.isdigit() and int(raw) >= 1 else 0
+    index = min(index, len(found.lesson))
+    return Tour(found.lesson, index, _answers(st.query_params.get(ANSWERS_PARAM)))
+
+
+def stop_url(
+    lesson: lessons.Lesson,
+    index: int,
+    answers: dict[int, bool] | None = None,
+    present: bool | None = None,
+) -> str:
+    """The link of stop ``index`` (``len(lesson)``: the summary, on the last stop's page):
+    its page and settings, the tour's parameters, the shown language and the presenter view
+    (``present``: on or off; None: as in the current link)."""
+    stop = lesson.stops[min(index, len(lesson) - 1)]
+    params = dict(stop.settings)
+    params |= {k: st.query_params[k] for k in CARRIED if k in st.query_params}
+    if present is not None:
+        params.pop("present", None)
+        params |= {"present": "1"} if present else {}
+    params |= {PARAM: lesson.slug, STOP_PARAM: str(index + 1)}
+    if answers:
+        params[ANSWERS_PARAM] = _answers_param(answers)
+    # the first page's address is the app's own ("/"): "/playground" is not one of its pages
+    path = "" if stop.page == lesson_links.slugs()[0] else stop.page
+    return f"./{path}?{urlencode(params)}"
+
+
+def link_html(label: str, url: str, *, primary: bool = False, key: str = "") -> str:
+    kind = "primary" if primary else "secondary"
+    return (  # data-attnviz-nav: followed within the session (board/js/navlinks.js)
+        f'<a class="tour-link tour-{kind}" data-testid="tour-{key}" data-attnviz-nav '
+        f'href="{html.escape(url)}" target="_self">{html.escape(label)}</a>'
+    )
+
+
+CSS = """<style>
+.tour-links{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}
+.tour-link{display:inline-flex;align-items:center;min-height:44px;padding:0 1rem;
+ border-radius:.5rem;border:1px solid rgba(49,51,63,.3);text-decoration:none!important;
+ color:inherit!important;font-weight:600}
+.tour-primary{background:#d6336c;border-color:#d6336c;color:#fff!important}
+.tour-link:focus-visible{outline:3px solid #1c7ed6;outline-offset:2px}
+</style>"""
+
+
+def _changed(stop: lessons.Stop) -> bool:
+    """Whether the student moved a control of the stop's view (a widget's value, else the
+    link's: the URL drops a widget's default value)."""
+    for key, value in stop.settings.items():
+        if key == "step" and not present.presenting():
+            continue  # the presenter view's step: every step is shown
+        got = st.session_state[key] if key in st.session_state else st.query_params.get(key)
+        if str(got).lower() != value.lower():
+            return True
+    return False
+
+
+def _links(tour: Tour, page: str) -> None:
+    lesson, i = tour.lesson, tour.index
+    parts = []
+    if i > 0:
+        parts.append(link_html(_("← Back"), stop_url(lesson, i - 1, tour.answers), key="back"))
+    if not tour.at_summary:
+        last = i == len(lesson) - 1
+        label = _("Finish: the summary") if last else _("Next →")
+        parts.append(
+            link_html(label, stop_url(lesson, i + 1, tour.answers), primary=True, key="next")
+        )
+        stop = tour.stop
+        if page != stop.page or _changed(stop):
+            url = stop_url(lesson, i, tour.answers)
+            parts.append(link_html(_("Back to the lesson's view"), url, key="view"))
+    label = html.escape(_("Lesson"))
+    st.html(f'{CSS}<nav class="tour-links" aria-label="{label}">{"".join(parts)}</nav>')
+
+
+def _summary(tour: Tour) -> None:
+    lesson = tour.lesson
+    asked = [i for i, s in enumerate(lesson.stops) if s.question]
+    right = sum(tour.answers.get(i, False) for i in asked)
+    st.markdown(
+        _("**End of the lesson.** Questions answered right: {right} of {asked}.").format(
+            right=right, asked=len(asked)
+        )
+    )
+    rows = []
+    for i, s in enumerate(lesson.stops):
+        mark = ""
+        if i in tour.answers:
+            mark = " ✓" if tour.answers[i] else " ✗"
+        elif s.question:
+            mark = " " + _("(not answered)")
+        url, title = html.escape(stop_url(lesson, i, tour.answers)), shown(lesson, s.title)
+        a = f'<a href="{url}" data-attnviz-nav target="_self">{html.escape(title)}</a>'
+        rows.append(f"<li>{a}{mark}</li>")
+    st.html(f'<ol class="tour-summary">{"".join(rows)}</ol>')
+
+
+def _record(tour: Tour, right: bool) -> None:
+    """on_click of Check: the answer goes into the link (Next and Back carry it)."""
+    answers = dict(tour.answers) | {tour.index: right}
+    st.query_params[ANSWERS_PARAM] = _answers_param(answers)
+    st.session_state[RECORDED_KEY] = True
+
+
+def _exercise(tour: Tour) -> None:
+    q = tour.stop.question
+    found = [e for e in exercises.generated(q.seed or 0, len(exercises.KINDS)) if e.kind == q.kind]
+    if not found:
+        st.info(_("This set has no {kind} question.").format(kind=q.kind))
+        return
+    e = found[0]
+    st.session_state.pop(RECORDED_KEY, None)  # the bar's own Check: this run drew the links
+    st.markdown(f"**{e.title}.** {shown(tour.lesson, q.prompt) or e.prompt}")
+    if e.choices is not None:
+        value = st.radio(_("Your answer"), e.choice_labels, index=None, key=TYPED_KEY)
+        value = None if value is None else e.choices[e.choice_labels.index(value)]
+    else:
+        value = st.text_input(_("Your answer"), key=TYPED_KEY)
+    _check(tour, value is not None and e.check(value), value, e.answer_shown, e.explanation)
+
+
+def _check(tour: Tour, right: bool, value: object, answer: str, why: str = "") -> None:
+    """Check, then the verdict, the answer and its explanation (once answered)."""
+    if tour.index not in tour.answers:
+        st.button(
+            _("Check"), key="tour_check", type="primary", disabled=value in (None, ""),
+            on_click=_record, args=(tour, right),
+        )  # fmt: skip
+        return
+    if tour.answers[tour.index]:
+        st.success(_("Right: {answer}.").format(answer=answer))
+    else:
+        st.error(_("Not this time: the answer is {answer}.").format(answer=answer))
+    if why:
+        st.markdown(why)
+
+
+def _aim(q: lessons.Question | None) -> None:
+    """The query (or row) a stop's question is about, for the pages without a query picker
+    (:func:`attnviz.ui.predict.query_on_screen` reads :data:`AIM_KEY`; a page with one
+    takes it from the stop's link, ``query=``); None: no aim (another stop, no tour)."""
+    aim = None if q is None else (q.row if q.row is not None else q.query)
+    if aim is None:
+        st.session_state.pop(AIM_KEY, None)
+    else:
+        st.session_state[AIM_KEY] = aim
+
+
+def ask(page: str, asks: list) -> bool:
+    """A stop's prediction asked on its page (:func:`attnviz.ui.predict.ask_room` calls it
+    with the page's questions): True if it drew it."""
+    if st.session_state.pop(RECORDED_KEY, False):
+        # Check was pressed inside the page's fragment (the playground's, step by step's):
+        # that reran the fragment alone, and the bar above it still links without the answer
+        st.rerun(scope="app")
+    tour = current()
+    if not isinstance(tour, Tour) or tour.stop is None:
+        return False
+    q = tour.stop.question
+    if q is None or not q.predicted or tour.stop.page != page:
+        return False
+    found = next((a for a in asks if a.name == q.kind), None)
+    with st.container(border=True, key="tour_question"):
+        if found is None:
+            st.warning(_("This view asks no question of the kind {kind}.").format(kind=q.kind))
+            return True
+        try:
+            question = found.make()
+        except ValueError as exc:
+            st.info(_("No single answer on this view: {why}.").format(why=exc))
+            return True
+        st.markdown(
+            _("**Predict:** {prompt}").format(
+                prompt=shown(tour.lesson, q.prompt) or question.prompt
+            )
+        )
+        choice = st.radio(_("Your answer"), question.choices, index=None, key=CHOICE_KEY)
+        right = choice is not None and question.choices.index(choice) == question.answer
+        _check(tour, right, choice, question.choices[question.answer])
+    return True
+
+
+def bar(page: str) -> None:
+    """The lesson's bar above the page, or nothing without ``?lesson=``."""
+    tour = current()
+    if tour is None or isinstance(tour, str) or tour.at_summary:
+        _aim(None)
+    if tour is None:
+        return
+    if isinstance(tour, str):
+        st.warning(tour, icon=":material/warning:")
+        return
+    lesson = tour.lesson
+    n = len(lesson)
+    with st.container(border=True, key="tour_bar"):
+        at = min(tour.index + 1, n)
+        st.caption(
+            _("Lesson: {title} · stop {i} of {n}").format(
+                title=shown(lesson, lesson.title), i=at, n=n
+            )
+        )
+        st.progress(at / n)
+        if tour.at_summary:
+            _summary(tour)
+        else:
+            stop = tour.stop
+            st.subheader(shown(lesson, stop.title), anchor=False)
+            if stop.text:
+                st.markdown(shown(lesson, stop.text))
+            asked = stop.question if stop.question and page == stop.page else None
+            _aim(asked if asked and asked.predicted else None)
+            if stop.question and not stop.question.predicted:
+                _exercise(tour)
+            elif stop.question and page != stop.page:
+                st.caption(_("This stop's question is asked on its own page."))
+        _links(tour, page)

@@ -1,0 +1,122 @@
+"""A lesson played as a tour (attnviz.ui.tour) and the Lessons page, through AppTest: the bar,
+its links, a question answered in place and carried in the link, the summary's count, an
+unknown lesson said, a broken teacher's lesson listed with its error."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+from streamlit.testing.v1 import AppTest
+
+from attnviz import lessons
+from attnviz.ui import pages as ui_pages
+
+ROOT = Path(__file__).resolve().parents[2]
+INTRO = next(x for x in lessons.shipped() if x.slug == "intro")
+
+
+def _open(slug: str, params: dict[str, str]) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.query_params.update(params)
+    at.run()
+    if slug != ui_pages.PAGES[0].slug:
+        at.switch_page(ui_pages.page(slug).file).run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def _stop(i: int, **extra: str) -> AppTest:
+    stop = INTRO.stops[i]
+    return _open(stop.page, {**stop.settings, "lesson": "intro", "stop": str(i + 1), **extra})
+
+
+def _links(at: AppTest) -> dict[str, str]:
+    """The tour's links (data-testid -> href) in the page's HTML elements."""
+    html = " ".join(str(h.proto.body) for h in at.get("html"))
+    return dict(
+        re.findall(r'data-testid="tour-([\w-]+)"[^>]*? href="([^"]+)"', html.replace("&amp;", "&"))
+    )
+
+
+def _target(href: str) -> tuple[str, dict[str, str]]:
+    parts = urlsplit(href)
+    page = parts.path.strip("./") or ui_pages.PAGES[0].slug  # "./?...": the first page
+    return page, {k: v[0] for k, v in parse_qs(parts.query).items()}
+
+
+def test_the_bar_says_the_stop_and_links_back_and_next_with_their_settings():
+    at = _stop(2)
+    assert "stop 3 of 12" in " ".join(c.value for c in at.caption)
+    assert INTRO.stops[2].title in [s.value for s in at.subheader]
+    links = _links(at)
+    page, params = _target(links["next"])
+    assert page == INTRO.stops[3].page
+    assert params == {**INTRO.stops[3].settings, "lesson": "intro", "stop": "4"}
+    page, params = _target(links["back"])
+    assert (page, params["stop"]) == (INTRO.stops[1].page, "2")
+    assert "view" not in links  # nothing moved: no "Back to the lesson's view"
+
+
+def test_a_moved_control_offers_the_lesson_s_view_back():
+    at = _stop(2)
+    at.session_state["seed"] = 5
+    at.run()
+    page, params = _target(_links(at)["view"])
+    assert params["seed"] == "0" and params["stop"] == "3" and page == INTRO.stops[2].page
+
+
+def _answer(i: int, pick) -> tuple[AppTest, str]:
+    at = _stop(i)
+    box = at.radio(key="tour_choice")
+    box.set_value(pick(list(box.options))).run()
+    at.button(key="tour_check").click().run()
+    answered = at.query_params.get("answered")
+    return at, answered[0] if isinstance(answered, list) else answered
+
+
+def test_a_prediction_is_answered_in_place_and_carried_in_the_link():
+    i = next(k for k, s in enumerate(INTRO.stops) if s.question and s.question.kind == "top_key")
+    at, answered = _answer(i, lambda options: options[0])
+    assert re.fullmatch(rf"{i + 1}-[01]", answered)
+    verdict = (at.success or at.error)[0].value
+    assert bool(at.success) == answered.endswith("-1")
+    right = re.search(r"(?:Right: |the answer is )(.+)\.$", verdict).group(1)
+    # the same stop again: the right choice is counted right, another one wrong
+    at, answered = _answer(i, lambda options: right)
+    assert answered == f"{i + 1}-1" and at.success and not at.error
+    at, answered = _answer(i, lambda options: next(o for o in options if o != right))
+    assert answered == f"{i + 1}-0" and at.error and not at.success
+    # the next stop's link carries the answer
+    assert _target(_links(at)["next"])[1]["answered"] == answered
+
+
+def test_the_summary_counts_the_answers():
+    n = len(INTRO)
+    asked = [k for k, s in enumerate(INTRO.stops) if s.question]
+    answered = f"{asked[0] + 1}-1.{asked[1] + 1}-0"
+    at = _stop(n - 1, stop=str(n + 1), answered=answered)
+    text = " ".join(m.value for m in at.markdown)
+    assert f"1 of {len(asked)}" in text
+    html = " ".join(str(h.proto.body) for h in at.get("html"))
+    assert html.count("<li>") == n and html.count("✓") == 1 and html.count("✗") == 1
+
+
+def test_an_unknown_lesson_is_said():
+    at = _open("playground", {"lesson": "nope"})
+    assert any("nope" in w.value for w in at.warning)
+
+
+def test_the_lessons_page_lists_the_shipped_and_a_broken_one_with_its_line(tmp_path, monkeypatch):
+    (tmp_path / "mine.toml").write_text(
+        'title = "Mine"\n\n[[stop]]\ntitle = "x"\nlink = "/nowhere"\n'
+    )
+    monkeypatch.setenv(lessons.ENV, str(tmp_path))
+    at = _open("lessons", {})
+    titles = [s.value for s in at.subheader]
+    assert titles[:3] == [x.title for x in lessons.shipped()]
+    errors = [e.value for e in at.error]
+    assert (
+        len(errors) == 1 and "mine" in errors[0] and ":5:" in errors[0] and "'nowhere'" in errors[0]
+    )
