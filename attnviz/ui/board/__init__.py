@@ -62,18 +62,12 @@ from attnviz.viz.style import WEIGHT_RANGES, weight_range
 
 __all__ = ["STATIC", "Overlay", "Painter", "board_plotly", "overlay_provider"]
 
+# fmt: off
 FILES = (
-    "board.js",
-    "draw.js",
-    "fit.js",
-    "link.js",
-    "headswitch.js",
-    "downloads.js",
-    "plotly_loader.js",
-    "stepkeys.js",
-    "wide.js",
-    "figure.js",
+    "board.js", "draw.js", "fit.js", "link.js", "headswitch.js", "downloads.js",
+    "plotly_loader.js", "stepkeys.js", "wide.js", "navlinks.js", "figure.js",
 )
+# fmt: on
 CSS = "board.css"
 # Per-chart modules (``attach(chartElement, figure, api)``, see board.js) loaded when present
 # in js/: data tables and keyboard navigation of the cells, a clicked cell worked out.

@@ -15,6 +15,7 @@
 //   downloads.js      the mode bar's PNG (projector width) and SVG buttons
 //   stepkeys.js       the presenter view's steps by the arrow keys (a hidden board)
 //   wide.js           display equations wider than their column: scroll hints, a key stop
+//   navlinks.js       in-app links (a lesson's Back / Next) followed within the session
 //   figure.js         the one reader of a figure for the chart modules below: heatmap or
 //                     bars, nouns and names of rows and columns, values, weights or not
 //   table.js          (a chart module) each chart's values as a <table>, the strip under it
@@ -84,6 +85,7 @@ import {
 import { loadPlotly } from "./plotly_loader.js";
 import "./downloads.js"; // draw.js's: fetched with the others, not one round trip later
 import { stepKeys } from "./stepkeys.js";
+import { watchNavLinks } from "./navlinks.js";
 import { watchWide } from "./wide.js";
 
 const errors = (window.__attnvizBoardErrors = window.__attnvizBoardErrors || []);
@@ -205,6 +207,7 @@ class Board {
   // ---------------------------------------------------------------- from Streamlit
   update(args) {
     watchWide(document, args.dom); // wide equations of every page, once per tab
+    watchNavLinks(document); // a lesson's links: within the session (navlinks.js), once per tab
     if (args.locale) applyLocale(document, args.locale); // the preload board's, first of all
     if (args.preload) {
       // the first element of every run (ui.board.preload_plotly): starts loading plotly.js

@@ -1,0 +1,55 @@
+// navlinks.js (run by tests/ui/test_board_js.py: node --test tests/js/): which clicks on an
+// in-app link are followed within the session, and that one is followed by pushState and a
+// popstate event (the way Streamlit's front end hears of a new URL), not by the browser.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { inPlace, watchNavLinks } from "../../attnviz/ui/board/js/navlinks.js";
+
+const location = { href: "http://h:8501/playground?N=4", origin: "http://h:8501" };
+const link = (href, target = "_self") => ({ getAttribute: () => href, target });
+const click = (more = {}) => ({ button: 0, defaultPrevented: false, ...more });
+
+test("a plain click on a same-origin link is followed in place", () => {
+  assert.equal(inPlace(click(), link("./masking?N=6&lesson=intro&stop=2"), location), true);
+});
+
+test("a new tab, another origin, another target or another button is left to the browser", () => {
+  const a = link("./masking?N=6");
+  assert.equal(inPlace(click({ ctrlKey: true }), a, location), false);
+  assert.equal(inPlace(click({ metaKey: true }), a, location), false);
+  assert.equal(inPlace(click({ shiftKey: true }), a, location), false);
+  assert.equal(inPlace(click({ button: 1 }), a, location), false);
+  assert.equal(inPlace(click({ defaultPrevented: true }), a, location), false);
+  assert.equal(inPlace(click(), link("https://example.com/x"), location), false);
+  assert.equal(inPlace(click(), link("./masking", "_blank"), location), false);
+  assert.equal(inPlace(click(), null, location), false);
+});
+
+test("a followed link pushes its address and tells the page by popstate", () => {
+  const calls = [];
+  let handler = null;
+  const win = {
+    location,
+    history: { pushState: (s, t, url) => calls.push(["push", url]) },
+    dispatchEvent: (e) => calls.push(["event", e.type]),
+    PopStateEvent: class {
+      constructor(type) {
+        this.type = type;
+      }
+    },
+    scrollTo: () => calls.push(["scroll"]),
+  };
+  const doc = { defaultView: win, addEventListener: (type, fn) => (handler = fn) };
+  watchNavLinks(doc);
+  watchNavLinks(doc); // once per document
+  const a = link("./masking?N=6&stop=2");
+  let prevented = false;
+  handler({
+    ...click(),
+    target: { closest: () => a },
+    preventDefault: () => (prevented = true),
+  });
+  assert.equal(prevented, true);
+  assert.deepEqual(calls, [["push", "/masking?N=6&stop=2"], ["event", "popstate"], ["scroll"]]);
+});
