@@ -389,8 +389,12 @@ export function fitGrid(layout, room, cols) {
   const bar = Math.ceil(12 + 10 + 13 * 4 + 12); // the shared colour bar
   const room0 = Math.max(room.width - l - r - bar, 40);
   const hgap = c > 1 ? Math.max(0.04 * room0, 24) : 0;
-  let side = (room0 - hgap * (c - 1)) / c / Math.max(g.m / g.n, 1);
-  if (room.height) side = Math.min(side, (room.height - t - b - gap * (rows - 1)) / rows);
+  // side: a plot's longer side, so that its width fits a column and its height a row
+  const long = Math.max(g.m, g.n);
+  let side = (((room0 - hgap * (c - 1)) / c) * long) / g.m;
+  if (room.height) {
+    side = Math.min(side, (((room.height - t - b - gap * (rows - 1)) / rows) * long) / g.n);
+  }
   const own = typeof layout.height === "number" ? layout.height : 450;
   side = Math.max(side, 40);
   const cw = (side * g.m) / Math.max(g.m, g.n); // plot width and height, square cells
