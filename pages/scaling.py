@@ -271,8 +271,8 @@ def saturation_chart(sat):
 
 def saturation_caption() -> str:
     return _(
-        "Without the scale the largest weight climbs towards 1 (one key takes everything) as "
-        "d_k grows; scaled by 1/√d_k it stays near where it starts."
+        "Without the scale, the largest weight climbs towards 1 (one key takes everything) "
+        "as d_k grows; scaled by 1/√d_k it stays level."
     )
 
 
