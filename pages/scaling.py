@@ -30,9 +30,6 @@ STEPS = [
     _("Mean entropy of the weights per head, scaled vs not"),
     _("The largest weight of a query as d_k grows"),
 ]
-#: A line or bar chart's height on a slide (px): about two thirds of a 1080p screen,
-#: below the title and the step bar.
-SLIDE_CHART_PX = 720
 
 
 @st.fragment
@@ -113,8 +110,9 @@ def slide(view: ui.View, step: ui.Steps) -> None:
 
 
 def slide_plot(where, fig, key: str) -> None:
-    """A line or bar chart on a slide: :data:`SLIDE_CHART_PX` high."""
-    fig.update_layout(height=SLIDE_CHART_PX)
+    """A line or bar chart on a slide: as tall as the screen leaves it (the board's
+    ``layout.meta.fill``, ``fit.js``)."""
+    fig.layout.meta = {**(fig.layout.meta or {}), "fill": "height"}
     with where:
         ui.plot(fig, key=key)
 

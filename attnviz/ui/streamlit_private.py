@@ -174,7 +174,8 @@ def present_css() -> None:
     (a select's value was 12 px), a select 3rem high; the charts' strip of buttons at 1.2x;
     the page from the top of the screen at its full width; a slider's value lifted above its
     thumb (the larger type put it on the thumb); a slide's words beside its charts (a
-    container keyed ``slide_text...``) at 1.5x, 24 px. (The number and text inputs'
+    container keyed ``slide_text...``) at 1.5x, 24 px (1.1x on a screen narrower than 1600
+    px, a 1280x720 projector, where that column is narrow). (The number and text inputs'
     rule, by a Base Web attribute, matched nothing in Streamlit 1.67 (react-aria):
     dropped, tests/ui/test_streamlit_private.py.)"""
     st.html(
@@ -196,6 +197,10 @@ def present_css() -> None:
 [data-testid="stMain"] [class*="st-key-slide_text"] p,
 [data-testid="stMain"] [class*="st-key-slide_text"] [data-testid="stCaptionContainer"] {
   font-size: 1.5rem; }
+@media (max-width: 1600px) {
+  [data-testid="stMain"] [class*="st-key-slide_text"] p,
+  [data-testid="stMain"] [class*="st-key-slide_text"] [data-testid="stCaptionContainer"] {
+    font-size: 1.1rem; } }
 [data-testid="stMain"] [data-testid="stSliderThumbValue"] { font-size: 1.2rem;
   transform: translateY(-0.6rem); }
 [data-testid="stMain"] [data-testid="stSlider"] [data-testid="stWidgetLabel"] {

@@ -223,6 +223,16 @@ test("fitGrid: small multiples get square cells, as tall as the room allows", ()
   assert.ok(Math.abs(w - h) < 2, [w, h]);
 });
 
+test("presenterFill: a chart that asks for the room's height gets it, others keep theirs", () => {
+  const line = { height: 340, meta: { fill: "height" }, xaxis: {}, yaxis: {} };
+  assert.ok(fillsSlide(line, [{ type: "scatter" }]));
+  assert.equal(presenterFill(line, [], { width: 1200, height: 788 })[0].height, 788);
+  assert.equal(presenterFill(line, [], { width: 1200, height: 0 })[0].height, 340);
+  const plain = { height: 340, xaxis: {}, yaxis: {} };
+  assert.ok(!fillsSlide(plain, [{ type: "scatter" }]));
+  assert.equal(presenterFill(plain, [], { width: 1200, height: 788 })[0], plain);
+});
+
 test("fitGrid: a wide matrix (cross-attention's T x S) fills the row's height or width", () => {
   const wide = gridLayout(2, 2);
   wide.meta.grid = Object.assign({}, wide.meta.grid, { n: 4, m: 6 });

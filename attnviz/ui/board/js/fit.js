@@ -17,7 +17,7 @@
 //                cells for a square matrix (or a figure with layout.meta.cells "square"),
 //                others stretched by at most 1:3, tick labels
 //                thinned out where the cells are too small for them; a grid of heads gets
-//                square cells too
+//                square cells too; a chart with layout.meta.fill "height" the room's height
 
 export const STACK_BELOW = 640;
 export const MIN_CHART_PX = 200;
@@ -258,9 +258,16 @@ export function isGrid(layout) {
   return !!(g && g.rows && g.cols && g.n && g.m);
 }
 
-/** Whether a slide fits the figure to its room (presenterFill): a matrix or a grid. */
+/** Whether the figure asks to be as tall as the room a slide leaves it (a line or bar
+ * chart that is a slide's main chart: `layout.meta.fill === "height"`). */
+export function fillsHeight(layout) {
+  return !!(layout && layout.meta && layout.meta.fill === "height");
+}
+
+/** Whether a slide fits the figure to its room (presenterFill): a matrix, a grid, or a
+ * chart that asks for the room's height. */
 export function fillsSlide(layout, data) {
-  return isMatrix(layout || {}, data || []) || isGrid(layout || {});
+  return isMatrix(layout || {}, data || []) || isGrid(layout || {}) || fillsHeight(layout);
 }
 
 // The most a slide stretches a cell: never thinner than 1:3.
@@ -302,6 +309,9 @@ function grownText(data, heat, cell) {
  * other figures: unchanged. */
 export function presenterFill(layout, data, room) {
   if (!room || !room.width) return [layout, data];
+  if (fillsHeight(layout)) {
+    return [room.height ? Object.assign({}, layout, { height: Math.max(room.height, 240) }) : layout, data];
+  }
   if (isGrid(layout)) return [fitGrid(layout, room), data];
   if (!isMatrix(layout, data)) return [layout, data];
   const m = layout.margin || {};
