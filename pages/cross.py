@@ -19,9 +19,22 @@ view = ui.start(
 )
 
 
+#: The steps (the presenter view's slides), in the order of the computation.
+STEPS = [
+    _("Q from the target, K and V from the source"),
+    _("Scores: each target query · each source key"),
+    _("Weights: a softmax over the source, row by row"),
+    _("The output: each target token's mix of the source's values"),
+    _("Every head"),
+]
+#: The weights' step (from 0): Ask the room's question.
+WEIGHTS_STEP = 2
+
+
 @st.fragment
 def body(view: ui.View) -> None:
     """The page's controls and charts: a change of them reruns only this part."""
+    step = ui.steps(STEPS)  # the presenter view's step bar (nothing in the normal view)
     c, notices = cross.controls()
     for msg in notices:
         st.warning(msg, icon=":material/warning:")
@@ -36,26 +49,14 @@ def body(view: ui.View) -> None:
         return
     for msg in (*seqs.notes, *([problem] if problem else [])):
         st.warning(ui.md_text(msg), icon=":material/warning:")
+    if step.presenting:
+        slide(view, step, c, seqs, res)
+        return
     st.markdown(cross.who_asks(seqs))
     tgt, src = seqs.target.labels, seqs.source.labels
     c_head, c_info = st.columns([1, 4])
     head = ui.head_picker(res.num_heads, c_head)
-    dk = res.queries.shape[-1]
-    c_info.markdown(
-        _(
-            "Head **{head}** of {count}: d_k = D / heads = {d} / {count} = **{dk}**; "
-            "scale factor **{scale}**"
-        ).format(
-            head=head, count=res.num_heads, d=view.settings.d, dk=dk,
-            scale=i18n.fmt(res.scale, ".4g"),
-        )
-        + (
-            _("; the source's last **{k}** tokens are padding").format(k=src_pad(res))
-            if res.mask is not None
-            else ""
-        )
-        + "."
-    )  # fmt: skip
+    c_info.markdown(head_words(view, res, head))
     key = (view.settings, c)  # what the Ask-the-room question is about
     cross_view.attention_board(
         "cx_top", res.weights, head, target_labels=tgt, source_labels=src, scores=res.scores,
@@ -63,9 +64,9 @@ def body(view: ui.View) -> None:
         overlay=ui.Overlay("cross", key, head, "rows", seqs.target.n),
     )  # fmt: skip
     asks.cross(key, res.weights, head, tgt, src, res.mask)
-    st.subheader(_("Q from the target, K and V from the source"))
+    st.subheader(STEPS[0])
     cross_view.projections_board("cx_qkv", res, head, target_labels=tgt, source_labels=src)
-    st.subheader(_("Every head"))
+    st.subheader(STEPS[4])
     cross_view.grid_board("cx_heads", res.weights, target_labels=tgt, source_labels=src)
     ui.shapes(
         {
@@ -84,6 +85,56 @@ def body(view: ui.View) -> None:
     cross.code_box(cross.code(c, view.settings, seqs, res, head))
 
 
+def head_words(view: ui.View, res, head: int) -> str:
+    """Which head, its d_k and the scale factor (and the source's padding)."""
+    return (
+        _(
+            "Head **{head}** of {count}: d_k = D / heads = {d} / {count} = **{dk}**; "
+            "scale factor **{scale}**"
+        ).format(
+            head=head, count=res.num_heads, d=view.settings.d, dk=res.queries.shape[-1],
+            scale=i18n.fmt(res.scale, ".4g"),
+        )
+        + (
+            _("; the source's last **{k}** tokens are padding").format(k=src_pad(res))
+            if res.mask is not None
+            else ""
+        )
+        + "."
+    )  # fmt: skip
+
+
+def slide(view: ui.View, step: ui.Steps, c, seqs, res) -> None:
+    """One step on the screen: its chart (or Q, K and V; or every head) filling the
+    screen beside a column of words in slide type (the head, what the chart shows); the
+    head picker only where one head is shown."""
+    tgt, src, i = seqs.target.labels, seqs.source.labels, step.index
+    if i == 4:  # every head abreast, the screen's whole width (its title says what it is)
+        ui.head_picker(res.num_heads, ui.present.hidden_box())
+        cross_view.grid_board("cx_heads", res.weights, target_labels=tgt, source_labels=src)
+        return
+    charts, side = st.columns([4.6, 1.4] if i == 0 else [3, 1.3], gap="medium")
+    words = side.container(key="slide_text_cx")
+    head = ui.head_picker(res.num_heads, words)
+    key = (view.settings, c)  # what the Ask-the-room question is about
+    with charts:
+        if i == 0:
+            cross_view.projections_board("cx_qkv", res, head, target_labels=tgt, source_labels=src)
+        else:
+            cross_view.slide_board(
+                "cx_top", ("scores", "weights", "out")[i - 1], res.weights, head,
+                target_labels=tgt, source_labels=src, scores=res.scores, outputs=res.head_outputs,
+                mask=res.mask, scale=res.scale, result=res,
+                overlay=ui.Overlay("cross", key, head, "rows", seqs.target.n),
+            )  # fmt: skip
+    if i == 0:
+        words.markdown(cross.who_asks(seqs))
+    words.markdown(head_words(view, res, head))
+    words.markdown(cross_view.slide_words(i))
+    if i == WEIGHTS_STEP:  # a teacher's open class in the link: Ask the room
+        asks.cross(key, res.weights, head, tgt, src, res.mask)
+
+
 def src_pad(res) -> int:
     """How many of the source's tokens the padding mask hides."""
     return int((~res.mask[0]).sum())
@@ -91,4 +142,5 @@ def src_pad(res) -> int:
 
 if view is not None:
     body(view)
-    picker_encdec.encdec_section()  # an encoder-decoder found on this machine, if any
+    if not ui.present.presenting():  # a slide is one step of the page above
+        picker_encdec.encdec_section()  # an encoder-decoder found on this machine, if any

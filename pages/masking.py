@@ -30,16 +30,42 @@ view = ui.start(
         "beside them:"
     ),
 )
-st.markdown(f"{OTHERS}.")  # the registry's other kinds (attnviz.masks.KINDS)
+if not ui.present.presenting():  # a slide has no room for the intro's list
+    st.markdown(f"{OTHERS}.")  # the registry's other kinds (attnviz.masks.KINDS)
 
 
 @st.fragment
 def body(view: ui.View) -> None:
     """Head, padding and the masks: these controls rerun only this part."""
     r, n = view.result, view.result.n_tokens
+    other = sidebar_mask(view)  # the sidebar's mask when it is another kind (window, ...)
+    step = ui.steps(
+        [
+            _("No mask: every query sees every key"),
+            _("Causal mask: no query sees a later token"),
+            _("Padding mask: the last k tokens are hidden"),
+        ]
+        + ([_("The sidebar's mask: {name}").format(name=other[0])] if other else [])
+    )
+    if step.presenting:  # one mask per screen, the first with none
+        slide(view, step, other)
+        return
     c1, c2 = st.columns(2)
     head = ui.head_picker(r.num_heads, c1)
-    k_pad = c2.number_input(
+    k = pad_box(c2, n)
+    causal, padded, variants = mask_variants(view, k, other)
+    ui.pooled_note(n, _("the masks are easiest to read at small N"))
+    # the normal page shows causal and padding (and the sidebar's other mask) side by side
+    zmax = score_range(variants, head)
+    mask_columns(view, head, variants, zmax, mask_words(k))
+    fully_masked_row(view)
+    future_check(view)
+    footer(view, head, causal, padded, k, other)
+
+
+def pad_box(where, n: int) -> int:
+    """The padding column's k (``?mk_pad=``), drawn in ``where``; k at most N."""
+    k_pad = where.number_input(
         _("k — padding tokens at the end (for the padding column)"),
         0,
         512,
@@ -48,43 +74,125 @@ def body(view: ui.View) -> None:
         key="mk_pad",
         bind="query-params",
     )
-    k = min(int(k_pad), n)
     if k_pad > n:
-        c2.caption(_("Only {n} tokens: using k = {n} (every token is padding).").format(n=n))
+        where.caption(_("Only {n} tokens: using k = {n} (every token is padding).").format(n=n))
+    return min(int(k_pad), n)
+
+
+def mask_variants(view: ui.View, k: int, other) -> tuple:
+    """(causal, padded, variants): the page's masks, each (kind, title, result); the kind
+    names the charts' keys (mk_w_causal, mk_w_window); the title stays English (Ask the
+    room's view), :func:`mask_words` says it in words."""
     causal = ui.variant(view, mask_kind="causal")
     padded = ui.variant(view, mask_kind="padding", pad=k)
-    ui.pooled_note(n, _("the masks are easiest to read at small N"))
-    other = sidebar_mask(view)  # the sidebar's mask when it is another kind (window, ...)
-    step = ui.steps(
-        [
-            _("No mask: every query sees every key"),
-            _("Causal mask: no query sees a later token"),
-            _("Padding mask: the last k = {k} tokens are hidden").format(k=k),
-        ]
-        + ([_("The sidebar's mask: {name}").format(name=other[0])] if other else [])
-    )
-    # the normal page shows causal and padding (and the sidebar's other mask) side by side;
-    # the presenter view one mask per screen, the first with none
-    # (kind, title, result): the kind names the charts' keys (mk_w_causal, mk_w_window); the
-    # title stays English (Ask the room's view, compared below), the column shows it in words
     variants = [("causal", "causal", causal), ("padding", f"padding (k = {k})", padded)]
     variants += [(view.settings.mask_kind, *other)] if other else []
-    if step.presenting:
-        variants.insert(0, ("none", "no mask", ui.variant(view, mask_kind="none")))
-    shown = [v for i, v in enumerate(variants) if step.show(i)]
-    # one colour scale for the scores of every mask (side by side, or one per screen)
-    zmax = viz.style.shared_range(*(res.masked_scores[head] for __, __, res in variants))
+    return causal, padded, variants
+
+
+def mask_words(k: int) -> dict[str, str]:
+    """A variant's (English) title as shown."""
     words = {"causal": _("causal"), "no mask": _("no mask")}
     words[f"padding (k = {k})"] = _("padding (k = {k})").format(k=k)
-    mask_columns(view, head, shown, step.presenting, zmax, words)
-    if step.presenting:  # a teacher's open class in the link: Ask the room about this mask
-        ((__, name, res),) = shown
-        asks.masking((view.settings, name), name, res.weights, res.mask, head, view.labels)
-    if not step.rest:
-        return
-    fully_masked_row(view)
-    future_check(view)
-    footer(view, head, causal, padded, k, other)
+    return words
+
+
+def score_range(variants: list, head: int) -> float:
+    """One colour scale for the scores of every mask (side by side, or one per screen)."""
+    return viz.style.shared_range(*(res.masked_scores[head] for __, __, res in variants))
+
+
+def slide(view: ui.View, step: ui.Steps, other) -> None:
+    """The presenter view's mask: its scores and weights filling the screen beside a
+    column of words (the step's own controls, the legend, the check); the mask itself is
+    the grey × cells. Controls a step does not use stay in a hidden box (their values and
+    links kept)."""
+    r, n = view.result, view.result.n_tokens
+    charts, side = st.columns([4.6, 1], gap="medium")
+    tags = ["none", "causal", "padding", *([view.settings.mask_kind] if other else [])]
+    tag = tags[step.index]
+    with side:
+        shown = st.container(key="slide_text_mk")
+    hidden = ui.present.hidden_box()
+    head = ui.head_picker(r.num_heads, shown if r.num_heads > 1 else hidden)
+    k = pad_box(shown if tag == "padding" else hidden, n)
+    __, __, variants = mask_variants(view, k, other)
+    variants.insert(0, ("none", "no mask", ui.variant(view, mask_kind="none")))
+    zmax = score_range(variants, head)
+    __, name, res = variants[step.index]
+    mask = np.ones((n, n), bool) if res.mask is None else res.mask
+    with charts:
+        asked = ui.Overlay("masking", (view.settings, name), head, view.layout, n)
+        ui.chart_row(
+            f"mk_row_{tag}",
+            mask_charts(view, head, tag, res, zmax, with_mask=False),
+            links=mask_links(view, head, tag, res),
+            overlays={f"mk_w_{tag}": asked},
+        )
+    with shown:
+        if other is not None and name == other[0]:  # the sidebar's mask: what it hides
+            explain = _(masks.KINDS[view.settings.mask_kind].explain)
+            st.markdown(explain[0].upper() + explain[1:] + ".")
+        st.markdown(legend(zmax, masked=res.mask is not None))
+    with charts, st.container(key="slide_text_mk_check"):
+        st.markdown(mask_check(res.weights[head], mask, causal=name == "causal"))
+    # a teacher's open class in the link: Ask the room about this mask
+    asks.masking((view.settings, name), name, res.weights, res.mask, head, view.labels)
+
+
+def legend(zmax: float, masked: bool) -> str:
+    """A slide's legend of its two charts, in words."""
+    out = _(
+        "Scores: blue < 0 < red, on one scale (±{z}) for every mask. Weights: 0 (dark "
+        "purple) to 1 (yellow)."
+    ).format(z=readable(zmax, 3))
+    if masked:
+        out += " " + _("Grey × = masked: the score is −∞, the weight exactly 0.")
+    return out
+
+
+def mask_charts(
+    view: ui.View, head: int, tag: str, res, zmax: float, with_mask: bool = True
+) -> dict:
+    """A variant's charts by key: its mask (``with_mask``, if it has one), its scores with
+    −∞ (coloured ±``zmax``, the same for every mask) and its weights."""
+    labels, lay = view.labels, view.layout
+    dk = view.result.queries.shape[-1]
+    charts = {}
+    if with_mask and res.mask is not None:
+        charts[f"mk_mask_{tag}"] = viz.heatmaps.mask_figure(
+            res.mask,
+            labels=labels,
+            layout=lay,
+            title=_("the mask: green = may attend"),  # its name heads the column
+            height=330,
+        )
+    attn = functools.partial(
+        viz.heatmaps.attention_figure,
+        labels=labels,
+        layout=lay,
+        mask=res.mask,
+        height=330,
+        zmax=zmax,
+    )
+    charts[f"mk_s_{tag}"] = attn(
+        res.masked_scores[head],
+        what="scores",
+        scale=res.scale,
+        d_k=dk,
+        title=_("scores with −∞ (grey)"),
+    )
+    charts[f"mk_w_{tag}"] = attn(
+        res.weights[head], what="weights", title=_("softmax: masked weights are 0")
+    )
+    return charts
+
+
+def mask_links(view: ui.View, head: int, tag: str, res) -> dict:
+    """A click on a weight works that cell out under each mask's weights (in the browser)."""
+    lay = view.layout
+    cells = ui.cell_data(res, head, view.labels)
+    return {f"mk_w_{tag}": ui.link_attn(head, lay, weights=True, select=False, arithmetic=cells)}
 
 
 def sidebar_mask(view: ui.View) -> tuple[str, object] | None:
@@ -97,64 +205,19 @@ def sidebar_mask(view: ui.View) -> tuple[str, object] | None:
     return (f"{s.mask_kind} ({values})" if values else s.mask_kind), view.result
 
 
-def mask_columns(
-    view: ui.View, head: int, shown: list, presenting: bool, zmax: float, words: dict[str, str]
-) -> None:
+def mask_columns(view: ui.View, head: int, shown: list, zmax: float, words: dict[str, str]) -> None:
     """One column per mask variant: the mask, the scores with −∞ (coloured ±``zmax``, the
     same for every mask), the weights, the checks (``words``: a variant's title as shown)."""
-    labels, lay, n = view.labels, view.layout, view.result.n_tokens
-    dk = view.result.queries.shape[-1]
+    n = view.result.n_tokens
     other = sidebar_mask(view)
-    H = 300 if presenting else 330
     cols = st.columns(len(shown))
     for col, (tag, name, res) in zip(cols, shown, strict=True):
         mask = np.ones((n, n), bool) if res.mask is None else res.mask
-        charts = (
-            {}
-            if res.mask is None
-            else {
-                f"mk_mask_{tag}": viz.heatmaps.mask_figure(
-                    mask,
-                    labels=labels,
-                    layout=lay,
-                    title=_("the mask: green = may attend"),  # its name heads the column
-                    height=H,
-                )
-            }
-        )
-        attn = functools.partial(
-            viz.heatmaps.attention_figure,
-            labels=labels,
-            layout=lay,
-            mask=res.mask,
-            height=H,
-            zmax=zmax,
-        )
-        charts[f"mk_s_{tag}"] = attn(
-            res.masked_scores[head],
-            what="scores",
-            scale=res.scale,
-            d_k=dk,
-            title=_("scores with −∞ (grey)"),
-        )
-        charts[f"mk_w_{tag}"] = attn(
-            res.weights[head], what="weights", title=_("softmax: masked weights are 0")
-        )
-        # a click on a weight works that cell out under each mask's weights (in the browser)
-        links = {
-            f"mk_w_{tag}": ui.link_attn(
-                head, lay, weights=True, select=False, arithmetic=ui.cell_data(res, head, labels)
-            )
-        }
+        links = mask_links(view, head, tag, res)
         with col:
             st.markdown(f"### {words.get(name, name)}")
-            if presenting:  # one screen: the charts side by side
-                # a revealed "which key" under this mask (the teacher's projector)
-                asked = ui.Overlay("masking", (view.settings, name), head, lay, n)
-                ui.chart_row(f"mk_row_{tag}", charts, links=links, overlays={f"mk_w_{tag}": asked})
-            else:
-                for key, fig in charts.items():
-                    ui.plot(fig, key=key, link=links.get(key))
+            for key, fig in mask_charts(view, head, tag, res, zmax).items():
+                ui.plot(fig, key=key, link=links.get(key))
             if other is not None and name == other[0]:  # the sidebar's mask: what it hides
                 explain = _(masks.KINDS[view.settings.mask_kind].explain)
                 st.caption(explain[0].upper() + explain[1:] + ".")

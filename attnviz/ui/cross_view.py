@@ -179,3 +179,38 @@ def grid_board(
             a.text = _("head {h}").format(h=h)
     heads = range(grid.shape[0] * grid.shape[1])
     return board(key, [(f"{key}_grid", fig, link_attn(None, _LAYOUT, heads=heads))])
+
+
+def slide_board(
+    key: str, which: str, weights: np.ndarray, head: int = 0,
+    overlay: Overlay | None = None, **kwargs: Any,
+) -> Any:  # fmt: skip
+    """One chart of :func:`attention_board` alone, for a slide (the presenter view fills
+    the screen with it): ``which`` is ``"scores"``, ``"weights"`` or ``"out"`` (the
+    arguments: :func:`attention_charts`'); the words go beside it (:func:`slide_words`).
+    Returns the board's last click."""
+    charts = [c for c in attention_charts(key, weights, head, **kwargs) if c[0] == f"{key}_{which}"]
+    overlays = {f"{key}_weights": overlay} if overlay is not None and which == "weights" else None
+    return board(key, charts, overlays=overlays)
+
+
+def slide_words(step: int) -> str:
+    """What a Cross-attention slide's chart shows, beside it (``step`` from 0: Q, K and V;
+    the scores; the weights; the output)."""
+    return [
+        _(
+            "One row per token: Q's rows are the target's tokens (they ask), K's and V's the "
+            "source's (they answer); each has d_k columns. Blue < 0 < red (white = 0)."
+        ),
+        _(
+            "Row i, column j: target token i's query · source token j's key, times the scale "
+            "factor. Blue < 0 < red (white = 0)."
+        ),
+        _("Each row is a softmax over the source's tokens and sums to 1. Weights: {scale}.").format(
+            scale=weights_scale()
+        ),
+        _(
+            "out = A V: row i mixes the source's value rows, each times target token i's "
+            "weight on it. Blue < 0 < red (white = 0)."
+        ),
+    ][step]

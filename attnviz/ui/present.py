@@ -14,7 +14,8 @@
   Previous / Next buttons (keys ``present_prev`` / ``present_next``, keyboard PageUp /
   PageDown as presentation remotes send them, and the arrow keys Left / Right when the
   focus is not in a control that uses them) and the step in the URL (``step=2``, from 1);
-  in the normal view every step is shown.
+  in the normal view every step is shown; :func:`hidden_box`: where a slide keeps the
+  controls its step does not use.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from __future__ import annotations
 import functools
 import io
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlencode
 
 import segno
@@ -128,6 +130,15 @@ class Steps:
     def rest(self) -> bool:
         """Whether the parts of the page outside its steps are drawn (normal view only)."""
         return not self.presenting
+
+
+def hidden_box() -> Any:
+    """A container on a slide that draws nothing and takes no space: the controls a step
+    does not use go there, so that their values and their link parameters stay."""
+    box = st.container(key="slide_hidden_controls")
+    with box:
+        streamlit_private.hide_box("slide_hidden_controls")
+    return box
 
 
 def go(delta: int, count: int) -> None:

@@ -111,6 +111,7 @@ HIDDEN_BOXES = (
     "board_step_keys_box",
     "attnviz_controls",
     "attnviz_hidden_controls",
+    "slide_hidden_controls",
 )
 
 
@@ -128,6 +129,8 @@ def hide_box(key: str) -> None:
         st.html("<style>.st-key-attnviz_controls {display: none;}</style>")
     elif key == "attnviz_hidden_controls":
         st.html("<style>.st-key-attnviz_hidden_controls {display: none;}</style>")
+    elif key == "slide_hidden_controls":
+        st.html("<style>.st-key-slide_hidden_controls {display: none;}</style>")
     else:
         raise ValueError(f"expected one of the hidden boxes {HIDDEN_BOXES}, got {key!r}")
 
@@ -170,7 +173,9 @@ def present_css() -> None:
     """The presenter view: body type 1.4x Streamlit's 16 px, and the controls' values too
     (a select's value was 12 px), a select 3rem high; the charts' strip of buttons at 1.2x;
     the page from the top of the screen at its full width; a slider's value lifted above its
-    thumb (the larger type put it on the thumb). (The number and text inputs'
+    thumb (the larger type put it on the thumb); a slide's words beside its charts (a
+    container keyed ``slide_text...``) at 1.5x, 24 px (1.1x on a screen narrower than 1600
+    px, a 1280x720 projector, where that column is narrow). (The number and text inputs'
     rule, by a Base Web attribute, matched nothing in Streamlit 1.67 (react-aria):
     dropped, tests/ui/test_streamlit_private.py.)"""
     st.html(
@@ -189,6 +194,13 @@ def present_css() -> None:
 [data-testid="stMain"] input, [data-testid="stMain"] textarea { font-size: 1.4rem; }
 [data-testid="stMain"] [data-testid="stSelectbox"] [role="group"] { min-height: 3rem; }
 [data-testid="stMain"] .attnviz-bar { font-size: 1.2rem; }
+[data-testid="stMain"] [class*="st-key-slide_text"] p,
+[data-testid="stMain"] [class*="st-key-slide_text"] [data-testid="stCaptionContainer"] {
+  font-size: 1.5rem; }
+@media (max-width: 1600px) {
+  [data-testid="stMain"] [class*="st-key-slide_text"] p,
+  [data-testid="stMain"] [class*="st-key-slide_text"] [data-testid="stCaptionContainer"] {
+    font-size: 1.1rem; } }
 [data-testid="stMain"] [data-testid="stSliderThumbValue"] { font-size: 1.2rem;
   transform: translateY(-0.6rem); }
 [data-testid="stMain"] [data-testid="stSlider"] [data-testid="stWidgetLabel"] {

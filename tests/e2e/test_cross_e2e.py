@@ -119,7 +119,7 @@ def test_phone_three_charts_a_row_each_wide_enough(browser, app_server):
 
 def test_projector_weights_cells_are_square(new_session):
     s = new_session(PROJECTOR)
-    s.open("/cross?present=1&input=text")
+    s.open("/cross?present=1&input=text&step=3")  # the weights step
     s.assert_healthy("cross on a slide")
     m = s.page.evaluate(SQUARE_JS, "cx_top_weights")
     assert 0.95 <= m["w"] / m["h"] <= 1.05, m

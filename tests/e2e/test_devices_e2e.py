@@ -357,6 +357,8 @@ def test_projector_step_slides_fill_the_screen(slide, step, keys):
         assert m["bottom"] <= m["screen"], (key, m)
         assert m["texts"] == 24 if key != "sb_x" else m["texts"] == 48, (key, m)
     assert not s.page.evaluate(CUT_JS)
+    small = s.page.evaluate(SLIDE_JS, [])  # issue 47: no chart text under 20 px
+    assert small["smallest"] >= 20, small
     assert not blocking(scan(s.page))
     s.screenshot(f"devices_projector_step{step}", full=False)
 
@@ -374,7 +376,10 @@ def test_projector_score_slides_keep_their_caption_on_the_screen(slide, step):
 
 @pytest.mark.parametrize(
     ("path", "keys"),
-    [("/?present=1", ["pg_scores", "pg_weights"]), ("/scaling?present=1", ["sc_un", "sc_sc"])],
+    [
+        ("/?present=1", ["pg_scores", "pg_weights"]),
+        ("/scaling?present=1&step=3", ["sc_un", "sc_sc"]),
+    ],
 )
 def test_projector_main_heatmaps_fill_the_screen(slide, path, keys):
     """The playground's scores and weights and Why √d_k's pair of weights: each at least 45%
@@ -387,6 +392,7 @@ def test_projector_main_heatmaps_fill_the_screen(slide, path, keys):
         sq = s.page.evaluate(SQUARE_JS, key)
         assert m["plot"] >= 0.45 * m["screen"], (key, m)
         assert 0.99 <= sq["w"] / sq["h"] <= 1.01, (key, sq)
+    assert s.page.evaluate(SLIDE_JS, [])["smallest"] >= 20  # issue 47: the back row
     s.screenshot("devices_projector_" + (path.strip("/?").split("?")[0] or "playground"), False)
 
 
@@ -403,6 +409,8 @@ def test_projector_multi_head_shows_every_head_on_its_first_slide(slide):
             sides: ax.map((a, i) => [fl['xaxis' + ids[i]]._length, a._length])}; }"""
     )
     assert got["heads"] == 4 and got["bottom"] <= got["screen"], got
+    small = s.page.evaluate(SLIDE_JS, [])  # issue 47: no chart text under 20 px
+    assert small["smallest"] >= 20, small
     assert all(abs(w - h) <= 1 and w >= 200 for w, h in got["sides"]), got
     assert not blocking(scan(s.page))
     s.screenshot("devices_projector_multi_head", full=False)
@@ -580,3 +588,81 @@ def test_a_wide_equation_that_appears_late_is_a_keyboard_stop_before_axe_scans(b
         assert marked.get_attribute("aria-label") == "Equation, scrolls sideways"
     finally:
         s.close()
+
+
+# Issue 47, "Read from the back row": a slide as a whole. Whether the page scrolls; the
+# tallest chart's plot area (a grid of heads: from its first plot's top to its last's
+# bottom) and whether every chart's box ends on the screen; the smallest chart text (ticks,
+# titles, colour bars, cell values; a subscript's 70% type aside); which of the page's
+# controls are shown; what is cut at the screen's bottom edge.
+SLIDE_JS = """(controls) => {
+  const main = document.querySelector('[data-testid="stMain"]');
+  const H = innerHeight;
+  let plot = 0, bottom = 0, smallest = 999, where = '';
+  for (const cell of main.querySelectorAll('.attnviz-board .cell[data-key]')) {
+    const gd = cell.querySelector('.js-plotly-plot');
+    if (!gd || !gd._fullLayout || cell.offsetParent === null) continue;
+    const fl = gd._fullLayout;
+    const ys = Object.keys(fl).filter(k => /^yaxis\\d*$/.test(k)).map(k => fl[k]);
+    const top = Math.min(...ys.map(y => y._offset));
+    plot = Math.max(plot, Math.max(...ys.map(y => y._offset + y._length)) - top);
+    bottom = Math.max(bottom, gd.getBoundingClientRect().bottom);
+    for (const t of gd.querySelectorAll('.main-svg text, .main-svg tspan')) {
+      if (!t.textContent.trim() || t.closest('.hoverlayer')) continue;
+      if (t.getBoundingClientRect().width === 0) continue;
+      if (/font-size:\\s*70%/.test(t.getAttribute('style') || '')) continue;
+      if (t.parentElement.closest('tspan[style*="70%"]')) continue;
+      const px = parseFloat(getComputedStyle(t).fontSize);
+      if (px < smallest) { smallest = px; where = `${cell.dataset.key}: ${t.textContent}`; }
+    }
+  }
+  const shown = controls.filter(k => {
+    const e = document.querySelector('.st-key-' + k);
+    return e && e.getBoundingClientRect().height > 0;
+  });
+  const cut = Array.from(main.querySelectorAll(
+      '[data-testid="stCaptionContainer"], [data-testid="stMarkdownContainer"], ' +
+      '.katex-display, .attnviz-board .cell'))
+    .map(e => e.getBoundingClientRect())
+    .filter(r => r.height > 0 && r.top < H && r.bottom > H + 1)
+    .map(r => [Math.round(r.top), Math.round(r.bottom)]);
+  return {scroll: main.scrollHeight - main.clientHeight, plot, bottom, screen: H, smallest,
+          where, shown, cut};
+}"""
+#: The controls a slide may show: the head picker, Masking's padding, Why √d_k's factor.
+SLIDE_CONTROLS = ["head", "mk_pad", "sc_factor"]
+
+
+@pytest.mark.parametrize(
+    ("link", "controls"),
+    [
+        # Masking (two heads: the head picker shows): none, causal, padding, the sidebar's
+        # window; the padding box only on its own step
+        ("/masking?present=1&heads=2&mask=window",
+         [["head"], ["head"], ["head", "mk_pad"], ["head"]]),
+        # Why √d_k: the variance, the factor, the pair of weights, entropy, largest weight
+        ("/scaling?present=1", [[], ["sc_factor"], ["head"], [], []]),
+        # Cross-attention: Q K V, scores, weights, output, every head
+        ("/cross?present=1", [["head"], ["head"], ["head"], ["head"], []]),
+    ],
+)  # fmt: skip
+def test_projector_every_step_is_one_slide(slide, link, controls):
+    """Issue 47: each step of Masking, Why √d_k and Cross-attention (walked by PageDown)
+    fits a 1080p screen (no scrolling, nothing cut at its bottom edge), its main chart's
+    plot at least 45% of the screen's height, no chart text under 20 px, and only the
+    step's own controls shown."""
+    s = slide(link)
+    s.assert_healthy(link)
+    for i, want in enumerate(controls):
+        if i:
+            s.page.locator("h1").first.click()
+            s.rerun_after(lambda: s.page.keyboard.press("PageDown"))
+            assert step_of(s) == str(i + 1)
+        m = s.page.evaluate(SLIDE_JS, SLIDE_CONTROLS)
+        where = (link, i + 1, m)
+        assert m["scroll"] <= 0 and not m["cut"] and m["bottom"] <= m["screen"], where
+        assert m["plot"] >= 0.45 * m["screen"], where
+        assert m["smallest"] >= 20, where
+        assert m["shown"] == want, where
+        s.screenshot(f"devices_projector_{link.split('?')[0].strip('/')}_{i + 1}", full=False)
+    s.assert_healthy(f"{link}, every step")

@@ -117,5 +117,11 @@ def test_masking_screens(new_session):
     s = new_session(PROJECTOR)
     s.open("/masking?present=1&N=6&step=2")
     s.assert_healthy("masking presenter")
-    assert s.page.locator('[data-testid="stMain"] h3').all_inner_texts() == ["causal"]
+    assert s.page.get_by_text("Causal mask: no query sees a later token").count() == 1
+    # the mask's scores and weights, no other mask's charts
+    keys = s.page.evaluate(
+        "() => Array.from(document.querySelectorAll('.attnviz-board .cell[data-key]'))"
+        ".map(c => c.dataset.key)"
+    )
+    assert keys == ["mk_s_causal", "mk_w_causal"], keys
     s.screenshot("present_masking_2", full=False)

@@ -3,7 +3,7 @@
 // drawn without plotly measuring each one on every redraw (the head change's cost).
 import assert from "node:assert/strict";
 import test from "node:test";
-import { fitted, quickTicks, scaled } from "../../attnviz/ui/board/js/draw.js";
+import { fitted, quickTicks, scaled, SLIDE_MIN_PX } from "../../attnviz/ui/board/js/draw.js";
 
 test("quickTicks: every axis and colour bar draws its tick labels without measuring", () => {
   const layout = { xaxis: { title: "key" }, yaxis2: { range: [0, 1] }, height: 300 };
@@ -77,5 +77,26 @@ test("scaled: a y title at a larger size goes on the two lines of the form shown
   const out = scaled(layout, 1.5);
   assert.equal(out.yaxis.title.text, QUERY_ROWS.lines[1]);
   assert.ok(out.margin.l > 80); // room for the second line
+  assert.equal(scaled(layout, 1), layout);
+});
+
+test("scaled: on a slide no chart text under SLIDE_MIN_PX, the title's note line too", () => {
+  const layout = {
+    font: { size: 12 },
+    title: { text: "S<br><span style='font-size:13px;color:#555'>grey = masked</span>",
+             font: { size: 16 } },
+    xaxis: { tickfont: { size: 13 }, title: { text: "key", font: { size: 14 } } },
+    annotations: [{ text: "head 0", font: { size: 12 } }],
+  };
+  const out = scaled(layout, 1.45);
+  assert.equal(SLIDE_MIN_PX, 20);
+  assert.equal(out.font.size, 20); // 17.4 grown to 20
+  assert.equal(out.xaxis.tickfont.size, 20); // 18.85
+  assert.equal(out.xaxis.title.font.size, 20); // axis titles grow half as much: 17.15
+  assert.equal(out.annotations[0].font.size, 20);
+  assert.ok(Math.abs(out.title.font.size - 23.2) < 1e-9); // above the floor: scaled
+  assert.match(out.title.text, /font-size:20px/);
+  assert.ok(out.margin.t > 100); // room for the note line at its new size
+  // the normal view: as the figure says
   assert.equal(scaled(layout, 1), layout);
 });

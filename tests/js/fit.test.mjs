@@ -223,6 +223,31 @@ test("fitGrid: small multiples get square cells, as tall as the room allows", ()
   assert.ok(Math.abs(w - h) < 2, [w, h]);
 });
 
+test("presenterFill: a chart that asks for the room's height gets it, others keep theirs", () => {
+  const line = { height: 340, meta: { fill: "height" }, xaxis: {}, yaxis: {} };
+  assert.ok(fillsSlide(line, [{ type: "scatter" }]));
+  assert.equal(presenterFill(line, [], { width: 1200, height: 788 })[0].height, 788);
+  assert.equal(presenterFill(line, [], { width: 1200, height: 0 })[0].height, 340);
+  const plain = { height: 340, xaxis: {}, yaxis: {} };
+  assert.ok(!fillsSlide(plain, [{ type: "scatter" }]));
+  assert.equal(presenterFill(plain, [], { width: 1200, height: 788 })[0], plain);
+});
+
+test("fitGrid: a wide matrix (cross-attention's T x S) fills the row's height or width", () => {
+  const wide = gridLayout(2, 2);
+  wide.meta.grid = Object.assign({}, wide.meta.grid, { n: 4, m: 6 });
+  const [out] = presenterFill(wide, [], { width: 1760, height: 500 });
+  const [w, h] = plotPx(out, 0, 1760);
+  assert.ok(Math.abs(w / h - 1.5) < 0.02, [w, h]); // square cells: 6 wide, 4 high
+  // the height of the room is what limits it, and it is used (it was two thirds of it)
+  const t = out.margin.t, b = out.margin.b;
+  assert.ok(h >= 0.95 * (500 - t - b), [h, t, b]);
+  assert.ok(out.height <= 500, out.height);
+  // a wide room: the width limits it, and it is used (two plots and their gap)
+  const [full] = presenterFill(wide, [], { width: 1760, height: 2000 });
+  assert.ok(plotPx(full, 0, 1760)[0] >= 0.45 * (1760 - 40 - 10 - 86), plotPx(full, 0, 1760));
+});
+
 test("fitGrid: a phone gets one head a row, at full width, labels thinned out", () => {
   const out = fitGrid(gridLayout(4, 2), { width: 358, height: 0 }, 1);
   const tops = [0, 1, 2, 3].map((i) => out[`yaxis${i ? i + 1 : ""}`].domain[1]);

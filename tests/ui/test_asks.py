@@ -110,7 +110,8 @@ def test_masking_asks_under_the_causal_mask_without_the_hidden_keys(store):  # n
 
 def test_scaling_asks_which_row_is_sharper_and_outlines_that_row(store):  # noqa: F811
     link, code, _ = teacher_link(store, D="32", heads="1")
-    at = ask(run_page(link, "pages/scaling.py"), query=1, name="sharper_row")
+    at = run_page({**link, "step": "3"}, "pages/scaling.py")  # the pair of weights
+    at = ask(at, query=1, name="sharper_row")
     q = store.question(code)
     un = engine_result(at, scale_mode="none").weights[0, 1]
     sc = engine_result(at, scale_mode="1/√d_k").weights[0, 1]
@@ -195,7 +196,7 @@ def test_cross_attention_asks_which_source_token_and_outlines_it(store):  # noqa
     ones left out), the answer the engine's argmax, outlined on the T × S weights."""
     link, code, _ = teacher_link(store, input="text", cross_mask="padding", pad_src="1")
     link.pop("N")
-    at = ask(run_page(link, "pages/cross.py"), query=6)
+    at = ask(run_page({**link, "step": "3"}, "pages/cross.py"), query=6)  # the weights
     q = store.question(code)
     assert (q.page, q.kind) == ("cross", "top_key")
     assert q.prompt == "Which source token does target token 6 (assis) attend to most (head 0)?"

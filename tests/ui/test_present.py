@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from board_view import board_entries, figures_of
 
 from attnviz.ui import present
 from tests.test_app import (  # noqa: F401
@@ -12,6 +13,7 @@ from tests.test_app import (  # noqa: F401
     open_exports,
     run_app,
     server_like_navigation,
+    z_of,
 )
 
 SB = "pages/step_by_step.py"
@@ -142,19 +144,138 @@ def test_large_matrices_get_no_latex():
     assert names and all("{A}" not in n and "{X}" not in n for n in names)
 
 
-def test_masking_steps_none_causal_padding():
-    at = run_app({"present": "1", "N": "5"}, "pages/masking.py")
+#: The controls a slide of Masking, Why √d_k or Cross-attention may show.
+SLIDE_CONTROLS = ("head", "mk_pad", "sc_factor")
+
+
+def shown_controls(at) -> list[str]:
+    """The keys of the slide controls drawn outside the slide's hidden box, in order."""
+    out: list[str] = []
+
+    def walk(node, hidden: bool) -> None:
+        for child in getattr(node, "children", {}).values():
+            key = getattr(child, "key", None)
+            if key in SLIDE_CONTROLS and not hidden:
+                out.append(key)
+            walk(child, hidden or key == "slide_hidden_controls")
+
+    walk(at.main, False)
+    return out
+
+
+def chart_keys(at) -> list[str]:
+    return list(board_entries(at))
+
+
+def step_title(at) -> str:
+    return step_line(at).split(": ", 1)[1]
+
+
+@pytest.mark.parametrize(
+    ("link", "step", "title", "charts", "controls"),
+    [
+        ({"N": "5"}, 1, "No mask: every query sees every key", ["mk_s_none", "mk_w_none"],
+         ["head"]),
+        ({"N": "5"}, 2, "Causal mask", ["mk_s_causal", "mk_w_causal"], ["head"]),
+        ({"N": "5"}, 3, "Padding mask", ["mk_s_padding", "mk_w_padding"], ["head", "mk_pad"]),
+        ({"N": "5", "mask": "window"}, 4, "The sidebar's mask: window",
+         ["mk_s_window", "mk_w_window"], ["head"]),
+        ({"N": "5", "heads": "1", "D": "8"}, 3, "Padding mask", ["mk_s_padding", "mk_w_padding"],
+         ["mk_pad"]),  # one head: no head picker
+    ],
+)  # fmt: skip
+def test_masking_step_k_shows_its_mask_and_only_its_controls(link, step, title, charts, controls):
+    """Issue 47: ``step=k`` shows mask k's scores and weights (the mask is their grey ×
+    cells), the padding box only on the padding step, the head picker only with heads to
+    pick; the other controls keep their values in the hidden box."""
+    at = run_app({"present": "1", "step": str(step), **link}, "pages/masking.py")
     assert_clean(at)
-    titles = [m.value for m in at.main.markdown if m.value.startswith("### ")]
-    assert titles == ["### no mask"]
-    at.button(key="present_next").click().run()
-    assert [m.value for m in at.main.markdown if m.value.startswith("### ")] == ["### causal"]
-    at.button(key="present_next").click().run()
+    assert step_title(at).startswith(title)
+    assert chart_keys(at) == charts
+    assert shown_controls(at) == controls
+    assert at.number_input(key="mk_pad").value == 1  # drawn, hidden or not: its value kept
+
+
+def test_masking_keeps_the_padding_of_the_link_on_every_step():
+    at = run_app({"present": "1", "N": "5", "mk_pad": "2", "step": "2"}, "pages/masking.py")
     assert_clean(at)
-    shown = [m.value for m in at.main.markdown if m.value.startswith("### ")]
-    assert shown[0].startswith("### padding")
-    at = run_app({"N": "5"}, "pages/masking.py")  # the normal page: causal and padding
+    assert at.number_input(key="mk_pad").value == 2 and at.query_params["mk_pad"] == "2"
+    at.button(key="present_next").click().run()  # the padding step: the last 2 keys masked
+    z = z_of(figures_of(at)["mk_w_padding"])
+    assert np.isnan(z[:, -2:]).all() and not np.isnan(z[:, :-2]).any()
+
+
+def test_masking_normal_page_shows_causal_and_padding_side_by_side():
+    at = run_app({"N": "5"}, "pages/masking.py")
+    assert_clean(at)
     assert [m.value for m in at.main.markdown if m.value.startswith("### ")][:2] == [
         "### causal",
         "### padding (k = 1)",
     ]
+    assert {"mk_mask_causal", "mk_s_padding", "mk_w_padding"} <= set(chart_keys(at))
+
+
+@pytest.mark.parametrize(
+    ("step", "charts", "controls"),
+    [
+        (1, ["sc_var"], []),
+        (2, ["sc_factor_fig"], ["sc_factor"]),
+        (3, ["sc_un", "sc_sc"], ["head"]),
+        (4, ["sc_ent"], []),
+        (5, ["sc_sat"], []),
+    ],
+)
+def test_scaling_step_k_is_one_slide(step, charts, controls):
+    """Issue 47: Why √d_k in five steps, each its own chart and only its own control."""
+    at = run_app({"present": "1", "step": str(step), "sc_factor": "4"}, "pages/scaling.py")
+    assert_clean(at)
+    assert step_line(at).startswith(f"**Step {step} of 5**")
+    assert chart_keys(at) == charts
+    assert shown_controls(at) == controls
+    assert at.number_input(key="sc_factor").value == 4.0  # hidden or not: from the link
+    if step == 2:  # the factor's weights: softmax(4 × logits), and its formula whole
+        assert "softmax(4 × logits)" in str(figures_of(at)["sc_factor_fig"]["data"])
+        assert any("gathered" in e.body for e in at.latex)
+    assert not at.get("download_button")  # the normal page's exports are not on a slide
+
+
+def test_scaling_normal_page_shows_every_step():
+    at = run_app({}, "pages/scaling.py")
+    assert_clean(at)
+    assert set(chart_keys(at)) >= {"sc_var", "sc_factor_fig", "sc_un", "sc_sc", "sc_ent", "sc_sat"}
+    subheaders = [h.value for h in at.subheader]
+    assert subheaders[:3] == [
+        "1. Variance of q·k grows with d_k; q·k / √d_k stays near 1",
+        "2. The same logits, multiplied by a factor",
+        "3. Your current attention: scaled vs not scaled",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("step", "charts", "controls"),
+    [
+        (1, ["cx_qkv_q", "cx_qkv_k", "cx_qkv_v"], ["head"]),
+        (2, ["cx_top_scores"], ["head"]),
+        (3, ["cx_top_weights"], ["head"]),
+        (4, ["cx_top_out"], ["head"]),
+        (5, ["cx_heads_grid"], []),
+    ],
+)
+def test_cross_step_k_is_one_slide(step, charts, controls):
+    """Issue 47: Cross-attention in five steps, one chart (or Q, K and V) a slide; the
+    head picker where one head is shown; the real encoder-decoder only in the normal view."""
+    at = run_app({"present": "1", "step": str(step), "head": "1"}, "pages/cross.py")
+    assert_clean(at)
+    assert step_line(at).startswith(f"**Step {step} of 5**")
+    assert chart_keys(at) == charts
+    assert shown_controls(at) == controls
+    assert at.selectbox(key="head").value == 1
+    assert not [h for h in at.header if "encoder-decoder" in h.value]
+
+
+def test_cross_normal_page_shows_every_step():
+    at = run_app({}, "pages/cross.py")
+    assert_clean(at)
+    keys = set(chart_keys(at))
+    assert {"cx_top_scores", "cx_top_weights", "cx_top_out", "cx_qkv_q", "cx_heads_grid"} <= keys
+    assert not any(m.value.startswith("**Step ") for m in at.markdown)

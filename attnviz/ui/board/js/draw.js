@@ -22,22 +22,52 @@ import {
 } from "./fit.js";
 import { clearHighlights, hook, restoreBars } from "./link.js";
 
+// On a slide (a text scale above 1, the presenter view) no chart text is smaller than this
+// (px): tick labels, axis and colour-bar titles, values in cells, a title's grey second line
+// are read from the back row of a lecture hall (issue 47; attnviz.ui.present).
+export const SLIDE_MIN_PX = 20;
+
+// A font size times the text scale, at least SLIDE_MIN_PX when scaled up.
+function grown(size, factor, scale) {
+  const out = size * factor;
+  return scale > 1 ? Math.max(out, SLIDE_MIN_PX) : out;
+}
+
+// The sizes written in a title's own markup ("<span style='font-size:13px'>": the grey
+// note line of attnviz.viz.style.NOTE_LINE), grown as the fonts are.
+function grownMarkup(text, factor, scale) {
+  if (typeof text !== "string" || !/font-size:/i.test(text)) return text;
+  return text.replace(/font-size:\s*(\d+(?:\.\d+)?)px/gi, (_, n) => {
+    const px = Math.round(grown(Number(n), factor, scale) * 10) / 10;
+    return `font-size:${px}px`;
+  });
+}
+
+// The font sizes (px) a title's markup sets, in order.
+function markupSizes(text) {
+  if (typeof text !== "string") return [];
+  return Array.from(text.matchAll(/font-size:\s*(\d+(?:\.\d+)?)px/gi), (m) => Number(m[1]));
+}
+
 // Every font size of a figure times the text scale (the presenter view): layout.font
-// and the explicit ones (titles, ticks, colour bars, cell text, annotations).
+// and the explicit ones (titles, ticks, colour bars, cell text, annotations), and those a
+// title's or an annotation's markup sets; none under SLIDE_MIN_PX on a slide.
 // Axis titles (long, vertical on the y axis) grow half as much, so that they stay
-// within the plot's height.
-function scaleFonts(obj, key, factor) {
-  if (Array.isArray(obj)) return obj.map((o) => scaleFonts(o, key, factor));
+// within the plot's height (but not under SLIDE_MIN_PX either).
+function scaleFonts(obj, key, factor, scale = factor) {
+  if (Array.isArray(obj)) return obj.map((o) => scaleFonts(o, key, factor, scale));
   if (!obj || typeof obj !== "object" || ArrayBuffer.isView(obj)) return obj;
   const fontish = /font$/i.test(key || "");
   const axis = /^[xy]axis\d*$/.test(key || "");
+  const titled = key === "title" || key === "annotations";
   const out = {};
   for (const [k, v] of Object.entries(obj)) {
-    if (fontish && k === "size" && typeof v === "number") out[k] = v * factor;
+    if (fontish && k === "size" && typeof v === "number") out[k] = grown(v, factor, scale);
+    else if (k === "text" && titled) out[k] = grownMarkup(v, factor, scale);
     else if (k === "x" || k === "y" || k === "z" || k === "text" || k === "customdata")
       out[k] = v; // data arrays: no fonts inside
-    else if (axis && k === "title") out[k] = scaleFonts(v, k, 1 + (factor - 1) / 2);
-    else out[k] = scaleFonts(v, k, factor);
+    else if (axis && k === "title") out[k] = scaleFonts(v, k, 1 + (factor - 1) / 2, scale);
+    else out[k] = scaleFonts(v, k, factor, scale);
   }
   return out;
 }
@@ -66,7 +96,16 @@ export function scaled(layout, textScale) {
       out.margin = Object.assign({}, m, { l: (m.l != null ? m.l : 80) + Math.ceil(size * 1.3) });
     }
   }
-  const size = ((layout.font && layout.font.size) || 12) * textScale;
+  // a title's note line set larger than its figure made room for: the top margin grows
+  const before = markupSizes(layout.title && layout.title.text);
+  const after = markupSizes(out.title && out.title.text);
+  const more = after.reduce((sum, px, i) => sum + Math.max(0, px - before[i]), 0);
+  if (more > 0) {
+    const m = out.margin || {};
+    out.margin = Object.assign({}, m, { t: (m.t != null ? m.t : 100) + Math.ceil(more * 1.3) });
+    if (typeof out.height === "number") out.height += Math.ceil(more * 1.3);
+  }
+  const size = grown((layout.font && layout.font.size) || 12, textScale, textScale);
   out.font = Object.assign({}, out.font, { size });
   return out;
 }

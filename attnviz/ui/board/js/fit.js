@@ -17,7 +17,7 @@
 //                cells for a square matrix (or a figure with layout.meta.cells "square"),
 //                others stretched by at most 1:3, tick labels
 //                thinned out where the cells are too small for them; a grid of heads gets
-//                square cells too
+//                square cells too; a chart with layout.meta.fill "height" the room's height
 
 export const STACK_BELOW = 640;
 export const MIN_CHART_PX = 200;
@@ -258,9 +258,16 @@ export function isGrid(layout) {
   return !!(g && g.rows && g.cols && g.n && g.m);
 }
 
-/** Whether a slide fits the figure to its room (presenterFill): a matrix or a grid. */
+/** Whether the figure asks to be as tall as the room a slide leaves it (a line or bar
+ * chart that is a slide's main chart: `layout.meta.fill === "height"`). */
+export function fillsHeight(layout) {
+  return !!(layout && layout.meta && layout.meta.fill === "height");
+}
+
+/** Whether a slide fits the figure to its room (presenterFill): a matrix, a grid, or a
+ * chart that asks for the room's height. */
 export function fillsSlide(layout, data) {
-  return isMatrix(layout || {}, data || []) || isGrid(layout || {});
+  return isMatrix(layout || {}, data || []) || isGrid(layout || {}) || fillsHeight(layout);
 }
 
 // The most a slide stretches a cell: never thinner than 1:3.
@@ -302,6 +309,9 @@ function grownText(data, heat, cell) {
  * other figures: unchanged. */
 export function presenterFill(layout, data, room) {
   if (!room || !room.width) return [layout, data];
+  if (fillsHeight(layout)) {
+    return [room.height ? Object.assign({}, layout, { height: Math.max(room.height, 240) }) : layout, data];
+  }
   if (isGrid(layout)) return [fitGrid(layout, room), data];
   if (!isMatrix(layout, data)) return [layout, data];
   const m = layout.margin || {};
@@ -389,8 +399,12 @@ export function fitGrid(layout, room, cols) {
   const bar = Math.ceil(12 + 10 + 13 * 4 + 12); // the shared colour bar
   const room0 = Math.max(room.width - l - r - bar, 40);
   const hgap = c > 1 ? Math.max(0.04 * room0, 24) : 0;
-  let side = (room0 - hgap * (c - 1)) / c / Math.max(g.m / g.n, 1);
-  if (room.height) side = Math.min(side, (room.height - t - b - gap * (rows - 1)) / rows);
+  // side: a plot's longer side, so that its width fits a column and its height a row
+  const long = Math.max(g.m, g.n);
+  let side = (((room0 - hgap * (c - 1)) / c) * long) / g.m;
+  if (room.height) {
+    side = Math.min(side, (((room.height - t - b - gap * (rows - 1)) / rows) * long) / g.n);
+  }
   const own = typeof layout.height === "number" ? layout.height : 450;
   side = Math.max(side, 40);
   const cw = (side * g.m) / Math.max(g.m, g.n); // plot width and height, square cells
