@@ -16,11 +16,27 @@ from attnviz.ui import asks, predict
 from attnviz.ui.board import board, link_attn
 from attnviz.ui.cell import HINT_WEIGHTS, cell_data, cell_panel
 from attnviz.ui.page import plot
+from attnviz.ui.present import presenting
 from attnviz.ui.text import pointing
 
 #: What the heads' board keeps of the screen for the step slider above it and the strip of
-#: buttons under it: the slider and the heads are on the screen together (issue 35).
+#: buttons under it: the slider and the heads are on the screen together (issue 35). On a
+#: slide the board fills the screen below its own top instead (the page scrolled to the top).
 HEADS_RESERVE_PX = 230
+#: The most heads a slide shows in one row (a 1080p slide: each about 340 px square).
+SLIDE_ROW_MAX = 4
+
+
+def heads_layout(count: int, heads_per_layer: int) -> tuple[int | None, int]:
+    """(panels a row, the board's ``fit_screen``) of the heads' chart: on a slide (the
+    presenter view) every head in one row across the slide's width when there are at most
+    :data:`SLIDE_ROW_MAX` (the grid under the slider, within the screen: issue 47), the
+    board filling the screen below it; else a layer a row, fitted below a slider at the
+    screen's top."""
+    if not presenting():
+        return None, HEADS_RESERVE_PX
+    return (count if count <= SLIDE_ROW_MAX else heads_per_layer), 0
+
 
 #: What the phase change is called on the loss curve, per task.
 PHASE_TEXT = {
@@ -91,13 +107,14 @@ def heads(key: str, task: str, params: toys.ToyParams, step: int, view: object) 
     result = toys.example_result(task, params)  # L·H heads
     labels = toys.example(task).labels
     count = result.num_heads
+    cols, fit = heads_layout(count, t.heads)
     board(
         key,
         [
             (
                 f"{key}_all",
                 viz.learned.heads_figure(
-                    result.weights, labels, step=step, heads_per_layer=t.heads
+                    result.weights, labels, step=step, heads_per_layer=t.heads, cols=cols
                 ),
                 link_attn(
                     None,
@@ -107,7 +124,7 @@ def heads(key: str, task: str, params: toys.ToyParams, step: int, view: object) 
                 ),
             )
         ],
-        fit_screen=HEADS_RESERVE_PX,
+        fit_screen=fit,
     )
     st.caption(
         _("{point} to see how its weight was computed from this checkpoint's Q and K.").format(
@@ -143,14 +160,16 @@ def heads(key: str, task: str, params: toys.ToyParams, step: int, view: object) 
         plot(predict.outlined(fig, q, h, "rows", result.n_tokens), key=f"{key}_answer")
 
 
-def cross_figure(task: toys.AlignTask, params: toys.EncDecParams, step: int):
+def cross_figure(
+    task: toys.AlignTask, params: toys.EncDecParams, step: int, cols: int | None = None
+):
     """Every cross-attention head on the example: target words as rows, source words as
-    columns, (L·H, T, S)."""
+    columns, (L·H, T, S); ``cols`` panels a row (default: a layer a row)."""
     ex = toys.example(task)
     w = toys.example_cross(task, params)  # (L, H, T, S)
     return viz.learned.heads_figure(
         w.reshape(-1, *w.shape[2:]), ex.target_labels, step=step, heads_per_layer=task.heads,
-        key_labels=ex.src_labels,
+        key_labels=ex.src_labels, cols=cols,
     )  # fmt: skip
 
 
@@ -158,10 +177,11 @@ def cross_heads(key: str, task: toys.AlignTask, params: toys.EncDecParams, step:
     """An encoder-decoder's cross-attention heads on the example, linked (hover, tables,
     keyboard); no cell panel (its arithmetic is the engine's square self-attention's)."""
     count = task.layers * task.heads
-    fig = cross_figure(task, params, step)
+    cols, fit = heads_layout(count, task.heads)
+    fig = cross_figure(task, params, step, cols)
     board(
         key, [(f"{key}_all", fig, link_attn(None, "rows", heads=range(count)))],
-        fit_screen=HEADS_RESERVE_PX,
+        fit_screen=fit,
     )  # fmt: skip
     st.caption(
         _(
