@@ -69,6 +69,10 @@ else:
         ).format(title=_(toys.TASKS[task].title))
     )
 
+if slide:  # under the chart, where they are in the normal view, they were cut at the edge
+    for note in learned.heads_notes(task):
+        about.caption(note, unsafe_allow_html=True)  # the app's own words (pointing)
+
 
 @st.fragment
 def checkpoint_view(task: str) -> None:

@@ -96,6 +96,39 @@ def curves(key: str, history, jobs, step: int, *, total: int | None = None) -> N
     board(key, charts, columns=[1])  # one a row: each legend right of its curves
 
 
+def heads_notes(task: str) -> list[str]:
+    """How to read the heads' chart of ``task`` (Markdown, the app's own words, with HTML):
+    under the chart, or on a slide in the page's "About this task" popover, which opens
+    over the slide (under the chart they were cut at the screen's bottom edge)."""
+    t = toys.get_task(task)
+    count = t.layers * t.heads
+    names = ", ".join(viz.learned.head_name(i, t.heads) for i in range(count))
+    if isinstance(t, toys.AlignTask):
+        return [
+            _(
+                "Cross-attention: the decoder's queries (the French it writes, teacher-forced) "
+                "against the encoder's keys (the English source). Heads are numbered from 0: "
+                "{names}."
+            ).format(names=names)
+            + " "
+            + _(LOOK_FOR[task])
+        ]
+    return [
+        _("{point} to see how its weight was computed from this checkpoint's Q and K.").format(
+            point=pointing(
+                _(
+                    "Hover a cell to outline the same query and key in every head; click it "
+                    "(or Tab to the chart, move with the arrows, press Enter)"
+                ),
+                _("Tap a cell to outline it in every head and"),
+            )
+        ),
+        _("Heads are numbered across the layers, from 0: {names}.").format(names=names)
+        + " "
+        + _(LOOK_FOR[task]),
+    ]
+
+
 def heads(key: str, task: str, params: toys.ToyParams, step: int, view: object) -> None:
     """Every head's weights on the example at one checkpoint, linked (hover, tables,
     keyboard), a clicked cell worked out below; in a teacher's presenter view, Ask the
@@ -126,25 +159,9 @@ def heads(key: str, task: str, params: toys.ToyParams, step: int, view: object) 
         ],
         fit_screen=fit,
     )
-    st.caption(
-        _("{point} to see how its weight was computed from this checkpoint's Q and K.").format(
-            point=pointing(
-                _(
-                    "Hover a cell to outline the same query and key in every head; click it "
-                    "(or Tab to the chart, move with the arrows, press Enter)"
-                ),
-                _("Tap a cell to outline it in every head and"),
-            )
-        ),
-        unsafe_allow_html=True,  # the app's own words (pointing)
-    )
-    st.caption(
-        _("Heads are numbered across the layers, from 0: {names}.").format(
-            names=", ".join(viz.learned.head_name(i, t.heads) for i in range(count))
-        )
-        + " "
-        + _(LOOK_FOR[task])
-    )
+    if not presenting():  # a slide has them in its "About this task" (heads_notes)
+        for note in heads_notes(task):
+            st.caption(note, unsafe_allow_html=True)  # the app's own words (pointing)
     cell_panel(result, labels, key, hint=HINT_WEIGHTS)
     ids = toys.example(task).ids if "induction" in t.jobs else None
     asks.learned(view, result.weights, step, ids)
@@ -183,15 +200,9 @@ def cross_heads(key: str, task: toys.AlignTask, params: toys.EncDecParams, step:
         key, [(f"{key}_all", fig, link_attn(None, "rows", heads=range(count)))],
         fit_screen=fit,
     )  # fmt: skip
-    st.caption(
-        _(
-            "Cross-attention: the decoder's queries (the French it writes, teacher-forced) "
-            "against the encoder's keys (the English source). Heads are numbered from 0: "
-            "{names}."
-        ).format(names=", ".join(viz.learned.head_name(i, task.heads) for i in range(count)))
-        + " "
-        + _(LOOK_FOR[task.name])
-    )
+    if not presenting():  # a slide has them in its "About this task" (heads_notes)
+        for note in heads_notes(task.name):
+            st.caption(note)
 
 
 def numbers(history: toys.History, jobs: toys.JobScores | None) -> None:
