@@ -20,9 +20,19 @@ ui.intro(
 )
 for note in learned.read_link():
     st.warning(note, icon=":material/warning:")
-task = learned.task_picker()
+# a slide (the presenter view): the task and, in a popover over the slide, what it is
+# about; the step slider and every head under them, on the screen together
+slide = ui.present.presenting()
+if slide:
+    c_task, c_about = st.columns([3, 1], vertical_alignment="bottom")
+    with c_task:
+        task = learned.task_picker()
+    about = c_about.popover(_("About this task"), width="stretch")
+else:
+    task = learned.task_picker()
+    about = st.container()
 if task == "induction":
-    st.markdown(
+    about.markdown(
         _(
             "**How an induction head works.** The sequence is a random run of tokens repeated "
             "twice. In the second copy the next token can be predicted: it is the token that "
@@ -37,7 +47,7 @@ if task == "induction":
         )
     )
 elif task == "align":
-    st.markdown(
+    about.markdown(
         _(
             "**Learned alignment.** A tiny encoder-decoder translates English colour-noun "
             "pairs into French (*red cat* → *chat rouge*): French puts each colour after its "
@@ -50,7 +60,7 @@ elif task == "align":
         )
     )
 else:
-    st.markdown(
+    about.markdown(
         f"**{task}**: "  # the task's name (its id in the link), then its title in words
         + _(
             "{title}. One layer is enough: each query only needs a fixed offset from its own "
@@ -58,6 +68,10 @@ else:
             "two-layer circuit."
         ).format(title=_(toys.TASKS[task].title))
     )
+
+if slide:  # under the chart, where they are in the normal view, they were cut at the edge
+    for note in learned.heads_notes(task):
+        about.caption(note, unsafe_allow_html=True)  # the app's own words (pointing)
 
 
 @st.fragment

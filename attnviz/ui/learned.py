@@ -39,6 +39,7 @@ from attnviz.ui.learned_charts import (  # noqa: F401  (re-exported: the page dr
     cross_heads,
     curves,
     heads,
+    heads_notes,
     numbers,
 )
 

@@ -16,11 +16,27 @@ from attnviz.ui import asks, predict
 from attnviz.ui.board import board, link_attn
 from attnviz.ui.cell import HINT_WEIGHTS, cell_data, cell_panel
 from attnviz.ui.page import plot
+from attnviz.ui.present import presenting
 from attnviz.ui.text import pointing
 
 #: What the heads' board keeps of the screen for the step slider above it and the strip of
-#: buttons under it: the slider and the heads are on the screen together (issue 35).
+#: buttons under it: the slider and the heads are on the screen together (issue 35). On a
+#: slide the board fills the screen below its own top instead (the page scrolled to the top).
 HEADS_RESERVE_PX = 230
+#: The most heads a slide shows in one row (a 1080p slide: each about 340 px square).
+SLIDE_ROW_MAX = 4
+
+
+def heads_layout(count: int, heads_per_layer: int) -> tuple[int | None, int]:
+    """(panels a row, the board's ``fit_screen``) of the heads' chart: on a slide (the
+    presenter view) every head in one row across the slide's width when there are at most
+    :data:`SLIDE_ROW_MAX` (the grid under the slider, within the screen: issue 47), the
+    board filling the screen below it; else a layer a row, fitted below a slider at the
+    screen's top."""
+    if not presenting():
+        return None, HEADS_RESERVE_PX
+    return (count if count <= SLIDE_ROW_MAX else heads_per_layer), 0
+
 
 #: What the phase change is called on the loss curve, per task.
 PHASE_TEXT = {
@@ -80,6 +96,39 @@ def curves(key: str, history, jobs, step: int, *, total: int | None = None) -> N
     board(key, charts, columns=[1])  # one a row: each legend right of its curves
 
 
+def heads_notes(task: str) -> list[str]:
+    """How to read the heads' chart of ``task`` (Markdown, the app's own words, with HTML):
+    under the chart, or on a slide in the page's "About this task" popover, which opens
+    over the slide (under the chart they were cut at the screen's bottom edge)."""
+    t = toys.get_task(task)
+    count = t.layers * t.heads
+    names = ", ".join(viz.learned.head_name(i, t.heads) for i in range(count))
+    if isinstance(t, toys.AlignTask):
+        return [
+            _(
+                "Cross-attention: the decoder's queries (the French it writes, teacher-forced) "
+                "against the encoder's keys (the English source). Heads are numbered from 0: "
+                "{names}."
+            ).format(names=names)
+            + " "
+            + _(LOOK_FOR[task])
+        ]
+    return [
+        _("{point} to see how its weight was computed from this checkpoint's Q and K.").format(
+            point=pointing(
+                _(
+                    "Hover a cell to outline the same query and key in every head; click it "
+                    "(or Tab to the chart, move with the arrows, press Enter)"
+                ),
+                _("Tap a cell to outline it in every head and"),
+            )
+        ),
+        _("Heads are numbered across the layers, from 0: {names}.").format(names=names)
+        + " "
+        + _(LOOK_FOR[task]),
+    ]
+
+
 def heads(key: str, task: str, params: toys.ToyParams, step: int, view: object) -> None:
     """Every head's weights on the example at one checkpoint, linked (hover, tables,
     keyboard), a clicked cell worked out below; in a teacher's presenter view, Ask the
@@ -91,13 +140,14 @@ def heads(key: str, task: str, params: toys.ToyParams, step: int, view: object) 
     result = toys.example_result(task, params)  # L·H heads
     labels = toys.example(task).labels
     count = result.num_heads
+    cols, fit = heads_layout(count, t.heads)
     board(
         key,
         [
             (
                 f"{key}_all",
                 viz.learned.heads_figure(
-                    result.weights, labels, step=step, heads_per_layer=t.heads
+                    result.weights, labels, step=step, heads_per_layer=t.heads, cols=cols
                 ),
                 link_attn(
                     None,
@@ -107,27 +157,11 @@ def heads(key: str, task: str, params: toys.ToyParams, step: int, view: object) 
                 ),
             )
         ],
-        fit_screen=HEADS_RESERVE_PX,
+        fit_screen=fit,
     )
-    st.caption(
-        _("{point} to see how its weight was computed from this checkpoint's Q and K.").format(
-            point=pointing(
-                _(
-                    "Hover a cell to outline the same query and key in every head; click it "
-                    "(or Tab to the chart, move with the arrows, press Enter)"
-                ),
-                _("Tap a cell to outline it in every head and"),
-            )
-        ),
-        unsafe_allow_html=True,  # the app's own words (pointing)
-    )
-    st.caption(
-        _("Heads are numbered across the layers, from 0: {names}.").format(
-            names=", ".join(viz.learned.head_name(i, t.heads) for i in range(count))
-        )
-        + " "
-        + _(LOOK_FOR[task])
-    )
+    if not presenting():  # a slide has them in its "About this task" (heads_notes)
+        for note in heads_notes(task):
+            st.caption(note, unsafe_allow_html=True)  # the app's own words (pointing)
     cell_panel(result, labels, key, hint=HINT_WEIGHTS)
     ids = toys.example(task).ids if "induction" in t.jobs else None
     asks.learned(view, result.weights, step, ids)
@@ -143,14 +177,16 @@ def heads(key: str, task: str, params: toys.ToyParams, step: int, view: object) 
         plot(predict.outlined(fig, q, h, "rows", result.n_tokens), key=f"{key}_answer")
 
 
-def cross_figure(task: toys.AlignTask, params: toys.EncDecParams, step: int):
+def cross_figure(
+    task: toys.AlignTask, params: toys.EncDecParams, step: int, cols: int | None = None
+):
     """Every cross-attention head on the example: target words as rows, source words as
-    columns, (L·H, T, S)."""
+    columns, (L·H, T, S); ``cols`` panels a row (default: a layer a row)."""
     ex = toys.example(task)
     w = toys.example_cross(task, params)  # (L, H, T, S)
     return viz.learned.heads_figure(
         w.reshape(-1, *w.shape[2:]), ex.target_labels, step=step, heads_per_layer=task.heads,
-        key_labels=ex.src_labels,
+        key_labels=ex.src_labels, cols=cols,
     )  # fmt: skip
 
 
@@ -158,20 +194,15 @@ def cross_heads(key: str, task: toys.AlignTask, params: toys.EncDecParams, step:
     """An encoder-decoder's cross-attention heads on the example, linked (hover, tables,
     keyboard); no cell panel (its arithmetic is the engine's square self-attention's)."""
     count = task.layers * task.heads
-    fig = cross_figure(task, params, step)
+    cols, fit = heads_layout(count, task.heads)
+    fig = cross_figure(task, params, step, cols)
     board(
         key, [(f"{key}_all", fig, link_attn(None, "rows", heads=range(count)))],
-        fit_screen=HEADS_RESERVE_PX,
+        fit_screen=fit,
     )  # fmt: skip
-    st.caption(
-        _(
-            "Cross-attention: the decoder's queries (the French it writes, teacher-forced) "
-            "against the encoder's keys (the English source). Heads are numbered from 0: "
-            "{names}."
-        ).format(names=", ".join(viz.learned.head_name(i, task.heads) for i in range(count)))
-        + " "
-        + _(LOOK_FOR[task.name])
-    )
+    if not presenting():  # a slide has them in its "About this task" (heads_notes)
+        for note in heads_notes(task.name):
+            st.caption(note)
 
 
 def numbers(history: toys.History, jobs: toys.JobScores | None) -> None:

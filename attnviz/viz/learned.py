@@ -33,6 +33,11 @@ from attnviz.viz.style import AxisTitle, axes_meta, axis_text, plotly_text
 SMOOTH = 10
 #: Pixels per row of heads (a layer) in :func:`heads_figure`.
 ROW_PX = 340
+#: The type of :func:`heads_figure`'s tick labels, colour bar ticks and cell values (px):
+#: times a slide's text scale (1.45) they are at least 20 px, read from the back row.
+HEADS_TEXT_PX = 14
+#: px between a row of panels' y title and its words.
+TITLE_GAP_PX = 12
 _MARK = "#D55E00"  # the step on screen (Okabe-Ito vermillion)
 _PHASE = "#555555"
 #: The axis titles of :func:`heads_figure`'s panels: what they count (English nouns).
@@ -150,9 +155,11 @@ def heads_figure(
     heads_per_layer: int,
     layout: str = "rows",
     key_labels: Sequence[str] | None = None,
+    cols: int | None = None,
 ) -> go.Figure:
     """Every head's weights on one sequence: ``weights`` (L·H, T, T), layer by layer (a
-    row of panels per layer), ``labels`` (T,) the tokens, on every axis. Causal: the cells
+    row of panels per layer; ``cols``: that many panels a row instead, a slide's one row
+    of every head), ``labels`` (T,) the tokens, on every axis. Causal: the cells
     above the diagonal are masked (grey). With ``key_labels`` (S,): an encoder-decoder's
     cross-attention (L·H, T, S), ``labels`` the target words (rows), ``key_labels`` the
     source words (columns), nothing masked."""
@@ -168,11 +175,14 @@ def heads_figure(
     n = w.shape[1]
     if len(labels) != n:
         raise ValueError(f"labels must be {n} tokens (one per row of weights), got {len(labels)}")
+    if cols is not None and cols < 1:
+        raise ValueError(f"cols must be at least 1 panel a row, got {cols}")
+    cols = min(cols or heads_per_layer, w.shape[0])
     fig = small_multiples_figure(
-        w, labels=labels, layout=layout, max_cols=heads_per_layer, height_per_row=ROW_PX,
+        w, labels=labels, layout=layout, max_cols=cols, height_per_row=ROW_PX,
         mask=None if cross else np.tril(np.ones((n, n), dtype=bool)),
     )  # fmt: skip
-    axes = _head_axes(w.shape[0], heads_per_layer, labels, key_labels, layout)
+    axes = _head_axes(w.shape[0], cols, labels, key_labels, layout)
     nouns = {k: v.pop("noun") for k, v in axes.items()}  # not a plotly property
     # edited as plain dicts: plotly's validated updates cost ~40 ms on this figure
     spec = fig.to_plotly_json()
@@ -181,6 +191,11 @@ def heads_figure(
         note["text"] = plotly_text(head_name(i, heads_per_layer))
     for name, extra in axes.items():
         lay[name] = {**lay.get(name, {}), **extra}
+    bar = lay["coloraxis"]["colorbar"]
+    bar["tickfont"] = {**bar.get("tickfont", {}), "size": HEADS_TEXT_PX}
+    for trace in spec["data"]:  # the values written in the cells (the board keeps those that fit)
+        if "texttemplate" in trace:
+            trace["textfont"] = {**trace.get("textfont", {}), "size": HEADS_TEXT_PX}
     rows = layout == "rows"
     if cross:
         text = (
@@ -204,14 +219,15 @@ def heads_figure(
     return go.Figure(spec, _validate=False)
 
 
-def _head_axes(count, heads_per_layer, labels, key_labels, layout) -> dict[str, dict]:
-    """Each panel's axes of :func:`heads_figure`: the tokens as ticks, titled by what they
-    count (query and key, or target and source word); y ticks on a layer's first panel."""
+def _head_axes(count, per_row, labels, key_labels, layout) -> dict[str, dict]:
+    """Each panel's axes of :func:`heads_figure` (``per_row`` panels a row): the tokens as
+    ticks, titled by what they count (query and key, or target and source word); y ticks
+    and title on a row's first panel."""
 
     def ticks(words: Sequence[str], angle: int = 0) -> dict:
         return {
             "tickmode": "array", "tickvals": list(range(len(words))),
-            "ticktext": [plotly_text(t) for t in words], "tickfont": {"size": 13},
+            "ticktext": [plotly_text(t) for t in words], "tickfont": {"size": HEADS_TEXT_PX},
             "tickangle": angle,
         }  # fmt: skip
 
@@ -225,12 +241,13 @@ def _head_axes(count, heads_per_layer, labels, key_labels, layout) -> dict[str, 
     for i in range(count):
         sfx = "" if i == 0 else str(i + 1)
         axes[f"xaxis{sfx}"] = {**col_ticks, "title": {"text": axis_text(cols)}, "noun": cols}
-        first = i % heads_per_layer == 0  # a layer's first panel: the row words and title
+        first = i % per_row == 0  # a row's first panel: the row words and title
         y_ticks = row_ticks if first else {**row_ticks, "showticklabels": False}
-        # the title clear of the words (automargin: plotly measures them), and only where
-        # the words are: another panel's title ran into the panel to its left
-        axes[f"yaxis{sfx}"] = {**y_ticks, "title": {"text": axis_text(rows) if first else ""},
-                               "automargin": first, "noun": rows}  # fmt: skip
+        # the title clear of the words (automargin: plotly measures them; a standoff, else
+        # "target word" touched "oiseau"), and only where the words are: another panel's
+        # title ran into the panel to its left
+        title = {"text": axis_text(rows), "standoff": TITLE_GAP_PX} if first else {"text": ""}
+        axes[f"yaxis{sfx}"] = {**y_ticks, "title": title, "automargin": first, "noun": rows}
     return axes
 
 

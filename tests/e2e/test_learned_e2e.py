@@ -9,6 +9,7 @@ import re
 
 import pytest
 from axe import blocking, scan
+from e2e_app import BrowserSession
 from e2e_helpers import query
 from test_a11y_e2e import Keys
 from test_board_e2e import MARK_JS, assert_no_board_errors, charts
@@ -130,3 +131,82 @@ def test_align_shows_the_cross_attention_redrawn_in_place(session):
     assert f"step {second}" in after["lr_heads_all"]["title"]
     assert {k: c["mark"] for k, c in after.items()} == marks  # no remount
     assert_no_board_errors(session)
+
+
+# Issue 47: the heads chart on a 1080p slide and on a phone, measured from the DOM and
+# plotly's _fullLayout: the chart's box, each head's plot, every text of the chart (its
+# size, and the boxes of the titles: the figure's, each head's, the axes'), the colour bar.
+HEADS_JS = """() => {
+  const gd = document.querySelector('[data-key="lr_heads_all"] .js-plotly-plot');
+  const fl = gd._fullLayout, r = gd.getBoundingClientRect();
+  const box = (e) => { const b = e.getBoundingClientRect();
+    return {text: e.textContent, left: b.left, right: b.right, top: b.top, bottom: b.bottom}; };
+  const texts = Array.from(gd.querySelectorAll('text')).filter(e => e.textContent.trim()
+    && e.getBoundingClientRect().width > 0);
+  const titles = texts.filter(e => e.matches('.annotation-text, [class$="title"]')).map(box);
+  const heads = Object.keys(fl).filter(k => /^yaxis\\d*$/.test(k)).map(k => {
+    const y = fl[k], x = fl['x' + k.slice(1)];
+    return {left: r.left + x._offset, right: r.left + x._offset + x._length,
+            top: r.top + y._offset, bottom: r.top + y._offset + y._length}; });
+  const bars = Array.from(gd.querySelectorAll('.colorbar')).map(box);
+  const slider = document.querySelector('.st-key-lr_step').getBoundingClientRect();
+  return {top: r.top, bottom: r.bottom, height: r.height, right: r.right,
+          screen: [innerWidth, innerHeight], slider: slider.bottom, heads, titles, bars,
+          sizes: texts.map(e => parseFloat(getComputedStyle(e).fontSize)),
+          scrolled: document.querySelector('[data-testid="stMain"]').scrollTop,
+          wide: document.documentElement.scrollWidth}; }"""
+
+
+def overlapping(boxes: list[dict]) -> list[tuple[str, str]]:
+    """The pairs of text boxes that overlap (by more than a pixel each way)."""
+    return [
+        (a["text"], b["text"])
+        for i, a in enumerate(boxes)
+        for b in boxes[i + 1 :]
+        if a["left"] < b["right"] - 1 and b["left"] < a["right"] - 1
+        and a["top"] < b["bottom"] - 1 and b["top"] < a["bottom"] - 1
+    ]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def projector(browser, app_server):
+    """One 1080p tab for the module's slides (each test goes to its link in it)."""
+    s = BrowserSession(browser, app_server, (1920, 1080))
+    yield s
+    s.close()
+
+
+@pytest.mark.parametrize("task", ["induction", "align"])
+def test_the_heads_are_one_slide(projector, task):
+    """Issue 47: at 1920x1080 ?present=1, unscrolled, every head under the step slider in
+    one row across the slide, the chart within the screen and at least 45% of its height,
+    no two titles overlapping ("key" sat on "head 2 (layer 1)"), no chart text under 20 px."""
+    s = projector
+    s.visit(f"/learned?task={task}&present=1")
+    s.assert_healthy(f"learned slide, {task}")
+    m = s.page.evaluate(HEADS_JS)
+    width, screen = m["screen"]
+    t = toys.get_task(task)
+    assert m["scrolled"] == 0 and len(m["heads"]) == t.layers * t.heads, m
+    assert m["bottom"] <= screen and m["height"] >= 0.45 * screen, m
+    assert {round(h["top"]) for h in m["heads"]} == {round(m["heads"][0]["top"])}, m["heads"]
+    assert all(h["top"] >= m["slider"] and h["bottom"] <= screen for h in m["heads"]), m
+    assert not overlapping(m["titles"]), overlapping(m["titles"])
+    assert min(m["sizes"]) >= 20, sorted(set(m["sizes"]))
+    if task == "induction":  # four heads across the slide, not its left 45%
+        assert m["heads"][-1]["right"] - m["heads"][0]["left"] >= 0.7 * width, m["heads"]
+    s.screenshot(f"learned_slide_{task}", full=False)
+
+
+def test_a_phone_has_one_colour_bar_across_the_top(new_session):
+    """Issue 47: on a phone the heads are stacked; their shared colour bar lies across the
+    top, above the first head, within the screen (it stretched beside all four)."""
+    s = new_session((390, 844))
+    s.open("/learned?task=induction")
+    m = s.page.evaluate(HEADS_JS)
+    (bar,) = m["bars"]
+    first = m["heads"][0]
+    assert bar["bottom"] <= first["top"] and bar["right"] <= m["screen"][0], (bar, first)
+    assert bar["right"] - bar["left"] > 3 * (bar["bottom"] - bar["top"]), bar  # lying flat
+    assert m["wide"] <= m["screen"][0] and m["right"] <= m["screen"][0], m
+    assert not overlapping(m["titles"]), overlapping(m["titles"])

@@ -14,6 +14,8 @@ import {
   legendBelow,
   legendCorrection,
   presenterFill,
+  thinTicks,
+  tickDepth,
   wrapTitle,
 } from "../../attnviz/ui/board/js/fit.js";
 import { fitFigure } from "../../attnviz/ui/board/js/draw.js";
@@ -264,6 +266,46 @@ test("fitGrid: a phone gets one head a row, at full width, labels thinned out", 
   const thin = fitGrid(many, { width: 358, height: 0 }, 1);
   assert.ok(thin.yaxis.tickvals.length < 32 && thin.yaxis.tickvals.length >= 8, thin.yaxis);
   assert.deepEqual(thin.yaxis.tickvals.slice(0, 2), [0, thin.yaxis.tickvals[1]]);
+});
+
+test("fitGrid: a phone's stacked heads get their shared colour bar across the top", () => {
+  // issue 47: beside four stacked heads, one colour bar stretched over all of them
+  const layout = gridLayout(4, 2);
+  const title = { text: "w" };
+  layout.coloraxis = { colorbar: { thickness: 12, tickfont: { size: 14 }, title } };
+  const out = fitGrid(layout, { width: 358, height: 0 }, 1);
+  const bar = out.coloraxis.colorbar;
+  assert.equal(bar.orientation, "h");
+  assert.ok(bar.y > 1 && bar.yanchor === "bottom", bar); // above the first plot and its title
+  assert.ok(out.margin.t > layout.margin.t, out.margin); // room made for it at the top
+  // the plots take the width the bar beside them took: wider than without a colour axis
+  const beside = fitGrid(gridLayout(4, 2), { width: 358, height: 0 }, 1);
+  const dx = (lay) => lay.xaxis.domain[1] - lay.xaxis.domain[0];
+  const side = (lay, reserve) => dx(lay) * ((lay.width || 358) - 40 - 10 - reserve);
+  assert.ok(side(out, 0) > side(beside, 86) + 60, [side(out, 0), side(beside, 86)]);
+  // two columns (a laptop): the bar stays beside the plots
+  const wide = fitGrid(layout, { width: 980, height: 0 });
+  assert.equal(wide.coloraxis, layout.coloraxis);
+});
+
+test("fitGrid: slanted labels get their depth under each row, and are not thinned for it", () => {
+  const words = ["yellow", "fish", "grey", "cow", "green", "bird", "black", "mouse"];
+  const slanted = { tickmode: "array", tickvals: [...words.keys()], ticktext: words,
+    tickfont: { size: 20 }, tickangle: -45 };
+  const level = Object.assign({}, slanted, { tickangle: 0 });
+  // 40-px cells: level words (~67 px) every other one, slanted ones all of them
+  assert.equal(thinTicks(level, 40, false).ticktext.length, 4);
+  assert.equal(thinTicks(slanted, 40, false).ticktext.length, 8);
+  assert.ok(tickDepth(slanted) > 2 * tickDepth(level), [tickDepth(slanted), tickDepth(level)]);
+  const layout = gridLayout(2, 1);
+  layout.meta.grid = Object.assign({}, layout.meta.grid, { n: 8, m: 8 });
+  layout.xaxis = Object.assign({}, slanted, { title: { text: "source word" } });
+  const out = fitGrid(layout, { width: 358, height: 0 }, 1);
+  assert.ok(out.margin.b >= tickDepth(slanted), out.margin);
+  // between the rows: the words, the axis title and the next head's title
+  const P = out.height - out.margin.t - out.margin.b;
+  const gap = (out.yaxis.domain[0] - out.yaxis2.domain[1]) * P;
+  assert.ok(gap >= tickDepth(slanted) + 12 * 1.2 + 12 * 1.4, gap);
 });
 
 test("fitFigure: a touch screen's drag scrolls the page; a presenter's matrix is square", () => {

@@ -75,6 +75,46 @@ def test_heads_figure_shows_every_head_with_the_tokens_as_labels():
     assert "step 1500" in spec["layout"]["title"]["text"]
 
 
+def test_heads_figure_puts_every_head_in_one_row_on_request():
+    """A slide's layout (issue 47): ``cols`` panels a row, the y words and title on a row's
+    first panel only (a layer's first, head 2, had a title between two panels)."""
+    w = toys.example_attentions("induction", toys.load("induction").checkpoints[-1])
+    flat = w.reshape(-1, *w.shape[2:])  # (4, T, T)
+    labels = toys.example("induction").labels
+    lay = viz.heads_figure(flat, labels, step=1, heads_per_layer=2, cols=4).to_plotly_json()
+    lay = lay["layout"]
+    assert lay["meta"]["grid"]["rows"] == 1 and lay["meta"]["grid"]["cols"] == 4
+    assert len({a["y"] for a in lay["annotations"]}) == 1  # the titles on one line
+    assert lay["yaxis"]["title"]["text"] and lay["yaxis"]["title"]["standoff"] > 0
+    for axis in ("yaxis2", "yaxis3", "yaxis4"):
+        assert lay[axis]["showticklabels"] is False and not lay[axis]["title"]["text"]
+    default = viz.heads_figure(flat, labels, step=1, heads_per_layer=2).layout
+    assert default.meta["grid"]["cols"] == 2 and default.yaxis3.title.text  # a layer a row
+    with pytest.raises(ValueError, match="cols"):
+        viz.heads_figure(flat, labels, step=1, heads_per_layer=2, cols=0)
+
+
+def test_heads_figure_text_is_20_px_on_a_slide():
+    """Ticks, the colour bar's ticks and the values written in the cells at
+    HEADS_TEXT_PX: at least 20 px at the presenter view's chart text scale (issue 47)."""
+    from attnviz.ui.present import CHART_TEXT_SCALE  # the presenter view's
+
+    task = toys.get_task("align")
+    ex = toys.example(task)
+    w = toys.example_cross(task, toys.load("align").checkpoints[-1])  # (L, H, T, S)
+    fig = viz.heads_figure(
+        w.reshape(-1, *w.shape[2:]), ex.target_labels, step=400, heads_per_layer=2,
+        key_labels=ex.src_labels, cols=2,
+    )  # fmt: skip
+    spec = fig.to_plotly_json()
+    lay = spec["layout"]
+    sizes = [lay[k]["tickfont"]["size"] for k in lay if k[1:5] == "axis"]
+    sizes += [lay["coloraxis"]["colorbar"]["tickfont"]["size"]]
+    sizes += [t["textfont"]["size"] for t in spec["data"]]  # every head writes its values
+    assert len(sizes) == 2 * 2 + 1 + 2 and set(sizes) == {viz.HEADS_TEXT_PX}, sizes
+    assert viz.HEADS_TEXT_PX * CHART_TEXT_SCALE >= 20
+
+
 def test_heads_figure_writes_labels_literally():
     w = np.tile(np.eye(3), (2, 1, 1))
     fig = viz.heads_figure(w, ["<b>", "&", "|"], step=0, heads_per_layer=1)

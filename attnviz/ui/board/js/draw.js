@@ -217,7 +217,9 @@ export function fitFigure(fig, scale, room, opts = {}) {
   // numbers in hovers, ticks and colour bars as the shown language writes them (0,84 in es)
   if (!lay.separators && separators() !== ".,") lay = Object.assign({}, lay, { separators: separators() });
   let dat = scaledData(fig.data || [], scale);
-  if (isGrid(lay) && opts.stacked) lay = fitGrid(lay, { width: room.width, height: 0 }, 1);
+  if (isGrid(lay) && opts.stacked) {
+    lay = fitGrid(lay, { width: room.width, height: 0 }, 1, measure);
+  }
   else if (opts.present || opts.fill) [lay, dat] = presenterFill(lay, dat, room);
   const width = Math.min(room.width, typeof lay.width === "number" ? lay.width : room.width);
   // a chart drawn before knows its colour bar's width: the values are kept or dropped as the

@@ -356,14 +356,19 @@ export function presenterFill(layout, data, room) {
 
 /** `axis` with its tick labels (an array of labels, one a cell) thinned out to every k-th
  * where cells `pitch` px apart are too close for them: a vertical axis's labels need
- * 1.25 lines of their type, a horizontal axis's their width and a gap. */
+ * 1.25 lines of their type, a horizontal axis's their width and a gap (slanted labels,
+ * `tickangle`: the lines of type across the slant, or their width if that is less). */
 export function thinTicks(axis, pitch, vertical, measure = estimateWidth) {
   if (!axis || axis.tickmode !== "array" || !Array.isArray(axis.ticktext)) return axis;
   if (!Array.isArray(axis.tickvals) || !pitch) return axis;
   const size = (axis.tickfont && axis.tickfont.size) || 12;
+  const sin = Math.abs(Math.sin(((Number(axis.tickangle) || 0) * Math.PI) / 180));
+  const wide = () => Math.max(...axis.ticktext.map((s) => measure(plain(s), size))) + 6;
   const need = vertical
     ? size * 1.25
-    : Math.max(...axis.ticktext.map((s) => measure(plain(s), size))) + 6;
+    : sin > 0.2
+      ? Math.min(wide(), (size * 1.3) / sin)
+      : wide();
   const k = Math.ceil(need / pitch);
   if (k <= 1) return axis;
   const keep = (_, i) => i % k === 0;
@@ -373,13 +378,29 @@ export function thinTicks(axis, pitch, vertical, measure = estimateWidth) {
   });
 }
 
+/** The px a horizontal axis's tick labels take under its plot (the ticks and a gap
+ * included): a line of type, or slanted labels (`tickangle`) their longest's slant. */
+export function tickDepth(axis, measure = estimateWidth) {
+  const a = axis || {};
+  const size = (a.tickfont && a.tickfont.size) || 12;
+  const rad = ((Number(a.tickangle) || 0) * Math.PI) / 180;
+  if (Math.abs(Math.sin(rad)) < 0.2 || !Array.isArray(a.ticktext) || !a.ticktext.length) {
+    return size * 1.8;
+  }
+  const wide = Math.max(...a.ticktext.map((t) => measure(plain(t), size)));
+  return 10 + wide * Math.abs(Math.sin(rad)) + size * 1.2 * Math.abs(Math.cos(rad));
+}
+
 /** A grid of matrices (small multiples, `layout.meta.grid`: rows x cols plots of n x m
  * cells) laid out again in `cols` columns (a phone: one), every plot with square cells:
  * as wide as the room allows or, with `room.height`, as tall as the screen below allows
  * (never below the figure's own height); each plot's title (the first annotations) above
  * it, tick labels left of the first column only, thinned out where the cells are too
- * small for them. */
-export function fitGrid(layout, room, cols) {
+ * small for them; under each row its x labels (slanted ones too) and axis title, clear of
+ * the next row's titles. One column (a phone): the shared colour bar (`coloraxis`) lies
+ * across the top, above the first plot, not beside a column of plots it would stretch
+ * over; the plots take the width it left. */
+export function fitGrid(layout, room, cols, measure = estimateWidth) {
   const g = layout.meta.grid;
   const count = g.count || g.rows * g.cols;
   const c = Math.max(1, Math.min(cols || g.cols, count));
@@ -387,16 +408,26 @@ export function fitGrid(layout, room, cols) {
   const m = layout.margin || {};
   const l = m.l != null ? m.l : 80;
   const r = m.r != null ? m.r : 80;
-  const t = m.t != null ? m.t : 100;
   const x0 = layout.xaxis || {};
-  const tick = (x0.tickfont && x0.tickfont.size) || 13;
-  const titleSize = (x0.title && x0.title.font && x0.title.font.size) || 14;
+  const font = (layout.font && layout.font.size) || 12;
+  // plotly's axis titles are 1.2 times the layout's type unless they say otherwise
+  const titleSize = (x0.title && x0.title.font && x0.title.font.size) || font * 1.2;
   const titled = !!(x0.title && x0.title.text);
-  // under the last row: its x ticks and axis title (at a slide's text size too)
-  const b = Math.max(m.b != null ? m.b : 80, Math.ceil(tick * 1.8 + (titled ? titleSize * 1.8 : 0)));
-  // between two rows: the x ticks, the x axis title, the next plot's title (16 px type)
-  const gap = Math.ceil(tick * 2 + (titled ? titleSize * 2.4 : 0) + tick * 1.3 * 1.6 + 8);
-  const bar = Math.ceil(12 + 10 + 13 * 4 + 12); // the shared colour bar
+  const note = (layout.annotations || [])[0];
+  const noteSize = (note && note.font && note.font.size) || font;
+  const noteH = noteSize * 1.4 + ((note && note.yshift) || 0);
+  // under a row: its x ticks (slanted ones need their slant) and axis title
+  const under = tickDepth(x0, measure) + (titled ? titleSize * 1.6 : 0);
+  const b = Math.max(m.b != null ? m.b : 80, Math.ceil(under));
+  // between two rows: what is under the upper one, a gap, the next plot's title
+  const gap = Math.ceil(under + 12 + noteH);
+  const flat = c === 1 && !!(layout.coloraxis && layout.coloraxis.colorbar);
+  const cbar = (layout.coloraxis && layout.coloraxis.colorbar) || {};
+  const cbTick = (cbar.tickfont && cbar.tickfont.size) || font;
+  // the shared colour bar: beside the plots, or (one column) across the top
+  const bar = flat ? 0 : Math.ceil(12 + 10 + 13 * 4 + 12);
+  const barH = flat ? Math.ceil((cbar.thickness || 12) + cbTick * 1.6 + 14) : 0;
+  const t = (m.t != null ? m.t : 100) + barH;
   const room0 = Math.max(room.width - l - r - bar, 40);
   const hgap = c > 1 ? Math.max(0.04 * room0, 24) : 0;
   // side: a plot's longer side, so that its width fits a column and its height a row
@@ -414,9 +445,25 @@ export function fitGrid(layout, room, cols) {
   const W = Math.min(room0, c * cw + hgap * (c - 1));
   const out = Object.assign({}, layout, {
     height: Math.ceil(P + t + b),
-    margin: Object.assign({}, m, { b }),
+    margin: Object.assign({}, m, { b, t }),
   });
   if (W < room0) out.width = Math.ceil(W + l + r + bar);
+  if (flat) {
+    out.coloraxis = Object.assign({}, layout.coloraxis, {
+      colorbar: Object.assign({}, cbar, {
+        orientation: "h",
+        x: 0,
+        xanchor: "left",
+        xref: "paper",
+        len: Math.min(1, cw / W),
+        lenmode: "fraction",
+        y: 1 + (noteH + 6) / P,
+        yanchor: "bottom",
+        yref: "paper",
+        title: Object.assign({}, cbar.title, { side: "right" }),
+      }),
+    });
+  }
   const notes = (layout.annotations || []).slice();
   for (let i = 0; i < count; i++) {
     const row = Math.floor(i / c);
@@ -429,11 +476,11 @@ export function fitGrid(layout, room, cols) {
     if (!layout[xk] || !layout[yk]) continue;
     // the domains give each plot its place; scaleanchor keeps its cells square where the
     // colour bar's width was estimated a little off (plotly shrinks the longer side)
-    out[xk] = Object.assign({}, thinTicks(layout[xk], cw / g.m, false), {
+    out[xk] = Object.assign({}, thinTicks(layout[xk], cw / g.m, false, measure), {
       domain: [xa, Math.min(1, xa + cw / W)],
       constrain: "domain",
     });
-    const y = Object.assign({}, thinTicks(layout[yk], chh / g.n, true), {
+    const y = Object.assign({}, thinTicks(layout[yk], chh / g.n, true, measure), {
       domain: [Math.max(0, ytop - chh / P), ytop],
       showticklabels: col === 0,
       scaleanchor: `x${sfx}`,
