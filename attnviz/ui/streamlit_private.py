@@ -279,4 +279,7 @@ BOARD_DOM = {
     "combobox_open": "data-open",
     "combobox_input": 'input[role="combobox"]',
     "table_box": '[data-testid="stMarkdownContainer"]:has(> table)',
+    # an enabled button with a keyboard shortcut (its hint names the key): navlinks.js leaves
+    # PageDown / PageUp to it (a page's own steps go first, then a lesson's next stop)
+    "shortcut_button": 'button:not([disabled]):has([data-has-shortcut="true"])',
 }

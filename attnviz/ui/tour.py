@@ -130,10 +130,15 @@ def stop_url(
     return f"./{path}?{urlencode(params)}"
 
 
-def link_html(label: str, url: str, *, primary: bool = False, key: str = "") -> str:
+def link_html(
+    label: str, url: str, *, primary: bool = False, key: str = "", shortcut: str = ""
+) -> str:
+    """An in-app link as a button (data-attnviz-nav: followed within the session,
+    board/js/navlinks.js; ``shortcut``: the key that follows it on a slide, PageDown/PageUp)."""
     kind = "primary" if primary else "secondary"
-    return (  # data-attnviz-nav: followed within the session (board/js/navlinks.js)
-        f'<a class="tour-link tour-{kind}" data-testid="tour-{key}" data-attnviz-nav '
+    keys = f' data-attnviz-key="{shortcut}" aria-keyshortcuts="{shortcut}"' if shortcut else ""
+    return (
+        f'<a class="tour-link tour-{kind}" data-testid="tour-{key}" data-attnviz-nav{keys} '
         f'href="{html.escape(url)}" target="_self">{html.escape(label)}</a>'
     )
 
@@ -162,15 +167,17 @@ def _changed(stop: lessons.Stop) -> bool:
 
 def _links(tour: Tour, page: str) -> None:
     lesson, i = tour.lesson, tour.index
+    # on a slide a presentation remote's keys go through the lesson (after a page's steps)
+    back, ahead = ("PageUp", "PageDown") if present.presenting() else ("", "")
     parts = []
     if i > 0:
-        parts.append(link_html(_("← Back"), stop_url(lesson, i - 1, tour.answers), key="back"))
+        url = stop_url(lesson, i - 1, tour.answers)
+        parts.append(link_html(_("← Back"), url, key="back", shortcut=back))
     if not tour.at_summary:
         last = i == len(lesson) - 1
         label = _("Finish: the summary") if last else _("Next →")
-        parts.append(
-            link_html(label, stop_url(lesson, i + 1, tour.answers), primary=True, key="next")
-        )
+        url = stop_url(lesson, i + 1, tour.answers)
+        parts.append(link_html(label, url, primary=True, key="next", shortcut=ahead))
         stop = tour.stop
         if page != stop.page or _changed(stop):
             url = stop_url(lesson, i, tour.answers)
@@ -286,6 +293,29 @@ def ask(page: str, asks: list) -> bool:
     return True
 
 
+def _slide_bar(tour: Tour, page: str) -> None:
+    """The bar on a slide: one line (the lesson, the stop, its title, Back and Next), the
+    stop's text in a popover (the lecturer says it); the slide keeps the screen."""
+    lesson, stop = tour.lesson, tour.stop
+    with st.container(border=True, key="tour_bar"):
+        c1, c2, c3 = st.columns([5, 2, 3], vertical_alignment="center")
+        c1.markdown(
+            _("Lesson: {title} · stop {i} of {n}").format(
+                title=shown(lesson, lesson.title), i=tour.index + 1, n=len(lesson)
+            )
+            + f" · **{shown(lesson, stop.title)}**"
+        )
+        if stop.text or stop.question:
+            with c2.popover(_("The stop's text")):
+                st.markdown(shown(lesson, stop.text))
+                if stop.question and not stop.question.predicted:
+                    _exercise(tour)
+        asked = stop.question if stop.question and page == stop.page else None
+        _aim(asked if asked and asked.predicted else None)
+        with c3:
+            _links(tour, page)
+
+
 def bar(page: str) -> None:
     """The lesson's bar above the page, or nothing without ``?lesson=``."""
     tour = current()
@@ -295,6 +325,9 @@ def bar(page: str) -> None:
         return
     if isinstance(tour, str):
         st.warning(tour, icon=":material/warning:")
+        return
+    if present.presenting() and not tour.at_summary:
+        _slide_bar(tour, page)
         return
     lesson = tour.lesson
     n = len(lesson)

@@ -106,3 +106,25 @@ def test_the_bar_fits_a_phone(browser, app_server):
         assert session.page.locator(".st-key-tour_question").count() == 1
     finally:
         session.close()
+
+
+def test_the_lecture_goes_through_a_page_s_steps_then_to_the_next_stop(browser, app_server):
+    """?present=1: the bar is one line on the slide (no scrolling), PageDown plays the page's
+    own steps first (Streamlit's step buttons), then follows the lesson's Next."""
+    session = BrowserSession(browser, app_server, viewport=(1920, 1080), fresh=True)
+    try:
+        i = next(k for k, s in enumerate(INTRO.stops) if s.step == 6)  # step by step's softmax
+        stop = INTRO.stops[i]
+        query = "&".join(f"{k}={v}" for k, v in stop.settings.items())
+        session.open(f"/{stop.page}?{query}&present=1&lesson=intro&stop={i + 1}")
+        main = "(() => { const m = document.querySelector('[data-testid=stMain]');"
+        main += " return m.scrollHeight - m.clientHeight; })()"
+        assert session.page.evaluate(main) <= 1  # the slide with its lesson bar: no scrolling
+        session.rerun_after(lambda: session.page.keyboard.press("PageDown"))
+        assert (_params(session)["step"], _params(session)["stop"]) == ("7", str(i + 1))
+        session.rerun_after(lambda: session.page.keyboard.press("PageDown"))
+        assert _params(session)["stop"] == str(i + 2)  # the page's last step: the next stop
+        assert _params(session)["present"] == "1"
+        assert not session.exceptions() and not session.errors
+    finally:
+        session.close()

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { inPlace, watchNavLinks } from "../../attnviz/ui/board/js/navlinks.js";
+import { inPlace, keyLink, watchNavLinks } from "../../attnviz/ui/board/js/navlinks.js";
 
 const location = { href: "http://h:8501/playground?N=4", origin: "http://h:8501" };
 const link = (href, target = "_self") => ({ getAttribute: () => href, target });
@@ -28,7 +28,7 @@ test("a new tab, another origin, another target or another button is left to the
 
 test("a followed link pushes its address and tells the page by popstate", () => {
   const calls = [];
-  let handler = null;
+  const handlers = {};
   const win = {
     location,
     history: { pushState: (s, t, url) => calls.push(["push", url]) },
@@ -40,16 +40,30 @@ test("a followed link pushes its address and tells the page by popstate", () => 
     },
     scrollTo: () => calls.push(["scroll"]),
   };
-  const doc = { defaultView: win, addEventListener: (type, fn) => (handler = fn) };
+  const doc = { defaultView: win, addEventListener: (type, fn) => (handlers[type] = fn) };
   watchNavLinks(doc);
   watchNavLinks(doc); // once per document
   const a = link("./masking?N=6&stop=2");
   let prevented = false;
-  handler({
+  handlers.click({
     ...click(),
     target: { closest: () => a },
     preventDefault: () => (prevented = true),
   });
   assert.equal(prevented, true);
   assert.deepEqual(calls, [["push", "/masking?N=6&stop=2"], ["event", "popstate"], ["scroll"]]);
+});
+
+test("PageDown follows the lesson's link only when no enabled button answers PageDown", () => {
+  const next = { key: "PageDown" };
+  const doc = (buttons) => ({
+    querySelector: (sel) => (sel.includes('data-attnviz-key="PageDown"') ? next : null),
+    querySelectorAll: () => buttons.map((t) => ({ textContent: t })),
+  });
+  const dom = { shortcut_button: "button:not([disabled])" };
+  assert.equal(keyLink(doc([]), "PageDown", dom), next); // the page's last step: Next disabled
+  assert.equal(keyLink(doc(["Next→PageDown"]), "PageDown", dom), null); // its steps go first
+  assert.equal(keyLink(doc(["Previous PageUp"]), "PageDown", dom), next);
+  assert.equal(keyLink(doc([]), "PageUp", dom), null); // no link marked PageUp
+  assert.equal(keyLink(doc([]), "ArrowRight", dom), null);
 });

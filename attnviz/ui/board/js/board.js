@@ -207,7 +207,7 @@ class Board {
   // ---------------------------------------------------------------- from Streamlit
   update(args) {
     watchWide(document, args.dom); // wide equations of every page, once per tab
-    watchNavLinks(document); // a lesson's links: within the session (navlinks.js), once per tab
+    watchNavLinks(document, args.dom); // a lesson's links: within the session (navlinks.js), once per tab
     if (args.locale) applyLocale(document, args.locale); // the preload board's, first of all
     if (args.preload) {
       // the first element of every run (ui.board.preload_plotly): starts loading plotly.js

@@ -6,7 +6,13 @@
 // new visit. Any other click (a modifier key: a new tab; another origin) is left to the
 // browser, and so is a link while this module has not loaded: the plain href still works.
 //
-// Installed once per tab by the board (board.js, with watchWide).
+// On a slide (the presenter view), PageDown / PageUp (what presentation remotes send) follow
+// the link marked data-attnviz-key="PageDown" / "PageUp" (a lesson's Next / Back) when no
+// enabled button of the page answers that key (a page's own steps first: Streamlit's step
+// buttons carry the shortcut, and the last step's Next is disabled).
+//
+// Installed once per tab by the board (board.js, with watchWide; `dom`: Streamlit's markup
+// named in attnviz/ui/streamlit_private.py, BOARD_DOM).
 
 const installed = new WeakSet();
 
@@ -19,8 +25,27 @@ export function inPlace(event, a, location) {
   return url.origin === location.origin;
 }
 
-/** Listen on `doc` for clicks on in-app links (once per document). */
-export function watchNavLinks(doc) {
+/** Go to in-app link `a` within the session (pushState, then popstate). */
+function follow(win, a) {
+  const url = new URL(a.getAttribute("href"), win.location.href);
+  win.history.pushState(null, "", url.pathname + url.search + url.hash);
+  win.dispatchEvent(new win.PopStateEvent("popstate"));
+  win.scrollTo(0, 0);
+}
+
+/** The link a key should follow: one marked with that key, unless an enabled button with a
+ * keyboard shortcut for the same key is on the page (it goes first). */
+export function keyLink(doc, key, dom) {
+  if (key !== "PageDown" && key !== "PageUp") return null;
+  const a = doc.querySelector(`a[data-attnviz-nav][data-attnviz-key="${key}"]`);
+  if (!a) return null;
+  const selector = dom && dom.shortcut_button;
+  const buttons = selector ? [...doc.querySelectorAll(selector)] : [];
+  return buttons.some((b) => (b.textContent || "").includes(key)) ? null : a;
+}
+
+/** Listen on `doc` for clicks on in-app links and their keys (once per document). */
+export function watchNavLinks(doc, dom) {
   if (!doc || installed.has(doc)) return;
   installed.add(doc);
   const win = doc.defaultView;
@@ -28,9 +53,13 @@ export function watchNavLinks(doc) {
     const a = event.target && event.target.closest ? event.target.closest("a[data-attnviz-nav]") : null;
     if (!inPlace(event, a, win.location)) return;
     event.preventDefault();
-    const url = new URL(a.getAttribute("href"), win.location.href);
-    win.history.pushState(null, "", url.pathname + url.search + url.hash);
-    win.dispatchEvent(new win.PopStateEvent("popstate"));
-    win.scrollTo(0, 0);
+    follow(win, a);
+  });
+  doc.addEventListener("keydown", (event) => {
+    if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
+    const a = keyLink(doc, event.key, dom);
+    if (!a) return;
+    event.preventDefault();
+    follow(win, a);
   });
 }
