@@ -124,10 +124,31 @@ TARGETS_JS = """() => Array.from(document.querySelectorAll('button, input, a[hre
     Math.round(r.width), Math.round(r.height)]; })"""
 
 
+#: What sticks out past the phone's right edge (390 px): elements, not inside one that
+#: scrolls sideways.
+WIDE_JS = """() => Array.from(document.querySelectorAll('main *')).filter(e => {
+  const r = e.getBoundingClientRect();
+  for (let p = e.parentElement; p; p = p.parentElement)
+    if (['auto', 'scroll'].includes(getComputedStyle(p).overflowX)) return false;
+  return r.width > 0 && r.right > innerWidth + 0.5; })
+  .map(e => [e.tagName, e.closest('.card')?.id, Math.round(e.getBoundingClientRect().right)])"""
+#: Where a card's verdict is on the screen: [top, bottom, the screen's height].
+VERDICT_JS = """(i) => { const r = document.querySelector(`#q${i} .verdict`)
+  .getBoundingClientRect(); return [r.top, r.bottom, innerHeight]; }"""
+#: How often a revealed card's explanation (its revealed box's text after the headline)
+#: shows in the card's visible text.
+ONCE_JS = """(i) => { const card = document.getElementById(`q${i}`);
+  const text = card.querySelector('.revealed').innerText.split('\\n').slice(1).join('\\n').trim();
+  return card.innerText.split(text).length - 1; }"""
+
+
 def test_a_phone_opens_a_light_page_that_fits(browser, app_server, data_dir):  # noqa: F811
+    """The page as it loads, then every question answered right (its verdict, with the
+    explanation, on the screen after Check; nothing past the phone's edge), then revealed
+    (the explanation shows once in each card)."""
     store = ClassStore(f"sqlite:///{data_dir / 'classes.db'}")
-    code, _ = store.create(SEED, live.COUNT)
-    store.dispose()
+    code, key = store.create(SEED, live.COUNT)
+    items = exercises.generate(seed=SEED, count=live.COUNT)
     phone = Phone(browser, app_server)
     try:
         phone.open(f"/join?class={code}")
@@ -164,9 +185,24 @@ def test_a_phone_opens_a_light_page_that_fits(browser, app_server, data_dir):  #
         phone.page.keyboard.type("3")
         phone.page.keyboard.press("Enter")  # submits the question's form: its Check
         phone.card(0).locator(".verdict").get_by_text(re.compile("^(Right|Not quite)")).wait_for()
+        # every question answered right: each verdict on the screen, nothing past its edge
+        for i, e in enumerate(items):
+            phone.answer(i, e.answer_text)
+            phone.verdict(i, f"Right: {e.answer_text}.")
+            top, bottom, height = phone.page.evaluate(VERDICT_JS, i)
+            assert top >= 0 and bottom <= height + 1, (i, e.kind, top, bottom, height)
+        assert phone.page.evaluate("() => document.documentElement.scrollWidth") <= 390
+        assert not phone.page.evaluate(WIDE_JS)
+        # revealed: the explanation once per card (the verdict keeps its headline)
+        for i in range(len(items)):
+            store.reveal(code, key, i)
+        phone.card(len(items) - 1).locator(".revealed").wait_for(timeout=LIVE_WAIT_MS)
+        assert [phone.page.evaluate(ONCE_JS, i) for i in range(len(items))] == [1] * len(items)
+        assert not phone.page.evaluate(WIDE_JS)
         assert not phone.errors, phone.errors
     finally:
         phone.close()
+        store.dispose()
 
 
 def test_an_answer_made_offline_is_sent_when_the_network_is_back(browser, app_server, data_dir):  # noqa: E501, F811
