@@ -8,6 +8,7 @@ from test_app import run_app
 
 from attnviz import classroom, exercises
 from attnviz.classroom import ClassStore
+from attnviz.ui import projector
 
 PAGE = "pages/exercises.py"
 
@@ -46,3 +47,10 @@ def test_the_join_slide_then_questions_without_their_answer_until_revealed(store
     assert "**1** answered · **1** right · **0** wrong" in texts(at)
     at.button(key="class_prev").click().run()
     assert f"{code}" in texts(at)
+
+
+def test_a_questions_matrices_are_sized_to_the_slide_within_its_type():
+    sizes = {e.kind: projector.math_px(e.prompt) for e in exercises.generate(seed=4, count=9)}
+    assert all(projector.MATH_MIN_PX <= px <= projector.MATH_MAX_PX for px in sizes.values())
+    assert sizes["mask"] == projector.MATH_MIN_PX  # no formula: nothing to size
+    assert sizes["argmax"] > sizes["heads"]  # two matrices beside each other, three
