@@ -19,7 +19,7 @@ from urllib.parse import urlparse
 import pytest
 from axe import BLOCKING, scan
 from class_helpers import Phone, app_server, data_dir, press, start_class  # noqa: F401
-from e2e_app import BrowserSession
+from e2e_app import ROOT, BrowserSession
 
 from attnviz import exercises
 from attnviz.classroom import ClassStore
@@ -118,6 +118,70 @@ RESOURCES_JS = """() => performance.getEntriesByType('navigation')
   .concat(performance.getEntriesByType('resource'))
   .map(e => [e.name, e.transferSize || e.encodedBodySize || 0])"""
 
+#: The page has shown the class: the state, the student's answers and the hello answered.
+SETTLED_JS = """() => ['state', 'mine', 'hello'].every(k => performance
+  .getEntriesByType('resource').some(e => e.name.includes(`/${k}?`) && e.responseEnd > 0))"""
+
+#: The docs that may state what the join page costs: the README and docs/ (benchmarks.md
+#: aside: its tables are dated records of bench runs, each with its own method).
+DOCS = ("README.md", *(f"docs/{p.name}" for p in sorted((ROOT / "docs").glob("*.md"))))
+DATED = ("docs/benchmarks.md",)
+WORDS = [
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+]
+REQUESTS = re.compile(rf"\b(\d+|{'|'.join(WORDS)}) (?:requests|responses)\b", re.I)
+KB = re.compile(r"\b(\d+(?:\.\d+)?) ?[kK]B\b")
+
+
+def stated_join_figures() -> list[tuple[str, str, float, int]]:
+    """What the docs say the join page costs: every "N requests" (or responses) and "X KB"
+    in a paragraph about it (one that names ``/join?class=``), as (doc, "requests" or
+    "KB", value, decimals written)."""
+    found = []
+    for doc in (d for d in DOCS if d not in DATED):
+        for para in re.split(r"\n\s*\n", (ROOT / doc).read_text()):
+            if "/join?class=" not in para:
+                continue
+            for m in REQUESTS.finditer(para):
+                n = m.group(1).lower()
+                found.append((doc, "requests", WORDS.index(n) + 1 if n in WORDS else int(n), 0))
+            for m in KB.finditer(para):
+                decimals = len(m.group(1).partition(".")[2])
+                found.append((doc, "KB", float(m.group(1)), decimals))
+    return found
+
+
+def assert_the_docs_say(requests: int, received: int) -> None:
+    """Every figure the docs state about the join page is what was measured: ``requests``
+    (the responses the page had when it showed the class: the page, its style sheet and
+    script, the class's state, the student's answers, the hello that counts the phone in;
+    the long poll then waiting is not one) and ``received`` bytes as sent (the browser's
+    transferSize: headers and compressed bodies; 1 KB = 1000 bytes). A KB figure matches
+    to the digits it is written with (half a unit of its last digit), give or take 50
+    bytes (a run's student id, class code and state version)."""
+    stated = stated_join_figures()
+    assert {doc for doc, *_ in stated} >= {"README.md", "docs/classroom.md"}, stated
+    for doc, kind, value, decimals in stated:
+        if kind == "requests":
+            assert value == requests, f"{doc} says {value} requests; the page made {requests}"
+        else:
+            slack = 0.5 * 10**-decimals + 0.05
+            assert abs(received / 1000 - value) <= slack, (
+                f"{doc} says {value} KB; the page received {received / 1000:.2f} KB"
+            )
+
+
 TARGETS_JS = """() => Array.from(document.querySelectorAll('button, input, a[href]'))
   .filter(e => e.offsetParent !== null && e.type !== 'radio')
   .map(e => { const r = e.getBoundingClientRect(); return [e.outerHTML.slice(0, 60),
@@ -153,13 +217,14 @@ def test_a_phone_opens_a_light_page_that_fits(browser, app_server, data_dir):  #
     try:
         phone.open(f"/join?class={code}")
         phone.page.get_by_role("heading", name=f"Live class {code}").wait_for()
-        phone.page.wait_for_timeout(1000)  # the state and the student's answers arrive
+        phone.page.wait_for_function(SETTLED_JS)  # the state, the answers, the hello came
         host = urlparse(app_server.url).netloc
         assert {urlparse(url).netloc for _, url in phone.requests} == {host}
         loaded = phone.page.evaluate(RESOURCES_JS)
         total = sum(size for _, size in loaded)
         assert len(phone.requests) <= MAX_REQUESTS, phone.requests
         assert total <= MAX_BYTES, loaded
+        assert_the_docs_say(len(loaded), total)
         # every question, its matrices included, fits the phone's width
         width = phone.page.evaluate("() => document.documentElement.scrollWidth")
         assert width <= 390, width
