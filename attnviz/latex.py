@@ -435,3 +435,11 @@ def display_extent(text: str) -> tuple[float, float]:
         width = max(width, w)
         height += max([1.2, *(s[1] for s in sizes)])
     return width, height
+
+
+def stacked(text: str) -> str:
+    """The Markdown ``text`` with each formula of its displays that stood beside another
+    (``Q = [...] \\qquad K = [...]``) in a display of its own, under the one before."""
+    return _DISPLAY_MATH.sub(
+        lambda m: "$$" + re.sub(r"\s*\\qquad\s*", "\n$$\n\n$$\n", m.group(1)) + "$$", text
+    )

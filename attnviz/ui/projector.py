@@ -31,6 +31,8 @@ MATH_BOX = (960, 470)
 #: A question's formulas at most this large (px; a 2-row vector would fill the column) and at
 #: least the slide's body type.
 MATH_MAX_PX, MATH_MIN_PX = 64, 26
+#: A display formula's margins above and below it (px: KaTeX's 1em at 16 px).
+DISPLAY_MARGIN_PX = 32
 
 
 def view(r: live.Room) -> None:
@@ -96,21 +98,32 @@ def _question_slide(
     st.markdown(f"## {i + 1}. {e.title}")
     left, right = st.columns([1.4, 1], gap="large")
     with left, st.container(key="class_slide_prompt"):
-        streamlit_private.slide_math_css(math_px(e.prompt))
-        st.markdown(e.prompt)
+        prompt, px = slide_prompt(e.prompt)
+        streamlit_private.slide_math_css(px)
+        st.markdown(prompt)
     with right:
         quiz.in_slot(_question_live, info.code, key, i)
 
 
 def math_px(prompt: str) -> float:
     """The font size (px) of the question's display formulas: as large as the slide's left
-    column holds them (:data:`MATH_BOX`, from :func:`attnviz.latex.display_extent`), at
-    most :data:`MATH_MAX_PX`, at least :data:`MATH_MIN_PX` (the slide's body type)."""
+    column holds them (:data:`MATH_BOX`, from :func:`attnviz.latex.display_extent`; each
+    display's margins, :data:`DISPLAY_MARGIN_PX`, taken off), at most :data:`MATH_MAX_PX`,
+    at least :data:`MATH_MIN_PX` (the slide's body type)."""
     width, height = latex.display_extent(prompt)
     if not width:
         return MATH_MIN_PX
-    px = min(MATH_BOX[0] / width, MATH_BOX[1] / height, MATH_MAX_PX)
+    room = MATH_BOX[1] - DISPLAY_MARGIN_PX * prompt.count("$$") // 2
+    px = min(MATH_BOX[0] / width, room / height, MATH_MAX_PX)
     return max(px, MATH_MIN_PX)
+
+
+def slide_prompt(prompt: str) -> tuple[str, float]:
+    """The question as its slide shows it, and its formulas' size (:func:`math_px`): its
+    matrices side by side, or one under the other when that makes them larger by a fifth
+    or more (a row vector beside another, three heads' weights)."""
+    side, under = math_px(prompt), math_px(latex.stacked(prompt))
+    return (latex.stacked(prompt), under) if under >= 1.2 * side else (prompt, side)
 
 
 @st.fragment(run_every=timedelta(seconds=live.TALLY_EVERY))

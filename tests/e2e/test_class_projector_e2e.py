@@ -38,10 +38,13 @@ SLIDE_JS = """() => { const main = document.querySelector('[data-testid="stMain"
       && parseFloat(getComputedStyle(e).fontSize) < 24)
     .map(e => [e.tagName, e.innerText.slice(0, 30), getComputedStyle(e).fontSize]);
   return [small, main.scrollHeight - main.clientHeight]; }"""
-#: The question's formulas: [width, height, bottom] of what KaTeX drew, its column's width.
+#: The question's formulas: [widest, heights summed, lowest bottom] of what KaTeX drew, and
+#: its column's width.
 MATH_JS = """() => { const box = document.querySelector('.st-key-class_slide_prompt');
-  const r = box.querySelector('.katex-display .katex-html').getBoundingClientRect();
-  return [r.width, r.height, r.bottom, box.getBoundingClientRect().width]; }"""
+  const rs = Array.from(box.querySelectorAll('.katex-display .katex-html'))
+    .map(e => e.getBoundingClientRect());
+  return [Math.max(...rs.map(r => r.width)), rs.reduce((h, r) => h + r.height, 0),
+    Math.max(...rs.map(r => r.bottom)), box.getBoundingClientRect().width]; }"""
 WARNING = '[data-testid="stAlert"]'
 
 
@@ -103,6 +106,12 @@ def test_the_join_screen_then_a_question_per_slide(browser, app_server, data_dir
         s.page.get_by_role("heading", name=f"2. {items[1].title}").wait_for()
         assert_a_slide(s, "a question")
         assert_math_fills_its_column(s)
+        # question 3: two row vectors
+        s.rerun_after(lambda: s.page.keyboard.press("PageDown"))
+        s.page.get_by_role("heading", name=f"3. {items[2].title}").wait_for()
+        assert_a_slide(s, "a question with two vectors")
+        assert_math_fills_its_column(s)
+        s.rerun_after(lambda: s.page.keyboard.press("PageUp"))
         s.rerun_after(lambda: s.page.keyboard.press("PageUp"))
         s.page.get_by_role("heading", name=f"1. {items[0].title}").wait_for()
         s.assert_healthy("the class on the projector")
