@@ -163,7 +163,7 @@ def projector_css() -> None:
 [data-testid="stMain"] .st-key-class_slide_prompt p { font-size: 1.75rem; line-height: 1.45; }
 [data-testid="stMain"] .st-key-class_slide_prompt .katex,
 [data-testid="stMain"] .st-key-class_answer .katex { font-size: 1.15em; }
-[data-testid="stMain"] .st-key-class_answer .katex-display > .katex { font-size: 2rem; }
+[data-testid="stMain"] .st-key-class_answer .katex-display > .katex { font-size: 1.75rem; }
 [data-testid="stMain"] .st-key-class_big_warning [data-testid="stAlert"] p { line-height: 1.35; }
 .st-key-class_big_qr img { height: 62vh !important; width: auto !important; max-width: 100%;
   object-fit: contain; }
