@@ -113,8 +113,10 @@ def _weight(rng: np.random.Generator) -> Exercise:
     expl = (
         _("Scores of row {i}: {s_ij} = ").format(i=i, s_ij=f"$s_{{{i},j}} = q_{i} \\cdot k_j / 2$")
         + _vec(s[i], 1)
-        + f".\n\n$$a_{{{i},{j}}} = \\frac{{e^{{{latex.number(s[i, j], 1)}}}}}{{{exps}}} = "
-        f"{a:.4f} \\approx {a:.2f}$$\n\n"
+        # $$ on lines of their own: a display (Streamlit's Markdown reads $$...$$ on one
+        # line as inline math, its fraction in text size)
+        + f".\n\n$$\na_{{{i},{j}}} = \\frac{{e^{{{latex.number(s[i, j], 1)}}}}}{{{exps}}} = "
+        f"{a:.4f} \\approx {a:.2f}\n$$\n\n"
         + _("Whole row: {row} (it sums to 1).").format(row=_vec(w[i], 2))
     )
     hint = _(

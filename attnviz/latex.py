@@ -389,3 +389,57 @@ def cell_latex(c: Cell, labels: Sequence[str] = (), decimals: int = CELL_DECIMAL
 def cell_text(c: Cell, decimals: int = CELL_DECIMALS) -> str:
     """The worked computation of a cell as plain text, one line per step."""
     return "\n".join(f"{title}: {txt}" for title, __, txt in cell_steps(c, decimals))
+
+
+# --------------------------------------------------------------------------- a slide's size
+
+#: Widths in em of KaTeX's glyphs (its fonts' metrics, rounded up), for a formula's size
+#: before it is drawn: digits, a minus sign with its spacing, a point, a relation with its
+#: spaces, a letter; anything else counts as :data:`_OTHER_EM`.
+_GLYPH_EM = {**dict.fromkeys("0123456789", 0.5), "-": 0.78, ".": 0.28, "=": 1.34, ",": 0.45}
+_LETTER_EM, _OTHER_EM = 0.75, 0.6
+#: A matrix's row (KaTeX's baselineskip), the space between two columns, its brackets.
+_ROW_EM, _COLSEP_EM, _BRACKETS_EM = 1.2, 1.0, 1.2
+_MATRIX = re.compile(r"\\begin\{([bp]?matrix)\}(.*?)\\end\{\1\}", re.S)
+_DISPLAY_MATH = re.compile(r"\$\$(.+?)\$\$", re.S)
+
+
+def _text_em(tex: str) -> float:
+    """The width of ``tex`` without matrices, its commands counted as one glyph."""
+    tex = re.sub(r"\\qquad", "", tex)
+    tex = re.sub(r"\\[A-Za-z]+", "x", tex)
+    tex = re.sub(r"[_^{}\s]", "", tex)
+    return sum(_GLYPH_EM.get(c, _LETTER_EM if c.isalpha() else _OTHER_EM) for c in tex)
+
+
+def _matrix_em(body: str) -> tuple[float, float]:
+    """A matrix's (width, height) in em from its rows (``\\\\``) and cells (``&``)."""
+    rows = [[_text_em(c) for c in r.split("&")] for r in body.split(r"\\") if r.strip()]
+    cols = max(len(r) for r in rows)
+    widths = [max(r[j] for r in rows if j < len(r)) for j in range(cols)]
+    return sum(widths) + _COLSEP_EM * (cols - 1) + _BRACKETS_EM, _ROW_EM * len(rows) + 0.4
+
+
+def display_extent(text: str) -> tuple[float, float]:
+    """The size in em, (width, height), of the display formulas of the Markdown ``text``
+    (its ``$$...$$``, matrices side by side as :mod:`attnviz.exercises` writes them) as
+    KaTeX draws them, estimated from its glyphs' widths and rounded up: the widest
+    formula's width and the heights of all of them summed, (0, 0) when there are none.
+    What a slide needs to size them to the room (:mod:`attnviz.ui.projector`)."""
+    width = height = 0.0
+    for m in _DISPLAY_MATH.finditer(text):
+        tex = m.group(1)
+        sizes = [_matrix_em(b.group(2)) for b in _MATRIX.finditer(tex)]
+        w = _text_em(_MATRIX.sub("", tex)) + sum(s[0] for s in sizes)
+        w += 2.0 * len(re.findall(r"\\qquad", tex))
+        width = max(width, w)
+        height += max([1.2, *(s[1] for s in sizes)])
+    return width, height
+
+
+def stacked(text: str) -> str:
+    """The Markdown ``text`` with each formula of its displays that stood beside another
+    (``Q = [...] \\qquad K = [...]``) in a display of its own, under the one before."""
+    return _DISPLAY_MATH.sub(
+        lambda m: "$$" + re.sub(r"\s*\\qquad\s*", "\n$$\n\n$$\n", m.group(1)) + "$$", text
+    )

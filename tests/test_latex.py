@@ -187,3 +187,22 @@ def test_long_rows_are_shortened():
     assert exps.shape == (1, latex.CELL_TERMS + 1)  # 10 first, "…", the last 2
     assert exps[0][-1] == pytest.approx(c.row_exps[19], abs=5e-5)
     assert r"\cdots" in tex and "…" in latex.cell_text(c)
+
+
+def test_display_extent_grows_with_a_matrix_rows_columns_and_neighbours():
+    """The em size a slide sizes the question's matrices by (attnviz.ui.projector)."""
+    one = latex.display_extent("Q:\n$$\nQ = \\begin{bmatrix} 1 & 2 \\\\ 3 & 4 \\end{bmatrix}\n$$")
+    taller = latex.display_extent(
+        "$$Q = \\begin{bmatrix} 1 & 2 \\\\ 3 & 4 \\\\ 5 & 6 \\end{bmatrix}$$"
+    )
+    wider = latex.display_extent(
+        "$$Q = \\begin{bmatrix} 1 & -2 & 3 \\\\ 3 & 4 & 5 \\end{bmatrix}$$"
+    )
+    two = latex.display_extent(
+        "$$Q = \\begin{bmatrix} 1 & 2 \\\\ 3 & 4 \\end{bmatrix} \\qquad "
+        "K = \\begin{bmatrix} 1 & 2 \\\\ 3 & 4 \\end{bmatrix}$$"
+    )
+    assert taller[1] > one[1] and taller[0] == one[0]
+    assert wider[0] > one[0] and wider[1] == one[1]
+    assert two[0] > 2 * one[0] and two[1] == one[1]
+    assert latex.display_extent("No formula, only $x$ inline.") == (0.0, 0.0)

@@ -216,10 +216,10 @@ def join_link(code: str, where: RoomLink | None = None) -> str:
     return f"{where.url}?{CLASS_PARAM}={code}" + (f"&lang={lang}" if lang != i18n.SOURCE else "")
 
 
-def _address_box(where: RoomLink) -> None:
-    """Under the join link: where its address comes from, and the field for the address
-    the room opens (the warning, if any, is above the QR code)."""
-    if where.note:
+def address_box(where: RoomLink, note: bool = True) -> None:
+    """Under the join link: where its address comes from (``note``), and the field for the
+    address the room opens (the warning, if any, is above the QR code)."""
+    if note and where.note:
         st.caption(where.note)
     st.text_input(
         _("Address the room opens (optional)"),
@@ -296,7 +296,7 @@ def _join_panel(code: str, link: str, where: RoomLink) -> None:
     alt = _("QR code of the join link {link}").format(link=link)
     st.image(qr_svg(link), width=230, alt=alt)
     st.code(link, language=None, wrap_lines=True)
-    _address_box(where)
+    address_box(where)
 
 
 def teacher_view(r: Room) -> None:

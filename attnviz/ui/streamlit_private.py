@@ -151,11 +151,23 @@ def nicknames_css() -> None:
 
 
 def projector_css() -> None:
-    """A live class on the projector (:mod:`attnviz.ui.projector`): the QR code as tall as
-    the screen allows, the join link, the class code, the count of students and the room's
-    counts in type the back row reads."""
+    """A live class on the projector (:mod:`attnviz.ui.projector`): every text at least
+    1.6rem (25.6 px: the slide's body type; the presenter view's 1.4rem is 22.4 px), the
+    question and its explanation larger; the QR code as tall as the screen allows, the
+    join link, the class code, the count of students and the room's counts in type the back
+    row reads; the join screen's warning and address field in body type."""
     st.html(
         """<style>
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] p,
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] li,
+[data-testid="stMain"] [data-testid="stCaptionContainer"],
+[data-testid="stMain"] [data-testid="stWidgetLabel"] p,
+[data-testid="stMain"] input, [data-testid="stMain"] button p { font-size: 1.6rem; }
+[data-testid="stMain"] .st-key-class_slide_prompt p { font-size: 1.75rem; line-height: 1.45; }
+[data-testid="stMain"] .st-key-class_slide_prompt .katex,
+[data-testid="stMain"] .st-key-class_answer .katex { font-size: 1.15em; }
+[data-testid="stMain"] .st-key-class_answer .katex-display > .katex { font-size: 1.75rem; }
+[data-testid="stMain"] .st-key-class_big_warning [data-testid="stAlert"] p { line-height: 1.35; }
 .st-key-class_big_qr img { height: 62vh !important; width: auto !important; max-width: 100%;
   object-fit: contain; }
 [data-testid="stMain"] .st-key-class_big_link p { font-family: monospace; font-size: 2.2rem;
@@ -166,6 +178,15 @@ def projector_css() -> None:
 [data-testid="stMain"] .st-key-class_big_tally p { font-size: 2.6rem; }
 [data-testid="stMain"] .st-key-class_answer [data-testid="stAlert"] p { font-size: 2.6rem; }
 </style>"""
+    )
+
+
+def slide_math_css(px: float) -> None:
+    """The display formulas of a class's question slide (container ``class_slide_prompt``)
+    at ``px`` (:mod:`attnviz.ui.projector` sizes them to the slide)."""
+    st.html(
+        '<style>[data-testid="stMain"] .st-key-class_slide_prompt .katex-display > .katex '
+        f"{{ font-size: {px:.0f}px; }}</style>"
     )
 
 

@@ -61,6 +61,8 @@ MATRICES = ("bmatrix", "pmatrix", "matrix")
 #: Commands whose group is shown as upright text.
 TEXT_COMMANDS = {"mathrm": "mi", "operatorname": "mi", "text": "mtext", "mathbf": "mi"}
 
+#: Closing brackets: a ``-`` after one subtracts.
+CLOSING = ("<mo>)</mo>", "<mo>]</mo>", "<mo>|</mo>")
 _TOKEN = re.compile(r"\s+|\\\\|\\[A-Za-z]+|\\[,;! ]|\d+(?:\.\d+)?|[A-Za-z]|[{}_^&]|[^\s\\{}_^&]")
 
 
@@ -114,12 +116,20 @@ class _Parser:
                 self.take()
                 base = parts.pop() if parts else "<mrow></mrow>"
                 parts.append(self._script(base, tok))
-            elif tok == "-" and (not parts or parts[-1].startswith("<mo")):
+            elif tok == "-" and self._sign(parts):
                 self.take()  # a sign, not a minus between two terms: "(−1)", not "( − 1)"
                 parts.append(f"<mrow><mo>−</mo>{self.atom()}</mrow>")
             else:
                 parts.append(self.atom())
         return parts[0] if len(parts) == 1 else "<mrow>" + "".join(parts) + "</mrow>"
+
+    def _sign(self, parts: list[str]) -> bool:
+        """Whether the ``-`` at hand is a sign: first, or after an operator other than a
+        closing bracket ("(−0.6) − 1" subtracts), and followed by something (a formula cut
+        after a minus, :mod:`attnviz.web.render`, ends with it)."""
+        if self.at + 1 >= len(self.toks):
+            return False
+        return not parts or (parts[-1].startswith("<mo") and parts[-1] not in CLOSING)
 
     def _script(self, base: str, first: str) -> str:
         one = self.atom()

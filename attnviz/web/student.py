@@ -347,9 +347,10 @@ def _student(value: object) -> str:
 
 def _verdict(e, right: bool) -> str:
     """What a check says, in the shown language."""
-    if right:
+    if right:  # the explanation in a box of its own: a revealed card shows it once (CSS)
         said = _("Right: {answer}.").format(answer=e.answer_shown)
-        return f"<p><strong>{html.escape(said)}</strong></p>" + text_html(e.explanation)
+        explanation = f'<div class="explanation">{text_html(e.explanation)}</div>'
+        return f"<p><strong>{html.escape(said)}</strong></p>" + explanation
     not_quite, hint = html.escape(_("Not quite.")), html.escape(_("Hint:"))
     return f"<p><strong>{not_quite}</strong> {hint} " + text_html(e.hint).removeprefix("<p>")
 

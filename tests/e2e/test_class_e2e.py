@@ -19,7 +19,7 @@ from urllib.parse import urlparse
 import pytest
 from axe import BLOCKING, scan
 from class_helpers import Phone, app_server, data_dir, press, start_class  # noqa: F401
-from e2e_app import BrowserSession
+from e2e_app import ROOT, BrowserSession
 
 from attnviz import exercises
 from attnviz.classroom import ClassStore
@@ -118,27 +118,113 @@ RESOURCES_JS = """() => performance.getEntriesByType('navigation')
   .concat(performance.getEntriesByType('resource'))
   .map(e => [e.name, e.transferSize || e.encodedBodySize || 0])"""
 
+#: The page has shown the class: the state, the student's answers and the hello answered.
+SETTLED_JS = """() => ['state', 'mine', 'hello'].every(k => performance
+  .getEntriesByType('resource').some(e => e.name.includes(`/${k}?`) && e.responseEnd > 0))"""
+
+#: The docs that may state what the join page costs: the README and docs/ (benchmarks.md
+#: aside: its tables are dated records of bench runs, each with its own method).
+DOCS = ("README.md", *(f"docs/{p.name}" for p in sorted((ROOT / "docs").glob("*.md"))))
+DATED = ("docs/benchmarks.md",)
+WORDS = [
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+]
+REQUESTS = re.compile(rf"\b(\d+|{'|'.join(WORDS)}) (?:requests|responses)\b", re.I)
+KB = re.compile(r"\b(\d+(?:\.\d+)?) ?[kK]B\b")
+
+
+def stated_join_figures() -> list[tuple[str, str, float, int]]:
+    """What the docs say the join page costs: every "N requests" (or responses) and "X KB"
+    in a paragraph about it (one that names ``/join?class=``), as (doc, "requests" or
+    "KB", value, decimals written)."""
+    found = []
+    for doc in (d for d in DOCS if d not in DATED):
+        for para in re.split(r"\n\s*\n", (ROOT / doc).read_text()):
+            if "/join?class=" not in para:
+                continue
+            for m in REQUESTS.finditer(para):
+                n = m.group(1).lower()
+                found.append((doc, "requests", WORDS.index(n) + 1 if n in WORDS else int(n), 0))
+            for m in KB.finditer(para):
+                decimals = len(m.group(1).partition(".")[2])
+                found.append((doc, "KB", float(m.group(1)), decimals))
+    return found
+
+
+def assert_the_docs_say(requests: int, received: int) -> None:
+    """Every figure the docs state about the join page is what was measured: ``requests``
+    (the responses the page had when it showed the class: the page, its style sheet and
+    script, the class's state, the student's answers, the hello that counts the phone in;
+    the long poll then waiting is not one) and ``received`` bytes as sent (the browser's
+    transferSize: headers and compressed bodies; 1 KB = 1000 bytes). A KB figure matches
+    to the digits it is written with (half a unit of its last digit), give or take 50
+    bytes (a run's student id, class code and state version)."""
+    stated = stated_join_figures()
+    assert {doc for doc, *_ in stated} >= {"README.md", "docs/classroom.md"}, stated
+    for doc, kind, value, decimals in stated:
+        if kind == "requests":
+            assert value == requests, f"{doc} says {value} requests; the page made {requests}"
+        else:
+            slack = 0.5 * 10**-decimals + 0.05
+            assert abs(received / 1000 - value) <= slack, (
+                f"{doc} says {value} KB; the page received {received / 1000:.2f} KB"
+            )
+
+
 TARGETS_JS = """() => Array.from(document.querySelectorAll('button, input, a[href]'))
   .filter(e => e.offsetParent !== null && e.type !== 'radio')
   .map(e => { const r = e.getBoundingClientRect(); return [e.outerHTML.slice(0, 60),
     Math.round(r.width), Math.round(r.height)]; })"""
 
 
+#: What sticks out past the phone's right edge (390 px): elements, not inside one that
+#: scrolls sideways.
+WIDE_JS = """() => Array.from(document.querySelectorAll('main *')).filter(e => {
+  const r = e.getBoundingClientRect();
+  for (let p = e.parentElement; p; p = p.parentElement)
+    if (['auto', 'scroll'].includes(getComputedStyle(p).overflowX)) return false;
+  return r.width > 0 && r.right > innerWidth + 0.5; })
+  .map(e => [e.tagName, e.closest('.card')?.id, Math.round(e.getBoundingClientRect().right)])"""
+#: Where a card's verdict is on the screen: [top, bottom, the screen's height].
+VERDICT_JS = """(i) => { const r = document.querySelector(`#q${i} .verdict`)
+  .getBoundingClientRect(); return [r.top, r.bottom, innerHeight]; }"""
+#: How often a revealed card's explanation (its revealed box's text after the headline)
+#: shows in the card's visible text.
+ONCE_JS = """(i) => { const card = document.getElementById(`q${i}`);
+  const text = card.querySelector('.revealed').innerText.split('\\n').slice(1).join('\\n').trim();
+  return card.innerText.split(text).length - 1; }"""
+
+
 def test_a_phone_opens_a_light_page_that_fits(browser, app_server, data_dir):  # noqa: F811
+    """The page as it loads, then every question answered right (its verdict, with the
+    explanation, on the screen after Check; nothing past the phone's edge), then revealed
+    (the explanation shows once in each card)."""
     store = ClassStore(f"sqlite:///{data_dir / 'classes.db'}")
-    code, _ = store.create(SEED, live.COUNT)
-    store.dispose()
+    code, key = store.create(SEED, live.COUNT)
+    items = exercises.generate(seed=SEED, count=live.COUNT)
     phone = Phone(browser, app_server)
     try:
         phone.open(f"/join?class={code}")
         phone.page.get_by_role("heading", name=f"Live class {code}").wait_for()
-        phone.page.wait_for_timeout(1000)  # the state and the student's answers arrive
+        phone.page.wait_for_function(SETTLED_JS)  # the state, the answers, the hello came
         host = urlparse(app_server.url).netloc
         assert {urlparse(url).netloc for _, url in phone.requests} == {host}
         loaded = phone.page.evaluate(RESOURCES_JS)
         total = sum(size for _, size in loaded)
         assert len(phone.requests) <= MAX_REQUESTS, phone.requests
         assert total <= MAX_BYTES, loaded
+        assert_the_docs_say(len(loaded), total)
         # every question, its matrices included, fits the phone's width
         width = phone.page.evaluate("() => document.documentElement.scrollWidth")
         assert width <= 390, width
@@ -164,9 +250,24 @@ def test_a_phone_opens_a_light_page_that_fits(browser, app_server, data_dir):  #
         phone.page.keyboard.type("3")
         phone.page.keyboard.press("Enter")  # submits the question's form: its Check
         phone.card(0).locator(".verdict").get_by_text(re.compile("^(Right|Not quite)")).wait_for()
+        # every question answered right: each verdict on the screen, nothing past its edge
+        for i, e in enumerate(items):
+            phone.answer(i, e.answer_text)
+            phone.verdict(i, f"Right: {e.answer_text}.")
+            top, bottom, height = phone.page.evaluate(VERDICT_JS, i)
+            assert top >= 0 and bottom <= height + 1, (i, e.kind, top, bottom, height)
+        assert phone.page.evaluate("() => document.documentElement.scrollWidth") <= 390
+        assert not phone.page.evaluate(WIDE_JS)
+        # revealed: the explanation once per card (the verdict keeps its headline)
+        for i in range(len(items)):
+            store.reveal(code, key, i)
+        phone.card(len(items) - 1).locator(".revealed").wait_for(timeout=LIVE_WAIT_MS)
+        assert [phone.page.evaluate(ONCE_JS, i) for i in range(len(items))] == [1] * len(items)
+        assert not phone.page.evaluate(WIDE_JS)
         assert not phone.errors, phone.errors
     finally:
         phone.close()
+        store.dispose()
 
 
 def test_an_answer_made_offline_is_sent_when_the_network_is_back(browser, app_server, data_dir):  # noqa: E501, F811

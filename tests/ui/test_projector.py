@@ -8,6 +8,7 @@ from test_app import run_app
 
 from attnviz import classroom, exercises
 from attnviz.classroom import ClassStore
+from attnviz.ui import projector
 
 PAGE = "pages/exercises.py"
 
@@ -46,3 +47,18 @@ def test_the_join_slide_then_questions_without_their_answer_until_revealed(store
     assert "**1** answered · **1** right · **0** wrong" in texts(at)
     at.button(key="class_prev").click().run()
     assert f"{code}" in texts(at)
+
+
+def test_a_questions_matrices_are_sized_to_the_slide_within_its_type():
+    sizes = {e.kind: projector.math_px(e.prompt) for e in exercises.generate(seed=4, count=9)}
+    assert all(projector.MATH_MIN_PX <= px <= projector.MATH_MAX_PX for px in sizes.values())
+    assert sizes["mask"] == projector.MATH_MIN_PX  # no formula: nothing to size
+    assert sizes["argmax"] > sizes["heads"]  # two matrices beside each other, three
+
+
+def test_a_row_vector_beside_another_goes_under_it_when_that_makes_it_larger():
+    items = {e.kind: e for e in exercises.generate(seed=5, count=9)}
+    prompt, px = projector.slide_prompt(items["score"].prompt)  # q_i = [...] \\qquad k_j = [...]
+    assert prompt.count("$$") == 4 and "\\qquad" not in prompt
+    assert px >= 1.2 * projector.math_px(items["score"].prompt)
+    assert projector.slide_prompt(items["argmax"].prompt)[0] == items["argmax"].prompt

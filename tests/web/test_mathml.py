@@ -78,3 +78,12 @@ def test_a_sign_stays_with_its_number():
     m = to_mathml(r"1 \cdot (-1) + -2 - 3")
     assert "<mo>(</mo><mrow><mo>−</mo><mn>1</mn></mrow><mo>)</mo>" in m
     assert "<mo>+</mo><mrow><mo>−</mo><mn>2</mn></mrow><mo>−</mo><mn>3</mn>" in m
+
+
+def test_a_minus_after_a_closing_bracket_subtracts_and_a_trailing_one_is_kept():
+    """ "(−0.6) − (−0.9)": the middle minus is between two terms (it was read as the sign
+    of "(−0.9)"); "x −" (a formula the student page cut after its minus) ends with it."""
+    m = to_mathml(r"(-0.6) - (-0.9)")
+    assert "<mo>)</mo><mo>−</mo><mo>(</mo><mrow><mo>−</mo><mn>0.9</mn></mrow>" in m
+    assert to_mathml("x -").endswith("<mi>x</mi><mo>−</mo></mrow></math>")
+    assert "<mrow><mo>−</mo><mn>2</mn></mrow>" in to_mathml("= -2")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from attnviz import exercises
@@ -48,3 +50,29 @@ def test_every_exercise_renders_strictly_without_leftover_markup():
             for text in (e.prompt, e.explanation, e.hint):
                 html = text_html(text, strict=True)
                 assert "$" not in html and "**" not in html and "\\begin" not in html, html
+
+
+def test_a_long_sum_is_cut_into_formulas_that_wrap_after_its_operators():
+    """A browser does not break a line inside a <math>: the explanation's sum "q_i · k_j =
+    (−0.1) · 0.0 + ... = 0.01" ran 180 px past a phone's edge as one formula."""
+    tex = r"q_i \cdot k_j = (-0.1) \cdot 0.0 + 0.2 \cdot (-0.6) - (-0.9) \cdot (-0.5) = -0.01"
+    html = inline_html(f"${tex}$")
+    pieces = re.findall(r"<math[^>]*>(.*?)</math>", html)
+    assert html.startswith('<span class="formula"><math') and html.endswith("</math></span>")
+    assert len(pieces) == 5 and "</math> <math" in html  # a space: where a line may break
+    text = [re.sub(r"<[^>]+>", "", p) for p in pieces]
+    assert text == ["qi·kj=", "(−0.1)·0.0+", "0.2·(−0.6)−", "(−0.9)·(−0.5)=", "−0.01"]
+    assert "<mrow><mo>−</mo><mn>0.01</mn></mrow>" in pieces[-1]  # a sign, with its number
+
+
+def test_a_formula_is_not_cut_inside_a_group_a_matrix_or_after_a_sign():
+    for tex in (r"a_{i,i-1}", r"\mathrm{softmax}(q_0 \cdot k_j / \sqrt{3})", r"-2", r"e^{-1+x}"):
+        assert inline_html(f"${tex}$").count("<math") == 1, tex
+    matrix = r"Q = \begin{bmatrix} 1 & -2 \end{bmatrix}"  # its name stays beside it
+    assert text_html(f"$${matrix}$$").count("<math") == 1
+
+
+def test_a_long_display_formula_is_cut_too_and_keeps_its_display_style():
+    html = text_html(r"$$a_{1,1} = \frac{e^{0.0}}{e^{-1.0} + e^{0.0}} = 0.3315 \approx 0.33$$")
+    assert html.startswith('<div class="eqs"><span class="formula"><math display="block">')
+    assert html.count('<math display="block">') == 4 and "<mfrac>" in html

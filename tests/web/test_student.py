@@ -15,6 +15,7 @@ from starlette.testclient import TestClient
 from attnviz import exercises
 from attnviz.classroom import ClassStore
 from attnviz.web import student
+from attnviz.web.render import text_html
 
 SEED, COUNT = 5, 8
 ITEMS = exercises.generate(seed=SEED, count=COUNT)
@@ -95,6 +96,10 @@ def test_a_check_is_answered_with_its_verdict_and_stored_once(env):
     assert got.status_code == 200, got.text
     data = got.json()
     assert data["right"] and data["stored"] and data["verdict"].startswith("<p><strong>Right:")
+    # the explanation in a box of its own: a revealed card hides it there (it shows in the
+    # revealed box: once)
+    explanation = text_html(ITEMS[0].explanation)
+    assert data["verdict"].endswith(f'<div class="explanation">{explanation}</div>')
     again = post(client, code, "answer", nickname="ada", **body)  # a retry: the same cid
     assert again.json() == data
     assert store.count_rows(code) == 1 and store.nicknames(code, key) == ["ada"]

@@ -191,7 +191,7 @@ async function send(entry) {
     setText($(".verdict", shown), said, "wrong");
     return true;
   }
-  showVerdict(entry.target, data);
+  showVerdict(entry.target, data, entry.body.cid);
   return true;
 }
 
@@ -204,11 +204,22 @@ function pending(entry, text) {
 // --------------------------------------------------------------------------- questions
 
 const cardOf = (item) => document.getElementById(`q${item}`);
+// The answers checked on this page (their cids): their verdicts are scrolled into view.
+const checked = new Set();
 
-function showVerdict(item, data) {
+// The verdict of question ``item``; scrolled into view when it answers a Check of this
+// page (a reload's stored verdicts are not: the page stays where it is).
+function showVerdict(item, data, cid) {
   const box = $(".verdict", cardOf(item));
   const note = data.message ? `<p>${escapeHTML(data.message)}</p>` : "";
   setHTML(box, data.verdict + note, data.right ? "right" : "wrong");
+  if (checked.delete(cid)) inView(box);
+}
+
+// ``box`` scrolled just enough to be on the screen (below a Check the phone's keyboard
+// may have hidden), at once: no animation to wait for.
+function inView(box) {
+  box.scrollIntoView({ block: "nearest", inline: "nearest" });
 }
 
 function escapeHTML(text) {
@@ -244,6 +255,7 @@ function check(form, outbox, student) {
   const value = (input instanceof RadioNodeList ? input.value : input.value || "").trim();
   if (!value) {
     setText(box, _("Type an answer first."), "wrong");
+    inView(box);
     return;
   }
   const problem = nicknameProblem();
@@ -253,10 +265,13 @@ function check(form, outbox, student) {
     return;
   }
   setText(box, _("Sending…"), "pending");
+  inView(box);
+  const cid = newCid();
+  checked.add(cid);
   outbox.add({
     kind: "answer",
     target: item,
-    body: { student, cid: newCid(), item, answer: value, nickname: nickname() },
+    body: { student, cid, item, answer: value, nickname: nickname() },
   });
 }
 
@@ -278,6 +293,7 @@ function applyState(state) {
     if (!box || box.dataset.shown) continue;
     box.dataset.shown = "1";
     box.hidden = false;
+    cardOf(item).classList.add("shown"); // its explanation once: here, not in the verdict
     const said = fill(_("Revealed by the teacher: the answer is {answer}"), {
       answer: shown.answer,
     });
