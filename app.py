@@ -50,6 +50,8 @@ ui.sidebar(
 )
 ui.present.setup()
 ui.a11y.setup()
-# A lesson's tour (?lesson=...): its bar above the page (attnviz.ui.tour, docs/lessons.md).
+# A lesson's tour (?lesson=...): its bar above the page; the sidebar's lesson builder
+# (attnviz.ui.tour, docs/lessons.md).
 ui.tour.bar(entry.slug)
+ui.tour.builder(entry.slug, entry.shown_title)
 page.run()

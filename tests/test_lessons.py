@@ -170,3 +170,19 @@ def test_babel_extracts_every_shipped_text():
             line,
             msg,
         )
+
+
+def test_a_built_lesson_reads_back_the_same():
+    stops = [
+        {"title": 'A "quoted" title', "link": "/masking?N=4&mask=causal", "text": "Two\nlines\t\\"},
+        {"title": "Második", "link": "/?N=5"},
+    ]
+    text = lessons.to_toml("Mine", stops, audience="a class")
+    lesson = lessons.parse(text, "mine", pages=PAGES)
+    assert (lesson.title, lesson.audience) == ("Mine", "a class")
+    got = [(s.title, s.link, s.text) for s in lesson.stops]
+    assert got == [
+        ('A "quoted" title', stops[0]["link"], "Two\nlines\t\\"),
+        ("Második", "/?N=5", ""),
+    ]
+    assert lessons.to_toml("x", []).strip() == 'title = "x"'  # no stops: parse says so

@@ -449,3 +449,27 @@ def babel_extract(fileobj, keywords, comment_tags, options):
         prompt = (stop.get("question") or {}).get("prompt")
         if prompt:
             yield lines.key("question", i), "_", prompt.strip(), ["lesson question"]
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def _toml_string(text: str) -> str:
+    """A TOML basic string (JSON's escapes are TOML's for these characters)."""
+    out = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
+    return '"' + "".join(c if ord(c) >= 0x20 else f"\\u{ord(c):04x}" for c in out) + '"'
+
+
+def to_toml(title: str, stops: Iterable[Mapping[str, str]], audience: str = "") -> str:
+    """A lesson file from ``stops`` (each a mapping with ``title``, ``link`` and optionally
+    ``text``): what "Add this view as a stop" builds for a teacher to download and edit.
+    :func:`parse` reads it back."""
+    lines = [f"title = {_toml_string(title)}"]
+    if audience:
+        lines.append(f"audience = {_toml_string(audience)}")
+    for stop in stops:
+        lines += ["", "[[stop]]", f"title = {_toml_string(stop['title'])}"]
+        lines.append(f"link = {_toml_string(stop['link'])}")
+        if stop.get("text"):
+            lines.append(f"text = {_toml_string(stop['text'])}")
+    return "\n".join(lines) + "\n"

@@ -120,3 +120,23 @@ def test_the_lessons_page_lists_the_shipped_and_a_broken_one_with_its_line(tmp_p
     assert (
         len(errors) == 1 and "mine" in errors[0] and ":5:" in errors[0] and "'nowhere'" in errors[0]
     )
+
+
+def test_a_view_added_as_a_stop_gives_a_lesson_file_that_opens_it():
+    at = _open(
+        "masking", {"N": "5", "mask": "causal", "lang": "es", "lesson": "intro", "stop": "2"}
+    )
+    at.text_input(key="tour_stop_title").set_value("Causal").run()
+    at.button(key="tour_add").click().run()
+    at.button(key="tour_add").click().run()  # the default title: the page's
+    built = at.session_state["tour_built"]
+    text = lessons.to_toml("My lesson", built)
+    from attnviz.ui import lesson_links
+
+    lesson = lessons.parse(text, pages=lesson_links.slugs(), check_link=lesson_links.check_link)
+    first, second = lesson.stops
+    assert first.title == "Causal" and first.page == "masking"
+    assert {"N": "5", "mask": "causal"}.items() <= first.settings.items()
+    assert not {"lang", "lesson", "stop"} & set(first.settings)  # the view, not the tour
+    assert second.title == at.session_state["tour_built"][1]["title"] != "Causal"
+    assert at.get("download_button")  # the file to download
