@@ -17,7 +17,7 @@ from attnviz.ui import links
 from attnviz.ui.board import Overlay, board
 from attnviz.ui.present import link_box, presenting
 from attnviz.ui.state import View, current, end_page, page_guard
-from attnviz.ui.text import md_text
+from attnviz.ui.text import md_text, md_token
 
 __all__ = [
     "chart_row",
@@ -165,6 +165,15 @@ def model_missing(page: str, err: Exception, install_command: str) -> None:
     st.code(install_command, language="bash")
 
 
+def multiline(key: str, default: str = "") -> bool:
+    """Whether the text of the box ``key`` has a line break: its value in the session, else
+    the link's (``?key=``, before the box is drawn), else ``default``."""
+    text = st.session_state.get(key)
+    if text is None:
+        text = st.query_params.get(key, default)
+    return "\n" in str(text)
+
+
 def model_prompt(
     page: str,
     install_command: str,
@@ -176,8 +185,13 @@ def model_prompt(
     the tokens as a caption: ``(text, model, run)``. ``None`` when the page cannot go on,
     having said why: the weights are not installed (:func:`model_missing`) or the model
     refuses the text (empty, too long: a warning). ``text_input``: ``st.text_input``'s
-    arguments (label, value, max_chars, key, help); the text is bound to the link."""
-    text = st.text_input(**text_input, bind="query-params")
+    arguments (label, value, max_chars, key, help); the text is bound to the link. A text
+    with a line break gets a box of several lines (``st.text_area``, the same key and
+    link): a one-line box would hide the newlines ("Add the top token" can add one)."""
+    box = (
+        st.text_area if multiline(text_input["key"], text_input.get("value", "")) else st.text_input
+    )
+    text = box(**text_input, bind="query-params")
     try:
         model = load()
     except ImportError as err:  # ModelNotInstalledError, or tokenizers/safetensors missing
@@ -191,7 +205,7 @@ def model_prompt(
     tokens = result.tokens
     st.caption(
         ngettext("**{n} token:** ", "**{n} tokens:** ", len(tokens)).format(n=len(tokens))
-        + " · ".join(md_text(t) for t in tokens[:80])
+        + " · ".join(md_token(t) for t in tokens[:80])
         + (" …" if len(tokens) > 80 else "")
     )
     return text, model, result
