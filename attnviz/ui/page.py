@@ -13,7 +13,7 @@ import streamlit as st
 
 from attnviz import viz
 from attnviz.i18n import _, ngettext
-from attnviz.ui import links
+from attnviz.ui import links, streamlit_private
 from attnviz.ui.board import Overlay, board
 from attnviz.ui.present import link_box, presenting
 from attnviz.ui.state import View, current, end_page, page_guard
@@ -167,11 +167,21 @@ def model_missing(page: str, err: Exception, install_command: str) -> None:
 
 def multiline(key: str, default: str = "") -> bool:
     """Whether the text of the box ``key`` has a line break: its value in the session, else
-    the link's (``?key=``, before the box is drawn), else ``default``."""
+    the link's (``?key=``, before the box is drawn), else ``default``. When the box changes
+    kind (one line, several), its text is carried over: the new widget would otherwise
+    start from the link's or the default text, losing what was typed."""
     text = st.session_state.get(key)
     if text is None:
         text = st.query_params.get(key, default)
-    return "\n" in str(text)
+    multi = "\n" in str(text)
+    kind_key = f"{key}_multiline"  # not a widget: which box drew the text last run
+    if st.session_state.get(kind_key, multi) != multi and key in st.session_state:
+        # the new box is a new widget, which Streamlit seeds from the link's value (the
+        # text before this change) over the session's: the link gets this text
+        streamlit_private.seed_url_value(key, str(text))
+        st.session_state[key] = str(text)
+    st.session_state[kind_key] = multi
+    return multi
 
 
 def model_prompt(
