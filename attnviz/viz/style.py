@@ -299,13 +299,14 @@ def pool_blocks(
 
 def _short_number(v: float, fmt: str) -> str:
     """``v`` formatted with ``fmt``, without the leading zero: 0.19 -> ".19", -0.5 -> "-.50";
-    a value that rounds to zero is "0.00", never "-.00" or ".00" (-0.001, issue 47); with
-    the shown language's decimal sign (",19", "0,00" in Spanish)."""
+    a value that rounds to zero has no sign: -0.001 -> ".00", never "-.00" (issue 47; not
+    "0.00" either, which is wider than the other cells' values: in a laptop's 21 px cells
+    it would make the board drop every value of the chart); with the shown language's
+    decimal sign (",19", ",00" in Spanish)."""
     s = format(float(v), fmt)
-    if s.startswith("-") and not s.strip("-0.,"):  # -0.001 -> "-0.00": rounds to zero
+    if s.startswith("-") and not s.strip("-0."):  # -0.001 -> "-0.00": rounds to zero
         s = s[1:]
-    if s.startswith(("0.", "-0.")) and s.strip("-0.,"):
-        s = s.replace("0.", ".", 1)
+    s = s.replace("0.", ".", 1) if s.startswith(("0.", "-0.")) else s
     dec = i18n.decimal_sign(i18n.current())
     return s if dec == "." else s.replace(".", dec)
 

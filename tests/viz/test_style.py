@@ -154,13 +154,15 @@ def test_token_ticks_keep_one_tick_per_token_where_tokens_look_alike():
     assert list(ax.ticktext) == ["↵", "↵", "␣", "↵"]
 
 
-def test_a_value_that_rounds_to_zero_reads_0_00_never_minus():
-    """Step by step's step 7 wrote "-.00" for -0.001 (issue 47)."""
+def test_a_value_that_rounds_to_zero_has_no_minus_sign():
+    """Step by step's step 7 wrote "-.00" for -0.001 (issue 47): now ".00", as wide as the
+    other values (the board keeps the values while the widest fits its cells)."""
     f = viz.style._short_number
-    assert [f(v, ".2f") for v in (-0.001, 0.001, -0.0, 0.0, -0.004999)] == ["0.00"] * 5
+    assert [f(v, ".2f") for v in (-0.001, 0.001, -0.0, 0.0, -0.004999)] == [".00"] * 5
     assert (f(-0.006, ".2f"), f(0.19, ".2f"), f(-1.0, ".2f")) == ("-.01", ".19", "-1.00")
+    assert f(-0.3, ".0f") == "0" and f(-0.00001, ".4f") == ".0000"
     fig = viz.heatmaps.token_matrix_figure(np.array([[-0.001, 0.5], [-0.3, 0.0]]), name="out")
     cells = [s for row in fig.data[0].text for s in row]
-    assert cells == ["0.00", ".50", "-.30", "0.00"]
+    assert cells == [".00", ".50", "-.30", ".00"]
     with i18n.use("es"):
-        assert f(-0.001, ".2f") == "0,00" and f(0.19, ".2f") == ",19"
+        assert f(-0.001, ".2f") == ",00" and f(0.19, ".2f") == ",19"
