@@ -38,6 +38,7 @@ from numpy.typing import ArrayLike
 from attnviz import i18n
 from attnviz.i18n import N_, _, ngettext
 from attnviz.models import head_patterns
+from attnviz.token_text import visible
 
 #: Two weights closer than this are a tie: no single right answer.
 TIE = 1e-6
@@ -88,7 +89,7 @@ def _check_index(w: np.ndarray, head: int, query: int) -> None:
 
 def _key_name(j: int, labels: Sequence[str] | None, noun: str = N_("key {j}")) -> str:
     """A key as a choice: "key 3 (cat)"; ``noun``: another ``N_``-marked name of it."""
-    said = f" ({labels[j][:LABEL_CHARS]})" if labels is not None else ""
+    said = f" ({visible(labels[j])[:LABEL_CHARS]})" if labels is not None else ""
     return _(noun).format(j=j) + said
 
 
@@ -151,7 +152,7 @@ def top_source(
     the choices are the source's tokens (those ``mask`` (T, S) lets query ``query`` see),
     the prompt names the target token that asks."""
     q = top_key(weights, head, query, source_labels, mask=mask, noun=N_("source token {j}"))
-    said = "" if not target_labels else f" ({target_labels[query][:LABEL_CHARS]})"
+    said = "" if not target_labels else f" ({visible(target_labels[query])[:LABEL_CHARS]})"
     prompt = _(
         "Which source token does target token {query}{said} attend to most (head {head})?"
     ).format(query=query, said=said, head=head)

@@ -236,7 +236,7 @@ def _next_token(model: smollm.SmolLM, run: smollm.SmolRun, text: str, layer: int
     best, p = top[0]
     c1, c2 = st.columns([1, 1])
     c1.button(
-        _("Add the top token: {token} ({p})").format(token=ui.md_text(best), p=i18n.fmt(p, ".0%")),
+        _("Add the top token: {token} ({p})").format(token=ui.md_token(best), p=i18n.fmt(p, ".0%")),
         key="dec_add",
         on_click=_add_top_token,
         args=(best,),
@@ -306,8 +306,8 @@ def _rope(model, run, text, layer, head, kv) -> None:
     ).format(
         layer=layer,
         head=head,
-        last=viz.style.plotly_text(run.tokens[-1]),
-        first=viz.style.plotly_text(run.tokens[0]),
+        last=viz.style.token_label(run.tokens[-1]),
+        first=viz.style.token_label(run.tokens[0]),
     )
     ui.plot(
         viz.models.rope_distance_figure(dist, with_rope, without, title=title),

@@ -47,7 +47,7 @@ def query_section(view: ui.View) -> None:
             "Query **{query}** ({token}) asks every head the same question "
             "with a different block of Q and K: each head spreads its weights differently, and "
             "head **{head}** sums its own values with them."
-        ).format(query=query, token=ui.md_text(labels[query]), head=head)
+        ).format(query=query, token=ui.md_token(labels[query]), head=head)
     )
     ui.chart_row(
         "mh_query",

@@ -215,7 +215,7 @@ def query_section(view: ui.View, head: int) -> None:
     )
     title.subheader(
         _("Query {query} ({token}): its weights and its output").format(
-            query=query, token=ui.md_text(labels[query])
+            query=query, token=ui.md_token(labels[query])
         )
     )
     c_qinfo.markdown(

@@ -8,6 +8,7 @@ import streamlit as st
 from attnviz import i18n, ui, viz
 from attnviz.i18n import _
 from attnviz.models import head_probes, minilm
+from attnviz.token_text import visible
 from attnviz.ui import asks, heads, picker
 
 # The page runs again on every run: its texts are in the language of this run.
@@ -71,7 +72,7 @@ def _pickers(tokens: list[str], n_layers: int, n_heads: int) -> tuple[int, int, 
         _("Token (for q, k, v)"),
         range(n),
         index=default_tok,
-        format_func=lambda i: f"{i}: {tokens[i]}",
+        format_func=lambda i: f"{i}: {visible(tokens[i])}",
         key="rm_token",
     )
     return layer, head, tok
@@ -236,13 +237,13 @@ def _qkv(res, weights, tokens, layer, head, tok) -> None:
             "Token **{tok}:** {token} in layer {layer}, head {head}: "
             "its query, key and value are {size} numbers each (this head's block of Q, K and "
             "V). Its row of weights is softmax(q · kⱼ / √{size}) over every key kⱼ."
-        ).format(tok=tok, token=ui.md_text(tokens[tok]), layer=layer, head=head, size=q.size)
+        ).format(tok=tok, token=ui.md_token(tokens[tok]), layer=layer, head=head, size=q.size)
     )
     ui.plot(
         viz.heatmaps.matrix_figure(
             np.stack([q, k, v]),
             title=_("q, k, v of “{token}” (layer {layer}, head {head})").format(
-                token=viz.style.plotly_text(tokens[tok]), layer=layer, head=head
+                token=viz.style.token_label(tokens[tok]), layer=layer, head=head
             ),
             x_title=_("feature (of this head's 32)"),
             y_title="",
@@ -262,12 +263,12 @@ def _qkv(res, weights, tokens, layer, head, tok) -> None:
             _(
                 "Where {token} looks most at a word further away (any layer, "
                 "any head; itself, its neighbours, [CLS] and [SEP] left out):"
-            ).format(token=ui.md_text(tokens[tok]))
+            ).format(token=ui.md_token(tokens[tok]))
             + "\n\n"
             + "\n".join(
                 "- "
                 + _("layer {layer}, head {head} → {token} ({weight})").format(
-                    layer=lay, head=h, token=ui.md_text(tokens[k]), weight=i18n.fmt(wt, ".2f")
+                    layer=lay, head=h, token=ui.md_token(tokens[k]), weight=i18n.fmt(wt, ".2f")
                 )
                 for lay, h, k, wt in links
             )

@@ -271,3 +271,11 @@ def test_induction_cells_of_an_irregular_sequence_are_not_outlined():
     w[0, 2, 1] = w[0, 4, 4] = 1.0
     q = predict.induction_head(w, ids)
     assert q.detail == {"head": 0} and predict.answer_cells(q.kind, q.detail, 5) == []
+
+
+def test_a_question_names_whitespace_tokens_visibly():
+    """A key that is a newline or a space is named "↵", "␣x", never a blank (issue 47)."""
+    w = np.zeros((1, 3, 3))
+    w[0, 2] = [0.1, 0.7, 0.2]
+    q = predict.top_key(w, 0, 2, ["\n", " x", "\t"])
+    assert [c.split("(")[-1] for c in q.choices] == ["↵)", "␣x)", "⇥)"]

@@ -103,7 +103,7 @@ from attnviz.ui.state import (
     page_guard,
     variant,
 )
-from attnviz.ui.text import pointing
+from attnviz.ui.text import md_token, pointing
 from attnviz.ui.walker import sidebar
 
 # The one overlay of the charts: a live class's revealed answer, outlined on the page's chart
@@ -160,6 +160,7 @@ __all__ = [
     "load_preset",
     "markdown_table",
     "md_text",
+    "md_token",
     "model_missing",
     "model_prompt",
     "nearest_divisor",

@@ -33,6 +33,7 @@ import numpy as np
 
 from attnviz import predict
 from attnviz.i18n import _
+from attnviz.token_text import visible
 from attnviz.ui.predict import QUERY_KEY, Ask, ask_box, ask_room, query_on_screen, top_key_ask
 
 
@@ -128,7 +129,7 @@ def cross(
     padding ``mask`` (T, S) or None; ``view``: what makes the chart (both settings)."""
     t = weights.shape[1]
     i = _picked(t)
-    target = target_labels[i] if i < len(target_labels) else str(i)
+    target = visible(target_labels[i]) if i < len(target_labels) else str(i)
     ask = Ask(
         _("Which source token does target token {i} ({target}) attend to most?").format(
             i=i, target=target[:16]

@@ -31,7 +31,8 @@ import streamlit as st
 
 from attnviz import engine, explain, i18n, latex, limits
 from attnviz.i18n import N_, _
-from attnviz.ui.page import md_text
+from attnviz.token_text import visible_all
+from attnviz.ui.page import md_token
 
 HINT = N_(
     "Click a cell of the scores or the weights to see how it was computed, step by step, "
@@ -89,7 +90,7 @@ def cell_data(
     out = {
         "scale": float(result.scale),
         "mask": mask,
-        "labels": [str(t) for t in labels],
+        "labels": visible_all(labels),  # as the ticks show them
         "title": title,
         "decimals": latex.CELL_DECIMALS,
         "terms": latex.CELL_TERMS,
@@ -103,7 +104,7 @@ def cell_data(
         },
     }
     if key_labels is not None:
-        out["key_labels"] = [str(t) for t in key_labels]
+        out["key_labels"] = visible_all(key_labels)
     return out
 
 
@@ -176,8 +177,8 @@ def show_cell(
             _equations(steps)
             _latex_to_copy(c, labels)
         return
-    li = f" {md_text(labels[i])}" if i < len(labels) else ""
-    lj = f" {md_text(klabels[j])}" if j < len(klabels) else ""
+    li = f" {md_token(labels[i])}" if i < len(labels) else ""
+    lj = f" {md_token(klabels[j])}" if j < len(klabels) else ""
     st.markdown(
         _(
             "**{title}How weight a\\_{i},{j} = {weight} came about** — head {head}, "

@@ -28,6 +28,7 @@ import streamlit as st
 
 from attnviz import cross, engine, i18n
 from attnviz.i18n import N_, _
+from attnviz.token_text import visible_all
 from attnviz.ui import links, state
 from attnviz.ui.controls import BIND, Settings, filled, translated
 from attnviz.ui.export import csv_maker
@@ -329,7 +330,7 @@ def who_asks(seqs: cross.Sequences) -> str:
     """The sentence that says which sequence gives Q and which gives K and V."""
 
     def few(labels: tuple[str, ...]) -> str:
-        shown = " ".join(labels[:8]) + (" …" if len(labels) > 8 else "")
+        shown = " ".join(visible_all(labels[:8])) + (" …" if len(labels) > 8 else "")
         return md_text(shown)
 
     t, s = seqs.target, seqs.source

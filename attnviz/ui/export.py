@@ -15,6 +15,7 @@ import streamlit as st
 
 from attnviz import latex
 from attnviz.i18n import _, ngettext
+from attnviz.token_text import visible
 from attnviz.ui.controls import LABELS
 from attnviz.ui.page import shape_text
 from attnviz.ui.state import View
@@ -197,7 +198,7 @@ def worked_example_download(view: View, head: int, *, page: str) -> None:
         query = st.selectbox(
             _("query token"),
             list(range(r.n_tokens)),
-            format_func=lambda i: f"{i}: {labels[i]}" if i < len(labels) else str(i),
+            format_func=lambda i: f"{i}: {visible(labels[i])}" if i < len(labels) else str(i),
             key=f"{page}_we_query",
         )
         tex = latex.worked_example(

@@ -17,7 +17,7 @@ import streamlit as st
 from attnviz import viz
 from attnviz.i18n import N_, _, fmt
 from attnviz.ui.page import plot
-from attnviz.ui.text import md_text
+from attnviz.ui.text import md_text, md_token
 from attnviz.viz.style import AxisTitle
 
 __all__ = ["MAX_NEW", "GenStep", "section", "steps_of"]
@@ -136,9 +136,9 @@ def section(
     given = start if source is None else source  # the prompt's or the source's tokens
     st.markdown(
         (_("**Greedy:** ") if sampling[0] == 0 else _("**Sampled:** "))
-        + " · ".join(md_text(t) for t in given)
+        + " · ".join(md_token(t) for t in given)
         + " **→** "
-        + " · ".join(md_text(t) for t in new)
+        + " · ".join(md_token(t) for t in new)
         + (_(" (stopped at an end-of-text token)") if len(steps) < n else "")
     )
     if len(steps) > 1:
@@ -154,9 +154,9 @@ def section(
             "**Step {k}:** the query is {query} (position {position}); it chose {token}. {cache}."
         ).format(
             k=k,
-            query=md_text(labels[-1]),
+            query=md_token(labels[-1]),
             position=len(labels) - 1,
-            token=md_text(new[k - 1]),
+            token=md_token(new[k - 1]),
             cache=_cache(step, source),
         )
     )

@@ -23,7 +23,7 @@ from attnviz.models.head_patterns import PATTERNS
 from attnviz.ui import links
 from attnviz.ui.heads_spec import MEANING, TOP, ModelHeads, ProbeSummary, summarise
 from attnviz.ui.page import chart_row, plot
-from attnviz.ui.text import md_text
+from attnviz.ui.text import md_text, md_token
 
 __all__ = ["ModelHeads", "ProbeSummary", "opened", "section", "summarise"]
 
@@ -341,7 +341,7 @@ def section(spec: ModelHeads, run: Any, layer: int, head: int) -> None:
             if probe.start
             else _("**The probe ({n} tokens):** ")
         ).format(n=2 * length)
-        + " · ".join(md_text(t) for t in body[:16])
+        + " · ".join(md_token(t) for t in body[:16])
         + (" …" if len(body) > 16 else "")
         + _(" — then the same again.")
     )

@@ -13,11 +13,11 @@ import streamlit as st
 
 from attnviz import viz
 from attnviz.i18n import _, ngettext
-from attnviz.ui import links
+from attnviz.ui import links, streamlit_private
 from attnviz.ui.board import Overlay, board
 from attnviz.ui.present import link_box, presenting
 from attnviz.ui.state import View, current, end_page, page_guard
-from attnviz.ui.text import md_text
+from attnviz.ui.text import md_text, md_token
 
 __all__ = [
     "chart_row",
@@ -165,6 +165,25 @@ def model_missing(page: str, err: Exception, install_command: str) -> None:
     st.code(install_command, language="bash")
 
 
+def multiline(key: str, default: str = "") -> bool:
+    """Whether the text of the box ``key`` has a line break: its value in the session, else
+    the link's (``?key=``, before the box is drawn), else ``default``. When the box changes
+    kind (one line, several), its text is carried over: the new widget would otherwise
+    start from the link's or the default text, losing what was typed."""
+    text = st.session_state.get(key)
+    if text is None:
+        text = st.query_params.get(key, default)
+    multi = "\n" in str(text)
+    kind_key = f"{key}_multiline"  # not a widget: which box drew the text last run
+    if st.session_state.get(kind_key, multi) != multi and key in st.session_state:
+        # the new box is a new widget, which Streamlit seeds from the link's value (the
+        # text before this change) over the session's: the link gets this text
+        streamlit_private.seed_url_value(key, str(text))
+        st.session_state[key] = str(text)
+    st.session_state[kind_key] = multi
+    return multi
+
+
 def model_prompt(
     page: str,
     install_command: str,
@@ -176,8 +195,13 @@ def model_prompt(
     the tokens as a caption: ``(text, model, run)``. ``None`` when the page cannot go on,
     having said why: the weights are not installed (:func:`model_missing`) or the model
     refuses the text (empty, too long: a warning). ``text_input``: ``st.text_input``'s
-    arguments (label, value, max_chars, key, help); the text is bound to the link."""
-    text = st.text_input(**text_input, bind="query-params")
+    arguments (label, value, max_chars, key, help); the text is bound to the link. A text
+    with a line break gets a box of several lines (``st.text_area``, the same key and
+    link): a one-line box would hide the newlines ("Add the top token" can add one)."""
+    box = (
+        st.text_area if multiline(text_input["key"], text_input.get("value", "")) else st.text_input
+    )
+    text = box(**text_input, bind="query-params")
     try:
         model = load()
     except ImportError as err:  # ModelNotInstalledError, or tokenizers/safetensors missing
@@ -191,7 +215,7 @@ def model_prompt(
     tokens = result.tokens
     st.caption(
         ngettext("**{n} token:** ", "**{n} tokens:** ", len(tokens)).format(n=len(tokens))
-        + " · ".join(md_text(t) for t in tokens[:80])
+        + " · ".join(md_token(t) for t in tokens[:80])
         + (" …" if len(tokens) > 80 else "")
     )
     return text, model, result

@@ -31,7 +31,7 @@ from attnviz.ui.board import link_attn
 from attnviz.ui.cell import HINT_WEIGHTS, cell_data, cell_panel, md_plain
 from attnviz.ui.page import index_slider, intro, plot
 from attnviz.ui.present import presenting
-from attnviz.ui.text import md_text
+from attnviz.ui.text import md_text, md_token
 
 __all__ = ["KEY", "MAX_TOKENS", "PageModels", "choose", "describe", "shape", "show"]
 
@@ -325,7 +325,7 @@ def show(spec: PageModels, entry: ModelEntry, top: Any | None = None) -> None:
     tokens, n = list(run.tokens), len(run.tokens)
     st.caption(
         _("**{n} tokens:** ").format(n=n)
-        + " · ".join(md_text(t) for t in tokens[:80])
+        + " · ".join(md_token(t) for t in tokens[:80])
         + (" …" if n > 80 else "")
     )
     weights = run.attentions  # (L, H, N, N)

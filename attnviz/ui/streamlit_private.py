@@ -11,9 +11,10 @@ installed front-end bundle), not a page in front of a class. What each is for:
   :func:`attnviz.ui.state.page_guard`).
 - :func:`end_run`: ``StopException``, what ``st.stop()`` raises, without its stop request
   (:func:`attnviz.ui.state.end_page`).
-- :func:`first_run_url_values`, :func:`forget_url_value`: the run's query-param state
-  (``get_script_run_ctx``, ``_initial_query_params``): URL values removed before the widgets
-  read them (:mod:`attnviz.ui.links`).
+- :func:`first_run_url_values`, :func:`forget_url_value`, :func:`seed_url_value`: the run's
+  query-param state (``get_script_run_ctx``, ``_initial_query_params``): URL values removed
+  before the widgets read them (:mod:`attnviz.ui.links`), or replaced (a prompt box that
+  becomes a text area, :func:`attnviz.ui.page.model_prompt`).
 - the page CSS that styles Streamlit's elements (:func:`hide_box`, :func:`seed_only_controls`,
   :func:`present_css`, :func:`accessibility_css`, :func:`nicknames_css`); each ``st.html``
   takes a literal string (tests/test_serving.py).
@@ -97,6 +98,22 @@ def forget_url_value(key: str) -> bool:
                 return False
             qp._initial_query_params.pop(key, None)
             qp.remove_param(key)
+        return True
+    except Exception:  # pragma: no cover - internal API changed: the test says so
+        return False
+
+
+def seed_url_value(key: str, value: str) -> bool:
+    """Make ``value`` the link's value of ``key`` for this run, before a new widget bound
+    to it reads it (a bound widget's first run takes the link's value over
+    ``st.session_state``), and the browser's link too. False if there is no run or
+    Streamlit's internal state moved."""
+    try:
+        with _query_params() as qp:
+            if qp is None:
+                return False
+            qp._initial_query_params[key] = [value]
+            qp.set_corrected_value(key, value, "string_value")
         return True
     except Exception:  # pragma: no cover - internal API changed: the test says so
         return False

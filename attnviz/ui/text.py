@@ -7,6 +7,8 @@ from __future__ import annotations
 import html
 import re
 
+from attnviz.token_text import visible
+
 #: Unicode's bidirectional controls (ALM, LRM, RLM, LRE … RLO, LRI … PDI). In text shown
 #: back to a user they reorder what follows: U+202E (right-to-left override) before a
 #: class code turned the rest of the error message around. :func:`visible_bidi` shows each
@@ -50,6 +52,12 @@ def md_text(label: object) -> str:
     edge = text[0] == "`" or text[-1] == "`" or (text[0] == text[-1] == " " and text.strip())
     pad = " " if edge else ""
     return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def md_token(token: object) -> str:
+    """A token as literal Markdown (:func:`md_text`) with its whitespace visible
+    (:func:`attnviz.token_text.visible`): a newline is `↵`, never a blank."""
+    return md_text(visible(token))
 
 
 def pointing(hover: str, tap: str) -> str:

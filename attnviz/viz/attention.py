@@ -39,7 +39,7 @@ from attnviz.viz.style import (
     axes_meta,
     axis_text,
     colorbar,
-    plotly_text,
+    token_label,
 )
 
 __all__ = [
@@ -73,7 +73,7 @@ def query_weights_figure(
     colours = np.where(allowed, "#3b528b", MASK_BG)
     if query_label is None and labels is not None and query < len(labels):
         query_label = labels[query]
-    qname = plotly_text(query_label) if query_label is not None else f"t{query}"
+    qname = token_label(query_label) if query_label is not None else f"t{query}"
     data: list[dict] = [
         {
             "type": "bar",
@@ -182,7 +182,7 @@ def _contribution_bars(
     rest = order[min(top, w.size) :]
     data: list[dict] = []
     for j in keep:
-        name = plotly_text(labels[j]) if labels is not None else f"t{j}"
+        name = token_label(labels[j]) if labels is not None else f"t{j}"
         data.append(
             {
                 "type": "bar",
@@ -502,7 +502,7 @@ def argmax_figure(
     dead = top == 0  # fully masked rows
     z = np.where(dead, np.nan, top)
     names = (
-        [plotly_text(s) for s in labels]
+        [token_label(s) for s in labels]
         if labels is not None and len(labels) == m
         else [f"t{j}" for j in range(m)]
     )

@@ -15,9 +15,11 @@ import plotly.graph_objects as go
 from numpy.typing import ArrayLike
 
 from attnviz.i18n import N_, _
+from attnviz.token_text import raw, visible
 from attnviz.viz.style import (
     MAX_CELL_TEXT_N,
     MAX_MASK_MARKERS,
+    MAX_TICK_LABELS,
     NOTE_LINE,
     AxisTitle,
     Kind,
@@ -33,6 +35,7 @@ from attnviz.viz.style import (
     axes_meta,
     axis_text,
     colorbar,
+    plotly_text,
     pool_blocks,
     pool_factor,
     scale_label,
@@ -115,6 +118,8 @@ def matrix_figure(
         colour["colorscale"] = colorscale
     bar = colorbar(colorbar_title or "", thickness=12)
     data: list[dict] = [_heatmap(z, title, hover, colour, bar, showscale, (bx, by), cell_text)]
+    if not blocks:  # a token with whitespace: the hover also writes it as code does
+        data[0].update(_raw_tokens(hover, x_labels, y_labels, nx, ny))
     # 3. the masked cells: crossed out when the matrix is small, noted in the title
     if m is not None and m.any():
         if max(nx, ny) <= MAX_MASK_MARKERS and not blocks:
@@ -131,6 +136,37 @@ def matrix_figure(
     if role is not None:
         layout["meta"]["role"] = role
     return _figure(data, layout)
+
+
+def _raw_tokens(
+    hover: str, x_labels: Sequence[str] | None, y_labels: Sequence[str] | None, nx: int, ny: int
+) -> dict:
+    """The hover fields that add each cell's tokens as code writes them (``"\\n"``,
+    ``" the"``: :func:`attnviz.token_text.raw`), for axes whose tick labels show a token
+    with whitespace (a newline's tick is "↵"); nothing when no label has any."""
+
+    def raws(labels: Sequence[str] | None, n: int) -> list[str] | None:
+        if labels is None or len(labels) != n or n > MAX_TICK_LABELS:
+            return None
+        if all(visible(t) == str(t) for t in labels):
+            return None
+        return [plotly_text(raw(t)) for t in labels]
+
+    rows, cols = raws(y_labels, ny), raws(x_labels, nx)
+    if rows is None and cols is None:
+        return {}
+    blank = [""] * max(nx, ny)
+    rows, cols = rows or blank, cols or blank
+    custom = [[[rows[i], cols[j]] for j in range(nx)] for i in range(ny)]
+    if rows is blank:
+        line = _("column token: {column}").format(column="%{customdata[1]}")
+    elif cols is blank:
+        line = _("row token: {row}").format(row="%{customdata[0]}")
+    else:
+        line = _("row token: {row}, column token: {column}").format(
+            row="%{customdata[0]}", column="%{customdata[1]}"
+        )
+    return {"customdata": custom, "hovertemplate": f"{hover}<br>{line}<extra></extra>"}
 
 
 def _block_hover(by: int, bx: int) -> str:

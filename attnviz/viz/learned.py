@@ -27,7 +27,7 @@ from attnviz import i18n
 from attnviz.i18n import N_, _
 from attnviz.viz.attention import small_multiples_figure
 from attnviz.viz.charts import line_figure
-from attnviz.viz.style import AxisTitle, axes_meta, axis_text, plotly_text
+from attnviz.viz.style import AxisTitle, axes_meta, axis_text, plotly_text, token_label
 
 #: The running mean of the loss curve, in steps.
 SMOOTH = 10
@@ -227,7 +227,7 @@ def _head_axes(count, per_row, labels, key_labels, layout) -> dict[str, dict]:
     def ticks(words: Sequence[str], angle: int = 0) -> dict:
         return {
             "tickmode": "array", "tickvals": list(range(len(words))),
-            "ticktext": [plotly_text(t) for t in words], "tickfont": {"size": HEADS_TEXT_PX},
+            "ticktext": [token_label(t) for t in words], "tickfont": {"size": HEADS_TEXT_PX},
             "tickangle": angle,
         }  # fmt: skip
 

@@ -14,7 +14,7 @@ import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import ArrayLike, NDArray
 
-from attnviz import i18n
+from attnviz import i18n, token_text
 from attnviz.i18n import N_, _
 from attnviz.viz import charts, heatmaps, style
 from attnviz.viz.style import SEQUENTIAL, TITLE_FONT, colorbar, style_text
@@ -377,7 +377,9 @@ def next_token_figure(top: Sequence[tuple[str, float]], *, height: int = 360) ->
     """Horizontal bars of the most likely next tokens, most likely at the top."""
     if not top:
         raise ValueError("no tokens to draw")
-    labels = [f"{i + 1}. “{style.plotly_text(t)}”" for i, (t, __) in enumerate(top)]
+    # numbered: a category axis merges equal names; raw: the token as code writes it
+    labels = [f"{i + 1}. “{style.token_label(t)}”" for i, (t, __) in enumerate(top)]
+    raw = [style.plotly_text(token_text.raw(t)) for t, __ in top]
     probs = np.asarray([p for __, p in top], dtype=np.float64)
     # plain dicts (style._figure): plotly's validating API costs ~15 ms a call here
     bar = {
@@ -389,7 +391,8 @@ def next_token_figure(top: Sequence[tuple[str, float]], *, height: int = 360) ->
         "text": [i18n.fmt(p, ".1%") for p in probs],
         "textposition": "outside",
         "cliponaxis": False,
-        "hovertemplate": _("%{y}: probability %{x:.4f}") + "<extra></extra>",
+        "customdata": raw,
+        "hovertemplate": _("%{y} (%{customdata}): probability %{x:.4f}") + "<extra></extra>",
         "name": _("probability"),
     }
     layout = style._layout(

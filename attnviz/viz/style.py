@@ -17,6 +17,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from attnviz import i18n, limits
 from attnviz.i18n import N_, _
+from attnviz.token_text import visible
 
 __all__ = [
     "AXIS_TITLE_FONT",
@@ -43,6 +44,7 @@ __all__ = [
     "TITLE_CHAR_PX",
     "TITLE_FONT",
     "TITLE_LINE_PX",
+    "token_label",
     "WEIGHT_RANGES",
     "weight_range",
 ]
@@ -188,6 +190,12 @@ def plotly_text(label: object) -> str:
     )
 
 
+def token_label(token: object) -> str:
+    """A token as plotly text: its whitespace visible (:func:`attnviz.token_text.visible`:
+    "\\n" -> "↵", " the" -> "␣the") and drawn literally (:func:`plotly_text`)."""
+    return plotly_text(visible(token))
+
+
 def _tick_step(n: int, max_ticks: int = 10) -> int:
     """A round step (1, 2, 5, 10, 20, 50, …) giving at most ``max_ticks`` integer ticks."""
     step = 1
@@ -213,7 +221,7 @@ def _ticks(labels: Sequence[str] | None, n: int) -> dict:
         return {
             "tickmode": "array",
             "tickvals": list(range(n)),
-            "ticktext": [plotly_text(s) for s in labels],
+            "ticktext": [token_label(s) for s in labels],
             "showgrid": False,
             "zeroline": False,
         }
@@ -291,8 +299,13 @@ def pool_blocks(
 
 def _short_number(v: float, fmt: str) -> str:
     """``v`` formatted with ``fmt``, without the leading zero: 0.19 -> ".19", -0.5 -> "-.50";
-    with the shown language's decimal sign (",19" in Spanish)."""
+    a value that rounds to zero has no sign: -0.001 -> ".00", never "-.00" (issue 47; not
+    "0.00" either, which is wider than the other cells' values: in a laptop's 21 px cells
+    it would make the board drop every value of the chart); with the shown language's
+    decimal sign (",19", ",00" in Spanish)."""
     s = format(float(v), fmt)
+    if s.startswith("-") and not s.strip("-0."):  # -0.001 -> "-0.00": rounds to zero
+        s = s[1:]
     s = s.replace("0.", ".", 1) if s.startswith(("0.", "-0.")) else s
     dec = i18n.decimal_sign(i18n.current())
     return s if dec == "." else s.replace(".", dec)

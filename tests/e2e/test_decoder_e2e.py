@@ -1,5 +1,6 @@
 """The decoder page in a real browser: "Add the top token" extends the prompt (an on_click
-callback), the newest row grows, and the page says which sidebar controls apply."""
+callback), the newest row grows, and the page says which sidebar controls apply; a newline
+token is seen ("↵") and kept (the box becomes a text area)."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ def _charts(session, want: int) -> int:
 def _prompt(session, want: str | None = None) -> str:
     """The text box's value; with ``want``, once it shows ``want`` or after 15 s (on a busy
     machine the input can be drawn a moment before its value is set)."""
-    box = session.page.locator(".st-key-dec_text input")
+    box = session.page.locator(".st-key-dec_text input, .st-key-dec_text textarea")
     if want is not None:
         with contextlib.suppress(Exception):  # the caller's assertion says what was found
             box.evaluate(
@@ -59,3 +60,20 @@ def test_add_the_top_token_twice_then_back(session):
     session.rerun_after(session.page.get_by_role("button", name="Back to the first prompt").click)
     assert _prompt(session, smollm.DEFAULT_TEXT) == smollm.DEFAULT_TEXT
     assert _charts(session, CHARTS) == CHARTS
+
+
+def test_a_newline_token_is_seen_and_kept(session):
+    """Issue 47: "Shopping list:" makes "\n" the top token. Its button, bar and tick read
+    "↵"; added, it stays in the box (a text area now) and in the link."""
+    session.open("/decoder?dec_text=Shopping%20list%3A")
+    session.assert_healthy("decoder page, one-line prompt")
+    button = session.page.get_by_role("button", name="Add the top token: ↵")
+    session.rerun_after(button.click)
+    session.assert_healthy("after adding a newline")
+    assert _prompt(session, "Shopping list:\n") == "Shopping list:\n"
+    assert session.page.locator(".st-key-dec_text textarea").count() == 1
+    assert "dec_text=Shopping+list%3A%0A" in session.page.url.replace("%20", "+")
+    ticks = session.page.evaluate(
+        "() => window.__allPlots().flatMap(p => (p.layout.xaxis || {}).ticktext || [])"
+    )
+    assert "↵" in ticks, ticks

@@ -21,6 +21,7 @@ from board_view import figures_of
 from attnviz.engine import attention_from_qkv, causal_mask, merge_heads
 from attnviz.models import gguf_file, smollm
 from attnviz.models.smollm import DEFAULT_TEXT, INSTALL_COMMAND, MAX_TOKENS
+from attnviz.token_text import visible
 
 IN_CI = bool(os.environ.get("CI"))
 REPO = Path(__file__).resolve().parents[2]
@@ -305,7 +306,7 @@ def test_page_default_prompt_draws_every_chart(page, model):
     top = model.next_tokens(DEFAULT_TEXT, k=10)
     bars = figs["dec_next_fig"]["data"][0]
     np.testing.assert_allclose(_z({"z": bars["x"]}), [p for _, p in top], atol=1e-6)
-    assert bars["y"][0] == f"1. “{top[0][0]}”"
+    assert bars["y"][0] == f"1. “{visible(top[0][0])}”"
     assert "query heads that use it" in " ".join(m.value for m in at.markdown)
     # the sidebar's random-weights controls are hidden here, and the page says so
     assert any("do not apply" in m.value for m in at.markdown)
@@ -343,6 +344,30 @@ def test_page_add_the_top_token_extends_the_prompt(page, model):
     assert any("the same as before" in c.value and "1 row per head" in c.value for c in at.caption)
     at.button("dec_reset").click().run()
     assert at.text_input("dec_text").value == DEFAULT_TEXT
+
+
+def test_page_shows_newline_tab_and_space_tokens_and_keeps_the_newline(page, model):
+    """Issue 47: the top token "\n" was a blank ("Add the top token:  (28%)", a bar " ")
+    and the one-line box hid the newline it added: now "↵" everywhere, and a text area."""
+    page.at.query_params["dec_text"] = "Shopping list:"
+    at = page.run()
+    assert model.next_tokens("Shopping list:", k=1)[0][0] == "\n"
+    assert at.button("dec_add").label.startswith("Add the top token: `↵` (")
+    assert figures_of(at)["dec_next_fig"]["data"][0]["y"][0] == "1. “↵”"
+    at.button("dec_add").click().run()
+    assert not at.exception and not at.text_input
+    assert at.text_area("dec_text").value == "Shopping list:\n"  # the newline kept, seen
+    assert at.query_params["dec_text"] == "Shopping list:\n"  # and in the link
+    at.text_area("dec_text").set_value("Shopping list:\n\tmilk and  eggs").run()
+    assert not at.exception
+    tokens = "`Sh` · `opping` · `␣list` · `:` · `↵` · `⇥` · `milk` · `␣and` · `␣` · `␣eggs`"
+    assert any(tokens in c.value for c in at.caption), [c.value for c in at.caption]
+    figs = figures_of(at)
+    want = ["Sh", "opping", "␣list", ":", "↵", "⇥", "milk", "␣and", "␣", "␣eggs"]
+    for key in ("dec_head_fig", "dec_newest_fig"):
+        assert list(figs[key]["layout"]["xaxis"]["ticktext"]) == want, key
+    at.button("dec_reset").click().run()
+    assert at.text_input("dec_text").value == DEFAULT_TEXT and not at.text_area
 
 
 @pytest.mark.parametrize(("text", "message"), [("   ", "empty"), (" a" * 600, "at most 512")])

@@ -169,3 +169,11 @@ def test_a_cross_attention_click_is_bounded_by_the_source_not_the_target():
     assert c is not None and c.key == 4 and c.n_tokens == 5
     assert ui_cell.picked_cell(res, {"query": 1, "key": 5, "head": 0}, 0) is None
     assert ui_cell.picked_cell(res, {"query": 2, "key": 0, "head": 0}, 0) is None
+
+
+def test_the_browsers_panel_gets_whitespace_tokens_visible():
+    """cell.js names the query and key by these labels: a newline is "↵", not a blank."""
+    x = np.random.default_rng(0).normal(size=(3, 4))
+    r = engine.multi_head_attention(x, engine.AttentionParams.random(4), num_heads=1)
+    data = ui_cell.cell_data(r, 0, ["\n", " x", "\t"], key_labels=["", " y", "z"])
+    assert data["labels"] == ["↵", "␣x", "⇥"] and data["key_labels"] == ["∅", "␣y", "z"]

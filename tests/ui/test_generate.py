@@ -90,3 +90,49 @@ def test_an_encoder_decoder_generates_step_by_step_on_the_cross_page(env):  # no
     assert "Greedy" in words
     text = " · ".join(md_text(model.tokenizer.id_to_token(i)) for i in greedy)
     assert text in words, (text, [m.value for m in at.markdown if "Greedy" in m.value])
+
+
+def _whitespace_generation():
+    """generate.section on a stand-in decoder whose new tokens are a newline, a tab and a
+    word with a leading space (the tiny models' word-level tokenizer makes none)."""
+    import numpy as np
+
+    from attnviz.ui import generate
+
+    texts = {0: "Hi", 1: "\n", 2: "\t", 3: " x"}
+
+    class Tokenizer:
+        def text(self, i):
+            return texts[int(i)]
+
+    class Step:
+        def __init__(self, k):
+            self.token, n = k + 1, 2 + k  # the k-th new token sees the 2 given and k new
+            self.attentions = np.full((1, 1, n), 1 / n)  # (L, H, n)
+            self.cache_tokens, self.cache_bytes = n, 100
+
+        def top(self, k):
+            return [(1, 0.6), (3, 0.3), (2, 0.1)][:k]
+
+    class Model:
+        tokenizer = Tokenizer()
+
+        def generate_steps(self, ids, n, **sampling):
+            return [Step(k) for k in range(min(n, 3))]
+
+    generate.section("whitespace-model", Model(), np.array([0, 3]), ["Hi", " x"], 0, 0)
+
+
+def test_generation_shows_newline_tab_and_space_tokens():
+    """Issue 47: a generated newline was a blank in the step's sentence and the charts."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_whitespace_generation, default_timeout=60).run()
+    assert not at.exception, at.exception
+    words = " ".join(m.value for m in at.markdown)
+    assert "`Hi` · `␣x` **→** `↵` · `⇥` · `␣x`" in words, words
+    assert "it chose `␣x`" in words and "the query is `⇥`" in words
+    figs = figures_of(at)
+    assert list(figs["dec_gen_rows_fig"]["layout"]["xaxis"]["ticktext"]) == ["Hi", "␣x", "↵", "⇥"]
+    assert list(figs["dec_gen_next_fig"]["data"][0]["y"]) == ["1. “↵”", "2. “␣x”", "3. “⇥”"]
+    assert list(figs["dec_gen_next_fig"]["data"][0]["customdata"]) == ['"\\n"', '" x"', '"\\t"']

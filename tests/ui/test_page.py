@@ -23,7 +23,7 @@ def _script():
     st.text(f"pooled {page.pooled_note(int(st.query_params.get('n', '3')))}")
 
     class _Run:
-        tokens = ("a", "*b*")
+        tokens = ("a", "*b*") if mode != "ws" else ("a", "\n", "\t", " b")
 
     def load():
         if mode == "missing":
@@ -81,3 +81,19 @@ def test_the_head_picker_returns_the_chosen_head():
     assert at.selectbox(key="head").options == ["0", "1", "2", "3"]
     at.selectbox(key="head").set_value(2).run()
     assert "head 2" in [t.value for t in at.text]
+
+
+def test_the_model_prompt_shows_whitespace_tokens_and_keeps_line_breaks():
+    """A newline token was a blank in the tokens line, and a one-line box hid the prompt's
+    newlines (issue 47): a multi-line prompt gets a text area, bound to the same link key."""
+    at = _run(mode="ws", t="a\n\t b")
+    assert at.caption[-1].value == "**4 tokens:** `a` · `↵` · `⇥` · `␣b`"
+    assert not at.text_input and at.text_area[0].key == "t"
+    assert at.text_area[0].value == "a\n\t b"  # the link's text, newline and tab kept
+    at.text_area[0].set_value("one line").run()
+    assert not at.exception
+    assert [w.key for w in at.text_input] == ["t"] and not at.text_area
+    assert at.text_input[0].value == "one line" and at.query_params["t"] == "one line"
+    at.text_input[0].set_value("two\nlines").run()  # a pasted newline: the box grows
+    assert [w.key for w in at.text_area] == ["t"] and at.text_area[0].value == "two\nlines"
+    assert at.query_params["t"] == "two\nlines"  # the link says the text, newline and all

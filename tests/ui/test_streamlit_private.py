@@ -52,6 +52,9 @@ def test_the_query_param_state_has_what_the_door_reads():
     assert inspect.isgeneratorfunction(inspect.unwrap(SafeSessionState.query_params))
     assert "_initial_query_params" in {f.name for f in dataclasses.fields(QueryParams)}
     assert list(inspect.signature(QueryParams.remove_param).parameters) == ["self", "param_key"]
+    assert list(inspect.signature(QueryParams.set_corrected_value).parameters) == [
+        "self", "param_key", "value", "value_type"
+    ]  # fmt: skip
 
 
 def test_st_stop_raises_what_end_run_raises():
@@ -94,6 +97,7 @@ def test_the_first_runs_url_values_are_read_and_forgotten_in_a_run():
 def test_outside_a_run_the_url_is_left_alone():
     assert streamlit_private.first_run_url_values(("seed",)) is None
     assert streamlit_private.forget_url_value("seed") is False
+    assert streamlit_private.seed_url_value("seed", "2") is False
 
 
 # --------------------------------------------------------------------------- the front end

@@ -60,3 +60,12 @@ def test_pointing_takes_translated_words_and_escapes_them_for_html():
     )
     said = "{point} para ver su peso.".format(point=ui.pointing("Pasa", "Toca"))
     assert said.endswith("</span> para ver su peso.")
+
+
+@pytest.mark.parametrize(
+    ("token", "shown"), [("\n", "`↵`"), (" the", "`␣the`"), ("\t", "`⇥`"), ("", "`∅`")]
+)
+def test_md_token_never_shows_a_blank(token, shown):
+    """A newline token was "Add the top token:  (61%)" (issue 47)."""
+    assert ui.md_token(token) == shown
+    assert ui.md_text(token) != shown  # md_text alone leaves the blank

@@ -209,3 +209,21 @@ def test_cross_attention_matrices_label_rows_and_columns_apart():
     assert list(c.layout.yaxis.ticktext) == src and list(c.layout.xaxis.ticktext) == tgt
     m = viz.heatmaps.mask_figure(np.ones((2, 3), bool), labels=tgt, key_labels=src)
     assert list(m.layout.yaxis.ticktext) == tgt and list(m.layout.xaxis.ticktext) == src
+
+
+def test_a_whitespace_tokens_hover_writes_it_as_code_does():
+    """The tick shows "↵"; the hover keeps the raw token, "\\n" (issue 47)."""
+    fig = viz.heatmaps.attention_figure(np.full((3, 3), 1 / 3), what="weights",
+                                        labels=["a", "\n", " b"])  # fmt: skip
+    hm = fig.data[0]
+    assert list(fig.layout.xaxis.ticktext) == ["a", "↵", "␣b"]
+    assert [list(c) for c in hm.customdata[1]] == [['"\\n"', '"a"'], ['"\\n"', '"\\n"'],
+                                                   ['"\\n"', '" b"']]  # fmt: skip
+    assert "%{customdata[0]}" in hm.hovertemplate and "%{customdata[1]}" in hm.hovertemplate
+    assert hm.hovertemplate.count("<extra></extra>") == 1
+    x = viz.heatmaps.token_matrix_figure(np.ones((3, 2)), name="X", labels=["a", "\t", "c"])
+    assert x.data[0].customdata[1][0][0] == '"\\t"' and "%{customdata[1]}" not in (
+        x.data[0].hovertemplate
+    )
+    plain = viz.heatmaps.attention_figure(np.full((2, 2), 0.5), what="weights", labels=["a", "b"])
+    assert plain.data[0].customdata is None  # words without whitespace: the hover as before

@@ -39,3 +39,12 @@ def test_next_token_ticks_do_not_repeat_on_a_flat_distribution():
     assert flat.layout.xaxis.tickformat == ".1%"
     sharp = viz.models.next_token_figure([("a", 0.77), ("b", 0.06)])
     assert sharp.layout.xaxis.tickformat == ".0%"
+
+
+def test_next_token_bars_show_whitespace_and_hover_the_raw_token():
+    """A newline was a bar labelled " " (issue 47): now "↵", the hover says "\\n"."""
+    fig = viz.models.next_token_figure([("\n", 0.6), (" the", 0.3), ("\t", 0.1)])
+    bar = fig.data[0]
+    assert list(bar.y) == ["1. “↵”", "2. “␣the”", "3. “⇥”"]
+    assert list(bar.customdata) == ['"\\n"', '" the"', '"\\t"']
+    assert "%{customdata}" in bar.hovertemplate

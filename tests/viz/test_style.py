@@ -5,7 +5,7 @@ colour bar so that Streamlit's chart theme (small light-grey ticks) cannot overr
 import numpy as np
 import pytest
 
-from attnviz import engine, viz
+from attnviz import engine, i18n, viz
 
 
 def _res():
@@ -88,3 +88,81 @@ def test_heads_grid_colour_bar_sits_under_the_grid_not_at_the_paper_edge():
     assert cb.orientation == "h" and cb.x == 0.5 and cb.xanchor == "center"
     assert fig.layout.xaxis.constrain == "domain" and fig.layout.yaxis.constrain == "domain"
     assert fig.layout.yaxis.scaleanchor == "x"  # square cells kept
+
+
+# ---------------------------------------------------------------- whitespace tokens (issue 47)
+
+#: a prompt's tokens with a newline, a tab, a leading space and a lone space
+WS = ["Hi", "\n", "\t", " x", " "]
+_W = np.full((2, 5, 5), 0.2)  # (heads, queries, keys)
+_V = np.arange(15, dtype=float).reshape(5, 3)
+
+TOKEN_BUILDERS = {
+    "attention": lambda: viz.heatmaps.attention_figure(_W[0], what="weights", labels=WS),
+    "token_matrix": lambda: viz.heatmaps.token_matrix_figure(_V, name="X", labels=WS),
+    "query_weights": lambda: viz.attention.query_weights_figure(_W[0, 1], query=1, labels=WS),
+    "weighted_sum": lambda: viz.attention.weighted_sum_figure(_V, _W[0, 1], query=1, labels=WS),
+    "small_multiples": lambda: viz.attention.small_multiples_figure(_W, labels=WS),
+    "argmax": lambda: viz.attention.argmax_figure(np.eye(5)[None].repeat(2, 0), labels=WS),
+    "cross": lambda: viz.cross.cross_attention_figure(
+        _W[0], what="weights", target_labels=WS, source_labels=WS
+    ),
+    "compare": lambda: viz.compare.difference_figure(_W[0], _W[0] * 0.5, what="weights", labels=WS),
+    "entropy_change": lambda: viz.compare.entropy_change_figure(_W[0], _W[0], labels=WS),
+    "learned_heads": lambda: viz.learned.heads_figure(_W, WS, step=0, heads_per_layer=2),
+    "probe": lambda: viz.heads.probe_weights_figure(_W[0], WS, length=2, title="probe"),
+    "newest_rows": lambda: viz.models.newest_rows_figure(_W[:, -1], WS, layer=0),
+    "next_token": lambda: viz.models.next_token_figure([(t, 0.2) for t in WS]),
+}
+
+
+def _shown_texts(fig) -> list[str]:
+    """Every tick label, bar or trace name, category and cell text of a figure."""
+    out: list[str] = []
+    lay = fig.to_plotly_json()["layout"]
+    for k, ax in lay.items():
+        if k.startswith(("xaxis", "yaxis")) and ax.get("ticktext") is not None:
+            out += [str(t) for t in ax["ticktext"]]
+    for t in fig.to_plotly_json()["data"]:
+        out += [str(t.get("name") or "")]
+        for key in ("x", "y"):
+            v = t.get(key)
+            if isinstance(v, (list, tuple)) and v and isinstance(v[0], str):
+                out += list(v)
+        text = t.get("text")
+        if isinstance(text, (list, tuple)):
+            out += [str(s) for row in text for s in (row if isinstance(row, list) else [row])]
+    return out
+
+
+@pytest.mark.parametrize("builder", TOKEN_BUILDERS, ids=list(TOKEN_BUILDERS))
+def test_every_figure_that_names_tokens_shows_their_whitespace(builder):
+    texts = _shown_texts(TOKEN_BUILDERS[builder]())
+    joined = " | ".join(texts)
+    assert "↵" in joined and "␣x" in joined, joined  # newline and leading space visible
+    if builder not in ("weighted_sum", "argmax"):  # those name only the heaviest keys
+        assert "⇥" in joined, joined
+    for t in texts:  # no label is a blank or holds a raw newline or tab
+        assert "\n" not in t and "\t" not in t, repr(t)
+
+
+def test_token_ticks_keep_one_tick_per_token_where_tokens_look_alike():
+    fig = viz.heatmaps.attention_figure(np.full((4, 4), 0.25), what="weights",
+                                        labels=["\n", "\n", " ", "↵"])  # fmt: skip
+    ax = fig.layout.xaxis
+    assert list(ax.tickvals) == [0, 1, 2, 3]  # by position: equal texts stay apart
+    assert list(ax.ticktext) == ["↵", "↵", "␣", "↵"]
+
+
+def test_a_value_that_rounds_to_zero_has_no_minus_sign():
+    """Step by step's step 7 wrote "-.00" for -0.001 (issue 47): now ".00", as wide as the
+    other values (the board keeps the values while the widest fits its cells)."""
+    f = viz.style._short_number
+    assert [f(v, ".2f") for v in (-0.001, 0.001, -0.0, 0.0, -0.004999)] == [".00"] * 5
+    assert (f(-0.006, ".2f"), f(0.19, ".2f"), f(-1.0, ".2f")) == ("-.01", ".19", "-1.00")
+    assert f(-0.3, ".0f") == "0" and f(-0.00001, ".4f") == ".0000"
+    fig = viz.heatmaps.token_matrix_figure(np.array([[-0.001, 0.5], [-0.3, 0.0]]), name="out")
+    cells = [s for row in fig.data[0].text for s in row]
+    assert cells == [".00", ".50", "-.30", ".00"]
+    with i18n.use("es"):
+        assert f(-0.001, ".2f") == ",00" and f(0.19, ".2f") == ",19"
