@@ -355,7 +355,7 @@ def test_page_shows_newline_tab_and_space_tokens_and_keeps_the_newline(page, mod
     assert at.button("dec_add").label.startswith("Add the top token: `↵` (")
     assert figures_of(at)["dec_next_fig"]["data"][0]["y"][0] == "1. “↵”"
     at.button("dec_add").click().run()
-    assert not at.exception and not at.text_input
+    assert not at.exception and not at.main.text_input
     assert at.text_area("dec_text").value == "Shopping list:\n"  # the newline kept, seen
     assert at.query_params["dec_text"] == "Shopping list:\n"  # and in the link
     at.text_area("dec_text").set_value("Shopping list:\n\tmilk and  eggs").run()

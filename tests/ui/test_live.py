@@ -103,7 +103,7 @@ def test_an_old_student_link_opens_the_class_page_with_the_same_student(store):
     assert at.title[0].value == f"Live class {code}"
     (button,) = at.get("link_button")
     assert button.proto.url == f"join?class={code}&student=abcdef0123456789"
-    assert not at.get("download_button") and not at.text_input  # no answer key, no answers
+    assert not at.get("download_button") and not at.main.text_input  # no answer key, no answers
     at = run_app({"class": code, "student": "<bad>"}, PAGE)
     assert at.get("link_button")[0].proto.url == f"join?class={code}"
 
