@@ -138,7 +138,7 @@ def link_html(
     kind = "primary" if primary else "secondary"
     keys = f' data-attnviz-key="{shortcut}" aria-keyshortcuts="{shortcut}"' if shortcut else ""
     return (
-        f'<a class="tour-link tour-{kind}" data-testid="tour-{key}" data-attnviz-nav{keys} '
+        f'<a class="tour-link tour-{kind}" data-tour="{key}" data-attnviz-nav{keys} '
         f'href="{html.escape(url)}" target="_self">{html.escape(label)}</a>'
     )
 

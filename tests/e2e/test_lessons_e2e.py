@@ -26,7 +26,7 @@ def _params(session) -> dict[str, str]:
 
 
 def _follow(session, testid: str) -> None:
-    link = session.page.locator(f'[data-testid="tour-{testid}"]')
+    link = session.page.locator(f'[data-tour="{testid}"]')
     session.rerun_after(link.click)
 
 

@@ -36,7 +36,7 @@ def _links(at: AppTest) -> dict[str, str]:
     """The tour's links (data-testid -> href) in the page's HTML elements."""
     html = " ".join(str(h.proto.body) for h in at.get("html"))
     return dict(
-        re.findall(r'data-testid="tour-([\w-]+)"[^>]*? href="([^"]+)"', html.replace("&amp;", "&"))
+        re.findall(r'data-tour="([\w-]+)"[^>]*? href="([^"]+)"', html.replace("&amp;", "&"))
     )
 
 
@@ -140,3 +140,17 @@ def test_a_view_added_as_a_stop_gives_a_lesson_file_that_opens_it():
     assert not {"lang", "lesson", "stop"} & set(first.settings)  # the view, not the tour
     assert second.title == at.session_state["tour_built"][1]["title"] != "Causal"
     assert at.get("download_button")  # the file to download
+
+
+def test_a_teacher_s_markup_is_written_not_run(tmp_path, monkeypatch):
+    (tmp_path / "evil.toml").write_text(
+        'title = "<script>alert(1)</script>"\n\n[[stop]]\ntitle = "<img src=x onerror=alert(2)>"\n'
+        'link = "/masking?N=4"\n'
+    )
+    monkeypatch.setenv(lessons.ENV, str(tmp_path))
+    at = _open("lessons", {})
+    html = " ".join(str(h.proto.body) for h in at.get("html"))
+    assert "&lt;img src=x onerror=alert(2)&gt;" in html and "<img" not in html
+    at = _open("masking", {"N": "4", "lesson": "evil", "stop": "2"})  # the summary
+    html = " ".join(str(h.proto.body) for h in at.get("html"))
+    assert "&lt;img" in html and "<img" not in html and "<script" not in html
