@@ -64,16 +64,8 @@ def _pickers(tokens: list[str], n_layers: int, n_heads: int) -> tuple[int, int, 
     c1, c2, c3 = st.columns([1, 1, 1.3])
     layer = ui.index_slider(_("Layer"), "rm_L", n_layers, old_key="rm_layer", where=c1)
     head = ui.index_slider(_("Head"), "rm_H", n_heads, old_key="rm_head", where=c2)
-    if st.session_state.get("rm_token", 0) >= n:
-        st.session_state["rm_token"] = 0
     default_tok = tokens.index("it") if "it" in tokens else min(1, n - 1)
-    tok = c3.selectbox(
-        _("Token (for q, k, v)"),
-        range(n),
-        index=default_tok,
-        format_func=lambda i: f"{i}: {tokens[i]}",
-        key="rm_token",
-    )
+    tok = ui.token_select(_("Token (for q, k, v)"), "rm_token", tokens, default_tok, where=c3)
     return layer, head, tok
 
 

@@ -81,3 +81,18 @@ def test_the_head_picker_returns_the_chosen_head():
     assert at.selectbox(key="head").options == ["0", "1", "2", "3"]
     at.selectbox(key="head").set_value(2).run()
     assert "head 2" in [t.value for t in at.text]
+
+
+def test_follow_token_keeps_the_chosen_token_or_says_it_is_gone():
+    from attnviz.ui.page import follow_token
+
+    old = ("[CLS]", "the", "cat", "it", "sat", "[SEP]")
+    # nothing chosen yet, or the same tokens: the index stands (in range), nothing gone
+    assert follow_token(None, 3, old, 1) == (3, None)
+    assert follow_token(old, 3, old, 1) == (3, None)
+    assert follow_token(old, 9, old, 1) == (1, None)
+    # the token elsewhere in the new text: its nearest occurrence
+    new = ("[CLS]", "it", "rained", "so", "it", "was", "[SEP]")
+    assert follow_token(old, 3, new, 2) == (4, None)
+    # gone: the default, and which token went
+    assert follow_token(old, 2, new, 1) == (1, "cat")
