@@ -144,6 +144,8 @@ def choose(spec: PageModels) -> ModelEntry | None:
     by_name = {e.name: e for e in entries}
     st.session_state[spec.key] = _link(spec, list(by_name))
     if not entries:
+        if presenting():  # a slide keeps its height for the charts: nothing to pick here
+            return None
         st.caption(
             _(
                 "Other encoders: none found on this machine (the Hugging Face cache and the "

@@ -354,7 +354,9 @@ def newest_rows_figure(
     rows: ArrayLike, labels: Sequence[str], *, layer: int, height: int = 320
 ) -> go.Figure:
     """The newest token's row of weights (H, N) of every head of one layer (0-based layer):
-    what the new query computes against the cached keys."""
+    what the new query computes against the cached keys. Up to
+    :data:`~attnviz.viz.style.MAX_CELL_TEXT_N` keys each weight is written in its cell (the
+    board keeps them where the cells are large enough for them)."""
     r = np.asarray(rows, dtype=np.float32)
     if r.ndim != 2 or r.shape[1] != len(labels):
         raise ValueError(f"rows must be (heads, {len(labels)}), got shape {r.shape}")
@@ -370,6 +372,7 @@ def newest_rows_figure(
         height=height,
         zmax=1.0,
         colorbar_title=_("weight"),
+        cell_text=".2f" if r.shape[1] <= style.MAX_CELL_TEXT_N else None,
     )
 
 

@@ -39,3 +39,16 @@ def test_next_token_ticks_do_not_repeat_on_a_flat_distribution():
     assert flat.layout.xaxis.tickformat == ".1%"
     sharp = viz.models.next_token_figure([("a", 0.77), ("b", 0.06)])
     assert sharp.layout.xaxis.tickformat == ".0%"
+
+
+def test_newest_rows_write_their_weights_in_the_cells_up_to_the_cell_text_limit():
+    rng = np.random.default_rng(3)
+    rows = engine.softmax(rng.standard_normal((9, 6)), axis=-1).astype(np.float32)  # (H, N)
+    fig = viz.models.newest_rows_figure(rows, [f"t{i}" for i in range(6)], layer=2)
+    heat = fig.data[0]
+    assert heat.texttemplate == "%{text}"
+    assert heat.text[4][1] == viz.style._short_number(float(rows[4, 1]), ".2f")
+    n = viz.style.MAX_CELL_TEXT_N + 1  # a longer prompt: no values (the board could not fit them)
+    long = engine.softmax(rng.standard_normal((9, n)), axis=-1)
+    heat = viz.models.newest_rows_figure(long, [f"t{i}" for i in range(n)], layer=2).data[0]
+    assert not heat.texttemplate and heat.text is None

@@ -17,6 +17,7 @@ import {
   legendCorrection,
   measurer,
   presenterFill,
+  READABLE_PX,
   STACK_BELOW,
   wrapTitle,
 } from "./fit.js";
@@ -52,6 +53,16 @@ export function axisParts(layout, name) {
 export function scaled(layout, textScale) {
   if (textScale === 1) return layout;
   const out = scaleFonts(layout, "", textScale);
+  // margins set for the tick labels by the builder (automargin off: attnviz's matrices,
+  // viz.style._fixed_margins) grow with them, or the larger labels run into the axis
+  // titles ("rows = tokens" over "because")
+  const m0 = out.margin;
+  if (m0) {
+    const grow = {};
+    if (out.yaxis && out.yaxis.automargin === false && m0.l != null) grow.l = Math.ceil(m0.l * textScale);
+    if (out.xaxis && out.xaxis.automargin === false && m0.b != null) grow.b = Math.ceil(m0.b * textScale);
+    out.margin = Object.assign({}, m0, grow);
+  }
   // a long vertical axis title ("query i (row) — rows = tokens (PyTorch)") would outgrow
   // a short plot at the larger size: it goes on two lines, the form its builder gave for
   // the form shown (layout.meta.axes, attnviz.viz.style.AxisTitle)
@@ -185,7 +196,8 @@ export function fitFigure(fig, scale, room, opts = {}) {
   // draw will show them (a second Plotly.react per chart when the guess let them through
   // cost ~35 ms a slider move at N = 10-16, docs/benchmarks.md, issue 46)
   const bar = opts.bar;
-  if (width) dat = cellText(dat, plotWidth(lay, dat, width, bar) * (bar != null ? 1 : 1.25), measure);
+  const least = opts.present ? READABLE_PX : 0; // on a slide a value is readable or absent
+  if (width) dat = cellText(dat, plotWidth(lay, dat, width, bar) * (bar != null ? 1 : 1.25), measure, least);
   lay = wrapTitle(fitted(lay, width), width, measure);
   const before = lay;
   lay = legendBelow(lay, dat, width, measure);
@@ -297,7 +309,8 @@ export function draw(board, args) {
         // moved under the plot gets the margin plotly's own rows of it need
         const fl = c.gd._fullLayout;
         if (fl && fl.xaxis) bars.set(scale, barWidth(lay, fl));
-        const fewer = fl && fl.xaxis ? cellText(dat, fl.xaxis._length, measure) : dat;
+        const least = present ? READABLE_PX : 0;
+        const fewer = fl && fl.xaxis ? cellText(dat, fl.xaxis._length, measure, least) : dat;
         const redraw = fewer !== dat ? Plotly.react(c.gd, fewer, lay, config) : null;
         return Promise.resolve(redraw).then(() => {
           const legend = c.gd._fullLayout && c.gd._fullLayout.legend;
