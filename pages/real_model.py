@@ -286,10 +286,12 @@ def _qkv(res, weights, tokens, layer, head, tok, *, slide: bool = False) -> None
             key="rm_qkv_fig",
         )
     with right:
-        ui.plot(
-            viz.attention.query_weights_figure(res.weights[head, tok], query=tok, labels=tokens),
-            key="rm_row_fig",
+        row = viz.attention.query_weights_figure(
+            res.weights[head, tok], query=tok, labels=tokens, height=500 if slide else 300
         )
+        if slide:  # the slide's larger labels upright, side by side (slanted they overlap)
+            row.update_xaxes(tickangle=-90)
+        ui.plot(row, key="rm_row_fig")
     if slide:
         return
     links = minilm.strongest_links(weights, tokens, tok, top=4)
