@@ -118,7 +118,13 @@ def heads_grid_figure(
         font={"size": 13, "color": TITLE_FONT["color"]},
         plot_bgcolor="white",
         paper_bgcolor="white",
-        meta={"tiles": tile_spec(n_layers, n_heads, n, max_cells, first_layer), **WEIGHTS},
+        # square cells on a slide too (the board's presenterFill): a stretched thumbnail
+        # slants its diagonal
+        meta={
+            "tiles": tile_spec(n_layers, n_heads, n, max_cells, first_layer),
+            "cells": "square",
+            **WEIGHTS,
+        },
     )
     centre = (c - 1) / 2
     fig.update_xaxes(
