@@ -478,3 +478,16 @@ def test_real_model_init_help_describes_nn_linear_correctly():
     src = (REPO / "pages" / "real_model.py").read_text()
     assert "like a fresh nn.Linear" not in src
     assert "kaiming" in src.lower() and "1/√fan_in" in src
+
+
+@pytest.mark.parametrize(
+    ("step", "want"),
+    [(1, {"rm_grid_fig"}), (2, {"rm_head_fig"}), (3, {"rm_qkv_fig", "rm_row_fig"})],
+)
+def test_page_presenter_view_is_one_view_a_slide(page, step, want):
+    at = page.at
+    at.query_params["present"] = "1"
+    at.query_params["step"] = str(step)
+    at = page.run()
+    assert not at.exception
+    assert set(figures_of(at)) == want  # nothing else below the slide
