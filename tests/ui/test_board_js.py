@@ -72,7 +72,7 @@ def test_node_unit_tests():
         [_node(), "--test", str(JS)], capture_output=True, text=True, timeout=120, check=False
     )
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-2000:]
-    assert "# fail 0" in out.stdout and "# pass 41" in out.stdout, out.stdout[-800:]
+    assert "# fail 0" in out.stdout and "# pass 42" in out.stdout, out.stdout[-800:]
 
 
 def test_weights_table_holds_every_cell_named_by_tokens():

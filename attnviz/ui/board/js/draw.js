@@ -50,17 +50,23 @@ export function axisParts(layout, name) {
   return p && Array.isArray(p.forms) && Array.isArray(p.lines) ? p : null;
 }
 
+// The px of a fixed margin (viz.style._fixed_margins) that hold the axis title, not labels.
+const FIXED_TITLE_PX = 34;
+
 export function scaled(layout, textScale) {
   if (textScale === 1) return layout;
   const out = scaleFonts(layout, "", textScale);
-  // margins set for the tick labels by the builder (automargin off: attnviz's matrices,
-  // viz.style._fixed_margins) grow with them, or the larger labels run into the axis
-  // titles ("rows = tokens" over "because")
+  // the part of a margin the builder set for token labels (automargin off: attnviz's
+  // matrices, viz.style._fixed_margins: 34 px for the axis title, the rest for the labels)
+  // grows with them, or the larger labels run into the axis title ("rows = tokens" over
+  // "because"); numbers' short labels fit as they are
   const m0 = out.margin;
+  const labelled = (ax) => ax && ax.automargin === false && Array.isArray(ax.ticktext);
+  const grown = (px) => Math.ceil(px + Math.max(0, px - FIXED_TITLE_PX) * (textScale - 1));
   if (m0) {
     const grow = {};
-    if (out.yaxis && out.yaxis.automargin === false && m0.l != null) grow.l = Math.ceil(m0.l * textScale);
-    if (out.xaxis && out.xaxis.automargin === false && m0.b != null) grow.b = Math.ceil(m0.b * textScale);
+    if (labelled(out.yaxis) && m0.l != null) grow.l = grown(m0.l);
+    if (labelled(out.xaxis) && m0.b != null) grow.b = grown(m0.b);
     out.margin = Object.assign({}, m0, grow);
   }
   // a long vertical axis title ("query i (row) — rows = tokens (PyTorch)") would outgrow
