@@ -112,22 +112,22 @@ test("cellText: values are dropped from cells too narrow for them, kept where th
   assert.equal(narrow[0].texttemplate, "");
   assert.equal(heat.texttemplate, "%{text}");
   const wide = [heat];
-  // ".55" (20.2 px) and CELL_GAP: kept in 23 px cells, dropped in 21 px ones, where two
-  // neighbours' values would touch
-  assert.equal(cellText(wide, 6 * 23, estimateWidth), wide);
+  // ".55" (20.2 px) and a space (3.4 px): kept in 24 px cells, dropped in 21 px ones, where
+  // two neighbours' values would touch
+  assert.equal(cellText(wide, 6 * 24, estimateWidth), wide);
   assert.equal(cellText(wide, 6 * 21, estimateWidth)[0].texttemplate, "");
   assert.equal(cellText(wide, 0, estimateWidth), wide); // not drawn yet
 });
 
 test("cellText on a slide: values below READABLE_PX grow to it where they fit, else go", () => {
   const heat = cells(17.4); // 12 px at the slide's text scale
-  // 40 px cells: ".55" at 20 px is 33.6 px, it fits: grown to 20 px, still written
+  // 40 px cells: ".55" at 20 px is 33.6 px and a space 5.6: grown to 20 px, still written
   const grown = cellText([heat], 6 * 40, estimateWidth, READABLE_PX);
   assert.equal(grown[0].textfont.size, READABLE_PX);
   assert.equal(grown[0].texttemplate, "%{text}");
-  // 32 px cells: it would fit at 17.4 px, not at 20: absent, never unreadable
-  assert.equal(cellText([heat], 6 * 32, estimateWidth, READABLE_PX)[0].texttemplate, "");
-  assert.equal(cellText([heat], 6 * 32, estimateWidth)[0], heat); // the normal view keeps it
+  // 35 px cells: it would fit at 17.4 px, not at 20: absent, never unreadable
+  assert.equal(cellText([heat], 6 * 35, estimateWidth, READABLE_PX)[0].texttemplate, "");
+  assert.equal(cellText([heat], 6 * 35, estimateWidth)[0], heat); // the normal view keeps it
   const big = cells(24); // already larger: kept as it is
   assert.equal(cellText([big], 6 * 50, estimateWidth, READABLE_PX)[0], big);
 });

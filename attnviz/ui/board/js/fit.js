@@ -205,15 +205,17 @@ export function columnsOf(z) {
   return shape && shape.length > 1 ? Number(shape[1]) : 0;
 }
 
-// px kept free between the values of two neighbouring cells (the measured width of a value
-// is the browser's canvas estimate; the SVG text plotly draws can be a little wider).
+// Kept free between the values of two neighbouring cells: at least CELL_GAP px and a
+// space's width (SPACE_EM of the type): closer, ".05.05.02" reads as one run (the measured
+// width of a value is the browser's canvas estimate; plotly's SVG text can be wider).
 export const CELL_GAP = 2;
+export const SPACE_EM = 0.28;
 // The smallest chart text that reads from the back of a hall on a 1080p slide.
 export const READABLE_PX = 20;
 
 /** `data` with the values written in heatmap cells dropped where a cell (the plot area's
  * width `plotW` over the heatmap's columns: plotly's own, after drawing) is narrower than
- * the widest value and a gap of CELL_GAP px: plotly would draw them into each other
+ * the widest value and a space between neighbours: plotly would draw them into each other
  * (".05.05.02" at 17 px cells). `minSize` (a slide: READABLE_PX): values in smaller type
  * are grown to it where they then fit, else dropped too: a value is readable or absent. */
 export function cellText(data, plotW, measure = estimateWidth, minSize = 0) {
@@ -231,7 +233,7 @@ export function cellText(data, plotW, measure = estimateWidth, minSize = 0) {
         widest = Math.max(widest, measure(plain(s), size));
       }
     }
-    const fits = plotW / n >= widest + CELL_GAP;
+    const fits = plotW / n >= widest + Math.max(CELL_GAP, SPACE_EM * size);
     if (fits && size === own) return;
     if (out === data) out = data.slice();
     out[i] = fits
