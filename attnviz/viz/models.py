@@ -118,13 +118,7 @@ def heads_grid_figure(
         font={"size": 13, "color": TITLE_FONT["color"]},
         plot_bgcolor="white",
         paper_bgcolor="white",
-        # square cells on a slide too (the board's presenterFill): a stretched thumbnail
-        # slants its diagonal
-        meta={
-            "tiles": tile_spec(n_layers, n_heads, n, max_cells, first_layer),
-            "cells": "square",
-            **WEIGHTS,
-        },
+        meta={"tiles": tile_spec(n_layers, n_heads, n, max_cells, first_layer), **SQUARE},
     )
     centre = (c - 1) / 2
     fig.update_xaxes(
@@ -152,6 +146,9 @@ def heads_grid_figure(
 
 #: ``layout.meta`` of a figure of attention weights (the board's value kind)
 WEIGHTS = {"value": "weights"}
+#: ... of the grid of heads: square cells on a slide too (the board's presenterFill
+#: stretches a matrix's cells otherwise, slanting each thumbnail's diagonal)
+SQUARE = {"cells": "square", **WEIGHTS}
 
 
 def tile_spec(
