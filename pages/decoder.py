@@ -10,7 +10,7 @@ from attnviz import i18n, ui, viz
 from attnviz.engine import causal_mask
 from attnviz.i18n import _, ngettext
 from attnviz.models import head_probes, smollm
-from attnviz.ui import asks, heads, picker, present
+from attnviz.ui import asks, heads, picker
 from attnviz.wording import power_of_ten
 
 MAX_CHARS = 4000
@@ -117,7 +117,7 @@ def _grid(weights: np.ndarray, layer: int, head: int, *, slide: bool) -> None:
     n_layers = weights.shape[0]
     band = viz.models.layer_band(layer, n_layers, GRID_SLIDE_ROWS) if slide else None
     grid = viz.models.all_heads_figure(
-        weights, selected=(layer, head), layers=band, height=620 if band else 860
+        weights, selected=(layer, head), layers=band, height=480 if band else 860
     )
     ui.plot(grid, key="dec_grid_fig")
     if band and band != (0, n_layers):
@@ -153,46 +153,28 @@ def main() -> None:
     if got is None:
         return
     text, model, run = got
-    tokens, n = run.tokens, run.n_tokens
-    n_layers, n_heads, n_kv = model.num_layers, model.num_heads, model.num_kv_heads
-    c1, c2 = st.columns(2)
-    layer = ui.index_slider(_("Layer"), "dec_L", n_layers, old_key="dec_layer", where=c1)
-    head = ui.index_slider(_("Head"), "dec_H", n_heads, old_key="dec_head", where=c2)
-    kv = model.kv_head_of(head)
+    n, n_layers, n_heads = run.n_tokens, model.num_layers, model.num_heads
     weights = run.attentions  # (30, 9, N, N)
     reveal = heads.opened(HEADS)  # an Open button of the Heads section: scroll up to here
+    step = ui.steps(
+        [
+            _("All {n} heads").format(n=n_layers * n_heads),
+            _("One head: causal weights"),
+            _("The next token: the newest row in each head"),
+        ]
+    )
+    if step.presenting:  # the presenter view: one view a slide, within the screen
+        _slide(step.index, model, run, text, reveal)
+        return
+    layer, head = _sliders(model)
+    kv = model.kv_head_of(head)
     ui.pooled_note(n, _("the next-token tab shows the newest row in full"), exports=False)
     left, right = st.columns([1, 1.3])
     with left:
-        _grid(weights, layer, head, slide=present.presenting())
+        _grid(weights, layer, head, slide=False)
     with right:
-        ui.plot(
-            viz.heatmaps.attention_figure(
-                weights[layer, head],
-                what="weights",
-                labels=tokens,
-                mask=causal_mask(n),
-                scale=1 / np.sqrt(model.head_dim),
-                d_k=model.head_dim,
-                title=_("Layer {layer}, head {head}: weights (causal)").format(
-                    layer=layer, head=head
-                ),
-                height=460,
-            ),
-            key="dec_head_fig",
-            reveal=reveal,
-            # a revealed "which head" (the teacher's projector)
-            overlay=ui.Overlay("decoder", (text, layer), head, "rows", n),
-        )
-        st.markdown(
-            _(
-                "**Grouped-query attention.** Head {head} uses key/value head {kv}: "
-                "it has its own queries but shares keys and values with "
-                "{others} other heads, so a layer stores 3 keys per token instead of 9."
-            ).format(head=head, kv=kv, others=model.config.group_size - 1)
-            + "\n\n"
-            + viz.models.gqa_table(n_heads, n_kv, selected=head)
-        )
+        _head_view(model, run, text, layer, head, reveal)
+        _gqa(model, head)
 
     asks.model_heads("decoder", (text, layer), weights[layer], layer)  # Ask the room
     t_next, t_rope, t_random, t_shapes = st.tabs(
@@ -207,6 +189,71 @@ def main() -> None:
     with t_shapes:
         _shapes(model, n)
     heads.section(HEADS, run, layer, head)
+
+
+def _sliders(model: smollm.SmolLM, side=None, *, head: bool = True) -> tuple[int, int]:
+    """The head view's layer and head, side by side (or one above the other in ``side``);
+    without ``head`` (a view of every head of a layer) the layer's only, head 0 returned."""
+    c1, c2 = (side, side) if side is not None else st.columns(2)
+    layer = ui.index_slider(_("Layer"), "dec_L", model.num_layers, old_key="dec_layer", where=c1)
+    if not head:
+        return layer, 0
+    h = ui.index_slider(_("Head"), "dec_H", model.num_heads, old_key="dec_head", where=c2)
+    return layer, h
+
+
+def _head_view(model, run, text: str, layer: int, head: int, reveal) -> None:
+    """One head's causal weights, large (a revealed "which head" drawn over it)."""
+    n = run.n_tokens
+    ui.plot(
+        viz.heatmaps.attention_figure(
+            run.attentions[layer, head],
+            what="weights",
+            labels=run.tokens,
+            mask=causal_mask(n),
+            scale=1 / np.sqrt(model.head_dim),
+            d_k=model.head_dim,
+            title=_("Layer {layer}, head {head}: weights (causal)").format(layer=layer, head=head),
+            height=460,
+        ),
+        key="dec_head_fig",
+        reveal=reveal,
+        # a revealed "which head" (the teacher's projector)
+        overlay=ui.Overlay("decoder", (text, layer), head, "rows", n),
+    )
+
+
+def _gqa(model: smollm.SmolLM, head: int) -> None:
+    """Which key/value head the head uses, and the table of the groups."""
+    st.markdown(
+        _(
+            "**Grouped-query attention.** Head {head} uses key/value head {kv}: "
+            "it has its own queries but shares keys and values with "
+            "{others} other heads, so a layer stores 3 keys per token instead of 9."
+        ).format(head=head, kv=model.kv_head_of(head), others=model.config.group_size - 1)
+        + "\n\n"
+        + viz.models.gqa_table(model.num_heads, model.num_kv_heads, selected=head)
+    )
+
+
+def _slide(index: int, model, run, text: str, reveal) -> None:
+    """The presenter view's slides: a band of layers' heads (the sliders above), one head
+    with the whole height beside its sliders and groups, the next token beside the newest
+    row of every head of the layer."""
+    if index == 0:
+        layer, head = _sliders(model)
+        _grid(run.attentions, layer, head, slide=True)
+    elif index == 1:
+        side, main = st.columns([1, 3])
+        layer, head = _sliders(model, side)
+        with side:
+            _gqa(model, head)
+        with main:
+            _head_view(model, run, text, layer, head, reveal)
+    else:
+        layer, __ = _sliders(model, head=False)
+        _next_token(model, run, text, layer, slide=True)
+    asks.model_heads("decoder", (text, layer), run.attentions[layer], layer)  # Ask the room
 
 
 MODELS = picker.PageModels(
@@ -230,24 +277,25 @@ HEADS = heads.ModelHeads(
 )
 
 
-def _next_token(model: smollm.SmolLM, run: smollm.SmolRun, text: str, layer: int) -> None:
+def _next_token(
+    model: smollm.SmolLM, run: smollm.SmolRun, text: str, layer: int, *, slide: bool = False
+) -> None:
+    """The 10 most likely next tokens, "Add the top token", and the newest row of every
+    head of ``layer`` (``slide``: the two side by side, the check under the buttons)."""
     top = smollm.top_tokens(model, run, 10)
-    ui.plot(viz.models.next_token_figure(top), key="dec_next_fig")
-    best, p = top[0]
-    c1, c2 = st.columns([1, 1])
-    c1.button(
-        _("Add the top token: {token} ({p})").format(token=ui.md_token(best), p=i18n.fmt(p, ".0%")),
-        key="dec_add",
-        on_click=_add_top_token,
-        args=(best,),
-        disabled=len(text) + len(best) > MAX_CHARS or run.n_tokens >= smollm.MAX_TOKENS,
-        icon=":material/add:",
-    )
-    c2.button(_("Back to the first prompt"), key="dec_reset", on_click=_reset_prompt)
-    ui.plot(
-        viz.models.newest_rows_figure(run.attentions[layer, :, -1, :], run.tokens, layer=layer),
-        key="dec_newest_fig",
-    )
+    left, right = st.columns([1, 1.3]) if slide else (st.container(), st.container())
+    with left:
+        ui.plot(viz.models.next_token_figure(top), key="dec_next_fig")
+        _add_buttons(run, text, top[0])
+    with right:
+        newest = viz.models.newest_rows_figure(
+            run.attentions[layer, :, -1, :], run.tokens, layer=layer
+        )
+        ui.plot(newest, key="dec_newest_fig")
+    if slide:
+        with left:
+            _cache_check(run, text)
+        return
     st.markdown(
         _(
             "**What a KV cache keeps and recomputes.** Because of the causal mask, adding a "
@@ -261,6 +309,26 @@ def _next_token(model: smollm.SmolLM, run: smollm.SmolRun, text: str, layer: int
             "key more, and the check below confirms that the earlier rows did not change."
         )
     )
+    _cache_check(run, text)
+
+
+def _add_buttons(run: smollm.SmolRun, text: str, top: tuple[str, float]) -> None:
+    """ "Add the top token" (the prompt grows by it) and "Back to the first prompt"."""
+    best, p = top
+    c1, c2 = st.columns([1, 1])
+    c1.button(
+        _("Add the top token: {token} ({p})").format(token=ui.md_token(best), p=i18n.fmt(p, ".0%")),
+        key="dec_add",
+        on_click=_add_top_token,
+        args=(best,),
+        disabled=len(text) + len(best) > MAX_CHARS or run.n_tokens >= smollm.MAX_TOKENS,
+        icon=":material/add:",
+    )
+    c2.button(_("Back to the first prompt"), key="dec_reset", on_click=_reset_prompt)
+
+
+def _cache_check(run: smollm.SmolRun, text: str) -> None:
+    """After "Add the top token": the earlier rows of every head, checked unchanged."""
     prev = st.session_state.get("dec_prev")
     check = _prefix_diff(prev, text) if prev and prev != text else None
     if check is not None:

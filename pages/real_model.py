@@ -8,7 +8,6 @@ import streamlit as st
 from attnviz import i18n, ui, viz
 from attnviz.i18n import _
 from attnviz.models import head_probes, minilm
-from attnviz.token_text import visible
 from attnviz.ui import asks, heads, picker
 
 # The page runs again on every run: its texts are in the language of this run.
@@ -65,16 +64,8 @@ def _pickers(tokens: list[str], n_layers: int, n_heads: int) -> tuple[int, int, 
     c1, c2, c3 = st.columns([1, 1, 1.3])
     layer = ui.index_slider(_("Layer"), "rm_L", n_layers, old_key="rm_layer", where=c1)
     head = ui.index_slider(_("Head"), "rm_H", n_heads, old_key="rm_head", where=c2)
-    if st.session_state.get("rm_token", 0) >= n:
-        st.session_state["rm_token"] = 0
     default_tok = tokens.index("it") if "it" in tokens else min(1, n - 1)
-    tok = c3.selectbox(
-        _("Token (for q, k, v)"),
-        range(n),
-        index=default_tok,
-        format_func=lambda i: f"{i}: {visible(tokens[i])}",
-        key="rm_token",
-    )
+    tok = ui.token_select(_("Token (for q, k, v)"), "rm_token", tokens, default_tok, where=c3)
     return layer, head, tok
 
 
@@ -103,15 +94,24 @@ def main() -> None:
     text, model, run = got
     tokens = run.tokens
     n, n_layers, n_heads = run.n_tokens, model.num_layers, model.num_heads
-    layer, head, tok = _pickers(tokens, n_layers, n_heads)
-
     weights = run.attentions  # (6, 12, N, N)
     # the shared sidebar's "tokens as rows / columns" choice, if the app has one
     layout = st.session_state.get("layout", "rows")
     layout = layout if layout in ("rows", "columns") else "rows"
+    reveal = heads.opened(HEADS)  # an Open button of the Heads section: scroll up to here
+    step = ui.steps(
+        [
+            _("All {n} heads").format(n=n_layers * n_heads),
+            _("One head: who looks at whom"),
+            _("q, k, v of one token"),
+        ]
+    )
+    if step.presenting:  # the presenter view: one view a slide, within the screen
+        _slide(step.index, text, run, layout, reveal)
+        return
+    layer, head, tok = _pickers(tokens, n_layers, n_heads)
     res = run.layers[layer]
     sel = (layer, head)
-    reveal = heads.opened(HEADS)  # an Open button of the Heads section: scroll up to here
     ui.pooled_note(
         n, _("the token selector's bars (first tab below) show its full row"), exports=False
     )
@@ -119,14 +119,7 @@ def main() -> None:
     with left:
         ui.plot(viz.models.heads_grid_figure(weights, selected=sel), key="rm_grid_fig")
     with right:
-        title = _("Layer {layer}, head {head}: weights").format(layer=layer, head=head)
-        ui.plot(
-            _head_figure(res, head, tokens, layout, title),
-            key="rm_head_fig",
-            reveal=reveal,
-            # a revealed "which head" (the teacher's projector)
-            overlay=ui.Overlay("real_model", (text, layer), head, layout, n),
-        )
+        _head_view(text, run, layer, head, layout, reveal)
     asks.model_heads("real_model", (text, layer), weights[layer], layer)  # Ask the room
 
     ui.shapes(
@@ -155,6 +148,41 @@ def main() -> None:
     with t_shapes:
         _shapes(model, n)
     heads.section(HEADS, run, layer, head)
+
+
+def _head_view(text: str, run, layer: int, head: int, layout: str, reveal) -> None:
+    """One head's weights, large: the head view (a revealed "which head" on the teacher's
+    projector drawn over it)."""
+    title = _("Layer {layer}, head {head}: weights").format(layer=layer, head=head)
+    ui.plot(
+        _head_figure(run.layers[layer], head, run.tokens, layout, title),
+        key="rm_head_fig",
+        reveal=reveal,
+        overlay=ui.Overlay("real_model", (text, layer), head, layout, run.n_tokens),
+    )
+
+
+def _slide(index: int, text: str, run, layout: str, reveal) -> None:
+    """The presenter view's slides: every head (the sliders above them), one head with the
+    whole height beside its sliders, one token's q, k, v and row of weights."""
+    tokens, weights = run.tokens, run.attentions
+    n_layers, n_heads = weights.shape[:2]
+    if index == 0:
+        c1, c2 = st.columns(2)
+        layer = ui.index_slider(_("Layer"), "rm_L", n_layers, old_key="rm_layer", where=c1)
+        head = ui.index_slider(_("Head"), "rm_H", n_heads, old_key="rm_head", where=c2)
+        grid = viz.models.heads_grid_figure(weights, selected=(layer, head))
+        ui.plot(grid, key="rm_grid_fig")
+    elif index == 1:
+        side, main = st.columns([1, 3])
+        layer = ui.index_slider(_("Layer"), "rm_L", n_layers, old_key="rm_layer", where=side)
+        head = ui.index_slider(_("Head"), "rm_H", n_heads, old_key="rm_head", where=side)
+        with main:
+            _head_view(text, run, layer, head, layout, reveal)
+    else:
+        layer, head, tok = _pickers(tokens, n_layers, n_heads)
+        _qkv(run.layers[layer], weights, tokens, layer, head, tok, slide=True)
+    asks.model_heads("real_model", (text, layer), weights[layer], layer)  # Ask the room
 
 
 MODELS = picker.PageModels(
@@ -228,7 +256,9 @@ def _head_figure(res, head: int, tokens: list[str], layout: str, title: str):
     )
 
 
-def _qkv(res, weights, tokens, layer, head, tok) -> None:
+def _qkv(res, weights, tokens, layer, head, tok, *, slide: bool = False) -> None:
+    """One token's q, k, v in a head and its row of weights (``slide``: side by side, and
+    nothing under them)."""
     q = res.queries[head, tok]  # (32,)
     k = res.keys[head, tok]
     v = res.values[head, tok]
@@ -239,24 +269,31 @@ def _qkv(res, weights, tokens, layer, head, tok) -> None:
             "V). Its row of weights is softmax(q · kⱼ / √{size}) over every key kⱼ."
         ).format(tok=tok, token=ui.md_token(tokens[tok]), layer=layer, head=head, size=q.size)
     )
-    ui.plot(
-        viz.heatmaps.matrix_figure(
-            np.stack([q, k, v]),
-            title=_("q, k, v of “{token}” (layer {layer}, head {head})").format(
-                token=viz.style.token_label(tokens[tok]), layer=layer, head=head
+    left, right = st.columns(2) if slide else (st.container(), st.container())
+    with left:
+        ui.plot(
+            viz.heatmaps.matrix_figure(
+                np.stack([q, k, v]),
+                title=_("q, k, v of “{token}” (layer {layer}, head {head})").format(
+                    token=viz.style.token_label(tokens[tok]), layer=layer, head=head
+                ),
+                x_title=_("feature (of this head's 32)"),
+                y_title="",
+                hover=_("%{y}[feature %{x}] = %{z:.3f}"),
+                y_labels=["q", "k", "v"],
+                height=220,
             ),
-            x_title=_("feature (of this head's 32)"),
-            y_title="",
-            hover=_("%{y}[feature %{x}] = %{z:.3f}"),
-            y_labels=["q", "k", "v"],
-            height=220,
-        ),
-        key="rm_qkv_fig",
-    )
-    ui.plot(
-        viz.attention.query_weights_figure(res.weights[head, tok], query=tok, labels=tokens),
-        key="rm_row_fig",
-    )
+            key="rm_qkv_fig",
+        )
+    with right:
+        row = viz.attention.query_weights_figure(
+            res.weights[head, tok], query=tok, labels=tokens, height=500 if slide else 300
+        )
+        if slide:  # the slide's larger labels upright, side by side (slanted they overlap)
+            row.update_xaxes(tickangle=-90)
+        ui.plot(row, key="rm_row_fig")
+    if slide:
+        return
     links = minilm.strongest_links(weights, tokens, tok, top=4)
     if links:
         st.markdown(

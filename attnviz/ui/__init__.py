@@ -88,6 +88,7 @@ from attnviz.ui.page import (
     setting_buttons,
     shapes,
     start,
+    token_select,
     weights_fixed,
     weights_scale,
 )
@@ -146,6 +147,7 @@ __all__ = [
     "head_board",
     "head_picker",
     "index_slider",
+    "token_select",
     "weights_fixed",
     "weights_scale",
     "default_heads",

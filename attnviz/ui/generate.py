@@ -116,23 +116,84 @@ def section(
     *,
     prefix: str = P,
     source: list[str] | None = None,
+    slide: tuple | None = None,
 ) -> None:
     """Generation step by step. A decoder: from its prompt ``ids``, whose tokens ``start``
     are the first the new ones see. An encoder-decoder: from the ``source``'s ``ids``
     (its tokens ``source``); ``start`` is the decoder's start token. ``layer``, ``head``:
-    the page's head view, 0-based; ``prefix``: the widgets' keys (and link parameters)."""
+    the page's head view, 0-based; ``prefix``: the widgets' keys (and link parameters).
+    ``slide`` (a decoder's, in the presenter view): two columns, the words and controls
+    drawn in the first, the new token's rows in the second (the screen's height below the
+    step bar)."""
+    if slide:
+        words, chart = slide
+        with words:
+            with st.expander(_("Settings")):
+                n, sampling = _controls(prefix)
+            got = _run_steps(path, model, ids, n, sampling)
+            if got is None:
+                return
+            steps, new = got
+            step, labels, k = _step_words(steps, new, start, n, sampling, source, prefix)
+            st.markdown(
+                _("**The 5 most likely next tokens:** {tokens}").format(
+                    tokens=" · ".join(
+                        f"{md_text(token_text(model, i))} ({fmt(p, '.0%')})" for i, p in step.top
+                    )
+                )
+            )
+        with chart:
+            plot(
+                viz.models.newest_rows_figure(step.self_rows[layer], labels, layer=layer),
+                key=f"{prefix}_rows_fig",
+            )
+        return
     st.header(_("Generation step by step"), anchor=f"{prefix}-generation")
     n, sampling = _controls(prefix)
+    got = _run_steps(path, model, ids, n, sampling)
+    if got is None:
+        return
+    steps, new = got
+    step, labels, k = _step_words(steps, new, start, n, sampling, source, prefix)
+    left, right = st.columns([1.3, 1])
+    with left:
+        plot(
+            viz.models.newest_rows_figure(step.self_rows[layer], labels, layer=layer),
+            key=f"{prefix}_rows_fig",
+        )
+        if step.cross_rows is not None and source is not None:
+            plot(_cross_figure(step.cross_rows[layer], source, layer), key=f"{prefix}_cross_fig")
+        plot(_layers_figure(step.self_rows[:, head], labels, head), key=f"{prefix}_layers_fig")
+        if step.cross_rows is not None and source is not None:
+            plot(
+                _layers_figure(step.cross_rows[:, head], source, head, cross=True),
+                key=f"{prefix}_cross_layers_fig",
+            )
+    with right:
+        plot(
+            viz.models.next_token_figure([(token_text(model, i), p) for i, p in step.top]),
+            key=f"{prefix}_next_fig",
+        )
+
+
+def _run_steps(path: str, model: Any, ids: np.ndarray, n: int, sampling: tuple):
+    """(steps, their new tokens as text), or None after a warning (no room left in the
+    model's positions, bad settings, no token generated)."""
     try:
         with st.spinner(_("Generating…")):
             steps = _steps(path, tuple(int(i) for i in ids), n, sampling, model)
     except ValueError as err:  # no room left in the model's positions, bad settings
         st.warning(md_text(str(err)))
-        return
+        return None
     if not steps:
         st.warning(_("The model generated no token."))
-        return
-    new = [token_text(model, s.token) for s in steps]
+        return None
+    return steps, [token_text(model, s.token) for s in steps]
+
+
+def _step_words(steps, new, start, n, sampling, source, prefix):
+    """The generated text, the step slider and what the step's query did: (the step, the
+    tokens its query sees, its number from 1)."""
     given = start if source is None else source  # the prompt's or the source's tokens
     st.markdown(
         (_("**Greedy:** ") if sampling[0] == 0 else _("**Sampled:** "))
@@ -160,25 +221,7 @@ def section(
             cache=_cache(step, source),
         )
     )
-    left, right = st.columns([1.3, 1])
-    with left:
-        plot(
-            viz.models.newest_rows_figure(step.self_rows[layer], labels, layer=layer),
-            key=f"{prefix}_rows_fig",
-        )
-        if step.cross_rows is not None and source is not None:
-            plot(_cross_figure(step.cross_rows[layer], source, layer), key=f"{prefix}_cross_fig")
-        plot(_layers_figure(step.self_rows[:, head], labels, head), key=f"{prefix}_layers_fig")
-        if step.cross_rows is not None and source is not None:
-            plot(
-                _layers_figure(step.cross_rows[:, head], source, head, cross=True),
-                key=f"{prefix}_cross_layers_fig",
-            )
-    with right:
-        plot(
-            viz.models.next_token_figure([(token_text(model, i), p) for i, p in step.top]),
-            key=f"{prefix}_next_fig",
-        )
+    return step, labels, k
 
 
 def _cache(step: GenStep, source: list[str] | None) -> str:

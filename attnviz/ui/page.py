@@ -13,6 +13,7 @@ import streamlit as st
 
 from attnviz import viz
 from attnviz.i18n import _, ngettext
+from attnviz.token_text import visible
 from attnviz.ui import links, streamlit_private
 from attnviz.ui.board import Overlay, board
 from attnviz.ui.present import link_box, presenting
@@ -22,6 +23,7 @@ from attnviz.ui.text import md_text, md_token
 __all__ = [
     "chart_row",
     "head_picker",
+    "follow_token",
     "index_slider",
     "weights_scale",
     "intro",
@@ -34,6 +36,7 @@ __all__ = [
     "shape_text",
     "shapes",
     "start",
+    "token_select",
 ]
 
 
@@ -270,3 +273,52 @@ def index_slider(
         where.caption(_("{label}: 0 (the model has one)").format(label=label))
         return 0
     return int(where.slider(label, 0, top - 1, 0, key=key, bind="query-params"))
+
+
+def follow_token(
+    before: tuple[str, ...] | None, index: int, tokens: tuple[str, ...], default: int
+) -> tuple[int, str | None]:
+    """Where a token picker's choice goes when the text changes: the token chosen at
+    ``index`` of ``before`` (the tokens it was chosen among), found again in ``tokens`` (its
+    occurrence nearest to where it was), else ``default``; and the token that is no longer
+    there (None when it was found, or nothing had been chosen yet)."""
+    if before is None or tuple(before) == tuple(tokens):
+        return (index if 0 <= index < len(tokens) else default), None
+    if not 0 <= index < len(before):
+        return default, None
+    chosen = before[index]
+    where = [i for i, t in enumerate(tokens) if t == chosen]
+    if not where:
+        return default, chosen
+    return min(where, key=lambda i: (abs(i - index), i)), None
+
+
+def token_select(label: str, key: str, tokens: list[str], default: int, where: Any = st) -> int:
+    """A picker of one of ``tokens`` ("10: it"), drawn in ``where``, that follows the text:
+    after the text changes it keeps the chosen token where the new text has it, else goes
+    to ``default`` and says that the chosen token is gone (a choice of the old text is
+    never shown under the new one's options)."""
+    seen = f"{key}_tokens"  # the tokens the choice was made among
+    tokens_now = tuple(tokens)
+    try:
+        index = int(st.session_state.get(key, default))
+    except (TypeError, ValueError):
+        index = default
+    before = st.session_state.get(seen)
+    new, gone = follow_token(before, index, tokens_now, default)
+    if key not in st.session_state or new != index:
+        st.session_state[key] = new
+    st.session_state[seen] = tokens_now
+    tok = where.selectbox(
+        label,
+        range(len(tokens)),
+        format_func=lambda i: f"{i}: {visible(tokens[i])}",
+        key=key,
+    )
+    if gone is not None:
+        where.caption(
+            _("{token} is not in the new text: showing {i}: {new}.").format(
+                token=md_text(gone), i=new, new=md_text(tokens[new])
+            )
+        )
+    return int(tok)

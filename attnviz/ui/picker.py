@@ -30,7 +30,7 @@ from attnviz.ui import generate, heads, links, model_exports
 from attnviz.ui.board import link_attn
 from attnviz.ui.cell import HINT_WEIGHTS, cell_data, cell_panel, md_plain
 from attnviz.ui.page import index_slider, intro, plot
-from attnviz.ui.present import presenting
+from attnviz.ui.present import presenting, steps
 from attnviz.ui.text import md_text, md_token
 
 __all__ = ["KEY", "MAX_TOKENS", "PageModels", "choose", "describe", "shape", "show"]
@@ -144,6 +144,8 @@ def choose(spec: PageModels) -> ModelEntry | None:
     by_name = {e.name: e for e in entries}
     st.session_state[spec.key] = _link(spec, list(by_name))
     if not entries:
+        if presenting():  # a slide keeps its height for the charts: nothing to pick here
+            return None
         st.caption(
             _(
                 "Other encoders: none found on this machine (the Hugging Face cache and the "
@@ -331,54 +333,83 @@ def show(spec: PageModels, entry: ModelEntry, top: Any | None = None) -> None:
     weights = run.attentions  # (L, H, N, N)
     n_layers, n_heads = weights.shape[:2]
     hspec = _heads_spec(spec, entry, model)
-    c1, c2 = st.columns(2)
-    with c1:
-        layer = index_slider(_("Layer"), hspec.layer_key, n_layers, old_key=f"{spec.prefix}_layer")
-    with c2:
-        head = index_slider(_("Head"), hspec.head_key, n_heads, old_key=f"{spec.prefix}_head")
-    reveal = heads.opened(hspec)
     causal = spec.kind == "decoder"
-    left, right = st.columns([1, 1.2])
-    with left:
-        plot(
-            viz.models.heads_grid_figure(
-                weights,
-                selected=(layer, head),
-                title=_("All {n} heads").format(n=n_layers * n_heads),
-            ),
-            key=f"{spec.prefix}_grid_fig",
+    gen = causal and hasattr(model, "generate_steps")
+    every = _("All {n} heads").format(n=n_layers * n_heads)
+    titles = [every, _("One head")]
+    titles += [_("The next token")] * causal + [_("Generation step by step")] * gen
+    step = steps(titles)
+    side = step.presenting  # the sliders beside the view on a slide: it gets the whole height
+    layer, head, c1, c2 = _sliders(spec, hspec, n_layers, n_heads, step)
+    reveal = heads.opened(hspec)
+    if step.show(0) or step.show(1):
+        left, right = st.columns([1, 1.2]) if step.rest else (c2, c2)
+    if step.show(0):
+        with left:
+            grid = viz.models.heads_grid_figure(weights, selected=(layer, head), title=every)
+            plot(grid, key=f"{spec.prefix}_grid_fig")
+    if step.show(1):
+        with right:
+            _head_view(spec, entry, model, text, run, layer, head, reveal)
+    if causal and step.show(2):
+        _next_token(spec, model, run, layer, (c1, c2) if side else None)
+    if step.rest:
+        st.info(_(ONLY[spec.kind]).format(name=md_text(entry.name), bundled=spec.bundled),
+                icon=":material/info:")  # fmt: skip
+    if gen and step.show(3):
+        generate.section(
+            str(entry.path), model, run.ids, tokens, layer, head, slide=(c1, c2) if side else None
         )
+    if step.rest:
+        model_exports.exports(spec, entry, run, layer, head)
+        heads.section(hspec, run, layer, head)
+
+
+def _sliders(spec: PageModels, hspec: Any, n_layers: int, n_heads: int, step: Any) -> tuple:
+    """The Layer and Head sliders above the views, or on a slide in a narrow column beside
+    the view (a slide of every head of a layer without the head's); (layer, head, the
+    sliders' column, the view's)."""
+    side = step.presenting
+    c1, c2 = st.columns([1, 3] if side else [1, 1])
+    layer = index_slider(
+        _("Layer"), hspec.layer_key, n_layers, old_key=f"{spec.prefix}_layer", where=c1
+    )
+    if side and step.index >= 2:
+        return layer, int(st.session_state.get(hspec.head_key, 0)) % n_heads, c1, c2
+    old = f"{spec.prefix}_head"
+    head = index_slider(_("Head"), hspec.head_key, n_heads, old_key=old, where=c1 if side else c2)
+    return layer, head, c1, c2
+
+
+def _head_view(
+    spec: PageModels, entry: ModelEntry, model: Any, text: str, run: Any, layer: int,
+    head: int, reveal: str | None,
+) -> None:  # fmt: skip
+    """One head's weights, large, with its cell panel (a click's arithmetic)."""
+    tokens, n = list(run.tokens), len(run.tokens)
+    causal = spec.kind == "decoder"
     result = _layer_result(str(entry.path), text, layer, model)
-    with right:
-        plot(
-            viz.heatmaps.attention_figure(
-                weights[layer, head],
-                what="weights",
-                labels=tokens,
-                mask=causal_mask(n) if causal else None,
-                scale=result.scale,
-                d_k=result.queries.shape[-1],
-                title=(
-                    _("Layer {layer}, head {head}: weights (causal)")
-                    if causal
-                    else _("Layer {layer}, head {head}: weights")
-                ).format(layer=layer, head=head),
-                height=440,
-            ),
-            key=f"{spec.prefix}_head_fig",
-            link=link_attn(head, weights=True, arithmetic=cell_data(result, head, tokens)),
-            reveal=reveal,
-        )
-        cell_panel(result, tuple(tokens), f"board_{spec.prefix}_head_fig", head,
-                   hint=HINT_WEIGHTS)  # fmt: skip
-    if causal:
-        _next_token(spec, model, run, layer)
-    st.info(_(ONLY[spec.kind]).format(name=md_text(entry.name), bundled=spec.bundled),
-            icon=":material/info:")  # fmt: skip
-    if causal and hasattr(model, "generate_steps"):
-        generate.section(str(entry.path), model, run.ids, list(run.tokens), layer, head)
-    model_exports.exports(spec, entry, run, layer, head)
-    heads.section(hspec, run, layer, head)
+    plot(
+        viz.heatmaps.attention_figure(
+            run.attentions[layer, head],
+            what="weights",
+            labels=tokens,
+            mask=causal_mask(n) if causal else None,
+            scale=result.scale,
+            d_k=result.queries.shape[-1],
+            title=(
+                _("Layer {layer}, head {head}: weights (causal)")
+                if causal
+                else _("Layer {layer}, head {head}: weights")
+            ).format(layer=layer, head=head),
+            height=440,
+        ),
+        key=f"{spec.prefix}_head_fig",
+        link=link_attn(head, weights=True, arithmetic=cell_data(result, head, tokens)),
+        reveal=reveal,
+    )
+    cell_panel(result, tuple(tokens), f"board_{spec.prefix}_head_fig", head,
+               hint=HINT_WEIGHTS)  # fmt: skip
 
 
 @st.cache_resource(max_entries=2, show_spinner=False)
@@ -389,17 +420,23 @@ def _layer_result(path: str, text: str, layer: int, _model: Any) -> Any:
     return _model.attention_result(ids, layer)
 
 
-def _next_token(spec: PageModels, model: Any, run: Any, layer: int) -> None:
-    """A decoder's 10 most likely next tokens and the newest row of every head."""
+def _next_token(
+    spec: PageModels, model: Any, run: Any, layer: int, slide: tuple | None = None
+) -> None:
+    """A decoder's 10 most likely next tokens and the newest row of every head (``slide``:
+    the two columns of a slide, the bars under the sliders, the rows beside them)."""
     z = np.asarray(run.logits, dtype=np.float64)  # (V,)
     p = np.exp(z - z.max())
     p /= p.sum()
     best = np.argsort(-p, kind="stable")[:10]
     top = [(model.tokenizer.text(int(i)), float(p[i])) for i in best]
-    plot(viz.models.next_token_figure(top), key=f"{spec.prefix}_next_fig")
-    plot(
-        viz.models.newest_rows_figure(
-            run.attentions[layer, :, -1, :], list(run.tokens), layer=layer
-        ),
-        key=f"{spec.prefix}_newest_fig",
-    )
+    left, right = slide or (st.container(), st.container())
+    with left:
+        plot(viz.models.next_token_figure(top), key=f"{spec.prefix}_next_fig")
+    with right:
+        plot(
+            viz.models.newest_rows_figure(
+                run.attentions[layer, :, -1, :], list(run.tokens), layer=layer
+            ),
+            key=f"{spec.prefix}_newest_fig",
+        )

@@ -118,7 +118,7 @@ def heads_grid_figure(
         font={"size": 13, "color": TITLE_FONT["color"]},
         plot_bgcolor="white",
         paper_bgcolor="white",
-        meta={"tiles": tile_spec(n_layers, n_heads, n, max_cells, first_layer), **WEIGHTS},
+        meta={"tiles": tile_spec(n_layers, n_heads, n, max_cells, first_layer), **SQUARE},
     )
     centre = (c - 1) / 2
     fig.update_xaxes(
@@ -146,6 +146,9 @@ def heads_grid_figure(
 
 #: ``layout.meta`` of a figure of attention weights (the board's value kind)
 WEIGHTS = {"value": "weights"}
+#: ... of the grid of heads: square cells on a slide too (the board's presenterFill
+#: stretches a matrix's cells otherwise, slanting each thumbnail's diagonal)
+SQUARE = {"cells": "square", **WEIGHTS}
 
 
 def tile_spec(
@@ -354,7 +357,9 @@ def newest_rows_figure(
     rows: ArrayLike, labels: Sequence[str], *, layer: int, height: int = 320
 ) -> go.Figure:
     """The newest token's row of weights (H, N) of every head of one layer (0-based layer):
-    what the new query computes against the cached keys."""
+    what the new query computes against the cached keys. Up to
+    :data:`~attnviz.viz.style.MAX_CELL_TEXT_N` keys each weight is written in its cell (the
+    board keeps them where the cells are large enough for them)."""
     r = np.asarray(rows, dtype=np.float32)
     if r.ndim != 2 or r.shape[1] != len(labels):
         raise ValueError(f"rows must be (heads, {len(labels)}), got shape {r.shape}")
@@ -370,6 +375,7 @@ def newest_rows_figure(
         height=height,
         zmax=1.0,
         colorbar_title=_("weight"),
+        cell_text=".2f" if r.shape[1] <= style.MAX_CELL_TEXT_N else None,
     )
 
 

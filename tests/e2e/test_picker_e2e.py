@@ -133,6 +133,8 @@ def walk(browser, app_server) -> Walk:
 def test_each_familys_page_at_each_size(walk, size, family):
     r = walk[size][family]
     _, name, charts = PAGES[family]
+    if size == "projector" and family != "t5":  # a model page's first slide: every head
+        charts = 1
     assert not r["exceptions"] and not r["errors"], r
     assert r["charts"] >= charts, r["charts"]
     assert name in r["main"]

@@ -125,7 +125,7 @@ def test_the_decoder_asks_which_head_looks_back(browser, app_server, data_dir): 
         press(teacher, "predict_reveal")
         head = q.detail["head"]
         teacher.page.get_by_text(f"outlined on head {head}'s chart").wait_for(timeout=LIVE_WAIT_MS)
-        teacher.open(f"{link}&dec_H={head}")  # the answer's head on screen
+        teacher.open(f"{link}&dec_H={head}&step=2")  # the answer's head on screen (its slide)
         js = head_shapes_js("dec_head_fig")
         teacher.page.wait_for_function(
             f"() => {{ const r = ({js})(); return r && r.length > 0; }}", timeout=LIVE_WAIT_MS

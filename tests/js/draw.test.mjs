@@ -100,3 +100,15 @@ test("scaled: on a slide no chart text under SLIDE_MIN_PX, the title's note line
   // the normal view: as the figure says
   assert.equal(scaled(layout, 1), layout);
 });
+
+test("scaled: a fixed margin's token-label part grows with the slide's text, numbers' not", () => {
+  const layout = {
+    margin: { l: 92, r: 10, t: 60, b: 54 },
+    xaxis: { automargin: false, tickmode: "linear" }, // feature numbers: short labels
+    yaxis: { automargin: false, tickmode: "array", tickvals: [0, 1], ticktext: ["because", "it"] },
+  };
+  const out = scaled(layout, 1.45);
+  assert.equal(out.margin.l, Math.ceil(92 + (92 - 34) * 0.45)); // "because" at 17.4 px
+  assert.equal(out.margin.b, 54);
+  assert.equal(scaled(layout, 1), layout);
+});

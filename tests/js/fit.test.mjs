@@ -14,6 +14,7 @@ import {
   legendBelow,
   legendCorrection,
   presenterFill,
+  READABLE_PX,
   thinTicks,
   tickDepth,
   wrapTitle,
@@ -112,8 +113,43 @@ test("cellText: values are dropped from cells too narrow for them, kept where th
   assert.equal(narrow[0].texttemplate, "");
   assert.equal(heat.texttemplate, "%{text}");
   const wide = [heat];
-  assert.equal(cellText(wide, 6 * 21, estimateWidth), wide); // 21 px a cell: they touch
+  // ".55" (20.2 px) and a space (3.4 px): kept in 24 px cells, dropped in 21 px ones, where
+  // two neighbours' values would touch
+  assert.equal(cellText(wide, 6 * 24, estimateWidth), wide);
+  assert.equal(cellText(wide, 6 * 21, estimateWidth)[0].texttemplate, "");
   assert.equal(cellText(wide, 0, estimateWidth), wide); // not drawn yet
+});
+
+test("cellText on a slide: values below READABLE_PX grow to it where they fit, else go", () => {
+  const heat = cells(17.4); // 12 px at the slide's text scale
+  // 40 px cells: ".55" at 20 px is 33.6 px and a space 5.6: grown to 20 px, still written
+  const grown = cellText([heat], 6 * 40, estimateWidth, READABLE_PX);
+  assert.equal(grown[0].textfont.size, READABLE_PX);
+  assert.equal(grown[0].texttemplate, "%{text}");
+  // 35 px cells: it would fit at 17.4 px, not at 20: absent, never unreadable
+  assert.equal(cellText([heat], 6 * 35, estimateWidth, READABLE_PX)[0].texttemplate, "");
+  assert.equal(cellText([heat], 6 * 35, estimateWidth)[0], heat); // the normal view keeps it
+  const big = cells(24); // already larger: kept as it is
+  assert.equal(cellText([big], 6 * 50, estimateWidth, READABLE_PX)[0], big);
+});
+
+test("thinTicks: labels a head apart are not thinned as if a cell apart; turned where room", () => {
+  // a grid of heads: 12 tiles of 13 units, one label a tile, cells 6 px: 78 px apart
+  const grid = { tickmode: "array", tickvals: [...Array(12).keys()].map((h) => h * 13 + 6),
+    ticktext: [...Array(12).keys()].map((h) => `H${h}`), tickfont: { size: 19 } };
+  assert.equal(thinTicks(grid, 6, false, estimateWidth), grid);
+  assert.equal(thinTicks(grid, 6, true, estimateWidth), grid);
+  // 16 tokens in 38 px cells: "because" (74 px at 17.4 px) does not fit flat
+  const words = ["[CLS]", "the", "animal", "because", "it", "was", "too", "tired"];
+  const axis = { tickmode: "array", tickvals: [...words.keys()], ticktext: words,
+    tickfont: { size: 17.4 } };
+  const turned = thinTicks(axis, 38, false, estimateWidth, 120);
+  assert.equal(turned.tickangle, -90);
+  assert.deepEqual(turned.ticktext, words); // every token kept
+  // no room under the plot for them turned: thinned, as before
+  const thinned = thinTicks(axis, 38, false, estimateWidth, 40);
+  assert.equal(thinned.tickangle, undefined);
+  assert.ok(thinned.ticktext.length < words.length);
 });
 
 function matrixLayout(n, height = 310) {

@@ -421,6 +421,30 @@ def test_page_layer_and_head_pickers_change_the_heatmap(page, model):
     assert at.selectbox("rm_token").value < len(weights[0, 0])
 
 
+def test_page_token_picker_follows_the_sentence_and_says_when_its_token_is_gone(page, model):
+    at = page.run()
+    assert at.selectbox("rm_token").value == 10  # "it" of the default sentence
+    # "it" is still there, elsewhere: the choice follows it
+    at.text_input("rm_text").set_value("It rained, so it was wet and numbers grew.").run()
+    tokens, __ = model.attentions("It rained, so it was wet and numbers grew.")
+    picked = at.selectbox("rm_token").value
+    assert tokens[picked] == "it" and picked == 5
+    assert not [c for c in at.caption if "not in the new text" in c.value]
+    at.selectbox("rm_token").set_value(9).run()  # "numbers"
+    assert at.selectbox("rm_token").value == 9
+    # a sentence without "numbers": the picker goes to its default and says so
+    at.text_input("rm_text").set_value("The cat sat on the mat because it was tired.").run()
+    tokens, __ = model.attentions("The cat sat on the mat because it was tired.")
+    assert not at.exception
+    assert at.selectbox("rm_token").value == tokens.index("it")
+    notes = [c.value for c in at.caption if "not in the new text" in c.value]
+    assert notes and "numbers" in notes[0] and f"showing {tokens.index('it')}: `it`" in notes[0]
+    # the next run (same sentence) keeps the choice and drops the note
+    at.run()
+    assert at.selectbox("rm_token").value == tokens.index("it")
+    assert not [c for c in at.caption if "not in the new text" in c.value]
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [("   ", "empty"), ("word " * 600, "at most 512")],
@@ -454,3 +478,16 @@ def test_real_model_init_help_describes_nn_linear_correctly():
     src = (REPO / "pages" / "real_model.py").read_text()
     assert "like a fresh nn.Linear" not in src
     assert "kaiming" in src.lower() and "1/√fan_in" in src
+
+
+@pytest.mark.parametrize(
+    ("step", "want"),
+    [(1, {"rm_grid_fig"}), (2, {"rm_head_fig"}), (3, {"rm_qkv_fig", "rm_row_fig"})],
+)
+def test_page_presenter_view_is_one_view_a_slide(page, step, want):
+    at = page.at
+    at.query_params["present"] = "1"
+    at.query_params["step"] = str(step)
+    at = page.run()
+    assert not at.exception
+    assert set(figures_of(at)) == want  # nothing else below the slide

@@ -399,3 +399,18 @@ def test_page_without_the_package_says_what_to_install(page, monkeypatch):
     finally:
         smollm._load.cache_clear()
         st.cache_resource.clear()
+
+
+@pytest.mark.parametrize(
+    ("step", "want"),
+    [(1, {"dec_grid_fig"}), (2, {"dec_head_fig"}), (3, {"dec_next_fig", "dec_newest_fig"})],
+)
+def test_page_presenter_view_is_one_view_a_slide(page, step, want):
+    at = page.at
+    at.query_params["present"] = "1"
+    at.query_params["step"] = str(step)
+    at = page.run()
+    assert not at.exception
+    assert set(figures_of(at)) == want  # nothing else below the slide
+    if step == 3:  # every head of a layer: no head slider
+        assert [s.key for s in at.slider if s.key.startswith("dec_")] == ["dec_L"]

@@ -97,3 +97,18 @@ def test_the_model_prompt_shows_whitespace_tokens_and_keeps_line_breaks():
     at.text_input[0].set_value("two\nlines").run()  # a pasted newline: the box grows
     assert [w.key for w in at.text_area] == ["t"] and at.text_area[0].value == "two\nlines"
     assert at.query_params["t"] == "two\nlines"  # the link says the text, newline and all
+
+
+def test_follow_token_keeps_the_chosen_token_or_says_it_is_gone():
+    from attnviz.ui.page import follow_token
+
+    old = ("[CLS]", "the", "cat", "it", "sat", "[SEP]")
+    # nothing chosen yet, or the same tokens: the index stands (in range), nothing gone
+    assert follow_token(None, 3, old, 1) == (3, None)
+    assert follow_token(old, 3, old, 1) == (3, None)
+    assert follow_token(old, 9, old, 1) == (1, None)
+    # the token elsewhere in the new text: its nearest occurrence
+    new = ("[CLS]", "it", "rained", "so", "it", "was", "[SEP]")
+    assert follow_token(old, 3, new, 2) == (4, None)
+    # gone: the default, and which token went
+    assert follow_token(old, 2, new, 1) == (1, "cat")

@@ -245,3 +245,21 @@ def test_switching_pages_with_a_decoders_name_in_the_link_warns(env):
     assert any("tiny-llama" in w and "not an encoder found" in w for w in warned), warned
     assert at.selectbox(key="model").value == ""  # the bundled model, and the link says so
     assert "model" not in at.query_params
+
+
+def test_a_found_decoder_in_the_presenter_view_is_one_view_a_slide(env):
+    """Every head, one head, the next token, generation step by step: each alone on its
+    slide (the generation's rows were a chart far below the screen on the long page)."""
+    path, prefix = PAGES["decoder"]
+    slides = [
+        {"dec_grid_fig"},
+        {"dec_head_fig"},
+        {"dec_next_fig", "dec_newest_fig"},
+        {"dec_gen_rows_fig"},
+    ]
+    for step, want in enumerate(slides, start=1):
+        query = {"model": NAMES["decoder"], f"{prefix}_text": "w5 w9 w5 w9 w7"}
+        at = _run(path, {**query, "present": "1", "step": str(step)})
+        assert not at.exception, [e.value for e in at.exception]
+        assert set(figures_of(at)) == want, step
+    assert any("Step 8:" in m.value for m in at.markdown)  # the generation's last step

@@ -48,3 +48,25 @@ def test_next_token_bars_show_whitespace_and_hover_the_raw_token():
     assert list(bar.y) == ["1. “↵”", "2. “␣the”", "3. “⇥”"]
     assert list(bar.customdata) == ['"\\n"', '" the"', '"\\t"']
     assert "%{customdata}" in bar.hovertemplate
+
+
+def test_newest_rows_write_their_weights_in_the_cells_up_to_the_cell_text_limit():
+    rng = np.random.default_rng(3)
+    rows = engine.softmax(rng.standard_normal((9, 6)), axis=-1).astype(np.float32)  # (H, N)
+    fig = viz.models.newest_rows_figure(rows, [f"t{i}" for i in range(6)], layer=2)
+    heat = fig.data[0]
+    assert heat.texttemplate == "%{text}"
+    assert heat.text[4][1] == viz.style._short_number(float(rows[4, 1]), ".2f")
+    n = viz.style.MAX_CELL_TEXT_N + 1  # a longer prompt: no values (the board could not fit them)
+    long = engine.softmax(rng.standard_normal((9, n)), axis=-1)
+    heat = viz.models.newest_rows_figure(long, [f"t{i}" for i in range(n)], layer=2).data[0]
+    assert not heat.texttemplate and heat.text is None
+
+
+def test_heads_grid_asks_for_square_cells_on_a_slide():
+    """The board stretches a matrix's cells on a slide unless its figure asks for square
+    ones: a grid of 6 x 12 thumbnails stretched 1:2 slanted every diagonal."""
+    w = engine.softmax(np.random.default_rng(4).standard_normal((6, 12, 5, 5)), axis=-1)
+    fig = viz.models.heads_grid_figure(w)
+    assert fig.layout.meta["cells"] == "square"
+    assert fig.layout.meta["tiles"]["rows"] == 6

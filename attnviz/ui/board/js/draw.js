@@ -17,6 +17,7 @@ import {
   legendCorrection,
   measurer,
   presenterFill,
+  READABLE_PX,
   STACK_BELOW,
   wrapTitle,
 } from "./fit.js";
@@ -79,9 +80,25 @@ export function axisParts(layout, name) {
   return p && Array.isArray(p.forms) && Array.isArray(p.lines) ? p : null;
 }
 
+// The px of a fixed margin (viz.style._fixed_margins) that hold the axis title, not labels.
+const FIXED_TITLE_PX = 34;
+
 export function scaled(layout, textScale) {
   if (textScale === 1) return layout;
   const out = scaleFonts(layout, "", textScale);
+  // the part of a margin the builder set for token labels (automargin off: attnviz's
+  // matrices, viz.style._fixed_margins: 34 px for the axis title, the rest for the labels)
+  // grows with them, or the larger labels run into the axis title ("rows = tokens" over
+  // "because"); numbers' short labels fit as they are
+  const m0 = out.margin;
+  const labelled = (ax) => ax && ax.automargin === false && Array.isArray(ax.ticktext);
+  const withLabels = (px) => Math.ceil(px + Math.max(0, px - FIXED_TITLE_PX) * (textScale - 1));
+  if (m0) {
+    const grow = {};
+    if (labelled(out.yaxis) && m0.l != null) grow.l = withLabels(m0.l);
+    if (labelled(out.xaxis) && m0.b != null) grow.b = withLabels(m0.b);
+    out.margin = Object.assign({}, m0, grow);
+  }
   // a long vertical axis title ("query i (row) — rows = tokens (PyTorch)") would outgrow
   // a short plot at the larger size: it goes on two lines, the form its builder gave for
   // the form shown (layout.meta.axes, attnviz.viz.style.AxisTitle)
@@ -226,7 +243,8 @@ export function fitFigure(fig, scale, room, opts = {}) {
   // draw will show them (a second Plotly.react per chart when the guess let them through
   // cost ~35 ms a slider move at N = 10-16, docs/benchmarks.md, issue 46)
   const bar = opts.bar;
-  if (width) dat = cellText(dat, plotWidth(lay, dat, width, bar) * (bar != null ? 1 : 1.25), measure);
+  const least = opts.present ? READABLE_PX : 0; // on a slide a value is readable or absent
+  if (width) dat = cellText(dat, plotWidth(lay, dat, width, bar) * (bar != null ? 1 : 1.25), measure, least);
   lay = wrapTitle(fitted(lay, width), width, measure);
   const before = lay;
   lay = legendBelow(lay, dat, width, measure);
@@ -338,7 +356,8 @@ export function draw(board, args) {
         // moved under the plot gets the margin plotly's own rows of it need
         const fl = c.gd._fullLayout;
         if (fl && fl.xaxis) bars.set(scale, barWidth(lay, fl));
-        const fewer = fl && fl.xaxis ? cellText(dat, fl.xaxis._length, measure) : dat;
+        const least = present ? READABLE_PX : 0;
+        const fewer = fl && fl.xaxis ? cellText(dat, fl.xaxis._length, measure, least) : dat;
         const redraw = fewer !== dat ? Plotly.react(c.gd, fewer, lay, config) : null;
         return Promise.resolve(redraw).then(() => {
           const legend = c.gd._fullLayout && c.gd._fullLayout.legend;

@@ -205,27 +205,40 @@ export function columnsOf(z) {
   return shape && shape.length > 1 ? Number(shape[1]) : 0;
 }
 
+// Kept free between the values of two neighbouring cells: at least CELL_GAP px and a
+// space's width (SPACE_EM of the type): closer, ".05.05.02" reads as one run (the measured
+// width of a value is the browser's canvas estimate; plotly's SVG text can be wider).
+export const CELL_GAP = 2;
+export const SPACE_EM = 0.28;
+// The smallest chart text that reads from the back of a hall on a 1080p slide.
+export const READABLE_PX = 20;
+
 /** `data` with the values written in heatmap cells dropped where a cell (the plot area's
  * width `plotW` over the heatmap's columns: plotly's own, after drawing) is narrower than
- * the widest value: plotly would draw them over each other. Values that just fit, touching,
- * stay (the playground's 21 px cells at 1280 px). */
-export function cellText(data, plotW, measure = estimateWidth) {
+ * the widest value and a space between neighbours: plotly would draw them into each other
+ * (".05.05.02" at 17 px cells). `minSize` (a slide: READABLE_PX): values in smaller type
+ * are grown to it where they then fit, else dropped too: a value is readable or absent. */
+export function cellText(data, plotW, measure = estimateWidth, minSize = 0) {
   if (!plotW || !data) return data;
   let out = data;
   data.forEach((t, i) => {
     if (!t || t.type !== "heatmap" || !t.texttemplate || !Array.isArray(t.text)) return;
     const n = columnsOf(t.z);
     if (!n) return;
-    const size = (t.textfont && t.textfont.size) || 12;
+    const own = (t.textfont && t.textfont.size) || 12;
+    const size = Math.max(own, minSize);
     let widest = 0;
     for (const row of t.text) {
       for (const s of Array.isArray(row) ? row : [row]) {
         widest = Math.max(widest, measure(plain(s), size));
       }
     }
-    if (plotW / n >= widest) return;
+    const fits = plotW / n >= widest + Math.max(CELL_GAP, SPACE_EM * size);
+    if (fits && size === own) return;
     if (out === data) out = data.slice();
-    out[i] = Object.assign({}, t, { texttemplate: "" });
+    out[i] = fits
+      ? Object.assign({}, t, { textfont: Object.assign({}, t.textfont, { size }) })
+      : Object.assign({}, t, { texttemplate: "" });
   });
   return out;
 }
@@ -341,7 +354,7 @@ export function presenterFill(layout, data, room) {
   const lay = Object.assign({}, layout, {
     height: plotH + t + b,
     width: Math.min(room.width, plotW + l + r + bar),
-    xaxis: Object.assign({}, thinTicks(layout.xaxis, cw / dx, false), constrained, {
+    xaxis: Object.assign({}, thinTicks(layout.xaxis, cw / dx, false, undefined, underPlot(layout, b)), constrained, {
       constraintoward: "left",
     }),
     yaxis: Object.assign({}, thinTicks(layout.yaxis, ch / dy, true), constrained, {
@@ -354,23 +367,40 @@ export function presenterFill(layout, data, room) {
   return [lay, grownText(data, heat, Math.min(cw, ch))];
 }
 
-/** `axis` with its tick labels (an array of labels, one a cell) thinned out to every k-th
- * where cells `pitch` px apart are too close for them: a vertical axis's labels need
- * 1.25 lines of their type, a horizontal axis's their width and a gap (slanted labels,
- * `tickangle`: the lines of type across the slant, or their width if that is less). */
-export function thinTicks(axis, pitch, vertical, measure = estimateWidth) {
+// The px under a matrix's plot (its bottom margin `b`) left for turned x tick labels: less
+// the x axis title's lines and a gap.
+function underPlot(layout, b) {
+  const t = layout.xaxis && layout.xaxis.title;
+  const text = t && (typeof t === "string" ? t : t.text);
+  const size = (t && t.font && t.font.size) || (layout.font && layout.font.size) || 14;
+  const lines = text ? String(text).split(/<br\s*\/?>/i).length : 0;
+  return b - lines * size * LINE - 12;
+}
+
+/** `axis` with its tick labels (an array of labels) thinned out to every k-th where ticks
+ * `pitch` px a unit apart (cells of one unit: one label a cell; a grid of heads: one a
+ * head, several units apart) are too close for them: a vertical axis's labels need 1.25
+ * lines of their type, a horizontal axis's their width and a gap (slanted labels,
+ * `tickangle`: the lines of type across the slant, or their width if that is less), or, turned upright
+ * (where `turnRoom`, the px under the plot for them, fits the longest), 1.25 lines: every
+ * label is kept, turned. */
+export function thinTicks(axis, pitch, vertical, measure = estimateWidth, turnRoom = 0) {
   if (!axis || axis.tickmode !== "array" || !Array.isArray(axis.ticktext)) return axis;
   if (!Array.isArray(axis.tickvals) || !pitch) return axis;
+  const vals = axis.tickvals.map(Number);
+  let unit = Infinity;
+  for (let i = 1; i < vals.length; i++) unit = Math.min(unit, Math.abs(vals[i] - vals[i - 1]));
+  const apart = pitch * (Number.isFinite(unit) && unit > 0 ? unit : 1);
   const size = (axis.tickfont && axis.tickfont.size) || 12;
   const sin = Math.abs(Math.sin(((Number(axis.tickangle) || 0) * Math.PI) / 180));
-  const wide = () => Math.max(...axis.ticktext.map((s) => measure(plain(s), size))) + 6;
-  const need = vertical
-    ? size * 1.25
-    : sin > 0.2
-      ? Math.min(wide(), (size * 1.3) / sin)
-      : wide();
-  const k = Math.ceil(need / pitch);
+  const line = size * 1.25;
+  const longest = Math.max(...axis.ticktext.map((s) => measure(plain(s), size)));
+  const need = vertical ? line : sin > 0.2 ? Math.min(longest + 6, (size * 1.3) / sin) : longest + 6;
+  const k = Math.ceil(need / apart);
   if (k <= 1) return axis;
+  if (!vertical && apart >= line && longest + 6 <= turnRoom && axis.tickangle == null) {
+    return Object.assign({}, axis, { tickangle: -90 });
+  }
   const keep = (_, i) => i % k === 0;
   return Object.assign({}, axis, {
     tickvals: axis.tickvals.filter(keep),
