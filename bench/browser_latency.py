@@ -17,7 +17,10 @@ move it measures, in the page's own clock (``performance.now()``):
 * ``charts``: keydown -> the last redraw of a chart in view, whether it came before or
   after the end of the rerun (a playground board switches heads in the browser, before the
   rerun ends; the rerun then only updates the text around the charts);
-* ``kb``: websocket bytes received for the move.
+* ``kb``: websocket bytes received for the move;
+* ``redrawn in view``: how many charts in the viewport were redrawn, of how many are in it
+  (no clock: two configurations whose counts differ did different work, e.g. a language
+  whose shorter text brings one more board into view; a note says so after the table).
 
     python bench/browser_latency.py                  # defaults and N=64, D=64, heads=8
     python bench/browser_latency.py --moves 20 --json latency.json
@@ -25,6 +28,8 @@ move it measures, in the page's own clock (``performance.now()``):
     python bench/browser_latency.py --pages ",multi_head,step_by_step" \
         --configs "defaults,N64_D64_H8,N500=N=500" --moves 10
     python bench/browser_latency.py --pages "" --configs defaults --select query  # fragment
+    python bench/browser_latency.py --pages "" --viewport 1600x900 \
+        --configs "defaults,zh=lang=zh_CN,ar=lang=ar"  # the languages, like with like
     python bench/browser_latency.py --pages "" --select head \
         --configs "defaults,N16_H4=N=16&D=32&heads=4,N64_D64_H8"
 
@@ -103,6 +108,15 @@ INSTRUMENT_JS = """
     b.plots.push(t);
     if (el) b.drawn.push([t, el]);
     if (b.drawn.length > 2000) b.drawn.splice(0, 1000);
+  };
+  // How many charts are in view, and how many of them were redrawn since `since`: load-free
+  // figures that say whether two configurations' times are comparable (a page whose text is
+  // shorter, e.g. in Chinese, brings a further board into view at the same window size).
+  window.__benchViewCounts = (since) => {
+    const seen = b.drawn.filter(d => d[0] >= since).map(d => d[1]);
+    const shown = window.__benchPlots().filter(inView);
+    const redrawn = shown.filter(el => seen.some(d => d === el || d.contains(el)));
+    return {inView: shown.length, redrawnInView: redrawn.length};
   };
   window.__benchLastInView = () => {
     for (let i = b.drawn.length - 1; i >= 0; i--)
@@ -206,6 +220,7 @@ def one_move(page, key: str, ws_bytes: list[int], quiet_ms: float, timeout: floa
         last_view = s["lastViewPlot"] if s["lastViewPlot"] > t0 else end
         if s["now"] - max(end, last_plot) < quiet_ms:
             continue
+        counts = page.evaluate("(t) => window.__benchViewCounts(t)", t0)
         return {
             "sent_ms": sent - t0,
             "first_msg_ms": recvs[0][0] - t0,
@@ -217,6 +232,8 @@ def one_move(page, key: str, ws_bytes: list[int], quiet_ms: float, timeout: floa
             # rerun ends (the rerun then only updates text)
             "charts_ms": (s["lastViewPlot"] if s["lastViewPlot"] > t0 else end) - t0,
             "kb": (sum(ws_bytes) - b0) / 1024,
+            "in_view": counts["inView"],
+            "redrawn_in_view": counts["redrawnInView"],
         }
     raise TimeoutError(f"no finished rerun within {timeout} s after {key}")
 
@@ -273,6 +290,8 @@ def measure(
             "charts_ms",
             "drawn_ms",
             "kb",
+            "in_view",
+            "redrawn_in_view",
         )
     }
     out = {
@@ -291,10 +310,36 @@ def measure(
         f"script {med['script_ms']:6.0f} ms  charts {med['charts_ms']:6.0f} ms  "
         f"in view {med['view_ms']:6.0f} ms  "
         f"drawn {med['drawn_ms']:6.0f} ms "
-        f"(p90 {out['p90_drawn_ms']:6.0f})  {med['kb']:7.1f} KB/move",
+        f"(p90 {out['p90_drawn_ms']:6.0f})  {med['kb']:7.1f} KB/move  "
+        f"redrawn in view {med['redrawn_in_view']:.0f}/{med['in_view']:.0f}",
         flush=True,
     )
     return out
+
+
+def unlike_views(results: list[dict]) -> list[str]:
+    """A note per page whose configurations redrew different numbers of charts in view:
+    their times measure different work, not the same work at different speeds (at
+    1600x1000 the playground's second board peeks into view in Chinese and Arabic, whose
+    intro is a line shorter, and not in English: 7 charts against 3; docs/benchmarks.md,
+    "Chinese and Arabic redraws")."""
+    pages: dict[str, dict[str, set[float]]] = {}
+    for r in results:
+        app, page, cfg = r["label"].split(":")[:3]
+        pages.setdefault(f"{app}:{page}", {}).setdefault(cfg, set()).add(
+            r["median_redrawn_in_view"]
+        )
+    notes = []
+    for page, cfgs in pages.items():
+        if len(set().union(*cfgs.values())) > 1:
+            counts = ", ".join(
+                f"{cfg} {'/'.join(f'{v:g}' for v in sorted(vs))}" for cfg, vs in cfgs.items()
+            )
+            notes.append(
+                f"{page}: charts redrawn in view differ ({counts}): compare these times only "
+                "at a --viewport where the counts agree"
+            )
+    return notes
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -377,6 +422,8 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         for srv in servers:
             srv.stop()
+    for note in unlike_views(results):
+        print(f"note: {note}")
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
         print(f"wrote {args.json}")

@@ -137,6 +137,30 @@ def test_browser_latency_measures_key_presses(tmp_path: Path) -> None:
         for move in r["rows"]:
             assert 0 <= move["sent_ms"] <= move["script_ms"] <= move["drawn_ms"]
             assert move["kb"] > 0
+            assert move["in_view"] == move["redrawn_in_view"] == 1  # the one heatmap
+
+
+def _latency_row(label: str, redrawn: float) -> dict:
+    """A row of bench/browser_latency.py's results: only what unlike_views reads."""
+    return {"label": label, "median_redrawn_in_view": redrawn}
+
+
+def test_browser_latency_notes_configs_that_redrew_different_charts() -> None:
+    """Two languages that redraw 3 and 7 charts in view did different work: a note names
+    the page and each configuration's count; equal counts (any rounds) give no note."""
+    rows = [
+        _latency_row("attnviz:home:defaults:r1", 3),
+        _latency_row("attnviz:home:zh:r1", 7),
+        _latency_row("attnviz:multi_head:defaults:r1", 4),
+        _latency_row("attnviz:multi_head:zh:r1", 4),
+        _latency_row("attnviz:home:defaults:r2", 3),
+        _latency_row("bare:home:defaults:r1", 3),
+    ]
+    notes = browser_latency.unlike_views(rows)
+    assert len(notes) == 1
+    assert notes[0].startswith("attnviz:home: ")
+    assert "defaults 3, zh 7" in notes[0]
+    assert browser_latency.unlike_views(rows[2:]) == []
 
 
 def test_rerun_payload_counts_the_boards_charts() -> None:

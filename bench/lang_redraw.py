@@ -1,0 +1,177 @@
+"""The N slider's redraw in several languages, move by move, with figures that need no clock.
+
+Opens the playground once per language (``?lang=``; ``LANG@WxH`` gives that language its
+own window size) in one headless Chromium, and moves the N slider of each page in turn,
+interleaved (en, zh_CN, ar, then ar, zh_CN, en ...), so that the machine's load falls on
+every language alike. Per move and language it records, beside ``browser_latency.py``'s
+times:
+
+* the ``Plotly.react`` calls and the charts in view (counts, load-free);
+* Chrome's ``Performance.getMetrics`` deltas (``LayoutCount``, ``RecalcStyleCount``, and the
+  main thread's task, script, layout and style durations);
+* CPU seconds of the renderer, browser and GPU processes (``SystemInfo.getProcessInfo``)
+  and of the Streamlit server: what the move cost, whatever else the machine ran meanwhile.
+
+It prints each figure's median per language and, per later language, the median of the
+per-move ratios to the first (the same move, the same N). ``--no-catch-up`` keeps the
+boards out of view from drawing during the measurement (the board's catch-up after 1 s).
+
+    python bench/lang_redraw.py                                   # en, zh_CN, ar at 1600x1000
+    python bench/lang_redraw.py --viewport 1600x900 --no-catch-up  # the same charts in view
+    python bench/lang_redraw.py --langs en,zh_CN,ar,en@1600x1026   # English 26 px taller
+
+docs/benchmarks.md, "Chinese and Arabic redraws".
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import browser_latency as bl  # noqa: E402
+from stclient import Server, Session  # noqa: E402
+
+# Counts every call of plotly's drawing functions (window.Plotly, once it has loaded).
+HOOK_JS = """() => {
+  if (window.__calls) return true;
+  const P = window.Plotly;
+  if (!P) return false;
+  const c = window.__calls = {};
+  for (const f of ['react', 'newPlot', 'relayout', 'restyle', 'purge']) {
+    const o = P[f];
+    c[f] = 0;
+    P[f] = function (...a) { c[f]++; return o.apply(this, a); };
+  }
+  return true;
+}"""
+METRICS = (
+    "TaskDuration",
+    "ScriptDuration",
+    "LayoutDuration",
+    "RecalcStyleDuration",
+    "LayoutCount",
+    "RecalcStyleCount",
+)
+RATIOS = ("cpu_renderer", "cpu_server", "view_ms", "TaskDuration", "LayoutDuration")
+
+
+def server_cpu(pid: int) -> float:
+    """CPU seconds (user + system) of the process ``pid`` and its children."""
+    total = 0.0
+    for p in [pid, *(int(x) for x in os.popen(f"pgrep -P {pid}").read().split())]:
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+def main(argv: list[str] | None = None) -> int:  # pragma: no cover - a benchmark
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--langs", default="en,zh_CN,ar", help="codes, LANG@WxH for its own window")
+    ap.add_argument("--moves", type=int, default=10)
+    ap.add_argument("--viewport", default="1600x1000")
+    ap.add_argument("--query", default="", help="more of the link, e.g. N=12&heads=4")
+    ap.add_argument("--no-catch-up", action="store_true")
+    ap.add_argument("--json", help="write every move's figures to this file")
+    args = ap.parse_args(argv)
+
+    from playwright.sync_api import sync_playwright
+
+    langs = [x.strip() for x in args.langs.split(",") if x.strip()]
+    srv = Server("app.py").start()
+    with Session(srv.url) as s:  # warm-up visit
+        s.rerun()
+    out: dict[str, list[dict]] = {lang: [] for lang in langs}
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=bl.CHROMIUM, args=bl.CHROMIUM_ARGS)
+            system = browser.new_browser_cdp_session()
+
+            def cpu() -> dict[str, float]:
+                acc: dict[str, float] = {}
+                for p in system.send("SystemInfo.getProcessInfo")["processInfo"]:
+                    acc[p["type"]] = acc.get(p["type"], 0.0) + p["cpuTime"]
+                return acc
+
+            pages = {}
+            for lang in langs:
+                code, _, size = lang.partition("@")
+                w, h = (int(v) for v in (size or args.viewport).lower().split("x"))
+                ctx = browser.new_context(viewport={"width": w, "height": h})
+                ctx.add_init_script(bl.INIT_JS)
+                if args.no_catch_up:
+                    ctx.add_init_script("window.__attnvizCatchUpMs = 1e9;")
+                page = ctx.new_page()
+                ws_bytes: list[int] = []
+                page.on(
+                    "websocket",
+                    lambda ws, b=ws_bytes: ws.on(
+                        "framereceived", lambda d, b=b: b.append(len(d) if d is not None else 0)
+                    ),
+                )
+                query = f"lang={code}" + (f"&{args.query}" if args.query else "")
+                page.goto(f"{srv.url}/?{query}")
+                page.wait_for_selector(
+                    '[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=120_000
+                )
+                page.evaluate(bl.INSTRUMENT_JS)
+                page.wait_for_function("() => window.__benchPlots().length > 0", timeout=60_000)
+                bl.wait_idle(page)
+                page.wait_for_function(HOOK_JS, timeout=60_000)
+                metrics = ctx.new_cdp_session(page)
+                metrics.send("Performance.enable")
+                pages[lang] = (page, metrics, ws_bytes)
+
+            def metric(session) -> dict[str, float]:
+                got = session.send("Performance.getMetrics")["metrics"]
+                values = {m["name"]: m["value"] for m in got}
+                return {k: values.get(k, 0.0) for k in METRICS}
+
+            for i in range(args.moves + 1):  # move 0 warms up
+                for lang in langs if i % 2 == 0 else langs[::-1]:
+                    page, metrics, ws_bytes = pages[lang]
+                    page.locator(".st-key-N input[type='range']").first.focus()
+                    page.wait_for_timeout(100)
+                    m0, c0, s0 = metric(metrics), cpu(), server_cpu(srv.proc.pid)
+                    calls0 = page.evaluate("() => ({...window.__calls})")
+                    row = bl.one_move(page, "ArrowRight", ws_bytes, 300.0, 60.0)
+                    m1, c1, s1 = metric(metrics), cpu(), server_cpu(srv.proc.pid)
+                    calls1 = page.evaluate("() => ({...window.__calls})")
+                    row.update({k: m1[k] - m0[k] for k in METRICS})
+                    row.update({f"calls_{k}": calls1[k] - calls0[k] for k in calls1})
+                    for kind in ("renderer", "browser", "gpu"):
+                        row[f"cpu_{kind}"] = c1.get(kind, 0.0) - c0.get(kind, 0.0)
+                    row["cpu_server"] = s1 - s0
+                    if i > 0:
+                        out[lang].append(row)
+            browser.close()
+    finally:
+        srv.stop()
+    keys = [k for k, v in out[langs[0]][0].items() if isinstance(v, (int, float))]
+    print(f"{'median per move':24s}" + "".join(f"{lang:>16s}" for lang in langs))
+    for k in keys:
+        meds = (statistics.median(r[k] for r in out[lang]) for lang in langs)
+        print(f"{k:24s}" + "".join(f"{m:16.3f}" for m in meds))
+    base = langs[0]
+    for lang in langs[1:]:
+        for k in RATIOS:
+            rs = [b[k] / a[k] for a, b in zip(out[base], out[lang], strict=True) if a[k] > 0]
+            if rs:
+                print(
+                    f"{lang}/{base} {k}: median of the moves' ratios {statistics.median(rs):.3f} "
+                    f"(range {min(rs):.2f}-{max(rs):.2f}, {len(rs)} moves)"
+                )
+    if args.json:
+        Path(args.json).write_text(json.dumps(out, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
