@@ -17,16 +17,21 @@ from e2e_app import (
     unavailable,
 )
 
+from attnviz import classroom
+
 
 @pytest.fixture(scope="session")
-def app_server():
+def app_server(tmp_path_factory):
     """One app server for every browser test module that does not start its own (a module
     that needs other settings overrides this fixture): each test opens its own browser
     sessions (tabs) on it, as students do on one server. Started once, not once per module
-    (~4 s each of ~30 modules)."""
+    (~4 s each of ~30 modules). Its class store is a folder of the session's (a class a
+    test starts stays out of the user's own), and it offers the pseudo-language
+    (``?lang=xx``: the layout audit's walk in it)."""
     if not (ROOT / "app.py").exists():
         pytest.fail("app.py is missing", False)
-    server = start_app_server()
+    env = {classroom.DATA_DIR_ENV: str(tmp_path_factory.mktemp("classes")), "ATTNVIZ_PSEUDO": "1"}
+    server = start_app_server(extra_env=env)
     yield server
     stop_app_server(server)
     out = server.output()
