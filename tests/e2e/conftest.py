@@ -6,6 +6,7 @@ browser suite can never silently vanish.
 
 from __future__ import annotations
 
+import layout_audit
 import pytest
 from e2e_app import (
     CHROMIUM_ARGS,
@@ -80,3 +81,16 @@ def new_session(browser, app_server):
     yield make
     for s in made:
         s.close()
+
+
+@pytest.fixture(scope="module")
+def walk(browser, app_server, request):
+    """The layout audit's walk for one test module (tests/e2e/layout_audit.py)."""
+    yield from layout_audit.module_walk(browser, app_server, request)
+
+
+def pytest_terminal_summary(terminalreporter):
+    """The layout audit's tables (tests/e2e/layout_audit.py), after the run's results."""
+    for text in terminalreporter.config.stash.get(layout_audit.REPORTS, []):
+        terminalreporter.write_sep("-", "layout audit (issue 47)")
+        terminalreporter.write_line(text)

@@ -30,6 +30,18 @@ walks the app with it, and shows each check failing on a page made to breach it.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import tempfile
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+from e2e_app import BrowserSession
+
+from attnviz.ui import pages as ui_pages
+
 #: The checks, in the order of the printed table.
 CHECKS = ("fold", "overlap", "cell", "type", "width", "target")
 #: Which checks apply to which kind of view: a slide (1920x1080, ``present=1``, or a
@@ -72,7 +84,7 @@ AUDIT_JS = r"""(o) => {
     if (t.closest('.hoverlayer')) return null;
     if (t.closest('.heatmaplayer')) return 'cell';
     if (t.closest('.colorbar')) return 'colour bar';
-    if (t.closest('.xtick, .ytick')) return 'tick';
+    if (t.closest('.xaxislayer-above, .yaxislayer-above')) return 'tick';
     if (t.closest('.g-xtitle, .g-ytitle')) return 'axis title';
     if (t.closest('.gtitle')) return 'title';
     if (t.closest('.annotation')) return 'annotation';
@@ -174,14 +186,16 @@ AUDIT_JS = r"""(o) => {
     const seen = new Map();
     const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
     for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-      if (!n.nodeValue.trim()) continue;
+      if (!/[^\s\u200b-\u200f\u2060\ufeff]/.test(n.nodeValue)) continue;  // nothing drawn
       const el = n.parentElement;
       if (!el || el.closest('svg, .js-plotly-plot, [data-testid="stSidebar"], style, script,'
                            + ' noscript, .katex-mathml, [aria-hidden="true"] .katex-mathml')
           || !shown(el)) continue;
       const r = el.getBoundingClientRect();
       if (r.width < 1 || r.height < 1) continue;
-      const size = parseFloat(getComputedStyle(el).fontSize);
+      const style = getComputedStyle(el);
+      if (style.fontFamily.includes('Material')) continue;  // an icon's name, drawn as one
+      const size = parseFloat(style.fontSize);
       if (size < o.bodyPx - 0.05) {
         const key = `${px(size)} px`;
         seen.set(key, (seen.get(key) || []).concat([n.nodeValue]));
@@ -294,3 +308,141 @@ def table(results: dict[str, dict[str, list[str]]]) -> str:
         ]
         lines.append(view.ljust(width) + "".join(c.rjust(9) for c in cells))
     return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- the walk
+
+SIZES = {"slide": (1920, 1080), "laptop": (1440, 900), "phone": (390, 844)}
+#: page slug -> its URL path (the first page is the home, "/")
+PATHS = {p.slug: "/" if i == 0 else f"/{p.slug}" for i, p in enumerate(ui_pages.PAGES)}
+#: The walks' tables, printed at the end of the run (conftest.py's pytest_terminal_summary).
+REPORTS = pytest.StashKey[list]()
+
+
+def known(views: str, check: str, reason: str) -> dict[tuple[str, str], str]:
+    """KNOWN entries: ``check`` breached on each of ``views`` (names split by commas)."""
+    return {(v.strip(), check): reason for v in views.split(",") if v.strip()}
+
+
+def shots_dir() -> Path:
+    """Where the screenshots and the table go: ``$ATTNVIZ_AUDIT_SHOTS``, or a new
+    temporary folder."""
+    where = os.environ.get("ATTNVIZ_AUDIT_SHOTS")
+    path = Path(where) if where else Path(tempfile.mkdtemp(prefix="attnviz-audit-"))
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def cpu_seconds() -> float:
+    """CPU seconds of this process and every process under it (the app server this
+    session started, the browser)."""
+    me = psutil.Process()
+    total = 0.0
+    for p in [me, *me.children(recursive=True)]:
+        try:
+            t = p.cpu_times()
+        except psutil.Error:
+            continue
+        total += t.user + t.system + t.children_user + t.children_system
+    return total
+
+
+class Walk:
+    """The audit's tabs (one per size, made on first use), what each view measured and
+    what each group of views cost."""
+
+    def __init__(self, browser, server) -> None:
+        self.browser, self.server = browser, server
+        self.tabs: dict[str, BrowserSession] = {}
+        self.results: dict[str, dict[str, list[str]]] = {}
+        self.costs: dict[str, tuple[int, float, float]] = {}
+        self.shots = shots_dir()
+
+    def tab(self, size: str) -> BrowserSession:
+        if size not in self.tabs:
+            touch = size == "phone"
+            self.tabs[size] = BrowserSession(self.browser, self.server, SIZES[size], touch=touch)
+        return self.tabs[size]
+
+    def measure(self, view: str, page, kind: str, checks=None) -> dict[str, list[str]]:
+        """Audit the view in ``page`` (``checks``: only these), keep it, screenshot it."""
+        got = audit(page, kind)
+        if checks is not None:
+            got = {c: v for c, v in got.items() if c in checks}
+        self.results[view] = got
+        page.screenshot(path=str(self.shots / f"{view.replace(' ', '_')}.png"))
+        return got
+
+    def visit(self, view: str, size: str, path: str, checks=None) -> dict[str, list[str]]:
+        """Go to ``path`` in the tab of ``size`` and measure it as a view of that kind."""
+        s = self.tab(size)
+        s.errors.clear()
+        s.visit(path)
+        s.assert_healthy(view)
+        return self.measure(view, s.page, size, checks)
+
+    @contextlib.contextmanager
+    def group(self, name: str):
+        """Time a group of views: wall seconds and CPU seconds (:func:`cpu_seconds`)."""
+        views, wall, cpu = len(self.results), time.monotonic(), cpu_seconds()
+        try:
+            yield
+        finally:
+            n = len(self.results) - views
+            self.costs[name] = (n, time.monotonic() - wall, cpu_seconds() - cpu)
+
+    def close(self) -> None:
+        for s in self.tabs.values():
+            s.close()
+
+    def report(self, title: str) -> str:
+        costs = "; ".join(
+            f"{name}: {n} views, {wall:.0f} s wall, {cpu:.0f} CPU-s"
+            for name, (n, wall, cpu) in self.costs.items()
+        )
+        kinds = ", ".join(f"{k} {'/'.join(v)}" for k, v in KINDS.items())
+        return (
+            f"{title}: {len(self.results)} views (cost {costs}); the checks per kind of "
+            f"view: {kinds}; screenshots and this table with every breach in {self.shots}\n"
+            f"{table(self.results)}"
+        )
+
+
+def module_walk(browser, app_server, request):
+    """A module's walk (conftest.py's ``walk`` fixture); its table is written to its
+    folder and printed after the run."""
+    w = Walk(browser, app_server)
+    yield w
+    w.close()
+    if not w.results:
+        return
+    name = request.module.__name__
+    text = w.report(f"layout audit, {name}")
+    (w.shots / f"{name}.txt").write_text(text + "\n\n" + details(w.results) + "\n")
+    request.config.stash.setdefault(REPORTS, []).append(text)
+
+
+def details(results: dict[str, dict[str, list[str]]]) -> str:
+    """Every breach, a line each: view | check | what."""
+    return "\n".join(
+        f"{view} | {check} | {breach}"
+        for view, got in results.items()
+        for check in CHECKS
+        for breach in got.get(check) or []
+    )
+
+
+def verdict(walk: Walk, group: str, known_breaches: dict[tuple[str, str], str]) -> None:
+    """Fail on the breaches of the group's views (named "<group> ...") that
+    ``known_breaches`` does not list, and on its entries for the group that no longer
+    occur (the view passes that check, or is no longer walked)."""
+    mine = {v: got for v, got in walk.results.items() if v.split(" ")[0] == group}
+    found = {(v, c) for v, got in mine.items() for c, breaches in got.items() if breaches}
+    new = sorted(found - known_breaches.keys())
+    gone = sorted(k for k in known_breaches if k[0].split(" ")[0] == group and k not in found)
+    lines = [f"{v} | {c} | {b}" for v, c in new for b in mine[v][c][:6]]
+    assert not new and not gone, (
+        f"{table(mine)}\n\nbreaches not in KNOWN ({len(new)}):\n"
+        + "\n".join(lines)
+        + f"\n\nKNOWN entries that no longer occur (delete them): {gone}"
+    )
