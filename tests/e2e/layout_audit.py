@@ -319,6 +319,26 @@ PATHS = {p.slug: "/" if i == 0 else f"/{p.slug}" for i, p in enumerate(ui_pages.
 REPORTS = pytest.StashKey[list]()
 
 
+#: Where every chart of the page is and how large (a signature of the page's layout).
+CHARTS_JS = """() => Array.from(document.querySelectorAll('.js-plotly-plot .main-svg'))
+  .map(e => { const r = e.getBoundingClientRect();
+              return [r.top, r.left, r.width, r.height].map(Math.round).join(','); })
+  .join(';')"""
+
+
+def settle(page, step_ms: int = 150, tries: int = 20) -> None:
+    """Wait until the charts stop moving: two looks ``step_ms`` apart see the same boxes
+    (once, on a cold server, the playground's slide was measured with its output chart
+    where no later run found it: a board's late redraw is the likely cause)."""
+    before = page.evaluate(CHARTS_JS)
+    for _ in range(tries):
+        page.wait_for_timeout(step_ms)
+        now = page.evaluate(CHARTS_JS)
+        if now == before:
+            return
+        before = now
+
+
 def known(views: str, check: str, reason: str) -> dict[tuple[str, str], str]:
     """KNOWN entries: ``check`` breached on each of ``views`` (names split by commas)."""
     return {(v.strip(), check): reason for v in views.split(",") if v.strip()}
@@ -366,6 +386,7 @@ class Walk:
 
     def measure(self, view: str, page, kind: str, checks=None) -> dict[str, list[str]]:
         """Audit the view in ``page`` (``checks``: only these), keep it, screenshot it."""
+        settle(page)
         got = audit(page, kind)
         if checks is not None:
             got = {c: v for c, v in got.items() if c in checks}

@@ -32,9 +32,6 @@ pytestmark = pytest.mark.e2e
 #: them). Delete an entry with its fix: a breach not listed fails, and so does an entry
 #: whose breach no longer occurs.
 KNOWN: dict[tuple[str, str], str] = {
-    **known("slide playground 1", "fold",
-            "the presenter view is one long page: its largest chart, the output, starts at "
-            "the fold"),
     **known("slide scaling 1", "fold",
             "issue 47: 'Why √d_k (3,211 px) ... not slides at all: one long page'"),
     **known("slide cross 1", "fold",
