@@ -18,7 +18,9 @@ The checks (:data:`CHECKS`), each asked for by the kind of view (:data:`KINDS`):
   page outside the charts) under :data:`SLIDE_BODY_PX`, in CSS pixels as drawn.
 - ``width`` (a phone): nothing wider than the screen: the page does not scroll sideways
   and no visible element reaches past the screen's edges, except inside a box that
-  scrolls sideways on its own (an equation's card), which must itself fit.
+  clips it (an equation's card that scrolls sideways), which must itself fit; and no
+  equation (MathML, KaTeX) wider than the box it sits in (a card's paragraph), unless it
+  scrolls there.
 - ``target`` (a phone): every control (button, text and number box, select, slider
   thumb, check box and radio option by its label, link styled as a button) at least
   :data:`TARGET_PX` wide and tall (WCAG 2.5.5's 44 px).
@@ -229,6 +231,22 @@ AUDIT_JS = r"""(o) => {
       // it made the page scroll, the page's own width says so
       if (r.right <= 0 || r.left >= W) continue;
       if (r.left < -1 || r.right > W + 1) past.add(el);
+    }
+    // an equation wider than its box (a card's paragraph) runs off the card even on the
+    // screen: it must fit, or scroll (be, or be inside, a box that clips)
+    for (const eq of root.querySelectorAll('math, .katex-display, mjx-container')) {
+      if (clips.some(c => c !== eq && c.contains(eq)) || !shown(eq)) continue;
+      let box = eq.parentElement;
+      while (box && box !== root && getComputedStyle(box).display.startsWith('inline'))
+        box = box.parentElement;
+      if (!box) continue;
+      const r = eq.getBoundingClientRect(), b = box.getBoundingClientRect();
+      const s = getComputedStyle(box);
+      const left = b.left + parseFloat(s.borderLeftWidth) + parseFloat(s.paddingLeft);
+      const right = b.right - parseFloat(s.borderRightWidth) - parseFloat(s.paddingRight);
+      if (r.width > 1 && (r.right > right + 1 || r.left < left - 1))
+        wide.push(`an equation runs ${px(Math.max(r.right - right, left - r.left))} px past `
+                  + `its box ('${short(eq.textContent)}')`);
     }
     // the outermost of them: an element past the edge, not inside one that is
     for (const el of past) {

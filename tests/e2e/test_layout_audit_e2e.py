@@ -59,6 +59,9 @@ KNOWN: dict[tuple[str, str], str] = {
         "issue 47: 'tick labels are 18.9 px and axis titles 17.2 px on a 1080p slide'; cell "
         "values 17.4 px; body text 22.4 px (the presenter's 1.4x), the slide bar's keys 14 px",
     ),
+    **known("class phone", "width",
+            "issue 47: 'an explanation's equation runs off the card (\"= −\" and the "
+            "result cut)'"),
     **known("class projector-join, class projector-q1, class projector-q2", "type",
             "issue 47: 'question slides' text and matrices are ~22 px, body size'; the slide "
             "bar's buttons 22.4 px, its keys 14 px"),
@@ -159,6 +162,15 @@ CLEAN = {
         {"c1": heatmap(width=350, height=350, margin={"t": 60, "l": 70, "r": 10, "b": 60})},
     ),
 }
+#: q·k = (−1)·(−1) + 1·2 + 2·(−2) = −1 in MathML (tokens: Chromium does not break it).
+EQUATION = (
+    "<mi>q</mi><mo>·</mo><mi>k</mi><mo>=</mo>"
+    + "<mo>+</mo>".join(
+        f"<mo>(</mo><mn>{a}</mn><mo>)</mo><mo>·</mo><mo>(</mo><mn>{b}</mn><mo>)</mo>"
+        for a, b in (("−1", "−1"), ("1", "2"), ("2", "−2"))
+    )
+    + "<mo>=</mo><mn>−1</mn>"
+)
 #: The breaches: (check, kind, what it is, the clean page's body changed to it).
 BREACHES = [
     ("fold", "slide", "a chart pushed below the fold",
@@ -171,6 +183,9 @@ BREACHES = [
      lambda b: b + '<div data-key="wide" id="c4"></div>'),
     ("width", "phone", "a 500-px equation on a phone",
      lambda b: b + '<span style="display: block; width: 500px">K = [ 0.3 0.4 ... ]</span>'),
+    ("width", "phone", "an equation running off its card on a phone",
+     lambda b: b + '<div style="width: 200px; border: 1px solid"><p style="font-size: 14px">'
+                   f'<math>{EQUATION}</math></p></div>'),
     ("target", "phone", "a 30-px button on a phone",
      lambda b: b + '<button style="width: 30px; height: 30px">?</button>'),
 ]  # fmt: skip
