@@ -4,8 +4,8 @@ text elements' boxes, and returns, per check, what breaches it.
 
 The checks (:data:`CHECKS`), each asked for by the kind of view (:data:`KINDS`):
 
-- ``fold`` (a slide): the main chart (the largest by area) within the screen, from the
-  screen's top to its bottom, with the page scrolled to its top: no scrolling on a slide.
+- ``fold`` (a slide): no scrolling on a slide: the page no taller than the screen, and
+  the main chart (the largest by area) within the screen, from its top to its bottom.
 - ``overlap``: no two texts of one chart overlapping (tick labels, axis titles, the
   chart's and its subplots' titles, colour bars' ticks and titles, legends, cell values).
   A text's box is its SVG box (``getBBox``) mapped to the screen (``getScreenCTM``), so a
@@ -176,6 +176,9 @@ AUDIT_JS = r"""(o) => {
   });
   if (want.has('fold')) {
     out.fold = [];
+    const scroller = main || document.documentElement;
+    const below = scroller.scrollHeight - scroller.clientHeight;
+    if (below > 1) out.fold.push(`the slide scrolls: ${below} px below the screen`);
     if (main_ && (main_.r.top < -0.5 || main_.r.bottom > H + 0.5))
       out.fold.push(`${main_.name}: ${px(main_.r.top)}..${px(main_.r.bottom)} px `
                     + `on a ${H}-px screen`);
