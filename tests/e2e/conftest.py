@@ -6,6 +6,7 @@ browser suite can never silently vanish.
 
 from __future__ import annotations
 
+import layout_audit
 import pytest
 from e2e_app import (
     CHROMIUM_ARGS,
@@ -17,16 +18,21 @@ from e2e_app import (
     unavailable,
 )
 
+from attnviz import classroom
+
 
 @pytest.fixture(scope="session")
-def app_server():
+def app_server(tmp_path_factory):
     """One app server for every browser test module that does not start its own (a module
     that needs other settings overrides this fixture): each test opens its own browser
     sessions (tabs) on it, as students do on one server. Started once, not once per module
-    (~4 s each of ~30 modules)."""
+    (~4 s each of ~30 modules). Its class store is a folder of the session's (a class a
+    test starts stays out of the user's own), and it offers the pseudo-language
+    (``?lang=xx``: the layout audit's walk in it)."""
     if not (ROOT / "app.py").exists():
         pytest.fail("app.py is missing", False)
-    server = start_app_server()
+    env = {classroom.DATA_DIR_ENV: str(tmp_path_factory.mktemp("classes")), "ATTNVIZ_PSEUDO": "1"}
+    server = start_app_server(extra_env=env)
     yield server
     stop_app_server(server)
     out = server.output()
@@ -75,3 +81,16 @@ def new_session(browser, app_server):
     yield make
     for s in made:
         s.close()
+
+
+@pytest.fixture(scope="module")
+def walk(browser, app_server, request):
+    """The layout audit's walk for one test module (tests/e2e/layout_audit.py)."""
+    yield from layout_audit.module_walk(browser, app_server, request)
+
+
+def pytest_terminal_summary(terminalreporter):
+    """The layout audit's tables (tests/e2e/layout_audit.py), after the run's results."""
+    for text in terminalreporter.config.stash.get(layout_audit.REPORTS, []):
+        terminalreporter.write_sep("-", "layout audit (issue 47)")
+        terminalreporter.write_line(text)
