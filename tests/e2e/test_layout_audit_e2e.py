@@ -35,26 +35,15 @@ KNOWN: dict[tuple[str, str], str] = {
     **known("slide playground 1", "fold",
             "the playground on the projector is one long page (2,501 px below the screen): "
             "its output, X, Q, K, V below the fold"),
-    **known("slide masking 1, slide masking 2, slide masking 3", "fold",
-            "issue 47: 'Masking slides run 84-131 px past the screen'"),
     **known("slide permutation 1", "fold", "Permutation runs 224 px past the screen"),
-    **known("slide notebooks 1, slide exercises 1", "fold",
+    **known("slide notebooks 1, slide exercises 1, slide lessons 1", "fold",
             "a long page of tables or questions on the projector, not cut into slides"),
-    **known("slide scaling 1", "fold",
-            "issue 47: 'Why √d_k (3,211 px) ... not slides at all: one long page'"),
-    **known("slide cross 1", "fold",
-            "issue 47: 'Cross-attention (3,765 px) ... not slides at all: one long page'"),
     **known("slide compare 1", "fold",
             "Compare is one long page on the projector: its entropy chart at 1478 px"),
-    **known("slide real_model 1", "fold",
-            "issue 47: the model pages' heads as slides (MiniLM's q, k, v at 1220 px)"),
     **known("slide decoder 1", "fold",
             "issue 47: the decoder's views as slides ('a 936-px chart from y = 577')"),
     **known("slide learned 1, slide learned_align 1", "fold",
             "issue 47: Learned attention's 'heads chart is 850 px tall from y = 478'"),
-    **known("slide real_model 1", "overlap",
-            "MiniLM's six scores of every head: 'local', 'duplicate', 'induction' on the "
-            "head numbers"),
     **known(
         "slide playground 1, slide step_by_step 1, slide step_by_step 2, slide step_by_step 3,"
         "slide step_by_step 4, slide step_by_step 5, slide step_by_step 6, slide step_by_step 7,"
@@ -62,14 +51,16 @@ KNOWN: dict[tuple[str, str], str] = {
         "slide scaling 1, slide masking 1, slide masking 2, slide masking 3,"
         "slide permutation 1, slide cross 1, slide compare 1, slide notebooks 1,"
         "slide real_model 1, slide decoder 1, slide learned 1, slide exercises 1,"
-        "slide learned_align 1",
+        "slide learned_align 1, slide scaling 2, slide scaling 3, slide scaling 4,"
+        "slide scaling 5, slide cross 2, slide cross 3, slide cross 4, slide cross 5,"
+        "slide real_model 2, slide real_model 3, slide decoder 2, slide decoder 3,"
+        "slide lessons 1",
         "type",
-        "issue 47: 'tick labels are 18.9 px and axis titles 17.2 px on a 1080p slide'; cell "
-        "values 17.4 px; body text 22.4 px (the presenter's 1.4x), the slide bar's keys 14 px",
+        "issue 47's body text on a slide: 22.4 px (the presenter's 1.4x) against the audit's "
+        "24, the step bar's key hints 14 px, the charts' Table buttons 19.2 px, captions "
+        "16.8 px; the decoder's next-token percentages 18.4 px (chart text otherwise >= 20 "
+        "px since draw.js SLIDE_MIN_PX)",
     ),
-    **known("class phone", "width",
-            "issue 47: 'an explanation's equation runs off the card (\"= −\" and the "
-            "result cut)'"),
     **known("class projector-join, class projector-q1, class projector-q2", "type",
             "issue 47: 'question slides' text and matrices are ~22 px, body size'; the slide "
             "bar's buttons 22.4 px, its keys 14 px"),
