@@ -240,25 +240,33 @@ def _link(link: str, line: int, pages: Iterable[str] | None, check: CheckLink | 
     return page, settings
 
 
+def _kind_table(raw: object, name: str, keys: set[str], field: str, kinds, line: int):
+    """An inline table ``name = { field = "...", ... }``: its keys known, its ``field`` one
+    of ``kinds``; returns that value (look's chart, question's kind)."""
+    if not isinstance(raw, dict):
+        example = f"{{ {field} = '{kinds[0]}' }}"
+        raise LessonError(
+            _("{name} must be a table like {example}, found {value}").format(
+                name=name, example=example, value=repr(raw)
+            ),
+            line,
+        )
+    _unknown(raw, keys, name, line)
+    value = _text(raw.get(field), f"{name}.{field}", line)
+    if value not in kinds:
+        raise LessonError(
+            _("{name}.{field} {value} is not one of {values}").format(
+                name=name, field=field, value=repr(value), values=", ".join(kinds)
+            ),
+            line,
+        )
+    return value
+
+
 def _look(raw: object, line: int) -> Look | None:
     if raw is None:
         return None
-    if not isinstance(raw, dict):
-        raise LessonError(
-            _("look must be a table like {example}, found {value}").format(
-                example="{ chart = 'weights' }", value=repr(raw)
-            ),
-            line,
-        )
-    _unknown(raw, LOOK_KEYS, "look", line)
-    chart = _text(raw.get("chart"), "look.chart", line)
-    if chart not in LOOK_CHARTS:
-        raise LessonError(
-            _("look's chart {chart} is not one of {charts}").format(
-                chart=repr(chart), charts=", ".join(LOOK_CHARTS)
-            ),
-            line,
-        )
+    chart = _kind_table(raw, "look", LOOK_KEYS, "chart", LOOK_CHARTS, line)
     cell = raw.get("cell")
     if cell is not None:
         if not isinstance(cell, list) or len(cell) != 2:
@@ -273,22 +281,7 @@ def _look(raw: object, line: int) -> Look | None:
 def _question(raw: object, line: int) -> Question | None:
     if raw is None:
         return None
-    if not isinstance(raw, dict):
-        raise LessonError(
-            _("question must be a table like {example}, found {value}").format(
-                example="{ kind = 'top_key' }", value=repr(raw)
-            ),
-            line,
-        )
-    _unknown(raw, QUESTION_KEYS, "question", line)
-    kind = _text(raw.get("kind"), "question.kind", line)
-    if kind not in QUESTION_KINDS:
-        raise LessonError(
-            _("question kind {kind} does not exist (kinds: {kinds})").format(
-                kind=repr(kind), kinds=", ".join(QUESTION_KINDS)
-            ),
-            line,
-        )
+    kind = _kind_table(raw, "question", QUESTION_KEYS, "kind", QUESTION_KINDS, line)
     ints = {k: _int(raw[k], f"question.{k}", line) for k in QUESTION_INTS if k in raw}
     if kind == "top_key" and "query" not in ints:
         raise LessonError(
