@@ -163,9 +163,10 @@ def test_model_pages_ask_which_head_looks_at_the_previous_token(store, name):  #
     assert q.choices[q.answer] == f"head {head}" and "layer 2" in q.prompt
     reveal(at)
     assert f"outlined on head {head}'s chart" in texts(at)
-    key_fig = f"{prefix}_head_fig"
+    key_fig = f"{prefix}_head_fig"  # the one-head view: the model pages' second slide
+    at = run_page({**link, "step": "2"}, path)
     assert not rects(figures_of(at)[key_fig]) or head == 0  # the page shows head 0
-    at = run_page({**link, f"{prefix}_H": str(head)}, path)
+    at = run_page({**link, "step": "2", f"{prefix}_H": str(head)}, path)
     n = w.shape[1]
     b = pool_factor(n)
     want = {(r // b * b, (r - 1) // b * b) for r in range(1, n)}
