@@ -143,7 +143,8 @@ def test_each_familys_page_at_each_size(walk, size, family):
     charts = expected(size, charts)
     assert not r["exceptions"] and not r["errors"], r
     assert r["charts"] >= charts, r["charts"]
-    assert name in r["main"]
+    if not (size == "projector" and family == "t5"):  # Cross-attention's slides show the
+        assert name in r["main"]  # page's own sequences; the found model only in the normal view
     problems = layout_problems(r["layout"])
     if size != "phone":  # a mode bar is there to use with a mouse
         problems = [p for p in problems if "mode bar" not in p]
