@@ -248,11 +248,13 @@ def _check(tour: Tour, right: bool, value: object, answer: str, why: str = "") -
         st.markdown(why)
 
 
-def _aim(q: lessons.Question | None) -> None:
-    """The query (or row) a stop's question is about, for the pages without a query picker
-    (:func:`attnviz.ui.predict.query_on_screen` reads :data:`AIM_KEY`; a page with one
-    takes it from the stop's link, ``query=``); None: no aim (another stop, no tour)."""
-    aim = None if q is None else (q.row if q.row is not None else q.query)
+def _aim(tour: Tour | None, page: str) -> None:
+    """The query (or row) the stop's prediction on ``page`` is about, for the pages without a
+    query picker (:func:`attnviz.ui.predict.query_on_screen` reads :data:`AIM_KEY`; a page
+    with one takes it from the stop's link, ``query=``); none without such a stop."""
+    stop = tour.stop if tour is not None else None
+    q = stop.question if stop is not None and stop.page == page else None
+    aim = None if q is None or not q.predicted else (q.row if q.row is not None else q.query)
     if aim is None:
         st.session_state.pop(AIM_KEY, None)
     else:
@@ -310,8 +312,6 @@ def _slide_bar(tour: Tour, page: str) -> None:
                 st.markdown(shown(lesson, stop.text))
                 if stop.question and not stop.question.predicted:
                     _exercise(tour)
-        asked = stop.question if stop.question and page == stop.page else None
-        _aim(asked if asked and asked.predicted else None)
         with c3:
             _links(tour, page)
 
@@ -319,8 +319,7 @@ def _slide_bar(tour: Tour, page: str) -> None:
 def bar(page: str) -> None:
     """The lesson's bar above the page, or nothing without ``?lesson=``."""
     tour = current()
-    if tour is None or isinstance(tour, str) or tour.at_summary:
-        _aim(None)
+    _aim(tour if isinstance(tour, Tour) else None, page)  # once a run, before the page
     if tour is None:
         return
     if isinstance(tour, str):
@@ -346,8 +345,6 @@ def bar(page: str) -> None:
             st.subheader(shown(lesson, stop.title), anchor=False)
             if stop.text:
                 st.markdown(shown(lesson, stop.text))
-            asked = stop.question if stop.question and page == stop.page else None
-            _aim(asked if asked and asked.predicted else None)
             if stop.question and not stop.question.predicted:
                 _exercise(tour)
             elif stop.question and page != stop.page:
