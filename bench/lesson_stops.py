@@ -26,17 +26,11 @@ from urllib.parse import urlparse
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from browser_latency import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
-from page_switch import DONE_JS as SWITCH_DONE_JS  # noqa: E402
-from page_switch import open_tab, switch  # noqa: E402
+from page_switch import DONE_JS, open_tab, switch  # noqa: E402
 from stclient import Server  # noqa: E402
 
 from attnviz import lessons  # noqa: E402
 from attnviz.ui import pages as ui_pages  # noqa: E402
-
-#: page_switch's DONE_JS, also returning the script state and whether every board is drawn
-DONE_JS = SWITCH_DONE_JS.replace(
-    "last, plots, ws, now, script};", "last, plots, ws, now, script, state, boards};"
-)
 
 
 def stop_path(lesson: lessons.Lesson, i: int) -> str:

@@ -75,7 +75,7 @@ DONE_JS = """([since, quiet]) => {
                           msgs.length ? msgs[msgs.length - 1][0] : 0);
   return {done: state === 'notRunning' && boards && plots > 0 && last > since
                 && now - last > quiet && now - stateAt > quiet,
-          last, plots, ws, now, script};
+          last, plots, ws, now, script, state, boards};
 }"""
 
 
