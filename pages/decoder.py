@@ -148,12 +148,10 @@ def main() -> None:
     n, n_layers, n_heads = run.n_tokens, model.num_layers, model.num_heads
     weights = run.attentions  # (30, 9, N, N)
     reveal = heads.opened(HEADS)  # an Open button of the Heads section: scroll up to here
-    step = ui.steps(
-        [
-            _("All {n} heads").format(n=n_layers * n_heads),
-            _("One head: causal weights"),
-            _("The next token: the newest row in each head"),
-        ]
+    step = ui.model_steps(
+        n_layers * n_heads,
+        _("One head: causal weights"),
+        _("The next token: the newest row in each head"),
     )
     if step.presenting:  # the presenter view: one view a slide, within the screen
         _slide(step.index, model, run, text, reveal)

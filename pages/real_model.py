@@ -91,12 +91,8 @@ def main() -> None:
     layout = st.session_state.get("layout", "rows")
     layout = layout if layout in ("rows", "columns") else "rows"
     reveal = heads.opened(HEADS)  # an Open button of the Heads section: scroll up to here
-    step = ui.steps(
-        [
-            _("All {n} heads").format(n=n_layers * n_heads),
-            _("One head: who looks at whom"),
-            _("q, k, v of one token"),
-        ]
+    step = ui.model_steps(
+        n_layers * n_heads, _("One head: who looks at whom"), _("q, k, v of one token")
     )
     if step.presenting:  # the presenter view: one view a slide, within the screen
         _slide(step.index, text, run, layout, reveal)
