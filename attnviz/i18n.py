@@ -231,7 +231,7 @@ def js_message_ids(*scripts: Path) -> tuple[tuple[str, str | None], ...]:
         for _line, msg, _comments, _ctx in extract_from_file(
             "javascript",
             str(js),
-            keywords={"_": None, "ngettext": (1, 2)},
+            keywords={"_": None, "N_": None, "ngettext": (1, 2)},
             options={"parse_template_string": True},
         ):
             found[(msg, None) if isinstance(msg, str) else (msg[0], msg[1])] = None

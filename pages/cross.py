@@ -82,7 +82,7 @@ def body(view: ui.View) -> None:
         note=_("rows = target tokens; the columns of S and A = source tokens"),
     )
     cross.export_section(c, view.settings, seqs, res, head)
-    cross.code_box(cross.code(c, view.settings, seqs, res, head))
+    cross.code_box(c, view.settings, seqs, res, head)
 
 
 def head_words(view: ui.View, res, head: int) -> str:

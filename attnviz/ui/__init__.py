@@ -92,7 +92,7 @@ from attnviz.ui.page import (
     weights_fixed,
     weights_scale,
 )
-from attnviz.ui.present import Steps, steps
+from attnviz.ui.present import Steps, model_steps, steps
 from attnviz.ui.sizes import D_MAX, N_MAX, default_heads, divisors, nearest_divisor
 from attnviz.ui.state import (
     View,
@@ -187,6 +187,7 @@ __all__ = [
     "sidebar",
     "start",
     "steps",
+    "model_steps",
     "variant",
     "worked_example_download",
 ]

@@ -7,6 +7,7 @@ settings fill them in. Tests execute the result and compare it with the engine.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from string import Template
 
 import streamlit as st
@@ -204,14 +205,18 @@ def code_box(view: View, head: int = 0, extra: str = "") -> None:
     open (an opening reruns the page): a closed box sends no ``st.code``, so a first visit
     does not load Streamlit's syntax highlighter (1.56 MB, ~0.4 s of the browser's main
     thread), which a plain app does not pay either."""
-    box = st.expander(
-        ":material/code: " + _("NumPy code that reproduces this view"),
-        expanded=False,
-        key=CODE_BOX_KEY,
-        on_change="rerun",
+    lazy_code_box(
+        _("NumPy code that reproduces this view"),
+        CODE_BOX_KEY,
+        lambda: code_lines(view, head) + (("\n\n" + extra) if extra else ""),
     )
+
+
+def lazy_code_box(label: str, key: str, code: Callable[[], str]) -> None:
+    """An expander of key ``key`` whose code, ``code()``, is built and sent only while it
+    is open (opening it reruns the page): the code box of every page."""
+    box = st.expander(":material/code: " + label, expanded=False, key=key, on_change="rerun")
     if box.open is not False:
         with box:
             # wrapped: a scroll box would be a region a keyboard cannot reach (WCAG 2.1.1)
-            code = code_lines(view, head) + (("\n\n" + extra) if extra else "")
-            st.code(code, language="python", wrap_lines=True)
+            st.code(code(), language="python", wrap_lines=True)

@@ -27,7 +27,7 @@ from attnviz import engine, masks, viz
 from attnviz.i18n import N_, _, pgettext
 from attnviz.ui import links, state
 from attnviz.ui.cell import client_side, picked_cell, selection, show_cell
-from attnviz.ui.code import code_lines
+from attnviz.ui.code import code_lines, lazy_code_box
 from attnviz.ui.controls import BY_KEY, LABELS, SEED_MAX, Control, replace
 from attnviz.ui.export import export_section
 from attnviz.ui.page import head_picker, md_text
@@ -417,13 +417,10 @@ def exports(
         extra={"a_weights": view.result.weights, "b_weights": rb.weights},
     )
     # built only while open, as the Export box (a B change reruns this part: ~40 ms saved)
-    box = st.expander(
-        ":material/code: " + _("NumPy code that reproduces A, B and B − A"),
-        expanded=False,
-        key="code_box_compare",
-        on_change="rerun",
+    lazy_code_box(
+        _("NumPy code that reproduces A, B and B − A"),
+        "code_box_compare",
+        lambda: compare_code(
+            view, dataclasses.replace(view, settings=b_settings, result=rb), heads
+        ),
     )
-    if box.open is not False:
-        view_b = dataclasses.replace(view, settings=b_settings, result=rb)
-        with box:
-            st.code(compare_code(view, view_b, heads), language="python", wrap_lines=True)

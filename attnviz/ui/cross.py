@@ -30,9 +30,9 @@ from attnviz import cross, engine, i18n
 from attnviz.i18n import N_, _
 from attnviz.token_text import visible_all
 from attnviz.ui import links, state
+from attnviz.ui.code import lazy_code_box
 from attnviz.ui.controls import BIND, Settings, filled, translated
-from attnviz.ui.export import csv_maker
-from attnviz.ui.page import shape_text
+from attnviz.ui.export import downloads
 from attnviz.ui.present import presenting
 from attnviz.ui.text import md_text
 from attnviz.ui.walker import invalid_notice
@@ -236,18 +236,16 @@ def code(c: CrossSettings, s: Settings, seqs: cross.Sequences, res: engine.Atten
     )  # fmt: skip
 
 
-def code_box(text: str) -> None:
-    """The code box (its own key: the shared one keeps its state across the other pages),
-    drawn only while open."""
-    box = st.expander(
-        ":material/code: " + _("NumPy code that reproduces this view"),
-        expanded=False,
-        key="code_box_cross",
-        on_change="rerun",
+def code_box(
+    c: CrossSettings, s: Settings, seqs: cross.Sequences, res: engine.AttentionResult, head: int
+) -> None:
+    """The code box (its own key: the shared one keeps its state across the other pages);
+    the code is built only while it is open."""
+    lazy_code_box(
+        _("NumPy code that reproduces this view"),
+        "code_box_cross",
+        lambda: code(c, s, seqs, res, head),
     )
-    if box.open is not False:
-        with box:
-            st.code(text, language="python", wrap_lines=True)
 
 
 # --------------------------------------------------------------------------- downloads
@@ -310,20 +308,7 @@ def export_section(c: CrossSettings, s: Settings, seqs: cross.Sequences,
                 "every intermediate and the settings."
             )
         )
-        cols = st.columns(4)
-        for i, (name, (label, a, rl, cl)) in enumerate(tables.items()):
-            slug = "".join(ch if ch.isalnum() else "_" for ch in name).strip("_").lower()
-            cols[i % 4].download_button(
-                _("{name} ({shape}) CSV").format(name=label, shape=shape_text(a)),
-                data=csv_maker(a, rl, cl),
-                file_name=f"attnviz_cross_{slug}.csv", mime="text/csv",
-                key=f"dl_cross_{slug}", on_click="ignore",
-            )  # fmt: skip
-        st.download_button(
-            _("Whole state (NPZ)"), data=lambda: npz_bytes(c, s, seqs, res),
-            file_name="attnviz_cross_state.npz", mime="application/octet-stream",
-            key="dl_cross_npz", on_click="ignore", type="primary",
-        )  # fmt: skip
+        downloads("cross", tables, lambda: npz_bytes(c, s, seqs, res))
 
 
 def who_asks(seqs: cross.Sequences) -> str:

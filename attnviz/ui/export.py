@@ -86,6 +86,39 @@ def _entries(view: View, tokens: dict, squares: dict) -> dict[str, tuple]:
     return out
 
 
+def download(where: Any, label: str, data: Any, file_name: str, *, key: str) -> None:
+    """A download button in ``where`` (a column, or ``st``) that does not rerun the page
+    (``on_click="ignore"``): a CSV, or the primary NPZ of the whole state (by the file's
+    suffix). ``data`` may be a callable: the file is generated only when clicked."""
+    npz = file_name.endswith(".npz")
+    where.download_button(
+        label,
+        data=data,
+        file_name=file_name,
+        mime="application/octet-stream" if npz else "text/csv",
+        key=key,
+        on_click="ignore",
+        type="primary" if npz else "secondary",
+    )
+
+
+def downloads(page: str, tables: dict[str, tuple], npz: Callable[[], bytes]) -> None:
+    """The Export box's buttons: one CSV per table, four a row (``name`` -> (its label
+    shown, the 2-D array, row labels or None, column labels or None)), then the NPZ of
+    the whole state, made by ``npz()`` when clicked."""
+    cols = st.columns(4)
+    for i, (name, (label, a, rl, cl)) in enumerate(tables.items()):
+        slug = "".join(c if c.isalnum() else "_" for c in name).strip("_").lower()
+        download(
+            cols[i % 4],
+            _("{name} ({shape}) CSV").format(name=label, shape=shape_text(a)),
+            csv_maker(a, rl, cl),
+            f"attnviz_{page}_{slug}.csv",
+            key=f"dl_{page}_{slug}",
+        )
+    download(st, _("Whole state (NPZ)"), npz, f"attnviz_{page}_state.npz", key=f"dl_{page}_npz")
+
+
 def export_section(
     view: View,
     tables: dict[str, tuple[np.ndarray, Any, Any]] | None = None,
@@ -121,26 +154,8 @@ def export_section(
                     "picture of a chart, use the PNG or SVG button under it."
                 ).format(layout=_(LABELS["layout"][view.layout]))
             )
-            cols = st.columns(4)
-            for i, (name, (a, rl, cl)) in enumerate(matrices.items()):
-                slug = "".join(c if c.isalnum() else "_" for c in name).strip("_").lower()
-                cols[i % 4].download_button(
-                    _("{name} ({shape}) CSV").format(name=_(name), shape=shape_text(a)),
-                    data=csv_maker(a, rl, cl),
-                    file_name=f"attnviz_{page}_{slug}.csv",
-                    mime="text/csv",
-                    key=f"dl_{page}_{slug}",
-                    on_click="ignore",
-                )
-            st.download_button(
-                _("Whole state (NPZ)"),
-                data=lambda: npz_bytes(view, extra),
-                file_name=f"attnviz_{page}_state.npz",
-                mime="application/octet-stream",
-                key=f"dl_{page}_npz",
-                on_click="ignore",
-                type="primary",
-            )
+            tables = {name: (_(name), a, rl, cl) for name, (a, rl, cl) in matrices.items()}
+            downloads(page, tables, lambda: npz_bytes(view, extra))
     latex_section(matrices, page=page)
 
 

@@ -8,6 +8,7 @@ KV cache's size and the 5 most likely next tokens (``model.generate_steps``:
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -128,13 +129,10 @@ def section(
     if slide:
         words, chart = slide
         with words:
-            with st.expander(_("Settings")):
-                n, sampling = _controls(prefix)
-            got = _run_steps(path, model, ids, n, sampling)
+            got = _step(path, model, ids, start, source, prefix, settings_box=True)
             if got is None:
                 return
-            steps, new = got
-            step, labels, k = _step_words(steps, new, start, n, sampling, source, prefix)
+            step, labels = got
             st.markdown(
                 _("**The 5 most likely next tokens:** {tokens}").format(
                     tokens=" · ".join(
@@ -149,12 +147,10 @@ def section(
             )
         return
     st.header(_("Generation step by step"), anchor=f"{prefix}-generation")
-    n, sampling = _controls(prefix)
-    got = _run_steps(path, model, ids, n, sampling)
+    got = _step(path, model, ids, start, source, prefix)
     if got is None:
         return
-    steps, new = got
-    step, labels, k = _step_words(steps, new, start, n, sampling, source, prefix)
+    step, labels = got
     left, right = st.columns([1.3, 1])
     with left:
         plot(
@@ -174,6 +170,19 @@ def section(
             viz.models.next_token_figure([(token_text(model, i), p) for i, p in step.top]),
             key=f"{prefix}_next_fig",
         )
+
+
+def _step(path, model, ids, start, source, prefix, *, settings_box: bool = False):
+    """The controls (in a "Settings" box on a slide), the run and the words of the step
+    shown: (the step, the tokens its query sees), or None after a warning."""
+    with st.expander(_("Settings")) if settings_box else contextlib.nullcontext():
+        n, sampling = _controls(prefix)
+    got = _run_steps(path, model, ids, n, sampling)
+    if got is None:
+        return None
+    steps, new = got
+    step, labels, __ = _step_words(steps, new, start, n, sampling, source, prefix)
+    return step, labels
 
 
 def _run_steps(path: str, model: Any, ids: np.ndarray, n: int, sampling: tuple):

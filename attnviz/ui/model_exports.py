@@ -14,7 +14,7 @@ import streamlit as st
 from attnviz import i18n
 from attnviz.i18n import _
 from attnviz.models.catalog import ModelEntry
-from attnviz.ui.export import csv_maker
+from attnviz.ui.export import csv_maker, download
 from attnviz.ui.text import md_text
 
 #: Above this many weights (L x H x N x N) the long CSV of every head is not offered (the
@@ -95,13 +95,12 @@ def exports(spec: Any, entry: ModelEntry, run: Any, layer: int, head: int) -> No
         )
         cols = st.columns(3)
         if w.size <= CSV_MAX_CELLS:
-            cols[0].download_button(
+            download(
+                cols[0],
                 _("Every head, long CSV ({rows} rows)").format(rows=_thousands(w.size)),
-                data=lambda: long_csv(w, tokens),
-                file_name=f"attnviz_{slug}_attentions.csv",
-                mime="text/csv",
+                lambda: long_csv(w, tokens),
+                f"attnviz_{slug}_attentions.csv",
                 key=f"{spec.prefix}_dl_long",
-                on_click="ignore",
             )
         else:
             cols[0].caption(
@@ -109,22 +108,19 @@ def exports(spec: Any, entry: ModelEntry, run: Any, layer: int, head: int) -> No
                     n=_thousands(w.size)
                 )
             )
-        cols[1].download_button(
+        download(
+            cols[1],
             _("Layer {layer}, head {head} ({n}×{n}) CSV").format(
                 layer=layer, head=head, n=len(tokens)
             ),
-            data=csv_maker(w[layer, head], tokens, tokens),
-            file_name=f"attnviz_{slug}_layer{layer}_head{head}.csv",
-            mime="text/csv",
+            csv_maker(w[layer, head], tokens, tokens),
+            f"attnviz_{slug}_layer{layer}_head{head}.csv",
             key=f"{spec.prefix}_dl_head",
-            on_click="ignore",
         )
-        cols[2].download_button(
+        download(
+            cols[2],
             _("Every head, tokens, ids (NPZ)"),
-            data=lambda: npz(entry, run),
-            file_name=f"attnviz_{slug}_attentions.npz",
-            mime="application/octet-stream",
+            lambda: npz(entry, run),
+            f"attnviz_{slug}_attentions.npz",
             key=f"{spec.prefix}_dl_npz",
-            on_click="ignore",
-            type="primary",
         )

@@ -15,7 +15,7 @@ Nothing here imports Streamlit: tests and the code box read the table as plain d
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from attnviz.i18n import N_, _
 
@@ -52,84 +52,45 @@ class Page:
         return f"pages/{self.slug}.py"
 
 
+def _maths(slug: str, title: str, icon: str, charts: int, **more: Any) -> Page:
+    """A page of the attention maths: its code box and its NPZ export."""
+    return Page(slug, title, icon, charts, code_box=True, export=True, **more)
+
+
+def _model(slug: str, title: str, icon: str, charts: int) -> Page:
+    """A page that runs a trained model with its own input and weights."""
+    return Page(slug, title, icon, charts, controls="none", runs_model=True)
+
+
 PAGES: tuple[Page, ...] = (
     # scores | weights | output, X, Q, K, V, the query's weights and its weighted sum
-    Page("playground", N_("Playground"), ":material/tune:", charts=9, code_box=True, export=True),
+    _maths("playground", N_("Playground"), ":material/tune:", 9),
     # X, Q, K, V, QKᵀ, scaled scores, weights, output (the mask step draws none when off)
-    Page(
-        "step_by_step",
-        N_("Step by step"),
-        ":material/stairs:",
-        charts=8,
-        code_box=True,
-        export=True,
-    ),
+    _maths("step_by_step", N_("Step by step"), ":material/stairs:", 8),
     # per-head weights, one query in every head and its output in one head, entropy,
     # argmax, concat, W_O, Y
-    Page(
-        "multi_head",
-        N_("Multi-head"),
-        ":material/view_module:",
-        charts=8,
-        code_box=True,
-        export=True,
-    ),
+    _maths("multi_head", N_("Multi-head"), ":material/view_module:", 8),
     # variance, factor bars, weights unscaled/scaled, entropy, saturation curve
-    Page("scaling", N_("Why √d_k"), ":material/straighten:", charts=6, code_box=True, export=True),
+    _maths("scaling", N_("Why √d_k"), ":material/straighten:", 6),
     # mask, scores with -inf, softmax: for causal and padding
-    Page(
-        "masking", N_("Masking"), ":material/visibility_off:", charts=6, code_box=True, export=True
-    ),
+    _maths("masking", N_("Masking"), ":material/visibility_off:", 6),
     # outputs then shuffled, outputs of shuffled, difference
-    Page(
-        "permutation", N_("Permutation"), ":material/shuffle:", charts=3, code_box=True, export=True
-    ),
+    _maths("permutation", N_("Permutation"), ":material/shuffle:", 3),
     # scores | weights | output (target × source), Q from the target, K, V from the source,
     # every head's weights
-    Page(
-        "cross",
-        N_("Cross-attention"),
-        ":material/translate:",
-        charts=7,
-        controls="weights",
-        code_box=True,
-        export=True,
-    ),
+    _maths("cross", N_("Cross-attention"), ":material/translate:", 7, controls="weights"),
     # A's weights, B's weights, B − A, the change in entropy per query
-    Page("compare", N_("Compare"), ":material/compare:", charts=4, code_box=True, export=True),
+    _maths("compare", N_("Compare"), ":material/compare:", 4),
     # tables only
-    Page(
-        "notebooks", N_("Notebooks"), ":material/menu_book:", charts=0, code_box=True, export=True
-    ),
+    _maths("notebooks", N_("Notebooks"), ":material/menu_book:", 0),
     # 72-head grid, one head's weights, q/k/v, the query's weights, + tab charts; Heads:
     # the six score heatmaps and the top 3 heads' weights on the probe
-    Page(
-        "real_model",
-        N_("Real model (MiniLM)"),
-        ":material/smart_toy:",
-        charts=11,
-        controls="none",
-        runs_model=True,
-    ),
+    _model("real_model", N_("Real model (MiniLM)"), ":material/smart_toy:", 11),
     # 270-head grid, one head's weights, next-token bars, newest rows, RoPE curve, shifted
     # pair, trained/random pair; Heads: the scores and the top 3 heads
-    Page(
-        "decoder",
-        N_("Real model (decoder)"),
-        ":material/auto_awesome:",
-        charts=13,
-        controls="none",
-        runs_model=True,
-    ),
+    _model("decoder", N_("Real model (decoder)"), ":material/auto_awesome:", 13),
     # the loss curve, each head's job score over training, every head's weights at the step
-    Page(
-        "learned",
-        N_("Learned attention"),
-        ":material/school:",
-        charts=3,
-        controls="none",
-        runs_model=True,
-    ),
+    _model("learned", N_("Learned attention"), ":material/school:", 3),
     # questions and answers only
     Page("exercises", N_("Exercises"), ":material/quiz:", charts=0, controls="seed"),
     # the lessons (attnviz/lessons/, ATTNVIZ_LESSONS): each a tour and a lecture

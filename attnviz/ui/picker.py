@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,18 +23,26 @@ import streamlit as st
 
 from attnviz import limits, models, viz
 from attnviz.engine import causal_mask
-from attnviz.i18n import N_, _, fmt
+from attnviz.i18n import N_, _
 from attnviz.models import head_probes
 from attnviz.models.catalog import ModelEntry, hub_cache
 from attnviz.models.checkpoint import max_bytes
-from attnviz.ui import generate, heads, links, model_exports
+from attnviz.ui import generate, heads, links, model_exports, model_words
 from attnviz.ui.board import link_attn
 from attnviz.ui.cell import HINT_WEIGHTS, cell_data, cell_panel, md_plain
-from attnviz.ui.page import index_slider, intro, plot
+from attnviz.ui.page import index_slider, intro, model_prompt, plot
 from attnviz.ui.present import presenting, steps
 from attnviz.ui.text import md_text, md_token
 
-__all__ = ["KEY", "MAX_TOKENS", "PageModels", "choose", "describe", "shape", "show"]
+__all__ = [
+    "KEY",
+    "MAX_TOKENS",
+    "PageModels",
+    "bundled_prompt",
+    "choose",
+    "heads_spec",
+    "show",
+]
 
 KEY = "model"  # the widget key and the link's parameter
 #: The longest text a found model is run on here (its attentions: L x H x N x N float32).
@@ -53,32 +62,6 @@ class PageModels:
     text_label: str
     default_text: str
     key: str = KEY  # the picker's widget key and link parameter
-
-
-def _upper(text: str) -> str:
-    return text[:1].upper() + text[1:]
-
-
-def _size(n_bytes: int) -> str:
-    if n_bytes >= 1e8:
-        return _("{n} GB").format(n=fmt(n_bytes / 1e9, ".1f"))
-    return _("{n} MB").format(n=fmt(n_bytes / 1e6, ".1f"))
-
-
-def _params(n: int) -> str:
-    for unit, div in (("B", 1e9), ("M", 1e6), ("k", 1e3)):
-        if n >= div:
-            return f"{fmt(n / div, '.1f')} {unit}"
-    return str(n)
-
-
-def describe(entry: ModelEntry) -> str:
-    """One line: name, family, parameters, size in float32 (and too large, if it is)."""
-    text = _("{name} — {family}, {params} parameters, {size}").format(
-        name=entry.name, family=entry.family, params=_params(entry.params), size=_size(entry.bytes)
-    )
-    too_large = _(" (too large: the limit is {size})").format(size=_size(max_bytes()))
-    return text + (too_large if entry.too_large else "")
 
 
 # Shared by every session, read again after a minute (a model downloaded meanwhile shows
@@ -161,7 +144,9 @@ def choose(spec: PageModels) -> ModelEntry | None:
     name = st.selectbox(
         _("Model"),
         ["", *by_name],
-        format_func=lambda n: _upper(spec.bundled) if n == "" else describe(by_name[n]),
+        format_func=lambda n: (
+            model_words.upper_first(spec.bundled) if n == "" else model_words.describe(by_name[n])
+        ),
         key=spec.key,
         on_change=_to_link,
         args=(spec.key,),
@@ -175,7 +160,7 @@ def choose(spec: PageModels) -> ModelEntry | None:
                 "{bundled}, or a decoder found on this machine (the Hugging Face cache, "
                 "ATTNVIZ_MODELS). Nothing is downloaded."
             )
-        ).format(bundled=_upper(spec.bundled)),
+        ).format(bundled=model_words.upper_first(spec.bundled)),
     )
     return by_name.get(name)
 
@@ -188,14 +173,18 @@ def _load(entry: ModelEntry) -> Any | None:
             _(
                 "{name} is too large to load here: {size} in float32, the limit is {limit} "
                 "(`ATTNVIZ_MODEL_MAX_GB`)."
-            ).format(name=md_text(entry.name), size=_size(entry.bytes), limit=_size(max_bytes())),
+            ).format(
+                name=md_text(entry.name),
+                size=model_words.size(entry.bytes),
+                limit=model_words.size(max_bytes()),
+            ),
             icon=":material/block:",
         )
         return None
     try:
         with st.spinner(
             _("Loading {name} ({size}; once per server)…").format(
-                name=entry.name, size=_size(entry.bytes)
+                name=entry.name, size=model_words.size(entry.bytes)
             )
         ):
             return models.load(entry)
@@ -223,26 +212,40 @@ def _run(path: str, text: str, _model: Any) -> Any:
     return _model.run_ids(ids)
 
 
-def _heads_spec(spec: PageModels, entry: ModelEntry, model: Any) -> heads.ModelHeads:
+def bundled_prompt(
+    spec: PageModels, intro: Callable[[], None], page: str, install_command: str, **model: Any
+) -> tuple[str, Any, Any] | None:
+    """The top of a model page. A model found on this machine picked: the views any model
+    of its kind has, drawn here, and None. Else the bundled model's ``intro()`` and text
+    box (``spec``'s): ``(text, model, run)`` or None having said why (``page``,
+    ``install_command``, ``model``'s load, run, max_chars, help: ``page.model_prompt``)."""
+    top = st.container()  # the title and intro: the bundled model's or the picked one's
+    entry = choose(spec)
+    if entry is not None:
+        show(spec, entry, top)
+        return None
+    with top:
+        intro()
+    load, run = model.pop("load"), model.pop("run")
+    text = {"label": spec.text_label, "value": spec.default_text, "key": spec.text_key}
+    return model_prompt(page, install_command, load, run, **text, **model)
+
+
+def heads_spec(
+    spec: PageModels, name: str, probe: Callable[[int, int], Any], repeat_text: str | None = None
+) -> heads.ModelHeads:
+    """The Heads section's spec of a model page: the model ``name``, its ``probe`` (seed,
+    length) -> ProbeRun, and a prompt that repeats a phrase, offered in one click."""
     return heads.ModelHeads(
         prefix=spec.prefix,
-        name=entry.name,
+        name=name,
         causal=spec.kind == "decoder",
         layer_key=f"{spec.prefix}_L",
         head_key=f"{spec.prefix}_H",
-        probe=functools.partial(head_probes.any_probe, model),
+        probe=probe,
         text_key=spec.text_key,
+        repeat_text=repeat_text,
     )
-
-
-def shape(model: Any) -> str:
-    """ "2 layers × 4 heads" (and the key/value heads a grouped-query decoder shares)."""
-    text = _("{layers} layers × {heads} heads").format(
-        layers=model.num_layers, heads=model.num_heads
-    )
-    kv = getattr(model, "num_kv_heads", model.num_heads)
-    sharing = _(" (sharing {kv} key/value heads)").format(kv=kv)
-    return text + (sharing if kv != model.num_heads else "")
 
 
 #: The page's title for a found model: the encoder page's, the decoder page's (English:
@@ -293,7 +296,12 @@ def _intro(spec: PageModels, entry: ModelEntry, model: Any | None) -> None:
             "softmax(QKᵀ/√d)·V, through attnviz's NumPy engine, offline, with this "
             "checkpoint's learned weights. {how} The sidebar's random-weights controls do not "
             "apply here: none of them change this page."
-        ).format(what=what, shape=shape(model), params=_params(entry.params), how=_(HOW[spec.kind]))
+        ).format(
+            what=what,
+            shape=model_words.shape(model),
+            params=model_words.params(entry.params),
+            how=_(HOW[spec.kind]),
+        )
     )
     if presenting():  # the title and the class link, as on every page
         intro(title, "")
@@ -332,7 +340,7 @@ def show(spec: PageModels, entry: ModelEntry, top: Any | None = None) -> None:
     )
     weights = run.attentions  # (L, H, N, N)
     n_layers, n_heads = weights.shape[:2]
-    hspec = _heads_spec(spec, entry, model)
+    hspec = heads_spec(spec, entry.name, functools.partial(head_probes.any_probe, model))
     causal = spec.kind == "decoder"
     gen = causal and hasattr(model, "generate_steps")
     every = _("All {n} heads").format(n=n_layers * n_heads)

@@ -176,6 +176,12 @@ def steps(titles: list[str]) -> Steps:
     return Steps(tuple(titles), True, index)
 
 
+def model_steps(n_heads: int, one_head: str, third: str) -> Steps:
+    """The steps of a model page: all its ``n_heads`` heads (every layer's), one head
+    (titled ``one_head``) and the page's own ``third`` view."""
+    return steps([_("All {n} heads").format(n=n_heads), one_head, third])
+
+
 def nav_bar(
     titles: list[str],
     *,

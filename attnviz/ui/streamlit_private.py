@@ -135,21 +135,11 @@ HIDDEN_BOXES = (
 def hide_box(key: str) -> None:
     """Hide the container of key ``key`` (one of :data:`HIDDEN_BOXES`): it draws nothing
     and takes no space, its elements still run (hidden boards, the controls that keep their
-    values on a page they do not apply to). Literal CSS: tests/test_serving.py."""
-    if key == "board_preload_box":
-        st.html("<style>.st-key-board_preload_box {display: none;}</style>")
-    elif key == "board_prefetch_box":
-        st.html("<style>.st-key-board_prefetch_box {display: none;}</style>")
-    elif key == "board_step_keys_box":
-        st.html("<style>.st-key-board_step_keys_box {display: none;}</style>")
-    elif key == "attnviz_controls":
-        st.html("<style>.st-key-attnviz_controls {display: none;}</style>")
-    elif key == "attnviz_hidden_controls":
-        st.html("<style>.st-key-attnviz_hidden_controls {display: none;}</style>")
-    elif key == "slide_hidden_controls":
-        st.html("<style>.st-key-slide_hidden_controls {display: none;}</style>")
-    else:
+    values on a page they do not apply to). The key is one of the literals of
+    :data:`HIDDEN_BOXES` (tests/test_serving.py's REVIEWED)."""
+    if key not in HIDDEN_BOXES:
         raise ValueError(f"expected one of the hidden boxes {HIDDEN_BOXES}, got {key!r}")
+    st.html("<style>.st-key-" + key + " {display: none;}</style>")
 
 
 def seed_only_controls() -> None:

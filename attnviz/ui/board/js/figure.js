@@ -13,7 +13,7 @@
 // chart's orientation, heads and cell arithmetic in its link. The titles and words may be
 // translated; the nouns a module compares ("query", "key", "token") never are.
 
-import { _, fill } from "./i18n.js";
+import { N_, _, fill } from "./i18n.js";
 //
 // Pure (no DOM), tested by `node --test tests/js/` (figure.test.mjs) and through table.js
 // and keys.js (tests/ui/test_board_js.py, test_board_js_panels.py).
@@ -113,33 +113,16 @@ export function nounOf(layout, id, letter, fallback) {
   return axisNoun(axisOf(layout, id, letter).title, fallback);
 }
 
+/** The nouns the board itself names an axis by, marked for the catalog. */
+const NOUNS = new Set([
+  N_("query"), N_("key"), N_("token"), N_("row"), N_("column"),
+  N_("item"), N_("value"), N_("weight"), N_("head"), N_("layer"),
+]);
+
 /** The word shown for a noun the board itself names an axis by ("query", "row", ...), in the
  * shown language; any other noun as it is (a builder's noun is shown by its `word`). */
 export function nounWord(noun) {
-  switch (noun) {
-    case "query":
-      return _("query");
-    case "key":
-      return _("key");
-    case "token":
-      return _("token");
-    case "row":
-      return _("row");
-    case "column":
-      return _("column");
-    case "item":
-      return _("item");
-    case "value":
-      return _("value");
-    case "weight":
-      return _("weight");
-    case "head":
-      return _("head");
-    case "layer":
-      return _("layer");
-    default:
-      return noun;
-  }
+  return NOUNS.has(noun) ? _(noun) : noun;
 }
 
 /** The word shown for what axis `id` counts: its builder's `word` (`layout.meta.axes`,

@@ -28,6 +28,11 @@ export function _(message) {
   return typeof t === "string" && t ? t : Array.isArray(t) && t[0] ? t[0] : message;
 }
 
+/** `message` itself, marked for the catalog: translated where it is shown, by `_`. */
+export function N_(message) {
+  return message;
+}
+
 /** The form of `singular`/`plural` for a count `n` by the language's plural rules. */
 export function ngettext(singular, plural, n) {
   const t = locale.messages[singular];
