@@ -29,7 +29,7 @@
 // role, rev}], columns, group, text_scale, present, rev, name, watch, plotly: {src, name,
 // version}, modules, prefetch?, reveal?}, or {preload: {src, name, version, modules}, locale}
 // for the hidden first board of every run (it only starts loading plotly.js and the chart
-// modules, and sets the shown language: i18n.js),
+// modules, and sets the shown language: i18n.js; its catalog comes by URL, once per tab),
 // or {step_keys: {next, prev}} for the hidden board under the presenter view's step bar (the
 // arrow keys press those buttons). Every one carries `dom`: the selectors of Streamlit's
 // markup the board needs (a widget's element by its key, the head picker's value, a
@@ -70,7 +70,7 @@
 // window.__attnvizBoardErrors lists the errors shown; window.__attnvizCatchUpMs overrides
 // CATCH_UP_MS.
 
-import { _, fill, setLocale } from "./i18n.js";
+import { _, fill, ready, setLocale } from "./i18n.js";
 import { draw } from "./draw.js";
 import { keep, switchTarget, watch, widgetElement } from "./headswitch.js";
 import {
@@ -325,8 +325,10 @@ class Board {
     this.present = !!args.present;
     this.root.dataset.present = this.present ? "1" : "0";
     this.state = "drawing";
-    return loadPlotly(args.plotly)
-      .then((P) => {
+    // the shown language's catalog too (fetched once per tab, i18n.js): the charts' tables
+    // and announcements are written in it
+    return Promise.all([loadPlotly(args.plotly), ready()])
+      .then(([P]) => {
         this.Plotly = P;
         return draw(this, args);
       })
