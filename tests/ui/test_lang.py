@@ -3,9 +3,7 @@ said in the sidebar, kept in the session, the board told."""
 
 from __future__ import annotations
 
-import json
-
-from board_view import BOARD
+from board_view import BOARD, board_data
 from test_app import assert_clean, run_app
 
 from attnviz import i18n
@@ -13,7 +11,7 @@ from attnviz import i18n
 
 def _locale(at) -> dict:
     first = next(el for el in at.get("bidi_component") if el.proto.component_name == BOARD)
-    return json.loads(first.proto.json)["locale"]
+    return board_data(first)["locale"]
 
 
 def test_an_unknown_language_is_said_until_a_link_brings_a_known_one():
