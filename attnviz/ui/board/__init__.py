@@ -227,7 +227,16 @@ def _role(key: str, fig: go.Figure, link: dict | None) -> str:
 
 def figure_json(fig: go.Figure) -> dict:
     """The figure as plotly JSON (numpy arrays as base64 typed arrays, ``bdata``)."""
-    return json.loads(pio.to_json(fig, validate=False, engine="json"))
+    return _figure_and_digest(fig)[0]
+
+
+def _figure_and_digest(fig: go.Figure) -> tuple[dict, str]:
+    """:func:`figure_json` and a digest of it, taken from plotly's own JSON text (compact,
+    its keys in the builder's order, the same for the same figure): not dumped again, sorted,
+    to be digested (issue 46: a few ms of every rerun)."""
+    text = pio.to_json(fig, validate=False, engine="json")
+    digest = hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
+    return json.loads(text), digest
 
 
 def payload(charts: Sequence[tuple[str, go.Figure, dict | None]]) -> list[dict]:
@@ -239,16 +248,17 @@ def payload(charts: Sequence[tuple[str, go.Figure, dict | None]]) -> list[dict]:
     for key, fig, link in charts:
         if mode != "fixed":  # the sidebar's weights' colour range (?wrange=matrix)
             fig = weight_range(go.Figure(fig.to_plotly_json(), _validate=False), mode)  # a copy
-        spec = figure_json(fig)
+        spec, rev = _figure_and_digest(fig)
+        title = _title(fig)  # once: plotly's property access and the regex, per figure
         out.append(
             {
                 "key": key,
                 "figure": spec,
                 "link": link,
-                "label": f"Chart: {_title(fig)}",
-                "title": _title(fig),
+                "label": f"Chart: {title}",
+                "title": title,
                 "role": _role(key, fig, link),
-                "rev": _digest_of(spec),
+                "rev": rev,
             }
         )
     return out
