@@ -57,8 +57,8 @@ async def catalog(request: Request) -> Response:
     """``GET /_attnviz/catalog/<code>.json``: a language of the picker, else 404."""
     code = request.path_params["code"]
     headers = {"X-Content-Type-Options": "nosniff", "Vary": "Accept-Encoding"}
-    if code not in i18n.available():
-        msg = json.dumps({"error": "not_found", "message": f"No catalog for {code[:20]!r}."})
+    if code not in i18n.available():  # read by the board's script only (i18n.js), no person
+        msg = json.dumps({"error": "not_found", "catalog": code[:20]})
         headers["Cache-Control"] = "no-store"
         return Response(msg.encode(), 404, media_type="application/json", headers=headers)
     data, version = body(code)
