@@ -14,8 +14,17 @@ from attnviz import i18n, web
 from attnviz.web import catalog
 
 
+@pytest.fixture(autouse=True, scope="module")
+def not_served_after():
+    """routes() marks the route served for the process: undone for the tests that follow
+    (AppTest runs have no serve.py, and read the messages inline)."""
+    before = catalog._served
+    yield
+    catalog._served = before
+
+
 @pytest.fixture(scope="module")
-def client():
+def client(not_served_after):
     with TestClient(Starlette(routes=catalog.routes())) as c:
         yield c
 
