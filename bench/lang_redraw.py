@@ -80,12 +80,18 @@ def main(argv: list[str] | None = None) -> int:  # pragma: no cover - a benchmar
     ap.add_argument("--query", default="", help="more of the link, e.g. N=12&heads=4")
     ap.add_argument("--no-catch-up", action="store_true")
     ap.add_argument("--json", help="write every move's figures to this file")
+    ap.add_argument("--page", default="", help="the page's URL path, e.g. multi_head")
+    ap.add_argument(
+        "--app",
+        default="serve.py",
+        help="what the server runs (serve.py: the board's catalogs by URL, as deployed)",
+    )
     args = ap.parse_args(argv)
 
     from playwright.sync_api import sync_playwright
 
     langs = [x.strip() for x in args.langs.split(",") if x.strip()]
-    srv = Server("app.py").start()
+    srv = Server(args.app).start()
     with Session(srv.url) as s:  # warm-up visit
         s.rerun()
     out: dict[str, list[dict]] = {lang: [] for lang in langs}
@@ -117,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:  # pragma: no cover - a benchmar
                     ),
                 )
                 query = f"lang={code}" + (f"&{args.query}" if args.query else "")
-                page.goto(f"{srv.url}/?{query}")
+                page.goto(f"{srv.url}/{args.page}?{query}")
                 page.wait_for_selector(
                     '[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=120_000
                 )

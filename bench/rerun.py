@@ -73,9 +73,9 @@ def payload(at: AppTest) -> tuple[int, int]:
     components (each holds the figures of a page section)."""
     specs = [c.proto.spec for c in at.get("plotly_chart")]
     size, count = sum(len(s.encode()) for s in specs), len(specs)
-    for el in at.get("bidi_component"):  # components v2 (the board): its JSON data
-        args = el.proto.json or "{}"
-        size += len(args.encode())
+    for el in at.get("bidi_component"):  # components v2 (the board): its data, JSON bytes
+        args = el.proto.bytes or el.proto.json.encode() or b"{}"
+        size += len(args)
         count += len(json.loads(args).get("figures", []))
     return size, count
 

@@ -7,20 +7,21 @@ checks of figure content read the same dicts ``st.plotly_chart`` used to carry.
 
 from __future__ import annotations
 
-import json
-
 from streamlit.testing.v1 import AppTest
+
+from attnviz.ui.board import decode
 
 BOARD = "attnviz.board"
 
 
+def board_data(el) -> dict:
+    """The data of one board element (``ui.board.encode``: UTF-8 JSON bytes)."""
+    return decode(el.proto.bytes or el.proto.json)
+
+
 def _board_data(at: AppTest) -> list[dict]:
     """The JSON data of every board element of the run, in page order."""
-    return [
-        json.loads(el.proto.json or "{}")
-        for el in at.get("bidi_component")
-        if el.proto.component_name == BOARD
-    ]
+    return [board_data(el) for el in at.get("bidi_component") if el.proto.component_name == BOARD]
 
 
 def board_entries(at: AppTest) -> dict[str, dict]:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from board_view import BOARD, board_args, board_entries, figures_of, prefetched
+from board_view import BOARD, board_args, board_data, board_entries, figures_of, prefetched
 from page_words import page_offences
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
@@ -178,15 +178,15 @@ def test_every_run_starts_with_the_hidden_board_that_preloads_plotly_js(page):
     at = run_app({"N": "5"}, page)
     assert_clean(at)
     comps = [el for el in at.get("bidi_component") if el.proto.component_name == BOARD]
-    first = json.loads(comps[0].proto.json)
+    first = board_data(comps[0])
     locale = {"lang": "en", "dir": "ltr", "separators": ".,", "plural": ["one", "other"]}
     want = {"preload": {**PLOTLY, "modules": list(MODULES)}, "dom": DOM}
     assert first == {**want, "locale": {**locale, "messages": {}}}
     assert PLOTLY["src"].startswith("vendor/plotly-")
-    assert all("preload" not in json.loads(c.proto.json or "{}") for c in comps[1:])
+    assert all("preload" not in board_data(c) for c in comps[1:])
     at.run()
     again = [el for el in at.get("bidi_component") if el.proto.component_name == BOARD]
-    assert json.loads(again[0].proto.json) == first
+    assert board_data(again[0]) == first
 
 
 def test_playground_prefetches_the_other_heads_while_the_user_flips_through_them():

@@ -6,9 +6,20 @@ No Streamlit and no plotly here: :mod:`~attnviz.web.student` (the routes),
 :mod:`~attnviz.web.guard` (same origin, sizes, rates), :mod:`~attnviz.web.render` and
 :mod:`~attnviz.web.mathml` (the exercises' text and formulas as HTML and MathML),
 :mod:`~attnviz.web.words` (the page's words in its language), and the page's own files in
-``static/``.
+``static/``. Beside them, :mod:`~attnviz.web.catalog`: the chart board's catalog of a
+language, fetched by the board once per tab (issue 46).
 """
 
-from attnviz.web.student import lifespan, routes
+from starlette.routing import Route
+
+from attnviz.web import catalog, student
+from attnviz.web.student import lifespan
+
+
+def routes() -> list[Route]:
+    """Every route of ``serve.py`` beside Streamlit's pages: the student page's and the
+    board's catalogs."""
+    return [*student.routes(), *catalog.routes()]
+
 
 __all__ = ["lifespan", "routes"]

@@ -365,3 +365,38 @@ def test_the_board_styles_come_from_board_css_alone(session):
         "auto",
     ), got
     assert_no_board_errors(session)
+
+
+# The aria-labels of the weights chart's download buttons (tools.js: the board's catalog).
+DOWNLOAD_LABELS_JS = """() => Array.from(document.querySelectorAll(
+  '.attnviz-board .cell[data-key="pg_weights"] .attnviz-download'))
+  .map(b => b.getAttribute('aria-label'))"""
+CATALOG_JS = """() => performance.getEntriesByType('resource').map(e => e.name)
+  .filter(n => n.includes('/_attnviz/catalog/'))"""
+
+
+def test_a_language_switch_translates_the_boards_own_words(session):
+    """The board's catalog comes by URL (attnviz.web.catalog), fetched once per tab and
+    language, not with every rerun: a Spanish page's board speaks Spanish, a slider move
+    fetches nothing, and the language picker's Arabic re-translates the board."""
+    from attnviz import i18n
+
+    def prefix(code: str) -> str:
+        with i18n.use(code):
+            return i18n._("Download {title} as {format}").split("{")[0].strip()
+
+    session.open("/?N=6&lang=es")
+    labels = session.page.evaluate(DOWNLOAD_LABELS_JS)
+    assert labels and all(label.startswith(prefix("es")) for label in labels), labels
+    fetched = session.page.evaluate(CATALOG_JS)
+    assert len(fetched) == 1 and "/es.json?v=" in fetched[0], fetched
+    thumb = session.page.locator(".st-key-N input[type='range']").first
+    thumb.focus()
+    session.rerun_after(lambda: session.page.keyboard.press("ArrowRight"))
+    assert session.page.evaluate(CATALOG_JS) == fetched  # the move sent no catalog
+    choose_option(session, "attnviz_lang_pick", "العربية")
+    labels = session.page.evaluate(DOWNLOAD_LABELS_JS)
+    assert labels and all(label.startswith(prefix("ar")) for label in labels), labels
+    assert session.page.evaluate("() => document.documentElement.lang") == "ar"
+    assert any("/ar.json?v=" in u for u in session.page.evaluate(CATALOG_JS))
+    assert_no_board_errors(session)

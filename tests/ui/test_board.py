@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import json
 import os
 from pathlib import Path
 
@@ -241,3 +242,18 @@ def test_every_titled_axis_of_every_figure_says_what_it_counts():
             if text and not (axes.get(key) or {}).get("noun"):
                 missing.append(f"{name} {key} {text!r}")
     assert not missing, missing
+
+
+def test_a_boards_data_goes_as_compact_utf8_json_bytes():
+    """``encode``: what a board sends, read back by ``decode``; a Chinese or Arabic title
+    is its UTF-8 (3 and 2 bytes a letter), not Streamlit's 6-byte ``\\uXXXX`` escapes, and
+    no spaces after the separators."""
+    from attnviz.ui.board import decode, encode
+
+    data = {"figures": [{"title": "注意力权重", "label": "أوزان الانتباه", "z": [0.5, 1]}]}
+    raw = encode(data)
+    assert isinstance(raw, bytes) and decode(raw) == data
+    assert b"\\u" not in raw and b", " not in raw and b": " not in raw
+    assert "注意力权重".encode() in raw and "أوزان الانتباه".encode() in raw
+
+    assert len(raw) < len(json.dumps(data).encode())

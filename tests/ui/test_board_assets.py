@@ -19,7 +19,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from board_view import BOARD
+from board_view import BOARD, board_data
 from figure_catalogue import builders, catalogue
 from plotly.offline import get_plotlyjs_version
 from streamlit.testing.v1 import AppTest
@@ -106,7 +106,7 @@ def _board_figures(at: AppTest) -> dict[str, dict]:
     for el in at.get("bidi_component"):
         if el.proto.component_name != BOARD:
             continue
-        data = json.loads(el.proto.json or "{}")
+        data = board_data(el)
         for f in data.get("figures", []):
             out[f["key"]] = f["figure"]
         for b in (data.get("prefetch") or {}).get("boards", {}).values():

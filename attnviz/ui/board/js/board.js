@@ -25,11 +25,11 @@
 //   example_module.js an example per-chart module (below), loaded only when named in
 //                     $ATTNVIZ_BOARD_MODULES
 //
-// Data from Python (attnviz/ui/board/__init__.py): {figures: [{key, figure, link, label, title,
-// role, rev}], columns, group, text_scale, present, rev, name, watch, plotly: {src, name,
-// version}, modules, prefetch?, reveal?}, or {preload: {src, name, version, modules}, locale}
+// Data from Python (attnviz/ui/board/__init__.py, as compact UTF-8 JSON bytes):
+// {figures: [{key, figure, link, label, title, role, rev}], columns, group, text_scale,
+// present, rev, name, watch, plotly: {src, name, version}, modules, prefetch?, reveal?}, or {preload: {src, name, version, modules}, locale}
 // for the hidden first board of every run (it only starts loading plotly.js and the chart
-// modules, and sets the shown language: i18n.js),
+// modules, and sets the shown language: i18n.js; its catalog comes by URL, once per tab),
 // or {step_keys: {next, prev}} for the hidden board under the presenter view's step bar (the
 // arrow keys press those buttons). Every one carries `dom`: the selectors of Streamlit's
 // markup the board needs (a widget's element by its key, the head picker's value, a
@@ -70,7 +70,7 @@
 // window.__attnvizBoardErrors lists the errors shown; window.__attnvizCatchUpMs overrides
 // CATCH_UP_MS.
 
-import { _, fill, setLocale } from "./i18n.js";
+import { _, fill, ready, setLocale } from "./i18n.js";
 import { draw } from "./draw.js";
 import { keep, switchTarget, watch, widgetElement } from "./headswitch.js";
 import {
@@ -325,8 +325,10 @@ class Board {
     this.present = !!args.present;
     this.root.dataset.present = this.present ? "1" : "0";
     this.state = "drawing";
-    return loadPlotly(args.plotly)
-      .then((P) => {
+    // the shown language's catalog too (fetched once per tab, i18n.js): the charts' tables
+    // and announcements are written in it
+    return Promise.all([loadPlotly(args.plotly), ready()])
+      .then(([P]) => {
         this.Plotly = P;
         return draw(this, args);
       })
@@ -430,9 +432,19 @@ class Board {
 }
 
 const boards = new WeakMap(); // the component's element -> its Board
+const parsed = new WeakMap(); // the data's bytes -> their JSON (a render again: no parse)
+const utf8 = new TextDecoder();
+
+// The board's data comes as bytes, compact UTF-8 JSON (ui.board.encode: Streamlit's own
+// JSON of a dict escapes every non-ASCII letter to six bytes), or as JSON already parsed.
+function readData(data) {
+  if (!data || !ArrayBuffer.isView(data)) return data || {};
+  if (!parsed.has(data)) parsed.set(data, JSON.parse(utf8.decode(data)));
+  return parsed.get(data);
+}
 
 export default function (component) {
-  const { data, parentElement, setStateValue } = component;
+  const { parentElement, setStateValue } = component;
   let board = boards.get(parentElement);
   if (!board) {
     board = new Board(parentElement);
@@ -440,7 +452,7 @@ export default function (component) {
   }
   board.selectFn = (value) => setStateValue("selection", value);
   try {
-    board.update(data || {});
+    board.update(readData(component.data));
   } catch (e) {
     board.fail(e);
   }

@@ -14,7 +14,7 @@
 // its sideways scrolling in the main column is that module's CSS too. The shadows and the
 // scroll bar are board.css's (class WIDE, "attnviz-scrolls").
 
-import { _ } from "./i18n.js";
+import { _, onLocale } from "./i18n.js";
 
 export const WIDE = "attnviz-scrolls";
 // A box only this much wider than its column is a glyph's overhang (KaTeX's displays are a
@@ -66,5 +66,6 @@ export function watchWide(doc, dom) {
   };
   new MutationObserver(soon).observe(doc.body, { childList: true, subtree: true });
   (doc.defaultView || globalThis).addEventListener("resize", soon);
+  onLocale(soon); // named in the new language once its catalog has come (i18n.js)
   soon();
 }

@@ -1,0 +1,115 @@
+"""What a slider move sends, without a browser or a clock: bytes, messages, deltas by element
+and the server's CPU seconds per rerun, per page and language (issue 46).
+
+One server (``serve.py`` by default: the board's catalogs by URL, as deployed), one
+websocket session per page and language (``bench/stclient.py``, which keeps Streamlit's
+message cache as a browser does), N moved through 7, 8, 9, 10 in turn (a value comes back
+only after four runs, so no chart is sent as a cached reference, as in a browser moving N
+up). Bytes and counts are load-independent; the CPU seconds are the server process's
+(``/proc``, 10 ms ticks: read the mean of many moves).
+
+    python bench/move_bytes.py                                    # en, three pages
+    python bench/move_bytes.py --langs en,es,zh_CN,ar --pages ""  # the languages, playground
+    python bench/move_bytes.py --pages step_by_step --detail      # bytes by element
+    python bench/move_bytes.py --app app.py                       # no catalog route
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import os
+import statistics
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from stclient import Server, Session  # noqa: E402
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
+
+
+def cpu_seconds(pid: int) -> float:
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def label(fm: ForwardMsg) -> str:
+    """What a message is: its kind, a delta's element type, a board by its key."""
+    kind = fm.WhichOneof("type")
+    if kind != "delta":
+        return kind
+    if fm.delta.WhichOneof("type") != "new_element":
+        return "delta:" + fm.delta.WhichOneof("type")
+    el = fm.delta.new_element
+    et = el.WhichOneof("type")
+    return "board:" + el.bidi_component.id.split("-")[-1][:30] if et == "bidi_component" else et
+
+
+class Probe(Session):
+    """A session that also notes each message of the last run (label, bytes)."""
+
+    def _read_until_finished(self, t0: float):
+        self.log: list[tuple[str, int]] = []
+        recv = self.ws.recv
+
+        def noted():
+            data = recv()
+            fm = ForwardMsg()
+            fm.ParseFromString(data)
+            self.log.append((label(fm), len(data)))
+            return data
+
+        self.ws.recv = noted
+        try:
+            return super()._read_until_finished(t0)
+        finally:
+            self.ws.recv = recv
+
+
+def main(argv: list[str] | None = None) -> int:  # pragma: no cover - a benchmark
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--app", default="serve.py")
+    ap.add_argument("--pages", default=",multi_head,step_by_step", help="url paths ('' = home)")
+    ap.add_argument("--langs", default="en")
+    ap.add_argument("--moves", type=int, default=12)
+    ap.add_argument("--detail", action="store_true", help="bytes by element, the last move")
+    args = ap.parse_args(argv)
+    print(f"load average {os.getloadavg()}")
+    with Server(args.app) as srv:
+        pid = srv.proc.pid
+        for lang in args.langs.split(","):
+            for page in args.pages.split(","):
+                query = "" if lang == "en" else f"lang={lang}"
+                with Probe(srv.url, page=page, query=query, timeout=180) as s:
+                    s.rerun()
+                    for v in (7, 8, 9, 10):
+                        s.rerun({"N": v})
+                    rows = []
+                    for i in range(args.moves):
+                        c0 = cpu_seconds(pid)
+                        r = s.rerun({"N": 7 + i % 4})
+                        rows.append((cpu_seconds(pid) - c0, r.bytes, r.messages, list(s.log)))
+                        if not r.ok:
+                            raise SystemExit(f"{page or 'home'} ?{query}: {r.errors}")
+                kb = statistics.median(x[1] for x in rows) / 1024
+                msgs = statistics.median(x[2] for x in rows)
+                cpu = 1000 * statistics.mean(x[0] for x in rows)
+                print(
+                    f"{lang:6s} {page or 'home':14s} {kb:6.1f} KB/move  {msgs:5.1f} messages  "
+                    f"server CPU {cpu:4.0f} ms/move (mean of {len(rows)})",
+                    flush=True,
+                )
+                if args.detail:
+                    size: collections.Counter = collections.Counter()
+                    count: collections.Counter = collections.Counter()
+                    for name, n in rows[-1][3]:
+                        size[name] += n
+                        count[name] += 1
+                    for name, n in size.most_common():
+                        print(f"      {name:40s} {count[name]:3d} x {n / 1024:7.2f} KB")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
