@@ -26,7 +26,7 @@ import os
 import sys
 from pathlib import Path
 
-from fresh import print_table, run_fresh
+from kit import print_table, run_fresh
 
 REPO = Path(__file__).resolve().parents[1]
 

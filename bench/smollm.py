@@ -29,7 +29,7 @@ import os
 import sys
 from pathlib import Path
 
-from fresh import print_table, run_fresh
+from kit import print_table, run_fresh
 
 REPO = Path(__file__).resolve().parents[1]
 #: 20 tokens

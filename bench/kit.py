@@ -1,0 +1,264 @@
+"""What every benchmark shares: the app (or a comparison app) on loopback, a headless
+Chromium, percentiles, the results table, JSON output, fresh processes.
+
+HAProxy on loopback is ``bench/hall.py``, a throwaway PostgreSQL ``bench/pgcluster.py``,
+Streamlit's websocket client ``bench/stclient.py``. A script in ``bench/`` imports this as
+``import kit`` (``python bench/x.py`` puts ``bench/`` first on ``sys.path``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+BENCH = REPO / "bench"
+PYTHON = sys.executable
+for _p in (REPO / "tests" / "e2e", REPO):  # attnviz, and the browser tests' harness
+    if str(_p) not in sys.path:
+        sys.path.insert(1, str(_p))
+
+from e2e_app import CHROMIUM_ARGS  # noqa: E402  (the browser's flags have one home)
+
+CHROMIUM = "/usr/bin/chromium"
+#: The bare comparison apps: one page (three plain heatmaps per head) and two pages.
+BARE_APP, PLAIN_APP = "bench/bare_app.py", "bench/plain_pages.py"
+
+
+# --------------------------------------------------------------------------- processes
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def stop(proc: subprocess.Popen | None, grace: float = 10.0) -> None:
+    """SIGTERM, then SIGKILL after ``grace`` seconds."""
+    if proc and proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(grace)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+
+
+def wait_http(url: str, proc: subprocess.Popen, timeout: float, what: str) -> None:
+    """Until ``url`` answers 200; an error when ``proc`` exits or the time is up."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"{what} exited with code {proc.returncode}")
+        with contextlib.suppress(OSError), urllib.request.urlopen(url, timeout=2) as r:
+            if r.status == 200:
+                return
+        time.sleep(0.2)
+    raise RuntimeError(f"{what} did not answer on {url} within {timeout} s")
+
+
+class Server:
+    """``streamlit run APP`` on loopback: headless, usage stats off, a free port.
+
+    Runs with the repository as working directory (so ``.streamlit/config.toml`` applies)
+    and the repository on ``PYTHONPATH`` (so ``bench/bare_app.py`` can import attnviz).
+    """
+
+    def __init__(
+        self,
+        app: str | Path = "app.py",
+        *,
+        port: int | None = None,
+        options: dict[str, Any] | None = None,
+        log: str | Path | None = None,
+        env: dict[str, str] | None = None,
+    ) -> None:
+        self.app, self.env = str(app), dict(env or {})
+        self.port = port or free_port()
+        self.options = {
+            "server.headless": "true",
+            "server.address": "127.0.0.1",
+            "server.port": str(self.port),
+            "browser.gatherUsageStats": "false",
+            "server.fileWatcherType": "none",
+            "server.runOnSave": "false",
+            **{
+                k: str(v).lower() if isinstance(v, bool) else str(v)
+                for k, v in (options or {}).items()
+            },
+        }
+        self.log_path = Path(log) if log else None
+        self.proc: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, timeout: float = 60.0) -> Server:
+        args = [PYTHON, "-m", "streamlit", "run", self.app]
+        args += [f"--{k}={v}" for k, v in self.options.items()]
+        env = {**os.environ, **self.env}
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
+        out = open(self.log_path, "wb") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
+        self.proc = subprocess.Popen(args, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT)
+        try:
+            wait_http(f"{self.url}/_stcore/health", self.proc, timeout, f"streamlit {args}")
+        except RuntimeError:
+            self.stop()
+            raise
+        return self
+
+    def stop(self) -> None:
+        stop(self.proc)
+
+    def __enter__(self) -> Server:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+@contextlib.contextmanager
+def servers(*apps: str | Path, **kw: Any) -> Iterator[list[Server]]:
+    """Several apps at once (the app and its comparison app), all stopped on the way out."""
+    with contextlib.ExitStack() as stack:
+        yield [stack.enter_context(Server(app, **kw)) for app in apps]
+
+
+# --------------------------------------------------------------------------- the browser
+
+
+@contextlib.contextmanager
+def browser(**launch: Any) -> Iterator[Any]:
+    """Debian's Chromium, headless, through playwright (sync API), with the tests' flags."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, **launch)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+def tab(b: Any, viewport: tuple[int, int], init_js: str | None = None) -> tuple[Any, Any]:
+    """A fresh context of ``b`` with one page: (context, page)."""
+    ctx = b.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+    if init_js:
+        ctx.add_init_script(init_js)
+    return ctx, ctx.new_page()
+
+
+def size(text: str) -> tuple[int, int]:
+    """``"1600x900"`` -> (1600, 900)."""
+    w, h = text.lower().split("x")
+    return int(w), int(h)
+
+
+# --------------------------------------------------------------------------- figures
+
+
+def percentile(xs: list[float], q: float) -> float:
+    """The ``q``-th percentile, interpolated between ranks (NaN for no value)."""
+    if not xs:
+        return float("nan")
+    xs = sorted(xs)
+    k = (len(xs) - 1) * q / 100
+    lo, hi = int(k), min(int(k) + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)
+
+
+def spread(xs: list[float], scale: float = 1.0, digits: int = 3) -> dict[str, float | int]:
+    """n, p50, p95, max of ``xs`` times ``scale`` (None for no value: JSON)."""
+    out: dict[str, float | int] = {"n": len(xs)}
+    for name, q in (("p50", 50), ("p95", 95), ("max", 100)):
+        v = percentile(xs, q) * scale
+        out[name] = round(v, digits) if v == v else None
+    return out
+
+
+def median(rows: list[dict], key: str) -> float:
+    """The median of ``row[key]`` over the rows that have it (NaN for none)."""
+    vals = [r[key] for r in rows if r.get(key) is not None]
+    return statistics.median(vals) if vals else float("nan")
+
+
+def table(head: list[str], rows: list[list[Any]]) -> str:
+    """A Markdown table (numbers as given, ``None`` as ``-``)."""
+    cells = [[("-" if c is None else str(c)) for c in r] for r in rows]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in cells])
+
+
+def write_json(path: str | Path | None, data: Any, say: bool = True) -> None:
+    """Write ``data`` to ``path`` (indented) when a path is given."""
+    if path:
+        Path(path).write_text(json.dumps(data, indent=1))
+        if say:
+            print(f"wrote {path}")
+
+
+# --------------------------------------------------------------------------- fresh processes
+
+
+def run_fresh(
+    child: str,
+    args: list[str],
+    repeat: int,
+    env: dict[str, str],
+    timeout: float,
+    extra: Callable[[dict], str] = lambda run: "",
+) -> list[dict] | None:
+    """Run ``python -c child *args`` ``repeat`` times, each in a fresh process; each prints
+    a JSON object of seconds (keys starting ``n_`` are counts or sizes, not times) as its
+    last line. Prints one line per process (``extra`` adds to it); returns the objects, or
+    None (with the child's stderr printed) if a process failed."""
+    runs = []
+    for i in range(repeat):
+        p = subprocess.run(
+            [PYTHON, "-c", child, *args],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+            env=env,
+        )
+        if p.returncode:
+            print(p.stderr, file=sys.stderr)
+            return None
+        runs.append(json.loads(p.stdout.strip().splitlines()[-1]))
+        times = [f"{k} {v * 1e3:.1f} ms" for k, v in runs[-1].items() if not k.startswith("n_")]
+        print(f"process {i + 1}/{repeat}: " + ", ".join(times) + extra(runs[-1]))
+    return runs
+
+
+def print_table(
+    rows: list[tuple[str, str, float | None]], runs: list[dict], width: int, inclusive: bool
+) -> bool:
+    """One line per ``(label, key, target seconds or None)``: the median and the maximum over
+    ``runs``, and whether the maximum meets the target (``<=`` when ``inclusive``, else
+    ``<``). Returns whether every target was met."""
+    op = "<=" if inclusive else "<"
+    print(f"\n{'what':{width}} {'median':>10} {'max':>10}  target")
+    ok = True
+    for label, key, target in rows:
+        vals = [r[key] for r in runs]
+        med, worst = statistics.median(vals), max(vals)
+        verdict = ""
+        if target is not None:
+            passed = worst <= target if inclusive else worst < target
+            ok &= passed
+            verdict = f"{op} {target * 1e3:.0f} ms: {'ok' if passed else 'MISSED'}"
+        print(f"{label:{width}} {med * 1e3:8.1f}ms {worst * 1e3:8.1f}ms  {verdict}")
+    return ok
