@@ -232,17 +232,19 @@ def one_move(page, key: str, ws_bytes: list[int], quiet_ms: float, timeout: floa
     raise TimeoutError(f"no finished rerun within {timeout} s after {key}")
 
 
-def open_page(browser, url: str, viewport: tuple[int, int], quiet: float):
+def open_page(browser, url: str, viewport: tuple[int, int], quiet: float, *init_js: str):
     """A new tab on ``url``, instrumented, once the page is idle: (context, page, the sizes
     of the websocket frames received)."""
-    ctx, page = kit.tab(browser, viewport, INIT_JS)
+    ctx, page = kit.tab(browser, viewport, INIT_JS, *init_js)
     ws_bytes: list[int] = []
     page.on(
         "websocket",
         lambda ws: ws.on("framereceived", lambda p: ws_bytes.append(len(p) if p else 0)),
     )
     page.goto(url)
-    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]')
+    page.wait_for_selector(
+        '[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=120_000
+    )
     page.evaluate(INSTRUMENT_JS)
     page.wait_for_function("() => window.__benchPlots().length > 0", timeout=60_000)
     wait_idle(page, quiet_ms=quiet)

@@ -31,8 +31,6 @@ from typing import Any
 
 import kit
 from browser_latency import one_move, open_page
-from kit import Server
-from stclient import Session
 
 CONFIGS = {"defaults": ""}
 # Every board of the page (components v2, in the page's document) has drawn its last data.
@@ -185,43 +183,37 @@ def main(argv: list[str] | None = None) -> int:
         configs.append(name)
 
     results: list[dict[str, Any]] = []
-    srv = Server(args.app).start()
-    try:
-        with Session(srv.url) as s:  # warm-up visit (imports, st.navigation registered)
-            s.rerun()
-        with kit.browser() as browser:
-            for cfg in configs:
-                q = CONFIGS[cfg]
-                amp = f"&{q}" if q else ""
-                base = f"{srv.url}/?{q}" if q else f"{srv.url}/"
-                cmp_url = f"{srv.url}/compare?b_scale=none{amp}"
-                runs = [  # (label, measure, url, what)
-                    ("playground N", keys, base, "slider"),
-                    ("compare A (N)", keys, cmp_url, "slider"),
-                    ("compare B (mask)", keys, cmp_url, "select:b_mask:causal|padding"),
-                    ("compare B (head)", keys, cmp_url, "select:b_head:1|0"),
-                    ("cell click playground", clicks, base, "pg_weights"),
-                    ("cell click compare", clicks, cmp_url, "cmp_diff"),
-                ]
-                ref = None
-                for label, run, url, what in runs:
-                    rows = run(browser, url, args, what)
-                    key = "shown_ms" if label.startswith("cell") else "drawn_ms"
-                    med = round(kit.median(rows, key), 1)
-                    out = {"config": cfg, "label": label, "median_ms": med, "rows": rows}
-                    if key == "drawn_ms":
-                        out["median_script_ms"] = round(kit.median(rows, "script_ms"), 1)
-                        ref = med if label == "playground N" else ref
-                        ratio = f"  {med / ref:4.2f}x the playground's slider" if ref else ""
-                        target = "  (target < 1.5x)" if label != "playground N" else ""
-                    else:
-                        out["median_client_ms"] = round(kit.median(rows, "client_ms"), 1)
-                        ratio = f"  (the browser's panel: {out['median_client_ms']:.0f} ms"
-                        target = ", target 150 ms; above: the server's part)"
-                    print(f"{cfg:10s} {label:22s} median {med:6.0f} ms{ratio}{target}", flush=True)
-                    results.append(out)
-    finally:
-        srv.stop()
+    with kit.warm(args.app) as srv, kit.browser() as browser:
+        for cfg in configs:
+            q = CONFIGS[cfg]
+            amp = f"&{q}" if q else ""
+            base = f"{srv.url}/?{q}" if q else f"{srv.url}/"
+            cmp_url = f"{srv.url}/compare?b_scale=none{amp}"
+            runs = [  # (label, measure, url, what)
+                ("playground N", keys, base, "slider"),
+                ("compare A (N)", keys, cmp_url, "slider"),
+                ("compare B (mask)", keys, cmp_url, "select:b_mask:causal|padding"),
+                ("compare B (head)", keys, cmp_url, "select:b_head:1|0"),
+                ("cell click playground", clicks, base, "pg_weights"),
+                ("cell click compare", clicks, cmp_url, "cmp_diff"),
+            ]
+            ref = None
+            for label, run, url, what in runs:
+                rows = run(browser, url, args, what)
+                key = "shown_ms" if label.startswith("cell") else "drawn_ms"
+                med = round(kit.median(rows, key), 1)
+                out = {"config": cfg, "label": label, "median_ms": med, "rows": rows}
+                if key == "drawn_ms":
+                    out["median_script_ms"] = round(kit.median(rows, "script_ms"), 1)
+                    ref = med if label == "playground N" else ref
+                    ratio = f"  {med / ref:4.2f}x the playground's slider" if ref else ""
+                    target = "  (target < 1.5x)" if label != "playground N" else ""
+                else:
+                    out["median_client_ms"] = round(kit.median(rows, "client_ms"), 1)
+                    ratio = f"  (the browser's panel: {out['median_client_ms']:.0f} ms"
+                    target = ", target 150 ms; above: the server's part)"
+                print(f"{cfg:10s} {label:22s} median {med:6.0f} ms{ratio}{target}", flush=True)
+                results.append(out)
     kit.write_json(args.json, results)
     return 0
 

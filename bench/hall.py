@@ -251,6 +251,12 @@ class HAProxy:
         kit.stop(self.proc)
         shutil.rmtree(self.dir, ignore_errors=True)
 
+    def __enter__(self) -> HAProxy:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
     # -- the bench's two lines and what they tell (bench/class_hall.py)
     def add_stats_socket(self) -> None:
         """Two lines for the bench in its copy of the config: a stats socket in ``global``,

@@ -136,6 +136,18 @@ def servers(*apps: str | Path, **kw: Any) -> Iterator[list[Server]]:
         yield [stack.enter_context(Server(app, **kw)) for app in apps]
 
 
+@contextlib.contextmanager
+def warm(app: str | Path = "app.py", **kw: Any) -> Iterator[Server]:
+    """The app, visited once over the websocket before it is measured (imports done,
+    ``st.navigation`` registered)."""
+    from stclient import Session
+
+    with Server(app, **kw) as srv:
+        with Session(srv.url) as s:
+            s.rerun()
+        yield srv
+
+
 # --------------------------------------------------------------------------- the browser
 
 
@@ -152,11 +164,11 @@ def browser(**launch: Any) -> Iterator[Any]:
             b.close()
 
 
-def tab(b: Any, viewport: tuple[int, int], init_js: str | None = None) -> tuple[Any, Any]:
-    """A fresh context of ``b`` with one page: (context, page)."""
+def tab(b: Any, viewport: tuple[int, int], *init_js: str) -> tuple[Any, Any]:
+    """A fresh context of ``b`` (scripts run before the page's own) with one page."""
     ctx = b.new_context(viewport={"width": viewport[0], "height": viewport[1]})
-    if init_js:
-        ctx.add_init_script(init_js)
+    for js in init_js:
+        ctx.add_init_script(js)
     return ctx, ctx.new_page()
 
 
