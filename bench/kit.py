@@ -200,6 +200,16 @@ def spread(xs: list[float], scale: float = 1.0, digits: int = 3) -> dict[str, fl
     return out
 
 
+def percentiles(
+    name: str, xs: list[float], scale: float = 1.0, digits: int = 1, qs=(50, 95, 100)
+) -> dict[str, float]:
+    """``{name}_p50``, ``{name}_p95``, ``{name}_max`` (the 100th) of ``xs`` times ``scale``."""
+    return {
+        f"{name}_{'max' if q == 100 else f'p{q}'}": round(percentile(xs, q) * scale, digits)
+        for q in qs
+    }
+
+
 def median(rows: list[dict], key: str) -> float:
     """The median of ``row[key]`` over the rows that have it (NaN for none)."""
     vals = [r[key] for r in rows if r.get(key) is not None]
@@ -213,10 +223,10 @@ def table(head: list[str], rows: list[list[Any]]) -> str:
     return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in cells])
 
 
-def write_json(path: str | Path | None, data: Any, say: bool = True) -> None:
+def write_json(path: str | Path | None, data: Any, say: bool = True, **kw: Any) -> None:
     """Write ``data`` to ``path`` (indented) when a path is given."""
     if path:
-        Path(path).write_text(json.dumps(data, indent=1))
+        Path(path).write_text(json.dumps(data, indent=1, **kw))
         if say:
             print(f"wrote {path}")
 
