@@ -65,7 +65,6 @@ import random
 import re
 import secrets
 import shutil
-import signal
 import sys
 import tempfile
 import time
@@ -523,10 +522,7 @@ class Servers:
         return self.proxy.held() if self.proxy else {}
 
     def kill(self, i: int) -> None:
-        proc = self.replicas[i].proc
-        if proc and proc.poll() is None:
-            os.kill(proc.pid, signal.SIGKILL)
-            proc.wait(10)
+        kit.kill(self.replicas[i].proc)
 
     def stop(self) -> None:
         if self.store is not None:

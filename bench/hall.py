@@ -18,11 +18,9 @@ from __future__ import annotations
 import contextlib
 import ipaddress
 import itertools
-import os
 import re
 import secrets
 import shutil
-import signal
 import socket
 import subprocess
 import tempfile
@@ -363,10 +361,7 @@ class Hall:
 
     def kill(self, i: int) -> None:
         """SIGKILL replica i (a crash: no goodbye to its websockets)."""
-        proc = self.replicas[i].proc
-        if proc and proc.poll() is None:
-            os.kill(proc.pid, signal.SIGKILL)
-            proc.wait(10)
+        kit.kill(self.replicas[i].proc)
 
     def stop(self) -> None:
         if self.proxy:

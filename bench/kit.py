@@ -8,6 +8,7 @@ Streamlit's websocket client ``bench/stclient.py``. A script in ``bench/`` impor
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import json
 import os
@@ -53,6 +54,13 @@ def stop(proc: subprocess.Popen | None, grace: float = 10.0) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(5)
+
+
+def kill(proc: subprocess.Popen | None) -> None:
+    """SIGKILL (a crash: no goodbye to its connections) and wait."""
+    if proc and proc.poll() is None:
+        proc.kill()
+        proc.wait(10)
 
 
 def wait_http(url: str, proc: subprocess.Popen, timeout: float, what: str) -> None:
@@ -181,6 +189,13 @@ def size(text: str) -> tuple[int, int]:
 # --------------------------------------------------------------------------- figures
 
 
+def parser(doc: str, json_help: str = "write the figures to this file") -> argparse.ArgumentParser:
+    """An argument parser described by the first paragraph of ``doc``, with ``--json``."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    ap.add_argument("--json", type=Path, help=json_help)
+    return ap
+
+
 def percentile(xs: list[float], q: float) -> float:
     """The ``q``-th percentile, interpolated between ranks (NaN for no value)."""
     if not xs:
@@ -210,6 +225,16 @@ def percentiles(
     }
 
 
+def timed_ms(fn: Callable[[], object], repeat: int) -> float:
+    """The median ms of ``repeat`` calls of ``fn()`` (3 decimals)."""
+    out = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        out.append(time.perf_counter() - t0)
+    return round(statistics.median(out) * 1000, 3)
+
+
 def median(rows: list[dict], key: str) -> float:
     """The median of ``row[key]`` over the rows that have it (NaN for none)."""
     vals = [r[key] for r in rows if r.get(key) is not None]
@@ -232,6 +257,47 @@ def write_json(path: str | Path | None, data: Any, say: bool = True, **kw: Any) 
 
 
 # --------------------------------------------------------------------------- fresh processes
+
+
+#: The start of a fresh process's script (:func:`run_fresh`): attnviz from ``argv[1]``, and
+#: ``med(fn, k)``: the median seconds of ``k`` calls of ``fn`` and its last result.
+CHILD_HEAD = r"""
+import json, statistics, sys, time
+sys.path.insert(0, sys.argv[1])
+
+def med(fn, k):
+    ts = []
+    for _ in range(k):
+        s = time.perf_counter()
+        r = fn()
+        ts.append(time.perf_counter() - s)
+    return statistics.median(ts), r
+"""
+
+
+def fresh_parser(doc: str, blas_threads: int | None) -> argparse.ArgumentParser:
+    """The flags of a bench in fresh processes: ``--repeat``, ``--json``, ``--blas-threads``."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=5, help="fresh processes (default 5)")
+    ap.add_argument("--json", type=Path, help="also write all measurements here")
+    ap.add_argument(
+        "--blas-threads",
+        type=int,
+        default=blas_threads,
+        help=f"OPENBLAS_NUM_THREADS/OMP_NUM_THREADS of the children (default {blas_threads}; "
+        "0 = unset)",
+    )
+    return ap
+
+
+def fresh_env(ap: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, str]:
+    """The children's environment: this one, with ``--blas-threads`` set if given."""
+    if args.repeat < 1:
+        ap.error("--repeat must be >= 1")
+    env = dict(os.environ)
+    if args.blas_threads:
+        env["OPENBLAS_NUM_THREADS"] = env["OMP_NUM_THREADS"] = str(args.blas_threads)
+    return env
 
 
 def run_fresh(
