@@ -52,14 +52,14 @@ app at its defaults, N=512 < 600 ms; a head or query change on the playground < 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
 import time
 from pathlib import Path
 from typing import Any
 
 import kit
-from kit import REPO, Server
-from stclient import Session
+from kit import REPO
 
 CONFIGS = {"defaults": "", "N64_D64_H8": "N=64&D=64&heads=8"}
 
@@ -328,7 +328,7 @@ def unlike_views(results: list[dict]) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--app", default="app.py")
-    ap.add_argument("--bare", default="bench/bare_app.py")
+    ap.add_argument("--bare", default=kit.BARE_APP)
     ap.add_argument(
         "--pages", default=",multi_head", help="url paths of app pages ('' = home/playground)"
     )
@@ -370,37 +370,29 @@ def main(argv: list[str] | None = None) -> int:
             name, q = c.split("=", 1)
             CONFIGS[name] = q
     configs = [c.split("=", 1)[0] for c in configs]
-    targets: list[tuple[str, Server, list[str]]] = []
-    servers = []
-    try:
-        bare = not args.select or args.bare_slider  # the bare page moves its --key slider
-        apps = [("attnviz", args.app, pages)] + ([("bare", args.bare, [""])] if bare else [])
+    bare = not args.select or args.bare_slider  # the bare page moves its --key slider
+    apps = [("attnviz", args.app, pages)] + ([("bare", args.bare, [""])] if bare else [])
+    results = []
+    with contextlib.ExitStack() as stack:
+        targets = []
         for name, app, pgs in apps:
             if not (REPO / app).exists() and not Path(app).exists():
                 print(f"skipping {name}: {app} does not exist")
                 continue
-            srv = Server(app).start()
-            servers.append(srv)
-            with Session(srv.url) as s:  # warm-up visit (imports, st.navigation registered)
-                s.rerun()
-            targets.append((name, srv, pgs))
-        results = []
-        with kit.browser() as browser:
-            for rnd in range(args.rounds):
-                for cfg in configs:
-                    for name, srv, pgs in targets:
-                        for entry in pgs:
-                            pg, _, key = entry.partition("@")  # "learned@lr_step"
-                            q = CONFIGS[cfg]
-                            url = f"{srv.url}/{pg}" + (f"?{q}" if q else "")
-                            label = f"{name}:{pg or 'home'}:{cfg}" + (
-                                f":r{rnd + 1}" if args.rounds > 1 else ""
-                            )
-                            select = args.select if name == "attnviz" else None
-                            results.append(measure(browser, url, args, label, select, key or None))
-    finally:
-        for srv in servers:
-            srv.stop()
+            targets.append((name, stack.enter_context(kit.warm(app)), pgs))
+        browser = stack.enter_context(kit.browser())
+        for rnd in range(args.rounds):
+            for cfg in configs:
+                for name, srv, pgs in targets:
+                    for entry in pgs:
+                        pg, _, key = entry.partition("@")  # "learned@lr_step"
+                        q = CONFIGS[cfg]
+                        url = f"{srv.url}/{pg}" + (f"?{q}" if q else "")
+                        label = f"{name}:{pg or 'home'}:{cfg}" + (
+                            f":r{rnd + 1}" if args.rounds > 1 else ""
+                        )
+                        select = args.select if name == "attnviz" else None
+                        results.append(measure(browser, url, args, label, select, key or None))
     for note in unlike_views(results):
         print(f"note: {note}")
     kit.write_json(args.json, results)

@@ -29,9 +29,9 @@ for _p in (REPO / "tests" / "e2e", REPO):  # attnviz, and the browser tests' har
     if str(_p) not in sys.path:
         sys.path.insert(1, str(_p))
 
-from e2e_app import CHROMIUM_ARGS  # noqa: E402  (the browser's flags have one home)
+from e2e_app import CHROMIUM_ARGS, chromium_path  # noqa: E402  (the browser's one home)
 
-CHROMIUM = "/usr/bin/chromium"
+CHROMIUM = chromium_path() or "/usr/bin/chromium"
 #: The bare comparison apps: one page (three plain heatmaps per head) and two pages.
 BARE_APP, PLAIN_APP = "bench/bare_app.py", "bench/plain_pages.py"
 
@@ -154,6 +154,35 @@ def warm(app: str | Path = "app.py", **kw: Any) -> Iterator[Server]:
         with Session(srv.url) as s:
             s.rerun()
         yield srv
+
+
+@contextlib.contextmanager
+def e2e_server() -> Iterator[Any]:
+    """The browser tests' app server (tests/e2e/e2e_app.py), for their ``BrowserSession``."""
+    from e2e_app import start_app_server, stop_app_server
+
+    server = start_app_server()
+    try:
+        yield server
+    finally:
+        stop_app_server(server)
+
+
+def server_like_pages() -> None:
+    """Make ``AppTest`` runs start in navigation mode, as a running server's do.
+
+    AppTest builds a new PagesManager on every run, which makes Streamlit treat an app with
+    a pages/ folder as a legacy multipage app until ``st.navigation`` runs (and attnviz's
+    page guard then reruns the page); a running server decides that once per process."""
+    from streamlit.runtime.pages_manager import PagesManager
+
+    init = PagesManager.__init__
+
+    def server_like(self, *a, **k):
+        PagesManager.uses_pages_directory = False  # what st.navigation leaves in a server
+        init(self, *a, **k)
+
+    PagesManager.__init__ = server_like
 
 
 # --------------------------------------------------------------------------- the browser
@@ -307,11 +336,11 @@ def run_fresh(
     env: dict[str, str],
     timeout: float,
     extra: Callable[[dict], str] = lambda run: "",
-) -> list[dict] | None:
+) -> list[dict]:
     """Run ``python -c child *args`` ``repeat`` times, each in a fresh process; each prints
     a JSON object of seconds (keys starting ``n_`` are counts or sizes, not times) as its
-    last line. Prints one line per process (``extra`` adds to it); returns the objects, or
-    None (with the child's stderr printed) if a process failed."""
+    last line. Prints one line per process (``extra`` adds to it); returns the objects. A
+    process that fails ends this one (exit code 1) with the child's stderr printed."""
     runs = []
     for i in range(repeat):
         p = subprocess.run(
@@ -324,7 +353,7 @@ def run_fresh(
         )
         if p.returncode:
             print(p.stderr, file=sys.stderr)
-            return None
+            raise SystemExit(1)
         runs.append(json.loads(p.stdout.strip().splitlines()[-1]))
         times = [f"{k} {v * 1e3:.1f} ms" for k, v in runs[-1].items() if not k.startswith("n_")]
         print(f"process {i + 1}/{repeat}: " + ", ".join(times) + extra(runs[-1]))
