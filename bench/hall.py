@@ -241,8 +241,9 @@ class HAProxy:
         try:
             kit.wait_http(self.url + "/_stcore/health", self.proc, timeout, "haproxy")
         except RuntimeError as exc:
+            output = self.output()  # before stop() removes the folder with the log
             self.stop()
-            raise RuntimeError(f"{exc}:\n{self.output()}") from None
+            raise RuntimeError(f"{exc}:\n{output}") from None
         return self
 
     def stop(self) -> None:
