@@ -1,5 +1,5 @@
 """What every benchmark shares: the app (or a comparison app) on loopback, a headless
-Chromium, percentiles, the results table, JSON output, fresh processes.
+Chromium, percentiles, the results table of the benches in fresh processes, JSON output.
 
 HAProxy on loopback is ``bench/hall.py``, a throwaway PostgreSQL ``bench/pgcluster.py``,
 Streamlit's websocket client ``bench/stclient.py``. A script in ``bench/`` imports this as
@@ -268,13 +268,6 @@ def median(rows: list[dict], key: str) -> float:
     """The median of ``row[key]`` over the rows that have it (NaN for none)."""
     vals = [r[key] for r in rows if r.get(key) is not None]
     return statistics.median(vals) if vals else float("nan")
-
-
-def table(head: list[str], rows: list[list[Any]]) -> str:
-    """A Markdown table (numbers as given, ``None`` as ``-``)."""
-    cells = [[("-" if c is None else str(c)) for c in r] for r in rows]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in cells])
 
 
 def write_json(path: str | Path | None, data: Any, say: bool = True, **kw: Any) -> None:
