@@ -1,46 +1,9 @@
-"""The bare comparison page for bench/rerun.py: the same sidebar controls and the same
-engine as the playground, three plain heatmaps (scores, weights, output) per head, and
-nothing else (no labels, hover text, masks drawn, bars, export or code box).
+"""The bare comparison page (bench/rerun.py, bench/browser_latency.py): the playground's
+sidebar controls and engine, three plain heatmaps per head (bench/plain_charts.py).
 
     streamlit run bench/bare_app.py
 """
 
-import numpy as np
-import plotly.graph_objects as go
-import streamlit as st
+from bench.plain_charts import heatmaps, sidebar
 
-from attnviz import engine
-
-BIND = "query-params"
-sb = st.sidebar
-n = sb.slider("N", 1, 512, 6, key="N", bind=BIND)
-d = sb.slider("D", 1, 128, 8, key="D", bind=BIND)
-divs = [h for h in range(1, d + 1) if d % h == 0]
-heads = sb.selectbox("heads", divs, index=divs.index(2) if 2 in divs else 0, key="heads", bind=BIND)
-seed = sb.number_input("seed", 0, 2**31 - 1, 0, key="seed", bind=BIND)
-scale = sb.radio("scale", ["none", "1/√d_k", "custom"], index=1, key="scale", bind=BIND)
-mask_kind = sb.radio("mask", ["none", "causal", "padding"], key="mask", bind=BIND)
-
-
-@st.cache_data(max_entries=32)
-def run(n: int, d: int, heads: int, seed: int, scale: str, mask_kind: str):
-    x = np.random.default_rng(seed).standard_normal((n, d))
-    params = engine.AttentionParams.random(d, seed=seed + 1)
-    mask = {"none": None, "causal": engine.causal_mask(n), "padding": engine.padding_mask(n, 1)}[
-        mask_kind
-    ]
-    s = {"none": False, "1/√d_k": True, "custom": 8.0}[scale]
-    return engine.multi_head_attention(x, params, num_heads=heads, scale=s, mask=mask)
-
-
-r = run(n, d, heads, int(seed), scale, mask_kind)
-for h in range(r.num_heads):
-    cols = st.columns(3)
-    for col, (name, z) in zip(
-        cols,
-        (("scores", r.scores[h]), ("weights", r.weights[h]), ("output", r.head_outputs[h])),
-        strict=True,
-    ):
-        col.plotly_chart(
-            go.Figure(go.Heatmap(z=z), layout={"title": f"head {h} {name}"}), key=f"bare_{h}_{name}"
-        )
+heatmaps(*sidebar(), key="bare")

@@ -52,20 +52,14 @@ app at its defaults, N=512 < 600 ms; a head or query change on the playground < 
 from __future__ import annotations
 
 import argparse
-import json
+import contextlib
 import statistics
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from stclient import REPO, Server, Session  # noqa: E402
-
-CHROMIUM = "/usr/bin/chromium"
-# the browser's flags have one home, the browser tests' harness (tests/e2e/e2e_app.py)
-sys.path.insert(0, str(REPO / "tests" / "e2e"))
-from e2e_app import CHROMIUM_ARGS  # noqa: E402
+import kit
+from kit import REPO
 
 CONFIGS = {"defaults": "", "N64_D64_H8": "N=64&D=64&heads=8"}
 
@@ -238,28 +232,30 @@ def one_move(page, key: str, ws_bytes: list[int], quiet_ms: float, timeout: floa
     raise TimeoutError(f"no finished rerun within {timeout} s after {key}")
 
 
+def open_page(browser, url: str, viewport: tuple[int, int], quiet: float, *init_js: str):
+    """A new tab on ``url``, instrumented, once the page is idle: (context, page, the sizes
+    of the websocket frames received)."""
+    ctx, page = kit.tab(browser, viewport, INIT_JS, *init_js)
+    ws_bytes: list[int] = []
+    page.on(
+        "websocket",
+        lambda ws: ws.on("framereceived", lambda p: ws_bytes.append(len(p) if p else 0)),
+    )
+    page.goto(url)
+    page.wait_for_selector(
+        '[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=120_000
+    )
+    page.evaluate(INSTRUMENT_JS)
+    page.wait_for_function("() => window.__benchPlots().length > 0", timeout=60_000)
+    wait_idle(page, quiet_ms=quiet)
+    return ctx, page, ws_bytes
+
+
 def measure(
     browser, url: str, args: argparse.Namespace, label: str, select: str | None = None,
     key: str | None = None,
 ) -> dict[str, Any]:  # pragma: no cover - driven by main()  # fmt: skip
-    w, h = (int(v) for v in args.viewport.lower().split("x"))
-    ctx = browser.new_context(viewport={"width": w, "height": h})
-    ctx.add_init_script(INIT_JS)
-    page = ctx.new_page()
-    ws_bytes: list[int] = []
-
-    def on_ws(ws) -> None:
-        ws.on(
-            "framereceived",
-            lambda payload: ws_bytes.append(len(payload) if payload is not None else 0),
-        )
-
-    page.on("websocket", on_ws)
-    page.goto(url)
-    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]')
-    page.evaluate(INSTRUMENT_JS)
-    page.wait_for_function("() => window.__benchPlots().length > 0", timeout=60_000)
-    wait_idle(page, quiet_ms=args.quiet)
+    ctx, page, ws_bytes = open_page(browser, url, kit.size(args.viewport), args.quiet)
     if select:  # a selectbox (head, query): type an option, time the Enter
         thumb = page.locator(f".st-key-{select} input[role='combobox']").first
     else:
@@ -279,21 +275,8 @@ def measure(
     n_end = thumb.get_attribute("value") or thumb.input_value()
     nplots = page.evaluate("() => window.__benchPlots().length")
     ctx.close()
-    med = {
-        k: statistics.median(r[k] for r in rows)
-        for k in (
-            "sent_ms",
-            "first_msg_ms",
-            "last_msg_ms",
-            "script_ms",
-            "view_ms",
-            "charts_ms",
-            "drawn_ms",
-            "kb",
-            "in_view",
-            "redrawn_in_view",
-        )
-    }
+    keys = "sent_ms first_msg_ms last_msg_ms script_ms view_ms charts_ms drawn_ms kb in_view"
+    med = {k: statistics.median(r[k] for r in rows) for k in (*keys.split(), "redrawn_in_view")}
     out = {
         "label": label,
         "url": url,
@@ -345,7 +328,7 @@ def unlike_views(results: list[dict]) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--app", default="app.py")
-    ap.add_argument("--bare", default="bench/bare_app.py")
+    ap.add_argument("--bare", default=kit.BARE_APP)
     ap.add_argument(
         "--pages", default=",multi_head", help="url paths of app pages ('' = home/playground)"
     )
@@ -380,8 +363,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", help="write all rows to this file")
     args = ap.parse_args(argv)
 
-    from playwright.sync_api import sync_playwright
-
     pages = [p.strip().strip("/") for p in args.pages.split(",")]
     configs = [c.strip() for c in args.configs.split(",") if c.strip()]
     for c in configs:
@@ -389,44 +370,32 @@ def main(argv: list[str] | None = None) -> int:
             name, q = c.split("=", 1)
             CONFIGS[name] = q
     configs = [c.split("=", 1)[0] for c in configs]
-    targets: list[tuple[str, Server, list[str]]] = []
-    servers = []
-    try:
-        bare = not args.select or args.bare_slider  # the bare page moves its --key slider
-        apps = [("attnviz", args.app, pages)] + ([("bare", args.bare, [""])] if bare else [])
+    bare = not args.select or args.bare_slider  # the bare page moves its --key slider
+    apps = [("attnviz", args.app, pages)] + ([("bare", args.bare, [""])] if bare else [])
+    results = []
+    with contextlib.ExitStack() as stack:
+        targets = []
         for name, app, pgs in apps:
             if not (REPO / app).exists() and not Path(app).exists():
                 print(f"skipping {name}: {app} does not exist")
                 continue
-            srv = Server(app).start()
-            servers.append(srv)
-            with Session(srv.url) as s:  # warm-up visit (imports, st.navigation registered)
-                s.rerun()
-            targets.append((name, srv, pgs))
-        results = []
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            for rnd in range(args.rounds):
-                for cfg in configs:
-                    for name, srv, pgs in targets:
-                        for entry in pgs:
-                            pg, _, key = entry.partition("@")  # "learned@lr_step"
-                            q = CONFIGS[cfg]
-                            url = f"{srv.url}/{pg}" + (f"?{q}" if q else "")
-                            label = f"{name}:{pg or 'home'}:{cfg}" + (
-                                f":r{rnd + 1}" if args.rounds > 1 else ""
-                            )
-                            select = args.select if name == "attnviz" else None
-                            results.append(measure(browser, url, args, label, select, key or None))
-            browser.close()
-    finally:
-        for srv in servers:
-            srv.stop()
+            targets.append((name, stack.enter_context(kit.warm(app)), pgs))
+        browser = stack.enter_context(kit.browser())
+        for rnd in range(args.rounds):
+            for cfg in configs:
+                for name, srv, pgs in targets:
+                    for entry in pgs:
+                        pg, _, key = entry.partition("@")  # "learned@lr_step"
+                        q = CONFIGS[cfg]
+                        url = f"{srv.url}/{pg}" + (f"?{q}" if q else "")
+                        label = f"{name}:{pg or 'home'}:{cfg}" + (
+                            f":r{rnd + 1}" if args.rounds > 1 else ""
+                        )
+                        select = args.select if name == "attnviz" else None
+                        results.append(measure(browser, url, args, label, select, key or None))
     for note in unlike_views(results):
         print(f"note: {note}")
-    if args.json:
-        Path(args.json).write_text(json.dumps(results, indent=1))
-        print(f"wrote {args.json}")
+    kit.write_json(args.json, results)
     return 0
 
 

@@ -35,11 +35,11 @@ Scenarios::
     python bench/class_hall.py --phones 20 --questions 2 --window 8 --idle 5 --json o.json
     python bench/class_hall.py --per-request 200     # server CPU and time per request
 
-One server: ``streamlit run serve.py`` (bench/stclient.py) with ``ATTNVIZ_DATA_DIR`` a
+One server: ``streamlit run serve.py`` (bench/kit.py) with ``ATTNVIZ_DATA_DIR`` a
 temporary directory (SQLite). Replicas: that many servers on a throwaway PostgreSQL
 cluster (bench/pgcluster.py, fsync off) behind Debian's haproxy with ``deploy/haproxy.cfg``
-put on loopback by bench/hall.py (a minimal config of the same shape, written here, when
-bench/hall.py cannot do it for that many replicas). The bench's copy of the config gets
+put on loopback by bench/hall.py (or hall.py's minimal config of the same shape when
+deploy/haproxy.cfg has fewer slots than replicas). The bench's copy of the config gets
 two lines that change no routing: a stats socket, and a capture of the header
 ``X-Bench-Request`` (phone.request number, sent with every request and ignored by the
 servers) so that HAProxy's log names the requests it sent again after the kill. All on
@@ -65,31 +65,23 @@ import random
 import re
 import secrets
 import shutil
-import signal
-import socket
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 import zlib
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import aiohttp
+import hall
+import kit
 import psutil
 import sqlalchemy as sa
+from kit import Server, percentile, spread
+from pgcluster import INSTALL_HINT, PgCluster, pg_bindir
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "bench"))
-
-from classroom import percentile  # noqa: E402 (bench/classroom.py: one percentile)
-from pgcluster import INSTALL_HINT, PgCluster, pg_bindir  # noqa: E402
-from stclient import Server, free_port  # noqa: E402
-
-from attnviz import classroom, exercises  # noqa: E402
+from attnviz import classroom, exercises
 
 SEED = 7
 #: The page's waits between two tries of a request that failed (student.js RETRY_MS).
@@ -101,21 +93,9 @@ REQUEST_TIMEOUT_S = 30.0
 JOIN_TRIES = 5
 KEEPALIVE_S = 4.0
 ACCEPT_ENCODING = "gzip, deflate"  # what the client can decode (no brotli here)
-#: HAProxy's cookie naming a replica (deploy/haproxy.cfg), and the hall's cookie secret.
-COOKIE = "SERVERID"
-TAG_HEADER = "X-Bench-Request"
-SECRET_ENV = "STREAMLIT_SERVER_COOKIE_SECRET"
+COOKIE, TAG_HEADER, SECRET_ENV = hall.COOKIE, hall.TAG_HEADER, hall.SECRET_ENV
 _ASSET = re.compile(r'(?:href|src)="(join/static/[^"]+)"')
 _STUDENT = re.compile(r'data-student="([A-Za-z0-9]+)"')
-
-
-def spread(xs: list[float], scale: float = 1.0, digits: int = 3) -> dict[str, float | int]:
-    """n, p50, p95, max of ``xs`` times ``scale``."""
-    out: dict[str, float | int] = {"n": len(xs)}
-    for name, q in (("p50", 50), ("p95", 95), ("max", 100)):
-        v = percentile(xs, q) * scale
-        out[name] = round(v, digits) if v == v else None  # NaN -> None (JSON)
-    return out
 
 
 # --------------------------------------------------------------------------- the phones
@@ -435,157 +415,17 @@ async def loop_lag(run: Run, every: float = 0.1) -> None:
 # --------------------------------------------------------------------------- the servers
 
 
-def _minimal_cfg(port: int, names: list[str], ports: list[int]) -> str:
-    """HAProxy on loopback in the shape of deploy/haproxy.cfg for the light routes: a
-    cookie names a phone's replica, a dead replica's requests go to a live one."""
-    lines = "\n".join(
-        f"    server {n} 127.0.0.1:{p} cookie {n}" for n, p in zip(names, ports, strict=True)
-    )
-    return f"""global
-    log stdout format raw local0
-    maxconn 8192
-    stats socket {{sock}} mode 600 level user
-defaults
-    mode http
-    log global
-    option httplog
-    timeout connect 5s
-    timeout http-request 10s
-    timeout client 60s
-    timeout server 60s
-    timeout queue 30s
-    retries 3
-    option redispatch
-frontend hall
-    bind 127.0.0.1:{port}
-    default_backend attnviz
-backend attnviz
-    balance leastconn
-    option httpchk
-    http-check send meth GET uri /_stcore/health
-    http-check expect string ok
-    cookie {COOKIE} insert indirect nocache httponly
-    default-server check inter 2s fall 2 rise 2
-{lines}
-"""
-
-
-class MinimalProxy:
-    """Debian's haproxy (foreground) with :func:`_minimal_cfg`: used when bench/hall.py
-    cannot put deploy/haproxy.cfg on loopback for this many replicas."""
-
-    def __init__(self, names: list[str], server_ports: list[int]) -> None:
-        self.port = free_port()
-        self.dir = Path(tempfile.mkdtemp(prefix="attnviz-haproxy-"))
-        self.cfg = self.dir / "haproxy.cfg"
-        self.cfg.write_text(_minimal_cfg(self.port, names, server_ports))
-        add_stats_socket(self)
-        self.names = list(names)
-        self.log_path = self.dir / "haproxy.log"
-        self.proc: subprocess.Popen | None = None
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def cookies(self) -> list[str]:
-        return list(self.names)
-
-    def start(self, timeout: float = 20.0) -> MinimalProxy:
-        exe = shutil.which("haproxy") or "/usr/sbin/haproxy"
-        if not Path(exe).exists():
-            raise RuntimeError("haproxy is not installed (apt-get install haproxy)")
-        log = self.log_path.open("wb")
-        self.proc = subprocess.Popen(
-            [exe, "-db", "-f", str(self.cfg)], stdout=log, stderr=subprocess.STDOUT
-        )
-        log.close()
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline and self.proc.poll() is None:
-            with (
-                contextlib.suppress(OSError),
-                urllib.request.urlopen(self.url + "/_stcore/health", timeout=2) as r,
-            ):
-                if r.status == 200:
-                    return self
-            time.sleep(0.2)
-        raise RuntimeError(f"haproxy did not answer on {self.url} (config {self.cfg})")
-
-    def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
-        shutil.rmtree(self.dir, ignore_errors=True)
-
-
-def add_stats_socket(proxy) -> None:
-    """Two lines for the bench in its copy of the config: a stats socket in ``global``,
-    where HAProxy says how many requests each replica holds (``show stat``: scur), and a
-    capture of the bench's request tag in the frontend (the log names each request)."""
-    proxy.sock = proxy.dir / "stats.sock"
-    text = proxy.cfg.read_text().replace("{sock}", str(proxy.sock))
-    if "stats socket" not in text:
-        text = re.sub(
-            r"^global[ \t]*\n",
-            f"global\n    stats socket {proxy.sock} mode 600 level user\n",
-            text,
-            count=1,
-            flags=re.M,
-        )
-    if "capture request header" not in text:
-        text = re.sub(
-            r"^(frontend[ \t]+\S+[ \t]*\n)",
-            rf"\1    capture request header {TAG_HEADER} len 24\n",
-            text,
-            count=1,
-            flags=re.M,
-        )
-    proxy.cfg.write_text(text)
-
-
-def held_requests(proxy) -> dict[str, int]:
-    """Current requests per server, from HAProxy's stats socket (empty if none)."""
-    out: dict[str, int] = {}
-    sock = getattr(proxy, "sock", None)
-    if sock is None or not sock.exists():
-        return out
-    with contextlib.suppress(OSError), socket.socket(socket.AF_UNIX) as s:
-        s.settimeout(5)
-        s.connect(str(sock))
-        s.sendall(b"show stat\n")
-        data = b""
-        while chunk := s.recv(65536):
-            data += chunk
-    lines = data.decode(errors="replace").splitlines()
-    if not lines:
-        return out
-    head = lines[0].lstrip("# ").split(",")
-    for line in lines[1:]:
-        row = dict(zip(head, line.split(","), strict=False))
-        if row.get("svname") not in (None, "", "FRONTEND", "BACKEND") and row.get("scur"):
-            out[row["svname"]] = int(row["scur"])
-    return out
-
-
-def project_proxy(ports: list[int]):
-    """bench/hall.py's HAProxy with deploy/haproxy.cfg on loopback, the cookie value and
-    the server name of each replica; None when it does not fit (a config for another
-    number of replicas, or bench/hall.py cannot be imported)."""
+def project_proxy(ports: list[int]) -> tuple[hall.HAProxy, str]:
+    """HAProxy with deploy/haproxy.cfg on loopback, or with hall.minimal_config when the
+    shipped config has fewer server slots than replicas; and which config it is."""
     try:
-        import hall  # bench/hall.py
-
-        proxy = hall.HAProxy(ports)
-    except (ImportError, SyntaxError, ValueError) as exc:
-        print(f"deploy/haproxy.cfg not used ({type(exc).__name__}: {exc})", file=sys.stderr)
-        return None, [], []
-    add_stats_socket(proxy)
-    lines = hall.servers(proxy.cfg.read_text())  # (name, cookie) of each replica, in order
-    cookies = list(proxy.cookies()) if hasattr(proxy, "cookies") else [c for _, c in lines]
-    return proxy, cookies, [n for n, _ in lines]
+        return hall.HAProxy(ports), "deploy/haproxy.cfg"
+    except ValueError as exc:
+        print(f"deploy/haproxy.cfg not used ({exc})", file=sys.stderr)
+    names = [f"attnviz{i + 1}" for i in range(len(ports))]
+    return hall.HAProxy(ports, config=hall.minimal_config(names, ports)), (
+        "the minimal config of bench/hall.py"
+    )
 
 
 class Servers:
@@ -632,14 +472,10 @@ class Servers:
             self.replicas.append(Server("serve.py", env=env, log=log).start())
         self.names = [f"replica {i + 1}" for i in range(self.count)]
         if self.count > 1:
-            ports = [r.port for r in self.replicas]
-            self.proxy, self.cookies, self.proxy_names = project_proxy(ports)
-            self.config = "deploy/haproxy.cfg"
-            if self.proxy is None:
-                self.proxy_names = [f"attnviz{i + 1}" for i in range(self.count)]
-                self.proxy = MinimalProxy(self.proxy_names, ports)
-                self.cookies = self.proxy.cookies()
-                self.config = "the minimal config of bench/class_hall.py"
+            self.proxy, self.config = project_proxy([r.port for r in self.replicas])
+            self.proxy.add_stats_socket()
+            lines = hall.servers(self.proxy.cfg.read_text())  # (name, cookie) of each replica
+            self.proxy_names, self.cookies = [n for n, _ in lines], [c for _, c in lines]
             self.proxy.start()
 
     @property
@@ -683,13 +519,10 @@ class Servers:
 
     def held(self) -> dict[str, int]:
         """The requests each replica holds now (HAProxy's names), long polls above all."""
-        return held_requests(self.proxy) if self.proxy else {}
+        return self.proxy.held() if self.proxy else {}
 
     def kill(self, i: int) -> None:
-        proc = self.replicas[i].proc
-        if proc and proc.poll() is None:
-            os.kill(proc.pid, signal.SIGKILL)
-            proc.wait(10)
+        kit.kill(self.replicas[i].proc)
 
     def stop(self) -> None:
         if self.store is not None:
@@ -703,11 +536,7 @@ class Servers:
             proc.terminate()
         deadline = time.monotonic() + 3.0
         for proc in procs:
-            try:
-                proc.wait(max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(5)
+            kit.stop(proc, max(0.1, deadline - time.monotonic()))
         if self.pg:
             self.pg.stop()
         shutil.rmtree(self.dir, ignore_errors=True)
@@ -1306,8 +1135,7 @@ def main(argv: list[str] | None = None) -> dict:
                 f"{name:<{width}}  {cpu:>13.2f}  {r['ms_p50_new_connection']:>6} / "
                 f"{r['ms_p50_kept_alive']:<27}  {r['bytes']:>5}"
             )
-        if args.json:
-            args.json.write_text(json.dumps(res, indent=1))
+        kit.write_json(args.json, res, say=False)
         return res
     servers = Servers(args.replicas, args.postgres).start()
     try:
@@ -1337,8 +1165,7 @@ def main(argv: list[str] | None = None) -> dict:
         **res,
     }
     print(report(res))
-    if args.json:
-        args.json.write_text(json.dumps(res, indent=1))
+    kit.write_json(args.json, res, say=False)
     return res
 
 

@@ -16,14 +16,15 @@ for it). Each failed run's last lines are printed.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+import kit
+from kit import REPO
+
 CLASS_TEST = "tests/e2e/test_class_e2e.py::test_a_teacher_and_three_phones"
 SIX_TEST = "tests/e2e/test_class_clicks_e2e.py::test_six_phones_check_at_once_on_a_busy_server"
 SHORT = {"class": CLASS_TEST, "six": SIX_TEST}
@@ -73,8 +74,7 @@ def main(argv: list[str] | None = None) -> int:
             proc.wait()
     report["load_after"] = os.getloadavg()
     print(f"load average before {report['load_before']}, after {report['load_after']}")
-    if args.json:
-        args.json.write_text(json.dumps(report, indent=2))
+    kit.write_json(args.json, report, say=False)
     return 0
 
 

@@ -24,24 +24,21 @@ so a slow server shows up as fewer changes and as "late" changes, not as a queue
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import statistics
-import sys
 import threading
 import time
 import urllib.request
 from collections import Counter
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any
 
+import kit
 import psutil
 import websocket  # websocket-client
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from stclient import Server, Session  # noqa: E402
+from kit import Server, percentile
+from stclient import Session
 
 DEFAULT_CONTROLS = ("N", "seed", "mask", "scale", "heads")
 
@@ -74,15 +71,6 @@ class Report:
     def error(self, msg: str) -> None:
         with self.lock:
             self.errors[msg[:200]] += 1
-
-
-def percentile(xs: list[float], q: float) -> float:
-    if not xs:
-        return float("nan")
-    xs = sorted(xs)
-    k = (len(xs) - 1) * q / 100
-    lo, hi = int(k), min(int(k) + 1, len(xs) - 1)
-    return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)
 
 
 def choose_change(
@@ -169,18 +157,8 @@ def student(
             for e in r.errors:
                 rep.error(f"{key}={value}: {e}")
             with rep.lock:
-                rep.changes.append(
-                    Change(
-                        i,
-                        round(time.monotonic() - t_start, 3),
-                        key,
-                        value,
-                        r.seconds,
-                        r.bytes,
-                        r.ok,
-                        late,
-                    )
-                )
+                t = round(time.monotonic() - t_start, 3)
+                rep.changes.append(Change(i, t, key, value, r.seconds, r.bytes, r.ok, late))
             next_t += args.interval
             # a rerun that overran the interval delays the next change (no overlap)
             late = next_t < time.monotonic()
@@ -444,9 +422,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if server:
             server.stop()
-    if args.json:
-        Path(args.json).write_text(json.dumps(out, indent=1, default=str))
-        print(f"wrote {args.json}")
+    kit.write_json(args.json, out, default=str)
     s = out["waves"][-1]["summary"] if out["waves"] else {}
     ok = s.get("errors", 1) == 0 and s.get("rerun_p95_s", 99) < 1.5
     print("targets (p95 < 1.5 s, zero errors):", "met" if ok else "NOT met")

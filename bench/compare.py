@@ -26,23 +26,11 @@ click-to-panel times (target 150 ms: the browser's panel).
 from __future__ import annotations
 
 import argparse
-import json
-import statistics
-import sys
 import time
-from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from browser_latency import (  # noqa: E402
-    CHROMIUM,
-    CHROMIUM_ARGS,
-    INIT_JS,
-    INSTRUMENT_JS,
-    one_move,
-    wait_idle,
-)
-from stclient import Server, Session  # noqa: E402
+import kit
+from browser_latency import one_move, open_page
 
 CONFIGS = {"defaults": ""}
 # Every board of the page (components v2, in the page's document) has drawn its last data.
@@ -104,27 +92,10 @@ ARM_JS = """([i, j]) => {
 }"""
 
 
-def _open(browser, url: str, viewport: tuple[int, int], quiet: float):
-    ctx = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
-    ctx.add_init_script(INIT_JS)
-    page = ctx.new_page()
-    ws_bytes: list[int] = []
-    page.on(
-        "websocket",
-        lambda ws: ws.on("framereceived", lambda p: ws_bytes.append(len(p) if p else 0)),
-    )
-    page.goto(url)
-    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]')
-    page.evaluate(INSTRUMENT_JS)
-    page.wait_for_function("() => window.__benchPlots().length > 0", timeout=60_000)
-    wait_idle(page, quiet_ms=quiet)
-    return ctx, page, ws_bytes
-
-
 def keys(browser, url: str, args, action: str) -> list[dict]:
     """``action``: "slider" (ArrowRight on N), "select:KEY:A|B" (a selectbox switched between
     options A and B by typing them, then Enter)."""
-    ctx, page, ws_bytes = _open(browser, url, args.viewport, args.quiet)
+    ctx, page, ws_bytes = open_page(browser, url, args.viewport, args.quiet)
     rows = []
     try:
         if action == "slider":
@@ -153,8 +124,7 @@ def clicks(browser, url: str, args, chart: str) -> list[dict]:
     """Click cells of ``chart`` in turn; per click, from the mousedown: the browser's panel
     naming that cell shown, the rerun request sent, the server's panel naming it shown (the
     page's own clock)."""
-    ctx = browser.new_context(viewport={"width": args.viewport[0], "height": args.viewport[1]})
-    page = ctx.new_page()
+    ctx, page = kit.tab(browser, args.viewport)
     page.goto(url)
     page.wait_for_function(  # the chart is there (its board has loaded), then all are drawn
         f"() => !!({CELL_JS})(['{chart}', 0, 0])", timeout=120_000, polling=200
@@ -193,10 +163,6 @@ def clicks(browser, url: str, args, chart: str) -> list[dict]:
     return rows
 
 
-def _median(rows: list[dict], key: str) -> float:
-    return round(statistics.median(r[key] for r in rows), 1)
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--app", default="app.py")
@@ -209,58 +175,46 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=30.0)
     ap.add_argument("--json")
     args = ap.parse_args(argv)
-    args.viewport = tuple(int(v) for v in args.viewport.lower().split("x"))
+    args.viewport = kit.size(args.viewport)
     configs = []
     for c in (c.strip() for c in args.configs.split(",") if c.strip()):
         name, _, q = c.partition("=")
         CONFIGS.setdefault(name, q)
         configs.append(name)
 
-    from playwright.sync_api import sync_playwright
-
     results: list[dict[str, Any]] = []
-    srv = Server(args.app).start()
-    try:
-        with Session(srv.url) as s:  # warm-up visit (imports, st.navigation registered)
-            s.rerun()
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            for cfg in configs:
-                q = CONFIGS[cfg]
-                amp = f"&{q}" if q else ""
-                base = f"{srv.url}/?{q}" if q else f"{srv.url}/"
-                cmp_url = f"{srv.url}/compare?b_scale=none{amp}"
-                runs = [  # (label, measure, url, what)
-                    ("playground N", keys, base, "slider"),
-                    ("compare A (N)", keys, cmp_url, "slider"),
-                    ("compare B (mask)", keys, cmp_url, "select:b_mask:causal|padding"),
-                    ("compare B (head)", keys, cmp_url, "select:b_head:1|0"),
-                    ("cell click playground", clicks, base, "pg_weights"),
-                    ("cell click compare", clicks, cmp_url, "cmp_diff"),
-                ]
-                ref = None
-                for label, run, url, what in runs:
-                    rows = run(browser, url, args, what)
-                    key = "shown_ms" if label.startswith("cell") else "drawn_ms"
-                    med = _median(rows, key)
-                    out = {"config": cfg, "label": label, "median_ms": med, "rows": rows}
-                    if key == "drawn_ms":
-                        out["median_script_ms"] = _median(rows, "script_ms")
-                        ref = med if label == "playground N" else ref
-                        ratio = f"  {med / ref:4.2f}x the playground's slider" if ref else ""
-                        target = "  (target < 1.5x)" if label != "playground N" else ""
-                    else:
-                        out["median_client_ms"] = _median(rows, "client_ms")
-                        ratio = f"  (the browser's panel: {out['median_client_ms']:.0f} ms"
-                        target = ", target 150 ms; above: the server's part)"
-                    print(f"{cfg:10s} {label:22s} median {med:6.0f} ms{ratio}{target}", flush=True)
-                    results.append(out)
-            browser.close()
-    finally:
-        srv.stop()
-    if args.json:
-        Path(args.json).write_text(json.dumps(results, indent=1))
-        print(f"wrote {args.json}")
+    with kit.warm(args.app) as srv, kit.browser() as browser:
+        for cfg in configs:
+            q = CONFIGS[cfg]
+            amp = f"&{q}" if q else ""
+            base = f"{srv.url}/?{q}" if q else f"{srv.url}/"
+            cmp_url = f"{srv.url}/compare?b_scale=none{amp}"
+            runs = [  # (label, measure, url, what)
+                ("playground N", keys, base, "slider"),
+                ("compare A (N)", keys, cmp_url, "slider"),
+                ("compare B (mask)", keys, cmp_url, "select:b_mask:causal|padding"),
+                ("compare B (head)", keys, cmp_url, "select:b_head:1|0"),
+                ("cell click playground", clicks, base, "pg_weights"),
+                ("cell click compare", clicks, cmp_url, "cmp_diff"),
+            ]
+            ref = None
+            for label, run, url, what in runs:
+                rows = run(browser, url, args, what)
+                key = "shown_ms" if label.startswith("cell") else "drawn_ms"
+                med = round(kit.median(rows, key), 1)
+                out = {"config": cfg, "label": label, "median_ms": med, "rows": rows}
+                if key == "drawn_ms":
+                    out["median_script_ms"] = round(kit.median(rows, "script_ms"), 1)
+                    ref = med if label == "playground N" else ref
+                    ratio = f"  {med / ref:4.2f}x the playground's slider" if ref else ""
+                    target = "  (target < 1.5x)" if label != "playground N" else ""
+                else:
+                    out["median_client_ms"] = round(kit.median(rows, "client_ms"), 1)
+                    ratio = f"  (the browser's panel: {out['median_client_ms']:.0f} ms"
+                    target = ", target 150 ms; above: the server's part)"
+                print(f"{cfg:10s} {label:22s} median {med:6.0f} ms{ratio}{target}", flush=True)
+                results.append(out)
+    kit.write_json(args.json, results)
     return 0
 
 

@@ -13,21 +13,10 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "e2e"))
-sys.path.insert(0, str(ROOT))
-
-from e2e_app import (  # noqa: E402
-    CHROMIUM_ARGS,
-    BrowserSession,
-    chromium_path,
-    start_app_server,
-    stop_app_server,
-)
+import kit
+from e2e_app import BrowserSession
 
 PAGES = [  # name, path, slider key, weights chart key
     ("cross N_src", "/cross?N_src=20&N_tgt=12", "N_src", "cx_top_weights"),
@@ -68,24 +57,14 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--moves", type=int, default=8)
     args = ap.parse_args()
-    from playwright.sync_api import sync_playwright
-
-    server = start_app_server()
-    try:
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(
-                executable_path=chromium_path(), args=CHROMIUM_ARGS, headless=True
+    with kit.e2e_server() as server, kit.browser() as browser:
+        for name, path, slider, chart in PAGES * 2:
+            t = moves(browser, server, path, slider, chart, args.moves)
+            print(
+                f"{name}: key -> weights redrawn, median {statistics.median(t) * 1000:.0f} ms "
+                f"(max {max(t) * 1000:.0f}) over {len(t)}",
+                flush=True,
             )
-            for name, path, slider, chart in PAGES * 2:
-                t = moves(browser, server, path, slider, chart, args.moves)
-                print(
-                    f"{name}: key -> weights redrawn, median {statistics.median(t) * 1000:.0f} ms "
-                    f"(max {max(t) * 1000:.0f}) over {len(t)}",
-                    flush=True,
-                )
-            browser.close()
-    finally:
-        stop_app_server(server)
 
 
 if __name__ == "__main__":

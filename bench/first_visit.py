@@ -29,16 +29,14 @@ browser fetches what this one did; the server sends the same bytes to each).
 from __future__ import annotations
 
 import argparse
-import json
+import contextlib
 import os
 import statistics
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from browser_latency import CHROMIUM, CHROMIUM_ARGS, INIT_JS  # noqa: E402
-from hall import HAProxy  # noqa: E402
-from stclient import Server  # noqa: E402
+import kit
+from browser_latency import INIT_JS
+from hall import HAProxy
 
 MARKS_JS = """
 window.__fv = {};
@@ -83,11 +81,8 @@ CLASS = 60
 
 
 def visit(browser, url: str, pattern: str, charts: int, timeout: float) -> dict:
-    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+    ctx, page = kit.tab(browser, (1280, 800), INIT_JS, MARKS_JS)  # INIT_JS: the websocket
     try:
-        ctx.add_init_script(INIT_JS)  # the websocket's messages
-        ctx.add_init_script(MARKS_JS)
-        page = ctx.new_page()
         page.goto(url)
         page.wait_for_function(DRAWN_JS, arg=charts, timeout=timeout * 1000, polling=20)
         return page.evaluate(TIMES_JS, pattern)
@@ -118,40 +113,32 @@ def report(out: dict, rows: dict[str, list[dict]]) -> None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--app", default="app.py")
-    ap.add_argument("--plain", default="bench/plain_pages.py")
+    ap.add_argument("--plain", default=kit.PLAIN_APP)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--warm", type=int, default=1, help="visits per app before measuring")
     ap.add_argument("--proxy", action="store_true", help="also attnviz behind haproxy")
     ap.add_argument("--timeout", type=float, default=90.0)
     ap.add_argument("--json", default=None)
     args = ap.parse_args(argv)
-    from playwright.sync_api import sync_playwright
-
     apps = {k: v for k, v in APPS.items() if args.proxy or "haproxy" not in k}
     out: dict = {"load_before": os.getloadavg(), "rounds": args.rounds}
     rows: dict[str, list[dict]] = {name: [] for name in apps}
-    with Server(args.app) as app, Server(args.plain) as plain, sync_playwright() as pw:
-        proxy = HAProxy([app.port]).start() if args.proxy else None
-        try:
-            browser = pw.chromium.launch(
-                executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
-            )
-            urls = {"attnviz": app.url, "plain": plain.url, "attnviz+haproxy": proxy and proxy.url}
-            for i in range(args.warm + args.rounds):  # warm: the servers' first runs, caches
-                for name, (path, pattern, charts) in apps.items():
-                    r = visit(browser, urls[name] + path, pattern, charts, args.timeout)
-                    if i >= args.warm:
-                        rows[name].append(r)
-            browser.close()
-        finally:
-            if proxy:
-                proxy.stop()
+    with (
+        kit.servers(args.app, args.plain) as (app, plain),
+        kit.browser() as browser,
+        HAProxy([app.port]) if args.proxy else contextlib.nullcontext() as proxy,
+    ):
+        urls = {"attnviz": app.url, "plain": plain.url, "attnviz+haproxy": proxy and proxy.url}
+        for i in range(args.warm + args.rounds):  # warm: the servers' first runs, caches
+            for name, (path, pattern, charts) in apps.items():
+                r = visit(browser, urls[name] + path, pattern, charts, args.timeout)
+                if i >= args.warm:
+                    rows[name].append(r)
     out["load_after"] = os.getloadavg()
     report(out, rows)
     ratio = out["attnviz"]["median_ms"]["drawn"] / out["plain"]["median_ms"]["drawn"]
     print(f"first visit, attnviz / plain: {ratio:.2f}x  (load {out['load_before'][0]:.1f})")
-    if args.json:
-        Path(args.json).write_text(json.dumps(out, indent=1))
+    kit.write_json(args.json, out, say=False)
     return 0
 
 

@@ -73,34 +73,22 @@ class Gesture:
     step: str
 
 
-GESTURES = (
-    Gesture(
-        "slider_playground",
-        "N slider to the last redraw, Playground (attnviz / bare app, same run)",
-        0.6,
-        "slider",
-    ),
-    Gesture("slider_multi_head", "the same, Multi-head", 0.6, "slider"),
-    Gesture("slider_step_by_step", "the same, Step by step", 0.8, "slider"),
-    Gesture(
-        "head_change",
-        "head change (the playground's head picker to the redraw) / the bare app's N slider",
-        0.5,
-        "head",
-    ),
-    Gesture("page_switch", "page switch (attnviz / plain app)", 1.0, "page_switch"),
-    Gesture("first_visit", "first visit, empty cache (attnviz / plain app)", 0.8, "first_visit"),
-    *(
-        Gesture(
-            f"engine_{n}",
-            f"multi_head_attention / torch.nn.MultiheadAttention, float64, weights returned, "
-            f"N = {n}, D = {d}, {h} heads, {ENGINE_THREADS} threads",
-            0.8,
-            "engine",
-        )
-        for n, d, h in ENGINE_SIZES
-    ),
-)
+GESTURES = tuple(
+    Gesture(*g)
+    for g in (
+        ("slider_playground",
+         "N slider to the last redraw, Playground (attnviz / bare app, same run)", 0.6, "slider"),
+        ("slider_multi_head", "the same, Multi-head", 0.6, "slider"),
+        ("slider_step_by_step", "the same, Step by step", 0.8, "slider"),
+        ("head_change", "head change (the playground's head picker to the redraw) / the bare "
+         "app's N slider", 0.5, "head"),
+        ("page_switch", "page switch (attnviz / plain app)", 1.0, "page_switch"),
+        ("first_visit", "first visit, empty cache (attnviz / plain app)", 0.8, "first_visit"),
+        *((f"engine_{n}", f"multi_head_attention / torch.nn.MultiheadAttention, float64, weights "
+           f"returned, N = {n}, D = {d}, {h} heads, {ENGINE_THREADS} threads", 0.8, "engine")
+          for n, d, h in ENGINE_SIZES),
+    )
+)  # fmt: skip
 STEPS = ("slider", "head", "page_switch", "first_visit", "engine")
 SLIDER_PAGES = {"home": "slider_playground", "multi_head": "slider_multi_head"}
 SLIDER_PAGES["step_by_step"] = "slider_step_by_step"

@@ -9,28 +9,30 @@ i>``. Every other line stays, the dynamic cookies included: the SERVERID value o
 is derived by haproxy from ``dynamic-cookie-key`` and the replica's address and port, and
 :func:`servers` derives it the same way (:func:`dynamic_cookie`; ``tests/test_deploy.py``
 checks it against haproxy's own ``Set-Cookie``), so a test knows which replica a browser's
-cookie names. Used by ``bench/replicas.py`` and ``tests/e2e/test_replicas.py``.
+cookie names. Used by ``bench/replicas.py``, ``bench/class_hall.py`` and
+``tests/e2e/test_replicas.py``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import itertools
-import os
 import re
 import secrets
 import shutil
-import signal
+import socket
 import subprocess
 import tempfile
-import time
-import urllib.request
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-HAPROXY_CFG = REPO / "deploy" / "haproxy.cfg"
+import kit
+
+HAPROXY_CFG = kit.REPO / "deploy" / "haproxy.cfg"
 COOKIE = "SERVERID"
 SECRET_ENV = "STREAMLIT_SERVER_COOKIE_SECRET"
+#: A header naming a request (phone.request, bench/class_hall.py) that the replicas ignore.
+TAG_HEADER = "X-Bench-Request"
 # Replicas in a hall on this machine: as many as deploy/compose.yaml starts by default.
 REPLICAS = 3
 
@@ -198,14 +200,19 @@ def loopback_config(text: str, bind_port: int, server_ports: list[int]) -> str:
 class HAProxy:
     """Debian's haproxy (foreground, ``-db``) with deploy/haproxy.cfg pointed at loopback."""
 
-    def __init__(self, server_ports: list[int], log: Path | None = None) -> None:
-        from stclient import free_port  # bench/ is on sys.path for the bench scripts
-
-        self.port = free_port()
+    def __init__(
+        self, server_ports: list[int], log: Path | None = None, config: str | None = None
+    ) -> None:
+        """``config``: :func:`minimal_config` instead of deploy/haproxy.cfg."""
+        self.port = kit.free_port()
         self.server_ports = list(server_ports)
         self.dir = Path(tempfile.mkdtemp(prefix="attnviz-haproxy-"))
         self.cfg = self.dir / "haproxy.cfg"
-        self.cfg.write_text(loopback_config(HAPROXY_CFG.read_text(), self.port, self.server_ports))
+        if config is None:
+            text = loopback_config(HAPROXY_CFG.read_text(), self.port, self.server_ports)
+        else:
+            text = _BIND.sub(lambda m: f"{m.group(1)}127.0.0.1:{self.port}{m.group(3)}", config)
+        self.cfg.write_text(text)
         self.log_path = log or self.dir / "haproxy.log"
         self.proc: subprocess.Popen | None = None
 
@@ -231,29 +238,97 @@ class HAProxy:
             self.proc = subprocess.Popen(
                 [exe, "-db", "-f", str(self.cfg)], stdout=log, stderr=subprocess.STDOUT
             )
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"haproxy exited {self.proc.returncode}:\n{self.output()}")
-            try:
-                with urllib.request.urlopen(self.url + "/_stcore/health", timeout=2) as r:
-                    if r.status == 200:
-                        return self
-            except OSError:
-                pass
-            time.sleep(0.2)
-        self.stop()
-        raise RuntimeError(f"haproxy did not answer on {self.url}:\n{self.output()}")
+        try:
+            kit.wait_http(self.url + "/_stcore/health", self.proc, timeout, "haproxy")
+        except RuntimeError as exc:
+            output = self.output()  # before stop() removes the folder with the log
+            self.stop()
+            raise RuntimeError(f"{exc}:\n{output}") from None
+        return self
 
     def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
+        kit.stop(self.proc)
         shutil.rmtree(self.dir, ignore_errors=True)
+
+    def __enter__(self) -> HAProxy:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- the bench's two lines and what they tell (bench/class_hall.py)
+    def add_stats_socket(self) -> None:
+        """Two lines for the bench in its copy of the config: a stats socket in ``global``,
+        where HAProxy says how many requests each replica holds (``show stat``: scur), and a
+        capture of the bench's request tag in the frontend (the log names each request)."""
+        self.sock = self.dir / "stats.sock"
+        text = self.cfg.read_text()
+        if "stats socket" not in text:
+            text = re.sub(r"^global[ \t]*\n",
+                          f"global\n    stats socket {self.sock} mode 600 level user\n",
+                          text, count=1, flags=re.M)  # fmt: skip
+        if "capture request header" not in text:
+            text = re.sub(r"^(frontend[ \t]+\S+[ \t]*\n)",
+                          rf"\1    capture request header {TAG_HEADER} len 24\n",
+                          text, count=1, flags=re.M)  # fmt: skip
+        self.cfg.write_text(text)
+
+    def held(self) -> dict[str, int]:
+        """Current requests per server, from HAProxy's stats socket (empty if none)."""
+        out: dict[str, int] = {}
+        sock = getattr(self, "sock", None)
+        if sock is None or not sock.exists():
+            return out
+        data = b""
+        with contextlib.suppress(OSError), socket.socket(socket.AF_UNIX) as s:
+            s.settimeout(5)
+            s.connect(str(sock))
+            s.sendall(b"show stat\n")
+            while chunk := s.recv(65536):
+                data += chunk
+        lines = data.decode(errors="replace").splitlines()
+        head = lines[0].lstrip("# ").split(",") if lines else []
+        for line in lines[1:]:
+            row = dict(zip(head, line.split(","), strict=False))
+            if row.get("svname") not in (None, "", "FRONTEND", "BACKEND") and row.get("scur"):
+                out[row["svname"]] = int(row["scur"])
+        return out
+
+
+def minimal_config(names: list[str], ports: list[int]) -> str:
+    """HAProxy on loopback in the shape of deploy/haproxy.cfg for the light routes (a cookie
+    names a phone's replica, a dead replica's requests go to a live one), for when
+    deploy/haproxy.cfg has fewer server slots than replicas; ``bind`` is filled in by
+    :class:`HAProxy`."""
+    lines = "\n".join(
+        f"    server {n} 127.0.0.1:{p} cookie {n}" for n, p in zip(names, ports, strict=True)
+    )
+    return f"""global
+    log stdout format raw local0
+    maxconn 8192
+defaults
+    mode http
+    log global
+    option httplog
+    timeout connect 5s
+    timeout http-request 10s
+    timeout client 60s
+    timeout server 60s
+    timeout queue 30s
+    retries 3
+    option redispatch
+frontend hall
+    bind 127.0.0.1:0
+    default_backend attnviz
+backend attnviz
+    balance leastconn
+    option httpchk
+    http-check send meth GET uri /_stcore/health
+    http-check expect string ok
+    cookie {COOKIE} insert indirect nocache httponly
+    default-server check inter 2s fall 2 rise 2
+{lines}
+"""
 
 
 class Hall:
@@ -263,11 +338,9 @@ class Hall:
     def __init__(
         self, app: str = "serve.py", options: dict | None = None, n: int = REPLICAS
     ) -> None:
-        from stclient import Server  # bench/ is on sys.path for the bench scripts
-
         self.secret = secrets.token_hex(32)
         env = {SECRET_ENV: self.secret}
-        self.replicas = [Server(app, options=options, env=env) for _ in range(n)]
+        self.replicas = [kit.Server(app, options=options, env=env) for _ in range(n)]
         self.names: list[str] = []
         self.proxy: HAProxy | None = None
 
@@ -289,10 +362,7 @@ class Hall:
 
     def kill(self, i: int) -> None:
         """SIGKILL replica i (a crash: no goodbye to its websockets)."""
-        proc = self.replicas[i].proc
-        if proc and proc.poll() is None:
-            os.kill(proc.pid, signal.SIGKILL)
-            proc.wait(10)
+        kit.kill(self.replicas[i].proc)
 
     def stop(self) -> None:
         if self.proxy:

@@ -26,15 +26,12 @@ first time; MiniLM's 72 heads <= 0.5 s; cached after (no number given: printed).
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
-from pathlib import Path
 
-from fresh import print_table, run_fresh
-
-REPO = Path(__file__).resolve().parents[1]
+import kit
+from kit import REPO, print_table, run_fresh
 
 CHILD = r"""
 import json, logging, sys, time
@@ -82,7 +79,6 @@ def figures() -> None:
     import statistics
     import time
 
-    sys.path.insert(0, str(REPO))
     import numpy as np
 
     from attnviz import viz
@@ -116,7 +112,6 @@ def crosscheck(seeds: range = range(4)) -> None:
     """The largest difference between attnviz's scores and those of transformers' eager
     attentions on the same probe ids, per model and seed, and whether the top 3 induction
     and previous-token heads agree (needs torch, transformers, accelerate, gguf)."""
-    sys.path.insert(0, str(REPO))
     import numpy as np
     import torch
     import transformers
@@ -159,16 +154,7 @@ def crosscheck(seeds: range = range(4)) -> None:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeat", type=int, default=5, help="fresh processes (default 5)")
-    ap.add_argument("--json", type=Path, help="also write all measurements here")
-    ap.add_argument(
-        "--blas-threads",
-        type=int,
-        default=1,
-        help="OPENBLAS_NUM_THREADS/OMP_NUM_THREADS of the children (default 1, as the "
-        "Docker image; 0 = unset)",
-    )
+    ap = kit.fresh_parser(__doc__, 1)  # one BLAS thread, as the Docker image
     ap.add_argument("--figures", action="store_true", help="only time the section's charts")
     ap.add_argument("--crosscheck", action="store_true", help="only compare with transformers")
     args = ap.parse_args()
@@ -178,15 +164,9 @@ def main() -> int:
     if args.crosscheck:
         crosscheck()
         return 0
-    if args.repeat < 1:
-        ap.error("--repeat must be >= 1")
-    env = dict(os.environ)
-    if args.blas_threads:
-        env.update({k: str(args.blas_threads) for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")})
+    env = kit.fresh_env(ap, args)
     print(f"load average before: {os.getloadavg()[0]:.2f} (cores: {os.cpu_count()})")
     runs = run_fresh(CHILD, [str(REPO)], args.repeat, env, timeout=600)
-    if runs is None:
-        return 1
     r = runs[0]
     rows = [
         (
@@ -208,8 +188,7 @@ def main() -> int:
     loads = sorted(run["n_load_s"] for run in runs)
     print(f"both models' load (not in the figures above): median {loads[len(loads) // 2]:.2f} s")
     print(f"load average after: {os.getloadavg()[0]:.2f}")
-    if args.json:
-        args.json.write_text(json.dumps({"runs": runs}, indent=2))
+    kit.write_json(args.json, {"runs": runs}, say=False)
     return 0 if ok else 2
 
 

@@ -18,18 +18,10 @@ import argparse
 import collections
 import json
 import statistics
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from browser_latency import (  # noqa: E402
-    CHROMIUM,
-    CHROMIUM_ARGS,
-    INIT_JS,
-    INSTRUMENT_JS,
-    wait_idle,  # noqa: E402
-)
-from stclient import Server, Session  # noqa: E402
+import kit
+from browser_latency import open_page, wait_idle
 
 # marks: [name, t] in performance.now() ms
 MARKS_JS = """
@@ -149,57 +141,39 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--trace", help="write a Chrome trace of the last move here")
     ap.add_argument("--viewport", default="1600x1000")
     args = ap.parse_args(argv)
-    from playwright.sync_api import sync_playwright
-
-    srv = Server("app.py").start()
-    try:
-        with Session(srv.url) as s:
-            s.rerun()
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            w, h = (int(v) for v in args.viewport.split("x"))
-            ctx = browser.new_context(viewport={"width": w, "height": h})
-            ctx.add_init_script(INIT_JS)
-            page = ctx.new_page()
-            page.goto(f"{srv.url}/?{args.query}")
-            page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]')
-            page.evaluate(INSTRUMENT_JS)
-            page.wait_for_function("() => window.__benchPlots().length > 0", timeout=60_000)
+    with kit.warm() as srv, kit.browser() as browser:
+        ctx, page, _ = open_page(browser, f"{srv.url}/?{args.query}", kit.size(args.viewport), 300)
+        box = page.locator(f".st-key-{args.select} input[role='combobox']").first
+        rows = []
+        cdp = ctx.new_cdp_session(page)
+        chunks: list = []
+        done: list = []
+        cdp.on("Tracing.dataCollected", lambda p: chunks.extend(p["value"]))
+        cdp.on("Tracing.tracingComplete", lambda p: done.append(1))
+        for i in range(args.moves + 1):
+            if i == 1:
+                page.evaluate(MARKS_JS)
+            tracing = args.trace and i == args.moves
+            if tracing:
+                cdp.send("Tracing.start", {"categories": CATS, "transferMode": "ReportEvents"})
+            box.focus()
+            page.keyboard.type(str((i + 1) % 2))
+            page.wait_for_timeout(200)
+            if i >= 1:
+                page.evaluate("() => { window.__marks.length = 0; }")
+            page.keyboard.press("Enter")
+            page.wait_for_timeout(1500)
             wait_idle(page)
-            box = page.locator(f".st-key-{args.select} input[role='combobox']").first
-            rows = []
-            cdp = ctx.new_cdp_session(page)
-            chunks: list = []
-            done: list = []
-            cdp.on("Tracing.dataCollected", lambda p: chunks.extend(p["value"]))
-            cdp.on("Tracing.tracingComplete", lambda p: done.append(1))
-            for i in range(args.moves + 1):
-                if i == 1:
-                    page.evaluate(MARKS_JS)
-                tracing = args.trace and i == args.moves
-                if tracing:
-                    cdp.send("Tracing.start", {"categories": CATS, "transferMode": "ReportEvents"})
-                box.focus()
-                page.keyboard.type(str((i + 1) % 2))
-                page.wait_for_timeout(200)
-                if i >= 1:
-                    page.evaluate("() => { window.__marks.length = 0; }")
-                page.keyboard.press("Enter")
-                page.wait_for_timeout(1500)
-                wait_idle(page)
-                if tracing:
-                    cdp.send("Tracing.end")
-                    while not done:
-                        page.wait_for_timeout(100)
-                if i == 0:
-                    continue
-                marks = page.evaluate("() => window.__marks")
-                t0 = next(t for n, t in marks if n == "key")
-                rows.append({n: round(t - t0, 1) for n, t in reversed(marks) if n != "key"})
-                rows[-1]["_order"] = [(n, round(t - t0, 1)) for n, t in marks]
-            browser.close()
-    finally:
-        srv.stop()
+            if tracing:
+                cdp.send("Tracing.end")
+                while not done:
+                    page.wait_for_timeout(100)
+            if i == 0:
+                continue
+            marks = page.evaluate("() => window.__marks")
+            t0 = next(t for n, t in marks if n == "key")
+            rows.append({n: round(t - t0, 1) for n, t in reversed(marks) if n != "key"})
+            rows[-1]["_order"] = [(n, round(t - t0, 1)) for n, t in marks]
     for n, t in rows[-1]["_order"]:
         print(f"  last move {t:8.1f} ms  {n}")
     names = sorted(

@@ -26,15 +26,12 @@ docs/benchmarks.md, "Chinese and Arabic redraws".
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import browser_latency as bl  # noqa: E402
-from stclient import Server, Session  # noqa: E402
+import browser_latency as bl
+import kit
 
 # Counts every call of plotly's drawing functions (window.Plotly, once it has loaded).
 HOOK_JS = """() => {
@@ -80,86 +77,54 @@ def main(argv: list[str] | None = None) -> int:  # pragma: no cover - a benchmar
     ap.add_argument("--query", default="", help="more of the link, e.g. N=12&heads=4")
     ap.add_argument("--no-catch-up", action="store_true")
     ap.add_argument("--json", help="write every move's figures to this file")
-    ap.add_argument("--page", default="", help="the page's URL path, e.g. multi_head")
-    ap.add_argument(
-        "--app",
-        default="serve.py",
-        help="what the server runs (serve.py: the board's catalogs by URL, as deployed)",
-    )
     args = ap.parse_args(argv)
 
-    from playwright.sync_api import sync_playwright
-
     langs = [x.strip() for x in args.langs.split(",") if x.strip()]
-    srv = Server(args.app).start()
-    with Session(srv.url) as s:  # warm-up visit
-        s.rerun()
     out: dict[str, list[dict]] = {lang: [] for lang in langs}
-    try:
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=bl.CHROMIUM, args=bl.CHROMIUM_ARGS)
-            system = browser.new_browser_cdp_session()
+    with kit.warm() as srv, kit.browser() as browser:
+        system = browser.new_browser_cdp_session()
 
-            def cpu() -> dict[str, float]:
-                acc: dict[str, float] = {}
-                for p in system.send("SystemInfo.getProcessInfo")["processInfo"]:
-                    acc[p["type"]] = acc.get(p["type"], 0.0) + p["cpuTime"]
-                return acc
+        def cpu() -> dict[str, float]:
+            acc: dict[str, float] = {}
+            for p in system.send("SystemInfo.getProcessInfo")["processInfo"]:
+                acc[p["type"]] = acc.get(p["type"], 0.0) + p["cpuTime"]
+            return acc
 
-            pages = {}
-            for lang in langs:
-                code, _, size = lang.partition("@")
-                w, h = (int(v) for v in (size or args.viewport).lower().split("x"))
-                ctx = browser.new_context(viewport={"width": w, "height": h})
-                ctx.add_init_script(bl.INIT_JS)
-                if args.no_catch_up:
-                    ctx.add_init_script("window.__attnvizCatchUpMs = 1e9;")
-                page = ctx.new_page()
-                ws_bytes: list[int] = []
-                page.on(
-                    "websocket",
-                    lambda ws, b=ws_bytes: ws.on(
-                        "framereceived", lambda d, b=b: b.append(len(d) if d is not None else 0)
-                    ),
-                )
-                query = f"lang={code}" + (f"&{args.query}" if args.query else "")
-                page.goto(f"{srv.url}/{args.page}?{query}")
-                page.wait_for_selector(
-                    '[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=120_000
-                )
-                page.evaluate(bl.INSTRUMENT_JS)
-                page.wait_for_function("() => window.__benchPlots().length > 0", timeout=60_000)
-                bl.wait_idle(page)
-                page.wait_for_function(HOOK_JS, timeout=60_000)
-                metrics = ctx.new_cdp_session(page)
-                metrics.send("Performance.enable")
-                pages[lang] = (page, metrics, ws_bytes)
+        pages = {}
+        for lang in langs:
+            code, _, size = lang.partition("@")
+            query = f"lang={code}" + (f"&{args.query}" if args.query else "")
+            init = ["window.__attnvizCatchUpMs = 1e9;"] if args.no_catch_up else []
+            ctx, page, ws_bytes = bl.open_page(
+                browser, f"{srv.url}/?{query}", kit.size(size or args.viewport), 300, *init
+            )
+            page.wait_for_function(HOOK_JS, timeout=60_000)
+            metrics = ctx.new_cdp_session(page)
+            metrics.send("Performance.enable")
+            pages[lang] = (page, metrics, ws_bytes)
 
-            def metric(session) -> dict[str, float]:
-                got = session.send("Performance.getMetrics")["metrics"]
-                values = {m["name"]: m["value"] for m in got}
-                return {k: values.get(k, 0.0) for k in METRICS}
+        def metric(session) -> dict[str, float]:
+            got = session.send("Performance.getMetrics")["metrics"]
+            values = {m["name"]: m["value"] for m in got}
+            return {k: values.get(k, 0.0) for k in METRICS}
 
-            for i in range(args.moves + 1):  # move 0 warms up
-                for lang in langs if i % 2 == 0 else langs[::-1]:
-                    page, metrics, ws_bytes = pages[lang]
-                    page.locator(".st-key-N input[type='range']").first.focus()
-                    page.wait_for_timeout(100)
-                    m0, c0, s0 = metric(metrics), cpu(), server_cpu(srv.proc.pid)
-                    calls0 = page.evaluate("() => ({...window.__calls})")
-                    row = bl.one_move(page, "ArrowRight", ws_bytes, 300.0, 60.0)
-                    m1, c1, s1 = metric(metrics), cpu(), server_cpu(srv.proc.pid)
-                    calls1 = page.evaluate("() => ({...window.__calls})")
-                    row.update({k: m1[k] - m0[k] for k in METRICS})
-                    row.update({f"calls_{k}": calls1[k] - calls0[k] for k in calls1})
-                    for kind in ("renderer", "browser", "gpu"):
-                        row[f"cpu_{kind}"] = c1.get(kind, 0.0) - c0.get(kind, 0.0)
-                    row["cpu_server"] = s1 - s0
-                    if i > 0:
-                        out[lang].append(row)
-            browser.close()
-    finally:
-        srv.stop()
+        for i in range(args.moves + 1):  # move 0 warms up
+            for lang in langs if i % 2 == 0 else langs[::-1]:
+                page, metrics, ws_bytes = pages[lang]
+                page.locator(".st-key-N input[type='range']").first.focus()
+                page.wait_for_timeout(100)
+                m0, c0, s0 = metric(metrics), cpu(), server_cpu(srv.proc.pid)
+                calls0 = page.evaluate("() => ({...window.__calls})")
+                row = bl.one_move(page, "ArrowRight", ws_bytes, 300.0, 60.0)
+                m1, c1, s1 = metric(metrics), cpu(), server_cpu(srv.proc.pid)
+                calls1 = page.evaluate("() => ({...window.__calls})")
+                row.update({k: m1[k] - m0[k] for k in METRICS})
+                row.update({f"calls_{k}": calls1[k] - calls0[k] for k in calls1})
+                for kind in ("renderer", "browser", "gpu"):
+                    row[f"cpu_{kind}"] = c1.get(kind, 0.0) - c0.get(kind, 0.0)
+                row["cpu_server"] = s1 - s0
+                if i > 0:
+                    out[lang].append(row)
     keys = [k for k, v in out[langs[0]][0].items() if isinstance(v, (int, float))]
     print(f"{'median per move':24s}" + "".join(f"{lang:>16s}" for lang in langs))
     for k in keys:
@@ -174,8 +139,7 @@ def main(argv: list[str] | None = None) -> int:  # pragma: no cover - a benchmar
                     f"{lang}/{base} {k}: median of the moves' ratios {statistics.median(rs):.3f} "
                     f"(range {min(rs):.2f}-{max(rs):.2f}, {len(rs)} moves)"
                 )
-    if args.json:
-        Path(args.json).write_text(json.dumps(out, indent=1))
+    kit.write_json(args.json, out, say=False)
     return 0
 
 

@@ -44,7 +44,6 @@ import random
 import shutil
 import signal
 import statistics
-import sys
 import tempfile
 import threading
 import time
@@ -52,25 +51,27 @@ import urllib.parse
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "bench"))
+import kit
+from kit import Server, percentile, percentiles
 
-from attnviz import exercises  # noqa: E402
-from attnviz.classroom import ClassStore  # noqa: E402
+from attnviz import exercises
+from attnviz.classroom import ClassStore
 
 SEED = 7
 TALLY_EVERY = 2.0
 POLL_EVERY = 3.0
 
 
-def percentile(xs: list[float], q: float) -> float:
-    if not xs:
-        return float("nan")
-    xs = sorted(xs)
-    k = (len(xs) - 1) * q / 100
-    lo, hi = int(k), min(int(k) + 1, len(xs) - 1)
-    return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)
+@contextlib.contextmanager
+def sqlite_class(questions: int):
+    """A class of ``questions`` in a new SQLite store: (folder, store, code, teacher key)."""
+    tmp = Path(tempfile.mkdtemp(prefix="attnviz-live-"))
+    store = ClassStore(f"sqlite:///{tmp / 'classes.db'}", grade=exercises.grade)
+    try:
+        yield (tmp, store, *store.create(SEED, questions))
+    finally:
+        store.dispose()
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def plan(students: int, questions: int, duration: float, rng: random.Random) -> list[tuple]:
@@ -104,9 +105,11 @@ def lost_answers(store: ClassStore, code: str, last: dict[tuple[str, int], str])
 
 
 def part_sqlite(args: argparse.Namespace) -> dict[str, Any]:
-    tmp = Path(tempfile.mkdtemp(prefix="attnviz-live-"))
-    store = ClassStore(f"sqlite:///{tmp / 'classes.db'}", grade=exercises.grade)
-    code, key = store.create(SEED, args.questions)
+    with sqlite_class(args.questions) as (_, store, code, key):
+        return _sqlite(args, store, code, key)
+
+
+def _sqlite(args: argparse.Namespace, store: ClassStore, code: str, key: str) -> dict[str, Any]:
     jobs = plan(args.students, args.questions, args.duration, random.Random(1))
     per_student: dict[str, list[tuple]] = {}
     for job in jobs:
@@ -157,7 +160,7 @@ def part_sqlite(args: argparse.Namespace) -> dict[str, Any]:
     stop.set()
     rows = store.count_rows(code)
     tally = store.tally(code, key)
-    out = {
+    return {
         "part": "sqlite",
         "students": args.students,
         "questions": args.questions,
@@ -171,15 +174,10 @@ def part_sqlite(args: argparse.Namespace) -> dict[str, Any]:
         "rows": rows,
         "lost": lost_answers(store, code, last),
         "tally_answered": sum(t["answered"] for t in tally.values()),
-        "submit_ms_p50": round(percentile(seconds, 50) * 1000, 1),
-        "submit_ms_p95": round(percentile(seconds, 95) * 1000, 1),
-        "submit_ms_max": round(max(seconds, default=float("nan")) * 1000, 1),
+        **percentiles("submit_ms", seconds, 1000, 1),
         "tally_reads": reads["tally"],
         "poll_reads": reads["poll"],
     }
-    store.dispose()
-    shutil.rmtree(tmp, ignore_errors=True)
-    return out
 
 
 # --------------------------------------------------------------------------- 2. replicas
@@ -340,21 +338,15 @@ def part_replicas(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def part_tally(args: argparse.Namespace) -> dict[str, Any]:
-    from browser_latency import CHROMIUM_ARGS  # the browser's flags (tests/e2e/e2e_app.py)
-    from playwright.sync_api import sync_playwright
-    from stclient import Server
-
-    tmp = Path(tempfile.mkdtemp(prefix="attnviz-live-"))
-    env = {"ATTNVIZ_DATA_DIR": str(tmp)}
-    env.pop("ATTNVIZ_DATABASE_URL", None)
     os.environ.pop("ATTNVIZ_DATABASE_URL", None)
-    store = ClassStore(f"sqlite:///{tmp / 'classes.db'}", grade=exercises.grade)
-    code, key = store.create(SEED, 8)
     seconds: list[float] = []
     rng = random.Random(3)
-    with Server("app.py", env=env) as srv, sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1280, "height": 800})
+    with (
+        sqlite_class(8) as (tmp, store, code, key),
+        Server("app.py", env={"ATTNVIZ_DATA_DIR": str(tmp)}) as srv,
+        kit.browser() as browser,
+    ):
+        _, page = kit.tab(browser, (1280, 800))
         page.goto(f"{srv.url}/exercises?class={code}&teacher={key}")
         page.get_by_text("0 students · 0 answers").wait_for(timeout=90_000)
         for k in range(args.tally_samples):
@@ -364,15 +356,10 @@ def part_tally(args: argparse.Namespace) -> dict[str, Any]:
             n = k + 1
             page.get_by_text(f"{n} student{'s' if n != 1 else ''} · ").wait_for(timeout=30_000)
             seconds.append(time.perf_counter() - s)
-        browser.close()
-    store.dispose()
-    shutil.rmtree(tmp, ignore_errors=True)
     return {
         "part": "tally",
         "samples": len(seconds),
-        "tally_s_p50": round(percentile(seconds, 50), 2),
-        "tally_s_p95": round(percentile(seconds, 95), 2),
-        "tally_s_max": round(max(seconds, default=float("nan")), 2),
+        **percentiles("tally_s", seconds, 1, 2),
         "tally_s_mean": round(statistics.fmean(seconds), 2) if seconds else None,
     }
 
@@ -399,12 +386,14 @@ def idle(session, until: float) -> None:
 def part_app(args: argparse.Namespace) -> dict[str, Any]:
     """``--app-students`` sessions of the real app (Streamlit's websocket protocol,
     bench/stclient.py) answer the class's questions through the page: type, press Check."""
-    from stclient import Server, Session
-
-    tmp = Path(tempfile.mkdtemp(prefix="attnviz-live-"))
     os.environ.pop("ATTNVIZ_DATABASE_URL", None)
-    store = ClassStore(f"sqlite:///{tmp / 'classes.db'}", grade=exercises.grade)
-    code, key = store.create(SEED, args.questions)
+    with sqlite_class(args.questions) as (tmp, store, code, key):
+        return _app(args, tmp, store, code, key)
+
+
+def _app(args, tmp: Path, store: ClassStore, code: str, key: str) -> dict[str, Any]:
+    from stclient import Session
+
     items = exercises.generate(seed=SEED, count=args.questions)
     rng = random.Random(4)
     lock = threading.Lock()
@@ -460,7 +449,7 @@ def part_app(args: argparse.Namespace) -> dict[str, Any]:
             answers_table.select().with_only_columns(answers_table.c.student, answers_table.c.item)
         ):
             stored.add((sid, int(item)))
-    out = {
+    return {
         "part": "app",
         "students": args.app_students,
         "questions": args.questions,
@@ -472,14 +461,9 @@ def part_app(args: argparse.Namespace) -> dict[str, Any]:
         "rows": rows,
         "lost": len(acked - stored),
         "load_s_p95": round(percentile(loads, 95), 2),
-        "check_s_p50": round(percentile(seconds, 50), 3),
-        "check_s_p95": round(percentile(seconds, 95), 3),
-        "check_s_max": round(max(seconds, default=float("nan")), 3),
+        **percentiles("check_s", seconds, 1, 3),
         "tally_answered": sum(t["answered"] for t in store.tally(code, key).values()),
     }
-    store.dispose()
-    shutil.rmtree(tmp, ignore_errors=True)
-    return out
 
 
 # --------------------------------------------------------------------------- main
@@ -516,8 +500,7 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
         r["load_before"] = [round(x, 2) for x in load]
         print(json.dumps(r), flush=True)
         out.append(r)
-    if args.json:
-        args.json.write_text(json.dumps(out, indent=2))
+    kit.write_json(args.json, out, say=False)
     return out
 
 

@@ -1,6 +1,6 @@
 """Is a fragment's click lost when it reaches the server during a full run of the page?
 
-The reproduction of issue 25's lost Check, on Streamlit alone: ``bench/lost_click_app.py``
+The reproduction of issue 25's lost Check, on Streamlit alone: ``bench/fragment_app.py``
 (a fragment with a "+1" button counting clicks in the session, a text input whose commit
 reruns the whole page, and a full run made slow on purpose). Over Streamlit's websocket
 protocol (as the browser does), each trial:
@@ -37,29 +37,26 @@ Prints, per scenario, the clicks counted per trial (each trial clicked once).
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 import time
 from pathlib import Path
 
+import kit
 import websocket
+from kit import Server
+from stclient import Session
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from streamlit.proto.WidgetStates_pb2 import WidgetState
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from stclient import Server, Session  # noqa: E402
-from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
-from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
-from streamlit.proto.WidgetStates_pb2 import WidgetState  # noqa: E402
-
-APP = Path(__file__).resolve().parent / "lost_click_app.py"
+APP = Path(__file__).resolve().parent / "fragment_app.py"
 SCENARIOS = ("stop", "none", "raise", "rerun", "idle", "second-run")
 #: How each scenario's full run ends (the page's ``?end=``).
 ENDS = {"stop": "stop", "raise": "raise", "rerun": "rerun"}
 
 
-def _message(s: Session, name: str, click: bool) -> bytes:
+def _message(s: Session, name: str, click: bool, fragment: bool = False) -> bytes:
     """A rerun BackMsg as the browser sends it: the name's state, and the button's trigger
-    (a fragment rerun of the counter) when ``click``."""
+    (a fragment rerun of the counter) when ``click``; ``fragment``: the counter alone."""
     msg = BackMsg()
     cs = msg.rerun_script
     cs.page_script_hash = s.page_script_hash
@@ -68,7 +65,7 @@ def _message(s: Session, name: str, click: bool) -> bytes:
     button = s.widget("plus")
     if click:
         cs.widget_states.widgets.append(WidgetState(id=button.id, trigger_value=True))
-    if click or not name:
+    if click or not name or fragment:
         cs.fragment_id = button.fragment_id
     return msg.SerializeToString()
 
@@ -92,14 +89,7 @@ def _drain(s: Session, quiet: float) -> list[str]:
 def _clicks(s: Session, name: str) -> int:
     """Rerun the counter fragment alone and read its count."""
     assert s.ws is not None
-    button = s.widget("plus")
-    msg = BackMsg()
-    cs = msg.rerun_script
-    cs.page_script_hash = s.page_script_hash
-    cs.query_string = s.query_string
-    cs.widget_states.widgets.append(WidgetState(id=s.widget("name").id, string_value=name))
-    cs.fragment_id = button.fragment_id
-    s.ws.send_binary(msg.SerializeToString())
+    s.ws.send_binary(_message(s, name, click=False, fragment=True))
     for text in reversed(_drain(s, 2.0)):
         if text.startswith("clicks: "):
             return int(text.split(": ")[1])
@@ -148,8 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     report = run(args.scenario or list(SCENARIOS), args)
     for scenario, counts in report.items():
         print(f"{scenario:>10}: clicks counted {counts} (1 click per trial)")
-    if args.json:
-        args.json.write_text(json.dumps(report, indent=2))
+    kit.write_json(args.json, report, say=False)
     return 0
 
 

@@ -20,19 +20,14 @@ Targets (issue 6): load under 2 s, first run on 16 tokens under 150 ms after loa
 
 from __future__ import annotations
 
-import argparse
-import json
-import os
 import sys
-from pathlib import Path
 
-from fresh import print_table, run_fresh
+import kit
+from kit import REPO, print_table, run_fresh
 
-REPO = Path(__file__).resolve().parents[1]
-
-CHILD = r"""
-import json, statistics, sys, time
-sys.path.insert(0, sys.argv[1])
+CHILD = (
+    kit.CHILD_HEAD
+    + r"""
 t0 = time.perf_counter()
 from attnviz.models import minilm
 t1 = time.perf_counter()
@@ -42,25 +37,14 @@ run = model.run(minilm.DEFAULT_TEXT)
 t3 = time.perf_counter()
 out = {"import": t1 - t0, "load": t2 - t1, "first": t3 - t2, "n_first": run.n_tokens}
 
-def med(text, k):
-    ts = []
-    for _ in range(k):
-        s = time.perf_counter()
-        r = model.run(text)
-        ts.append(time.perf_counter() - s)
-    return statistics.median(ts), r.n_tokens
-
-out["warm_16"], _ = med(minilm.DEFAULT_TEXT, 20)
-out["warm_128"], out["n_128"] = med(" ".join(["attention"] * 126), 5)
-out["warm_512"], out["n_512"] = med(" ".join(["attention"] * 510), 3)
+for key, text, k in (("16", minilm.DEFAULT_TEXT, 20), ("128", " ".join(["attention"] * 126), 5),
+                     ("512", " ".join(["attention"] * 510), 3)):
+    out[f"warm_{key}"], r = med(lambda: model.run(text), k)
+    if key != "16":
+        out[f"n_{key}"] = r.n_tokens
 import numpy as np
 x = np.random.default_rng(0).standard_normal((16, 1536)).astype(np.float32)
-ts = []
-for _ in range(50):
-    s = time.perf_counter()
-    minilm.gelu(x)
-    ts.append(time.perf_counter() - s)
-out["gelu_16x1536"] = statistics.median(ts)
+out["gelu_16x1536"], _ = med(lambda: minilm.gelu(x), 50)
 import math
 erf_py = np.frompyfunc(math.erf, 1, 1)  # the per-element alternative, for comparison
 x64 = x.astype(np.float64) / math.sqrt(2)
@@ -76,43 +60,29 @@ out["erf_16x1536"] = statistics.median(ts)
 out["erf_frompyfunc_16x1536"] = statistics.median(ts_py)
 print(json.dumps(out))
 """
+)
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeat", type=int, default=5, help="fresh processes (default 5)")
-    ap.add_argument("--json", type=Path, help="also write all measurements here")
-    ap.add_argument(
-        "--blas-threads",
-        type=int,
-        help="set OPENBLAS_NUM_THREADS/OMP_NUM_THREADS in the child processes (default: unset)",
-    )
+    ap = kit.fresh_parser(__doc__, None)
     args = ap.parse_args()
-    if args.repeat < 1:
-        ap.error("--repeat must be >= 1")
-
-    env = dict(os.environ)
-    if args.blas_threads:
-        env["OPENBLAS_NUM_THREADS"] = env["OMP_NUM_THREADS"] = str(args.blas_threads)
-    runs = run_fresh(CHILD, [str(REPO)], args.repeat, env, timeout=300)
-    if runs is None:
-        return 1
+    runs = run_fresh(CHILD, [str(REPO)], args.repeat, kit.fresh_env(ap, args), timeout=300)
 
     first = runs[0]
     rows = [
         ("import attnviz.models.minilm", "import", None),
         ("load() (weights + tokenizer)", "load", 2.0),
         (f"first run, {first['n_first']} tokens", "first", 0.150),
-        (f"warm run, {first['n_first']} tokens", "warm_16", None),
-        (f"warm run, {first['n_128']} tokens", "warm_128", None),
-        (f"warm run, {first['n_512']} tokens", "warm_512", None),
+        *(
+            (f"warm run, {first[n]} tokens", f"warm_{w}", None)
+            for n, w in (("n_first", 16), ("n_128", 128), ("n_512", 512))
+        ),  # fmt: skip
         ("exact GELU of (16, 1536)", "gelu_16x1536", None),
         ("erf of (16, 1536), vectorised", "erf_16x1536", None),
         ("erf of (16, 1536), math.erf per element", "erf_frompyfunc_16x1536", None),
     ]
     ok = print_table(rows, runs, 40, inclusive=False)
-    if args.json:
-        args.json.write_text(json.dumps({"runs": runs}, indent=2))
+    kit.write_json(args.json, {"runs": runs}, say=False)
     return 0 if ok else 2
 
 

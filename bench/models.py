@@ -36,9 +36,10 @@ import sys
 import tempfile
 from pathlib import Path
 
+import kit
 import numpy as np
+from kit import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 FULL = dict(
     hidden_size=896, num_hidden_layers=24, num_attention_heads=14, num_key_value_heads=2,
     intermediate_size=4864, vocab_size=151936, tie_word_embeddings=True,
@@ -128,14 +129,13 @@ def child(which: str, folder: Path, args: argparse.Namespace, out: str) -> dict:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = kit.parser(__doc__)
     ap.add_argument("--small", action="store_true", help="a tiny shape (the smoke test)")
     ap.add_argument("--folder", type=Path, help="where the checkpoint is built (default /tmp)")
     ap.add_argument("--tokens", type=int, default=64)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--repeat", type=int, default=3, help="timed runs per process")
     ap.add_argument("--processes", type=int, default=1, help="fresh processes per side")
-    ap.add_argument("--json", type=Path, help="write the figures here")
     args = ap.parse_args()
     name = "attnviz-bench-qwen2-small" if args.small else "attnviz-bench-qwen2-0.5b"
     folder = args.folder or Path(tempfile.gettempdir()) / name
@@ -171,10 +171,9 @@ def report(
     )
     print(f"attnviz load {med['attnviz']['load']:.1f} s (target < 30 s)")
     print(f"max |attentions difference| {d_att:.2e}, max |logits difference| {d_log:.2e}")
-    if args.json:
-        figures = {"median": med, "ratio": ratio, "pairs": both["pairs"],
-                   "attentions_diff": d_att, "logits_diff": d_log}  # fmt: skip
-        args.json.write_text(json.dumps(figures, indent=1))
+    figures = {"median": med, "ratio": ratio, "pairs": both["pairs"],
+               "attentions_diff": d_att, "logits_diff": d_log}  # fmt: skip
+    kit.write_json(args.json, figures, say=False)
 
 
 if __name__ == "__main__":

@@ -26,25 +26,37 @@ Starts both apps on free loopback ports and opens them in headless Chromium (Deb
 Targets (issue 27, after issue 17's): median page switch over playground, multi-head, step by
 step and masking <= 1.0x the plain app; <= 0.2 MB fetched per switch; the first visit of a
 tab fetches plotly.js once; a first visit <= 0.8x the plain app, and no more bytes than it.
-Where a switch's time goes: bench/switch_profile.py.
+
+``--profile``: where a switch's time goes (issue 27). Each switch runs under CDP ``Profiler``
+(V8's sampling profiler of the page's main thread, 200 µs); per switch, in ms from the click:
+``wall`` (the last chart drawn, as above); ``first_msg``, ``last_msg`` (the rerun's first
+and last websocket message; the last is ``script_finished``); the main thread's time
+between the click and the last chart by whose code ran (self time of the sampled
+JavaScript with the browser functions it called: the style and layout a
+getBoundingClientRect forces counts for its caller; medians over the profiles in which the
+click was found, by a 4 ms marker function its listener runs): ``plotly`` (the board's
+file, or the plain app's ``PlotlyChart`` chunk), ``board`` (attnviz's board modules),
+``streamlit`` (Streamlit's bundle), ``gc``, ``other`` (style, layout, paint outside
+JavaScript) and ``idle`` (waiting for the server)::
+
+    python bench/page_switch.py --profile --rounds 4 --pages ",multi_head" --json profile.json
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
 import json
 import os
 import statistics
-import sys
 import time
-from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from browser_latency import CHROMIUM, CHROMIUM_ARGS, INIT_JS, INSTRUMENT_JS  # noqa: E402
-from stclient import Server  # noqa: E402
+import kit
+from browser_latency import INIT_JS, INSTRUMENT_JS
+from kit import CHROMIUM  # noqa: F401  (the tests skip without it)
 
-from attnviz.ui import pages as ui_pages  # noqa: E402
+from attnviz.ui import pages as ui_pages
 
 #: url path -> the sidebar link's title (the pages table's), for the pages switched between;
 #: the first page of the table is at "".
@@ -98,9 +110,7 @@ class Fetched:
 
 
 def open_tab(browser, url: str, quiet: float, timeout: float):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
-    ctx.add_init_script(INIT_JS)
-    page = ctx.new_page()
+    ctx, page = kit.tab(browser, (1280, 900), INIT_JS)
     fetched = Fetched(page)
     t0 = time.monotonic()
     page.goto(url)
@@ -164,16 +174,173 @@ def first_visit(browser, url: str, quiet: float, timeout: float) -> dict:
         ctx.close()
 
 
-def med(rows: list[dict], key: str) -> float:
-    return statistics.median(r[key] for r in rows) if rows else float("nan")
+BUCKETS = ("plotly", "board", "streamlit", "gc", "other", "idle")
+
+
+def bucket(url: str, name: str) -> str:
+    """Whose code a profile node is."""
+    if name == "(idle)":
+        return "idle"
+    if name == "(garbage collector)":
+        return "gc"
+    if "vendor/plotly" in url or "PlotlyChart" in url or url.startswith("blob:"):
+        return "plotly"  # the board runs plotly.js from a blob: URL (its IndexedDB copy)
+    if "/bidi-components/attnviz.board/" in url:
+        return "board"
+    if "/static/js/" in url:
+        return "streamlit"
+    return "other"  # (program): style, layout, paint, parsing outside JavaScript
+
+
+def split(profile: dict, t0_us: float, t1_us: float) -> dict[str, float]:
+    """Main-thread ms by bucket between t0 and t1 (the profile's clock, µs)."""
+    nodes = {n["id"]: n for n in profile["nodes"]}
+    parent = {c: n["id"] for n in profile["nodes"] for c in n.get("children", [])}
+
+    def url_of(i: int) -> str:
+        """A node's script; a native function (getBoundingClientRect: the forced layout of
+        its caller) counts as its nearest caller with a script."""
+        while i is not None:
+            u = nodes[i]["callFrame"].get("url", "")
+            if u:
+                return u
+            i = parent.get(i)
+        return ""
+
+    kind = {i: bucket(url_of(i), n["callFrame"].get("functionName", "")) for i, n in nodes.items()}
+    out: collections.Counter = collections.Counter()
+    for node, a, t in intervals(profile):
+        overlap = min(t, t1_us) - max(a, t0_us)
+        if overlap > 0:
+            out[kind[node]] += overlap / 1000
+    return {b: round(out.get(b, 0.0), 1) for b in BUCKETS}
+
+
+def intervals(profile: dict) -> list[tuple[int, float, float]]:
+    """(node, start, end) per sample, in time order: a sample stands for the time since the
+    one before it, (start, end]. V8 does not promise samples in time order (a time delta can
+    be negative, and DevTools sorts them too); taken in the order given, two samples' intervals
+    would overlap and a split could hold more time than its window."""
+    t, stamped = profile["startTime"], []
+    for node, dt in zip(profile["samples"], profile["timeDeltas"], strict=True):
+        t += dt
+        stamped.append((t, node))
+    stamped.sort(key=lambda s: s[0])  # stable: equal times keep their order
+    out, a = [], profile["startTime"]
+    for t, node in stamped:
+        out.append((node, a, t))
+        a = t
+    return out
+
+
+def profiled_switch(page, cdp, fetched, title: str, quiet: float, timeout: float) -> dict:
+    n_recv = page.evaluate("() => window.__ws.recvs.length")
+    cdp.send("Profiler.start")
+    r = switch(page, fetched, title, quiet, timeout)
+    prof = cdp.send("Profiler.stop")["profile"]
+    stopped = page.evaluate("() => performance.now()")
+    recvs, t_click = page.evaluate(
+        """(n) => [window.__ws.recvs.slice(n), window.__bench.clicks.slice(-1)[0]]""", n_recv
+    )
+    after = [m[0] - t_click for m in recvs if m[0] >= t_click]
+    # the profile's clock (µs) is not performance.now(): the click is found in the profile
+    # itself, by the marker function the click listener runs (CLICKS_JS)
+    t0 = marker_time(prof)
+    aligned = "click"
+    if t0 is None:  # no sample in the marker: the profile's end is about `stopped`
+        t0, aligned = prof["endTime"] - (stopped - t_click) * 1000, "end"
+    parts = split(prof, t0, t0 + r["ms"] * 1000)
+    return {
+        "wall": round(r["ms"]),
+        "first_msg": round(after[0]) if after else None,
+        "last_msg": round(after[-1]) if after else None,
+        **parts,
+        "aligned": aligned,
+    }
+
+
+# The click's time in performance.now() (for the websocket's marks) and, in the profile's own
+# clock, a 4 ms marker function the profiler should not miss (a loaded machine's sampler
+# may: then the profile is aligned at its end, see profiled_switch).
+CLICKS_JS = """() => { window.__bench.clicks = window.__bench.clicks || [];
+  function __benchClickMarker() { const t = performance.now(); while (performance.now() - t < 4); }
+  document.addEventListener('click', e => {
+    window.__bench.clicks.push(performance.now()); __benchClickMarker(); }, true); }"""
+MARKER = "__benchClickMarker"
+
+
+def marker_time(profile: dict) -> float | None:
+    """The profile's time (µs) of the click: the start of the first sample interval that
+    ends in the click's marker function (200 µs late at most)."""
+    marked = {n["id"] for n in profile["nodes"] if n["callFrame"]["functionName"] == MARKER}
+    children = {n["id"]: n.get("children", []) for n in profile["nodes"]}
+    todo = list(marked)
+    while todo:  # and what it calls (performance.now)
+        for c in children[todo.pop()]:
+            if c not in marked:
+                marked.add(c)
+                todo.append(c)
+    for node, a, _ in intervals(profile):
+        if node in marked:
+            return a  # the marker began within this sample's interval (click listener)
+    return None
+
+
+def profile(args: argparse.Namespace, pages: list[str], app, plain, browser) -> dict:
+    """``--profile``: each switch under CDP ``Profiler``, split by whose code ran."""
+    out: dict = {"load_before": os.getloadavg()}
+    rows: dict[str, list[dict]] = {"attnviz": [], "plain": []}
+    tabs = {}
+    for name, url in (("attnviz", f"{app.url}/{pages[-1]}"), ("plain", f"{plain.url}/two")):
+        ctx, page, fetched, _, _ = open_tab(browser, url, args.quiet, args.timeout)
+        page.evaluate(CLICKS_JS)
+        cdp = ctx.new_cdp_session(page)
+        cdp.send("Profiler.enable")
+        cdp.send("Profiler.setSamplingInterval", {"interval": 200})
+        tabs[name] = (ctx, page, fetched, cdp)
+    flip = 0
+    for _ in range(args.rounds):
+        for p in pages:
+            _, page, fetched, cdp = tabs["attnviz"]
+            a = profiled_switch(page, cdp, fetched, PAGES[p], args.quiet, args.timeout)
+            rows["attnviz"].append({"page": PAGES[p], **a})
+            _, page, fetched, cdp = tabs["plain"]
+            title = PLAIN[("one", "two")[flip % 2]]
+            flip += 1
+            b = profiled_switch(page, cdp, fetched, title, args.quiet, args.timeout)
+            rows["plain"].append({"page": title, **b})
+            print(f"{PAGES[p]:13s} {a}\n{'plain':13s} {b}", flush=True)
+    out["load_after"] = os.getloadavg()
+    keys = ("wall", "first_msg", "last_msg", *BUCKETS)
+    for name, rs in rows.items():
+        # the main thread's split only from profiles aligned on the click's marker
+        good = [r for r in rs if r["aligned"] == "click"] or rs
+        out[name] = {
+            k: statistics.median(r[k] for r in (rs if k == "wall" else good) if r[k] is not None)
+            for k in keys
+        }
+        out[name]["profiles_aligned_on_the_click"] = len(good)
+        print(
+            f"{name:8s} median "
+            + "  ".join(f"{k} {out[name][k]:.0f}" for k in keys)
+            + f"  ({out[name]['profiles_aligned_on_the_click']} of {len(rs)} profiles split)"
+        )
+    ratio = out["attnviz"]["wall"] / out["plain"]["wall"]
+    print(
+        f"page switch attnviz / plain: {ratio:.2f}x; load {out['load_before']} -> "
+        f"{out['load_after']}"
+    )
+    out["rows"] = rows
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--app", default="app.py")
-    ap.add_argument("--plain", default="bench/plain_pages.py")
+    ap.add_argument("--plain", default=kit.PLAIN_APP)
     ap.add_argument("--pages", default=",".join(PAGES), help="attnviz url paths ('' = home)")
-    ap.add_argument("--rounds", type=int, default=5, help="switches per page")
+    ap.add_argument("--rounds", type=int, help="switches per page (5; 3 with --profile)")
+    ap.add_argument("--profile", action="store_true", help="split each switch by whose code ran")
     ap.add_argument(
         "--first", default=",step_by_step", help="pages for first visits ('none': no first visit)"
     )
@@ -182,103 +349,95 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=90.0)
     ap.add_argument("--json", default=None)
     args = ap.parse_args(argv)
+    args.rounds = args.rounds or (3 if args.profile else 5)
     pages = args.pages.split(",")
     firsts = [] if args.first == "none" else args.first.split(",")
-    from playwright.sync_api import sync_playwright
-
     load = os.getloadavg()
     out: dict[str, Any] = {"load_before": load, "rounds": args.rounds}
-    with (
-        Server(args.app) as app,
-        Server(args.plain) as plain,
-        sync_playwright() as pw,
-    ):
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        try:
-            # ---- page switches, one tab per app, interleaved
-            a_ctx, a_page, a_fetch, _, a0 = open_tab(
-                browser, f"{app.url}/{pages[-1]}", args.quiet, args.timeout
-            )
-            p_ctx, p_page, p_fetch, _, _ = open_tab(
-                browser, f"{plain.url}/two", args.quiet, args.timeout
-            )
-            first_tab_plotly = sum(r[2] for r in a_fetch.rows if "vendor/plotly" in r[1])
-            switches: dict[str, list[dict]] = {p: [] for p in pages}
-            plain_rows: list[dict] = []
-            flip = 0
-            for _ in range(args.rounds):
-                for p in pages:
-                    r = switch(a_page, a_fetch, PAGES[p], args.quiet, args.timeout)
-                    switches[p].append(r)
-                    target = ("one", "two")[flip % 2]
-                    flip += 1
-                    q = switch(p_page, p_fetch, PLAIN[target], args.quiet, args.timeout)
-                    plain_rows.append(q)
-                    print(
-                        f"switch to {PAGES[p]:13s} {r['ms']:7.0f} ms (script {r['script_ms']:5.0f})"
-                        f"{r['http_bytes'] / 1e3:8.1f} kB http  {r['ws_bytes'] / 1e3:7.1f} kB ws"
-                        f"  | plain {q['ms']:6.0f} ms (script {q['script_ms']:5.0f}) "
-                        f"{q['http_bytes'] / 1e3:7.1f} kB http "
-                        f"{q['ws_bytes'] / 1e3:6.1f} kB ws",
-                        flush=True,
-                    )
-            a_ctx.close()
-            p_ctx.close()
-            all_a = [r for rows in switches.values() for r in rows]
-            per_page = {PAGES[p]: round(med(rows, "ms")) for p, rows in switches.items()}
-            a_ms, p_ms = med(all_a, "ms"), med(plain_rows, "ms")
-            a_bytes = med(all_a, "http_bytes") + med(all_a, "ws_bytes")
-            p_bytes = med(plain_rows, "http_bytes") + med(plain_rows, "ws_bytes")
-            out["switch"] = {
-                "attnviz_ms": round(a_ms),
-                "plain_ms": round(p_ms),
-                "ratio": round(a_ms / p_ms, 2),
-                "per_page_ms": per_page,
-                "attnviz_script_ms": round(med(all_a, "script_ms")),
-                "plain_script_ms": round(med(plain_rows, "script_ms")),
-                "attnviz_http_bytes": med(all_a, "http_bytes"),
-                "attnviz_ws_bytes": med(all_a, "ws_bytes"),
-                "attnviz_plotly_bytes_all_switches": sum(r["plotly_bytes"] for r in all_a),
-                "plain_http_bytes": med(plain_rows, "http_bytes"),
-                "plain_ws_bytes": med(plain_rows, "ws_bytes"),
-                "first_page_of_tab_plotly_bytes": first_tab_plotly,
-                "class_of_60_bytes_per_switch": {
-                    "attnviz": CLASS * a_bytes,
-                    "plain": CLASS * p_bytes,
+    with kit.servers(args.app, args.plain) as (app, plain), kit.browser() as browser:
+        if args.profile:
+            kit.write_json(args.json, profile(args, pages, app, plain, browser), say=False)
+            return 0
+        # ---- page switches, one tab per app, interleaved
+        a_ctx, a_page, a_fetch, _, a0 = open_tab(
+            browser, f"{app.url}/{pages[-1]}", args.quiet, args.timeout
+        )
+        p_ctx, p_page, p_fetch, _, _ = open_tab(
+            browser, f"{plain.url}/two", args.quiet, args.timeout
+        )
+        first_tab_plotly = sum(r[2] for r in a_fetch.rows if "vendor/plotly" in r[1])
+        switches: dict[str, list[dict]] = {p: [] for p in pages}
+        plain_rows: list[dict] = []
+        flip = 0
+        for _ in range(args.rounds):
+            for p in pages:
+                r = switch(a_page, a_fetch, PAGES[p], args.quiet, args.timeout)
+                switches[p].append(r)
+                target = ("one", "two")[flip % 2]
+                flip += 1
+                q = switch(p_page, p_fetch, PLAIN[target], args.quiet, args.timeout)
+                plain_rows.append(q)
+                print(
+                    f"switch to {PAGES[p]:13s} {r['ms']:7.0f} ms (script {r['script_ms']:5.0f})"
+                    f"{r['http_bytes'] / 1e3:8.1f} kB http  {r['ws_bytes'] / 1e3:7.1f} kB ws"
+                    f"  | plain {q['ms']:6.0f} ms (script {q['script_ms']:5.0f}) "
+                    f"{q['http_bytes'] / 1e3:7.1f} kB http "
+                    f"{q['ws_bytes'] / 1e3:6.1f} kB ws",
+                    flush=True,
+                )
+        a_ctx.close()
+        p_ctx.close()
+        all_a = [r for rows in switches.values() for r in rows]
+        per_page = {PAGES[p]: round(kit.median(rows, "ms")) for p, rows in switches.items()}
+        a_ms, p_ms = kit.median(all_a, "ms"), kit.median(plain_rows, "ms")
+        a_bytes = kit.median(all_a, "http_bytes") + kit.median(all_a, "ws_bytes")
+        p_bytes = kit.median(plain_rows, "http_bytes") + kit.median(plain_rows, "ws_bytes")
+        out["switch"] = {
+            "attnviz_ms": round(a_ms),
+            "plain_ms": round(p_ms),
+            "ratio": round(a_ms / p_ms, 2),
+            "per_page_ms": per_page,
+            "attnviz_script_ms": round(kit.median(all_a, "script_ms")),
+            "plain_script_ms": round(kit.median(plain_rows, "script_ms")),
+            "attnviz_http_bytes": kit.median(all_a, "http_bytes"),
+            "attnviz_ws_bytes": kit.median(all_a, "ws_bytes"),
+            "attnviz_plotly_bytes_all_switches": sum(r["plotly_bytes"] for r in all_a),
+            "plain_http_bytes": kit.median(plain_rows, "http_bytes"),
+            "plain_ws_bytes": kit.median(plain_rows, "ws_bytes"),
+            "first_page_of_tab_plotly_bytes": first_tab_plotly,
+            "class_of_60_bytes_per_switch": {
+                "attnviz": CLASS * a_bytes,
+                "plain": CLASS * p_bytes,
+            },
+        }
+        # ---- first visits, new profile each, interleaved
+        fv: dict[str, list[dict]] = {p: [] for p in firsts}
+        fv_plain: list[dict] = []
+        for _ in range(args.first_rounds if firsts else 0):
+            for p in firsts:
+                fv[p].append(first_visit(browser, f"{app.url}/{p}", args.quiet, args.timeout))
+                fv_plain.append(first_visit(browser, f"{plain.url}/one", args.quiet, args.timeout))
+                print(
+                    f"first visit /{p:13s} {fv[p][-1]['ms']:7.0f} ms "
+                    f"{fv[p][-1]['http_bytes'] / 1e6:5.2f} MB  | plain "
+                    f"{fv_plain[-1]['ms']:6.0f} ms {fv_plain[-1]['http_bytes'] / 1e6:5.2f} MB",
+                    flush=True,
+                )
+        if firsts:
+            pm = kit.median(fv_plain, "ms")
+            out["first_visit"] = {
+                "plain_ms": round(pm),
+                "plain_http_bytes": kit.median(fv_plain, "http_bytes"),
+                **{
+                    f"/{p}": {
+                        "ms": round(kit.median(rows, "ms")),
+                        "ratio": round(kit.median(rows, "ms") / pm, 2),
+                        "http_bytes": kit.median(rows, "http_bytes"),
+                        "plotly_bytes": kit.median(rows, "plotly_bytes"),
+                    }
+                    for p, rows in fv.items()
                 },
             }
-            # ---- first visits, new profile each, interleaved
-            fv: dict[str, list[dict]] = {p: [] for p in firsts}
-            fv_plain: list[dict] = []
-            for _ in range(args.first_rounds if firsts else 0):
-                for p in firsts:
-                    fv[p].append(first_visit(browser, f"{app.url}/{p}", args.quiet, args.timeout))
-                    fv_plain.append(
-                        first_visit(browser, f"{plain.url}/one", args.quiet, args.timeout)
-                    )
-                    print(
-                        f"first visit /{p:13s} {fv[p][-1]['ms']:7.0f} ms "
-                        f"{fv[p][-1]['http_bytes'] / 1e6:5.2f} MB  | plain "
-                        f"{fv_plain[-1]['ms']:6.0f} ms {fv_plain[-1]['http_bytes'] / 1e6:5.2f} MB",
-                        flush=True,
-                    )
-            if firsts:
-                pm = med(fv_plain, "ms")
-                out["first_visit"] = {
-                    "plain_ms": round(pm),
-                    "plain_http_bytes": med(fv_plain, "http_bytes"),
-                    **{
-                        f"/{p}": {
-                            "ms": round(med(rows, "ms")),
-                            "ratio": round(med(rows, "ms") / pm, 2),
-                            "http_bytes": med(rows, "http_bytes"),
-                            "plotly_bytes": med(rows, "plotly_bytes"),
-                        }
-                        for p, rows in fv.items()
-                    },
-                }
-        finally:
-            browser.close()
     out["load_after"] = os.getloadavg()
     out["switch_rows"] = {PAGES[p]: rows for p, rows in switches.items()}
     out["plain_rows"] = plain_rows
@@ -298,8 +457,7 @@ def main(argv: list[str] | None = None) -> int:
     if "first_visit" in out:
         print(f"first visit: {json.dumps(out['first_visit'])}")
     print(f"load {load} -> {out['load_after']}")
-    if args.json:
-        Path(args.json).write_text(json.dumps(out, indent=1))
+    kit.write_json(args.json, out, say=False)
     return 0
 
 

@@ -1,5 +1,5 @@
 """A throwaway PostgreSQL cluster on loopback (Debian's ``postgresql`` package), for the class
-store's tests (tests/test_classroom.py) and benchmarks (bench/live_class.py).
+store's tests (tests/test_classroom.py) and benchmarks (bench/live_class.py, class_hall.py).
 
 ``initdb`` in a temporary directory, ``pg_ctl start`` on a free port with a log file (without
 one, pg_ctl keeps the caller's pipes open), trust authentication on 127.0.0.1 only. As root
@@ -21,6 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import kit
+
 INSTALL_HINT = "apt-get install postgresql (Debian's package: initdb and pg_ctl)"
 
 
@@ -37,12 +39,6 @@ def pg_bindir() -> Path | None:
     return Path(exe).parent if exe else None
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class PgCluster:
     """A cluster in a temporary directory, started on a free loopback port."""
 
@@ -52,7 +48,7 @@ class PgCluster:
         if bindir is None:
             raise RuntimeError(f"PostgreSQL is not installed ({INSTALL_HINT})")
         self.bindir = bindir
-        self.port = _free_port()
+        self.port = kit.free_port()
         self.dir = Path(tempfile.mkdtemp(prefix="attnviz-pg-"))
         self.data = self.dir / "data"
         self.log = self.dir / "postgres.log"

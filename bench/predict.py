@@ -2,24 +2,31 @@
 attnviz.viz.classroom), on SQLite in a temp dir.
 
     python bench/predict.py [--students 300] [--threads 16] [--json out.json]
+    python bench/predict.py --pages [--json out.json]
 
 Reports: ``students`` answering one view question at once from ``threads`` threads
 (p50/p95 of ``answer_question``, errors, rows = acknowledged), ``question_tally`` and
 ``question`` (what the projector and each student's poll read) in ms, and the pure parts
 of a projector rerun (``top_key`` + ``outline_cells`` on an N=12 heatmap) in ms.
+
+``--pages``: predict, then reveal on the other pages: what a teacher's projector rerun adds
+(the pure parts: making the page's question, outlining its answer), at N = 12 and 512: the
+median ms of ``top_key`` under a causal mask, ``sharper_row``, ``moved_row`` (D = N),
+``previous_head`` over 9 heads, and ``outline_row`` / ``outline_cells`` (the previous-token
+diagonal) on a weights heatmap of N tokens.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
-import statistics
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import kit
 import numpy as np
+from kit import timed_ms
 
 from attnviz import engine, predict, viz
 from attnviz.classroom import ClassStore
@@ -27,16 +34,6 @@ from attnviz.classroom import ClassStore
 
 def _ms(samples: list[float], q: float) -> float:
     return round(float(np.quantile(np.asarray(samples) * 1000, q)), 2)
-
-
-def timed_ms(fn, repeat: int) -> float:
-    """Median ms of ``repeat`` calls of ``fn()`` (also bench/predict_pages.py's)."""
-    out = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        out.append(time.perf_counter() - t0)
-    return round(statistics.median(out) * 1000, 3)
 
 
 def run(students: int, threads: int) -> dict:
@@ -83,16 +80,45 @@ def run(students: int, threads: int) -> dict:
     return out
 
 
+def pages(n: int, repeat: int) -> dict[str, float]:
+    """The pure parts of a projector rerun at N = ``n`` tokens."""
+    rng = np.random.default_rng(0)
+    scores = rng.standard_normal((9, n, n))  # (H, N, N)
+    mask = engine.causal_mask(n)
+    causal = engine.softmax(np.where(mask, scores, -np.inf))  # (H, N, N)
+    un, sc = engine.softmax(scores * 8), engine.softmax(scores)
+    out = rng.standard_normal((n, n))  # (N, D)
+    moved = out[rng.permutation(n)]
+    fig = viz.heatmaps.attention_figure(causal[0], what="weights", mask=mask)
+    b = viz.style.pool_factor(n)
+    span = (-b / 2, (n - 1) // b * b + b / 2)
+    diagonal = predict.answer_cells("previous_head", {"head": 0}, n)
+    return {
+        "top_key_masked_ms": timed_ms(lambda: predict.top_key(causal, 0, n - 1, mask=mask), repeat),
+        "sharper_row_ms": timed_ms(lambda: predict.sharper_row(un, sc, 0, n // 2), repeat),
+        "moved_row_ms": timed_ms(lambda: predict.moved_row(out, moved, n // 2), repeat),
+        "previous_head_9_heads_ms": timed_ms(lambda: predict.previous_head(causal), repeat),
+        "outline_row_ms": timed_ms(
+            lambda: viz.classroom.outline_row(fig, n // 2, span, "rows", n), repeat
+        ),
+        "outline_diagonal_ms": timed_ms(
+            lambda: viz.classroom.outline_cells(fig, diagonal, "rows", n), repeat
+        ),
+    }
+
+
 def main(argv: list[str] | None = None) -> dict:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = kit.parser(__doc__)
     ap.add_argument("--students", type=int, default=300)
     ap.add_argument("--threads", type=int, default=16)
-    ap.add_argument("--json", type=Path)
+    ap.add_argument("--pages", action="store_true", help="the other pages' questions instead")
     args = ap.parse_args(argv)
-    result = run(args.students, args.threads)
+    if args.pages:
+        result = {f"N={n}": pages(n, repeat) for n, repeat in ((12, 200), (512, 20))}
+    else:
+        result = run(args.students, args.threads)
     print(json.dumps(result, indent=2))
-    if args.json:
-        args.json.write_text(json.dumps(result))
+    kit.write_json(args.json, result, say=False)
     return result
 
 

@@ -9,7 +9,7 @@ Two measurements:
    return_figure_from_figure_or_data``) and its JSON serialisation (``plotly.io.to_json``);
    the rest is Streamlit and the page itself. ``--cprofile N`` also prints the top N
    functions by cumulative time (cProfile on the script thread, with its overhead).
-2. ``--sweep``: a real server (``bench/stclient.py``), rerun time and websocket payload of
+2. ``--sweep``: a real server (``bench/kit.py``), rerun time and websocket payload of
    the page against N (default 8, 64, 256, 512) at D=64, heads=8.
 
     python bench/profile_rerun.py                         # playground, N=64, D=64, heads=8
@@ -29,17 +29,14 @@ import io
 import os
 import pstats
 import statistics
-import sys
 import threading
 import time
 import urllib.parse
 from collections import defaultdict
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from stclient import REPO, Server, Session  # noqa: E402
-
-sys.path.insert(0, str(REPO))
+import kit
+from kit import REPO
+from stclient import Session
 
 
 class Timers:
@@ -114,18 +111,7 @@ def breakdown(args: argparse.Namespace) -> None:
     script_runner.ScriptRunner._run_script = timers.wrap(
         "script", script_runner.ScriptRunner._run_script
     )
-    # AppTest resets Streamlit's "pages/ folder = legacy multipage app" flag before every
-    # run, so each run would start in legacy mode and attnviz's page guard would rerun it.
-    # A real server decides once per process (navigation mode after the first run).
-    from streamlit.runtime.pages_manager import PagesManager
-
-    pm_init = PagesManager.__init__
-
-    def pm_init_nav(self, *a, **k):
-        PagesManager.uses_pages_directory = False
-        pm_init(self, *a, **k)
-
-    PagesManager.__init__ = pm_init_nav
+    kit.server_like_pages()
 
     at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
     if args.page:
@@ -169,9 +155,7 @@ def breakdown(args: argparse.Namespace) -> None:
 
 def sweep(args: argparse.Namespace) -> None:
     ns = [int(x) for x in args.ns.split(",")]
-    with Server("app.py") as srv:
-        with Session(srv.url) as s:
-            s.rerun()
+    with kit.warm("app.py") as srv:
         print(f"{'N':>5} {'load ms':>8} {'rerun ms':>9} {'KB/rerun':>9} {'plotly KB':>9} charts")
         for n in ns:
             q = f"N={n}&{args.sweep_query}"

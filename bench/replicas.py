@@ -20,20 +20,17 @@ per replica (``/_stcore/metrics``), the CPU seconds of each replica and the mach
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import sys
 import threading
 import time
-from pathlib import Path
 from typing import Any
 
+import classroom
+import kit
 import psutil
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import classroom  # noqa: E402
-from hall import REPLICAS, Hall  # noqa: E402
-from stclient import Session  # noqa: E402
+from hall import REPLICAS, Hall
+from kit import percentile
+from stclient import Session
 
 
 def replica_sessions(hall: Hall) -> list[float | None]:
@@ -56,17 +53,8 @@ def cpu_seconds(hall: Hall) -> list[float | None]:
 
 
 def run_class(hall: Hall, args: argparse.Namespace, kill_at: float | None) -> dict[str, Any]:
-    cargs = classroom.parse_args(
-        [
-            f"--sessions={args.sessions}",
-            f"--duration={args.duration}",
-            f"--interval={args.interval}",
-            f"--ramp={args.ramp}",
-            f"--timeout={args.timeout}",
-            f"--seed={args.seed}",
-            "--reconnect",
-        ]
-    )
+    names = ("sessions", "duration", "interval", "ramp", "timeout", "seed")
+    cargs = classroom.parse_args([f"--{k}={getattr(args, k)}" for k in names] + ["--reconnect"])
     spread: dict[str, Any] = {}
     killed: dict[str, Any] = {}
 
@@ -100,8 +88,8 @@ def run_class(hall: Hall, args: argparse.Namespace, kill_at: float | None) -> di
         # the same figures for the changes after the kill: 60 students on two replicas
         after = [c.seconds for c in rep.changes if c.ok and c.t >= killed["at_s"]]
         summary["after_kill_changes"] = len(after)
-        summary["after_kill_p50_s"] = round(classroom.percentile(after, 50), 3)
-        summary["after_kill_p95_s"] = round(classroom.percentile(after, 95), 3)
+        summary["after_kill_p50_s"] = round(percentile(after, 50), 3)
+        summary["after_kill_p95_s"] = round(percentile(after, 95), 3)
     summary["load_avg_after"] = [round(x, 2) for x in os.getloadavg()]
     return summary
 
@@ -139,9 +127,7 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"  {k:26s} {v}")
             out[name] = summary
             time.sleep(3)
-    if args.json:
-        Path(args.json).write_text(json.dumps(out, indent=1, default=str))
-        print(f"wrote {args.json}")
+    kit.write_json(args.json, out, default=str)
     ok = all(out[n]["errors"] == 0 for n, _ in classes)
     print("zero errors:", "met" if ok else "NOT met")
     return 0

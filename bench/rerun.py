@@ -11,10 +11,9 @@
 
     python bench/rerun.py [--repeats 15]
 
-Note: AppTest builds a new PagesManager on every run, which makes Streamlit treat an app
-with a pages/ folder as a legacy multipage app until st.navigation runs; a running server
-does that once per process. The script sets that flag as a running server has it, so the
-playground is not charged for a rerun that only AppTest does (see attnviz.ui.page_guard).
+The AppTest runs start in navigation mode, as a running server's do
+(``kit.server_like_pages``): the playground is not charged for a rerun that only AppTest
+does (see attnviz.ui.page_guard).
 """
 
 from __future__ import annotations
@@ -22,29 +21,16 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import time
-from pathlib import Path
 
-from streamlit.runtime.pages_manager import PagesManager
+import kit
 from streamlit.testing.v1 import AppTest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-APP = str(ROOT / "app.py")
-BARE = str(ROOT / "bench" / "bare_app.py")
+APP = str(kit.REPO / "app.py")
+BARE = str(kit.REPO / kit.BARE_APP)
 BUDGET_RATIO = 1.5
 BUDGET_BYTES = 1.5e6
-
-_orig_init = PagesManager.__init__
-
-
-def _server_like_init(self, *args, **kwargs):
-    PagesManager.uses_pages_directory = False  # what st.navigation leaves in a server
-    _orig_init(self, *args, **kwargs)
-
-
-PagesManager.__init__ = _server_like_init
+kit.server_like_pages()
 
 
 def start(path: str, query: dict) -> AppTest:

@@ -16,20 +16,8 @@ this script only measures and prints.
 
 from __future__ import annotations
 
-import argparse
-import json
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "e2e"))
-
-from e2e_app import (  # noqa: E402
-    CHROMIUM_ARGS,
-    BrowserSession,
-    chromium_path,
-    start_app_server,
-    stop_app_server,
-)
+import kit
+from e2e_app import BrowserSession
 
 #: (name, link, window, chart keys, the element scrolled under the header or None)
 VIEWS = [
@@ -94,23 +82,9 @@ def measure(browser, server, view) -> dict:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--json", help="also write the rows to this file")
-    args = ap.parse_args()
-    from playwright.sync_api import sync_playwright
-
-    server = start_app_server()
-    rows = []
-    try:
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(
-                executable_path=chromium_path(), args=CHROMIUM_ARGS, headless=True
-            )
-            for view in VIEWS:
-                rows.append(measure(browser, server, view))
-            browser.close()
-    finally:
-        stop_app_server(server)
+    args = kit.parser(__doc__, "also write the rows to this file").parse_args()
+    with kit.e2e_server() as server, kit.browser() as browser:
+        rows = [measure(browser, server, view) for view in VIEWS]
     for r in rows:
         for key, c in r["charts"].items():
             print(
@@ -119,8 +93,7 @@ def main() -> None:
                 f"{c['heads']} plot(s), {'on the screen' if c['on_screen'] else 'NOT whole'}"
                 + (f", slider top {r['slider_top']} px" if "slider_top" in r else "")
             )
-    if args.json:
-        Path(args.json).write_text(json.dumps(rows, indent=1))
+    kit.write_json(args.json, rows, say=False)
 
 
 if __name__ == "__main__":

@@ -23,24 +23,22 @@ BLAS thread; server RSS with both models <= 1.2 GB.
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import sys
-from pathlib import Path
 
-from fresh import print_table, run_fresh
+import kit
+from kit import REPO, print_table, run_fresh
 
-REPO = Path(__file__).resolve().parents[1]
 #: 20 tokens
 PROMPT_20 = (
     "In a decoder, attention lets every token look back at the tokens before it and mix them into a"
 )
 LONG_QUERY = "dec_text=" + "+a" * 512  # a 512-token prompt for the decoder page
 
-CHILD = r"""
-import json, resource, statistics, sys, time
-sys.path.insert(0, sys.argv[1])
+CHILD = (
+    kit.CHILD_HEAD
+    + r"""
+import resource
 prompt = sys.argv[2]
 t0 = time.perf_counter()
 from attnviz.models import smollm
@@ -52,30 +50,27 @@ top = smollm.top_tokens(model, run, 10)
 t3 = time.perf_counter()
 out = {"import": t1 - t0, "load": t2 - t1, "first": t3 - t2, "n_first": run.n_tokens}
 
-def med(text, k):
-    ts = []
-    for _ in range(k):
-        s = time.perf_counter()
-        r = model.run(text)
-        smollm.top_tokens(model, r, 10)
-        ts.append(time.perf_counter() - s)
-    return statistics.median(ts), r.n_tokens
+def step(text):
+    r = model.run(text)
+    smollm.top_tokens(model, r, 10)
+    return r
 
-out["warm_20"], _ = med(prompt, 10)
-out["warm_128"], out["n_128"] = med(" a" * 128, 3)
-out["warm_512"], out["n_512"] = med(" a" * 512, 2)
+for key, text, k in (("20", prompt, 10), ("128", " a" * 128, 3), ("512", " a" * 512, 2)):
+    out[f"warm_{key}"], r = med(lambda: step(text), k)
+    if key != "20":
+        out[f"n_{key}"] = r.n_tokens
 out["n_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 print(json.dumps(out))
 """
+)
 
 
 def server_rss(blas_env: dict) -> dict:
     """RSS of a streamlit server after one visit each to the MiniLM and the decoder page."""
     import psutil
-
-    sys.path.insert(0, str(REPO / "bench"))
     from classroom import rss_mb
-    from stclient import Server, Session
+    from kit import Server
+    from stclient import Session
 
     os.environ.update(blas_env)
     out = {}
@@ -105,25 +100,15 @@ def server_rss(blas_env: dict) -> dict:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeat", type=int, default=5, help="fresh processes (default 5)")
-    ap.add_argument("--json", type=Path, help="also write all measurements here")
-    ap.add_argument(
-        "--blas-threads",
-        type=int,
-        default=1,
-        help="OPENBLAS_NUM_THREADS/OMP_NUM_THREADS of the children (default 1; 0 = unset)",
-    )
+    ap = kit.fresh_parser(__doc__, 1)
     ap.add_argument("--server", action="store_true", help="also measure the server's RSS")
     args = ap.parse_args()
-    if args.repeat < 1:
-        ap.error("--repeat must be >= 1")
-
-    env = dict(os.environ)
-    blas = {}
-    if args.blas_threads:
-        blas = {k: str(args.blas_threads) for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")}
-        env.update(blas)
+    env = kit.fresh_env(ap, args)
+    blas = (
+        {k: env[k] for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")}
+        if args.blas_threads
+        else {}
+    )
     print(f"load average before: {os.getloadavg()[0]:.2f} (cores: {os.cpu_count()})")
     runs = run_fresh(
         CHILD,
@@ -133,8 +118,6 @@ def main() -> int:
         timeout=600,
         extra=lambda run: f", peak RSS {run['n_rss_mb']:.0f} MB",
     )
-    if runs is None:
-        return 1
 
     first = runs[0]
     rows = [
@@ -163,8 +146,7 @@ def main() -> int:
             f"decoder page ({srv['n_decoder_512_s']:.1f} s)"
         )
     print(f"load average after: {os.getloadavg()[0]:.2f}")
-    if args.json:
-        args.json.write_text(json.dumps(result, indent=2))
+    kit.write_json(args.json, result, say=False)
     return 0 if ok else 2
 
 

@@ -1,4 +1,4 @@
-"""A minimal Streamlit server launcher and websocket client for the benchmarks.
+"""Streamlit's websocket client for the benchmarks (the server: ``kit.Server``).
 
 The client speaks Streamlit's own protocol: it connects to ``/_stcore/stream`` with the
 ``streamlit`` websocket subprotocol, sends ``BackMsg.rerun_script`` (a ``ClientState`` with
@@ -7,21 +7,15 @@ the query string, the page and the widget states, as the browser does) and reads
 from the ``ForwardMsg`` deltas of each run, so a control is changed by its user key
 (``N``, ``seed``, ``mask`` ...) exactly as the frontend would change it.
 
-Used by ``bench/classroom.py`` (many sessions) and ``bench/browser_latency.py`` (server start).
+Used by ``bench/classroom.py`` (many sessions) and the browser benches (a warm-up visit).
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
-import socket
-import subprocess
-import sys
 import time
 import urllib.parse
-import urllib.request
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import websocket  # websocket-client
@@ -29,9 +23,6 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.NumberInput_pb2 import NumberInput
 from streamlit.proto.WidgetStates_pb2 import WidgetState
-
-REPO = Path(__file__).resolve().parent.parent
-PYTHON = sys.executable
 
 # Element types that are widgets, and the WidgetState field their value travels in.
 WIDGET_KINDS = {
@@ -54,90 +45,6 @@ SUCCESS = {
     ForwardMsg.FINISHED_SUCCESSFULLY,
     ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY,
 }
-
-
-# --------------------------------------------------------------------------- server
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Server:
-    """``streamlit run APP`` on loopback: headless, usage stats off, a free port.
-
-    Runs with the repository as working directory (so ``.streamlit/config.toml`` applies)
-    and the repository on ``PYTHONPATH`` (so ``bench/bare_app.py`` can import attnviz).
-    """
-
-    def __init__(
-        self,
-        app: str | Path = "app.py",
-        *,
-        port: int | None = None,
-        options: dict[str, Any] | None = None,
-        log: str | Path | None = None,
-        env: dict[str, str] | None = None,
-    ) -> None:
-        self.app = str(app)
-        self.env = dict(env or {})
-        self.port = port or free_port()
-        self.options = {
-            "server.headless": "true",
-            "server.address": "127.0.0.1",
-            "server.port": str(self.port),
-            "browser.gatherUsageStats": "false",
-            "server.fileWatcherType": "none",
-            "server.runOnSave": "false",
-            **{
-                k: str(v).lower() if isinstance(v, bool) else str(v)
-                for k, v in (options or {}).items()
-            },
-        }
-        self.log_path = Path(log) if log else None
-        self.proc: subprocess.Popen | None = None
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def start(self, timeout: float = 60.0) -> Server:
-        args = [PYTHON, "-m", "streamlit", "run", self.app]
-        args += [f"--{k}={v}" for k, v in self.options.items()]
-        env = {**os.environ, **self.env}
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
-        out = open(self.log_path, "wb") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
-        self.proc = subprocess.Popen(args, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"streamlit exited with code {self.proc.returncode}: {args}")
-            with (
-                contextlib.suppress(OSError),
-                urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as r,
-            ):
-                if r.status == 200:
-                    return self
-            time.sleep(0.2)
-        self.stop()
-        raise RuntimeError(f"streamlit did not become healthy within {timeout} s")
-
-    def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
-
-    def __enter__(self) -> Server:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
 
 # --------------------------------------------------------------------------- client

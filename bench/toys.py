@@ -14,10 +14,10 @@ Target (issue 28): an induction head forms in under 30 s on one core.
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import time
+
+import kit
 
 from attnviz import toys
 
@@ -44,11 +44,10 @@ def time_to_head(seed: int, threshold: float, steps: int) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = kit.parser(__doc__, "also write the results here")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--threshold", type=float, default=0.8)
     parser.add_argument("--steps", type=int, default=toys.MAX_STEPS)
-    parser.add_argument("--json", default=None, help="also write the results here")
     args = parser.parse_args()
     load = os.getloadavg()
     print(f"load average before: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; "
@@ -61,9 +60,7 @@ def main() -> None:
               f"{r['train_and_score_s']} s with scoring, {r['ms_per_step']} ms/step")  # fmt: skip
     load = os.getloadavg()
     print(f"load average after: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(rows, f, indent=1)
+    kit.write_json(args.json, rows, say=False)
 
 
 if __name__ == "__main__":

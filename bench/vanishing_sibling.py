@@ -1,7 +1,7 @@
 """Does the element after a fragment vanish when the fragment's rerun waits behind a full
 run? (Streamlit 1.67; found with six students checking at once in a live class.)
 
-``bench/vanishing_sibling_app.py``: a text input whose commit reruns the whole page, a
+``bench/fragment_app.py`` (``?case=sibling``): a text input whose commit reruns the whole page, a
 slow full run (``?slow=``, 1.5 s) that draws a fragment (a "+1" button and its count) at
 its end, then a markdown line, "I come after the fragment". In headless Chromium, each
 trial opens the page, commits a name, clicks "+1" while the full run sleeps (the click's
@@ -28,22 +28,14 @@ the stale block is removed inside that container, no sibling moves, nothing vani
 
 from __future__ import annotations
 
-import argparse
-import json
-import sys
-from pathlib import Path
+import kit
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from browser_latency import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
-from stclient import Server  # noqa: E402
-
-APP = Path(__file__).resolve().parent / "vanishing_sibling_app.py"
+APP = kit.BENCH / "fragment_app.py"
 SIBLING = "I come after the fragment"
 
 
 def trial(browser, url: str, slow: float) -> dict:
-    page = browser.new_page()
+    ctx, page = kit.tab(browser, (1280, 720))  # playwright's default window
     try:
         page.goto(url)
         page.get_by_text(SIBLING).wait_for(timeout=30_000)
@@ -61,31 +53,25 @@ def trial(browser, url: str, slow: float) -> dict:
         body = page.inner_text("body")
         return {"sibling shown": SIBLING in body, "clicks: 1 shown": "clicks: 1" in body}
     finally:
-        page.close()
+        ctx.close()
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = kit.parser(__doc__)
     p.add_argument("--trials", type=int, default=5)
     p.add_argument("--slow", type=float, default=1.5)
-    p.add_argument("--json", type=Path)
     args = p.parse_args(argv)
-    from playwright.sync_api import sync_playwright
-
     report: dict[str, list[dict]] = {}
-    with Server(APP) as srv, sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with kit.Server(APP) as srv, kit.browser() as browser:
         for slot in ("0", "1"):
-            url = f"{srv.url}/?slow={args.slow}&slot={slot}"
+            url = f"{srv.url}/?case=sibling&slow={args.slow}&slot={slot}"
             report[f"slot={slot}"] = [trial(browser, url, args.slow) for _ in range(args.trials)]
-        browser.close()
     for name, rows in report.items():
         shown = sum(r["sibling shown"] for r in rows)
         counted = sum(r["clicks: 1 shown"] for r in rows)
         print(f"{name}: the line after the fragment shown in {shown} of {len(rows)} trials; "
               f"the click counted in {counted} of {len(rows)}")  # fmt: skip
-    if args.json:
-        args.json.write_text(json.dumps(report, indent=2))
+    kit.write_json(args.json, report, say=False)
     return 0
 
 

@@ -17,6 +17,7 @@ BENCH = Path(__file__).resolve().parent.parent / "bench"
 sys.path.insert(0, str(BENCH))
 
 import class_hall  # noqa: E402
+import hall  # noqa: E402
 from pgcluster import INSTALL_HINT, pg_bindir  # noqa: E402
 
 
@@ -105,10 +106,13 @@ def test_haproxy_log_names_the_requests_the_killed_replica_held():
 
 
 def test_the_minimal_haproxy_config_gets_the_bench_lines(tmp_path, monkeypatch):
-    monkeypatch.setattr(class_hall.tempfile, "mkdtemp", lambda prefix: str(tmp_path))
-    proxy = class_hall.MinimalProxy(["attnviz1", "attnviz2"], [8001, 8002])
+    monkeypatch.setattr(hall.tempfile, "mkdtemp", lambda prefix: str(tmp_path))
+    config = hall.minimal_config(["attnviz1", "attnviz2"], [8001, 8002])
+    proxy = hall.HAProxy([8001, 8002], config=config)
+    proxy.add_stats_socket()
     text = proxy.cfg.read_text()
-    assert f"stats socket {tmp_path / 'stats.sock'}" in text and "{sock}" not in text
+    assert f"stats socket {tmp_path / 'stats.sock'}" in text
     assert f"capture request header {class_hall.TAG_HEADER} len 24" in text
     assert "server attnviz2 127.0.0.1:8002 cookie attnviz2" in text
+    assert f"bind 127.0.0.1:{proxy.port}" in text
     assert proxy.cookies() == ["attnviz1", "attnviz2"]

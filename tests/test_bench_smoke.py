@@ -19,7 +19,9 @@ sys.path.insert(0, str(BENCH))
 import browser_latency  # noqa: E402
 import classroom  # noqa: E402
 import hall  # noqa: E402
-from stclient import Server, Session  # noqa: E402
+import kit  # noqa: E402
+from kit import Server  # noqa: E402
+from stclient import Session  # noqa: E402
 
 TINY_APP = """
 import streamlit as st
@@ -119,7 +121,7 @@ def test_classroom_runs_bounded_and_reports(tiny_app: Path, tmp_path: Path) -> N
 
 @pytest.mark.e2e
 def test_browser_latency_measures_key_presses(tmp_path: Path) -> None:
-    if not Path(browser_latency.CHROMIUM).exists():
+    if not Path(kit.CHROMIUM).exists():
         pytest.skip("needs Debian's chromium at /usr/bin/chromium")
     app = tmp_path / "plot_app.py"
     app.write_text(PLOT_APP)
@@ -190,7 +192,7 @@ def test_page_switch_measures_switches_and_bytes(tmp_path: Path) -> None:
     and one first visit each, reported with bytes (no timing assertions)."""
     import page_switch
 
-    if not Path(page_switch.CHROMIUM).exists():
+    if not Path(kit.CHROMIUM).exists():
         pytest.skip("needs Debian's chromium at /usr/bin/chromium")
     out = tmp_path / "switch.json"
     argv = ["--rounds", "1", "--pages", ",multi_head", "--first", "multi_head"]
@@ -241,13 +243,13 @@ def test_first_visit_timeline_orders_its_marks(tmp_path: Path) -> None:
 
 @pytest.mark.e2e
 def test_switch_profile_splits_a_switch_by_whose_code_ran(tmp_path: Path) -> None:
-    """bench/switch_profile.py: one switch per app, profiled; the main thread's split of a
-    switch found by its click marker covers the switch and no more (no timing asserted)."""
-    import switch_profile
+    """bench/page_switch.py --profile: one switch per app, profiled; the main thread's split
+    of a switch found by its click marker covers the switch and no more (no timing asserted)."""
+    import page_switch as switch_profile
 
     out = tmp_path / "profile.json"
-    argv = ["--rounds", "1", "--pages", ",multi_head", "--quiet", "250", "--json", str(out)]
-    assert switch_profile.main(argv) == 0
+    argv = ["--profile", "--rounds", "1", "--pages", ",multi_head", "--quiet", "250"]
+    assert switch_profile.main([*argv, "--json", str(out)]) == 0
     r = json.loads(out.read_text())
     assert [row["page"] for row in r["rows"]["attnviz"]] == ["Playground", "Multi-head"]
     assert len(r["rows"]["plain"]) == 2
@@ -266,7 +268,7 @@ def test_switch_profile_orders_samples_before_splitting() -> None:
     tests document deoptimization samples so): taken in the order given, two samples'
     intervals overlapped and a switch's split held more time than its window (CI, stop 43:
     1,011 ms in a 1,003 ms switch). Sorted, as DevTools sorts them, they tile the time."""
-    import switch_profile
+    import page_switch as switch_profile
 
     def node(i: int, name: str, url: str = "") -> dict:
         return {"id": i, "callFrame": {"functionName": name, "url": url}, "children": []}

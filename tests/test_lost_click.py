@@ -1,6 +1,6 @@
 """A click queued behind a full run is not lost (issue 25, item 9), on a real server.
 
-``bench/lost_click.py`` drives ``bench/lost_click_app.py`` over Streamlit's websocket as a
+``bench/lost_click.py`` drives ``bench/fragment_app.py`` over Streamlit's websocket as a
 browser does: a full run made slow on purpose, a fragment's "+1" clicked during it. Here
 the page ends with attnviz's :func:`attnviz.ui.state.end_page` (what ``ui.start`` and the
 permutation page call where they used to call ``st.stop()``), and with ``st.stop()`` itself

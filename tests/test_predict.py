@@ -226,15 +226,17 @@ def test_answer_row(kind, detail, row):
 
 
 def test_the_bench_runs_every_question_and_outline():
-    """bench/predict_pages.py at a tiny N (no timing assertions): every part it times runs."""
+    """bench/predict.py --pages at a tiny N (no timing assertions): every part it times runs."""
     import importlib.util
+    import sys
     from pathlib import Path
 
-    path = Path(__file__).resolve().parents[1] / "bench" / "predict_pages.py"
-    spec = importlib.util.spec_from_file_location("predict_pages", path)
+    path = Path(__file__).resolve().parents[1] / "bench" / "predict.py"
+    sys.path.insert(0, str(path.parent))  # its kit
+    spec = importlib.util.spec_from_file_location("bench_predict", path)
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
-    out = bench.measure(5, 1)
+    out = bench.pages(5, 1)
     assert set(out) == {
         "top_key_masked_ms", "sharper_row_ms", "moved_row_ms", "previous_head_9_heads_ms",
         "outline_row_ms", "outline_diagonal_ms",

@@ -1,0 +1,374 @@
+"""What every benchmark shares: the app (or a comparison app) on loopback, a headless
+Chromium, percentiles, the results table of the benches in fresh processes, JSON output.
+
+HAProxy on loopback is ``bench/hall.py``, a throwaway PostgreSQL ``bench/pgcluster.py``,
+Streamlit's websocket client ``bench/stclient.py``. A script in ``bench/`` imports this as
+``import kit`` (``python bench/x.py`` puts ``bench/`` first on ``sys.path``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+BENCH = REPO / "bench"
+PYTHON = sys.executable
+for _p in (REPO / "tests" / "e2e", REPO):  # attnviz, and the browser tests' harness
+    if str(_p) not in sys.path:
+        sys.path.insert(1, str(_p))
+
+from e2e_app import CHROMIUM_ARGS, chromium_path  # noqa: E402  (the browser's one home)
+
+CHROMIUM = chromium_path() or "/usr/bin/chromium"
+#: The bare comparison apps: one page (three plain heatmaps per head) and two pages.
+BARE_APP, PLAIN_APP = "bench/bare_app.py", "bench/plain_pages.py"
+
+
+# --------------------------------------------------------------------------- processes
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def stop(proc: subprocess.Popen | None, grace: float = 10.0) -> None:
+    """SIGTERM, then SIGKILL after ``grace`` seconds."""
+    if proc and proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(grace)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+
+
+def kill(proc: subprocess.Popen | None) -> None:
+    """SIGKILL (a crash: no goodbye to its connections) and wait."""
+    if proc and proc.poll() is None:
+        proc.kill()
+        proc.wait(10)
+
+
+def wait_http(url: str, proc: subprocess.Popen, timeout: float, what: str) -> None:
+    """Until ``url`` answers 200; an error when ``proc`` exits or the time is up."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"{what} exited with code {proc.returncode}")
+        with contextlib.suppress(OSError), urllib.request.urlopen(url, timeout=2) as r:
+            if r.status == 200:
+                return
+        time.sleep(0.2)
+    raise RuntimeError(f"{what} did not answer on {url} within {timeout} s")
+
+
+class Server:
+    """``streamlit run APP`` on loopback: headless, usage stats off, a free port.
+
+    Runs with the repository as working directory (so ``.streamlit/config.toml`` applies)
+    and the repository on ``PYTHONPATH`` (so ``bench/bare_app.py`` can import attnviz).
+    """
+
+    def __init__(
+        self,
+        app: str | Path = "app.py",
+        *,
+        port: int | None = None,
+        options: dict[str, Any] | None = None,
+        log: str | Path | None = None,
+        env: dict[str, str] | None = None,
+    ) -> None:
+        self.app, self.env = str(app), dict(env or {})
+        self.port = port or free_port()
+        self.options = {
+            "server.headless": "true",
+            "server.address": "127.0.0.1",
+            "server.port": str(self.port),
+            "browser.gatherUsageStats": "false",
+            "server.fileWatcherType": "none",
+            "server.runOnSave": "false",
+            **{
+                k: str(v).lower() if isinstance(v, bool) else str(v)
+                for k, v in (options or {}).items()
+            },
+        }
+        self.log_path = Path(log) if log else None
+        self.proc: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, timeout: float = 60.0) -> Server:
+        args = [PYTHON, "-m", "streamlit", "run", self.app]
+        args += [f"--{k}={v}" for k, v in self.options.items()]
+        env = {**os.environ, **self.env}
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
+        out = open(self.log_path, "wb") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
+        self.proc = subprocess.Popen(args, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT)
+        try:
+            wait_http(f"{self.url}/_stcore/health", self.proc, timeout, f"streamlit {args}")
+        except RuntimeError:
+            self.stop()
+            raise
+        return self
+
+    def stop(self) -> None:
+        stop(self.proc)
+
+    def __enter__(self) -> Server:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+@contextlib.contextmanager
+def servers(*apps: str | Path, **kw: Any) -> Iterator[list[Server]]:
+    """Several apps at once (the app and its comparison app), all stopped on the way out."""
+    with contextlib.ExitStack() as stack:
+        yield [stack.enter_context(Server(app, **kw)) for app in apps]
+
+
+@contextlib.contextmanager
+def warm(app: str | Path = "app.py", **kw: Any) -> Iterator[Server]:
+    """The app, visited once over the websocket before it is measured (imports done,
+    ``st.navigation`` registered)."""
+    from stclient import Session
+
+    with Server(app, **kw) as srv:
+        with Session(srv.url) as s:
+            s.rerun()
+        yield srv
+
+
+@contextlib.contextmanager
+def e2e_server() -> Iterator[Any]:
+    """The browser tests' app server (tests/e2e/e2e_app.py), for their ``BrowserSession``."""
+    from e2e_app import start_app_server, stop_app_server
+
+    server = start_app_server()
+    try:
+        yield server
+    finally:
+        stop_app_server(server)
+
+
+def server_like_pages() -> None:
+    """Make ``AppTest`` runs start in navigation mode, as a running server's do.
+
+    AppTest builds a new PagesManager on every run, which makes Streamlit treat an app with
+    a pages/ folder as a legacy multipage app until ``st.navigation`` runs (and attnviz's
+    page guard then reruns the page); a running server decides that once per process."""
+    from streamlit.runtime.pages_manager import PagesManager
+
+    init = PagesManager.__init__
+
+    def server_like(self, *a, **k):
+        PagesManager.uses_pages_directory = False  # what st.navigation leaves in a server
+        init(self, *a, **k)
+
+    PagesManager.__init__ = server_like
+
+
+# --------------------------------------------------------------------------- the browser
+
+
+@contextlib.contextmanager
+def browser(**launch: Any) -> Iterator[Any]:
+    """Debian's Chromium, headless, through playwright (sync API), with the tests' flags."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, **launch)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+def tab(b: Any, viewport: tuple[int, int], *init_js: str) -> tuple[Any, Any]:
+    """A fresh context of ``b`` (scripts run before the page's own) with one page."""
+    ctx = b.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+    for js in init_js:
+        ctx.add_init_script(js)
+    return ctx, ctx.new_page()
+
+
+def size(text: str) -> tuple[int, int]:
+    """``"1600x900"`` -> (1600, 900)."""
+    w, h = text.lower().split("x")
+    return int(w), int(h)
+
+
+# --------------------------------------------------------------------------- figures
+
+
+def parser(doc: str, json_help: str = "write the figures to this file") -> argparse.ArgumentParser:
+    """An argument parser described by the first paragraph of ``doc``, with ``--json``."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    ap.add_argument("--json", type=Path, help=json_help)
+    return ap
+
+
+def percentile(xs: list[float], q: float) -> float:
+    """The ``q``-th percentile, interpolated between ranks (NaN for no value)."""
+    if not xs:
+        return float("nan")
+    xs = sorted(xs)
+    k = (len(xs) - 1) * q / 100
+    lo, hi = int(k), min(int(k) + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)
+
+
+def spread(xs: list[float], scale: float = 1.0, digits: int = 3) -> dict[str, float | int]:
+    """n, p50, p95, max of ``xs`` times ``scale`` (None for no value: JSON)."""
+    out: dict[str, float | int] = {"n": len(xs)}
+    for name, q in (("p50", 50), ("p95", 95), ("max", 100)):
+        v = percentile(xs, q) * scale
+        out[name] = round(v, digits) if v == v else None
+    return out
+
+
+def percentiles(
+    name: str, xs: list[float], scale: float = 1.0, digits: int = 1, qs=(50, 95, 100)
+) -> dict[str, float]:
+    """``{name}_p50``, ``{name}_p95``, ``{name}_max`` (the 100th) of ``xs`` times ``scale``."""
+    return {
+        f"{name}_{'max' if q == 100 else f'p{q}'}": round(percentile(xs, q) * scale, digits)
+        for q in qs
+    }
+
+
+def timed_ms(fn: Callable[[], object], repeat: int) -> float:
+    """The median ms of ``repeat`` calls of ``fn()`` (3 decimals)."""
+    out = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        out.append(time.perf_counter() - t0)
+    return round(statistics.median(out) * 1000, 3)
+
+
+def median(rows: list[dict], key: str) -> float:
+    """The median of ``row[key]`` over the rows that have it (NaN for none)."""
+    vals = [r[key] for r in rows if r.get(key) is not None]
+    return statistics.median(vals) if vals else float("nan")
+
+
+def write_json(path: str | Path | None, data: Any, say: bool = True, **kw: Any) -> None:
+    """Write ``data`` to ``path`` (indented) when a path is given."""
+    if path:
+        Path(path).write_text(json.dumps(data, indent=1, **kw))
+        if say:
+            print(f"wrote {path}")
+
+
+# --------------------------------------------------------------------------- fresh processes
+
+
+#: The start of a fresh process's script (:func:`run_fresh`): attnviz from ``argv[1]``, and
+#: ``med(fn, k)``: the median seconds of ``k`` calls of ``fn`` and its last result.
+CHILD_HEAD = r"""
+import json, statistics, sys, time
+sys.path.insert(0, sys.argv[1])
+
+def med(fn, k):
+    ts = []
+    for _ in range(k):
+        s = time.perf_counter()
+        r = fn()
+        ts.append(time.perf_counter() - s)
+    return statistics.median(ts), r
+"""
+
+
+def fresh_parser(doc: str, blas_threads: int | None) -> argparse.ArgumentParser:
+    """The flags of a bench in fresh processes: ``--repeat``, ``--json``, ``--blas-threads``."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=5, help="fresh processes (default 5)")
+    ap.add_argument("--json", type=Path, help="also write all measurements here")
+    ap.add_argument(
+        "--blas-threads",
+        type=int,
+        default=blas_threads,
+        help=f"OPENBLAS_NUM_THREADS/OMP_NUM_THREADS of the children (default {blas_threads}; "
+        "0 = unset)",
+    )
+    return ap
+
+
+def fresh_env(ap: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, str]:
+    """The children's environment: this one, with ``--blas-threads`` set if given."""
+    if args.repeat < 1:
+        ap.error("--repeat must be >= 1")
+    env = dict(os.environ)
+    if args.blas_threads:
+        env["OPENBLAS_NUM_THREADS"] = env["OMP_NUM_THREADS"] = str(args.blas_threads)
+    return env
+
+
+def run_fresh(
+    child: str,
+    args: list[str],
+    repeat: int,
+    env: dict[str, str],
+    timeout: float,
+    extra: Callable[[dict], str] = lambda run: "",
+) -> list[dict]:
+    """Run ``python -c child *args`` ``repeat`` times, each in a fresh process; each prints
+    a JSON object of seconds (keys starting ``n_`` are counts or sizes, not times) as its
+    last line. Prints one line per process (``extra`` adds to it); returns the objects. A
+    process that fails ends this one (exit code 1) with the child's stderr printed."""
+    runs = []
+    for i in range(repeat):
+        p = subprocess.run(
+            [PYTHON, "-c", child, *args],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+            env=env,
+        )
+        if p.returncode:
+            print(p.stderr, file=sys.stderr)
+            raise SystemExit(1)
+        runs.append(json.loads(p.stdout.strip().splitlines()[-1]))
+        times = [f"{k} {v * 1e3:.1f} ms" for k, v in runs[-1].items() if not k.startswith("n_")]
+        print(f"process {i + 1}/{repeat}: " + ", ".join(times) + extra(runs[-1]))
+    return runs
+
+
+def print_table(
+    rows: list[tuple[str, str, float | None]], runs: list[dict], width: int, inclusive: bool
+) -> bool:
+    """One line per ``(label, key, target seconds or None)``: the median and the maximum over
+    ``runs``, and whether the maximum meets the target (``<=`` when ``inclusive``, else
+    ``<``). Returns whether every target was met."""
+    op = "<=" if inclusive else "<"
+    print(f"\n{'what':{width}} {'median':>10} {'max':>10}  target")
+    ok = True
+    for label, key, target in rows:
+        vals = [r[key] for r in runs]
+        med, worst = statistics.median(vals), max(vals)
+        verdict = ""
+        if target is not None:
+            passed = worst <= target if inclusive else worst < target
+            ok &= passed
+            verdict = f"{op} {target * 1e3:.0f} ms: {'ok' if passed else 'MISSED'}"
+        print(f"{label:{width}} {med * 1e3:8.1f}ms {worst * 1e3:8.1f}ms  {verdict}")
+    return ok
