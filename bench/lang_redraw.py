@@ -77,11 +77,17 @@ def main(argv: list[str] | None = None) -> int:  # pragma: no cover - a benchmar
     ap.add_argument("--query", default="", help="more of the link, e.g. N=12&heads=4")
     ap.add_argument("--no-catch-up", action="store_true")
     ap.add_argument("--json", help="write every move's figures to this file")
+    ap.add_argument("--page", default="", help="the page's URL path, e.g. multi_head")
+    ap.add_argument(
+        "--app",
+        default="serve.py",
+        help="what the server runs (serve.py: the board's catalogs by URL, as deployed)",
+    )
     args = ap.parse_args(argv)
 
     langs = [x.strip() for x in args.langs.split(",") if x.strip()]
     out: dict[str, list[dict]] = {lang: [] for lang in langs}
-    with kit.warm() as srv, kit.browser() as browser:
+    with kit.warm(args.app) as srv, kit.browser() as browser:
         system = browser.new_browser_cdp_session()
 
         def cpu() -> dict[str, float]:
@@ -96,7 +102,11 @@ def main(argv: list[str] | None = None) -> int:  # pragma: no cover - a benchmar
             query = f"lang={code}" + (f"&{args.query}" if args.query else "")
             init = ["window.__attnvizCatchUpMs = 1e9;"] if args.no_catch_up else []
             ctx, page, ws_bytes = bl.open_page(
-                browser, f"{srv.url}/?{query}", kit.size(size or args.viewport), 300, *init
+                browser,
+                f"{srv.url}/{args.page}?{query}",
+                kit.size(size or args.viewport),
+                300,
+                *init,
             )
             page.wait_for_function(HOOK_JS, timeout=60_000)
             metrics = ctx.new_cdp_session(page)
