@@ -26,7 +26,7 @@ import streamlit as st
 
 from attnviz import exercises, i18n, lessons
 from attnviz.i18n import _, ngettext
-from attnviz.ui import lesson_links, present
+from attnviz.ui import lesson_links, lesson_look, present
 
 PARAM, STOP_PARAM, ANSWERS_PARAM = "lesson", "stop", "answered"
 #: The tour's own link parameters: kept across its stops, never a page's setting.
@@ -165,6 +165,21 @@ def _changed(stop: lessons.Stop) -> bool:
     return False
 
 
+def announcement(tour: Tour) -> str:
+    """What a screen reader is told on a stop change (``navlinks.js`` writes it into a live
+    region when it changes): the stop, its number and title; after the last, the summary's
+    count."""
+    lesson = tour.lesson
+    if tour.at_summary:
+        asked = [i for i, s in enumerate(lesson.stops) if s.question]
+        right = sum(tour.answers.get(i, False) for i in asked)
+        text = _("**End of the lesson.** Questions answered right: {right} of {asked}.")
+        return text.replace("**", "").format(right=right, asked=len(asked))
+    return _("Stop {i} of {n}: {title}").format(
+        i=tour.index + 1, n=len(lesson), title=shown(lesson, tour.stop.title)
+    )
+
+
 def _links(tour: Tour, page: str) -> None:
     lesson, i = tour.lesson, tour.index
     # on a slide a presentation remote's keys go through the lesson (after a page's steps)
@@ -182,8 +197,11 @@ def _links(tour: Tour, page: str) -> None:
         if page != stop.page or _changed(stop):
             url = stop_url(lesson, i, tour.answers)
             parts.append(link_html(_("Back to the lesson's view"), url, key="view"))
-    label = html.escape(_("Lesson"))
-    st.html(f'{CSS}<nav class="tour-links" aria-label="{label}">{"".join(parts)}</nav>')
+    label, said = html.escape(_("Lesson")), html.escape(announcement(tour))
+    st.html(
+        f'{CSS}<nav class="tour-links" aria-label="{label}" data-attnviz-announce="{said}">'
+        f"{''.join(parts)}</nav>"
+    )
 
 
 def _summary(tour: Tour) -> None:
@@ -307,9 +325,11 @@ def _slide_bar(tour: Tour, page: str) -> None:
             )
             + f" · **{shown(lesson, stop.title)}**"
         )
-        if stop.text or stop.question:
+        if stop.text or stop.question or stop.look:
             with c2.popover(_("The stop's text")):
                 st.markdown(shown(lesson, stop.text))
+                if stop.look is not None and page == stop.page:
+                    st.caption(lesson_look.words(stop.look))
                 if stop.question and not stop.question.predicted:
                     _exercise(tour)
         with c3:
@@ -320,6 +340,8 @@ def bar(page: str) -> None:
     """The lesson's bar above the page, or nothing without ``?lesson=``."""
     tour = current()
     _aim(tour if isinstance(tour, Tour) else None, page)  # once a run, before the page
+    stop = tour.stop if isinstance(tour, Tour) else None
+    lesson_look.show(stop.look if stop is not None and stop.page == page else None)
     if tour is None:
         return
     if isinstance(tour, str):
@@ -345,6 +367,8 @@ def bar(page: str) -> None:
             st.subheader(shown(lesson, stop.title), anchor=False)
             if stop.text:
                 st.markdown(shown(lesson, stop.text))
+            if stop.look is not None and page == stop.page:
+                st.caption(lesson_look.words(stop.look))
             if stop.question and not stop.question.predicted:
                 _exercise(tour)
             elif stop.question and page != stop.page:

@@ -4,7 +4,14 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { inPlace, keyLink, watchNavLinks } from "../../attnviz/ui/board/js/navlinks.js";
+import {
+  LIVE_ID,
+  announcement,
+  inPlace,
+  keyLink,
+  watchAnnouncements,
+  watchNavLinks,
+} from "../../attnviz/ui/board/js/navlinks.js";
 
 const location = { href: "http://h:8501/playground?N=4", origin: "http://h:8501" };
 const link = (href, target = "_self") => ({ getAttribute: () => href, target });
@@ -66,4 +73,57 @@ test("PageDown follows the lesson's link only when no enabled button answers Pag
   assert.equal(keyLink(doc(["Previous PageUp"]), "PageDown", dom), next);
   assert.equal(keyLink(doc([]), "PageUp", dom), null); // no link marked PageUp
   assert.equal(keyLink(doc([]), "ArrowRight", dom), null);
+});
+
+/** A page whose tour bar names `said.text` (none: no tour), with a body and an observer. */
+function tourPage(said) {
+  const made = {};
+  const observers = [];
+  const win = {
+    MutationObserver: class {
+      constructor(fn) {
+        this.fn = fn;
+        observers.push(this);
+      }
+      observe() {}
+    },
+    setTimeout: (fn) => fn(),
+  };
+  const doc = {
+    defaultView: win,
+    querySelector: () =>
+      said.text === null ? null : { getAttribute: () => said.text },
+    getElementById: (id) => made[id] || null,
+    createElement: () => ({ setAttribute(k, v) { this[k] = v; }, textContent: "" }),
+    body: { appendChild: (e) => (made[e.id] = e) },
+  };
+  const mutate = () => observers.forEach((o) => o.fn([]));
+  return { doc, made, mutate };
+}
+
+test("the stop named on the page is said only when it changes", () => {
+  const said = { text: "Stop 2 of 12: Queries" };
+  const { doc } = tourPage(said);
+  assert.equal(announcement(doc, ""), "Stop 2 of 12: Queries");
+  assert.equal(announcement(doc, "Stop 2 of 12: Queries"), null);
+  said.text = null;
+  assert.equal(announcement(doc, "Stop 2 of 12: Queries"), null); // no tour on this page
+});
+
+test("Next writes the new stop into one polite live region", () => {
+  const said = { text: "Stop 2 of 12: Queries" };
+  const { doc, made, mutate } = tourPage(said);
+  watchAnnouncements(doc);
+  const live = made[LIVE_ID];
+  assert.equal(live.role, "status");
+  assert.equal(live["aria-live"], "polite");
+  assert.equal(live.textContent, ""); // the page just opened is read as a page
+  mutate(); // a rerun of the same stop: nothing new to say
+  assert.equal(live.textContent, "");
+  said.text = "Stop 3 of 12: Scores";
+  mutate();
+  assert.equal(live.textContent, "Stop 3 of 12: Scores");
+  said.text = null; // a page switch on its way: the old bar gone, the new not yet there
+  mutate();
+  assert.equal(live.textContent, "Stop 3 of 12: Scores");
 });

@@ -30,7 +30,9 @@ an ``on_change`` callback.
 Session-state keys read by every board: ``board_text_scale`` (float, default 1): bigger
 chart text, e.g. for a presenter mode; ``board_present`` (bool): the charts are on a slide
 (the presenter view): square matrices get square cells and fill the screen below them, no
-download buttons and no mode bar.
+download buttons and no mode bar; ``board_look`` (:data:`LOOK_KEY`, a dict or absent): a
+lesson stop's look, outlined on the charts it names (``overlays.looked``, set by
+:mod:`attnviz.ui.lesson_look`).
 
 Fitting (in the browser, ``attnviz/ui/board/js/fit.js``): a board narrower than 640 px (a phone)
 stacks its charts one per row at full width; titles wrap rather than being cut; a legend
@@ -57,7 +59,7 @@ import streamlit as st
 from attnviz import i18n
 from attnviz.ui import streamlit_private
 from attnviz.ui.board.assets import STATIC, board_plotly, content_digest, script_version
-from attnviz.ui.board.overlays import Overlay, Painter, attach, overlay_provider
+from attnviz.ui.board.overlays import Overlay, Painter, attach, looked, overlay_provider
 from attnviz.viz.style import WEIGHT_RANGES, weight_range
 
 __all__ = ["STATIC", "Overlay", "Painter", "board_plotly", "overlay_provider"]
@@ -74,6 +76,9 @@ CSS = "board.css"
 CHART_MODULES = ("table.js", "keys.js", "tools.js", "cell.js")
 TEXT_SCALE_KEY = "board_text_scale"
 PRESENT_KEY = "board_present"  # True in the presenter view: slides (ui.present.setup)
+# A lesson's stop's look ({"chart", "cell", "row"}) outlined on the charts it names while the
+# stop's page is shown (set by ui.tour.bar before the page; overlays.looked)
+LOOK_KEY = "board_look"
 WEIGHT_RANGE_KEY = "wrange"  # the sidebar's weights' colour range (ui.controls)
 NAME = "attnviz.board"  # <project name>.<component name> of pyproject.toml
 # Streamlit's markup the board's JavaScript needs (a widget's element, the head picker's
@@ -327,6 +332,9 @@ def board(
         on_change = functools.partial(_move_selection, key, *select_into, n, heads)
     if overlays:  # the overlay hook (board/overlays.py): drawn on the charts it names
         charts, per_head = attach(overlays, charts, per_head, head)
+    look = st.session_state.get(LOOK_KEY)
+    if look:  # a lesson's stop points at a chart: outlined where this board draws it
+        charts, per_head = looked(look, charts, per_head)
     figs = payload(charts)
     cols = list(columns or [1] * len(charts))
     scale = float(st.session_state.get(TEXT_SCALE_KEY, 1.0))
