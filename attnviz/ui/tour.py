@@ -31,8 +31,9 @@ from attnviz.ui import lesson_links, lesson_look, present
 PARAM, STOP_PARAM, ANSWERS_PARAM = "lesson", "stop", "answered"
 #: The tour's own link parameters: kept across its stops, never a page's setting.
 TOUR_PARAMS = (PARAM, STOP_PARAM, ANSWERS_PARAM)
-#: Kept from the current link into every stop's (the shown language, the presenter view).
-CARRIED = ("lang", "present")
+#: Kept from the current link into every stop's (the shown language, the presenter view, a
+#: teacher's live class: the lecture asks the room its questions, :func:`room_question`).
+CARRIED = ("lang", "present", "class", "teacher")
 CHOICE_KEY, TYPED_KEY = "tour_choice", "tour_typed"
 #: Set by Check: the bar's links must be drawn again (see :func:`ask`).
 RECORDED_KEY = "tour_recorded"
@@ -311,6 +312,19 @@ def ask(page: str, asks: list) -> bool:
         right = choice is not None and question.choices.index(choice) == question.answer
         _check(tour, right, choice, question.choices[question.answer])
     return True
+
+
+def room_question(page: str) -> tuple[str, str] | None:
+    """The stop's prediction on ``page`` as the room is asked it when a class is running
+    (:func:`attnviz.ui.predict.ask_room`: its Ask the room button first, marked as the
+    stop's): its kind and the lesson's prompt ("": the kind's own); None without one."""
+    tour = current()
+    if not isinstance(tour, Tour) or tour.stop is None or tour.stop.page != page:
+        return None
+    q = tour.stop.question
+    if q is None or not q.predicted:
+        return None
+    return q.kind, shown(tour.lesson, q.prompt)
 
 
 def _slide_bar(tour: Tour, page: str) -> None:
