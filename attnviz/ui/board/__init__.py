@@ -30,9 +30,7 @@ an ``on_change`` callback.
 Session-state keys read by every board: ``board_text_scale`` (float, default 1): bigger
 chart text, e.g. for a presenter mode; ``board_present`` (bool): the charts are on a slide
 (the presenter view): square matrices get square cells and fill the screen below them, no
-download buttons and no mode bar; ``board_look`` (:data:`LOOK_KEY`, a dict or absent): a
-lesson stop's look, outlined on the charts it names (``overlays.looked``, set by
-:mod:`attnviz.ui.lesson_look`).
+download buttons and no mode bar; ``board_look``: a lesson's look (:data:`LOOK_KEY`).
 
 Fitting (in the browser, ``attnviz/ui/board/js/fit.js``): a board narrower than 640 px (a phone)
 stacks its charts one per row at full width; titles wrap rather than being cut; a legend
@@ -76,8 +74,7 @@ CSS = "board.css"
 CHART_MODULES = ("table.js", "keys.js", "tools.js", "cell.js")
 TEXT_SCALE_KEY = "board_text_scale"
 PRESENT_KEY = "board_present"  # True in the presenter view: slides (ui.present.setup)
-# A lesson's stop's look ({"chart", "cell", "row"}) outlined on the charts it names while the
-# stop's page is shown (set by ui.tour.bar before the page; overlays.looked)
+# A lesson stop's look ({chart, cell, row}) outlined where named (ui.lesson_look; overlays.looked)
 LOOK_KEY = "board_look"
 WEIGHT_RANGE_KEY = "wrange"  # the sidebar's weights' colour range (ui.controls)
 NAME = "attnviz.board"  # <project name>.<component name> of pyproject.toml
