@@ -132,12 +132,16 @@ def stop_url(
 
 
 def link_html(
-    label: str, url: str, *, primary: bool = False, key: str = "", shortcut: str = ""
-) -> str:
+    label: str, url: str, *, primary: bool = False, key: str = "", shortcut: str = "",
+    resume: str = "",
+) -> str:  # fmt: skip
     """An in-app link as a button (data-attnviz-nav: followed within the session,
-    board/js/navlinks.js; ``shortcut``: the key that follows it on a slide, PageDown/PageUp)."""
+    board/js/navlinks.js; ``shortcut``: the key that follows it on a slide, PageDown/PageUp;
+    ``resume``: a lesson's slug, the link hidden until navlinks.js finds that lesson's
+    progress in the browser's storage and points it there)."""
     kind = "primary" if primary else "secondary"
     keys = f' data-attnviz-key="{shortcut}" aria-keyshortcuts="{shortcut}"' if shortcut else ""
+    keys += f' data-attnviz-resume="{html.escape(resume)}" hidden' if resume else ""
     return (
         f'<a class="tour-link tour-{kind}" data-tour="{key}" data-attnviz-nav{keys} '
         f'href="{html.escape(url)}" target="_self">{html.escape(label)}</a>'
@@ -151,6 +155,7 @@ CSS = """<style>
  color:inherit!important;font-weight:600}
 .tour-primary{background:#d6336c;border-color:#d6336c;color:#fff!important}
 .tour-link:focus-visible{outline:3px solid #1c7ed6;outline-offset:2px}
+.tour-link[hidden]{display:none}
 </style>"""
 
 
@@ -199,9 +204,10 @@ def _links(tour: Tour, page: str) -> None:
             url = stop_url(lesson, i, tour.answers)
             parts.append(link_html(_("Back to the lesson's view"), url, key="view"))
     label, said = html.escape(_("Lesson")), html.escape(announcement(tour))
+    # navlinks.js: the stop said to a screen reader, the progress kept in the browser
     st.html(
-        f'{CSS}<nav class="tour-links" aria-label="{label}" data-attnviz-announce="{said}">'
-        f"{''.join(parts)}</nav>"
+        f'{CSS}<nav class="tour-links" aria-label="{label}" data-attnviz-announce="{said}" '
+        f'data-attnviz-lesson="{html.escape(lesson.slug)}">{"".join(parts)}</nav>'
     )
 
 

@@ -89,6 +89,14 @@ def test_a_student_walks_the_intro_lesson_to_its_summary(browser, app_server):
         summary = session.page.locator(".st-key-tour_bar").inner_text()
         assert f"{right} of {len(asked)}" in summary
         _said(session, f"End of the lesson. Questions answered right: {right} of {len(asked)}.")
+        # the browser kept the progress: the Lessons page offers to resume there, answers too
+        where = _params(session)
+        session.open("/lessons")
+        resume = session.page.locator('[data-tour="resume-intro"]')
+        resume.wait_for(state="visible", timeout=10000)
+        assert session.page.locator('[data-tour="resume-scaling_masks"]').is_hidden()
+        _follow(session, "resume-intro")
+        assert _params(session) == where
         assert not session.exceptions() and not session.errors
     finally:
         session.close()

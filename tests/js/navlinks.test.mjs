@@ -6,9 +6,13 @@ import { test } from "node:test";
 
 import {
   LIVE_ID,
+  PROGRESS,
   announcement,
   inPlace,
+  keepProgress,
   keyLink,
+  progressUrl,
+  safePath,
   watchAnnouncements,
   watchNavLinks,
 } from "../../attnviz/ui/board/js/navlinks.js";
@@ -126,4 +130,44 @@ test("Next writes the new stop into one polite live region", () => {
   said.text = null; // a page switch on its way: the old bar gone, the new not yet there
   mutate();
   assert.equal(live.textContent, "Stop 3 of 12: Scores");
+});
+
+test("a tour's progress is its address without a class's keys", () => {
+  const at = { pathname: "/masking", search: "?N=6&lesson=intro&stop=4&class=ABC&teacher=k&answered=3-1" };
+  assert.equal(progressUrl(at), "/masking?N=6&lesson=intro&stop=4&answered=3-1");
+  assert.equal(progressUrl({ pathname: "/", search: "" }), "/");
+  assert.equal(safePath("/masking?stop=2"), "/masking?stop=2");
+  for (const bad of ["//evil.example/x", "/\\evil", "https://evil.example", "javascript:x", null]) {
+    assert.equal(safePath(bad), null, String(bad));
+  }
+});
+
+test("the bar's lesson saves its progress; the Lessons page's resume link shows it", () => {
+  const store = new Map();
+  const storage = { getItem: (k) => store.get(k) ?? null, setItem: (k, v) => store.set(k, v) };
+  const bar = { getAttribute: () => "intro" };
+  const at = { pathname: "/step_by_step", search: "?lesson=intro&stop=3&teacher=k" };
+  const tourPage = { querySelector: () => bar, querySelectorAll: () => [] };
+  keepProgress(tourPage, storage, at);
+  assert.equal(store.get(PROGRESS + "intro"), "/step_by_step?lesson=intro&stop=3");
+  const link = (slug) => ({
+    hidden: true,
+    href: "./step_by_step?lesson=" + slug + "&stop=1",
+    getAttribute(name) {
+      return name === "data-attnviz-resume" ? slug : this.href;
+    },
+    setAttribute(name, v) {
+      this.href = v;
+    },
+  });
+  const intro = link("intro");
+  const other = link("learned_heads");
+  const lessonsPage = { querySelector: () => null, querySelectorAll: () => [intro, other] };
+  keepProgress(lessonsPage, storage, { pathname: "/lessons", search: "" });
+  assert.equal(intro.hidden, false);
+  assert.equal(intro.href, "/step_by_step?lesson=intro&stop=3");
+  assert.equal(other.hidden, true); // nothing kept for it: the link stays hidden
+  assert.equal(store.size, 1); // the Lessons page saves nothing
+  const refusing = { getItem: () => { throw new Error("denied"); }, setItem: () => {} };
+  keepProgress(tourPage, refusing, at); // no storage: nothing happens, nothing thrown
 });
