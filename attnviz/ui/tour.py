@@ -77,10 +77,11 @@ def _answers_param(answers: dict[int, bool]) -> str:
     return ".".join(f"{i + 1}-{int(right)}" for i, right in sorted(answers.items()))
 
 
-@st.cache_data(ttl=30, show_spinner=False)
+@st.cache_resource(ttl=30, show_spinner=False)
 def _listed(env_value: str, lang: str) -> list[lessons.Listed]:
     """Every lesson (shipped and the teacher's), read at most every 30 s; ``lang``: the
-    language of the errors' words."""
+    language of the errors' words. Shared, not copied per call (cache_data unpickles a copy:
+    ~1 ms a call, several a run): the lessons are frozen, nothing changes them."""
     return lesson_links.listed({lessons.ENV: env_value})
 
 

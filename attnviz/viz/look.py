@@ -130,6 +130,30 @@ def _shapes(trace: dict, meta: dict, cell: Sequence[int] | None, row: int | None
     return _rect(sfx, xs, ys)
 
 
+def shapes(spec: dict, cell: Sequence[int] | None = None, row: int | None = None) -> list[dict]:
+    """The look's outlines on a figure given as plotly JSON (``{"data", "layout"}``, as the
+    board sends it): cell ``(query, key)``, else token ``row``, else the whole matrix, on each
+    of its heatmaps (none where the figure does not have it)."""
+    meta = spec.get("layout", {}).get("meta") or {}
+    meta = meta if isinstance(meta, dict) else {}
+    return [
+        s
+        for trace in spec.get("data", [])
+        if trace.get("type") == "heatmap"
+        for s in _shapes(trace, meta, cell, row)
+    ]
+
+
+def outlined(spec: dict, cell: Sequence[int] | None = None, row: int | None = None) -> dict:
+    """``spec`` (plotly JSON) with the look drawn (:func:`shapes`), its layout copied, the
+    data shared (no figure is copied: the board's path, ~20 µs)."""
+    found = shapes(spec, cell, row)
+    if not found:
+        return spec
+    lay = spec.get("layout", {})
+    return {**spec, "layout": {**lay, "shapes": [*lay.get("shapes", []), *found]}}
+
+
 def outline(
     figure: go.Figure, cell: Sequence[int] | None = None, row: int | None = None
 ) -> go.Figure:
@@ -137,15 +161,8 @@ def outline(
     ``(query, key)``, else token ``row``, else the whole matrix (dashed; a pooled heatmap's
     block holding it). A figure with nothing to draw comes back as it is."""
     fig = figure.to_plotly_json()
-    meta = fig["layout"].get("meta") or {}
-    meta = meta if isinstance(meta, dict) else {}
-    shapes = [
-        s
-        for trace in fig["data"]
-        if trace.get("type") == "heatmap"
-        for s in _shapes(trace, meta, cell, row)
-    ]
-    if not shapes:
+    found = shapes(fig, cell, row)
+    if not found:
         return figure
-    lay = {**fig["layout"], "shapes": [*fig["layout"].get("shapes", []), *shapes]}
+    lay = {**fig["layout"], "shapes": [*fig["layout"].get("shapes", []), *found]}
     return _figure(fig["data"], lay)

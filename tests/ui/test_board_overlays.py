@@ -80,15 +80,3 @@ def test_a_head_boards_build_paints_each_head_with_its_own(monkeypatch):
     plain = _charts()
     assert overlays.attach({}, plain, None, 0) == (plain, None)
     assert board.Overlay is overlays.Overlay  # the board's names are the hook's
-
-
-def test_a_lesson_s_look_outlines_the_charts_it_names_and_a_head_board_s_built_heads():
-    scores = viz.heatmaps.attention_figure(np.full((3, 3), 1 / 3), what="scores")
-    weights = viz.heatmaps.attention_figure(np.full((3, 3), 1 / 3), what="weights")
-    charts = [("pg_scores", scores, None), ("pg_weights", weights, None)]
-    look = {"chart": "weights", "cell": None, "row": 1}
-    drawn, build = overlays.looked(look, charts, lambda h: charts)
-    assert drawn[0][1] is scores  # not the chart the look names
-    assert [s.name for s in drawn[1][1].layout.shapes] == ["look", "look"]
-    assert [s.name for s in build(1)[1][1].layout.shapes] == ["look", "look"]
-    assert overlays.looked(look, charts, None)[1] is None

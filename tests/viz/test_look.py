@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from attnviz import viz
+from attnviz.ui.board import figure_json
 from attnviz.viz import look
 from attnviz.viz.style import pool_factor
 
@@ -84,3 +85,16 @@ def test_a_row_or_cell_the_figure_does_not_have_draws_nothing():
         {"a": [1.0, 2.0]}, x_labels=["p", "q"], title="t", x_title="x", y_title="y"
     )
     assert look.outline(bars) is bars
+
+
+def test_the_board_s_json_gets_the_same_outline_without_a_copy_of_its_data():
+    fig = viz.heatmaps.attention_figure(W, what="weights")
+    spec = figure_json(fig)
+    before = list(spec["layout"].get("shapes", []))
+    drawn = look.outlined(spec, row=3)
+    assert drawn["data"] is spec["data"] and spec["layout"].get("shapes", []) == before
+    assert (
+        drawn["layout"]["shapes"] == look.outline(fig, row=3).to_plotly_json()["layout"]["shapes"]
+    )
+    assert look.chart_role("sb_w", spec) == "weights"  # the JSON is named as the figure is
+    assert look.outlined(spec, row=9) is spec

@@ -57,7 +57,8 @@ import streamlit as st
 from attnviz import i18n
 from attnviz.ui import streamlit_private
 from attnviz.ui.board.assets import STATIC, board_plotly, content_digest, script_version
-from attnviz.ui.board.overlays import Overlay, Painter, attach, looked, overlay_provider
+from attnviz.ui.board.overlays import Overlay, Painter, attach, overlay_provider
+from attnviz.viz.look import chart_role, outlined
 from attnviz.viz.style import WEIGHT_RANGES, weight_range
 
 __all__ = ["STATIC", "Overlay", "Painter", "board_plotly", "overlay_provider"]
@@ -74,7 +75,7 @@ CSS = "board.css"
 CHART_MODULES = ("table.js", "keys.js", "tools.js", "cell.js")
 TEXT_SCALE_KEY = "board_text_scale"
 PRESENT_KEY = "board_present"  # True in the presenter view: slides (ui.present.setup)
-# A lesson stop's look ({chart, cell, row}) outlined where named (ui.lesson_look; overlays.looked)
+# A lesson stop's look ({chart, cell, row}) outlined where named (ui.lesson_look; payload)
 LOOK_KEY = "board_look"
 WEIGHT_RANGE_KEY = "wrange"  # the sidebar's weights' colour range (ui.controls)
 NAME = "attnviz.board"  # <project name>.<component name> of pyproject.toml
@@ -222,10 +223,13 @@ def payload(charts: Sequence[tuple[str, go.Figure, dict | None]]) -> list[dict]:
     out = []
     mode = st.session_state.get(WEIGHT_RANGE_KEY, "fixed")
     mode = mode if mode in WEIGHT_RANGES else "fixed"
+    look = st.session_state.get(LOOK_KEY)
     for key, fig, link in charts:
         if mode != "fixed":  # the sidebar's weights' colour range (?wrange=matrix)
             fig = weight_range(go.Figure(fig.to_plotly_json(), _validate=False), mode)  # a copy
         spec = figure_json(fig)
+        if look and chart_role(key, spec) == look.get("chart"):  # a lesson stop's look
+            spec = outlined(spec, look.get("cell"), look.get("row"))
         out.append(
             {
                 "key": key,
@@ -329,9 +333,6 @@ def board(
         on_change = functools.partial(_move_selection, key, *select_into, n, heads)
     if overlays:  # the overlay hook (board/overlays.py): drawn on the charts it names
         charts, per_head = attach(overlays, charts, per_head, head)
-    look = st.session_state.get(LOOK_KEY)
-    if look:  # a lesson's stop points at a chart: outlined where this board draws it
-        charts, per_head = looked(look, charts, per_head)
     figs = payload(charts)
     cols = list(columns or [1] * len(charts))
     scale = float(st.session_state.get(TEXT_SCALE_KEY, 1.0))

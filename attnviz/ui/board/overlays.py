@@ -2,11 +2,7 @@
 one provider that may draw on it (:func:`overlay_provider`). ``board(..., overlays={chart
 key: Overlay(...)})`` and ``head_board`` apply it; :mod:`attnviz.ui` registers the class
 overlay (:func:`attnviz.ui.predict.class_overlay`: a live class's revealed answer outlined
-on the teacher's projector), so that no page imports the classroom's chart side.
-
-A lesson's stop may also point at a chart (``look``, docs/lessons.md): :func:`looked` outlines
-it on the charts of every board while the stop's page is shown (``board`` reads it from the
-session, :data:`attnviz.ui.board.LOOK_KEY`, set by :mod:`attnviz.ui.tour`): no page names it."""
+on the teacher's projector), so that no page imports the classroom's chart side."""
 
 from __future__ import annotations
 
@@ -15,9 +11,6 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import plotly.graph_objects as go
-
-from attnviz.viz.look import chart_role
-from attnviz.viz.look import outline as look_outline
 
 Charts = Sequence[tuple[str, go.Figure, dict | None]]
 
@@ -100,21 +93,3 @@ def attach(
     if build is None:
         return overlaid(charts, paint), None
     return overlaid(charts, paint, head=head), lambda h: overlaid(build(h), paint, head=h)
-
-
-def looked(
-    look: Mapping[str, Any], charts: Charts, build: Callable[[int], Charts] | None
-) -> tuple[Charts, Callable[[int], Charts] | None]:
-    """``charts`` and ``build`` (a head board's) with a lesson stop's ``look`` (``chart``,
-    ``cell``, ``row``: :class:`attnviz.lessons.Look` as a dict) outlined on each chart it
-    names (:func:`attnviz.viz.look.chart_role`: its role, else its key's suffix)."""
-
-    def draw(cs: Charts) -> Charts:
-        return [
-            (k, look_outline(f, look.get("cell"), look.get("row")), lk)
-            if chart_role(k, f) == look.get("chart")
-            else (k, f, lk)
-            for k, f, lk in cs
-        ]
-
-    return draw(charts), (None if build is None else lambda h: draw(build(h)))
