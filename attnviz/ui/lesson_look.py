@@ -4,7 +4,8 @@ in words in the tour's bar (what the outline shows, for everyone and for a scree
 
 - :func:`show` (called by :func:`attnviz.ui.tour.bar` once a run, before the page): the look
   every board of the page draws (:data:`attnviz.ui.board.LOOK_KEY`; the outline itself is
-  :func:`attnviz.viz.look.outline`, put on by :func:`attnviz.ui.board.overlays.looked`);
+  :func:`attnviz.viz.look.outlined`, put on each chart's JSON by
+  :func:`attnviz.ui.board.payload`);
   no page names it.
 - :func:`words`: "Where to look: the scores S, query 2 (outlined)."
 """
