@@ -89,14 +89,6 @@ def test_a_student_walks_the_intro_lesson_to_its_summary(browser, app_server):
         summary = session.page.locator(".st-key-tour_bar").inner_text()
         assert f"{right} of {len(asked)}" in summary
         _said(session, f"End of the lesson. Questions answered right: {right} of {len(asked)}.")
-        # the browser kept the progress: the Lessons page offers to resume there, answers too
-        where = _params(session)
-        session.open("/lessons")
-        resume = session.page.locator('[data-tour="resume-intro"]')
-        resume.wait_for(state="visible", timeout=10000)
-        assert session.page.locator('[data-tour="resume-scaling_masks"]').is_hidden()
-        _follow(session, "resume-intro")
-        assert _params(session) == where
         assert not session.exceptions() and not session.errors
     finally:
         session.close()
@@ -156,5 +148,28 @@ def test_the_lecture_goes_through_a_page_s_steps_then_to_the_next_stop(browser, 
         assert _params(session)["stop"] == str(i + 2)  # the page's last step: the next stop
         assert _params(session)["present"] == "1"
         assert not session.exceptions() and not session.errors
+    finally:
+        session.close()
+
+
+def test_the_lessons_page_resumes_where_the_tour_was_left(browser, app_server):
+    """The browser kept the tour's progress (navlinks.js, localStorage): the Lessons page
+    shows that lesson's Resume link, which opens the same stop with the same answers."""
+    session = BrowserSession(browser, app_server, viewport=(1440, 900), fresh=True)
+    try:
+        i = next(k for k, s in enumerate(INTRO.stops) if s.question and s.question.predicted)
+        stop = INTRO.stops[i]
+        query = "&".join(f"{k}={v}" for k, v in stop.settings.items())
+        path = "" if stop.page == ui_pages.PAGES[0].slug else stop.page
+        session.open(f"/{path}?{query}&lesson=intro&stop={i + 1}&answered={i + 1}-1")
+        where = _params(session)
+        session.page.wait_for_function(
+            "() => localStorage.getItem('attnviz-lesson:intro')", timeout=10000
+        )
+        session.go("/lessons")
+        session.page.locator('[data-tour="resume-intro"]').wait_for(state="visible", timeout=10000)
+        assert session.page.locator('[data-tour="resume-scaling_masks"]').is_hidden()
+        _follow(session, "resume-intro")
+        assert _params(session) == where
     finally:
         session.close()
