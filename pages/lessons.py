@@ -40,6 +40,10 @@ def _lesson(x: lessons.Listed) -> None:
         start = tour.stop_url(lesson, 0, present=False)
         show = tour.stop_url(lesson, 0, present=True)
         links = tour.link_html(_("Start the tour"), start, primary=True, key=f"start-{x.slug}")
+        # shown by the browser when it kept this lesson's progress (board/js/navlinks.js)
+        links += tour.link_html(
+            _("Resume where you left off"), start, key=f"resume-{x.slug}", resume=x.slug
+        )
         links += tour.link_html(_("Present it"), show, key=f"present-{x.slug}")
         st.html(
             f'{tour.CSS}<nav class="tour-links" aria-label="{html.escape(title)}">{links}</nav>'

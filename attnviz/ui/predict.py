@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 
 import numpy as np
@@ -211,20 +211,27 @@ def top_key_ask(
     )
 
 
-def _ask_button(ask: Ask, t: Teacher, page: str, settings: object) -> None:
+def _ask_button(
+    ask: Ask, t: Teacher, page: str, settings: object, lesson: tuple[str, str] | None = None
+) -> None:
     """A button asking ``ask.make()``; disabled with the reason if the view has no single
-    answer."""
+    answer. ``lesson``: a lesson stop's question (kind, prompt): its button is the primary
+    one, says so, and asks the lesson's prompt (:func:`attnviz.ui.tour.room_question`)."""
     key = f"predict_ask_{ask.name}"
+    label, kind = ask.label, "secondary"
+    if lesson is not None and lesson[0] == ask.name:
+        label, kind = _("{question} (this stop's question)").format(question=ask.label), "primary"
     try:
         q = ask.make()
     except ValueError as exc:
-        st.button(
-            ask.label, key=key, disabled=True, help=_("Not on this view: {why}.").format(why=exc)
-        )
+        st.button(label, key=key, disabled=True, help=_("Not on this view: {why}.").format(why=exc))
         return
+    if kind == "primary" and lesson[1]:
+        q = replace(q, prompt=lesson[1])
     st.button(
-        ask.label, key=key, on_click=_ask, args=(t, page, settings, q), icon=":material/campaign:"
-    )
+        label, key=key, on_click=_ask, args=(t, page, settings, q), icon=":material/campaign:",
+        type=kind,
+    )  # fmt: skip
 
 
 def ask_room(
@@ -273,9 +280,11 @@ def ask_room(
                 pick_label or _("query i of the question"), list(range(pick_query)), key=QUERY_KEY,
                 index=query_on_screen(pick_query, QUERY_KEY), on_change=_keep_query,
             )  # fmt: skip
-        for col, ask in zip(cols, asks, strict=True):
+        lesson = tour.room_question(page)  # a lesson's stop: its question first
+        first = sorted(asks, key=lambda a: lesson is None or a.name != lesson[0])
+        for col, ask in zip(cols, first, strict=True):
             with col:
-                _ask_button(ask, t, page, settings)
+                _ask_button(ask, t, page, settings, lesson)
 
 
 def ask_box(page: str, settings: object, weights: np.ndarray, head: int, query: int,

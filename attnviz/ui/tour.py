@@ -26,13 +26,14 @@ import streamlit as st
 
 from attnviz import exercises, i18n, lessons
 from attnviz.i18n import _, ngettext
-from attnviz.ui import lesson_links, present
+from attnviz.ui import lesson_links, lesson_look, present
 
 PARAM, STOP_PARAM, ANSWERS_PARAM = "lesson", "stop", "answered"
 #: The tour's own link parameters: kept across its stops, never a page's setting.
 TOUR_PARAMS = (PARAM, STOP_PARAM, ANSWERS_PARAM)
-#: Kept from the current link into every stop's (the shown language, the presenter view).
-CARRIED = ("lang", "present")
+#: Kept from the current link into every stop's (the shown language, the presenter view, a
+#: teacher's live class: the lecture asks the room its questions, :func:`room_question`).
+CARRIED = ("lang", "present", "class", "teacher")
 CHOICE_KEY, TYPED_KEY = "tour_choice", "tour_typed"
 #: Set by Check: the bar's links must be drawn again (see :func:`ask`).
 RECORDED_KEY = "tour_recorded"
@@ -76,10 +77,11 @@ def _answers_param(answers: dict[int, bool]) -> str:
     return ".".join(f"{i + 1}-{int(right)}" for i, right in sorted(answers.items()))
 
 
-@st.cache_data(ttl=30, show_spinner=False)
+@st.cache_resource(ttl=30, show_spinner=False)
 def _listed(env_value: str, lang: str) -> list[lessons.Listed]:
     """Every lesson (shipped and the teacher's), read at most every 30 s; ``lang``: the
-    language of the errors' words."""
+    language of the errors' words. Shared, not copied per call (cache_data unpickles a copy:
+    ~1 ms a call, several a run): the lessons are frozen, nothing changes them."""
     return lesson_links.listed({lessons.ENV: env_value})
 
 
@@ -131,12 +133,16 @@ def stop_url(
 
 
 def link_html(
-    label: str, url: str, *, primary: bool = False, key: str = "", shortcut: str = ""
-) -> str:
+    label: str, url: str, *, primary: bool = False, key: str = "", shortcut: str = "",
+    resume: str = "",
+) -> str:  # fmt: skip
     """An in-app link as a button (data-attnviz-nav: followed within the session,
-    board/js/navlinks.js; ``shortcut``: the key that follows it on a slide, PageDown/PageUp)."""
+    board/js/navlinks.js; ``shortcut``: the key that follows it on a slide, PageDown/PageUp;
+    ``resume``: a lesson's slug, the link hidden until navlinks.js finds that lesson's
+    progress in the browser's storage and points it there)."""
     kind = "primary" if primary else "secondary"
     keys = f' data-attnviz-key="{shortcut}" aria-keyshortcuts="{shortcut}"' if shortcut else ""
+    keys += f' data-attnviz-resume="{html.escape(resume)}" hidden' if resume else ""
     return (
         f'<a class="tour-link tour-{kind}" data-tour="{key}" data-attnviz-nav{keys} '
         f'href="{html.escape(url)}" target="_self">{html.escape(label)}</a>'
@@ -150,6 +156,7 @@ CSS = """<style>
  color:inherit!important;font-weight:600}
 .tour-primary{background:#d6336c;border-color:#d6336c;color:#fff!important}
 .tour-link:focus-visible{outline:3px solid #1c7ed6;outline-offset:2px}
+.tour-link[hidden]{display:none}
 </style>"""
 
 
@@ -163,6 +170,21 @@ def _changed(stop: lessons.Stop) -> bool:
         if str(got).lower() != value.lower():
             return True
     return False
+
+
+def announcement(tour: Tour) -> str:
+    """What a screen reader is told on a stop change (``navlinks.js`` writes it into a live
+    region when it changes): the stop, its number and title; after the last, the summary's
+    count."""
+    lesson = tour.lesson
+    if tour.at_summary:
+        asked = [i for i, s in enumerate(lesson.stops) if s.question]
+        right = sum(tour.answers.get(i, False) for i in asked)
+        text = _("**End of the lesson.** Questions answered right: {right} of {asked}.")
+        return text.replace("**", "").format(right=right, asked=len(asked))
+    return _("Stop {i} of {n}: {title}").format(
+        i=tour.index + 1, n=len(lesson), title=shown(lesson, tour.stop.title)
+    )
 
 
 def _links(tour: Tour, page: str) -> None:
@@ -182,8 +204,12 @@ def _links(tour: Tour, page: str) -> None:
         if page != stop.page or _changed(stop):
             url = stop_url(lesson, i, tour.answers)
             parts.append(link_html(_("Back to the lesson's view"), url, key="view"))
-    label = html.escape(_("Lesson"))
-    st.html(f'{CSS}<nav class="tour-links" aria-label="{label}">{"".join(parts)}</nav>')
+    label, said = html.escape(_("Lesson")), html.escape(announcement(tour))
+    # navlinks.js: the stop said to a screen reader, the progress kept in the browser
+    st.html(
+        f'{CSS}<nav class="tour-links" aria-label="{label}" data-attnviz-announce="{said}" '
+        f'data-attnviz-lesson="{html.escape(lesson.slug)}">{"".join(parts)}</nav>'
+    )
 
 
 def _summary(tour: Tour) -> None:
@@ -295,6 +321,19 @@ def ask(page: str, asks: list) -> bool:
     return True
 
 
+def room_question(page: str) -> tuple[str, str] | None:
+    """The stop's prediction on ``page`` as the room is asked it when a class is running
+    (:func:`attnviz.ui.predict.ask_room`: its Ask the room button first, marked as the
+    stop's): its kind and the lesson's prompt ("": the kind's own); None without one."""
+    tour = current()
+    if not isinstance(tour, Tour) or tour.stop is None or tour.stop.page != page:
+        return None
+    q = tour.stop.question
+    if q is None or not q.predicted:
+        return None
+    return q.kind, shown(tour.lesson, q.prompt)
+
+
 def _slide_bar(tour: Tour, page: str) -> None:
     """The bar on a slide: one line (the lesson, the stop, its title, Back and Next), the
     stop's text in a popover (the lecturer says it); the slide keeps the screen."""
@@ -307,9 +346,11 @@ def _slide_bar(tour: Tour, page: str) -> None:
             )
             + f" · **{shown(lesson, stop.title)}**"
         )
-        if stop.text or stop.question:
+        if stop.text or stop.question or stop.look:
             with c2.popover(_("The stop's text")):
                 st.markdown(shown(lesson, stop.text))
+                if stop.look is not None and page == stop.page:
+                    st.caption(lesson_look.words(stop.look))
                 if stop.question and not stop.question.predicted:
                     _exercise(tour)
         with c3:
@@ -320,6 +361,8 @@ def bar(page: str) -> None:
     """The lesson's bar above the page, or nothing without ``?lesson=``."""
     tour = current()
     _aim(tour if isinstance(tour, Tour) else None, page)  # once a run, before the page
+    stop = tour.stop if isinstance(tour, Tour) else None
+    lesson_look.show(stop.look if stop is not None and stop.page == page else None)
     if tour is None:
         return
     if isinstance(tour, str):
@@ -345,6 +388,8 @@ def bar(page: str) -> None:
             st.subheader(shown(lesson, stop.title), anchor=False)
             if stop.text:
                 st.markdown(shown(lesson, stop.text))
+            if stop.look is not None and page == stop.page:
+                st.caption(lesson_look.words(stop.look))
             if stop.question and not stop.question.predicted:
                 _exercise(tour)
             elif stop.question and page != stop.page:

@@ -316,7 +316,7 @@ def small_multiples_figure(
     )
     lay.update(axes)
     # for the board: a slide fits the grid to the screen with square cells (fit.js)
-    grid = {"rows": rows, "cols": cols, "count": h, "n": n, "m": m}
+    grid = {"rows": rows, "cols": cols, "count": h, "n": n, "m": m, "layout": layout}
     lay["meta"] = {**lay.get("meta", {}), "grid": grid, "value": "weights"}
     return _figure(data, lay)
 

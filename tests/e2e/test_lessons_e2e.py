@@ -42,6 +42,18 @@ def _answer(session) -> None:
     session.rerun_after(session.page.locator(".st-key-tour_check button").click)
 
 
+def _said(session, text: str) -> None:
+    """The document's live region (navlinks.js) comes to say ``text`` (a stop change); a
+    wait for the polite region's update, which may follow the rerun by 100 ms."""
+    session.page.wait_for_function(
+        "t => (document.getElementById('attnviz-lesson-live') || {}).textContent === t",
+        arg=text,
+        timeout=10000,
+    )
+    live = session.page.locator("#attnviz-lesson-live")
+    assert live.get_attribute("aria-live") == "polite" and live.get_attribute("role") == "status"
+
+
 def test_a_student_walks_the_intro_lesson_to_its_summary(browser, app_server):
     session = BrowserSession(browser, app_server, viewport=(1440, 900), fresh=True)
     try:
@@ -68,12 +80,15 @@ def test_a_student_walks_the_intro_lesson_to_its_summary(browser, app_server):
                 )
                 assert _params(session)["stop"] == "4"
             _follow(session, "next")
+            if i + 1 < len(INTRO):  # the new stop said to a screen reader (navlinks.js)
+                _said(session, f"Stop {i + 2} of {len(INTRO)}: {INTRO.stops[i + 1].title}")
         answered = _params(session)["answered"].split(".")
         asked = [k for k, s in enumerate(INTRO.stops) if s.question]
         assert sorted(int(a.split("-")[0]) - 1 for a in answered) == asked
         right = sum(a.endswith("-1") for a in answered)
         summary = session.page.locator(".st-key-tour_bar").inner_text()
         assert f"{right} of {len(asked)}" in summary
+        _said(session, f"End of the lesson. Questions answered right: {right} of {len(asked)}.")
         assert not session.exceptions() and not session.errors
     finally:
         session.close()
@@ -120,11 +135,41 @@ def test_the_lecture_goes_through_a_page_s_steps_then_to_the_next_stop(browser, 
         main = "(() => { const m = document.querySelector('[data-testid=stMain]');"
         main += " return m.scrollHeight - m.clientHeight; })()"
         assert session.page.evaluate(main) <= 1  # the slide with its lesson bar: no scrolling
+        # the stop's look (row 2 of the weights): a dashed outline drawn on the slide's chart
+        dashed = """() => [...document.querySelectorAll('.shapelayer path')]
+          .filter(p => (p.style.strokeDasharray || 'none') !== 'none')
+          .map(p => { const r = p.getBoundingClientRect();
+                      return r.width > 100 && r.top >= 0 && r.bottom <= innerHeight; })"""
+        assert stop.look and stop.look.chart == "weights"
+        assert session.page.evaluate(dashed) == [True]
         session.rerun_after(lambda: session.page.keyboard.press("PageDown"))
         assert (_params(session)["step"], _params(session)["stop"]) == ("7", str(i + 1))
         session.rerun_after(lambda: session.page.keyboard.press("PageDown"))
         assert _params(session)["stop"] == str(i + 2)  # the page's last step: the next stop
         assert _params(session)["present"] == "1"
         assert not session.exceptions() and not session.errors
+    finally:
+        session.close()
+
+
+def test_the_lessons_page_resumes_where_the_tour_was_left(browser, app_server):
+    """The browser kept the tour's progress (navlinks.js, localStorage): the Lessons page
+    shows that lesson's Resume link, which opens the same stop with the same answers."""
+    session = BrowserSession(browser, app_server, viewport=(1440, 900), fresh=True)
+    try:
+        i = next(k for k, s in enumerate(INTRO.stops) if s.question and s.question.predicted)
+        stop = INTRO.stops[i]
+        query = "&".join(f"{k}={v}" for k, v in stop.settings.items())
+        path = "" if stop.page == ui_pages.PAGES[0].slug else stop.page
+        session.open(f"/{path}?{query}&lesson=intro&stop={i + 1}&answered={i + 1}-1")
+        where = _params(session)
+        session.page.wait_for_function(
+            "() => localStorage.getItem('attnviz-lesson:intro')", timeout=10000
+        )
+        session.go("/lessons")
+        session.page.locator('[data-tour="resume-intro"]').wait_for(state="visible", timeout=10000)
+        assert session.page.locator('[data-tour="resume-scaling_masks"]').is_hidden()
+        _follow(session, "resume-intro")
+        assert _params(session) == where
     finally:
         session.close()

@@ -6,11 +6,13 @@ The real-browser run (a teacher tab, two students) is tests/e2e/test_predict_e2e
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from board_view import figures_of
 from test_app import run_app
 
-from attnviz import classroom, predict
+from attnviz import classroom, lessons, predict
 from attnviz.ui.predict import plain
 from tests.ui.test_live import data_dir, qp, store, texts  # noqa: F401 (fixtures)
 
@@ -129,3 +131,25 @@ def test_multi_head_asks_which_head_and_outlines_it_on_its_step(store):  # noqa:
     assert cells == {(i, i - 1) for i in range(1, 5)}
     other = run_app({**link, "step": str(3 - head)}, "pages/multi_head.py")
     assert not rects(figures_of(other)["mh_one_head"])
+
+
+def test_a_lesson_s_question_stop_is_asked_of_the_room_and_the_class_goes_on(store):  # noqa: F811
+    """A lecture with a class running (``present=1&class=&teacher=``): the stop's prediction is
+    the first, primary Ask the room button, marked as the stop's; Next keeps the class."""
+    intro = next(x for x in lessons.shipped() if x.slug == "intro")
+    i = next(k for k, s in enumerate(intro.stops) if s.question and s.page == "playground")
+    stop = intro.stops[i]
+    at, code, key = teacher_app(store, **stop.settings, lesson="intro", stop=str(i + 1))
+    asks = [b for b in at.button if b.key.startswith("predict_ask_")]
+    assert asks[0].key == f"predict_ask_{stop.question.kind}"
+    assert asks[0].proto.type == "primary" and "(this stop's question)" in asks[0].label
+    assert all(b.proto.type != "primary" and "this stop" not in b.label for b in asks[1:])
+    asks[0].click().run()
+    q = store.question(code)
+    assert q.kind == stop.question.kind and q.detail["query"] == stop.question.query
+    html = " ".join(str(h.proto.body) for h in at.get("html")).replace("&amp;", "&")
+    nxt = re.search(r'data-tour="next"[^>]*? href="([^"]+)"', html).group(1)
+    assert f"class={code}" in nxt and f"teacher={key}" in nxt and "present=1" in nxt
+    # the same page without the lesson: no button is the stop's
+    at, code, key = teacher_app(store, **stop.settings)
+    assert not [b for b in at.button if "this stop" in b.label]

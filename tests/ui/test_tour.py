@@ -154,3 +154,18 @@ def test_a_teacher_s_markup_is_written_not_run(tmp_path, monkeypatch):
     at = _open("masking", {"N": "4", "lesson": "evil", "stop": "2"})  # the summary
     html = " ".join(str(h.proto.body) for h in at.get("html"))
     assert "&lt;img" in html and "<img" not in html and "<script" not in html
+
+
+def _announced(at: AppTest) -> str:
+    """What the bar names for a screen reader (navlinks.js says it when it changes)."""
+    html = " ".join(str(h.proto.body) for h in at.get("html"))
+    return re.search(r'data-attnviz-announce="([^"]*)"', html).group(1)
+
+
+def test_each_stop_names_itself_for_a_screen_reader():
+    assert _announced(_stop(2)) == f"Stop 3 of 12: {INTRO.stops[2].title}"
+    assert _announced(_stop(3)) == f"Stop 4 of 12: {INTRO.stops[3].title}"
+    n = len(INTRO)
+    asked = [k for k, s in enumerate(INTRO.stops) if s.question]
+    at = _stop(n - 1, stop=str(n + 1), answered=f"{asked[0] + 1}-1")
+    assert _announced(at) == f"End of the lesson. Questions answered right: 1 of {len(asked)}."

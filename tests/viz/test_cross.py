@@ -62,7 +62,7 @@ def test_layer_by_head_grid():
     w = np.random.default_rng(0).dirichlet(np.ones(4), size=(3, 2, 7))  # (L, H, T, S)
     fig = viz.cross.cross_grid_figure(w, target_labels=TGT, source_labels=SRC)
     assert len(fig.data) == 6 and fig.layout.meta["grid"] == {
-        "rows": 3, "cols": 2, "count": 6, "n": 7, "m": 4,
+        "rows": 3, "cols": 2, "count": 6, "n": 7, "m": 4, "layout": "rows",
     }  # fmt: skip
     titles = [a.text for a in fig.layout.annotations]
     assert titles[:3] == ["layer 0, head 0", "layer 0, head 1", "layer 1, head 0"]

@@ -30,7 +30,7 @@ an ``on_change`` callback.
 Session-state keys read by every board: ``board_text_scale`` (float, default 1): bigger
 chart text, e.g. for a presenter mode; ``board_present`` (bool): the charts are on a slide
 (the presenter view): square matrices get square cells and fill the screen below them, no
-download buttons and no mode bar.
+download buttons and no mode bar; ``board_look``: a lesson's look (:data:`LOOK_KEY`).
 
 Fitting (in the browser, ``attnviz/ui/board/js/fit.js``): a board narrower than 640 px (a phone)
 stacks its charts one per row at full width; titles wrap rather than being cut; a legend
@@ -57,7 +57,11 @@ import streamlit as st
 from attnviz import i18n
 from attnviz.ui import streamlit_private
 from attnviz.ui.board.assets import STATIC, board_plotly, content_digest, script_version
+from attnviz.ui.board.links import link_attn as link_attn  # the board's API: ui.board.link_*
+from attnviz.ui.board.links import link_bars as link_bars
+from attnviz.ui.board.links import link_tokens as link_tokens
 from attnviz.ui.board.overlays import Overlay, Painter, attach, overlay_provider
+from attnviz.viz.look import chart_role, outlined
 from attnviz.viz.style import WEIGHT_RANGES, weight_range
 
 __all__ = ["STATIC", "Overlay", "Painter", "board_plotly", "overlay_provider"]
@@ -74,6 +78,8 @@ CSS = "board.css"
 CHART_MODULES = ("table.js", "keys.js", "tools.js", "cell.js")
 TEXT_SCALE_KEY = "board_text_scale"
 PRESENT_KEY = "board_present"  # True in the presenter view: slides (ui.present.setup)
+# A lesson stop's look ({chart, cell, row}) outlined where named (ui.lesson_look; payload)
+LOOK_KEY = "board_look"
 WEIGHT_RANGE_KEY = "wrange"  # the sidebar's weights' colour range (ui.controls)
 NAME = "attnviz.board"  # <project name>.<component name> of pyproject.toml
 # Streamlit's markup the board's JavaScript needs (a widget's element, the head picker's
@@ -155,51 +161,6 @@ def _mount(key: str, data: dict, on_change: Callable[[], None] | None = None) ->
     return result.get("selection") if isinstance(result, Mapping) else None
 
 
-# --------------------------------------------------------------------------- links
-
-
-def link_attn(
-    head: int | None,
-    layout: str = "rows",
-    *,
-    weights: bool = False,
-    select: bool = True,
-    heads: Sequence[int] | None = None,
-    role: str | None = None,
-    arithmetic: dict | None = None,
-) -> dict:
-    """An attention matrix (scores or weights) of head ``head``: hovering links (i, j),
-    a click selects query i (and the head). ``weights=True``: its rows feed the bars.
-    ``heads``: a figure with one heatmap per head (small multiples), trace t showing head
-    ``heads[t]``. ``role``: what the chart shows, in the click value's ``chart`` (default:
-    "weights" or "scores", see :func:`payload`). ``arithmetic``: what the browser needs to
-    work out a clicked cell (``attnviz.ui.cell.cell_data``; board module ``cell.js``)."""
-    spec = {"kind": "attn", "orient": layout, "head": head, "weights": weights, "select": select}
-    if heads is not None:
-        spec["heads"] = [int(h) for h in heads]
-    if role is not None:
-        spec["role"] = role
-    if arithmetic is not None:
-        spec["arithmetic"] = arithmetic
-    return spec
-
-
-def link_tokens(head: int | None, layout: str = "rows", follow: str = "query") -> dict:
-    """A per-token matrix (X, Q, K, V, an output): its token ``follow`` ("query" or
-    "key") of a hovered attention cell is highlighted; hovering it highlights that token."""
-    return {
-        "kind": "tokens",
-        "axis": "y" if layout == "rows" else "x",
-        "follow": follow,
-        "head": head,
-    }
-
-
-def link_bars(head: int | None) -> dict:
-    """The weights bar chart of one query: follows the hovered row of the weights."""
-    return {"kind": "bars", "head": head}
-
-
 # --------------------------------------------------------------------------- drawing
 
 
@@ -245,11 +206,15 @@ def payload(charts: Sequence[tuple[str, go.Figure, dict | None]]) -> list[dict]:
     out = []
     mode = st.session_state.get(WEIGHT_RANGE_KEY, "fixed")
     mode = mode if mode in WEIGHT_RANGES else "fixed"
+    look = st.session_state.get(LOOK_KEY)
     for key, fig, link in charts:
         if mode != "fixed":  # the sidebar's weights' colour range (?wrange=matrix)
             fig = weight_range(go.Figure(fig.to_plotly_json(), _validate=False), mode)  # a copy
         spec, rev = _figure_and_digest(fig)
         title = _title(fig)  # once: plotly's property access and the regex, per figure
+        if look and chart_role(key, spec) == look.get("chart"):  # a lesson stop's look
+            spec = outlined(spec, look.get("cell"), look.get("row"))
+            rev = _digest_of([rev, look])
         out.append(
             {
                 "key": key,
