@@ -41,21 +41,7 @@ def _wait_charts(session, titles: list[str]) -> list[str]:
     )
 
 
-#: A known bug, not understood yet (2026-11-28): in two of three full CI runs, and never
-#: alone or beside test_decoder_e2e.py, the decoder's head view opened from its heads table
-#: ended 112.86 px above the window (the same figure each time: a layout, not a timing).
-#: It appeared with the round's merges of the decoder's slides and the 20-px slide floor.
-#: Not strict: the test still runs (an XPASS when it holds); a decoder failure of any kind
-#: is an XFAIL until this is found, the MiniLM case still guards the same behaviour.
-FLAKY_SCROLL = pytest.mark.xfail(
-    strict=False, reason="decoder head view 112 px above the window in full CI runs (known bug)"
-)
-
-
-@pytest.mark.parametrize(
-    ("path", "prefix"),
-    [pytest.param(*PAGES[0], marks=FLAKY_SCROLL), PAGES[1]],
-)
+@pytest.mark.parametrize(("path", "prefix"), PAGES)
 def test_heads_section_renders_and_a_top_head_opens_in_the_head_view(session, path, prefix):
     session.open(path)
     session.assert_healthy(path)
@@ -76,7 +62,9 @@ def test_heads_section_renders_and_a_top_head_opens_in_the_head_view(session, pa
     assert _slider(session, f"{prefix}_L") == str(layer)
     assert _slider(session, f"{prefix}_H") == str(head)
     assert f"Layer {layer}, head {head} is open in the head view" in main.inner_text()
-    # the page scrolled up to the head view: the button was two screens below it
+    # the page scrolled up to the head view: the button was two screens below it (the board
+    # keeps itself centred while the run's last elements and its own charts change the
+    # layout: board.js reveal())
     view = f".attnviz-board[data-board='board_{prefix}_head_fig']"
     in_view = """(sel) => { const r = document.querySelector(sel).getBoundingClientRect();
       return r.top >= -1 && r.bottom <= window.innerHeight + 1; }"""

@@ -95,9 +95,10 @@ const errors = (window.__attnvizBoardErrors = window.__attnvizBoardErrors || [])
 // when the board scrolls into view, when a linked hover needs it, or after CATCH_UP_MS
 // without a new render (so a board is never left stale for long).
 const CATCH_UP_MS = 1000;
-// The longest a revealed board keeps itself centred while the rest of the run arrives (see
-// reveal(); the user's own scrolling, clicking or typing ends it at once). A long run on a
-// busy server takes seconds: only scrolls the user did not make are undone meanwhile.
+// How long a revealed board keeps itself centred after the last scroll or change of layout
+// while the rest of the run arrives (see reveal(); the user's own scrolling, clicking or
+// typing ends it at once). A long run on a busy server takes seconds: only scrolls and
+// layouts the user did not make are undone meanwhile.
 const REVEAL_MS = 10000;
 // A board whose width changed (a phone turned, a window resized) fits its charts again
 // once the width has been still this long.
@@ -246,10 +247,13 @@ class Board {
     const root = this.root;
     const center = () => root.isConnected && root.scrollIntoView({ block: "center" });
     center(); // at once: a smooth scroll is cut short by the rest of the run arriving
-    // The run is not over: the elements below the board are swapped, the page is shorter
-    // for a moment and the browser clamps the scroll (measured: the board ended 248 px
-    // lower than centred). Centre it again on each scroll that follows, until the user
-    // scrolls, clicks or types, or for REVEAL_MS.
+    // The run is not over, and the board is not drawn yet: this centres an empty board, whose
+    // charts then grow it downwards (measured: it ended 248 px lower than centred), and the
+    // elements around it are swapped, the page shorter for a moment (the browser clamps the
+    // scroll). Centre it again on each scroll that follows and on each change of the board's
+    // size or of the page's content (a change of layout moves the board without a scroll
+    // event: it once ended 112.86 px above the window), until the user scrolls, clicks or
+    // types, or for REVEAL_MS after the last of them.
     let scroller = root.parentElement;
     while (scroller && !/(auto|scroll)/.test(getComputedStyle(scroller).overflowY)) {
       scroller = scroller.parentElement;
@@ -257,15 +261,27 @@ class Board {
     if (!scroller) return;
     const doc = root.ownerDocument;
     const user = ["wheel", "touchstart", "keydown", "mousedown"];
+    let frame = 0;
+    let timer = 0;
+    const resized = new ResizeObserver(() => again());
     const stop = () => {
       scroller.removeEventListener("scroll", again);
       user.forEach((e) => doc.removeEventListener(e, stop, true));
+      resized.disconnect();
+      cancelAnimationFrame(frame);
       clearTimeout(timer);
     };
-    const again = () => requestAnimationFrame(center);
+    function again() {
+      cancelAnimationFrame(frame);
+      frame = requestAnimationFrame(center);
+      clearTimeout(timer);
+      timer = setTimeout(stop, REVEAL_MS);
+    }
     scroller.addEventListener("scroll", again, { passive: true });
     user.forEach((e) => doc.addEventListener(e, stop, true));
-    const timer = setTimeout(stop, REVEAL_MS);
+    resized.observe(root);
+    for (const child of scroller.children) resized.observe(child); // the page's content
+    timer = setTimeout(stop, REVEAL_MS);
   }
 
   watch(key, dom) {
