@@ -285,7 +285,11 @@ def accessibility_css() -> None:
     ``a11y.FOCUS``), code highlighting at >= 4.5:1 on the code boxes' background
     (Streamlit's blue, green and grey tokens are 3-4:1), key hints, reduced motion, the
     Markdown tables that scroll sideways in the main column (the board's ``wide.js`` marks
-    them), and the words for a mouse or a touch screen (``text.pointing``)."""
+    them), the words for a mouse or a touch screen (``text.pointing``), and on a touch
+    screen (or a window at most 640 px wide) every control of the page at least 44 px both
+    ways (WCAG 2.5.5; issue 47's layout audit): buttons, tabs, text and number boxes,
+    selects, radio and check box labels, the help icons, the tables' toolbars, the board's
+    Table and download buttons, a slider's thumb (44 px, drawn 12 px: the rest is padding)."""
     st.html(
         """
 <style>
@@ -305,6 +309,24 @@ button kbd, [role="button"] kbd { opacity: 1 !important; color: inherit !importa
   border-color: currentColor !important; }
 .attnviz-tap { display: none; }
 @media (hover: none) { .attnviz-tap { display: inline; } .attnviz-hover { display: none; } }
+@media (hover: none), (max-width: 640px) {
+  [data-testid="stMain"] button, [data-testid="stMain"] [role="tab"],
+  [data-testid="stMain"] [data-testid="stElementToolbarButton"] button {
+    min-width: 44px; min-height: 44px; }
+  [data-testid="stMain"] [data-testid="stTooltipHoverTarget"] button {
+    display: inline-flex; align-items: center; justify-content: center; }
+  [data-testid="stMain"] input:not([type="checkbox"]):not([type="radio"]):not([type="range"]),
+  [data-testid="stMain"] textarea { min-height: 44px; }
+  [data-testid="stMain"] [data-testid="stRadio"] label,
+  [data-testid="stMain"] [data-testid="stCheckbox"] label {
+    min-height: 44px; min-width: 44px; align-items: center; }
+  [data-testid="stMain"] [data-testid="stSelectbox"] [role="group"] {
+    height: auto; min-height: 44px; }
+  [data-testid="stMain"] [data-testid="stSlider"] div:has(> div > input[type="range"]) {
+    width: 44px; height: 44px; padding: 16px; box-sizing: border-box;
+    background-clip: content-box; }
+  [data-testid="stMain"] [data-testid="stSliderThumbValue"] { translate: 0 16px; }
+}
 @media (prefers-reduced-motion: reduce) {
   *, *::before, *::after { animation-duration: 0s !important; animation-delay: 0s !important;
     animation-iteration-count: 1 !important; transition-duration: 0s !important;
