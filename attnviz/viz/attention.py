@@ -473,7 +473,9 @@ def entropy_figure(
         xaxis={"title": {"text": axis_text(HEAD)}, "dtick": 1, "automargin": True},
         meta={"axes": axes_meta(xaxis=HEAD, yaxis=BITS)},
         yaxis={
-            "title": {"text": axis_text(BITS)},
+            # its note on a second line: in one line, 40% longer text (issue 45's
+            # pseudo-language) ran past a phone's 300-px chart into its title (issue 47)
+            "title": {"text": axis_text(BITS).replace(" (", "<br>(", 1)},
             "showgrid": True,
             "automargin": True,
         },
