@@ -229,7 +229,8 @@ def present_css() -> None:
 [data-testid="stMain"] button p { font-size: 1.5rem; line-height: 1.4; }
 [data-testid="stMain"] [data-testid="stMarkdownContainer"] th,
 [data-testid="stMain"] [data-testid="stMarkdownContainer"] td,
-[data-testid="stMain"] button kbd { font-size: 1.5rem; }
+[data-testid="stMain"] button kbd, [data-testid="stMain"] .attnviz-join label {
+  font-size: 1.5rem; }
 [data-testid="stMain"] [data-testid="stMarkdownContainer"] code,
 [data-testid="stMain"] [data-testid="stCaptionContainer"] code { font-size: 1em; }
 [data-testid="stMain"] h1 { font-size: 2.2rem; padding: 0 0 0.3rem 0; }
