@@ -211,7 +211,8 @@ def present_css() -> None:
     """The presenter view: body type 1.5x Streamlit's 16 px (24 px, what the back row of a
     150-seat hall reads: issue 47's layout audit), and the controls' values, a button's key
     hint (Streamlit's 14 px) and the charts' strip of buttons too (a select's value was 12
-    px), a select 3rem high;
+    px), a select 3rem high; a formula's scripts at least 24 px too (KaTeX draws them at
+    0.5-0.7 of the formula's size);
     the page from the top of the screen at its full width; a slider's value lifted above its
     thumb (the larger type put it on the thumb); a slide's words beside its charts (a
     container keyed ``slide_text...``) at 1.5x, 24 px (1.1x on a screen narrower than 1600
@@ -239,6 +240,7 @@ def present_css() -> None:
 [data-testid="stMain"] .katex { font-size: 1.5em; }
 [data-testid="stMain"] [data-testid="stMarkdownContainer"] > .katex-display > .katex {
   font-size: 2.25rem; }
+[data-testid="stMain"] .katex .sizing.reset-size6.size3 { font-size: max(1.5rem, 0.7em); }
 [data-testid="stMain"] .katex .sizing.reset-size6.size1 { font-size: max(1.5rem, 0.5em); }
 [data-testid="stMain"] .katex .sizing.reset-size3.size1 {
   font-size: max(1.5rem, 0.71428571em); }
