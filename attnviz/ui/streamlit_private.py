@@ -233,7 +233,8 @@ def present_css() -> None:
 [data-testid="stMain"] button kbd, [data-testid="stMain"] .attnviz-join label {
   font-size: 1.5rem; }
 [data-testid="stMain"] [data-testid="stMarkdownContainer"] code,
-[data-testid="stMain"] [data-testid="stCaptionContainer"] code { font-size: 1em; }
+[data-testid="stMain"] [data-testid="stCaptionContainer"] code { font-size: 1em;
+  line-height: 1; }
 [data-testid="stMain"] h1 { font-size: 2.2rem; padding: 0 0 0.3rem 0; }
 [data-testid="stMain"] h3, [data-testid="stMain"] h4 { font-size: 1.75rem; }
 [data-testid="stMain"] h4 { padding: 0.4rem 0 0 0; }
