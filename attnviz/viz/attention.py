@@ -473,9 +473,10 @@ def entropy_figure(
         xaxis={"title": {"text": axis_text(HEAD)}, "dtick": 1, "automargin": True},
         meta={"axes": axes_meta(xaxis=HEAD, yaxis=BITS)},
         yaxis={
-            # its note on a second line: in one line, 40% longer text (issue 45's
-            # pseudo-language) ran past a phone's 300-px chart into its title (issue 47)
-            "title": {"text": axis_text(BITS).replace(" (", "<br>(", 1)},
+            # the unit alone, the caption under the chart says what it means: the whole
+            # note, 40% longer (issue 45's pseudo-language), ran past a phone's 300-px
+            # chart into its title (issue 47)
+            "title": {"text": _("bits")},
             "showgrid": True,
             "automargin": True,
         },

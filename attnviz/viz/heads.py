@@ -179,7 +179,9 @@ class _Grid:
                 "showgrid": False,
                 "zeroline": False,
                 "tickfont": dict(TICK_FONT),
-                "dtick": 2 if n_heads > 10 else 1,  # whole heads: no 0.5 ticks
+                # whole heads (no 0.5 ticks); every other one past 8 (SmolLM2's 9 ran
+                # together in a phone's third of the width)
+                "dtick": 2 if n_heads > 8 else 1,
                 "title": {
                     "text": axis_text(HEAD) if r == self.rows - 1 else "",
                     "font": dict(AXIS_TITLE_FONT),
