@@ -119,13 +119,13 @@ def _grid(weights: np.ndarray, layer: int, head: int, *, slide: bool) -> None:
     grid = viz.models.all_heads_figure(
         weights, selected=(layer, head), layers=band, height=480 if band else 860
     )
-    ui.plot(grid, key="dec_grid_fig")
-    if band and band != (0, n_layers):
+    if band and band != (0, n_layers):  # above the grid: the board fills the slide below it
         st.caption(
             _(
                 "Layers {first}–{last} of {n} on this slide: the Layer slider moves the band."
             ).format(first=band[0], last=band[1] - 1, n=n_layers)
         )
+    ui.plot(grid, key="dec_grid_fig")
 
 
 def main() -> None:

@@ -59,14 +59,17 @@ def _lesson(x: lessons.Listed) -> None:
 
 
 listed = tour.listed()
-for x in listed:
-    if x.lesson is not None:
-        _lesson(x)
-    else:
-        st.error(
-            _("**{name}** cannot be played: {error}").format(name=x.slug, error=x.error),
-            icon=":material/error:",
-        )
+# on a slide the lessons side by side, three a row: the list on one screen (issue 47)
+cols = st.columns(3) if ui.present.presenting() and listed else [st.container()]
+for i, x in enumerate(listed):
+    with cols[i % len(cols)]:
+        if x.lesson is not None:
+            _lesson(x)
+        else:
+            st.error(
+                _("**{name}** cannot be played: {error}").format(name=x.slug, error=x.error),
+                icon=":material/error:",
+            )
 st.caption(
     _(
         "Your own lessons: TOML files in the folders named by the environment variable "

@@ -74,6 +74,15 @@ else:
             else _("Not equivariant: the outputs differ by up to {d}.")
         ).format(d=readable(chk.max_abs_diff, 3))
     )
+slide = ui.present.presenting()  # one screen: the formula above the charts, no tools
+formula = (
+    r"\operatorname{Attn}(PX) = P\,\operatorname{Attn}(X)"
+    + r"\quad\text{"
+    + _("but")
+    + r"}\quad \operatorname{Attn}(P X + E) \ne P\,\operatorname{Attn}(X + E)"
+)
+if slide:
+    st.latex(formula)
 plabels = [labels[int(p)] for p in perm]
 shuffled_out = chk.out[perm]  # (N, Dout): the original outputs, shuffled
 diff = chk.out_of_permuted - shuffled_out
@@ -82,6 +91,12 @@ zmax = viz.style.shared_range(shuffled_out, chk.out_of_permuted)
 outputs = functools.partial(
     viz.heatmaps.token_matrix_figure, labels=plabels, layout=lay, height=340, zmax=zmax
 )
+scale_note = _(
+    "The three charts share one colour scale, ±{z}: a difference "
+    "as small as rounding stays white, a real one shows in the colours of the outputs."
+).format(z=readable(zmax, 3))
+if slide:  # above the charts: the board fills the slide below its top
+    st.caption(scale_note)
 features = (-0.5, chk.out.shape[1] - 0.5)  # a row of the outputs spans their features
 ui.chart_row(
     "pm_outputs",
@@ -105,10 +120,7 @@ ui.chart_row(
             token_axes="y" if lay == "rows" else "x",
         ),
     },
-    caption=_(
-        "The three charts share one colour scale, ±{z}: a difference "
-        "as small as rounding stays white, a real one shows in the colours of the outputs."
-    ).format(z=readable(zmax, 3)),
+    caption=None if slide else scale_note,
     overlays={  # a revealed "where is the old row i" (the teacher's projector)
         "pm_b": ui.Overlay(
             "permutation", (s, perm.tolist(), positions), layout=lay, n=n, span=features
@@ -116,12 +128,8 @@ ui.chart_row(
     },
 )
 asks.permutation((s, perm.tolist(), positions), chk.out, chk.out_of_permuted)
-st.latex(
-    r"\operatorname{Attn}(PX) = P\,\operatorname{Attn}(X)"
-    + r"\quad\text{"
-    + _("but")
-    + r"}\quad \operatorname{Attn}(P X + E) \ne P\,\operatorname{Attn}(X + E)"
-)
+if not slide:
+    st.latex(formula)
 if pe is not None:
     ui.plot(
         viz.heatmaps.token_matrix_figure(
@@ -135,29 +143,30 @@ if pe is not None:
         key="pm_pe",
     )
 
-ui.shapes(
-    {
-        "X": view.x,
-        "P·X": view.x[perm],
-        _("outputs"): chk.out,
-        **({"E": pe} if pe is not None else {}),
-    }
-)
-ui.export_section(
-    view,
-    {"permutation": (perm[:, None], None, ["old index"])},
-    page="permutation",
-    tokens={
-        "outputs of X shuffled": shuffled_out,
-        "outputs of shuffled X": chk.out_of_permuted,
-        "difference": diff,
-        **({"positional encoding": pe} if pe is not None else {}),
-    },
-    extra={"perm": perm},
-)
-ui.code_box(
-    view,
-    extra=ui.page_extra(
-        "permutation", perm=perm.tolist(), positions=ui.code.POSITIONS_NOTE if positions else ""
-    ),
-)
+if not slide:  # the shapes, downloads and code: the laptop's page
+    ui.shapes(
+        {
+            "X": view.x,
+            "P·X": view.x[perm],
+            _("outputs"): chk.out,
+            **({"E": pe} if pe is not None else {}),
+        }
+    )
+    ui.export_section(
+        view,
+        {"permutation": (perm[:, None], None, ["old index"])},
+        page="permutation",
+        tokens={
+            "outputs of X shuffled": shuffled_out,
+            "outputs of shuffled X": chk.out_of_permuted,
+            "difference": diff,
+            **({"positional encoding": pe} if pe is not None else {}),
+        },
+        extra={"perm": perm},
+    )
+    ui.code_box(
+        view,
+        extra=ui.page_extra(
+            "permutation", perm=perm.tolist(), positions=ui.code.POSITIONS_NOTE if positions else ""
+        ),
+    )

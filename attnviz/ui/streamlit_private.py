@@ -159,7 +159,7 @@ def nicknames_css() -> None:
 
 def projector_css() -> None:
     """A live class on the projector (:mod:`attnviz.ui.projector`): every text at least
-    1.6rem (25.6 px: the slide's body type; the presenter view's 1.4rem is 22.4 px), the
+    1.6rem (25.6 px; the presenter view's body type is 1.5rem, 24 px), the
     question and its explanation larger; the QR code as tall as the screen allows, the
     join link, the class code, the count of students and the room's counts in type the back
     row reads; the join screen's warning and address field in body type."""
@@ -198,8 +198,11 @@ def slide_math_css(px: float) -> None:
 
 
 def present_css() -> None:
-    """The presenter view: body type 1.4x Streamlit's 16 px, and the controls' values too
-    (a select's value was 12 px), a select 3rem high; the charts' strip of buttons at 1.2x;
+    """The presenter view: body type 1.5x Streamlit's 16 px (24 px, what the back row of a
+    150-seat hall reads: issue 47's layout audit), and the controls' values, a button's key
+    hint (Streamlit's 14 px) and the charts' strip of buttons too (a select's value was 12
+    px), a select 3rem high; a formula's scripts at least 24 px too (KaTeX draws them at
+    0.5-0.7 of the formula's size);
     the page from the top of the screen at its full width; a slider's value lifted above its
     thumb (the larger type put it on the thumb); a slide's words beside its charts (a
     container keyed ``slide_text...``) at 1.5x, 24 px (1.1x on a screen narrower than 1600
@@ -209,19 +212,32 @@ def present_css() -> None:
     st.html(
         """
 <style>
-[data-testid="stMain"] { font-size: 1.4rem; }
+[data-testid="stMain"] { font-size: 1.5rem; }
 [data-testid="stMain"] [data-testid="stMarkdownContainer"] p,
 [data-testid="stMain"] [data-testid="stMarkdownContainer"] li,
 [data-testid="stMain"] [data-testid="stCaptionContainer"],
 [data-testid="stMain"] [data-testid="stWidgetLabel"] p,
-[data-testid="stMain"] button p { font-size: 1.4rem; line-height: 1.4; }
+[data-testid="stMain"] button p { font-size: 1.5rem; line-height: 1.4; }
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] th,
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] td,
+[data-testid="stMain"] button kbd, [data-testid="stMain"] .attnviz-join label {
+  font-size: 1.5rem; }
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] code,
+[data-testid="stMain"] [data-testid="stCaptionContainer"] code { font-size: 1em;
+  line-height: 1; }
 [data-testid="stMain"] h1 { font-size: 2.2rem; padding: 0 0 0.3rem 0; }
 [data-testid="stMain"] h3, [data-testid="stMain"] h4 { font-size: 1.75rem; }
 [data-testid="stMain"] h4 { padding: 0.4rem 0 0 0; }
 [data-testid="stMain"] .katex { font-size: 1.5em; }
-[data-testid="stMain"] input, [data-testid="stMain"] textarea { font-size: 1.4rem; }
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] > .katex-display > .katex {
+  font-size: 2.25rem; }
+[data-testid="stMain"] .katex .sizing.reset-size6.size3 { font-size: max(1.5rem, 0.7em); }
+[data-testid="stMain"] .katex .sizing.reset-size6.size1 { font-size: max(1.5rem, 0.5em); }
+[data-testid="stMain"] .katex .sizing.reset-size3.size1 {
+  font-size: max(1.5rem, 0.71428571em); }
+[data-testid="stMain"] input, [data-testid="stMain"] textarea { font-size: 1.5rem; }
 [data-testid="stMain"] [data-testid="stSelectbox"] [role="group"] { min-height: 3rem; }
-[data-testid="stMain"] .attnviz-bar { font-size: 1.2rem; }
+[data-testid="stMain"] .attnviz-bar { font-size: 1.5rem; }
 [data-testid="stMain"] [class*="st-key-slide_text"] p,
 [data-testid="stMain"] [class*="st-key-slide_text"] [data-testid="stCaptionContainer"] {
   font-size: 1.5rem; }
@@ -229,7 +245,7 @@ def present_css() -> None:
   [data-testid="stMain"] [class*="st-key-slide_text"] p,
   [data-testid="stMain"] [class*="st-key-slide_text"] [data-testid="stCaptionContainer"] {
     font-size: 1.1rem; } }
-[data-testid="stMain"] [data-testid="stSliderThumbValue"] { font-size: 1.2rem;
+[data-testid="stMain"] [data-testid="stSliderThumbValue"] { font-size: 1.5rem;
   transform: translateY(-0.6rem); }
 [data-testid="stMain"] [data-testid="stSlider"] [data-testid="stWidgetLabel"] {
   margin-bottom: 1.2rem; }
@@ -263,7 +279,11 @@ def accessibility_css() -> None:
     ``a11y.FOCUS``), code highlighting at >= 4.5:1 on the code boxes' background
     (Streamlit's blue, green and grey tokens are 3-4:1), key hints, reduced motion, the
     Markdown tables that scroll sideways in the main column (the board's ``wide.js`` marks
-    them), and the words for a mouse or a touch screen (``text.pointing``)."""
+    them), the words for a mouse or a touch screen (``text.pointing``), and on a touch
+    screen (or a window at most 640 px wide) every control of the page at least 44 px both
+    ways (WCAG 2.5.5; issue 47's layout audit): buttons, tabs, text and number boxes,
+    selects, radio and check box labels, the help icons, the tables' toolbars, the board's
+    Table and download buttons, a slider's thumb (44 px, drawn 12 px: the rest is padding)."""
     st.html(
         """
 <style>
@@ -283,6 +303,24 @@ button kbd, [role="button"] kbd { opacity: 1 !important; color: inherit !importa
   border-color: currentColor !important; }
 .attnviz-tap { display: none; }
 @media (hover: none) { .attnviz-tap { display: inline; } .attnviz-hover { display: none; } }
+@media (hover: none), (max-width: 640px) {
+  [data-testid="stMain"] button, [data-testid="stMain"] [role="tab"],
+  [data-testid="stMain"] [data-testid="stElementToolbarButton"] button {
+    min-width: 44px; min-height: 44px; }
+  [data-testid="stMain"] [data-testid="stTooltipHoverTarget"] button {
+    display: inline-flex; align-items: center; justify-content: center; }
+  [data-testid="stMain"] input:not([type="checkbox"]):not([type="radio"]):not([type="range"]),
+  [data-testid="stMain"] textarea { min-height: 44px; }
+  [data-testid="stMain"] [data-testid="stRadio"] label,
+  [data-testid="stMain"] [data-testid="stCheckbox"] label {
+    min-height: 44px; min-width: 44px; align-items: center; }
+  [data-testid="stMain"] [data-testid="stSelectbox"] [role="group"] {
+    height: auto; min-height: 44px; }
+  [data-testid="stMain"] [data-testid="stSlider"] div:has(> div > input[type="range"]) {
+    width: 44px; height: 44px; padding: 16px; box-sizing: border-box;
+    background-clip: content-box; }
+  [data-testid="stMain"] [data-testid="stSliderThumbValue"] { translate: 0 16px; }
+}
 @media (prefers-reduced-motion: reduce) {
   *, *::before, *::after { animation-duration: 0s !important; animation-delay: 0s !important;
     animation-iteration-count: 1 !important; transition-duration: 0s !important;

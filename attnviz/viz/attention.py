@@ -473,7 +473,10 @@ def entropy_figure(
         xaxis={"title": {"text": axis_text(HEAD)}, "dtick": 1, "automargin": True},
         meta={"axes": axes_meta(xaxis=HEAD, yaxis=BITS)},
         yaxis={
-            "title": {"text": axis_text(BITS)},
+            # the unit alone, the caption under the chart says what it means: the whole
+            # note, 40% longer (issue 45's pseudo-language), ran past a phone's 300-px
+            # chart into its title (issue 47)
+            "title": {"text": _("bits")},
             "showgrid": True,
             "automargin": True,
         },

@@ -55,15 +55,16 @@ def scores_figure(
     """One heatmap per pattern of :data:`PATTERNS` (in that order), each (layers, heads)
     with layer 0 at the top; a shared 0..1 colour scale; NaN cells (a pattern with nothing
     to average over) stay blank. ``selected`` = (layer, head), 0-based, is framed in red
-    in every panel; panel titles are the pattern names. Tall models (more layers than
-    heads) get one row of six panels, the others two rows of three.
+    in every panel; panel titles are the pattern names. Two rows of three panels (one row
+    of six left a phone's panel ~50 px for 9 heads: their numbers and the panels' titles ran
+    together, issue 47's audit); a tall model (more layers than heads) gets taller rows.
 
     ``title``: default "Every head's six scores (layers down, heads across)" (translated).
     Built from plain dicts: plotly's validation of six subplots cost ~0.5 s a rerun."""
     z = _checked_scores(scores)
     n_layers, n_heads = z["previous"].shape
-    rows, cols = (1, 6) if n_layers > n_heads else (2, 3)
-    grid = _Grid(rows, cols, h_gap=0.02 if cols == 6 else 0.04, v_gap=0.12)
+    rows, cols = 2, 3
+    grid = _Grid(rows, cols, h_gap=0.04, v_gap=0.12)
     data, axes, titles, shapes = [], {}, [], []
     for idx, (name, values) in enumerate(z.items()):
         # 1) the panel's heatmap, its axes and its title
@@ -81,7 +82,7 @@ def scores_figure(
             "xanchor": "left",
             "font": dict(TITLE_FONT),
         },
-        "height": height or (560 if rows == 1 else 520),
+        "height": height or (680 if n_layers > n_heads else 520),
         "margin": {"l": 50, "r": 10, "t": 80, "b": 50},
         "font": {"size": 13, "color": TITLE_FONT["color"]},
         "coloraxis": {
@@ -178,7 +179,9 @@ class _Grid:
                 "showgrid": False,
                 "zeroline": False,
                 "tickfont": dict(TICK_FONT),
-                "dtick": 2 if n_heads > 10 else 1,  # whole heads: no 0.5 ticks
+                # whole heads (no 0.5 ticks); every other one past 8 (SmolLM2's 9 ran
+                # together in a phone's third of the width)
+                "dtick": 2 if n_heads > 8 else 1,
                 "title": {
                     "text": axis_text(HEAD) if r == self.rows - 1 else "",
                     "font": dict(AXIS_TITLE_FONT),

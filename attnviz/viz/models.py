@@ -396,6 +396,10 @@ def next_token_figure(top: Sequence[tuple[str, float]], *, height: int = 360) ->
         "marker": {"color": "#0072B2"},
         "text": [i18n.fmt(p, ".1%") for p in probs],
         "textposition": "outside",
+        # the tick labels' type (grown on a slide as they are), never shrunk to the bar's
+        # thickness (plotly's default constraint drew 18 px on a slide; issue 47)
+        "textfont": dict(style.TICK_FONT),
+        "constraintext": "none",
         "cliponaxis": False,
         "customdata": raw,
         "hovertemplate": _("%{y} (%{customdata}): probability %{x:.4f}") + "<extra></extra>",

@@ -22,7 +22,8 @@ The checks (:data:`CHECKS`), each asked for by the kind of view (:data:`KINDS`):
   equation (MathML, KaTeX) wider than the box it sits in (a card's paragraph), unless it
   scrolls there.
 - ``target`` (a phone): every control (button, text and number box, select, slider
-  thumb, check box and radio option by its label, link styled as a button) at least
+  thumb (the box around its hidden range input), check box and radio option by its
+  label, link styled as a button) at least
   :data:`TARGET_PX` wide and tall (WCAG 2.5.5's 44 px).
 
 Hover labels (``.hoverlayer``) and the collapsed sidebar are not part of a view.
@@ -277,6 +278,12 @@ AUDIT_JS = r"""(o) => {
       const type = (el.getAttribute('type') || '').toLowerCase();
       if (el.tagName === 'INPUT' && ['checkbox', 'radio'].includes(type))
         el = el.closest('label') || el;
+      else if (el.tagName === 'INPUT' && type === 'range') {
+        // a slider's range input is hidden in a 1-px box inside its thumb: the thumb
+        let p = el.parentElement;
+        while (p && p !== root && p.getBoundingClientRect().width < 2) p = p.parentElement;
+        if (p && p !== root && p !== el.parentElement) el = p;
+      }
       else if (['INPUT', 'TEXTAREA'].includes(el.tagName)
                || el.getAttribute('role') === 'combobox') {
         // a text box or a select: its frame, the boxes just around it (not its widget's

@@ -14,7 +14,7 @@ def _scores(layers: int, heads: int) -> dict[str, np.ndarray]:
     return {k: rng.random((layers, heads)) for k in PATTERNS}
 
 
-@pytest.mark.parametrize(("layers", "heads", "grid"), [(30, 9, (1, 6)), (6, 12, (2, 3))])
+@pytest.mark.parametrize(("layers", "heads", "grid"), [(30, 9, (2, 3)), (6, 12, (2, 3))])
 def test_scores_figure_one_heatmap_per_pattern_in_order(layers, heads, grid):
     s = _scores(layers, heads)
     s["duplicate"][0, 0] = np.nan
@@ -46,7 +46,7 @@ def test_scores_figure_ticks_whole_layers_and_heads(layers, heads):
     for name, ax in axes.items():
         if name.startswith(("xaxis", "yaxis")):
             assert ax.get("tick0", 0) == 0 and ax["dtick"] in (1, 2, 3), (name, ax)
-            assert ax["dtick"] == 1 or (layers if name[0] == "y" else heads) > 10, (name, ax)
+            assert ax["dtick"] == 1 or (layers > 10 if name[0] == "y" else heads > 8), (name, ax)
 
 
 def test_scores_figure_refuses_missing_patterns_and_mixed_shapes():
