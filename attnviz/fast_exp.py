@@ -271,11 +271,8 @@ def _available() -> bool:
 def _numpy_simd() -> bool:
     """NumPy's float64 exp is vectorised on this CPU: NumPy dispatches its SIMD exp where
     the CPU has AVX-512F (``numpy/_core/src/umath/loops_exponent_log``)."""
-    try:
-        from numpy._core._multiarray_umath import __cpu_features__
-    except ImportError:  # pragma: no cover - NumPy's private name moved
-        return False
-    return bool(__cpu_features__.get("AVX512F"))
+    features = getattr(np._core._multiarray_umath, "__cpu_features__", {})  # NumPy's own
+    return bool(features.get("AVX512F"))
 
 
 #: True where NumPy's float64 exp has a SIMD loop (AVX-512): faster than numba's loop, so
