@@ -5,8 +5,9 @@ elsewhere (AVX2 laptops) it calls libm once per entry: 5.6-8.9 ns an entry, agai
 PyTorch's 2.6-3.0 (docs/engine.md). The exponentials were most of the fused path's time
 at N = 512, and the reason it was slower than ``torch.nn.MultiheadAttention``.
 
-Where NumPy's loop is vectorised, it is the faster one and runs: 1.1-1.4 ns an entry on
-this project's AVX-512 machine, where numba's loop below took 4 (measured with CPU time,
+Where NumPy's loop is vectorised, it is the faster one on large arrays and runs there
+(from :data:`_NUMPY_FROM` entries): 1.1-1.4 ns an entry on this project's AVX-512 machine,
+where numba's loop below took up to 4 on 8 x 1024 x 1024 scores (CPU time,
 docs/benchmarks.md, issue 46); :func:`softmax_rows_inplace` then runs NumPy's exp, row sums
 and division by blocks of rows that stay in the core's cache, on the machine's cores.
 
@@ -28,7 +29,7 @@ it for about 94 % of the entries (``tests/test_fast_exp.py``).
 
 Without numba (it is in requirements.txt; the library itself needs only NumPy), for other
 dtypes (NumPy's float32 ``exp`` is already vectorised) and for non-contiguous arrays:
-``np.exp``. :data:`ACCELERATED` says whether numba's loop runs.
+``np.exp``. :data:`ACCELERATED` says whether numba's loop can run.
 """
 
 from __future__ import annotations
@@ -195,11 +196,11 @@ def softmax_rows_inplace(a: np.ndarray, lo: float, hi: float) -> np.ndarray | No
     sum where that sum lies in [lo, hi]. Returns a boolean (...) array, True for the rows
     done, or None where it cannot run here (no vectorised exp, another dtype or layout):
     the caller then takes NumPy's way. NumPy's exp where it is vectorised
-    (:data:`NUMPY_SIMD`), else numba's row loop. Floating-point warnings are the caller's
-    (``np.errstate``) on its own thread."""
+    (:data:`NUMPY_SIMD`) from :data:`_NUMPY_FROM` entries, else numba's row loop.
+    Floating-point warnings are the caller's (``np.errstate``) on its own thread."""
     if not (a.dtype == np.float64 and a.flags.c_contiguous and a.flags.writeable):
         return None
-    if NUMPY_SIMD and not ACCELERATED:
+    if NUMPY_SIMD and a.size >= _NUMPY_FROM:
         kernel, quiet = _numpy_rows, _numpy_rows_quiet
     elif ACCELERATED:
         kernel = quiet = _compile_softmax() if _softmax is None else _softmax
@@ -230,6 +231,11 @@ _THREADS = max(1, min(8, os.cpu_count() or 1))
 _PER_THREAD = 1 << 16
 #: Bytes of rows per block of NumPy's row softmax: within a core's L2 cache.
 _BLOCK = 1 << 18
+#: Entries from which NumPy's vectorised exp (:data:`NUMPY_SIMD`) runs rather than numba's
+#: loop: on fewer (8 heads x 64 x 64: 82 against 135 us with NumPy's exp, row sums and
+#: division, CPU time) numba's one pass is faster, from 8 x 512 x 512 NumPy's (12.1-12.6
+#: against 13.4-13.8 ms, 48 against 53 at N = 1024; docs/benchmarks.md, issue 46).
+_NUMPY_FROM = 1 << 17
 _executor = None
 
 
@@ -243,8 +249,8 @@ def _pool() -> ThreadPoolExecutor:
 
 def exp_inplace(a: np.ndarray) -> np.ndarray:
     """``np.exp(a, out=a)``, vectorised for contiguous float64 arrays (numba's loop where
-    NumPy's is not vectorised, :data:`ACCELERATED`); returns ``a``."""
-    if ACCELERATED and a.dtype == np.float64:
+    NumPy's is not vectorised or ``a`` is small, :data:`ACCELERATED`); returns ``a``."""
+    if ACCELERATED and a.dtype == np.float64 and not (NUMPY_SIMD and a.size >= _NUMPY_FROM):
         kernel = _compile() if _compiled is None else _compiled  # False: could not compile
         flags = a.flags
         if kernel and flags.c_contiguous and flags.writeable:
@@ -275,10 +281,9 @@ def _numpy_simd() -> bool:
     return bool(features.get("AVX512F"))
 
 
-#: True where NumPy's float64 exp has a SIMD loop (AVX-512): faster than numba's loop, so
-#: NumPy's runs (:func:`exp_inplace`, :func:`softmax_rows_inplace`).
+#: True where NumPy's float64 exp has a SIMD loop (AVX-512): on large arrays faster than
+#: numba's loop, so NumPy's runs there (:func:`exp_inplace`, :func:`softmax_rows_inplace`).
 NUMPY_SIMD = _numpy_simd()
-#: True where numba is installed and NumPy's exp is not vectorised: :func:`exp_inplace`
-#: compiles its loop on first use. Tests set it to False to run ``np.exp``, and to True
-#: to run numba's loop on an AVX-512 machine.
-ACCELERATED = _available() and not NUMPY_SIMD
+#: True where numba is installed: :func:`exp_inplace` compiles its loop on first use.
+#: Tests set it to False to run ``np.exp``.
+ACCELERATED = _available()

@@ -1,6 +1,6 @@
 """attnviz.fast_exp: numba's vectorised exp against NumPy's (libm's), entry by entry; the
-row softmax by NumPy's vectorised exp where it has one (AVX-512), by numba's loop elsewhere.
-Numba's loop is tested on every machine (the ``numba_loop`` fixture makes it run)."""
+row softmax by NumPy's vectorised exp on large arrays where it has one (AVX-512), by
+numba's loop elsewhere. Numba's loop is tested on every machine (the fixture runs it)."""
 
 from __future__ import annotations
 
@@ -18,15 +18,11 @@ def _ulps(ours: np.ndarray, ref: np.ndarray) -> np.ndarray:
     return np.abs(ours[keep] - ref[keep]) / np.spacing(ref[keep])
 
 
-#: The module's own choice, before the fixture below changes it: numba's loop runs.
-NUMBA_LOOP_RUNS: bool = fast_exp.ACCELERATED
-
-
 @pytest.fixture(autouse=True)
 def numba_loop(monkeypatch):
-    """numba's loop runs in these tests, also where NumPy's exp is vectorised (AVX-512) and
-    the engine runs NumPy's (``fast_exp.ACCELERATED`` False there)."""
-    monkeypatch.setattr(fast_exp, "ACCELERATED", fast_exp._available())
+    """numba's loop runs in these tests whatever their arrays' size, also where NumPy's exp
+    is vectorised (AVX-512) and runs on large arrays."""
+    monkeypatch.setattr(fast_exp, "_NUMPY_FROM", 1 << 60)
 
 
 def _exp(x: np.ndarray) -> np.ndarray:
@@ -42,13 +38,18 @@ def test_numba_runs_here():
     assert fast_exp._compiled, "numba is installed but the loop did not compile"
 
 
-def test_the_faster_exp_is_the_one_that_runs():
-    """NumPy's exp where it is vectorised (AVX-512: 1.1-1.4 ns an entry against numba's 4
-    on this project's machine), numba's loop elsewhere."""
-    avx512 = bool(np._core._multiarray_umath.__cpu_features__["AVX512F"])
-    numba_expected = fast_exp._available() and not avx512
-    assert (avx512, numba_expected) == (fast_exp.NUMPY_SIMD, NUMBA_LOOP_RUNS)
-    assert NUMBA_LOOP_RUNS or fast_exp.NUMPY_SIMD  # one of the two vectorised loops runs
+def test_the_faster_exp_is_the_one_that_runs(monkeypatch):
+    """NumPy's exp on large float64 arrays where it is vectorised (AVX-512), numba's loop
+    on small ones and where NumPy's is not: the softmax numerators of the fused path."""
+    assert bool(np._core._multiarray_umath.__cpu_features__["AVX512F"]) == fast_exp.NUMPY_SIMD
+    monkeypatch.undo()  # the module's own threshold, not the fixture's
+    calls = []
+    monkeypatch.setattr(fast_exp, "_numpy_rows", lambda *a: calls.append("numpy"))
+    monkeypatch.setattr(fast_exp, "_numpy_rows_quiet", lambda *a: calls.append("numpy"))
+    fast_exp.softmax_rows_inplace(np.zeros((2, 8, 8)), 0.5, 2.0)
+    assert calls == []  # small: numba's loop
+    fast_exp.softmax_rows_inplace(np.zeros((2, 512, 512)), 0.5, 2.0)
+    assert calls == (["numpy"] * min(2, fast_exp._THREADS) if fast_exp.NUMPY_SIMD else [])
 
 
 @pytest.mark.parametrize("block", [1 << 18, 64 * 8, 8])
@@ -56,8 +57,8 @@ def test_numpy_rows_are_the_softmax_and_leave_rows_at_risk(monkeypatch, block):
     """The row softmax by NumPy's exp (where it is vectorised): each row exp'd and divided
     by its sum where the sum is within [lo, hi], a row outside left as exponentials and
     marked; blocks of rows of any size and on several threads give the same bits."""
-    monkeypatch.setattr(fast_exp, "ACCELERATED", False)
     monkeypatch.setattr(fast_exp, "NUMPY_SIMD", True)
+    monkeypatch.setattr(fast_exp, "_NUMPY_FROM", 1)
     monkeypatch.setattr(fast_exp, "_BLOCK", block)
     rng = np.random.default_rng(8)
     a = rng.standard_normal((3, 70, 64)) * 3
