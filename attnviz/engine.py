@@ -45,16 +45,12 @@ from numpy.typing import ArrayLike, NDArray
 from attnviz import fused as fused_path
 from attnviz.decoder import apply_rope, repeat_kv, rope_cos_sin
 from attnviz.engine_checks import (
-    as_float,
     check_finite,
     check_from_qkv,
-    check_heads,
+    check_loop,
+    check_mha,
     check_projections,
     check_sdpa,
-    check_source,
-    cross_mask,
-    full_mask,
-    shape_text,
 )
 from attnviz.engine_views import ColumnView, permute_tokens, row_entropy, to_columns
 from attnviz.params import AttentionParams, Init
@@ -150,20 +146,12 @@ def multi_head_attention(
     ``x_kv`` (M, D): cross-attention, the keys and values from this other sequence
     (:func:`cross_attention`, which reads better); the scores are then (H, N, M).
     """
-    x, p, h = _check_mha(x, params, num_heads)  # x (N, D); p in x's dtype; h heads
-    source = x if x_kv is None else check_source(x_kv, x, p)  # (M, D): keys and values
-    mask = cross_mask(mask, x, source, cross=x_kv is not None)  # (N, M) or None
+    # the door: x (N, D), the source x_kv (M, D) or None, p in x's dtype, H, mask (N, M)
+    x, x_kv, p, h, mask = check_mha(x, params, num_heads, mask, x_kv)
     # 1. project Q from x, K and V from the source (x itself in self-attention)
-    if x_kv is None:  # Q, K, V side by side from one matmul: x [w_q | w_k | w_v] + b
-        q, k, v = _project_qkv(x, p)  # (N, Dk), (N, Dk), (N, Dv), checked
-    else:
-        q = project(x, p.w_q, p.b_q)  # (N, Dk)
-        k = project(source, p.w_k, p.b_k)  # (M, Dk)
-        v = project(source, p.w_v, p.b_v)  # (M, Dv)
-        check_projections(q, k, v)
+    q, k, v = _project(x, x_kv, p)  # (N, Dk), (M, Dk), (M, Dv)
     # 2.-9. split the heads, attention per head, merge the heads, the output projection
-    cross = None if x_kv is None else source
-    return _multi_head(q, k, v, h, h, scale, mask, p.w_o, p.b_o, x, _use_fused(fused), cross)
+    return _multi_head(q, k, v, h, h, scale, mask, p.w_o, p.b_o, x, _use_fused(fused), x_kv)
 
 
 def cross_attention(
@@ -218,8 +206,9 @@ def _multi_head(
     # 2. split the heads: head i takes the i-th block of d_k (d_v) columns; with G < H
     #    key/value heads, each serves H/G query heads (G = H: no repeat)
     qh = split_heads(q, h)  # (H, N, d_k)
-    kh = repeat_kv(split_heads(k, g), h // g)  # (G, M, d_k) -> (H, M, d_k)
-    vh = repeat_kv(split_heads(v, g), h // g)  # (G, M, d_v) -> (H, M, d_v)
+    kh, vh = split_heads(k, g), split_heads(v, g)  # (G, M, d_k), (G, M, d_v)
+    if g < h:  # (G, M, d) -> (H, M, d)
+        kh, vh = repeat_kv(kh, h // g), repeat_kv(vh, h // g)
     factor = resolve_scale(scale, qh.shape[-1])  # 1/√d_k for scale=True
     # 3.-7. per head: S = Q Kᵀ, · scale, masked -> -inf, softmax over the keys, A V
     if fused:  # the same numbers, faster (attnviz/fused.py)
@@ -247,15 +236,21 @@ def project(x: Array, w: Array, b: Array | None = None) -> Array:
     return y
 
 
-def _project_qkv(x: Array, p: AttentionParams) -> tuple[Array, Array, Array]:
-    """Q, K, V by one (N, D) @ (D, 2Dk + Dv) matmul and one add (the same bits); views."""
-    w, b = p.qkv()  # [w_q | w_k | w_v], [b_q | b_k | b_v] or None, kept by the parameters
-    qkv = x @ w  # (N, 2Dk + Dv)
-    if b is not None:  # one add (a missing bias adds zeros)
-        qkv += b
-    q, k, v = qkv[:, : p.d_k], qkv[:, p.d_k : 2 * p.d_k], qkv[:, 2 * p.d_k :]  # views
-    if not np.isfinite(np.add.reduce(qkv, axis=None)):  # one sum for three: check_projections
-        check_projections(q, k, v)
+def _project(x: Array, x_kv: Array | None, p: AttentionParams) -> tuple[Array, Array, Array]:
+    """Step 1: Q = x w_q + b_q, K = x_kv w_k + b_k, V = x_kv w_v + b_v; in self-attention
+    (x_kv None) by one (N, D) @ (D, 2Dk + Dv) matmul and one add (the same bits), views.
+    Finite, or an error naming the projection that overflowed the dtype."""
+    dk = p.w_q.shape[1]
+    if x_kv is None:  # [w_q | w_k | w_v], [b_q | b_k | b_v], kept by the parameters
+        qkv = project(x, *p.qkv())  # (N, 2Dk + Dv)
+        q, k, v = qkv[:, :dk], qkv[:, dk : 2 * dk], qkv[:, 2 * dk :]  # views
+        total = np.add.reduce(qkv, axis=None)
+    else:
+        q = project(x, p.w_q, p.b_q)  # (N, Dk)
+        k, v = project(x_kv, p.w_k, p.b_k), project(x_kv, p.w_v, p.b_v)  # (M, Dk), (M, Dv)
+        total = np.add.reduce(q, axis=None) + k.sum() + v.sum()
+    if not np.isfinite(total):  # a finite sum: every entry finite (check_finite)
+        check_projections(q, k, v)  # raises, naming the one that overflowed
     return q, k, v
 
 
@@ -351,8 +346,8 @@ def attention_from_qkv(
     Multi-head attention is the case G = num_heads (each head its own key/value head).
     ``fused``: as in :func:`multi_head_attention`.
     """
-    q, k, v, h, g, w_o, b_o = check_from_qkv(q, k, v, num_heads, num_kv_heads, w_o, b_o)
-    mask = full_mask(mask, q.shape[0], k.shape[0])  # (N, M) or None
+    # the door: q, k, v of one float dtype, H and G heads, w_o and b_o, the mask (N, M)
+    q, k, v, h, g, w_o, b_o, mask = check_from_qkv(q, k, v, num_heads, num_kv_heads, w_o, b_o, mask)
     return _multi_head(q, k, v, h, g, scale, mask, w_o, b_o, x, _use_fused(fused))
 
 
@@ -545,10 +540,9 @@ def loop_attention(
     :func:`scaled_dot_product_attention` for 2-D q (N, d_k), k (M, d_k), v (M, d_v);
     slow on purpose, to show that it equals the matrix form.
     """
-    q, k, v = (as_float(n, a) for n, a in (("q", q), ("k", k), ("v", v)))
+    q, k, v, full = check_loop(q, k, v, mask)  # the door: float arrays, the mask (N, M)
     n_q, n_k = q.shape[0], k.shape[0]
     f = resolve_scale(scale, q.shape[1])
-    full = full_mask(mask, n_q, n_k)
     weights = np.zeros((n_q, n_k), dtype=q.dtype)
     out = np.zeros((n_q, v.shape[1]), dtype=q.dtype)
     for n in range(n_q):
@@ -562,36 +556,7 @@ def loop_attention(
     return weights, out
 
 
-# --------------------------------------------------------------------------- checks
-
-
-def _check_mha(
-    x: ArrayLike, params: AttentionParams, num_heads: int
-) -> tuple[Array, AttentionParams, int]:
-    """x (N, D) as a float array, the parameters in its dtype and H, checked against each
-    other."""
-    if not isinstance(params, AttentionParams):
-        raise ValueError(f"params must be AttentionParams, got {type(params).__name__}")
-    x = np.asarray(x)
-    if x.ndim != 2:
-        raise ValueError(f"x must be 2-D (N tokens, D features), got shape {shape_text(x)}")
-    n, d = x.shape
-    if n < 1 or d < 1:
-        raise ValueError(f"x must have N >= 1 tokens and D >= 1 features, got shape {n}x{d}")
-    dtype = np.result_type(x, params.w_q, np.float32)
-    x = as_float("x", x, dtype)
-    if d != params.d_model:
-        raise ValueError(
-            f"x has D={d} features (shape {n}x{d}) but w_q expects D={params.d_model} "
-            f"(w_q shape {shape_text(params.w_q)})"
-        )
-    num_heads = check_heads(num_heads)
-    if num_heads < 1 or params.d_k % num_heads or params.d_v % num_heads:
-        raise ValueError(
-            f"num_heads={num_heads} must divide Dk={params.d_k} (w_q {shape_text(params.w_q)}) "
-            f"and Dv={params.d_v} (w_v {shape_text(params.w_v)})"
-        )
-    return x, params if params.w_q.dtype == dtype else params.astype(dtype), num_heads
+# --------------------------------------------------------------------------- errors
 
 
 def _missing_source() -> Array:

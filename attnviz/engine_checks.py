@@ -93,9 +93,11 @@ def check_from_qkv(
     num_kv_heads: int | None,
     w_o: ArrayLike | None,
     b_o: ArrayLike | None,
-) -> tuple[Array, Array, Array, int, int, Array | None, Array | None]:
+    mask: ArrayLike | None = None,
+) -> tuple[Array, Array, Array, int, int, Array | None, Array | None, NDArray[np.bool_] | None]:
     """q, k, v of one float dtype, H and G (the numbers of query and key/value heads), w_o
-    and b_o in that dtype, all checked (the arguments of :func:`attention_from_qkv`)."""
+    and b_o in that dtype and the mask as a full (N, M) bool array (or None), all checked
+    (the arguments of ``attention_from_qkv``)."""
     q, k, v, dtype = check_qkv(q, k, v)
     num_heads = check_heads(num_heads)
     if num_kv_heads is None:
@@ -106,7 +108,17 @@ def check_from_qkv(
     if w_o is not None:
         w_o = as_float("w_o", w_o, dtype)
         b_o = None if b_o is None else as_float("b_o", b_o, dtype)
-    return q, k, v, num_heads, g, w_o, b_o
+    mask = full_mask(mask, q.shape[0], k.shape[0])  # (N, M) or None
+    return q, k, v, num_heads, g, w_o, b_o, mask
+
+
+def check_loop(
+    q: ArrayLike, k: ArrayLike, v: ArrayLike, mask: ArrayLike | None
+) -> tuple[Array, Array, Array, NDArray[np.bool_] | None]:
+    """The arguments of ``loop_attention``: q (N, d_k), k (M, d_k), v (M, d_v) as float
+    arrays and the mask as a full (N, M) bool array (or None)."""
+    q, k, v = (as_float(n, a) for n, a in (("q", q), ("k", k), ("v", v)))
+    return q, k, v, full_mask(mask, q.shape[0], k.shape[0])
 
 
 def check_qkv(q: ArrayLike, k: ArrayLike, v: ArrayLike) -> tuple[Array, Array, Array, np.dtype]:
@@ -171,26 +183,31 @@ def check_positions(positions: ArrayLike, n: int, where: str) -> NDArray[np.floa
     return pos
 
 
-def check_params(p: Any) -> None:
-    """The shapes of ``AttentionParams`` ``p`` (its arrays already float), checked against
-    each other: w_q, w_k, w_v 2-D with D rows, w_k like w_q, each bias the width of its
-    weight, w_o (Dv, Dout)."""
+#: The fields of ``AttentionParams``, in order: :func:`check_params` returns them so.
+PARAM_FIELDS = ("w_q", "w_k", "w_v", "b_q", "b_k", "b_v", "w_o", "b_o")
+
+
+def check_params(p: Any) -> tuple[Array | None, ...]:
+    """The fields of ``AttentionParams`` ``p`` (:data:`PARAM_FIELDS`) as float arrays (None
+    stays None), finite, their shapes checked against each other: w_q, w_k, w_v 2-D with D
+    rows, w_k like w_q, each bias the width of its weight, w_o (Dv, Dout)."""
+    a = {n: None if getattr(p, n) is None else as_float(n, getattr(p, n)) for n in PARAM_FIELDS}
     for name in ("w_q", "w_k", "w_v"):
-        if getattr(p, name).ndim != 2:
-            raise ValueError(f"{name} must be 2-D (D, d), got shape {shape_text(getattr(p, name))}")
-    d = p.w_q.shape[0]
-    if p.w_k.shape != p.w_q.shape:
+        if a[name].ndim != 2:
+            raise ValueError(f"{name} must be 2-D (D, d), got shape {shape_text(a[name])}")
+    w_q, w_k, w_v, w_o = a["w_q"], a["w_k"], a["w_v"], a["w_o"]
+    d = w_q.shape[0]
+    if w_k.shape != w_q.shape:
         raise ValueError(
-            f"w_k must have the shape of w_q (D, Dk); got w_q {shape_text(p.w_q)}, "
-            f"w_k {shape_text(p.w_k)}"
+            f"w_k must have the shape of w_q (D, Dk); got w_q {shape_text(w_q)}, "
+            f"w_k {shape_text(w_k)}"
         )
-    if p.w_v.shape[0] != d:
+    if w_v.shape[0] != d:
         raise ValueError(
-            f"w_v must have D={d} rows like w_q; got w_q {shape_text(p.w_q)}, "
-            f"w_v {shape_text(p.w_v)}"
+            f"w_v must have D={d} rows like w_q; got w_q {shape_text(w_q)}, w_v {shape_text(w_v)}"
         )
     for b, w in (("b_q", "w_q"), ("b_k", "w_k"), ("b_v", "w_v"), ("b_o", "w_o")):
-        bias, weight = getattr(p, b), getattr(p, w)
+        bias, weight = a[b], a[w]
         if bias is None:
             continue
         if weight is None:
@@ -200,11 +217,52 @@ def check_params(p: Any) -> None:
                 f"{b} must have shape ({weight.shape[1]},) to match {w} "
                 f"{shape_text(weight)}; got {shape_text(bias)}"
             )
-    if p.w_o is not None and (p.w_o.ndim != 2 or p.w_o.shape[0] != p.d_v):
+    if w_o is not None and (w_o.ndim != 2 or w_o.shape[0] != w_v.shape[1]):
         raise ValueError(
-            f"w_o must have shape (Dv, Dout) with Dv={p.d_v} (the width of w_v "
-            f"{shape_text(p.w_v)}); got {shape_text(p.w_o)}"
+            f"w_o must have shape (Dv, Dout) with Dv={w_v.shape[1]} (the width of w_v "
+            f"{shape_text(w_v)}); got {shape_text(w_o)}"
         )
+    return tuple(a[n] for n in PARAM_FIELDS)
+
+
+def check_mha(
+    x: ArrayLike,
+    params: Any,
+    num_heads: object,
+    mask: ArrayLike | str | None,
+    x_kv: ArrayLike | None,
+) -> tuple[Array, Array | None, Any, int, NDArray[np.bool_] | None]:
+    """The arguments of ``multi_head_attention`` (and ``cross_attention``), checked against
+    each other in one call: x (N, D) as a float array, the source x_kv (M, D) in its dtype
+    (None in self-attention), the parameters in that dtype, H and the mask as a full (N, M)
+    bool array (or None). ``params`` is an ``AttentionParams`` (its fields and methods:
+    this module imports nothing of attnviz)."""
+    if not (hasattr(params, "qkv") and hasattr(params, "w_q")):  # duck-typed (see above)
+        raise ValueError(f"params must be AttentionParams, got {type(params).__name__}")
+    x = np.asarray(x)
+    if x.ndim != 2:
+        raise ValueError(f"x must be 2-D (N tokens, D features), got shape {shape_text(x)}")
+    n, d = x.shape
+    if n < 1 or d < 1:
+        raise ValueError(f"x must have N >= 1 tokens and D >= 1 features, got shape {n}x{d}")
+    w_q, w_v = params.w_q, params.w_v
+    dtype = np.result_type(x, w_q, np.float32)
+    x = as_float("x", x, dtype)
+    if d != w_q.shape[0]:
+        raise ValueError(
+            f"x has D={d} features (shape {n}x{d}) but w_q expects D={w_q.shape[0]} "
+            f"(w_q shape {shape_text(w_q)})"
+        )
+    h = check_heads(num_heads)
+    if h < 1 or w_q.shape[1] % h or w_v.shape[1] % h:
+        raise ValueError(
+            f"num_heads={h} must divide Dk={w_q.shape[1]} (w_q {shape_text(w_q)}) "
+            f"and Dv={w_v.shape[1]} (w_v {shape_text(w_v)})"
+        )
+    p = params if w_q.dtype == dtype else params.astype(dtype)
+    source = None if x_kv is None else check_source(x_kv, x, p)  # (M, D)
+    mask = cross_mask(mask, x, x if source is None else source, cross=source is not None)
+    return x, source, p, h, mask
 
 
 def check_sdpa(

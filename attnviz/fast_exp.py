@@ -1,12 +1,18 @@
 """exp of a float64 array, in place and vectorised: the fused path's softmax numerators.
 
-NumPy's float64 ``exp`` has a SIMD loop only on AVX-512 machines; elsewhere (AVX2 laptops,
-this project's machines) it calls libm once per entry: 5.6-8.9 ns an entry, against
+NumPy's float64 ``exp`` has a SIMD loop only on AVX-512 machines (:data:`NUMPY_SIMD`);
+elsewhere (AVX2 laptops) it calls libm once per entry: 5.6-8.9 ns an entry, against
 PyTorch's 2.6-3.0 (docs/engine.md). The exponentials were most of the fused path's time
 at N = 512, and the reason it was slower than ``torch.nn.MultiheadAttention``.
 
-:func:`exp_inplace` runs one loop compiled by numba (cached on disk), which the compiler
-turns into AVX2 code. Each entry is computed on its own, the way libm builds exp:
+Where NumPy's loop is vectorised, it is the faster one on large arrays and runs there
+(from :data:`_NUMPY_FROM` entries): 1.1-1.4 ns an entry on this project's AVX-512 machine,
+where numba's loop below took up to 4 on 8 x 1024 x 1024 scores (CPU time,
+docs/benchmarks.md, issue 46); :func:`softmax_rows_inplace` then runs NumPy's exp, row sums
+and division by blocks of rows that stay in the core's cache, on the machine's cores.
+
+Elsewhere :func:`exp_inplace` runs one loop compiled by numba (cached on disk), which the
+compiler turns into AVX2 code. Each entry is computed on its own, the way libm builds exp:
 
     exp(x) = 2^k · exp(r),   k = round(x / ln 2),   r = x - k ln 2 in [-0.35, 0.35]
 
@@ -23,7 +29,7 @@ it for about 94 % of the entries (``tests/test_fast_exp.py``).
 
 Without numba (it is in requirements.txt; the library itself needs only NumPy), for other
 dtypes (NumPy's float32 ``exp`` is already vectorised) and for non-contiguous arrays:
-``np.exp``. :data:`ACCELERATED` says which one runs.
+``np.exp``. :data:`ACCELERATED` says whether numba's loop can run.
 """
 
 from __future__ import annotations
@@ -36,7 +42,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-__all__ = ["ACCELERATED", "exp_inplace", "softmax_rows_inplace", "warm"]
+__all__ = ["ACCELERATED", "NUMPY_SIMD", "exp_inplace", "softmax_rows_inplace", "warm"]
 
 LN2_HI = 6.93147180369123816490e-01  # fdlibm: ln 2 to 32 bits, so k · LN2_HI is exact
 LN2_LO = 1.90821492927058770002e-10  # fdlibm: the rest of ln 2
@@ -161,18 +167,49 @@ def _compile_softmax():
     return _softmax or None
 
 
+def _numpy_rows(rows: np.ndarray, lo: float, hi: float, ok: np.ndarray) -> None:
+    """:func:`_softmax_loop` with NumPy's vectorised exp (where :data:`NUMPY_SIMD`): block
+    by block of rows (:data:`_BLOCK` bytes, kept in the core's cache between the three
+    passes), exp, the row sums (NumPy's pairwise sum: a fixed order per row) and the
+    division by them where they lie in [lo, hi]; a row outside is left as its exponentials
+    and marked False in ``ok``. The caller holds the floating-point error state."""
+    step = max(1, _BLOCK // max(1, rows.shape[1] * rows.itemsize))
+    for b in range(0, rows.shape[0], step):
+        block = rows[b : b + step]  # (B, M)
+        np.exp(block, out=block)
+        s = np.add.reduce(block, axis=1, keepdims=True)  # (B, 1)
+        if not (lo <= s.min() and s.max() <= hi):  # a NaN fails both
+            bad = ~((s >= lo) & (s <= hi))  # (B, 1): left as exponentials
+            ok[b : b + step] = ~bad[:, 0]
+            s[bad] = 1
+        np.divide(block, s, out=block)  # divided: each weight rounded once
+
+
+def _numpy_rows_quiet(rows: np.ndarray, lo: float, hi: float, ok: np.ndarray) -> None:
+    """:func:`_numpy_rows` on a thread of the pool (NumPy's error state is per thread)."""
+    with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
+        _numpy_rows(rows, lo, hi, ok)
+
+
 def softmax_rows_inplace(a: np.ndarray, lo: float, hi: float) -> np.ndarray | None:
     """Each row of ``a`` (..., M), float64, contiguous: exp in place and divided by its row
     sum where that sum lies in [lo, hi]. Returns a boolean (...) array, True for the rows
-    done, or None where it cannot run here (no numba, another dtype or layout): the caller
-    then takes NumPy's way."""
-    if not (ACCELERATED and a.dtype == np.float64 and a.flags.c_contiguous and a.flags.writeable):
+    done, or None where it cannot run here (no vectorised exp, another dtype or layout):
+    the caller then takes NumPy's way. NumPy's exp where it is vectorised
+    (:data:`NUMPY_SIMD`) from :data:`_NUMPY_FROM` entries, else numba's row loop.
+    Floating-point warnings are the caller's (``np.errstate``) on its own thread."""
+    if not (a.dtype == np.float64 and a.flags.c_contiguous and a.flags.writeable):
         return None
-    kernel = _compile_softmax() if _softmax is None else _softmax
+    if NUMPY_SIMD and a.size >= _NUMPY_FROM:
+        kernel, quiet = _numpy_rows, _numpy_rows_quiet
+    elif ACCELERATED:
+        kernel = quiet = _compile_softmax() if _softmax is None else _softmax
+    else:
+        return None
     if not kernel or a.size == 0:
         return None
     rows = a.reshape(-1, a.shape[-1])
-    ok = np.empty(rows.shape[0], np.bool_)
+    ok = np.ones(rows.shape[0], np.bool_)
     parts = min(_THREADS, max(1, a.size // _PER_THREAD), rows.shape[0])
     if parts == 1:
         kernel(rows, lo, hi, ok)
@@ -180,7 +217,7 @@ def softmax_rows_inplace(a: np.ndarray, lo: float, hi: float) -> np.ndarray | No
         # has its own rows, so sessions calling at once share nothing)
         cuts = np.linspace(0, rows.shape[0], parts + 1).astype(int)
         jobs = [
-            _pool().submit(kernel, rows[b:e], lo, hi, ok[b:e])
+            _pool().submit(quiet, rows[b:e], lo, hi, ok[b:e])
             for b, e in zip(cuts[:-1], cuts[1:], strict=True)
         ]
         for job in jobs:
@@ -192,6 +229,13 @@ def softmax_rows_inplace(a: np.ndarray, lo: float, hi: float) -> np.ndarray | No
 #: per thread below which one thread is faster than handing rows to another.
 _THREADS = max(1, min(8, os.cpu_count() or 1))
 _PER_THREAD = 1 << 16
+#: Bytes of rows per block of NumPy's row softmax: within a core's L2 cache.
+_BLOCK = 1 << 18
+#: Entries from which NumPy's vectorised exp (:data:`NUMPY_SIMD`) runs rather than numba's
+#: loop: on fewer (8 heads x 64 x 64: 82 against 135 us with NumPy's exp, row sums and
+#: division, CPU time) numba's one pass is faster, from 8 x 512 x 512 NumPy's (12.1-12.6
+#: against 13.4-13.8 ms, 48 against 53 at N = 1024; docs/benchmarks.md, issue 46).
+_NUMPY_FROM = 1 << 17
 _executor = None
 
 
@@ -204,8 +248,9 @@ def _pool() -> ThreadPoolExecutor:
 
 
 def exp_inplace(a: np.ndarray) -> np.ndarray:
-    """``np.exp(a, out=a)``, vectorised for contiguous float64 arrays; returns ``a``."""
-    if ACCELERATED and a.dtype == np.float64:
+    """``np.exp(a, out=a)``, vectorised for contiguous float64 arrays (numba's loop where
+    NumPy's is not vectorised or ``a`` is small, :data:`ACCELERATED`); returns ``a``."""
+    if ACCELERATED and a.dtype == np.float64 and not (NUMPY_SIMD and a.size >= _NUMPY_FROM):
         kernel = _compile() if _compiled is None else _compiled  # False: could not compile
         flags = a.flags
         if kernel and flags.c_contiguous and flags.writeable:
@@ -229,6 +274,16 @@ def _available() -> bool:
         return False
 
 
+def _numpy_simd() -> bool:
+    """NumPy's float64 exp is vectorised on this CPU: NumPy dispatches its SIMD exp where
+    the CPU has AVX-512F (``numpy/_core/src/umath/loops_exponent_log``)."""
+    features = getattr(np._core._multiarray_umath, "__cpu_features__", {})  # NumPy's own
+    return bool(features.get("AVX512F"))
+
+
+#: True where NumPy's float64 exp has a SIMD loop (AVX-512): on large arrays faster than
+#: numba's loop, so NumPy's runs there (:func:`exp_inplace`, :func:`softmax_rows_inplace`).
+NUMPY_SIMD = _numpy_simd()
 #: True where numba is installed: :func:`exp_inplace` compiles its loop on first use.
 #: Tests set it to False to run ``np.exp``.
 ACCELERATED = _available()

@@ -30,12 +30,13 @@ Array = NDArray[np.floating]
 #: itemsize: within e^±600 (float64) and e^±60 (float32) nothing overflowed and nothing
 #: that matters underflowed, so the unshifted softmax is as accurate as the shifted one.
 _EXP_SAFE = {8: 600.0, 4: 60.0}
+_SAFE_LO, _SAFE_HI = math.exp(-_EXP_SAFE[8]), math.exp(_EXP_SAFE[8])  # float64's range
 
 
 class DeferredScores:
     """The recipe of the scores, S = (q f) kᵀ, computed on first access (picklable).
 
-    qs (..., N, d_k) the scaled queries; kt (..., d_k, M) the keys transposed, contiguous.
+    qs (..., N, d_k) the scaled queries; kt (..., d_k, M) the keys transposed (a view).
     """
 
     __slots__ = ("kt", "qs")
@@ -130,27 +131,27 @@ def _stable_softmax(deferred: DeferredScores, notmask: NDArray[np.bool_] | None)
 def _attend_rows(
     deferred: DeferredScores, v: Array, notmask: NDArray[np.bool_] | None
 ) -> tuple[Array, Array] | None:
-    """Steps b-d for float64 where numba runs (:func:`attnviz.fast_exp.softmax_rows_inplace`):
-    each row of the scores exponentiated, summed and divided by its sum in one pass (rows in
-    parallel), masked entries -inf first (so exactly 0); the rows whose sum left e^±600 (or
-    fully masked) get the shifted softmax, as in :func:`attend`. Then the outputs, the
-    normalised weights times the values. None where the kernel cannot run."""
+    """Steps b-d for float64 where a vectorised exp runs
+    (:func:`attnviz.fast_exp.softmax_rows_inplace`: NumPy's on AVX-512, else numba's): each
+    row of the scores exponentiated, summed and divided by its sum while it is in cache
+    (rows in parallel), masked entries -inf first (so exactly 0); the rows whose sum left
+    e^±600 (or fully masked) get the shifted softmax, as in :func:`attend`. Then the
+    outputs, the normalised weights times the values. None where the kernel cannot run."""
     if deferred.qs.dtype != np.float64:
         return None
-    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+    with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
         w = deferred.compute()  # (..., N, M), becomes the weights
         if notmask is not None:
             np.copyto(w, -np.inf, where=notmask)
-        limit = _EXP_SAFE[8]
-        ok = softmax_rows_inplace(w, math.exp(-limit), math.exp(limit))
+        ok = softmax_rows_inplace(w, _SAFE_LO, _SAFE_HI)
         if ok is None:
             return None
         if not ok.all():  # rows at risk: the stable softmax (fully masked rows: zeros)
             bad = ~ok
             w[bad] = _stable_softmax(deferred, notmask)[bad]
-        vt = np.ascontiguousarray(v.astype(w.dtype, copy=False).swapaxes(-1, -2))
-        output = np.matmul(vt, w.swapaxes(-1, -2)).swapaxes(-1, -2)  # BLAS's faster order
-    return w, np.ascontiguousarray(output)
+        # (vᵀ wᵀ)ᵀ: BLAS's faster order for float64, on the strided views (no copies)
+        output = np.matmul(v.swapaxes(-1, -2), w.swapaxes(-1, -2)).swapaxes(-1, -2)
+    return w, output  # (..., N, M), (..., N, d_v) a view of (..., d_v, N)
 
 
 def attend(
@@ -170,10 +171,9 @@ def attend(
     a causal row never depends on later tokens, not even by rounding.
     """
     # a. scale the queries, not the N x M scores: (q f) kᵀ = (q kᵀ) f, N*d_k products;
-    #    contiguous per head (BLAS is faster on contiguous blocks than on strided views)
+    #    kᵀ a view (BLAS reads a head's block of K's columns as it lies, transposed)
     qs = np.multiply(q, factor, out=np.empty(q.shape, q.dtype))  # (..., N, d_k)
-    kt = np.ascontiguousarray(k.swapaxes(-1, -2))  # (..., d_k, M)
-    deferred = DeferredScores(qs, kt)
+    deferred = DeferredScores(qs, k.swapaxes(-1, -2))  # kᵀ (..., d_k, M)
     notmask = None if mask is None else ~np.asarray(mask)  # (..., N, M) broadcastable
     done = _attend_rows(deferred, v, notmask)  # float64 with numba: one pass per row
     if done is not None:

@@ -13,13 +13,13 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from attnviz.engine_checks import as_float, check_params
+from attnviz.engine_checks import PARAM_FIELDS, check_params
 
 __all__ = ["AttentionParams", "Init"]
 
 Array = NDArray[np.floating]
 Init = Literal["normal", "uniform", "xavier"]
-_FIELDS = ("w_q", "w_k", "w_v", "b_q", "b_k", "b_v", "w_o", "b_o")
+_FIELDS = PARAM_FIELDS  # w_q, w_k, w_v, b_q, b_k, b_v, w_o, b_o
 
 
 @dataclass(frozen=True, eq=False)
@@ -41,14 +41,11 @@ class AttentionParams:
     b_o: Array | None = None
 
     def __post_init__(self) -> None:
-        for name in _FIELDS:
-            a = getattr(self, name)
-            if a is None:
-                continue
-            a = as_float(name, a)
-            a.setflags(write=False)
+        # the fields as float arrays, finite, their shapes checked together (engine_checks.py)
+        for name, a in zip(_FIELDS, check_params(self), strict=True):
+            if a is not None:
+                a.setflags(write=False)
             object.__setattr__(self, name, a)
-        check_params(self)  # the shapes against each other (engine_checks.py)
         object.__setattr__(self, "_qkv", self._side_by_side())
 
     def _side_by_side(self) -> tuple[Array, Array | None] | None:
@@ -70,7 +67,7 @@ class AttentionParams:
 
     def qkv(self) -> tuple[Array, Array | None]:
         """[w_q | w_k | w_v] (D, 2Dk + Dv) and [b_q | b_k | b_v] (zeros for a missing
-        bias; None without any): Q, K and V from one matmul (``engine._project_qkv``)."""
+        bias; None without any): Q, K and V from one matmul (``engine._project``)."""
         return self._qkv if self._qkv is not None else _stack(self)
 
     def __reduce__(self) -> tuple:

@@ -1,4 +1,6 @@
-"""attnviz.fast_exp: numba's vectorised exp against NumPy's (libm's), entry by entry."""
+"""attnviz.fast_exp: numba's vectorised exp against NumPy's (libm's), entry by entry; the
+row softmax by NumPy's vectorised exp on large arrays where it has one (AVX-512), by
+numba's loop elsewhere. Numba's loop is tested on every machine (the fixture runs it)."""
 
 from __future__ import annotations
 
@@ -16,6 +18,13 @@ def _ulps(ours: np.ndarray, ref: np.ndarray) -> np.ndarray:
     return np.abs(ours[keep] - ref[keep]) / np.spacing(ref[keep])
 
 
+@pytest.fixture(autouse=True)
+def numba_loop(monkeypatch):
+    """numba's loop runs in these tests whatever their arrays' size, also where NumPy's exp
+    is vectorised (AVX-512) and runs on large arrays."""
+    monkeypatch.setattr(fast_exp, "_NUMPY_FROM", 1 << 60)
+
+
 def _exp(x: np.ndarray) -> np.ndarray:
     out = x.copy()
     fast_exp.exp_inplace(out)
@@ -27,6 +36,50 @@ def test_numba_runs_here():
     assert fast_exp.ACCELERATED
     _exp(np.zeros(3))
     assert fast_exp._compiled, "numba is installed but the loop did not compile"
+
+
+def test_the_faster_exp_is_the_one_that_runs(monkeypatch):
+    """NumPy's exp on large float64 arrays where it is vectorised (AVX-512), numba's loop
+    on small ones and where NumPy's is not: the softmax numerators of the fused path."""
+    assert bool(np._core._multiarray_umath.__cpu_features__["AVX512F"]) == fast_exp.NUMPY_SIMD
+    monkeypatch.undo()  # the module's own threshold, not the fixture's
+    calls = []
+    monkeypatch.setattr(fast_exp, "_numpy_rows", lambda *a: calls.append("numpy"))
+    monkeypatch.setattr(fast_exp, "_numpy_rows_quiet", lambda *a: calls.append("numpy"))
+    fast_exp.softmax_rows_inplace(np.zeros((2, 8, 8)), 0.5, 2.0)
+    assert calls == []  # small: numba's loop
+    fast_exp.softmax_rows_inplace(np.zeros((2, 512, 512)), 0.5, 2.0)
+    assert calls == (["numpy"] * min(2, fast_exp._THREADS) if fast_exp.NUMPY_SIMD else [])
+
+
+@pytest.mark.parametrize("block", [1 << 18, 64 * 8, 8])
+def test_numpy_rows_are_the_softmax_and_leave_rows_at_risk(monkeypatch, block):
+    """The row softmax by NumPy's exp (where it is vectorised): each row exp'd and divided
+    by its sum where the sum is within [lo, hi], a row outside left as exponentials and
+    marked; blocks of rows of any size and on several threads give the same bits."""
+    monkeypatch.setattr(fast_exp, "NUMPY_SIMD", True)
+    monkeypatch.setattr(fast_exp, "_NUMPY_FROM", 1)
+    monkeypatch.setattr(fast_exp, "_BLOCK", block)
+    rng = np.random.default_rng(8)
+    a = rng.standard_normal((3, 70, 64)) * 3
+    a[0, 1, 5] = 800.0  # exp overflows: the sum is inf
+    a[1, 2] = -np.inf  # every entry 0: the sum is 0
+    a[2, 3, 0] = np.nan
+    with np.errstate(over="ignore", invalid="ignore"):
+        want = np.exp(a)
+        want = want / want.sum(-1, keepdims=True)
+    got = a.copy()
+    with np.errstate(over="ignore", invalid="ignore"):
+        ok = fast_exp.softmax_rows_inplace(got, math.exp(-600), math.exp(600))
+    assert ok.shape == (3, 70) and ok.sum() == 207
+    assert not ok[0, 1] and not ok[1, 2] and not ok[2, 3]
+    np.testing.assert_array_equal(got[ok], want[ok])  # NumPy's exp, sum and division
+    assert np.all(got[1, 2] == 0) and np.isinf(got[0, 1, 5])  # left as exponentials
+    one = a.copy()
+    monkeypatch.setattr(fast_exp, "_PER_THREAD", 1 << 40)  # one thread
+    with np.errstate(over="ignore", invalid="ignore"):
+        fast_exp.softmax_rows_inplace(one, math.exp(-600), math.exp(600))
+    np.testing.assert_array_equal(one, got)
 
 
 @pytest.mark.parametrize(
