@@ -1,5 +1,5 @@
 """A lecture hall of phones on the live class's light page (issue 31): simulated phones as
-asyncio HTTP clients (aiohttp) doing what ``attnviz/web/static/student.js`` does.
+asyncio HTTP clients (aiohttp) doing what ``attnviz/classroom/web/static/student.js`` does.
 
 Each phone (its own ``aiohttp.ClientSession``: own connections, own cookie jar) opens
 ``/join?class=CODE`` (the page gives it a student id), fetches the page's script and style
@@ -89,7 +89,8 @@ from classroom import percentile  # noqa: E402 (bench/classroom.py: one percenti
 from pgcluster import INSTALL_HINT, PgCluster, pg_bindir  # noqa: E402
 from stclient import Server, free_port  # noqa: E402
 
-from attnviz import classroom, exercises  # noqa: E402
+from attnviz import classroom  # noqa: E402
+from attnviz.classroom import exercises  # noqa: E402
 
 SEED = 7
 #: The page's waits between two tries of a request that failed (student.js RETRY_MS).

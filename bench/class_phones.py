@@ -32,8 +32,9 @@ import numpy as np
 from browser_latency import CHROMIUM_ARGS  # the browser's flags (tests/e2e/e2e_app.py)
 from stclient import Server
 
-from attnviz import classroom, exercises
-from attnviz.classroom import ClassStore
+from attnviz import classroom
+from attnviz.classroom import exercises
+from attnviz.classroom.store import ClassStore
 
 CHROMIUM = "/usr/bin/chromium"
 SEED, COUNT = 5, 8

@@ -29,7 +29,7 @@ from browser_latency import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 from page_switch import DONE_JS, open_tab, switch  # noqa: E402
 from stclient import Server  # noqa: E402
 
-from attnviz import lessons  # noqa: E402
+from attnviz.classroom import lessons  # noqa: E402
 from attnviz.ui import pages as ui_pages  # noqa: E402
 
 

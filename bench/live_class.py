@@ -56,8 +56,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
-from attnviz import exercises  # noqa: E402
-from attnviz.classroom import ClassStore  # noqa: E402
+from attnviz.classroom import exercises  # noqa: E402
+from attnviz.classroom.store import ClassStore  # noqa: E402
 
 SEED = 7
 TALLY_EVERY = 2.0
@@ -454,7 +454,7 @@ def part_app(args: argparse.Namespace) -> dict[str, Any]:
     rows = store.count_rows(code)
     stored = set()
     with store.engine.connect() as conn:
-        from attnviz.classroom import answers_table
+        from attnviz.classroom.schema import answers_table
 
         for sid, item in conn.execute(
             answers_table.select().with_only_columns(answers_table.c.student, answers_table.c.item)

@@ -17,10 +17,11 @@ from pathlib import Path
 
 import numpy as np
 
-from attnviz import engine, predict, viz
+from attnviz import engine, viz
+from attnviz.classroom import predict
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from predict import timed_ms  # noqa: E402  (bench/predict.py, not attnviz.predict)
+from predict import timed_ms  # noqa: E402  (bench/predict.py, not attnviz.classroom.predict)
 
 
 def measure(n: int, repeat: int) -> dict[str, float]:

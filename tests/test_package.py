@@ -48,14 +48,14 @@ def test_the_wheel_holds_the_board_the_app_the_pages_and_the_config(wheel):
     assert len(PAGES) >= 10 and {f"attnviz/app/pages/{p}" for p in PAGES} <= names
     assert {"attnviz/app/app.py", "attnviz/app/serve.py"} <= names
     # the live class's student page: its routes and its own files
-    assert {f"attnviz/web/static/{f}" for f in ("student.html", "student.js", "student.css")} <= (
-        names
-    )
-    assert "attnviz/web/student.py" in names
+    assert {
+        f"attnviz/classroom/web/static/{f}" for f in ("student.html", "student.js", "student.css")
+    } <= (names)
+    assert "attnviz/classroom/web/student.py" in names
     assert "attnviz/app/.streamlit/config.toml" in names  # the safe serving settings
     assert {
         "attnviz/cli.py",
-        "attnviz/engine.py",
+        "attnviz/engine/core.py",
         "attnviz/ui/state.py",
         "attnviz/viz/learned.py",
     } <= names

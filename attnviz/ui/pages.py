@@ -132,7 +132,7 @@ PAGES: tuple[Page, ...] = (
     ),
     # questions and answers only
     Page("exercises", N_("Exercises"), ":material/quiz:", charts=0, controls="seed"),
-    # the lessons (attnviz/lessons/, ATTNVIZ_LESSONS): each a tour and a lecture
+    # the lessons (attnviz/classroom/lessons/, ATTNVIZ_LESSONS): each a tour and a lecture
     Page("lessons", N_("Lessons"), ":material/route:", charts=0, controls="none"),
 )
 

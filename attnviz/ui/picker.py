@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 import streamlit as st
 
-from attnviz import limits, models, viz
-from attnviz.engine import causal_mask
+from attnviz import models, viz
+from attnviz.engine import causal_mask, limits
 from attnviz.i18n import N_, _, fmt
 from attnviz.models import head_probes
 from attnviz.models.catalog import ModelEntry, hub_cache
@@ -37,7 +37,7 @@ __all__ = ["KEY", "MAX_TOKENS", "PageModels", "choose", "describe", "shape", "sh
 
 KEY = "model"  # the widget key and the link's parameter
 #: The longest text a found model is run on here (its attentions: L x H x N x N float32).
-MAX_TOKENS = limits.MODEL_N_MAX  # attnviz.limits
+MAX_TOKENS = limits.MODEL_N_MAX  # attnviz.engine.limits
 
 
 @dataclass(frozen=True)
