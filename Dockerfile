@@ -44,16 +44,16 @@ COPY app.py serve.py pyproject.toml README.md ./
 # there: the image is read-only at run time).
 RUN pip install --no-cache-dir --no-deps -e . && python -m attnviz.ui.board
 
-# The engine's exp loop (attnviz/fast_exp.py) compiled now, into a cache the app's user
+# The engine's exp loop (attnviz/engine/fast_exp.py) compiled now, into a cache the app's user
 # reads (and writes, should its CPU differ from the build machine's): no visitor waits for
 # numba's compiler.
 ENV NUMBA_CACHE_DIR=/var/cache/attnviz-numba
-RUN python -c "import numpy; from attnviz import fast_exp as f; f.exp_inplace(numpy.zeros(2)); assert f._compiled"
+RUN python -c "import numpy; from attnviz.engine import fast_exp as f; f.exp_inplace(numpy.zeros(2)); assert f._compiled"
 
-# /data: the live class's SQLite store when the image runs alone (attnviz/classroom.py);
+# /data: the live class's SQLite store when the image runs alone (attnviz/classroom/store.py);
 # replicas set ATTNVIZ_DATABASE_URL to their shared PostgreSQL (deploy/compose.yaml).
 # ATTNVIZ_CONTAINER=1: the addresses the app sees here are the container's, not the
-# laptop's; a live class's join link asks for ATTNVIZ_PUBLIC_URL (attnviz/roomlink.py).
+# laptop's; a live class's join link asks for ATTNVIZ_PUBLIC_URL (attnviz/classroom/roomlink.py).
 RUN groupadd --gid 10001 attnviz \
     && useradd --create-home --uid 10001 --gid 10001 --shell /usr/sbin/nologin attnviz \
     && mkdir -p /data && chown 10001:10001 /data \

@@ -1,5 +1,5 @@
 """A lecture hall of phones on the live class's light page (issue 31): simulated phones as
-asyncio HTTP clients (aiohttp) doing what ``attnviz/web/static/student.js`` does.
+asyncio HTTP clients (aiohttp) doing what ``attnviz/classroom/web/static/student.js`` does.
 
 Each phone (its own ``aiohttp.ClientSession``: own connections, own cookie jar) opens
 ``/join?class=CODE`` (the page gives it a student id), fetches the page's script and style
@@ -81,7 +81,8 @@ import sqlalchemy as sa
 from kit import Server, percentile, spread
 from pgcluster import INSTALL_HINT, PgCluster, pg_bindir
 
-from attnviz import classroom, exercises
+from attnviz import classroom
+from attnviz.classroom import exercises
 
 SEED = 7
 #: The page's waits between two tries of a request that failed (student.js RETRY_MS).

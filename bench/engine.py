@@ -60,11 +60,11 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from attnviz.engine import (  # noqa: E402
-    FUSED,
     AttentionParams,
     causal_mask,
     multi_head_attention,
 )
+from attnviz.engine.core import FUSED  # noqa: E402
 
 SIZES = ((64, 64, 4), (512, 256, 8), (1024, 512, 8))
 #: The app's sizes for --paths: N (tokens) 6..512 x (D, heads) with D 8..128, heads 1..8.

@@ -34,7 +34,7 @@ from streamlit.testing.v1 import AppTest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from attnviz import lessons  # noqa: E402
+from attnviz.classroom import lessons  # noqa: E402
 from attnviz.ui import pages as ui_pages  # noqa: E402
 from attnviz.ui.controls import DEFAULTS  # noqa: E402
 

@@ -54,7 +54,7 @@ from typing import Any
 import kit
 from kit import Server, percentile, percentiles
 
-from attnviz import exercises
+from attnviz.classroom import exercises
 from attnviz.classroom import ClassStore
 
 SEED = 7

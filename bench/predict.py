@@ -1,4 +1,4 @@
-"""Predict, then reveal: what a view question costs (attnviz.classroom, attnviz.predict,
+"""Predict, then reveal: what a view question costs (attnviz.classroom, attnviz.classroom.predict,
 attnviz.viz.classroom), on SQLite in a temp dir.
 
     python bench/predict.py [--students 300] [--threads 16] [--json out.json]
@@ -28,8 +28,9 @@ import kit
 import numpy as np
 from kit import timed_ms
 
-from attnviz import engine, predict, viz
-from attnviz.classroom import ClassStore
+from attnviz import engine, viz
+from attnviz.classroom import predict
+from attnviz.classroom.store import ClassStore
 
 
 def _ms(samples: list[float], q: float) -> float:

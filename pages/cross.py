@@ -1,4 +1,4 @@
-"""Cross-attention: a target's queries over a source's keys and values (attnviz.cross)."""
+"""Cross-attention: a target's queries over a source's keys and values (attnviz.teaching.cross)."""
 
 import streamlit as st
 

@@ -10,8 +10,8 @@ from attnviz import i18n, ui, viz
 from attnviz.engine import causal_mask
 from attnviz.i18n import _, ngettext
 from attnviz.models import head_probes, smollm
+from attnviz.teaching.wording import power_of_ten
 from attnviz.ui import asks, heads, picker
-from attnviz.wording import power_of_ten
 
 MAX_CHARS = 4000
 SHIFT_MAX = 64

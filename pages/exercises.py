@@ -1,7 +1,7 @@
-"""Exercises: predict a number of attention on paper, then check it (attnviz.exercises).
+"""Exercises: predict a number of attention on paper, then check it (attnviz.classroom.exercises).
 
 With ``?class=CODE&teacher=KEY`` the page is a live class's teacher view (attnviz.ui.live);
-students answer on the class's light page (``/join?class=CODE``, attnviz.web), and an old
+students answer on the class's light page (``/join?class=CODE``, attnviz.classroom.web), and an old
 student link here (``?class=CODE``) gets a button to it. No ``st.stop()`` after the class's
 view: it would drop a click queued behind this run (docs/architecture.md, "No click is
 lost")."""

@@ -1,12 +1,13 @@
 """Lessons: the lessons attnviz ships and the teacher's own (``ATTNVIZ_LESSONS``), each with
 its stops and links to play it as a tour or present it; a broken file with its error
-(attnviz.lessons, attnviz.ui.tour, docs/lessons.md)."""
+(attnviz.classroom.lessons, attnviz.ui.tour, docs/lessons.md)."""
 
 import html
 
 import streamlit as st
 
-from attnviz import lessons, ui
+from attnviz import ui
+from attnviz.classroom import lessons
 from attnviz.i18n import _, ngettext
 from attnviz.ui import tour
 

@@ -6,16 +6,17 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from attnviz import engine, masks, ui, viz
+from attnviz import engine, ui, viz
+from attnviz.engine import masks
 from attnviz.i18n import _
+from attnviz.teaching.wording import power_of_ten, readable
 from attnviz.ui import asks
-from attnviz.wording import power_of_ten, readable
 
 #: The mask kinds this page always shows (none only in the presenter view); the sidebar's
-#: mask of another kind of attnviz.masks.KINDS gets a column of its own.
+#: mask of another kind of attnviz.engine.masks.KINDS gets a column of its own.
 SHOWN = ("none", "causal", "padding")
 #: The other kinds, from the registry: the intro names each with its explanation (in the
-#: shown language where the catalog has it: attnviz.masks stays language-free, as the
+#: shown language where the catalog has it: attnviz.engine.masks stays language-free, as the
 #: sidebar's help does, attnviz.ui.controls).
 OTHERS = "; ".join(f"*{_(k.explain)}*" for k in masks.KINDS.values() if k.name not in SHOWN)
 
@@ -31,7 +32,7 @@ view = ui.start(
     ),
 )
 if not ui.present.presenting():  # a slide has no room for the intro's list
-    st.markdown(f"{OTHERS}.")  # the registry's other kinds (attnviz.masks.KINDS)
+    st.markdown(f"{OTHERS}.")  # the registry's other kinds (attnviz.engine.masks.KINDS)
 
 
 @st.fragment
@@ -197,7 +198,7 @@ def mask_links(view: ui.View, head: int, tag: str, res) -> dict:
 
 def sidebar_mask(view: ui.View) -> tuple[str, object] | None:
     """(name, result) of the sidebar's mask if the page does not show its kind already:
-    a kind of :data:`attnviz.masks.KINDS` other than none, causal and padding."""
+    a kind of :data:`attnviz.engine.masks.KINDS` other than none, causal and padding."""
     s = view.settings
     if s.mask_kind in SHOWN:
         return None

@@ -4,9 +4,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from attnviz import i18n, presets, ui
+from attnviz import i18n, ui
 from attnviz.i18n import _
-from attnviz.wording import power_of_ten
+from attnviz.teaching import presets
+from attnviz.teaching.wording import power_of_ten
 
 ui.page_guard()
 ui.intro(

@@ -5,10 +5,11 @@ import functools
 import numpy as np
 import streamlit as st
 
-from attnviz import experiments, ui, viz
+from attnviz import ui, viz
 from attnviz.i18n import _
+from attnviz.teaching import experiments
+from attnviz.teaching.wording import readable, rounding
 from attnviz.ui import asks
-from attnviz.wording import readable, rounding
 
 view = ui.start(
     _("Shuffle the tokens: self-attention does not notice"),

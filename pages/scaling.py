@@ -6,8 +6,9 @@ import math
 import numpy as np
 import streamlit as st
 
-from attnviz import engine, experiments, i18n, ui, viz
+from attnviz import engine, i18n, ui, viz
 from attnviz.i18n import _
+from attnviz.teaching import experiments
 from attnviz.ui import asks
 
 view = ui.start(

@@ -9,8 +9,8 @@ import streamlit as st
 
 from attnviz import engine, i18n, ui, viz
 from attnviz.i18n import _
+from attnviz.teaching.wording import readable
 from attnviz.ui import asks
-from attnviz.wording import readable
 
 view = ui.start(
     _("Self-attention, one step at a time"),

@@ -30,16 +30,16 @@ POT = LOCALE / "attnviz.pot"
 DOMAIN = "attnviz"
 COMPLETE = ("es", "zh_CN", "ar")  #: shipped whole: a message missing in one fails check
 #: what is extracted, and how (Babel's method map); the student page's HTML is a template
-#: whose texts are _("...") calls in attnviz/web (see docs/translating.md)
+#: whose texts are _("...") calls in attnviz/classroom/web (see docs/translating.md)
 METHODS = [
     ("attnviz/**.py", "python"),
     ("pages/**.py", "python"),
     ("app.py", "python"),
     ("serve.py", "python"),
     ("attnviz/ui/board/js/*.js", "javascript"),
-    ("attnviz/web/static/*.js", "javascript"),
-    # the shipped lessons' titles and texts (attnviz/lessons/*.toml; docs/lessons.md)
-    ("attnviz/lessons/*.toml", "attnviz.lessons:babel_extract"),
+    ("attnviz/classroom/web/static/*.js", "javascript"),
+    # the shipped lessons' titles and texts (attnviz/classroom/lessons/*.toml; docs/lessons.md)
+    ("attnviz/classroom/lessons/*.toml", "attnviz.classroom.lessons:babel_extract"),
 ]
 #: What extraction leaves out: the board's vendored JavaScript, and the modules of
 #: attnviz/toys/ and attnviz/models/ whose texts are tensor names and command-line output
@@ -80,7 +80,8 @@ KEYWORDS = {
     "ngettext": (1, 2),
     "pgettext": ((1, "c"), 2),
     "npgettext": ((1, "c"), 2, 3),
-    # attnviz.wording.plural(n, "small matrix", "small matrices"): its two words by ngettext
+    # attnviz.teaching.wording.plural(n, "small matrix", "small matrices"): its two words by
+    # ngettext
     "plural": (2, 3),
 }
 PLACEHOLDER = re.compile(r"\{[A-Za-z_][\w.]*(?:![rsa])?(?::[^{}]*)?\}|%\{[^{}]*\}|%\([^)]*\)[sdif]")

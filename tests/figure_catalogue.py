@@ -14,8 +14,9 @@ import inspect
 import numpy as np
 import plotly.graph_objects as go
 
-from attnviz import engine, experiments, toys, viz
+from attnviz import engine, toys, viz
 from attnviz.models.head_patterns import PATTERNS
+from attnviz.teaching import experiments
 
 BUILDER_MODULES = tuple(f"attnviz.viz.{m}" for m in viz.__all__)
 

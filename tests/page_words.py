@@ -1,7 +1,7 @@
 """What a student reads on a page run in AppTest, and the rules it must pass (issue 25):
 no scientific notation ("8.41e-01"), no Python booleans ("NaN anywhere: False"), no
 "1 keys" or "row(s)". ``tests/test_app.py`` reads every page under every configuration with
-:func:`page_offences`; ``tests/test_wording.py`` checks the rules themselves."""
+:func:`page_offences`; ``tests/teaching/test_wording.py`` checks the rules themselves."""
 
 from __future__ import annotations
 

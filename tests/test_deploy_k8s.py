@@ -165,6 +165,6 @@ def test_the_pods_run_as_the_dockerfiles_user_on_a_read_only_root():
     (data_dir,) = re.findall(rf"{classroom.DATA_DIR_ENV}=(\S+)", DOCKERFILE)
     mounts = {m["mountPath"] for m in CONTAINER["volumeMounts"]}
     assert mounts == {"/tmp", data_dir}
-    # numba's cache (attnviz/fast_exp.py) is written under /tmp, not the image's directory
+    # numba's cache (attnviz/engine/fast_exp.py) is written under /tmp, not the image's directory
     env = {e["name"]: e.get("value") for e in CONTAINER["env"]}
     assert env["NUMBA_CACHE_DIR"].startswith("/tmp/")

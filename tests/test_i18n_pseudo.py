@@ -1,7 +1,7 @@
 """The pseudo-language walk (issue 45): every page, in the normal and the presenter view, at
 ``?lang=xx`` shows no text a reader sees that did not pass through the catalogs
 (tests/pseudo_walk.py says what is left out: names, numbers, math, code, tokens). The
-student's phone page: tests/web/test_student.py. What this does not cover yet: the
+student's phone page: tests/classroom/web/test_student.py. What this does not cover yet: the
 board's JavaScript words (drawn in a browser) and the live class's teacher view."""
 
 from __future__ import annotations

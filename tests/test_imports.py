@@ -90,15 +90,15 @@ def test_the_graph_sees_the_imports_it_must_see():
     assert "attnviz.engine" in edges["attnviz.models.layers"]
     assert "attnviz.ui.state" in edges["attnviz.ui.page"]  # from attnviz.ui.state import ...
     assert "attnviz.ui.callbacks" in edges["attnviz.ui.controls"]  # from attnviz.ui import ...
-    # the engine stands on its five parts, which stand on nothing but its checks
-    parts = {"attnviz.fused", "attnviz.params", "attnviz.engine_checks", "attnviz.decoder"}
-    parts.add("attnviz.engine_views")
-    assert edges["attnviz.engine"] == parts
-    assert edges["attnviz.fused"] == {"attnviz.fast_exp"}  # the exponentials
-    assert edges["attnviz.fast_exp"] == edges["attnviz.engine_checks"] == set()
-    checks = {"attnviz.engine_checks"}
-    assert edges["attnviz.params"] == edges["attnviz.decoder"] == checks
-    assert edges["attnviz.engine_views"] == checks
+    # the engine's face stands on its parts; the formula on four, which stand on its checks
+    e = "attnviz.engine"
+    parts = {f"{e}.{m}" for m in ("core", "params", "checks", "decoder", "views")}
+    assert edges[e] == parts
+    assert edges[f"{e}.core"] == parts - {f"{e}.core", f"{e}.views"} | {f"{e}.fused"}
+    assert edges[f"{e}.fused"] == {f"{e}.fast_exp"}  # the exponentials
+    assert edges[f"{e}.fast_exp"] == edges[f"{e}.checks"] == set()
+    checks = {f"{e}.checks"}
+    assert edges[f"{e}.params"] == edges[f"{e}.decoder"] == edges[f"{e}.views"] == checks
 
 
 def test_find_cycle_finds_one():

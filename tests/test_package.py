@@ -48,18 +48,25 @@ def test_the_wheel_holds_the_board_the_app_the_pages_and_the_config(wheel):
     assert len(PAGES) >= 10 and {f"attnviz/app/pages/{p}" for p in PAGES} <= names
     assert {"attnviz/app/app.py", "attnviz/app/serve.py"} <= names
     # the live class's student page: its routes and its own files
-    assert {f"attnviz/web/static/{f}" for f in ("student.html", "student.js", "student.css")} <= (
-        names
-    )
-    assert "attnviz/web/student.py" in names
+    static = ("student.html", "student.js", "student.css")
+    assert {f"attnviz/classroom/web/static/{f}" for f in static} <= names
+    assert "attnviz/classroom/web/student.py" in names
     assert "attnviz/app/.streamlit/config.toml" in names  # the safe serving settings
     assert {
         "attnviz/cli.py",
-        "attnviz/engine.py",
+        "attnviz/engine/core.py",
         "attnviz/ui/state.py",
         "attnviz/viz/learned.py",
     } <= names
     assert len(RUNS) == 4 and {f"attnviz/toy_runs/{r}" for r in RUNS} <= names  # one a task
+    # every module of the checkout (a new package must be in pyproject's list), the lessons
+    modules = {p.relative_to(ROOT).as_posix() for p in (ROOT / "attnviz").rglob("*.py")}
+    assert not modules - names, f"modules missing from the wheel: {sorted(modules - names)}"
+    lessons = {
+        p.relative_to(ROOT).as_posix()
+        for p in (ROOT / "attnviz" / "classroom" / "lessons").glob("*.toml")
+    }
+    assert len(lessons) >= 3 and lessons <= names
     # nothing of the checkout but the package and the app
     assert not [n for n in names if n.startswith(("tests/", "bench/", "pages/", "deploy/"))]
     assert not [n for n in names if "__pycache__" in n]

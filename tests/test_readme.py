@@ -1,8 +1,9 @@
 """The README and the docs match the code: the README's control table is made from
-ui.CONTROLS, the file table of docs/architecture.md names every module (and nothing that
-does not exist), the README stays a first screen (short, a picture near the top) and every
-document and picture it links exists."""
+ui.CONTROLS, each package's docstring names every module of it (and nothing that does not
+exist: the per-file map of docs/architecture.md), the README stays a first screen (short, a
+picture near the top) and every document and picture it links exists."""
 
+import ast
 import re
 from pathlib import Path
 
@@ -10,7 +11,6 @@ from attnviz import ui
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
-ARCHITECTURE = (ROOT / "docs" / "architecture.md").read_text()
 
 
 def _table(header: str, text: str = README) -> str:
@@ -29,29 +29,51 @@ def test_control_table_has_one_row_per_control_in_table_order():
     assert len(set(keys)) == len(keys)
 
 
-def _layout_paths() -> list[str]:
-    rows = _table("| path | what |", ARCHITECTURE).splitlines()[2:]
-    paths = []
-    for row in rows:
-        first_cell = row.split("|")[1]
-        paths += re.findall(r"`([^`]+)`", first_cell)
-    return paths
+def packages() -> dict[Path, str]:
+    """Each package of attnviz/ (a folder with an ``__init__.py``) and its docstring."""
+    return {
+        init.parent: ast.get_docstring(ast.parse(init.read_text())) or ""
+        for init in sorted((ROOT / "attnviz").rglob("__init__.py"))
+    }
 
 
-def test_every_path_in_the_layout_table_exists():
-    missing = [path for path in _layout_paths() if not (ROOT / path).exists()]
-    assert not missing, f"docs/architecture.md's file table names missing paths: {missing}"
+def names_a_module(doc: str, name: str) -> bool:
+    """Whether a docstring names ``name`` as code: ``name``, ``name/``, :mod:`~pkg.name`."""
+    return re.search(rf"[`.~]{re.escape(name)}(\.py|/)?`", doc) is not None
 
 
-def test_every_module_is_in_the_layout_table():
-    named = set(_layout_paths())
-    modules = sorted(
-        str(p.relative_to(ROOT))
-        for p in (ROOT / "attnviz").rglob("*.py")
-        if p.name != "__init__.py" and "__pycache__" not in p.parts
-    )
-    missing = [m for m in modules if m not in named]
-    assert not missing, f"missing from docs/architecture.md's file table: {missing}"
+def listed(doc: str) -> list[str]:
+    """The modules a docstring's list items begin with (``- ``x``:``, ``- :mod:`~a.b.x```)."""
+    heads = re.findall(r"^\s*- ((?:(?:``[^`]+``|:mod:`[^`]+`)(?:, | and )?)+)", doc, flags=re.M)
+    names = [a or b for h in heads for a, b in re.findall(r"``([^`]+)``|:mod:`~?([^`]+)`", h)]
+    return [n.rsplit(".", 1)[-1].rstrip("/") for n in names]
+
+
+def test_every_module_a_package_docstring_lists_exists():
+    """The per-file map is the packages' docstrings (docs/architecture.md, "The packages"):
+    no line names a module that is gone."""
+    found = {pkg: listed(doc) for pkg, doc in packages().items()}
+    assert "core" in found[ROOT / "attnviz" / "engine"] and "tour" in found[ROOT / "attnviz" / "ui"]
+    missing = [
+        f"{pkg.relative_to(ROOT)}: {name}"
+        for pkg, names in found.items()
+        for name in names
+        if not ((pkg / f"{name}.py").exists() or (pkg / name).is_dir())
+    ]
+    assert not missing, f"package docstrings name modules that do not exist: {missing}"
+
+
+def test_every_module_is_named_in_its_package_docstring():
+    assert names_a_module("- ``fused``: the fast path", "fused")
+    assert not names_a_module("the fused path", "fused")
+    missing = []
+    for pkg, doc in packages().items():
+        kids = [p.stem for p in pkg.glob("*.py") if p.name != "__init__.py"]
+        kids += [d.name for d in pkg.iterdir() if (d / "__init__.py").exists()]
+        missing += [
+            f"{pkg.relative_to(ROOT)}/{k}" for k in sorted(kids) if not names_a_module(doc, k)
+        ]
+    assert not missing, f"modules their package's docstring does not name: {missing}"
 
 
 def test_readme_is_a_first_screen_with_a_picture_near_the_top():

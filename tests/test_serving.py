@@ -517,7 +517,7 @@ def test_the_largest_x_fits_the_upload_limit(config):
     under maxUploadSize and parses to the same shape."""
     import numpy as np
 
-    from attnviz import inputs
+    from attnviz.teaching import inputs
 
     x = np.random.default_rng(0).standard_normal((inputs.MAX_TOKENS, inputs.MAX_WIDTH))
     content = "\n".join(",".join(f"{v:.8g}" for v in row) for row in x).encode()

@@ -210,7 +210,7 @@ class CausalLM:
         """Layer ``layer``'s whole attention on a prompt: the engine's result, with each
         head's queries and keys after RoPE (keys and values repeated per query head), the
         scale and the causal mask, so that any weight can be worked out from them
-        (:func:`attnviz.explain.cell`). Runs the layers up to ``layer`` only."""
+        (:func:`attnviz.teaching.explain.cell`). Runs the layers up to ``layer`` only."""
         ids = self._check_ids(ids)
         if not 0 <= layer < self.num_layers:
             raise ValueError(f"layer must be in 0..{self.num_layers - 1}, got {layer}")

@@ -42,6 +42,16 @@ sequence a page shows and :func:`example_attentions` every head's weights on it
 (:func:`example_cross`: an encoder-decoder's cross-attention heads).
 NumPy only: no Streamlit, no plotting. Bad input raises ``ValueError`` (an unknown task
 ``KeyError``) saying what was expected and what came.
+
+One module per concern (``toys.<name>`` reaches every public name):
+
+- ``model``: the parameters and the forward pass; ``backward``: the loss and its gradients.
+- ``tasks``: the tasks, their example, the phase change; ``scores``: each head's job score.
+- ``training``: Adam, ``train_iter``, ``train``; ``runs``: the run files (``toy_runs/``),
+  ``load``.
+- ``runner``: a run trained in a server thread, one slot per core, stopped when its page is
+  left (what **Train it yourself** starts).
+- ``cli``, ``__main__``: the command, ``python -m attnviz.toys``.
 """
 
 from __future__ import annotations

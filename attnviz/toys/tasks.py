@@ -321,7 +321,7 @@ def example_attentions(task: str | Task, params: ToyParams) -> Array:
 def example_result(task: str | Task, params: ToyParams) -> AttentionResult:
     """Every head of every layer on the task's :func:`example`, as one engine
     ``AttentionResult`` of L·H heads, layer by layer (head ``l * H + h`` is head h of
-    layer l), so that the engine's tools (:func:`attnviz.explain.cell`, a clicked cell
+    layer l), so that the engine's tools (:func:`attnviz.teaching.explain.cell`, a clicked cell
     worked out) read a learned head as they read a random one. queries, keys, values
     (L·H, T, d_h); scores (L·H, T, T) scaled, before the causal ``mask`` (T, T); weights
     (L·H, T, T); head_outputs (L·H, T, d_h) the weighted values; concat (T, L·H·d_h);

@@ -16,7 +16,8 @@ imports streamlit. Its parts:
   a live class's revealed answer outlined (:func:`attnviz.ui.predict.class_overlay`,
   registered here).
 - :mod:`~attnviz.ui.present`: the presenter view (``?present=1``) and a page's steps.
-- :mod:`~attnviz.ui.cell`: the cell panel (a clicked cell's arithmetic, :mod:`attnviz.explain`).
+- :mod:`~attnviz.ui.cell`: the cell panel (a clicked cell's arithmetic,
+:mod:`attnviz.teaching.explain`).
 - :mod:`~attnviz.ui.a11y`: the app's focus ring, key hints and reduced motion (WCAG 2.1 AA).
 - :mod:`~attnviz.ui.pages`: the pages table (:data:`~attnviz.ui.pages.PAGES`) that ``app.py``
   builds the navigation and the sidebar's flags from.
@@ -25,6 +26,29 @@ imports streamlit. Its parts:
   encoder-decoder's page calls for one layer's ``cross_attentions``, or the layer × head grid).
 - :mod:`~attnviz.ui.learned`: the Learned attention page (its link, pickers, charts, and
   Train it yourself: a run in a thread, one per session).
+  :mod:`~attnviz.ui.learned_charts`: its charts of one checkpoint (loss, job scores, heads).
+- :mod:`~attnviz.ui.compare`: compare mode, view B's ``b_`` controls, the clicked cell in A
+  and B.
+- :mod:`~attnviz.ui.lang`: the session's language (``?lang=``, the picker, what the board
+  needs of it); :mod:`~attnviz.ui.mask_words`: the mask registry's words for the catalogs.
+- :mod:`~attnviz.ui.heads`, :mod:`~attnviz.ui.heads_spec`: the Heads section of the model
+  pages (probe, score heatmaps, table) and what it works on (no Streamlit).
+- :mod:`~attnviz.ui.picker`: the model pages' **Model** picker and a found model's views;
+  :mod:`~attnviz.ui.picker_encdec`: the Cross-attention page's found encoder-decoder;
+  :mod:`~attnviz.ui.generate`: generation step by step; :mod:`~attnviz.ui.model_exports`:
+  a found model's downloads.
+  :mod:`~attnviz.ui.model_words`: a found model's size, parameters and shape in words.
+- :mod:`~attnviz.ui.lesson_look`: a lesson stop's look (the chart, cell or row to
+  look at) handed to the boards and said in words on the bar.
+- :mod:`~attnviz.ui.live`: a live class on the Exercises page (teacher's view, join box);
+  :mod:`~attnviz.ui.projector`: a live class on the projector; :mod:`~attnviz.ui.quiz`:
+  the exercise cards; :mod:`~attnviz.ui.address`: the room's link from what Streamlit knows.
+- :mod:`~attnviz.ui.predict`: Ask the room (tally, Reveal, the outline through the board's
+  overlay hook); :mod:`~attnviz.ui.asks`: each page's questions, one call per page.
+- :mod:`~attnviz.ui.tour`: a lesson played as a tour (the bar above the page);
+  :mod:`~attnviz.ui.lesson_links`: what a lesson's link may hold (``check_link``).
+- :mod:`~attnviz.ui.streamlit_private`: Streamlit's internals behind one door (the only
+  module that imports ``streamlit.runtime`` or names Streamlit's markup).
 
 ``app.py`` calls :func:`sidebar` once per run (before ``st.navigation(...).run()``);
 pages call :func:`current` and the helpers re-exported here. The widget keys, their

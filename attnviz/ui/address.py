@@ -1,6 +1,6 @@
-"""The room's link from what Streamlit knows (the pure rules: :mod:`attnviz.roomlink`).
+"""The room's link from what Streamlit knows (the pure rules: :mod:`attnviz.classroom.roomlink`).
 
-:func:`link` feeds :func:`attnviz.roomlink.room_link` the teacher's URL
+:func:`link` feeds :func:`attnviz.classroom.roomlink.room_link` the teacher's URL
 (``st.context.url``), the address typed in the teacher's view (:data:`GIVEN_KEY`),
 ``$ATTNVIZ_PUBLIC_URL``, Streamlit's ``server.address`` and ``server.baseUrlPath``, and
 whether this server runs in a container. Used by the live class's join link and QR code
@@ -15,8 +15,8 @@ import os
 
 import streamlit as st
 
-from attnviz import roomlink
-from attnviz.roomlink import RoomLink
+from attnviz.classroom import roomlink
+from attnviz.classroom.roomlink import RoomLink
 
 #: The teacher's field "Address the room opens" (session state; the live class's view).
 GIVEN_KEY = "class_public_url"

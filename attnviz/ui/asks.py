@@ -20,7 +20,7 @@ Nothing is drawn unless a teacher with an open class is presenting.
   the induction task, "Which head is an induction head?", over every head of every layer
   at the training step on screen.
 
-The answers come from :mod:`attnviz.predict`; a page's chart names itself for the outline
+The answers come from :mod:`attnviz.classroom.predict`; a page's chart names itself for the outline
 with ``overlay=ui.Overlay(slug, view, ...)`` (the board's overlay hook,
 :func:`attnviz.ui.predict.class_overlay`).
 """
@@ -31,9 +31,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from attnviz import predict
+from attnviz.classroom import predict
 from attnviz.i18n import _
-from attnviz.token_text import visible
+from attnviz.teaching.token_text import visible
 from attnviz.ui.predict import QUERY_KEY, Ask, ask_box, ask_room, query_on_screen, top_key_ask
 
 

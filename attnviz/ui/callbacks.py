@@ -14,7 +14,7 @@ from typing import Any
 
 import streamlit as st
 
-from attnviz import presets
+from attnviz.teaching import presets
 from attnviz.ui.sizes import D_DEFAULT, HEADS_DEFAULT, nearest_divisor
 
 

@@ -10,8 +10,9 @@ Two parts:
 2. On the server, by the rerun the click causes (the fragment the board sits in): the board
    keeps its last click in its state, ``st.session_state[board key]["selection"]``:
    ``{"query": i, "key": j, "head": h, "chart": role, ...}`` (read with ``.get``).
-   :func:`cell_panel` turns it into :func:`attnviz.explain.cell` and shows the steps of
-   :func:`attnviz.latex.cell_steps` as equations (KaTeX, whose MathML a screen reader reads)
+   :func:`cell_panel` turns it into :func:`attnviz.teaching.explain.cell` and shows the steps of
+   :func:`attnviz.teaching.latex.cell_steps` as equations (KaTeX, whose MathML a screen reader
+   reads)
    and the LaTeX to copy. When the browser wrote the steps, the equations and the LaTeX sit
    in a closed expander under them ("for slides"), so that the page explains the cell once;
    above :data:`CLIENT_MAX_N` the server writes the heading and the steps itself, as text,
@@ -29,9 +30,11 @@ from typing import Any
 import numpy as np
 import streamlit as st
 
-from attnviz import engine, explain, i18n, latex, limits
+from attnviz import engine, i18n
+from attnviz.engine import limits
 from attnviz.i18n import N_, _
-from attnviz.token_text import visible_all
+from attnviz.teaching import explain, latex
+from attnviz.teaching.token_text import visible_all
 from attnviz.ui.page import md_token
 
 HINT = N_(
@@ -49,7 +52,7 @@ HINT_WEIGHTS = N_(
 #: CLIENT_MAX_N and N x D at most CLIENT_MAX_ND. Above, the arithmetic is not sent and the
 #: server's panel writes the steps as text too. Sent: Q, K, V of the heads as float64, so at
 #: most 3 x 2048 numbers (66 KB of JSON) even with every head (the small multiples).
-CLIENT_MAX_N = limits.CELL_PANEL_N  # attnviz.limits
+CLIENT_MAX_N = limits.CELL_PANEL_N  # attnviz.engine.limits
 CLIENT_MAX_ND = limits.CELL_PANEL_ND
 
 

@@ -12,7 +12,7 @@ from string import Template
 
 import streamlit as st
 
-from attnviz import masks
+from attnviz.engine import masks
 from attnviz.i18n import _
 from attnviz.ui import pages
 from attnviz.ui.state import View
@@ -44,7 +44,7 @@ b_q, b_k, b_v, b_o = (0.0 if b is None else b for b in (P.b_q, P.b_k, P.b_v, P.b
 
 INPUT = {
     "random": "X = np.random.default_rng($seed).standard_normal(($n, $d))  # (N, D)",
-    "text": "from attnviz.inputs import text_input  # fixed embedding per token\n"
+    "text": "from attnviz.teaching.inputs import text_input  # fixed embedding per token\n"
     "X = text_input($text, $d).x  # (N, D) = ($n, $d)",
     "upload": "X = np.loadtxt($upload_name, delimiter=',')  # your CSV: (N, D) = ($n, $d) "
     "(drop header/label columns if it has them)",

@@ -23,7 +23,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from attnviz import engine, masks, viz
+from attnviz import engine, viz
+from attnviz.engine import masks
 from attnviz.i18n import N_, _, pgettext
 from attnviz.ui import links, state
 from attnviz.ui.cell import client_side, picked_cell, selection, show_cell

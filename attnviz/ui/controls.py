@@ -8,7 +8,7 @@ the frozen :class:`Settings` and the README's control table (:func:`markdown_tab
 test compares the two). Adding a control is one entry here (plus, if it has a ``field``,
 that field written out in :class:`Settings`, and its use in the engine call,
 :func:`attnviz.ui.state.compute`). A mask kind's parameters are not written here: each
-:class:`attnviz.masks.Param` becomes a number control, shown when its kind is chosen, whose
+:class:`attnviz.engine.masks.Param` becomes a number control, shown when its kind is chosen, whose
 value goes to :attr:`Settings.mask_params`.
 """
 
@@ -21,8 +21,10 @@ from typing import Any
 
 import numpy as np
 
-from attnviz import engine, inputs, masks
+from attnviz import engine
+from attnviz.engine import masks
 from attnviz.i18n import N_, _
+from attnviz.teaching import inputs
 from attnviz.ui import callbacks
 from attnviz.ui.sizes import D_DEFAULT, D_MAX, HEADS_DEFAULT, N_MAX, divisors
 from attnviz.viz.style import WEIGHT_RANGES
@@ -189,7 +191,7 @@ CONTROLS: tuple[Control, ...] = (
             "the sentence (source `text`): each token gets a fixed embedding",
             rule=N_("some text"), field="text", when=("source", "text"), after="text"),
     Control("preset", N_("Notebook preset"), "select", N_("Input X"), None,
-            "a name from `attnviz.presets.names()` (source `preset`)",
+            "a name from `attnviz.teaching.presets.names()` (source `preset`)",
             rule=N_("the name of a notebook preset"), field="preset", type=str | None,
             options=callbacks.preset_names, when=("source", "preset"), hidden=None,
             on_change=callbacks.on_preset_change, after="preset"),
@@ -284,7 +286,7 @@ class Settings:
 
     source: str  # where X comes from: "random", "text", "preset", "upload" (URL key source)
     text: str  # the typed sentence (source "text")
-    preset: str | None  # a name from attnviz.presets.names() (source "preset")
+    preset: str | None  # a name from attnviz.teaching.presets.names() (source "preset")
     n: int  # N, tokens (URL key N)
     d: int  # D, the model width (URL key D)
     heads: int  # H, a divisor of D
@@ -293,7 +295,7 @@ class Settings:
     bias: bool  # biases b_q, b_k, b_v, b_o on or off
     scale_mode: str  # "none", "1/√d_k", "custom" (URL key scale)
     factor: float  # the custom factor (temperature 1 / factor)
-    mask_kind: str  # a name of attnviz.masks.KINDS: "none", "causal", ... (URL key mask)
+    mask_kind: str  # a name of attnviz.engine.masks.KINDS: "none", "causal", ... (URL key mask)
     mask_params: tuple[tuple[str, int], ...]  # that kind's parameters: (("pad", 2),)
     layout: str  # "rows" (tokens as rows, PyTorch) or "columns" (UDL book)
     upload_name: str | None = None  # the uploaded CSV's file name (source "upload")

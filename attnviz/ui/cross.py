@@ -11,7 +11,7 @@ it; an invalid one is replaced by a valid one with a warning):
 | ``input`` | radio | ``random``, ``text``, ``preset`` (both sequences) |
 | ``N_src``, ``N_tgt`` | slider | source and target tokens, 1..64 (``input=random``) |
 | ``text_src``, ``text_tgt`` | text input | the two sentences (``input=text``) |
-| ``pair`` | selectbox | a name of :data:`attnviz.cross.PAIRS` (``input=preset``) |
+| ``pair`` | selectbox | a name of :data:`attnviz.teaching.cross.PAIRS` (``input=preset``) |
 | ``cross_mask`` | radio | ``none``, ``padding`` (the source's last ``pad_src``), ``causal`` |
 | ``pad_src`` | number | source padding tokens, 0..64 |
 """
@@ -26,9 +26,10 @@ from typing import Any
 import numpy as np
 import streamlit as st
 
-from attnviz import cross, engine, i18n
+from attnviz import engine, i18n
 from attnviz.i18n import N_, _
-from attnviz.token_text import visible_all
+from attnviz.teaching import cross
+from attnviz.teaching.token_text import visible_all
 from attnviz.ui import links, state
 from attnviz.ui.code import lazy_code_box
 from attnviz.ui.controls import BIND, Settings, filled, translated
@@ -218,7 +219,7 @@ def code(c: CrossSettings, s: Settings, seqs: cross.Sequences, res: engine.Atten
             f"text_tgt={c.text_tgt[: cross.MAX_CHARS]!r}"
         )
         inputs = (
-            "from attnviz import cross  # a fixed embedding per token (attnviz.inputs)\n"
+            "from attnviz.teaching import cross  # a fixed embedding per token (teaching.inputs)\n"
             f"seqs = cross.sequences({c.input!r}, d={s.d}, {what})\n"
             f"X_src, X_tgt = seqs.source.x, seqs.target.x  # (S, D) = ({seqs.source.n}, "
             f"{s.d}), (T, D) = ({seqs.target.n}, {s.d})"

@@ -13,9 +13,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from attnviz import latex
 from attnviz.i18n import _, ngettext
-from attnviz.token_text import visible
+from attnviz.teaching import latex
+from attnviz.teaching.token_text import visible
 from attnviz.ui.controls import LABELS
 from attnviz.ui.page import shape_text
 from attnviz.ui.state import View
@@ -204,7 +204,7 @@ def latex_section(matrices: dict[str, tuple[np.ndarray, Any, Any]], page: str = 
 
 def worked_example_download(view: View, head: int, *, page: str) -> None:
     """A query picker and the download of that query's whole computation as LaTeX
-    (:func:`attnviz.latex.worked_example`, numbers of the shown head)."""
+    (:func:`attnviz.teaching.latex.worked_example`, numbers of the shown head)."""
     r, labels = view.result, view.labels
     with st.expander(
         ":material/description: " + _("Worked example for notes: one query, every step, as LaTeX"),

@@ -14,7 +14,7 @@ import streamlit as st
 from attnviz import i18n
 from attnviz.i18n import _
 from attnviz.ui import streamlit_private
-from attnviz.web import catalog
+from attnviz.classroom.web import catalog
 
 PARAM = "lang"
 PICK_KEY = "attnviz_lang_pick"  #: the sidebar's picker (session state)
@@ -79,7 +79,7 @@ def board_locale() -> dict:
     """What the board's JavaScript needs of the shown language (``i18n.js``): the
     ``<html lang dir>``, plotly's separators, the plural categories in catalog order and
     the board's own messages: as ``catalog``, the URL the board fetches them from once per
-    tab (``serve.py`` serves it: :mod:`attnviz.web.catalog`), else inline as ``messages``
+    tab (``serve.py`` serves it: :mod:`attnviz.classroom.web.catalog`), else inline as ``messages``
     (English has none; a bare ``streamlit run app.py`` has no such route). This goes with
     every rerun (the preload board's data), so the URL keeps a slider move as light in
     every language as in English (issue 46)."""

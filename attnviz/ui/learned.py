@@ -26,7 +26,8 @@ import time
 import numpy as np
 import streamlit as st
 
-from attnviz import exercises, i18n, toys, viz
+from attnviz import i18n, toys, viz
+from attnviz.classroom import exercises
 from attnviz.i18n import N_, _
 from attnviz.toys import runner
 from attnviz.ui import quiz

@@ -1,4 +1,5 @@
-"""What a lesson's link may hold (:func:`check_link`, given to :func:`attnviz.lessons.parse`).
+"""What a lesson's link may hold (:func:`check_link`, given to
+:func:`attnviz.classroom.lessons.parse`).
 
 A stop's link names a page of :data:`attnviz.ui.pages.PAGES` and its URL settings: the
 sidebar's controls (:data:`attnviz.ui.controls.CONTROLS`: each value checked against its
@@ -13,8 +14,9 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from attnviz import lessons, presets
+from attnviz.classroom import lessons
 from attnviz.i18n import _
+from attnviz.teaching import presets
 from attnviz.ui.controls import BY_KEY, DEFAULTS, KEYS, Control
 from attnviz.ui.pages import PAGES
 from attnviz.ui.sizes import divisors

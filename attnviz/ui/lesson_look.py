@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from attnviz import lessons
+from attnviz.classroom import lessons
 from attnviz.i18n import N_, _
 from attnviz.ui.board import LOOK_KEY
 
-#: A look's chart as the bar names it (:data:`attnviz.lessons.LOOK_CHARTS`).
+#: A look's chart as the bar names it (:data:`attnviz.classroom.lessons.LOOK_CHARTS`).
 LOOK_WORDS = {
     "scores": N_("the scores S"),
     "weights": N_("the weights A"),

@@ -14,7 +14,7 @@ from typing import Any
 
 import streamlit as st
 
-from attnviz import masks
+from attnviz.engine import masks
 from attnviz.i18n import _
 from attnviz.ui import streamlit_private
 from attnviz.ui.callbacks import preset_names, preset_values

@@ -10,7 +10,7 @@ store (:mod:`attnviz.classroom`).
   reruns every :data:`TALLY_EVERY` s), **Reveal** per question, the answer keys, **End
   the class**.
 - The students are not here: the join link opens the class's light page
-  (:mod:`attnviz.web`, ``<address>/join?class=CODE``), no Streamlit session per phone.
+  (:mod:`attnviz.classroom.web`, ``<address>/join?class=CODE``), no Streamlit session per phone.
   An old student link to this page (``?class=CODE`` without a key) gets :func:`moved`.
 
 State changes happen in ``on_click`` callbacks (they also work on a page reached by
@@ -24,10 +24,12 @@ from datetime import timedelta
 
 import streamlit as st
 
-from attnviz import classroom, exercises, i18n, viz
-from attnviz.classroom import ClassInfo, ClassStore
+from attnviz import classroom, i18n, viz
+from attnviz.classroom import exercises
+from attnviz.classroom.roomlink import EXAMPLE, FIND_ADDRESS, RoomLink
+from attnviz.classroom.schema import ClassInfo
+from attnviz.classroom.store import ClassStore
 from attnviz.i18n import _, fmt, ngettext
-from attnviz.roomlink import EXAMPLE, FIND_ADDRESS, RoomLink
 from attnviz.ui import address, pages, quiz, streamlit_private
 from attnviz.ui.board import board
 from attnviz.ui.page import md_text as ui_text

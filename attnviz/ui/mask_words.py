@@ -1,6 +1,7 @@
-"""The words of the mask registry (:mod:`attnviz.masks`) in the catalogs.
+"""The words of the mask registry (:mod:`attnviz.engine.masks`) in the catalogs.
 
-``attnviz.masks`` stays language-free (the engine's layer, ``tests/test_masks.py``); what of
+``attnviz.engine.masks`` stays language-free (the engine's layer, ``tests/engine/test_masks.py``);
+what of
 it a reader sees (each kind's label and explanation, each parameter's label, short name and
 the note when it is more than N) is marked here for the catalogs and translated where it is
 shown (``_(kind.explain)``). ``tests/ui/test_mask_words.py`` keeps this list equal to the

@@ -13,7 +13,7 @@ import streamlit as st
 
 from attnviz import viz
 from attnviz.i18n import _, ngettext
-from attnviz.token_text import visible
+from attnviz.teaching.token_text import visible
 from attnviz.ui import links, streamlit_private
 from attnviz.ui.board import Overlay, board
 from attnviz.ui.present import link_box, presenting

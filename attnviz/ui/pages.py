@@ -93,7 +93,7 @@ PAGES: tuple[Page, ...] = (
     _model("learned", N_("Learned attention"), ":material/school:", 3),
     # questions and answers only
     Page("exercises", N_("Exercises"), ":material/quiz:", charts=0, controls="seed"),
-    # the lessons (attnviz/lessons/, ATTNVIZ_LESSONS): each a tour and a lecture
+    # the lessons (attnviz/classroom/lessons/, ATTNVIZ_LESSONS): each a tour and a lecture
     Page("lessons", N_("Lessons"), ":material/route:", charts=0, controls="none"),
 )
 

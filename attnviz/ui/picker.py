@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 import streamlit as st
 
-from attnviz import limits, models, viz
-from attnviz.engine import causal_mask
+from attnviz import models, viz
+from attnviz.engine import causal_mask, limits
 from attnviz.i18n import N_, _
 from attnviz.models import head_probes
 from attnviz.models.catalog import ModelEntry, hub_cache
@@ -46,7 +46,7 @@ __all__ = [
 
 KEY = "model"  # the widget key and the link's parameter
 #: The longest text a found model is run on here (its attentions: L x H x N x N float32).
-MAX_TOKENS = limits.MODEL_N_MAX  # attnviz.limits
+MAX_TOKENS = limits.MODEL_N_MAX  # attnviz.engine.limits
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ answer is outlined on the chart itself.
 - :func:`teacher` reads the link: the presenter view (``?present=1``) of a teacher whose
   class is open (``&class=CODE&teacher=KEY``), else None (nothing is drawn).
 - :func:`ask_room` (teacher): **Ask the room** buttons (:class:`Ask`) for the view on
-  screen (the questions and answers come from :mod:`attnviz.predict`; each page's set is
+  screen (the questions and answers come from :mod:`attnviz.classroom.predict`; each page's set is
   in :mod:`attnviz.ui.asks`), then the live tally (a fragment that reruns every
   :data:`TALLY_EVERY` s) and **Reveal**. :func:`ask_box`: the playground's set ("Which
   key does query i attend to most?", "Which head looks at the previous token?").
@@ -13,7 +13,7 @@ answer is outlined on the chart itself.
   page's weights chart (:func:`attnviz.viz.classroom.outline_cells`) by
   :func:`class_overlay`, the board's overlay provider: a page names its chart with
   ``overlay=ui.Overlay(slug, view, head, ...)`` and never imports this module.
-- The students answer on the class's light page (:mod:`attnviz.web`, ``/join``): the open
+- The students answer on the class's light page (:mod:`attnviz.classroom.web`, ``/join``): the open
   question with its choices, **Send**, and after the reveal the answer.
 
 State changes happen in ``on_click`` callbacks.
@@ -29,10 +29,11 @@ from datetime import timedelta
 import numpy as np
 import streamlit as st
 
-from attnviz import classroom, predict, viz
-from attnviz.classroom import ViewQuestion
+from attnviz import classroom, viz
+from attnviz.classroom import predict
+from attnviz.classroom.predict import Question
+from attnviz.classroom.schema import ViewQuestion
 from attnviz.i18n import _, ngettext
-from attnviz.predict import Question
 from attnviz.ui import address, live, pages, present, quiz, tour
 from attnviz.ui.board import Painter, board
 from attnviz.ui.text import plain_text

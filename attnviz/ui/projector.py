@@ -19,9 +19,11 @@ from datetime import timedelta
 
 import streamlit as st
 
-from attnviz import classroom, exercises, latex
+from attnviz import classroom
+from attnviz.classroom import exercises
+from attnviz.classroom.roomlink import RoomLink
 from attnviz.i18n import _, ngettext
-from attnviz.roomlink import RoomLink
+from attnviz.teaching import latex
 from attnviz.ui import address, live, present, quiz, streamlit_private
 from attnviz.ui.page import md_text
 
@@ -107,7 +109,7 @@ def _question_slide(
 
 def math_px(prompt: str) -> float:
     """The font size (px) of the question's display formulas: as large as the slide's left
-    column holds them (:data:`MATH_BOX`, from :func:`attnviz.latex.display_extent`; each
+    column holds them (:data:`MATH_BOX`, from :func:`attnviz.teaching.latex.display_extent`; each
     display's margins, :data:`DISPLAY_MARGIN_PX`, taken off), at most :data:`MATH_MAX_PX`,
     at least :data:`MATH_MIN_PX` (the slide's body type)."""
     width, height = latex.display_extent(prompt)

@@ -2,7 +2,7 @@
 answer box, **Check**, then the verdict (right: the explanation; wrong: the hint).
 
 Each student's answers stay in their browser session (a live class's students answer on
-the class's light page, :mod:`attnviz.web`). The session keeps, per set (``marker``: the
+the class's light page, :mod:`attnviz.classroom.web`). The session keeps, per set (``marker``: the
 seed): ``ex_results`` (item -> "right" | "wrong" | "shown"). State changes happen in
 ``on_click`` callbacks.
 """
@@ -13,7 +13,7 @@ from collections.abc import Callable, Hashable
 
 import streamlit as st
 
-from attnviz import exercises
+from attnviz.classroom import exercises
 from attnviz.i18n import _
 
 RESULTS_KEY = "ex_results"
@@ -22,7 +22,7 @@ MARKER_KEY = "ex_seed"
 
 def generate(seed: int, count: int) -> list[exercises.Exercise]:
     """The set of ``seed``, in the shown language (its prompts, hints and explanations):
-    the one kept per process and language by :func:`attnviz.exercises.generated`, the same
+    the one kept per process and language by :func:`attnviz.classroom.exercises.generated`, the same
     the live class grades with."""
     return list(exercises.generated(seed, count))
 

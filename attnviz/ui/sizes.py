@@ -7,9 +7,9 @@ divisor of ``D`` (:mod:`attnviz.ui.callbacks`) both read them from here.
 
 from __future__ import annotations
 
-from attnviz import limits
+from attnviz.engine import limits
 
-N_MAX = limits.N_MAX  # the one table of N's limits (attnviz.limits)
+N_MAX = limits.N_MAX  # the one table of N's limits (attnviz.engine.limits)
 D_MAX = limits.D_MAX
 #: The defaults of the ``D`` and ``heads`` controls.
 D_DEFAULT = 8

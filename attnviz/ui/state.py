@@ -13,8 +13,9 @@ from typing import Any, NoReturn
 import numpy as np
 import streamlit as st
 
-from attnviz import engine, experiments, inputs, presets
+from attnviz import engine
 from attnviz.i18n import N_, _
+from attnviz.teaching import experiments, inputs, presets
 from attnviz.ui import streamlit_private
 from attnviz.ui.controls import Settings, replace
 from attnviz.ui.text import md_text
@@ -178,7 +179,8 @@ def variant(view: View, **changes: Any) -> engine.AttentionResult:
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def cached(fn_name: str, *args: Any, **kwargs: Any) -> Any:
-    """A bounded cache around a pure function of :mod:`attnviz.experiments` or the engine."""
+    """A bounded cache around a pure function of :mod:`attnviz.teaching.experiments` or the
+    engine."""
     fn = getattr(experiments, fn_name, None) or getattr(engine, fn_name)
     return fn(*args, **kwargs)
 

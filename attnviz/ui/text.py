@@ -7,7 +7,7 @@ from __future__ import annotations
 import html
 import re
 
-from attnviz.token_text import visible
+from attnviz.teaching.token_text import visible
 
 #: Unicode's bidirectional controls (ALM, LRM, RLM, LRE … RLO, LRI … PDI). In text shown
 #: back to a user they reorder what follows: U+202E (right-to-left override) before a
@@ -56,7 +56,7 @@ def md_text(label: object) -> str:
 
 def md_token(token: object) -> str:
     """A token as literal Markdown (:func:`md_text`) with its whitespace visible
-    (:func:`attnviz.token_text.visible`): a newline is `↵`, never a blank."""
+    (:func:`attnviz.teaching.token_text.visible`): a newline is `↵`, never a blank."""
     return md_text(visible(token))
 
 

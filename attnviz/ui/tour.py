@@ -24,7 +24,8 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from attnviz import exercises, i18n, lessons
+from attnviz import i18n
+from attnviz.classroom import exercises, lessons
 from attnviz.i18n import _, ngettext
 from attnviz.ui import lesson_links, lesson_look, present
 

@@ -11,8 +11,10 @@ from typing import Any
 
 import streamlit as st
 
-from attnviz import i18n, inputs, masks, presets
+from attnviz import i18n
+from attnviz.engine import masks
 from attnviz.i18n import N_, _
+from attnviz.teaching import inputs, presets
 from attnviz.ui import callbacks, links, state, streamlit_private
 from attnviz.ui.controls import (
     BIND,

@@ -6,7 +6,8 @@ One module per subject: :mod:`~attnviz.viz.heatmaps` (a matrix as a heatmap),
 :mod:`~attnviz.viz.compare` (B − A), :mod:`~attnviz.viz.cross` (cross-attention:
 a target over a source), :mod:`~attnviz.viz.classroom` (the room's tallies),
 :mod:`~attnviz.viz.models` (the real models' pages), :mod:`~attnviz.viz.heads` (the head
-scores), :mod:`~attnviz.viz.learned` (the toy transformers in training), on the shared
+scores), :mod:`~attnviz.viz.learned` (the toy transformers in training),
+:mod:`~attnviz.viz.look` (a lesson stop's look outlined on a chart's JSON), on the shared
 :mod:`~attnviz.viz.style`. Callers write the subject:
 ``viz.heatmaps.attention_figure(...)``.
 

@@ -15,7 +15,8 @@ import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import ArrayLike, NDArray
 
-from attnviz import engine, limits
+from attnviz import engine
+from attnviz.engine import limits
 from attnviz.i18n import N_, _
 from attnviz.viz import heatmaps, style
 
@@ -31,7 +32,7 @@ __all__ = [
 
 
 #: Up to this N the hover of B − A also shows A's and B's weights (their N·N·2 numbers
-#: travel as JSON lists; attnviz.limits).
+#: travel as JSON lists; attnviz.engine.limits).
 HOVER_BOTH_N = limits.HOVER_BOTH_N
 
 

@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 from numpy.typing import ArrayLike
 
 from attnviz.i18n import N_, _
-from attnviz.token_text import raw, visible
+from attnviz.teaching.token_text import raw, visible
 from attnviz.viz.style import (
     MAX_CELL_TEXT_N,
     MAX_MASK_MARKERS,
@@ -142,7 +142,7 @@ def _raw_tokens(
     hover: str, x_labels: Sequence[str] | None, y_labels: Sequence[str] | None, nx: int, ny: int
 ) -> dict:
     """The hover fields that add each cell's tokens as code writes them (``"\\n"``,
-    ``" the"``: :func:`attnviz.token_text.raw`), for axes whose tick labels show a token
+    ``" the"``: :func:`attnviz.teaching.token_text.raw`), for axes whose tick labels show a token
     with whitespace (a newline's tick is "↵"); nothing when no label has any."""
 
     def raws(labels: Sequence[str] | None, n: int) -> list[str] | None:

@@ -14,8 +14,9 @@ import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import ArrayLike, NDArray
 
-from attnviz import i18n, token_text
+from attnviz import i18n
 from attnviz.i18n import N_, _
+from attnviz.teaching import token_text
 from attnviz.viz import charts, heatmaps, style
 from attnviz.viz.style import SEQUENTIAL, TITLE_FONT, colorbar, style_text
 

@@ -15,9 +15,10 @@ import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import ArrayLike, NDArray
 
-from attnviz import i18n, limits
+from attnviz import i18n
+from attnviz.engine import limits
 from attnviz.i18n import N_, _
-from attnviz.token_text import visible
+from attnviz.teaching.token_text import visible
 
 __all__ = [
     "AXIS_TITLE_FONT",
@@ -74,7 +75,7 @@ DIVERGING = [
 ]
 SEQUENTIAL = "Viridis"  #: weights 0 (dark) .. 1 (yellow)
 MASK_BG = "#bdbdbd"  #: the grey behind masked (NaN) cells
-# N's limits of the figures, read from the one table (attnviz.limits):
+# N's limits of the figures, read from the one table (attnviz.engine.limits):
 #: above this many tokens, axes show indices instead of token labels
 MAX_TICK_LABELS = limits.TICK_LABELS_N
 MAX_MASK_MARKERS = limits.MASK_MARKERS_N  #: above this N, masked cells are grey without "×"
@@ -191,7 +192,7 @@ def plotly_text(label: object) -> str:
 
 
 def token_label(token: object) -> str:
-    """A token as plotly text: its whitespace visible (:func:`attnviz.token_text.visible`:
+    """A token as plotly text: its whitespace visible (:func:`attnviz.teaching.token_text.visible`:
     "\\n" -> "↵", " the" -> "␣the") and drawn literally (:func:`plotly_text`)."""
     return plotly_text(visible(token))
 

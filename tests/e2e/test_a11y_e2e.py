@@ -32,7 +32,8 @@ from axe import Violation, assert_no_blocking, contrast, in_board, record, scan
 from e2e_app import ROOT, BrowserSession
 from e2e_helpers import query, selectbox_input, slider_value
 
-from attnviz import engine, inputs
+from attnviz import engine
+from attnviz.teaching import inputs
 
 pytestmark = pytest.mark.e2e
 
@@ -162,7 +163,7 @@ def test_keyboard_walk(new_session, capsys):
     assert "/exercises" in s.page.url
     counts["go to the exercises page (from the head picker)"] = k.count
 
-    from attnviz import exercises
+    from attnviz.classroom import exercises
 
     seed = int(re.search(r"seed=(\d+)", s.page.url).group(1)) if "seed=" in s.page.url else 0
     first = exercises.generate(seed=seed, count=8)[0]

@@ -17,7 +17,7 @@ from axe import blocking, contrast, scan
 from e2e_app import SCREENSHOTS
 
 from attnviz import engine, viz
-from attnviz.inputs import default_labels
+from attnviz.teaching.inputs import default_labels
 
 pytestmark = pytest.mark.e2e
 

@@ -376,7 +376,7 @@ CATALOG_JS = """() => performance.getEntriesByType('resource').map(e => e.name)
 
 
 def test_a_language_switch_translates_the_boards_own_words(session):
-    """The board's catalog comes by URL (attnviz.web.catalog), fetched once per tab and
+    """The board's catalog comes by URL (attnviz.classroom.web.catalog), fetched once per tab and
     language, not with every rerun: a Spanish page's board speaks Spanish, a slider move
     fetches nothing, and the language picker's Arabic re-translates the board."""
     from attnviz import i18n

@@ -15,8 +15,8 @@ from __future__ import annotations
 import pytest
 from class_helpers import Phone, app_server, cpu_burners, data_dir  # noqa: F401
 
-from attnviz import exercises
-from attnviz.classroom import ClassStore
+from attnviz.classroom import exercises
+from attnviz.classroom.store import ClassStore
 
 pytestmark = pytest.mark.e2e
 

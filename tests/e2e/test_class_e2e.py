@@ -1,5 +1,5 @@
 """A live class in a real browser: a teacher tab (Streamlit) and students' phones on the
-class's light page (``/join``, attnviz.web).
+class's light page (``/join``, attnviz.classroom.web).
 
 The teacher presses **Start a class**; three phones open the join link the teacher's page
 shows and answer the first question (one right, two wrong); the teacher's tally (refreshed
@@ -21,8 +21,8 @@ from axe import BLOCKING, scan
 from class_helpers import Phone, app_server, data_dir, press, start_class  # noqa: F401
 from e2e_app import ROOT, BrowserSession
 
-from attnviz import exercises
-from attnviz.classroom import ClassStore
+from attnviz.classroom import exercises
+from attnviz.classroom.store import ClassStore
 from attnviz.ui import live
 
 pytestmark = pytest.mark.e2e
@@ -318,7 +318,8 @@ def test_a_wrong_code_is_said_on_both_pages(session, browser, app_server):  # no
 def test_a_stopping_server_answers_a_waiting_phone_instead_of_holding_its_shutdown(tmp_path):
     """SIGTERM (``docker stop``, a redeploy): the phones' long polls are answered (204, the
     page polls again and says it is reconnecting) rather than cut off when the server is
-    killed after its grace period; before attnviz.web.lifespan, uvicorn's graceful shutdown
+    killed after its grace period; before attnviz.classroom.web.lifespan, uvicorn's graceful
+    shutdown
     waited up to 25 s per open poll."""
     import json
     import threading
@@ -328,7 +329,7 @@ def test_a_stopping_server_answers_a_waiting_phone_instead_of_holding_its_shutdo
     from e2e_app import start_app_server, stop_app_server
 
     from attnviz import classroom
-    from attnviz.web import hub
+    from attnviz.classroom.web import hub
 
     store = ClassStore(f"sqlite:///{tmp_path / 'classes.db'}")
     code, _ = store.create(seed=SEED, count=2)

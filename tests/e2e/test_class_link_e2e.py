@@ -23,7 +23,8 @@ import pytest
 from class_helpers import Phone, start_class
 from e2e_app import BrowserSession, start_app_server, stop_app_server
 
-from attnviz import classroom, roomlink
+from attnviz import classroom
+from attnviz.classroom import roomlink
 from attnviz.ui.present import qr_svg
 
 pytestmark = pytest.mark.e2e

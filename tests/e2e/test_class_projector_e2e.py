@@ -15,8 +15,8 @@ from class_helpers import app_server, data_dir  # noqa: F401
 from e2e_app import BrowserSession
 from test_readme_images import keep
 
-from attnviz import exercises
-from attnviz.classroom import ClassStore
+from attnviz.classroom import exercises
+from attnviz.classroom.store import ClassStore
 from attnviz.ui import projector
 
 pytestmark = pytest.mark.e2e

@@ -23,8 +23,9 @@ from class_helpers import Phone, press, start_class
 from e2e_app import start_app_server, stop_app_server, unavailable
 from test_replicas import ProxySession
 
-from attnviz import classroom, exercises
-from attnviz.classroom import ClassStore
+from attnviz import classroom
+from attnviz.classroom import exercises
+from attnviz.classroom.store import ClassStore
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from hall import REPLICAS, SECRET_ENV, HAProxy, haproxy_exe  # noqa: E402

@@ -24,7 +24,7 @@ from test_devices_e2e import (
     layout_problems,
 )
 
-from attnviz import cross
+from attnviz.teaching import cross
 
 pytestmark = pytest.mark.e2e
 

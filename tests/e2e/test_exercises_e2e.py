@@ -8,7 +8,7 @@ import pytest
 from e2e_app import BrowserSession
 from e2e_helpers import alerts, query
 
-from attnviz import exercises
+from attnviz.classroom import exercises
 from attnviz.ui import live
 
 pytestmark = pytest.mark.e2e

@@ -12,7 +12,7 @@ import pytest
 from e2e_app import BrowserSession
 from e2e_helpers import slider_value
 
-from attnviz import lessons
+from attnviz.classroom import lessons
 from attnviz.ui import pages as ui_pages
 
 pytestmark = pytest.mark.e2e

@@ -13,7 +13,7 @@ import pytest
 from class_helpers import Phone, app_server, data_dir, press  # noqa: F401
 from e2e_app import SCREENSHOTS, BrowserSession
 
-from attnviz.classroom import ClassStore
+from attnviz.classroom.store import ClassStore
 
 pytestmark = pytest.mark.e2e
 

@@ -23,7 +23,7 @@ import pytest
 from class_helpers import Phone, app_server, data_dir  # noqa: F401
 from e2e_app import ROOT, SCREENSHOTS, BrowserSession
 
-from attnviz import exercises
+from attnviz.classroom import exercises
 
 pytestmark = pytest.mark.e2e
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from attnviz import explain, models
+from attnviz import models
+from attnviz.teaching import explain
 from tests.models.test_smollm import need
 
 IDS = np.array([5, 9, 5, 9, 7, 11])

@@ -21,7 +21,7 @@ from board_view import figures_of
 from attnviz.engine import attention_from_qkv, causal_mask, merge_heads
 from attnviz.models import gguf_file, smollm
 from attnviz.models.smollm import DEFAULT_TEXT, INSTALL_COMMAND, MAX_TOKENS
-from attnviz.token_text import visible
+from attnviz.teaching.token_text import visible
 
 IN_CI = bool(os.environ.get("CI"))
 REPO = Path(__file__).resolve().parents[2]

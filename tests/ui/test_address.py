@@ -1,12 +1,12 @@
 """attnviz.ui.address: the room's link from what Streamlit knows (a script run by AppTest):
 the teacher's typed address (session state) and $ATTNVIZ_PUBLIC_URL reach the pure rules of
-attnviz.roomlink, and a link phones cannot open gets its warning on the page."""
+attnviz.classroom.roomlink, and a link phones cannot open gets its warning on the page."""
 
 from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
-from attnviz import roomlink
+from attnviz.classroom import roomlink
 
 
 def _script():

@@ -13,7 +13,8 @@ import pytest
 from board_view import figures_of
 from test_app import run_app, view_of
 
-from attnviz import cross, predict
+from attnviz.classroom import predict
+from attnviz.teaching import cross
 from attnviz.ui import state
 from attnviz.viz.style import pool_factor
 from tests.ui.test_heads import IN_CI, PAGES

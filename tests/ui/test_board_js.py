@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 
 from attnviz import engine, viz
-from attnviz.inputs import default_labels
+from attnviz.teaching.inputs import default_labels
 from attnviz.ui.board import figure_json, link_attn
 from tests.figure_catalogue import catalogue
 

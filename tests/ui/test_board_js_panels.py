@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 
 from attnviz import viz
-from attnviz.inputs import default_labels
 from attnviz.models.head_patterns import PATTERNS
+from attnviz.teaching.inputs import default_labels
 from attnviz.ui.board import link_attn
 from tests.ui.test_board_js import _dump, _weights
 

@@ -10,7 +10,8 @@ import pytest
 from board_view import board_entries
 from test_app import assert_clean, run_app, view_of
 
-from attnviz import engine, explain, latex
+from attnviz import engine
+from attnviz.teaching import explain, latex
 from attnviz.ui import cell as ui_cell
 from attnviz.ui import compare as ui_compare
 

@@ -1,7 +1,8 @@
 """The browser's cell arithmetic (attnviz/ui/board/js/cell.js, run in Node) against the server's:
-the numbers of :func:`attnviz.explain.cell` to 1e-12 on random cells of the 50 random views of
-``tests/test_explain.py`` (masked cells and fully masked rows included), the text lines of
-:func:`attnviz.latex.cell_steps` character for character, and the data :func:`cell_data`
+the numbers of :func:`attnviz.teaching.explain.cell` to 1e-12 on random cells of the 50 random
+views of
+``tests/teaching/test_explain.py`` (masked cells and fully masked rows included), the text lines of
+:func:`attnviz.teaching.latex.cell_steps` character for character, and the data :func:`cell_data`
 sends (its size, its bound).
 
 Node is required (as for tests/ui/test_board_js.py); in CI a missing node fails these tests.
@@ -14,11 +15,12 @@ import math
 
 import numpy as np
 import pytest
-from test_explain import VIEWS
 
-from attnviz import engine, explain, latex
-from attnviz.inputs import default_labels
+from attnviz import engine
+from attnviz.teaching import explain, latex
+from attnviz.teaching.inputs import default_labels
 from attnviz.ui import cell as ui_cell
+from tests.teaching.test_explain import VIEWS
 from tests.ui.test_board_js import node_json
 
 TOL = 1e-12

@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from attnviz import presets, ui
+from attnviz import ui
+from attnviz.teaching import presets
 
 
 @pytest.mark.parametrize("name", presets.names())

@@ -10,7 +10,8 @@ from board_view import board_entries, figures_of
 from streamlit.testing.v1 import AppTest
 from test_app import APP, assert_clean, open_exports, view_of, z_of
 
-from attnviz import engine, inputs, viz
+from attnviz import engine, viz
+from attnviz.teaching import inputs
 from attnviz.ui.board import figure_json
 from attnviz.ui.controls import replace
 

@@ -5,7 +5,8 @@ import dataclasses
 
 import pytest
 
-from attnviz import presets, ui
+from attnviz import ui
+from attnviz.teaching import presets
 from attnviz.ui import controls, walker
 
 CONTROLS = {c.key: c for c in ui.CONTROLS}

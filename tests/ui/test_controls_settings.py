@@ -1,6 +1,6 @@
 """``Settings`` is written out (a reader and an IDE see every field), and agrees with the
 controls' table: one field per control with a ``field``, in table order, of its type; the
-mask's parameters (``pad``, ...: controls made from ``attnviz.masks``) sit in one field,
+mask's parameters (``pad``, ...: controls made from ``attnviz.engine.masks``) sit in one field,
 ``mask_params``, after ``mask_kind``."""
 
 import dataclasses

@@ -14,7 +14,8 @@ from page_words import page_offences
 from streamlit.testing.v1 import AppTest
 from test_app import APP, assert_clean, open_code_box, open_exports, z_of
 
-from attnviz import cross, engine
+from attnviz import engine
+from attnviz.teaching import cross
 from attnviz.ui import cross as ui_cross
 from attnviz.ui import walker
 

@@ -34,10 +34,10 @@ def test_arabic_runs_right_to_left_and_the_picker_names_it_in_itself():
 
 
 def test_served_by_serve_py_the_board_gets_its_catalogs_url_not_the_catalog(monkeypatch):
-    """With ``serve.py``'s route (attnviz.web.catalog) the preload board carries the
+    """With ``serve.py``'s route (attnviz.classroom.web.catalog) the preload board carries the
     catalog's URL, the same in every run (fetched once per tab); a language switch gives
     another URL; English has nothing to fetch; without the route, the messages inline."""
-    from attnviz.web import catalog
+    from attnviz.classroom.web import catalog
 
     monkeypatch.setattr(catalog, "_served", True)
     at = run_app({"lang": "zh_CN"})

@@ -13,7 +13,8 @@ from board_view import figures_of
 from page_words import figure_texts, offences, texts_of
 from test_app import run_app, z_of
 
-from attnviz import explain, toys
+from attnviz import toys
+from attnviz.teaching import explain
 from attnviz.ui import learned
 from tests.ui.test_live import data_dir, store, texts  # noqa: F401 (fixtures)
 from tests.ui.test_predict import rects

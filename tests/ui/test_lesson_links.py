@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from attnviz import lessons
+from attnviz.classroom import lessons
 from attnviz.ui import lesson_links
 from attnviz.ui import pages as ui_pages
 from attnviz.ui.controls import KEYS

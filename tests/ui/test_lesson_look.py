@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from attnviz import lessons
+from attnviz.classroom import lessons
 from attnviz.ui import lesson_look
 from tests.board_view import figures_of
 from tests.ui.test_tour import INTRO, _open, _stop

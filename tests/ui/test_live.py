@@ -1,6 +1,7 @@
 """The live class on the Exercises page through AppTest (attnviz.ui.live): Start a class opens
 the teacher view (join link, QR code, tally, Reveal, answer keys, End the class); a student's
-link to this page offers the class's light page (the students' side: tests/web/); a wrong or
+link to this page offers the class's light page (the students' side: tests/classroom/web/); a wrong
+or
 expired code and a wrong teacher key say so and offer the normal page. Clicks that go
 through the browser (several tabs, the live refresh) are in tests/e2e/test_class_e2e.py."""
 
@@ -12,8 +13,9 @@ import re
 import pytest
 from test_app import run_app
 
-from attnviz import classroom, exercises, roomlink
-from attnviz.classroom import ClassStore
+from attnviz import classroom
+from attnviz.classroom import exercises, roomlink
+from attnviz.classroom.store import ClassStore
 from attnviz.ui import address, live
 from attnviz.ui.page import md_text
 from attnviz.ui.present import qr_svg
@@ -95,7 +97,8 @@ def test_the_teacher_sees_answers_reveals_and_ends(store):
 
 
 def test_an_old_student_link_opens_the_class_page_with_the_same_student(store):
-    """Students answer on the light page (attnviz.web, tests/web/test_student.py); a link
+    """Students answer on the light page (attnviz.classroom.web,
+    tests/classroom/web/test_student.py); a link
     to this page without a teacher key offers it, keeping the student's id."""
     code, key = store.create(4, live.COUNT)
     at = run_app({"class": code, "student": "abcdef0123456789"}, PAGE)

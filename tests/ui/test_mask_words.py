@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from attnviz import i18n, masks
+from attnviz import i18n
+from attnviz.engine import masks
 from attnviz.ui import mask_words
 
 

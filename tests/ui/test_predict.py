@@ -12,7 +12,8 @@ import pytest
 from board_view import figures_of
 from test_app import run_app
 
-from attnviz import classroom, lessons, predict
+from attnviz import classroom
+from attnviz.classroom import lessons, predict
 from attnviz.ui.predict import plain
 from tests.ui.test_live import data_dir, qp, store, texts  # noqa: F401 (fixtures)
 
@@ -98,7 +99,7 @@ def test_which_head_outlines_the_previous_token_diagonal(store):  # noqa: F811
 
 
 # The students' side (the choices, Send, the reveal) is the light page's:
-# tests/web/test_student.py and tests/e2e/test_predict_e2e.py.
+# tests/classroom/web/test_student.py and tests/e2e/test_predict_e2e.py.
 
 
 @pytest.mark.parametrize(

@@ -120,7 +120,7 @@ def test_qr_svg_is_an_svg_that_encodes_the_link():
 
 
 def test_export_section_copies_small_matrices_as_latex_and_the_worked_example():
-    from attnviz import latex
+    from attnviz.teaching import latex
 
     at = run_app({"N": "4", "D": "4", "heads": "1"}, SB)
     assert_clean(at)

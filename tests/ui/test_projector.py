@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 from test_app import run_app
 
-from attnviz import classroom, exercises
-from attnviz.classroom import ClassStore
+from attnviz import classroom
+from attnviz.classroom import exercises
+from attnviz.classroom.store import ClassStore
 from attnviz.ui import projector
 
 PAGE = "pages/exercises.py"

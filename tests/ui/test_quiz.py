@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from test_app import CONFIGS, assert_clean, run_app
 
-from attnviz import exercises
+from attnviz.classroom import exercises
 from attnviz.ui import live
 
 PAGE = "pages/exercises.py"

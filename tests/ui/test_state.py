@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from attnviz import engine, inputs, presets, ui
+from attnviz import engine, ui
+from attnviz.teaching import inputs, presets
 from attnviz.ui import state
 from attnviz.ui.controls import replace
 

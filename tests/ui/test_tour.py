@@ -10,7 +10,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from streamlit.testing.v1 import AppTest
 
-from attnviz import lessons
+from attnviz.classroom import lessons
 from attnviz.ui import pages as ui_pages
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -37,6 +37,12 @@ stacks its charts one per row at full width; titles wrap rather than being cut; 
 goes under a narrow chart; cell values are dropped where they do not fit; on a touch
 screen and in a stacked board plotly's mode bar is off (the downloads are the buttons under
 each chart) and a drag scrolls the page.
+
+Beside this file: ``assets`` (the vendored plotly.js bundle, its check and its
+content-versioned URL), ``overlays`` (the one overlay hook: ``Overlay``,
+``overlay_provider``, ``attach``), ``links`` (what hovering and clicking a chart links
+to: ``link_attn``, ``link_tokens``, ``link_bars``), ``__main__`` (``python -m attnviz.ui.board`` puts the
+bundle in place), ``js/`` (the ES modules; ``board.js``'s top comment is their map).
 """
 
 from __future__ import annotations

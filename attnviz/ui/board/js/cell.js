@@ -14,8 +14,8 @@
 //   head the click names if it has it, its only head when the click names none (Compare:
 //   A's and B's boards each work the cell out in their own head). The text goes in a region
 //   under the chart's board, with a heading naming the cell, aria-live="polite".
-// - The numbers are those of attnviz.explain.cell (float64, the same steps), the lines those
-//   of attnviz.latex.cell_steps' plain text (same rounding: Python's round half to even).
+// - The numbers are those of attnviz.teaching.explain.cell (float64, the same steps), the lines those
+//   of attnviz.teaching.latex.cell_steps' plain text (same rounding: Python's round half to even).
 //
 // Pure parts, tested by tests/ui/test_cell_js.py (against explain.cell and latex.cell_steps):
 // headData, pickHead, arithmetic, fixed, plain, steps, heading.
@@ -45,7 +45,7 @@ export function pickHead(data, sel) {
 
 const sum = (xs) => xs.reduce((s, x) => s + x, 0);
 
-/** One cell's arithmetic (the fields of attnviz.explain.Cell), or null if (query, key) is
+/** One cell's arithmetic (the fields of attnviz.teaching.explain.Cell), or null if (query, key) is
  * outside the data. */
 export function arithmetic(data, head, query, key) {
   const hd = headData(data, head);

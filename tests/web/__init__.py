@@ -1,1 +1,0 @@
-"""Tests of attnviz.web, one file per module (see tests/test_layout.py)."""
