@@ -7,14 +7,12 @@ path that does not resolve on its own.
 
 from __future__ import annotations
 
-import json
 import re
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+from test_layout import run_fresh
 
 import attnviz
 
@@ -43,16 +41,7 @@ def shown_imports(text: str) -> list[str]:
 
 
 def run(code: str) -> dict:
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=ROOT,
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
-        capture_output=True,
-        text=True,
-        timeout=240,
-    )
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.splitlines()[-1])
+    return run_fresh([code])
 
 
 def test_the_reader_finds_every_spelling():

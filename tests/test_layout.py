@@ -341,8 +341,14 @@ BLOCKED = textwrap.dedent(
 
 
 def import_blocked(names: list[str]) -> dict:
+    return run_fresh([BLOCKED, *names])
+
+
+def run_fresh(code_and_args: list[str]) -> dict:
+    """``python -c CODE ARGS...`` in a fresh interpreter with only the checkout on its path:
+    the JSON of its last line (tests/test_contract.py too)."""
     done = subprocess.run(
-        [sys.executable, "-c", BLOCKED, *names],
+        [sys.executable, "-c", *code_and_args],
         cwd=ROOT,
         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
         capture_output=True,
