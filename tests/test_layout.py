@@ -68,6 +68,7 @@ REPO_TESTS = {
     "test_lost_click.py": "bench/lost_click.py on a real server",
     "test_package.py": "the wheel (pyproject.toml)",
     "test_readme.py": "README.md and docs/",
+    "test_recipes.py": "docs/architecture.md's recipes, followed on a scratch copy",
     "test_serving.py": ".streamlit/, the Dockerfile, unsafe HTML",
 }
 #: The library: importable without streamlit and plotly.
