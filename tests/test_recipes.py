@@ -2,7 +2,7 @@
 scratch copy of the checkout: the files the recipe names are the only ones touched, and the
 run command it gives selects and passes the tests of the new thing (issue 49, item 5).
 
-Built so far: the page recipe. The mask and chart recipes are not followed by a test yet.
+Built so far: the page and chart recipes. The mask recipe is not followed by a test yet.
 """
 
 from __future__ import annotations
@@ -107,6 +107,88 @@ def test_the_page_recipe_holds_literally(tmp_path):
     runs = re.findall(r"PASSED tests/test_app.py::\S+\[pages/recipe.py-", done.stdout)
     assert len(runs) >= 10, tail
     assert touched(repo) <= {"pages/recipe.py", "attnviz/ui/pages.py"}
+
+
+#: The chart recipe's five steps, each as the edit it asks for (file, text to add after).
+BUILDER = '''
+
+def recipe_figure(values: ArrayLike) -> go.Figure:
+    """A scratch chart made by the chart recipe (tests/test_recipes.py)."""
+    v = np.asarray(values, dtype=np.float64)
+    return line_figure(np.arange(1, v.size + 1), {"v": v}, title="recipe", x_title="i", y_title="v")
+'''
+BUILDER_TEST = """
+
+def test_recipe_figure_reads_back():
+    fig = viz.charts.recipe_figure([1.0, 2.0, 3.0])
+    np.testing.assert_allclose(fig.data[0].y, [1.0, 2.0, 3.0])
+"""
+PAGE_LINE = """
+ui.board("recipe_board", [("recipe_fig", viz.charts.recipe_figure([1.0, 2.0, 3.0]), None)])
+"""
+CHART_FILES = {
+    "attnviz/viz/charts.py",
+    "tests/viz/test_charts.py",
+    "tests/figure_catalogue.py",
+    "pages/permutation.py",
+    "attnviz/ui/pages.py",
+}
+
+
+def run_pytest(repo: Path, args: list[str]) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", *args],
+        cwd=repo,
+        env={**os.environ, "PYTHONPATH": str(repo)},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout[-4000:]
+    return done.stdout
+
+
+def test_the_chart_recipe_holds_literally(tmp_path):
+    recipe = section("Where to add a chart")
+    for name in (
+        "`attnviz/viz/<module>.py`",
+        "`tests/viz/test_<module>.py`",
+        "`tests/figure_catalogue.py`",
+        "`pages/<slug>.py`",
+        "`attnviz/ui/pages.py`",
+    ):
+        assert name in recipe, name  # fmt: skip
+    commands = re.findall(r"`\.venv/bin/python -m pytest ([^`]+)`", recipe)
+    assert len(commands) == 2, commands
+    repo = scratch(tmp_path)
+
+    def add(rel: str, text: str, after: str | None = None) -> None:
+        path = repo / rel
+        old = path.read_text(encoding="utf-8")
+        at = old.index(after) + len(after) if after else len(old)
+        path.write_text(old[:at] + text + old[at:], encoding="utf-8")
+
+    add("attnviz/viz/charts.py", BUILDER)  # 1. the builder
+    add("tests/viz/test_charts.py", BUILDER_TEST)  # 2. its data read back
+    add(  # 3. the catalogue
+        "tests/figure_catalogue.py",
+        '\n        "viz.charts.recipe_figure": viz.charts.recipe_figure([1.0, 2.0]),',
+        "    out = {",
+    )
+    add("pages/permutation.py", PAGE_LINE)  # 4. on a board of the page
+    table = repo / "attnviz/ui/pages.py"  # 5. one more chart
+    old = '_maths("permutation", N_("Permutation"), ":material/shuffle:", 3)'
+    assert old in table.read_text(encoding="utf-8")
+    table.write_text(table.read_text(encoding="utf-8").replace(old, old[:-2] + "4)"))
+    assert touched(repo) == CHART_FILES
+
+    first = commands[0].replace("<module>", "charts").split()
+    out = run_pytest(repo, first)
+    assert "PASSED tests/viz/test_charts.py::test_recipe_figure_reads_back" in out
+    second = commands[1].replace("<slug>", "permutation").replace('"', "").split()
+    out = run_pytest(repo, second)
+    assert len(re.findall(r"PASSED tests/test_app.py::\S+permutation", out)) >= 10
+    assert touched(repo) == CHART_FILES
 
 
 @pytest.mark.parametrize("title", ["Where to add a mask kind", "Where to add a chart"])
