@@ -91,7 +91,8 @@ def slide(view: ui.View, step: ui.Steps) -> None:
     heading.markdown(f"#### {step.index + 1}. {title}")
     with words:
         st.latex(latex)
-        st.markdown(_("shape: **{shape}**").format(shape=shape) + (f"  \n{note}" if note else ""))
+        # one line where it fits: a second line would push the slide's charts down
+        st.markdown(_("shape: **{shape}**").format(shape=shape) + (f" · {note}" if note else ""))
         # on a slide a chart's caption goes beside it: under it, it would fall off the screen
         if getattr(draw, "caption", None):
             st.caption(draw.caption)
