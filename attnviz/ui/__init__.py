@@ -48,7 +48,7 @@ imports streamlit. Its parts:
 - :mod:`~attnviz.ui.tour`: a lesson played as a tour (the bar above the page);
   :mod:`~attnviz.ui.lesson_links`: what a lesson's link may hold (``check_link``).
 - :mod:`~attnviz.ui.streamlit_private`: Streamlit's internals behind one door (the only
-  module that imports ``streamlit.runtime`` or names Streamlit's markup).
+  module that imports Streamlit's runtime or names Streamlit's markup).
 
 ``app.py`` calls :func:`sidebar` once per run (before ``st.navigation(...).run()``);
 pages call :func:`current` and the helpers re-exported here. The widget keys, their
