@@ -2,11 +2,12 @@
 scratch copy of the checkout: the files the recipe names are the only ones touched, and the
 run command it gives selects and passes the tests of the new thing (issue 49, item 5).
 
-Built so far: the page and chart recipes. The mask recipe is not followed by a test yet.
+The three recipes: a page, a chart on a page's board, a mask kind with a parameter.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -73,6 +74,21 @@ def touched(repo: Path) -> set[str]:
         ["git", "status", "--porcelain"], cwd=repo, capture_output=True, text=True, check=True
     ).stdout
     return {line[3:] for line in out.splitlines()}
+
+
+def add(repo: Path, rel: str, text: str, after: str | None = None) -> None:
+    """``text`` written into ``rel`` after the first ``after`` (at the end without one)."""
+    path = repo / rel
+    old = path.read_text(encoding="utf-8")
+    at = old.index(after) + len(after) if after else len(old)
+    path.write_text(old[:at] + text + old[at:], encoding="utf-8")
+
+
+def shell(repo: Path, command: str) -> None:
+    done = subprocess.run(
+        ["bash", "-c", command], cwd=repo, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, command + "\n" + done.stdout[-2000:] + done.stderr[-2000:]
 
 
 def test_the_page_recipe_holds_literally(tmp_path):
@@ -162,20 +178,15 @@ def test_the_chart_recipe_holds_literally(tmp_path):
     assert len(commands) == 2, commands
     repo = scratch(tmp_path)
 
-    def add(rel: str, text: str, after: str | None = None) -> None:
-        path = repo / rel
-        old = path.read_text(encoding="utf-8")
-        at = old.index(after) + len(after) if after else len(old)
-        path.write_text(old[:at] + text + old[at:], encoding="utf-8")
-
-    add("attnviz/viz/charts.py", BUILDER)  # 1. the builder
-    add("tests/viz/test_charts.py", BUILDER_TEST)  # 2. its data read back
+    add(repo, "attnviz/viz/charts.py", BUILDER)  # 1. the builder
+    add(repo, "tests/viz/test_charts.py", BUILDER_TEST)  # 2. its data read back
     add(  # 3. the catalogue
+        repo,
         "tests/figure_catalogue.py",
         '\n        "viz.charts.recipe_figure": viz.charts.recipe_figure([1.0, 2.0]),',
         "    out = {",
     )
-    add("pages/permutation.py", PAGE_LINE)  # 4. on a board of the page
+    add(repo, "pages/permutation.py", PAGE_LINE)  # 4. on a board of the page
     table = repo / "attnviz/ui/pages.py"  # 5. one more chart
     old = '_maths("permutation", N_("Permutation"), ":material/shuffle:", 3)'
     assert old in table.read_text(encoding="utf-8")
@@ -189,6 +200,155 @@ def test_the_chart_recipe_holds_literally(tmp_path):
     out = run_pytest(repo, second)
     assert len(re.findall(r"PASSED tests/test_app.py::\S+permutation", out)) >= 10
     assert touched(repo) == CHART_FILES
+
+
+#: The mask recipe's steps, each as the edit it asks for: a chunked mask (Llama 4's chunked
+#: local attention), query i sees the keys j <= i of its own chunk of ``chunk`` tokens.
+MASK_BUILDER = """
+
+def chunk_mask(n: int, chunk: int) -> NDArray[np.bool_]:
+    \"\"\"(n, n) chunked causal mask: query i attends to keys j <= i of its own chunk of
+    ``chunk`` tokens (j // chunk == i // chunk). A scratch kind (tests/test_recipes.py).\"\"\"
+    if n < 1:
+        raise ValueError(f"chunk_mask needs n >= 1, got n={n}")
+    if not 1 <= chunk <= n:
+        raise ValueError(f"chunk_mask needs 1 <= chunk <= n, got chunk={chunk}, n={n}")
+    i, j = np.arange(n)[:, None], np.arange(n)[None, :]  # (n, 1) queries, (1, n) keys
+    return (j <= i) & (j // chunk == i // chunk)  # (n, n)
+"""
+MASK_PARAM = (
+    '"chunk", "c — chunk: tokens per block", "chunk c", 2, 1, '
+    '"chunked: query i sees keys j ≤ i of its chunk of `chunk` tokens (1..N)", '
+    '"Only {n} tokens: a chunk of {value} is more than N; using chunk = {n} (the causal mask)."'
+)
+MASK_KIND = f"""
+    MaskKind("chunk", "chunked (blocks of c tokens)", engine.chunk_mask,
+             (Param({MASK_PARAM}),),
+             lambda m, n, chunk: (
+                 f"{{m}} = np.tri({{n}}, {{n}}, 0, bool) & "
+                 f"(np.arange({{n}})[:, None] // {{chunk}} == np.arange({{n}}) // {{chunk}})"
+             ),
+             "chunk: key j <= query i, both in one block of {{chunk}}",
+             "chunk: token i sees the tokens of its block up to itself (Llama 4)"),"""
+MASK_WORDS = [
+    "chunked (blocks of c tokens)",
+    "chunk: token i sees the tokens of its block up to itself (Llama 4)",
+    "c — chunk: tokens per block",
+    "chunk c",
+    "Only {n} tokens: a chunk of {value} is more than N; using chunk = {n} (the causal mask).",
+]
+MASK_CORE_TEST = """
+
+@pytest.mark.parametrize("n", [1, 2, 5, 8])
+def test_chunk_mask_is_its_definition(n):
+    for chunk in range(1, n + 1):
+        expected = _loop_mask(n, lambda i, j, c=chunk: j <= i and j // c == i // c)
+        np.testing.assert_array_equal(chunk_mask(n, chunk), expected)
+    np.testing.assert_array_equal(chunk_mask(n, n), causal_mask(n))
+"""
+MASK_CHECKS = """
+    ("chunk-zero", lambda: chunk_mask(5, 0),
+     r"chunk_mask needs 1 <= chunk <= n, got chunk=0, n=5"),
+    ("chunk-too-long", lambda: chunk_mask(5, 6), r"got chunk=6, n=5"),"""
+MASK_FILES = {
+    "attnviz/engine/core.py",
+    "attnviz/engine/__init__.py",
+    "attnviz/engine/masks.py",
+    "attnviz/ui/mask_words.py",
+    "docs/engine.md",
+    "docs/app.md",
+    "README.md",
+    "tests/engine/test_core.py",
+    "tests/engine/test_checks.py",
+    "attnviz/locale/attnviz.pot",
+    *(f"attnviz/locale/{lang}/LC_MESSAGES/attnviz.po" for lang in ("es", "zh_CN", "ar")),
+}
+
+
+def test_the_mask_recipe_holds_literally(tmp_path):
+    recipe = section("Where to add a mask kind")
+    for name in sorted(MASK_FILES - {"attnviz/locale/attnviz.pot"}):
+        if "/locale/" not in name:
+            assert f"`{name}`" in recipe, name
+    for field in ("`doc`", "`over_n`"):  # the Param's seven fields, the last two by name
+        assert field in recipe, field
+    catalogs = re.findall(r"^    (bash scripts/i18n\.sh [^\n]+)$", DOC, re.M)
+    assert len(catalogs) == 1, catalogs  # "extract && update", in the recipes' intro
+    commands = re.findall(r"`\.venv/bin/python -m pytest ([^`]+)`", recipe)
+    assert len(commands) == 1, commands
+    repo = scratch(tmp_path)
+    (repo / ".venv").symlink_to(Path(sys.executable).parents[1])  # ignored by git
+
+    # 1. the builder, in core's __all__ and in the engine's public face
+    add(
+        repo,
+        "attnviz/engine/core.py",
+        MASK_BUILDER,
+        "    return (j <= i) | (j < prefix)  # (n, n)\n",
+    )
+    add(repo, "attnviz/engine/core.py", '\n    "chunk_mask",', '    "causal_mask",')
+    add(repo, "attnviz/engine/__init__.py", "\n    chunk_mask,", "    causal_mask,")
+    add(repo, "attnviz/engine/__init__.py", '\n    "chunk_mask",', '    "causal_mask",')
+    # 2. the registry; 3. its words, then the catalogs
+    add(
+        repo,
+        "attnviz/engine/masks.py",
+        MASK_KIND,
+        '"prefix: every token sees the first p tokens, then causal (T5, PaLM)"),',
+    )
+    words = "".join(f"\n    N_({w!r})," for w in MASK_WORDS)
+    add(repo, "attnviz/ui/mask_words.py", words, "WORDS = (")
+    shell(repo, catalogs[0])
+    tr = [
+        {"msgid": w, **{lang: f"[{lang}] {w}" for lang in ("es", "zh_CN", "ar")}}
+        for w in MASK_WORDS
+    ]
+    (tmp_path / "chunk.json").write_text(json.dumps(tr), encoding="utf-8")
+    shell(repo, f".venv/bin/python scripts/i18n.py merge {tmp_path / 'chunk.json'}")
+    shell(repo, "bash scripts/i18n.sh check")
+    # 4. docs/engine.md's table of masks; 5. docs/app.md's Masking paragraph
+    row = "| `chunk_mask(n, chunk)` | (n, n) bool, query i attends to keys j ≤ i of its chunk |\n"
+    add(
+        repo,
+        "docs/engine.md",
+        row,
+        "| `causal_mask(n)` | (n, n) bool, True where query i may attend to key j ≤ i |\n",
+    )
+    add(repo, "docs/app.md", " or `chunk`, chunked attention", "`prefix`, the prefix LM")
+    # 6. the README's control table, made by ui.markdown_table()
+    made = subprocess.run(
+        [".venv/bin/python", "-c", "from attnviz import ui; print(ui.markdown_table(), end='')"],
+        cwd=repo,
+        env={**os.environ, "PYTHONPATH": str(repo)},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    readme = (repo / "README.md").read_text(encoding="utf-8")
+    first = readme.index("| key | widget | values |")
+    last = readme.index("\n\n", first)
+    (repo / "README.md").write_text(readme[:first] + made + readme[last:], encoding="utf-8")
+    assert "| `chunk` | number |" in made
+    # 7. the pattern against a loop; 8. the builder's errors
+    add(repo, "tests/engine/test_core.py", "\n    chunk_mask,", "    causal_mask,")
+    add(repo, "tests/engine/test_core.py", MASK_CORE_TEST)
+    add(repo, "tests/engine/test_checks.py", "\n    chunk_mask,", "    causal_mask,")
+    add(repo, "tests/engine/test_checks.py", MASK_CHECKS, "ERROR_CASES = [")
+    assert touched(repo) == MASK_FILES
+
+    out = run_pytest(repo, commands[0].split())
+    for test in (
+        "tests/engine/test_core.py::test_chunk_mask_is_its_definition[5]",
+        "tests/engine/test_checks.py::test_bad_input_raises_value_error_naming_shapes[chunk-zero]",
+        "tests/engine/test_checks.py::test_bad_input_raises_value_error_naming_shapes[chunk-too-long]",
+        "tests/engine/test_masks.py::test_the_code_line_is_the_builders_mask[chunk]",
+        "tests/engine/test_masks.py::test_every_kind_round_trips_through_the_link[chunk]",
+        "tests/engine/test_masks.py::test_the_docs_name_every_kind",
+        "tests/ui/test_mask_words.py::test_every_word_a_reader_sees_of_the_registry_is_marked",
+        "tests/test_readme.py::test_control_table_is_the_one_made_from_the_controls",
+    ):
+        assert f"PASSED {test}" in out, test
+    assert touched(repo) == MASK_FILES
 
 
 @pytest.mark.parametrize("title", ["Where to add a mask kind", "Where to add a chart"])

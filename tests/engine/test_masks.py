@@ -350,7 +350,13 @@ def test_the_masking_page_shows_the_sidebars_other_kind(kind):
 
 
 def test_the_docs_name_every_kind():
-    """docs/app.md's Masking paragraph names the kinds by their ``?mask=`` value."""
-    doc = (Path(__file__).resolve().parents[2] / "docs" / "app.md").read_text()
+    """docs/app.md's Masking paragraph names the kinds by their ``?mask=`` value, and
+    docs/engine.md's table of masks each kind's builder."""
+    docs = Path(__file__).resolve().parents[2] / "docs"
+    doc = (docs / "app.md").read_text()
     missing = [k.name for k in KINDS if k.name != "none" and f"`{k.name}`" not in doc]
     assert not missing, f"docs/app.md does not name the mask kinds {missing}"
+    engine_doc = (docs / "engine.md").read_text()
+    builders = [k.builder.__name__ for k in KINDS if k.builder is not None]
+    missing = [b for b in builders if f"| `{b}(n" not in engine_doc]
+    assert not missing, f"docs/engine.md's table of masks does not list {missing}"
