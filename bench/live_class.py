@@ -1,6 +1,6 @@
 """A live class under load (issue 19): the class store and the teacher's live tally.
 
-Three parts, each a bounded run that stops by itself:
+Four parts, each a bounded run that stops by itself:
 
 1. ``sqlite``: ``--students`` (300) in one class answer ``--questions`` (8) within
    ``--duration`` s (120) on one server with SQLite. The server's one :class:`ClassStore`
@@ -19,14 +19,20 @@ Three parts, each a bounded run that stops by itself:
 3. ``tally``: the real app (``streamlit run app.py``, SQLite) and the teacher's view in
    headless Chromium; an answer is stored, and the time until the teacher's page shows it
    (the tally fragment reruns every 2 s) is measured, ``--tally-samples`` times.
+4. ``app``: ``--app-students`` (60) phones answer on the class's light page (``/join``,
+   served beside the app by ``serve.py``) within ``--app-duration`` s: bench/class_hall.py's
+   one-server class, reported as checks, errors, rows stored vs. acknowledged, lost, check
+   p50/p95/max. Not in ``all`` (bench/class_hall.py is that scenario's own script).
 
 Parts 1 and 2 drive the store directly (not through websockets): they measure the store
 and its database under a class's write pattern, not Streamlit's rendering (bench/classroom.py
-measures that). Part 3 goes through the app and the browser.
+measures that). Part 3 goes through the app and the browser, part 4 through the
+student's page.
 
     python bench/live_class.py                                  # all three parts
     python bench/live_class.py --part sqlite --students 300 --duration 120
     python bench/live_class.py --part replicas --json live.json
+    python bench/live_class.py --part app --app-students 60 --app-duration 120
 
 Targets (issue 19): (1) 0 errors, 0 lost, p95 < 100 ms; (2) 0 lost, the tally complete
 after the reconnect; (3) the tally shows a new answer within 3 s.
@@ -47,15 +53,13 @@ import statistics
 import tempfile
 import threading
 import time
-import urllib.parse
 from pathlib import Path
 from typing import Any
 
 import kit
 from kit import Server, percentile, percentiles
 
-from attnviz.classroom import exercises
-from attnviz.classroom import ClassStore
+from attnviz.classroom import ClassStore, exercises
 
 SEED = 7
 TALLY_EVERY = 2.0
@@ -367,102 +371,37 @@ def part_tally(args: argparse.Namespace) -> dict[str, Any]:
 # --------------------------------------------------------------------------- 4. app
 
 
-def idle(session, until: float) -> None:
-    """Wait until ``until`` (monotonic) reading the socket, as a browser does: the server's
-    websocket pings get their pongs (websocket-client answers them inside recv), so an
-    idle student is not dropped. Anything else that arrives is ignored."""
-    import websocket
-
-    ws = session.ws
-    try:
-        while (left := until - time.monotonic()) > 0:
-            ws.settimeout(min(left, 1.0))
-            with contextlib.suppress(websocket.WebSocketTimeoutException):
-                ws.recv()
-    finally:
-        ws.settimeout(session.timeout)
-
-
 def part_app(args: argparse.Namespace) -> dict[str, Any]:
-    """``--app-students`` sessions of the real app (Streamlit's websocket protocol,
-    bench/stclient.py) answer the class's questions through the page: type, press Check."""
+    """``--app-students`` phones answer the class's questions on its light page (``/join``,
+    the page a student answers on since the Streamlit student view went): bench/class_hall.py's
+    one-server class (``streamlit run serve.py``, SQLite) with a short baseline and idle
+    phase, its figures reported under this part's names."""
+    import class_hall
+
     os.environ.pop("ATTNVIZ_DATABASE_URL", None)
-    with sqlite_class(args.questions) as (tmp, store, code, key):
-        return _app(args, tmp, store, code, key)
-
-
-def _app(args, tmp: Path, store: ClassStore, code: str, key: str) -> dict[str, Any]:
-    from stclient import Session
-
-    items = exercises.generate(seed=SEED, count=args.questions)
-    rng = random.Random(4)
-    lock = threading.Lock()
-    seconds: list[float] = []
-    loads: list[float] = []
-    errors: list[str] = []
-    acked: set[tuple[str, int]] = set()
-    ends: list[float] = []
-    t0 = time.monotonic() + 2.0
-
-    def student(n: int, srv_url: str) -> None:
-        times = sorted(rng.uniform(0, args.app_duration * 0.9) for _ in items)
-        try:
-            with Session(srv_url, page="exercises", query=f"class={code}", timeout=120) as s:
-                idle(s, t0 + rng.uniform(0, 5))
-                r = s.rerun()
-                with lock:
-                    loads.append(r.seconds)
-                sid = dict(urllib.parse.parse_qsl(s.query_string)).get("student", "")
-                for i, (t, e) in enumerate(zip(times, items, strict=True)):
-                    idle(s, t0 + t)
-                    value = e.answer_text if rng.random() < 0.6 else "17"
-                    if e.choices and value not in e.choices:
-                        value = e.choices[0]
-                    r = s.rerun({f"ex{i}": value, f"ex{i}_check": True})
-                    real = [x for x in r.errors if "Not quite" not in x]
-                    with lock:
-                        ends.append(time.monotonic() - t0)
-                        if real:
-                            errors.extend(real)
-                        else:
-                            seconds.append(r.seconds)
-                            acked.add((sid, i))
-        except Exception as exc:  # noqa: BLE001 - counted and reported
-            with lock:
-                errors.append(f"{type(exc).__name__}: {exc}"[:200])
-
-    env = {"ATTNVIZ_DATA_DIR": str(tmp)}
-    with Server("app.py", env=env) as srv:
-        threads = [
-            threading.Thread(target=student, args=(n, srv.url)) for n in range(args.app_students)
+    hall = class_hall.main(
+        [
+            *("--phones", str(args.app_students), "--questions", str(args.questions)),
+            *("--window", str(args.app_duration), "--ramp", "5", "--idle", "5"),
+            *("--baseline", "2"),
         ]
-        for th in threads:
-            th.start()
-        for th in threads:
-            th.join()
-    rows = store.count_rows(code)
-    stored = set()
-    with store.engine.connect() as conn:
-        from attnviz.classroom import answers_table
-
-        for sid, item in conn.execute(
-            answers_table.select().with_only_columns(answers_table.c.student, answers_table.c.item)
-        ):
-            stored.add((sid, int(item)))
+    )
+    store, check = hall["store"], hall["check_s"]
     return {
         "part": "app",
         "students": args.app_students,
         "questions": args.questions,
         "duration_s": args.app_duration,
-        "finished_in_s": round(max(ends, default=float("nan")), 1),
-        "checks": len(seconds),
-        "errors": len(errors),
-        "error_kinds": sorted(set(errors))[:5],
-        "rows": rows,
-        "lost": len(acked - stored),
-        "load_s_p95": round(percentile(loads, 95), 2),
-        **percentiles("check_s", seconds, 1, 3),
-        "tally_answered": sum(t["answered"] for t in store.tally(code, key).values()),
+        "finished_in_s": hall["answers_done_s"],
+        "checks": hall["checks"],
+        "errors": hall["errors"],
+        "error_kinds": sorted(hall["error_kinds"])[:5],
+        "rows": store["rows"],
+        "acknowledged": store["acknowledged"],
+        "lost": store["lost"],
+        "load_s_p95": hall["join_s"]["p95"],
+        **{f"check_s_{k}": check[k] for k in ("p50", "p95", "max")},
+        "tally_answered": store["tally_answered"],
     }
 
 
@@ -498,6 +437,7 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
         load = os.getloadavg()
         r = run[name](args)
         r["load_before"] = [round(x, 2) for x in load]
+        r["load_after"] = [round(x, 2) for x in os.getloadavg()]
         print(json.dumps(r), flush=True)
         out.append(r)
     kit.write_json(args.json, out, say=False)
