@@ -264,6 +264,17 @@ def timed_ms(fn: Callable[[], object], repeat: int) -> float:
     return round(statistics.median(out) * 1000, 3)
 
 
+def run_app(at: Any, what: str, clock: Callable[[], float] = time.perf_counter) -> float:
+    """Seconds of one ``at.run()`` (an AppTest) by ``clock``; a run that raised stops the
+    bench, naming ``what`` and the exceptions."""
+    t = clock()
+    at.run()
+    dt = clock() - t
+    if at.exception:
+        raise SystemExit(f"{what} failed: {[e.value for e in at.exception]}")
+    return dt
+
+
 def median(rows: list[dict], key: str) -> float:
     """The median of ``row[key]`` over the rows that have it (NaN for none)."""
     vals = [r[key] for r in rows if r.get(key) is not None]

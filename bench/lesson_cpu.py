@@ -28,6 +28,7 @@ import sys
 import time
 from pathlib import Path
 
+import kit
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
@@ -70,12 +71,7 @@ def go(at: AppTest, page: str, params: dict[str, str]) -> float:
         if key in at.session_state and at.session_state[key] != DEFAULTS[key]:
             at.session_state[key] = DEFAULTS[key]
     at.switch_page(ui_pages.page(page).file)
-    t = time.process_time()
-    at.run()
-    dt = time.process_time() - t
-    if at.exception:
-        raise SystemExit(f"{page}?{params} failed: {[e.value for e in at.exception]}")
-    return dt
+    return kit.run_app(at, f"{page}?{params}", time.process_time)
 
 
 def n_shown(at: AppTest) -> int | None:

@@ -118,9 +118,7 @@ def breakdown(args: argparse.Namespace) -> None:
         at.switch_page(args.page)
     for k, v in urllib.parse.parse_qsl(args.query):
         at.query_params[k] = v
-    at.run()
-    if at.exception:
-        raise SystemExit(f"the page raised: {at.exception}")
+    kit.run_app(at, "the page")
     seed0 = int(at.number_input(key="seed").value)
     n = at.slider(key="N").value
     print(f"page {args.page or 'home'} ?{args.query}: N={n}, {len(at.get('plotly_chart'))} charts")
@@ -131,11 +129,7 @@ def breakdown(args: argparse.Namespace) -> None:
         timers.reset()
         # a new seed each time: the engine's cache misses, as for a new slider value
         at.number_input(key="seed").set_value(seed0 + 1 + i)
-        t = time.perf_counter()
-        at.run()
-        wall = time.perf_counter() - t
-        if at.exception:
-            raise SystemExit(f"the page raised: {at.exception}")
+        wall = kit.run_app(at, "the page")
         if i >= args.warmup:
             rows.append({"AppTest run": wall, **dict(timers.total)})
     keys = ["script", "engine", "figures", "plotly validate", "plotly to_json"]

@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import time
 
 import kit
 from streamlit.testing.v1 import AppTest
@@ -36,21 +35,14 @@ kit.server_like_pages()
 def start(path: str, query: dict) -> AppTest:
     at = AppTest.from_file(path, default_timeout=300)
     at.query_params.update(query)
-    at.run()
-    if at.exception:
-        raise SystemExit(f"{path} failed: {[e.value for e in at.exception]}")
+    kit.run_app(at, path)
     return at
 
 
 def timed(at: AppTest, seed: int | None) -> float:
     if seed is not None:
         at.session_state["seed"] = seed
-    t = time.perf_counter()
-    at.run()
-    dt = time.perf_counter() - t
-    if at.exception:
-        raise SystemExit(f"rerun failed: {[e.value for e in at.exception]}")
-    return dt
+    return kit.run_app(at, "rerun")
 
 
 def payload(at: AppTest) -> tuple[int, int]:
