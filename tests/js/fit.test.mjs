@@ -16,6 +16,7 @@ import {
   presenterFill,
   READABLE_PX,
   thinTicks,
+  turnNeed,
   tickDepth,
   wrapTitle,
 } from "../../attnviz/ui/board/js/fit.js";
@@ -150,6 +151,35 @@ test("thinTicks: labels a head apart are not thinned as if a cell apart; turned 
   const thinned = thinTicks(axis, 38, false, estimateWidth, 40);
   assert.equal(thinned.tickangle, undefined);
   assert.ok(thinned.ticktext.length < words.length);
+});
+
+test("presenterFill: a slide's token labels turned upright, the bottom margin grown for them", () => {
+  // MiniLM's 16 tokens on a 1920x1080 slide: flat, "because" needs more than a cell
+  const words = ["[CLS]", "the", "animal", "didn", "'", "t", "cross", "the", "street",
+    "because", "it", "was", "too", "tired", ".", "[SEP]"];
+  const heat = cells(17);
+  const layout = Object.assign(matrixLayout(16), {
+    xaxis: { range: [-0.5, 15.5], tickmode: "array", tickvals: [...words.keys()],
+      ticktext: words, tickfont: { size: 17.4 }, title: { text: "key j (column)" } },
+  });
+  const room = { width: 1280, height: 720 };
+  assert.ok(turnNeed(layout.xaxis, 38) > 0);
+  const [out] = presenterFill(layout, [heat], room);
+  assert.equal(out.xaxis.tickangle, -90);
+  assert.deepEqual(out.xaxis.ticktext, words); // every token keeps its label
+  assert.ok(out.margin.b > 54, out.margin.b); // grown for the turned labels
+  assert.equal(out.xaxis.title.standoff, 6); // the axis title under them, not across them
+  assert.equal(out.xaxis.title.text, "key j (column)");
+  assert.ok(out.height <= room.height, out.height); // still within the slide
+  assert.equal(layout.margin.b, 54); // the figure itself untouched
+  // labels that fit flat: nothing turned, the margin kept
+  const short = Object.assign({}, layout, {
+    xaxis: Object.assign({}, layout.xaxis, { ticktext: words.map((_, i) => String(i)) }),
+  });
+  const [flat] = presenterFill(short, [heat], room);
+  assert.equal(flat.xaxis.tickangle, undefined);
+  assert.equal(flat.margin.b, 54);
+  assert.equal(turnNeed(short.xaxis, 38), 0);
 });
 
 function matrixLayout(n, height = 310) {

@@ -25,6 +25,8 @@ export const LEGEND_BELOW = 460;
 const LEGEND_GAP = 12; // px between the axis title and a legend under the plot
 export const PLOTLY_FONT = '"Open Sans", verdana, arial, sans-serif';
 const LINE = 1.3; // plotly's line height, in font sizes
+// The px a slide's matrix may give up below its plot for its x labels turned upright.
+const MAX_TURN_GROWTH = 120;
 const TITLE_PAD = 8; // px kept free right of a title
 
 /** Text width estimate where no canvas exists (Node): 0.56 of the font size a character. */
@@ -318,8 +320,9 @@ function grownText(data, heat, cell) {
  * the room by at most cellRatio (never thinner than 1:3), plotly keeping that ratio
  * (`scaleanchor`, `scaleratio`). Never smaller than the figure's own height gives. The
  * figure is then only as wide as its plot and colour bar; values written in the cells grow
- * with them. A grid of matrices (small multiples): fitGrid. Returns [layout, data];
- * other figures: unchanged. */
+ * with them; x labels that would be thinned out flat are turned upright, the bottom margin
+ * grown for them (a token per column keeps its label). A grid of matrices (small
+ * multiples): fitGrid. Returns [layout, data]; other figures: unchanged. */
 export function presenterFill(layout, data, room) {
   if (!room || !room.width) return [layout, data];
   if (fillsHeight(layout)) {
@@ -340,21 +343,36 @@ export function presenterFill(layout, data, room) {
   const nx = span(layout.xaxis) / dx;
   const ny = span(layout.yaxis) / dy;
   const own = (typeof layout.height === "number" ? layout.height : 450) - t - b;
-  const byWidth = Math.max(room.width - l - r - bar, 40);
-  const byHeight = Math.max(room.height ? room.height - t - b : own, own);
-  let cw = byWidth / nx;
-  let ch = byHeight / ny;
   const square = !!(layout.meta && layout.meta.cells === "square");
   const ratio = cellRatio(Math.round(nx), Math.round(ny), square);
-  if (cw > ch * ratio) cw = ch * ratio;
-  if (ch > cw * ratio) ch = cw * ratio;
+  // the cells for a bottom margin `bottom`: as large as the room allows
+  const cellsFor = (bottom) => {
+    const byWidth = Math.max(room.width - l - r - bar, 40);
+    const byHeight = Math.max(room.height ? room.height - t - bottom : own, own);
+    let w = byWidth / nx;
+    let h = byHeight / ny;
+    if (w > h * ratio) w = h * ratio;
+    if (h > w * ratio) h = w * ratio;
+    return [w, h];
+  };
+  // x labels that would be thinned out flat, but fit turned upright: the bottom margin grows
+  // by what they need (at most MAX_TURN_GROWTH px), so that every token keeps its label
+  let bottom = b;
+  let [cw, ch] = cellsFor(bottom);
+  const need = turnNeed(layout.xaxis, cw / dx);
+  const short = need - underPlot(layout, bottom);
+  if (need && short > 0 && short <= MAX_TURN_GROWTH) {
+    bottom += Math.ceil(short);
+    [cw, ch] = cellsFor(bottom);
+  }
   const plotW = Math.floor(cw * nx);
   const plotH = Math.floor(ch * ny);
   const constrained = { constrain: "domain" };
   const lay = Object.assign({}, layout, {
-    height: plotH + t + b,
+    height: plotH + t + bottom,
     width: Math.min(room.width, plotW + l + r + bar),
-    xaxis: Object.assign({}, thinTicks(layout.xaxis, cw / dx, false, undefined, underPlot(layout, b)), constrained, {
+    margin: Object.assign({}, m, { b: bottom }),
+    xaxis: Object.assign({}, belowTurned(thinTicks(layout.xaxis, cw / dx, false, undefined, underPlot(layout, bottom)), layout.xaxis), constrained, {
       constraintoward: "left",
     }),
     yaxis: Object.assign({}, thinTicks(layout.yaxis, ch / dy, true), constrained, {
@@ -365,6 +383,17 @@ export function presenterFill(layout, data, room) {
     }),
   });
   return [lay, grownText(data, heat, Math.min(cw, ch))];
+}
+
+// `axis` (x) with its title below its labels where they were turned upright here: plotly
+// places an axis title a fixed distance under the axis unless it has a `standoff`, which
+// counts from the labels.
+function belowTurned(axis, before) {
+  if (!axis || axis.tickangle !== -90 || (before && before.tickangle != null) || !axis.title) {
+    return axis;
+  }
+  const title = typeof axis.title === "string" ? { text: axis.title } : axis.title;
+  return Object.assign({}, axis, { title: Object.assign({}, title, { standoff: 6 }) });
 }
 
 // The px under a matrix's plot (its bottom margin `b`) left for turned x tick labels: less
@@ -406,6 +435,22 @@ export function thinTicks(axis, pitch, vertical, measure = estimateWidth, turnRo
     tickvals: axis.tickvals.filter(keep),
     ticktext: axis.ticktext.filter(keep),
   });
+}
+
+/** The px under the plot that an x axis's labels (an array of labels, ticks `pitch` px a
+ * unit apart) need turned upright, where flat they would be thinned out and turned they all
+ * fit (1.25 lines apart); 0 where they fit flat, cannot be turned or are angled already. */
+export function turnNeed(axis, pitch, measure = estimateWidth) {
+  if (!axis || axis.tickmode !== "array" || !Array.isArray(axis.ticktext) || !pitch) return 0;
+  if (!Array.isArray(axis.tickvals) || axis.tickangle != null || !axis.ticktext.length) return 0;
+  const vals = axis.tickvals.map(Number);
+  let unit = Infinity;
+  for (let i = 1; i < vals.length; i++) unit = Math.min(unit, Math.abs(vals[i] - vals[i - 1]));
+  const apart = pitch * (Number.isFinite(unit) && unit > 0 ? unit : 1);
+  const size = (axis.tickfont && axis.tickfont.size) || 12;
+  const longest = Math.max(...axis.ticktext.map((s) => measure(plain(s), size)));
+  if (longest + 6 <= apart || apart < size * 1.25) return 0;
+  return longest + 6;
 }
 
 /** The px a horizontal axis's tick labels take under its plot (the ticks and a gap
