@@ -113,7 +113,8 @@ function chartModule(name) {
 
 // The shown language (ui.lang.board_locale): the catalog of every chart module, and the
 // page's <html lang> (screen readers pronounce by it); data-dir says a right-to-left
-// language (its prose runs right to left by ui.streamlit_private.rtl_css, the charts not).
+// language (its prose runs right to left by board.css's html[data-dir="rtl"] rules, the
+// charts not).
 function applyLocale(doc, locale) {
   setLocale(locale);
   const root = doc.documentElement;
