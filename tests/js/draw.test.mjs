@@ -3,7 +3,8 @@
 // drawn without plotly measuring each one on every redraw (the head change's cost).
 import assert from "node:assert/strict";
 import test from "node:test";
-import { fitted, quickTicks, scaled, SLIDE_MIN_PX } from "../../attnviz/ui/board/js/draw.js";
+import { chartLabel, fitted, quickTicks, scaled, SLIDE_MIN_PX } from "../../attnviz/ui/board/js/draw.js";
+import { setLocale } from "../../attnviz/ui/board/js/i18n.js";
 
 test("quickTicks: every axis and colour bar draws its tick labels without measuring", () => {
   const layout = { xaxis: { title: "key" }, yaxis2: { range: [0, 1] }, height: 300 };
@@ -111,4 +112,13 @@ test("scaled: a fixed margin's token-label part grows with the slide's text, num
   assert.equal(out.margin.l, Math.ceil(92 + (92 - 34) * 0.45)); // "because" at 17.4 px
   assert.equal(out.margin.b, 54);
   assert.equal(scaled(layout, 1), layout);
+});
+
+test("chartLabel: a chart's accessible name from its title, in the shown language", async () => {
+  assert.equal(chartLabel({ key: "w", title: "Weights A" }), "Chart: Weights A");
+  assert.equal(chartLabel({ key: "w", title: "" }), "chart"); // never the code's key
+  const ar = { lang: "ar", dir: "rtl", separators: ".,", plural: ["other"] };
+  await setLocale({ ...ar, messages: { "Chart: {title}": "الرسم: {title}" } });
+  assert.equal(chartLabel({ key: "w", title: "الأوزان A" }), "الرسم: الأوزان A");
+  await setLocale({ lang: "en", dir: "ltr", separators: ".,", plural: ["one", "other"], messages: {} });
 });

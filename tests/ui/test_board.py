@@ -92,7 +92,9 @@ def test_payload_keeps_typed_arrays_and_labels():
     [entry] = board.payload([("w", fig, board.link_attn(0, "rows", weights=True))])
     z = entry["figure"]["data"][0]["z"]
     assert isinstance(z, dict) and "bdata" in z and z["dtype"] == "f4"
-    assert entry["label"] == "Chart: Weights A = softmax(S)"
+    # the title once: the chart's accessible name ("Chart: " and the title) is made by the
+    # board in the shown language (draw.js chartLabel), not sent a second time
+    assert entry["title"] == "Weights A = softmax(S)" and "label" not in entry
     assert entry["link"] == {
         "kind": "attn",
         "orient": "rows",

@@ -71,7 +71,7 @@
 // CATCH_UP_MS.
 
 import { _, fill, ready, setLocale } from "./i18n.js";
-import { draw } from "./draw.js";
+import { chartLabel, draw } from "./draw.js";
 import { keep, switchTarget, watch, widgetElement } from "./headswitch.js";
 import {
   applyLink,
@@ -377,7 +377,7 @@ class Board {
       key: s.key,
       role: s.role || null,
       title: s.title || null,
-      label: s.label || null,
+      label: chartLabel(s),
       link: s.link || null,
       head: s.link && s.link.head != null ? s.link.head : null,
       index: c.index,
