@@ -3,7 +3,7 @@
 // drawn without plotly measuring each one on every redraw (the head change's cost).
 import assert from "node:assert/strict";
 import test from "node:test";
-import { chartLabel, fitted, quickTicks, scaled, SLIDE_MIN_PX } from "../../attnviz/ui/board/js/draw.js";
+import { axisParts, chartLabel, fitted, quickTicks, scaled, SLIDE_MIN_PX } from "../../attnviz/ui/board/js/draw.js";
 import { setLocale } from "../../attnviz/ui/board/js/i18n.js";
 
 test("quickTicks: every axis and colour bar draws its tick labels without measuring", () => {
@@ -31,25 +31,32 @@ test("quickTicks: a figure's own setting is kept", () => {
   assert.equal(dat[0].colorbar.ticklabeloverflow, "hide past div");
 });
 
-// an axis title in parts, as attnviz.viz.style.AxisTitle.meta() sends it
+// an axis title in parts, as attnviz.viz.style.AxisTitle.meta() sends it, and its forms
 const QUERY_COLUMNS = {
   noun: "query",
+  head: "query i (column)",
+  rests: ["columns = tokens (UDL book)", "columns = tokens", ""],
   forms: [
     "query i (column) — columns = tokens (UDL book)",
     "query i (column) — columns = tokens",
     "query i (column)",
   ],
-  lines: [
-    "query i (column)<br>columns = tokens (UDL book)",
-    "query i (column)<br>columns = tokens",
-    "query i (column)",
-  ],
 };
 const QUERY_ROWS = {
   noun: "query",
+  head: "query i (row)",
+  rests: ["rows = tokens (PyTorch)", "rows = tokens", ""],
   forms: ["query i (row) — rows = tokens (PyTorch)", "query i (row) — rows = tokens", "query i (row)"],
   lines: ["query i (row)<br>rows = tokens (PyTorch)", "query i (row)<br>rows = tokens", "query i (row)"],
 };
+
+test("axisParts: the forms and two-line forms joined from the head and its rests", () => {
+  const layout = { meta: { axes: { yaxis: QUERY_ROWS, xaxis: { noun: "key", head: "key j", rests: [""] } } } };
+  assert.deepEqual(axisParts(layout, "yaxis"), { noun: "query", forms: QUERY_ROWS.forms, lines: QUERY_ROWS.lines });
+  assert.deepEqual(axisParts(layout, "xaxis").forms, ["key j"]);
+  assert.equal(axisParts(layout, "xaxis2"), null);
+  assert.equal(axisParts({ meta: { axes: { xaxis: { noun: "key" } } } }, "xaxis"), null);
+});
 
 test("fitted: a wide x title takes the longest of its builder's forms that fits", () => {
   const layout = {

@@ -211,18 +211,19 @@ def test_a_heatmaps_axes_travel_in_parts_not_as_text_to_split():
         [entry] = board.payload([("w", fig, board.link_attn(0, layout, weights=True))])
         axes = entry["figure"]["layout"]["meta"]["axes"]
         assert (axes["xaxis"]["noun"], axes["yaxis"]["noun"]) == (x_noun, y_noun)
-        assert fig.layout.xaxis.title.text == axes["xaxis"]["forms"][0]
-        assert fig.layout.yaxis.title.text in axes["yaxis"]["forms"]
-        assert len(axes["xaxis"]["lines"]) == len(axes["xaxis"]["forms"])
+        forms = {k: [f"{a['head']} — {r}" if r else a["head"] for r in a["rests"]]
+                 for k, a in axes.items()}  # fmt: skip
+        assert fig.layout.xaxis.title.text == forms["xaxis"][0]
+        assert fig.layout.yaxis.title.text in forms["yaxis"]
         diff = viz.compare.difference_figure(w, w.T, what="weights", layout=layout)
         assert diff.layout.meta["axes"] == fig.layout.meta["axes"]
-    query_rows = viz.heatmaps.QUERY_ROWS.meta()
-    assert query_rows["forms"] == [
+    rests = viz.heatmaps.QUERY_ROWS.meta()["rests"]
+    assert rests == ["rows = tokens (PyTorch)", "rows = tokens", ""]
+    assert viz.heatmaps.QUERY_ROWS.forms() == [
         "query i (row) — rows = tokens (PyTorch)",
         "query i (row) — rows = tokens",
         "query i (row)",
     ]
-    assert query_rows["lines"][0] == "query i (row)<br>rows = tokens (PyTorch)"
 
 
 def test_every_titled_axis_of_every_figure_says_what_it_counts():

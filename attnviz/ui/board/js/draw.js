@@ -73,11 +73,15 @@ function scaleFonts(obj, key, factor, scale = factor) {
   return out;
 }
 
-/** The parts of axis `name`'s title its builder sent ({noun, forms, lines}), or null. */
+/** The forms of axis `name`'s title ({noun, forms, lines}) from the parts its builder sent
+ * ({noun, head, rests}: attnviz.viz.style.AxisTitle.meta), or null: "head — rest" each,
+ * longest first, and the same on two lines, "head<br>rest" ("" is the head alone). */
 export function axisParts(layout, name) {
   const axes = layout && layout.meta && layout.meta.axes;
   const p = axes && axes[name];
-  return p && Array.isArray(p.forms) && Array.isArray(p.lines) ? p : null;
+  if (!p || typeof p.head !== "string" || !Array.isArray(p.rests)) return null;
+  const join = (sep) => p.rests.map((r) => (r ? `${p.head}${sep}${r}` : p.head));
+  return { noun: p.noun, forms: join(" — "), lines: join("<br>") };
 }
 
 // The px of a fixed margin (viz.style._fixed_margins) that hold the axis title, not labels.
