@@ -424,7 +424,10 @@ def main(argv: list[str] | None = None) -> int:
     firsts = [] if args.first == "none" else args.first.split(",")
     load = os.getloadavg()
     out: dict[str, Any] = {"load_before": load, "rounds": args.rounds}
-    with kit.servers(args.app, args.plain) as (app, plain), kit.browser() as browser:
+    # --langs compares attnviz with itself: no plain app
+    apps = [args.app] if args.langs else [args.app, args.plain]
+    with kit.servers(*apps) as (app, *plain_), kit.browser() as browser:
+        plain = plain_[0] if plain_ else None
         if args.profile:
             kit.write_json(args.json, profile(args, pages, app, plain, browser), say=False)
             return 0
