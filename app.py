@@ -25,9 +25,9 @@ st.set_page_config(
 )
 # First element of every run: the browser starts loading plotly.js now, not when the first
 # chart arrives (a first visit saves most of its 1.3 s download and compile); it also sets
-# the page's language (<html lang dir>, the board's catalog).
+# the page's language (<html lang>, and data-dir, by which board.css runs a right-to-left
+# language's prose right to left; the board's catalog).
 ui.preload_plotly(ui.lang.board_locale())
-ui.lang.layout()
 
 # The pages, their titles, icons and sidebar flags: one table, attnviz.ui.pages.PAGES.
 # Each st.Page keeps its entry (no look-up by title); url_path is the table's slug, which

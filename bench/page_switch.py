@@ -22,6 +22,7 @@ Starts both apps on free loopback ports and opens them in headless Chromium (Deb
     python bench/page_switch.py                            # 5 rounds
     python bench/page_switch.py --rounds 10 --json switch.json
     python bench/page_switch.py --rounds 1 --pages ",multi_head" --first ""  # quick
+    python bench/page_switch.py --langs en,es,zh_CN,ar --rounds 3   # per language (issue 45)
 
 Targets (issue 27, after issue 17's): median page switch over playground, multi-head, step by
 step and masking <= 1.0x the plain app; <= 0.2 MB fetched per switch; the first visit of a
@@ -156,6 +157,72 @@ def switch(page, fetched: Fetched, title: str, quiet: float, timeout: float) -> 
         "plots": s["plots"],
         "requests": len(rows),
     }
+
+
+def languages(args, pages: list[str], app, browser) -> dict:
+    """``--langs``: the same switches in one tab per language (``?lang=``, kept across pages
+    by the app), interleaved page by page, the languages' order reversed every other round,
+    so that the machine's load falls on each alike (issue 45: no slower than English). Per
+    language: the median switch, script and bytes, and the median of the per-switch ratios
+    to the first language (the same round and page)."""
+    from attnviz import i18n
+
+    codes = args.langs.split(",")
+    titles: dict[str, dict[str, str]] = {}
+    for code in codes:
+        with i18n.use(code):
+            titles[code] = {
+                p: ui_pages.page(p or ui_pages.PAGES[0].slug).shown_title for p in pages
+            }
+    tabs = {}
+    for code in codes:
+        query = "" if code == i18n.SOURCE else f"?lang={code}"
+        ctx, page, fetched, _, _ = open_tab(
+            browser, f"{app.url}/{pages[-1]}{query}", args.quiet, args.timeout
+        )
+        tabs[code] = (ctx, page, fetched)
+    rows: dict[str, list[dict]] = {code: [] for code in codes}
+    for rnd in range(args.rounds):
+        for p in pages:
+            for code in codes if rnd % 2 == 0 else codes[::-1]:
+                _, page, fetched = tabs[code]
+                r = switch(page, fetched, titles[code][p], args.quiet, args.timeout)
+                rows[code].append({**r, "round": rnd, "page": p})
+                print(
+                    f"{code:6s} switch to {PAGES[p]:13s} {r['ms']:7.0f} ms (script "
+                    f"{r['script_ms']:5.0f}) {r['http_bytes'] / 1e3:7.1f} kB http "
+                    f"{r['ws_bytes'] / 1e3:7.1f} kB ws",
+                    flush=True,
+                )
+    for ctx, _, _ in tabs.values():
+        ctx.close()
+    first = codes[0]
+    out: dict[str, Any] = {}
+    for code in codes:
+        ratios = [r["ms"] / r0["ms"] for r, r0 in zip(rows[code], rows[first], strict=True)]
+        out[code] = {
+            "ms": round(kit.median(rows[code], "ms")),
+            "script_ms": round(kit.median(rows[code], "script_ms")),
+            "ws_bytes": kit.median(rows[code], "ws_bytes"),
+            "http_bytes": kit.median(rows[code], "http_bytes"),
+            "ratio_ms": round(statistics.median(ratios), 3),
+            "ratio_range": [round(min(ratios), 2), round(max(ratios), 2)],
+            "per_page_ms": {
+                PAGES[p]: round(kit.median([r for r in rows[code] if r["page"] == p], "ms"))
+                for p in pages
+            },
+            "rows": rows[code],
+        }
+    print(f"\nper language (switches to {', '.join(PAGES[p] for p in pages)}, "
+          f"{args.rounds} rounds; ratio: median of the per-switch ratios to {first}):")  # fmt: skip
+    for code, o in out.items():
+        print(
+            f"{code:6s} {o['ms']:6d} ms (script {o['script_ms']:5d})  x{o['ratio_ms']:.2f} "
+            f"[{o['ratio_range'][0]}-{o['ratio_range'][1]}]  ws {o['ws_bytes'] / 1e3:6.1f} kB "
+            f"({o['ws_bytes'] / out[first]['ws_bytes'] - 1:+.1%})  http "
+            f"{o['http_bytes'] / 1e3:6.1f} kB  per page {o['per_page_ms']}"
+        )
+    return out
 
 
 def first_visit(browser, url: str, quiet: float, timeout: float) -> dict:
@@ -348,15 +415,27 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quiet", type=float, default=400.0, help="ms without a redraw")
     ap.add_argument("--timeout", type=float, default=90.0)
     ap.add_argument("--json", default=None)
+    ap.add_argument(
+        "--langs", default=None, help="e.g. en,es,zh_CN,ar: the switches per language, no plain app"
+    )
     args = ap.parse_args(argv)
     args.rounds = args.rounds or (3 if args.profile else 5)
     pages = args.pages.split(",")
     firsts = [] if args.first == "none" else args.first.split(",")
     load = os.getloadavg()
     out: dict[str, Any] = {"load_before": load, "rounds": args.rounds}
-    with kit.servers(args.app, args.plain) as (app, plain), kit.browser() as browser:
+    # --langs compares attnviz with itself: no plain app
+    apps = [args.app] if args.langs else [args.app, args.plain]
+    with kit.servers(*apps) as (app, *plain_), kit.browser() as browser:
+        plain = plain_[0] if plain_ else None
         if args.profile:
             kit.write_json(args.json, profile(args, pages, app, plain, browser), say=False)
+            return 0
+        if args.langs:
+            out["langs"] = languages(args, pages, app, browser)
+            out["load_after"] = os.getloadavg()
+            print(f"load {load} -> {out['load_after']}")
+            kit.write_json(args.json, out, say=False)
             return 0
         # ---- page switches, one tab per app, interleaved
         a_ctx, a_page, a_fetch, _, a0 = open_tab(

@@ -1,7 +1,7 @@
 """Read the charts of the attnviz board (``attnviz.ui.board``) in an AppTest run.
 
 Each board is a Streamlit component (components v2, ``attnviz.board``); its JSON data
-holds the figures as plotly JSON (``figures`` = [{key, figure, link, label}]), so the
+holds the figures as plotly JSON (``figures`` = [{key, figure, link, title}]), so the
 checks of figure content read the same dicts ``st.plotly_chart`` used to carry.
 """
 
@@ -25,7 +25,7 @@ def _board_data(at: AppTest) -> list[dict]:
 
 
 def board_entries(at: AppTest) -> dict[str, dict]:
-    """Chart key -> the board's entry for it: ``figure`` (plotly JSON), ``link``, ``label``
+    """Chart key -> the board's entry for it: ``figure`` (plotly JSON), ``link``, ``title``
     and ``board`` (the component's key)."""
     out: dict[str, dict] = {}
     for args in _board_data(at):

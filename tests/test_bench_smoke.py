@@ -217,6 +217,26 @@ def test_page_switch_measures_switches_and_bytes(tmp_path: Path) -> None:
 
 
 @pytest.mark.e2e
+def test_page_switch_per_language_clicks_the_translated_links(tmp_path: Path) -> None:
+    """bench/page_switch.py --langs (issue 45): one tab per language, each switching by its
+    own language's sidebar links (an Arabic tab that lost its language would find no link
+    and time out); per language the switches, bytes and the ratio to the first language."""
+    import page_switch
+
+    if not Path(kit.CHROMIUM).exists():
+        pytest.skip("needs Debian's chromium at /usr/bin/chromium")
+    out = tmp_path / "langs.json"
+    argv = ["--langs", "en,ar", "--rounds", "1", "--pages", ",multi_head", "--quiet", "250"]
+    assert page_switch.main([*argv, "--json", str(out)]) == 0
+    langs = json.loads(out.read_text())["langs"]
+    assert set(langs) == {"en", "ar"} and langs["en"]["ratio_ms"] == 1.0
+    for r in langs.values():
+        assert set(r["per_page_ms"]) == {"Playground", "Multi-head"}
+        assert [row["page"] for row in r["rows"]] == ["", "multi_head"]
+        assert all(row["ms"] > 0 and row["plots"] > 0 and row["ws_bytes"] > 0 for row in r["rows"])
+
+
+@pytest.mark.e2e
 def test_first_visit_timeline_orders_its_marks(tmp_path: Path) -> None:
     """bench/first_visit.py: one first visit per app, its marks in the order they happen
     (page content, plotly.js asked, received, run, every chart drawn; no timing asserted)."""

@@ -12,9 +12,8 @@ from __future__ import annotations
 import streamlit as st
 
 from attnviz import i18n
-from attnviz.i18n import _
-from attnviz.ui import streamlit_private
 from attnviz.classroom.web import catalog
+from attnviz.i18n import _
 
 PARAM = "lang"
 PICK_KEY = "attnviz_lang_pick"  #: the sidebar's picker (session state)
@@ -40,13 +39,6 @@ def setup() -> str:
     if st.session_state.get(PICK_KEY) != code:
         st.session_state[PICK_KEY] = code
     return code
-
-
-def layout() -> None:
-    """After the page config: a right-to-left language's CSS (the prose right to left, the
-    charts and the mathematics left to right)."""
-    if i18n.direction() == "rtl":
-        streamlit_private.rtl_css()
 
 
 def _picked() -> None:

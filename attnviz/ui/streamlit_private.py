@@ -256,24 +256,6 @@ def present_css() -> None:
     )
 
 
-def rtl_css() -> None:
-    """A right-to-left language (:func:`attnviz.ui.lang.setup`): the main column's and the
-    sidebar's prose and controls run right to left, while charts, equations, code and
-    tables of numbers keep their mathematical left-to-right order (as Arabic textbooks print
-    them). Set on Streamlit's containers, not on ``<html dir>``: the page's frame (the
-    sidebar that slides in from the left, its collapse) is laid out left to right."""
-    st.html(
-        """
-<style>
-[data-testid="stMain"], [data-testid="stSidebarContent"] { direction: rtl; }
-[data-testid="stMain"] .attnviz-board, .katex, .katex-display, [data-testid="stCode"],
-[data-testid="stMain"] code, [data-testid="stDataFrame"], [data-testid="stTable"],
-[data-testid="stMarkdownContainer"] table { direction: ltr; }
-</style>
-"""
-    )
-
-
 def accessibility_css() -> None:
     """The app's accessibility CSS (:func:`attnviz.ui.a11y.setup`): the focus ring (#1c3f94,
     ``a11y.FOCUS``), code highlighting at >= 4.5:1 on the code boxes' background

@@ -353,14 +353,16 @@ class AxisTitle:
 
     def meta(self) -> dict:
         """What the board reads (``layout.meta["axes"]``): the noun (an English identifier),
-        its display word, the forms and each form on two lines (the head, then the rest: a
-        tall title at a larger text size)."""
-        head = _(self.head)
+        its display word, the head and what follows it in each form (``rests``, longest
+        first, "" for the head alone). The board (``draw.js`` ``axisParts``) joins them into
+        the forms ("head — rest", :meth:`forms`) and the same on two lines ("head<br>rest":
+        a tall title at a larger text size): each part sent once, not in six strings (issue
+        45: in Arabic every letter is two bytes of every slider move)."""
         return {
             "noun": self.noun,
             "word": _(self.noun),
-            "forms": self.forms(),
-            "lines": [f"{head}<br>{r}" if r else head for r in self._rests()],
+            "head": _(self.head),
+            "rests": self._rests(),
         }
 
 

@@ -371,6 +371,10 @@ def test_the_board_styles_come_from_board_css_alone(session):
 DOWNLOAD_LABELS_JS = """() => Array.from(document.querySelectorAll(
   '.attnviz-board .cell[data-key="pg_weights"] .attnviz-download'))
   .map(b => b.getAttribute('aria-label'))"""
+# The computed direction of the main column, the sidebar and a board (board.css's
+# html[data-dir="rtl"] rules: prose right to left in Arabic, the charts left to right).
+DIRECTIONS_JS = """() => ['[data-testid="stMain"]', '[data-testid="stSidebarContent"]',
+  '.attnviz-board'].map(s => getComputedStyle(document.querySelector(s)).direction)"""
 CATALOG_JS = """() => performance.getEntriesByType('resource').map(e => e.name)
   .filter(n => n.includes('/_attnviz/catalog/'))"""
 
@@ -378,7 +382,8 @@ CATALOG_JS = """() => performance.getEntriesByType('resource').map(e => e.name)
 def test_a_language_switch_translates_the_boards_own_words(session):
     """The board's catalog comes by URL (attnviz.classroom.web.catalog), fetched once per tab and
     language, not with every rerun: a Spanish page's board speaks Spanish, a slider move
-    fetches nothing, and the language picker's Arabic re-translates the board."""
+    fetches nothing, and the language picker's Arabic re-translates the board and runs the
+    page's prose right to left (board.css, by <html data-dir>), the charts left to right."""
     from attnviz import i18n
 
     def prefix(code: str) -> str:
@@ -394,9 +399,11 @@ def test_a_language_switch_translates_the_boards_own_words(session):
     thumb.focus()
     session.rerun_after(lambda: session.page.keyboard.press("ArrowRight"))
     assert session.page.evaluate(CATALOG_JS) == fetched  # the move sent no catalog
+    assert session.page.evaluate(DIRECTIONS_JS) == ["ltr", "ltr", "ltr"]
     choose_option(session, "attnviz_lang_pick", "العربية")
     labels = session.page.evaluate(DOWNLOAD_LABELS_JS)
     assert labels and all(label.startswith(prefix("ar")) for label in labels), labels
     assert session.page.evaluate("() => document.documentElement.lang") == "ar"
+    assert session.page.evaluate(DIRECTIONS_JS) == ["rtl", "rtl", "ltr"]
     assert any("/ar.json?v=" in u for u in session.page.evaluate(CATALOG_JS))
     assert_no_board_errors(session)

@@ -3,7 +3,8 @@
 // drawn without plotly measuring each one on every redraw (the head change's cost).
 import assert from "node:assert/strict";
 import test from "node:test";
-import { fitted, quickTicks, scaled, SLIDE_MIN_PX } from "../../attnviz/ui/board/js/draw.js";
+import { axisParts, chartLabel, fitted, quickTicks, scaled, SLIDE_MIN_PX } from "../../attnviz/ui/board/js/draw.js";
+import { setLocale } from "../../attnviz/ui/board/js/i18n.js";
 
 test("quickTicks: every axis and colour bar draws its tick labels without measuring", () => {
   const layout = { xaxis: { title: "key" }, yaxis2: { range: [0, 1] }, height: 300 };
@@ -30,25 +31,32 @@ test("quickTicks: a figure's own setting is kept", () => {
   assert.equal(dat[0].colorbar.ticklabeloverflow, "hide past div");
 });
 
-// an axis title in parts, as attnviz.viz.style.AxisTitle.meta() sends it
+// an axis title in parts, as attnviz.viz.style.AxisTitle.meta() sends it, and its forms
 const QUERY_COLUMNS = {
   noun: "query",
+  head: "query i (column)",
+  rests: ["columns = tokens (UDL book)", "columns = tokens", ""],
   forms: [
     "query i (column) — columns = tokens (UDL book)",
     "query i (column) — columns = tokens",
     "query i (column)",
   ],
-  lines: [
-    "query i (column)<br>columns = tokens (UDL book)",
-    "query i (column)<br>columns = tokens",
-    "query i (column)",
-  ],
 };
 const QUERY_ROWS = {
   noun: "query",
+  head: "query i (row)",
+  rests: ["rows = tokens (PyTorch)", "rows = tokens", ""],
   forms: ["query i (row) — rows = tokens (PyTorch)", "query i (row) — rows = tokens", "query i (row)"],
   lines: ["query i (row)<br>rows = tokens (PyTorch)", "query i (row)<br>rows = tokens", "query i (row)"],
 };
+
+test("axisParts: the forms and two-line forms joined from the head and its rests", () => {
+  const layout = { meta: { axes: { yaxis: QUERY_ROWS, xaxis: { noun: "key", head: "key j", rests: [""] } } } };
+  assert.deepEqual(axisParts(layout, "yaxis"), { noun: "query", forms: QUERY_ROWS.forms, lines: QUERY_ROWS.lines });
+  assert.deepEqual(axisParts(layout, "xaxis").forms, ["key j"]);
+  assert.equal(axisParts(layout, "xaxis2"), null);
+  assert.equal(axisParts({ meta: { axes: { xaxis: { noun: "key" } } } }, "xaxis"), null);
+});
 
 test("fitted: a wide x title takes the longest of its builder's forms that fits", () => {
   const layout = {
@@ -111,4 +119,13 @@ test("scaled: a fixed margin's token-label part grows with the slide's text, num
   assert.equal(out.margin.l, Math.ceil(92 + (92 - 34) * 0.45)); // "because" at 17.4 px
   assert.equal(out.margin.b, 54);
   assert.equal(scaled(layout, 1), layout);
+});
+
+test("chartLabel: a chart's accessible name from its title, in the shown language", async () => {
+  assert.equal(chartLabel({ key: "w", title: "Weights A" }), "Chart: Weights A");
+  assert.equal(chartLabel({ key: "w", title: "" }), "chart"); // never the code's key
+  const ar = { lang: "ar", dir: "rtl", separators: ".,", plural: ["other"] };
+  await setLocale({ ...ar, messages: { "Chart: {title}": "الرسم: {title}" } });
+  assert.equal(chartLabel({ key: "w", title: "الأوزان A" }), "الرسم: الأوزان A");
+  await setLocale({ lang: "en", dir: "ltr", separators: ".,", plural: ["one", "other"], messages: {} });
 });

@@ -148,7 +148,7 @@ test("chartGrids: an axis's noun is the one its builder sent, not read from its 
       title: { text: "Weights" },
       xaxis: { title: { text: "key j (column)" } },
       yaxis: { title: { text: "row of the matrix (whatever it says)" } },
-      meta: { axes: { yaxis: { noun: "query", forms: ["q"], lines: ["q"] } } },
+      meta: { axes: { yaxis: { noun: "query", head: "q", rests: [""] } } },
     },
   };
   const [grid] = chartGrids(figure);

@@ -92,7 +92,9 @@ def test_payload_keeps_typed_arrays_and_labels():
     [entry] = board.payload([("w", fig, board.link_attn(0, "rows", weights=True))])
     z = entry["figure"]["data"][0]["z"]
     assert isinstance(z, dict) and "bdata" in z and z["dtype"] == "f4"
-    assert entry["label"] == "Chart: Weights A = softmax(S)"
+    # the title once: the chart's accessible name ("Chart: " and the title) is made by the
+    # board in the shown language (draw.js chartLabel), not sent a second time
+    assert entry["title"] == "Weights A = softmax(S)" and "label" not in entry
     assert entry["link"] == {
         "kind": "attn",
         "orient": "rows",
@@ -209,18 +211,19 @@ def test_a_heatmaps_axes_travel_in_parts_not_as_text_to_split():
         [entry] = board.payload([("w", fig, board.link_attn(0, layout, weights=True))])
         axes = entry["figure"]["layout"]["meta"]["axes"]
         assert (axes["xaxis"]["noun"], axes["yaxis"]["noun"]) == (x_noun, y_noun)
-        assert fig.layout.xaxis.title.text == axes["xaxis"]["forms"][0]
-        assert fig.layout.yaxis.title.text in axes["yaxis"]["forms"]
-        assert len(axes["xaxis"]["lines"]) == len(axes["xaxis"]["forms"])
+        forms = {k: [f"{a['head']} — {r}" if r else a["head"] for r in a["rests"]]
+                 for k, a in axes.items()}  # fmt: skip
+        assert fig.layout.xaxis.title.text == forms["xaxis"][0]
+        assert fig.layout.yaxis.title.text in forms["yaxis"]
         diff = viz.compare.difference_figure(w, w.T, what="weights", layout=layout)
         assert diff.layout.meta["axes"] == fig.layout.meta["axes"]
-    query_rows = viz.heatmaps.QUERY_ROWS.meta()
-    assert query_rows["forms"] == [
+    rests = viz.heatmaps.QUERY_ROWS.meta()["rests"]
+    assert rests == ["rows = tokens (PyTorch)", "rows = tokens", ""]
+    assert viz.heatmaps.QUERY_ROWS.forms() == [
         "query i (row) — rows = tokens (PyTorch)",
         "query i (row) — rows = tokens",
         "query i (row)",
     ]
-    assert query_rows["lines"][0] == "query i (row)<br>rows = tokens (PyTorch)"
 
 
 def test_every_titled_axis_of_every_figure_says_what_it_counts():

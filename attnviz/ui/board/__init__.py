@@ -226,7 +226,6 @@ def payload(charts: Sequence[tuple[str, go.Figure, dict | None]]) -> list[dict]:
                 "key": key,
                 "figure": spec,
                 "link": link,
-                "label": f"Chart: {title}",
                 "title": title,
                 "role": _role(key, fig, link),
                 "rev": rev,

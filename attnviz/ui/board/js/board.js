@@ -71,7 +71,7 @@
 // CATCH_UP_MS.
 
 import { _, fill, ready, setLocale } from "./i18n.js";
-import { draw } from "./draw.js";
+import { chartLabel, draw } from "./draw.js";
 import { keep, switchTarget, watch, widgetElement } from "./headswitch.js";
 import {
   applyLink,
@@ -113,7 +113,8 @@ function chartModule(name) {
 
 // The shown language (ui.lang.board_locale): the catalog of every chart module, and the
 // page's <html lang> (screen readers pronounce by it); data-dir says a right-to-left
-// language (its prose runs right to left by ui.streamlit_private.rtl_css, the charts not).
+// language (its prose runs right to left by board.css's html[data-dir="rtl"] rules, the
+// charts not).
 function applyLocale(doc, locale) {
   setLocale(locale);
   const root = doc.documentElement;
@@ -376,7 +377,7 @@ class Board {
       key: s.key,
       role: s.role || null,
       title: s.title || null,
-      label: s.label || null,
+      label: chartLabel(s),
       link: s.link || null,
       head: s.link && s.link.head != null ? s.link.head : null,
       index: c.index,

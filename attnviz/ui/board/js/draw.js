@@ -5,7 +5,7 @@
 // narrow chart, square cells on the projector); no mode bar where it would cover the
 // title for good (a touch screen, a stacked board) or on a slide.
 
-import { separators } from "./i18n.js";
+import { _, fill, separators } from "./i18n.js";
 import { chartConfig } from "./downloads.js";
 import {
   cellText,
@@ -73,11 +73,15 @@ function scaleFonts(obj, key, factor, scale = factor) {
   return out;
 }
 
-/** The parts of axis `name`'s title its builder sent ({noun, forms, lines}), or null. */
+/** The forms of axis `name`'s title ({noun, forms, lines}) from the parts its builder sent
+ * ({noun, head, rests}: attnviz.viz.style.AxisTitle.meta), or null: "head — rest" each,
+ * longest first, and the same on two lines, "head<br>rest" ("" is the head alone). */
 export function axisParts(layout, name) {
   const axes = layout && layout.meta && layout.meta.axes;
   const p = axes && axes[name];
-  return p && Array.isArray(p.forms) && Array.isArray(p.lines) ? p : null;
+  if (!p || typeof p.head !== "string" || !Array.isArray(p.rests)) return null;
+  const join = (sep) => p.rests.map((r) => (r ? `${p.head}${sep}${r}` : p.head));
+  return { noun: p.noun, forms: join(" — "), lines: join("<br>") };
 }
 
 // The px of a fixed margin (viz.style._fixed_margins) that hold the axis title, not labels.
@@ -255,6 +259,12 @@ export function fitFigure(fig, scale, room, opts = {}) {
 
 /** Draw `args.figures` in `board.grid` (one cell per figure, by key); resolves with the
  * cells that were (re)drawn. */
+/** A chart's accessible name in the shown language: "Chart: " and its title (Python sends
+ * the title once, as the board entry's `title`, not a second time in a label: issue 45). */
+export function chartLabel(f) {
+  return f.title ? fill(_("Chart: {title}"), { title: f.title }) : _("chart");
+}
+
 export function draw(board, args) {
   const Plotly = board.Plotly;
   const scale = Number(args.text_scale) || 1;
@@ -315,7 +325,7 @@ export function draw(board, args) {
     c.cell.dataset.key = f.key;
     // the label is set when it changes: keys.js adds the keyboard's help to it when the chart
     // is drawn, and a chart that is not redrawn (below) keeps that help
-    const label = f.label || f.key;
+    const label = chartLabel(f);
     if (c.label !== label) {
       c.label = label;
       c.drawnFig = null; // redrawn, so that keys.js writes its help on the new label
