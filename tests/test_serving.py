@@ -59,13 +59,6 @@ def test_config_bounds_uploads_and_messages(config):
     assert 1 <= config["server"]["maxMessageSize"] <= 50  # MB (Streamlit's default is 200)
 
 
-def test_config_sends_unchanged_elements_as_references(config):
-    """A rerun's unchanged elements (the sidebar's radios, Markdown, <style> elements) go as
-    Streamlit's ~75-byte references from a few hundred bytes on, not from its 10 KB default
-    (issue 45: a slider move's bytes, bench/move_bytes.py)."""
-    assert 100 <= config["global"]["minCachedMessageSize"] <= 500
-
-
 def test_config_turns_off_static_serving_and_developer_tools(config):
     assert config["server"]["enableStaticServing"] is False
     assert config["client"]["toolbarMode"] in {"viewer", "minimal"}
