@@ -327,7 +327,7 @@ def unlike_views(results: list[dict]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--app", default="app.py")
+    ap.add_argument("--app", default="serve.py", help="attnviz as scripts/run.sh serves it")
     ap.add_argument("--bare", default=kit.BARE_APP)
     ap.add_argument(
         "--pages", default=",multi_head", help="url paths of app pages ('' = home/playground)"

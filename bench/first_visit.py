@@ -112,7 +112,7 @@ def report(out: dict, rows: dict[str, list[dict]]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--app", default="app.py")
+    ap.add_argument("--app", default="serve.py", help="attnviz as scripts/run.sh serves it")
     ap.add_argument("--plain", default=kit.PLAIN_APP)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--warm", type=int, default=1, help="visits per app before measuring")

@@ -403,7 +403,7 @@ def profile(args: argparse.Namespace, pages: list[str], app, plain, browser) -> 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--app", default="app.py")
+    ap.add_argument("--app", default="serve.py", help="attnviz as scripts/run.sh serves it")
     ap.add_argument("--plain", default=kit.PLAIN_APP)
     ap.add_argument("--pages", default=",".join(PAGES), help="attnviz url paths ('' = home)")
     ap.add_argument("--rounds", type=int, help="switches per page (5; 3 with --profile)")

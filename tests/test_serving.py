@@ -255,6 +255,10 @@ def test_start_command_serves_health_and_the_first_page(docker_command_server):
     status, body = _get(url + "/")
     assert status == 200
     assert b'<div id="root">' in body or b"<noscript>" in body
+    # every page's URL asks for plotly.js as it loads (attnviz.ui.board.shell)
+    for path in ("/", "/multi_head"):
+        status, body = _get(url + path)
+        assert status == 200 and b"window.__attnvizEarlyPlotly" in body, path
     assert proc.poll() is None
 
 

@@ -18,6 +18,8 @@ installed front-end bundle), not a page in front of a class. What each is for:
 - the page CSS that styles Streamlit's elements (:func:`hide_box`, :func:`seed_only_controls`,
   :func:`present_css`, :func:`accessibility_css`, :func:`nicknames_css`); each ``st.html``
   takes a literal string (tests/test_serving.py).
+- :func:`index_html`: the text of Streamlit's ``static/index.html``, the page every URL of
+  the app is (:mod:`attnviz.ui.board.shell` serves it with plotly.js asked for at once).
 - :data:`BOARD_DOM`: the selectors the chart board's JavaScript needs for Streamlit's markup,
   sent to it as data (``dom`` in every board's data): no board module names Streamlit's markup.
 """
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, NoReturn
 
 import streamlit as st
@@ -311,6 +314,11 @@ button kbd, [role="button"] kbd { opacity: 1 !important; color: inherit !importa
 </style>
 """
     )
+
+
+def index_html() -> str:
+    """Streamlit's ``index.html`` (its front end's page, in the installed package)."""
+    return (Path(st.__file__).parent / "static" / "index.html").read_text(encoding="utf-8")
 
 
 # --------------------------------------------------------------------------- the board's DOM

@@ -14,11 +14,16 @@
 // there; a new plotly (new digest, new URL) is fetched once and replaces it. Without
 // IndexedDB (private windows of some browsers) the script is fetched as before. Behind
 // deploy/haproxy.cfg the URL also gets a one-year immutable max-age.
+//
+// A first visit: served by serve.py, the page's HTML starts the download as the document
+// loads (attnviz/ui/board/shell.py), ~0.9 s before this module runs; load() takes that
+// text instead of fetching.
 
 const DB = "attnviz-board";
 const STORE = "files";
 let loading = null;
-export const stats = { source: null, ms: 0 }; // where plotly.js came from (tests, bench)
+// where plotly.js came from (tests, bench); early: the page's inline script asked for it
+export const stats = { source: null, ms: 0, early: false };
 
 function openDb() {
   return new Promise((resolve) => {
@@ -82,6 +87,21 @@ function run(src, url) {
   });
 }
 
+/** The text of plotly.js that the page's inline script started to fetch as the document
+ * loaded (window.__attnvizEarlyPlotly, under the same key), or null: none, another
+ * version, or its fetch failed (then the loader fetches as before). Taken once. */
+async function early(key) {
+  const got = window.__attnvizEarlyPlotly;
+  if (!got || got.key !== key) return null;
+  window.__attnvizEarlyPlotly = null;
+  try {
+    const text = await got.text;
+    return typeof text === "string" ? text : null;
+  } catch (e) {
+    return null;
+  }
+}
+
 async function load(url, version) {
   const t0 = performance.now();
   const key = new URL(url).pathname + new URL(url).search; // same server, any host name
@@ -95,8 +115,10 @@ async function load(url, version) {
       URL.revokeObjectURL(blob);
     }
   } else {
-    let body = null;
-    if (db) {
+    // the page's own script may have asked for it already (ui/board/shell.py, serve.py)
+    let body = await early(key);
+    if (body !== null) stats.early = true;
+    else if (db) {
       const res = await fetch(url);
       if (!res.ok) throw new Error(`plotly.js could not be loaded from ${url}: ${res.status}`);
       body = await res.text();
