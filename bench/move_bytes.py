@@ -5,8 +5,9 @@ One server (``serve.py`` by default: the board's catalogs by URL, as deployed), 
 websocket session per page and language (``bench/stclient.py``, which keeps Streamlit's
 message cache as a browser does), N moved through 7, 8, 9, 10 in turn (a value comes back
 only after four runs, so no chart is sent as a cached reference, as in a browser moving N
-up). Bytes and counts are load-independent; the CPU seconds are the server process's
-(``/proc``, 10 ms ticks: read the mean of many moves).
+up). Bytes and counts are load-independent ("deflated": the same messages as the wire
+carries them with the websocket's compression, :class:`Deflater`); the CPU seconds are the
+server process's (``/proc``, 10 ms ticks: read the mean of many moves).
 
     python bench/move_bytes.py                                    # en, three pages
     python bench/move_bytes.py --langs en,es,zh_CN,ar --pages ""  # the languages, playground
@@ -21,6 +22,7 @@ import collections
 import os
 import statistics
 import sys
+import zlib
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -47,18 +49,35 @@ def label(fm: ForwardMsg) -> str:
     return "board:" + el.bidi_component.id.split("-")[-1][:30] if et == "bidi_component" else et
 
 
+class Deflater:
+    """The bytes a message takes on the wire with permessage-deflate as the server and a
+    browser negotiate it (``server.enableWebsocketCompression``: the server's window 2^12,
+    its context kept from message to message, memLevel 5: the ``websockets`` defaults that
+    uvicorn uses): each message compressed and flushed, less the 4 bytes the extension strips."""
+
+    def __init__(self) -> None:
+        self.z = zlib.compressobj(wbits=-12, memLevel=5)
+
+    def size(self, data: bytes) -> int:
+        return len(self.z.compress(data) + self.z.flush(zlib.Z_SYNC_FLUSH)) - 4
+
+
 class Probe(Session):
-    """A session that also notes each message of the last run (label, bytes)."""
+    """A session that also notes each message of the last run (label, bytes, deflated)."""
+
+    deflater: Deflater | None = None
 
     def _read_until_finished(self, t0: float):
-        self.log: list[tuple[str, int]] = []
+        self.log: list[tuple[str, int, int]] = []
         recv = self.ws.recv
+        if self.deflater is None:  # one per connection, as the server's compressor
+            self.deflater = Deflater()
 
         def noted():
             data = recv()
             fm = ForwardMsg()
             fm.ParseFromString(data)
-            self.log.append((label(fm), len(data)))
+            self.log.append((label(fm), len(data), self.deflater.size(data)))
             return data
 
         self.ws.recv = noted
@@ -90,21 +109,24 @@ def main(argv: list[str] | None = None) -> int:  # pragma: no cover - a benchmar
                     for i in range(args.moves):
                         c0 = cpu_seconds(pid)
                         r = s.rerun({"N": 7 + i % 4})
-                        rows.append((cpu_seconds(pid) - c0, r.bytes, r.messages, list(s.log)))
+                        wire = sum(x[2] for x in s.log)
+                        rows.append((cpu_seconds(pid) - c0, r.bytes, r.messages, list(s.log), wire))
                         if not r.ok:
                             raise SystemExit(f"{page or 'home'} ?{query}: {r.errors}")
                 kb = statistics.median(x[1] for x in rows) / 1024
                 msgs = statistics.median(x[2] for x in rows)
                 cpu = 1000 * statistics.mean(x[0] for x in rows)
+                wire = statistics.median(x[4] for x in rows) / 1024
                 print(
-                    f"{lang:6s} {page or 'home':14s} {kb:6.1f} KB/move  {msgs:5.1f} messages  "
+                    f"{lang:6s} {page or 'home':14s} {kb:6.1f} KB/move  ({wire:5.1f} deflated)  "
+                    f"{msgs:5.1f} messages  "
                     f"server CPU {cpu:4.0f} ms/move (mean of {len(rows)})",
                     flush=True,
                 )
                 if args.detail:
                     size: collections.Counter = collections.Counter()
                     count: collections.Counter = collections.Counter()
-                    for name, n in rows[-1][3]:
+                    for name, n, _ in rows[-1][3]:
                         size[name] += n
                         count[name] += 1
                     for name, n in size.most_common():
