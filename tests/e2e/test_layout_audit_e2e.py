@@ -32,10 +32,6 @@ pytestmark = pytest.mark.e2e
 #: them). Delete an entry with its fix: a breach not listed fails, and so does an entry
 #: whose breach no longer occurs.
 KNOWN: dict[tuple[str, str], str] = {
-    **known("slide playground 1", "fold",
-            "the playground on the projector is one long page (2,445 px below the screen, "
-            "measured 2026-11-29): its output, X, Q, K, V below the fold; it is not cut into "
-            "steps (Step by step is the playground's slides)"),
     **known("slide notebooks 1, slide exercises 1", "fold",
             "a long page of tables or questions on the projector (1,774 and 2,470 px below "
             "the screen), not cut into slides"),

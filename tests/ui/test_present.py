@@ -3,9 +3,11 @@ the on_click callbacks, the link for the class, warnings for invalid values."""
 
 from __future__ import annotations
 
+import base64
+
 import numpy as np
 import pytest
-from board_view import board_entries, figures_of
+from board_view import board_args, board_entries, figures_of, prefetched
 
 from attnviz.ui import present
 from tests.test_app import (  # noqa: F401
@@ -13,6 +15,7 @@ from tests.test_app import (  # noqa: F401
     open_exports,
     run_app,
     server_like_navigation,
+    view_of,
     z_of,
 )
 
@@ -144,8 +147,8 @@ def test_large_matrices_get_no_latex():
     assert names and all("{A}" not in n and "{X}" not in n for n in names)
 
 
-#: The controls a slide of Masking, Why √d_k or Cross-attention may show.
-SLIDE_CONTROLS = ("head", "mk_pad", "sc_factor")
+#: The controls a slide of Masking, Why √d_k, Cross-attention or the playground may show.
+SLIDE_CONTROLS = ("head", "query", "mk_pad", "sc_factor")
 
 
 def shown_controls(at) -> list[str]:
@@ -278,4 +281,56 @@ def test_cross_normal_page_shows_every_step():
     assert_clean(at)
     keys = set(chart_keys(at))
     assert {"cx_top_scores", "cx_top_weights", "cx_top_out", "cx_qkv_q", "cx_heads_grid"} <= keys
+    assert not any(m.value.startswith("**Step ") for m in at.markdown)
+
+
+@pytest.mark.parametrize(
+    ("step", "charts", "controls"),
+    [
+        (1, ["pg_scores", "pg_weights"], ["head"]),
+        (2, ["pg_weights", "pg_v", "pg_out"], ["head"]),
+        (3, ["pg_x", "pg_q", "pg_k", "pg_v"], ["head"]),
+        (4, ["pg_qbars", "pg_qsum"], ["head", "query"]),
+    ],
+)
+def test_playground_step_k_is_one_slide(step, charts, controls):
+    """Issue 47: the playground in four steps (scores and weights; A, V and out = A V; X, Q,
+    K, V; one query), each one board of the picked head; the query picker only on the
+    query's step, its value (from the link) kept in the hidden box on the others."""
+    at = run_app({"present": "1", "step": str(step), "head": "1", "query": "2"})
+    assert_clean(at)
+    assert step_line(at).startswith(f"**Step {step} of 4**")
+    assert chart_keys(at) == charts
+    assert shown_controls(at) == controls
+    assert at.selectbox(key="head").value == 1 and at.selectbox(key="query").value == 2
+    figs, r = figures_of(at), view_of(at).result
+    if step < 4:  # the picked head's matrix (scores or weights, V, Q)
+        shown = {1: ("pg_scores", r.scores), 2: ("pg_v", r.values), 3: ("pg_q", r.queries)}
+        key, want = shown[step]
+        np.testing.assert_allclose(z_of(figs[key]), want[1], rtol=1e-6, atol=1e-7)
+    else:  # the bars of the linked query in head 1, as tall as the slide leaves them
+        bars = figs["pg_qbars"]
+        y = bars["data"][0]["y"]  # the bars' heights (plotly's base64 typed array)
+        y = np.frombuffer(base64.b64decode(y["bdata"]), y["dtype"]) if "bdata" in y else y
+        np.testing.assert_allclose(y, r.weights[1, 2], atol=1e-6)
+        assert bars["layout"]["meta"]["fill"] == "height"
+    assert not at.get("download_button") and not at.main.get("expander")  # no exports, code
+
+
+def test_playground_slide_sends_the_other_heads_of_its_board():
+    """A head change on a slide sends the other heads' charts of the slide's one board
+    (the hidden prefetch board), as the normal page does for its three."""
+    at = run_app({"present": "1", "step": "2", "N": "5", "D": "8", "heads": "4"})
+    at.selectbox(key="head").set_value(1).run()
+    assert_clean(at)
+    pre = prefetched(at)
+    assert set(pre) == {"pg_mix"} and set(pre["pg_mix"]["values"]) == {"0", "2", "3"}
+    assert board_args(at)["pg_mix"]["rev"] == pre["pg_mix"]["current_rev"]
+
+
+def test_playground_normal_page_has_no_steps():
+    at = run_app({})
+    assert_clean(at)
+    keys = set(chart_keys(at))
+    assert {"pg_scores", "pg_weights", "pg_out", "pg_x", "pg_q", "pg_qbars", "pg_qsum"} <= keys
     assert not any(m.value.startswith("**Step ") for m in at.markdown)
