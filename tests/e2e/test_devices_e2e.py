@@ -471,10 +471,10 @@ def test_projector_learned_slider_steps_by_the_arrow_keys_and_passes_axe(new_ses
     """The slider in steps: ArrowRight lands on the next checkpoint; axe on the page."""
     s = new_session((1920, 1080))
     run = toys.load("induction")
-    s.open(f"/learned?task=induction&step={int(run.steps[20])}")
+    s.open(f"/learned?task=induction&checkpoint={int(run.steps[20])}")
     s.page.locator(".st-key-lr_step input[type='range']").first.focus()
     s.rerun_after(lambda: s.page.keyboard.press("ArrowRight"))
-    assert parse_qs(urlparse(s.page.url).query).get("step") == [str(int(run.steps[21]))]
+    assert parse_qs(urlparse(s.page.url).query).get("checkpoint") == [str(int(run.steps[21]))]
     assert not blocking(scan(s.page))
 
 

@@ -38,10 +38,6 @@ KNOWN: dict[tuple[str, str], str] = {
     **known("slide compare 1", "fold",
             "Compare is one long page on the projector: its entropy chart at 1,531 px, "
             "1,099 px below the screen"),
-    **known("slide learned 1, slide learned_align 1", "fold",
-            "issue 47: Learned attention's heads chart fits the slide, but the page runs on "
-            "under it (about 1,680 px below the screen: curves, Train it yourself, the "
-            "exercises)"),
 }  # fmt: skip
 
 #: Views beyond a page's defaults: (name, path) on a slide.
