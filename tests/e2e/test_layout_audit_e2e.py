@@ -35,9 +35,6 @@ KNOWN: dict[tuple[str, str], str] = {
     **known("slide notebooks 1, slide exercises 1", "fold",
             "a long page of tables or questions on the projector (1,774 and 2,470 px below "
             "the screen), not cut into slides"),
-    **known("slide compare 1", "fold",
-            "Compare is one long page on the projector: its entropy chart at 1,531 px, "
-            "1,099 px below the screen"),
 }  # fmt: skip
 
 #: Views beyond a page's defaults: (name, path) on a slide.

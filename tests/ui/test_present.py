@@ -334,3 +334,39 @@ def test_playground_normal_page_has_no_steps():
     keys = set(chart_keys(at))
     assert {"pg_scores", "pg_weights", "pg_out", "pg_x", "pg_q", "pg_qbars", "pg_qsum"} <= keys
     assert not any(m.value.startswith("**Step ") for m in at.markdown)
+
+
+@pytest.mark.parametrize(
+    ("step", "charts"),
+    [(1, ["cmp_a", "cmp_b", "cmp_diff"]), (2, []), (3, ["cmp_entropy"])],
+)
+def test_compare_step_k_is_one_slide(step, charts):
+    """Issue 47: Compare in three steps (A, B and B − A; the largest changes; entropy),
+    each under A's and B's heads and B's settings in a popover (drawn every run: their
+    values and the link kept); the changes as a table in slide type."""
+    link = {"present": "1", "step": str(step), "N": "5", "b_mask": "causal"}
+    at = run_app(link, "pages/compare.py")
+    assert_clean(at)
+    assert step_line(at).startswith(f"**Step {step} of 3**")
+    assert chart_keys(at) == charts
+    assert at.selectbox(key="b_mask").value == "causal"  # B's control, in the popover
+    assert at.query_params["b_mask"] == "causal"
+    tables = [m.value for m in at.main.markdown if m.value.startswith("| ")]
+    if step == 2:  # the largest change: query 0 keeps all its weight on key 0 under causal
+        (table,) = tables
+        first = table.splitlines()[2]
+        assert first.startswith("| 0 (") and "| 1.0000 |" in first
+        assert len(table.splitlines()) == 12
+    else:
+        assert not tables
+    if step == 3:
+        assert figures_of(at)["cmp_entropy"]["layout"]["meta"]["fill"] == "height"
+    assert not at.get("download_button")  # the normal page's exports are not on a slide
+
+
+def test_compare_normal_page_has_no_steps():
+    at = run_app({"N": "5", "b_mask": "causal"}, "pages/compare.py")
+    assert_clean(at)
+    assert {"cmp_a", "cmp_b", "cmp_diff", "cmp_entropy"} <= set(chart_keys(at))
+    assert not any(m.value.startswith("**Step ") for m in at.markdown)
+    assert at.dataframe  # the largest changes as a data grid
