@@ -370,3 +370,34 @@ def test_compare_normal_page_has_no_steps():
     assert {"cmp_a", "cmp_b", "cmp_diff", "cmp_entropy"} <= set(chart_keys(at))
     assert not any(m.value.startswith("**Step ") for m in at.markdown)
     assert at.dataframe  # the largest changes as a data grid
+
+
+@pytest.mark.parametrize("step", [1, 5, 9])
+def test_exercises_step_k_is_one_question(step):
+    """Issue 47: the exercises on the projector, one question a slide (the step bar names
+    it), under the score, New exercises and Start a class; the question and its answer
+    box on the left, the verdict and the worked answer on the right after Check."""
+    at = run_app({"present": "1", "step": str(step)}, "pages/exercises.py")
+    assert_clean(at)
+    assert step_line(at).startswith(f"**Step {step} of 9**")
+    i = step - 1
+    cards = [m.value for m in at.main.markdown if m.value.startswith("#### ")]
+    assert len(cards) == 1 and cards[0].startswith(f"#### {step}. ")
+    assert step_title(at) == cards[0].split(". ", 1)[1]
+    assert {"ex_new", f"ex{i}_check"} <= {b.key for b in at.main.button}
+    assert not any("attnviz-join" in h.proto.body for h in at.main.get("html"))  # the room's
+    boxes = [t for t in at.main.text_input if t.key == f"ex{i}"]
+    assert boxes or step != 1  # question 1 asks for a number
+    if boxes:  # a wrong answer, then the answer shown: its card's right column
+        boxes[0].set_value("-99").run()
+        at.button(key=f"ex{i}_check").click().run()
+        at.button(key=f"ex{i}_show").click().run()
+        assert_clean(at)
+        assert any("Answer:" in m.value for m in at.main.info)
+
+
+def test_exercises_normal_page_shows_every_question():
+    at = run_app({}, "pages/exercises.py")
+    assert_clean(at)
+    cards = [m.value for m in at.main.markdown if m.value.startswith("#### ")]
+    assert len(cards) == 9 and not any(m.value.startswith("**Step ") for m in at.markdown)
