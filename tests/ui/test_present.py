@@ -401,3 +401,31 @@ def test_exercises_normal_page_shows_every_question():
     assert_clean(at)
     cards = [m.value for m in at.main.markdown if m.value.startswith("#### ")]
     assert len(cards) == 9 and not any(m.value.startswith("**Step ") for m in at.markdown)
+
+
+def test_notebooks_one_preset_a_slide_its_checks_in_slide_type():
+    """Issue 47: the notebooks on the projector, a preset a slide (its checks at most nine
+    a slide, a longer list split evenly: UDL 12.1's 17 in two), the checks as a Markdown
+    table in slide type; every check on some slide, once."""
+    from attnviz.teaching import presets
+
+    counts = {n: len(presets.get(n).check()) for n in presets.names()}
+    slides = sum(-(-c // 9) for c in counts.values())
+    seen: list[str] = []
+    for step in range(1, slides + 1):
+        at = run_app({"present": "1", "step": str(step)}, "pages/notebooks.py")
+        assert_clean(at)
+        assert step_line(at).startswith(f"**Step {step} of {slides}**")
+        (table,) = [m.value for m in at.main.markdown if m.value.startswith("| ")]
+        rows = table.splitlines()[2:]
+        assert 1 <= len(rows) <= 9 and all(r.startswith("| ✓ pass |") for r in rows)
+        seen += rows
+        assert not at.get("dataframe") and not at.get("download_button")
+    assert len(seen) == sum(counts.values())
+
+
+def test_notebooks_normal_page_keeps_its_data_grids():
+    at = run_app({}, "pages/notebooks.py")
+    assert_clean(at)
+    assert len(at.dataframe) == 5 and not any(m.value.startswith("| ") for m in at.main.markdown)
+    assert any("printed values reproduced" in m.value for m in at.main.markdown)
