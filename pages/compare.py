@@ -19,13 +19,24 @@ view = ui.start(
         point=ui.pointing(_("Hover a cell to outline it in all three; click it"), _("Tap a cell"))
     ),
 )
+#: The presenter view's slides (``?present=1&step=``); the normal page shows them all.
+STEPS = [
+    _("A, B and B − A"),
+    _("The largest changes"),
+    _("Entropy: how widely each query spreads its attention"),
+]
+step = ui.steps(STEPS)
 compare.preset_buttons()
 
 
 @st.fragment
-def body(view: ui.View) -> None:
+def body(view: ui.View, step: ui.Steps) -> None:
     """B's controls, the heads, the three matrices and what changed: a change of B or of a
-    head reruns only this part (a click on a cell only :func:`views`)."""
+    head reruns only this part (a click on a cell only :func:`views`). In the presenter
+    view one step a slide (:func:`slide`)."""
+    if step.presenting:
+        slide(view, step.index)
+        return
     st.subheader(_("View B: what differs from A"))
     b = compare.b_controls(view)
     for note in b.notes:
@@ -60,22 +71,8 @@ def body(view: ui.View) -> None:
     st.subheader(_("The largest changes"))
     compare.changes_table(wa, wb, labels)
     st.subheader(_("Entropy: how widely each query spreads its attention"))
-    dh = viz.compare.entropy_change(wa, wb)
     ui.plot(viz.compare.entropy_change_figure(wa, wb, labels=labels), key="cmp_entropy")
-    mean = float(dh.mean())
-    st.caption(
-        _(
-            "H(B) − H(A) in bits, per query (uniform over the N keys: log₂ N = "
-            "{uniform} bits; one-hot: 0). On average B's attention is "
-        ).format(uniform=i18n.fmt(np.log2(ra.n_tokens), ".2f"))
-        + (
-            _("broader than A's, by {d} bits.").format(d=i18n.fmt(mean, ".3f"))
-            if mean > 0.005
-            else _("sharper than A's, by {d} bits.").format(d=i18n.fmt(-mean, ".3f"))
-            if mean < -0.005
-            else _("as broad as A's (the same to 2 decimals).")
-        )
-    )
+    st.caption(entropy_words(wa, wb))
     ui.shapes(
         {_("A (weights)"): wa, _("B (weights)"): wb, "B − A": wb - wa},
         note=_("rows = tokens") if lay == "rows" else _("shown transposed: columns = tokens"),
@@ -83,16 +80,96 @@ def body(view: ui.View) -> None:
     compare.exports(view, b.settings, rb, (ha, hb))
 
 
-@st.fragment
-def views(
+def entropy_words(wa: np.ndarray, wb: np.ndarray) -> str:
+    """What the entropy chart shows, and B's mean change in words."""
+    mean = float(viz.compare.entropy_change(wa, wb).mean())
+    return _(
+        "H(B) − H(A) in bits, per query (uniform over the N keys: log₂ N = "
+        "{uniform} bits; one-hot: 0). On average B's attention is "
+    ).format(uniform=i18n.fmt(np.log2(wa.shape[0]), ".2f")) + (
+        _("broader than A's, by {d} bits.").format(d=i18n.fmt(mean, ".3f"))
+        if mean > 0.005
+        else _("sharper than A's, by {d} bits.").format(d=i18n.fmt(-mean, ".3f"))
+        if mean < -0.005
+        else _("as broad as A's (the same to 2 decimals).")
+    )
+
+
+def slide(view: ui.View, index: int) -> None:
+    """The presenter view's step ``index`` (:data:`STEPS`): the heads of A and B, B's
+    settings in a popover over the slide (its controls drawn there every run, so their
+    values and link stay) and what differs, above the step's one view: the three
+    matrices filling the screen; the table of the largest changes; the entropy chart as
+    tall as the slide leaves it, its words beside it."""
+    c_a, c_b, c_set, c_info = st.columns([1, 1, 1.3, 3], vertical_alignment="bottom")
+    with c_set.popover(_("View B: what differs from A"), width="stretch"):
+        b = compare.b_controls(view, columns=2)
+    for note in b.notes:
+        st.warning(note, icon=":material/warning:")
+    try:
+        rb = compare.compute_b(view, b.settings)
+    except ValueError as e:
+        st.error(_("Cannot compute view B with these settings: {error}").format(error=e))
+        return
+    ra, labels = view.result, view.labels
+    ha, hb = compare.head_pickers(ra.num_heads, rb.num_heads, c_a, c_b)
+    diff = compare.differing(view.settings, b.settings)
+    what_a = compare.describe(view.settings, diff) if diff else _("the sidebar's view")
+    what_b = compare.describe(b.settings, diff) if diff else _("the same view")
+    c_info.markdown(
+        _("**A**: {a} · head {ha}  \n**B**: {b} · head {hb}").format(
+            a=what_a, ha=ha, b=what_b, hb=hb
+        )
+    )
+    wa, wb = ra.weights[ha], rb.weights[hb]  # (N, N) each
+    shown = (view.settings, b.settings, ha, hb)
+    if index == 0:
+        for col, (key, f, link, over) in zip(
+            st.columns(3), weight_charts(view, rb, (ha, hb), (what_a, what_b), shown), strict=True
+        ):
+            with col:
+                ui.board(f"board_{key}", [(key, f, link)], overlays=over)
+        asks.compare(shown, wa, wb, (ha, hb))  # a teacher's open class: Ask the room
+    elif index == 1:
+        changes_slide(wa, wb, labels)
+    else:
+        chart, side = st.columns([3, 1.2], gap="large")
+        fig = viz.compare.entropy_change_figure(wa, wb, labels=labels)
+        fig.layout.meta = {**(fig.layout.meta or {}), "fill": "height"}
+        with chart:
+            ui.plot(fig, key="cmp_entropy")
+        side.container(key="slide_text_cmp").markdown(entropy_words(wa, wb))
+
+
+def changes_slide(wa: np.ndarray, wb: np.ndarray, labels: tuple[str, ...]) -> None:
+    """The largest changes |B − A| as a Markdown table: in slide type (the normal page's
+    table is a data grid, drawn in small type on a canvas)."""
+    rows = viz.compare.largest_changes(wa, wb, k=10)
+    if not rows:
+        st.markdown(_("No weight changed."))
+        return
+
+    def name(t: int) -> str:  # a token's text, literal and its whitespace visible
+        return f"{t} ({ui.md_token(labels[t])})".replace("|", "\\|") if t < len(labels) else str(t)
+
+    lines = [f"| {_('query')} | {_('key')} | A | B | B − A |", "|---|---|--:|--:|--:|"]
+    lines += [
+        f"| {name(c.query)} | {name(c.key)} | {i18n.fmt(c.a, '.4f')} | {i18n.fmt(c.b, '.4f')} "
+        f"| {i18n.fmt(c.delta, '+.4f')} |"
+        for c in rows
+    ]
+    st.markdown("\n".join(lines))
+
+
+def weight_charts(
     view: ui.View,
     rb: engine.AttentionResult,
     heads: tuple[int, int],
     what: tuple[str, str],
-    shown: object = None,
-) -> None:
-    """A's and B's weights and B − A, hover-linked, and the clicked cell worked out in both:
-    a click reruns only this part. ``shown``: the view a revealed question outlines."""
+    shown: object,
+) -> list[tuple]:
+    """(key, figure, link, overlays) of A's and B's weights and of B − A, each its own
+    board, hover-linked, a click worked out under A's and B's."""
     ra, lay, labels, n = view.result, view.layout, view.labels, view.result.n_tokens
     (ha, hb), (what_a, what_b) = heads, what
     wa, wb = ra.weights[ha], rb.weights[hb]  # (N, N) each
@@ -127,10 +204,27 @@ def views(
         key: {key: ui.Overlay("compare", shown, 0, lay, n, chart=i)}
         for i, key in enumerate(("cmp_a", "cmp_b"))
     }
-    for col, (key, f) in zip(st.columns(3), fig.items(), strict=True):
+    return [
+        (key, f, ui.link_attn(None, lay, arithmetic=arith[key]), overlays.get(key))
+        for key, f in fig.items()
+    ]
+
+
+@st.fragment
+def views(
+    view: ui.View,
+    rb: engine.AttentionResult,
+    heads: tuple[int, int],
+    what: tuple[str, str],
+    shown: object = None,
+) -> None:
+    """A's and B's weights and B − A, hover-linked, and the clicked cell worked out in both:
+    a click reruns only this part. ``shown``: the view a revealed question outlines."""
+    ra, labels, (ha, hb) = view.result, view.labels, heads
+    charts = weight_charts(view, rb, heads, what, shown)
+    for col, (key, f, link, over) in zip(st.columns(3), charts, strict=True):
         with col:  # one board each, hover-linked: a click names the view it was made on
-            link = ui.link_attn(None, lay, arithmetic=arith[key])
-            ui.board(f"board_{key}", [(key, f, link)], overlays=overlays.get(key))
+            ui.board(f"board_{key}", [(key, f, link)], overlays=over)
     st.caption(
         (
             # the sidebar's weights' colour range (ui.weights_scale): fixed 0…1, or per chart
@@ -145,7 +239,8 @@ def views(
             "(the scale is symmetric around 0)."
         )
     )
-    compare.cell_pair(tuple(f"board_{k}" for k in fig), (ra, rb), (ha, hb), labels)
+    keys = tuple(f"board_{key}" for key, *__ in charts)
+    compare.cell_pair(keys, (ra, rb), (ha, hb), labels)
 
 
-body(view)
+body(view, step)

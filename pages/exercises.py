@@ -39,6 +39,7 @@ def exercises_page() -> None:
     seed = int(st.session_state.get("seed", 0) or 0)
     quiz.use_set(seed, live.COUNT)  # another set: forget the old answers
     items = quiz.generate(seed, live.COUNT)
+    step = ui.steps([item.title for item in items])  # the presenter view: a question a slide
 
     top = st.columns([2.4, 1, 1], vertical_alignment="center")
     top[0].markdown(
@@ -49,8 +50,11 @@ def exercises_page() -> None:
     )
     top[1].button(_("New exercises"), key="ex_new", on_click=_new_set, icon=":material/casino:")
     live.start_button(seed, top[2])
-    live.join_box()
-    quiz.cards(items)
+    if step.presenting:  # the projector: one question, the room works it out on paper
+        quiz.cards(items, only=step.index)
+    else:
+        live.join_box()
+        quiz.cards(items)
 
 
 ui.page_guard()

@@ -20,9 +20,11 @@ ui.intro(
 )
 for note in learned.read_link():
     st.warning(note, icon=":material/warning:")
-# a slide (the presenter view): the task and, in a popover over the slide, what it is
-# about; the step slider and every head under them, on the screen together
-slide = ui.present.presenting()
+# the presenter view: every head at a training step, then the loss and the heads' job
+# scores (training and the exercises are the normal page's); on both slides the task and,
+# in a popover over the slide, what it is about, the step slider under them
+slides = ui.steps([_("Every head at a training step"), _("The loss and each head's job score")])
+slide = slides.presenting
 if slide:
     c_task, c_about = st.columns([3, 1], vertical_alignment="bottom")
     with c_task:
@@ -75,33 +77,43 @@ if slide:  # under the chart, where they are in the normal view, they were cut a
 
 
 @st.fragment
-def checkpoint_view(task: str) -> None:
+def checkpoint_view(task: str, slides: ui.Steps) -> None:
     """The run, the step slider and the charts of that checkpoint: a step move reruns
-    only this part."""
+    only this part (on a slide: the slide's charts)."""
     history, jobs, source = learned.shown_run(task)
     # the slider right above the heads, both on the screen together: drag it and watch
     # the heads form; the loss and the job scores below, the same step marked
     step = learned.step_slider(history)
     learned.write_link(task, step)
     params = history.checkpoints[int(list(history.steps).index(step))]
-    learned.heads("lr_heads", task, params, step, (task, source, step))
-    st.subheader(_("The loss and each head's job score, step {step} marked").format(step=step))
-    learned.curves("lr_curves", history, jobs, step)
-    learned.numbers(history, jobs)
+    if slides.show(0):
+        learned.heads("lr_heads", task, params, step, (task, source, step))
+    if slides.rest:
+        st.subheader(_("The loss and each head's job score, step {step} marked").format(step=step))
+        learned.curves("lr_curves", history, jobs, step)
+        learned.numbers(history, jobs)
+    elif slides.show(1):
+        learned.curves("lr_curves", history, jobs, step, slide=True)
 
 
-checkpoint_view(task)
+def trainer_and_exercises(task: str) -> None:
+    """Train it yourself and the exercises (the normal page only)."""
+    st.subheader(_("Train it yourself"))
+    st.markdown(
+        _(
+            "Train the **{task}** model from scratch on the server, with your own seed, and watch "
+            "the loss and the heads' scores as the checkpoints arrive. Then pick your run above "
+            "and scrub through it."
+        ).format(task=task)
+    )
+    learned.trainer(task)
 
-st.subheader(_("Train it yourself"))
-st.markdown(
-    _(
-        "Train the **{task}** model from scratch on the server, with your own seed, and watch "
-        "the loss and the heads' scores as the checkpoints arrive. Then pick your run above "
-        "and scrub through it."
-    ).format(task=task)
-)
-learned.trainer(task)
+    st.subheader(_("Exercises"))
+    st.caption(_("About the shipped induction run (task **induction** above)."))
+    learned.exercise_cards()
 
-st.subheader(_("Exercises"))
-st.caption(_("About the shipped induction run (task **induction** above)."))
-learned.exercise_cards()
+
+checkpoint_view(task, slides)
+
+if slides.rest:
+    trainer_and_exercises(task)

@@ -53,13 +53,16 @@ def short(a: np.ndarray) -> str:
     return f"{'×'.join(map(str, a.shape)) or _('scalar')}: {body}"
 
 
-total = passed = 0
-for name in presets.names():
+#: The most rows of checks a slide shows (in slide type; a longer list is split evenly).
+SLIDE_ROWS = 9
+
+
+def card(name: str, part: tuple[int, int] | None = None) -> tuple[int, int]:
+    """A preset's card: its title, numbers and Load button, and its checks as a table (a
+    slide: rows ``part`` in slide type); returns (checks passed, checks)."""
     p = presets.get(name)
     rows = checks(name, i18n.current())
     ok = sum(r["passed"] for r in rows)
-    total += len(rows)
-    passed += ok
     mark = ":green[:material/check_circle:]" if ok == len(rows) else ":red[:material/cancel:]"
     with st.container(border=True):
         c1, c2 = st.columns([3, 1])
@@ -99,6 +102,9 @@ for name in presets.names():
                     k: v for k, v in ui.preset_query(name).items() if k not in st.query_params
                 },
             )
+        if part is not None:
+            slide_table(rows[part[0] : part[1]])
+            return ok, len(rows)
         printed, notebook, largest = _("printed value"), _("notebook"), _("largest |error|")
         tolerance, settings = _("tolerance"), _("settings")
         df = pd.DataFrame(
@@ -128,16 +134,63 @@ for name in presets.names():
                 settings: st.column_config.TextColumn(width="large"),
             },
         )
-st.markdown(
-    _("**{passed} of {total}** printed values reproduced.").format(passed=passed, total=total)
-)
-st.caption(
-    _(
-        "Tolerance = half a unit of the last digit the notebook printed. The UDL notebooks use "
-        "one token per column (D×N); their values are compared in that layout."
+        return ok, len(rows)
+
+
+def slide_table(rows: list[dict]) -> None:
+    """Checks as a Markdown table in slide type (the normal page's data grid draws small
+    type on a canvas): pass or fail, the printed value, the notebook's and attnviz's."""
+    head = (_("printed value"), _("notebook"), "attnviz", _("largest |error|"))
+    lines = ["| | " + " | ".join(h.replace("|", "\\|") for h in head) + " |", "|---" * 5 + "|"]
+    for r in rows:
+        cells = (
+            _("✓ pass") if r["passed"] else _("✗ FAIL"),
+            r["label"],
+            short(r["expected"]),
+            short(r["computed"]),
+            power_of_ten(r["max_abs_error"], 3),
+        )
+        lines.append("| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |")
+    st.markdown("\n".join(lines))
+
+
+def slide_parts() -> list[tuple[str, tuple[int, int], str]]:
+    """The presenter view's slides: (preset, rows, title), each preset's checks at most
+    :data:`SLIDE_ROWS` a slide, split evenly."""
+    parts = []
+    for name in presets.names():
+        n, title = len(checks(name, i18n.current())), presets.get(name).title
+        k = max(1, -(-n // SLIDE_ROWS))
+        cut = [round(j * n / k) for j in range(k + 1)]
+        parts += [
+            (name, (a, b), title if k == 1 else _("{title} ({i} of {k})").format(
+                title=title, i=j + 1, k=k))
+            for j, (a, b) in enumerate(zip(cut, cut[1:], strict=False))
+        ]  # fmt: skip
+    return parts
+
+
+parts = slide_parts() if ui.present.presenting() else []
+step = ui.steps([title for __, __, title in parts])  # a preset (or a part of one) a slide
+if step.presenting:
+    name, part, __ = parts[step.index]
+    card(name, part)
+else:
+    total = passed = 0
+    for name in presets.names():
+        ok, count = card(name)
+        total += count
+        passed += ok
+    st.markdown(
+        _("**{passed} of {total}** printed values reproduced.").format(passed=passed, total=total)
     )
-)
-if view is not None:
+    st.caption(
+        _(
+            "Tolerance = half a unit of the last digit the notebook printed. The UDL notebooks "
+            "use one token per column (D×N); their values are compared in that layout."
+        )
+    )
+if view is not None and step.rest:
     ui.shapes({_("X (current)"): view.x, _("weights (current)"): view.result.weights})
     ui.export_section(
         view,

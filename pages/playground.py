@@ -18,15 +18,40 @@ view = ui.start(
 )
 
 
+#: The presenter view's slides (``?present=1&step=``), one idea each; the normal page
+#: shows them all, one under the other.
+STEPS = [
+    _("Scores and weights of one head"),
+    _("The output: the weights mix the values"),
+    _("Where Q, K and V come from"),
+    _("One query: its weights and its output"),
+]
+
+
 @st.fragment
 def body(view: ui.View) -> None:
     """Head, query, charts, export: a head or query change, or a click on a heatmap cell,
-    reruns only this part of the page."""
+    reruns only this part of the page. In the presenter view, one step a slide."""
+    step = ui.steps(STEPS)
+    if step.presenting:
+        slide(view, step.index)
+        return
+    head = head_row(view, st.columns([1, 4]))
+    ui.pooled_note(view.result.n_tokens)
+    top_row(view, head)
+    asks.playground(view.settings, view.result.weights, head, view.labels)  # Ask the room
+    ui.cell_panel(view.result, view.labels, "pg_top", head)
+    inputs_row(view, head)
+    query_section(view, head)
+    footer(view, head)
+
+
+def head_row(view: ui.View, columns: list) -> int:
+    """The head picker in ``columns[0]`` and what the head is in ``columns[-1]``; the head."""
     s, r = view.settings, view.result
-    n, h_count, dk = r.n_tokens, r.num_heads, r.queries.shape[-1]
-    c_head, c_info = st.columns([1, 4])
-    head = ui.head_picker(h_count, c_head)
-    c_info.markdown(
+    h_count, dk = r.num_heads, r.queries.shape[-1]
+    head = ui.head_picker(h_count, columns[0])
+    columns[-1].markdown(
         _(
             "Head **{head}** of {count} uses columns {first}…{last} of Q, K, V "
             "(d_k = D / heads = {d} / {count} = **{dk}**). Scale factor = **{scale}**"
@@ -42,59 +67,61 @@ def body(view: ui.View) -> None:
         + (_(" · mask: **{kind}**").format(kind=s.mask_kind) if s.mask_kind != "none" else "")
         + "."
     )
-
-    ui.pooled_note(n)
-    top_row(view, head)
-    asks.playground(s, r.weights, head, view.labels)  # a teacher's open class: Ask the room
-    ui.cell_panel(view.result, view.labels, "pg_top", head)
-    inputs_row(view, head)
-    query_section(view, head)
-    footer(view, head)
+    return head
 
 
 def top_charts(view: ui.View, head: int) -> list:
     """Scores | weights | output of one head, linked."""
-    r, labels, lay, mask = view.result, view.labels, view.layout, view.result.mask
-    dk = r.queries.shape[-1]
-    return [
-        (
-            "pg_scores",
-            viz.heatmaps.attention_figure(
-                r.scores[head],
-                what="scores",
-                labels=labels,
-                layout=lay,
-                mask=mask,
-                scale=r.scale,
-                d_k=dk,
-            ),
-            ui.link_attn(head, lay),
+    return [scores_chart(view, head), weights_chart(view, head), out_chart(view, head)]
+
+
+def scores_chart(view: ui.View, head: int) -> tuple:
+    """One head's scores S, linked (a click picks the query)."""
+    r, lay = view.result, view.layout
+    return (
+        "pg_scores",
+        viz.heatmaps.attention_figure(
+            r.scores[head],
+            what="scores",
+            labels=view.labels,
+            layout=lay,
+            mask=r.mask,
+            scale=r.scale,
+            d_k=r.queries.shape[-1],
         ),
-        (
-            "pg_weights",
-            viz.heatmaps.attention_figure(
-                r.weights[head], what="weights", labels=labels, layout=lay, mask=mask
-            ),
-            # the arithmetic of a clicked cell (scores or weights), worked out in the browser
-            ui.link_attn(head, lay, weights=True, arithmetic=ui.cell_data(r, head, labels)),
+        ui.link_attn(head, lay),
+    )
+
+
+def weights_chart(view: ui.View, head: int) -> tuple:
+    """One head's weights A, linked, with a clicked cell's arithmetic."""
+    r, lay = view.result, view.layout
+    return (
+        "pg_weights",
+        viz.heatmaps.attention_figure(
+            r.weights[head], what="weights", labels=view.labels, layout=lay, mask=r.mask
         ),
-        (
-            "pg_out",
-            viz.heatmaps.token_matrix_figure(
-                r.head_outputs[head],
-                name=_("out (head {head}) = A V").format(head=head),
-                labels=labels,
-                layout=lay,
-            ),
-            ui.link_tokens(head, lay, "query"),
+        # the arithmetic of a clicked cell (scores or weights), worked out in the browser
+        ui.link_attn(head, lay, weights=True, arithmetic=ui.cell_data(r, head, view.labels)),
+    )
+
+
+def out_chart(view: ui.View, head: int) -> tuple:
+    """One head's output A V, a row per token."""
+    return (
+        "pg_out",
+        viz.heatmaps.token_matrix_figure(
+            view.result.head_outputs[head],
+            name=_("out (head {head}) = A V").format(head=head),
+            labels=view.labels,
+            layout=view.layout,
         ),
-    ]
+        ui.link_tokens(head, view.layout, "query"),
+    )
 
 
 def top_row(view: ui.View, head: int) -> None:
-    """Scores | weights | output of the head, linked; a click on a cell picks its query.
-    On a slide two a row (scores | weights, then the output), each filling the screen. A
-    revealed answer of the teacher's class is outlined on the weights (the projector)."""
+    """Scores | weights | output of the head, linked; a click on a cell picks its query."""
     lay, n = view.layout, view.result.n_tokens
     ui.head_board(
         "pg_top",
@@ -103,7 +130,6 @@ def top_row(view: ui.View, head: int) -> None:
         overlays={"pg_weights": ui.Overlay("playground", view.settings, head, lay, n)},
         select_into=("query", None),
         n=n,
-        columns=[1, 1] if ui.present.presenting() else None,
     )
     st.caption(
         (
@@ -137,28 +163,34 @@ def top_row(view: ui.View, head: int) -> None:
 def input_charts(view: ui.View, head: int) -> list:
     """X and one head's Q, K, V, linked to the attention matrices above."""
     r, labels, lay = view.result, view.labels, view.layout
-    tm = viz.heatmaps.token_matrix_figure
     return [
         (
             "pg_x",
-            tm(view.x, name="X", labels=labels, layout=lay, height=320),
+            viz.heatmaps.token_matrix_figure(
+                view.x, name="X", labels=labels, layout=lay, height=320
+            ),
             ui.link_tokens(None, lay, "query"),
         ),
         *(
-            (
-                f"pg_{m.lower()}",
-                tm(
-                    a[head],
-                    name=_("{name} (head {head})").format(name=m, head=head),
-                    labels=labels,
-                    layout=lay,
-                    height=320,
-                ),
-                ui.link_tokens(head, lay, "query" if m == "Q" else "key"),
-            )
+            projection_chart(view, head, m, a)
             for m, a in (("Q", r.queries), ("K", r.keys), ("V", r.values))
         ),
     ]
+
+
+def projection_chart(view: ui.View, head: int, m: str, a) -> tuple:
+    """One head's Q, K or V (``m``; ``a``: the (H, N, d_k) array), linked to the tokens."""
+    return (
+        f"pg_{m.lower()}",
+        viz.heatmaps.token_matrix_figure(
+            a[head],
+            name=_("{name} (head {head})").format(name=m, head=head),
+            labels=view.labels,
+            layout=view.layout,
+            height=320,
+        ),
+        ui.link_tokens(head, view.layout, "query" if m == "Q" else "key"),
+    )
 
 
 def inputs_row(view: ui.View, head: int) -> None:
@@ -206,13 +238,7 @@ def query_section(view: ui.View, head: int) -> None:
     labels, mask, n = view.labels, view.result.mask, view.result.n_tokens
     title = st.empty()  # the subheader names the query picked below it
     c_query, c_qinfo = st.columns([1, 4])
-    query = c_query.selectbox(
-        _("query token i"),
-        list(range(n)),
-        key="query",
-        bind="query-params",
-        help=_("Or click a cell of the scores or weights: its row becomes the query."),
-    )
+    query = query_box(c_query, n)
     title.subheader(
         _("Query {query} ({token}): its weights and its output").format(
             query=query, token=ui.md_token(labels[query])
@@ -243,6 +269,17 @@ def query_section(view: ui.View, head: int) -> None:
     ui.prefetch_heads(view.result.num_heads, head, n, repr(view.settings))
 
 
+def query_box(where, n: int) -> int:
+    """The query picker (``?query=``), drawn in ``where``; the query."""
+    return where.selectbox(
+        _("query token i"),
+        list(range(n)),
+        key="query",
+        bind="query-params",
+        help=_("Or click a cell of the scores or weights: its row becomes the query."),
+    )
+
+
 def query_charts(view: ui.View, head: int, query: int) -> list:
     """One query's weights over the keys and its output as a weighted sum of the values."""
     r, labels, mask = view.result, view.labels, view.result.mask
@@ -265,6 +302,69 @@ def query_charts(view: ui.View, head: int, query: int) -> list:
             None,
         ),
     ]
+
+
+def slide(view: ui.View, index: int) -> None:
+    """The presenter view's step ``index`` (:data:`STEPS`): the head picker and what the
+    head is above the step's one board, which fills the screen below them; the query
+    picker on the query's step (elsewhere in a hidden box: its value and link kept); Ask
+    the room on the weights (a teacher's open class in the link). While the lecturer
+    flips through the heads, the other heads' charts are sent after the shown ones."""
+    r, n = view.result, view.result.n_tokens
+    hidden = ui.present.hidden_box()
+    if index == 3:
+        c_head, c_query, c_info = st.columns([1, 1, 4])
+        query = query_box(c_query, n)
+        head = head_row(view, [c_head, c_info])
+    else:
+        query = query_box(hidden, n)
+        head = head_row(view, st.columns([1, 4]))
+    if index == 0:
+        ui.pooled_note(n)
+        top_slide(view, head)
+        asks.playground(view.settings, r.weights, head, view.labels)
+    elif index == 1:
+        ui.head_board(
+            "pg_mix",
+            lambda h: [
+                weights_chart(view, h),
+                projection_chart(view, h, "V", r.values),
+                out_chart(view, h),
+            ],
+            head,
+            columns=[1.5, 1, 1],
+        )
+    elif index == 2:
+        # X's column a little narrower: Q, K and V (the head's, d_k wide) as tall as they
+        # may be stretched, their values written; X's D features in smaller cells
+        columns = [0.9, 1, 1, 1]
+        ui.head_board("pg_inputs", lambda h: input_charts(view, h), head, columns=columns)
+    else:
+        ui.head_board("pg_query", lambda h: slide_query_charts(view, h, query), head)
+    with hidden:  # under the board it would push the slide 16 px past the screen
+        ui.prefetch_heads(r.num_heads, head, n, repr(view.settings))
+
+
+def top_slide(view: ui.View, head: int) -> None:
+    """The first slide's board: scores | weights, each filling the screen (a click picks
+    the query; a revealed answer of the teacher's class outlined on the weights)."""
+    lay, n = view.layout, view.result.n_tokens
+    ui.head_board(
+        "pg_top",
+        lambda h: [scores_chart(view, h), weights_chart(view, h)],
+        head,
+        overlays={"pg_weights": ui.Overlay("playground", view.settings, head, lay, n)},
+        select_into=("query", None),
+        n=n,
+    )
+
+
+def slide_query_charts(view: ui.View, head: int, query: int) -> list:
+    """:func:`query_charts` as tall as the slide leaves them (``layout.meta.fill``)."""
+    charts = query_charts(view, head, query)
+    for __, fig, __ in charts:
+        fig.layout.meta = {**(fig.layout.meta or {}), "fill": "height"}
+    return charts
 
 
 body(view)

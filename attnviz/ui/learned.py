@@ -1,8 +1,11 @@
 """The Learned attention page's Streamlit parts (``pages/learned.py``).
 
-- The link: ``?task=induction&step=600``. :func:`read_link` takes a link's values into the
-  pickers (an unknown task or a step that is not a checkpoint: the nearest valid one, and a
-  warning saying so); :func:`write_link` keeps the URL on what is shown.
+- The link: ``?task=induction&checkpoint=600``. :func:`read_link` takes a link's values
+  into the pickers (an unknown task or a step that is not a checkpoint: the nearest valid
+  one, and a warning saying so); :func:`write_link` keeps the URL on what is shown. The
+  training step was ``?step=`` until the page had presenter steps (``step=`` is their
+  slide on every page): outside the presenter view an old link's ``step=`` is still read
+  as the training step (and the URL rewritten to ``checkpoint=``).
 - The pickers (:func:`task_picker`, :func:`shown_run`, :func:`step_slider`) and the charts
   of one checkpoint, in :mod:`attnviz.ui.learned_charts` and re-exported here
   (:func:`curves`: the loss curve and every head's job score; :func:`heads`: every head's
@@ -43,6 +46,7 @@ from attnviz.ui.learned_charts import (  # noqa: F401  (re-exported: the page dr
     heads_notes,
     numbers,
 )
+from attnviz.ui.present import presenting
 
 TASK_KEY = "lr_task"
 STEP_KEY = "lr_step"
@@ -52,7 +56,10 @@ STEPS_KEY = "lr_steps"
 RUN_KEY = "lr_run"  # this session's own run (a Run)
 LINK_KEY = "lr_link"  # the (task, step) the page last wrote to the URL
 REFUSED_KEY = "lr_refused"  # why the last Train was refused
-TASK_PARAM, STEP_PARAM = "task", "step"
+TASK_PARAM, STEP_PARAM = "task", "checkpoint"
+#: The training step's old parameter (the presenter's slide now): read outside the
+#: presenter view when the link has no ``checkpoint``.
+OLD_STEP_PARAM = "step"
 DEFAULT_TASK = "induction"
 #: The run picker's values (English, in the session; shown with ``_()``).
 SHIPPED, YOURS = N_("the shipped run (seed 0)"), N_("your run")
@@ -145,6 +152,8 @@ def read_link() -> list[str]:
     an unknown task or a step that is not a checkpoint of the shipped run is replaced by
     the nearest valid one."""
     raw = (st.query_params.get(TASK_PARAM), st.query_params.get(STEP_PARAM))
+    if raw[1] is None and not presenting():  # an old link: the training step was ?step=
+        raw = (raw[0], st.query_params.get(OLD_STEP_PARAM))
     if raw == (None, None) or raw == st.session_state.get(LINK_KEY):
         return []
     notes = []
@@ -191,9 +200,12 @@ def read_link() -> list[str]:
 
 
 def write_link(task: str, step: int) -> None:
-    """Keep the URL on the view shown (a link to it reopens it)."""
+    """Keep the URL on the view shown (a link to it reopens it); an old link's ``step=``
+    (outside the presenter view, where it is not the slide) gives way to ``checkpoint=``."""
     st.query_params[TASK_PARAM] = task
     st.query_params[STEP_PARAM] = str(step)
+    if OLD_STEP_PARAM in st.query_params and not presenting():
+        del st.query_params[OLD_STEP_PARAM]
     st.session_state[LINK_KEY] = (task, str(step))
 
 

@@ -72,8 +72,11 @@ LOOK_FOR = {
 # --------------------------------------------------------------------------- charts
 
 
-def curves(key: str, history, jobs, step: int, *, total: int | None = None) -> None:
-    """The loss curve and every head's job score, side by side, ``step`` marked."""
+def curves(
+    key: str, history, jobs, step: int, *, total: int | None = None, slide: bool = False
+) -> None:
+    """The loss curve and every head's job score, one a row (each legend right of its
+    curves), ``step`` marked; ``slide``: side by side, as tall as the slide leaves them."""
     task = history.task
     phase = toys.phase_change(history.losses) if history.done else None
     charts = [
@@ -93,7 +96,10 @@ def curves(key: str, history, jobs, step: int, *, total: int | None = None) -> N
                 None,
             )
         )
-    board(key, charts, columns=[1])  # one a row: each legend right of its curves
+    if slide:
+        for __, fig, __ in charts:
+            fig.layout.meta = {**(fig.layout.meta or {}), "fill": "height"}
+    board(key, charts, columns=[1] * len(charts) if slide else [1])
 
 
 def heads_notes(task: str) -> list[str]:

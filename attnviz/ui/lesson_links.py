@@ -69,7 +69,7 @@ PAGE_KEYS: dict[str, tuple[str, ...]] = {
         *(f"cxm_gen_{k}" for k in _GENERATION),
     ),  # fmt: skip
     "decoder": _model_keys("dec", "dec_gen"),
-    "learned": ("task", "step"),
+    "learned": ("task", "checkpoint"),
     "exercises": (),
     "lessons": (),
 }
@@ -149,7 +149,7 @@ def check_link(page: str, settings: Mapping[str, str]) -> list[str]:
             problem = _control_problem(BY_KEY[key], raw, settings)
         elif key in COMMON_KEYS or key in own:
             problem = None
-            if key == "step" and page != "learned" and (_int(raw) is None or _int(raw) < 1):
+            if key == "step" and (_int(raw) is None or _int(raw) < 1):
                 problem = _("{setting} is not a step number from 1").format(setting=f"step={raw!r}")
         else:
             known = ", ".join((*sidebar, *own, *COMMON_KEYS))

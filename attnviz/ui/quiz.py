@@ -10,6 +10,7 @@ seed): ``ex_results`` (item -> "right" | "wrong" | "shown"). State changes happe
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
+from contextlib import nullcontext
 
 import streamlit as st
 
@@ -77,46 +78,65 @@ def _show(i: int) -> None:
     results()[i] = "shown"
 
 
-def cards(items: list[exercises.Exercise]) -> None:
-    """One bordered card per question."""
+def cards(items: list[exercises.Exercise], only: int | None = None) -> None:
+    """One bordered card per question. ``only``: that question's card alone, a slide's:
+    the question on the left, the verdict and the worked answer on the right (under the
+    question they ran past the screen's bottom edge)."""
     for i, item in enumerate(items):
-        _card(i, item)
+        if only is None:
+            _card(i, item)
+        elif i == only:
+            _card(i, item, side=True)
 
 
-def _card(i: int, item: exercises.Exercise) -> None:
+def _card(i: int, item: exercises.Exercise, side: bool = False) -> None:
     state = results().get(i)
     with st.container(border=True, key=f"ex{i}_card"):
-        st.markdown(f"#### {i + 1}. {item.title}")
-        st.markdown(item.prompt)
-        c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
-        if item.choices:
-            c1.radio(
-                _("Your answer"),
-                item.choices,
-                index=None,
-                key=f"ex{i}",
-                horizontal=True,
-                format_func=_,  # the choices are the answer's values (English), shown translated
-            )
-        else:
-            c1.text_input(
-                _("Your answer"),
-                key=f"ex{i}",
-                placeholder="(4, 2)" if item.kind in exercises.SHAPE_KINDS else _("a number"),
-            )
-        c2.button(_("Check"), key=f"ex{i}_check", on_click=_check, args=(i, item))
-        if state == "right":
-            st.success(
-                _("Right: {answer}.").format(answer=item.answer_shown),
-                icon=":material/check_circle:",
-            )
-            st.markdown(item.explanation)
-        elif state == "wrong":
-            st.error(_("Not quite. Hint: ") + item.hint, icon=":material/lightbulb:")
-            st.button(_("Show the answer"), key=f"ex{i}_show", on_click=_show, args=(i,))
-        elif state == "shown":
-            st.info(
-                _("Answer: **{answer}**").format(answer=item.answer_shown),
-                icon=":material/visibility:",
-            )
-            st.markdown(item.explanation)
+        # the normal page: one under the other in the card, as before
+        question, answer = st.columns(2, gap="large") if side else (nullcontext(),) * 2
+        with question:
+            _question(i, item)
+        with answer:
+            _verdict(i, item, state)
+
+
+def _question(i: int, item: exercises.Exercise) -> None:
+    """A card's question, its answer box and Check."""
+    st.markdown(f"#### {i + 1}. {item.title}")
+    st.markdown(item.prompt)
+    c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
+    if item.choices:
+        c1.radio(
+            _("Your answer"),
+            item.choices,
+            index=None,
+            key=f"ex{i}",
+            horizontal=True,
+            format_func=_,  # the choices are the answer's values (English), shown translated
+        )
+    else:
+        c1.text_input(
+            _("Your answer"),
+            key=f"ex{i}",
+            placeholder="(4, 2)" if item.kind in exercises.SHAPE_KINDS else _("a number"),
+        )
+    c2.button(_("Check"), key=f"ex{i}_check", on_click=_check, args=(i, item))
+
+
+def _verdict(i: int, item: exercises.Exercise, state: str | None) -> None:
+    """A card's verdict after Check, and the worked answer."""
+    if state == "right":
+        st.success(
+            _("Right: {answer}.").format(answer=item.answer_shown),
+            icon=":material/check_circle:",
+        )
+        st.markdown(item.explanation)
+    elif state == "wrong":
+        st.error(_("Not quite. Hint: ") + item.hint, icon=":material/lightbulb:")
+        st.button(_("Show the answer"), key=f"ex{i}_show", on_click=_show, args=(i,))
+    elif state == "shown":
+        st.info(
+            _("Answer: **{answer}**").format(answer=item.answer_shown),
+            icon=":material/visibility:",
+        )
+        st.markdown(item.explanation)

@@ -471,10 +471,10 @@ def test_projector_learned_slider_steps_by_the_arrow_keys_and_passes_axe(new_ses
     """The slider in steps: ArrowRight lands on the next checkpoint; axe on the page."""
     s = new_session((1920, 1080))
     run = toys.load("induction")
-    s.open(f"/learned?task=induction&step={int(run.steps[20])}")
+    s.open(f"/learned?task=induction&checkpoint={int(run.steps[20])}")
     s.page.locator(".st-key-lr_step input[type='range']").first.focus()
     s.rerun_after(lambda: s.page.keyboard.press("ArrowRight"))
-    assert parse_qs(urlparse(s.page.url).query).get("step") == [str(int(run.steps[21]))]
+    assert parse_qs(urlparse(s.page.url).query).get("checkpoint") == [str(int(run.steps[21]))]
     assert not blocking(scan(s.page))
 
 
@@ -629,8 +629,9 @@ SLIDE_JS = """(controls) => {
   return {scroll: main.scrollHeight - main.clientHeight, plot, bottom, screen: H, smallest,
           where, shown, cut};
 }"""
-#: The controls a slide may show: the head picker, Masking's padding, Why √d_k's factor.
-SLIDE_CONTROLS = ["head", "mk_pad", "sc_factor"]
+#: The controls a slide may show: the head picker, the playground's query, Masking's padding,
+#: Why √d_k's factor.
+SLIDE_CONTROLS = ["head", "query", "mk_pad", "sc_factor"]
 
 
 @pytest.mark.parametrize(
@@ -644,13 +645,15 @@ SLIDE_CONTROLS = ["head", "mk_pad", "sc_factor"]
         ("/scaling?present=1", [[], ["sc_factor"], ["head"], [], []]),
         # Cross-attention: Q K V, scores, weights, output, every head
         ("/cross?present=1", [["head"], ["head"], ["head"], ["head"], []]),
+        # the playground: scores and weights, out = A V, X Q K V, one query
+        ("/?present=1", [["head"], ["head"], ["head"], ["head", "query"]]),
     ],
 )  # fmt: skip
 def test_projector_every_step_is_one_slide(slide, link, controls):
-    """Issue 47: each step of Masking, Why √d_k and Cross-attention (walked by PageDown)
-    fits a 1080p screen (no scrolling, nothing cut at its bottom edge), its main chart's
-    plot at least 45% of the screen's height, no chart text under 20 px, and only the
-    step's own controls shown."""
+    """Issue 47: each step of Masking, Why √d_k, Cross-attention and the playground (walked
+    by PageDown) fits a 1080p screen (no scrolling, nothing cut at its bottom edge), its
+    main chart's plot at least 45% of the screen's height, no chart text under 20 px, and
+    only the step's own controls shown."""
     s = slide(link)
     s.assert_healthy(link)
     for i, want in enumerate(controls):

@@ -22,31 +22,17 @@ from __future__ import annotations
 import pytest
 from class_helpers import Phone, press, start_class
 from e2e_app import ROOT, new_context
-from layout_audit import KINDS, PATHS, SIZES, Walk, audit, known, verdict
+from layout_audit import KINDS, PATHS, SIZES, Walk, audit, verdict
 
 from attnviz.ui import pages as ui_pages
 
 pytestmark = pytest.mark.e2e
 
 #: (view, check) -> why: the breaches main has today (issue 47 items 2-4, helpers are on
-#: them). Delete an entry with its fix: a breach not listed fails, and so does an entry
-#: whose breach no longer occurs.
-KNOWN: dict[tuple[str, str], str] = {
-    **known("slide playground 1", "fold",
-            "the playground on the projector is one long page (2,445 px below the screen, "
-            "measured 2026-11-29): its output, X, Q, K, V below the fold; it is not cut into "
-            "steps (Step by step is the playground's slides)"),
-    **known("slide notebooks 1, slide exercises 1", "fold",
-            "a long page of tables or questions on the projector (1,774 and 2,470 px below "
-            "the screen), not cut into slides"),
-    **known("slide compare 1", "fold",
-            "Compare is one long page on the projector: its entropy chart at 1,531 px, "
-            "1,099 px below the screen"),
-    **known("slide learned 1, slide learned_align 1", "fold",
-            "issue 47: Learned attention's heads chart fits the slide, but the page runs on "
-            "under it (about 1,680 px below the screen: curves, Train it yourself, the "
-            "exercises)"),
-}  # fmt: skip
+#: them; layout_audit.known() writes entries). Delete an entry with its fix: a breach not
+#: listed fails, and so does an entry whose breach no longer occurs. Empty: every slide
+#: the walk reaches passes every check.
+KNOWN: dict[tuple[str, str], str] = {}
 
 #: Views beyond a page's defaults: (name, path) on a slide.
 SLIDE_EXTRAS = [("learned_align", "/learned?task=align")]

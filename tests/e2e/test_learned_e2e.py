@@ -30,7 +30,7 @@ def step_thumb(session):
 def test_the_step_slider_redraws_in_place(session):
     run = toys.load(TASK)
     first, second = int(run.steps[10]), int(run.steps[11])
-    session.open(f"/learned?task={TASK}&step={first}")
+    session.open(f"/learned?task={TASK}&checkpoint={first}")
     before = charts(session)
     assert set(CHARTS) <= set(before)
     assert f"step {first}" in before["lr_heads_all"]["title"]
@@ -40,7 +40,7 @@ def test_the_step_slider_redraws_in_place(session):
     session.rerun_after(lambda: session.page.keyboard.press("ArrowRight"))
     after = charts(session)
     assert f"step {second}" in after["lr_heads_all"]["title"]
-    assert query(session).get("step") == [str(second)], session.page.url
+    assert query(session).get("checkpoint") == [str(second)], session.page.url
     # the same plot divs (the same JS objects) drew the new checkpoint: no remount
     assert {k: c["mark"] for k, c in after.items()} == marks
     assert_no_board_errors(session)
@@ -50,7 +50,7 @@ def test_the_heads_have_tables_and_a_keyboard(new_session):
     s = new_session((1280, 900))
     run = toys.load(TASK)
     c = 12
-    s.open(f"/learned?task={TASK}&step={int(run.steps[c])}")
+    s.open(f"/learned?task={TASK}&checkpoint={int(run.steps[c])}")
     w = toys.example_attentions(TASK, run.checkpoints[c])[0]  # (H, T, T): one layer
     labels = toys.example(TASK).labels
     chart = s.page.locator(f"{BOARD} [role='application']").first
@@ -89,7 +89,7 @@ def test_the_heads_have_tables_and_a_keyboard(new_session):
 
 def test_axe_finds_nothing_serious(new_session):
     s = new_session((1280, 900))
-    s.open(f"/learned?task=induction&step={int(toys.load('induction').steps[-1])}")
+    s.open(f"/learned?task=induction&checkpoint={int(toys.load('induction').steps[-1])}")
     s.assert_healthy("learned page")
     found = blocking(scan(s.page))
     assert not found, "serious/critical WCAG 2.1 A/AA violations:\n" + "\n".join(map(str, found))
@@ -118,7 +118,7 @@ def test_align_shows_the_cross_attention_redrawn_in_place(session):
     head's alignment accuracy; the step slider redraws them in place."""
     run = toys.load("align")
     first, second = int(run.steps[0]), int(run.steps[1])
-    session.open(f"/learned?task=align&step={first}")
+    session.open(f"/learned?task=align&checkpoint={first}")
     before = charts(session)
     assert set(CHARTS) <= set(before)
     assert f"step {first}" in before["lr_heads_all"]["title"]

@@ -46,10 +46,10 @@ def heads_z(at) -> np.ndarray:
 def test_a_good_link_opens_that_checkpoint_without_a_warning():
     run = toys.load("induction")
     step = int(run.steps[20])
-    at = open_page({"task": "induction", "step": str(step)})
+    at = open_page({"task": "induction", "checkpoint": str(step)})
     assert not warnings(at)
     assert at.session_state[learned.STEP_KEY] == step
-    assert (qp(at, "task"), qp(at, "step")) == ("induction", str(step))
+    assert (qp(at, "task"), qp(at, "checkpoint")) == ("induction", str(step))
     want = toys.example_attentions("induction", run.checkpoints[20])  # (L, H, T, T)
     z = heads_z(at)
     causal = np.tril(np.ones(want.shape[-2:], bool))
@@ -67,13 +67,13 @@ def test_a_good_link_opens_that_checkpoint_without_a_warning():
 @pytest.mark.parametrize(
     ("link", "task", "step", "said"),
     [
-        ({"task": "inductoin", "step": "616"}, "induction", 616, ["task `inductoin`"]),
+        ({"task": "inductoin", "checkpoint": "616"}, "induction", 616, ["task `inductoin`"]),
         ({"task": "copy"}, "induction", None, ["task `copy`"]),
-        ({"task": "previous", "step": "99"}, "previous", 100, ["step `99`", "step **100**"]),
-        ({"task": "reverse", "step": "-5"}, "reverse", 0, ["step `-5`"]),
-        ({"task": "induction", "step": "1e999"}, "induction", 1500, ["not a number"]),
-        ({"task": "induction", "step": "abc"}, "induction", 1500, ["not a number"]),
-        ({"step": "99999"}, "induction", 1500, ["step `99999`"]),
+        ({"task": "previous", "checkpoint": "99"}, "previous", 100, ["step `99`", "step **100**"]),
+        ({"task": "reverse", "checkpoint": "-5"}, "reverse", 0, ["step `-5`"]),
+        ({"task": "induction", "checkpoint": "1e999"}, "induction", 1500, ["not a number"]),
+        ({"task": "induction", "checkpoint": "abc"}, "induction", 1500, ["not a number"]),
+        ({"checkpoint": "99999"}, "induction", 1500, ["step `99999`"]),
     ],
 )
 def test_a_bad_link_shows_the_nearest_valid_view_and_says_so(link, task, step, said):
@@ -81,14 +81,62 @@ def test_a_bad_link_shows_the_nearest_valid_view_and_says_so(link, task, step, s
     run = toys.load(task)
     want = int(run.steps[-1]) if step is None else step
     if step is not None:  # computed here: the checkpoint nearest to the link's step
-        raw = float(link["step"]) if link["step"] not in ("abc", "1e999") else run.steps[-1]
+        given = link["checkpoint"]
+        raw = float(given) if given not in ("abc", "1e999") else run.steps[-1]
         assert want == int(run.steps[np.argmin(np.abs(run.steps - raw))])
     assert at.session_state[learned.TASK_KEY] == task
     assert at.session_state[learned.STEP_KEY] == want
-    assert (qp(at, "task"), qp(at, "step")) == (task, str(want))  # the URL corrected
+    assert (qp(at, "task"), qp(at, "checkpoint")) == (task, str(want))  # the URL corrected
     shown = "\n".join(warnings(at))
     for part in said:
         assert part in shown
+
+
+def test_an_old_link_s_step_is_the_training_step_outside_the_presenter_view():
+    """``?step=`` was the training step until the page had presenter steps: outside the
+    presenter view an old link still opens its checkpoint, the URL rewritten to
+    ``checkpoint=``; in the presenter view ``step=`` is the slide."""
+    run = toys.load("induction")
+    step = int(run.steps[20])
+    at = open_page({"task": "induction", "step": str(step)})
+    assert not warnings(at) and at.session_state[learned.STEP_KEY] == step
+    assert (qp(at, "checkpoint"), qp(at, "step")) == (str(step), None)
+    at = open_page({"task": "induction", "present": "1", "step": "2", "checkpoint": str(step)})
+    assert not warnings(at) and at.session_state[learned.STEP_KEY] == step
+    assert (qp(at, "checkpoint"), qp(at, "step")) == (str(step), "2")
+
+
+@pytest.mark.parametrize(
+    ("task", "step", "charts"),
+    [
+        ("induction", 1, ["lr_heads_all"]),
+        ("induction", 2, ["lr_curves_loss", "lr_curves_jobs"]),
+        ("align", 1, ["lr_heads_all"]),
+        ("align", 2, ["lr_curves_loss", "lr_curves_jobs"]),
+    ],
+)
+def test_presenter_slides_show_the_heads_then_the_curves(task, step, charts):
+    """Issue 47: in the presenter view two slides, each under the task and the step
+    slider: every head at the link's checkpoint, then the loss and the job scores side by
+    side as tall as the slide leaves them (the step marked); training, the table of
+    numbers and the exercises are the normal page's."""
+    run = toys.load(task)
+    c = int(run.steps[5])
+    at = open_page({"task": task, "present": "1", "step": str(step), "checkpoint": str(c)})
+    assert not warnings(at)
+    assert at.slider(key=learned.STEP_KEY).value == c
+    figs = figures_of(at)
+    assert list(figs) == charts
+    if step == 2:
+        assert all(f["layout"]["meta"]["fill"] == "height" for f in figs.values())
+        for f in figs.values():
+            (line,) = [s for s in f["layout"]["shapes"] if s["type"] == "line"]
+            assert line["x0"] == line["x1"] == c
+    else:
+        assert f"step {c}" in figs["lr_heads_all"]["layout"]["title"]["text"]
+    shown = texts_of(at)
+    assert not any("Train it yourself" in t or t == "Exercises" for t in shown)
+    assert not at.main.get("number_input") and not at.main.get("expander")  # seed, numbers
 
 
 def test_the_step_slider_redraws_that_checkpoint_and_moves_the_link():
@@ -97,7 +145,7 @@ def test_the_step_slider_redraws_that_checkpoint_and_moves_the_link():
     step = int(run.steps[5])
     at.slider(key=learned.STEP_KEY).set_value(step).run()
     assert not at.exception
-    assert qp(at, "step") == str(step)
+    assert qp(at, "checkpoint") == str(step)
     want = toys.example_attentions("previous", run.checkpoints[5])
     got = np.nan_to_num(heads_z(at))
     np.testing.assert_allclose(got, want.reshape(got.shape), atol=1e-6)
@@ -116,25 +164,25 @@ def test_the_step_slider_is_in_steps_and_lands_on_a_checkpoint_in_its_direction(
     assert learned.next_checkpoint(steps, 90, before=None) == 100
     assert learned.next_checkpoint(steps, 401, before=400) == 400  # past the end: the last
     run = toys.load("previous")
-    at = open_page({"task": "previous", "step": str(int(run.steps[20]))})
+    at = open_page({"task": "previous", "checkpoint": str(int(run.steps[20]))})
     slider = at.slider(key=learned.STEP_KEY)
     assert (slider.min, slider.max, slider.step) == (0, int(run.steps[-1]), 1)
     between = int(run.steps[20]) + 1  # one step right of checkpoint 20
     assert between not in set(run.steps.tolist())
     at.slider(key=learned.STEP_KEY).set_value(between).run()
     assert at.session_state[learned.STEP_KEY] == int(run.steps[21])
-    assert qp(at, "step") == str(int(run.steps[21]))
+    assert qp(at, "checkpoint") == str(int(run.steps[21]))
     at.slider(key=learned.STEP_KEY).set_value(int(run.steps[21]) - 1).run()  # one left
     assert at.session_state[learned.STEP_KEY] == int(run.steps[20])
 
 
 def test_a_task_change_keeps_the_nearest_step_of_the_new_run():
-    at = open_page({"task": "induction", "step": "382"})
+    at = open_page({"task": "induction", "checkpoint": "382"})
     at.selectbox(key=learned.TASK_KEY).set_value("reverse").run()
     steps = toys.load("reverse").steps
     want = int(steps[np.argmin(np.abs(steps - 382))])
     assert at.session_state[learned.STEP_KEY] == want
-    assert (qp(at, "task"), qp(at, "step")) == ("reverse", str(want))
+    assert (qp(at, "task"), qp(at, "checkpoint")) == ("reverse", str(want))
     assert len(heads_z(at)) == toys.TASKS["reverse"].layers * toys.TASKS["reverse"].heads
 
 
@@ -153,7 +201,7 @@ def test_the_phase_change_is_pointed_out_where_the_loss_falls_fastest():
 
 def test_a_clicked_head_cell_is_worked_out_with_that_checkpoints_numbers():
     run = toys.load("induction")
-    at = open_page({"task": "induction", "step": str(int(run.steps[30]))})
+    at = open_page({"task": "induction", "checkpoint": str(int(run.steps[30]))})
     at.session_state["lr_heads"] = {"selection": {"query": 20, "key": 5, "head": 3}}
     at.run()
     assert not at.exception
@@ -258,7 +306,7 @@ def test_ask_the_room_which_head_looks_at_the_previous_token(store):  # noqa: F8
 
 @pytest.mark.parametrize("task", list(toys.TASKS))
 def test_the_page_reads_as_words_not_test_output(task):
-    at = open_page({"task": task, "step": str(int(toys.load(task).steps[3]))})
+    at = open_page({"task": task, "checkpoint": str(int(toys.load(task).steps[3]))})
     texts = texts_of(at) + figure_texts(at)
     assert len(texts) > 20, "the page was read"
     assert not offences(texts), offences(texts)
@@ -268,7 +316,7 @@ def test_ask_the_room_which_head_is_an_induction_head(store):  # noqa: F811
     code, key = store.create(3, 8)
     run = toys.load("induction")
     c = int(np.flatnonzero(run.steps == 420)[0])  # inside the phase change
-    link = {"present": "1", "class": code, "teacher": key, "task": "induction", "step": "420"}
+    link = {"present": "1", "class": code, "teacher": key, "task": "induction", "checkpoint": "420"}
     at = open_page(link)
     at.button(key="predict_ask_induction_head").click().run()
     q = store.question(code)
@@ -291,7 +339,7 @@ def test_align_shows_the_cross_attention_forming_and_each_heads_alignment_accura
     alignment at the end; the job chart is each head's alignment accuracy."""
     run = toys.load("align")
     ex = toys.example("align")
-    at = open_page({"task": "align", "step": "0"})
+    at = open_page({"task": "align", "checkpoint": "0"})
     assert not warnings(at) and at.session_state[learned.STEP_KEY] == 0
     fig = figures_of(at)["lr_heads_all"]
     assert fig["layout"]["xaxis"]["ticktext"] == list(ex.src_labels)  # columns: the source

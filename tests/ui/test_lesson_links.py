@@ -47,7 +47,10 @@ def test_good_settings_pass():
     good = {"N": "4", "D": "8", "heads": "2", "mask": "causal", "scale": "none", "bias": "false",
             "factor": "2,5", "step": "3", "lang": "es", "head": "1"}  # fmt: skip
     assert lesson_links.check_link("playground", good) == []
-    assert lesson_links.check_link("learned", {"task": "induction", "step": "0"}) == []
+    assert lesson_links.check_link("learned", {"task": "induction", "checkpoint": "0"}) == []
+    # the training step's old parameter is the presenter's slide there too (from 1)
+    assert lesson_links.check_link("learned", {"task": "induction", "step": "2"}) == []
+    assert lesson_links.check_link("learned", {"task": "induction", "step": "0"}) != []
     assert lesson_links.check_link("decoder", {"dec_L": "18", "dec_H": "6"}) == []
 
 

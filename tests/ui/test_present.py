@@ -3,9 +3,11 @@ the on_click callbacks, the link for the class, warnings for invalid values."""
 
 from __future__ import annotations
 
+import base64
+
 import numpy as np
 import pytest
-from board_view import board_entries, figures_of
+from board_view import board_args, board_entries, figures_of, prefetched
 
 from attnviz.ui import present
 from tests.test_app import (  # noqa: F401
@@ -13,6 +15,7 @@ from tests.test_app import (  # noqa: F401
     open_exports,
     run_app,
     server_like_navigation,
+    view_of,
     z_of,
 )
 
@@ -144,8 +147,8 @@ def test_large_matrices_get_no_latex():
     assert names and all("{A}" not in n and "{X}" not in n for n in names)
 
 
-#: The controls a slide of Masking, Why √d_k or Cross-attention may show.
-SLIDE_CONTROLS = ("head", "mk_pad", "sc_factor")
+#: The controls a slide of Masking, Why √d_k, Cross-attention or the playground may show.
+SLIDE_CONTROLS = ("head", "query", "mk_pad", "sc_factor")
 
 
 def shown_controls(at) -> list[str]:
@@ -279,3 +282,150 @@ def test_cross_normal_page_shows_every_step():
     keys = set(chart_keys(at))
     assert {"cx_top_scores", "cx_top_weights", "cx_top_out", "cx_qkv_q", "cx_heads_grid"} <= keys
     assert not any(m.value.startswith("**Step ") for m in at.markdown)
+
+
+@pytest.mark.parametrize(
+    ("step", "charts", "controls"),
+    [
+        (1, ["pg_scores", "pg_weights"], ["head"]),
+        (2, ["pg_weights", "pg_v", "pg_out"], ["head"]),
+        (3, ["pg_x", "pg_q", "pg_k", "pg_v"], ["head"]),
+        (4, ["pg_qbars", "pg_qsum"], ["head", "query"]),
+    ],
+)
+def test_playground_step_k_is_one_slide(step, charts, controls):
+    """Issue 47: the playground in four steps (scores and weights; A, V and out = A V; X, Q,
+    K, V; one query), each one board of the picked head; the query picker only on the
+    query's step, its value (from the link) kept in the hidden box on the others."""
+    at = run_app({"present": "1", "step": str(step), "head": "1", "query": "2"})
+    assert_clean(at)
+    assert step_line(at).startswith(f"**Step {step} of 4**")
+    assert chart_keys(at) == charts
+    assert shown_controls(at) == controls
+    assert at.selectbox(key="head").value == 1 and at.selectbox(key="query").value == 2
+    figs, r = figures_of(at), view_of(at).result
+    if step < 4:  # the picked head's matrix (scores or weights, V, Q)
+        shown = {1: ("pg_scores", r.scores), 2: ("pg_v", r.values), 3: ("pg_q", r.queries)}
+        key, want = shown[step]
+        np.testing.assert_allclose(z_of(figs[key]), want[1], rtol=1e-6, atol=1e-7)
+    else:  # the bars of the linked query in head 1, as tall as the slide leaves them
+        bars = figs["pg_qbars"]
+        y = bars["data"][0]["y"]  # the bars' heights (plotly's base64 typed array)
+        y = np.frombuffer(base64.b64decode(y["bdata"]), y["dtype"]) if "bdata" in y else y
+        np.testing.assert_allclose(y, r.weights[1, 2], atol=1e-6)
+        assert bars["layout"]["meta"]["fill"] == "height"
+    assert not at.get("download_button") and not at.main.get("expander")  # no exports, code
+
+
+def test_playground_slide_sends_the_other_heads_of_its_board():
+    """A head change on a slide sends the other heads' charts of the slide's one board
+    (the hidden prefetch board), as the normal page does for its three."""
+    at = run_app({"present": "1", "step": "2", "N": "5", "D": "8", "heads": "4"})
+    at.selectbox(key="head").set_value(1).run()
+    assert_clean(at)
+    pre = prefetched(at)
+    assert set(pre) == {"pg_mix"} and set(pre["pg_mix"]["values"]) == {"0", "2", "3"}
+    assert board_args(at)["pg_mix"]["rev"] == pre["pg_mix"]["current_rev"]
+
+
+def test_playground_normal_page_has_no_steps():
+    at = run_app({})
+    assert_clean(at)
+    keys = set(chart_keys(at))
+    assert {"pg_scores", "pg_weights", "pg_out", "pg_x", "pg_q", "pg_qbars", "pg_qsum"} <= keys
+    assert not any(m.value.startswith("**Step ") for m in at.markdown)
+
+
+@pytest.mark.parametrize(
+    ("step", "charts"),
+    [(1, ["cmp_a", "cmp_b", "cmp_diff"]), (2, []), (3, ["cmp_entropy"])],
+)
+def test_compare_step_k_is_one_slide(step, charts):
+    """Issue 47: Compare in three steps (A, B and B − A; the largest changes; entropy),
+    each under A's and B's heads and B's settings in a popover (drawn every run: their
+    values and the link kept); the changes as a table in slide type."""
+    link = {"present": "1", "step": str(step), "N": "5", "b_mask": "causal"}
+    at = run_app(link, "pages/compare.py")
+    assert_clean(at)
+    assert step_line(at).startswith(f"**Step {step} of 3**")
+    assert chart_keys(at) == charts
+    assert at.selectbox(key="b_mask").value == "causal"  # B's control, in the popover
+    assert at.query_params["b_mask"] == "causal"
+    tables = [m.value for m in at.main.markdown if m.value.startswith("| ")]
+    if step == 2:  # the largest change: query 0 keeps all its weight on key 0 under causal
+        (table,) = tables
+        first = table.splitlines()[2]
+        assert first.startswith("| 0 (") and "| 1.0000 |" in first
+        assert len(table.splitlines()) == 12
+    else:
+        assert not tables
+    if step == 3:
+        assert figures_of(at)["cmp_entropy"]["layout"]["meta"]["fill"] == "height"
+    assert not at.get("download_button")  # the normal page's exports are not on a slide
+
+
+def test_compare_normal_page_has_no_steps():
+    at = run_app({"N": "5", "b_mask": "causal"}, "pages/compare.py")
+    assert_clean(at)
+    assert {"cmp_a", "cmp_b", "cmp_diff", "cmp_entropy"} <= set(chart_keys(at))
+    assert not any(m.value.startswith("**Step ") for m in at.markdown)
+    assert at.dataframe  # the largest changes as a data grid
+
+
+@pytest.mark.parametrize("step", [1, 5, 9])
+def test_exercises_step_k_is_one_question(step):
+    """Issue 47: the exercises on the projector, one question a slide (the step bar names
+    it), under the score, New exercises and Start a class; the question and its answer
+    box on the left, the verdict and the worked answer on the right after Check."""
+    at = run_app({"present": "1", "step": str(step)}, "pages/exercises.py")
+    assert_clean(at)
+    assert step_line(at).startswith(f"**Step {step} of 9**")
+    i = step - 1
+    cards = [m.value for m in at.main.markdown if m.value.startswith("#### ")]
+    assert len(cards) == 1 and cards[0].startswith(f"#### {step}. ")
+    assert step_title(at) == cards[0].split(". ", 1)[1]
+    assert {"ex_new", f"ex{i}_check"} <= {b.key for b in at.main.button}
+    assert not any("attnviz-join" in h.proto.body for h in at.main.get("html"))  # the room's
+    boxes = [t for t in at.main.text_input if t.key == f"ex{i}"]
+    assert boxes or step != 1  # question 1 asks for a number
+    if boxes:  # a wrong answer, then the answer shown: its card's right column
+        boxes[0].set_value("-99").run()
+        at.button(key=f"ex{i}_check").click().run()
+        at.button(key=f"ex{i}_show").click().run()
+        assert_clean(at)
+        assert any("Answer:" in m.value for m in at.main.info)
+
+
+def test_exercises_normal_page_shows_every_question():
+    at = run_app({}, "pages/exercises.py")
+    assert_clean(at)
+    cards = [m.value for m in at.main.markdown if m.value.startswith("#### ")]
+    assert len(cards) == 9 and not any(m.value.startswith("**Step ") for m in at.markdown)
+
+
+def test_notebooks_one_preset_a_slide_its_checks_in_slide_type():
+    """Issue 47: the notebooks on the projector, a preset a slide (its checks at most nine
+    a slide, a longer list split evenly: UDL 12.1's 17 in two), the checks as a Markdown
+    table in slide type; every check on some slide, once."""
+    from attnviz.teaching import presets
+
+    counts = {n: len(presets.get(n).check()) for n in presets.names()}
+    slides = sum(-(-c // 9) for c in counts.values())
+    seen: list[str] = []
+    for step in range(1, slides + 1):
+        at = run_app({"present": "1", "step": str(step)}, "pages/notebooks.py")
+        assert_clean(at)
+        assert step_line(at).startswith(f"**Step {step} of {slides}**")
+        (table,) = [m.value for m in at.main.markdown if m.value.startswith("| ")]
+        rows = table.splitlines()[2:]
+        assert 1 <= len(rows) <= 9 and all(r.startswith("| ✓ pass |") for r in rows)
+        seen += rows
+        assert not at.get("dataframe") and not at.get("download_button")
+    assert len(seen) == sum(counts.values())
+
+
+def test_notebooks_normal_page_keeps_its_data_grids():
+    at = run_app({}, "pages/notebooks.py")
+    assert_clean(at)
+    assert len(at.dataframe) == 5 and not any(m.value.startswith("| ") for m in at.main.markdown)
+    assert any("printed values reproduced" in m.value for m in at.main.markdown)
