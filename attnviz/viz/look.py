@@ -2,9 +2,10 @@
 docs/lessons.md): a dashed outline of a cell, a token's row, or the whole matrix, on every
 heatmap of the chart the stop names (pure plotly, no Streamlit).
 
-- :func:`chart_role`: which of a lesson's chart names (:data:`attnviz.classroom.lessons.LOOK_CHARTS`)
-  a board's chart is, from what its builder put in the figure (``layout.meta``: ``role``
-  "scores" or "weights", ``grid`` for every head's weights) or, for the per-token matrices,
+- :func:`chart_role`: which of a lesson's chart names
+  (:data:`attnviz.classroom.lessons.LOOK_CHARTS`) a board's chart is, from what its builder
+  put in the figure (``layout.meta``: ``role`` "scores" or "weights", ``grid`` for every
+  head's weights) or, for the per-token matrices,
   the suffix of the chart's key (``pg_x``, ``sb_q``, ``mh_out``); never from its title.
 - :func:`outline`: a copy of a figure with the look drawn, read from the figure alone: each
   heatmap's axes say what they count (``layout.meta["axes"]``: "query", "key", "token"), its

@@ -22,4 +22,5 @@ def routes() -> list[Route]:
     board's catalogs."""
     return [*student.routes(), *catalog.routes()]
 
+
 __all__ = ["lifespan", "routes"]

@@ -41,9 +41,10 @@ each chart) and a drag scrolls the page.
 Beside this file: ``assets`` (the vendored plotly.js bundle, its check and its
 content-versioned URL), ``overlays`` (the one overlay hook: ``Overlay``,
 ``overlay_provider``, ``attach``), ``links`` (what hovering and clicking a chart links
-to: ``link_attn``, ``link_tokens``, ``link_bars``), ``__main__`` (``python -m attnviz.ui.board`` puts the
-bundle in place), ``shell`` (the pages' HTML that ``serve.py`` serves: Streamlit's, asking
-for plotly.js as it loads), ``js/`` (the ES modules; ``board.js``'s top comment is their map).
+to: ``link_attn``, ``link_tokens``, ``link_bars``), ``__main__`` (``python -m
+attnviz.ui.board`` puts the bundle in place), ``shell`` (the pages' HTML that ``serve.py``
+serves: Streamlit's, asking for plotly.js as it loads), ``js/`` (the ES modules;
+``board.js``'s top comment is their map).
 """
 
 from __future__ import annotations
