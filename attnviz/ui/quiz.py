@@ -81,7 +81,13 @@ def _show(i: int) -> None:
 def cards(items: list[exercises.Exercise], only: int | None = None) -> None:
     """One bordered card per question. ``only``: that question's card alone, a slide's:
     the question on the left, the verdict and the worked answer on the right (under the
-    question they ran past the screen's bottom edge)."""
+    question they ran past the screen's bottom edge). On slides, an answer typed and not
+    yet checked is kept while other questions' slides show (Streamlit forgets the value of
+    a widget it does not draw in a run; set again here, it stays)."""
+    if only is not None:
+        for i in range(len(items)):
+            if f"ex{i}" in st.session_state:
+                st.session_state[f"ex{i}"] = st.session_state[f"ex{i}"]
     for i, item in enumerate(items):
         if only is None:
             _card(i, item)

@@ -396,6 +396,23 @@ def test_exercises_step_k_is_one_question(step):
         assert any("Answer:" in m.value for m in at.main.info)
 
 
+def test_an_answer_typed_on_a_slide_is_kept_while_other_slides_show():
+    """A lecturer types an answer on question 2's slide, goes on to question 3 and back
+    without pressing Check: the answer is still in its box (Streamlit drops the state of
+    a widget it does not draw; the quiz keeps it)."""
+    at = run_app({"present": "1", "step": "2"}, "pages/exercises.py")
+    (box,) = [t for t in at.main.text_input if t.key == "ex1"]
+    box.set_value("42").run()
+    at.button(key="present_next").click().run()
+    assert step_line(at).startswith("**Step 3 of 9**")
+    assert not [t for t in at.main.text_input if t.key == "ex1"]  # not drawn on this slide
+    at.button(key="present_prev").click().run()
+    assert step_line(at).startswith("**Step 2 of 9**")
+    (box,) = [t for t in at.main.text_input if t.key == "ex1"]
+    assert box.value == "42"
+    assert_clean(at)
+
+
 def test_exercises_normal_page_shows_every_question():
     at = run_app({}, "pages/exercises.py")
     assert_clean(at)
