@@ -49,6 +49,7 @@ def exercises_page() -> None:
     )
     top[1].button(_("New exercises"), key="ex_new", on_click=_new_set, icon=":material/casino:")
     live.start_button(seed, top[2])
+    live.source_box(st.columns([2.4, 2])[1])
     live.join_box()
     quiz.cards(items)
 

@@ -41,7 +41,7 @@ def view(r: live.Room) -> None:
     """The projector's slides of the class ``r`` (a teacher's link)."""
     info = r.info
     assert info is not None and r.teacher is not None
-    items = quiz.generate(info.seed, info.count)
+    items = quiz.generate(info.seed, info.count, info.items)
     titles = [_("Join the class"), *(f"{i + 1}. {e.title}" for i, e in enumerate(items))]
     streamlit_private.projector_css()
     index = present.nav_bar(titles, word=_("Slide"), next_label=_("Next question"), prefix="class")
@@ -137,7 +137,7 @@ def _question_live(code: str, key: str, i: int) -> None:
     except (ValueError, PermissionError, *live.STORE_DOWN):
         st.warning(_("The class store is not answering; retrying."))
         return
-    e = quiz.generate(info.seed, info.count)[i]
+    e = quiz.generate(info.seed, info.count, info.items)[i]
     with st.container(key="class_big_tally"):
         st.markdown(
             _("**{answered}** answered · **{right}** right · **{wrong}** wrong").format(

@@ -200,3 +200,39 @@ def test_the_join_link_and_qr_code_use_the_public_address(store, monkeypatch):
     at.text_input(key=address.GIVEN_KEY).input("https://hall.example.org/attnviz").run()
     assert f"https://hall.example.org/attnviz/join?class={code}" in [c.value for c in at.code]
     assert "the address you typed" in texts(at)
+
+
+@pytest.mark.parametrize("choice, then_set", [("intro", False), ("intro+", True)])
+def test_a_class_started_from_a_lessons_questions(store, choice, then_set):
+    """The teacher chooses the lesson's questions (alone, or before this page's set): the
+    class holds them first, the teacher view says so and presents the lesson to the class."""
+    at = run_app({"seed": "5"}, PAGE)
+    box = at.selectbox(key=live.SOURCE_KEY)
+    assert box.options[0] == f"This page's set of {live.COUNT} questions"
+    assert "Self-attention in 20 minutes: its 1 question only" in box.options
+    box.set_value(choice).run()
+    at.button(key="class_start").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    code, key = qp(at, "class"), qp(at, "teacher")
+    info = store.info(code)
+    count = 1 + (live.COUNT if then_set else 0)
+    assert (info.lesson, info.items, info.count, info.seed) == ("intro", ("weight@3",), count, 5)
+    reveals = [b.key for b in at.button if b.key.startswith("class_reveal")]
+    assert reveals == [f"class_reveal{i}" for i in range(count)]
+    said = texts(at)
+    assert "From the lesson **Self\\-attention in 20 minutes**: its 1 question first" in said
+    assert (f"Then {live.COUNT} questions of this page's set." in said) is then_set
+    (present,) = [b for b in at.get("link_button") if "lesson" in b.proto.url]
+    assert f"class={code}" in present.proto.url and f"teacher={key}" in present.proto.url
+    assert "lesson=intro" in present.proto.url and "present=1" in present.proto.url
+    # the first tally row is the lesson's question, graded as the phones' page grades it
+    (e,) = exercises.of_class(5, 1, ("weight@3",), "en")
+    assert store.submit(code, "s1", 0, e.answer_text) is True
+    assert f"**1. {e.title}**: 1 answered, 1 right" in texts(at.run())
+
+
+def test_the_plain_set_stays_the_default(store):
+    at = run_app({"seed": "5"}, PAGE)
+    at.button(key="class_start").click().run()
+    info = store.info(qp(at, "class"))
+    assert (info.lesson, info.items, info.count) == ("", (), live.COUNT)

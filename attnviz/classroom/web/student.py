@@ -178,13 +178,15 @@ def _field(i: int, choices: tuple[str, ...] | None, placeholder: str) -> str:
 
 
 @functools.lru_cache(maxsize=64)
-def _questions_html(seed: int, count: int, lang: str = i18n.SOURCE) -> str:
-    """The questions of a set as cards in ``lang`` (made once per process, set and
-    language)."""
+def _questions_html(
+    seed: int, count: int, lang: str = i18n.SOURCE, items: tuple[str, ...] = ()
+) -> str:
+    """The questions of a set (a lesson's ``items`` first) as cards in ``lang`` (made once
+    per process, set and language)."""
     cards = []
     with i18n.use(lang):
         check = html.escape(_("Check"))
-        for i, e in enumerate(exercises.generated(seed, count)):
+        for i, e in enumerate(exercises.of_class(seed, count, items)):
             placeholder = (
                 "(4, 2)" if e.kind in exercises.SHAPE_KINDS else html.escape(_("a number"))
             )
@@ -272,7 +274,7 @@ async def _class_page(request: Request) -> Response:
         code=esc(info.code),
         student=esc(student),
         problem="",
-        main=_questions_html(info.seed, info.count, i18n.current()),
+        main=_questions_html(info.seed, info.count, i18n.current(), info.items),
     )
     return _reply(request, body, kind, headers=vary)
 
@@ -369,7 +371,8 @@ async def mine(request: Request) -> Response:
         choice = None
         if q is not None:
             choice = await asyncio.to_thread(SERVER.store.my_choice, code, student, q["qid"])
-        items = exercises.generated(current.info.seed, current.info.count)
+        info = current.info
+        items = exercises.of_class(info.seed, info.count, info.items)
         answers = {
             str(i): {"answer": a, "right": r, "verdict": _verdict(items[i], r)}
             for i, (a, r) in stored.items()
@@ -420,13 +423,14 @@ async def _answer(code: str, student: str, data: dict) -> tuple[int, dict]:
         if not isinstance(item, int) or not 0 <= item < info.count:
             said = _("There is no question {item} in this class.").format(item=repr(item))
             raise guard.Refused(400, said) from None
-        right, stored = exercises.grade(info.seed, info.count, item, text), False
+        right = exercises.grade(info.seed, info.count, item, text, info.items)
+        stored = False
     except classroom.ClassNotFound:
         raise
     except ValueError as exc:
         raise guard.Refused(400, words.refusal(str(exc))) from None
     info = (await SERVER.hub.current(code)).info
-    e = exercises.generated(info.seed, info.count)[item]
+    e = exercises.of_class(info.seed, info.count, info.items)[item]
     out = {"item": item, "right": bool(right), "stored": stored, "verdict": _verdict(e, right)}
     if not stored:
         out["message"] = _(
