@@ -350,10 +350,6 @@ def _sidebar_note(info: ClassInfo) -> None:
     )
 
 
-def _labels(items: list[exercises.Exercise]) -> list[str]:
-    return [f"{i + 1}. {e.title}" for i, e in enumerate(items)]
-
-
 # --------------------------------------------------------------------------- teacher
 
 
@@ -407,7 +403,7 @@ def teacher_view(r: Room) -> None:
         _lesson_note(info)
         # the nicknames at the presenter view's body type (attnviz.ui.present.setup)
         streamlit_private.nicknames_css()
-        quiz.in_slot(_tally, info.code, r.teacher, _labels(items))
+        quiz.in_slot(_tally, info.code, r.teacher, quiz.titles(items, len(info.items)))
     st.divider()
     c = st.columns([1, 1, 1, 1.2], vertical_alignment="center")
     c[0].download_button(

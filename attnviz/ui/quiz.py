@@ -27,6 +27,17 @@ def generate(seed: int, count: int, items: tuple[str, ...] = ()) -> list[exercis
     return list(exercises.of_class(seed, count, items))
 
 
+def titles(items: list[exercises.Exercise], from_lesson: int = 0) -> list[str]:
+    """ "1. One attention weight", one per item; the first ``from_lesson`` (a lesson's
+    questions in a class started from it) marked as the lesson's."""
+    return [
+        _("{n}. {title} (lesson)").format(n=i + 1, title=e.title)
+        if i < from_lesson
+        else f"{i + 1}. {e.title}"
+        for i, e in enumerate(items)
+    ]
+
+
 def in_slot(fragment: Callable[..., object], *args: object) -> None:
     """Call ``fragment`` (an ``st.fragment``) inside a container of its own, its slot.
 

@@ -228,7 +228,8 @@ def test_a_class_started_from_a_lessons_questions(store, choice, then_set):
     # the first tally row is the lesson's question, graded as the phones' page grades it
     (e,) = exercises.of_class(5, 1, ("weight@3",), "en")
     assert store.submit(code, "s1", 0, e.answer_text) is True
-    assert f"**1. {e.title}**: 1 answered, 1 right" in texts(at.run())
+    assert f"**1. {e.title} (lesson)**: 1 answered, 1 right" in texts(at.run())
+    assert f"**2. {e.title} (lesson)**" not in texts(at)
 
 
 def test_the_plain_set_stays_the_default(store):
