@@ -115,6 +115,9 @@ def room() -> Room | None:
 #: a lesson's name, its typed questions only; the name and ``+``, them then this page's set.
 SOURCE_KEY = "class_source"
 THEN_SET = "+"
+#: The Lessons page's "Start a class with its questions" (:func:`attnviz.ui.tour.class_url`):
+#: ``exercises?class_lesson=<slug>`` opens this page with that lesson's questions chosen.
+LESSON_PARAM = tour.CLASS_PARAM
 
 
 def _lesson(slug: str) -> lessons.Lesson | None:
@@ -155,10 +158,15 @@ def _source_label(value: str) -> str:
 
 def source_box(where=st) -> None:
     """The teacher's choice of what a class started here asks: this page's set, or a
-    lesson's typed questions in its order, alone or before this page's set."""
+    lesson's typed questions in its order, alone or before this page's set; a link's
+    ``class_lesson=<slug>`` chooses that lesson's questions (once: then the teacher's)."""
+    options = _sources()
+    asked = _param(LESSON_PARAM)
+    if asked in options and SOURCE_KEY not in st.session_state:
+        st.session_state[SOURCE_KEY] = asked
     where.selectbox(
         _("A class started here asks"),
-        _sources(),
+        options,
         key=SOURCE_KEY,
         format_func=_source_label,
         help=_(
@@ -187,6 +195,8 @@ def _start(seed: int) -> None:
         return
     st.query_params[CLASS_PARAM] = code
     st.query_params[TEACHER_PARAM] = key
+    if LESSON_PARAM in st.query_params:  # chosen: the class holds it now
+        del st.query_params[LESSON_PARAM]
 
 
 def leave() -> None:

@@ -237,3 +237,24 @@ def test_the_plain_set_stays_the_default(store):
     at.button(key="class_start").click().run()
     info = store.info(qp(at, "class"))
     assert (info.lesson, info.items, info.count) == ("", (), live.COUNT)
+
+
+def test_the_lessons_page_starts_a_class_with_a_lessons_questions(store):
+    """The Lessons page's "Start a class with its questions" opens this page with the
+    lesson's questions chosen; the class started holds them and the link forgets them."""
+    from attnviz.classroom import lessons
+    from attnviz.ui import tour
+
+    (intro,) = [x for x in lessons.shipped() if x.slug == "intro"]
+    (heads,) = [x for x in lessons.shipped() if x.slug == "learned_heads"]
+    assert tour.class_url(heads) is None  # predictions only: nothing typed to give a class
+    assert tour.class_url(intro) == f"./exercises?{live.LESSON_PARAM}=intro"
+    at = run_app({"seed": "5", live.LESSON_PARAM: "intro"}, PAGE)
+    assert at.selectbox(key=live.SOURCE_KEY).value == "intro"
+    at.button(key="class_start").click().run()
+    info = store.info(qp(at, "class"))
+    assert (info.lesson, info.items, info.count) == ("intro", ("weight@3",), 1)
+    assert qp(at, live.LESSON_PARAM) is None
+    # a link naming no lesson with typed questions chooses nothing
+    at = run_app({"seed": "5", live.LESSON_PARAM: "learned_heads"}, PAGE)
+    assert at.selectbox(key=live.SOURCE_KEY).value == ""
