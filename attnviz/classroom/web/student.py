@@ -186,13 +186,20 @@ def _questions_html(
     cards = []
     with i18n.use(lang):
         check = html.escape(_("Check"))
+
+        # a lesson's questions marked as its (as the teacher's tally and slides mark them)
+        def title(i: int, e: exercises.Exercise) -> str:
+            if i < len(items):
+                return _("{n}. {title} (lesson)").format(n=i + 1, title=e.title)
+            return f"{i + 1}. {e.title}"
+
         for i, e in enumerate(exercises.of_class(seed, count, items)):
             placeholder = (
                 "(4, 2)" if e.kind in exercises.SHAPE_KINDS else html.escape(_("a number"))
             )
             cards.append(
                 f'<li class="card" id="q{i}" data-item="{i}">'
-                f'<h2 id="q{i}-title">{i + 1}. {html.escape(e.title)}</h2>'
+                f'<h2 id="q{i}-title">{html.escape(title(i, e))}</h2>'
                 f'<div class="prompt">{text_html(e.prompt)}</div>'
                 f'<form class="answer" data-item="{i}" aria-labelledby="q{i}-title" novalidate>'
                 f'<div class="field">{_field(i, e.choices, placeholder)}</div>'

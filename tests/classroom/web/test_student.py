@@ -368,6 +368,8 @@ def test_a_lesson_class_shows_and_checks_its_questions_first(env, lang):
     assert text.count(">Check</button>" if lang == "en" else 'class="answer"') == 3
     with i18n.use(lang):  # a title is said in the language it is read in
         titles = [html.escape(e.title) for e in shown]
+        marked = html.escape(i18n._("{n}. {title} (lesson)").format(n=1, title=shown[0].title))
+    assert f'id="q0-title">{marked}</h2>' in text and "(lesson)" not in text.split('id="q2')[1]
     for i, title in enumerate(titles):
         assert f"{i + 1}. {title}" in text
     assert text.index(titles[0]) < text.index(titles[1]) < text.index(titles[2])
