@@ -283,7 +283,7 @@ def test_an_answer_made_offline_is_sent_when_the_network_is_back(browser, app_se
     try:
         phone.open(f"/join?class={code}")
         phone.page.get_by_role("heading", name=f"Live class {code}").wait_for()
-        assert phone.card(0).locator("h2").inner_text() == f"1. {items[0].title}"
+        assert phone.card(0).locator("h2").inner_text() == f"1. {items[0].title} (lesson)"
         assert phone.page.locator("li.card").count() == len(items)
         phone.page.get_by_label("Nickname (optional)").fill("offline")
         phone.context.set_offline(True)
