@@ -41,6 +41,15 @@ file, or the plain app's ``PlotlyChart`` chunk), ``board`` (attnviz's board modu
 JavaScript) and ``idle`` (waiting for the server)::
 
     python bench/page_switch.py --profile --rounds 4 --pages ",multi_head" --json profile.json
+
+``--lesson SLUG``: a lesson's stop change against a page switch (issue 48's target: <= 1.0x),
+in one attnviz tab, interleaved. For each stop of the lesson whose next stop is on another
+page (and draws charts), from the stop's view: ``next`` clicks the lesson bar's Next (its
+link, with the tour's parameters) and ``switch`` clicks the sidebar link of the next stop's
+page from the same view without the tour (a page switch today); each from a fresh load of
+the view (not timed), measured as ``switch`` above::
+
+    python bench/page_switch.py --lesson intro --rounds 3 --json lesson.json
 """
 
 from __future__ import annotations
@@ -52,6 +61,7 @@ import os
 import statistics
 import time
 from typing import Any
+from urllib.parse import urlencode
 
 import kit
 from browser_latency import INIT_JS, INSTRUMENT_JS
@@ -131,18 +141,24 @@ def wait_done(page, since: float, quiet: float, timeout: float) -> dict:
     raise TimeoutError(f"the page did not finish drawing within {timeout} s: {s}")
 
 
-def switch(page, fetched: Fetched, title: str, quiet: float, timeout: float) -> dict:
-    """Click the sidebar link ``title``; wait for every chart of the new page."""
+SIDEBAR_JS = """(title) => {
+  const a = Array.from(document.querySelectorAll('[data-testid="stSidebarNavLink"]'))
+    .find(l => l.innerText.trim().split('\\n').pop().trim() === title);
+  const t = performance.now(); a.click(); return t; }"""
+# the lesson bar's Next (attnviz.ui.tour: an in-app link followed by board/js/navlinks.js)
+NEXT_JS = """(_title) => { const a = document.querySelector('[data-tour="next"]');
+  const t = performance.now(); a.click(); return t; }"""
+
+
+def switch(
+    page, fetched: Fetched, title: str, quiet: float, timeout: float, click: str = SIDEBAR_JS
+) -> dict:
+    """Click the sidebar link ``title`` (or what ``click`` clicks); wait for every chart of
+    the new page."""
     links = page.locator('[data-testid="stSidebarNavLink"]').filter(has_text=title)
-    links.first.wait_for()
+    (links if click == SIDEBAR_JS else page.locator('[data-tour="next"]')).first.wait_for()
     t_wall = time.monotonic()
-    t_click = page.evaluate(
-        """(title) => {
-          const a = Array.from(document.querySelectorAll('[data-testid="stSidebarNavLink"]'))
-            .find(l => l.innerText.trim().split('\\n').pop().trim() === title);
-          const t = performance.now(); a.click(); return t; }""",
-        title,
-    )
+    t_click = page.evaluate(click, title)
     s = wait_done(page, t_click, quiet, timeout)
     rows = fetched.since(t_wall)
     http = sum(r[2] for r in rows)
@@ -401,6 +417,68 @@ def profile(args: argparse.Namespace, pages: list[str], app, plain, browser) -> 
     return out
 
 
+def settle(page, quiet: float, timeout: float) -> None:
+    """A view just loaded, drawn and quiet for ``quiet`` ms (its charts may have drawn before
+    the instrumentation came: then no plot event is seen, the drawn boards are enough)."""
+    deadline, calm = time.monotonic() + timeout, None
+    while time.monotonic() < deadline:
+        s = page.evaluate(DONE_JS, [0, quiet])
+        ready = s["done"] or (s["state"] == "notRunning" and s["boards"] and s["plots"] > 0)
+        calm = (calm or time.monotonic()) if ready else None
+        if calm is not None and time.monotonic() - calm > quiet / 1000:
+            return
+        time.sleep(0.05)
+    raise TimeoutError(f"the view did not settle within {timeout} s: {s}")
+
+
+def lesson(args: argparse.Namespace, app, browser) -> dict:
+    """``--lesson``: Next on the lesson bar against a sidebar page switch (module docstring)."""
+    from attnviz.classroom import lessons
+
+    (found,) = [x for x in lessons.shipped() if x.slug == args.lesson]
+    stops, first = found.stops, ui_pages.PAGES[0].slug
+    charted = set(PAGES.values()) | {ui_pages.page("permutation").title}
+    pairs = [
+        i for i in range(len(stops) - 1)
+        if stops[i].page != stops[i + 1].page
+        and {ui_pages.page(stops[j].page).title for j in (i, i + 1)} <= charted
+    ]  # fmt: skip
+
+    def url(i: int, tour: bool) -> str:
+        params = dict(stops[i].settings) | (
+            {"lesson": found.slug, "stop": str(i + 1)} if tour else {}
+        )
+        path = "" if stops[i].page == first else stops[i].page
+        return f"{app.url}/{path}?{urlencode(params)}"
+
+    ctx, page = kit.tab(browser, (1280, 900), INIT_JS)
+    fetched = Fetched(page)
+    out: dict = {"load_before": os.getloadavg(), "lesson": found.slug, "rows": []}
+    for _ in range(args.rounds):
+        for i in pairs:
+            row = {"from": i + 1, "to": stops[i + 1].page}
+            for mode in ("next", "switch"):
+                page.goto(url(i, tour=mode == "next"))
+                page.wait_for_selector('[data-testid="stApp"]')
+                page.evaluate(INSTRUMENT_JS)
+                settle(page, args.quiet, args.timeout)
+                title = ui_pages.page(stops[i + 1].page).title
+                click = NEXT_JS if mode == "next" else SIDEBAR_JS
+                row[mode] = round(
+                    switch(page, fetched, title, args.quiet, args.timeout, click)["ms"]
+                )
+            out["rows"].append(row)
+            print(f"stop {row['from']:2d} -> {row['to']:13s} next {row['next']:6d} ms"
+                  f"  switch {row['switch']:6d} ms", flush=True)  # fmt: skip
+    ctx.close()
+    out["load_after"] = os.getloadavg()
+    n, w = kit.median(out["rows"], "next"), kit.median(out["rows"], "switch")
+    out |= {"next_ms": round(n), "switch_ms": round(w), "ratio": round(n / w, 2)}
+    print(f"lesson stop change / page switch: {n:.0f} / {w:.0f} ms = {n / w:.2f}x; "
+          f"load {out['load_before']} -> {out['load_after']}")  # fmt: skip
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--app", default="serve.py", help="attnviz as scripts/run.sh serves it")
@@ -408,6 +486,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pages", default=",".join(PAGES), help="attnviz url paths ('' = home)")
     ap.add_argument("--rounds", type=int, help="switches per page (5; 3 with --profile)")
     ap.add_argument("--profile", action="store_true", help="split each switch by whose code ran")
+    ap.add_argument("--lesson", default=None, help="a shipped lesson: Next against a switch")
     ap.add_argument(
         "--first", default=",step_by_step", help="pages for first visits ('none': no first visit)"
     )
@@ -424,6 +503,10 @@ def main(argv: list[str] | None = None) -> int:
     firsts = [] if args.first == "none" else args.first.split(",")
     load = os.getloadavg()
     out: dict[str, Any] = {"load_before": load, "rounds": args.rounds}
+    if args.lesson:
+        with kit.servers(args.app) as (app,), kit.browser() as browser:
+            kit.write_json(args.json, lesson(args, app, browser), say=False)
+        return 0
     # --langs compares attnviz with itself: no plain app
     apps = [args.app] if args.langs else [args.app, args.plain]
     with kit.servers(*apps) as (app, *plain_), kit.browser() as browser:

@@ -53,6 +53,7 @@ def exercises_page() -> None:
     if step.presenting:  # the projector: one question, the room works it out on paper
         quiz.cards(items, only=step.index)
     else:
+        live.source_box(st.columns([2.4, 2])[1])  # what a class started here asks
         live.join_box()
         quiz.cards(items)
 

@@ -46,6 +46,11 @@ def _lesson(x: lessons.Listed) -> None:
             _("Resume where you left off"), start, key=f"resume-{x.slug}", resume=x.slug
         )
         links += tour.link_html(_("Present it"), show, key=f"present-{x.slug}")
+        klass = tour.class_url(lesson)  # its typed questions: a live class's set
+        if klass is not None:
+            links += tour.link_html(
+                _("Start a class with its questions"), klass, key=f"class-{x.slug}"
+            )
         st.html(
             f'{tour.CSS}<nav class="tour-links" aria-label="{html.escape(title)}">{links}</nav>'
         )

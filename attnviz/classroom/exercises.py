@@ -373,11 +373,42 @@ def _generated(seed: int, count: int, lang: str) -> tuple[Exercise, ...]:
         return tuple(generate(seed=seed, count=count))
 
 
-def grade(seed: int, count: int, item: int, answer: str) -> bool:
-    """Whether ``answer`` is right for question ``item`` of the set ``(seed, count)``: the
-    live class's grading (:class:`attnviz.classroom.ClassStore` is given it). The same in
-    every language: the answers and their checks do not depend on it."""
-    return generated(seed, count, i18n.SOURCE)[item].check(answer)
+def lesson_item(kind: str, seed: int | None) -> str:
+    """A lesson's typed question as a live class stores it: ``"weight@3"`` (its kind, and
+    the seed of the set it is drawn from, as the lesson's tour draws it)."""
+    if kind not in KINDS:
+        raise ValueError(f"a class's lesson question is one of {KINDS}, got {kind!r}")
+    return f"{kind}@{int(seed or 0)}"
+
+
+def of_class(
+    seed: int, count: int, items: tuple[str, ...] = (), lang: str | None = None
+) -> tuple[Exercise, ...]:
+    """A live class's questions in ``lang`` (default: the shown language): a lesson's
+    ``items`` (:func:`lesson_item`) first, each the exercise of its kind in the set of its
+    seed (the one the lesson's tour shows), then :func:`generated`'s ``count - len(items)``
+    questions of ``seed``. Without items, :func:`generated`'s set."""
+    return _of_class(seed, count, tuple(items), lang or i18n.current())
+
+
+@functools.lru_cache(maxsize=64)
+def _of_class(seed: int, count: int, items: tuple[str, ...], lang: str) -> tuple[Exercise, ...]:
+    out = []
+    for item in items:
+        kind, _at, of = item.partition("@")
+        if kind not in KINDS or not of.isdigit():
+            raise ValueError(f"a class's lesson question is kind@seed (weight@3), got {item!r}")
+        out.append(_generated(int(of), len(KINDS), lang)[KINDS.index(kind)])
+    rest = count - len(items)
+    return tuple(out) + (_generated(seed, rest, lang) if rest > 0 else ())
+
+
+def grade(seed: int, count: int, item: int, answer: str, items: tuple[str, ...] = ()) -> bool:
+    """Whether ``answer`` is right for question ``item`` of the set ``(seed, count)`` (a
+    lesson's class: ``items`` first, :func:`of_class`): the live class's grading
+    (:class:`attnviz.classroom.ClassStore` is given it). The same in every language: the
+    answers and their checks do not depend on it."""
+    return of_class(seed, count, items, i18n.SOURCE)[item].check(answer)
 
 
 def answer_key_rows(items: list[Exercise]) -> list[dict[str, str]]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,8 +26,9 @@ JOIN_PATH = "join"
 #: questions (tests/classroom/test_store.py checks they are the exercises' own limits).
 SEED_MAX = 2**32 - 1
 COUNT_MAX = 50
-#: ``grade(seed, count, item, answer) -> right``: how a store checks an answer.
-Grade = Callable[[int, int, int, str], bool]
+#: ``grade(seed, count, item, answer) -> right``: how a store checks an answer; for a class
+#: started from a lesson, its items (``ClassInfo.items``) come as a fifth argument.
+Grade = Callable[..., bool]
 #: Join codes: 6 characters from an alphabet without look-alikes (no 0/O, 1/I/L).
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 6
@@ -114,6 +116,21 @@ joined_table = sa.Table(
     sa.Column("student", sa.String(STUDENT_MAX), primary_key=True),
     sa.Column("at", sa.Float, nullable=False),
 )
+#: A class started from a lesson: the lesson's name and its typed questions (``kind@seed``,
+#: comma-separated, in the lesson's order), asked before the generated set's (if any). A table
+#: of its own, created on first use like the view questions' (a database made before it gains
+#: it, schema version unchanged); a class without a row here is a generated set, as before.
+plans_table = sa.Table(
+    "attnviz_class_plans",
+    metadata,
+    sa.Column("code", sa.String(CODE_LENGTH), primary_key=True),
+    sa.Column("lesson", sa.String(64), nullable=False),
+    sa.Column("questions", sa.Text, nullable=False),
+)
+#: A lesson's question in a class's plan: an exercise kind and the seed of its set.
+PLAN_ITEM = re.compile(r"[a-z][a-z_]{0,31}@[0-9]{1,10}")
+LESSON_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
+
 #: The kinds of view question and their limits.
 VIEW_KINDS = (
     "top_key",
@@ -143,7 +160,9 @@ class ClassClosed(ValueError):
 
 @dataclass(frozen=True)
 class ClassInfo:
-    """What a student's page needs: the set (seed, count), the revealed items, closed."""
+    """What a student's page needs: the set (seed, count), the revealed items, closed; a
+    class started from a lesson: ``lesson`` (its name) and ``items``, its questions
+    (``kind@seed``) that come first, the generated set's ``count - len(items)`` after them."""
 
     code: str
     seed: int
@@ -151,6 +170,8 @@ class ClassInfo:
     created: float
     closed: bool
     revealed: frozenset[int]
+    lesson: str = ""
+    items: tuple[str, ...] = ()
 
     @property
     def expires(self) -> float:
@@ -242,7 +263,21 @@ def _hash_key(key: str) -> str:
     return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _no_grade(seed: int, count: int, item: int, answer: str) -> bool:
+def check_plan(lesson: object, items: object, count: int) -> tuple[str, tuple[str, ...]]:
+    """A lesson's name and questions as a class stores them; ValueError naming the value."""
+    if not isinstance(lesson, str) or not LESSON_NAME.fullmatch(lesson):
+        raise ValueError(f"a lesson's name is a-z, 0-9, - and _ (at most 64), got {lesson!r}")
+    if isinstance(items, str) or not isinstance(items, (list, tuple)):
+        raise ValueError(f"a lesson's questions are a list, got {type(items).__name__}")
+    for item in items:
+        if not isinstance(item, str) or not PLAN_ITEM.fullmatch(item):
+            raise ValueError(f"a lesson's question is kind@seed (weight@3), got {item!r}")
+    if not 1 <= len(items) <= count:
+        raise ValueError(f"a class holds 1 to {count} lesson questions, got {len(items)}")
+    return lesson, tuple(items)
+
+
+def _no_grade(seed: int, count: int, item: int, answer: str, items: tuple = ()) -> bool:
     raise TypeError("this ClassStore was made without a grade function: it cannot check")
 
 

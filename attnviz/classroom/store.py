@@ -21,7 +21,11 @@ timeout) and PostgreSQL (replicas: ``ATTNVIZ_DATABASE_URL=postgresql+psycopg://.
 4. Classes expire 24 h after creation: an expired class is not found, and ``create``
    deletes expired classes with their answers.
 
-5. View questions ("predict, then reveal", :mod:`attnviz.ui.predict`): ``ask`` stores a
+5. A class started from a lesson (``create(seed, count, lesson, items)``) keeps the
+   lesson's name and questions in a row of its own (``attnviz_class_plans``, created on
+   first use); :class:`ClassInfo` gives them back, and ``grade`` gets them.
+
+6. View questions ("predict, then reveal", :mod:`attnviz.ui.predict`): ``ask`` stores a
    question about the view on the projector (page, link, settings digest, choices, the
    right choice, the cell to outline) as the class's current one; ``answer_question``
    upserts a student's choice until ``reveal_question``; ``question_tally`` counts the
@@ -72,6 +76,7 @@ from attnviz.classroom.schema import (
     answers_table,
     check_answer,
     check_nickname,
+    check_plan,
     classes_table,
     default_url,
     joined_table,
@@ -79,6 +84,7 @@ from attnviz.classroom.schema import (
     meta_table,
     metadata,
     normalize_code,
+    plans_table,
     reveals_table,
     view_answers_table,
     view_questions_table,
@@ -172,10 +178,17 @@ class ClassStore:
             revealed = conn.execute(
                 sa.select(reveals_table.c.item).where(reveals_table.c.code == code)
             ).scalars()
-            return ClassInfo(
-                row.code, int(row.seed), int(row.count), row.created, bool(row.closed),
-                frozenset(int(i) for i in revealed),
-            )  # fmt: skip
+            revealed = frozenset(int(i) for i in revealed)
+            plan = conn.execute(
+                sa.select(plans_table.c.lesson, plans_table.c.questions).where(
+                    plans_table.c.code == code
+                )
+            ).one_or_none()
+        lesson, items = (plan.lesson, tuple(plan.questions.split(","))) if plan else ("", ())
+        return ClassInfo(
+            row.code, int(row.seed), int(row.count), row.created, bool(row.closed), revealed,
+            lesson, items,
+        )  # fmt: skip
 
     def authorised(self, code: object, teacher_key: object) -> bool:
         """Whether ``teacher_key`` is the key of the class (ClassNotFound if none)."""
@@ -188,15 +201,21 @@ class ClassStore:
 
     # -- the teacher -----------------------------------------------------------------
 
-    def create(self, seed: int, count: int) -> tuple[str, str]:
+    def create(
+        self, seed: int, count: int, lesson: str = "", items: tuple[str, ...] = ()
+    ) -> tuple[str, str]:
         """A new class on ``exercises.generate(seed, count)``: (join code, teacher key).
-        Expired classes are deleted first."""
+        Started from a lesson (``lesson``, its name, and ``items``, its questions as
+        ``kind@seed``), the class asks ``items`` first, then the generated set's
+        ``count - len(items)`` questions (none: the lesson's only). Expired classes are
+        deleted first."""
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= SEED_MAX:
             raise ValueError(f"seed must be an integer from 0 to {SEED_MAX}, got {seed!r}")
         if isinstance(count, bool) or not isinstance(count, int):
             raise ValueError(f"count must be an integer, got {count!r}")
         if not 1 <= count <= COUNT_MAX:
             raise ValueError(f"count must be from 1 to {COUNT_MAX}, got {count}")
+        plan = check_plan(lesson, items, count) if lesson or items else None
         self.purge()
         key = secrets.token_urlsafe(KEY_BYTES)
         for _ in range(10):
@@ -209,6 +228,12 @@ class ClassStore:
                             count=int(count), created=self.clock(), closed=False,
                         )
                     )  # fmt: skip
+                    if plan is not None:
+                        conn.execute(
+                            plans_table.insert().values(
+                                code=code, lesson=plan[0], questions=",".join(plan[1])
+                            )
+                        )
                 return code, key
             except sa.exc.IntegrityError:  # the code is taken: draw another
                 continue
@@ -303,7 +328,7 @@ class ClassStore:
             old = sa.select(c.code).where(c.created <= cutoff)
             tables = (
                 answers_table, reveals_table, view_answers_table, view_questions_table,
-                joined_table,
+                joined_table, plans_table,
             )  # fmt: skip
             for table in tables:
                 conn.execute(table.delete().where(table.c.code.in_(old)))
@@ -342,7 +367,10 @@ class ClassStore:
             raise ClassClosed(f"the class {code} has ended: answers are no longer taken")
         item = self._check_item(item, info.count)
         # 2) check, then upsert (code, student, item)
-        right = bool(self.grade(info.seed, info.count, item, answer))
+        if info.items:  # a lesson's class: its questions first (schema.Grade)
+            right = bool(self.grade(info.seed, info.count, item, answer, info.items))
+        else:
+            right = bool(self.grade(info.seed, info.count, item, answer))
         values = dict(answer=answer, right=right, nickname=nickname, at=self.clock())
         stmt = self._insert(answers_table).values(code=code, student=student, item=item, **values)
         stmt = stmt.on_conflict_do_update(index_elements=["code", "student", "item"], set_=values)

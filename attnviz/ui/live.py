@@ -25,12 +25,12 @@ from datetime import timedelta
 import streamlit as st
 
 from attnviz import classroom, i18n, viz
-from attnviz.classroom import exercises
+from attnviz.classroom import exercises, lessons
 from attnviz.classroom.roomlink import EXAMPLE, FIND_ADDRESS, RoomLink
 from attnviz.classroom.schema import ClassInfo
 from attnviz.classroom.store import ClassStore
 from attnviz.i18n import _, fmt, ngettext
-from attnviz.ui import address, pages, quiz, streamlit_private
+from attnviz.ui import address, pages, quiz, streamlit_private, tour
 from attnviz.ui.board import board
 from attnviz.ui.page import md_text as ui_text
 from attnviz.ui.present import qr_svg
@@ -111,14 +111,92 @@ def room() -> Room | None:
 # --------------------------------------------------------------------------- callbacks
 
 
+#: The teacher's choice of a class's questions (:func:`source_box`): "" this page's set;
+#: a lesson's name, its typed questions only; the name and ``+``, them then this page's set.
+SOURCE_KEY = "class_source"
+THEN_SET = "+"
+#: The Lessons page's "Start a class with its questions" (:func:`attnviz.ui.tour.class_url`):
+#: ``exercises?class_lesson=<slug>`` opens this page with that lesson's questions chosen.
+LESSON_PARAM = tour.CLASS_PARAM
+
+
+def _lesson(slug: str) -> lessons.Lesson | None:
+    found = next((x.lesson for x in tour.listed() if x.slug == slug), None)
+    return found if found is not None and lessons.class_items(found) else None
+
+
+def _sources() -> list[str]:
+    """The choices of :func:`source_box`: this page's set, then per lesson that asks typed
+    questions, its questions alone and its questions then the set."""
+    out = [""]
+    for x in tour.listed():
+        if x.lesson is not None and lessons.class_items(x.lesson):
+            out += [x.slug, x.slug + THEN_SET]
+    return out
+
+
+def _source_label(value: str) -> str:
+    if not value:
+        return ngettext(
+            "This page's set of {n} question", "This page's set of {n} questions", COUNT
+        ).format(n=COUNT)
+    lesson = _lesson(value.removesuffix(THEN_SET))
+    if lesson is None:
+        return value
+    n = len(lessons.class_items(lesson))
+    title = tour.shown(lesson, lesson.title)
+    if value.endswith(THEN_SET):
+        return ngettext(
+            "{lesson}: its {n} question, then this page's set",
+            "{lesson}: its {n} questions, then this page's set",
+            n,
+        ).format(lesson=title, n=n)
+    return ngettext(
+        "{lesson}: its {n} question only", "{lesson}: its {n} questions only", n
+    ).format(lesson=title, n=n)
+
+
+def source_box(where=st) -> None:
+    """The teacher's choice of what a class started here asks: this page's set, or a
+    lesson's typed questions in its order, alone or before this page's set; a link's
+    ``class_lesson=<slug>`` chooses that lesson's questions (once: then the teacher's)."""
+    options = _sources()
+    asked = _param(LESSON_PARAM)
+    if asked in options and SOURCE_KEY not in st.session_state:
+        st.session_state[SOURCE_KEY] = asked
+    where.selectbox(
+        _("A class started here asks"),
+        options,
+        key=SOURCE_KEY,
+        format_func=_source_label,
+        help=_(
+            "A lesson's questions come in the lesson's order. Its predictions about a view "
+            "are asked from the projector at their stop when you present the lesson."
+        ),
+    )
+
+
+def _plan(seed: int) -> tuple[int, str, tuple[str, ...]]:
+    """The class to create for the teacher's choice: (count, lesson, items)."""
+    value = str(st.session_state.get(SOURCE_KEY) or "")
+    lesson = _lesson(value.removesuffix(THEN_SET)) if value else None
+    if lesson is None:
+        return COUNT, "", ()
+    items = lessons.class_items(lesson)
+    return len(items) + (COUNT if value.endswith(THEN_SET) else 0), lesson.slug, items
+
+
 def _start(seed: int) -> None:
     try:
-        code, key = store().create(seed, COUNT)
+        count, lesson, items = _plan(seed)
+        code, key = store().create(seed, count, lesson, items)
     except STORE_DOWN as exc:
         st.session_state["class_start_error"] = f"{type(exc).__name__}: {exc}"[:300]
         return
     st.query_params[CLASS_PARAM] = code
     st.query_params[TEACHER_PARAM] = key
+    if LESSON_PARAM in st.query_params:  # chosen: the class holds it now
+        del st.query_params[LESSON_PARAM]
 
 
 def leave() -> None:
@@ -282,10 +360,6 @@ def _sidebar_note(info: ClassInfo) -> None:
     )
 
 
-def _labels(items: list[exercises.Exercise]) -> list[str]:
-    return [f"{i + 1}. {e.title}" for i, e in enumerate(items)]
-
-
 # --------------------------------------------------------------------------- teacher
 
 
@@ -305,7 +379,7 @@ def teacher_view(r: Room) -> None:
     """The teacher's screen (see the module docstring)."""
     info = r.info
     assert info is not None and r.teacher is not None
-    items = quiz.generate(info.seed, info.count)
+    items = quiz.generate(info.seed, info.count, info.items)
     where = address.link(page=classroom.JOIN_PATH)
     link = join_link(info.code, where)
     _sidebar_note(info)
@@ -324,16 +398,22 @@ def teacher_view(r: Room) -> None:
             )
         else:
             st.markdown(
-                _(
+                ngettext(
+                    "Students open the join link (or scan the code): they get the {n} "
+                    "question of this set and answer on their own devices. The tally below "
+                    "refreshes every {every} s; **Reveal** shows a question's answer and "
+                    "explanation on every student's page.",
                     "Students open the join link (or scan the code): they get the {n} "
                     "questions of this set and answer on their own devices. The tally below "
                     "refreshes every {every} s; **Reveal** shows a question's answer and "
-                    "explanation on every student's page."
+                    "explanation on every student's page.",
+                    info.count,
                 ).format(n=info.count, every=fmt(TALLY_EVERY, "g"))
             )
+        _lesson_note(info)
         # the nicknames at the presenter view's body type (attnviz.ui.present.setup)
         streamlit_private.nicknames_css()
-        quiz.in_slot(_tally, info.code, r.teacher, _labels(items))
+        quiz.in_slot(_tally, info.code, r.teacher, quiz.titles(items, len(info.items)))
     st.divider()
     c = st.columns([1, 1, 1, 1.2], vertical_alignment="center")
     c[0].download_button(
@@ -381,6 +461,36 @@ def teacher_view(r: Room) -> None:
             st.markdown(f"#### {i + 1}. {e.title}")
             st.markdown(e.prompt)
             st.markdown(_("**Answer: {answer}**").format(answer=e.answer_text))
+
+
+def _lesson_note(info: ClassInfo) -> None:
+    """A class started from a lesson: which, how many of its questions come first, and the
+    lesson's lecture with this class (its predictions asked of the room at their stops)."""
+    if not info.lesson:
+        return
+    lesson = _lesson(info.lesson)
+    title = tour.shown(lesson, lesson.title) if lesson is not None else info.lesson
+    n, rest = len(info.items), info.count - len(info.items)
+    said = ngettext(
+        "From the lesson **{lesson}**: its {n} question first, in its order.",
+        "From the lesson **{lesson}**: its {n} questions first, in its order.",
+        n,
+    ).format(lesson=plain_text(title), n=n)
+    if rest:
+        said += " " + ngettext(
+            "Then {n} question of this page's set.", "Then {n} questions of this page's set.", rest
+        ).format(n=rest)
+    st.info(said, icon=":material/school:")
+    if lesson is not None:
+        st.link_button(
+            _("Present the lesson to this class"),
+            tour.stop_url(lesson, 0, present=True),
+            icon=":material/co_present:",
+            help=_(
+                "One stop a slide; a stop's prediction is asked of the room with its Ask "
+                "the room button."
+            ),
+        )
 
 
 @st.fragment(run_every=timedelta(seconds=TALLY_EVERY))

@@ -41,8 +41,8 @@ def view(r: live.Room) -> None:
     """The projector's slides of the class ``r`` (a teacher's link)."""
     info = r.info
     assert info is not None and r.teacher is not None
-    items = quiz.generate(info.seed, info.count)
-    titles = [_("Join the class"), *(f"{i + 1}. {e.title}" for i, e in enumerate(items))]
+    items = quiz.generate(info.seed, info.count, info.items)
+    titles = [_("Join the class"), *quiz.titles(items, len(info.items))]
     streamlit_private.projector_css()
     index = present.nav_bar(titles, word=_("Slide"), next_label=_("Next question"), prefix="class")
     if index == 0:
@@ -97,7 +97,7 @@ def _question_slide(
     info: classroom.ClassInfo, key: str, items: list[exercises.Exercise], i: int
 ) -> None:
     e = items[i]
-    st.markdown(f"## {i + 1}. {e.title}")
+    st.markdown("## " + quiz.titles(items, len(info.items))[i])
     left, right = st.columns([1.4, 1], gap="large")
     with left, st.container(key="class_slide_prompt"):
         prompt, px = slide_prompt(e.prompt)
@@ -137,7 +137,7 @@ def _question_live(code: str, key: str, i: int) -> None:
     except (ValueError, PermissionError, *live.STORE_DOWN):
         st.warning(_("The class store is not answering; retrying."))
         return
-    e = quiz.generate(info.seed, info.count)[i]
+    e = quiz.generate(info.seed, info.count, info.items)[i]
     with st.container(key="class_big_tally"):
         st.markdown(
             _("**{answered}** answered · **{right}** right · **{wrong}** wrong").format(

@@ -21,11 +21,22 @@ RESULTS_KEY = "ex_results"
 MARKER_KEY = "ex_seed"
 
 
-def generate(seed: int, count: int) -> list[exercises.Exercise]:
-    """The set of ``seed``, in the shown language (its prompts, hints and explanations):
-    the one kept per process and language by :func:`attnviz.classroom.exercises.generated`, the same
-    the live class grades with."""
-    return list(exercises.generated(seed, count))
+def generate(seed: int, count: int, items: tuple[str, ...] = ()) -> list[exercises.Exercise]:
+    """The set of ``seed`` (a lesson's class: its ``items`` first), in the shown language
+    (its prompts, hints and explanations): the one kept per process and language by
+    :func:`attnviz.classroom.exercises.of_class`, the same the live class grades with."""
+    return list(exercises.of_class(seed, count, items))
+
+
+def titles(items: list[exercises.Exercise], from_lesson: int = 0) -> list[str]:
+    """ "1. One attention weight", one per item; the first ``from_lesson`` (a lesson's
+    questions in a class started from it) marked as the lesson's."""
+    return [
+        _("{n}. {title} (lesson)").format(n=i + 1, title=e.title)
+        if i < from_lesson
+        else f"{i + 1}. {e.title}"
+        for i, e in enumerate(items)
+    ]
 
 
 def in_slot(fragment: Callable[..., object], *args: object) -> None:

@@ -271,26 +271,33 @@ def test_a_phone_opens_a_light_page_that_fits(browser, app_server, data_dir):  #
 
 
 def test_an_answer_made_offline_is_sent_when_the_network_is_back(browser, app_server, data_dir):  # noqa: E501, F811
+    """A class started from a lesson (its typed question first, then the set: issue 48):
+    the lesson's question is on the phone first; an answer to it made offline is kept and
+    sent when the network is back, graded as the lesson's question."""
     store = ClassStore(f"sqlite:///{data_dir / 'classes.db'}")
-    code, key = store.create(SEED, live.COUNT)
-    items = exercises.generate(seed=SEED, count=live.COUNT)
+    lesson = ("weight@3",)
+    code, key = store.create(SEED, 1 + live.COUNT, "intro", lesson)
+    items = exercises.of_class(SEED, 1 + live.COUNT, lesson, "en")
+    assert items[0].kind == "weight" and items[1:] == exercises.generated(SEED, live.COUNT, "en")
     phone = Phone(browser, app_server)
     try:
         phone.open(f"/join?class={code}")
         phone.page.get_by_role("heading", name=f"Live class {code}").wait_for()
+        assert phone.card(0).locator("h2").inner_text() == f"1. {items[0].title} (lesson)"
+        assert phone.page.locator("li.card").count() == len(items)
         phone.page.get_by_label("Nickname (optional)").fill("offline")
         phone.context.set_offline(True)
-        phone.answer(2, items[2].answer_text)
-        phone.verdict(2, "Not sent yet")
+        phone.answer(0, items[0].answer_text)
+        phone.verdict(0, "Not sent yet")
         assert store.count_rows(code) == 0
         phone.context.set_offline(False)
-        phone.verdict(2, f"Right: {items[2].answer_text}.")
-        assert store.answers(code, phone.student()) == {2: (items[2].answer_text, True)}
+        phone.verdict(0, f"Right: {items[0].answer_text}.")
+        assert store.answers(code, phone.student()) == {0: (items[0].answer_text, True)}
         assert store.nicknames(code, key) == ["offline"]
         # a reload is the same student: the stored answer and its verdict come back
         phone.page.reload()
-        phone.verdict(2, f"Right: {items[2].answer_text}.")
-        assert phone.card(2).get_by_label("Your answer").input_value() == items[2].answer_text
+        phone.verdict(0, f"Right: {items[0].answer_text}.")
+        assert phone.card(0).get_by_label("Your answer").input_value() == items[0].answer_text
         assert store.count_rows(code) == 1
         assert not phone.errors, phone.errors
     finally:

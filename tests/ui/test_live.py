@@ -200,3 +200,61 @@ def test_the_join_link_and_qr_code_use_the_public_address(store, monkeypatch):
     at.text_input(key=address.GIVEN_KEY).input("https://hall.example.org/attnviz").run()
     assert f"https://hall.example.org/attnviz/join?class={code}" in [c.value for c in at.code]
     assert "the address you typed" in texts(at)
+
+
+@pytest.mark.parametrize("choice, then_set", [("intro", False), ("intro+", True)])
+def test_a_class_started_from_a_lessons_questions(store, choice, then_set):
+    """The teacher chooses the lesson's questions (alone, or before this page's set): the
+    class holds them first, the teacher view says so and presents the lesson to the class."""
+    at = run_app({"seed": "5"}, PAGE)
+    box = at.selectbox(key=live.SOURCE_KEY)
+    assert box.options[0] == f"This page's set of {live.COUNT} questions"
+    assert "Self-attention in 20 minutes: its 1 question only" in box.options
+    box.set_value(choice).run()
+    at.button(key="class_start").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    code, key = qp(at, "class"), qp(at, "teacher")
+    info = store.info(code)
+    count = 1 + (live.COUNT if then_set else 0)
+    assert (info.lesson, info.items, info.count, info.seed) == ("intro", ("weight@3",), count, 5)
+    reveals = [b.key for b in at.button if b.key.startswith("class_reveal")]
+    assert reveals == [f"class_reveal{i}" for i in range(count)]
+    said = texts(at)
+    assert "From the lesson **Self\\-attention in 20 minutes**: its 1 question first" in said
+    assert (f"Then {live.COUNT} questions of this page's set." in said) is then_set
+    (present,) = [b for b in at.get("link_button") if "lesson" in b.proto.url]
+    assert f"class={code}" in present.proto.url and f"teacher={key}" in present.proto.url
+    assert "lesson=intro" in present.proto.url and "present=1" in present.proto.url
+    # the first tally row is the lesson's question, graded as the phones' page grades it
+    (e,) = exercises.of_class(5, 1, ("weight@3",), "en")
+    assert store.submit(code, "s1", 0, e.answer_text) is True
+    assert f"**1. {e.title} (lesson)**: 1 answered, 1 right" in texts(at.run())
+    assert f"**2. {e.title} (lesson)**" not in texts(at)
+
+
+def test_the_plain_set_stays_the_default(store):
+    at = run_app({"seed": "5"}, PAGE)
+    at.button(key="class_start").click().run()
+    info = store.info(qp(at, "class"))
+    assert (info.lesson, info.items, info.count) == ("", (), live.COUNT)
+
+
+def test_the_lessons_page_starts_a_class_with_a_lessons_questions(store):
+    """The Lessons page's "Start a class with its questions" opens this page with the
+    lesson's questions chosen; the class started holds them and the link forgets them."""
+    from attnviz.classroom import lessons
+    from attnviz.ui import tour
+
+    (intro,) = [x for x in lessons.shipped() if x.slug == "intro"]
+    (heads,) = [x for x in lessons.shipped() if x.slug == "learned_heads"]
+    assert tour.class_url(heads) is None  # predictions only: nothing typed to give a class
+    assert tour.class_url(intro) == f"./exercises?{live.LESSON_PARAM}=intro"
+    at = run_app({"seed": "5", live.LESSON_PARAM: "intro"}, PAGE)
+    assert at.selectbox(key=live.SOURCE_KEY).value == "intro"
+    at.button(key="class_start").click().run()
+    info = store.info(qp(at, "class"))
+    assert (info.lesson, info.items, info.count) == ("intro", ("weight@3",), 1)
+    assert qp(at, live.LESSON_PARAM) is None
+    # a link naming no lesson with typed questions chooses nothing
+    at = run_app({"seed": "5", live.LESSON_PARAM: "learned_heads"}, PAGE)
+    assert at.selectbox(key=live.SOURCE_KEY).value == ""

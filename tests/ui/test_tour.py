@@ -120,6 +120,10 @@ def test_the_lessons_page_lists_the_shipped_and_a_broken_one_with_its_line(tmp_p
     assert (
         len(errors) == 1 and "mine" in errors[0] and ":5:" in errors[0] and "'nowhere'" in errors[0]
     )
+    # a lesson with typed questions offers a live class of them (tests/ui/test_live.py)
+    links = _links(at)
+    assert links["class-intro"] == "./exercises?class_lesson=intro"
+    assert "class-scaling_masks" in links and "class-learned_heads" not in links
 
 
 def test_a_view_added_as_a_stop_gives_a_lesson_file_that_opens_it():

@@ -423,6 +423,17 @@ def _shipped_files() -> list[Path]:
     return sorted(files(HERE), key=lambda f: (rank.get(f.stem, len(rank)), f.stem))
 
 
+def class_items(lesson: Lesson) -> tuple[str, ...]:
+    """The lesson's typed questions in its order, as a live class started from it asks them
+    (:func:`attnviz.classroom.exercises.lesson_item`: ``"weight@3"``). Its predictions are
+    answered from the view on the projector: the lecture asks the room those at their stop."""
+    return tuple(
+        exercises.lesson_item(s.question.kind, s.question.seed)
+        for s in lesson.stops
+        if s.question is not None and not s.question.predicted
+    )
+
+
 # --------------------------------------------------------------------------- catalogs
 
 

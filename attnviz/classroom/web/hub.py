@@ -38,10 +38,12 @@ LINGER_S = 30.0
 
 
 @functools.lru_cache(maxsize=1024)
-def revealed_html(seed: int, count: int, item: int, lang: str = i18n.SOURCE) -> dict[str, str]:
-    """A revealed question's answer and explanation in ``lang``."""
+def revealed_html(
+    seed: int, count: int, item: int, lang: str = i18n.SOURCE, items: tuple[str, ...] = ()
+) -> dict[str, str]:
+    """A revealed question's answer and explanation in ``lang`` (``items``: a lesson's)."""
     with i18n.use(lang):
-        e = exercises.generated(seed, count)[item]
+        e = exercises.of_class(seed, count, items)[item]
         return {"answer": e.answer_shown, "html": text_html(e.explanation)}
 
 
@@ -85,7 +87,8 @@ def _state(info: classroom.ClassInfo, question: dict | None, lang: str) -> dict:
         "code": info.code,
         "closed": info.closed,
         "revealed": {
-            str(i): revealed_html(info.seed, info.count, i, lang) for i in sorted(info.revealed)
+            str(i): revealed_html(info.seed, info.count, i, lang, info.items)
+            for i in sorted(info.revealed)
         },
         "question": question,  # as the teacher's page wrote it (stored so in the class)
     }

@@ -178,19 +178,28 @@ def _field(i: int, choices: tuple[str, ...] | None, placeholder: str) -> str:
 
 
 @functools.lru_cache(maxsize=64)
-def _questions_html(seed: int, count: int, lang: str = i18n.SOURCE) -> str:
-    """The questions of a set as cards in ``lang`` (made once per process, set and
-    language)."""
+def _questions_html(
+    seed: int, count: int, lang: str = i18n.SOURCE, items: tuple[str, ...] = ()
+) -> str:
+    """The questions of a set (a lesson's ``items`` first) as cards in ``lang`` (made once
+    per process, set and language)."""
     cards = []
     with i18n.use(lang):
         check = html.escape(_("Check"))
-        for i, e in enumerate(exercises.generated(seed, count)):
+
+        # a lesson's questions marked as its (as the teacher's tally and slides mark them)
+        def title(i: int, e: exercises.Exercise) -> str:
+            if i < len(items):
+                return _("{n}. {title} (lesson)").format(n=i + 1, title=e.title)
+            return f"{i + 1}. {e.title}"
+
+        for i, e in enumerate(exercises.of_class(seed, count, items)):
             placeholder = (
                 "(4, 2)" if e.kind in exercises.SHAPE_KINDS else html.escape(_("a number"))
             )
             cards.append(
                 f'<li class="card" id="q{i}" data-item="{i}">'
-                f'<h2 id="q{i}-title">{i + 1}. {html.escape(e.title)}</h2>'
+                f'<h2 id="q{i}-title">{html.escape(title(i, e))}</h2>'
                 f'<div class="prompt">{text_html(e.prompt)}</div>'
                 f'<form class="answer" data-item="{i}" aria-labelledby="q{i}-title" novalidate>'
                 f'<div class="field">{_field(i, e.choices, placeholder)}</div>'
@@ -272,7 +281,7 @@ async def _class_page(request: Request) -> Response:
         code=esc(info.code),
         student=esc(student),
         problem="",
-        main=_questions_html(info.seed, info.count, i18n.current()),
+        main=_questions_html(info.seed, info.count, i18n.current(), info.items),
     )
     return _reply(request, body, kind, headers=vary)
 
@@ -369,7 +378,8 @@ async def mine(request: Request) -> Response:
         choice = None
         if q is not None:
             choice = await asyncio.to_thread(SERVER.store.my_choice, code, student, q["qid"])
-        items = exercises.generated(current.info.seed, current.info.count)
+        info = current.info
+        items = exercises.of_class(info.seed, info.count, info.items)
         answers = {
             str(i): {"answer": a, "right": r, "verdict": _verdict(items[i], r)}
             for i, (a, r) in stored.items()
@@ -420,13 +430,14 @@ async def _answer(code: str, student: str, data: dict) -> tuple[int, dict]:
         if not isinstance(item, int) or not 0 <= item < info.count:
             said = _("There is no question {item} in this class.").format(item=repr(item))
             raise guard.Refused(400, said) from None
-        right, stored = exercises.grade(info.seed, info.count, item, text), False
+        right = exercises.grade(info.seed, info.count, item, text, info.items)
+        stored = False
     except classroom.ClassNotFound:
         raise
     except ValueError as exc:
         raise guard.Refused(400, words.refusal(str(exc))) from None
     info = (await SERVER.hub.current(code)).info
-    e = exercises.generated(info.seed, info.count)[item]
+    e = exercises.of_class(info.seed, info.count, info.items)[item]
     out = {"item": item, "right": bool(right), "stored": stored, "verdict": _verdict(e, right)}
     if not stored:
         out["message"] = _(

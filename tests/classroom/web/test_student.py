@@ -12,6 +12,7 @@ import pytest
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
+from attnviz import i18n
 from attnviz.classroom import exercises
 from attnviz.classroom.store import ClassStore
 from attnviz.classroom.web import student
@@ -352,3 +353,36 @@ def test_the_class_state_is_one_body_per_language_with_one_version(env, pseudo):
     assert spanish["revealed"]["1"]["answer"] == answer.replace(".", ",")
     info = student.gzipped.cache_info()
     assert (info.misses, info.hits) == (2, 2)  # compressed once per language
+
+
+@pytest.mark.parametrize("lang", ["en", "es", "zh_CN", "ar"])
+def test_a_lesson_class_shows_and_checks_its_questions_first(env, lang):
+    """A class started from a lesson (issue 48): its question first on the phone, in the
+    page's language; checked, stored, revealed and given back as the same answer."""
+    client, store, _, key = env
+    lesson = ("weight@3", "mask@5")
+    code, key = store.create(SEED, 3, "scaling_masks", lesson)
+    shown = exercises.of_class(SEED, 3, lesson, lang)
+    assert [e.kind for e in shown] == ["weight", "mask", ITEMS[0].kind]
+    text = client.get(f"/join?class={code}&lang={lang}").text
+    assert text.count(">Check</button>" if lang == "en" else 'class="answer"') == 3
+    with i18n.use(lang):  # a title is said in the language it is read in
+        titles = [html.escape(e.title) for e in shown]
+        marked = html.escape(i18n._("{n}. {title} (lesson)").format(n=1, title=shown[0].title))
+    assert f'id="q0-title">{marked}</h2>' in text and "(lesson)" not in text.split('id="q2')[1]
+    for i, title in enumerate(titles):
+        assert f"{i + 1}. {title}" in text
+    assert text.index(titles[0]) < text.index(titles[1]) < text.index(titles[2])
+    e = shown[1]
+    body = dict(student="s" * 16, cid="l" * 16, item=1, answer=e.answer_text, lang=lang)
+    got = client.post(f"/join/api/{code}/answer?lang={lang}", json=body, headers=ORIGIN)
+    assert got.json()["right"] is True, got.text
+    assert store.answers(code, "s" * 16) == {1: (e.answer_text, True)}
+    assert post(client, code, "answer", student="t" * 16, cid="m" * 16, item=0, answer="7").json()[
+        "right"
+    ] is False  # fmt: skip
+    assert store.tally(code, key)[1]["right"] == 1 and store.tally(code, key)[0]["wrong"] == 1
+    store.reveal(code, key, 0)
+    state = client.get(f"/join/api/{code}/state?lang={lang}").json()
+    with i18n.use(lang):
+        assert state["revealed"]["0"]["answer"] == shown[0].answer_shown
