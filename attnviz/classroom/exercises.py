@@ -170,7 +170,7 @@ def _mask(rng: np.random.Generator) -> Exercise:
     s = engine.attention_scores(x, x, scale=True)
     w = engine.softmax(engine.apply_mask(s, mask))
     count = int(np.count_nonzero(w[i] > 0))
-    rule, why = kind.exercise(n, i, count, **params)
+    rule, why = kind.exercise(n, i, count, _=_, **params)  # in the language's words
     prompt = _(
         "Self-attention over N = {n} tokens with {rule}. How many **nonzero weights** does "
         "row {i} (query {i}, counting from 0) have after the softmax?"

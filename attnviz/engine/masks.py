@@ -52,7 +52,9 @@ class MaskKind:
     comment: str  # the code line's comment; "{n}" and the parameters are filled in
     explain: str  # one sentence: what the mask hides (the sidebar's help, the Masking page)
     # the exercise "how many nonzero weights has row i?" under this kind: (n, i, count,
-    # **params) -> (the rule in the question, why the answer is right); None: not drawn
+    # _=translate, **params) -> (the rule in the question, why the answer is right), each
+    # text passed through ``_`` before its numbers are filled in (attnviz.classroom.exercises
+    # passes the language's gettext; the texts are in the catalogs); None: not drawn
     exercise: Callable[..., tuple[str, str]] | None = None
 
 
@@ -78,21 +80,32 @@ def _prefix_code(m: str, n: int, prefix: int) -> str:
 # --------------------------------------------------------------------------- the exercises
 
 
-def _causal_exercise(n: int, i: int, count: int) -> tuple[str, str]:
-    rule = "a **causal** mask (token i may only attend to tokens j ≤ i)"
-    return rule, f"Under the causal mask row {i} keeps keys 0…{i}: **{count}** keys."
+def _same(text: str) -> str:
+    return text
 
 
-def _padding_exercise(n: int, i: int, count: int, pad: int) -> tuple[str, str]:
-    rule = (
-        f"a **padding** mask: the last {pad} of the {n} tokens are padding, and no query "
+def _causal_exercise(
+    n: int, i: int, count: int, _: Callable[[str], str] = _same
+) -> tuple[str, str]:
+    rule = _("a **causal** mask (token i may only attend to tokens j ≤ i)")
+    why = _("Under the causal mask row {i} keeps keys 0…{i}: **{count}** keys.")
+    return rule, why.format(i=i, count=count)
+
+
+def _padding_exercise(
+    n: int, i: int, count: int, pad: int, _: Callable[[str], str] = _same
+) -> tuple[str, str]:
+    rule = _(
+        "a **padding** mask: the last {pad} of the {n} tokens are padding, and no query "
         "may attend to a padding key"
     )
-    why = (
-        f"Keys {n - pad}…{n - 1} are padding and masked in every row (the softmax gives "
-        f"them e^(−∞) = 0), so row {i} keeps the {n - pad} real keys: **{count}**."
+    why = _(
+        "Keys {first}…{last} are padding and masked in every row (the softmax gives "
+        "them e^(−∞) = 0), so row {i} keeps the {real} real keys: **{count}**."
     )
-    return rule, why
+    return rule.format(pad=pad, n=n), why.format(
+        first=n - pad, last=n - 1, i=i, real=n - pad, count=count
+    )
 
 
 # --------------------------------------------------------------------------- the table

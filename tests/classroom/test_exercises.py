@@ -305,3 +305,25 @@ def test_a_class_set_is_kept_per_language_and_graded_the_same_in_each(monkeypatc
         with i18n.use("xx"):
             assert exercises.grade(7, 9, i, e.answer_text)
         assert exercises.grade(7, 9, i, e.answer_text)
+
+
+def test_a_mask_exercise_is_in_the_language_asked_for_its_numbers_the_same(monkeypatch):
+    """The mask question's rule and its explanation (written in attnviz/engine/masks.py)
+    go through the catalogs: in the pseudo-language every word of them is wrapped, the
+    numbers (tokens, padding, row, answer) are the same as in English."""
+    monkeypatch.setenv("ATTNVIZ_PSEUDO", "1")
+    seen = set()
+    for seed in range(200):
+        en = exercises._mask(np.random.default_rng(seed))
+        with i18n.use("xx"):
+            xx = exercises._mask(np.random.default_rng(seed))
+        assert xx.answer == en.answer and xx.data == en.data
+        kind = en.data["mask_kind"]
+        seen.add(kind)
+        english = {"causal": "a **causal** mask", "padding": "a **padding** mask"}[kind]
+        assert english in en.prompt and english not in xx.prompt, xx.prompt
+        assert "Under the causal mask" not in xx.explanation
+        assert "are padding and masked" not in xx.explanation
+        numbers = lambda t: re.findall(r"\d+", t)  # noqa: E731
+        assert numbers(xx.explanation) == numbers(en.explanation)
+    assert seen == {"causal", "padding"}
