@@ -28,7 +28,7 @@ import io
 import os
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
@@ -46,7 +46,10 @@ RTL = frozenset({"ar", "fa", "he", "ur"})
 #: The names a language goes by in the picker where Babel's own is not what a reader expects.
 NAMES = {"zh_CN": "中文", "xx": "Pseudo (⟦test⟧)"}
 
-_current: contextvars.ContextVar[str] = contextvars.ContextVar("attnviz_lang", default=SOURCE)
+#: The language of this thread or task; None where nothing set it (see :func:`current`).
+_current: contextvars.ContextVar[str | None] = contextvars.ContextVar("attnviz_lang", default=None)
+#: Where :func:`current` asks when nothing set the language here (:func:`set_fallback`).
+_fallback: Callable[[], str | None] | None = None
 _lock = threading.Lock()
 
 
@@ -120,8 +123,25 @@ def _accepted(header: str) -> list[str]:
 
 
 def current() -> str:
-    """The language shown to this session or request."""
-    return _current.get()
+    """The language shown to this session or request: the one set in this thread or task;
+    where nothing set it, the fallback's (once, then set here), else English. Streamlit runs
+    a fragment's rerun (a head change, a tally's timer) and a widget's callback in a thread
+    of its own, before or without the run that sets the language: the app's fallback
+    (:mod:`attnviz.ui.lang`) reads the session's language, so those speak it too."""
+    code = _current.get()
+    if code is None:
+        code = _fallback() if _fallback is not None else None
+        if code is None:
+            return SOURCE
+        code = code if code in available() else SOURCE
+        _current.set(code)
+    return code
+
+
+def set_fallback(fn: Callable[[], str | None] | None) -> None:
+    """``fn()``: the language where nothing set it in a thread (None: unknown, English)."""
+    global _fallback  # noqa: PLW0603 - one per process, set by the app
+    _fallback = fn
 
 
 def set_language(code: str) -> None:
@@ -167,13 +187,13 @@ def translations(code: str) -> _gettext.NullTranslations:
 
 def _(message: str) -> str:
     """``message`` in the shown language."""
-    code = _current.get()
+    code = current()
     return message if code == SOURCE else translations(code).gettext(message)
 
 
 def ngettext(singular: str, plural: str, n: int) -> str:
     """The form of a count ``n`` in the shown language (its own plural rules)."""
-    code = _current.get()
+    code = current()
     if code == SOURCE:
         return singular if n == 1 else plural
     return translations(code).ngettext(singular, plural, n)
@@ -181,12 +201,12 @@ def ngettext(singular: str, plural: str, n: int) -> str:
 
 def pgettext(context: str, message: str) -> str:
     """``message`` in the shown language, where ``context`` tells two meanings apart."""
-    code = _current.get()
+    code = current()
     return message if code == SOURCE else translations(code).pgettext(context, message)
 
 
 def npgettext(context: str, singular: str, plural: str, n: int) -> str:
-    code = _current.get()
+    code = current()
     if code == SOURCE:
         return singular if n == 1 else plural
     return translations(code).npgettext(context, singular, plural, n)

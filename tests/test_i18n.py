@@ -169,3 +169,42 @@ def test_the_template_holds_every_message_of_the_code(tmp_path, monkeypatch):
     }
     assert fresh - committed == set(), "messages not in the .pot: run scripts/i18n.sh extract"
     assert committed - fresh == set(), "the .pot has messages the code lost: extract again"
+
+
+def test_a_thread_where_nothing_set_the_language_asks_the_fallback(monkeypatch):
+    """Streamlit runs a fragment's rerun and a callback in a thread of its own: there the
+    language comes from the fallback (the app's: the session's), once, then stays set; with
+    no fallback, or one that does not know, English."""
+    import threading
+
+    asked = []
+
+    def fallback():
+        asked.append(1)
+        return "es"
+
+    def in_thread(fn):
+        out = {}
+        t = threading.Thread(target=lambda: out.update(value=fn()))
+        t.start()
+        t.join()
+        return out["value"]
+
+    monkeypatch.setattr(i18n, "_fallback", None)
+    assert in_thread(i18n.current) == "en"
+    i18n.set_fallback(fallback)
+    with i18n.use("es"):
+        spanish = i18n._("shape: **{shape}**")
+    assert spanish != "shape: **{shape}**"
+    assert in_thread(lambda: (i18n.current(), i18n._("shape: **{shape}**"), i18n.current())) == (
+        "es",
+        spanish,
+        "es",
+    )
+    assert len(asked) == 1  # asked once in that thread, then set there
+    with i18n.use("zh_CN"):  # a run that set its language is not overridden
+        assert i18n.current() == "zh_CN"
+    i18n.set_fallback(lambda: None)
+    assert in_thread(i18n.current) == "en"
+    i18n.set_fallback(lambda: "tlh")  # no such catalog
+    assert in_thread(i18n.current) == "en"

@@ -14,11 +14,22 @@ import streamlit as st
 from attnviz import i18n
 from attnviz.classroom.web import catalog
 from attnviz.i18n import _
+from attnviz.ui import streamlit_private
 
 PARAM = "lang"
 PICK_KEY = "attnviz_lang_pick"  #: the sidebar's picker (session state)
 CHOSEN_KEY = "attnviz_lang"  #: the language picked or linked in this session
 UNKNOWN_KEY = "attnviz_lang_unknown"  #: a linked ?lang= with no catalog, said in the sidebar
+
+
+def _session_language() -> str | None:
+    """The language this session's last full run set (its picker's value), for the runs
+    that do not call :func:`setup`: a fragment's rerun, a widget's callback."""
+    code = streamlit_private.session_value(PICK_KEY)
+    return code if isinstance(code, str) else None
+
+
+i18n.set_fallback(_session_language)
 
 
 def setup() -> str:

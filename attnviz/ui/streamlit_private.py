@@ -11,6 +11,8 @@ installed front-end bundle), not a page in front of a class. What each is for:
   :func:`attnviz.ui.state.page_guard`).
 - :func:`end_run`: ``StopException``, what ``st.stop()`` raises, without its stop request
   (:func:`attnviz.ui.state.end_page`).
+- :func:`session_value`: a session-state value read only inside a run (``get_script_run_ctx``):
+  the language of a fragment's run (:mod:`attnviz.ui.lang`).
 - :func:`first_run_url_values`, :func:`forget_url_value`, :func:`seed_url_value`: the run's
   query-param state (``get_script_run_ctx``, ``_initial_query_params``): URL values removed
   before the widgets read them (:mod:`attnviz.ui.links`), or replaced (a prompt box that
@@ -70,6 +72,15 @@ def _query_params() -> Iterator[Any]:
         return
     with ctx.session_state.query_params() as qp:
         yield qp
+
+
+def session_value(key: str) -> Any:
+    """``st.session_state[key]`` in a script run (a full run, a fragment's, a callback),
+    None outside one (a request of the light pages, a server thread): no warning asked."""
+    ctx = get_script_run_ctx() if get_script_run_ctx is not None else None
+    if ctx is None or key not in ctx.session_state:
+        return None
+    return ctx.session_state[key]
 
 
 def first_run_url_values(keys: Iterator[str] | tuple[str, ...]) -> dict[str, str] | None:

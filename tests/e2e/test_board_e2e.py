@@ -407,3 +407,22 @@ def test_a_language_switch_translates_the_boards_own_words(session):
     assert session.page.evaluate(DIRECTIONS_JS) == ["rtl", "rtl", "ltr"]
     assert any("/ar.json?v=" in u for u in session.page.evaluate(CATALOG_JS))
     assert_no_board_errors(session)
+
+
+def test_a_fragments_rerun_speaks_the_pages_language(session):
+    """A head change reruns only Step by step's fragment, in a thread where the app's run
+    did not set the language: the page stays Spanish (attnviz.i18n.current asks the
+    session, attnviz.ui.lang's fallback). Before, the page's body turned English."""
+    from attnviz import i18n
+
+    with i18n.use("es"):
+        shape = i18n._("shape: **{shape}**").split("**")[0].strip()
+    assert shape != "shape:"
+    session.open("/step_by_step?lang=es&heads=2")
+    main = '[data-testid="stMain"]'
+    assert shape in session.page.inner_text(main)
+    choose_option(session, "head", "1")
+    text = session.page.inner_text(main)
+    assert shape in text and "shape:" not in text, text[:400]
+    assert "Weighted sum" not in text
+    assert_no_board_errors(session)

@@ -207,3 +207,21 @@ def test_no_board_module_names_streamlits_markup():
         )
     ]
     assert not offenders, offenders
+
+
+def test_session_value_reads_a_runs_state_and_nothing_outside_a_run():
+    from streamlit.testing.v1 import AppTest
+
+    assert streamlit_private.session_value("anything") is None  # no run here
+
+    def script():
+        import streamlit as st
+
+        from attnviz.ui import streamlit_private as sp
+
+        st.session_state["k"] = 3
+        st.text(f"{sp.session_value('k')} {sp.session_value('missing')}")
+
+    at = AppTest.from_function(script).run()
+    assert not at.exception
+    assert at.text[0].value == "3 None"
