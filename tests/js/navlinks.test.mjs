@@ -163,6 +163,12 @@ test("the bar's lesson saves its progress; the Lessons page's resume link shows 
   const intro = link("intro");
   const other = link("learned_heads");
   const lessonsPage = { querySelector: () => null, querySelectorAll: () => [intro, other] };
+  // a page switch to the Lessons page: its address comes before Streamlit replaces the old
+  // page's elements, the tour's bar still there for a moment: nothing saved under it
+  keepProgress(tourPage, storage, { pathname: "/lessons", search: "" });
+  assert.equal(store.get(PROGRESS + "intro"), "/step_by_step?lesson=intro&stop=3");
+  keepProgress(tourPage, storage, { pathname: "/", search: "?lesson=learned_heads&stop=2" });
+  assert.equal(store.get(PROGRESS + "intro"), "/step_by_step?lesson=intro&stop=3");
   keepProgress(lessonsPage, storage, { pathname: "/lessons", search: "" });
   assert.equal(intro.hidden, false);
   assert.equal(intro.href, "/step_by_step?lesson=intro&stop=3");

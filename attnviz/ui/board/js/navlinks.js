@@ -89,8 +89,12 @@ export function safePath(value) {
 export function keepProgress(doc, storage, location) {
   try {
     const bar = doc.querySelector("[data-attnviz-lesson]");
-    if (bar) {
-      const key = PROGRESS + bar.getAttribute("data-attnviz-lesson");
+    const slug = bar && bar.getAttribute("data-attnviz-lesson");
+    // only the address of that lesson's tour: a page switch changes the address before
+    // Streamlit replaces the old page's elements, and the old bar, still there for a moment
+    // under the Lessons page's address, saved "/lessons" as the lesson's progress
+    if (slug && new URLSearchParams(location.search).get("lesson") === slug) {
+      const key = PROGRESS + slug;
       const url = progressUrl(location);
       if (storage.getItem(key) !== url) storage.setItem(key, url);
     }
