@@ -39,19 +39,13 @@ def body(view: ui.View, step: ui.Steps) -> None:
         return
     st.subheader(_("View B: what differs from A"))
     b = compare.b_controls(view)
-    for note in b.notes:
-        st.warning(note, icon=":material/warning:")
-    try:
-        rb = compare.compute_b(view, b.settings)
-    except ValueError as e:
-        st.error(_("Cannot compute view B with these settings: {error}").format(error=e))
+    rb = compare.view_b(view, b)
+    if rb is None:
         return
     ra, lay, labels = view.result, view.layout, view.labels
     c_a, c_b, c_info = st.columns([1, 1, 3])
     ha, hb = compare.head_pickers(ra.num_heads, rb.num_heads, c_a, c_b)
-    diff = compare.differing(view.settings, b.settings)
-    what_a = compare.describe(view.settings, diff) if diff else _("the sidebar's view")
-    what_b = compare.describe(b.settings, diff) if diff else _("the same view")
+    diff, what_a, what_b = compare.what_differs(view.settings, b.settings)
     c_info.markdown(
         _("**A**: {a} · head {ha}  \n**B**: {b} · head {hb}").format(
             a=compare.describe(view.settings),
@@ -104,18 +98,12 @@ def slide(view: ui.View, index: int) -> None:
     c_a, c_b, c_set, c_info = st.columns([1, 1, 1.3, 3], vertical_alignment="bottom")
     with c_set.popover(_("View B: what differs from A"), width="stretch"):
         b = compare.b_controls(view, columns=2)
-    for note in b.notes:
-        st.warning(note, icon=":material/warning:")
-    try:
-        rb = compare.compute_b(view, b.settings)
-    except ValueError as e:
-        st.error(_("Cannot compute view B with these settings: {error}").format(error=e))
+    rb = compare.view_b(view, b)
+    if rb is None:
         return
     ra, labels = view.result, view.labels
     ha, hb = compare.head_pickers(ra.num_heads, rb.num_heads, c_a, c_b)
-    diff = compare.differing(view.settings, b.settings)
-    what_a = compare.describe(view.settings, diff) if diff else _("the sidebar's view")
-    what_b = compare.describe(b.settings, diff) if diff else _("the same view")
+    _diff, what_a, what_b = compare.what_differs(view.settings, b.settings)
     c_info.markdown(
         _("**A**: {a} · head {ha}  \n**B**: {b} · head {hb}").format(
             a=what_a, ha=ha, b=what_b, hb=hb

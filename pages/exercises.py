@@ -12,7 +12,7 @@ import streamlit as st
 
 from attnviz import ui
 from attnviz.i18n import _
-from attnviz.ui import live, present, projector, quiz
+from attnviz.ui import live, live_notices, live_source, present, projector, quiz
 
 
 def _new_set() -> None:
@@ -53,7 +53,7 @@ def exercises_page() -> None:
     if step.presenting:  # the projector: one question, the room works it out on paper
         quiz.cards(items, only=step.index)
     else:
-        live.source_box(st.columns([2.4, 2])[1])  # what a class started here asks
+        live_source.source_box(st.columns([2.4, 2])[1])  # what a class started here asks
         live.join_box()
         quiz.cards(items)
 
@@ -63,10 +63,10 @@ room = live.room()
 if room is None:
     exercises_page()
 elif room.problem:  # a live class: the teacher's view, or a student's old link
-    live.missing(room)
+    live_notices.missing(room)
 elif room.teacher and present.presenting():  # the class on the projector: its slides
     projector.view(room)
 elif room.teacher:
     live.teacher_view(room)
 else:
-    live.moved(room)
+    live_notices.moved(room)

@@ -9,7 +9,7 @@ import streamlit as st
 from attnviz import ui
 from attnviz.classroom import lessons
 from attnviz.i18n import _, ngettext
-from attnviz.ui import tour
+from attnviz.ui import live_source, tour
 
 ui.page_guard()  # a deep link before app.py ran: switch to navigation and rerun
 st.title(_("Lessons"), anchor=False)
@@ -46,7 +46,7 @@ def _lesson(x: lessons.Listed) -> None:
             _("Resume where you left off"), start, key=f"resume-{x.slug}", resume=x.slug
         )
         links += tour.link_html(_("Present it"), show, key=f"present-{x.slug}")
-        klass = tour.class_url(lesson)  # its typed questions: a live class's set
+        klass = live_source.class_url(lesson)  # its typed questions: a live class's set
         if klass is not None:
             links += tour.link_html(
                 _("Start a class with its questions"), klass, key=f"class-{x.slug}"

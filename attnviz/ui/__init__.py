@@ -41,6 +41,8 @@ imports streamlit. Its parts:
 - :mod:`~attnviz.ui.lesson_look`: a lesson stop's look (the chart, cell or row to
   look at) handed to the boards and said in words on the bar.
 - :mod:`~attnviz.ui.live`: a live class on the Exercises page (teacher's view, join box);
+  :mod:`~attnviz.ui.live_source`: what a class started there asks (this page's set or a
+  lesson's questions); :mod:`~attnviz.ui.live_notices`: a class link it cannot open;
   :mod:`~attnviz.ui.projector`: a live class on the projector; :mod:`~attnviz.ui.quiz`:
   the exercise cards; :mod:`~attnviz.ui.address`: the room's link from what Streamlit knows.
 - :mod:`~attnviz.ui.predict`: Ask the room (tally, Reveal, the outline through the board's

@@ -230,6 +230,27 @@ def compute_b(view: state.View, settings: Any) -> engine.AttentionResult:
     return state.variant(view, **changes)
 
 
+def view_b(view: state.View, b: Any) -> engine.AttentionResult | None:
+    """B's notes (a value its range changed), then B's result; None, with the reason said,
+    where B's settings cannot be computed."""
+    for note in b.notes:
+        st.warning(note, icon=":material/warning:")
+    try:
+        return compute_b(view, b.settings)
+    except ValueError as e:
+        st.error(_("Cannot compute view B with these settings: {error}").format(error=e))
+        return None
+
+
+def what_differs(a: Any, b: Any) -> tuple[tuple[str, ...], str, str]:
+    """The settings where B differs from A, and each view said by them ("the sidebar's
+    view" and "the same view" where none differs)."""
+    diff = differing(a, b)
+    what_a = describe(a, diff) if diff else _("the sidebar's view")
+    what_b = describe(b, diff) if diff else _("the same view")
+    return diff, what_a, what_b
+
+
 def describe(s: Any, keys: tuple[str, ...] = B_KEYS) -> str:
     """The settings ``keys`` of ``s`` in a few words: "scale none · mask causal"."""
     out = []

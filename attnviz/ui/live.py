@@ -11,7 +11,8 @@ store (:mod:`attnviz.classroom`).
   the class**.
 - The students are not here: the join link opens the class's light page
   (:mod:`attnviz.classroom.web`, ``<address>/join?class=CODE``), no Streamlit session per phone.
-  An old student link to this page (``?class=CODE`` without a key) gets :func:`moved`.
+  An old student link to this page (``?class=CODE`` without a key), a wrong or expired
+  code: :mod:`attnviz.ui.live_notices`.
 
 State changes happen in ``on_click`` callbacks (they also work on a page reached by
 ``st.switch_page``).
@@ -25,12 +26,12 @@ from datetime import timedelta
 import streamlit as st
 
 from attnviz import classroom, i18n, viz
-from attnviz.classroom import exercises, lessons
+from attnviz.classroom import exercises
 from attnviz.classroom.roomlink import EXAMPLE, FIND_ADDRESS, RoomLink
 from attnviz.classroom.schema import ClassInfo
 from attnviz.classroom.store import ClassStore
 from attnviz.i18n import _, fmt, ngettext
-from attnviz.ui import address, pages, quiz, streamlit_private, tour
+from attnviz.ui import address, live_source, pages, quiz, streamlit_private
 from attnviz.ui.board import board
 from attnviz.ui.page import md_text as ui_text
 from attnviz.ui.present import qr_svg
@@ -40,7 +41,7 @@ CLASS_PARAM = "class"
 TEACHER_PARAM = "teacher"
 STUDENT_PARAM = "student"
 #: Questions in a class (the page's set): one of every kind of exercises.KINDS.
-COUNT = len(exercises.KINDS)
+COUNT = live_source.COUNT
 #: Seconds between two refreshes of the teacher's tally.
 TALLY_EVERY = 2.0
 #: Common wrong answers listed per question.
@@ -111,92 +112,17 @@ def room() -> Room | None:
 # --------------------------------------------------------------------------- callbacks
 
 
-#: The teacher's choice of a class's questions (:func:`source_box`): "" this page's set;
-#: a lesson's name, its typed questions only; the name and ``+``, them then this page's set.
-SOURCE_KEY = "class_source"
-THEN_SET = "+"
-#: The Lessons page's "Start a class with its questions" (:func:`attnviz.ui.tour.class_url`):
-#: ``exercises?class_lesson=<slug>`` opens this page with that lesson's questions chosen.
-LESSON_PARAM = tour.CLASS_PARAM
-
-
-def _lesson(slug: str) -> lessons.Lesson | None:
-    found = next((x.lesson for x in tour.listed() if x.slug == slug), None)
-    return found if found is not None and lessons.class_items(found) else None
-
-
-def _sources() -> list[str]:
-    """The choices of :func:`source_box`: this page's set, then per lesson that asks typed
-    questions, its questions alone and its questions then the set."""
-    out = [""]
-    for x in tour.listed():
-        if x.lesson is not None and lessons.class_items(x.lesson):
-            out += [x.slug, x.slug + THEN_SET]
-    return out
-
-
-def _source_label(value: str) -> str:
-    if not value:
-        return ngettext(
-            "This page's set of {n} question", "This page's set of {n} questions", COUNT
-        ).format(n=COUNT)
-    lesson = _lesson(value.removesuffix(THEN_SET))
-    if lesson is None:
-        return value
-    n = len(lessons.class_items(lesson))
-    title = tour.shown(lesson, lesson.title)
-    if value.endswith(THEN_SET):
-        return ngettext(
-            "{lesson}: its {n} question, then this page's set",
-            "{lesson}: its {n} questions, then this page's set",
-            n,
-        ).format(lesson=title, n=n)
-    return ngettext(
-        "{lesson}: its {n} question only", "{lesson}: its {n} questions only", n
-    ).format(lesson=title, n=n)
-
-
-def source_box(where=st) -> None:
-    """The teacher's choice of what a class started here asks: this page's set, or a
-    lesson's typed questions in its order, alone or before this page's set; a link's
-    ``class_lesson=<slug>`` chooses that lesson's questions (once: then the teacher's)."""
-    options = _sources()
-    asked = _param(LESSON_PARAM)
-    if asked in options and SOURCE_KEY not in st.session_state:
-        st.session_state[SOURCE_KEY] = asked
-    where.selectbox(
-        _("A class started here asks"),
-        options,
-        key=SOURCE_KEY,
-        format_func=_source_label,
-        help=_(
-            "A lesson's questions come in the lesson's order. Its predictions about a view "
-            "are asked from the projector at their stop when you present the lesson."
-        ),
-    )
-
-
-def _plan(seed: int) -> tuple[int, str, tuple[str, ...]]:
-    """The class to create for the teacher's choice: (count, lesson, items)."""
-    value = str(st.session_state.get(SOURCE_KEY) or "")
-    lesson = _lesson(value.removesuffix(THEN_SET)) if value else None
-    if lesson is None:
-        return COUNT, "", ()
-    items = lessons.class_items(lesson)
-    return len(items) + (COUNT if value.endswith(THEN_SET) else 0), lesson.slug, items
-
-
 def _start(seed: int) -> None:
     try:
-        count, lesson, items = _plan(seed)
+        count, lesson, items = live_source.plan()
         code, key = store().create(seed, count, lesson, items)
     except STORE_DOWN as exc:
         st.session_state["class_start_error"] = f"{type(exc).__name__}: {exc}"[:300]
         return
     st.query_params[CLASS_PARAM] = code
     st.query_params[TEACHER_PARAM] = key
-    if LESSON_PARAM in st.query_params:  # chosen: the class holds it now
-        del st.query_params[LESSON_PARAM]
+    if live_source.LESSON_PARAM in st.query_params:  # chosen: the class holds it now
+        del st.query_params[live_source.LESSON_PARAM]
 
 
 def leave() -> None:
@@ -204,11 +130,6 @@ def leave() -> None:
     for name in (CLASS_PARAM, TEACHER_PARAM, STUDENT_PARAM):
         if name in st.query_params:
             del st.query_params[name]
-
-
-def _as_student() -> None:
-    if TEACHER_PARAM in st.query_params:
-        del st.query_params[TEACHER_PARAM]
 
 
 ACTION_ERROR_KEY = "class_action_error"
@@ -314,42 +235,6 @@ def address_box(where: RoomLink, note: bool = True) -> None:
     )
 
 
-def missing(r: Room) -> None:
-    """A wrong or expired code (or a wrong teacher key): say so, offer the normal page."""
-    st.title(_("Exercises: live class"))
-    st.error(r.problem or _("No such class."), icon=":material/error:")
-    c1, c2 = st.columns(2)
-    c1.button(
-        _("Open the exercises without a class"), key="class_leave", on_click=leave, type="primary"
-    )
-    if r.info is not None:  # a wrong teacher key: the class itself exists
-        c2.button(
-            _("Join class {code} as a student").format(code=r.code),
-            key="class_as_student",
-            on_click=_as_student,
-        )
-
-
-def moved(r: Room) -> None:
-    """A student's link to this page (``?class=CODE``, no key): a class is answered on its
-    light page now; one button opens it (the link keeps the student's id)."""
-    assert r.info is not None
-    st.title(_("Live class {code}").format(code=r.code))
-    target = f"{classroom.JOIN_PATH}?{CLASS_PARAM}={r.code}"
-    student = _param(STUDENT_PARAM)
-    if student and student.isascii() and student.isalnum() and 8 <= len(student) <= 32:
-        target += f"&{STUDENT_PARAM}={student}"
-    st.info(
-        _(
-            "A live class is answered on its own page, made for phones: open it to answer "
-            "this class's questions."
-        ),
-        icon=":material/groups:",
-    )
-    st.link_button(_("Open class {code}").format(code=r.code), target, type="primary")
-    st.button(_("Open the exercises without a class"), key="class_leave", on_click=leave)
-
-
 def _sidebar_note(info: ClassInfo) -> None:
     st.sidebar.info(
         _(
@@ -410,11 +295,19 @@ def teacher_view(r: Room) -> None:
                     info.count,
                 ).format(n=info.count, every=fmt(TALLY_EVERY, "g"))
             )
-        _lesson_note(info)
+        live_source.lesson_note(info)
         # the nicknames at the presenter view's body type (attnviz.ui.present.setup)
         streamlit_private.nicknames_css()
         quiz.in_slot(_tally, info.code, r.teacher, quiz.titles(items, len(info.items)))
     st.divider()
+    _teacher_tools(r, items, link)
+
+
+def _teacher_tools(r: Room, items: list, link: str) -> None:
+    """Under the tally: the answer keys, End, Leave, the projector's link, the teacher's
+    own link and the questions with their answers."""
+    info = r.info
+    assert info is not None and r.teacher is not None
     c = st.columns([1, 1, 1, 1.2], vertical_alignment="center")
     c[0].download_button(
         _("Answer key (.md)"),
@@ -461,36 +354,6 @@ def teacher_view(r: Room) -> None:
             st.markdown(f"#### {i + 1}. {e.title}")
             st.markdown(e.prompt)
             st.markdown(_("**Answer: {answer}**").format(answer=e.answer_text))
-
-
-def _lesson_note(info: ClassInfo) -> None:
-    """A class started from a lesson: which, how many of its questions come first, and the
-    lesson's lecture with this class (its predictions asked of the room at their stops)."""
-    if not info.lesson:
-        return
-    lesson = _lesson(info.lesson)
-    title = tour.shown(lesson, lesson.title) if lesson is not None else info.lesson
-    n, rest = len(info.items), info.count - len(info.items)
-    said = ngettext(
-        "From the lesson **{lesson}**: its {n} question first, in its order.",
-        "From the lesson **{lesson}**: its {n} questions first, in its order.",
-        n,
-    ).format(lesson=plain_text(title), n=n)
-    if rest:
-        said += " " + ngettext(
-            "Then {n} question of this page's set.", "Then {n} questions of this page's set.", rest
-        ).format(n=rest)
-    st.info(said, icon=":material/school:")
-    if lesson is not None:
-        st.link_button(
-            _("Present the lesson to this class"),
-            tour.stop_url(lesson, 0, present=True),
-            icon=":material/co_present:",
-            help=_(
-                "One stop a slide; a stop's prediction is asked of the room with its Ask "
-                "the room button."
-            ),
-        )
 
 
 @st.fragment(run_every=timedelta(seconds=TALLY_EVERY))

@@ -27,7 +27,7 @@ import streamlit as st
 from attnviz import i18n
 from attnviz.classroom import exercises, lessons
 from attnviz.i18n import _, ngettext
-from attnviz.ui import lesson_links, lesson_look, pages, present
+from attnviz.ui import lesson_links, lesson_look, present
 
 PARAM, STOP_PARAM, ANSWERS_PARAM = "lesson", "stop", "answered"
 #: The tour's own link parameters: kept across its stops, never a page's setting.
@@ -36,9 +36,6 @@ TOUR_PARAMS = (PARAM, STOP_PARAM, ANSWERS_PARAM)
 #: teacher's live class: the lecture asks the room its questions, :func:`room_question`).
 CARRIED = ("lang", "present", "class", "teacher")
 CHOICE_KEY, TYPED_KEY = "tour_choice", "tour_typed"
-#: The Exercises page's parameter that chooses a lesson's questions for a live class
-#: (:func:`class_url`; read by :func:`attnviz.ui.live.source_box`).
-CLASS_PARAM = "class_lesson"
 #: Set by Check: the bar's links must be drawn again (see :func:`ask`).
 RECORDED_KEY = "tour_recorded"
 #: The query or row the stop's question is about (read by ``predict.query_on_screen``).
@@ -151,17 +148,6 @@ def link_html(
         f'<a class="tour-link tour-{kind}" data-tour="{key}" data-attnviz-nav{keys} '
         f'href="{html.escape(url)}" target="_self">{html.escape(label)}</a>'
     )
-
-
-def class_url(lesson: lessons.Lesson) -> str | None:
-    """The Exercises page with ``lesson``'s questions chosen for a live class (the shown
-    language kept), or None when the lesson asks no typed question."""
-    if not lessons.class_items(lesson):
-        return None
-    params = {CLASS_PARAM: lesson.slug}
-    if "lang" in st.query_params:
-        params["lang"] = str(st.query_params["lang"])
-    return f"./{pages.page('exercises').slug}?{urlencode(params)}"
 
 
 CSS = """<style>

@@ -16,7 +16,7 @@ from test_app import run_app
 from attnviz import classroom
 from attnviz.classroom import exercises, roomlink
 from attnviz.classroom.store import ClassStore
-from attnviz.ui import address, live
+from attnviz.ui import address, live, live_source
 from attnviz.ui.page import md_text
 from attnviz.ui.present import qr_svg
 
@@ -207,7 +207,7 @@ def test_a_class_started_from_a_lessons_questions(store, choice, then_set):
     """The teacher chooses the lesson's questions (alone, or before this page's set): the
     class holds them first, the teacher view says so and presents the lesson to the class."""
     at = run_app({"seed": "5"}, PAGE)
-    box = at.selectbox(key=live.SOURCE_KEY)
+    box = at.selectbox(key=live_source.SOURCE_KEY)
     assert box.options[0] == f"This page's set of {live.COUNT} questions"
     assert "Self-attention in 20 minutes: its 1 question only" in box.options
     box.set_value(choice).run()
@@ -243,18 +243,17 @@ def test_the_lessons_page_starts_a_class_with_a_lessons_questions(store):
     """The Lessons page's "Start a class with its questions" opens this page with the
     lesson's questions chosen; the class started holds them and the link forgets them."""
     from attnviz.classroom import lessons
-    from attnviz.ui import tour
 
     (intro,) = [x for x in lessons.shipped() if x.slug == "intro"]
     (heads,) = [x for x in lessons.shipped() if x.slug == "learned_heads"]
-    assert tour.class_url(heads) is None  # predictions only: nothing typed to give a class
-    assert tour.class_url(intro) == f"./exercises?{live.LESSON_PARAM}=intro"
-    at = run_app({"seed": "5", live.LESSON_PARAM: "intro"}, PAGE)
-    assert at.selectbox(key=live.SOURCE_KEY).value == "intro"
+    assert live_source.class_url(heads) is None  # predictions only: nothing typed to give a class
+    assert live_source.class_url(intro) == f"./exercises?{live_source.LESSON_PARAM}=intro"
+    at = run_app({"seed": "5", live_source.LESSON_PARAM: "intro"}, PAGE)
+    assert at.selectbox(key=live_source.SOURCE_KEY).value == "intro"
     at.button(key="class_start").click().run()
     info = store.info(qp(at, "class"))
     assert (info.lesson, info.items, info.count) == ("intro", ("weight@3",), 1)
-    assert qp(at, live.LESSON_PARAM) is None
+    assert qp(at, live_source.LESSON_PARAM) is None
     # a link naming no lesson with typed questions chooses nothing
-    at = run_app({"seed": "5", live.LESSON_PARAM: "learned_heads"}, PAGE)
-    assert at.selectbox(key=live.SOURCE_KEY).value == ""
+    at = run_app({"seed": "5", live_source.LESSON_PARAM: "learned_heads"}, PAGE)
+    assert at.selectbox(key=live_source.SOURCE_KEY).value == ""
