@@ -67,12 +67,12 @@ def run_app(query: dict | None = None, page: str | None = None) -> AppTest:
 
 
 def open_exports(at: AppTest) -> AppTest:
-    """Open the page's Export and LaTeX boxes (their content is drawn only while open: the
-    expander's id ends with its key) and rerun."""
+    """Open the page's Export, LaTeX and worked example boxes (their content is drawn only
+    while open: the expander's id ends with its key) and rerun."""
     keys = [
         box.proto.id.split("-")[-1]
         for box in at.expander
-        if box.proto.id.split("-")[-1].startswith(("export_box_", "latex_box_"))
+        if box.proto.id.split("-")[-1].startswith(("export_box_", "latex_box_", "worked_box_"))
     ]
     for key in keys:
         at.session_state[key] = True

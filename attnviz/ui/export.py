@@ -204,46 +204,59 @@ def latex_section(matrices: dict[str, tuple[np.ndarray, Any, Any]], page: str = 
 
 def worked_example_download(view: View, head: int, *, page: str) -> None:
     """A query picker and the download of that query's whole computation as LaTeX
-    (:func:`attnviz.teaching.latex.worked_example`, numbers of the shown head)."""
-    r, labels = view.result, view.labels
-    with st.expander(
+    (:func:`attnviz.teaching.latex.worked_example`, numbers of the shown head), in a box
+    drawn only while open (an opening reruns the page), as the export and code boxes: its
+    picker, button and code changed with every N move (docs/benchmarks.md, issue 46). The
+    query picked is kept while the box is closed."""
+    box = st.expander(
         ":material/description: " + _("Worked example for notes: one query, every step, as LaTeX"),
         expanded=False,
-    ):
-        query = st.selectbox(
-            _("query token"),
-            list(range(r.n_tokens)),
-            format_func=lambda i: f"{i}: {visible(labels[i])}" if i < len(labels) else str(i),
-            key=f"{page}_we_query",
+        key=f"worked_box_{page}",
+        on_change="rerun",
+    )
+    if box.open is not False:
+        with box:
+            worked_example_body(view, head, page)
+
+
+def worked_example_body(view: View, head: int, page: str) -> None:
+    """The worked example box's picker, download button and the document's first lines."""
+    r, labels = view.result, view.labels
+    kept = f"{page}_we_query_kept"  # the picker's value, while the box is closed (not drawn)
+    query = st.selectbox(
+        _("query token"),
+        list(range(r.n_tokens)),
+        index=min(int(st.session_state.get(kept, 0)), r.n_tokens - 1),
+        format_func=lambda i: f"{i}: {visible(labels[i])}" if i < len(labels) else str(i),
+        key=f"{page}_we_query",
+    )
+    st.session_state[kept] = int(query)
+    tex = latex.worked_example(
+        labels=labels,
+        q=r.queries[head],
+        k=r.keys[head],
+        v=r.values[head],
+        query=int(query),
+        scale=r.scale,
+        mask=r.mask,
+        head=head,
+    )
+    st.download_button(
+        _("Worked example for query {query} (head {head}), LaTeX").format(query=query, head=head),
+        data=tex.encode(),
+        file_name=f"attnviz_{page}_worked_query{query}_head{head}.tex",
+        mime="application/x-tex",
+        key=f"dl_{page}_worked",
+        on_click="ignore",
+        icon=":material/download:",
+    )
+    st.caption(
+        _(
+            "A standalone document (pdflatex); the numbers are rounded to 3 decimals. "
+            "Its first lines:"
         )
-        tex = latex.worked_example(
-            labels=labels,
-            q=r.queries[head],
-            k=r.keys[head],
-            v=r.values[head],
-            query=int(query),
-            scale=r.scale,
-            mask=r.mask,
-            head=head,
-        )
-        st.download_button(
-            _("Worked example for query {query} (head {head}), LaTeX").format(
-                query=query, head=head
-            ),
-            data=tex.encode(),
-            file_name=f"attnviz_{page}_worked_query{query}_head{head}.tex",
-            mime="application/x-tex",
-            key=f"dl_{page}_worked",
-            on_click="ignore",
-            icon=":material/download:",
-        )
-        st.caption(
-            _(
-                "A standalone document (pdflatex); the numbers are rounded to 3 decimals. "
-                "Its first lines:"
-            )
-        )
-        st.code("\n".join(tex.splitlines()[:12]), language="latex", wrap_lines=True)
+    )
+    st.code("\n".join(tex.splitlines()[:12]), language="latex", wrap_lines=True)
 
 
 def digest(a: np.ndarray) -> str:

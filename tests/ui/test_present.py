@@ -137,6 +137,34 @@ def test_export_section_copies_small_matrices_as_latex_and_the_worked_example():
     assert any(b.key == "dl_step_by_step_worked" for b in at.get("download_button"))
 
 
+def test_the_worked_example_box_is_drawn_only_while_open_and_keeps_its_query():
+    """Issue 46: a closed worked example box sends nothing (its picker, button and code
+    changed with every N move); opened, it draws them; the query picked survives closing
+    it, and an N move that drops that query picks the last one left."""
+    at = run_app({"N": "6", "D": "4", "heads": "1"}, SB)
+    assert_clean(at)
+
+    def worked() -> list:
+        return [b for b in at.get("download_button") if b.key == "dl_step_by_step_worked"]
+
+    assert not worked() and "step_by_step_we_query" not in [s.key for s in at.selectbox]
+    at.session_state["worked_box_step_by_step"] = True
+    at.run()
+    assert worked() and "query 0" in worked()[0].proto.label
+    at.selectbox(key="step_by_step_we_query").set_value(4).run()
+    assert "query 4" in worked()[0].proto.label
+    at.session_state["worked_box_step_by_step"] = False
+    at.run()
+    assert not worked()
+    at.session_state["worked_box_step_by_step"] = True
+    at.run()
+    assert at.selectbox(key="step_by_step_we_query").value == 4
+    at.slider(key="N").set_value(3).run()
+    assert_clean(at)
+    assert at.selectbox(key="step_by_step_we_query").value == 2
+    assert "query 2" in worked()[0].proto.label
+
+
 def test_large_matrices_get_no_latex():
     at = run_app({"N": "12", "D": "4", "heads": "1"}, SB)
     assert_clean(at)
