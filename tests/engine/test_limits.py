@@ -23,7 +23,7 @@ TOKEN_COUNTS = {"n", "N", "n_tokens", "nx", "ny", "n_rows", "n_cols"}
 #: Comparisons with a number of the table that are not about N, and why.
 NOT_N = {
     ("attnviz/ui/cross.py", "len(shown) <= 40"): "characters of a sentence shown in a warning",
-    ("attnviz/ui/live.py", "8 <= len(student) <= 32"): "the length of a student's id",
+    ("attnviz/ui/live_notices.py", "8 <= len(student) <= 32"): "the length of a student's id",
     ("attnviz/engine/limits.py", ""): "the table itself",
 }
 
