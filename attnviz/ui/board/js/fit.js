@@ -414,16 +414,10 @@ function underPlot(layout, b) {
  * (where `turnRoom`, the px under the plot for them, fits the longest), 1.25 lines: every
  * label is kept, turned. */
 export function thinTicks(axis, pitch, vertical, measure = estimateWidth, turnRoom = 0) {
-  if (!axis || axis.tickmode !== "array" || !Array.isArray(axis.ticktext)) return axis;
-  if (!Array.isArray(axis.tickvals) || !pitch) return axis;
-  const vals = axis.tickvals.map(Number);
-  let unit = Infinity;
-  for (let i = 1; i < vals.length; i++) unit = Math.min(unit, Math.abs(vals[i] - vals[i - 1]));
-  const apart = pitch * (Number.isFinite(unit) && unit > 0 ? unit : 1);
-  const size = (axis.tickfont && axis.tickfont.size) || 12;
+  const room = labelRoom(axis, pitch, measure);
+  if (!room) return axis;
+  const { apart, size, line, longest } = room;
   const sin = Math.abs(Math.sin(((Number(axis.tickangle) || 0) * Math.PI) / 180));
-  const line = size * 1.25;
-  const longest = Math.max(...axis.ticktext.map((s) => measure(plain(s), size)));
   const need = vertical ? line : sin > 0.2 ? Math.min(longest + 6, (size * 1.3) / sin) : longest + 6;
   const k = Math.ceil(need / apart);
   if (k <= 1) return axis;
@@ -441,16 +435,25 @@ export function thinTicks(axis, pitch, vertical, measure = estimateWidth, turnRo
  * unit apart) need turned upright, where flat they would be thinned out and turned they all
  * fit (1.25 lines apart); 0 where they fit flat, cannot be turned or are angled already. */
 export function turnNeed(axis, pitch, measure = estimateWidth) {
-  if (!axis || axis.tickmode !== "array" || !Array.isArray(axis.ticktext) || !pitch) return 0;
-  if (!Array.isArray(axis.tickvals) || axis.tickangle != null || !axis.ticktext.length) return 0;
+  const room = labelRoom(axis, pitch, measure);
+  if (!room || axis.tickangle != null || !axis.ticktext.length) return 0;
+  const { apart, line, longest } = room;
+  return longest + 6 <= apart || apart < line ? 0 : longest + 6;
+}
+
+/** An axis of labelled ticks (an array of labels, ticks `pitch` px a unit apart): how far
+ * apart its labels are, their type's size, a line of that type (1.25 of it) and the widest
+ * label; null for another axis (thinTicks and turnNeed read these alike). */
+function labelRoom(axis, pitch, measure) {
+  if (!axis || axis.tickmode !== "array" || !Array.isArray(axis.ticktext)) return null;
+  if (!Array.isArray(axis.tickvals) || !pitch) return null;
   const vals = axis.tickvals.map(Number);
   let unit = Infinity;
   for (let i = 1; i < vals.length; i++) unit = Math.min(unit, Math.abs(vals[i] - vals[i - 1]));
   const apart = pitch * (Number.isFinite(unit) && unit > 0 ? unit : 1);
   const size = (axis.tickfont && axis.tickfont.size) || 12;
   const longest = Math.max(...axis.ticktext.map((s) => measure(plain(s), size)));
-  if (longest + 6 <= apart || apart < size * 1.25) return 0;
-  return longest + 6;
+  return { apart, size, line: size * 1.25, longest };
 }
 
 /** The px a horizontal axis's tick labels take under its plot (the ticks and a gap
