@@ -22,8 +22,9 @@
 const DB = "attnviz-board";
 const STORE = "files";
 let loading = null;
-// where plotly.js came from (tests, bench); early: the page's inline script asked for it
-export const stats = { source: null, ms: 0, early: false };
+// where plotly.js came from (tests, bench): "indexeddb", "early" (the page's inline script
+// fetched it, ui/board/shell.py) or "network"
+export const stats = { source: null, ms: 0 };
 
 function openDb() {
   return new Promise((resolve) => {
@@ -117,8 +118,8 @@ async function load(url, version) {
   } else {
     // the page's own script may have asked for it already (ui/board/shell.py, serve.py)
     let body = await early(key);
-    if (body !== null) stats.early = true;
-    else if (db) {
+    const source = body !== null ? "early" : "network";
+    if (body === null && db) {
       const res = await fetch(url);
       if (!res.ok) throw new Error(`plotly.js could not be loaded from ${url}: ${res.status}`);
       body = await res.text();
@@ -133,7 +134,7 @@ async function load(url, version) {
     } else {
       await run(url, url); // no IndexedDB: the browser's HTTP cache only
     }
-    stats.source = "network";
+    stats.source = source;
     const P = window.Plotly;
     if (body !== null && P && (!version || P.version === version)) keep(db, key, body);
   }
