@@ -13,6 +13,7 @@ server process's (``/proc``, 10 ms ticks: read the mean of many moves).
     python bench/move_bytes.py --langs en,es,zh_CN,ar --pages ""  # the languages, playground
     python bench/move_bytes.py --pages step_by_step --detail      # bytes by element
     python bench/move_bytes.py --app app.py                       # no catalog route
+    python bench/move_bytes.py --join --langs en,es,zh_CN,ar       # the phone page's bytes
 """
 
 from __future__ import annotations
@@ -87,6 +88,53 @@ class Probe(Session):
             self.ws.recv = recv
 
 
+#: Every request's response as the phone had it: [url, bytes as sent (headers and
+#: compressed body), body bytes decoded]; once the state, the answers and the hello came.
+LOADED_JS = """() => performance.getEntriesByType('navigation')
+  .concat(performance.getEntriesByType('resource'))
+  .map(e => [e.name, e.transferSize, e.decodedBodySize])"""
+SETTLED_JS = """() => ['state', 'mine', 'hello'].every(k => performance
+  .getEntriesByType('resource').some(e => e.name.includes(`/${k}?`) && e.responseEnd > 0))"""
+
+
+def join_bytes(langs: list[str], contexts: int, detail: bool) -> None:  # pragma: no cover
+    """The phone page (``/join?class=``, the join link as the teacher's page makes it: with
+    ``&lang=`` unless English) in each language, in fresh browser contexts (390x844): its
+    bytes as sent and decoded, the median of ``contexts``, and the ratio to the first."""
+    import tempfile
+
+    import kit
+
+    from attnviz.classroom import DATA_DIR_ENV, exercises
+    from attnviz.classroom.store import ClassStore
+
+    data = tempfile.mkdtemp(prefix="attnviz-join-")
+    code, _key = ClassStore(f"sqlite:///{data}/classes.db").create(5, len(exercises.KINDS))
+    first: tuple[float, float] | None = None
+    with Server("serve.py", env={DATA_DIR_ENV: data}) as srv, kit.browser() as b:
+        for lang in langs:
+            runs = []
+            for _ in range(contexts):
+                ctx = b.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+                page = ctx.new_page()
+                query = "" if lang == "en" else f"&lang={lang}"
+                page.goto(f"{srv.url}/join?class={code}{query}")
+                page.wait_for_function(SETTLED_JS)
+                runs.append(page.evaluate(LOADED_JS))
+                ctx.close()
+            wire = statistics.median(sum(r[1] for r in run) for run in runs)
+            raw = statistics.median(sum(r[2] for r in run) for run in runs)
+            first = first or (wire, raw)
+            print(
+                f"{lang:6s} {len(runs[0])} requests  {wire / 1000:6.2f} KB sent "
+                f"({wire / first[0] - 1:+6.1%})  {raw / 1000:6.2f} KB decoded "
+                f"({raw / first[1] - 1:+6.1%})",
+                flush=True,
+            )
+            for url, sent, body in runs[-1] if detail else ():
+                print(f"      {url.split('/')[-1].split('?')[0]:12s} {sent:6d} {body:6d}")
+
+
 def main(argv: list[str] | None = None) -> int:  # pragma: no cover - a benchmark
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--app", default="serve.py")
@@ -94,8 +142,12 @@ def main(argv: list[str] | None = None) -> int:  # pragma: no cover - a benchmar
     ap.add_argument("--langs", default="en")
     ap.add_argument("--moves", type=int, default=12)
     ap.add_argument("--detail", action="store_true", help="bytes by element, the last move")
+    ap.add_argument("--join", action="store_true", help="the phone page's bytes instead")
     args = ap.parse_args(argv)
     print(f"load average {os.getloadavg()}")
+    if args.join:
+        join_bytes(args.langs.split(","), 2, args.detail)
+        return 0
     with Server(args.app) as srv:
         pid = srv.proc.pid
         for lang in args.langs.split(","):

@@ -21,8 +21,10 @@ from axe import BLOCKING, scan
 from class_helpers import Phone, app_server, data_dir, press, start_class  # noqa: F401
 from e2e_app import ROOT, BrowserSession
 
+from attnviz import i18n
 from attnviz.classroom import exercises
 from attnviz.classroom.store import ClassStore
+from attnviz.classroom.web import words
 from attnviz.ui import live
 
 pytestmark = pytest.mark.e2e
@@ -299,6 +301,30 @@ def test_an_answer_made_offline_is_sent_when_the_network_is_back(browser, app_se
         phone.verdict(0, f"Right: {items[0].answer_text}.")
         assert phone.card(0).get_by_label("Your answer").input_value() == items[0].answer_text
         assert store.count_rows(code) == 1
+        assert not phone.errors, phone.errors
+    finally:
+        phone.close()
+        store.dispose()
+
+
+def test_the_phones_script_speaks_the_pages_language(browser, app_server, data_dir):  # noqa: F811
+    """In Arabic the script's own messages (written into it by the server) are Arabic, and
+    a count takes the form of its CLDR category (25: "many", one of Arabic's six)."""
+    store = ClassStore(f"sqlite:///{data_dir / 'classes.db'}")
+    code, _ = store.create(SEED, live.COUNT)
+    with i18n.use("ar"):
+        first = i18n._("Type an answer first.")
+        one, many = (m for m in words._script_calls() if m[1]).__next__()
+        too_long = i18n.ngettext(one, many, 25).format(n=25, max=24)
+    assert too_long != i18n.ngettext(one, many, 3).format(n=3, max=24)  # "few" is another
+    phone = Phone(browser, app_server)
+    try:
+        phone.open(f"/join?class={code}&lang=ar")
+        card = phone.page.locator("li.card:has(input[type=text])").first
+        card.locator("button[type=submit]").click()
+        card.locator(".verdict").get_by_text(first).wait_for()
+        phone.page.locator("#nickname").fill("x" * 25)
+        assert phone.page.locator("#nickname-help").inner_text() == too_long
         assert not phone.errors, phone.errors
     finally:
         phone.close()

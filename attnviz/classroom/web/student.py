@@ -5,7 +5,8 @@ replica answers any request.
 - ``GET /join?class=CODE&student=ID``: the page: the class's questions (MathML made
   here), a nickname box, per question an answer box and **Check**; without a code, a box
   to type one.
-- ``GET /join/static/<file>``: its script and style sheet (content-versioned, a year).
+- ``GET /join/static/<file>``: its script (in the page's language) and style sheet
+  (content-versioned, a year).
 - ``GET /join/api/CODE/state?since=V``: what every student sees (revealed answers, ended,
   the projector's question); waits up to 25 s for a change (:mod:`attnviz.classroom.web.hub`),
   else 204.
@@ -54,15 +55,17 @@ from attnviz.classroom.web.render import text_html
 from attnviz.i18n import N_, _
 
 STATIC = Path(__file__).parent / "static"
-#: The page's own files, read once: name -> (bytes, media type, version).
+#: The page's style sheet, read once: name -> (bytes, media type, version); its script is
+#: one per language (:func:`words.script_in`).
 ASSETS = {
     name: (
         (STATIC / name).read_bytes(),
         media,
         hashlib.sha256((STATIC / name).read_bytes()).hexdigest()[:12],
     )
-    for name, media in (("student.js", "text/javascript"), ("student.css", "text/css"))
+    for name, media in (("student.css", "text/css"),)
 }
+SCRIPT = "student.js"
 TEMPLATE = (STATIC / "student.html").read_text()
 PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
 STUDENT_ID = re.compile(r"[A-Za-z0-9]{8,32}")
@@ -222,7 +225,7 @@ def _fill(**values: str) -> bytes:
         "join": classroom.JOIN_PATH,
         "lang": html.escape(i18n.html_lang(lang)),
         "dir": i18n.direction(lang),
-        "messages": words.script_messages(lang),
+        "js_v": words.script_in(lang)[1],
         "keep_lang": "",
         **words.page_texts(classroom.NICKNAME_MAX),
         **values,
@@ -287,17 +290,25 @@ async def _class_page(request: Request) -> Response:
 
 
 async def asset(request: Request) -> Response:
-    """``GET /join/static/<name>``: cached a year when asked for by its version."""
-    name = request.path_params["name"]
-    if name not in ASSETS:
+    """``GET /join/static/<name>``: cached a year when asked for by its version (the
+    script: the one of that version, whatever its language; else in the asker's)."""
+    name, asked = request.path_params["name"], request.query_params.get("v")
+    vary = {}
+    if name == SCRIPT:
+        got = words.script_of(asked, words.language(request))
+        if got is None:
+            got, vary = (
+                words.script_in(words.language(request)),
+                {"Vary": "Accept-Encoding, Accept-Language"},
+            )
+        (data, version), media = got, "text/javascript"
+    elif name in ASSETS:
+        data, media, version = ASSETS[name]
+    else:
         return _error(request, 404, "not_found", "No such file.")
-    data, media, version = ASSETS[name]
-    cache = (
-        "public, max-age=31536000, immutable"
-        if request.query_params.get("v") == version
-        else "no-cache"
-    )
-    return _reply(request, data, media, headers={"Cache-Control": cache, "ETag": f'"{version}"'})
+    cache = "public, max-age=31536000, immutable" if asked == version else "no-cache"
+    headers = {"Cache-Control": cache, "ETag": f'"{version}"', **vary}
+    return _reply(request, data, media, headers=headers)
 
 
 # --------------------------------------------------------------------------- the API

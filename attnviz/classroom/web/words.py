@@ -4,10 +4,11 @@
   with every API call, so the answers speak the page's language), else Accept-Language.
 - :func:`page_texts`: the texts of ``static/student.html`` (its ``{{t_*}}``), written here
   so that ``scripts/i18n.py extract`` finds them.
-- :func:`script_messages`: the messages of ``static/student.js`` (its ``_("...")`` and
-  ``ngettext("...", "...", n)`` calls) in a language, as the JSON the page carries in
-  ``<script type="application/json" id="i18n">``: the script is the same file for every
-  language (cached a year by its version), the words travel in the page.
+- :func:`script_in`: ``static/student.js`` in a language: each of its messages (its
+  ``_("...")`` and ``ngettext("...", "...", n)`` calls) written into the script in that
+  language, English too, as per-language bundles do (Angular's ``--localize``): a message
+  travels once, in its language, never beside its English key; one file per language and
+  version (cached a year).
 - :func:`languages_html`: the links that switch the page's language (keeping the class and
   the student).
 - :func:`refusal`: a check of the class store refused an answer (its English ValueError):
@@ -17,6 +18,7 @@
 from __future__ import annotations
 
 import functools
+import hashlib
 import html
 import json
 import re
@@ -72,23 +74,54 @@ def _script_calls() -> tuple[tuple[str, str | None], ...]:
     return i18n.js_message_ids(SCRIPT)
 
 
+#: A message call of student.js: ``_(`` or ``ngettext(`` and its message, string literals
+#: joined by ``+`` (as Babel's extractor reads them), and a plural's second message.
+LITERAL = r'"(?:[^"\\\n]|\\.)*"'
+CHAIN = rf"{LITERAL}(?:\s*\+\s*{LITERAL})*"
+CALL = re.compile(rf"\b(?P<fn>_|ngettext)\(\s*(?P<one>{CHAIN})(?:\s*,\s*(?P<many>{CHAIN}))?")
+
+
+def _text(chain: str) -> str:
+    return "".join(json.loads(literal) for literal in re.findall(LITERAL, chain))
+
+
 @functools.lru_cache(maxsize=16)
-def script_messages(code: str) -> str:
-    """The script's messages in ``code`` as JSON safe inside ``<script>``: a message's
-    translation, or a count's forms by CLDR plural category ({"one": ..., "other": ...});
-    only what differs from the English (``{}`` in English)."""
-    out: dict[str, object] = {}
+def script_in(code: str) -> tuple[bytes, str]:
+    """student.js in ``code`` and its version: ``_("...")`` becomes ``_("<translation>")``,
+    ``ngettext("...", "...", n)`` becomes ``ngettext({<CLDR plural category>: <form>}, n)``
+    (English too: one way for every language). A call the catalog's extractor reads and
+    this does not (or the other way round) is an error, not a message left in English."""
+    seen: dict[tuple[str, str | None], None] = {}
+
+    def written(m: re.Match) -> str:
+        one = _text(m["one"])
+        if m["fn"] == "_" and m["many"] is None:
+            seen[(one, None)] = None
+            return "_(" + json.dumps(_(one), ensure_ascii=False)
+        many = _text(m["many"] or '""')
+        seen[(one, many)] = None
+        forms = i18n.plural_forms(code, one, many)
+        return "ngettext(" + json.dumps(forms, ensure_ascii=False, separators=(",", ":"))
+
     with i18n.use(code):
-        for one, many in _script_calls():
-            if many is None:
-                if _(one) != one:
-                    out[one] = _(one)
-                continue
-            forms = i18n.plural_forms(i18n.current(), one, many)
-            if forms.get("one", one) != one or forms.get("other", many) != many:
-                out[one] = forms
-    text = json.dumps(out, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+        text = CALL.sub(written, SCRIPT.read_text(encoding="utf-8"))
+    if set(seen) != set(_script_calls()):
+        raise RuntimeError(
+            f"student.js: the calls read here and by the catalog's extractor differ: "
+            f"{sorted(set(seen) ^ set(_script_calls()), key=str)}"
+        )
+    data = text.encode()
+    return data, hashlib.sha256(data).hexdigest()[:12]
+
+
+def script_of(version: str | None, code: str) -> tuple[bytes, str] | None:
+    """The script whose version is ``version``, in ``code`` or any language the app has
+    (a link is its version: another replica, a page switched since); None if none is."""
+    for lang in dict.fromkeys([code, *i18n.available()]):
+        got = script_in(lang)
+        if got[1] == version:
+            return got
+    return None
 
 
 def languages_html(join: str, code: str, student: str) -> str:

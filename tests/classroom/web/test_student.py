@@ -5,7 +5,6 @@ said in plain words, and nothing a student must not see."""
 from __future__ import annotations
 
 import html
-import json
 import re
 
 import pytest
@@ -86,7 +85,9 @@ def test_the_files_are_versioned_and_small(env):
         got = client.get("/" + link)
         assert got.status_code == 200 and "immutable" in got.headers["cache-control"]
         assert len(got.content) < 30_000
-    assert client.get("/join/static/student.js").headers["cache-control"] == "no-cache"
+    unversioned = client.get("/join/static/student.js", headers={"accept-language": "es"})
+    assert unversioned.headers["cache-control"] == "no-cache"
+    assert "Accept-Language" in unversioned.headers["vary"] and "Elige" in unversioned.text
     assert client.get("/join/static/../student.py").status_code == 404
 
 
@@ -290,16 +291,17 @@ def test_cross_attention_questions_on_the_phone_page():
 def pseudo(monkeypatch):
     """The test-only language xx (every message ⟦…⟧) is one the page can show."""
     monkeypatch.setenv("ATTNVIZ_PSEUDO", "1")
-    student.words.script_messages.cache_clear()
+    student.words.script_in.cache_clear()
     yield "xx"
-    student.words.script_messages.cache_clear()
+    student.words.script_in.cache_clear()
 
 
-def test_the_page_speaks_english_with_no_messages_to_carry(env):
+def test_the_page_speaks_english_with_its_script_in_english(env):
     client, _, code, _ = env
     text = client.get(f"/join?class={code}", headers={"accept-language": "en-GB"}).text
     assert text.startswith('<!doctype html>\n<html lang="en" dir="ltr">')
-    assert '<script type="application/json" id="i18n">{}</script>' in text
+    assert f"student.js?v={student.words.script_in('en')[1]}" in text
+    assert 'type="application/json"' not in text  # no catalog beside the script
     assert "Work each question out on paper, type your answer and press <strong>Check" in text
     assert 'name="lang"' not in text  # the browser's language: not written into the link
 
@@ -309,11 +311,12 @@ def test_the_page_is_in_the_links_language_else_the_browsers(env, pseudo):
     page = client.get(f"/join?class={code}&lang={pseudo}&student=abcdef0123456789")
     text = page.text
     assert '<html lang="xx" dir="ltr">' in text and "Accept-Language" in page.headers["vary"]
-    body = text.split("</head>")[1]  # (the head's messages are keyed by their English)
-    assert "⟦Çlàss çõdé" in body and ">⟦Çhéçk" in body and "Your answer" not in body
+    assert "⟦Çlàss çõdé" in text and ">⟦Çhéçk" in text and "Your answer" not in text
     assert "<math" in text  # the formulas as they are
-    block = text.split('id="i18n">')[1].split("</script>")[0]
-    assert json.loads(block)["Pick one first."].startswith("⟦")
+    (link,) = re.findall(r"join/static/student\.js\?v=\w+", text)
+    script = client.get("/" + link)
+    assert "immutable" in script.headers["cache-control"]  # its version: its language
+    assert '_("⟦Pîçk õñé fîrst' in script.text and "Pick one first." not in script.text
     assert f'href="join?class={code}&amp;student=abcdef0123456789&amp;lang=en"' in text
     arabic = client.get(f"/join?class={code}", headers={"accept-language": "ar-EG,en;q=0.5"})
     assert '<html lang="ar" dir="rtl">' in arabic.text

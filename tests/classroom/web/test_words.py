@@ -1,10 +1,11 @@
 """attnviz.classroom.web.words: the student page's words in the page's language: the template's
-texts, student.js's messages as the JSON the page carries, the language links and the
+texts, student.js with its messages written in each language, the language links and the
 classroom's refusals (English byte for byte as before)."""
 
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from starlette.requests import Request
@@ -17,9 +18,9 @@ from attnviz.classroom.web import student, words
 def pseudo(monkeypatch):
     """The test-only language xx (every message ⟦…⟧) is one the page can show."""
     monkeypatch.setenv("ATTNVIZ_PSEUDO", "1")
-    words.script_messages.cache_clear()
+    words.script_in.cache_clear()
     yield "xx"
-    words.script_messages.cache_clear()
+    words.script_in.cache_clear()
 
 
 def request(query: str = "", accept: str | None = None) -> Request:
@@ -48,26 +49,55 @@ def test_the_scripts_messages_are_read_as_the_catalog_reads_them():
     assert len(calls) >= 15
 
 
-def test_english_carries_no_messages_and_another_language_all_of_them(pseudo):
-    assert words.script_messages("en") == "{}"
-    text = words.script_messages(pseudo)
-    assert "<" not in text and ">" not in text and "&" not in text  # safe inside <script>
-    got = json.loads(text)
-    assert set(got) == {m for m, _ in words._script_calls()}
-    assert got["Pick one first."] == i18n.pseudo("Pick one first.")
-    forms = got[next(m for m, plural in words._script_calls() if plural)]
-    assert set(forms) == {"one", "other"} and "{n}" in forms["other"]
+def script(code: str) -> str:
+    return words.script_in(code)[0].decode()
+
+
+def written(text: str, call: str) -> list:
+    """The values written into ``text``'s calls of ``call`` (its first argument)."""
+    starts = [m.end() for m in re.finditer(rf"\b{call}\((?=[\"{{])", text)]
+    return [json.JSONDecoder().raw_decode(text[i:])[0] for i in starts]
+
+
+def test_every_language_gets_the_script_with_its_messages_written_in(pseudo):
+    calls = words._script_calls()
+    english, xx = script("en"), script(pseudo)
+    assert written(english, "_") == [m for m, plural in calls if plural is None]
+    assert written(xx, "_") == [i18n.pseudo(m) for m, plural in calls if plural is None]
+    (forms,) = written(xx, "ngettext")
+    assert (
+        set(forms) == {"one", "other"}
+        and forms["other"].startswith("⟦")
+        and "{n}" in forms["other"]
+    )
+    (forms,) = written(english, "ngettext")
+    assert forms == dict(zip(("one", "other"), next(c for c in calls if c[1]), strict=True))
+    assert "Pick one first." not in xx and "Sending…" not in xx  # each message once, translated
+    assert english.replace("_(", "").count("ngettext(") == xx.count("ngettext(")
+    assert words.script_in("en")[1] != words.script_in(pseudo)[1]  # a version per language
+    assert words.script_of(words.script_in(pseudo)[1], "en") == words.script_in(pseudo)
+    assert words.script_of("0" * 12, "en") is None
+
+
+def test_a_call_the_extractor_reads_and_the_server_does_not_is_an_error(monkeypatch, tmp_path):
+    js = tmp_path / "student.js"
+    js.write_text("say(_(\"Read by both.\"));\nsay(_('Single quotes, read by Babel only.'));\n")
+    monkeypatch.setattr(words, "SCRIPT", js)
+    words.script_in.cache_clear()
+    try:
+        with pytest.raises(RuntimeError, match="Single quotes"):
+            words.script_in("en")
+    finally:
+        words.script_in.cache_clear()
 
 
 def test_arabic_counts_get_a_form_for_each_of_its_categories(monkeypatch):
     monkeypatch.setattr(i18n, "ngettext", lambda one, many, n: f"{n}")
-    monkeypatch.setattr(words, "ngettext", lambda one, many, n: f"{n}")
-    monkeypatch.setattr(words, "_", lambda m: m)
-    words.script_messages.cache_clear()
+    words.script_in.cache_clear()
     try:
-        forms = next(v for v in json.loads(words.script_messages("ar")).values())
+        (forms,) = written(script("ar"), "ngettext")
     finally:
-        words.script_messages.cache_clear()
+        words.script_in.cache_clear()
     assert set(forms) == {"zero", "one", "two", "few", "many", "other"}
     assert forms["zero"] == "0" and forms["few"] == "3" and forms["many"] == "11"
 

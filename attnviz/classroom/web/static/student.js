@@ -7,9 +7,10 @@
 //    once.
 // 3. What the teacher does (reveal, end, a question on the projector) arrives by a long
 //    poll: state?since=<version> answers when the class changed, or 204 after 25 s.
-// 4. Its words are in the page's language: the page carries this script's messages as JSON
-//    (<script type="application/json" id="i18n">, from attnviz/classroom/web/words.py); every API
-//    call sends lang= so that the server's sentences match the page.
+// 4. Its words are in the page's language: the server writes this script's messages into
+//    it in that language (attnviz/classroom/web/words.py: each message of _() translated,
+//    each ngettext's forms by CLDR plural category); every API call sends lang= so that
+//    the server's sentences match the page.
 
 const main = document.getElementById("class");
 const code = main.dataset.code;
@@ -23,33 +24,19 @@ const $ = (sel, root = document) => root.querySelector(sel);
 // --------------------------------------------------------------------------- words
 
 const LANG = document.documentElement.lang || "en";
-const MESSAGES = (() => {
+
+// A message, as the server wrote it in the page's language.
+const _ = (message) => message;
+
+// A count's form: the server wrote the message's forms by CLDR plural category.
+function ngettext(forms, n) {
+  let category = "other";
   try {
-    return JSON.parse($("#i18n")?.textContent || "{}");
+    category = new Intl.PluralRules(LANG).select(n);
   } catch {
-    return {};
+    // an unknown language: its "other" form
   }
-})();
-
-// A message in the page's language (the English when the page has none for it).
-function _(message) {
-  const said = MESSAGES[message];
-  return typeof said === "string" ? said : message;
-}
-
-// A count's form: the page gives a message's forms by CLDR plural category.
-function ngettext(one, many, n) {
-  const forms = MESSAGES[one];
-  if (forms && typeof forms === "object") {
-    let category = "other";
-    try {
-      category = new Intl.PluralRules(LANG).select(n);
-    } catch {
-      // an unknown language: its "other" form
-    }
-    return forms[category] ?? forms.other ?? many;
-  }
-  return n === 1 ? one : many;
+  return forms[category] ?? forms.other;
 }
 
 // "{name}" in a translated message replaced by its value (the values are not read again).
