@@ -295,13 +295,11 @@ async def asset(request: Request) -> Response:
     name, asked = request.path_params["name"], request.query_params.get("v")
     vary = {}
     if name == SCRIPT:
-        got = words.script_of(asked, words.language(request))
-        if got is None:
-            got, vary = (
-                words.script_in(words.language(request)),
-                {"Vary": "Accept-Encoding, Accept-Language"},
-            )
-        (data, version), media = got, "text/javascript"
+        lang, media = words.language(request), "text/javascript"
+        got = words.script_of(asked, lang) if asked else None
+        if got is None:  # an old or no version: the asker's language, asked again each time
+            got, vary = words.script_in(lang), {"Vary": "Accept-Encoding, Accept-Language"}
+        data, version = got
     elif name in ASSETS:
         data, media, version = ASSETS[name]
     else:
