@@ -1,4 +1,6 @@
-"""The code box: NumPy lines that recompute the current view, built from templates.
+"""The code box: NumPy lines that recompute the current view, built from templates, and
+:func:`lazy_box`, the closed box every page's extras (code, exports, LaTeX, worked
+example) are drawn in only while open.
 
 One template per part (the softmax, the input X, the weights, one head, every head, the
 output) and one per page for what that page adds (:data:`PAGE_EXTRAS`); the view's
@@ -9,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from string import Template
+from typing import Any
 
 import streamlit as st
 
@@ -212,11 +215,19 @@ def code_box(view: View, head: int = 0, extra: str = "") -> None:
     )
 
 
+def lazy_box(label: str, key: str) -> Any:
+    """A closed expander of key ``key`` that reruns the page when opened, and None while it
+    is closed: what goes in it is drawn and sent only while it is open (a closed box costs
+    an N move nothing; the export box's ten buttons took ~10 ms of the playground's rerun)."""
+    box = st.expander(label, expanded=False, key=key, on_change="rerun")
+    return None if box.open is False else box
+
+
 def lazy_code_box(label: str, key: str, code: Callable[[], str]) -> None:
     """An expander of key ``key`` whose code, ``code()``, is built and sent only while it
     is open (opening it reruns the page): the code box of every page."""
-    box = st.expander(":material/code: " + label, expanded=False, key=key, on_change="rerun")
-    if box.open is not False:
+    box = lazy_box(":material/code: " + label, key)
+    if box is not None:
         with box:
             # wrapped: a scroll box would be a region a keyboard cannot reach (WCAG 2.1.1)
             st.code(code(), language="python", wrap_lines=True)

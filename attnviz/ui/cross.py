@@ -31,7 +31,7 @@ from attnviz.i18n import N_, _
 from attnviz.teaching import cross
 from attnviz.teaching.token_text import visible_all
 from attnviz.ui import links, state
-from attnviz.ui.code import lazy_code_box
+from attnviz.ui.code import lazy_box, lazy_code_box
 from attnviz.ui.controls import BIND, Settings, filled, translated
 from attnviz.ui.export import downloads
 from attnviz.ui.present import presenting
@@ -280,13 +280,11 @@ def export_section(c: CrossSettings, s: Settings, seqs: cross.Sequences,
                    res: engine.AttentionResult, head: int) -> None:  # fmt: skip
     """CSV of each matrix of head ``head`` (target tokens as rows, source tokens as the
     columns of S and A) and the NPZ of the whole state, drawn only while open."""
-    box = st.expander(
+    box = lazy_box(
         ":material/download: " + _("Export: every matrix as CSV, the whole state as NPZ"),
-        expanded=False,
-        key="export_box_cross",
-        on_change="rerun",
+        "export_box_cross",
     )
-    if box.open is False:
+    if box is None:
         return
     tgt, src = seqs.target.labels, seqs.source.labels
     of = _("{matrix} head {head}")  # the buttons' words; the files' names stay English

@@ -16,6 +16,7 @@ import streamlit as st
 from attnviz.i18n import _, ngettext
 from attnviz.teaching import latex
 from attnviz.teaching.token_text import visible
+from attnviz.ui.code import lazy_box
 from attnviz.ui.controls import LABELS
 from attnviz.ui.page import shape_text
 from attnviz.ui.state import View
@@ -137,15 +138,11 @@ def export_section(
     clicked.
     """
     matrices = {**_entries(view, tokens or {}, squares or {}), **(tables or {})}
-    # Drawn only while open (an opening reruns the page part): a closed box costs a rerun
-    # (an N move) nothing, where its ten buttons took ~10 ms of the playground's rerun.
-    box = st.expander(
+    box = lazy_box(
         ":material/download: " + _("Export: every matrix as CSV, the whole state as NPZ"),
-        expanded=False,
-        key=f"export_box_{page}",
-        on_change="rerun",
+        f"export_box_{page}",
     )
-    if box.open is not False:
+    if box is not None:
         with box:
             st.caption(
                 _(
@@ -208,13 +205,11 @@ def worked_example_download(view: View, head: int, *, page: str) -> None:
     drawn only while open (an opening reruns the page), as the export and code boxes: its
     picker, button and code changed with every N move (docs/benchmarks.md, issue 46). The
     query picked is kept while the box is closed."""
-    box = st.expander(
+    box = lazy_box(
         ":material/description: " + _("Worked example for notes: one query, every step, as LaTeX"),
-        expanded=False,
-        key=f"worked_box_{page}",
-        on_change="rerun",
+        f"worked_box_{page}",
     )
-    if box.open is not False:
+    if box is not None:
         with box:
             worked_example_body(view, head, page)
 

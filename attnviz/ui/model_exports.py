@@ -14,6 +14,7 @@ import streamlit as st
 from attnviz import i18n
 from attnviz.i18n import _
 from attnviz.models.catalog import ModelEntry
+from attnviz.ui.code import lazy_box
 from attnviz.ui.export import csv_maker, download
 from attnviz.ui.text import md_text
 
@@ -68,13 +69,11 @@ def exports(spec: Any, entry: ModelEntry, run: Any, layer: int, head: int) -> No
     """Downloads of the run (``spec``: the page's :class:`~attnviz.ui.picker.PageModels`,
     its ``prefix`` and ``kind``): every layer's and head's weights with the tokens, as one long
     CSV (when not too large) and as an NPZ; the page's ``layer``, ``head`` as a CSV grid."""
-    box = st.expander(
+    box = lazy_box(
         ":material/download: " + _("Export: every layer's and head's weights (CSV, NPZ)"),
-        expanded=False,
-        key=f"{spec.prefix}_export_box",
-        on_change="rerun",
+        f"{spec.prefix}_export_box",
     )
-    if box.open is False:  # drawn only while open (the files are made only when clicked)
+    if box is None:  # drawn only while open (the files are made only when clicked)
         return
     w, tokens = run.attentions, list(run.tokens)
     slug = "".join(c if c.isalnum() else "_" for c in entry.name).strip("_").lower()
