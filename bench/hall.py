@@ -9,7 +9,7 @@ i>``. Every other line stays, the dynamic cookies included: the SERVERID value o
 is derived by haproxy from ``dynamic-cookie-key`` and the replica's address and port, and
 :func:`servers` derives it the same way (:func:`dynamic_cookie`; ``tests/test_deploy.py``
 checks it against haproxy's own ``Set-Cookie``), so a test knows which replica a browser's
-cookie names. Used by ``bench/replicas.py``, ``bench/class_hall.py`` and
+cookie names. Used by ``bench/class_hall.py``, ``bench/first_visit.py --proxy`` and
 ``tests/e2e/test_replicas.py``.
 """
 
