@@ -63,6 +63,13 @@ def kill(proc: subprocess.Popen | None) -> None:
         proc.wait(10)
 
 
+def rss_mb(proc: Any) -> float:
+    """Resident MB of a ``psutil.Process`` and its children (NaN for none)."""
+    if proc is None:
+        return float("nan")
+    return sum(p.memory_info().rss for p in [proc, *proc.children(recursive=True)]) / 2**20
+
+
 def wait_http(url: str, proc: subprocess.Popen, timeout: float, what: str) -> None:
     """Until ``url`` answers 200; an error when ``proc`` exits or the time is up."""
     deadline = time.monotonic() + timeout

@@ -68,7 +68,6 @@ print(json.dumps(out))
 def server_rss(blas_env: dict) -> dict:
     """RSS of a streamlit server after one visit each to the MiniLM and the decoder page."""
     import psutil
-    from classroom import rss_mb
     from kit import Server
     from stclient import Session
 
@@ -78,7 +77,7 @@ def server_rss(blas_env: dict) -> dict:
         proc = psutil.Process(server.proc.pid)
 
         def rss() -> float:
-            return rss_mb(proc)
+            return kit.rss_mb(proc)
 
         with Session(server.url, timeout=120) as s:
             s.rerun()
