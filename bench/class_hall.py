@@ -33,7 +33,6 @@ Scenarios::
     python bench/class_hall.py --phones 300 --questions 8 --window 120
     python bench/class_hall.py --replicas 3 --postgres --phones 1000
     python bench/class_hall.py --phones 20 --questions 2 --window 8 --idle 5 --json o.json
-    python bench/class_hall.py --per-request 200     # server CPU and time per request
 
 One server: ``streamlit run serve.py`` (bench/kit.py) with ``ATTNVIZ_DATA_DIR`` a
 temporary directory (SQLite). Replicas: that many servers on a throwaway PostgreSQL
@@ -78,7 +77,7 @@ import hall
 import kit
 import psutil
 import sqlalchemy as sa
-from kit import Server, percentile, spread
+from kit import Server, spread
 from pgcluster import INSTALL_HINT, PgCluster, pg_bindir
 
 from attnviz import classroom
@@ -1023,71 +1022,6 @@ def report(res: dict) -> str:
     return "\n".join(f"{k:<{width}}  {v}" for k, v in rows)
 
 
-async def per_request(args: argparse.Namespace, servers: Servers) -> dict:
-    """``--per-request N``: each of the page's requests sent N times, one after the other
-    by one client, on one server: the server's CPU per request (ms), the time per request
-    on a new connection and on a kept-alive one (ms, p50), and the bytes of its answer.
-    The state is asked again after two reveals (a longer answer, gzipped)."""
-    assert servers.store is not None
-    code, key = await asyncio.to_thread(servers.store.create, SEED, args.questions)
-    base, out = servers.url, {}
-    api = f"{base}/{classroom.JOIN_PATH}/api/{code}"
-    student = secrets.token_hex(8)
-    async with (
-        aiohttp.ClientSession(headers={"Accept-Encoding": ACCEPT_ENCODING}) as s,
-        s.get(f"{base}/join?class={code}") as r,
-    ):
-        assets = _ASSET.findall(await r.text())
-
-    def answer(k: int) -> tuple[str, str, dict | None]:
-        body = {"student": f"{k:016x}", "nickname": "p", "item": 0, "answer": "2",
-                "cid": secrets.token_hex(12)}  # fmt: skip
-        return "POST", f"{api}/answer", body
-
-    cases = {
-        "page": lambda k: ("GET", f"{base}/join?class={code}", None),
-        **{
-            a.split("/")[-1].split("?")[0]: (lambda k, a=a: ("GET", f"{base}/{a}", None))
-            for a in assets
-        },  # fmt: skip
-        "state": lambda k: ("GET", f"{api}/state", None),
-        "mine": lambda k: ("GET", f"{api}/mine?student={student}", None),
-        "answer": answer,
-    }
-    for name, make in cases.items():
-        out[name] = await _measure(servers, make, args.per_request)
-    for item in (0, 1):
-        await asyncio.to_thread(servers.store.reveal, code, key, item)
-    out["state, 2 revealed"] = await _measure(servers, cases["state"], args.per_request)
-    return out
-
-
-async def _measure(servers: Servers, make, n: int) -> dict:
-    """``n`` requests on one kept-alive connection, then ``n`` on a new one each."""
-    out: dict[str, float | int] = {}
-    for label, close in (("kept_alive", False), ("new_connection", True)):
-        procs = servers.processes()
-        c0, times = cpu_seconds(procs), []
-        async with aiohttp.ClientSession(
-            connector=aiohttp.TCPConnector(force_close=close),
-            auto_decompress=False,
-            headers={"Accept-Encoding": ACCEPT_ENCODING, "Origin": servers.url},
-        ) as s:
-            for k in range(n):
-                method, url, body = make(k)
-                t = time.monotonic()
-                async with s.request(method, url, json=body) as r:
-                    raw = await r.read()
-                    if r.status != 200:
-                        raise RuntimeError(f"{url}: {r.status} {raw[:200]!r}")
-                    out["bytes"] = _wire_bytes(r, raw)
-                times.append(time.monotonic() - t)
-        cpu = cpu_delta(c0, cpu_seconds(procs))
-        out[f"server_cpu_ms_{label}"] = round(cpu * 1000 / n, 2)
-        out[f"ms_p50_{label}"] = round(percentile(times, 50) * 1000, 2)
-    return out
-
-
 def parse(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--phones", type=int, default=300)
@@ -1106,13 +1040,6 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--max-run", type=float, default=900.0, help="s: the whole run's bound")
     ap.add_argument("--json", type=Path)
-    ap.add_argument(
-        "--per-request",
-        type=int,
-        default=0,
-        metavar="N",
-        help="instead of a class: each request of the page N times in a row, one server",
-    )
     args = ap.parse_args(argv)
     if not 1 <= args.questions <= exercises.COUNT_MAX or args.phones < 1:
         ap.error("--questions 1..COUNT_MAX and at least one phone")
@@ -1122,22 +1049,6 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> dict:
     args = parse(argv)
     load = os.getloadavg()
-    if args.per_request:
-        servers = Servers(1, args.postgres).start()
-        try:
-            res = asyncio.run(asyncio.wait_for(per_request(args, servers), args.max_run))
-        finally:
-            servers.stop()
-        width = max(map(len, res))
-        print(f"{'request':<{width}}  server CPU ms  ms p50 new / kept-alive connection  bytes")
-        for name, r in res.items():
-            cpu = (r["server_cpu_ms_new_connection"] + r["server_cpu_ms_kept_alive"]) / 2
-            print(
-                f"{name:<{width}}  {cpu:>13.2f}  {r['ms_p50_new_connection']:>6} / "
-                f"{r['ms_p50_kept_alive']:<27}  {r['bytes']:>5}"
-            )
-        kit.write_json(args.json, res, say=False)
-        return res
     servers = Servers(args.replicas, args.postgres).start()
     try:
         res = asyncio.run(asyncio.wait_for(run_class(args, servers), args.max_run))

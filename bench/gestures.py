@@ -15,7 +15,7 @@ interleaved in rounds:
 * ``head``: ``bench/browser_latency.py --select head --bare-slider``: Enter in the
   playground's head picker to the last chart in view redrawn (``charts_ms``: the board
   switches heads before the rerun ends) / the bare app's N slider (``view_ms``);
-* ``page_switch``: ``bench/page_switch.py --first none``: a sidebar click to every chart of
+* ``page_switch``: ``bench/page_switch.py``: a sidebar click to every chart of
   the new page drawn, over playground, multi-head, step by step and masking / the plain
   two-page app's switch (``bench/plain_pages.py``);
 * ``first_visit``: ``bench/first_visit.py``: a new profile opens the page, to every chart
@@ -114,7 +114,7 @@ def commands(quick: bool, out: Path) -> dict[str, list[str]]:
         + ["bench/browser_latency.py", "--pages", "", "--configs", "defaults"]
         + ["--select", "head", "--bare-slider", *head, "--json", str(out / "head.json")],
         "page_switch": py
-        + ["bench/page_switch.py", "--rounds", "1" if quick else "3", "--first", "none"]
+        + ["bench/page_switch.py", "--rounds", "1" if quick else "3"]
         + ["--json", str(out / "page_switch.json")],
         "first_visit": py
         + ["bench/first_visit.py", "--rounds", "1" if quick else "3"]
