@@ -20,10 +20,9 @@ interleaved in rounds:
   two-page app's switch (``bench/plain_pages.py``);
 * ``first_visit``: ``bench/first_visit.py``: a new profile opens the page, to every chart
   drawn / the plain app's;
-* ``engine``: ``multi_head_attention`` (the defaults: fused) against
-  ``torch.nn.MultiheadAttention``, float64, weights per head returned by both, 2 threads,
-  with ``bench/engine.py``'s own helpers (``make_torch_mha``, ``medians``: interleaved
-  repeats), in a subprocess that unsets ``OPENBLAS_CORETYPE`` and ``OPENBLAS_L2_SIZE``.
+* ``engine``: ``bench/engine.py --pair``: ``multi_head_attention`` (the defaults: fused)
+  against ``torch.nn.MultiheadAttention``, float64, weights per head returned by both, 2
+  threads, interleaved repeats, with ``OPENBLAS_CORETYPE`` and ``OPENBLAS_L2_SIZE`` unset.
 
 Each ratio is measured round by round (attnviz and the other app in the same round); the
 gesture's ratio is the median of its rounds' ratios, printed with their range and with each
@@ -106,6 +105,7 @@ def commands(quick: bool, out: Path) -> dict[str, list[str]]:
     head += ["--rounds", "1" if quick else "2"]
     sizes = ",".join(f"{n}x{d}x{h}" for n, d, h in ENGINE_SIZES)
     engine = ["--rounds", "1", "--repeats", "3"] if quick else ["--rounds", "3", "--repeats", "9"]
+    engine += ["--warmup", "1"]
     return {
         "slider": py
         + ["bench/browser_latency.py", "--pages", ",multi_head,step_by_step"]
@@ -121,8 +121,8 @@ def commands(quick: bool, out: Path) -> dict[str, list[str]]:
         + (["--warm", "0"] if quick else [])
         + ["--json", str(out / "first_visit.json")],
         "engine": py
-        + ["bench/gestures.py", "--engine-child", str(out / "engine.json"), "--sizes", sizes]
-        + ["--threads", str(ENGINE_THREADS), *engine],
+        + ["bench/engine.py", "--pair", "--sizes", sizes, "--threads", str(ENGINE_THREADS)]
+        + [*engine, "--json", str(out / "engine.json")],
     }
 
 
@@ -164,75 +164,6 @@ def run_step(name: str, cmd: list[str], timeout: float) -> float:
 
 
 # --------------------------------------------------------------------------- the engine
-
-
-def engine_child(argv: list[str]) -> int:  # pragma: no cover - measured, not tested
-    """``--engine-child OUT``: attnviz against torch, float64, weights returned, interleaved
-    in rounds; medians per round into OUT (JSON). ``bench/engine.py`` reads ``--threads``
-    from this process's argv when imported, before NumPy."""
-    ap = argparse.ArgumentParser(prog="gestures.py --engine-child")
-    ap.add_argument("out")
-    ap.add_argument("--sizes", default=",".join(f"{n}x{d}x{h}" for n, d, h in ENGINE_SIZES))
-    ap.add_argument("--threads", type=int, default=ENGINE_THREADS)
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--repeats", type=int, default=9)
-    ap.add_argument("--warmup", type=int, default=1)
-    args = ap.parse_args(argv)
-    sys.path.insert(0, str(BENCH))
-    import engine  # noqa: I001  (first: it sets the BLAS threads before NumPy loads)
-    import numpy as np
-    import torch
-
-    torch.set_num_threads(args.threads)
-    sizes = [tuple(int(v) for v in s.split("x")) for s in args.sizes.split(",")]
-    pairs = [_engine_pair(engine, np, torch, n, d, h) for n, d, h in sizes]
-    for fns in pairs:  # untimed: torch's first calls at 2 threads were 10-70x slower here
-        engine.medians(fns, 1, 3, time.perf_counter)
-    rounds = []
-    for r in range(args.rounds):
-        row = []
-        for (n, d, h), fns in zip(sizes, pairs, strict=True):
-            fused, theirs = engine.medians(fns, args.repeats, args.warmup, time.perf_counter)
-            row.append({"fused_ms": fused * 1e3, "torch_ms": theirs * 1e3})
-            print(
-                f"engine round {r + 1} N={n:5d} D={d:4d} H={h}: attnviz {fused * 1e3:8.3f} ms"
-                f"  torch {theirs * 1e3:8.3f} ms  {fused / theirs:5.2f}x",
-                flush=True,
-            )
-        rounds.append(row)
-    out = {
-        "sizes": sizes,
-        "threads": args.threads,
-        "repeats": args.repeats,
-        "rounds": rounds,
-        "torch": torch.__version__,
-        "numpy": np.__version__,
-        "unset": [v for v in ENGINE_UNSET if v not in os.environ],
-    }
-    Path(args.out).write_text(json.dumps(out, indent=1))
-    return 0
-
-
-def _engine_pair(engine, np, torch, n: int, d: int, h: int):  # pragma: no cover
-    """The two calls timed (the app's defaults; torch with the weights per head), checked
-    equal once."""
-    params = engine.AttentionParams.random(d, seed=0, init="xavier")
-    x = np.random.default_rng(1).standard_normal((n, d))
-    mha = engine.make_torch_mha(torch, params, h, torch.float64)
-    xt = torch.from_numpy(x.copy())[None]
-
-    def ours():
-        return engine.multi_head_attention(x, params, num_heads=h)
-
-    def theirs():
-        with torch.no_grad():
-            return mha(xt, xt, xt, need_weights=True, average_attn_weights=False)
-
-    out, w = theirs()
-    r = ours()
-    np.testing.assert_allclose(r.output, out[0].numpy(), rtol=1e-9, atol=1e-9)
-    np.testing.assert_allclose(r.weights, w[0].numpy(), rtol=1e-9, atol=1e-9)
-    return [ours, theirs]
 
 
 # --------------------------------------------------------------------------- the figures
@@ -528,8 +459,6 @@ def measure(args: argparse.Namespace, folder: Path) -> dict[str, float]:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["--engine-child"]:
-        return engine_child(argv[1:])
     args = parse(argv)
     t0 = time.monotonic()
     meta = {
