@@ -63,6 +63,19 @@ def kill(proc: subprocess.Popen | None) -> None:
         proc.wait(10)
 
 
+def cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) of the process ``pid`` and its children (``/proc``, 10 ms
+    ticks)."""
+    total = 0.0
+    for p in [pid, *(int(x) for x in os.popen(f"pgrep -P {pid}").read().split())]:
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
 def rss_mb(proc: Any) -> float:
     """Resident MB of a ``psutil.Process`` and its children (NaN for none)."""
     if proc is None:

@@ -26,9 +26,7 @@ docs/benchmarks.md, "Chinese and Arabic redraws".
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-from pathlib import Path
 
 import browser_latency as bl
 import kit
@@ -55,18 +53,6 @@ METRICS = (
     "RecalcStyleCount",
 )
 RATIOS = ("cpu_renderer", "cpu_server", "view_ms", "TaskDuration", "LayoutDuration")
-
-
-def server_cpu(pid: int) -> float:
-    """CPU seconds (user + system) of the process ``pid`` and its children."""
-    total = 0.0
-    for p in [pid, *(int(x) for x in os.popen(f"pgrep -P {pid}").read().split())]:
-        try:
-            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    return total
 
 
 def main(argv: list[str] | None = None) -> int:  # pragma: no cover - a benchmark
@@ -123,10 +109,10 @@ def main(argv: list[str] | None = None) -> int:  # pragma: no cover - a benchmar
                 page, metrics, ws_bytes = pages[lang]
                 page.locator(".st-key-N input[type='range']").first.focus()
                 page.wait_for_timeout(100)
-                m0, c0, s0 = metric(metrics), cpu(), server_cpu(srv.proc.pid)
+                m0, c0, s0 = metric(metrics), cpu(), kit.cpu_s(srv.proc.pid)
                 calls0 = page.evaluate("() => ({...window.__calls})")
                 row = bl.one_move(page, "ArrowRight", ws_bytes, 300.0, 60.0)
-                m1, c1, s1 = metric(metrics), cpu(), server_cpu(srv.proc.pid)
+                m1, c1, s1 = metric(metrics), cpu(), kit.cpu_s(srv.proc.pid)
                 calls1 = page.evaluate("() => ({...window.__calls})")
                 row.update({k: m1[k] - m0[k] for k in METRICS})
                 row.update({f"calls_{k}": calls1[k] - calls0[k] for k in calls1})

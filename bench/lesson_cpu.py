@@ -29,7 +29,6 @@ import time
 from pathlib import Path
 
 import kit
-from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,15 +40,7 @@ from attnviz.ui.controls import DEFAULTS  # noqa: E402
 
 APP = str(ROOT / "app.py")
 KINDS = ("switch", "settings", "stop")
-_orig_init = PagesManager.__init__
-
-
-def _server_like_init(self, *args, **kwargs):
-    PagesManager.uses_pages_directory = False  # what st.navigation leaves in a server
-    _orig_init(self, *args, **kwargs)
-
-
-PagesManager.__init__ = _server_like_init
+kit.server_like_pages()
 
 
 def _typed(value: str, like: object) -> object:

@@ -26,15 +26,10 @@ import zlib
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import kit  # noqa: E402
 from kit import Server  # noqa: E402
 from stclient import Session  # noqa: E402
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
-
-
-def cpu_seconds(pid: int) -> float:
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def label(fm: ForwardMsg) -> str:
@@ -107,10 +102,10 @@ def main(argv: list[str] | None = None) -> int:  # pragma: no cover - a benchmar
                         s.rerun({"N": v})
                     rows = []
                     for i in range(args.moves):
-                        c0 = cpu_seconds(pid)
+                        c0 = kit.cpu_s(pid)
                         r = s.rerun({"N": 7 + i % 4})
                         wire = sum(x[2] for x in s.log)
-                        rows.append((cpu_seconds(pid) - c0, r.bytes, r.messages, list(s.log), wire))
+                        rows.append((kit.cpu_s(pid) - c0, r.bytes, r.messages, list(s.log), wire))
                         if not r.ok:
                             raise SystemExit(f"{page or 'home'} ?{query}: {r.errors}")
                 kb = statistics.median(x[1] for x in rows) / 1024
