@@ -1,53 +1,27 @@
-"""A lecture hall of phones on the live class's light page (issue 31): simulated phones as
-asyncio HTTP clients (aiohttp) doing what ``attnviz/classroom/web/static/student.js`` does.
+"""A lecture hall of phones on the live class's light page (issue 31): simulated phones,
+each an aiohttp client doing what ``attnviz/classroom/web/static/student.js`` does.
 
-Each phone (its own ``aiohttp.ClientSession``: own connections, own cookie jar) opens
-``/join?class=CODE`` (the page gives it a student id), fetches the page's script and style
-sheet, asks ``state`` and ``mine`` (a join), then long-polls ``state?since=V`` until the run
-ends, and answers ``--questions`` questions at random moments of the ``--window``, one
-after the other as the page's outbox does: a ``POST answer`` with a fresh client id,
-sent again with the same id on a network error, 429 (after Retry-After) or 5xx. About 60%
-of the answers are right; every phone has a nickname.
+A phone (own connections and cookies) opens ``/join?class=CODE``, fetches the page's
+script and style sheet, asks ``state`` and ``mine``, long-polls ``state?since=V`` and
+answers ``--questions`` at random moments of the ``--window`` (``POST answer`` with a
+client id, sent again on a network error, 429 or 5xx; ~60% right; a nickname each).
 
-Phases, each bounded by a deadline (the whole run by ``--max-run``):
-
-1. baseline: the server's CPU for ``--baseline`` s with no phone;
-2. joins, spread over ``--ramp`` s; the answer window (``--window`` s from the first
-   join); the teacher's tally read every ``--tally-every`` s from the store (as the
-   teacher's page reads it);
-3. mid-class, once half of all answers are acknowledged: with replicas, the replica that
-   holds the most requests (long polls; HAProxy's stats socket) is killed (SIGKILL);
-   ``--reveal-after`` s later (default at once) the teacher reveals question 1 (via
-   ``ClassStore`` on the same database), and the time until each phone's long poll
-   brought it is measured: for the phones the kill reached ("moved": a request of theirs
-   was held by the killed replica, which HAProxy sent again to a live one or answered
-   with 502) and for the others;
-4. once every answer is settled: idle, ``--idle`` s of phones long-polling a class where
-   nothing changes (the server processes' CPU: ms per phone per second); then a second
-   reveal (question 2), measured the same way;
-5. the store: every acknowledged answer stored once, with its answer and its phone's
-   nickname; ``mine`` asked again by every phone (a reload) must give its answers back.
-
-Scenarios::
+Phases, each bounded (the whole run by ``--max-run``): the servers' CPU with no phone
+(``--baseline`` s); joins over ``--ramp`` s, the answers, the teacher's tally read every
+``--tally-every`` s; once half the answers are acknowledged, with replicas the replica
+holding the most requests (HAProxy's stats) is killed, then question 1 revealed and the
+time until each phone's poll brings it measured (phones the kill reached apart, found in
+HAProxy's log by the ``X-Bench-Request`` tag); ``--idle`` s of polls on a quiet class (CPU
+per phone), a second reveal; the store checked (every acknowledged answer stored once,
+with its nickname; ``mine`` gives each phone its answers back).
 
     python bench/class_hall.py --phones 300 --questions 8 --window 120
     python bench/class_hall.py --replicas 3 --postgres --phones 1000
     python bench/class_hall.py --phones 20 --questions 2 --window 8 --idle 5 --json o.json
 
-One server: ``streamlit run serve.py`` (bench/kit.py) with ``ATTNVIZ_DATA_DIR`` a
-temporary directory (SQLite). Replicas: that many servers on a throwaway PostgreSQL
-cluster (bench/pgcluster.py, fsync off) behind Debian's haproxy with ``deploy/haproxy.cfg``
-put on loopback by bench/hall.py (or hall.py's minimal config of the same shape when
-deploy/haproxy.cfg has fewer slots than replicas). The bench's copy of the config gets
-two lines that change no routing: a stats socket, and a capture of the header
-``X-Bench-Request`` (phone.request number, sent with every request and ignored by the
-servers) so that HAProxy's log names the requests it sent again after the kill. All on
-127.0.0.1.
-
-The client runs on the same machine as the servers: its own CPU share and its event
-loop's lag are reported with the figures (a late loop makes every client-side time
-longer). Join and check times are client-side (request sent to answer read, on loopback):
-the server's part plus the client's own delay.
+One server: ``streamlit run serve.py`` on SQLite. Replicas: on a throwaway PostgreSQL
+(bench/pgcluster.py) behind Debian's haproxy with ``deploy/haproxy.cfg`` on loopback
+(bench/hall.py). The client shares the machine: its CPU and event-loop lag are reported.
 """
 
 from __future__ import annotations

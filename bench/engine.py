@@ -1,36 +1,20 @@
 """Time attnviz's two ways to run attention: against PyTorch, and against each other.
 
-1. ``multi_head_attention`` with its defaults (the fused path, ``engine.FUSED``) against
-   torch.nn.MultiheadAttention (CPU). Both return
-   the per-head attention weights (torch: need_weights=True, average_attn_weights=False),
-   both run with the same number of threads, the repeats are interleaved in one run, and
-   the medians are compared:
+1. ``multi_head_attention`` with its defaults (the fused path) against
+   ``torch.nn.MultiheadAttention`` (CPU), both returning the weights per head, the same
+   threads, interleaved repeats; one line per (N, D, H) and dtype: the medians and the
+   ratio (target <= 1.0 in float64), "+scores" (also reading ``.scores``) and "plain"
+   (``fused=False``). ``--pair``: the defaults and torch alone (the guard's engine step).
 
        python bench/engine.py                       # float64, 1 thread
        python bench/engine.py --dtype both --threads 2 --repeats 30
        python bench/engine.py --pair --threads 2 --rounds 3 --repeats 9 --json e.json
 
-
-   One line per (N, D, H) and dtype with the medians and the ratio attnviz/torch (target:
-   <= 1.0 in float64). The fused path computes ``result.scores`` (which torch does not
-   return) when it is first read; "+scores" times a call that also reads them. "plain"
-   is the reference path (``fused=False``, :func:`attnviz.engine.attention`) on the same
-   input. ``--pair`` times the defaults and torch alone (the guard's engine step,
-   bench/gestures.py); ``--rounds`` repeats the measurement, ``--json`` writes each round's
-   float64 medians.
-
-2. ``--paths``: the plain path against the fused one at the app's sizes (N up to 512, D up
-   to 128, float64; no torch needed), as the app uses the engine:
+2. ``--paths``: plain against fused at the app's sizes (no torch): "call"; "new input"
+   (the call, ``.scores`` and ``pickle.dumps`` into ``st.cache_data``); "cached"
+   (``pickle.loads`` and ``.scores``); "MB" pickled.
 
        python bench/engine.py --paths               # mask none; --mask causal
-
-   "call" is ``multi_head_attention`` alone. "new input" is what a new setting costs the
-   app: the call, reading ``.scores`` (the playground draws them) and ``pickle.dumps`` (the
-   write into ``st.cache_data``). "cached" is what every rerun on a cached input costs:
-   ``pickle.loads`` (the read from ``st.cache_data``) and reading ``.scores`` (computed
-   again for a fused result). "MB" is the pickled size of one result.
-
-Not a test: no timing is asserted anywhere.
 """
 
 from __future__ import annotations

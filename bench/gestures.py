@@ -5,33 +5,14 @@
     python bench/gestures.py --skip engine,first_visit --json guard.json
     python bench/gestures.py --record        # also rewrite the recorded run in the docs
 
-Each figure comes from an existing bench, run as a subprocess with ``--json`` (its servers
-and browser stay its own), attnviz and the plain or bare app measured in the same run,
-interleaved in rounds:
-
-* ``slider``: ``bench/browser_latency.py --pages ",multi_head,step_by_step"``: the N
-  slider's key press to the last chart in view redrawn (``view_ms``: the rerun has ended
-  too), each page / the bare app (``bench/bare_app.py``) of the same round;
-* ``head``: ``bench/browser_latency.py --select head --bare-slider``: Enter in the
-  playground's head picker to the last chart in view redrawn (``charts_ms``: the board
-  switches heads before the rerun ends) / the bare app's N slider (``view_ms``);
-* ``page_switch``: ``bench/page_switch.py``: a sidebar click to every chart of
-  the new page drawn, over playground, multi-head, step by step and masking / the plain
-  two-page app's switch (``bench/plain_pages.py``);
-* ``first_visit``: ``bench/first_visit.py``: a new profile opens the page, to every chart
-  drawn / the plain app's;
-* ``engine``: ``bench/engine.py --pair``: ``multi_head_attention`` (the defaults: fused)
-  against ``torch.nn.MultiheadAttention``, float64, weights per head returned by both, 2
-  threads, interleaved repeats, with ``OPENBLAS_CORETYPE`` and ``OPENBLAS_L2_SIZE`` unset.
-
-Each ratio is measured round by round (attnviz and the other app in the same round); the
-gesture's ratio is the median of its rounds' ratios, printed with their range and with each
-side's median over the whole run in ms. The table printed on stdout (the benches' own output goes to
-stderr) compares every ratio with the last recorded run, the JSON block of the section
-"The guard (bench/gestures.py)" of docs/benchmarks.md, and flags every ratio that moved by
-more than 15 %. ``--record`` rewrites that block with this run's figures (gestures skipped
-keep their recorded figures). The exit code is 0 whatever the figures: a benchmark, not a
-test; no test asserts a time.
+Each step is a bench run as a subprocess with ``--json`` (see :func:`commands`): the
+slider and the head change (``browser_latency.py``, against ``bare_app.py``), the page
+switch (``page_switch.py``, against ``plain_pages.py``), the first visit
+(``first_visit.py``), the engine against torch (``engine.py --pair``, ``OPENBLAS_CORETYPE``
+and ``OPENBLAS_L2_SIZE`` unset). A gesture's ratio is the median of its rounds' ratios
+(attnviz and the other app in the same round). The table on stdout compares each with the
+recorded run, the JSON block of "The guard" in docs/benchmarks.md, and flags a move of
+more than 15 %; ``--record`` rewrites that block. Exit code 0 whatever the figures.
 """
 
 from __future__ import annotations

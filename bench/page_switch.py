@@ -1,53 +1,28 @@
-"""Page switches in a real browser (issue 17), attnviz against a plain
-two-page Streamlit app (``bench/plain_pages.py``: the same controls, three ``st.plotly_chart``
-heatmaps per head, ``st.navigation``), interleaved in one run.
+"""Page switches in a real browser (issue 17), attnviz against a plain two-page Streamlit
+app (``bench/plain_pages.py``: the same controls, three ``st.plotly_chart`` heatmaps per
+head), interleaved in one run, one tab per app.
 
-Starts both apps on free loopback ports and opens them in headless Chromium (Debian's
-/usr/bin/chromium, playwright). Measures, in the page's clock (``performance.now()``):
+``switch``: a click on a sidebar link -> the new page's last chart drawn (then nothing
+redrawn for ``--quiet`` ms, the script not running, every board ``drawn``), in the page's
+clock; attnviz cycles through ``--pages``, the plain app alternates its two pages. With
+the bytes fetched (HTTP bodies as on the wire, and the websocket's), and the class of 60:
+60 x one switch's bytes.
 
-* ``switch``: one tab per app stays open; a click on a sidebar page link -> the last chart
-  of the new page drawn (``plotly_afterplot`` or a DOM change inside a chart, then nothing
-  redrawn for ``--quiet`` ms, the script not running and every board ``drawn``). attnviz
-  cycles through ``--pages`` (each switch comes from the previous page of the list); the
-  plain app alternates between its two pages, one plain switch after each attnviz switch.
-* ``bytes``: the HTTP response bodies the switch fetched (encoded, as on the wire: page,
-  scripts, styles, plotly.js), and apart the websocket bytes it received.
-* ``class of 60``: bytes the server sends when 60 students switch page at once, computed
-  as 60 x the median bytes (HTTP bodies + websocket) one switch received: every student's
-  browser fetches what this one did (each has its own cache; the server sends the same
-  bytes to each).
+    python bench/page_switch.py --rounds 3 --json switch.json
+    python bench/page_switch.py --rounds 1 --pages ",multi_head"      # quick
+    python bench/page_switch.py --langs en,es,zh_CN,ar --rounds 3     # per language
+    python bench/page_switch.py --profile --rounds 4 --pages ",multi_head"
+    python bench/page_switch.py --lesson intro --rounds 3
 
-    python bench/page_switch.py                            # 5 rounds
-    python bench/page_switch.py --rounds 10 --json switch.json
-    python bench/page_switch.py --rounds 1 --pages ",multi_head"  # quick
-    python bench/page_switch.py --langs en,es,zh_CN,ar --rounds 3   # per language (issue 45)
+``--profile``: each switch under CDP ``Profiler`` (the main thread, 200 µs samples), split
+by whose code ran between the click (found by a 4 ms marker its listener runs) and the
+last chart: ``plotly``, ``board``, ``streamlit``, ``gc``, ``other`` (style, layout, paint)
+and ``idle``; with the rerun's first and last websocket message. ``--lesson SLUG``: each
+stop of the lesson whose next stop is another page, from a fresh load of its view: the
+bar's Next against the sidebar's switch to that page (issue 48: <= 1.0x).
 
-Targets (issue 27, after issue 17's): median page switch over playground, multi-head, step by
-step and masking <= 1.0x the plain app; <= 0.2 MB fetched per switch; the first page of a
-tab fetches plotly.js once. First visits: bench/first_visit.py.
-
-``--profile``: where a switch's time goes (issue 27). Each switch runs under CDP ``Profiler``
-(V8's sampling profiler of the page's main thread, 200 µs); per switch, in ms from the click:
-``wall`` (the last chart drawn, as above); ``first_msg``, ``last_msg`` (the rerun's first
-and last websocket message; the last is ``script_finished``); the main thread's time
-between the click and the last chart by whose code ran (self time of the sampled
-JavaScript with the browser functions it called: the style and layout a
-getBoundingClientRect forces counts for its caller; medians over the profiles in which the
-click was found, by a 4 ms marker function its listener runs): ``plotly`` (the board's
-file, or the plain app's ``PlotlyChart`` chunk), ``board`` (attnviz's board modules),
-``streamlit`` (Streamlit's bundle), ``gc``, ``other`` (style, layout, paint outside
-JavaScript) and ``idle`` (waiting for the server)::
-
-    python bench/page_switch.py --profile --rounds 4 --pages ",multi_head" --json profile.json
-
-``--lesson SLUG``: a lesson's stop change against a page switch (issue 48's target: <= 1.0x),
-in one attnviz tab, interleaved. For each stop of the lesson whose next stop is on another
-page (and draws charts), from the stop's view: ``next`` clicks the lesson bar's Next (its
-link, with the tour's parameters) and ``switch`` clicks the sidebar link of the next stop's
-page from the same view without the tour (a page switch today); each from a fresh load of
-the view (not timed), measured as ``switch`` above::
-
-    python bench/page_switch.py --lesson intro --rounds 3 --json lesson.json
+Targets (issue 27): a switch <= 1.0x the plain app, <= 0.2 MB fetched, plotly.js fetched
+once per tab. First visits: bench/first_visit.py.
 """
 
 from __future__ import annotations
