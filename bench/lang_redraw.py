@@ -1,26 +1,16 @@
 """The N slider's redraw in several languages, move by move, with figures that need no clock.
 
-Opens the playground once per language (``?lang=``; ``LANG@WxH`` gives that language its
-own window size) in one headless Chromium, and moves the N slider of each page in turn,
-interleaved (en, zh_CN, ar, then ar, zh_CN, en ...), so that the machine's load falls on
-every language alike. Per move and language it records, beside ``browser_latency.py``'s
-times:
-
-* the ``Plotly.react`` calls and the charts in view (counts, load-free);
-* Chrome's ``Performance.getMetrics`` deltas (``LayoutCount``, ``RecalcStyleCount``, and the
-  main thread's task, script, layout and style durations);
-* CPU seconds of the renderer, browser and GPU processes (``SystemInfo.getProcessInfo``)
-  and of the Streamlit server: what the move cost, whatever else the machine ran meanwhile.
-
-It prints each figure's median per language and, per later language, the median of the
-per-move ratios to the first (the same move, the same N). ``--no-catch-up`` keeps the
-boards out of view from drawing during the measurement (the board's catch-up after 1 s).
+One playground tab per language (``?lang=``; ``LANG@WxH``: its own window size), the N
+slider moved in each in turn, interleaved (en, zh_CN, ar, then back), so that the load
+falls on every language alike. Per move, beside ``browser_latency.py``'s times: the
+``Plotly.react`` calls, Chrome's ``Performance.getMetrics`` deltas (layout and style
+counts and durations) and the CPU seconds of the renderer, browser, GPU and the server;
+per figure the median per language and the median of the per-move ratios to the first.
+``--no-catch-up``: boards out of view do not draw during the measurement.
 
     python bench/lang_redraw.py                                   # en, zh_CN, ar at 1600x1000
     python bench/lang_redraw.py --viewport 1600x900 --no-catch-up  # the same charts in view
     python bench/lang_redraw.py --langs en,zh_CN,ar,en@1600x1026   # English 26 px taller
-
-docs/benchmarks.md, "Chinese and Arabic redraws".
 """
 
 from __future__ import annotations
