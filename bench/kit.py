@@ -76,6 +76,23 @@ def cpu_s(pid: int) -> float:
     return total
 
 
+def server_metrics(url: str) -> dict[str, float]:
+    """Streamlit's ``/_stcore/metrics``: active sessions, the caches' MB ({} unreachable)."""
+    out: dict[str, float] = {}
+    try:
+        with urllib.request.urlopen(f"{url}/_stcore/metrics", timeout=10) as r:
+            text = r.read().decode()
+    except OSError:
+        return out
+    for line in text.splitlines():
+        if line.startswith("active_sessions "):
+            out["active_sessions"] = float(line.split()[-1])
+        elif line.startswith("cache_memory_bytes{"):
+            key = ("session_state" if "st_session_state" in line else "cache_data") + "_mb"
+            out[key] = round(out.get(key, 0.0) + float(line.split()[-1]) / 2**20, 2)
+    return out
+
+
 def rss_mb(proc: Any) -> float:
     """Resident MB of a ``psutil.Process`` and its children (NaN for none)."""
     if proc is None:
