@@ -90,7 +90,6 @@ class Phone:
     seen: dict[int, float] = field(default_factory=dict)  # revealed item -> when seen
     acked: dict[int, str] = field(default_factory=dict)  # item -> answer acknowledged
     replica: str = ""  # the SERVERID cookie HAProxy gave it (replicas)
-    replicas_seen: list[str] = field(default_factory=list)
     poll_errors: Counter = field(default_factory=Counter)
     failed_after_kill: bool = False
     on_killed: bool = False  # its cookie named the killed replica at the kill
@@ -121,7 +120,6 @@ class Run:
     errors: Counter = field(default_factory=Counter)
     requests: Counter = field(default_factory=Counter)
     acked: int = 0
-    wrong_verdicts: int = 0
     killed_at: float | None = None
     killed_wall: float | None = None  # time.time() of the kill (HAProxy's log is in it)
     killed_cookie: str = ""
@@ -167,9 +165,8 @@ def _tag(phone: Phone) -> dict[str, str]:
 
 def _note_replica(phone: Phone, resp: aiohttp.ClientResponse) -> None:
     cookie = resp.cookies.get(COOKIE)
-    if cookie is not None and cookie.value and cookie.value != phone.replica:
+    if cookie is not None and cookie.value:
         phone.replica = cookie.value
-        phone.replicas_seen.append(cookie.value)
 
 
 async def _get(run: Run, phone: Phone, url: str, kind: str, timeout: float = REQUEST_TIMEOUT_S):
@@ -302,7 +299,6 @@ async def answer(run: Run, phone: Phone, item: int, text: str, right: bool) -> N
             run.checks.append(time.monotonic() - start)
             run.check_tries[tries] += 1
             if data.get("right") is not right or data.get("stored") is not True:
-                run.wrong_verdicts += 1
                 run.error(f"answer: verdict {data.get('right')} stored {data.get('stored')}")
             phone.acked[item] = text
             run.acked += 1
