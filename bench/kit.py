@@ -1,5 +1,6 @@
 """What every benchmark shares: the app (or a comparison app) on loopback, a headless
-Chromium, percentiles, the results table of the benches in fresh processes, JSON output.
+Chromium, a server's CPU, memory and Streamlit metrics, percentiles, the results table of
+the benches in fresh processes, JSON output.
 
 HAProxy on loopback is ``bench/hall.py``, a throwaway PostgreSQL ``bench/pgcluster.py``,
 Streamlit's websocket client ``bench/stclient.py``. A script in ``bench/`` imports this as
