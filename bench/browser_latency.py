@@ -1,52 +1,22 @@
-"""Slider latency in a real browser: key press on the N slider -> rerun done -> last redraw.
+"""Slider latency in a real browser: key press on a slider -> rerun done -> last redraw.
 
-Starts ``app.py`` and the bare comparison app ``bench/bare_app.py`` (one page, three heatmaps
-per head, same controls and engine) on free loopback ports, opens them in headless
-Chromium (playwright, Debian's /usr/bin/chromium) and, for each page and configuration,
-focuses the thumb of the ``N`` slider and presses ArrowRight ``--moves`` times. For every
-move it measures, in the page's own clock (``performance.now()``):
-
-* ``script``: keydown -> the end of the rerun: the last websocket message of the rerun
-  (``script_finished``) has arrived and the app's ``data-test-script-state`` is
-  ``notRunning`` (the server ran the script and the frontend has all deltas);
-* ``drawn``: keydown -> the last plotly redraw (``plotly_afterplot`` on every
-  ``.js-plotly-plot``, plus any DOM mutation inside a plotly chart), after which nothing
-  was redrawn for ``--quiet`` ms;
-* ``in view``: keydown -> the last redraw of a chart inside the browser's viewport (what the
-  user sees; the board defers redraws of boards scrolled out of view, see board.js);
-* ``charts``: keydown -> the last redraw of a chart in view, whether it came before or
-  after the end of the rerun (a playground board switches heads in the browser, before the
-  rerun ends; the rerun then only updates the text around the charts);
-* ``kb``: websocket bytes received for the move;
-* ``redrawn in view``: how many charts in the viewport were redrawn, of how many are in it
-  (no clock: two configurations whose counts differ did different work, e.g. a language
-  whose shorter text brings one more board into view; a note says so after the table).
+Starts ``app.py`` and the bare comparison app ``bench/bare_app.py`` (three plain heatmaps
+per head, the same controls and engine), opens each page and configuration in headless
+Chromium and presses ArrowRight on the ``N`` slider's thumb (``PATH@KEY``: that page's
+slider ``KEY``; ``--select head``: a selectbox, typed then Enter) ``--moves`` times. Per
+move, in the page's clock: ``script`` (keydown -> ``script_finished`` arrived and the app
+not running), ``drawn`` (the last plotly redraw, then ``--quiet`` ms without one), ``in
+view`` (the last redraw of a chart in the viewport), ``charts`` (the same, whether before
+or after the rerun's end), ``kb`` (websocket bytes) and ``redrawn in view`` (a count).
 
     python bench/browser_latency.py                  # defaults and N=64, D=64, heads=8
-    python bench/browser_latency.py --moves 20 --json latency.json
-
-    python bench/browser_latency.py --pages ",multi_head,step_by_step" \
-        --configs "defaults,N64_D64_H8,N500=N=500" --moves 10
-    python bench/browser_latency.py --pages "" --configs defaults --select query  # fragment
-    python bench/browser_latency.py --pages "" --viewport 1600x900 \
-        --configs "defaults,zh=lang=zh_CN,ar=lang=ar"  # the languages, like with like
-    python bench/browser_latency.py --pages "" --select head \
-        --configs "defaults,N16_H4=N=16&D=32&heads=4,N64_D64_H8"
-
-A page entry ``PATH@KEY`` moves that page's slider ``KEY`` instead of ``--key``: the
-Learned attention page's step slider against the playground's N slider (issue 28: a step
-move redraws no slower than an N move), from the first checkpoint of the induction run (the
-other pages ignore ``task`` and ``step`` outside the presenter view)::
-
+    python bench/browser_latency.py --pages ",multi_head,step_by_step" --configs defaults
+    python bench/browser_latency.py --pages "" --select head --bare-slider \
+        --configs "defaults,N16_H4=N=16&D=32&heads=4"
     python bench/browser_latency.py --pages ",learned@lr_step" \
-        --configs "induction0=task=induction&step=0" --moves 10
+        --configs "induction0=task=induction&step=0"
 
-Charts drawn by the attnviz board live in the page (components v2; any same-origin iframe
-is watched too).
-
-Targets (issue 9): N slider, playground at defaults <= 0.6x the bare app and < 300 ms,
-multi-head <= 0.7x, step by step <= 0.8x, playground at N=64, D=64, 8 heads <= 0.9x the bare
-app at its defaults, N=512 < 600 ms; a head or query change on the playground < 120 ms.
+Targets: docs/benchmarks.md (the guard, bench/gestures.py, runs the first two).
 """
 
 from __future__ import annotations

@@ -1,54 +1,27 @@
-"""A lecture hall of phones on the live class's light page (issue 31): simulated phones as
-asyncio HTTP clients (aiohttp) doing what ``attnviz/classroom/web/static/student.js`` does.
+"""A lecture hall of phones on the live class's light page (issue 31): simulated phones,
+each an aiohttp client doing what ``attnviz/classroom/web/static/student.js`` does.
 
-Each phone (its own ``aiohttp.ClientSession``: own connections, own cookie jar) opens
-``/join?class=CODE`` (the page gives it a student id), fetches the page's script and style
-sheet, asks ``state`` and ``mine`` (a join), then long-polls ``state?since=V`` until the run
-ends, and answers ``--questions`` questions at random moments of the ``--window``, one
-after the other as the page's outbox does: a ``POST answer`` with a fresh client id,
-sent again with the same id on a network error, 429 (after Retry-After) or 5xx. About 60%
-of the answers are right; every phone has a nickname.
+A phone (own connections and cookies) opens ``/join?class=CODE``, fetches the page's
+script and style sheet, asks ``state`` and ``mine``, long-polls ``state?since=V`` and
+answers ``--questions`` at random moments of the ``--window`` (``POST answer`` with a
+client id, sent again on a network error, 429 or 5xx; ~60% right; a nickname each).
 
-Phases, each bounded by a deadline (the whole run by ``--max-run``):
-
-1. baseline: the server's CPU for ``--baseline`` s with no phone;
-2. joins, spread over ``--ramp`` s; the answer window (``--window`` s from the first
-   join); the teacher's tally read every ``--tally-every`` s from the store (as the
-   teacher's page reads it);
-3. mid-class, once half of all answers are acknowledged: with replicas, the replica that
-   holds the most requests (long polls; HAProxy's stats socket) is killed (SIGKILL);
-   ``--reveal-after`` s later (default at once) the teacher reveals question 1 (via
-   ``ClassStore`` on the same database), and the time until each phone's long poll
-   brought it is measured: for the phones the kill reached ("moved": a request of theirs
-   was held by the killed replica, which HAProxy sent again to a live one or answered
-   with 502) and for the others;
-4. once every answer is settled: idle, ``--idle`` s of phones long-polling a class where
-   nothing changes (the server processes' CPU: ms per phone per second); then a second
-   reveal (question 2), measured the same way;
-5. the store: every acknowledged answer stored once, with its answer and its phone's
-   nickname; ``mine`` asked again by every phone (a reload) must give its answers back.
-
-Scenarios::
+Phases, each bounded (the whole run by ``--max-run``): the servers' CPU with no phone
+(``--baseline`` s); joins over ``--ramp`` s, the answers, the teacher's tally read every
+``--tally-every`` s; once half the answers are acknowledged, with replicas the replica
+holding the most requests (HAProxy's stats) is killed, then question 1 revealed and the
+time until each phone's poll brings it measured (phones the kill reached apart, found in
+HAProxy's log by the ``X-Bench-Request`` tag); ``--idle`` s of polls on a quiet class (CPU
+per phone), a second reveal; the store checked (every acknowledged answer stored once,
+with its nickname; ``mine`` gives each phone its answers back).
 
     python bench/class_hall.py --phones 300 --questions 8 --window 120
     python bench/class_hall.py --replicas 3 --postgres --phones 1000
     python bench/class_hall.py --phones 20 --questions 2 --window 8 --idle 5 --json o.json
-    python bench/class_hall.py --per-request 200     # server CPU and time per request
 
-One server: ``streamlit run serve.py`` (bench/kit.py) with ``ATTNVIZ_DATA_DIR`` a
-temporary directory (SQLite). Replicas: that many servers on a throwaway PostgreSQL
-cluster (bench/pgcluster.py, fsync off) behind Debian's haproxy with ``deploy/haproxy.cfg``
-put on loopback by bench/hall.py (or hall.py's minimal config of the same shape when
-deploy/haproxy.cfg has fewer slots than replicas). The bench's copy of the config gets
-two lines that change no routing: a stats socket, and a capture of the header
-``X-Bench-Request`` (phone.request number, sent with every request and ignored by the
-servers) so that HAProxy's log names the requests it sent again after the kill. All on
-127.0.0.1.
-
-The client runs on the same machine as the servers: its own CPU share and its event
-loop's lag are reported with the figures (a late loop makes every client-side time
-longer). Join and check times are client-side (request sent to answer read, on loopback):
-the server's part plus the client's own delay.
+One server: ``streamlit run serve.py`` on SQLite. Replicas: on a throwaway PostgreSQL
+(bench/pgcluster.py) behind Debian's haproxy with ``deploy/haproxy.cfg`` on loopback
+(bench/hall.py). The client shares the machine: its CPU and event-loop lag are reported.
 """
 
 from __future__ import annotations
@@ -78,7 +51,7 @@ import hall
 import kit
 import psutil
 import sqlalchemy as sa
-from kit import Server, percentile, spread
+from kit import Server, spread
 from pgcluster import INSTALL_HINT, PgCluster, pg_bindir
 
 from attnviz import classroom
@@ -117,7 +90,6 @@ class Phone:
     seen: dict[int, float] = field(default_factory=dict)  # revealed item -> when seen
     acked: dict[int, str] = field(default_factory=dict)  # item -> answer acknowledged
     replica: str = ""  # the SERVERID cookie HAProxy gave it (replicas)
-    replicas_seen: list[str] = field(default_factory=list)
     poll_errors: Counter = field(default_factory=Counter)
     failed_after_kill: bool = False
     on_killed: bool = False  # its cookie named the killed replica at the kill
@@ -148,7 +120,6 @@ class Run:
     errors: Counter = field(default_factory=Counter)
     requests: Counter = field(default_factory=Counter)
     acked: int = 0
-    wrong_verdicts: int = 0
     killed_at: float | None = None
     killed_wall: float | None = None  # time.time() of the kill (HAProxy's log is in it)
     killed_cookie: str = ""
@@ -194,9 +165,8 @@ def _tag(phone: Phone) -> dict[str, str]:
 
 def _note_replica(phone: Phone, resp: aiohttp.ClientResponse) -> None:
     cookie = resp.cookies.get(COOKIE)
-    if cookie is not None and cookie.value and cookie.value != phone.replica:
+    if cookie is not None and cookie.value:
         phone.replica = cookie.value
-        phone.replicas_seen.append(cookie.value)
 
 
 async def _get(run: Run, phone: Phone, url: str, kind: str, timeout: float = REQUEST_TIMEOUT_S):
@@ -329,7 +299,6 @@ async def answer(run: Run, phone: Phone, item: int, text: str, right: bool) -> N
             run.checks.append(time.monotonic() - start)
             run.check_tries[tries] += 1
             if data.get("right") is not right or data.get("stored") is not True:
-                run.wrong_verdicts += 1
                 run.error(f"answer: verdict {data.get('right')} stored {data.get('stored')}")
             phone.acked[item] = text
             run.acked += 1
@@ -1023,71 +992,6 @@ def report(res: dict) -> str:
     return "\n".join(f"{k:<{width}}  {v}" for k, v in rows)
 
 
-async def per_request(args: argparse.Namespace, servers: Servers) -> dict:
-    """``--per-request N``: each of the page's requests sent N times, one after the other
-    by one client, on one server: the server's CPU per request (ms), the time per request
-    on a new connection and on a kept-alive one (ms, p50), and the bytes of its answer.
-    The state is asked again after two reveals (a longer answer, gzipped)."""
-    assert servers.store is not None
-    code, key = await asyncio.to_thread(servers.store.create, SEED, args.questions)
-    base, out = servers.url, {}
-    api = f"{base}/{classroom.JOIN_PATH}/api/{code}"
-    student = secrets.token_hex(8)
-    async with (
-        aiohttp.ClientSession(headers={"Accept-Encoding": ACCEPT_ENCODING}) as s,
-        s.get(f"{base}/join?class={code}") as r,
-    ):
-        assets = _ASSET.findall(await r.text())
-
-    def answer(k: int) -> tuple[str, str, dict | None]:
-        body = {"student": f"{k:016x}", "nickname": "p", "item": 0, "answer": "2",
-                "cid": secrets.token_hex(12)}  # fmt: skip
-        return "POST", f"{api}/answer", body
-
-    cases = {
-        "page": lambda k: ("GET", f"{base}/join?class={code}", None),
-        **{
-            a.split("/")[-1].split("?")[0]: (lambda k, a=a: ("GET", f"{base}/{a}", None))
-            for a in assets
-        },  # fmt: skip
-        "state": lambda k: ("GET", f"{api}/state", None),
-        "mine": lambda k: ("GET", f"{api}/mine?student={student}", None),
-        "answer": answer,
-    }
-    for name, make in cases.items():
-        out[name] = await _measure(servers, make, args.per_request)
-    for item in (0, 1):
-        await asyncio.to_thread(servers.store.reveal, code, key, item)
-    out["state, 2 revealed"] = await _measure(servers, cases["state"], args.per_request)
-    return out
-
-
-async def _measure(servers: Servers, make, n: int) -> dict:
-    """``n`` requests on one kept-alive connection, then ``n`` on a new one each."""
-    out: dict[str, float | int] = {}
-    for label, close in (("kept_alive", False), ("new_connection", True)):
-        procs = servers.processes()
-        c0, times = cpu_seconds(procs), []
-        async with aiohttp.ClientSession(
-            connector=aiohttp.TCPConnector(force_close=close),
-            auto_decompress=False,
-            headers={"Accept-Encoding": ACCEPT_ENCODING, "Origin": servers.url},
-        ) as s:
-            for k in range(n):
-                method, url, body = make(k)
-                t = time.monotonic()
-                async with s.request(method, url, json=body) as r:
-                    raw = await r.read()
-                    if r.status != 200:
-                        raise RuntimeError(f"{url}: {r.status} {raw[:200]!r}")
-                    out["bytes"] = _wire_bytes(r, raw)
-                times.append(time.monotonic() - t)
-        cpu = cpu_delta(c0, cpu_seconds(procs))
-        out[f"server_cpu_ms_{label}"] = round(cpu * 1000 / n, 2)
-        out[f"ms_p50_{label}"] = round(percentile(times, 50) * 1000, 2)
-    return out
-
-
 def parse(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--phones", type=int, default=300)
@@ -1106,13 +1010,6 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--max-run", type=float, default=900.0, help="s: the whole run's bound")
     ap.add_argument("--json", type=Path)
-    ap.add_argument(
-        "--per-request",
-        type=int,
-        default=0,
-        metavar="N",
-        help="instead of a class: each request of the page N times in a row, one server",
-    )
     args = ap.parse_args(argv)
     if not 1 <= args.questions <= exercises.COUNT_MAX or args.phones < 1:
         ap.error("--questions 1..COUNT_MAX and at least one phone")
@@ -1122,22 +1019,6 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> dict:
     args = parse(argv)
     load = os.getloadavg()
-    if args.per_request:
-        servers = Servers(1, args.postgres).start()
-        try:
-            res = asyncio.run(asyncio.wait_for(per_request(args, servers), args.max_run))
-        finally:
-            servers.stop()
-        width = max(map(len, res))
-        print(f"{'request':<{width}}  server CPU ms  ms p50 new / kept-alive connection  bytes")
-        for name, r in res.items():
-            cpu = (r["server_cpu_ms_new_connection"] + r["server_cpu_ms_kept_alive"]) / 2
-            print(
-                f"{name:<{width}}  {cpu:>13.2f}  {r['ms_p50_new_connection']:>6} / "
-                f"{r['ms_p50_kept_alive']:<27}  {r['bytes']:>5}"
-            )
-        kit.write_json(args.json, res, say=False)
-        return res
     servers = Servers(args.replicas, args.postgres).start()
     try:
         res = asyncio.run(asyncio.wait_for(run_class(args, servers), args.max_run))

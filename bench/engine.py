@@ -1,37 +1,26 @@
 """Time attnviz's two ways to run attention: against PyTorch, and against each other.
 
-1. ``multi_head_attention`` with its defaults (the fused path, ``engine.FUSED``) against
-   torch.nn.MultiheadAttention (CPU). Both return
-   the per-head attention weights (torch: need_weights=True, average_attn_weights=False),
-   both run with the same number of threads, the repeats are interleaved in one run, and
-   the medians are compared:
+1. ``multi_head_attention`` with its defaults (the fused path) against
+   ``torch.nn.MultiheadAttention`` (CPU), both returning the weights per head, the same
+   threads, interleaved repeats; one line per (N, D, H) and dtype: the medians and the
+   ratio (target <= 1.0 in float64), "+scores" (also reading ``.scores``) and "plain"
+   (``fused=False``). ``--pair``: the defaults and torch alone (the guard's engine step).
 
        python bench/engine.py                       # float64, 1 thread
        python bench/engine.py --dtype both --threads 2 --repeats 30
+       python bench/engine.py --pair --threads 2 --rounds 3 --repeats 9 --json e.json
 
-   One line per (N, D, H) and dtype with the medians and the ratio attnviz/torch (target:
-   <= 1.0 in float64). The fused path computes ``result.scores`` (which torch does not
-   return) when it is first read; "+scores" times a call that also reads them. "plain"
-   is the reference path (``fused=False``, :func:`attnviz.engine.attention`) on the same
-   input.
-
-2. ``--paths``: the plain path against the fused one at the app's sizes (N up to 512, D up
-   to 128, float64; no torch needed), as the app uses the engine:
+2. ``--paths``: plain against fused at the app's sizes (no torch): "call"; "new input"
+   (the call, ``.scores`` and ``pickle.dumps`` into ``st.cache_data``); "cached"
+   (``pickle.loads`` and ``.scores``); "MB" pickled.
 
        python bench/engine.py --paths               # mask none; --mask causal
-
-   "call" is ``multi_head_attention`` alone. "new input" is what a new setting costs the
-   app: the call, reading ``.scores`` (the playground draws them) and ``pickle.dumps`` (the
-   write into ``st.cache_data``). "cached" is what every rerun on a cached input costs:
-   ``pickle.loads`` (the read from ``st.cache_data``) and reading ``.scores`` (computed
-   again for a fused result). "MB" is the pickled size of one result.
-
-Not a test: no timing is asserted anywhere.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 
@@ -110,9 +99,9 @@ def medians(fns: list[Callable[[], object]], repeats: int, warmup: int, clock) -
     return [statistics.median(a) for a in acc]
 
 
-def bench_torch(torch, n: int, d: int, h: int, dtype_name: str, repeats: int, warmup: int, clock):
-    """Medians (seconds per call): the defaults (fused), torch, the defaults also reading
-    ``.scores``, plain (``fused=False``)."""
+def torch_fns(torch, n: int, d: int, h: int, dtype_name: str, pair: bool):
+    """The calls timed, checked equal once: the defaults (fused), torch, then (not
+    ``pair``) the defaults also reading ``.scores`` and plain (``fused=False``)."""
     np_dtype = np.dtype(dtype_name)
     t_dtype = getattr(torch, dtype_name)
     params = AttentionParams.random(d, seed=0, init="xavier").astype(np_dtype)
@@ -141,8 +130,7 @@ def bench_torch(torch, n: int, d: int, h: int, dtype_name: str, repeats: int, wa
         assert ours.weights.dtype == np_dtype and ours.scores.dtype == np_dtype
         np.testing.assert_allclose(ours.output, out[0].numpy(), rtol=tol, atol=tol)
         np.testing.assert_allclose(ours.weights, w[0].numpy(), rtol=tol, atol=tol)
-    fns = [run_fused, run_torch, run_fused_scores, run_plain]
-    return medians(fns, repeats, warmup, clock)
+    return [run_fused, run_torch] + ([] if pair else [run_fused_scores, run_plain])
 
 
 def bench_paths(n: int, d: int, h: int, mask_kind: str, repeats: int, warmup: int, clock):
@@ -199,23 +187,34 @@ def main_torch(args, sizes, clock) -> int:
         f"{'dtype':8} {'N':>5} {'D':>4} {'H':>2} {'fused ms':>9} {'torch ms':>9} "
         f"{'ratio':>6}   {'+scores ms':>10} {'ratio':>6}   {'plain ms':>9} {'ratio':>6}"
     )
-    worst = 0.0
-    for dtype_name in dtypes:
-        for n, d, h in sizes:
-            fused, theirs, with_scores, plain = bench_torch(
-                torch, n, d, h, dtype_name, args.repeats, args.warmup, clock
-            )
+    cases = [(t, size) for t in dtypes for size in sizes]
+    fns = {c: torch_fns(torch, *c[1], c[0], args.pair) for c in cases}
+    for f in fns.values():  # untimed: torch's first calls at 2 threads were 10-70x slower
+        medians(f, 1, 3, time.perf_counter)
+    worst, rounds = 0.0, []
+    for _ in range(args.rounds):
+        rounds.append([])
+        for (dtype_name, (n, d, h)), f in fns.items():
+            fused, theirs, *extra = medians(f, args.repeats, args.warmup, clock)
             ratio = fused / theirs
             if dtype_name == "float64":
                 worst = max(worst, ratio)
+                rounds[-1].append({"fused_ms": fused * 1e3, "torch_ms": theirs * 1e3})
+            more = "".join(f"   {x * 1e3:10.3f} {x / theirs:6.2f}" for x in extra)
             print(
                 f"{dtype_name:8} {n:5d} {d:4d} {h:2d} {fused * 1e3:9.3f} {theirs * 1e3:9.3f} "
-                f"{ratio:6.2f}   {with_scores * 1e3:10.3f} {with_scores / theirs:6.2f}   "
-                f"{plain * 1e3:9.3f} {plain / theirs:6.2f}"
+                f"{ratio:6.2f}{more}",
+                flush=True,
             )
     if "float64" in dtypes:
         verdict = "met" if worst <= 1.0 else "NOT met"
         print(f"worst float64 ratio {worst:.2f} (defaults): target <= 1.0 {verdict}")
+    if args.json:
+        unset = [v for v in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE") if v not in os.environ]
+        out = {"sizes": sizes, "threads": args.threads, "repeats": args.repeats,
+               "rounds": rounds, "torch": torch.__version__, "numpy": np.__version__,
+               "unset": unset}  # fmt: skip
+        Path(args.json).write_text(json.dumps(out, indent=1))
     return 0
 
 
@@ -257,6 +256,9 @@ def main(argv: list[str] | None = None) -> int:
         "(D, H) in (8, 1), (8, 2), (64, 8), (128, 1), (128, 8))",
     )
     ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--pair", action="store_true", help="the defaults and torch alone")
+    ap.add_argument("--rounds", type=int, default=1, help="the measurement, this many times")
+    ap.add_argument("--json", type=Path, help="each round's float64 medians (ms) here")
     ap.add_argument(
         "--clock",
         choices=("wall", "cpu"),

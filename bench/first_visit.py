@@ -1,26 +1,12 @@
 """Where a first visit's time goes (issue 17): attnviz against the plain two-page app
 (``bench/plain_pages.py``), a new browser profile (empty cache) per visit, interleaved.
 
-For each visit, in the page's clock (``performance.now()``, from the navigation's start):
-
-* ``content``: the first Markdown of the page in the DOM (Streamlit has drawn the run's
-  first elements);
-* ``plotly_asked`` / ``plotly_got``: the request for plotly.js starts / its last byte
-  (attnviz: the board's ``vendor/plotly-*.min.js``; plain app: Streamlit's
-  ``PlotlyChart.*.js`` chunk, which holds plotly.js);
-* ``plotly_ready``: ``window.Plotly`` exists (the script has run);
-* ``drawn``: every chart of the page drawn (attnviz: every board ``drawn``; plain: as many
-  plots as charts and no script run).
-
-``plotly_ready - plotly_got`` is plotly.js's compile and run on this machine's main thread.
-
-Bytes: ``http_bytes`` (every response body of the visit as it came over the wire, i.e.
-compressed when it was: Performance API ``encodedBodySize``, the document's too) and
-``ws_bytes`` (the websocket's messages). ``--proxy`` adds a third app: attnviz behind
-``deploy/haproxy.cfg`` (Debian's haproxy, ``bench/hall.py``'s loopback config with one
-``server`` line per backend, the one attnviz server), which compresses Streamlit's own
-front end. The class of 60: 60 x the median bytes of one first visit (each student's
-browser fetches what this one did; the server sends the same bytes to each).
+Marks in the page's clock from the navigation's start: ``content`` (the page's first
+Markdown), ``plotly_asked`` / ``plotly_got`` (plotly.js's request and last byte),
+``plotly_ready`` (``window.Plotly`` exists), ``drawn`` (every chart drawn); the bytes
+(HTTP bodies as on the wire, the websocket's) and the class of 60 (60 x one visit's).
+``--proxy`` adds attnviz behind ``deploy/haproxy.cfg`` (bench/hall.py), which compresses
+Streamlit's own front end.
 
     python bench/first_visit.py --rounds 3
     python bench/first_visit.py --rounds 3 --proxy --json first.json

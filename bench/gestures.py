@@ -5,34 +5,14 @@
     python bench/gestures.py --skip engine,first_visit --json guard.json
     python bench/gestures.py --record        # also rewrite the recorded run in the docs
 
-Each figure comes from an existing bench, run as a subprocess with ``--json`` (its servers
-and browser stay its own), attnviz and the plain or bare app measured in the same run,
-interleaved in rounds:
-
-* ``slider``: ``bench/browser_latency.py --pages ",multi_head,step_by_step"``: the N
-  slider's key press to the last chart in view redrawn (``view_ms``: the rerun has ended
-  too), each page / the bare app (``bench/bare_app.py``) of the same round;
-* ``head``: ``bench/browser_latency.py --select head --bare-slider``: Enter in the
-  playground's head picker to the last chart in view redrawn (``charts_ms``: the board
-  switches heads before the rerun ends) / the bare app's N slider (``view_ms``);
-* ``page_switch``: ``bench/page_switch.py --first none``: a sidebar click to every chart of
-  the new page drawn, over playground, multi-head, step by step and masking / the plain
-  two-page app's switch (``bench/plain_pages.py``);
-* ``first_visit``: ``bench/first_visit.py``: a new profile opens the page, to every chart
-  drawn / the plain app's;
-* ``engine``: ``multi_head_attention`` (the defaults: fused) against
-  ``torch.nn.MultiheadAttention``, float64, weights per head returned by both, 2 threads,
-  with ``bench/engine.py``'s own helpers (``make_torch_mha``, ``medians``: interleaved
-  repeats), in a subprocess that unsets ``OPENBLAS_CORETYPE`` and ``OPENBLAS_L2_SIZE``.
-
-Each ratio is measured round by round (attnviz and the other app in the same round); the
-gesture's ratio is the median of its rounds' ratios, printed with their range and with each
-side's median over the whole run in ms. The table printed on stdout (the benches' own output goes to
-stderr) compares every ratio with the last recorded run, the JSON block of the section
-"The guard (bench/gestures.py)" of docs/benchmarks.md, and flags every ratio that moved by
-more than 15 %. ``--record`` rewrites that block with this run's figures (gestures skipped
-keep their recorded figures). The exit code is 0 whatever the figures: a benchmark, not a
-test; no test asserts a time.
+Each step is a bench run as a subprocess with ``--json`` (see :func:`commands`): the
+slider and the head change (``browser_latency.py``, against ``bare_app.py``), the page
+switch (``page_switch.py``, against ``plain_pages.py``), the first visit
+(``first_visit.py``), the engine against torch (``engine.py --pair``, ``OPENBLAS_CORETYPE``
+and ``OPENBLAS_L2_SIZE`` unset). A gesture's ratio is the median of its rounds' ratios
+(attnviz and the other app in the same round). The table on stdout compares each with the
+recorded run, the JSON block of "The guard" in docs/benchmarks.md, and flags a move of
+more than 15 %; ``--record`` rewrites that block. Exit code 0 whatever the figures.
 """
 
 from __future__ import annotations
@@ -106,6 +86,7 @@ def commands(quick: bool, out: Path) -> dict[str, list[str]]:
     head += ["--rounds", "1" if quick else "2"]
     sizes = ",".join(f"{n}x{d}x{h}" for n, d, h in ENGINE_SIZES)
     engine = ["--rounds", "1", "--repeats", "3"] if quick else ["--rounds", "3", "--repeats", "9"]
+    engine += ["--warmup", "1"]
     return {
         "slider": py
         + ["bench/browser_latency.py", "--pages", ",multi_head,step_by_step"]
@@ -114,15 +95,15 @@ def commands(quick: bool, out: Path) -> dict[str, list[str]]:
         + ["bench/browser_latency.py", "--pages", "", "--configs", "defaults"]
         + ["--select", "head", "--bare-slider", *head, "--json", str(out / "head.json")],
         "page_switch": py
-        + ["bench/page_switch.py", "--rounds", "1" if quick else "3", "--first", "none"]
+        + ["bench/page_switch.py", "--rounds", "1" if quick else "3"]
         + ["--json", str(out / "page_switch.json")],
         "first_visit": py
         + ["bench/first_visit.py", "--rounds", "1" if quick else "3"]
         + (["--warm", "0"] if quick else [])
         + ["--json", str(out / "first_visit.json")],
         "engine": py
-        + ["bench/gestures.py", "--engine-child", str(out / "engine.json"), "--sizes", sizes]
-        + ["--threads", str(ENGINE_THREADS), *engine],
+        + ["bench/engine.py", "--pair", "--sizes", sizes, "--threads", str(ENGINE_THREADS)]
+        + [*engine, "--json", str(out / "engine.json")],
     }
 
 
@@ -164,75 +145,6 @@ def run_step(name: str, cmd: list[str], timeout: float) -> float:
 
 
 # --------------------------------------------------------------------------- the engine
-
-
-def engine_child(argv: list[str]) -> int:  # pragma: no cover - measured, not tested
-    """``--engine-child OUT``: attnviz against torch, float64, weights returned, interleaved
-    in rounds; medians per round into OUT (JSON). ``bench/engine.py`` reads ``--threads``
-    from this process's argv when imported, before NumPy."""
-    ap = argparse.ArgumentParser(prog="gestures.py --engine-child")
-    ap.add_argument("out")
-    ap.add_argument("--sizes", default=",".join(f"{n}x{d}x{h}" for n, d, h in ENGINE_SIZES))
-    ap.add_argument("--threads", type=int, default=ENGINE_THREADS)
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--repeats", type=int, default=9)
-    ap.add_argument("--warmup", type=int, default=1)
-    args = ap.parse_args(argv)
-    sys.path.insert(0, str(BENCH))
-    import engine  # noqa: I001  (first: it sets the BLAS threads before NumPy loads)
-    import numpy as np
-    import torch
-
-    torch.set_num_threads(args.threads)
-    sizes = [tuple(int(v) for v in s.split("x")) for s in args.sizes.split(",")]
-    pairs = [_engine_pair(engine, np, torch, n, d, h) for n, d, h in sizes]
-    for fns in pairs:  # untimed: torch's first calls at 2 threads were 10-70x slower here
-        engine.medians(fns, 1, 3, time.perf_counter)
-    rounds = []
-    for r in range(args.rounds):
-        row = []
-        for (n, d, h), fns in zip(sizes, pairs, strict=True):
-            fused, theirs = engine.medians(fns, args.repeats, args.warmup, time.perf_counter)
-            row.append({"fused_ms": fused * 1e3, "torch_ms": theirs * 1e3})
-            print(
-                f"engine round {r + 1} N={n:5d} D={d:4d} H={h}: attnviz {fused * 1e3:8.3f} ms"
-                f"  torch {theirs * 1e3:8.3f} ms  {fused / theirs:5.2f}x",
-                flush=True,
-            )
-        rounds.append(row)
-    out = {
-        "sizes": sizes,
-        "threads": args.threads,
-        "repeats": args.repeats,
-        "rounds": rounds,
-        "torch": torch.__version__,
-        "numpy": np.__version__,
-        "unset": [v for v in ENGINE_UNSET if v not in os.environ],
-    }
-    Path(args.out).write_text(json.dumps(out, indent=1))
-    return 0
-
-
-def _engine_pair(engine, np, torch, n: int, d: int, h: int):  # pragma: no cover
-    """The two calls timed (the app's defaults; torch with the weights per head), checked
-    equal once."""
-    params = engine.AttentionParams.random(d, seed=0, init="xavier")
-    x = np.random.default_rng(1).standard_normal((n, d))
-    mha = engine.make_torch_mha(torch, params, h, torch.float64)
-    xt = torch.from_numpy(x.copy())[None]
-
-    def ours():
-        return engine.multi_head_attention(x, params, num_heads=h)
-
-    def theirs():
-        with torch.no_grad():
-            return mha(xt, xt, xt, need_weights=True, average_attn_weights=False)
-
-    out, w = theirs()
-    r = ours()
-    np.testing.assert_allclose(r.output, out[0].numpy(), rtol=1e-9, atol=1e-9)
-    np.testing.assert_allclose(r.weights, w[0].numpy(), rtol=1e-9, atol=1e-9)
-    return [ours, theirs]
 
 
 # --------------------------------------------------------------------------- the figures
@@ -528,8 +440,6 @@ def measure(args: argparse.Namespace, folder: Path) -> dict[str, float]:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["--engine-child"]:
-        return engine_child(argv[1:])
     args = parse(argv)
     t0 = time.monotonic()
     meta = {

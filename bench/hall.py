@@ -9,7 +9,7 @@ i>``. Every other line stays, the dynamic cookies included: the SERVERID value o
 is derived by haproxy from ``dynamic-cookie-key`` and the replica's address and port, and
 :func:`servers` derives it the same way (:func:`dynamic_cookie`; ``tests/test_deploy.py``
 checks it against haproxy's own ``Set-Cookie``), so a test knows which replica a browser's
-cookie names. Used by ``bench/replicas.py``, ``bench/class_hall.py`` and
+cookie names. Used by ``bench/class_hall.py``, ``bench/first_visit.py --proxy`` and
 ``tests/e2e/test_replicas.py``.
 """
 
@@ -19,7 +19,6 @@ import contextlib
 import ipaddress
 import itertools
 import re
-import secrets
 import shutil
 import socket
 import subprocess
@@ -329,49 +328,3 @@ backend attnviz
     default-server check inter 2s fall 2 rise 2
 {lines}
 """
-
-
-class Hall:
-    """``n`` replicas of ``app`` sharing one cookie secret, behind HAProxy; once started,
-    ``names`` are their server names in haproxy.cfg (attnviz1, attnviz2, ...)."""
-
-    def __init__(
-        self, app: str = "serve.py", options: dict | None = None, n: int = REPLICAS
-    ) -> None:
-        self.secret = secrets.token_hex(32)
-        env = {SECRET_ENV: self.secret}
-        self.replicas = [kit.Server(app, options=options, env=env) for _ in range(n)]
-        self.names: list[str] = []
-        self.proxy: HAProxy | None = None
-
-    def start(self) -> Hall:
-        try:
-            for r in self.replicas:
-                r.start()
-            self.proxy = HAProxy([r.port for r in self.replicas]).start()
-            self.names = [name for name, _ in servers(self.proxy.cfg.read_text())]
-        except BaseException:
-            self.stop()
-            raise
-        return self
-
-    @property
-    def url(self) -> str:
-        assert self.proxy is not None
-        return self.proxy.url
-
-    def kill(self, i: int) -> None:
-        """SIGKILL replica i (a crash: no goodbye to its websockets)."""
-        kit.kill(self.replicas[i].proc)
-
-    def stop(self) -> None:
-        if self.proxy:
-            self.proxy.stop()
-        for r in self.replicas:
-            r.stop()
-
-    def __enter__(self) -> Hall:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()

@@ -1,5 +1,6 @@
 """What every benchmark shares: the app (or a comparison app) on loopback, a headless
-Chromium, percentiles, the results table of the benches in fresh processes, JSON output.
+Chromium, a server's CPU, memory and Streamlit metrics, percentiles, the results table of
+the benches in fresh processes, JSON output.
 
 HAProxy on loopback is ``bench/hall.py``, a throwaway PostgreSQL ``bench/pgcluster.py``,
 Streamlit's websocket client ``bench/stclient.py``. A script in ``bench/`` imports this as
@@ -61,6 +62,43 @@ def kill(proc: subprocess.Popen | None) -> None:
     if proc and proc.poll() is None:
         proc.kill()
         proc.wait(10)
+
+
+def cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) of the process ``pid`` and its children (``/proc``, 10 ms
+    ticks)."""
+    total = 0.0
+    for p in [pid, *(int(x) for x in os.popen(f"pgrep -P {pid}").read().split())]:
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+def server_metrics(url: str) -> dict[str, float]:
+    """Streamlit's ``/_stcore/metrics``: active sessions, the caches' MB ({} unreachable)."""
+    out: dict[str, float] = {}
+    try:
+        with urllib.request.urlopen(f"{url}/_stcore/metrics", timeout=10) as r:
+            text = r.read().decode()
+    except OSError:
+        return out
+    for line in text.splitlines():
+        if line.startswith("active_sessions "):
+            out["active_sessions"] = float(line.split()[-1])
+        elif line.startswith("cache_memory_bytes{"):
+            key = ("session_state" if "st_session_state" in line else "cache_data") + "_mb"
+            out[key] = round(out.get(key, 0.0) + float(line.split()[-1]) / 2**20, 2)
+    return out
+
+
+def rss_mb(proc: Any) -> float:
+    """Resident MB of a ``psutil.Process`` and its children (NaN for none)."""
+    if proc is None:
+        return float("nan")
+    return sum(p.memory_info().rss for p in [proc, *proc.children(recursive=True)]) / 2**20
 
 
 def wait_http(url: str, proc: subprocess.Popen, timeout: float, what: str) -> None:

@@ -1,34 +1,22 @@
 """The N slider's redraw in several languages, move by move, with figures that need no clock.
 
-Opens the playground once per language (``?lang=``; ``LANG@WxH`` gives that language its
-own window size) in one headless Chromium, and moves the N slider of each page in turn,
-interleaved (en, zh_CN, ar, then ar, zh_CN, en ...), so that the machine's load falls on
-every language alike. Per move and language it records, beside ``browser_latency.py``'s
-times:
-
-* the ``Plotly.react`` calls and the charts in view (counts, load-free);
-* Chrome's ``Performance.getMetrics`` deltas (``LayoutCount``, ``RecalcStyleCount``, and the
-  main thread's task, script, layout and style durations);
-* CPU seconds of the renderer, browser and GPU processes (``SystemInfo.getProcessInfo``)
-  and of the Streamlit server: what the move cost, whatever else the machine ran meanwhile.
-
-It prints each figure's median per language and, per later language, the median of the
-per-move ratios to the first (the same move, the same N). ``--no-catch-up`` keeps the
-boards out of view from drawing during the measurement (the board's catch-up after 1 s).
+One playground tab per language (``?lang=``; ``LANG@WxH``: its own window size), the N
+slider moved in each in turn, interleaved (en, zh_CN, ar, then back), so that the load
+falls on every language alike. Per move, beside ``browser_latency.py``'s times: the
+``Plotly.react`` calls, Chrome's ``Performance.getMetrics`` deltas (layout and style
+counts and durations) and the CPU seconds of the renderer, browser, GPU and the server;
+per figure the median per language and the median of the per-move ratios to the first.
+``--no-catch-up``: boards out of view do not draw during the measurement.
 
     python bench/lang_redraw.py                                   # en, zh_CN, ar at 1600x1000
     python bench/lang_redraw.py --viewport 1600x900 --no-catch-up  # the same charts in view
     python bench/lang_redraw.py --langs en,zh_CN,ar,en@1600x1026   # English 26 px taller
-
-docs/benchmarks.md, "Chinese and Arabic redraws".
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-from pathlib import Path
 
 import browser_latency as bl
 import kit
@@ -55,18 +43,6 @@ METRICS = (
     "RecalcStyleCount",
 )
 RATIOS = ("cpu_renderer", "cpu_server", "view_ms", "TaskDuration", "LayoutDuration")
-
-
-def server_cpu(pid: int) -> float:
-    """CPU seconds (user + system) of the process ``pid`` and its children."""
-    total = 0.0
-    for p in [pid, *(int(x) for x in os.popen(f"pgrep -P {pid}").read().split())]:
-        try:
-            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    return total
 
 
 def main(argv: list[str] | None = None) -> int:  # pragma: no cover - a benchmark
@@ -123,10 +99,10 @@ def main(argv: list[str] | None = None) -> int:  # pragma: no cover - a benchmar
                 page, metrics, ws_bytes = pages[lang]
                 page.locator(".st-key-N input[type='range']").first.focus()
                 page.wait_for_timeout(100)
-                m0, c0, s0 = metric(metrics), cpu(), server_cpu(srv.proc.pid)
+                m0, c0, s0 = metric(metrics), cpu(), kit.cpu_s(srv.proc.pid)
                 calls0 = page.evaluate("() => ({...window.__calls})")
                 row = bl.one_move(page, "ArrowRight", ws_bytes, 300.0, 60.0)
-                m1, c1, s1 = metric(metrics), cpu(), server_cpu(srv.proc.pid)
+                m1, c1, s1 = metric(metrics), cpu(), kit.cpu_s(srv.proc.pid)
                 calls1 = page.evaluate("() => ({...window.__calls})")
                 row.update({k: m1[k] - m0[k] for k in METRICS})
                 row.update({f"calls_{k}": calls1[k] - calls0[k] for k in calls1})

@@ -1,19 +1,10 @@
 """Where a lesson's stop change spends the server's CPU, against a page switch (issue 48:
-"Stop change <= 1.0x a page switch"): process CPU time per rerun in AppTest (no browser;
-wall times are noisy on a shared machine, CPU time much less so), with the difference split
-into its causes.
+<= 1.0x): process CPU per rerun in AppTest (no browser), warm rounds' medians.
 
-For each pair of consecutive stops ``a -> b`` of a lesson (``--from``..``--to``), starting on
-stop a's page with its settings, one rerun timed of each kind:
-
-- ``switch``: stop b's page, the settings left as they were (a sidebar click);
-- ``settings``: stop b's page with stop b's settings, no tour (the page switch plus what the
-  new settings cost: the engine when N or the seed changes, other figures);
-- ``stop``: the same with the tour's parameters (``lesson``, ``stop``): what Next does.
-
-``stop - settings`` is the tour's own cost (its bar, the look, the announcement); ``settings
-- switch`` is what the stop's settings cost. Warm rounds (after the first) are what a class
-sees: ``st.cache_data`` is shared by the server's sessions.
+For each pair of stops ``a -> b`` (``--from``..``--to``), from stop a's page and settings,
+one rerun of each: ``switch`` (b's page, settings kept), ``settings`` (b's page and
+settings, no tour), ``stop`` (the same with the tour's ``lesson`` and ``stop``: Next).
+``stop - settings`` is the tour's own cost; ``settings - switch`` the stop's settings'.
 
     python bench/lesson_cpu.py                    # intro, stops 6..11, 3 rounds
     python bench/lesson_cpu.py --lesson scaling_masks --from 1 --to 7 --json cpu.json
@@ -29,7 +20,6 @@ import time
 from pathlib import Path
 
 import kit
-from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,15 +31,7 @@ from attnviz.ui.controls import DEFAULTS  # noqa: E402
 
 APP = str(ROOT / "app.py")
 KINDS = ("switch", "settings", "stop")
-_orig_init = PagesManager.__init__
-
-
-def _server_like_init(self, *args, **kwargs):
-    PagesManager.uses_pages_directory = False  # what st.navigation leaves in a server
-    _orig_init(self, *args, **kwargs)
-
-
-PagesManager.__init__ = _server_like_init
+kit.server_like_pages()
 
 
 def _typed(value: str, like: object) -> object:

@@ -1,37 +1,16 @@
 """Is a fragment's click lost when it reaches the server during a full run of the page?
 
-The reproduction of issue 25's lost Check, on Streamlit alone: ``bench/fragment_app.py``
-(a fragment with a "+1" button counting clicks in the session, a text input whose commit
-reruns the whole page, and a full run made slow on purpose). Over Streamlit's websocket
-protocol (as the browser does), each trial:
-
-1. opens a session and runs the page once (fast: the name is empty);
-2. commits a name: a full run starts and sleeps ``--full-run`` s (1.5);
-3. ``--click-after`` s (0.3) later, while that full run is still going, clicks "+1": a
-   fragment rerun, which Streamlit queues behind the full run (it does not preempt it);
-4. when the server is quiet, reruns the fragment alone and reads "clicks: N".
-
-Scenarios (``--scenario``, each ``--trials`` times, on one server; the page's ``?end=``):
-
-- ``stop``: the page ends with ``st.stop()``: ``ScriptRequests.request_stop()`` replaces
-  the queued fragment rerun with STOP, so the click never runs (expected count 1, seen 0);
-- ``none``: the same page without ``st.stop()``: the queued fragment runs after the full
-  run (count 1);
-- ``raise``: the page ends by raising ``StopException`` itself (what ``st.stop()`` raises,
-  without its stop request; attnviz's ``attnviz.ui.state.end_page``): count 1;
-- ``rerun``: the full run calls ``st.rerun()`` once (attnviz's ``page_guard``): the rerun
-  request is merged with the queued one, the click's trigger kept (count 1);
-- ``idle``: the click with no full run going (count 1; the control);
-- ``second-run``: no ``st.stop()``, but a second full run (another name) is sent after the
-  click, before the first full run ends: with ``runner.fastReruns`` (Streamlit's default)
-  the running ScriptRunner is stopped the same way, and the new run carries the browser's
-  widget states, from which the click's trigger is already gone (``--no-fast-reruns``:
-  the requests are merged and the click counted).
+Issue 25's lost Check on Streamlit alone (``bench/fragment_app.py``), over Streamlit's
+websocket: a trial commits a name (a full run sleeping ``--full-run`` s), clicks "+1"
+``--click-after`` s later (a fragment rerun queued behind the full run), then reads the
+count. Scenarios (the page's ``?end=``): ``stop`` (the page ends with ``st.stop()``: its
+stop request replaces the queued click, count 0), ``none`` (no ``st.stop()``), ``raise``
+(``StopException`` raised, as ``attnviz.ui.state.end_page``), ``rerun`` (``st.rerun()``
+once), ``idle`` (no full run: the control), ``second-run`` (a second full run sent after
+the click: with ``runner.fastReruns`` the click's trigger is gone). Expected count: 1.
 
     python bench/lost_click.py                      # every scenario, 3 trials each
     python bench/lost_click.py --scenario stop --trials 5 --json lost_click.json
-
-Prints, per scenario, the clicks counted per trial (each trial clicked once).
 """
 
 from __future__ import annotations

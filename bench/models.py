@@ -1,26 +1,15 @@
 """A Hugging Face checkpoint in attnviz vs transformers on the CPU (issue 34's targets).
 
-A random-weight checkpoint of Qwen2.5-0.5B's shape (hidden 896, 24 layers, 14 query
-heads on 2 key/value heads, MLP 4864, vocabulary 151936, tied embeddings; 494 M
-parameters), saved in bfloat16 as the hub's is, is built once in ``--folder`` (in /tmp, not
-the repository). Then, alternating, fresh processes with the same thread count each:
-
-* ``attnviz``: ``attnviz.models.load(folder)`` (headers, bf16 widened to float32, the
-  weights laid out), then ``run_ids`` of a ``--tokens`` prompt (every layer's and head's
-  attentions and the next-token logits), median of ``--repeat`` runs after one warm-up;
-* ``transformers``: ``AutoModelForCausalLM.from_pretrained(folder, dtype=float32,
-  attn_implementation="eager")``, then ``model(ids, output_attentions=True,
-  logits_to_keep=1)``: the same outputs.
-
-Reported per process: load time, the run's median, the resident memory after the runs
-(VmRSS) and its peak (VmHWM), and how far the two sides' logits and attentions are apart.
-The ratio is timed last, in one process holding both models, the two runs alternating
-``--repeat`` times: the median of the pairs' ratios (on a machine shared with other work,
-the load drifts between processes; a pair sees the same load).
+A random-weight checkpoint of Qwen2.5-0.5B's shape (494 M parameters, bfloat16 as the
+hub's) is built once in ``--folder`` (in /tmp). Then, alternating, fresh processes with
+the same threads: ``attnviz.models.load(folder)`` and ``run_ids`` of a ``--tokens``
+prompt (every head's attentions and the next-token logits), against transformers
+(``from_pretrained(.., dtype=float32, attn_implementation="eager")``, ``output_attentions``):
+load time, the run's median of ``--repeat``, VmRSS and VmHWM, the outputs' difference. The
+ratio: one process holding both models, the runs alternating, the median of the pairs'.
 
     python bench/models.py                  # the full shape, 2 threads, 3 repetitions
     python bench/models.py --small          # a tiny shape: seconds (the smoke test)
-    python bench/models.py --threads 1 --json models.json
 
 Targets (issue 34): run <= 1.5 x transformers; load < 30 s.
 """

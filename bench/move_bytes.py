@@ -1,18 +1,15 @@
 """What a slider move sends, without a browser or a clock: bytes, messages, deltas by element
 and the server's CPU seconds per rerun, per page and language (issue 46).
 
-One server (``serve.py`` by default: the board's catalogs by URL, as deployed), one
-websocket session per page and language (``bench/stclient.py``, which keeps Streamlit's
-message cache as a browser does), N moved through 7, 8, 9, 10 in turn (a value comes back
-only after four runs, so no chart is sent as a cached reference, as in a browser moving N
-up). Bytes and counts are load-independent ("deflated": the same messages as the wire
-carries them with the websocket's compression, :class:`Deflater`); the CPU seconds are the
-server process's (``/proc``, 10 ms ticks: read the mean of many moves).
+One server (``serve.py``, as deployed), one websocket session per page and language
+(bench/stclient.py, Streamlit's message cache kept as a browser does), N moved through 7,
+8, 9, 10 in turn (no chart sent as a cached reference). "deflated": the messages as the
+wire carries them with the websocket's compression (:class:`Deflater`); the CPU seconds
+are the server's (``/proc``, 10 ms ticks: read the mean of many moves).
 
     python bench/move_bytes.py                                    # en, three pages
     python bench/move_bytes.py --langs en,es,zh_CN,ar --pages ""  # the languages, playground
     python bench/move_bytes.py --pages step_by_step --detail      # bytes by element
-    python bench/move_bytes.py --app app.py                       # no catalog route
     python bench/move_bytes.py --join --langs en,es,zh_CN,ar       # the phone page's bytes
 """
 
@@ -27,15 +24,10 @@ import zlib
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import kit  # noqa: E402
 from kit import Server  # noqa: E402
 from stclient import Session  # noqa: E402
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
-
-
-def cpu_seconds(pid: int) -> float:
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def label(fm: ForwardMsg) -> str:
@@ -159,10 +151,10 @@ def main(argv: list[str] | None = None) -> int:  # pragma: no cover - a benchmar
                         s.rerun({"N": v})
                     rows = []
                     for i in range(args.moves):
-                        c0 = cpu_seconds(pid)
+                        c0 = kit.cpu_s(pid)
                         r = s.rerun({"N": 7 + i % 4})
                         wire = sum(x[2] for x in s.log)
-                        rows.append((cpu_seconds(pid) - c0, r.bytes, r.messages, list(s.log), wire))
+                        rows.append((kit.cpu_s(pid) - c0, r.bytes, r.messages, list(s.log), wire))
                         if not r.ok:
                             raise SystemExit(f"{page or 'home'} ?{query}: {r.errors}")
                 kb = statistics.median(x[1] for x in rows) / 1024

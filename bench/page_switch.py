@@ -1,62 +1,34 @@
-"""Page switches and first visits in a real browser (issue 17), attnviz against a plain
-two-page Streamlit app (``bench/plain_pages.py``: the same controls, three ``st.plotly_chart``
-heatmaps per head, ``st.navigation``), interleaved in one run.
+"""Page switches in a real browser (issue 17), attnviz against a plain two-page Streamlit
+app (``bench/plain_pages.py``: the same controls, three ``st.plotly_chart`` heatmaps per
+head), interleaved in one run, one tab per app.
 
-Starts both apps on free loopback ports and opens them in headless Chromium (Debian's
-/usr/bin/chromium, playwright). Measures, in the page's clock (``performance.now()``):
+``switch``: a click on a sidebar link -> the new page's last chart drawn (then nothing
+redrawn for ``--quiet`` ms, the script not running, every board ``drawn``), in the page's
+clock; attnviz cycles through ``--pages``, the plain app alternates its two pages. With
+the bytes fetched (HTTP bodies as on the wire, and the websocket's), and the class of 60:
+60 x one switch's bytes.
 
-* ``switch``: one tab per app stays open; a click on a sidebar page link -> the last chart
-  of the new page drawn (``plotly_afterplot`` or a DOM change inside a chart, then nothing
-  redrawn for ``--quiet`` ms, the script not running and every board ``drawn``). attnviz
-  cycles through ``--pages`` (each switch comes from the previous page of the list); the
-  plain app alternates between its two pages, one plain switch after each attnviz switch.
-* ``bytes``: the HTTP response bodies the switch fetched (encoded, as on the wire: page,
-  scripts, styles, plotly.js), and apart the websocket bytes it received.
-* ``first visit``: a new browser profile (empty HTTP cache and storage) opens a page ->
-  every chart drawn, from the navigation's start; with the bytes fetched.
-* ``class of 60``: bytes the server sends when 60 students switch page at once, computed
-  as 60 x the median bytes (HTTP bodies + websocket) one switch received: every student's
-  browser fetches what this one did (each has its own cache; the server sends the same
-  bytes to each).
+    python bench/page_switch.py --rounds 3 --json switch.json
+    python bench/page_switch.py --rounds 1 --pages ",multi_head"      # quick
+    python bench/page_switch.py --langs en,es,zh_CN,ar --rounds 3     # per language
+    python bench/page_switch.py --profile --rounds 4 --pages ",multi_head"
+    python bench/page_switch.py --lesson intro --rounds 3
 
-    python bench/page_switch.py                            # 5 rounds
-    python bench/page_switch.py --rounds 10 --json switch.json
-    python bench/page_switch.py --rounds 1 --pages ",multi_head" --first ""  # quick
-    python bench/page_switch.py --langs en,es,zh_CN,ar --rounds 3   # per language (issue 45)
+``--profile``: each switch under CDP ``Profiler`` (the main thread, 200 µs samples), split
+by whose code ran between the click (found by a 4 ms marker its listener runs) and the
+last chart: ``plotly``, ``board``, ``streamlit``, ``gc``, ``other`` (style, layout, paint)
+and ``idle``; with the rerun's first and last websocket message. ``--lesson SLUG``: each
+stop of the lesson whose next stop is another page, from a fresh load of its view: the
+bar's Next against the sidebar's switch to that page (issue 48: <= 1.0x).
 
-Targets (issue 27, after issue 17's): median page switch over playground, multi-head, step by
-step and masking <= 1.0x the plain app; <= 0.2 MB fetched per switch; the first visit of a
-tab fetches plotly.js once; a first visit <= 0.8x the plain app, and no more bytes than it.
-
-``--profile``: where a switch's time goes (issue 27). Each switch runs under CDP ``Profiler``
-(V8's sampling profiler of the page's main thread, 200 µs); per switch, in ms from the click:
-``wall`` (the last chart drawn, as above); ``first_msg``, ``last_msg`` (the rerun's first
-and last websocket message; the last is ``script_finished``); the main thread's time
-between the click and the last chart by whose code ran (self time of the sampled
-JavaScript with the browser functions it called: the style and layout a
-getBoundingClientRect forces counts for its caller; medians over the profiles in which the
-click was found, by a 4 ms marker function its listener runs): ``plotly`` (the board's
-file, or the plain app's ``PlotlyChart`` chunk), ``board`` (attnviz's board modules),
-``streamlit`` (Streamlit's bundle), ``gc``, ``other`` (style, layout, paint outside
-JavaScript) and ``idle`` (waiting for the server)::
-
-    python bench/page_switch.py --profile --rounds 4 --pages ",multi_head" --json profile.json
-
-``--lesson SLUG``: a lesson's stop change against a page switch (issue 48's target: <= 1.0x),
-in one attnviz tab, interleaved. For each stop of the lesson whose next stop is on another
-page (and draws charts), from the stop's view: ``next`` clicks the lesson bar's Next (its
-link, with the tour's parameters) and ``switch`` clicks the sidebar link of the next stop's
-page from the same view without the tour (a page switch today); each from a fresh load of
-the view (not timed), measured as ``switch`` above::
-
-    python bench/page_switch.py --lesson intro --rounds 3 --json lesson.json
+Targets (issue 27): a switch <= 1.0x the plain app, <= 0.2 MB fetched, plotly.js fetched
+once per tab. First visits: bench/first_visit.py.
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
-import json
 import os
 import statistics
 import time
@@ -239,22 +211,6 @@ def languages(args, pages: list[str], app, browser) -> dict:
             f"{o['http_bytes'] / 1e3:6.1f} kB  per page {o['per_page_ms']}"
         )
     return out
-
-
-def first_visit(browser, url: str, quiet: float, timeout: float) -> dict:
-    """A new profile (empty cache) opens ``url``: navigation start -> every chart drawn."""
-    ctx, page, fetched, _, s = open_tab(browser, url, quiet, timeout)
-    try:
-        rows = fetched.rows
-        return {
-            "ms": s["last"],  # performance.now() counts from the navigation's start
-            "http_bytes": sum(r[2] for r in rows),
-            "plotly_bytes": sum(r[2] for r in rows if "vendor/plotly" in r[1]),
-            "ws_bytes": s["ws"],
-            "plots": s["plots"],
-        }
-    finally:
-        ctx.close()
 
 
 BUCKETS = ("plotly", "board", "streamlit", "gc", "other", "idle")
@@ -487,10 +443,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, help="switches per page (5; 3 with --profile)")
     ap.add_argument("--profile", action="store_true", help="split each switch by whose code ran")
     ap.add_argument("--lesson", default=None, help="a shipped lesson: Next against a switch")
-    ap.add_argument(
-        "--first", default=",step_by_step", help="pages for first visits ('none': no first visit)"
-    )
-    ap.add_argument("--first-rounds", type=int, default=3)
     ap.add_argument("--quiet", type=float, default=400.0, help="ms without a redraw")
     ap.add_argument("--timeout", type=float, default=90.0)
     ap.add_argument("--json", default=None)
@@ -500,7 +452,6 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     args.rounds = args.rounds or (3 if args.profile else 5)
     pages = args.pages.split(",")
-    firsts = [] if args.first == "none" else args.first.split(",")
     load = os.getloadavg()
     out: dict[str, Any] = {"load_before": load, "rounds": args.rounds}
     if args.lesson:
@@ -572,34 +523,6 @@ def main(argv: list[str] | None = None) -> int:
                 "plain": CLASS * p_bytes,
             },
         }
-        # ---- first visits, new profile each, interleaved
-        fv: dict[str, list[dict]] = {p: [] for p in firsts}
-        fv_plain: list[dict] = []
-        for _ in range(args.first_rounds if firsts else 0):
-            for p in firsts:
-                fv[p].append(first_visit(browser, f"{app.url}/{p}", args.quiet, args.timeout))
-                fv_plain.append(first_visit(browser, f"{plain.url}/one", args.quiet, args.timeout))
-                print(
-                    f"first visit /{p:13s} {fv[p][-1]['ms']:7.0f} ms "
-                    f"{fv[p][-1]['http_bytes'] / 1e6:5.2f} MB  | plain "
-                    f"{fv_plain[-1]['ms']:6.0f} ms {fv_plain[-1]['http_bytes'] / 1e6:5.2f} MB",
-                    flush=True,
-                )
-        if firsts:
-            pm = kit.median(fv_plain, "ms")
-            out["first_visit"] = {
-                "plain_ms": round(pm),
-                "plain_http_bytes": kit.median(fv_plain, "http_bytes"),
-                **{
-                    f"/{p}": {
-                        "ms": round(kit.median(rows, "ms")),
-                        "ratio": round(kit.median(rows, "ms") / pm, 2),
-                        "http_bytes": kit.median(rows, "http_bytes"),
-                        "plotly_bytes": kit.median(rows, "plotly_bytes"),
-                    }
-                    for p, rows in fv.items()
-                },
-            }
     out["load_after"] = os.getloadavg()
     out["switch_rows"] = {PAGES[p]: rows for p, rows in switches.items()}
     out["plain_rows"] = plain_rows
@@ -616,8 +539,6 @@ def main(argv: list[str] | None = None) -> int:
         f"{s['class_of_60_bytes_per_switch']['attnviz'] / 1e6:.1f} MB, plain "
         f"{s['class_of_60_bytes_per_switch']['plain'] / 1e6:.1f} MB served"
     )
-    if "first_visit" in out:
-        print(f"first visit: {json.dumps(out['first_visit'])}")
     print(f"load {load} -> {out['load_after']}")
     kit.write_json(args.json, out, say=False)
     return 0

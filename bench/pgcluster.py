@@ -1,5 +1,5 @@
 """A throwaway PostgreSQL cluster on loopback (Debian's ``postgresql`` package), for the class
-store's tests (tests/test_classroom.py) and benchmarks (bench/live_class.py, class_hall.py).
+store's tests (tests/classroom/test_store.py) and benchmarks (bench/class_hall.py).
 
 ``initdb`` in a temporary directory, ``pg_ctl start`` on a free port with a log file (without
 one, pg_ctl keeps the caller's pipes open), trust authentication on 127.0.0.1 only. As root

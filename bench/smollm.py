@@ -1,24 +1,16 @@
 """SmolLM2-135M in NumPy: load time, a 20-token prompt's attentions + next-token guess,
 and the server's memory with both real models loaded (issue 11's targets).
 
-Each repetition is a fresh Python process (the OS file cache is warm after the first):
-
-* ``import``: ``import attnviz.models.smollm``;
-* ``load``: ``smollm.load()`` (GGUF read, 272 tensors dequantized to float32, tokenizer);
-* ``first``: the first ``run()`` of a 20-token prompt (all 30 x 9 heads' weights and the
-  next-token logits) plus ``top_tokens(.., 10)``, right after ``load``;
-* ``warm``: median of further runs on the 20-token prompt, and on 128 and 512 tokens;
-* ``rss``: the process's resident memory after load and the runs.
-
-``--server`` also starts ``streamlit run app.py`` (free loopback port), visits the MiniLM page
-and the decoder page once (both models loaded, one run each) and reports the server's RSS.
+Fresh processes (``--repeat``): ``import``, ``load()`` (GGUF read, dequantised, tokenizer),
+``first`` (the first 20-token run with ``top_tokens(.., 10)``), ``warm`` (20, 128 and 512
+tokens), the peak RSS. ``--server``: ``streamlit run app.py`` after one visit each to the
+MiniLM and the decoder page (both models loaded): the server's RSS.
 
     python bench/smollm.py                   # 5 processes, one BLAS thread
     python bench/smollm.py --repeat 3 --server --json smollm.json
-    python bench/smollm.py --blas-threads 0  # leave the BLAS threads unset
 
-Targets (issue 11): load <= 4 s; 20-token attentions + next-token guess <= 400 ms with one
-BLAS thread; server RSS with both models <= 1.2 GB.
+Targets (issue 11): load <= 4 s; 20 tokens <= 400 ms with one BLAS thread; server RSS with
+both models <= 1.2 GB.
 """
 
 from __future__ import annotations
@@ -68,7 +60,6 @@ print(json.dumps(out))
 def server_rss(blas_env: dict) -> dict:
     """RSS of a streamlit server after one visit each to the MiniLM and the decoder page."""
     import psutil
-    from classroom import rss_mb
     from kit import Server
     from stclient import Session
 
@@ -78,7 +69,7 @@ def server_rss(blas_env: dict) -> dict:
         proc = psutil.Process(server.proc.pid)
 
         def rss() -> float:
-            return rss_mb(proc)
+            return kit.rss_mb(proc)
 
         with Session(server.url, timeout=120) as s:
             s.rerun()

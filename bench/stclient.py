@@ -7,7 +7,7 @@ the query string, the page and the widget states, as the browser does) and reads
 from the ``ForwardMsg`` deltas of each run, so a control is changed by its user key
 (``N``, ``seed``, ``mask`` ...) exactly as the frontend would change it.
 
-Used by ``bench/classroom.py`` (many sessions) and the browser benches (a warm-up visit).
+Used by ``bench/lost_click.py``, ``move_bytes.py``, ``smollm.py --server`` and ``kit.warm``.
 """
 
 from __future__ import annotations

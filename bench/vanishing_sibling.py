@@ -1,29 +1,15 @@
 """Does the element after a fragment vanish when the fragment's rerun waits behind a full
 run? (Streamlit 1.67; found with six students checking at once in a live class.)
 
-``bench/fragment_app.py`` (``?case=sibling``): a text input whose commit reruns the whole page, a
-slow full run (``?slow=``, 1.5 s) that draws a fragment (a "+1" button and its count) at
-its end, then a markdown line, "I come after the fragment". In headless Chromium, each
-trial opens the page, commits a name, clicks "+1" while the full run sleeps (the click's
-fragment rerun waits behind it), waits until the page is idle and reads the page.
-
-What happens (AppSession and the browser, as read in Streamlit 1.67's source):
-
-1. the full run ends; the queued fragment run starts at once, and its SCRIPT_STARTED
-   clears the session's outgoing queue of that fragment's deltas
-   (``ForwardMsgQueue.clear(fragment_ids_this_run=...)``), including those the full run
-   had just written and not yet sent;
-2. so the browser gets the full run without the fragment's block, and at its end removes
-   the old block as stale: the later elements move up one place;
-3. the fragment run's block then lands at the fragment's delta path, now the place of
-   the line after it, and replaces it. The click is counted, but the line is gone until
-   the next full run.
-
-``?slot=1`` calls the fragment inside a container of its own (attnviz's ``quiz.in_slot``):
-the stale block is removed inside that container, no sibling moves, nothing vanishes.
+``bench/fragment_app.py?case=sibling``: a slow full run (1.5 s) draws a fragment ("+1")
+then a line, "I come after the fragment"; in headless Chromium a trial commits a name,
+clicks "+1" during the full run and reads the page once idle. The fragment run's
+SCRIPT_STARTED clears the fragment's unsent deltas, the browser removes the stale block,
+the later elements move up, and the fragment's block then replaces the line after it.
+``?slot=1`` (the fragment in a container of its own, attnviz's ``quiz.in_slot``): nothing
+vanishes.
 
     python bench/vanishing_sibling.py                # 5 trials without and with the slot
-    python bench/vanishing_sibling.py --trials 10 --json vanish.json
 """
 
 from __future__ import annotations

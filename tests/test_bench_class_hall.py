@@ -2,7 +2,7 @@
 the live class's light page of a real server (``streamlit run serve.py``) join, answer,
 long-poll and see both reveals; the store holds every acknowledged answer once, with its
 nickname. The replicas run (three servers, PostgreSQL, HAProxy, one replica killed) loses
-nothing either. Also: the per-request mode, and reading HAProxy's log for the requests the
+nothing either. Also: reading HAProxy's log for the requests the
 killed replica held."""
 
 from __future__ import annotations
@@ -73,16 +73,6 @@ def test_phones_on_replicas_lose_nothing_when_one_is_killed():
 
 
 @pytest.mark.slow
-def test_per_request_mode_measures_every_request_of_the_page():
-    r = class_hall.main(["--per-request", "2", "--questions", "2"])
-    assert set(r) == {
-        "page", "student.js", "student.css", "state", "mine", "answer", "state, 2 revealed"
-    }  # fmt: skip
-    for name, m in r.items():
-        assert m["bytes"] > 0 and m["ms_p50_new_connection"] > 0, (name, m)
-        assert m["server_cpu_ms_new_connection"] >= 0, (name, m)
-
-
 def test_haproxy_log_names_the_requests_the_killed_replica_held():
     phones = [class_hall.Phone(i, f"p{i}") for i in range(3)]
     for p in phones:

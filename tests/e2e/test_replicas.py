@@ -24,8 +24,8 @@ from e2e_app import BrowserSession, start_app_server, stop_app_server, unavailab
 from e2e_helpers import radio_value, scores_shape, selectbox_input, slider_value
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from classroom import server_metrics  # noqa: E402
 from hall import COOKIE, REPLICAS, SECRET_ENV, HAProxy, haproxy_exe  # noqa: E402
+from kit import server_metrics  # noqa: E402
 
 pytestmark = [pytest.mark.e2e, pytest.mark.replicas]
 
