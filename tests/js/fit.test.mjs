@@ -291,6 +291,29 @@ test("fitGrid: small multiples get square cells, as tall as the room allows", ()
   assert.ok(Math.abs(w - h) < 2, [w, h]);
 });
 
+test("fitGrid: plots that share their x labels have them under each column's last only", () => {
+  // issue 47: a slide's heads in a layer a row; the upper row's labels and title repeated
+  // the lower's and took the rows' gap, so the heads were smaller
+  const layout = gridLayout(4, 2);
+  for (const k of ["xaxis", "xaxis2", "xaxis3", "xaxis4"]) layout[k].title = { text: "key" };
+  const room = { width: 1200, height: 800 };
+  const apart = presenterFill(layout, [], room)[0];
+  layout.meta.grid = Object.assign({}, layout.meta.grid, { shared_x: true });
+  const [out] = presenterFill(layout, [], room);
+  assert.equal(out.xaxis.showticklabels, false); // row 1: a plot under it
+  assert.equal(out.xaxis.title.text, "");
+  assert.equal(out.xaxis2.showticklabels, false);
+  assert.notEqual(out.xaxis3.showticklabels, false); // row 2: the column's last
+  assert.equal(out.xaxis3.title.text, "key");
+  const [w, h] = plotPx(out, 0, 1200);
+  const [w0] = plotPx(apart, 0, 1200);
+  assert.ok(Math.abs(w - h) < 2 && w > w0 + 10, [w, h, w0]); // square, and larger
+  assert.ok(out.height <= 800, out.height);
+  // one column (a phone): every plot keeps its labels
+  const one = fitGrid(layout, { width: 358, height: 0 }, 1);
+  assert.ok([0, 1, 2, 3].every((i) => one[`xaxis${i ? i + 1 : ""}`].showticklabels !== false));
+});
+
 test("presenterFill: a chart that asks for the room's height gets it, others keep theirs", () => {
   const line = { height: 340, meta: { fill: "height" }, xaxis: {}, yaxis: {} };
   assert.ok(fillsSlide(line, [{ type: "scatter" }]));

@@ -475,7 +475,8 @@ export function tickDepth(axis, measure = estimateWidth) {
  * (never below the figure's own height); each plot's title (the first annotations) above
  * it, tick labels left of the first column only, thinned out where the cells are too
  * small for them; under each row its x labels (slanted ones too) and axis title, clear of
- * the next row's titles. One column (a phone): the shared colour bar (`coloraxis`) lies
+ * the next row's titles (plots that share their x labels, `grid.shared_x`: only under each
+ * column's last plot, the rows closer). One column (a phone): the shared colour bar (`coloraxis`) lies
  * across the top, above the first plot, not beside a column of plots it would stretch
  * over; the plots take the width it left. */
 export function fitGrid(layout, room, cols, measure = estimateWidth) {
@@ -497,8 +498,11 @@ export function fitGrid(layout, room, cols, measure = estimateWidth) {
   // under a row: its x ticks (slanted ones need their slant) and axis title
   const under = tickDepth(x0, measure) + (titled ? titleSize * 1.6 : 0);
   const b = Math.max(m.b != null ? m.b : 80, Math.ceil(under));
+  // the plots share their x labels (`grid.shared_x`: a slide's heads, every plot over the
+  // same tokens): in columns of two rows or more only a column's last plot has them
+  const shared = !!g.shared_x && c > 1 && rows > 1;
   // between two rows: what is under the upper one, a gap, the next plot's title
-  const gap = Math.ceil(under + 12 + noteH);
+  const gap = Math.ceil((shared ? 0 : under) + 12 + noteH);
   const flat = c === 1 && !!(layout.coloraxis && layout.coloraxis.colorbar);
   const cbar = (layout.coloraxis && layout.coloraxis.colorbar) || {};
   const cbTick = (cbar.tickfont && cbar.tickfont.size) || font;
@@ -558,6 +562,13 @@ export function fitGrid(layout, room, cols, measure = estimateWidth) {
       domain: [xa, Math.min(1, xa + cw / W)],
       constrain: "domain",
     });
+    if (shared && i + c < count) {
+      // a plot under it in its column: its x labels and title are that plot's
+      out[xk].showticklabels = false;
+      out[xk].title = Object.assign({}, typeof out[xk].title === "object" ? out[xk].title : {}, {
+        text: "",
+      });
+    }
     const y = Object.assign({}, thinTicks(layout[yk], chh / g.n, true, measure), {
       domain: [Math.max(0, ytop - chh / P), ytop],
       showticklabels: col === 0,
