@@ -217,7 +217,8 @@ function plotWidth(lay, dat, width, bar) {
   const m = lay.margin || {};
   const heat = dat.find((t) => t && t.type === "heatmap");
   const tick = (heat && heat.colorbar && heat.colorbar.tickfont && heat.colorbar.tickfont.size) || 13;
-  const guess = heat && heat.showscale !== false ? 22 + tick * 4 + 12 : 0;
+  const beside = heat && heat.showscale !== false && !(heat.colorbar && heat.colorbar.orientation === "h");
+  const guess = beside ? 22 + tick * 4 + 12 : 0;
   return width - (m.l != null ? m.l : 80) - (m.r != null ? m.r : 80) - (bar != null ? bar : guess);
 }
 

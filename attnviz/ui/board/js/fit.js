@@ -297,9 +297,24 @@ export function cellRatio(nx, ny, square = false) {
   return Math.min(MAX_CELL_RATIO, Math.max(1.5, Math.max(nx, ny) / Math.min(nx, ny)));
 }
 
-// The width of a heatmap's colour bar (ticks, title and gaps) at its tick size.
+// Whether a heatmap's colour bar lies under its plot (`colorbar.orientation` "h").
+function flatBar(heat) {
+  return !!(heat && heat.showscale !== false && heat.colorbar && heat.colorbar.orientation === "h");
+}
+
+// The px under a matrix's x labels that its colour bar lying under it takes (its bar, its
+// ticks and a gap); 0 for a bar beside the plot.
+function barDepth(heat) {
+  if (!flatBar(heat)) return 0;
+  const cb = heat.colorbar;
+  const tick = (cb.tickfont && cb.tickfont.size) || 13;
+  return Math.ceil((cb.thickness || 12) + tick * 1.6 + 22);
+}
+
+// The width of a heatmap's colour bar (ticks, title and gaps) at its tick size; 0 for a
+// bar lying under the plot.
 function barWidth(heat) {
-  if (!heat || heat.showscale === false) return 0;
+  if (!heat || heat.showscale === false || flatBar(heat)) return 0;
   const tick = (heat.colorbar && heat.colorbar.tickfont && heat.colorbar.tickfont.size) || 13;
   return Math.ceil(12 + 10 + tick * 2.6 + tick * 1.4 + 12);
 }
@@ -337,6 +352,8 @@ export function presenterFill(layout, data, room) {
   const b = m.b != null ? m.b : 80;
   const heat = data.find((d) => d.type === "heatmap");
   const bar = barWidth(heat);
+  // a colour bar lying under the plot: below the x labels and title, in the bottom margin
+  const depth = barDepth(heat);
   // cells along each axis (a pooled axis: blocks of dx or dy units)
   const dx = Number(heat.dx) || 1;
   const dy = Number(heat.dy) || 1;
@@ -357,10 +374,10 @@ export function presenterFill(layout, data, room) {
   };
   // x labels that would be thinned out flat, but fit turned upright: the bottom margin grows
   // by what they need (at most MAX_TURN_GROWTH px), so that every token keeps its label
-  let bottom = b;
+  let bottom = b + depth;
   let [cw, ch] = cellsFor(bottom);
   const need = turnNeed(layout.xaxis, cw / dx);
-  const short = need - underPlot(layout, bottom);
+  const short = need - underPlot(layout, bottom - depth);
   if (need && short > 0 && short <= MAX_TURN_GROWTH) {
     bottom += Math.ceil(short);
     [cw, ch] = cellsFor(bottom);
@@ -372,7 +389,7 @@ export function presenterFill(layout, data, room) {
     height: plotH + t + bottom,
     width: Math.min(room.width, plotW + l + r + bar),
     margin: Object.assign({}, m, { b: bottom }),
-    xaxis: Object.assign({}, belowTurned(thinTicks(layout.xaxis, cw / dx, false, undefined, underPlot(layout, bottom)), layout.xaxis), constrained, {
+    xaxis: Object.assign({}, belowTurned(thinTicks(layout.xaxis, cw / dx, false, undefined, underPlot(layout, bottom - depth)), layout.xaxis), constrained, {
       constraintoward: "left",
     }),
     yaxis: Object.assign({}, thinTicks(layout.yaxis, ch / dy, true), constrained, {
@@ -382,7 +399,17 @@ export function presenterFill(layout, data, room) {
       constraintoward: "top",
     }),
   });
-  return [lay, grownText(data, heat, Math.min(cw, ch))];
+  let dat = data;
+  if (depth) {
+    // the bar at the figure's bottom edge, as long as the plot is wide
+    const colorbar = Object.assign({}, heat.colorbar, {
+      x: 0, xanchor: "left", xref: "paper", len: 1, lenmode: "fraction",
+      y: 0, yanchor: "bottom", yref: "container", ypad: 4,
+      title: Object.assign({}, heat.colorbar.title, { side: "right" }),
+    });
+    dat = data.map((d) => (d === heat ? Object.assign({}, d, { colorbar }) : d));
+  }
+  return [lay, grownText(dat, dat.find((d) => d.type === "heatmap"), Math.min(cw, ch))];
 }
 
 // `axis` (x) with its title below its labels where they were turned upright here: plotly
