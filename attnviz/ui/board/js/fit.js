@@ -556,7 +556,10 @@ export function fitGrid(layout, room, cols, measure = estimateWidth) {
     height: Math.ceil(P + t + b),
     margin: Object.assign({}, m, { b, t }),
   });
-  if (W < room0) out.width = Math.ceil(W + l + r + bar);
+  // always a width of its own: a figure without one is as wide as plotly finds its div,
+  // which after a wider figure (another task's heads, the same board) kept that one's
+  // width, and the plots lost their square cells
+  out.width = Math.ceil(W + l + r + bar);
   if (flat) {
     out.coloraxis = Object.assign({}, layout.coloraxis, {
       colorbar: Object.assign({}, cbar, {
