@@ -140,7 +140,7 @@ def slide_matrix(fig, labelled: bool) -> None:
     """One of the three matrices of a slide, in place: its colour bar under it (beside it,
     three bars took a fifth of the slide's width: the matrices were 33% of its height);
     the row labels and title only on A's (``labelled``), left of the row of three."""
-    fig.update_traces(colorbar_orientation="h", selector={"type": "heatmap"})
+    fig.layout.meta = {**(fig.layout.meta or {}), "colorbar": "under"}  # fit.js presenterFill
     if not labelled:
         fig.update_yaxes(showticklabels=False, ticks="", title_text="")
         fig.update_layout(margin_l=10)

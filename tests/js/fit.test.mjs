@@ -216,6 +216,26 @@ test("presenterFill: a square matrix gets square cells, as large as the screen a
   assert.equal(presenterFill(bars, [{ type: "bar" }], { width: 1800, height: 700 })[0], bars);
 });
 
+test("presenterFill: a colour bar under the plot gives the width to the plot", () => {
+  // issue 47: Compare's three matrices in a row, each bar beside its plot: 33% of 1080 px
+  const heat = Object.assign(cells(17), { colorbar: { thickness: 12, tickfont: { size: 20 } } });
+  const room = { width: 560, height: 900 };
+  const [beside] = presenterFill(matrixLayout(6), [heat], room);
+  const layout = Object.assign(matrixLayout(6), { meta: { colorbar: "under" } });
+  const [out, data] = presenterFill(layout, [heat], room);
+  const side = (o) => o.height - o.margin.t - o.margin.b;
+  assert.equal(side(out), 560 - 77 - 10); // the width limits it, no bar beside the plot
+  assert.ok(side(out) > side(beside) + 60, [side(out), side(beside)]);
+  assert.ok(out.margin.b >= 54 + 12 + 32, out.margin.b); // the bar, its ticks, a gap
+  const cb = data[0].colorbar;
+  assert.equal(cb.orientation, "h");
+  assert.deepEqual([cb.yref, cb.y, cb.yanchor], ["container", 0, "bottom"]);
+  assert.equal(heat.colorbar.orientation, undefined); // the figure itself is not changed
+  // without the figure's asking, a horizontal bar of its own stays as it is
+  const own = Object.assign({}, heat, { colorbar: { orientation: "h", y: -0.3 } });
+  assert.equal(presenterFill(matrixLayout(6), [own], room)[1][0].colorbar.y, -0.3);
+});
+
 test("presenterFill: a non-square matrix fills the room, its cells never thinner than 1:3", () => {
   const heat = { type: "heatmap", z: [[0, 0, 0, 0]] };
   // X at N=6, D=8 (6 rows, 8 columns) in a slide's chart column: nearly square cells

@@ -297,24 +297,25 @@ export function cellRatio(nx, ny, square = false) {
   return Math.min(MAX_CELL_RATIO, Math.max(1.5, Math.max(nx, ny) / Math.min(nx, ny)));
 }
 
-// Whether a heatmap's colour bar lies under its plot (`colorbar.orientation` "h").
-function flatBar(heat) {
-  return !!(heat && heat.showscale !== false && heat.colorbar && heat.colorbar.orientation === "h");
+// Whether a slide puts a heatmap's colour bar under its plot: the figure asks for it
+// (`layout.meta.colorbar === "under"`: a row of matrices whose bars beside them took the
+// width their plots needed).
+function barUnder(layout, heat) {
+  const meta = (layout && layout.meta) || {};
+  return !!(heat && heat.showscale !== false && meta.colorbar === "under");
 }
 
-// The px under a matrix's x labels that its colour bar lying under it takes (its bar, its
-// ticks and a gap); 0 for a bar beside the plot.
+// The px under a matrix's x labels that its colour bar under it takes (its bar, its ticks
+// and a gap).
 function barDepth(heat) {
-  if (!flatBar(heat)) return 0;
-  const cb = heat.colorbar;
+  const cb = heat.colorbar || {};
   const tick = (cb.tickfont && cb.tickfont.size) || 13;
   return Math.ceil((cb.thickness || 12) + tick * 1.6 + 22);
 }
 
-// The width of a heatmap's colour bar (ticks, title and gaps) at its tick size; 0 for a
-// bar lying under the plot.
+// The width of a heatmap's colour bar (ticks, title and gaps) at its tick size.
 function barWidth(heat) {
-  if (!heat || heat.showscale === false || flatBar(heat)) return 0;
+  if (!heat || heat.showscale === false) return 0;
   const tick = (heat.colorbar && heat.colorbar.tickfont && heat.colorbar.tickfont.size) || 13;
   return Math.ceil(12 + 10 + tick * 2.6 + tick * 1.4 + 12);
 }
@@ -351,9 +352,11 @@ export function presenterFill(layout, data, room) {
   const t = m.t != null ? m.t : 100;
   const b = m.b != null ? m.b : 80;
   const heat = data.find((d) => d.type === "heatmap");
-  const bar = barWidth(heat);
-  // a colour bar lying under the plot: below the x labels and title, in the bottom margin
-  const depth = barDepth(heat);
+  // a colour bar under the plot (below the x labels and title, in the bottom margin), or
+  // beside it
+  const under = barUnder(layout, heat);
+  const bar = under ? 0 : barWidth(heat);
+  const depth = under ? barDepth(heat) : 0;
   // cells along each axis (a pooled axis: blocks of dx or dy units)
   const dx = Number(heat.dx) || 1;
   const dy = Number(heat.dy) || 1;
@@ -403,7 +406,7 @@ export function presenterFill(layout, data, room) {
   if (depth) {
     // the bar at the figure's bottom edge, as long as the plot is wide
     const colorbar = Object.assign({}, heat.colorbar, {
-      x: 0, xanchor: "left", xref: "paper", len: 1, lenmode: "fraction",
+      orientation: "h", x: 0, xanchor: "left", xref: "paper", len: 1, lenmode: "fraction",
       y: 0, yanchor: "bottom", yref: "container", ypad: 4,
       title: Object.assign({}, heat.colorbar.title, { side: "right" }),
     });
