@@ -16,8 +16,11 @@
 //                free area below the chart (room.height) and the chart's width, square
 //                cells for a square matrix (or a figure with layout.meta.cells "square"),
 //                others stretched by at most 1:3, tick labels
-//                thinned out where the cells are too small for them; a grid of heads gets
-//                square cells too; a chart with layout.meta.fill "height" the room's height
+//                thinned out where the cells are too small for them (a figure with
+//                layout.meta.colorbar "under": its colour bar under the plot, the width
+//                left to the plot); a grid of heads gets square cells too (with
+//                meta.grid.shared_x its x labels under each column's last plot only); a
+//                chart with layout.meta.fill "height" the room's height
 
 export const STACK_BELOW = 640;
 export const MIN_CHART_PX = 200;
