@@ -26,7 +26,8 @@ STEPS = [
     _("Entropy: how widely each query spreads its attention"),
 ]
 step = ui.steps(STEPS)
-compare.preset_buttons()
+if not step.presenting:  # a slide has them in a popover beside the heads (:func:`slide`)
+    compare.preset_buttons()
 
 
 @st.fragment
@@ -95,9 +96,14 @@ def slide(view: ui.View, index: int) -> None:
     values and link stay) and what differs, above the step's one view: the three
     matrices filling the screen; the table of the largest changes; the entropy chart as
     tall as the slide leaves it, its words beside it."""
-    c_a, c_b, c_set, c_info = st.columns([1, 1, 1.3, 3], vertical_alignment="bottom")
+    c_a, c_b, c_set, c_pre, c_info = st.columns([1, 1, 1.3, 1.2, 2.4], vertical_alignment="bottom")
     with c_set.popover(_("View B: what differs from A"), width="stretch"):
         b = compare.b_controls(view, columns=2)
+    # the presets in a popover too (a row of them above took the height the matrices need);
+    # they change the sidebar's view A, so a click reruns the whole page, not this part
+    with c_pre.popover(_("Classic comparisons"), width="stretch"):
+        if compare.preset_buttons(columns=1):
+            st.rerun(scope="app")
     rb = compare.view_b(view, b)
     if rb is None:
         return
@@ -112,9 +118,10 @@ def slide(view: ui.View, index: int) -> None:
     wa, wb = ra.weights[ha], rb.weights[hb]  # (N, N) each
     shown = (view.settings, b.settings, ha, hb)
     if index == 0:
-        for col, (key, f, link, over) in zip(
-            st.columns(3), weight_charts(view, rb, (ha, hb), (what_a, what_b), shown), strict=True
-        ):
+        charts = weight_charts(view, rb, (ha, hb), (what_a, what_b), shown)
+        # A's column wider by its row labels, which B and B − A (the same rows) leave out
+        for col, (key, f, link, over) in zip(st.columns([1.2, 1, 1]), charts, strict=True):
+            slide_matrix(f, labelled=key == "cmp_a")
             with col:
                 ui.board(f"board_{key}", [(key, f, link)], overlays=over)
         asks.compare(shown, wa, wb, (ha, hb))  # a teacher's open class: Ask the room
@@ -127,6 +134,16 @@ def slide(view: ui.View, index: int) -> None:
         with chart:
             ui.plot(fig, key="cmp_entropy")
         side.container(key="slide_text_cmp").markdown(entropy_words(wa, wb))
+
+
+def slide_matrix(fig, labelled: bool) -> None:
+    """One of the three matrices of a slide, in place: its colour bar under it (beside it,
+    three bars took a fifth of the slide's width: the matrices were 33% of its height);
+    the row labels and title only on A's (``labelled``), left of the row of three."""
+    fig.layout.meta = {**(fig.layout.meta or {}), "colorbar": "under"}  # fit.js presenterFill
+    if not labelled:
+        fig.update_yaxes(showticklabels=False, ticks="", title_text="")
+        fig.update_layout(margin_l=10)
 
 
 def changes_slide(wa: np.ndarray, wb: np.ndarray, labels: tuple[str, ...]) -> None:

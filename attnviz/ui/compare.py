@@ -325,13 +325,17 @@ PRESETS: tuple[tuple[str, str, Callable[[], None]], ...] = (
 )
 
 
-def preset_buttons() -> None:
-    """One button per preset, in a row (outside any fragment: they change the sidebar)."""
-    cols = st.columns(len(PRESETS))
-    for col, (label, what, callback) in zip(cols, PRESETS, strict=True):
-        col.button(
+def preset_buttons(columns: int | None = None) -> bool:
+    """One button per preset, in a row (``columns``: that many a row); whether one was
+    clicked. They change the sidebar: outside any fragment, or one that reruns the app
+    after a click."""
+    cols = st.columns(columns or len(PRESETS))
+    clicked = False
+    for i, (label, what, callback) in enumerate(PRESETS):
+        clicked |= cols[i % len(cols)].button(
             _(label), help=_(what), on_click=callback, key=f"cmp_preset_{label}", width="stretch"
         )
+    return clicked
 
 
 # --------------------------------------------------------------------------- clicks

@@ -6,6 +6,8 @@ and an encoder-decoder's cross-attention heads (:func:`cross_heads`)."""
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -23,19 +25,17 @@ from attnviz.ui.text import pointing
 #: buttons under it: the slider and the heads are on the screen together (issue 35). On a
 #: slide the board fills the screen below its own top instead (the page scrolled to the top).
 HEADS_RESERVE_PX = 230
-#: The most heads a slide shows in one row (a 1080p slide: each about 340 px square).
-SLIDE_ROW_MAX = 4
 
 
 def heads_layout(count: int, heads_per_layer: int) -> tuple[int | None, int]:
-    """(panels a row, the board's ``fit_screen``) of the heads' chart: on a slide (the
-    presenter view) every head in one row across the slide's width when there are at most
-    :data:`SLIDE_ROW_MAX` (the grid under the slider, within the screen: issue 47), the
-    board filling the screen below it; else a layer a row, fitted below a slider at the
-    screen's top."""
+    """(panels a row, the board's ``fit_screen``) of the heads' chart: a layer a row; on a
+    slide (the presenter view) the board fills the screen below its top, beside the task
+    and the step slider (issue 47: every head in one row under them was width-bound, a
+    third of the screen's height), the rows sharing their x labels; else fitted below a
+    slider at the screen's top."""
     if not presenting():
         return None, HEADS_RESERVE_PX
-    return (count if count <= SLIDE_ROW_MAX else heads_per_layer), 0
+    return min(heads_per_layer, count), 0
 
 
 #: What the phase change is called on the loss curve, per task.
@@ -135,10 +135,11 @@ def heads_notes(task: str) -> list[str]:
     ]
 
 
-def heads(key: str, task: str, params: toys.ToyParams, step: int, view: object) -> None:
+def heads(key: str, task: str, params: toys.ToyParams, step: int, view: object, aside=None) -> None:
     """Every head's weights on the example at one checkpoint, linked (hover, tables,
-    keyboard), a clicked cell worked out below; in a teacher's presenter view, Ask the
-    room (``view``: what makes the chart) and a revealed answer's head outlined."""
+    keyboard), a clicked cell worked out below (in ``aside``, a slide's column beside the
+    chart, when given); in a teacher's presenter view, Ask the room (``view``: what makes
+    the chart) and a revealed answer's head outlined."""
     t = toys.get_task(task)
     if isinstance(t, toys.AlignTask):
         cross_heads(key, t, params, step)
@@ -153,7 +154,12 @@ def heads(key: str, task: str, params: toys.ToyParams, step: int, view: object) 
             (
                 f"{key}_all",
                 viz.learned.heads_figure(
-                    result.weights, labels, step=step, heads_per_layer=t.heads, cols=cols
+                    result.weights,
+                    labels,
+                    step=step,
+                    heads_per_layer=t.heads,
+                    cols=cols,
+                    shared_x=presenting(),
                 ),
                 link_attn(
                     None,
@@ -168,7 +174,8 @@ def heads(key: str, task: str, params: toys.ToyParams, step: int, view: object) 
     if not presenting():  # a slide has them in its "About this task" (heads_notes)
         for note in heads_notes(task):
             st.caption(note, unsafe_allow_html=True)  # the app's own words (pointing)
-    cell_panel(result, labels, key, hint=HINT_WEIGHTS)
+    with aside if aside is not None else contextlib.nullcontext():
+        cell_panel(result, labels, key, hint=HINT_WEIGHTS)
     ids = toys.example(task).ids if "induction" in t.jobs else None
     asks.learned(view, result.weights, step, ids)
     q = predict.outline("learned", view)

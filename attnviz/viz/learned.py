@@ -156,10 +156,12 @@ def heads_figure(
     layout: str = "rows",
     key_labels: Sequence[str] | None = None,
     cols: int | None = None,
+    shared_x: bool = False,
 ) -> go.Figure:
     """Every head's weights on one sequence: ``weights`` (L·H, T, T), layer by layer (a
-    row of panels per layer; ``cols``: that many panels a row instead, a slide's one row
-    of every head), ``labels`` (T,) the tokens, on every axis. Causal: the cells
+    row of panels per layer; ``cols``: that many panels a row instead), ``labels`` (T,)
+    the tokens, on every axis; ``shared_x``: a slide's board shows the x labels under each
+    column's last panel only (``layout.meta.grid.shared_x``, fit.js fitGrid). Causal: the cells
     above the diagonal are masked (grey). With ``key_labels`` (S,): an encoder-decoder's
     cross-attention (L·H, T, S), ``labels`` the target words (rows), ``key_labels`` the
     source words (columns), nothing masked."""
@@ -216,6 +218,8 @@ def heads_figure(
         **lay.get("meta", {}),
         "axes": axes_meta(**{k: n for k, n in nouns.items() if axes[k]["title"]["text"]}),
     }
+    if shared_x:
+        lay["meta"]["grid"] = {**lay["meta"]["grid"], "shared_x": True}
     return go.Figure(spec, _validate=False)
 
 

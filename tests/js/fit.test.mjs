@@ -216,6 +216,26 @@ test("presenterFill: a square matrix gets square cells, as large as the screen a
   assert.equal(presenterFill(bars, [{ type: "bar" }], { width: 1800, height: 700 })[0], bars);
 });
 
+test("presenterFill: a colour bar under the plot gives the width to the plot", () => {
+  // issue 47: Compare's three matrices in a row, each bar beside its plot: 33% of 1080 px
+  const heat = Object.assign(cells(17), { colorbar: { thickness: 12, tickfont: { size: 20 } } });
+  const room = { width: 560, height: 900 };
+  const [beside] = presenterFill(matrixLayout(6), [heat], room);
+  const layout = Object.assign(matrixLayout(6), { meta: { colorbar: "under" } });
+  const [out, data] = presenterFill(layout, [heat], room);
+  const side = (o) => o.height - o.margin.t - o.margin.b;
+  assert.equal(side(out), 560 - 77 - 10); // the width limits it, no bar beside the plot
+  assert.ok(side(out) > side(beside) + 60, [side(out), side(beside)]);
+  assert.ok(out.margin.b >= 54 + 12 + 32, out.margin.b); // the bar, its ticks, a gap
+  const cb = data[0].colorbar;
+  assert.equal(cb.orientation, "h");
+  assert.deepEqual([cb.yref, cb.y, cb.yanchor], ["container", 0, "bottom"]);
+  assert.equal(heat.colorbar.orientation, undefined); // the figure itself is not changed
+  // without the figure's asking, a horizontal bar of its own stays as it is
+  const own = Object.assign({}, heat, { colorbar: { orientation: "h", y: -0.3 } });
+  assert.equal(presenterFill(matrixLayout(6), [own], room)[1][0].colorbar.y, -0.3);
+});
+
 test("presenterFill: a non-square matrix fills the room, its cells never thinner than 1:3", () => {
   const heat = { type: "heatmap", z: [[0, 0, 0, 0]] };
   // X at N=6, D=8 (6 rows, 8 columns) in a slide's chart column: nearly square cells
@@ -289,6 +309,29 @@ test("fitGrid: small multiples get square cells, as tall as the room allows", ()
   assert.ok(two.height <= 700, two.height);
   const [w, h] = plotPx(two, 3, 1760);
   assert.ok(Math.abs(w - h) < 2, [w, h]);
+});
+
+test("fitGrid: plots that share their x labels have them under each column's last only", () => {
+  // issue 47: a slide's heads in a layer a row; the upper row's labels and title repeated
+  // the lower's and took the rows' gap, so the heads were smaller
+  const layout = gridLayout(4, 2);
+  for (const k of ["xaxis", "xaxis2", "xaxis3", "xaxis4"]) layout[k].title = { text: "key" };
+  const room = { width: 1200, height: 800 };
+  const apart = presenterFill(layout, [], room)[0];
+  layout.meta.grid = Object.assign({}, layout.meta.grid, { shared_x: true });
+  const [out] = presenterFill(layout, [], room);
+  assert.equal(out.xaxis.showticklabels, false); // row 1: a plot under it
+  assert.equal(out.xaxis.title.text, "");
+  assert.equal(out.xaxis2.showticklabels, false);
+  assert.notEqual(out.xaxis3.showticklabels, false); // row 2: the column's last
+  assert.equal(out.xaxis3.title.text, "key");
+  const [w, h] = plotPx(out, 0, 1200);
+  const [w0] = plotPx(apart, 0, 1200);
+  assert.ok(Math.abs(w - h) < 2 && w > w0 + 10, [w, h, w0]); // square, and larger
+  assert.ok(out.height <= 800, out.height);
+  // one column (a phone): every plot keeps its labels
+  const one = fitGrid(layout, { width: 358, height: 0 }, 1);
+  assert.ok([0, 1, 2, 3].every((i) => one[`xaxis${i ? i + 1 : ""}`].showticklabels !== false));
 });
 
 test("presenterFill: a chart that asks for the room's height gets it, others keep theirs", () => {

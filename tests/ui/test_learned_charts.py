@@ -19,13 +19,13 @@ def test_the_page_module_reaches_the_same_chart_functions():
         assert getattr(learned, name) is getattr(learned_charts, name), name
 
 
-def test_a_slide_puts_every_head_in_one_row_filling_the_screen(monkeypatch):
-    """Issue 47: on a slide up to SLIDE_ROW_MAX heads in one row and the board filling the
-    screen below it (fit_screen 0); else a layer a row, fitted under a slider at the top."""
+def test_a_slide_puts_a_layer_a_row_filling_the_screen(monkeypatch):
+    """Issue 47: on a slide a layer a row and the board filling the screen below its top
+    (fit_screen 0), beside the slider (every head in one row was width-bound); else a layer
+    a row, fitted under a slider at the top."""
     monkeypatch.setattr(learned_charts, "presenting", lambda: False)
     assert learned_charts.heads_layout(4, 2) == (None, learned_charts.HEADS_RESERVE_PX)
     monkeypatch.setattr(learned_charts, "presenting", lambda: True)
-    assert learned_charts.heads_layout(4, 2) == (4, 0)
+    assert learned_charts.heads_layout(4, 2) == (2, 0)
     assert learned_charts.heads_layout(2, 2) == (2, 0)
-    many = learned_charts.SLIDE_ROW_MAX + 2
-    assert learned_charts.heads_layout(many, 3) == (3, 0)  # too many for a row: a layer a row
+    assert learned_charts.heads_layout(1, 2) == (1, 0)

@@ -392,6 +392,20 @@ def test_compare_step_k_is_one_slide(step, charts):
     assert not at.get("download_button")  # the normal page's exports are not on a slide
 
 
+def test_compare_slide_offers_the_presets_in_a_popover():
+    """Issue 47: on a slide the presets are buttons in a popover beside the heads (a row of
+    them above took the height the matrices need); a click sets A (the sidebar) and B, the
+    whole page rerun (they change the sidebar, outside the slide's fragment)."""
+    at = run_app({"present": "1", "step": "1", "N": "5", "mask": "causal"}, "pages/compare.py")
+    assert_clean(at)
+    keys = [b.key for b in at.main.button if b.key.startswith("cmp_preset_")]
+    assert len(keys) == 6, keys
+    at.button(key="cmp_preset_Causal vs none").click().run()
+    assert_clean(at)
+    assert at.session_state["mask"] == "none" and at.query_params["b_mask"] == "causal"
+    assert chart_keys(at) == ["cmp_a", "cmp_b", "cmp_diff"]
+
+
 def test_compare_normal_page_has_no_steps():
     at = run_app({"N": "5", "b_mask": "causal"}, "pages/compare.py")
     assert_clean(at)

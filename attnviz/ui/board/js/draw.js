@@ -217,7 +217,8 @@ function plotWidth(lay, dat, width, bar) {
   const m = lay.margin || {};
   const heat = dat.find((t) => t && t.type === "heatmap");
   const tick = (heat && heat.colorbar && heat.colorbar.tickfont && heat.colorbar.tickfont.size) || 13;
-  const guess = heat && heat.showscale !== false ? 22 + tick * 4 + 12 : 0;
+  const beside = heat && heat.showscale !== false && !(heat.colorbar && heat.colorbar.orientation === "h");
+  const guess = beside ? 22 + tick * 4 + 12 : 0;
   return width - (m.l != null ? m.l : 80) - (m.r != null ? m.r : 80) - (bar != null ? bar : guess);
 }
 
@@ -360,6 +361,14 @@ export function draw(board, args) {
     // buttons under the chart (tools.js), its zoom a mouse's gesture
     const bar = !(touch || present || stacked);
     const config = bar ? c.config : Object.assign({}, c.config, { displayModeBar: false });
+    // other subplots than the chart drawn (a slide's task switch: four heads, then two): a
+    // new plot, as Plotly.react kept the old ones' constrained domains (cells not square)
+    const axes = Object.keys(lay).filter((k) => /^[xy]axis\d*$/.test(k)).sort().join();
+    if (c.axes && c.axes !== axes) {
+      Plotly.purge(c.gd);
+      c.hooked = false;
+    }
+    c.axes = axes;
     return Plotly.react(c.gd, dat, lay, config)
       .then(() => {
         // after plotly's layout: values in cells too narrow for them are dropped; a legend

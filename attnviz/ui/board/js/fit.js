@@ -16,8 +16,11 @@
 //                free area below the chart (room.height) and the chart's width, square
 //                cells for a square matrix (or a figure with layout.meta.cells "square"),
 //                others stretched by at most 1:3, tick labels
-//                thinned out where the cells are too small for them; a grid of heads gets
-//                square cells too; a chart with layout.meta.fill "height" the room's height
+//                thinned out where the cells are too small for them (a figure with
+//                layout.meta.colorbar "under": its colour bar under the plot, the width
+//                left to the plot); a grid of heads gets square cells too (with
+//                meta.grid.shared_x its x labels under each column's last plot only); a
+//                chart with layout.meta.fill "height" the room's height
 
 export const STACK_BELOW = 640;
 export const MIN_CHART_PX = 200;
@@ -297,6 +300,22 @@ export function cellRatio(nx, ny, square = false) {
   return Math.min(MAX_CELL_RATIO, Math.max(1.5, Math.max(nx, ny) / Math.min(nx, ny)));
 }
 
+// Whether a slide puts a heatmap's colour bar under its plot: the figure asks for it
+// (`layout.meta.colorbar === "under"`: a row of matrices whose bars beside them took the
+// width their plots needed).
+function barUnder(layout, heat) {
+  const meta = (layout && layout.meta) || {};
+  return !!(heat && heat.showscale !== false && meta.colorbar === "under");
+}
+
+// The px under a matrix's x labels that its colour bar under it takes (its bar, its ticks
+// and a gap).
+function barDepth(heat) {
+  const cb = heat.colorbar || {};
+  const tick = (cb.tickfont && cb.tickfont.size) || 13;
+  return Math.ceil((cb.thickness || 12) + tick * 1.6 + 22);
+}
+
 // The width of a heatmap's colour bar (ticks, title and gaps) at its tick size.
 function barWidth(heat) {
   if (!heat || heat.showscale === false) return 0;
@@ -336,7 +355,11 @@ export function presenterFill(layout, data, room) {
   const t = m.t != null ? m.t : 100;
   const b = m.b != null ? m.b : 80;
   const heat = data.find((d) => d.type === "heatmap");
-  const bar = barWidth(heat);
+  // a colour bar under the plot (below the x labels and title, in the bottom margin), or
+  // beside it
+  const under = barUnder(layout, heat);
+  const bar = under ? 0 : barWidth(heat);
+  const depth = under ? barDepth(heat) : 0;
   // cells along each axis (a pooled axis: blocks of dx or dy units)
   const dx = Number(heat.dx) || 1;
   const dy = Number(heat.dy) || 1;
@@ -357,10 +380,10 @@ export function presenterFill(layout, data, room) {
   };
   // x labels that would be thinned out flat, but fit turned upright: the bottom margin grows
   // by what they need (at most MAX_TURN_GROWTH px), so that every token keeps its label
-  let bottom = b;
+  let bottom = b + depth;
   let [cw, ch] = cellsFor(bottom);
   const need = turnNeed(layout.xaxis, cw / dx);
-  const short = need - underPlot(layout, bottom);
+  const short = need - underPlot(layout, bottom - depth);
   if (need && short > 0 && short <= MAX_TURN_GROWTH) {
     bottom += Math.ceil(short);
     [cw, ch] = cellsFor(bottom);
@@ -372,7 +395,7 @@ export function presenterFill(layout, data, room) {
     height: plotH + t + bottom,
     width: Math.min(room.width, plotW + l + r + bar),
     margin: Object.assign({}, m, { b: bottom }),
-    xaxis: Object.assign({}, belowTurned(thinTicks(layout.xaxis, cw / dx, false, undefined, underPlot(layout, bottom)), layout.xaxis), constrained, {
+    xaxis: Object.assign({}, belowTurned(thinTicks(layout.xaxis, cw / dx, false, undefined, underPlot(layout, bottom - depth)), layout.xaxis), constrained, {
       constraintoward: "left",
     }),
     yaxis: Object.assign({}, thinTicks(layout.yaxis, ch / dy, true), constrained, {
@@ -382,7 +405,17 @@ export function presenterFill(layout, data, room) {
       constraintoward: "top",
     }),
   });
-  return [lay, grownText(data, heat, Math.min(cw, ch))];
+  let dat = data;
+  if (depth) {
+    // the bar at the figure's bottom edge, as long as the plot is wide
+    const colorbar = Object.assign({}, heat.colorbar, {
+      orientation: "h", x: 0, xanchor: "left", xref: "paper", len: 1, lenmode: "fraction",
+      y: 0, yanchor: "bottom", yref: "container", ypad: 4,
+      title: Object.assign({}, heat.colorbar.title, { side: "right" }),
+    });
+    dat = data.map((d) => (d === heat ? Object.assign({}, d, { colorbar }) : d));
+  }
+  return [lay, grownText(dat, dat.find((d) => d.type === "heatmap"), Math.min(cw, ch))];
 }
 
 // `axis` (x) with its title below its labels where they were turned upright here: plotly
@@ -475,7 +508,8 @@ export function tickDepth(axis, measure = estimateWidth) {
  * (never below the figure's own height); each plot's title (the first annotations) above
  * it, tick labels left of the first column only, thinned out where the cells are too
  * small for them; under each row its x labels (slanted ones too) and axis title, clear of
- * the next row's titles. One column (a phone): the shared colour bar (`coloraxis`) lies
+ * the next row's titles (plots that share their x labels, `grid.shared_x`: only under each
+ * column's last plot, the rows closer). One column (a phone): the shared colour bar (`coloraxis`) lies
  * across the top, above the first plot, not beside a column of plots it would stretch
  * over; the plots take the width it left. */
 export function fitGrid(layout, room, cols, measure = estimateWidth) {
@@ -497,8 +531,11 @@ export function fitGrid(layout, room, cols, measure = estimateWidth) {
   // under a row: its x ticks (slanted ones need their slant) and axis title
   const under = tickDepth(x0, measure) + (titled ? titleSize * 1.6 : 0);
   const b = Math.max(m.b != null ? m.b : 80, Math.ceil(under));
+  // the plots share their x labels (`grid.shared_x`: a slide's heads, every plot over the
+  // same tokens): in columns of two rows or more only a column's last plot has them
+  const shared = !!g.shared_x && c > 1 && rows > 1;
   // between two rows: what is under the upper one, a gap, the next plot's title
-  const gap = Math.ceil(under + 12 + noteH);
+  const gap = Math.ceil((shared ? 0 : under) + 12 + noteH);
   const flat = c === 1 && !!(layout.coloraxis && layout.coloraxis.colorbar);
   const cbar = (layout.coloraxis && layout.coloraxis.colorbar) || {};
   const cbTick = (cbar.tickfont && cbar.tickfont.size) || font;
@@ -525,7 +562,10 @@ export function fitGrid(layout, room, cols, measure = estimateWidth) {
     height: Math.ceil(P + t + b),
     margin: Object.assign({}, m, { b, t }),
   });
-  if (W < room0) out.width = Math.ceil(W + l + r + bar);
+  // always a width of its own: a figure without one is as wide as plotly finds its div,
+  // which after a wider figure (another task's heads, the same board) kept that one's
+  // width, and the plots lost their square cells
+  out.width = Math.ceil(W + l + r + bar);
   if (flat) {
     out.coloraxis = Object.assign({}, layout.coloraxis, {
       colorbar: Object.assign({}, cbar, {
@@ -558,6 +598,13 @@ export function fitGrid(layout, room, cols, measure = estimateWidth) {
       domain: [xa, Math.min(1, xa + cw / W)],
       constrain: "domain",
     });
+    if (shared && i + c < count) {
+      // a plot under it in its column: its x labels and title are that plot's
+      out[xk].showticklabels = false;
+      out[xk].title = Object.assign({}, typeof out[xk].title === "object" ? out[xk].title : {}, {
+        text: "",
+      });
+    }
     const y = Object.assign({}, thinTicks(layout[yk], chh / g.n, true, measure), {
       domain: [Math.max(0, ytop - chh / P), ytop],
       showticklabels: col === 0,
