@@ -156,6 +156,36 @@ def test_tablet_page_opens_and_fits(tablet_walk, page):
     assert not layout_problems(r["layout"]), layout_problems(r["layout"])
 
 
+# every chart of the page: its plot's width (plotly's) against its cell's
+SIZES_JS = """() => Array.from(document.querySelectorAll('.attnviz-board .cell[data-key]'))
+  .filter(c => c.offsetParent !== null && c.querySelector('.js-plotly-plot'))
+  .map(c => [c.dataset.key, c.clientWidth,
+             c.querySelector('.js-plotly-plot')._fullLayout.width])"""
+
+
+def test_tablet_charts_fit_their_cells_when_the_boards_style_sheet_comes_late(browser, app_server):
+    """A first visit whose board.css arrives after plotly.js (held back 1.5 s here; under
+    load it came late by itself): the boards wait for their grid before drawing. Drawn
+    before it, every chart took the board's full width and kept it in a grid of three
+    (CI: the tablet's Playground 485 px past the screen)."""
+    s = BrowserSession(browser, app_server, TABLET, touch=True)
+    held = []
+    s.context.route("**/board.css*", lambda route: held.append(route))
+    try:
+        s.page.goto(app_server.url + "/")
+        s.page.wait_for_function("() => !!window.Plotly", timeout=30_000)  # plotly first
+        s.page.wait_for_timeout(1500)
+        assert held, "board.css was never asked for"
+        for route in held:
+            route.continue_()
+        s.wait_for_run()
+        sizes = s.page.evaluate(SIZES_JS)
+        assert len(sizes) >= 6, sizes
+        assert all(abs(plot - cell) <= 1 for _, cell, plot in sizes), sizes
+    finally:
+        s.close()
+
+
 def test_phone_playground_stacks_its_charts_at_full_width(phone_walk):
     charts = {c["key"]: c for c in phone_walk["Playground"]["layout"]["charts"]}
     top = [charts[k] for k in ("pg_scores", "pg_weights", "pg_out")]

@@ -3,7 +3,7 @@
 // drawn without plotly measuring each one on every redraw (the head change's cost).
 import assert from "node:assert/strict";
 import test from "node:test";
-import { axisParts, chartLabel, fitted, quickTicks, scaled, SLIDE_MIN_PX } from "../../attnviz/ui/board/js/draw.js";
+import { axisParts, chartLabel, fitted, quickTicks, scaled, SLIDE_MIN_PX, styled } from "../../attnviz/ui/board/js/draw.js";
 import { setLocale } from "../../attnviz/ui/board/js/i18n.js";
 
 test("quickTicks: every axis and colour bar draws its tick labels without measuring", () => {
@@ -128,4 +128,31 @@ test("chartLabel: a chart's accessible name from its title, in the shown languag
   await setLocale({ ...ar, messages: { "Chart: {title}": "الرسم: {title}" } });
   assert.equal(chartLabel({ key: "w", title: "الأوزان A" }), "الرسم: الأوزان A");
   await setLocale({ lang: "en", dir: "ltr", separators: ".,", plural: ["one", "other"], messages: {} });
+});
+
+// A fake board root whose style sheet applies after `after` animation frames (never: -1).
+function lateStyle(after) {
+  let frames = 0;
+  let now = 0;
+  const win = {
+    getComputedStyle: () => ({ display: after >= 0 && frames >= after ? "grid" : "block" }),
+    performance: { now: () => now },
+    requestAnimationFrame: (fn) => setTimeout(() => { frames += 1; now += 16; fn(); }, 0),
+  };
+  return { ownerDocument: { defaultView: win }, frames: () => frames };
+}
+
+test("styled: a board draws once its style sheet makes it a grid, not before", async () => {
+  const root = lateStyle(3);
+  assert.equal(await styled(root), true);
+  assert.equal(root.frames(), 3); // waited for the sheet, no frame more
+  const ready = lateStyle(0);
+  assert.equal(await styled(ready), true);
+  assert.equal(ready.frames(), 0); // already styled: at once
+});
+
+test("styled: without its style sheet a board still draws, after the wait", async () => {
+  const root = lateStyle(-1);
+  assert.equal(await styled(root, 100), false);
+  assert.ok(root.frames() >= 100 / 16 && root.frames() <= 100 / 16 + 2, root.frames());
 });

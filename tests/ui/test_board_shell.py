@@ -6,16 +6,18 @@ from __future__ import annotations
 import re
 
 from attnviz.ui import pages, streamlit_private
-from attnviz.ui.board import PLOTLY, shell
+from attnviz.ui.board import PLOTLY, STATIC, shell
 
 
 def test_every_page_url_gets_streamlit_page_with_the_early_script():
     assert shell.paths() == ["/", *(f"/{p.slug}" for p in pages.PAGES)]
     html = shell.page_html().decode()
     script = shell.EARLY_JS % {"src": f'"{shell.plotly_path()}"'}
-    # Streamlit's page whole, the early script its only addition, inside its <head>
-    assert html.replace(script, "") == streamlit_private.index_html()
-    assert html.index("<head>") < html.index(script) < html.index("</head>")
+    added = shell.preload_links() + script
+    # Streamlit's page whole, the board's preloads and the early script its only addition,
+    # inside its <head>
+    assert html.replace(added, "") == streamlit_private.index_html()
+    assert html.index("<head>") < html.index(added) < html.index("</head>")
     assert re.search(r'<script type="module"[^>]*src="\./static/js/index\.', html)
 
 
@@ -34,3 +36,11 @@ def test_the_early_url_is_the_one_the_board_loads_and_its_key_the_loaders():
     assert "indexedDB.open(DB, 1)" in js and 'const DB = "attnviz-board"' in js
     assert 'indexedDB.open("attnviz-board", 1)' in shell.EARLY_JS
     assert "window.__attnvizEarlyPlotly" in js
+
+
+def test_every_board_module_the_app_loads_is_preloaded_from_where_streamlit_serves_it():
+    links = re.findall(r'<link rel="modulepreload" href="([^"]+)">', shell.preload_links())
+    modules = {p.name for p in STATIC.glob("*.js")} - set(shell.NOT_PRELOADED)
+    assert {"board.js", "fit.js", "draw.js", "figure.js", "plotly_loader.js"} <= modules
+    assert sorted(links) == sorted(f"./_stcore/bidi-components/attnviz.board/{m}" for m in modules)
+    assert not any("example_module" in x for x in links)  # the browser tests' own module

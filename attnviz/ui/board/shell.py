@@ -1,16 +1,19 @@
-"""The pages' HTML: Streamlit's ``index.html`` that asks for plotly.js at once.
+"""The pages' HTML: Streamlit's ``index.html`` that asks for plotly.js and the board at once.
 
 A first visit's charts wait for plotly.js (0.4 MB), which the board asks for when React
 mounts its first board: ~0.9 s after the page's first content, once Streamlit's lazily
-loaded chunks have arrived (docs/benchmarks.md, "Where the time goes"). ``serve.py`` serves
-each page's URL (``/``, ``/<slug>``) with Streamlit's own ``index.html`` and one inline
-script more, :data:`EARLY_JS`: it starts plotly.js's download as the document loads, unless
-the tab's IndexedDB already holds that version (a second tab, a later visit: no second
-download), and leaves the promise of its text in ``window.__attnvizEarlyPlotly``, which
-``js/plotly_loader.js`` takes instead of fetching. Everything else of the page is
-Streamlit's, unchanged; a bare ``streamlit run app.py`` serves Streamlit's file as it is
-and the board fetches plotly.js itself, as before. No web framework here: ``serve.py`` makes
-the routes (starlette stays with the server and the class's light pages).
+loaded chunks have arrived (docs/benchmarks.md, "Where the time goes"); and for the
+board's modules, fetched one import level after another from then on. ``serve.py`` serves
+each page's URL (``/``, ``/<slug>``) with Streamlit's own ``index.html`` and, in its head,
+the board's modules preloaded (:func:`preload_links`) and one inline script,
+:data:`EARLY_JS`: it starts plotly.js's download as the document loads, unless the tab's
+IndexedDB already holds that version (a second tab, a later visit: no second download),
+and runs it as it arrives, while Streamlit's own chunks still load; it leaves the promises
+of its text and its run in ``window.__attnvizEarlyPlotly``, which ``js/plotly_loader.js``
+takes instead of fetching (and keeps the text in IndexedDB). Everything else of the page
+is Streamlit's, unchanged; a bare ``streamlit run app.py`` serves Streamlit's file as it
+is, and the board fetches plotly.js itself, as before. No web framework here: ``serve.py``
+makes the routes (starlette stays with the server and the class's light pages).
 """
 
 from __future__ import annotations
@@ -19,17 +22,30 @@ import functools
 import json
 
 from attnviz.ui import pages, streamlit_private
-from attnviz.ui.board import NAME, PLOTLY
+from attnviz.ui.board import NAME, PLOTLY, STATIC
 
-#: Run as the document is parsed: plotly.js asked for unless IndexedDB has this version.
+#: Run as the document is parsed: plotly.js asked for (and run) unless IndexedDB has this
+#: version.
 #: Its URL is relative to the page (Streamlit's own assets are, so a base URL path works),
 #: its key the one ``plotly_loader.js`` stores it under (path and query).
 EARLY_JS = """<script>
 (function () {
   var u = new URL(%(src)s, location.href), key = u.pathname + u.search;
+  function run(text) {
+    if (text === null) return false;
+    return new Promise(function (done) {
+      var s = document.createElement("script");
+      var b = URL.createObjectURL(new Blob([text], { type: "text/javascript" }));
+      s.src = b; s.async = true; s.dataset.attnviz = "plotly"; s.dataset.url = u.href;
+      s.onload = function () { URL.revokeObjectURL(b); done(true); };
+      s.onerror = function () { URL.revokeObjectURL(b); s.remove(); done(false); };
+      document.head.appendChild(s);
+    });
+  }
   function go() {
-    window.__attnvizEarlyPlotly = { key: key, text: fetch(u.href).then(function (r) {
-      return r.ok ? r.text() : null; }).catch(function () { return null; }) };
+    var text = fetch(u.href).then(function (r) { return r.ok ? r.text() : null; })
+      .catch(function () { return null; });
+    window.__attnvizEarlyPlotly = { key: key, text: text, ran: text.then(run) };
   }
   try {
     var req = indexedDB.open("attnviz-board", 1);
@@ -50,10 +66,33 @@ EARLY_JS = """<script>
 """
 
 
+#: Board modules never loaded by the app itself (the browser tests' example chart module).
+NOT_PRELOADED = ("example_module.js",)
+
+
+def board_dir() -> str:
+    """Where Streamlit serves the board's files, relative to a page (components v2)."""
+    return f"./_stcore/bidi-components/{NAME}/"
+
+
+def preload_links() -> str:
+    """``<link rel="modulepreload">`` for every module of the board (not its style sheet:
+    the component asks for it in a way a preload does not match, so it came twice): the
+    browser fetches and compiles them with Streamlit's own modules, at the document's
+    start, instead of one import level after another once React mounts the first board
+    (board.js, then its imports, then theirs: five round trips, ~450 ms of a first visit
+    on this machine). Streamlit's own lazily loaded chunks (its widgets, the component
+    host: 47 files) are not: preloaded too, they delayed the page's first content by ~300
+    ms (bench/first_visit.py: 0.84x against 0.75x)."""
+    names = sorted(p.name for p in STATIC.glob("*.js") if p.name not in NOT_PRELOADED)
+    links = [f'<link rel="modulepreload" href="{board_dir()}{n}">' for n in names]
+    return "\n".join(links) + "\n"
+
+
 def plotly_path() -> str:
     """plotly.js's URL relative to a page: where Streamlit serves the board's files
     (components v2: ``_stcore/bidi-components/<component>/``) and its versioned name."""
-    return f"./_stcore/bidi-components/{NAME}/{PLOTLY['src']}"
+    return board_dir() + PLOTLY["src"]
 
 
 @functools.cache
@@ -63,7 +102,7 @@ def page_html() -> bytes:
     html = streamlit_private.index_html()
     script = EARLY_JS % {"src": json.dumps(plotly_path())}
     end = html.index("</head>")
-    return (html[:end] + script + html[end:]).encode()
+    return (html[:end] + preload_links() + script + html[end:]).encode()
 
 
 def paths() -> list[str]:

@@ -71,7 +71,7 @@
 // CATCH_UP_MS.
 
 import { _, fill, ready, setLocale } from "./i18n.js";
-import { chartLabel, draw } from "./draw.js";
+import { chartLabel, draw, styled } from "./draw.js";
 import { keep, switchTarget, watch, widgetElement } from "./headswitch.js";
 import {
   applyLink,
@@ -103,7 +103,6 @@ const REVEAL_MS = 10000;
 // A board whose width changed (a phone turned, a window resized) fits its charts again
 // once the width has been still this long.
 const REFIT_MS = 150;
-
 
 const chartModules = new Map(); // file name -> Promise of the module (once per tab)
 function chartModule(name) {
@@ -170,6 +169,12 @@ class Board {
   // the charts drawn again in the room they have now (draw.js redraws only those whose room
   // changed); not a render: nothing new from Python
   refit() {
+    if (this.root.dataset.state === "drawing") {
+      // a draw is under way (it may have measured the old width): fit after it
+      clearTimeout(this.refitTimer);
+      this.refitTimer = setTimeout(() => this.refit(), REFIT_MS);
+      return;
+    }
     if (!this.Plotly || !this.drawnArgs || this.root.dataset.state !== "drawn") return;
     const args = this.drawnArgs;
     draw(this, args)
@@ -344,7 +349,7 @@ class Board {
     this.state = "drawing";
     // the shown language's catalog too (fetched once per tab, i18n.js): the charts' tables
     // and announcements are written in it
-    return Promise.all([loadPlotly(args.plotly), ready()])
+    return Promise.all([loadPlotly(args.plotly), ready(), styled(this.root)])
       .then(([P]) => {
         this.Plotly = P;
         return draw(this, args);

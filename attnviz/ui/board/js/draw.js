@@ -258,14 +258,37 @@ export function fitFigure(fig, scale, room, opts = {}) {
   return [l, d, lay.legend !== before.legend ? before : null];
 }
 
-/** Draw `args.figures` in `board.grid` (one cell per figure, by key); resolves with the
- * cells that were (re)drawn. */
+// How long a board waits for its style sheet (board.css) before drawing without it.
+const STYLE_WAIT_MS = 3000;
+
+/** Resolves once board.css applies to `root` (it makes the board a grid), or after
+ * STYLE_WAIT_MS. Streamlit loads a component's style sheet beside its script, and plotly.js
+ * may be ready first (the page's early script, a second page of the tab): a board drawn
+ * before its grid existed laid every chart out at the board's full width, and plotly kept
+ * that size when the grid's columns came (a tablet's first page, 485 px past the screen). */
+export function styled(root, wait = STYLE_WAIT_MS) {
+  const win = root.ownerDocument.defaultView;
+  const grid = () => win.getComputedStyle(root).display === "grid";
+  if (grid()) return Promise.resolve(true);
+  const t0 = win.performance.now();
+  return new Promise((done) => {
+    const look = () => {
+      if (grid()) done(true);
+      else if (win.performance.now() - t0 > wait) done(false);
+      else win.requestAnimationFrame(look);
+    };
+    win.requestAnimationFrame(look);
+  });
+}
+
 /** A chart's accessible name in the shown language: "Chart: " and its title (Python sends
  * the title once, as the board entry's `title`, not a second time in a label: issue 45). */
 export function chartLabel(f) {
   return f.title ? fill(_("Chart: {title}"), { title: f.title }) : _("chart");
 }
 
+/** Draw `args.figures` in `board.grid` (one cell per figure, by key); resolves with the
+ * cells that were (re)drawn. */
 export function draw(board, args) {
   const Plotly = board.Plotly;
   const scale = Number(args.text_scale) || 1;
@@ -370,6 +393,15 @@ export function draw(board, args) {
     }
     c.axes = axes;
     return Plotly.react(c.gd, dat, lay, config)
+      .then(() => {
+        // plotly sizes a chart without a width to its cell when the layout changes; a cell
+        // resized under an unchanged layout (the board's grid come late, a refit) kept the
+        // old size: measured again (the room was read before the draws, no layout forced)
+        const fl0 = c.gd._fullLayout;
+        const stale = fl0 && typeof lay.width !== "number" && room.width > 0;
+        const off = stale && Math.abs(fl0.width - room.width) > 1;
+        return off ? Plotly.Plots.resize(c.gd).catch(() => null) : null;
+      })
       .then(() => {
         // after plotly's layout: values in cells too narrow for them are dropped; a legend
         // moved under the plot gets the margin plotly's own rows of it need

@@ -16,14 +16,14 @@
 // deploy/haproxy.cfg the URL also gets a one-year immutable max-age.
 //
 // A first visit: served by serve.py, the page's HTML starts the download as the document
-// loads (attnviz/ui/board/shell.py), ~0.9 s before this module runs; load() takes that
-// text instead of fetching.
+// loads and runs plotly.js as it arrives (attnviz/ui/board/shell.py), ~0.9 s before this
+// module runs; load() then finds window.Plotly and keeps the text in IndexedDB.
 
 const DB = "attnviz-board";
 const STORE = "files";
 let loading = null;
-// where plotly.js came from (tests, bench): "indexeddb", "early" (the page's inline script
-// fetched it, ui/board/shell.py) or "network"
+// where plotly.js came from (tests, bench): "early" (the page's inline script fetched and
+// ran it), "indexeddb", "network"
 export const stats = { source: null, ms: 0 };
 
 function openDb() {
@@ -88,24 +88,44 @@ function run(src, url) {
   });
 }
 
-/** The text of plotly.js that the page's inline script started to fetch as the document
- * loaded (window.__attnvizEarlyPlotly, under the same key), or null: none, another
- * version, or its fetch failed (then the loader fetches as before). Taken once. */
-async function early(key) {
+/** What the page's inline script started as the document loaded (attnviz/ui/board/shell.py:
+ * window.__attnvizEarlyPlotly, under the same key): the promises of plotly.js's text and of
+ * its run, or null (none, another version). Taken once. */
+function takeEarly(key) {
   const got = window.__attnvizEarlyPlotly;
   if (!got || got.key !== key) return null;
   window.__attnvizEarlyPlotly = null;
+  return got;
+}
+
+/** Resolves to window.Plotly if the early script's run gave it (in `version`), keeping its
+ * text in IndexedDB for the next tab; null where it did not (then the loader fetches). */
+async function fromEarly(got, key, version) {
+  let text = null;
+  let ran = false;
   try {
-    const text = await got.text;
-    return typeof text === "string" ? text : null;
+    [text, ran] = await Promise.all([got.text, got.ran]);
   } catch (e) {
     return null;
   }
+  const P = window.Plotly;
+  if (!ran || typeof text !== "string" || !P || (version && P.version !== version)) return null;
+  keep(await openDb(), key, text);
+  return P;
 }
 
 async function load(url, version) {
   const t0 = performance.now();
   const key = new URL(url).pathname + new URL(url).search; // same server, any host name
+  const got = takeEarly(key);
+  if (got) {
+    const P = await fromEarly(got, key, version);
+    if (P) {
+      stats.source = "early";
+      stats.ms = performance.now() - t0;
+      return P;
+    }
+  }
   const { db, text } = await cachedText(key);
   if (text) {
     const blob = URL.createObjectURL(new Blob([text], { type: "text/javascript" }));
@@ -116,10 +136,8 @@ async function load(url, version) {
       URL.revokeObjectURL(blob);
     }
   } else {
-    // the page's own script may have asked for it already (ui/board/shell.py, serve.py)
-    let body = await early(key);
-    const source = body !== null ? "early" : "network";
-    if (body === null && db) {
+    let body = null;
+    if (db) {
       const res = await fetch(url);
       if (!res.ok) throw new Error(`plotly.js could not be loaded from ${url}: ${res.status}`);
       body = await res.text();
@@ -134,7 +152,7 @@ async function load(url, version) {
     } else {
       await run(url, url); // no IndexedDB: the browser's HTTP cache only
     }
-    stats.source = source;
+    stats.source = "network";
     const P = window.Plotly;
     if (body !== null && P && (!version || P.version === version)) keep(db, key, body);
   }
@@ -150,7 +168,8 @@ async function load(url, version) {
  * `spec.version`: the plotly.js version it must be (ui/board.py's PLOTLY). */
 export function loadPlotly(spec) {
   const { src, version } = spec || {};
-  if (window.Plotly && (!version || window.Plotly.version === version)) {
+  const early = window.__attnvizEarlyPlotly; // its text still to be kept: through load()
+  if (!early && window.Plotly && (!version || window.Plotly.version === version)) {
     return Promise.resolve(window.Plotly);
   }
   if (!loading) {
