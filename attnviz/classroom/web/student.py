@@ -67,6 +67,9 @@ ASSETS = {
 }
 SCRIPT = "student.js"
 TEMPLATE = (STATIC / "student.html").read_text()
+#: The page of a class: the template without the box for a class code (never shown there,
+#: and never sent: a class page's bytes, issue 45).
+CLASS_TEMPLATE = re.sub(r'<form id="join".*?</form>\n', "", TEMPLATE, count=1, flags=re.S)
 PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
 STUDENT_ID = re.compile(r"[A-Za-z0-9]{8,32}")
 CID_MAX = 64
@@ -220,7 +223,6 @@ def _fill(**values: str) -> bytes:
     lang = i18n.current()
     values = {
         **{f"{n.split('.')[1]}_v": v for n, (_, _, v) in ASSETS.items()},
-        "join_hidden": "hidden" if shown else "",
         "class_hidden": "" if shown else "hidden",
         "join": classroom.JOIN_PATH,
         "lang": html.escape(i18n.html_lang(lang)),
@@ -230,7 +232,8 @@ def _fill(**values: str) -> bytes:
         **words.page_texts(classroom.NICKNAME_MAX),
         **values,
     }
-    return PLACEHOLDER.sub(lambda m: values[m.group(1)], TEMPLATE).encode()
+    template = CLASS_TEMPLATE if shown else TEMPLATE
+    return PLACEHOLDER.sub(lambda m: values[m.group(1)], template).encode()
 
 
 def _page(request: Request, **values: str) -> bytes:

@@ -61,6 +61,7 @@ def test_the_page_keeps_the_students_id_from_the_link(env):
     client, _, code, _ = env
     text = client.get(f"/join?class={code}&student=abcdef0123456789").text
     assert 'data-student="abcdef0123456789"' in text
+    assert 'id="join"' not in text  # a class page: no box for a code (never shown there)
     text = client.get(f"/join?class={code}&student=<x>").text  # not an id: a new one
     assert "<x>" not in text and re.search(r'data-student="[0-9a-f]{16}"', text)
 
@@ -71,9 +72,7 @@ def test_a_wrong_code_says_so_and_offers_a_box(env):
     assert page.status_code == 404
     assert "There is no class with the code &lt;script&gt;alert(1)&lt;/sc…" in page.text
     assert "<script>alert" not in page.text
-    assert 'id="join"' in page.text and 'id="join" class="join" method="get" action="join" >' in (
-        page.text
-    )
+    assert 'id="join" class="join" method="get" action="join">' in page.text
     assert "Class code" in client.get("/join").text
 
 
@@ -311,7 +310,7 @@ def test_the_page_is_in_the_links_language_else_the_browsers(env, pseudo):
     page = client.get(f"/join?class={code}&lang={pseudo}&student=abcdef0123456789")
     text = page.text
     assert '<html lang="xx" dir="ltr">' in text and "Accept-Language" in page.headers["vary"]
-    assert "⟦Çlàss çõdé" in text and ">⟦Çhéçk" in text and "Your answer" not in text
+    assert ">⟦Çhéçk" in text and "Your answer" not in text
     assert "<math" in text  # the formulas as they are
     (link,) = re.findall(r"join/static/student\.js\?v=\w+", text)
     script = client.get("/" + link)
@@ -322,7 +321,7 @@ def test_the_page_is_in_the_links_language_else_the_browsers(env, pseudo):
     assert '<html lang="ar" dir="rtl">' in arabic.text
     box = client.get(f"/join?lang={pseudo}").text  # the code box keeps the chosen language
     assert '<input type="hidden" name="lang" value="xx">' in box
-    assert "⟦Jõîñ à lîvé çlàss" in box
+    assert "⟦Jõîñ à lîvé çlàss" in box and "⟦Çlàss çõdé" in box
 
 
 def test_the_api_answers_in_the_pages_language(env, pseudo):
