@@ -228,6 +228,9 @@ def _fill(**values: str) -> bytes:
         "lang": html.escape(i18n.html_lang(lang)),
         "dir": i18n.direction(lang),
         "js_v": words.script_in(lang)[1],
+        # the page's language: the script of an unknown version (a replica with other
+        # catalogs, a deploy under way) comes in it, not in the browser's
+        "js_lang": html.escape(lang),
         "keep_lang": "",
         **words.page_texts(classroom.NICKNAME_MAX),
         **values,

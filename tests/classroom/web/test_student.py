@@ -14,7 +14,7 @@ from starlette.testclient import TestClient
 from attnviz import i18n
 from attnviz.classroom import exercises
 from attnviz.classroom.store import ClassStore
-from attnviz.classroom.web import student
+from attnviz.classroom.web import student, words
 from attnviz.classroom.web.render import text_html
 
 SEED, COUNT = 5, 8
@@ -84,6 +84,14 @@ def test_the_files_are_versioned_and_small(env):
         got = client.get("/" + link)
         assert got.status_code == 200 and "immutable" in got.headers["cache-control"]
         assert len(got.content) < 30_000
+    # an unknown version (another replica's catalogs): in the page's language, not the browser's
+    (arabic,) = re.findall(
+        r'join/static/student\.js\?[^"]+', client.get("/join?class=AAAAAA&lang=ar").text
+    )
+    old = client.get(
+        "/" + html.unescape(arabic).replace("v=", "v=0"), headers={"accept-language": "en"}
+    )
+    assert old.headers["cache-control"] == "no-cache" and old.content == words.script_in("ar")[0]
     unversioned = client.get("/join/static/student.js", headers={"accept-language": "es"})
     assert unversioned.headers["cache-control"] == "no-cache"
     assert "Accept-Language" in unversioned.headers["vary"] and "Elige" in unversioned.text
