@@ -225,7 +225,8 @@ def _task_changed() -> None:
 
 
 def task_picker() -> str:
-    """The task (a full rerun: the page's text changes with it)."""
+    """The task (a full rerun on the page, where the text changes with it; on a slide it is
+    drawn inside the slide's fragment, with everything the task changes there)."""
     if st.session_state.get(TASK_KEY) not in toys.TASKS:
         st.session_state[TASK_KEY] = DEFAULT_TASK
     return st.selectbox(

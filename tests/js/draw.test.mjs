@@ -155,4 +155,7 @@ test("styled: without its style sheet a board still draws, after the wait", asyn
   const root = lateStyle(-1);
   assert.equal(await styled(root, 100), false);
   assert.ok(root.frames() >= 100 / 16 && root.frames() <= 100 / 16 + 2, root.frames());
+  const next = lateStyle(-1); // the sheet never came once: the next board does not wait
+  assert.equal(await styled(next, 100), false);
+  assert.equal(next.frames(), 0);
 });

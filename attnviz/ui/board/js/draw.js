@@ -266,16 +266,20 @@ const STYLE_WAIT_MS = 3000;
  * may be ready first (the page's early script, a second page of the tab): a board drawn
  * before its grid existed laid every chart out at the board's full width, and plotly kept
  * that size when the grid's columns came (a tablet's first page, 485 px past the screen). */
+let unstyled = false; // the style sheet never came once: no board waits for it again
+
 export function styled(root, wait = STYLE_WAIT_MS) {
   const win = root.ownerDocument.defaultView;
   const grid = () => win.getComputedStyle(root).display === "grid";
-  if (grid()) return Promise.resolve(true);
+  if (grid() || unstyled) return Promise.resolve(grid());
   const t0 = win.performance.now();
   return new Promise((done) => {
     const look = () => {
       if (grid()) done(true);
-      else if (win.performance.now() - t0 > wait) done(false);
-      else win.requestAnimationFrame(look);
+      else if (win.performance.now() - t0 > wait) {
+        unstyled = true;
+        done(false);
+      } else win.requestAnimationFrame(look);
     };
     win.requestAnimationFrame(look);
   });
@@ -396,7 +400,8 @@ export function draw(board, args) {
       .then(() => {
         // plotly sizes a chart without a width to its cell when the layout changes; a cell
         // resized under an unchanged layout (the board's grid come late, a refit) kept the
-        // old size: measured again (the room was read before the draws, no layout forced)
+        // old size: measured again (the room was read before the draws, no layout forced;
+        // plotly resizes after a 100 ms timer of its own, so such a draw ends that much later)
         const fl0 = c.gd._fullLayout;
         const stale = fl0 && typeof lay.width !== "number" && room.width > 0;
         const off = stale && Math.abs(fl0.width - room.width) > 1;
