@@ -9,6 +9,7 @@ import re
 
 import pytest
 from axe import BLOCKING, WCAG_AA, axe_source, scan
+from e2e_app import BrowserSession
 from test_board_e2e import CELL_JS, assert_no_board_errors, charts
 
 pytestmark = pytest.mark.e2e
@@ -204,3 +205,23 @@ def test_step_by_step_and_masking_work_a_clicked_weight_out_without_a_rerun(sess
     session.page.wait_for_timeout(800)
     assert session.runs() == runs
     assert_no_board_errors(session)
+
+
+def test_a_classic_comparison_on_the_slide_changes_the_sidebars_view_a(browser, app_server):
+    """Compare's first slide: "Causal vs none" in the presets' popover sets the sidebar's
+    mask (view A: none) and B's (causal). The click is inside the slide's fragment, which
+    then reruns the whole page (AppTest reruns everything on a click and cannot tell): the
+    sidebar's mask and the link follow it."""
+    s = BrowserSession(browser, app_server, (1920, 1080))
+    try:
+        s.open("/compare?present=1&mask=causal")
+        s.page.get_by_role("button", name="Classic comparisons").click()
+        preset = s.page.get_by_role("button", name="Causal vs none")
+        s.rerun_after(preset.click)
+        assert "mask=causal" not in s.page.url.replace("b_mask=causal", ""), s.page.url
+        assert "b_mask=causal" in s.page.url, s.page.url
+        mask = s.page.locator('[data-testid="stSidebar"] .st-key-mask')
+        assert "none" in mask.inner_text().lower(), mask.inner_text()
+        s.assert_healthy("a preset on Compare's slide")
+    finally:
+        s.close()
