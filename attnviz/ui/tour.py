@@ -27,7 +27,7 @@ import streamlit as st
 from attnviz import i18n
 from attnviz.classroom import exercises, lessons
 from attnviz.i18n import _, ngettext
-from attnviz.ui import code, lesson_links, lesson_look, present
+from attnviz.ui import lesson_links, lesson_look, present
 
 PARAM, STOP_PARAM, ANSWERS_PARAM = "lesson", "stop", "answered"
 #: The tour's own link parameters: kept across its stops, never a page's setting.
@@ -416,7 +416,6 @@ def bar(page: str) -> None:
 # --------------------------------------------------------------------------- building one
 
 BUILT_KEY, STOP_TITLE_KEY = "tour_built", "tour_stop_title"
-BUILDER_KEY = "tour_builder"  # the sidebar's "Build a lesson": open or closed
 #: Never in a built stop's link: the tour's own parameters, the presenter view, the language.
 NOT_IN_A_STOP = (*TOUR_PARAMS, "present", "lang", "class", "teacher", "student")
 
@@ -440,13 +439,7 @@ def builder(page: str, page_title: str) -> None:
     """The sidebar's "Build a lesson": this view added as a stop, the lesson so far as a
     TOML file to download and edit (docs/lessons.md), no TOML written by hand."""
     built = st.session_state.get(BUILT_KEY, [])
-    # drawn only while open (opening it reruns the page): a page switch sends and draws none
-    # of its widgets (attnviz.ui.code.lazy_box); its state is kept across pages
-    with st.sidebar:
-        box = code.lazy_box(_("Build a lesson"), BUILDER_KEY)
-    if box is None:
-        return
-    with box:
+    with st.sidebar.expander(_("Build a lesson"), expanded=bool(built)):
         st.text_input(_("The stop's title"), key=STOP_TITLE_KEY, placeholder=page_title)
         st.button(
             _("Add this view as a stop"), key="tour_add", on_click=_add_stop,

@@ -134,9 +134,6 @@ def test_a_view_added_as_a_stop_gives_a_lesson_file_that_opens_it():
     at = _open(
         "masking", {"N": "5", "mask": "causal", "lang": "es", "lesson": "intro", "stop": "2"}
     )
-    assert "tour_stop_title" not in [w.key for w in at.get("text_input")]  # closed: not drawn
-    at.session_state[tour.BUILDER_KEY] = True  # opened: its widgets are drawn
-    at.run()
     at.text_input(key="tour_stop_title").set_value("Causal").run()
     at.button(key="tour_add").click().run()
     at.button(key="tour_add").click().run()  # the default title: the page's
