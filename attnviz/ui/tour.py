@@ -358,6 +358,30 @@ def _slide_bar(tour: Tour, page: str) -> None:
             _links(tour, page)
 
 
+def _plain(text: str) -> str:
+    """``text`` as Markdown that shows it as it is (a lesson's title inside ``:gray[...]``)."""
+    return "".join("\\" + c if c in "\\[]*_`$<>#" else c for c in text)
+
+
+def _head(tour: Tour, at: int, page: str | None = None) -> str:
+    """The bar's head as ONE Markdown block (a stop change redraws one element, not five):
+    the lesson and the stop's number ("stop 3 of 11", the progress), and (``page`` given)
+    the stop's title, its text (Markdown, LaTeX) and where to look."""
+    lesson, n = tour.lesson, len(tour.lesson)
+    said = _("Lesson: {title} · stop {i} of {n}").format(
+        title=shown(lesson, lesson.title), i=at, n=n
+    )
+    parts = [f":gray[{_plain(said)}]"]
+    stop = tour.stop
+    if page is not None and stop is not None:
+        parts.append(f"**{_plain(shown(lesson, stop.title))}**")
+        if stop.text:
+            parts.append(shown(lesson, stop.text))
+        if stop.look is not None and page == stop.page:
+            parts.append(f":gray[{_plain(lesson_look.words(stop.look))}]")
+    return "\n\n".join(parts)
+
+
 def bar(page: str) -> None:
     """The lesson's bar above the page, or nothing without ``?lesson=``."""
     tour = current()
@@ -376,21 +400,12 @@ def bar(page: str) -> None:
     n = len(lesson)
     with st.container(border=True, key="tour_bar"):
         at = min(tour.index + 1, n)
-        st.caption(
-            _("Lesson: {title} · stop {i} of {n}").format(
-                title=shown(lesson, lesson.title), i=at, n=n
-            )
-        )
-        st.progress(at / n)
         if tour.at_summary:
+            st.markdown(_head(tour, at))
             _summary(tour)
         else:
             stop = tour.stop
-            st.subheader(shown(lesson, stop.title), anchor=False)
-            if stop.text:
-                st.markdown(shown(lesson, stop.text))
-            if stop.look is not None and page == stop.page:
-                st.caption(lesson_look.words(stop.look))
+            st.markdown(_head(tour, at, page))
             if stop.question and not stop.question.predicted:
                 _exercise(tour)
             elif stop.question and page != stop.page:

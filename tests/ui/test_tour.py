@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from attnviz.classroom import lessons
 from attnviz.ui import pages as ui_pages
+from attnviz.ui import tour
 
 ROOT = Path(__file__).resolve().parents[2]
 INTRO = next(x for x in lessons.shipped() if x.slug == "intro")
@@ -48,8 +49,11 @@ def _target(href: str) -> tuple[str, dict[str, str]]:
 
 def test_the_bar_says_the_stop_and_links_back_and_next_with_their_settings():
     at = _stop(2)
-    assert "stop 3 of 12" in " ".join(c.value for c in at.caption)
-    assert INTRO.stops[2].title in [s.value for s in at.subheader]
+    # one Markdown block: the lesson and the stop's number, its title and its text
+    head = [m.value for m in at.markdown if "stop 3 of 12" in m.value]
+    assert len(head) == 1
+    assert f"**{tour._plain(INTRO.stops[2].title)}**" in head[0]
+    assert INTRO.stops[2].text.split("\n")[0] in head[0]
     links = _links(at)
     page, params = _target(links["next"])
     assert page == INTRO.stops[3].page
