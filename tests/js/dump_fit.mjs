@@ -1,9 +1,9 @@
 // Reads {figures: [plotly figure JSON], room: {width, height}, scale, opts, plot_width?}
 // (stdin) and prints what attnviz/ui/board/js/draw.js's fitFigure draws of each (and, with the
-// plot area's width plotly gave it, fit.js's cellText): [{layout, data}] (used by
+// plot area's width plotly gave it, values.js's cellText): [{layout, data}] (used by
 // tests/ui/test_board_js.py on attnviz's own figures).
 import { fitFigure } from "../../attnviz/ui/board/js/draw.js";
-import { cellText } from "../../attnviz/ui/board/js/fit.js";
+import { cellText } from "../../attnviz/ui/board/js/values.js";
 
 let text = "";
 process.stdin.setEncoding("utf8");

@@ -4,7 +4,6 @@
 import assert from "node:assert/strict";
 import test from "node:test";
 import {
-  cellText,
   estimateWidth,
   gridColumns,
   cellRatio,
@@ -14,13 +13,13 @@ import {
   legendBelow,
   legendCorrection,
   presenterFill,
-  READABLE_PX,
   thinTicks,
   turnNeed,
   tickDepth,
   wrapTitle,
 } from "../../attnviz/ui/board/js/fit.js";
 import { fitFigure } from "../../attnviz/ui/board/js/draw.js";
+import { cellText, READABLE_PX } from "../../attnviz/ui/board/js/values.js";
 import { stepOf } from "../../attnviz/ui/board/js/stepkeys.js";
 
 test("gridColumns: side by side on a laptop, stacked on a phone, two a row between", () => {

@@ -76,7 +76,7 @@ __all__ = ["STATIC", "Overlay", "Painter", "board_plotly", "overlay_provider"]
 
 # fmt: off
 FILES = (
-    "board.js", "draw.js", "fit.js", "link.js", "headswitch.js", "downloads.js",
+    "board.js", "draw.js", "fit.js", "values.js", "link.js", "headswitch.js", "downloads.js",
     "plotly_loader.js", "stepkeys.js", "wide.js", "navlinks.js", "figure.js",
 )
 # fmt: on

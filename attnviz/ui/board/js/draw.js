@@ -8,7 +8,6 @@
 import { _, fill, separators } from "./i18n.js";
 import { chartConfig } from "./downloads.js";
 import {
-  cellText,
   gridColumns,
   fillsSlide,
   fitGrid,
@@ -17,10 +16,10 @@ import {
   legendCorrection,
   measurer,
   presenterFill,
-  READABLE_PX,
   STACK_BELOW,
   wrapTitle,
 } from "./fit.js";
+import { cellText, READABLE_PX } from "./values.js";
 import { clearHighlights, hook, restoreBars } from "./link.js";
 
 // On a slide (a text scale above 1, the presenter view) no chart text is smaller than this
