@@ -53,5 +53,5 @@ ui.a11y.setup()
 # A lesson's tour (?lesson=...): its bar above the page; the sidebar's lesson builder
 # (attnviz.ui.tour, docs/lessons.md).
 ui.tour.bar(entry.slug)
-ui.tour.builder(entry.slug, entry.shown_title)
+ui.lesson_build.builder(entry.slug, entry.shown_title)
 page.run()
