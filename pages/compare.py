@@ -6,7 +6,7 @@ import streamlit as st
 
 from attnviz import engine, i18n, ui, viz
 from attnviz.i18n import _
-from attnviz.ui import asks, compare
+from attnviz.ui import asks, compare, compare_presets
 
 view = ui.start(
     _("Compare two settings"),
@@ -27,7 +27,7 @@ STEPS = [
 ]
 step = ui.steps(STEPS)
 if not step.presenting:  # a slide has them in a popover beside the heads (:func:`slide`)
-    compare.preset_buttons()
+    compare_presets.preset_buttons()
 
 
 @st.fragment
@@ -102,7 +102,7 @@ def slide(view: ui.View, index: int) -> None:
     # the presets in a popover too (a row of them above took the height the matrices need);
     # they change the sidebar's view A, so a click reruns the whole page, not this part
     with c_pre.popover(_("Classic comparisons"), width="stretch"):
-        if compare.preset_buttons(columns=1):
+        if compare_presets.preset_buttons(columns=1):
             st.rerun(scope="app")
     rb = compare.view_b(view, b)
     if rb is None:

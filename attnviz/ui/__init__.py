@@ -28,7 +28,7 @@ imports streamlit. Its parts:
   Train it yourself: a run in a thread, one per session).
   :mod:`~attnviz.ui.learned_charts`: its charts of one checkpoint (loss, job scores, heads).
 - :mod:`~attnviz.ui.compare`: compare mode, view B's ``b_`` controls, the clicked cell in A
-  and B.
+  and B; :mod:`~attnviz.ui.compare_presets`: its classic comparisons in one click.
 - :mod:`~attnviz.ui.lang`: the session's language (``?lang=``, the picker, what the board
   needs of it); :mod:`~attnviz.ui.mask_words`: the mask registry's words for the catalogs.
 - :mod:`~attnviz.ui.heads`, :mod:`~attnviz.ui.heads_spec`: the Heads section of the model
@@ -48,7 +48,8 @@ imports streamlit. Its parts:
 - :mod:`~attnviz.ui.predict`: Ask the room (tally, Reveal, the outline through the board's
   overlay hook); :mod:`~attnviz.ui.asks`: each page's questions, one call per page.
 - :mod:`~attnviz.ui.tour`: a lesson played as a tour (the bar above the page);
-  :mod:`~attnviz.ui.lesson_links`: what a lesson's link may hold (``check_link``).
+  :mod:`~attnviz.ui.lesson_links`: what a lesson's link may hold (``check_link``);
+  :mod:`~attnviz.ui.lesson_build`: the sidebar's "Build a lesson".
 - :mod:`~attnviz.ui.streamlit_private`: Streamlit's internals behind one door (the only
   module that imports Streamlit's runtime or names Streamlit's markup).
 
@@ -62,7 +63,7 @@ Invalid values in a link (``?N=-3&heads=7&mask=xyz``) are replaced by valid ones
 
 from pathlib import Path
 
-from attnviz.ui import a11y, lang, pages, predict, present, tour
+from attnviz.ui import a11y, lang, lesson_build, pages, predict, present, tour
 from attnviz.ui.board import (
     Overlay,
     board,
@@ -208,6 +209,7 @@ __all__ = [
     "pages",
     "present",
     "tour",
+    "lesson_build",
     "shapes",
     "show_cell",
     "sidebar",

@@ -8,14 +8,13 @@ An invalid ``b_`` value in a link is dropped by Streamlit's URL binding and a wa
 so (:func:`b_controls`, the first time the page runs in a session). ``b_head`` picks B's
 head: with nothing else changed, A and B are two heads of one view.
 
-Presets (:data:`PRESETS`) set A's sidebar and B's controls for the classic comparisons;
+The classic comparisons' presets are in :mod:`attnviz.ui.compare_presets`;
 :func:`latest_click` finds the last click among the page's boards for the cell panel.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -265,77 +264,6 @@ def describe(s: Any, keys: tuple[str, ...] = B_KEYS) -> str:
 def differing(a: Any, b: Any) -> tuple[str, ...]:
     """The keys of :data:`B_KEYS` whose values differ between settings ``a`` and ``b``."""
     return tuple(k for k in B_KEYS if a.value(k) != b.value(k))
-
-
-# --------------------------------------------------------------------------- presets
-
-
-def _reset_b() -> None:
-    for k in B_KEYS:
-        st.session_state[url_key(k)] = None if BY_KEY[k].kind == "number" or k == "D" else SAME
-    st.session_state["b_head"] = SAME
-
-
-def _preset(a: dict[str, Any], b: dict[str, Any]) -> Callable[[], None]:
-    def apply() -> None:
-        _reset_b()
-        for k, v in a.items():
-            st.session_state[k] = v
-        for k, v in b.items():
-            st.session_state[url_key(k)] = v
-
-    return apply
-
-
-def _two_seeds() -> None:
-    _reset_b()
-    seed = int(st.session_state.get("seed", 0))
-    st.session_state[url_key("seed")] = seed + 1 if seed < SEED_MAX else seed - 1
-
-
-def _one_vs_four() -> None:
-    _reset_b()
-    if int(st.session_state.get("D", 8)) % 4:
-        st.session_state["D"] = 8
-    st.session_state["heads"] = 1
-    st.session_state[url_key("heads")] = 4
-
-
-#: The classic comparisons: (button label, what it sets, callback); English (the label is
-#: also the button's key), shown with ``_()``.
-PRESETS: tuple[tuple[str, str, Callable[[], None]], ...] = (
-    (
-        N_("Scaled vs not"),
-        N_("A: scale 1/√d_k · B: none"),
-        _preset({"scale": "1/√d_k"}, {"scale": "none"}),
-    ),
-    (
-        N_("Causal vs none"),
-        N_("A: no mask · B: causal"),
-        _preset({"mask": "none"}, {"mask": "causal"}),
-    ),
-    (N_("Two seeds"), N_("B: seed + 1"), _two_seeds),
-    (N_("1 vs 4 heads"), N_("A: 1 head · B: 4 heads"), _one_vs_four),
-    (
-        N_("Xavier vs normal"),
-        N_("A: xavier · B: normal"),
-        _preset({"init": "xavier"}, {"init": "normal"}),
-    ),
-    ("B = A", N_("B back to A's settings"), _reset_b),
-)
-
-
-def preset_buttons(columns: int | None = None) -> bool:
-    """One button per preset, in a row (``columns``: that many a row); whether one was
-    clicked. They change the sidebar: outside any fragment, or one that reruns the app
-    after a click."""
-    cols = st.columns(columns or len(PRESETS))
-    clicked = False
-    for i, (label, what, callback) in enumerate(PRESETS):
-        clicked |= cols[i % len(cols)].button(
-            _(label), help=_(what), on_click=callback, key=f"cmp_preset_{label}", width="stretch"
-        )
-    return clicked
 
 
 # --------------------------------------------------------------------------- clicks
