@@ -177,6 +177,9 @@ class Board {
       return;
     }
     if (!this.Plotly || !this.drawnArgs || this.root.dataset.state !== "drawn") return;
+    // the width the last draw fitted (the resize observer's first call, a width that came
+    // back): nothing to fit, and a draw would clear what the pointer is showing
+    if (this.root.clientWidth === this.drawnWidth) return;
     const args = this.drawnArgs;
     draw(this, args)
       .then((drawn) => this.attachModules(drawn, args.modules || []))

@@ -302,6 +302,7 @@ export function draw(board, args) {
   const figs = args.figures || [];
   const cols = args.columns && args.columns.length ? args.columns : [1];
   const boardWidth = board.root.clientWidth;
+  board.drawnWidth = boardWidth; // a refit at this width has nothing to fit (board.js)
   board.grid.style.gridTemplateColumns = gridColumns(cols, boardWidth);
   const stacked = boardWidth > 0 && boardWidth < STACK_BELOW;
   board.root.dataset.stacked = stacked ? "1" : "0";
