@@ -419,7 +419,7 @@ REVIEWED = {
     "pages/lessons.py:_lesson": "the lesson's links and stop titles, html.escape'd",
     "attnviz/ui/streamlit_private.py:slide_math_css": "CSS with a number (px)",
     "attnviz/ui/streamlit_private.py:hide_box": "CSS of a key checked in HIDDEN_BOXES",
-    "pages/learned.py:<module>": "learned.heads_notes(task): the app's own words (pointing)",
+    "pages/learned.py:about_task": "learned.heads_notes(task): the app's own words (pointing)",
     "attnviz/ui/learned_charts.py:heads": "heads_notes(task): the app's own words",
 }
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from string import Template
+from typing import Any
 
 import streamlit as st
-from streamlit.delta_generator import DeltaGenerator
 
 from attnviz.engine import masks
 from attnviz.i18n import _
@@ -215,7 +215,7 @@ def code_box(view: View, head: int = 0, extra: str = "") -> None:
     )
 
 
-def lazy_box(label: str, key: str) -> DeltaGenerator | None:
+def lazy_box(label: str, key: str) -> Any:
     """A closed expander of key ``key`` that reruns the page when opened, and None while it
     is closed: what goes in it is drawn and sent only while it is open (a closed box costs
     an N move nothing; the export box's ten buttons took ~10 ms of the playground's rerun)."""

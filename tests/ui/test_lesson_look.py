@@ -30,7 +30,7 @@ def test_a_stop_s_look_is_outlined_on_the_charts_it_names_and_said():
     scores = {k for k in looks if k in ("sb_raw", "sb_scaled", "sb_masked", "pg_scores")}
     assert scores and all(looks[k] == 1 for k in scores), looks
     assert sum(looks.values()) == len(scores)  # the weights, X, Q... are left alone
-    said = " ".join(c.value for c in at.caption)
+    said = " ".join(m.value for m in at.markdown)  # the tour bar's one block (ui.tour._head)
     assert f"the scores S, query {stop.look.row} (outlined)" in said
     # the same page without the lesson: nothing outlined
     at = _open(stop.page, dict(stop.settings))
