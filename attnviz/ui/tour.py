@@ -28,6 +28,7 @@ from attnviz import i18n
 from attnviz.classroom import exercises, lessons
 from attnviz.i18n import _
 from attnviz.ui import lesson_links, lesson_look, present
+from attnviz.ui.text import plain_text
 
 PARAM, STOP_PARAM, ANSWERS_PARAM = "lesson", "stop", "answered"
 #: The tour's own link parameters: kept across its stops, never a page's setting.
@@ -358,11 +359,6 @@ def _slide_bar(tour: Tour, page: str) -> None:
             _links(tour, page)
 
 
-def _plain(text: str) -> str:
-    """``text`` as Markdown that shows it as it is (a lesson's title inside ``:gray[...]``)."""
-    return "".join("\\" + c if c in "\\[]*_`$<>#" else c for c in text)
-
-
 def _head(tour: Tour, at: int, page: str | None = None) -> str:
     """The bar's head as ONE Markdown block (a stop change redraws one element, not five):
     the lesson and the stop's number ("stop 3 of 11", the progress), and (``page`` given)
@@ -371,14 +367,14 @@ def _head(tour: Tour, at: int, page: str | None = None) -> str:
     said = _("Lesson: {title} · stop {i} of {n}").format(
         title=shown(lesson, lesson.title), i=at, n=n
     )
-    parts = [f":gray[{_plain(said)}]"]
+    parts = [f":gray[{plain_text(said)}]"]
     stop = tour.stop
     if page is not None and stop is not None:
-        parts.append(f"**{_plain(shown(lesson, stop.title))}**")
+        parts.append(f"**{plain_text(shown(lesson, stop.title))}**")
         if stop.text:
             parts.append(shown(lesson, stop.text))
         if stop.look is not None and page == stop.page:
-            parts.append(f":gray[{_plain(lesson_look.words(stop.look))}]")
+            parts.append(f":gray[{plain_text(lesson_look.words(stop.look))}]")
     return "\n\n".join(parts)
 
 

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from attnviz.classroom import lessons
 from attnviz.ui import pages as ui_pages
-from attnviz.ui import tour
+from attnviz.ui.text import plain_text
 
 ROOT = Path(__file__).resolve().parents[2]
 INTRO = next(x for x in lessons.shipped() if x.slug == "intro")
@@ -52,7 +52,7 @@ def test_the_bar_says_the_stop_and_links_back_and_next_with_their_settings():
     # one Markdown block: the lesson and the stop's number, its title and its text
     head = [m.value for m in at.markdown if "stop 3 of 12" in m.value]
     assert len(head) == 1
-    assert f"**{tour._plain(INTRO.stops[2].title)}**" in head[0]
+    assert f"**{plain_text(INTRO.stops[2].title)}**" in head[0]
     assert INTRO.stops[2].text.split("\n")[0] in head[0]
     links = _links(at)
     page, params = _target(links["next"])
