@@ -259,14 +259,13 @@ export function fitFigure(fig, scale, room, opts = {}) {
 
 // How long a board waits for its style sheet (board.css) before drawing without it.
 const STYLE_WAIT_MS = 3000;
+let unstyled = false; // the style sheet never came once: no board waits for it again
 
 /** Resolves once board.css applies to `root` (it makes the board a grid), or after
  * STYLE_WAIT_MS. Streamlit loads a component's style sheet beside its script, and plotly.js
  * may be ready first (the page's early script, a second page of the tab): a board drawn
  * before its grid existed laid every chart out at the board's full width, and plotly kept
  * that size when the grid's columns came (a tablet's first page, 485 px past the screen). */
-let unstyled = false; // the style sheet never came once: no board waits for it again
-
 export function styled(root, wait = STYLE_WAIT_MS) {
   const win = root.ownerDocument.defaultView;
   const grid = () => win.getComputedStyle(root).display === "grid";
