@@ -96,11 +96,15 @@ def open_tab(browser, url: str, quiet: float, timeout: float):
     ctx, page = kit.tab(browser, (1280, 900), INIT_JS)
     fetched = Fetched(page)
     t0 = time.monotonic()
-    page.goto(url)
+    # not goto's wait for the `load` event: serve.py's page runs plotly.js as it arrives, which
+    # holds `load` back, and on a loaded machine the charts could draw before the marks came
+    # (CI, stop 54: 90 s waiting for a draw that was over); and a view drawn before them is
+    # settled by its boards' state (`settle`)
+    page.goto(url, wait_until="commit")
     page.wait_for_selector('[data-testid="stApp"]')
     page.evaluate(INSTRUMENT_JS)
-    done = wait_done(page, 0, quiet, timeout)
-    return ctx, page, fetched, t0, done
+    settle(page, quiet, timeout)
+    return ctx, page, fetched, t0
 
 
 def wait_done(page, since: float, quiet: float, timeout: float) -> dict:
@@ -165,7 +169,7 @@ def languages(args, pages: list[str], app, browser) -> dict:
     tabs = {}
     for code in codes:
         query = "" if code == i18n.SOURCE else f"?lang={code}"
-        ctx, page, fetched, _, _ = open_tab(
+        ctx, page, fetched, _ = open_tab(
             browser, f"{app.url}/{pages[-1]}{query}", args.quiet, args.timeout
         )
         tabs[code] = (ctx, page, fetched)
@@ -331,7 +335,7 @@ def profile(args: argparse.Namespace, pages: list[str], app, plain, browser) -> 
     rows: dict[str, list[dict]] = {"attnviz": [], "plain": []}
     tabs = {}
     for name, url in (("attnviz", f"{app.url}/{pages[-1]}"), ("plain", f"{plain.url}/two")):
-        ctx, page, fetched, _, _ = open_tab(browser, url, args.quiet, args.timeout)
+        ctx, page, fetched, _ = open_tab(browser, url, args.quiet, args.timeout)
         page.evaluate(CLICKS_JS)
         cdp = ctx.new_cdp_session(page)
         cdp.send("Profiler.enable")
@@ -472,12 +476,10 @@ def main(argv: list[str] | None = None) -> int:
             kit.write_json(args.json, out, say=False)
             return 0
         # ---- page switches, one tab per app, interleaved
-        a_ctx, a_page, a_fetch, _, a0 = open_tab(
+        a_ctx, a_page, a_fetch, _ = open_tab(
             browser, f"{app.url}/{pages[-1]}", args.quiet, args.timeout
         )
-        p_ctx, p_page, p_fetch, _, _ = open_tab(
-            browser, f"{plain.url}/two", args.quiet, args.timeout
-        )
+        p_ctx, p_page, p_fetch, _ = open_tab(browser, f"{plain.url}/two", args.quiet, args.timeout)
         first_tab_plotly = sum(r[2] for r in a_fetch.rows if "vendor/plotly" in r[1])
         switches: dict[str, list[dict]] = {p: [] for p in pages}
         plain_rows: list[dict] = []
