@@ -1,22 +1,9 @@
-"""Slider latency in a real browser: key press on a slider -> rerun done -> last redraw.
+"""Slider latency in a real browser: key press on a slider -> rerun done -> last redraw,
+attnviz against ``bench/bare_app.py`` (docs/benchmarks.md; the guard runs the first two).
 
-Starts ``app.py`` and the bare comparison app ``bench/bare_app.py`` (three plain heatmaps
-per head, the same controls and engine), opens each page and configuration in headless
-Chromium and presses ArrowRight on the ``N`` slider's thumb (``PATH@KEY``: that page's
-slider ``KEY``; ``--select head``: a selectbox, typed then Enter) ``--moves`` times. Per
-move, in the page's clock: ``script`` (keydown -> ``script_finished`` arrived and the app
-not running), ``drawn`` (the last plotly redraw, then ``--quiet`` ms without one), ``in
-view`` (the last redraw of a chart in the viewport), ``charts`` (the same, whether before
-or after the rerun's end), ``kb`` (websocket bytes) and ``redrawn in view`` (a count).
-
-    python bench/browser_latency.py                  # defaults and N=64, D=64, heads=8
     python bench/browser_latency.py --pages ",multi_head,step_by_step" --configs defaults
     python bench/browser_latency.py --pages "" --select head --bare-slider \
         --configs "defaults,N16_H4=N=16&D=32&heads=4"
-    python bench/browser_latency.py --pages ",learned@lr_step" \
-        --configs "induction0=task=induction&step=0"
-
-Targets: docs/benchmarks.md (the guard, bench/gestures.py, runs the first two).
 """
 
 from __future__ import annotations

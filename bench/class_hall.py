@@ -1,27 +1,9 @@
-"""A lecture hall of phones on the live class's light page (issue 31): simulated phones,
-each an aiohttp client doing what ``attnviz/classroom/web/static/student.js`` does.
-
-A phone (own connections and cookies) opens ``/join?class=CODE``, fetches the page's
-script and style sheet, asks ``state`` and ``mine``, long-polls ``state?since=V`` and
-answers ``--questions`` at random moments of the ``--window`` (``POST answer`` with a
-client id, sent again on a network error, 429 or 5xx; ~60% right; a nickname each).
-
-Phases, each bounded (the whole run by ``--max-run``): the servers' CPU with no phone
-(``--baseline`` s); joins over ``--ramp`` s, the answers, the teacher's tally read every
-``--tally-every`` s; once half the answers are acknowledged, with replicas the replica
-holding the most requests (HAProxy's stats) is killed, then question 1 revealed and the
-time until each phone's poll brings it measured (phones the kill reached apart, found in
-HAProxy's log by the ``X-Bench-Request`` tag); ``--idle`` s of polls on a quiet class (CPU
-per phone), a second reveal; the store checked (every acknowledged answer stored once,
-with its nickname; ``mine`` gives each phone its answers back).
+"""A lecture hall of simulated phones on the live class's light page (issue 31), each an
+aiohttp client doing what ``attnviz/classroom/web/static/student.js`` does; the phases and
+figures: docs/benchmarks.md, "A lecture hall of 300 on one container".
 
     python bench/class_hall.py --phones 300 --questions 8 --window 120
     python bench/class_hall.py --replicas 3 --postgres --phones 1000
-    python bench/class_hall.py --phones 20 --questions 2 --window 8 --idle 5 --json o.json
-
-One server: ``streamlit run serve.py`` on SQLite. Replicas: on a throwaway PostgreSQL
-(bench/pgcluster.py) behind Debian's haproxy with ``deploy/haproxy.cfg`` on loopback
-(bench/hall.py). The client shares the machine: its CPU and event-loop lag are reported.
 """
 
 from __future__ import annotations
@@ -879,119 +861,6 @@ def _figures(run: Run, phones: list[Phone], tallies: list[float]) -> dict:
     return out
 
 
-# --------------------------------------------------------------------------- report
-
-
-def _fmt(s: dict, unit: str = "s") -> str:
-    if not s or s.get("p50") is None:
-        return "-"
-    return f"{s['p50']} / {s['p95']} / {s['max']} {unit} (n={s['n']})"
-
-
-def _cores(c: dict) -> str:
-    return (
-        f"{c['machine']} busy of 2 in {c['wall_s']} s: client {c['client']}, servers "
-        f"{c['servers']}, haproxy+postgres {c['proxy_db']}, other processes {c['rest']}"
-    )
-
-
-def _reveal_lines(name: str, r: dict | None) -> list[tuple[str, str]]:
-    if not r:
-        return []
-    lines = [
-        (f"{name}: all phones p50/p95/max", f"{_fmt(r['s'])}, missed {r['missed']}"),
-        (
-            f"{name}: cores, client lag",
-            f"{_cores(r['cpu'])}; client loop late by up to {r['client_lag_max_ms']} ms; "
-            f"reveal stored in {r['store_ms']} ms, from then {_fmt(r['after_stored_s'])}",
-        ),
-    ]
-    for part in ("moved", "others"):
-        if part in r:
-            g = r[part]
-            lines.append(
-                (f"{name}: {part} ({g['phones']} phones)", f"{_fmt(g['s'])}, missed {g['missed']}")
-            )
-    return lines
-
-
-def report(res: dict) -> str:
-    st, idle, cl, jb = res["store"], res["idle"], res["client"], res["join_bytes"]
-    rows = [
-        ("scenario", res["scenario"]),
-        ("when, machine", f"{res['date']}, {res['cores']} cores, load {res['load_before']}"),
-        ("phones joined", f"{res['joined']} of {res['phones']} (ramp {res['ramp_s']} s)"),
-        ("join p50/p95/max", _fmt(res["join_s"])),
-        ("cores while joining", _cores(res["cpu"]["join"])),
-        (
-            "servers' CPU per operation",
-            f"{res['server_cpu_ms']['per_join']} ms per join, {res['server_cpu_ms']['per_check']}"
-            f" ms per check (with the polls and the tally meanwhile), "
-            f"{res['server_cpu_ms']['per_phone_at_reveal']} ms per phone at the reveal",
-        ),
-        (
-            "per join: requests, bytes",
-            f"{res['join_requests']}, {jb['mean']} B (max {jb['max']})",
-        ),
-        ("checks, p50/p95/max", f"{res['checks']}: {_fmt(res['check_s'])}"),
-        ("check tries (tries: checks)", str(res["check_tries"])),
-        ("errors", f"{res['errors']} {res['error_kinds'] or ''}"),
-        ("retries", str(res["retries"] or "none")),
-        ("long-poll failures", str(res["poll_errors"] or "none")),
-    ]
-    kill = res["midclass"].get("kill")
-    if kill:
-        rows.append(
-            (
-                "replica killed",
-                f"{kill['replica']} at {kill['at_s']} s ({kill['acked_before']} answers "
-                "acknowledged before)",
-            )
-        )
-        mv = res["moved"]
-        rows.append(
-            (
-                "phones moved",
-                f"{mv['hit']} phones moved: {mv['redispatched']} had a request held by it "
-                f"that HAProxy sent again to a live replica {kill.get('held_and_sent_again')}"
-                f", {mv['saw_a_failure_after_kill']} saw a failed request after the kill, "
-                f"{mv['phones_with_its_cookie']} had its cookie; requests held by the "
-                f"replicas at the kill {kill['requests_held']}; sent to the dead one after "
-                f"the kill, refused and sent again {kill.get('refused_and_sent_again')}",
-            )
-        )
-    rows += _reveal_lines("reveal mid-class", res["midclass"].get("reveal"))
-    rows += _reveal_lines("reveal at the end", res.get("reveal_end"))
-    rows += [
-        ("baseline (no phone)", f"{res['baseline'].get('server_cpu_ms_per_s', '-')} ms CPU/s"),
-        (
-            f"idle {idle['seconds']} s",
-            f"server {idle['server_cpu_s']} CPU s: {idle['ms_per_phone_per_s']} ms per phone per "
-            f"second ({idle['net_ms_per_phone_per_s']} net of the baseline); "
-            f"{idle['polls_answered']} polls answered; client {idle['client_cpu_share']} cores",
-        ),
-        (
-            "store",
-            f"{st['rows']} rows for {st['acknowledged']} acknowledged answers: lost "
-            f"{st['lost']}, unacknowledged {st['unacknowledged_rows']}, wrong answer "
-            f"{st['wrong_answer']}, wrong nickname {st['wrong_nickname']}, nicknames "
-            f"{'match' if st['nicknames_match'] else 'DIFFER'}, tally {st['tally_answered']}, "
-            f"mine differs for {st['mine_mismatch']}",
-        ),
-        ("teacher's tally reads", _fmt(res["tally_reads"], "ms")),
-        ("servers' CPU (run)", f"{res['server_cpu_s']} s"),
-        ("cores, whole class", _cores(res["cpu"]["class"])),
-        ("servers' logged errors", "; ".join(res.get("server_log_problems", [])) or "none"),
-        (
-            "client",
-            f"{cl['cpu_s']} CPU s in {cl['wall_s']} s = {cl['cpu_share_of_machine']:.0%} of the "
-            f"machine; loop lag {_fmt(cl['loop_lag_ms'], 'ms')}",
-        ),
-    ]
-    width = max(len(k) for k, _ in rows)
-    return "\n".join(f"{k:<{width}}  {v}" for k, v in rows)
-
-
 def parse(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--phones", type=int, default=300)
@@ -1046,7 +915,7 @@ def main(argv: list[str] | None = None) -> dict:
         "replicas": servers.count,
         **res,
     }
-    print(report(res))
+    kit.show(res)
     kit.write_json(args.json, res, say=False)
     return res
 

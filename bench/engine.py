@@ -1,20 +1,9 @@
-"""Time attnviz's two ways to run attention: against PyTorch, and against each other.
+"""attnviz's engine against ``torch.nn.MultiheadAttention`` (``--pair``: the guard's step),
+or ``--paths``: plain against fused at the app's sizes (docs/benchmarks.md, docs/engine.md).
 
-1. ``multi_head_attention`` with its defaults (the fused path) against
-   ``torch.nn.MultiheadAttention`` (CPU), both returning the weights per head, the same
-   threads, interleaved repeats; one line per (N, D, H) and dtype: the medians and the
-   ratio (target <= 1.0 in float64), "+scores" (also reading ``.scores``) and "plain"
-   (``fused=False``). ``--pair``: the defaults and torch alone (the guard's engine step).
-
-       python bench/engine.py                       # float64, 1 thread
-       python bench/engine.py --dtype both --threads 2 --repeats 30
-       python bench/engine.py --pair --threads 2 --rounds 3 --repeats 9 --json e.json
-
-2. ``--paths``: plain against fused at the app's sizes (no torch): "call"; "new input"
-   (the call, ``.scores`` and ``pickle.dumps`` into ``st.cache_data``); "cached"
-   (``pickle.loads`` and ``.scores``); "MB" pickled.
-
-       python bench/engine.py --paths               # mask none; --mask causal
+    python bench/engine.py --dtype both --threads 2 --repeats 30
+    python bench/engine.py --pair --threads 2 --rounds 3 --repeats 9 --json e.json
+    python bench/engine.py --paths               # mask none; --mask causal
 """
 
 from __future__ import annotations

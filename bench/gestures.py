@@ -1,18 +1,10 @@
-"""The guard (issue 46, item 4): every gesture's figure of the targets table in one run.
+"""The guard (issue 46): every gesture's figure of the targets table in one run, each step
+a bench in a subprocess; compared with (``--record``: rewrites) the recorded run in
+docs/benchmarks.md, "The guard".
 
     python bench/gestures.py                 # ~4-5 min on the 2-core machine
     python bench/gestures.py --quick         # a smoke run: fewer moves and rounds
     python bench/gestures.py --skip engine,first_visit --json guard.json
-    python bench/gestures.py --record        # also rewrite the recorded run in the docs
-
-Each step is a bench run as a subprocess with ``--json`` (see :func:`commands`): the
-slider and the head change (``browser_latency.py``, against ``bare_app.py``), the page
-switch (``page_switch.py``, against ``plain_pages.py``), the first visit
-(``first_visit.py``), the engine against torch (``engine.py --pair``, ``OPENBLAS_CORETYPE``
-and ``OPENBLAS_L2_SIZE`` unset). A gesture's ratio is the median of its rounds' ratios
-(attnviz and the other app in the same round). The table on stdout compares each with the
-recorded run, the JSON block of "The guard" in docs/benchmarks.md, and flags a move of
-more than 15 %; ``--record`` rewrites that block. Exit code 0 whatever the figures.
 """
 
 from __future__ import annotations

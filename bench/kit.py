@@ -1,9 +1,5 @@
-"""What every benchmark shares: the app (or a comparison app) on loopback, a headless
-Chromium, a server's CPU, memory and Streamlit metrics, percentiles, the results table of
-the benches in fresh processes, JSON output.
-
-HAProxy on loopback is ``bench/hall.py``, a throwaway PostgreSQL ``bench/pgcluster.py``,
-Streamlit's websocket client ``bench/stclient.py``. A script in ``bench/`` imports this as
+"""What every benchmark shares: the app on loopback, a headless Chromium, a server's CPU and
+metrics, percentiles, fresh processes, JSON and tables. A script in ``bench/`` imports it as
 ``import kit`` (``python bench/x.py`` puts ``bench/`` first on ``sys.path``).
 """
 
@@ -317,6 +313,19 @@ def median(rows: list[dict], key: str) -> float:
     """The median of ``row[key]`` over the rows that have it (NaN for none)."""
     vals = [r[key] for r in rows if r.get(key) is not None]
     return statistics.median(vals) if vals else float("nan")
+
+
+def show(data: dict, prefix: str = "") -> None:
+    """Print ``data`` a figure a line: nested keys joined by dots, a :func:`spread` as
+    ``p50 / p95 / max (n=)``."""
+    for k, v in data.items():
+        name = f"{prefix}{k}"
+        if isinstance(v, dict) and set(v) == {"n", "p50", "p95", "max"}:
+            print(f"{name:44} {v['p50']} / {v['p95']} / {v['max']} (n={v['n']})")
+        elif isinstance(v, dict) and v:
+            show(v, name + ".")
+        else:
+            print(f"{name:44} {v}")
 
 
 def write_json(path: str | Path | None, data: Any, say: bool = True, **kw: Any) -> None:

@@ -1,10 +1,6 @@
-"""Where a lesson's stop change spends the server's CPU, against a page switch (issue 48:
-<= 1.0x): process CPU per rerun in AppTest (no browser), warm rounds' medians.
-
-For each pair of stops ``a -> b`` (``--from``..``--to``), from stop a's page and settings,
-one rerun of each: ``switch`` (b's page, settings kept), ``settings`` (b's page and
-settings, no tour), ``stop`` (the same with the tour's ``lesson`` and ``stop``: Next).
-``stop - settings`` is the tour's own cost; ``settings - switch`` the stop's settings'.
+"""Where a lesson's stop change spends the server's CPU against a page switch (issue 48),
+per rerun in AppTest: ``switch``, ``settings`` and ``stop`` (Next) for each pair of stops;
+docs/lessons.md, "What a stop change costs".
 
     python bench/lesson_cpu.py                    # intro, stops 6..11, 3 rounds
     python bench/lesson_cpu.py --lesson scaling_masks --from 1 --to 7 --json cpu.json

@@ -1,28 +1,11 @@
-"""Page switches in a real browser (issue 17), attnviz against a plain two-page Streamlit
-app (``bench/plain_pages.py``: the same controls, three ``st.plotly_chart`` heatmaps per
-head), interleaved in one run, one tab per app.
-
-``switch``: a click on a sidebar link -> the new page's last chart drawn (then nothing
-redrawn for ``--quiet`` ms, the script not running, every board ``drawn``), in the page's
-clock; attnviz cycles through ``--pages``, the plain app alternates its two pages. With
-the bytes fetched (HTTP bodies as on the wire, and the websocket's), and the class of 60:
-60 x one switch's bytes.
+"""Page switches in a real browser, attnviz against the plain two-page app, one tab each,
+interleaved; ``--langs`` per language, ``--profile`` split by whose code ran, ``--lesson``
+the lesson bar's Next against a switch (docs/benchmarks.md, "Page switch").
 
     python bench/page_switch.py --rounds 3 --json switch.json
-    python bench/page_switch.py --rounds 1 --pages ",multi_head"      # quick
-    python bench/page_switch.py --langs en,es,zh_CN,ar --rounds 3     # per language
+    python bench/page_switch.py --langs en,es,zh_CN,ar --rounds 3
     python bench/page_switch.py --profile --rounds 4 --pages ",multi_head"
     python bench/page_switch.py --lesson intro --rounds 3
-
-``--profile``: each switch under CDP ``Profiler`` (the main thread, 200 µs samples), split
-by whose code ran between the click (found by a 4 ms marker its listener runs) and the
-last chart: ``plotly``, ``board``, ``streamlit``, ``gc``, ``other`` (style, layout, paint)
-and ``idle``; with the rerun's first and last websocket message. ``--lesson SLUG``: each
-stop of the lesson whose next stop is another page, from a fresh load of its view: the
-bar's Next against the sidebar's switch to that page (issue 48: <= 1.0x).
-
-Targets (issue 27): a switch <= 1.0x the plain app, <= 0.2 MB fetched, plotly.js fetched
-once per tab. First visits: bench/first_visit.py.
 """
 
 from __future__ import annotations

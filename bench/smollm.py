@@ -1,16 +1,8 @@
-"""SmolLM2-135M in NumPy: load time, a 20-token prompt's attentions + next-token guess,
-and the server's memory with both real models loaded (issue 11's targets).
-
-Fresh processes (``--repeat``): ``import``, ``load()`` (GGUF read, dequantised, tokenizer),
-``first`` (the first 20-token run with ``top_tokens(.., 10)``), ``warm`` (20, 128 and 512
-tokens), the peak RSS. ``--server``: ``streamlit run app.py`` after one visit each to the
-MiniLM and the decoder page (both models loaded): the server's RSS.
+"""SmolLM2-135M in NumPy, fresh processes: import, load, first and warm runs, peak RSS;
+``--server``: the server's RSS with both real models loaded (issue 11; docs/models.md).
 
     python bench/smollm.py                   # 5 processes, one BLAS thread
     python bench/smollm.py --repeat 3 --server --json smollm.json
-
-Targets (issue 11): load <= 4 s; 20 tokens <= 400 ms with one BLAS thread; server RSS with
-both models <= 1.2 GB.
 """
 
 from __future__ import annotations
