@@ -54,9 +54,6 @@ _ASSET = re.compile(r'(?:href|src)="(join/static/[^"]+)"')
 _STUDENT = re.compile(r'data-student="([A-Za-z0-9]+)"')
 
 
-# --------------------------------------------------------------------------- the phones
-
-
 @dataclass
 class Phone:
     i: int
@@ -364,9 +361,6 @@ async def loop_lag(run: Run, every: float = 0.1) -> None:
         run.lag.append((now, now - t - every))
 
 
-# --------------------------------------------------------------------------- the servers
-
-
 def project_proxy(ports: list[int]) -> tuple[hall.HAProxy, str]:
     """HAProxy with deploy/haproxy.cfg on loopback, or with hall.minimal_config when the
     shipped config has fewer server slots than replicas; and which config it is."""
@@ -509,14 +503,7 @@ def cpu_delta(before: dict[int, float], after: dict[int, float]) -> float:
     return sum(after[pid] - before[pid] for pid in after if pid in before)
 
 
-def _busy_seconds() -> float:
-    t = psutil.cpu_times()
-    return sum(getattr(t, f, 0.0) for f in ("user", "nice", "system", "irq", "softirq", "steal"))
-
-
-def _own_seconds() -> float:
-    t = psutil.Process().cpu_times()
-    return t.user + t.system
+BUSY = ("user", "nice", "system", "irq", "softirq", "steal")  # psutil.cpu_times(): not idle
 
 
 class Meter:
@@ -525,15 +512,24 @@ class Meter:
 
     def __init__(self, servers: Servers) -> None:
         self.servers = servers
-        self.t, self.busy, self.own = time.monotonic(), _busy_seconds(), _own_seconds()
-        self.srv = cpu_seconds(servers.processes())
-        self.oth = cpu_seconds(servers.others())
+        self.t, self.start = time.monotonic(), self._now()
+
+    def _now(self) -> tuple[float, float, dict[int, float], dict[int, float]]:
+        t, me = psutil.cpu_times(), psutil.Process().cpu_times()
+        busy = sum(
+            getattr(t, f, 0.0) for f in ("user", "nice", "system", "irq", "softirq", "steal")
+        )
+        procs = (cpu_seconds(self.servers.processes()), cpu_seconds(self.servers.others()))
+        return busy, me.user + me.system, *procs
+
+    def seconds(self) -> tuple[float, float, float, float, float]:
+        """Wall, machine busy, client, servers and HAProxy+PostgreSQL CPU seconds so far."""
+        (b0, o0, s0, h0), (b1, o1, s1, h1) = self.start, self._now()
+        wall = max(time.monotonic() - self.t, 1e-6)
+        return wall, b1 - b0, o1 - o0, cpu_delta(s0, s1), cpu_delta(h0, h1)
 
     def read(self) -> dict[str, float]:
-        wall = max(time.monotonic() - self.t, 1e-6)
-        busy, own = _busy_seconds() - self.busy, _own_seconds() - self.own
-        srv = cpu_delta(self.srv, cpu_seconds(self.servers.processes()))
-        oth = cpu_delta(self.oth, cpu_seconds(self.servers.others()))
+        wall, busy, own, srv, oth = self.seconds()
         return {
             "wall_s": round(wall, 2),
             "machine": round(busy / wall, 2),
@@ -543,9 +539,6 @@ class Meter:
             "proxy_db": round(oth / wall, 2),
             "rest": round(max(0.0, busy - own - srv - oth) / wall, 2),
         }
-
-
-# --------------------------------------------------------------------------- the class
 
 
 async def reveal(run: Run, servers: Servers, key: str, item: int, phones: list[Phone]) -> dict:
@@ -673,14 +666,10 @@ async def idle_phase(run: Run, servers: Servers, phones: list[Phone], base: floa
     """``--idle`` s of long polls on a class where nothing changes: CPU per phone, gross
     and net of ``base`` (ms of CPU per second of one server process with no phone)."""
     await asyncio.sleep(2.0)  # the last answers' requests are over
-    polls0 = run.requests["poll"]
-    s0, o0, c0 = cpu_seconds(servers.processes()), cpu_seconds(servers.others()), _own_seconds()
-    t0 = time.monotonic()
+    polls0, meter = run.requests["poll"], Meter(servers)
     await asyncio.sleep(run.args.idle)
-    wall = time.monotonic() - t0
-    s1, o1, c1 = cpu_seconds(servers.processes()), cpu_seconds(servers.others()), _own_seconds()
+    wall, _, own, server_cpu, other = meter.seconds()
     live = sum(p.join_s is not None for p in phones)
-    server_cpu = cpu_delta(s0, s1)
     return {
         "seconds": round(wall, 1),
         "phones": live,
@@ -689,19 +678,18 @@ async def idle_phase(run: Run, servers: Servers, phones: list[Phone], base: floa
         "net_ms_per_phone_per_s": round(
             (server_cpu * 1000 / wall - base * len(servers.processes())) / max(live, 1), 4
         ),
-        "proxy_db_cpu_s": round(cpu_delta(o0, o1), 3),
+        "proxy_db_cpu_s": round(other, 3),
         "polls_answered": run.requests["poll"] - polls0,
-        "client_cpu_share": round((c1 - c0) / wall, 3),
+        "client_cpu_share": round(own / wall, 3),
     }
 
 
 async def baseline(servers: Servers, seconds: float) -> dict:
     if seconds <= 0:
         return {}
-    procs = servers.processes()
-    s0 = cpu_seconds(procs)
+    procs, meter = servers.processes(), Meter(servers)
     await asyncio.sleep(seconds)
-    cpu = cpu_delta(s0, cpu_seconds(procs)) * 1000 / seconds
+    cpu = meter.seconds()[3] * 1000 / seconds
     return {
         "seconds": seconds,
         "server_cpu_ms_per_s": round(cpu, 3),
@@ -751,8 +739,7 @@ async def run_class(args: argparse.Namespace, servers: Servers) -> dict:
     total = args.phones * args.questions
     lag = asyncio.create_task(loop_lag(run))
     out: dict = {"baseline": await baseline(servers, args.baseline)}
-    me = psutil.Process()
-    c0, w0, s0 = me.cpu_times(), time.monotonic(), cpu_seconds(servers.processes())
+    run_meter = Meter(servers)
     run.t0 = time.monotonic() + 0.5
     window_end = run.t0 + args.window
     order = list(range(args.phones))
@@ -788,8 +775,7 @@ async def run_class(args: argparse.Namespace, servers: Servers) -> dict:
     for t in tasks:
         t.cancel()
     lag.cancel()
-    wall = time.monotonic() - w0
-    c1 = me.cpu_times()
+    wall, _, client_cpu, server_cpu, _ = run_meter.seconds()
     out["store"] = await asyncio.to_thread(verify, servers, code, key, phones)
     out["store"]["mine_mismatch"] = sum(not ok for ok in mine_ok)
     if run.killed_wall is not None:
@@ -802,8 +788,7 @@ async def run_class(args: argparse.Namespace, servers: Servers) -> dict:
         elif r:
             r.pop("_t")
     out.update(_figures(run, phones, tallies))
-    out["server_cpu_s"] = round(cpu_delta(s0, cpu_seconds(servers.processes())), 1)
-    client_cpu = c1.user + c1.system - c0.user - c0.system
+    out["server_cpu_s"] = round(server_cpu, 1)
     out["client"] = {
         "cpu_s": round(client_cpu, 1),
         "wall_s": round(wall, 1),

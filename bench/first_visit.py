@@ -81,12 +81,7 @@ def report(out: dict, rows: dict[str, list[dict]]) -> None:
             "class_of_60_bytes": CLASS * sum(size.values()),
             "visits": rs,
         }
-        print(
-            f"{name:15s} "
-            + "  ".join(f"{k} {v:5.0f}" for k, v in med.items())
-            + f"  | {size['http_bytes'] / 1e6:.2f} MB http + {size['ws_bytes'] / 1e6:.3f} MB ws"
-            + f", class of {CLASS}: {out[name]['class_of_60_bytes'] / 1e6:.0f} MB"
-        )
+        kit.line(name, {**med, **size, "class_of_60_bytes": out[name]["class_of_60_bytes"]})
 
 
 def main(argv: list[str] | None = None) -> int:

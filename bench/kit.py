@@ -33,9 +33,6 @@ CHROMIUM = chromium_path() or "/usr/bin/chromium"
 BARE_APP, PLAIN_APP = "bench/bare_app.py", "bench/plain_pages.py"
 
 
-# --------------------------------------------------------------------------- processes
-
-
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -219,9 +216,6 @@ def server_like_pages() -> None:
     PagesManager.__init__ = server_like
 
 
-# --------------------------------------------------------------------------- the browser
-
-
 @contextlib.contextmanager
 def browser(**launch: Any) -> Iterator[Any]:
     """Debian's Chromium, headless, through playwright (sync API), with the tests' flags."""
@@ -247,9 +241,6 @@ def size(text: str) -> tuple[int, int]:
     """``"1600x900"`` -> (1600, 900)."""
     w, h = text.lower().split("x")
     return int(w), int(h)
-
-
-# --------------------------------------------------------------------------- figures
 
 
 def parser(doc: str, json_help: str = "write the figures to this file") -> argparse.ArgumentParser:
@@ -328,15 +319,21 @@ def show(data: dict, prefix: str = "") -> None:
             print(f"{name:44} {v}")
 
 
+def line(label: str, row: dict, width: int = 28) -> None:
+    """Print ``label`` and the numbers of ``row`` (``key value``) on one line."""
+    nums = [
+        (k, v) for k, v in row.items() if isinstance(v, int | float) and not isinstance(v, bool)
+    ]
+    text = "  ".join(f"{k} {v:.0f}" if abs(v) >= 10 else f"{k} {v:.3g}" for k, v in nums)
+    print(f"{label:{width}s} {text}", flush=True)
+
+
 def write_json(path: str | Path | None, data: Any, say: bool = True, **kw: Any) -> None:
     """Write ``data`` to ``path`` (indented) when a path is given."""
     if path:
         Path(path).write_text(json.dumps(data, indent=1, **kw))
         if say:
             print(f"wrote {path}")
-
-
-# --------------------------------------------------------------------------- fresh processes
 
 
 #: The start of a fresh process's script (:func:`run_fresh`): attnviz from ``argv[1]``, and

@@ -27,14 +27,8 @@ HOOK_JS = """() => {
   }
   return true;
 }"""
-METRICS = (
-    "TaskDuration",
-    "ScriptDuration",
-    "LayoutDuration",
-    "RecalcStyleDuration",
-    "LayoutCount",
-    "RecalcStyleCount",
-)
+METRICS = ("TaskDuration", "ScriptDuration", "LayoutDuration", "RecalcStyleDuration")
+METRICS += ("LayoutCount", "RecalcStyleCount")
 RATIOS = ("cpu_renderer", "cpu_server", "view_ms", "TaskDuration", "LayoutDuration")
 
 
@@ -47,11 +41,7 @@ def main(argv: list[str] | None = None) -> int:  # pragma: no cover - a benchmar
     ap.add_argument("--no-catch-up", action="store_true")
     ap.add_argument("--json", help="write every move's figures to this file")
     ap.add_argument("--page", default="", help="the page's URL path, e.g. multi_head")
-    ap.add_argument(
-        "--app",
-        default="serve.py",
-        help="what the server runs (serve.py: the board's catalogs by URL, as deployed)",
-    )
+    ap.add_argument("--app", default="serve.py", help="what the server runs (as deployed)")
     args = ap.parse_args(argv)
 
     langs = [x.strip() for x in args.langs.split(",") if x.strip()]

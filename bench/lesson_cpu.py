@@ -18,14 +18,11 @@ from pathlib import Path
 import kit
 from streamlit.testing.v1 import AppTest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from attnviz.classroom import lessons
+from attnviz.ui import pages as ui_pages
+from attnviz.ui.controls import DEFAULTS
 
-from attnviz.classroom import lessons  # noqa: E402
-from attnviz.ui import pages as ui_pages  # noqa: E402
-from attnviz.ui.controls import DEFAULTS  # noqa: E402
-
-APP = str(ROOT / "app.py")
+APP = str(kit.REPO / "app.py")
 KINDS = ("switch", "settings", "stop")
 kit.server_like_pages()
 

@@ -70,9 +70,6 @@ def lost_answers(store: ClassStore, code: str, last: dict[tuple[str, int], str])
     return lost
 
 
-# --------------------------------------------------------------------------- 1. SQLite
-
-
 def part_sqlite(args: argparse.Namespace) -> dict[str, Any]:
     with sqlite_class(args.questions) as (_, store, code, key):
         return _sqlite(args, store, code, key)
@@ -149,9 +146,6 @@ def _sqlite(args: argparse.Namespace, store: ClassStore, code: str, key: str) ->
     }
 
 
-# --------------------------------------------------------------------------- 2. tally
-
-
 def part_tally(args: argparse.Namespace) -> dict[str, Any]:
     os.environ.pop("ATTNVIZ_DATABASE_URL", None)
     seconds: list[float] = []
@@ -177,9 +171,6 @@ def part_tally(args: argparse.Namespace) -> dict[str, Any]:
         **percentiles("tally_s", seconds, 1, 2),
         "tally_s_mean": round(statistics.fmean(seconds), 2) if seconds else None,
     }
-
-
-# --------------------------------------------------------------------------- main
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

@@ -12,15 +12,12 @@ import argparse
 import collections
 import os
 import statistics
-import sys
 import zlib
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import kit  # noqa: E402
-from kit import Server  # noqa: E402
-from stclient import Session  # noqa: E402
-from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
+import kit
+from kit import Server
+from stclient import Session
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 
 def label(fm: ForwardMsg) -> str:
@@ -87,8 +84,6 @@ def join_bytes(langs: list[str], contexts: int, detail: bool) -> None:  # pragma
     ``&lang=`` unless English) in each language, in fresh browser contexts (390x844): its
     bytes as sent and decoded, the median of ``contexts``, and the ratio to the first."""
     import tempfile
-
-    import kit
 
     from attnviz.classroom import DATA_DIR_ENV, exercises
     from attnviz.classroom.store import ClassStore

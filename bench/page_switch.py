@@ -159,12 +159,7 @@ def languages(args, pages: list[str], app, browser) -> dict:
                 _, page, fetched = tabs[code]
                 r = switch(page, fetched, titles[code][p], args.quiet, args.timeout)
                 rows[code].append({**r, "round": rnd, "page": p})
-                print(
-                    f"{code:6s} switch to {PAGES[p]:13s} {r['ms']:7.0f} ms (script "
-                    f"{r['script_ms']:5.0f}) {r['http_bytes'] / 1e3:7.1f} kB http "
-                    f"{r['ws_bytes'] / 1e3:7.1f} kB ws",
-                    flush=True,
-                )
+                kit.line(f"{code} {PAGES[p]}", r)
     for ctx, _, _ in tabs.values():
         ctx.close()
     first = codes[0]
@@ -184,15 +179,8 @@ def languages(args, pages: list[str], app, browser) -> dict:
             },
             "rows": rows[code],
         }
-    print(f"\nper language (switches to {', '.join(PAGES[p] for p in pages)}, "
-          f"{args.rounds} rounds; ratio: median of the per-switch ratios to {first}):")  # fmt: skip
     for code, o in out.items():
-        print(
-            f"{code:6s} {o['ms']:6d} ms (script {o['script_ms']:5d})  x{o['ratio_ms']:.2f} "
-            f"[{o['ratio_range'][0]}-{o['ratio_range'][1]}]  ws {o['ws_bytes'] / 1e3:6.1f} kB "
-            f"({o['ws_bytes'] / out[first]['ws_bytes'] - 1:+.1%})  http "
-            f"{o['http_bytes'] / 1e3:6.1f} kB  per page {o['per_page_ms']}"
-        )
+        kit.line(f"{code} x{o['ratio_ms']} {o['ratio_range']}", o)
     return out
 
 
@@ -308,52 +296,78 @@ def marker_time(profile: dict) -> float | None:
     return None
 
 
-def profile(args: argparse.Namespace, pages: list[str], app, plain, browser) -> dict:
-    """``--profile``: each switch under CDP ``Profiler``, split by whose code ran."""
-    out: dict = {"load_before": os.getloadavg()}
-    rows: dict[str, list[dict]] = {"attnviz": [], "plain": []}
+def interleaved(args, pages: list[str], app, plain, browser) -> tuple[dict, int]:
+    """One tab per app: each round a switch to every page of ``pages``, each followed by a
+    switch between the plain app's two pages (``--profile``: each under CDP ``Profiler``).
+    The rows per app, and the plotly.js bytes of attnviz's tab's first page."""
     tabs = {}
     for name, url in (("attnviz", f"{app.url}/{pages[-1]}"), ("plain", f"{plain.url}/two")):
         ctx, page, fetched, _, _ = open_tab(browser, url, args.quiet, args.timeout)
-        page.evaluate(CLICKS_JS)
-        cdp = ctx.new_cdp_session(page)
-        cdp.send("Profiler.enable")
-        cdp.send("Profiler.setSamplingInterval", {"interval": 200})
+        cdp = None
+        if args.profile:
+            page.evaluate(CLICKS_JS)
+            cdp = ctx.new_cdp_session(page)
+            cdp.send("Profiler.enable")
+            cdp.send("Profiler.setSamplingInterval", {"interval": 200})
         tabs[name] = (ctx, page, fetched, cdp)
-    flip = 0
-    for _ in range(args.rounds):
-        for p in pages:
-            _, page, fetched, cdp = tabs["attnviz"]
-            a = profiled_switch(page, cdp, fetched, PAGES[p], args.quiet, args.timeout)
-            rows["attnviz"].append({"page": PAGES[p], **a})
-            _, page, fetched, cdp = tabs["plain"]
-            title = PLAIN[("one", "two")[flip % 2]]
-            flip += 1
-            b = profiled_switch(page, cdp, fetched, title, args.quiet, args.timeout)
-            rows["plain"].append({"page": title, **b})
-            print(f"{PAGES[p]:13s} {a}\n{'plain':13s} {b}", flush=True)
-    out["load_after"] = os.getloadavg()
+    plotly = sum(r[2] for r in tabs["attnviz"][2].rows if "vendor/plotly" in r[1])
+    rows: dict[str, list[dict]] = {"attnviz": [], "plain": []}
+    for rnd in range(args.rounds):
+        for i, p in enumerate(pages):
+            titles = {
+                "attnviz": PAGES[p],
+                "plain": PLAIN[("one", "two")[(rnd * len(pages) + i) % 2]],
+            }
+            for name, (_, page, fetched, cdp) in tabs.items():
+                if cdp is None:
+                    r = switch(page, fetched, titles[name], args.quiet, args.timeout)
+                else:
+                    r = profiled_switch(page, cdp, fetched, titles[name], args.quiet, args.timeout)
+                rows[name].append({"page": titles[name], **r})
+                kit.line(f"{name} {titles[name]}", r)
+    for ctx, *_ in tabs.values():
+        ctx.close()
+    return rows, plotly
+
+
+def profile(rows: dict[str, list[dict]]) -> dict:
+    """``--profile``'s medians per app (the main thread's split only from the profiles
+    aligned on the click's marker)."""
+    out: dict = {}
     keys = ("wall", "first_msg", "last_msg", *BUCKETS)
     for name, rs in rows.items():
-        # the main thread's split only from profiles aligned on the click's marker
         good = [r for r in rs if r["aligned"] == "click"] or rs
         out[name] = {
             k: statistics.median(r[k] for r in (rs if k == "wall" else good) if r[k] is not None)
             for k in keys
         }
         out[name]["profiles_aligned_on_the_click"] = len(good)
-        print(
-            f"{name:8s} median "
-            + "  ".join(f"{k} {out[name][k]:.0f}" for k in keys)
-            + f"  ({out[name]['profiles_aligned_on_the_click']} of {len(rs)} profiles split)"
-        )
-    ratio = out["attnviz"]["wall"] / out["plain"]["wall"]
-    print(
-        f"page switch attnviz / plain: {ratio:.2f}x; load {out['load_before']} -> "
-        f"{out['load_after']}"
-    )
-    out["rows"] = rows
-    return out
+        kit.line(f"{name} median", out[name])
+    print(f"page switch attnviz / plain: {out['attnviz']['wall'] / out['plain']['wall']:.2f}x")
+    return out | {"rows": rows}
+
+
+def compared(rows: dict[str, list[dict]], pages: list[str], plotly: int) -> dict:
+    """Every switch's medians, attnviz against the plain app; the bytes of a class of 60."""
+    a, q, med = rows["attnviz"], rows["plain"], kit.median
+    a_bytes, p_bytes = (med(x, "http_bytes") + med(x, "ws_bytes") for x in (a, q))
+    return {
+        "attnviz_ms": round(med(a, "ms")),
+        "plain_ms": round(med(q, "ms")),
+        "ratio": round(med(a, "ms") / med(q, "ms"), 2),
+        "per_page_ms": {
+            PAGES[p]: round(med([r for r in a if r["page"] == PAGES[p]], "ms")) for p in pages
+        },  # fmt: skip
+        "attnviz_script_ms": round(med(a, "script_ms")),
+        "plain_script_ms": round(med(q, "script_ms")),
+        "attnviz_http_bytes": med(a, "http_bytes"),
+        "attnviz_ws_bytes": med(a, "ws_bytes"),
+        "attnviz_plotly_bytes_all_switches": sum(r["plotly_bytes"] for r in a),
+        "plain_http_bytes": med(q, "http_bytes"),
+        "plain_ws_bytes": med(q, "ws_bytes"),
+        "first_page_of_tab_plotly_bytes": plotly,
+        "class_of_60_bytes_per_switch": {"attnviz": CLASS * a_bytes, "plain": CLASS * p_bytes},
+    }
 
 
 def settle(page, quiet: float, timeout: float) -> None:
@@ -392,7 +406,7 @@ def lesson(args: argparse.Namespace, app, browser) -> dict:
 
     ctx, page = kit.tab(browser, (1280, 900), INIT_JS)
     fetched = Fetched(page)
-    out: dict = {"load_before": os.getloadavg(), "lesson": found.slug, "rows": []}
+    out: dict = {"lesson": found.slug, "rows": []}
     for _ in range(args.rounds):
         for i in pairs:
             row = {"from": i + 1, "to": stops[i + 1].page}
@@ -407,14 +421,11 @@ def lesson(args: argparse.Namespace, app, browser) -> dict:
                     switch(page, fetched, title, args.quiet, args.timeout, click)["ms"]
                 )
             out["rows"].append(row)
-            print(f"stop {row['from']:2d} -> {row['to']:13s} next {row['next']:6d} ms"
-                  f"  switch {row['switch']:6d} ms", flush=True)  # fmt: skip
+            kit.line(f"stop {row['from']} -> {row['to']}", row)
     ctx.close()
-    out["load_after"] = os.getloadavg()
     n, w = kit.median(out["rows"], "next"), kit.median(out["rows"], "switch")
     out |= {"next_ms": round(n), "switch_ms": round(w), "ratio": round(n / w, 2)}
-    print(f"lesson stop change / page switch: {n:.0f} / {w:.0f} ms = {n / w:.2f}x; "
-          f"load {out['load_before']} -> {out['load_after']}")  # fmt: skip
+    print(f"lesson stop change / page switch: {n:.0f} / {w:.0f} ms = {n / w:.2f}x")
     return out
 
 
@@ -429,100 +440,30 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quiet", type=float, default=400.0, help="ms without a redraw")
     ap.add_argument("--timeout", type=float, default=90.0)
     ap.add_argument("--json", default=None)
-    ap.add_argument(
-        "--langs", default=None, help="e.g. en,es,zh_CN,ar: the switches per language, no plain app"
-    )
+    ap.add_argument("--langs", help="e.g. en,es,zh_CN,ar: the switches per language, no plain app")
     args = ap.parse_args(argv)
     args.rounds = args.rounds or (3 if args.profile else 5)
     pages = args.pages.split(",")
-    load = os.getloadavg()
-    out: dict[str, Any] = {"load_before": load, "rounds": args.rounds}
-    if args.lesson:
-        with kit.servers(args.app) as (app,), kit.browser() as browser:
-            kit.write_json(args.json, lesson(args, app, browser), say=False)
-        return 0
-    # --langs compares attnviz with itself: no plain app
-    apps = [args.app] if args.langs else [args.app, args.plain]
-    with kit.servers(*apps) as (app, *plain_), kit.browser() as browser:
-        plain = plain_[0] if plain_ else None
-        if args.profile:
-            kit.write_json(args.json, profile(args, pages, app, plain, browser), say=False)
-            return 0
-        if args.langs:
+    out: dict[str, Any] = {"load_before": os.getloadavg(), "rounds": args.rounds}
+    apps = [args.app] if args.langs or args.lesson else [args.app, args.plain]
+    with kit.servers(*apps) as (app, *plain), kit.browser() as browser:
+        if args.lesson:
+            out |= lesson(args, app, browser)
+        elif args.langs:
             out["langs"] = languages(args, pages, app, browser)
-            out["load_after"] = os.getloadavg()
-            print(f"load {load} -> {out['load_after']}")
-            kit.write_json(args.json, out, say=False)
-            return 0
-        # ---- page switches, one tab per app, interleaved
-        a_ctx, a_page, a_fetch, _, a0 = open_tab(
-            browser, f"{app.url}/{pages[-1]}", args.quiet, args.timeout
-        )
-        p_ctx, p_page, p_fetch, _, _ = open_tab(
-            browser, f"{plain.url}/two", args.quiet, args.timeout
-        )
-        first_tab_plotly = sum(r[2] for r in a_fetch.rows if "vendor/plotly" in r[1])
-        switches: dict[str, list[dict]] = {p: [] for p in pages}
-        plain_rows: list[dict] = []
-        flip = 0
-        for _ in range(args.rounds):
-            for p in pages:
-                r = switch(a_page, a_fetch, PAGES[p], args.quiet, args.timeout)
-                switches[p].append(r)
-                target = ("one", "two")[flip % 2]
-                flip += 1
-                q = switch(p_page, p_fetch, PLAIN[target], args.quiet, args.timeout)
-                plain_rows.append(q)
-                print(
-                    f"switch to {PAGES[p]:13s} {r['ms']:7.0f} ms (script {r['script_ms']:5.0f})"
-                    f"{r['http_bytes'] / 1e3:8.1f} kB http  {r['ws_bytes'] / 1e3:7.1f} kB ws"
-                    f"  | plain {q['ms']:6.0f} ms (script {q['script_ms']:5.0f}) "
-                    f"{q['http_bytes'] / 1e3:7.1f} kB http "
-                    f"{q['ws_bytes'] / 1e3:6.1f} kB ws",
-                    flush=True,
-                )
-        a_ctx.close()
-        p_ctx.close()
-        all_a = [r for rows in switches.values() for r in rows]
-        per_page = {PAGES[p]: round(kit.median(rows, "ms")) for p, rows in switches.items()}
-        a_ms, p_ms = kit.median(all_a, "ms"), kit.median(plain_rows, "ms")
-        a_bytes = kit.median(all_a, "http_bytes") + kit.median(all_a, "ws_bytes")
-        p_bytes = kit.median(plain_rows, "http_bytes") + kit.median(plain_rows, "ws_bytes")
-        out["switch"] = {
-            "attnviz_ms": round(a_ms),
-            "plain_ms": round(p_ms),
-            "ratio": round(a_ms / p_ms, 2),
-            "per_page_ms": per_page,
-            "attnviz_script_ms": round(kit.median(all_a, "script_ms")),
-            "plain_script_ms": round(kit.median(plain_rows, "script_ms")),
-            "attnviz_http_bytes": kit.median(all_a, "http_bytes"),
-            "attnviz_ws_bytes": kit.median(all_a, "ws_bytes"),
-            "attnviz_plotly_bytes_all_switches": sum(r["plotly_bytes"] for r in all_a),
-            "plain_http_bytes": kit.median(plain_rows, "http_bytes"),
-            "plain_ws_bytes": kit.median(plain_rows, "ws_bytes"),
-            "first_page_of_tab_plotly_bytes": first_tab_plotly,
-            "class_of_60_bytes_per_switch": {
-                "attnviz": CLASS * a_bytes,
-                "plain": CLASS * p_bytes,
-            },
-        }
+        else:
+            rows, plotly = interleaved(args, pages, app, plain[0], browser)
+            if args.profile:
+                out |= profile(rows)
+            else:
+                out["switch"] = compared(rows, pages, plotly)
+                kit.show(out["switch"])
+                out["switch_rows"] = {
+                    PAGES[p]: [r for r in rows["attnviz"] if r["page"] == PAGES[p]] for p in pages
+                }
+                out["plain_rows"] = rows["plain"]
     out["load_after"] = os.getloadavg()
-    out["switch_rows"] = {PAGES[p]: rows for p, rows in switches.items()}
-    out["plain_rows"] = plain_rows
-    s = out["switch"]
-    print(
-        f"\npage switch median: attnviz {s['attnviz_ms']} ms vs plain {s['plain_ms']} ms "
-        f"({s['ratio']}x); per page {s['per_page_ms']}\n"
-        f"fetched per switch: attnviz {s['attnviz_http_bytes'] / 1e6:.3f} MB http + "
-        f"{s['attnviz_ws_bytes'] / 1e6:.3f} MB ws; plain {s['plain_http_bytes'] / 1e6:.3f} MB"
-        f" http + {s['plain_ws_bytes'] / 1e6:.3f} MB ws; plotly.js in switches: "
-        f"{s['attnviz_plotly_bytes_all_switches']} bytes; first page of the tab: "
-        f"{s['first_page_of_tab_plotly_bytes'] / 1e6:.2f} MB of plotly.js\n"
-        f"class of {CLASS}, one switch: attnviz "
-        f"{s['class_of_60_bytes_per_switch']['attnviz'] / 1e6:.1f} MB, plain "
-        f"{s['class_of_60_bytes_per_switch']['plain'] / 1e6:.1f} MB served"
-    )
-    print(f"load {load} -> {out['load_after']}")
+    print(f"load {out['load_before']} -> {out['load_after']}")
     kit.write_json(args.json, out, say=False)
     return 0
 
