@@ -26,8 +26,9 @@ from attnviz.ui import pages as ui_pages
 
 #: url path -> the sidebar link's title (the pages table's), for the pages switched between;
 #: the first page of the table is at "".
+FIRST = ui_pages.PAGES[0].slug
 PAGES = {
-    ("" if slug == ui_pages.PAGES[0].slug else slug): ui_pages.page(slug).title
+    ("" if slug == FIRST else slug): ui_pages.page(slug).title
     for slug in ("playground", "multi_head", "step_by_step", "masking")
 }
 PLAIN = {"one": "Page one", "two": "Page two"}
@@ -131,41 +132,22 @@ def switch(
 
 
 def languages(args, pages: list[str], app, browser) -> dict:
-    """``--langs``: the same switches in one tab per language (``?lang=``, kept across pages
-    by the app), interleaved page by page, the languages' order reversed every other round,
-    so that the machine's load falls on each alike (issue 45: no slower than English). Per
-    language: the median switch, script and bytes, and the median of the per-switch ratios
-    to the first language (the same round and page)."""
+    """``--langs``: the same switches in one tab per language (``?lang=``), the languages'
+    order reversed every other round (issue 45). Per language: the medians, and the median
+    of the per-switch ratios to the first language (the same round and page)."""
     from attnviz import i18n
 
-    codes = args.langs.split(",")
-    titles: dict[str, dict[str, str]] = {}
+    codes, titles = args.langs.split(","), {}
     for code in codes:
         with i18n.use(code):
             titles[code] = {
                 p: ui_pages.page(p or ui_pages.PAGES[0].slug).shown_title for p in pages
             }
-    tabs = {}
-    for code in codes:
-        query = "" if code == i18n.SOURCE else f"?lang={code}"
-        ctx, page, fetched, _, _ = open_tab(
-            browser, f"{app.url}/{pages[-1]}{query}", args.quiet, args.timeout
-        )
-        tabs[code] = (ctx, page, fetched)
-    rows: dict[str, list[dict]] = {code: [] for code in codes}
-    for rnd in range(args.rounds):
-        for p in pages:
-            for code in codes if rnd % 2 == 0 else codes[::-1]:
-                _, page, fetched = tabs[code]
-                r = switch(page, fetched, titles[code][p], args.quiet, args.timeout)
-                rows[code].append({**r, "round": rnd, "page": p})
-                kit.line(f"{code} {PAGES[p]}", r)
-    for ctx, _, _ in tabs.values():
-        ctx.close()
-    first = codes[0]
+    urls = {c: f"{app.url}/{pages[-1]}" + ("" if c == i18n.SOURCE else f"?lang={c}") for c in codes}
+    rows, _ = interleaved(args, browser, urls, lambda c, p, _: titles[c][p], pages)
     out: dict[str, Any] = {}
     for code in codes:
-        ratios = [r["ms"] / r0["ms"] for r, r0 in zip(rows[code], rows[first], strict=True)]
+        ratios = [r["ms"] / r0["ms"] for r, r0 in zip(rows[code], rows[codes[0]], strict=True)]
         out[code] = {
             "ms": round(kit.median(rows[code], "ms")),
             "script_ms": round(kit.median(rows[code], "script_ms")),
@@ -173,15 +155,15 @@ def languages(args, pages: list[str], app, browser) -> dict:
             "http_bytes": kit.median(rows[code], "http_bytes"),
             "ratio_ms": round(statistics.median(ratios), 3),
             "ratio_range": [round(min(ratios), 2), round(max(ratios), 2)],
-            "per_page_ms": {
-                PAGES[p]: round(kit.median([r for r in rows[code] if r["page"] == p], "ms"))
-                for p in pages
-            },
+            "per_page_ms": per_page(rows[code], pages),
             "rows": rows[code],
         }
-    for code, o in out.items():
-        kit.line(f"{code} x{o['ratio_ms']} {o['ratio_range']}", o)
+        kit.line(f"{code} x{out[code]['ratio_ms']} {out[code]['ratio_range']}", out[code])
     return out
+
+
+def per_page(rows: list[dict], pages: list[str]) -> dict[str, int]:
+    return {PAGES[p]: round(kit.median([r for r in rows if r["page"] == p], "ms")) for p in pages}
 
 
 BUCKETS = ("plotly", "board", "streamlit", "gc", "other", "idle")
@@ -296,12 +278,13 @@ def marker_time(profile: dict) -> float | None:
     return None
 
 
-def interleaved(args, pages: list[str], app, plain, browser) -> tuple[dict, int]:
-    """One tab per app: each round a switch to every page of ``pages``, each followed by a
-    switch between the plain app's two pages (``--profile``: each under CDP ``Profiler``).
-    The rows per app, and the plotly.js bytes of attnviz's tab's first page."""
+def interleaved(args, browser, urls: dict[str, str], title, pages: list[str]) -> tuple:
+    """One tab per ``urls`` entry; each round, for each of ``pages``, a switch in every tab
+    (to ``title(tab, page, switch index)``; ``--langs``: the tabs' order reversed every other
+    round; ``--profile``: under CDP ``Profiler``). The rows per tab, and the plotly.js bytes
+    of each tab's first page."""
     tabs = {}
-    for name, url in (("attnviz", f"{app.url}/{pages[-1]}"), ("plain", f"{plain.url}/two")):
+    for name, url in urls.items():
         ctx, page, fetched, _, _ = open_tab(browser, url, args.quiet, args.timeout)
         cdp = None
         if args.profile:
@@ -310,21 +293,20 @@ def interleaved(args, pages: list[str], app, plain, browser) -> tuple[dict, int]
             cdp.send("Profiler.enable")
             cdp.send("Profiler.setSamplingInterval", {"interval": 200})
         tabs[name] = (ctx, page, fetched, cdp)
-    plotly = sum(r[2] for r in tabs["attnviz"][2].rows if "vendor/plotly" in r[1])
-    rows: dict[str, list[dict]] = {"attnviz": [], "plain": []}
+    plotly = {n: sum(r[2] for r in t[2].rows if "vendor/plotly" in r[1]) for n, t in tabs.items()}
+    rows: dict[str, list[dict]] = {name: [] for name in urls}
+    names = list(urls)
     for rnd in range(args.rounds):
         for i, p in enumerate(pages):
-            titles = {
-                "attnviz": PAGES[p],
-                "plain": PLAIN[("one", "two")[(rnd * len(pages) + i) % 2]],
-            }
-            for name, (_, page, fetched, cdp) in tabs.items():
+            for name in names if rnd % 2 == 0 or not args.langs else names[::-1]:
+                _, page, fetched, cdp = tabs[name]
+                t = title(name, p, rnd * len(pages) + i)
                 if cdp is None:
-                    r = switch(page, fetched, titles[name], args.quiet, args.timeout)
+                    r = switch(page, fetched, t, args.quiet, args.timeout)
                 else:
-                    r = profiled_switch(page, cdp, fetched, titles[name], args.quiet, args.timeout)
-                rows[name].append({"page": titles[name], **r})
-                kit.line(f"{name} {titles[name]}", r)
+                    r = profiled_switch(page, cdp, fetched, t, args.quiet, args.timeout)
+                rows[name].append({"page": p, "title": t, "round": rnd, **r})
+                kit.line(f"{name} {t}", r)
     for ctx, *_ in tabs.values():
         ctx.close()
     return rows, plotly
@@ -355,9 +337,7 @@ def compared(rows: dict[str, list[dict]], pages: list[str], plotly: int) -> dict
         "attnviz_ms": round(med(a, "ms")),
         "plain_ms": round(med(q, "ms")),
         "ratio": round(med(a, "ms") / med(q, "ms"), 2),
-        "per_page_ms": {
-            PAGES[p]: round(med([r for r in a if r["page"] == PAGES[p]], "ms")) for p in pages
-        },  # fmt: skip
+        "per_page_ms": per_page(a, pages),
         "attnviz_script_ms": round(med(a, "script_ms")),
         "plain_script_ms": round(med(q, "script_ms")),
         "attnviz_http_bytes": med(a, "http_bytes"),
@@ -389,7 +369,7 @@ def lesson(args: argparse.Namespace, app, browser) -> dict:
     from attnviz.classroom import lessons
 
     (found,) = [x for x in lessons.shipped() if x.slug == args.lesson]
-    stops, first = found.stops, ui_pages.PAGES[0].slug
+    stops = found.stops
     charted = set(PAGES.values()) | {ui_pages.page("permutation").title}
     pairs = [
         i for i in range(len(stops) - 1)
@@ -401,7 +381,7 @@ def lesson(args: argparse.Namespace, app, browser) -> dict:
         params = dict(stops[i].settings) | (
             {"lesson": found.slug, "stop": str(i + 1)} if tour else {}
         )
-        path = "" if stops[i].page == first else stops[i].page
+        path = "" if stops[i].page == FIRST else stops[i].page
         return f"{app.url}/{path}?{urlencode(params)}"
 
     ctx, page = kit.tab(browser, (1280, 900), INIT_JS)
@@ -452,14 +432,19 @@ def main(argv: list[str] | None = None) -> int:
         elif args.langs:
             out["langs"] = languages(args, pages, app, browser)
         else:
-            rows, plotly = interleaved(args, pages, app, plain[0], browser)
+            urls = {"attnviz": f"{app.url}/{pages[-1]}", "plain": f"{plain[0].url}/two"}
+
+            def title(name: str, p: str, k: int) -> str:
+                return PAGES[p] if name == "attnviz" else PLAIN[("one", "two")[k % 2]]
+
+            rows, plotly = interleaved(args, browser, urls, title, pages)
             if args.profile:
                 out |= profile(rows)
             else:
-                out["switch"] = compared(rows, pages, plotly)
+                out["switch"] = compared(rows, pages, plotly["attnviz"])
                 kit.show(out["switch"])
                 out["switch_rows"] = {
-                    PAGES[p]: [r for r in rows["attnviz"] if r["page"] == PAGES[p]] for p in pages
+                    PAGES[p]: [r for r in rows["attnviz"] if r["page"] == p] for p in pages
                 }
                 out["plain_rows"] = rows["plain"]
     out["load_after"] = os.getloadavg()
