@@ -142,29 +142,29 @@ def _tag(phone: Phone) -> dict[str, str]:
     return {TAG_HEADER: f"{phone.i}.{len(phone.sent) - 1}"}
 
 
-def _note_replica(phone: Phone, resp: aiohttp.ClientResponse) -> None:
-    cookie = resp.cookies.get(COOKIE)
-    if cookie is not None and cookie.value:
-        phone.replica = cookie.value
-
-
-async def _get(run: Run, phone: Phone, url: str, kind: str, timeout: float = REQUEST_TIMEOUT_S):
-    """GET ``url``: (status, decoded body, wire bytes)."""
+async def _get(run: Run, phone: Phone, url: str, kind: str, timeout: float = REQUEST_TIMEOUT_S,
+               body: dict | None = None):  # fmt: skip
+    """GET ``url``, or POST ``body`` as JSON from the page's origin: (status, decoded body,
+    wire bytes, Retry-After s); the replica HAProxy's cookie names noted."""
     run.requests[kind] += 1
     assert phone.session is not None
-    headers = _tag(phone)
-    async with phone.session.get(
-        url, headers=headers, timeout=aiohttp.ClientTimeout(total=timeout)
-    ) as resp:
+    headers = _tag(phone) | ({} if body is None else {"Origin": run.base})
+    async with phone.session.request(
+        "GET" if body is None else "POST", url, json=body, headers=headers,
+        timeout=aiohttp.ClientTimeout(total=timeout),
+    ) as resp:  # fmt: skip
         raw = await resp.read()
-        _note_replica(phone, resp)
-        return resp.status, _decode(resp, raw), _wire_bytes(resp, raw)
+        cookie = resp.cookies.get(COOKIE)
+        if cookie is not None and cookie.value:
+            phone.replica = cookie.value
+        wait = float(resp.headers.get("Retry-After") or 0)
+        return resp.status, _decode(resp, raw), _wire_bytes(resp, raw), wait
 
 
 async def _join_once(run: Run, phone: Phone) -> None:
     """What a browser does with the join link: the page, its two files, then the script's
     first two requests (state and mine) side by side."""
-    status, page, n = await _get(run, phone, f"{run.base}/join?class={run.code}", "page")
+    status, page, n, _ = await _get(run, phone, f"{run.base}/join?class={run.code}", "page")
     if status != 200:
         raise RuntimeError(f"page {status}")
     requests, size = 1, n
@@ -175,11 +175,11 @@ async def _join_once(run: Run, phone: Phone) -> None:
         raise RuntimeError("page without its student id or its two files")
     phone.student = m.group(1)
     files = await asyncio.gather(*(_get(run, phone, f"{run.base}/{a}", "static") for a in assets))
-    for status, _, n in files:
+    for status, _, n, _ in files:
         if status != 200:
             raise RuntimeError(f"static file {status}")
         requests, size = requests + 1, size + n
-    (s1, state, n1), (s2, _, n2) = await asyncio.gather(
+    (s1, state, n1, _), (s2, _, n2, _) = await asyncio.gather(
         _get(run, phone, f"{run.api}/state?since=", "state"),
         _get(run, phone, f"{run.api}/mine?student={phone.student}", "mine"),
     )
@@ -212,7 +212,7 @@ async def follow(run: Run, phone: Phone) -> None:
     while not run.stop.is_set():
         url = f"{run.api}/state?since={phone.version}"
         try:
-            status, body, _ = await _get(run, phone, url, "poll", POLL_TIMEOUT_S)
+            status, body, *_ = await _get(run, phone, url, "poll", POLL_TIMEOUT_S)
         except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
             status, body = None, type(exc).__name__
         if status == 200:
@@ -236,27 +236,14 @@ async def follow(run: Run, phone: Phone) -> None:
 
 async def _post(run: Run, phone: Phone, body: dict) -> tuple[int | None, dict, float]:
     """One POST of an answer: (status or None for a network error, JSON, Retry-After)."""
-    run.requests["answer"] += 1
-    assert phone.session is not None
-    # the page's own origin: http://127.0.0.1:PORT (the Host)
-    headers = {"Origin": run.base, **_tag(phone)}
     try:
-        async with phone.session.post(
-            f"{run.api}/answer",
-            json=body,
-            headers=headers,
-            timeout=aiohttp.ClientTimeout(total=REQUEST_TIMEOUT_S),
-        ) as resp:
-            raw = await resp.read()
-            _note_replica(phone, resp)
-            try:
-                data = json.loads(_decode(resp, raw))
-            except ValueError:
-                data = {}
-            wait = float(resp.headers.get("Retry-After") or 0)
-            return resp.status, data, wait
-    except (aiohttp.ClientError, TimeoutError) as exc:
+        status, raw, _, wait = await _get(run, phone, f"{run.api}/answer", "answer", body=body)
+    except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
         return None, {"error": type(exc).__name__}, 0.0
+    try:
+        return status, json.loads(raw), wait
+    except ValueError:
+        return status, {}, wait
 
 
 async def answer(run: Run, phone: Phone, item: int, text: str, right: bool) -> None:
@@ -342,7 +329,7 @@ async def reload_mine(run: Run, phone: Phone) -> bool:
     url = f"{run.api}/mine?student={phone.student}"
     for attempt in range(3):
         try:
-            status, body, _ = await _get(run, phone, url, "mine")
+            status, body, *_ = await _get(run, phone, url, "mine")
         except (aiohttp.ClientError, TimeoutError, ValueError):
             status, body = None, b""
         if status == 200:
