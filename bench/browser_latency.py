@@ -1,22 +1,9 @@
-"""Slider latency in a real browser: key press on a slider -> rerun done -> last redraw.
+"""Slider latency in a real browser: key press on a slider -> rerun done -> last redraw,
+attnviz against ``bench/bare_app.py`` (docs/benchmarks.md; the guard runs the first two).
 
-Starts ``app.py`` and the bare comparison app ``bench/bare_app.py`` (three plain heatmaps
-per head, the same controls and engine), opens each page and configuration in headless
-Chromium and presses ArrowRight on the ``N`` slider's thumb (``PATH@KEY``: that page's
-slider ``KEY``; ``--select head``: a selectbox, typed then Enter) ``--moves`` times. Per
-move, in the page's clock: ``script`` (keydown -> ``script_finished`` arrived and the app
-not running), ``drawn`` (the last plotly redraw, then ``--quiet`` ms without one), ``in
-view`` (the last redraw of a chart in the viewport), ``charts`` (the same, whether before
-or after the rerun's end), ``kb`` (websocket bytes) and ``redrawn in view`` (a count).
-
-    python bench/browser_latency.py                  # defaults and N=64, D=64, heads=8
     python bench/browser_latency.py --pages ",multi_head,step_by_step" --configs defaults
     python bench/browser_latency.py --pages "" --select head --bare-slider \
         --configs "defaults,N16_H4=N=16&D=32&heads=4"
-    python bench/browser_latency.py --pages ",learned@lr_step" \
-        --configs "induction0=task=induction&step=0"
-
-Targets: docs/benchmarks.md (the guard, bench/gestures.py, runs the first two).
 """
 
 from __future__ import annotations
@@ -257,16 +244,7 @@ def measure(
         "p90_drawn_ms": round(sorted(r["drawn_ms"] for r in rows)[int(0.9 * (len(rows) - 1))], 1),
         "rows": rows,
     }
-    print(
-        f"{label:34s} N {out['N']:>9s} plots {nplots:3d}  sent {med['sent_ms']:4.0f} "
-        f"msgs {med['first_msg_ms']:4.0f}..{med['last_msg_ms']:4.0f}  "
-        f"script {med['script_ms']:6.0f} ms  charts {med['charts_ms']:6.0f} ms  "
-        f"in view {med['view_ms']:6.0f} ms  "
-        f"drawn {med['drawn_ms']:6.0f} ms "
-        f"(p90 {out['p90_drawn_ms']:6.0f})  {med['kb']:7.1f} KB/move  "
-        f"redrawn in view {med['redrawn_in_view']:.0f}/{med['in_view']:.0f}",
-        flush=True,
-    )
+    kit.line(f"{label} N {out['N']}", {"plots": nplots, **med, "p90_drawn_ms": out["p90_drawn_ms"]})
     return out
 
 
@@ -299,32 +277,13 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--app", default="serve.py", help="attnviz as scripts/run.sh serves it")
     ap.add_argument("--bare", default=kit.BARE_APP)
-    ap.add_argument(
-        "--pages", default=",multi_head", help="url paths of app pages ('' = home/playground)"
-    )
-    ap.add_argument(
-        "--configs",
-        default=",".join(CONFIGS),
-        help=f"names from {CONFIGS} or NAME=QUERY, e.g. big=N=128&D=64",
-    )
+    ap.add_argument("--pages", default=",multi_head", help="url paths ('' = the playground)")
+    ap.add_argument("--configs", default=",".join(CONFIGS), help=f"of {CONFIGS} or NAME=QUERY")
     ap.add_argument("--key", default="N", help="widget key of the slider to move")
-    ap.add_argument(
-        "--select",
-        help="widget key of a selectbox to step instead (e.g. query, head; a fragment rerun "
-        "on the playground); the bare page is skipped",
-    )
-    ap.add_argument(
-        "--bare-slider",
-        action="store_true",
-        help="with --select: also time the bare page's --key slider, interleaved (the "
-        "plain app's redraw that a head change is compared with)",
-    )
+    ap.add_argument("--select", help="widget key of a selectbox to step instead (no bare page)")
+    ap.add_argument("--bare-slider", action="store_true", help="with --select: the bare's --key")
     ap.add_argument("--moves", type=int, default=12)
-    ap.add_argument(
-        "--viewport",
-        default="1600x1000",
-        help="browser window WxH; a tall one (1600x4000) puts every chart in view",
-    )
+    ap.add_argument("--viewport", default="1600x1000", help="WxH (1600x4000: every chart in view)")
     ap.add_argument("--warmup", type=int, default=2)
     ap.add_argument("--pause", type=float, default=0.2, help="seconds between moves")
     ap.add_argument("--quiet", type=float, default=300.0, help="ms without redraws = done")

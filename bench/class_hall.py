@@ -1,27 +1,9 @@
-"""A lecture hall of phones on the live class's light page (issue 31): simulated phones,
-each an aiohttp client doing what ``attnviz/classroom/web/static/student.js`` does.
-
-A phone (own connections and cookies) opens ``/join?class=CODE``, fetches the page's
-script and style sheet, asks ``state`` and ``mine``, long-polls ``state?since=V`` and
-answers ``--questions`` at random moments of the ``--window`` (``POST answer`` with a
-client id, sent again on a network error, 429 or 5xx; ~60% right; a nickname each).
-
-Phases, each bounded (the whole run by ``--max-run``): the servers' CPU with no phone
-(``--baseline`` s); joins over ``--ramp`` s, the answers, the teacher's tally read every
-``--tally-every`` s; once half the answers are acknowledged, with replicas the replica
-holding the most requests (HAProxy's stats) is killed, then question 1 revealed and the
-time until each phone's poll brings it measured (phones the kill reached apart, found in
-HAProxy's log by the ``X-Bench-Request`` tag); ``--idle`` s of polls on a quiet class (CPU
-per phone), a second reveal; the store checked (every acknowledged answer stored once,
-with its nickname; ``mine`` gives each phone its answers back).
+"""A lecture hall of simulated phones on the live class's light page (issue 31), each an
+aiohttp client doing what ``attnviz/classroom/web/static/student.js`` does; the phases and
+figures: docs/benchmarks.md, "A lecture hall of 300 on one container".
 
     python bench/class_hall.py --phones 300 --questions 8 --window 120
     python bench/class_hall.py --replicas 3 --postgres --phones 1000
-    python bench/class_hall.py --phones 20 --questions 2 --window 8 --idle 5 --json o.json
-
-One server: ``streamlit run serve.py`` on SQLite. Replicas: on a throwaway PostgreSQL
-(bench/pgcluster.py) behind Debian's haproxy with ``deploy/haproxy.cfg`` on loopback
-(bench/hall.py). The client shares the machine: its CPU and event-loop lag are reported.
 """
 
 from __future__ import annotations
@@ -70,9 +52,6 @@ ACCEPT_ENCODING = "gzip, deflate"  # what the client can decode (no brotli here)
 COOKIE, TAG_HEADER, SECRET_ENV = hall.COOKIE, hall.TAG_HEADER, hall.SECRET_ENV
 _ASSET = re.compile(r'(?:href|src)="(join/static/[^"]+)"')
 _STUDENT = re.compile(r'data-student="([A-Za-z0-9]+)"')
-
-
-# --------------------------------------------------------------------------- the phones
 
 
 @dataclass
@@ -163,29 +142,29 @@ def _tag(phone: Phone) -> dict[str, str]:
     return {TAG_HEADER: f"{phone.i}.{len(phone.sent) - 1}"}
 
 
-def _note_replica(phone: Phone, resp: aiohttp.ClientResponse) -> None:
-    cookie = resp.cookies.get(COOKIE)
-    if cookie is not None and cookie.value:
-        phone.replica = cookie.value
-
-
-async def _get(run: Run, phone: Phone, url: str, kind: str, timeout: float = REQUEST_TIMEOUT_S):
-    """GET ``url``: (status, decoded body, wire bytes)."""
+async def _get(run: Run, phone: Phone, url: str, kind: str, timeout: float = REQUEST_TIMEOUT_S,
+               body: dict | None = None):  # fmt: skip
+    """GET ``url``, or POST ``body`` as JSON from the page's origin: (status, decoded body,
+    wire bytes, Retry-After s); the replica HAProxy's cookie names noted."""
     run.requests[kind] += 1
     assert phone.session is not None
-    headers = _tag(phone)
-    async with phone.session.get(
-        url, headers=headers, timeout=aiohttp.ClientTimeout(total=timeout)
-    ) as resp:
+    headers = _tag(phone) | ({} if body is None else {"Origin": run.base})
+    async with phone.session.request(
+        "GET" if body is None else "POST", url, json=body, headers=headers,
+        timeout=aiohttp.ClientTimeout(total=timeout),
+    ) as resp:  # fmt: skip
         raw = await resp.read()
-        _note_replica(phone, resp)
-        return resp.status, _decode(resp, raw), _wire_bytes(resp, raw)
+        cookie = resp.cookies.get(COOKIE)
+        if cookie is not None and cookie.value:
+            phone.replica = cookie.value
+        wait = float(resp.headers.get("Retry-After") or 0)
+        return resp.status, _decode(resp, raw), _wire_bytes(resp, raw), wait
 
 
 async def _join_once(run: Run, phone: Phone) -> None:
     """What a browser does with the join link: the page, its two files, then the script's
     first two requests (state and mine) side by side."""
-    status, page, n = await _get(run, phone, f"{run.base}/join?class={run.code}", "page")
+    status, page, n, _ = await _get(run, phone, f"{run.base}/join?class={run.code}", "page")
     if status != 200:
         raise RuntimeError(f"page {status}")
     requests, size = 1, n
@@ -196,11 +175,11 @@ async def _join_once(run: Run, phone: Phone) -> None:
         raise RuntimeError("page without its student id or its two files")
     phone.student = m.group(1)
     files = await asyncio.gather(*(_get(run, phone, f"{run.base}/{a}", "static") for a in assets))
-    for status, _, n in files:
+    for status, _, n, _ in files:
         if status != 200:
             raise RuntimeError(f"static file {status}")
         requests, size = requests + 1, size + n
-    (s1, state, n1), (s2, _, n2) = await asyncio.gather(
+    (s1, state, n1, _), (s2, _, n2, _) = await asyncio.gather(
         _get(run, phone, f"{run.api}/state?since=", "state"),
         _get(run, phone, f"{run.api}/mine?student={phone.student}", "mine"),
     )
@@ -233,7 +212,7 @@ async def follow(run: Run, phone: Phone) -> None:
     while not run.stop.is_set():
         url = f"{run.api}/state?since={phone.version}"
         try:
-            status, body, _ = await _get(run, phone, url, "poll", POLL_TIMEOUT_S)
+            status, body, *_ = await _get(run, phone, url, "poll", POLL_TIMEOUT_S)
         except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
             status, body = None, type(exc).__name__
         if status == 200:
@@ -257,27 +236,14 @@ async def follow(run: Run, phone: Phone) -> None:
 
 async def _post(run: Run, phone: Phone, body: dict) -> tuple[int | None, dict, float]:
     """One POST of an answer: (status or None for a network error, JSON, Retry-After)."""
-    run.requests["answer"] += 1
-    assert phone.session is not None
-    # the page's own origin: http://127.0.0.1:PORT (the Host)
-    headers = {"Origin": run.base, **_tag(phone)}
     try:
-        async with phone.session.post(
-            f"{run.api}/answer",
-            json=body,
-            headers=headers,
-            timeout=aiohttp.ClientTimeout(total=REQUEST_TIMEOUT_S),
-        ) as resp:
-            raw = await resp.read()
-            _note_replica(phone, resp)
-            try:
-                data = json.loads(_decode(resp, raw))
-            except ValueError:
-                data = {}
-            wait = float(resp.headers.get("Retry-After") or 0)
-            return resp.status, data, wait
-    except (aiohttp.ClientError, TimeoutError) as exc:
+        status, raw, _, wait = await _get(run, phone, f"{run.api}/answer", "answer", body=body)
+    except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
         return None, {"error": type(exc).__name__}, 0.0
+    try:
+        return status, json.loads(raw), wait
+    except ValueError:
+        return status, {}, wait
 
 
 async def answer(run: Run, phone: Phone, item: int, text: str, right: bool) -> None:
@@ -363,7 +329,7 @@ async def reload_mine(run: Run, phone: Phone) -> bool:
     url = f"{run.api}/mine?student={phone.student}"
     for attempt in range(3):
         try:
-            status, body, _ = await _get(run, phone, url, "mine")
+            status, body, *_ = await _get(run, phone, url, "mine")
         except (aiohttp.ClientError, TimeoutError, ValueError):
             status, body = None, b""
         if status == 200:
@@ -380,9 +346,6 @@ async def loop_lag(run: Run, every: float = 0.1) -> None:
         await asyncio.sleep(every)
         now = time.monotonic()
         run.lag.append((now, now - t - every))
-
-
-# --------------------------------------------------------------------------- the servers
 
 
 def project_proxy(ports: list[int]) -> tuple[hall.HAProxy, str]:
@@ -527,14 +490,7 @@ def cpu_delta(before: dict[int, float], after: dict[int, float]) -> float:
     return sum(after[pid] - before[pid] for pid in after if pid in before)
 
 
-def _busy_seconds() -> float:
-    t = psutil.cpu_times()
-    return sum(getattr(t, f, 0.0) for f in ("user", "nice", "system", "irq", "softirq", "steal"))
-
-
-def _own_seconds() -> float:
-    t = psutil.Process().cpu_times()
-    return t.user + t.system
+BUSY = ("user", "nice", "system", "irq", "softirq", "steal")  # psutil.cpu_times(): not idle
 
 
 class Meter:
@@ -543,15 +499,24 @@ class Meter:
 
     def __init__(self, servers: Servers) -> None:
         self.servers = servers
-        self.t, self.busy, self.own = time.monotonic(), _busy_seconds(), _own_seconds()
-        self.srv = cpu_seconds(servers.processes())
-        self.oth = cpu_seconds(servers.others())
+        self.t, self.start = time.monotonic(), self._now()
+
+    def _now(self) -> tuple[float, float, dict[int, float], dict[int, float]]:
+        t, me = psutil.cpu_times(), psutil.Process().cpu_times()
+        busy = sum(
+            getattr(t, f, 0.0) for f in ("user", "nice", "system", "irq", "softirq", "steal")
+        )
+        procs = (cpu_seconds(self.servers.processes()), cpu_seconds(self.servers.others()))
+        return busy, me.user + me.system, *procs
+
+    def seconds(self) -> tuple[float, float, float, float, float]:
+        """Wall, machine busy, client, servers and HAProxy+PostgreSQL CPU seconds so far."""
+        (b0, o0, s0, h0), (b1, o1, s1, h1) = self.start, self._now()
+        wall = max(time.monotonic() - self.t, 1e-6)
+        return wall, b1 - b0, o1 - o0, cpu_delta(s0, s1), cpu_delta(h0, h1)
 
     def read(self) -> dict[str, float]:
-        wall = max(time.monotonic() - self.t, 1e-6)
-        busy, own = _busy_seconds() - self.busy, _own_seconds() - self.own
-        srv = cpu_delta(self.srv, cpu_seconds(self.servers.processes()))
-        oth = cpu_delta(self.oth, cpu_seconds(self.servers.others()))
+        wall, busy, own, srv, oth = self.seconds()
         return {
             "wall_s": round(wall, 2),
             "machine": round(busy / wall, 2),
@@ -561,9 +526,6 @@ class Meter:
             "proxy_db": round(oth / wall, 2),
             "rest": round(max(0.0, busy - own - srv - oth) / wall, 2),
         }
-
-
-# --------------------------------------------------------------------------- the class
 
 
 async def reveal(run: Run, servers: Servers, key: str, item: int, phones: list[Phone]) -> dict:
@@ -691,14 +653,10 @@ async def idle_phase(run: Run, servers: Servers, phones: list[Phone], base: floa
     """``--idle`` s of long polls on a class where nothing changes: CPU per phone, gross
     and net of ``base`` (ms of CPU per second of one server process with no phone)."""
     await asyncio.sleep(2.0)  # the last answers' requests are over
-    polls0 = run.requests["poll"]
-    s0, o0, c0 = cpu_seconds(servers.processes()), cpu_seconds(servers.others()), _own_seconds()
-    t0 = time.monotonic()
+    polls0, meter = run.requests["poll"], Meter(servers)
     await asyncio.sleep(run.args.idle)
-    wall = time.monotonic() - t0
-    s1, o1, c1 = cpu_seconds(servers.processes()), cpu_seconds(servers.others()), _own_seconds()
+    wall, _, own, server_cpu, other = meter.seconds()
     live = sum(p.join_s is not None for p in phones)
-    server_cpu = cpu_delta(s0, s1)
     return {
         "seconds": round(wall, 1),
         "phones": live,
@@ -707,19 +665,18 @@ async def idle_phase(run: Run, servers: Servers, phones: list[Phone], base: floa
         "net_ms_per_phone_per_s": round(
             (server_cpu * 1000 / wall - base * len(servers.processes())) / max(live, 1), 4
         ),
-        "proxy_db_cpu_s": round(cpu_delta(o0, o1), 3),
+        "proxy_db_cpu_s": round(other, 3),
         "polls_answered": run.requests["poll"] - polls0,
-        "client_cpu_share": round((c1 - c0) / wall, 3),
+        "client_cpu_share": round(own / wall, 3),
     }
 
 
 async def baseline(servers: Servers, seconds: float) -> dict:
     if seconds <= 0:
         return {}
-    procs = servers.processes()
-    s0 = cpu_seconds(procs)
+    procs, meter = servers.processes(), Meter(servers)
     await asyncio.sleep(seconds)
-    cpu = cpu_delta(s0, cpu_seconds(procs)) * 1000 / seconds
+    cpu = meter.seconds()[3] * 1000 / seconds
     return {
         "seconds": seconds,
         "server_cpu_ms_per_s": round(cpu, 3),
@@ -769,8 +726,7 @@ async def run_class(args: argparse.Namespace, servers: Servers) -> dict:
     total = args.phones * args.questions
     lag = asyncio.create_task(loop_lag(run))
     out: dict = {"baseline": await baseline(servers, args.baseline)}
-    me = psutil.Process()
-    c0, w0, s0 = me.cpu_times(), time.monotonic(), cpu_seconds(servers.processes())
+    run_meter = Meter(servers)
     run.t0 = time.monotonic() + 0.5
     window_end = run.t0 + args.window
     order = list(range(args.phones))
@@ -806,8 +762,7 @@ async def run_class(args: argparse.Namespace, servers: Servers) -> dict:
     for t in tasks:
         t.cancel()
     lag.cancel()
-    wall = time.monotonic() - w0
-    c1 = me.cpu_times()
+    wall, _, client_cpu, server_cpu, _ = run_meter.seconds()
     out["store"] = await asyncio.to_thread(verify, servers, code, key, phones)
     out["store"]["mine_mismatch"] = sum(not ok for ok in mine_ok)
     if run.killed_wall is not None:
@@ -820,8 +775,7 @@ async def run_class(args: argparse.Namespace, servers: Servers) -> dict:
         elif r:
             r.pop("_t")
     out.update(_figures(run, phones, tallies))
-    out["server_cpu_s"] = round(cpu_delta(s0, cpu_seconds(servers.processes())), 1)
-    client_cpu = c1.user + c1.system - c0.user - c0.system
+    out["server_cpu_s"] = round(server_cpu, 1)
     out["client"] = {
         "cpu_s": round(client_cpu, 1),
         "wall_s": round(wall, 1),
@@ -879,119 +833,6 @@ def _figures(run: Run, phones: list[Phone], tallies: list[float]) -> dict:
     return out
 
 
-# --------------------------------------------------------------------------- report
-
-
-def _fmt(s: dict, unit: str = "s") -> str:
-    if not s or s.get("p50") is None:
-        return "-"
-    return f"{s['p50']} / {s['p95']} / {s['max']} {unit} (n={s['n']})"
-
-
-def _cores(c: dict) -> str:
-    return (
-        f"{c['machine']} busy of 2 in {c['wall_s']} s: client {c['client']}, servers "
-        f"{c['servers']}, haproxy+postgres {c['proxy_db']}, other processes {c['rest']}"
-    )
-
-
-def _reveal_lines(name: str, r: dict | None) -> list[tuple[str, str]]:
-    if not r:
-        return []
-    lines = [
-        (f"{name}: all phones p50/p95/max", f"{_fmt(r['s'])}, missed {r['missed']}"),
-        (
-            f"{name}: cores, client lag",
-            f"{_cores(r['cpu'])}; client loop late by up to {r['client_lag_max_ms']} ms; "
-            f"reveal stored in {r['store_ms']} ms, from then {_fmt(r['after_stored_s'])}",
-        ),
-    ]
-    for part in ("moved", "others"):
-        if part in r:
-            g = r[part]
-            lines.append(
-                (f"{name}: {part} ({g['phones']} phones)", f"{_fmt(g['s'])}, missed {g['missed']}")
-            )
-    return lines
-
-
-def report(res: dict) -> str:
-    st, idle, cl, jb = res["store"], res["idle"], res["client"], res["join_bytes"]
-    rows = [
-        ("scenario", res["scenario"]),
-        ("when, machine", f"{res['date']}, {res['cores']} cores, load {res['load_before']}"),
-        ("phones joined", f"{res['joined']} of {res['phones']} (ramp {res['ramp_s']} s)"),
-        ("join p50/p95/max", _fmt(res["join_s"])),
-        ("cores while joining", _cores(res["cpu"]["join"])),
-        (
-            "servers' CPU per operation",
-            f"{res['server_cpu_ms']['per_join']} ms per join, {res['server_cpu_ms']['per_check']}"
-            f" ms per check (with the polls and the tally meanwhile), "
-            f"{res['server_cpu_ms']['per_phone_at_reveal']} ms per phone at the reveal",
-        ),
-        (
-            "per join: requests, bytes",
-            f"{res['join_requests']}, {jb['mean']} B (max {jb['max']})",
-        ),
-        ("checks, p50/p95/max", f"{res['checks']}: {_fmt(res['check_s'])}"),
-        ("check tries (tries: checks)", str(res["check_tries"])),
-        ("errors", f"{res['errors']} {res['error_kinds'] or ''}"),
-        ("retries", str(res["retries"] or "none")),
-        ("long-poll failures", str(res["poll_errors"] or "none")),
-    ]
-    kill = res["midclass"].get("kill")
-    if kill:
-        rows.append(
-            (
-                "replica killed",
-                f"{kill['replica']} at {kill['at_s']} s ({kill['acked_before']} answers "
-                "acknowledged before)",
-            )
-        )
-        mv = res["moved"]
-        rows.append(
-            (
-                "phones moved",
-                f"{mv['hit']} phones moved: {mv['redispatched']} had a request held by it "
-                f"that HAProxy sent again to a live replica {kill.get('held_and_sent_again')}"
-                f", {mv['saw_a_failure_after_kill']} saw a failed request after the kill, "
-                f"{mv['phones_with_its_cookie']} had its cookie; requests held by the "
-                f"replicas at the kill {kill['requests_held']}; sent to the dead one after "
-                f"the kill, refused and sent again {kill.get('refused_and_sent_again')}",
-            )
-        )
-    rows += _reveal_lines("reveal mid-class", res["midclass"].get("reveal"))
-    rows += _reveal_lines("reveal at the end", res.get("reveal_end"))
-    rows += [
-        ("baseline (no phone)", f"{res['baseline'].get('server_cpu_ms_per_s', '-')} ms CPU/s"),
-        (
-            f"idle {idle['seconds']} s",
-            f"server {idle['server_cpu_s']} CPU s: {idle['ms_per_phone_per_s']} ms per phone per "
-            f"second ({idle['net_ms_per_phone_per_s']} net of the baseline); "
-            f"{idle['polls_answered']} polls answered; client {idle['client_cpu_share']} cores",
-        ),
-        (
-            "store",
-            f"{st['rows']} rows for {st['acknowledged']} acknowledged answers: lost "
-            f"{st['lost']}, unacknowledged {st['unacknowledged_rows']}, wrong answer "
-            f"{st['wrong_answer']}, wrong nickname {st['wrong_nickname']}, nicknames "
-            f"{'match' if st['nicknames_match'] else 'DIFFER'}, tally {st['tally_answered']}, "
-            f"mine differs for {st['mine_mismatch']}",
-        ),
-        ("teacher's tally reads", _fmt(res["tally_reads"], "ms")),
-        ("servers' CPU (run)", f"{res['server_cpu_s']} s"),
-        ("cores, whole class", _cores(res["cpu"]["class"])),
-        ("servers' logged errors", "; ".join(res.get("server_log_problems", [])) or "none"),
-        (
-            "client",
-            f"{cl['cpu_s']} CPU s in {cl['wall_s']} s = {cl['cpu_share_of_machine']:.0%} of the "
-            f"machine; loop lag {_fmt(cl['loop_lag_ms'], 'ms')}",
-        ),
-    ]
-    width = max(len(k) for k, _ in rows)
-    return "\n".join(f"{k:<{width}}  {v}" for k, v in rows)
-
-
 def parse(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--phones", type=int, default=300)
@@ -1046,7 +887,7 @@ def main(argv: list[str] | None = None) -> dict:
         "replicas": servers.count,
         **res,
     }
-    print(report(res))
+    kit.show(res)
     kit.write_json(args.json, res, say=False)
     return res
 

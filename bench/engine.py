@@ -1,20 +1,9 @@
-"""Time attnviz's two ways to run attention: against PyTorch, and against each other.
+"""attnviz's engine against ``torch.nn.MultiheadAttention`` (``--pair``: the guard's step),
+or ``--paths``: plain against fused at the app's sizes (docs/benchmarks.md, docs/engine.md).
 
-1. ``multi_head_attention`` with its defaults (the fused path) against
-   ``torch.nn.MultiheadAttention`` (CPU), both returning the weights per head, the same
-   threads, interleaved repeats; one line per (N, D, H) and dtype: the medians and the
-   ratio (target <= 1.0 in float64), "+scores" (also reading ``.scores``) and "plain"
-   (``fused=False``). ``--pair``: the defaults and torch alone (the guard's engine step).
-
-       python bench/engine.py                       # float64, 1 thread
-       python bench/engine.py --dtype both --threads 2 --repeats 30
-       python bench/engine.py --pair --threads 2 --rounds 3 --repeats 9 --json e.json
-
-2. ``--paths``: plain against fused at the app's sizes (no torch): "call"; "new input"
-   (the call, ``.scores`` and ``pickle.dumps`` into ``st.cache_data``); "cached"
-   (``pickle.loads`` and ``.scores``); "MB" pickled.
-
-       python bench/engine.py --paths               # mask none; --mask causal
+    python bench/engine.py --dtype both --threads 2 --repeats 30
+    python bench/engine.py --pair --threads 2 --rounds 3 --repeats 9 --json e.json
+    python bench/engine.py --paths               # mask none; --mask causal
 """
 
 from __future__ import annotations
@@ -248,24 +237,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--mask", choices=("none", "causal"), default="none", help="--paths only")
     ap.add_argument("--threads", type=int, default=1, help="BLAS and torch threads (default 1)")
     ap.add_argument("--repeats", type=int, default=21)
-    ap.add_argument(
-        "--sizes",
-        default=None,
-        help="comma-separated NxDxH (default: "
-        f"{','.join(f'{n}x{d}x{h}' for n, d, h in SIZES)}; with --paths: N 6..512 x "
-        "(D, H) in (8, 1), (8, 2), (64, 8), (128, 1), (128, 8))",
-    )
+    ap.add_argument("--sizes", help="NxDxH,... (default SIZES; --paths: APP_SIZES)")
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--pair", action="store_true", help="the defaults and torch alone")
     ap.add_argument("--rounds", type=int, default=1, help="the measurement, this many times")
     ap.add_argument("--json", type=Path, help="each round's float64 medians (ms) here")
-    ap.add_argument(
-        "--clock",
-        choices=("wall", "cpu"),
-        default="wall",
-        help="wall: time.perf_counter; cpu: time.process_time (CPU time of this process, less "
-        "sensitive to other processes on a busy machine; meaningful with --threads 1)",
-    )
+    ap.add_argument("--clock", choices=("wall", "cpu"), default="wall", help="cpu: process_time")
     args = ap.parse_args(argv)
     default = APP_SIZES if args.paths else SIZES
     sizes = default if args.sizes is None else _parse_sizes(ap, args.sizes)

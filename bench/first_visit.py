@@ -1,12 +1,5 @@
-"""Where a first visit's time goes (issue 17): attnviz against the plain two-page app
-(``bench/plain_pages.py``), a new browser profile (empty cache) per visit, interleaved.
-
-Marks in the page's clock from the navigation's start: ``content`` (the page's first
-Markdown), ``plotly_asked`` / ``plotly_got`` (plotly.js's request and last byte),
-``plotly_ready`` (``window.Plotly`` exists), ``drawn`` (every chart drawn); the bytes
-(HTTP bodies as on the wire, the websocket's) and the class of 60 (60 x one visit's).
-``--proxy`` adds attnviz behind ``deploy/haproxy.cfg`` (bench/hall.py), which compresses
-Streamlit's own front end.
+"""A first visit (empty cache), attnviz against the plain two-page app, interleaved: marks
+from the navigation's start and the bytes (docs/benchmarks.md, "First visit").
 
     python bench/first_visit.py --rounds 3
     python bench/first_visit.py --rounds 3 --proxy --json first.json
@@ -88,12 +81,7 @@ def report(out: dict, rows: dict[str, list[dict]]) -> None:
             "class_of_60_bytes": CLASS * sum(size.values()),
             "visits": rs,
         }
-        print(
-            f"{name:15s} "
-            + "  ".join(f"{k} {v:5.0f}" for k, v in med.items())
-            + f"  | {size['http_bytes'] / 1e6:.2f} MB http + {size['ws_bytes'] / 1e6:.3f} MB ws"
-            + f", class of {CLASS}: {out[name]['class_of_60_bytes'] / 1e6:.0f} MB"
-        )
+        kit.line(name, {**med, **size, "class_of_60_bytes": out[name]["class_of_60_bytes"]})
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,18 +1,10 @@
-"""The guard (issue 46, item 4): every gesture's figure of the targets table in one run.
+"""The guard (issue 46): every gesture's figure of the targets table in one run, each step
+a bench in a subprocess; compared with (``--record``: rewrites) the recorded run in
+docs/benchmarks.md, "The guard".
 
     python bench/gestures.py                 # ~4-5 min on the 2-core machine
     python bench/gestures.py --quick         # a smoke run: fewer moves and rounds
     python bench/gestures.py --skip engine,first_visit --json guard.json
-    python bench/gestures.py --record        # also rewrite the recorded run in the docs
-
-Each step is a bench run as a subprocess with ``--json`` (see :func:`commands`): the
-slider and the head change (``browser_latency.py``, against ``bare_app.py``), the page
-switch (``page_switch.py``, against ``plain_pages.py``), the first visit
-(``first_visit.py``), the engine against torch (``engine.py --pair``, ``OPENBLAS_CORETYPE``
-and ``OPENBLAS_L2_SIZE`` unset). A gesture's ratio is the median of its rounds' ratios
-(attnviz and the other app in the same round). The table on stdout compares each with the
-recorded run, the JSON block of "The guard" in docs/benchmarks.md, and flags a move of
-more than 15 %; ``--record`` rewrites that block. Exit code 0 whatever the figures.
 """
 
 from __future__ import annotations
@@ -74,36 +66,25 @@ SLIDER_PAGES = {"home": "slider_playground", "multi_head": "slider_multi_head"}
 SLIDER_PAGES["step_by_step"] = "slider_step_by_step"
 
 
-# --------------------------------------------------------------------------- the commands
-
-
 def commands(quick: bool, out: Path) -> dict[str, list[str]]:
     """Each step's command (the bench's arguments), writing its JSON into ``out``."""
-    py = [sys.executable]
-    slider = ["--moves", "2", "--warmup", "1"] if quick else ["--moves", "5", "--warmup", "1"]
-    slider += ["--rounds", "1" if quick else "2"]
-    head = ["--moves", "2", "--warmup", "1"] if quick else ["--moves", "6", "--warmup", "1"]
-    head += ["--rounds", "1" if quick else "2"]
+    moves = ["--moves", "2" if quick else "5", "--warmup", "1", "--rounds", "1" if quick else "2"]
+    rounds = ["--rounds", "1" if quick else "3"]
     sizes = ",".join(f"{n}x{d}x{h}" for n, d, h in ENGINE_SIZES)
-    engine = ["--rounds", "1", "--repeats", "3"] if quick else ["--rounds", "3", "--repeats", "9"]
-    engine += ["--warmup", "1"]
+    engine = ["--rounds", "1", "--repeats", "3"] if quick else [*rounds, "--repeats", "9"]
+    cmds = {
+        "slider": ["browser_latency.py", "--pages", ",multi_head,step_by_step", "--configs",
+                   "defaults", *moves],
+        "head": ["browser_latency.py", "--pages", "", "--configs", "defaults", "--select", "head",
+                 "--bare-slider", *moves[:1], "2" if quick else "6", *moves[2:]],
+        "page_switch": ["page_switch.py", *rounds],
+        "first_visit": ["first_visit.py", *rounds, *(["--warm", "0"] if quick else [])],
+        "engine": ["engine.py", "--pair", "--sizes", sizes, "--threads", str(ENGINE_THREADS),
+                   *engine, "--warmup", "1"],
+    }  # fmt: skip
     return {
-        "slider": py
-        + ["bench/browser_latency.py", "--pages", ",multi_head,step_by_step"]
-        + ["--configs", "defaults", *slider, "--json", str(out / "slider.json")],
-        "head": py
-        + ["bench/browser_latency.py", "--pages", "", "--configs", "defaults"]
-        + ["--select", "head", "--bare-slider", *head, "--json", str(out / "head.json")],
-        "page_switch": py
-        + ["bench/page_switch.py", "--rounds", "1" if quick else "3"]
-        + ["--json", str(out / "page_switch.json")],
-        "first_visit": py
-        + ["bench/first_visit.py", "--rounds", "1" if quick else "3"]
-        + (["--warm", "0"] if quick else [])
-        + ["--json", str(out / "first_visit.json")],
-        "engine": py
-        + ["bench/engine.py", "--pair", "--sizes", sizes, "--threads", str(ENGINE_THREADS)]
-        + [*engine, "--json", str(out / "engine.json")],
+        k: [sys.executable, f"bench/{c[0]}", *c[1:], "--json", str(out / f"{k}.json")]
+        for k, c in cmds.items()
     }
 
 
@@ -142,12 +123,6 @@ def run_step(name: str, cmd: list[str], timeout: float) -> float:
     took = time.monotonic() - t0
     print(f"== {name}: exit {proc.returncode}, {took:.0f} s", file=sys.stderr)
     return took
-
-
-# --------------------------------------------------------------------------- the engine
-
-
-# --------------------------------------------------------------------------- the figures
 
 
 def figure(a: list[float], b: list[float], rounds: list[tuple[float, float]]) -> dict:
@@ -242,6 +217,7 @@ def engine_figures(data: dict) -> dict[str, dict]:
     return out
 
 
+UNREADABLE = (KeyError, ValueError, IndexError, ZeroDivisionError, statistics.StatisticsError)
 READERS = {  # step -> (its JSON file, its figures)
     "slider": ("slider.json", slider_figures),
     "head": ("head.json", head_figures),
@@ -271,9 +247,6 @@ def read_figures(folder: Path, steps: list[str]) -> dict[str, dict]:
         ) as e:
             print(f"== {step}: could not read {name}: {e!r}", file=sys.stderr)
     return out
-
-
-# --------------------------------------------------------------------------- the record
 
 
 def _block(text: str) -> re.Match | None:
@@ -325,9 +298,6 @@ def new_record(figures: dict, old: dict | None, meta: dict) -> dict:
             kept.setdefault("from", f"{old.get('date', '?')} at {old.get('commit', '?')}")
             gestures[g.id] = kept
     return {**meta, "gestures": gestures}
-
-
-# --------------------------------------------------------------------------- the table
 
 
 def _ms(v: float) -> str:
@@ -392,9 +362,6 @@ def summary(meta: dict, record: dict | None, moved: list[str]) -> str:
     if moved:
         out.append(f"Moved more than {MOVED:.0%} from the recorded ratio: {', '.join(moved)}.")
     return "\n".join(out)
-
-
-# --------------------------------------------------------------------------- main
 
 
 def _commit() -> str:

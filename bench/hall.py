@@ -1,16 +1,6 @@
-"""A lecture hall on this machine: Debian's haproxy with deploy/haproxy.cfg in front of
-attnviz replicas (``streamlit run serve.py``), all on loopback and free ports.
-
-The project's own ``deploy/haproxy.cfg`` is used with only its addresses changed
-(:func:`loopback_config`): the ``bind`` address becomes ``127.0.0.1:<port>`` and each
-``server-template`` line (replicas found through Docker's DNS) becomes one ``server`` line
-per local replica, named as the template names its servers, at ``127.0.0.1:<port of replica
-i>``. Every other line stays, the dynamic cookies included: the SERVERID value of a replica
-is derived by haproxy from ``dynamic-cookie-key`` and the replica's address and port, and
-:func:`servers` derives it the same way (:func:`dynamic_cookie`; ``tests/test_deploy.py``
-checks it against haproxy's own ``Set-Cookie``), so a test knows which replica a browser's
-cookie names. Used by ``bench/class_hall.py``, ``bench/first_visit.py --proxy`` and
-``tests/e2e/test_replicas.py``.
+"""A lecture hall on this machine: Debian's haproxy with deploy/haproxy.cfg (addresses made
+loopback, :func:`loopback_config`) in front of attnviz replicas; :func:`servers` derives each
+replica's SERVERID cookie as haproxy does (tests/test_deploy.py checks it).
 """
 
 from __future__ import annotations

@@ -1,9 +1,5 @@
-"""What every benchmark shares: the app (or a comparison app) on loopback, a headless
-Chromium, a server's CPU, memory and Streamlit metrics, percentiles, the results table of
-the benches in fresh processes, JSON output.
-
-HAProxy on loopback is ``bench/hall.py``, a throwaway PostgreSQL ``bench/pgcluster.py``,
-Streamlit's websocket client ``bench/stclient.py``. A script in ``bench/`` imports this as
+"""What every benchmark shares: the app on loopback, a headless Chromium, a server's CPU and
+metrics, percentiles, fresh processes, JSON and tables. A script in ``bench/`` imports it as
 ``import kit`` (``python bench/x.py`` puts ``bench/`` first on ``sys.path``).
 """
 
@@ -35,9 +31,6 @@ from e2e_app import CHROMIUM_ARGS, chromium_path  # noqa: E402  (the browser's o
 CHROMIUM = chromium_path() or "/usr/bin/chromium"
 #: The bare comparison apps: one page (three plain heatmaps per head) and two pages.
 BARE_APP, PLAIN_APP = "bench/bare_app.py", "bench/plain_pages.py"
-
-
-# --------------------------------------------------------------------------- processes
 
 
 def free_port() -> int:
@@ -223,9 +216,6 @@ def server_like_pages() -> None:
     PagesManager.__init__ = server_like
 
 
-# --------------------------------------------------------------------------- the browser
-
-
 @contextlib.contextmanager
 def browser(**launch: Any) -> Iterator[Any]:
     """Debian's Chromium, headless, through playwright (sync API), with the tests' flags."""
@@ -251,9 +241,6 @@ def size(text: str) -> tuple[int, int]:
     """``"1600x900"`` -> (1600, 900)."""
     w, h = text.lower().split("x")
     return int(w), int(h)
-
-
-# --------------------------------------------------------------------------- figures
 
 
 def parser(doc: str, json_help: str = "write the figures to this file") -> argparse.ArgumentParser:
@@ -319,15 +306,34 @@ def median(rows: list[dict], key: str) -> float:
     return statistics.median(vals) if vals else float("nan")
 
 
+def show(data: dict, prefix: str = "") -> None:
+    """Print ``data`` a figure a line: nested keys joined by dots, a :func:`spread` as
+    ``p50 / p95 / max (n=)``."""
+    for k, v in data.items():
+        name = f"{prefix}{k}"
+        if isinstance(v, dict) and set(v) == {"n", "p50", "p95", "max"}:
+            print(f"{name:44} {v['p50']} / {v['p95']} / {v['max']} (n={v['n']})")
+        elif isinstance(v, dict) and v:
+            show(v, name + ".")
+        else:
+            print(f"{name:44} {v}")
+
+
+def line(label: str, row: dict, width: int = 28) -> None:
+    """Print ``label`` and the numbers of ``row`` (``key value``) on one line."""
+    nums = [
+        (k, v) for k, v in row.items() if isinstance(v, int | float) and not isinstance(v, bool)
+    ]
+    text = "  ".join(f"{k} {v:.0f}" if abs(v) >= 10 else f"{k} {v:.3g}" for k, v in nums)
+    print(f"{label:{width}s} {text}", flush=True)
+
+
 def write_json(path: str | Path | None, data: Any, say: bool = True, **kw: Any) -> None:
     """Write ``data`` to ``path`` (indented) when a path is given."""
     if path:
         Path(path).write_text(json.dumps(data, indent=1, **kw))
         if say:
             print(f"wrote {path}")
-
-
-# --------------------------------------------------------------------------- fresh processes
 
 
 #: The start of a fresh process's script (:func:`run_fresh`): attnviz from ``argv[1]``, and

@@ -1,16 +1,9 @@
-"""The N slider's redraw in several languages, move by move, with figures that need no clock.
-
-One playground tab per language (``?lang=``; ``LANG@WxH``: its own window size), the N
-slider moved in each in turn, interleaved (en, zh_CN, ar, then back), so that the load
-falls on every language alike. Per move, beside ``browser_latency.py``'s times: the
-``Plotly.react`` calls, Chrome's ``Performance.getMetrics`` deltas (layout and style
-counts and durations) and the CPU seconds of the renderer, browser, GPU and the server;
-per figure the median per language and the median of the per-move ratios to the first.
-``--no-catch-up``: boards out of view do not draw during the measurement.
+"""The N slider's redraw in several languages, interleaved, with figures that need no clock
+(plotly calls, Chrome's layout metrics, CPU seconds); docs/benchmarks.md, "Chinese and
+Arabic redraws".
 
     python bench/lang_redraw.py                                   # en, zh_CN, ar at 1600x1000
     python bench/lang_redraw.py --viewport 1600x900 --no-catch-up  # the same charts in view
-    python bench/lang_redraw.py --langs en,zh_CN,ar,en@1600x1026   # English 26 px taller
 """
 
 from __future__ import annotations
@@ -34,14 +27,8 @@ HOOK_JS = """() => {
   }
   return true;
 }"""
-METRICS = (
-    "TaskDuration",
-    "ScriptDuration",
-    "LayoutDuration",
-    "RecalcStyleDuration",
-    "LayoutCount",
-    "RecalcStyleCount",
-)
+METRICS = ("TaskDuration", "ScriptDuration", "LayoutDuration", "RecalcStyleDuration")
+METRICS += ("LayoutCount", "RecalcStyleCount")
 RATIOS = ("cpu_renderer", "cpu_server", "view_ms", "TaskDuration", "LayoutDuration")
 
 
@@ -54,11 +41,7 @@ def main(argv: list[str] | None = None) -> int:  # pragma: no cover - a benchmar
     ap.add_argument("--no-catch-up", action="store_true")
     ap.add_argument("--json", help="write every move's figures to this file")
     ap.add_argument("--page", default="", help="the page's URL path, e.g. multi_head")
-    ap.add_argument(
-        "--app",
-        default="serve.py",
-        help="what the server runs (serve.py: the board's catalogs by URL, as deployed)",
-    )
+    ap.add_argument("--app", default="serve.py", help="what the server runs (as deployed)")
     args = ap.parse_args(argv)
 
     langs = [x.strip() for x in args.langs.split(",") if x.strip()]

@@ -1,10 +1,6 @@
-"""Where a lesson's stop change spends the server's CPU, against a page switch (issue 48:
-<= 1.0x): process CPU per rerun in AppTest (no browser), warm rounds' medians.
-
-For each pair of stops ``a -> b`` (``--from``..``--to``), from stop a's page and settings,
-one rerun of each: ``switch`` (b's page, settings kept), ``settings`` (b's page and
-settings, no tour), ``stop`` (the same with the tour's ``lesson`` and ``stop``: Next).
-``stop - settings`` is the tour's own cost; ``settings - switch`` the stop's settings'.
+"""Where a lesson's stop change spends the server's CPU against a page switch (issue 48),
+per rerun in AppTest: ``switch``, ``settings`` and ``stop`` (Next) for each pair of stops;
+docs/lessons.md, "What a stop change costs".
 
     python bench/lesson_cpu.py                    # intro, stops 6..11, 3 rounds
     python bench/lesson_cpu.py --lesson scaling_masks --from 1 --to 7 --json cpu.json
@@ -22,14 +18,11 @@ from pathlib import Path
 import kit
 from streamlit.testing.v1 import AppTest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from attnviz.classroom import lessons
+from attnviz.ui import pages as ui_pages
+from attnviz.ui.controls import DEFAULTS
 
-from attnviz.classroom import lessons  # noqa: E402
-from attnviz.ui import pages as ui_pages  # noqa: E402
-from attnviz.ui.controls import DEFAULTS  # noqa: E402
-
-APP = str(ROOT / "app.py")
+APP = str(kit.REPO / "app.py")
 KINDS = ("switch", "settings", "stop")
 kit.server_like_pages()
 

@@ -1,27 +1,9 @@
-"""A live class under load (issue 19): the class store and the teacher's live tally.
-
-Two parts, each a bounded run that stops by itself:
-
-1. ``sqlite``: ``--students`` (300) in one class answer ``--questions`` (8) within
-   ``--duration`` s (120) on one server with SQLite. The server's one :class:`ClassStore`
-   is shared by one thread per student (as Streamlit runs each session's script in its own
-   thread); every student answers each question once at a random moment of the run, and
-   one answer in ten is corrected later (a replacement). Meanwhile the teacher's tally
-   runs every 2 s and every student's page polls the class every 3 s, as the views do.
-   Reported: submits, errors, submit p50/p95/max, rows stored vs. (student, question)
-   pairs acknowledged, answers lost (an acknowledged last answer not in the database).
-2. ``tally``: the real app (``streamlit run app.py``, SQLite) and the teacher's view in
-   headless Chromium; an answer is stored, and the time until the teacher's page shows it
-   (the tally fragment reruns every 2 s) is measured, ``--tally-samples`` times.
-
-Replicas on PostgreSQL with one killed, and phones answering on the class's page, are
-bench/class_hall.py's (``--replicas 3 --postgres``; the one-server class).
+"""A live class under load (issue 19; docs/benchmarks.md, "Live class"): ``sqlite``, the
+class store under ``--students`` threads; ``tally``, the time until the teacher's page shows
+a new answer.
 
     python bench/live_class.py                                  # both parts
     python bench/live_class.py --part sqlite --students 300 --duration 120
-
-Targets (issue 19): (1) 0 errors, 0 lost, p95 < 100 ms; (2) the tally shows a new answer
-within 3 s.
 """
 
 from __future__ import annotations
@@ -86,9 +68,6 @@ def lost_answers(store: ClassStore, code: str, last: dict[tuple[str, int], str])
         got = {i: a for i, (a, _) in store.answers(code, student).items()}
         lost += sum(got.get(i) != a for i, a in want.items())
     return lost
-
-
-# --------------------------------------------------------------------------- 1. SQLite
 
 
 def part_sqlite(args: argparse.Namespace) -> dict[str, Any]:
@@ -167,9 +146,6 @@ def _sqlite(args: argparse.Namespace, store: ClassStore, code: str, key: str) ->
     }
 
 
-# --------------------------------------------------------------------------- 2. tally
-
-
 def part_tally(args: argparse.Namespace) -> dict[str, Any]:
     os.environ.pop("ATTNVIZ_DATABASE_URL", None)
     seconds: list[float] = []
@@ -195,9 +171,6 @@ def part_tally(args: argparse.Namespace) -> dict[str, Any]:
         **percentiles("tally_s", seconds, 1, 2),
         "tally_s_mean": round(statistics.fmean(seconds), 2) if seconds else None,
     }
-
-
-# --------------------------------------------------------------------------- main
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

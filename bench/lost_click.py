@@ -1,13 +1,6 @@
 """Is a fragment's click lost when it reaches the server during a full run of the page?
-
-Issue 25's lost Check on Streamlit alone (``bench/fragment_app.py``), over Streamlit's
-websocket: a trial commits a name (a full run sleeping ``--full-run`` s), clicks "+1"
-``--click-after`` s later (a fragment rerun queued behind the full run), then reads the
-count. Scenarios (the page's ``?end=``): ``stop`` (the page ends with ``st.stop()``: its
-stop request replaces the queued click, count 0), ``none`` (no ``st.stop()``), ``raise``
-(``StopException`` raised, as ``attnviz.ui.state.end_page``), ``rerun`` (``st.rerun()``
-once), ``idle`` (no full run: the control), ``second-run`` (a second full run sent after
-the click: with ``runner.fastReruns`` the click's trigger is gone). Expected count: 1.
+Issue 25 on Streamlit alone (``bench/fragment_app.py``), scenarios by how the full run ends;
+expected count 1 (docs/benchmarks.md, "No click lost").
 
     python bench/lost_click.py                      # every scenario, 3 trials each
     python bench/lost_click.py --scenario stop --trials 5 --json lost_click.json

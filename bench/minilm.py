@@ -1,21 +1,9 @@
-"""MiniLM-L6 in NumPy: load time, first run and warm runs (issue 6's timing targets).
-
-Each repetition is a fresh Python process (so "load" and "first run" are really cold for
-the process; the OS file cache is warm after the first repetition). In each process:
-
-* ``import``: ``import attnviz.models.minilm`` (NumPy, the engine, the erf fit);
-* ``load``: ``minilm.load()`` (safetensors + tokenizer + 6 layers of AttentionParams);
-* ``first``: the first ``run()`` on the default 16-token sentence right after ``load``;
-* ``warm``: median of further runs on the same sentence, and on 128 and 512 tokens;
-* ``gelu``: the exact GELU of a (16, 1536) array (what one layer's feed-forward needs),
-  and ``erf`` of it, vectorised (:func:`attnviz.models.minilm.erf`) and, for comparison,
-  :func:`math.erf` per element through ``np.frompyfunc``.
+"""MiniLM-L6 in NumPy, fresh processes: import, load, first and warm runs, GELU and erf
+(issue 6; docs/models.md).
 
     python bench/minilm.py                 # 5 processes
     python bench/minilm.py --repeat 10 --json minilm.json
     python bench/minilm.py --blas-threads 1     # single-threaded BLAS (busy machines)
-
-Targets (issue 6): load under 2 s, first run on 16 tokens under 150 ms after load.
 """
 
 from __future__ import annotations

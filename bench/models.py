@@ -1,17 +1,8 @@
-"""A Hugging Face checkpoint in attnviz vs transformers on the CPU (issue 34's targets).
-
-A random-weight checkpoint of Qwen2.5-0.5B's shape (494 M parameters, bfloat16 as the
-hub's) is built once in ``--folder`` (in /tmp). Then, alternating, fresh processes with
-the same threads: ``attnviz.models.load(folder)`` and ``run_ids`` of a ``--tokens``
-prompt (every head's attentions and the next-token logits), against transformers
-(``from_pretrained(.., dtype=float32, attn_implementation="eager")``, ``output_attentions``):
-load time, the run's median of ``--repeat``, VmRSS and VmHWM, the outputs' difference. The
-ratio: one process holding both models, the runs alternating, the median of the pairs'.
+"""A Hugging Face checkpoint in attnviz vs transformers on the CPU (issue 34): load time,
+run median, memory, the outputs' difference; docs/models.md, "Speed and memory".
 
     python bench/models.py                  # the full shape, 2 threads, 3 repetitions
     python bench/models.py --small          # a tiny shape: seconds (the smoke test)
-
-Targets (issue 34): run <= 1.5 x transformers; load < 30 s.
 """
 
 from __future__ import annotations

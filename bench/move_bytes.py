@@ -1,13 +1,6 @@
-"""What a slider move sends, without a browser or a clock: bytes, messages, deltas by element
-and the server's CPU seconds per rerun, per page and language (issue 46).
+"""What a slider move sends, without a browser: bytes (and deflated), messages, deltas by
+element and the server's CPU per rerun, per page and language (issue 46; docs/benchmarks.md).
 
-One server (``serve.py``, as deployed), one websocket session per page and language
-(bench/stclient.py, Streamlit's message cache kept as a browser does), N moved through 7,
-8, 9, 10 in turn (no chart sent as a cached reference). "deflated": the messages as the
-wire carries them with the websocket's compression (:class:`Deflater`); the CPU seconds
-are the server's (``/proc``, 10 ms ticks: read the mean of many moves).
-
-    python bench/move_bytes.py                                    # en, three pages
     python bench/move_bytes.py --langs en,es,zh_CN,ar --pages ""  # the languages, playground
     python bench/move_bytes.py --pages step_by_step --detail      # bytes by element
     python bench/move_bytes.py --join --langs en,es,zh_CN,ar       # the phone page's bytes
@@ -19,15 +12,12 @@ import argparse
 import collections
 import os
 import statistics
-import sys
 import zlib
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import kit  # noqa: E402
-from kit import Server  # noqa: E402
-from stclient import Session  # noqa: E402
-from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
+import kit
+from kit import Server
+from stclient import Session
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 
 def label(fm: ForwardMsg) -> str:
@@ -94,8 +84,6 @@ def join_bytes(langs: list[str], contexts: int, detail: bool) -> None:  # pragma
     ``&lang=`` unless English) in each language, in fresh browser contexts (390x844): its
     bytes as sent and decoded, the median of ``contexts``, and the ratio to the first."""
     import tempfile
-
-    import kit
 
     from attnviz.classroom import DATA_DIR_ENV, exercises
     from attnviz.classroom.store import ClassStore

@@ -1,28 +1,11 @@
-"""Page switches in a real browser (issue 17), attnviz against a plain two-page Streamlit
-app (``bench/plain_pages.py``: the same controls, three ``st.plotly_chart`` heatmaps per
-head), interleaved in one run, one tab per app.
-
-``switch``: a click on a sidebar link -> the new page's last chart drawn (then nothing
-redrawn for ``--quiet`` ms, the script not running, every board ``drawn``), in the page's
-clock; attnviz cycles through ``--pages``, the plain app alternates its two pages. With
-the bytes fetched (HTTP bodies as on the wire, and the websocket's), and the class of 60:
-60 x one switch's bytes.
+"""Page switches in a real browser, attnviz against the plain two-page app, one tab each,
+interleaved; ``--langs`` per language, ``--profile`` split by whose code ran, ``--lesson``
+the lesson bar's Next against a switch (docs/benchmarks.md, "Page switch").
 
     python bench/page_switch.py --rounds 3 --json switch.json
-    python bench/page_switch.py --rounds 1 --pages ",multi_head"      # quick
-    python bench/page_switch.py --langs en,es,zh_CN,ar --rounds 3     # per language
+    python bench/page_switch.py --langs en,es,zh_CN,ar --rounds 3
     python bench/page_switch.py --profile --rounds 4 --pages ",multi_head"
     python bench/page_switch.py --lesson intro --rounds 3
-
-``--profile``: each switch under CDP ``Profiler`` (the main thread, 200 µs samples), split
-by whose code ran between the click (found by a 4 ms marker its listener runs) and the
-last chart: ``plotly``, ``board``, ``streamlit``, ``gc``, ``other`` (style, layout, paint)
-and ``idle``; with the rerun's first and last websocket message. ``--lesson SLUG``: each
-stop of the lesson whose next stop is another page, from a fresh load of its view: the
-bar's Next against the sidebar's switch to that page (issue 48: <= 1.0x).
-
-Targets (issue 27): a switch <= 1.0x the plain app, <= 0.2 MB fetched, plotly.js fetched
-once per tab. First visits: bench/first_visit.py.
 """
 
 from __future__ import annotations
@@ -43,8 +26,9 @@ from attnviz.ui import pages as ui_pages
 
 #: url path -> the sidebar link's title (the pages table's), for the pages switched between;
 #: the first page of the table is at "".
+FIRST = ui_pages.PAGES[0].slug
 PAGES = {
-    ("" if slug == ui_pages.PAGES[0].slug else slug): ui_pages.page(slug).title
+    ("" if slug == FIRST else slug): ui_pages.page(slug).title
     for slug in ("playground", "multi_head", "step_by_step", "masking")
 }
 PLAIN = {"one": "Page one", "two": "Page two"}
@@ -97,9 +81,9 @@ def open_tab(browser, url: str, quiet: float, timeout: float):
     fetched = Fetched(page)
     t0 = time.monotonic()
     # not goto's wait for the `load` event: serve.py's page runs plotly.js as it arrives, which
-    # holds `load` back, and on a loaded machine the charts could draw before the marks came
-    # (CI, stop 54: 90 s waiting for a draw that was over); and a view drawn before them is
-    # settled by its boards' state (`settle`)
+    # can hold `load` back, and on a loaded machine the charts drew before the marks came (CI,
+    # stop 54: 90 s waiting for a draw that was over); a view drawn before them is settled by
+    # its boards' state (`settle`)
     page.goto(url, wait_until="commit")
     page.wait_for_selector('[data-testid="stApp"]')
     page.evaluate(INSTRUMENT_JS)
@@ -152,46 +136,22 @@ def switch(
 
 
 def languages(args, pages: list[str], app, browser) -> dict:
-    """``--langs``: the same switches in one tab per language (``?lang=``, kept across pages
-    by the app), interleaved page by page, the languages' order reversed every other round,
-    so that the machine's load falls on each alike (issue 45: no slower than English). Per
-    language: the median switch, script and bytes, and the median of the per-switch ratios
-    to the first language (the same round and page)."""
+    """``--langs``: the same switches in one tab per language (``?lang=``), the languages'
+    order reversed every other round (issue 45). Per language: the medians, and the median
+    of the per-switch ratios to the first language (the same round and page)."""
     from attnviz import i18n
 
-    codes = args.langs.split(",")
-    titles: dict[str, dict[str, str]] = {}
+    codes, titles = args.langs.split(","), {}
     for code in codes:
         with i18n.use(code):
             titles[code] = {
                 p: ui_pages.page(p or ui_pages.PAGES[0].slug).shown_title for p in pages
             }
-    tabs = {}
-    for code in codes:
-        query = "" if code == i18n.SOURCE else f"?lang={code}"
-        ctx, page, fetched, _ = open_tab(
-            browser, f"{app.url}/{pages[-1]}{query}", args.quiet, args.timeout
-        )
-        tabs[code] = (ctx, page, fetched)
-    rows: dict[str, list[dict]] = {code: [] for code in codes}
-    for rnd in range(args.rounds):
-        for p in pages:
-            for code in codes if rnd % 2 == 0 else codes[::-1]:
-                _, page, fetched = tabs[code]
-                r = switch(page, fetched, titles[code][p], args.quiet, args.timeout)
-                rows[code].append({**r, "round": rnd, "page": p})
-                print(
-                    f"{code:6s} switch to {PAGES[p]:13s} {r['ms']:7.0f} ms (script "
-                    f"{r['script_ms']:5.0f}) {r['http_bytes'] / 1e3:7.1f} kB http "
-                    f"{r['ws_bytes'] / 1e3:7.1f} kB ws",
-                    flush=True,
-                )
-    for ctx, _, _ in tabs.values():
-        ctx.close()
-    first = codes[0]
+    urls = {c: f"{app.url}/{pages[-1]}" + ("" if c == i18n.SOURCE else f"?lang={c}") for c in codes}
+    rows, _ = interleaved(args, browser, urls, lambda c, p, _: titles[c][p], pages)
     out: dict[str, Any] = {}
     for code in codes:
-        ratios = [r["ms"] / r0["ms"] for r, r0 in zip(rows[code], rows[first], strict=True)]
+        ratios = [r["ms"] / r0["ms"] for r, r0 in zip(rows[code], rows[codes[0]], strict=True)]
         out[code] = {
             "ms": round(kit.median(rows[code], "ms")),
             "script_ms": round(kit.median(rows[code], "script_ms")),
@@ -199,22 +159,15 @@ def languages(args, pages: list[str], app, browser) -> dict:
             "http_bytes": kit.median(rows[code], "http_bytes"),
             "ratio_ms": round(statistics.median(ratios), 3),
             "ratio_range": [round(min(ratios), 2), round(max(ratios), 2)],
-            "per_page_ms": {
-                PAGES[p]: round(kit.median([r for r in rows[code] if r["page"] == p], "ms"))
-                for p in pages
-            },
+            "per_page_ms": per_page(rows[code], pages),
             "rows": rows[code],
         }
-    print(f"\nper language (switches to {', '.join(PAGES[p] for p in pages)}, "
-          f"{args.rounds} rounds; ratio: median of the per-switch ratios to {first}):")  # fmt: skip
-    for code, o in out.items():
-        print(
-            f"{code:6s} {o['ms']:6d} ms (script {o['script_ms']:5d})  x{o['ratio_ms']:.2f} "
-            f"[{o['ratio_range'][0]}-{o['ratio_range'][1]}]  ws {o['ws_bytes'] / 1e3:6.1f} kB "
-            f"({o['ws_bytes'] / out[first]['ws_bytes'] - 1:+.1%})  http "
-            f"{o['http_bytes'] / 1e3:6.1f} kB  per page {o['per_page_ms']}"
-        )
+        kit.line(f"{code} x{out[code]['ratio_ms']} {out[code]['ratio_range']}", out[code])
     return out
+
+
+def per_page(rows: list[dict], pages: list[str]) -> dict[str, int]:
+    return {PAGES[p]: round(kit.median([r for r in rows if r["page"] == p], "ms")) for p in pages}
 
 
 BUCKETS = ("plotly", "board", "streamlit", "gc", "other", "idle")
@@ -329,52 +282,76 @@ def marker_time(profile: dict) -> float | None:
     return None
 
 
-def profile(args: argparse.Namespace, pages: list[str], app, plain, browser) -> dict:
-    """``--profile``: each switch under CDP ``Profiler``, split by whose code ran."""
-    out: dict = {"load_before": os.getloadavg()}
-    rows: dict[str, list[dict]] = {"attnviz": [], "plain": []}
+def interleaved(args, browser, urls: dict[str, str], title, pages: list[str]) -> tuple:
+    """One tab per ``urls`` entry; each round, for each of ``pages``, a switch in every tab
+    (to ``title(tab, page, switch index)``; ``--langs``: the tabs' order reversed every other
+    round; ``--profile``: under CDP ``Profiler``). The rows per tab, and the plotly.js bytes
+    of each tab's first page."""
     tabs = {}
-    for name, url in (("attnviz", f"{app.url}/{pages[-1]}"), ("plain", f"{plain.url}/two")):
+    for name, url in urls.items():
         ctx, page, fetched, _ = open_tab(browser, url, args.quiet, args.timeout)
-        page.evaluate(CLICKS_JS)
-        cdp = ctx.new_cdp_session(page)
-        cdp.send("Profiler.enable")
-        cdp.send("Profiler.setSamplingInterval", {"interval": 200})
+        cdp = None
+        if args.profile:
+            page.evaluate(CLICKS_JS)
+            cdp = ctx.new_cdp_session(page)
+            cdp.send("Profiler.enable")
+            cdp.send("Profiler.setSamplingInterval", {"interval": 200})
         tabs[name] = (ctx, page, fetched, cdp)
-    flip = 0
-    for _ in range(args.rounds):
-        for p in pages:
-            _, page, fetched, cdp = tabs["attnviz"]
-            a = profiled_switch(page, cdp, fetched, PAGES[p], args.quiet, args.timeout)
-            rows["attnviz"].append({"page": PAGES[p], **a})
-            _, page, fetched, cdp = tabs["plain"]
-            title = PLAIN[("one", "two")[flip % 2]]
-            flip += 1
-            b = profiled_switch(page, cdp, fetched, title, args.quiet, args.timeout)
-            rows["plain"].append({"page": title, **b})
-            print(f"{PAGES[p]:13s} {a}\n{'plain':13s} {b}", flush=True)
-    out["load_after"] = os.getloadavg()
+    plotly = {n: sum(r[2] for r in t[2].rows if "vendor/plotly" in r[1]) for n, t in tabs.items()}
+    rows: dict[str, list[dict]] = {name: [] for name in urls}
+    names = list(urls)
+    for rnd in range(args.rounds):
+        for i, p in enumerate(pages):
+            for name in names if rnd % 2 == 0 or not args.langs else names[::-1]:
+                _, page, fetched, cdp = tabs[name]
+                t = title(name, p, rnd * len(pages) + i)
+                if cdp is None:
+                    r = switch(page, fetched, t, args.quiet, args.timeout)
+                else:
+                    r = profiled_switch(page, cdp, fetched, t, args.quiet, args.timeout)
+                rows[name].append({"page": p, "title": t, "round": rnd, **r})
+                kit.line(f"{name} {t}", r)
+    for ctx, *_ in tabs.values():
+        ctx.close()
+    return rows, plotly
+
+
+def profile(rows: dict[str, list[dict]]) -> dict:
+    """``--profile``'s medians per app (the main thread's split only from the profiles
+    aligned on the click's marker)."""
+    out: dict = {}
     keys = ("wall", "first_msg", "last_msg", *BUCKETS)
     for name, rs in rows.items():
-        # the main thread's split only from profiles aligned on the click's marker
         good = [r for r in rs if r["aligned"] == "click"] or rs
         out[name] = {
             k: statistics.median(r[k] for r in (rs if k == "wall" else good) if r[k] is not None)
             for k in keys
         }
         out[name]["profiles_aligned_on_the_click"] = len(good)
-        print(
-            f"{name:8s} median "
-            + "  ".join(f"{k} {out[name][k]:.0f}" for k in keys)
-            + f"  ({out[name]['profiles_aligned_on_the_click']} of {len(rs)} profiles split)"
-        )
-    ratio = out["attnviz"]["wall"] / out["plain"]["wall"]
-    print(
-        f"page switch attnviz / plain: {ratio:.2f}x; load {out['load_before']} -> "
-        f"{out['load_after']}"
-    )
-    out["rows"] = rows
-    return out
+        kit.line(f"{name} median", out[name])
+    print(f"page switch attnviz / plain: {out['attnviz']['wall'] / out['plain']['wall']:.2f}x")
+    return out | {"rows": rows}
+
+
+def compared(rows: dict[str, list[dict]], pages: list[str], plotly: int) -> dict:
+    """Every switch's medians, attnviz against the plain app; the bytes of a class of 60."""
+    a, q, med = rows["attnviz"], rows["plain"], kit.median
+    a_bytes, p_bytes = (med(x, "http_bytes") + med(x, "ws_bytes") for x in (a, q))
+    return {
+        "attnviz_ms": round(med(a, "ms")),
+        "plain_ms": round(med(q, "ms")),
+        "ratio": round(med(a, "ms") / med(q, "ms"), 2),
+        "per_page_ms": per_page(a, pages),
+        "attnviz_script_ms": round(med(a, "script_ms")),
+        "plain_script_ms": round(med(q, "script_ms")),
+        "attnviz_http_bytes": med(a, "http_bytes"),
+        "attnviz_ws_bytes": med(a, "ws_bytes"),
+        "attnviz_plotly_bytes_all_switches": sum(r["plotly_bytes"] for r in a),
+        "plain_http_bytes": med(q, "http_bytes"),
+        "plain_ws_bytes": med(q, "ws_bytes"),
+        "first_page_of_tab_plotly_bytes": plotly,
+        "class_of_60_bytes_per_switch": {"attnviz": CLASS * a_bytes, "plain": CLASS * p_bytes},
+    }
 
 
 def settle(page, quiet: float, timeout: float) -> None:
@@ -396,7 +373,7 @@ def lesson(args: argparse.Namespace, app, browser) -> dict:
     from attnviz.classroom import lessons
 
     (found,) = [x for x in lessons.shipped() if x.slug == args.lesson]
-    stops, first = found.stops, ui_pages.PAGES[0].slug
+    stops = found.stops
     charted = set(PAGES.values()) | {ui_pages.page("permutation").title}
     pairs = [
         i for i in range(len(stops) - 1)
@@ -408,12 +385,12 @@ def lesson(args: argparse.Namespace, app, browser) -> dict:
         params = dict(stops[i].settings) | (
             {"lesson": found.slug, "stop": str(i + 1)} if tour else {}
         )
-        path = "" if stops[i].page == first else stops[i].page
+        path = "" if stops[i].page == FIRST else stops[i].page
         return f"{app.url}/{path}?{urlencode(params)}"
 
     ctx, page = kit.tab(browser, (1280, 900), INIT_JS)
     fetched = Fetched(page)
-    out: dict = {"load_before": os.getloadavg(), "lesson": found.slug, "rows": []}
+    out: dict = {"lesson": found.slug, "rows": []}
     for _ in range(args.rounds):
         for i in pairs:
             row = {"from": i + 1, "to": stops[i + 1].page}
@@ -428,14 +405,11 @@ def lesson(args: argparse.Namespace, app, browser) -> dict:
                     switch(page, fetched, title, args.quiet, args.timeout, click)["ms"]
                 )
             out["rows"].append(row)
-            print(f"stop {row['from']:2d} -> {row['to']:13s} next {row['next']:6d} ms"
-                  f"  switch {row['switch']:6d} ms", flush=True)  # fmt: skip
+            kit.line(f"stop {row['from']} -> {row['to']}", row)
     ctx.close()
-    out["load_after"] = os.getloadavg()
     n, w = kit.median(out["rows"], "next"), kit.median(out["rows"], "switch")
     out |= {"next_ms": round(n), "switch_ms": round(w), "ratio": round(n / w, 2)}
-    print(f"lesson stop change / page switch: {n:.0f} / {w:.0f} ms = {n / w:.2f}x; "
-          f"load {out['load_before']} -> {out['load_after']}")  # fmt: skip
+    print(f"lesson stop change / page switch: {n:.0f} / {w:.0f} ms = {n / w:.2f}x")
     return out
 
 
@@ -450,98 +424,35 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quiet", type=float, default=400.0, help="ms without a redraw")
     ap.add_argument("--timeout", type=float, default=90.0)
     ap.add_argument("--json", default=None)
-    ap.add_argument(
-        "--langs", default=None, help="e.g. en,es,zh_CN,ar: the switches per language, no plain app"
-    )
+    ap.add_argument("--langs", help="e.g. en,es,zh_CN,ar: the switches per language, no plain app")
     args = ap.parse_args(argv)
     args.rounds = args.rounds or (3 if args.profile else 5)
     pages = args.pages.split(",")
-    load = os.getloadavg()
-    out: dict[str, Any] = {"load_before": load, "rounds": args.rounds}
-    if args.lesson:
-        with kit.servers(args.app) as (app,), kit.browser() as browser:
-            kit.write_json(args.json, lesson(args, app, browser), say=False)
-        return 0
-    # --langs compares attnviz with itself: no plain app
-    apps = [args.app] if args.langs else [args.app, args.plain]
-    with kit.servers(*apps) as (app, *plain_), kit.browser() as browser:
-        plain = plain_[0] if plain_ else None
-        if args.profile:
-            kit.write_json(args.json, profile(args, pages, app, plain, browser), say=False)
-            return 0
-        if args.langs:
+    out: dict[str, Any] = {"load_before": os.getloadavg(), "rounds": args.rounds}
+    apps = [args.app] if args.langs or args.lesson else [args.app, args.plain]
+    with kit.servers(*apps) as (app, *plain), kit.browser() as browser:
+        if args.lesson:
+            out |= lesson(args, app, browser)
+        elif args.langs:
             out["langs"] = languages(args, pages, app, browser)
-            out["load_after"] = os.getloadavg()
-            print(f"load {load} -> {out['load_after']}")
-            kit.write_json(args.json, out, say=False)
-            return 0
-        # ---- page switches, one tab per app, interleaved
-        a_ctx, a_page, a_fetch, _ = open_tab(
-            browser, f"{app.url}/{pages[-1]}", args.quiet, args.timeout
-        )
-        p_ctx, p_page, p_fetch, _ = open_tab(browser, f"{plain.url}/two", args.quiet, args.timeout)
-        first_tab_plotly = sum(r[2] for r in a_fetch.rows if "vendor/plotly" in r[1])
-        switches: dict[str, list[dict]] = {p: [] for p in pages}
-        plain_rows: list[dict] = []
-        flip = 0
-        for _ in range(args.rounds):
-            for p in pages:
-                r = switch(a_page, a_fetch, PAGES[p], args.quiet, args.timeout)
-                switches[p].append(r)
-                target = ("one", "two")[flip % 2]
-                flip += 1
-                q = switch(p_page, p_fetch, PLAIN[target], args.quiet, args.timeout)
-                plain_rows.append(q)
-                print(
-                    f"switch to {PAGES[p]:13s} {r['ms']:7.0f} ms (script {r['script_ms']:5.0f})"
-                    f"{r['http_bytes'] / 1e3:8.1f} kB http  {r['ws_bytes'] / 1e3:7.1f} kB ws"
-                    f"  | plain {q['ms']:6.0f} ms (script {q['script_ms']:5.0f}) "
-                    f"{q['http_bytes'] / 1e3:7.1f} kB http "
-                    f"{q['ws_bytes'] / 1e3:6.1f} kB ws",
-                    flush=True,
-                )
-        a_ctx.close()
-        p_ctx.close()
-        all_a = [r for rows in switches.values() for r in rows]
-        per_page = {PAGES[p]: round(kit.median(rows, "ms")) for p, rows in switches.items()}
-        a_ms, p_ms = kit.median(all_a, "ms"), kit.median(plain_rows, "ms")
-        a_bytes = kit.median(all_a, "http_bytes") + kit.median(all_a, "ws_bytes")
-        p_bytes = kit.median(plain_rows, "http_bytes") + kit.median(plain_rows, "ws_bytes")
-        out["switch"] = {
-            "attnviz_ms": round(a_ms),
-            "plain_ms": round(p_ms),
-            "ratio": round(a_ms / p_ms, 2),
-            "per_page_ms": per_page,
-            "attnviz_script_ms": round(kit.median(all_a, "script_ms")),
-            "plain_script_ms": round(kit.median(plain_rows, "script_ms")),
-            "attnviz_http_bytes": kit.median(all_a, "http_bytes"),
-            "attnviz_ws_bytes": kit.median(all_a, "ws_bytes"),
-            "attnviz_plotly_bytes_all_switches": sum(r["plotly_bytes"] for r in all_a),
-            "plain_http_bytes": kit.median(plain_rows, "http_bytes"),
-            "plain_ws_bytes": kit.median(plain_rows, "ws_bytes"),
-            "first_page_of_tab_plotly_bytes": first_tab_plotly,
-            "class_of_60_bytes_per_switch": {
-                "attnviz": CLASS * a_bytes,
-                "plain": CLASS * p_bytes,
-            },
-        }
+        else:
+            urls = {"attnviz": f"{app.url}/{pages[-1]}", "plain": f"{plain[0].url}/two"}
+
+            def title(name: str, p: str, k: int) -> str:
+                return PAGES[p] if name == "attnviz" else PLAIN[("one", "two")[k % 2]]
+
+            rows, plotly = interleaved(args, browser, urls, title, pages)
+            if args.profile:
+                out |= profile(rows)
+            else:
+                out["switch"] = compared(rows, pages, plotly["attnviz"])
+                kit.show(out["switch"])
+                out["switch_rows"] = {
+                    PAGES[p]: [r for r in rows["attnviz"] if r["page"] == p] for p in pages
+                }
+                out["plain_rows"] = rows["plain"]
     out["load_after"] = os.getloadavg()
-    out["switch_rows"] = {PAGES[p]: rows for p, rows in switches.items()}
-    out["plain_rows"] = plain_rows
-    s = out["switch"]
-    print(
-        f"\npage switch median: attnviz {s['attnviz_ms']} ms vs plain {s['plain_ms']} ms "
-        f"({s['ratio']}x); per page {s['per_page_ms']}\n"
-        f"fetched per switch: attnviz {s['attnviz_http_bytes'] / 1e6:.3f} MB http + "
-        f"{s['attnviz_ws_bytes'] / 1e6:.3f} MB ws; plain {s['plain_http_bytes'] / 1e6:.3f} MB"
-        f" http + {s['plain_ws_bytes'] / 1e6:.3f} MB ws; plotly.js in switches: "
-        f"{s['attnviz_plotly_bytes_all_switches']} bytes; first page of the tab: "
-        f"{s['first_page_of_tab_plotly_bytes'] / 1e6:.2f} MB of plotly.js\n"
-        f"class of {CLASS}, one switch: attnviz "
-        f"{s['class_of_60_bytes_per_switch']['attnviz'] / 1e6:.1f} MB, plain "
-        f"{s['class_of_60_bytes_per_switch']['plain'] / 1e6:.1f} MB served"
-    )
-    print(f"load {load} -> {out['load_after']}")
+    print(f"load {out['load_before']} -> {out['load_after']}")
     kit.write_json(args.json, out, say=False)
     return 0
 

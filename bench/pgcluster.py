@@ -1,12 +1,7 @@
-"""A throwaway PostgreSQL cluster on loopback (Debian's ``postgresql`` package), for the class
-store's tests (tests/classroom/test_store.py) and benchmarks (bench/class_hall.py).
+"""A throwaway PostgreSQL cluster on loopback (Debian's ``postgresql``), trust auth::
 
-``initdb`` in a temporary directory, ``pg_ctl start`` on a free port with a log file (without
-one, pg_ctl keeps the caller's pipes open), trust authentication on 127.0.0.1 only. As root
-it runs as the ``postgres`` user (PostgreSQL refuses to run as root)::
-
-    with PgCluster() as pg:
-        store = ClassStore(pg.url)       # postgresql+psycopg://postgres@127.0.0.1:PORT/postgres
+with PgCluster() as pg:
+    store = ClassStore(pg.url)
 """
 
 from __future__ import annotations

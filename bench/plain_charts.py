@@ -1,7 +1,5 @@
-"""What the plain comparison apps share (``bench/bare_app.py``, one page, and
-``bench/plain_pages.py``, two pages): the playground's sidebar controls and engine, and three
-plain ``st.plotly_chart`` heatmaps (scores, weights, output) per head, nothing else (no
-labels, hover text, masks drawn, bars, export, code box, board or component)."""
+"""What the plain comparison apps share: the playground's sidebar controls and engine, and
+three plain ``st.plotly_chart`` heatmaps per head, nothing else."""
 
 import numpy as np
 import plotly.graph_objects as go

@@ -1,8 +1,6 @@
-"""The plain two-page comparison app for bench/page_switch.py: the playground's sidebar
-controls and engine, three ``st.plotly_chart`` heatmaps per head on each of two pages
-(bench/plain_charts.py), routed with ``st.navigation``. No board, no component.
+"""The plain two-page comparison app for bench/page_switch.py (bench/plain_charts.py).
 
-    streamlit run bench/plain_pages.py
+streamlit run bench/plain_pages.py
 """
 
 import streamlit as st

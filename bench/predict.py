@@ -1,19 +1,9 @@
-"""Predict, then reveal: what a view question costs (attnviz.classroom, attnviz.classroom.predict,
-attnviz.viz.classroom), on SQLite in a temp dir.
+"""Predict, then reveal: what a view question costs (students answering at once, the
+tally, the projector's pure parts); ``--pages``: the other pages' questions at N = 12 and
+512 (docs/classroom.md).
 
     python bench/predict.py [--students 300] [--threads 16] [--json out.json]
     python bench/predict.py --pages [--json out.json]
-
-Reports: ``students`` answering one view question at once from ``threads`` threads
-(p50/p95 of ``answer_question``, errors, rows = acknowledged), ``question_tally`` and
-``question`` (what the projector and each student's poll read) in ms, and the pure parts
-of a projector rerun (``top_key`` + ``outline_cells`` on an N=12 heatmap) in ms.
-
-``--pages``: predict, then reveal on the other pages: what a teacher's projector rerun adds
-(the pure parts: making the page's question, outlining its answer), at N = 12 and 512: the
-median ms of ``top_key`` under a causal mask, ``sharper_row``, ``moved_row`` (D = N),
-``previous_head`` over 9 heads, and ``outline_row`` / ``outline_cells`` (the previous-token
-diagonal) on a weights heatmap of N tokens.
 """
 
 from __future__ import annotations

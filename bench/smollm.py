@@ -1,16 +1,8 @@
-"""SmolLM2-135M in NumPy: load time, a 20-token prompt's attentions + next-token guess,
-and the server's memory with both real models loaded (issue 11's targets).
-
-Fresh processes (``--repeat``): ``import``, ``load()`` (GGUF read, dequantised, tokenizer),
-``first`` (the first 20-token run with ``top_tokens(.., 10)``), ``warm`` (20, 128 and 512
-tokens), the peak RSS. ``--server``: ``streamlit run app.py`` after one visit each to the
-MiniLM and the decoder page (both models loaded): the server's RSS.
+"""SmolLM2-135M in NumPy, fresh processes: import, load, first and warm runs, peak RSS;
+``--server``: the server's RSS with both real models loaded (issue 11; docs/models.md).
 
     python bench/smollm.py                   # 5 processes, one BLAS thread
     python bench/smollm.py --repeat 3 --server --json smollm.json
-
-Targets (issue 11): load <= 4 s; 20 tokens <= 400 ms with one BLAS thread; server RSS with
-both models <= 1.2 GB.
 """
 
 from __future__ import annotations
@@ -128,14 +120,8 @@ def main() -> int:
         rss = srv["n_rss_after_decoder_mb"]
         passed = rss <= 1.2 * 1024
         ok &= passed
-        print(
-            f"server RSS: {srv['n_rss_start_mb']:.0f} MB at start, "
-            f"{srv['n_rss_after_real_model_mb']:.0f} MB after the MiniLM page "
-            f"({srv['n_real_model_s']:.1f} s), {rss:.0f} MB after the decoder page "
-            f"({srv['n_decoder_s']:.1f} s): <= 1229 MB: {'ok' if passed else 'MISSED'}; "
-            f"{srv['n_rss_after_decoder_512_mb']:.0f} MB after a 512-token prompt on the "
-            f"decoder page ({srv['n_decoder_512_s']:.1f} s)"
-        )
+        print(f"server RSS after the decoder page <= 1229 MB: {'ok' if passed else 'MISSED'}")
+        kit.show(srv)
     print(f"load average after: {os.getloadavg()[0]:.2f}")
     kit.write_json(args.json, result, say=False)
     return 0 if ok else 2

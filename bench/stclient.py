@@ -1,13 +1,5 @@
-"""Streamlit's websocket client for the benchmarks (the server: ``kit.Server``).
-
-The client speaks Streamlit's own protocol: it connects to ``/_stcore/stream`` with the
-``streamlit`` websocket subprotocol, sends ``BackMsg.rerun_script`` (a ``ClientState`` with
-the query string, the page and the widget states, as the browser does) and reads
-``ForwardMsg`` protobufs until ``script_finished``. Widget ids, kinds and options are learnt
-from the ``ForwardMsg`` deltas of each run, so a control is changed by its user key
-(``N``, ``seed``, ``mask`` ...) exactly as the frontend would change it.
-
-Used by ``bench/lost_click.py``, ``move_bytes.py``, ``smollm.py --server`` and ``kit.warm``.
+"""Streamlit's websocket client for the benchmarks: ``BackMsg.rerun_script`` with the widget
+states, ``ForwardMsg`` read until ``script_finished``; widgets changed by their user key.
 """
 
 from __future__ import annotations
@@ -45,9 +37,6 @@ SUCCESS = {
     ForwardMsg.FINISHED_SUCCESSFULLY,
     ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY,
 }
-
-
-# --------------------------------------------------------------------------- client
 
 
 @dataclass

@@ -1,15 +1,7 @@
-"""attnviz.toys, timed: how long until an induction head forms, training live (issue 28).
+"""attnviz.toys, timed: how long until an induction head forms, training live (issue 28;
+docs/benchmarks.md, "Learned attention").
 
-Trains the ``induction`` task with ``toys.train_iter`` (the page's live form) and, at each
-checkpoint, scores the heads on the task's example (``toys.job_scores``, as the page
-would); stops at the first checkpoint where a layer-1 head's induction score is >= 0.8.
-Prints, per seed, that step, the seconds of training (and of training plus scoring) to
-reach it, and the milliseconds per step; the load average before and after.
-
-    OPENBLAS_NUM_THREADS=1 taskset -c 0 python bench/toys.py            # seeds 0 1 2
-    OPENBLAS_NUM_THREADS=1 taskset -c 0 python bench/toys.py --seeds 0 --json toys.json
-
-Target (issue 28): an induction head forms in under 30 s on one core.
+    OPENBLAS_NUM_THREADS=1 taskset -c 0 python bench/toys.py --seeds 0 1 2
 """
 
 from __future__ import annotations

@@ -1,13 +1,5 @@
 """Does the element after a fragment vanish when the fragment's rerun waits behind a full
-run? (Streamlit 1.67; found with six students checking at once in a live class.)
-
-``bench/fragment_app.py?case=sibling``: a slow full run (1.5 s) draws a fragment ("+1")
-then a line, "I come after the fragment"; in headless Chromium a trial commits a name,
-clicks "+1" during the full run and reads the page once idle. The fragment run's
-SCRIPT_STARTED clears the fragment's unsent deltas, the browser removes the stale block,
-the later elements move up, and the fragment's block then replaces the line after it.
-``?slot=1`` (the fragment in a container of its own, attnviz's ``quiz.in_slot``): nothing
-vanishes.
+run? (``bench/fragment_app.py?case=sibling``, with and without ``&slot=1``; docs/benchmarks.md).
 
     python bench/vanishing_sibling.py                # 5 trials without and with the slot
 """

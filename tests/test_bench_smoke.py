@@ -253,7 +253,7 @@ def test_switch_profile_splits_a_switch_by_whose_code_ran(tmp_path: Path) -> Non
     argv = ["--profile", "--rounds", "1", "--pages", ",multi_head", "--quiet", "250"]
     assert switch_profile.main([*argv, "--json", str(out)]) == 0
     r = json.loads(out.read_text())
-    assert [row["page"] for row in r["rows"]["attnviz"]] == ["Playground", "Multi-head"]
+    assert [row["title"] for row in r["rows"]["attnviz"]] == ["Playground", "Multi-head"]
     assert len(r["rows"]["plain"]) == 2
     for rows in r["rows"].values():
         for row in rows:
