@@ -120,6 +120,30 @@ def test_boards_out_of_view_draw_when_scrolled_into_view(session):
     assert_no_board_errors(session)
 
 
+def test_a_key_press_postpones_the_catch_up_of_a_deferred_board(session):
+    """A board out of view catches up on its deferred redraw only once the page has had no
+    key press or click for the catch-up delay: a stale board does not draw while the user's
+    next gesture (another slider step) is under way (issue 46)."""
+    session.open("/?N=6")
+    session.page.evaluate("() => { window.__attnvizCatchUpMs = 1500; window.scrollTo(0, 0); }")
+    thumb = session.page.locator(".st-key-N input[type='range']").first
+    thumb.focus()
+    session.page.keyboard.press("ArrowRight")
+    session.page.wait_for_function(
+        "(js) => eval(js)('pg_qbars') === 'deferred'", arg=STATE_JS, timeout=30_000
+    )
+    for _ in range(10):  # 2.5 s of key presses that change nothing, 0.25 s apart
+        session.page.keyboard.press("Shift")
+        session.page.wait_for_timeout(250)
+    assert session.page.evaluate(STATE_JS, "pg_qbars") == "deferred"
+    assert session.page.evaluate(BARS_LEN_JS) == 6  # still the old bars
+    session.page.wait_for_function(
+        "(js) => eval(js)('pg_qbars') === 'drawn'", arg=STATE_JS, timeout=30_000
+    )
+    assert session.page.evaluate(BARS_LEN_JS) == 7
+    assert_no_board_errors(session)
+
+
 BARS_LEN_JS = """() => {
     const cell = document.querySelector('.attnviz-board .cell[data-key="pg_qbars"]');
     return cell ? cell.querySelector('.js-plotly-plot').calcdata[0].length : -1; }"""

@@ -94,8 +94,23 @@ const errors = (window.__attnvizBoardErrors = window.__attnvizBoardErrors || [])
 // Out-of-view boards defer their redraws: the charts in the viewport are drawn first and
 // alone (plotly shares the page's main thread with Streamlit). A deferred redraw happens
 // when the board scrolls into view, when a linked hover needs it, or after CATCH_UP_MS
-// without a new render (so a board is never left stale for long).
+// without a new render or a key press or click in the page (so a board is never left stale
+// for long, and a stale board does not draw while the user's next gesture is under way:
+// the rerun a key press on a slider asks for brings it new data anyway, and drawing the
+// old one then took the main thread from the charts in view, issue 46).
 const CATCH_UP_MS = 1000;
+const deferred = new Set(); // the boards waiting to catch up
+let inputWatched = false;
+function postponeCatchUps() {
+  for (const b of deferred) b.armCatchUp();
+}
+function watchInput(doc) {
+  if (inputWatched) return;
+  inputWatched = true;
+  for (const e of ["keydown", "pointerdown"]) {
+    doc.addEventListener(e, postponeCatchUps, { capture: true, passive: true });
+  }
+}
 // How long a revealed board keeps itself centred after the last scroll or change of layout
 // while the rest of the run arrives (see reveal(); the user's own scrolling, clicking or
 // typing ends it at once). A long run on a busy server takes seconds: only scrolls and
@@ -315,7 +330,7 @@ class Board {
       // the same data again, or the figures a head switch already drew: nothing to redraw
       if (this.pending) {
         this.pending = null;
-        clearTimeout(this.catchUp);
+        this.cancelCatchUp();
         this.state = "drawn";
       }
       return;
@@ -323,7 +338,7 @@ class Board {
     if (this.renders > 0 && !this.inView) this.defer(args);
     else {
       this.pending = null;
-      clearTimeout(this.catchUp);
+      this.cancelCatchUp();
       this.render(args);
     }
   }
@@ -331,13 +346,25 @@ class Board {
   defer(args) {
     this.pending = args;
     this.state = "deferred";
+    watchInput(document);
+    deferred.add(this);
+    this.armCatchUp();
+  }
+
+  // the catch-up draw CATCH_UP_MS from now (again: a key press or click postpones it)
+  armCatchUp() {
     clearTimeout(this.catchUp);
     const wait = Number(window.__attnvizCatchUpMs) || CATCH_UP_MS;
     this.catchUp = setTimeout(() => this.flush(), wait);
   }
 
-  flush() {
+  cancelCatchUp() {
     clearTimeout(this.catchUp);
+    deferred.delete(this);
+  }
+
+  flush() {
+    this.cancelCatchUp();
     if (!this.pending) return Promise.resolve();
     const args = this.pending;
     this.pending = null;
@@ -441,7 +468,7 @@ class Board {
   }
 
   destroy() {
-    clearTimeout(this.catchUp);
+    this.cancelCatchUp();
     clearTimeout(this.refitTimer);
     this.observer.disconnect();
     this.resizer.disconnect();
