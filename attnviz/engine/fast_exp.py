@@ -44,7 +44,14 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-__all__ = ["ACCELERATED", "NUMPY_SIMD", "exp_inplace", "softmax_rows_inplace", "warm"]
+__all__ = [
+    "ACCELERATED",
+    "NUMPY_SIMD",
+    "add_rows_inplace",
+    "exp_inplace",
+    "softmax_rows_inplace",
+    "warm",
+]
 
 LN2_HI = 6.93147180369123816490e-01  # fdlibm: ln 2 to 32 bits, so k · LN2_HI is exact
 LN2_LO = 1.90821492927058770002e-10  # fdlibm: the rest of ln 2
@@ -143,6 +150,7 @@ def _softmax_loop(a, lo, hi, ok, exp_done):  # pragma: no cover - compiled by nu
 _lock = threading.Lock()
 _compiled = None  # the compiled _exp_loop; False once compiling failed
 _softmax = None  # the compiled _softmax_loop; False once compiling failed
+_bias = None  # the compiled _bias_loop; False once compiling failed
 
 
 def _compile():
@@ -305,12 +313,64 @@ def exp_inplace(a: np.ndarray) -> np.ndarray:
     return np.exp(a, out=a)
 
 
+def _bias_loop(y, b):  # pragma: no cover - compiled by numba, tested through it
+    """y (N, M) += b (M,), in place, entry by entry (the same bits as NumPy's ``y += b``);
+    True if every entry of y is finite afterwards (an OR of flags, vectorised)."""
+    bad = 0
+    for i in range(y.shape[0]):
+        for j in range(y.shape[1]):
+            x = y[i, j] + b[j]
+            y[i, j] = x
+            bad |= not abs(x) < math.inf  # NaN and ±inf
+    return bad == 0
+
+
+def _compile_bias():
+    global _bias  # noqa: PLW0603 - compiled once per process
+    with _lock:
+        if _bias is None:
+            try:
+                import numba
+
+                opts = {"nogil": True, "error_model": "numpy", "boundscheck": False}
+                try:
+                    _bias = numba.njit(cache=True, **opts)(_bias_loop)
+                except RuntimeError:
+                    _bias = numba.njit(**opts)(_bias_loop)
+                _bias(np.zeros((1, 1)), np.zeros(1))
+            except Exception:  # noqa: BLE001 - no numba, or it cannot compile here
+                _bias = False
+    return _bias or None
+
+
+def add_rows_inplace(y: np.ndarray, b: np.ndarray) -> bool:
+    """``y += b``: a bias (M,) added to each row of y (N, M), in place; returns True if
+    every entry of y is then finite, False if one may not be (NumPy's way: the sum of the
+    entries is not finite, which an overflowing sum of finite entries also gives). For
+    float64 with numba, one compiled pass (12,288 entries, N = 64: ~2.5 against NumPy's ~6
+    us for the addition and the sum, its broadcast loop runs row by row)."""
+    if (
+        ACCELERATED
+        and y.dtype == b.dtype == np.float64
+        and y.ndim == 2
+        and b.ndim == 1
+        and y.flags.c_contiguous
+        and y.flags.writeable
+    ):
+        kernel = _compile_bias() if _bias is None else _bias
+        if kernel:
+            return bool(kernel(y, b))
+    y += b
+    return bool(np.isfinite(np.add.reduce(y, axis=None)))
+
+
 def warm() -> None:
-    """Compile the loop now (or load it from numba's cache): the server starts this in a
-    thread (``serve.py``), so that no first visitor waits for numba's import."""
+    """Compile the loops now (or load them from numba's cache): the server starts this in
+    a thread (``serve.py``), so that no first visitor waits for numba's import."""
     if ACCELERATED:
         _compile()
         _compile_softmax()
+        _compile_bias()
 
 
 def _available() -> bool:

@@ -227,8 +227,8 @@ def test_the_row_kernel_is_the_softmax_and_leaves_rows_at_risk():
     a = rng.standard_normal((3, 300, 300))
     a[0, 1] = 800.0  # exp overflows: the sum is inf
     a[1, 2] = -np.inf  # every entry 0: the sum is 0
-    want = np.exp(a)
     with np.errstate(over="ignore", invalid="ignore"):
+        want = np.exp(a)
         want = want / want.sum(-1, keepdims=True)
     got = a.copy()
     ok = fast_exp.softmax_rows_inplace(got, math.exp(-600), math.exp(600))
@@ -292,3 +292,29 @@ def test_numba_not_found_is_not_accelerated(monkeypatch):
 
     monkeypatch.setattr(fast_exp.importlib.util, "find_spec", missing)
     assert fast_exp._available() is False
+
+
+@pytest.mark.parametrize("accelerated", [True, False], ids=["numba", "numpy"])
+def test_add_rows_is_numpys_addition_and_says_whether_finite(monkeypatch, accelerated):
+    """add_rows_inplace: y += b row by row, the bits of NumPy's addition, and True exactly
+    when every entry is finite afterwards (an overflow, an inf or a NaN gives False)."""
+    monkeypatch.setattr(fast_exp, "ACCELERATED", accelerated and fast_exp.ACCELERATED)
+    rng = np.random.default_rng(13)
+    y, b = rng.standard_normal((37, 19)) * 1e3, rng.standard_normal(19)
+    want = y + b
+    got = y.copy()
+    assert fast_exp.add_rows_inplace(got, b) is True
+    np.testing.assert_array_equal(got, want)
+    for bad in (np.inf, -np.inf, np.nan):
+        z = y.copy()
+        z[5, 7] = bad
+        assert fast_exp.add_rows_inplace(z, b) is False
+    big = np.full((2, 3), 1.7e308)
+    with np.errstate(over="ignore"):
+        assert fast_exp.add_rows_inplace(big, np.full(3, 1.7e308)) is False  # overflowed
+    assert np.isinf(big).all()
+    f32 = y.astype(np.float32)  # another dtype: NumPy's own addition
+    assert fast_exp.add_rows_inplace(f32, b.astype(np.float32)) is True
+    np.testing.assert_array_equal(f32, y.astype(np.float32) + b.astype(np.float32))
+    if accelerated and fast_exp.ACCELERATED:
+        assert fast_exp._bias, "numba is installed but the bias loop did not compile"
