@@ -134,17 +134,22 @@ def _softmax_loop(a, lo, hi, ok, exp_done):  # pragma: no cover - compiled by nu
     (:func:`_exp_loop`, compiled inline, vectorised; skipped when ``exp_done``, NumPy's
     exp having run), then divided by its sum when that sum lies in [lo, hi]
     (:func:`_normalise_row`, ``ok[i]`` True); a row outside is left as its exponentials
-    (``ok[i]`` False, for the caller's shifted softmax). A row's values depend on that row
-    alone (:func:`softmax_rows_inplace` hands blocks of rows to the machine's cores)."""
+    (``ok[i]`` False, for the caller's shifted softmax); returns the number of those. A
+    row's values depend on that row alone (:func:`softmax_rows_inplace` hands blocks of
+    rows to the machine's cores)."""
     m = a.shape[1]
     short = m < 256  # short rows: one exp loop over the block (a loop per row costs more)
     if short and not exp_done:
         _exp_row(a.reshape(-1))
+    left = 0
     for i in range(a.shape[0]):
         row = a[i]
         if not (short or exp_done):
             _exp_row(row)  # while the row is in cache
-        ok[i] = _norm_row(row, lo, hi)
+        good = _norm_row(row, lo, hi)
+        ok[i] = good
+        left += not good
+    return left
 
 
 _lock = threading.Lock()
@@ -195,19 +200,21 @@ def _compile_softmax():
                     _softmax = numba.njit(cache=True, **opts)(_softmax_loop)
                 except RuntimeError:
                     _softmax = numba.njit(**opts)(_softmax_loop)
-                _softmax(np.zeros((1, 1)), 0.0, 2.0, np.zeros(1, np.bool_), False)
+                _softmax(np.zeros((1, 1)), 0.0, 2.0, np.zeros(1, np.bool_), False)  # compiled now
             except Exception:  # noqa: BLE001 - no numba, or it cannot compile here
                 _softmax = False
     return _softmax or None
 
 
-def _numpy_rows(rows: np.ndarray, lo: float, hi: float, ok: np.ndarray) -> None:
+def _numpy_rows(rows: np.ndarray, lo: float, hi: float, ok: np.ndarray) -> int:
     """:func:`_softmax_loop` with NumPy's vectorised exp (where :data:`NUMPY_SIMD`): block
     by block of rows (:data:`_BLOCK` bytes, kept in the core's cache between the three
     passes), exp, the row sums (NumPy's pairwise sum: a fixed order per row) and the
     division by them where they lie in [lo, hi]; a row outside is left as its exponentials
-    and marked False in ``ok``. The caller holds the floating-point error state."""
+    and marked False in ``ok``; returns the number of those. The caller holds the
+    floating-point error state."""
     step = max(1, _BLOCK // max(1, rows.shape[1] * rows.itemsize))
+    left = 0
     for b in range(0, rows.shape[0], step):
         block = rows[b : b + step]  # (B, M)
         np.exp(block, out=block)
@@ -216,27 +223,29 @@ def _numpy_rows(rows: np.ndarray, lo: float, hi: float, ok: np.ndarray) -> None:
             bad = ~((s >= lo) & (s <= hi))  # (B, 1): left as exponentials
             ok[b : b + step] = ~bad[:, 0]
             s[bad] = 1
+            left += int(np.count_nonzero(bad))
         np.divide(block, s, out=block)  # divided: each weight rounded once
+    return left
 
 
-def _numba_rows(rows: np.ndarray, lo: float, hi: float, ok: np.ndarray) -> None:
+def _numba_rows(rows: np.ndarray, lo: float, hi: float, ok: np.ndarray) -> int:
     """:func:`_softmax_loop` compiled: numba's exp and the row normalisation."""
-    _softmax(rows, lo, hi, ok, False)
+    return _softmax(rows, lo, hi, ok, False)
 
 
-def _numpy_exp_rows(rows: np.ndarray, lo: float, hi: float, ok: np.ndarray) -> None:
+def _numpy_exp_rows(rows: np.ndarray, lo: float, hi: float, ok: np.ndarray) -> int:
     """NumPy's vectorised exp (where :data:`NUMPY_SIMD`), then the compiled row
     normalisation (:func:`_normalise_row`): on small arrays, NumPy's row sums and division
     by short rows cost more than its exp saves, numba's pass over rows in cache does not
     (8 heads x 64 x 64: 19.5 + ~8 us against 45.6 for numba's loop; docs/benchmarks.md)."""
     np.exp(rows, out=rows)
-    _softmax(rows, lo, hi, ok, True)
+    return _softmax(rows, lo, hi, ok, True)
 
 
-def _quietly(kernel, rows: np.ndarray, lo: float, hi: float, ok: np.ndarray) -> None:
+def _quietly(kernel, rows: np.ndarray, lo: float, hi: float, ok: np.ndarray) -> int:
     """``kernel`` on a thread of the pool (NumPy's error state is per thread)."""
     with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
-        kernel(rows, lo, hi, ok)
+        return kernel(rows, lo, hi, ok)
 
 
 def _row_kernel(size: int):
@@ -250,11 +259,12 @@ def _row_kernel(size: int):
     return _numpy_exp_rows if NUMPY_SIMD else _numba_rows
 
 
-def softmax_rows_inplace(a: np.ndarray, lo: float, hi: float) -> np.ndarray | None:
+def softmax_rows_inplace(a: np.ndarray, lo: float, hi: float) -> np.ndarray | bool | None:
     """Each row of ``a`` (..., M), float64, contiguous: exp in place and divided by its row
-    sum where that sum lies in [lo, hi]. Returns a boolean (...) array, True for the rows
-    done, or None where it cannot run here (no vectorised exp, another dtype or layout):
-    the caller then takes NumPy's way. The kernel: :func:`_row_kernel`.
+    sum where that sum lies in [lo, hi]. Returns True when every row was done (the usual
+    case: no array to read), else a boolean (...) array, True for the rows done; None where
+    it cannot run here (no vectorised exp, another dtype or layout): the caller then takes
+    NumPy's way. The kernel: :func:`_row_kernel`.
     Floating-point warnings are the caller's (``np.errstate``) on its own thread."""
     if not (a.dtype == np.float64 and a.flags.c_contiguous and a.flags.writeable):
         return None
@@ -265,7 +275,7 @@ def softmax_rows_inplace(a: np.ndarray, lo: float, hi: float) -> np.ndarray | No
     ok = np.ones(rows.shape[0], np.bool_)
     parts = min(_THREADS, max(1, a.size // _PER_THREAD), rows.shape[0])
     if parts == 1:
-        kernel(rows, lo, hi, ok)
+        left = kernel(rows, lo, hi, ok)
     else:  # blocks of rows on the machine's cores (the loop releases the GIL; each call
         # has its own rows, so sessions calling at once share nothing)
         cuts = np.linspace(0, rows.shape[0], parts + 1).astype(int)
@@ -273,9 +283,8 @@ def softmax_rows_inplace(a: np.ndarray, lo: float, hi: float) -> np.ndarray | No
             _pool().submit(_quietly, kernel, rows[b:e], lo, hi, ok[b:e])
             for b, e in zip(cuts[:-1], cuts[1:], strict=True)
         ]
-        for job in jobs:
-            job.result()
-    return ok.reshape(a.shape[:-1])
+        left = sum(job.result() for job in jobs)
+    return True if left == 0 else ok.reshape(a.shape[:-1])
 
 
 #: Threads for the row softmax: the machine's cores (2 here, as BLAS uses), and entries

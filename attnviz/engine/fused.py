@@ -148,10 +148,10 @@ def _attend_rows(
         w = deferred.compute()  # (..., N, M), becomes the weights
         if notmask is not None:
             np.copyto(w, -np.inf, where=notmask)
-        ok = softmax_rows_inplace(w, _SAFE_LO, _SAFE_HI)
+        ok = softmax_rows_inplace(w, _SAFE_LO, _SAFE_HI)  # True: every row done
         if ok is None:
             return None
-        if not ok.all():  # rows at risk: the stable softmax (fully masked rows: zeros)
+        if ok is not True:  # rows at risk: the stable softmax (fully masked rows: zeros)
             bad = ~ok
             w[bad] = _stable_softmax(deferred, notmask)[bad]
         # (vᵀ wᵀ)ᵀ: BLAS's faster order for float64, on the strided views (no copies)
