@@ -31,8 +31,8 @@ Elsewhere, re-exported here: the column layout (:func:`to_columns`), :func:`row_
 (:class:`AttentionParams`) in ``attnviz/engine/params.py``; the input checks in
 ``attnviz/engine/checks.py``; the decoder pieces (:func:`repeat_kv`, :func:`rope_cos_sin`,
 :func:`apply_rope`) in ``attnviz/engine/decoder.py``.
-NumPy throughout (numba compiles the exp of the fused path and the bias additions where
-installed, ``fast_exp``): no Streamlit.
+NumPy throughout (numba compiles the exp of the fused path and the addition of the Q, K, V
+biases where installed, ``fast_exp``): no Streamlit.
 """
 
 from __future__ import annotations
@@ -209,9 +209,7 @@ def _multi_head(
     # 8. merge the heads: their outputs side by side
     concat = merge_heads(head_out)  # (N, H·d_v)
     # 9. the output projection (none: the output is the concatenation)
-    output = concat if w_o is None else concat @ w_o  # (N, Dout)
-    if w_o is not None and b_o is not None:
-        add_rows(output, b_o)  # + b_o (fast_exp: the bits of NumPy's, one compiled pass)
+    output = concat if w_o is None else project(concat, w_o, b_o)  # (N, Dout)
     result = _FusedResult if fused else AttentionResult  # fused: scores computed when read
     return result(
         queries=qh, keys=kh, values=vh, scores=scores,
