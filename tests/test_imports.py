@@ -94,7 +94,9 @@ def test_the_graph_sees_the_imports_it_must_see():
     e = "attnviz.engine"
     parts = {f"{e}.{m}" for m in ("core", "params", "checks", "decoder", "views")}
     assert edges[e] == parts
-    assert edges[f"{e}.core"] == parts - {f"{e}.core", f"{e}.views"} | {f"{e}.fused"}
+    # and on the fused path, and on fast_exp for the biases' compiled addition (both paths)
+    fast = {f"{e}.fused", f"{e}.fast_exp"}
+    assert edges[f"{e}.core"] == parts - {f"{e}.core", f"{e}.views"} | fast
     assert edges[f"{e}.fused"] == {f"{e}.fast_exp"}  # the exponentials
     assert edges[f"{e}.fast_exp"] == edges[f"{e}.checks"] == set()
     checks = {f"{e}.checks"}

@@ -10,7 +10,9 @@ engine's public face, whichever module of it holds them. Its modules, one line e
 - ``fused``: the fast path the app runs: steps 3-7 fused (``attend``), the same numbers as
   ``core.attention`` to rounding, scores computed when read; imports only ``fast_exp``.
 - ``fast_exp``: the fused path's exponentials (``exp_inplace``), one loop numba compiles
-  (cached on disk), within 1 ulp of NumPy's; ``np.exp`` without numba; ``warm``.
+  (cached on disk), within 1 ulp of NumPy's; ``np.exp`` without numba; the row softmax
+  (``softmax_rows_inplace``); the Q, K, V biases' addition (``add_rows_inplace``,
+  NumPy's bits in one compiled pass); ``warm``.
 - ``params``: ``AttentionParams``, the projection weights, checked on construction; seeded
   random ones (``normal``, ``uniform``, ``xavier``).
 - ``checks``: every shape, dtype and finiteness check of the engine's inputs, each error

@@ -31,7 +31,8 @@ Elsewhere, re-exported here: the column layout (:func:`to_columns`), :func:`row_
 (:class:`AttentionParams`) in ``attnviz/engine/params.py``; the input checks in
 ``attnviz/engine/checks.py``; the decoder pieces (:func:`repeat_kv`, :func:`rope_cos_sin`,
 :func:`apply_rope`) in ``attnviz/engine/decoder.py``.
-NumPy throughout (numba compiles the fused path's exp where installed): no Streamlit.
+NumPy throughout (numba compiles the exp of the fused path and the addition of the Q, K, V
+biases where installed, ``fast_exp``): no Streamlit.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ from attnviz.engine.checks import (
     check_sdpa,
 )
 from attnviz.engine.decoder import repeat_kv
+from attnviz.engine.fast_exp import add_rows_inplace as add_rows
 from attnviz.engine.params import AttentionParams
 
 __all__ = [
@@ -230,14 +232,16 @@ def _project(x: Array, x_kv: Array | None, p: AttentionParams) -> tuple[Array, A
     Finite, or an error naming the projection that overflowed the dtype."""
     dk = p.w_q.shape[1]
     if x_kv is None:  # [w_q | w_k | w_v], [b_q | b_k | b_v], kept by the parameters
-        qkv = project(x, *p.qkv())  # (N, 2Dk + Dv)
+        w, b = p.qkv()
+        qkv = x @ w  # (N, 2Dk + Dv)
+        # + b in one compiled pass, which also says whether every entry stayed finite
+        finite = np.isfinite(np.add.reduce(qkv, axis=None)) if b is None else add_rows(qkv, b)
         q, k, v = qkv[:, :dk], qkv[:, dk : 2 * dk], qkv[:, 2 * dk :]  # views
-        total = np.add.reduce(qkv, axis=None)
     else:
         q = project(x, p.w_q, p.b_q)  # (N, Dk)
         k, v = project(x_kv, p.w_k, p.b_k), project(x_kv, p.w_v, p.b_v)  # (M, Dk), (M, Dv)
-        total = np.add.reduce(q, axis=None) + k.sum() + v.sum()
-    if not np.isfinite(total):  # a finite sum: every entry finite (check_finite)
+        finite = np.isfinite(np.add.reduce(q, axis=None) + k.sum() + v.sum())
+    if not finite:  # a finite sum: every entry finite (check_finite)
         check_projections(q, k, v)  # raises, naming the one that overflowed
     return q, k, v
 

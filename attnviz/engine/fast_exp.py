@@ -9,7 +9,9 @@ Where NumPy's loop is vectorised, it is the faster one on large arrays and runs 
 (from :data:`_NUMPY_FROM` entries): 1.1-1.4 ns an entry on this project's AVX-512 machine,
 where numba's loop below took up to 4 on 8 x 1024 x 1024 scores (CPU time,
 docs/benchmarks.md, issue 46); :func:`softmax_rows_inplace` then runs NumPy's exp, row sums
-and division by blocks of rows that stay in the core's cache, on the machine's cores.
+and division by blocks of rows that stay in the core's cache, on the machine's cores. On
+small arrays there, NumPy's exp runs too, then a compiled pass that normalises each row
+(:func:`_normalise_row`: the row sum, a product by its reciprocal).
 
 Elsewhere :func:`exp_inplace` runs one loop compiled by numba (cached on disk), which the
 compiler turns into AVX2 code. Each entry is computed on its own, the way libm builds exp:
@@ -42,7 +44,14 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-__all__ = ["ACCELERATED", "NUMPY_SIMD", "exp_inplace", "softmax_rows_inplace", "warm"]
+__all__ = [
+    "ACCELERATED",
+    "NUMPY_SIMD",
+    "add_rows_inplace",
+    "exp_inplace",
+    "softmax_rows_inplace",
+    "warm",
+]
 
 LN2_HI = 6.93147180369123816490e-01  # fdlibm: ln 2 to 32 bits, so k · LN2_HI is exact
 LN2_LO = 1.90821492927058770002e-10  # fdlibm: the rest of ln 2
@@ -80,44 +89,73 @@ def _exp_loop(a):  # pragma: no cover - compiled by numba, tested through it
 _exp_row = _exp_loop
 
 
-def _softmax_loop(a, lo, hi, ok):  # pragma: no cover - compiled by numba, tested through it
+def _normalise_row(row, lo, hi):  # pragma: no cover - compiled by numba, inlined
+    """One row of exponentials, in place: divided by its sum when that sum lies in [lo, hi]
+    (returns True), else left as it is (False). The sum runs in eight interleaved partial
+    sums (a fixed order: the same bits on every machine, eight adds in flight instead of
+    one). Each entry is multiplied by the reciprocal of the sum (a product: the division,
+    ~2 cycles a float64 even on AVX-512, was a fifth of the call at N = 64), which differs
+    from the division by at most an ulp; an entry equal to the whole sum (a row with one
+    key allowed, as a causal mask's first row) is set to 1, what the division gives, since
+    x · (1/x) is 1 - 2^-53 for some x."""
+    m = row.shape[0]
+    s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = 0.0
+    j = 0
+    while j + 8 <= m:
+        s0 += row[j]
+        s1 += row[j + 1]
+        s2 += row[j + 2]
+        s3 += row[j + 3]
+        s4 += row[j + 4]
+        s5 += row[j + 5]
+        s6 += row[j + 6]
+        s7 += row[j + 7]
+        j += 8
+    while j < m:
+        s0 += row[j]
+        j += 1
+    s = ((s0 + s4) + (s1 + s5)) + ((s2 + s6) + (s3 + s7))
+    if not lo <= s <= hi:  # also NaN
+        return False
+    r = 1.0 / s
+    for k in range(m):
+        x = row[k]
+        row[k] = 1.0 if x == s else x * r  # a select, not a branch: vectorised
+    return True
+
+
+#: the row normalisation as the row loops call it: replaced by its compiled, inlined form
+#: before they are compiled (:func:`_compile_softmax`)
+_norm_row = _normalise_row
+
+
+def _softmax_loop(a, lo, hi, ok, exp_done):  # pragma: no cover - compiled by numba
     """Each row of the 2-d contiguous float64 array ``a``, in place: exp of its entries
-    (:func:`_exp_loop`, compiled inline, vectorised), then divided by its sum when that sum
-    lies in [lo, hi] (``ok[i]`` True); a row outside is left as its exponentials (``ok[i]``
-    False, for the caller's shifted softmax). The sum runs in four interleaved partial sums
-    (a fixed order: the same bits on every machine, four adds in flight instead of one). A
-    row's values depend on that row alone (:func:`softmax_rows_inplace` hands blocks of rows
-    to the machine's cores)."""
+    (:func:`_exp_loop`, compiled inline, vectorised; skipped when ``exp_done``, NumPy's
+    exp having run), then divided by its sum when that sum lies in [lo, hi]
+    (:func:`_normalise_row`, ``ok[i]`` True); a row outside is left as its exponentials
+    (``ok[i]`` False, for the caller's shifted softmax); returns the number of those. A
+    row's values depend on that row alone (:func:`softmax_rows_inplace` hands blocks of
+    rows to the machine's cores)."""
     m = a.shape[1]
     short = m < 256  # short rows: one exp loop over the block (a loop per row costs more)
-    if short:
+    if short and not exp_done:
         _exp_row(a.reshape(-1))
+    left = 0
     for i in range(a.shape[0]):
         row = a[i]
-        if not short:
+        if not (short or exp_done):
             _exp_row(row)  # while the row is in cache
-        s0 = s1 = s2 = s3 = 0.0
-        j = 0
-        while j + 4 <= m:
-            s0 += row[j]
-            s1 += row[j + 1]
-            s2 += row[j + 2]
-            s3 += row[j + 3]
-            j += 4
-        while j < m:
-            s0 += row[j]
-            j += 1
-        s = (s0 + s1) + (s2 + s3)
-        good = lo <= s <= hi  # False for NaN
+        good = _norm_row(row, lo, hi)
         ok[i] = good
-        if good:
-            for k in range(m):
-                row[k] = row[k] / s  # divided: each weight rounded once, as np.divide
+        left += not good
+    return left
 
 
 _lock = threading.Lock()
 _compiled = None  # the compiled _exp_loop; False once compiling failed
 _softmax = None  # the compiled _softmax_loop; False once compiling failed
+_bias = None  # the compiled _bias_loop; False once compiling failed
 
 
 def _compile():
@@ -147,7 +185,7 @@ def _jit():
 
 
 def _compile_softmax():
-    global _softmax, _exp_row  # noqa: PLW0603 - compiled once per process
+    global _softmax, _exp_row, _norm_row  # noqa: PLW0603 - compiled once per process
     with _lock:
         if _softmax is None:
             try:
@@ -155,25 +193,28 @@ def _compile_softmax():
 
                 opts = {"nogil": True, "error_model": "numpy", "boundscheck": False,
                         "fastmath": {"contract"}}  # fmt: skip
-                # the exp loop, inlined into the row loop where it is called
+                # the exp loop and the row normalisation, inlined into the row loop
                 _exp_row = numba.njit(inline="always", **opts)(_exp_loop)
+                _norm_row = numba.njit(inline="always", **opts)(_normalise_row)
                 try:
                     _softmax = numba.njit(cache=True, **opts)(_softmax_loop)
                 except RuntimeError:
                     _softmax = numba.njit(**opts)(_softmax_loop)
-                _softmax(np.zeros((1, 1)), 0.0, 2.0, np.zeros(1, np.bool_))
+                _softmax(np.zeros((1, 1)), 0.0, 2.0, np.zeros(1, np.bool_), False)  # compiled now
             except Exception:  # noqa: BLE001 - no numba, or it cannot compile here
                 _softmax = False
     return _softmax or None
 
 
-def _numpy_rows(rows: np.ndarray, lo: float, hi: float, ok: np.ndarray) -> None:
+def _numpy_rows(rows: np.ndarray, lo: float, hi: float, ok: np.ndarray) -> int:
     """:func:`_softmax_loop` with NumPy's vectorised exp (where :data:`NUMPY_SIMD`): block
     by block of rows (:data:`_BLOCK` bytes, kept in the core's cache between the three
     passes), exp, the row sums (NumPy's pairwise sum: a fixed order per row) and the
     division by them where they lie in [lo, hi]; a row outside is left as its exponentials
-    and marked False in ``ok``. The caller holds the floating-point error state."""
+    and marked False in ``ok``; returns the number of those. The caller holds the
+    floating-point error state."""
     step = max(1, _BLOCK // max(1, rows.shape[1] * rows.itemsize))
+    left = 0
     for b in range(0, rows.shape[0], step):
         block = rows[b : b + step]  # (B, M)
         np.exp(block, out=block)
@@ -182,47 +223,68 @@ def _numpy_rows(rows: np.ndarray, lo: float, hi: float, ok: np.ndarray) -> None:
             bad = ~((s >= lo) & (s <= hi))  # (B, 1): left as exponentials
             ok[b : b + step] = ~bad[:, 0]
             s[bad] = 1
+            left += int(np.count_nonzero(bad))
         np.divide(block, s, out=block)  # divided: each weight rounded once
+    return left
 
 
-def _numpy_rows_quiet(rows: np.ndarray, lo: float, hi: float, ok: np.ndarray) -> None:
-    """:func:`_numpy_rows` on a thread of the pool (NumPy's error state is per thread)."""
+def _numba_rows(rows: np.ndarray, lo: float, hi: float, ok: np.ndarray) -> int:
+    """:func:`_softmax_loop` compiled: numba's exp and the row normalisation."""
+    return _softmax(rows, lo, hi, ok, False)
+
+
+def _numpy_exp_rows(rows: np.ndarray, lo: float, hi: float, ok: np.ndarray) -> int:
+    """NumPy's vectorised exp (where :data:`NUMPY_SIMD`), then the compiled row
+    normalisation (:func:`_normalise_row`): on small arrays, NumPy's row sums and division
+    by short rows cost more than its exp saves, numba's pass over rows in cache does not
+    (8 heads x 64 x 64: 19.5 + ~8 us against 45.6 for numba's loop; docs/benchmarks.md)."""
+    np.exp(rows, out=rows)
+    return _softmax(rows, lo, hi, ok, True)
+
+
+def _quietly(kernel, rows: np.ndarray, lo: float, hi: float, ok: np.ndarray) -> int:
+    """``kernel`` on a thread of the pool (NumPy's error state is per thread)."""
     with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
-        _numpy_rows(rows, lo, hi, ok)
+        return kernel(rows, lo, hi, ok)
 
 
-def softmax_rows_inplace(a: np.ndarray, lo: float, hi: float) -> np.ndarray | None:
+def _row_kernel(size: int):
+    """The row softmax for ``size`` entries, or None where none runs here: NumPy's by
+    blocks from :data:`_NUMPY_FROM` entries where its exp is vectorised (:data:`NUMPY_SIMD`),
+    below that NumPy's exp and numba's normalisation, elsewhere numba's loop."""
+    if NUMPY_SIMD and size >= _NUMPY_FROM:
+        return _numpy_rows
+    if not ACCELERATED or not (_compile_softmax() if _softmax is None else _softmax):
+        return None
+    return _numpy_exp_rows if NUMPY_SIMD else _numba_rows
+
+
+def softmax_rows_inplace(a: np.ndarray, lo: float, hi: float) -> np.ndarray | bool | None:
     """Each row of ``a`` (..., M), float64, contiguous: exp in place and divided by its row
-    sum where that sum lies in [lo, hi]. Returns a boolean (...) array, True for the rows
-    done, or None where it cannot run here (no vectorised exp, another dtype or layout):
-    the caller then takes NumPy's way. NumPy's exp where it is vectorised
-    (:data:`NUMPY_SIMD`) from :data:`_NUMPY_FROM` entries, else numba's row loop.
+    sum where that sum lies in [lo, hi]. Returns True when every row was done (the usual
+    case: no array to read), else a boolean (...) array, True for the rows done; None where
+    it cannot run here (no vectorised exp, another dtype or layout): the caller then takes
+    NumPy's way. The kernel: :func:`_row_kernel`.
     Floating-point warnings are the caller's (``np.errstate``) on its own thread."""
     if not (a.dtype == np.float64 and a.flags.c_contiguous and a.flags.writeable):
         return None
-    if NUMPY_SIMD and a.size >= _NUMPY_FROM:
-        kernel, quiet = _numpy_rows, _numpy_rows_quiet
-    elif ACCELERATED:
-        kernel = quiet = _compile_softmax() if _softmax is None else _softmax
-    else:
-        return None
-    if not kernel or a.size == 0:
+    kernel = _row_kernel(a.size)
+    if kernel is None or a.size == 0:
         return None
     rows = a.reshape(-1, a.shape[-1])
     ok = np.ones(rows.shape[0], np.bool_)
     parts = min(_THREADS, max(1, a.size // _PER_THREAD), rows.shape[0])
     if parts == 1:
-        kernel(rows, lo, hi, ok)
+        left = kernel(rows, lo, hi, ok)
     else:  # blocks of rows on the machine's cores (the loop releases the GIL; each call
         # has its own rows, so sessions calling at once share nothing)
         cuts = np.linspace(0, rows.shape[0], parts + 1).astype(int)
         jobs = [
-            _pool().submit(quiet, rows[b:e], lo, hi, ok[b:e])
+            _pool().submit(_quietly, kernel, rows[b:e], lo, hi, ok[b:e])
             for b, e in zip(cuts[:-1], cuts[1:], strict=True)
         ]
-        for job in jobs:
-            job.result()
-    return ok.reshape(a.shape[:-1])
+        left = sum(job.result() for job in jobs)
+    return True if left == 0 else ok.reshape(a.shape[:-1])
 
 
 #: Threads for the row softmax: the machine's cores (2 here, as BLAS uses), and entries
@@ -231,10 +293,11 @@ _THREADS = max(1, min(8, os.cpu_count() or 1))
 _PER_THREAD = 1 << 16
 #: Bytes of rows per block of NumPy's row softmax: within a core's L2 cache.
 _BLOCK = 1 << 18
-#: Entries from which NumPy's vectorised exp (:data:`NUMPY_SIMD`) runs rather than numba's
-#: loop: on fewer (8 heads x 64 x 64: 82 against 135 us with NumPy's exp, row sums and
-#: division, CPU time) numba's one pass is faster, from 8 x 512 x 512 NumPy's (12.1-12.6
-#: against 13.4-13.8 ms, 48 against 53 at N = 1024; docs/benchmarks.md, issue 46).
+#: Entries from which NumPy's row sums and division by blocks (:func:`_numpy_rows`) run
+#: where its exp is vectorised (:data:`NUMPY_SIMD`): on fewer (8 heads x 64 x 64: 82 against
+#: 135 us with NumPy's exp, row sums and division, CPU time) a compiled pass is faster, from
+#: 8 x 512 x 512 NumPy's (12.1-12.6 against 13.4-13.8 ms for numba's loop, 48 against 53 at
+#: N = 1024; docs/benchmarks.md, issue 46).
 _NUMPY_FROM = 1 << 17
 _executor = None
 
@@ -259,12 +322,64 @@ def exp_inplace(a: np.ndarray) -> np.ndarray:
     return np.exp(a, out=a)
 
 
+def _bias_loop(y, b):  # pragma: no cover - compiled by numba, tested through it
+    """y (N, M) += b (M,), in place, entry by entry (the same bits as NumPy's ``y += b``);
+    True if every entry of y is finite afterwards (an OR of flags, vectorised)."""
+    bad = 0
+    for i in range(y.shape[0]):
+        for j in range(y.shape[1]):
+            x = y[i, j] + b[j]
+            y[i, j] = x
+            bad |= not abs(x) < math.inf  # NaN and ±inf
+    return bad == 0
+
+
+def _compile_bias():
+    global _bias  # noqa: PLW0603 - compiled once per process
+    with _lock:
+        if _bias is None:
+            try:
+                import numba
+
+                opts = {"nogil": True, "error_model": "numpy", "boundscheck": False}
+                try:
+                    _bias = numba.njit(cache=True, **opts)(_bias_loop)
+                except RuntimeError:
+                    _bias = numba.njit(**opts)(_bias_loop)
+                _bias(np.zeros((1, 1)), np.zeros(1))
+            except Exception:  # noqa: BLE001 - no numba, or it cannot compile here
+                _bias = False
+    return _bias or None
+
+
+def add_rows_inplace(y: np.ndarray, b: np.ndarray) -> bool:
+    """``y += b``: a bias (M,) added to each row of y (N, M), in place; returns True if
+    every entry of y is then finite, False if one may not be (NumPy's way: the sum of the
+    entries is not finite, which an overflowing sum of finite entries also gives). For
+    float64 with numba, one compiled pass (12,288 entries, N = 64: ~2.5 against NumPy's ~6
+    us for the addition and the sum, its broadcast loop runs row by row)."""
+    if (
+        ACCELERATED
+        and y.dtype == b.dtype == np.float64
+        and y.ndim == 2
+        and b.ndim == 1
+        and y.flags.c_contiguous
+        and y.flags.writeable
+    ):
+        kernel = _compile_bias() if _bias is None else _bias
+        if kernel:
+            return bool(kernel(y, b))
+    y += b
+    return bool(np.isfinite(np.add.reduce(y, axis=None)))
+
+
 def warm() -> None:
-    """Compile the loop now (or load it from numba's cache): the server starts this in a
-    thread (``serve.py``), so that no first visitor waits for numba's import."""
+    """Compile the loops now (or load them from numba's cache): the server starts this in
+    a thread (``serve.py``), so that no first visitor waits for numba's import."""
     if ACCELERATED:
         _compile()
         _compile_softmax()
+        _compile_bias()
 
 
 def _available() -> bool:

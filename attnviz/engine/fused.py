@@ -31,6 +31,11 @@ Array = NDArray[np.floating]
 #: that matters underflowed, so the unshifted softmax is as accurate as the shifted one.
 _EXP_SAFE = {8: 600.0, 4: 60.0}
 _SAFE_LO, _SAFE_HI = math.exp(-_EXP_SAFE[8]), math.exp(_EXP_SAFE[8])  # float64's range
+#: Scores (entries of Q Kᵀ, every head) up to which Kᵀ is copied contiguous first: OpenBLAS
+#: multiplies small heads faster by a contiguous Kᵀ (8 heads of 64 x 8 x 64: 8.8 against
+#: 17.0 us, the copy ~2.5; up to N = 128 a gain), large ones as fast by the strided view
+#: (docs/benchmarks.md, issue 46).
+_KT_COPY_UP_TO = 1 << 17
 
 
 class DeferredScores:
@@ -143,10 +148,10 @@ def _attend_rows(
         w = deferred.compute()  # (..., N, M), becomes the weights
         if notmask is not None:
             np.copyto(w, -np.inf, where=notmask)
-        ok = softmax_rows_inplace(w, _SAFE_LO, _SAFE_HI)
+        ok = softmax_rows_inplace(w, _SAFE_LO, _SAFE_HI)  # True: every row done
         if ok is None:
             return None
-        if not ok.all():  # rows at risk: the stable softmax (fully masked rows: zeros)
+        if ok is not True:  # rows at risk: the stable softmax (fully masked rows: zeros)
             bad = ~ok
             w[bad] = _stable_softmax(deferred, notmask)[bad]
         # (vᵀ wᵀ)ᵀ: BLAS's faster order for float64, on the strided views (no copies)
@@ -171,9 +176,13 @@ def attend(
     a causal row never depends on later tokens, not even by rounding.
     """
     # a. scale the queries, not the N x M scores: (q f) kᵀ = (q kᵀ) f, N*d_k products;
-    #    kᵀ a view (BLAS reads a head's block of K's columns as it lies, transposed)
+    #    kᵀ a view (BLAS reads a head's block of K's columns as it lies, transposed), but
+    #    copied where the scores are few: there the copy costs less than it saves
     qs = np.multiply(q, factor, out=np.empty(q.shape, q.dtype))  # (..., N, d_k)
-    deferred = DeferredScores(qs, k.swapaxes(-1, -2))  # kᵀ (..., d_k, M)
+    kt = k.swapaxes(-1, -2)  # kᵀ (..., d_k, M)
+    if qs.size // qs.shape[-1] * kt.shape[-1] <= _KT_COPY_UP_TO:
+        kt = np.ascontiguousarray(kt)
+    deferred = DeferredScores(qs, kt)
     notmask = None if mask is None else ~np.asarray(mask)  # (..., N, M) broadcastable
     done = _attend_rows(deferred, v, notmask)  # float64 with numba: one pass per row
     if done is not None:

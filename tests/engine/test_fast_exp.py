@@ -1,6 +1,7 @@
 """attnviz.engine.fast_exp: numba's vectorised exp against NumPy's (libm's), entry by entry;
 the row softmax by NumPy's vectorised exp on large arrays where it has one (AVX-512), by
-numba's loop elsewhere. Numba's loop is tested on every machine (the fixture runs it)."""
+NumPy's exp and numba's normalisation on small ones there, by numba's loop elsewhere.
+Numba's loop is tested on every machine (the fixture runs it)."""
 
 from __future__ import annotations
 
@@ -21,8 +22,10 @@ def _ulps(ours: np.ndarray, ref: np.ndarray) -> np.ndarray:
 @pytest.fixture(autouse=True)
 def numba_loop(monkeypatch):
     """numba's loop runs in these tests whatever their arrays' size, also where NumPy's exp
-    is vectorised (AVX-512) and runs on large arrays."""
+    is vectorised (AVX-512) and runs on large arrays (and on small ones before numba's
+    normalisation)."""
     monkeypatch.setattr(fast_exp, "_NUMPY_FROM", 1 << 60)
+    monkeypatch.setattr(fast_exp, "NUMPY_SIMD", False)
 
 
 def _exp(x: np.ndarray) -> np.ndarray:
@@ -40,16 +43,50 @@ def test_numba_runs_here():
 
 def test_the_faster_exp_is_the_one_that_runs(monkeypatch):
     """NumPy's exp on large float64 arrays where it is vectorised (AVX-512), numba's loop
-    on small ones and where NumPy's is not: the softmax numerators of the fused path."""
+    where NumPy's is not; on small ones NumPy's exp there too, then numba's normalisation:
+    the softmax numerators of the fused path."""
+    monkeypatch.undo()  # the module's own threshold and NUMPY_SIMD, not the fixture's
     assert bool(np._core._multiarray_umath.__cpu_features__["AVX512F"]) == fast_exp.NUMPY_SIMD
-    monkeypatch.undo()  # the module's own threshold, not the fixture's
     calls = []
-    monkeypatch.setattr(fast_exp, "_numpy_rows", lambda *a: calls.append("numpy"))
-    monkeypatch.setattr(fast_exp, "_numpy_rows_quiet", lambda *a: calls.append("numpy"))
+    for name in ("_numpy_rows", "_numpy_exp_rows", "_numba_rows"):
+        monkeypatch.setattr(fast_exp, name, lambda *a, name=name: calls.append(name) or 0)
     fast_exp.softmax_rows_inplace(np.zeros((2, 8, 8)), 0.5, 2.0)
-    assert calls == []  # small: numba's loop
+    assert calls == ["_numpy_exp_rows" if fast_exp.NUMPY_SIMD else "_numba_rows"]  # small
+    calls.clear()
     fast_exp.softmax_rows_inplace(np.zeros((2, 512, 512)), 0.5, 2.0)
-    assert calls == (["numpy"] * min(2, fast_exp._THREADS) if fast_exp.NUMPY_SIMD else [])
+    if fast_exp.NUMPY_SIMD:
+        assert calls == ["_numpy_rows"] * min(2, fast_exp._THREADS)
+    else:
+        assert set(calls) == {"_numba_rows"}
+
+
+@pytest.mark.parametrize("simd", [False, True], ids=["numba-exp", "numpy-exp"])
+def test_the_row_normalisation_is_the_division_to_an_ulp(monkeypatch, simd):
+    """The small arrays' row softmax (numba's exp, or NumPy's where it is vectorised, then
+    numba's normalisation): each weight its exponential divided by the row sum to an ulp
+    (the sum in eight partial sums, a product by its reciprocal), never above 1, and an
+    entry that is its
+    row's whole sum (one key allowed, the rest exactly 0 or far too small to count) exactly
+    1, as the division gives, whatever the score (x · (1/x) is 1 - 2^-53 for some x)."""
+    monkeypatch.setattr(fast_exp, "NUMPY_SIMD", simd)
+    rng = np.random.default_rng(12)
+    a = rng.uniform(-30, 30, (4, 256, 40))
+    a[:, :, 1:][:, ::2] = -np.inf  # every other row: one key allowed (its exp alone)
+    a[:, 1::4, 1:] = a[:, 1::4, :1] - 60  # rows whose first entry outweighs the rest by e^60
+    exps = np.exp(a) if simd else _exp(a)
+    part = [np.cumsum(exps[..., t::8], axis=-1)[..., -1] for t in range(8)]  # in order
+    sums = ((part[0] + part[4]) + (part[1] + part[5])) + ((part[2] + part[6]) + (part[3] + part[7]))
+    sums = sums[..., None]  # (4, 256, 1): the kernel's eight partial sums, its order
+    got = a.copy()
+    with np.errstate(over="ignore"):
+        ok = fast_exp.softmax_rows_inplace(got, math.exp(-600), math.exp(600))
+    assert ok is True  # every row done
+    assert np.all(got[:, ::2, 0] == 1.0) and np.all(got[:, ::2, 1:] == 0.0)
+    assert np.all(got[:, 1::4, 0] == 1.0) and np.all(got[:, 1::4, 1:] > 0)
+    assert got.max() <= 1.0
+    np.testing.assert_array_equal(got, np.where(exps == sums, 1.0, exps * (1 / sums)))
+    assert _ulps(got, exps / sums).max() <= 1.0
+    assert np.all(np.abs(got.sum(-1) - 1) < 1e-14)
 
 
 @pytest.mark.parametrize("block", [1 << 18, 64 * 8, 8])
@@ -190,8 +227,8 @@ def test_the_row_kernel_is_the_softmax_and_leaves_rows_at_risk():
     a = rng.standard_normal((3, 300, 300))
     a[0, 1] = 800.0  # exp overflows: the sum is inf
     a[1, 2] = -np.inf  # every entry 0: the sum is 0
-    want = np.exp(a)
     with np.errstate(over="ignore", invalid="ignore"):
+        want = np.exp(a)
         want = want / want.sum(-1, keepdims=True)
     got = a.copy()
     ok = fast_exp.softmax_rows_inplace(got, math.exp(-600), math.exp(600))
@@ -255,3 +292,29 @@ def test_numba_not_found_is_not_accelerated(monkeypatch):
 
     monkeypatch.setattr(fast_exp.importlib.util, "find_spec", missing)
     assert fast_exp._available() is False
+
+
+@pytest.mark.parametrize("accelerated", [True, False], ids=["numba", "numpy"])
+def test_add_rows_is_numpys_addition_and_says_whether_finite(monkeypatch, accelerated):
+    """add_rows_inplace: y += b row by row, the bits of NumPy's addition, and True exactly
+    when every entry is finite afterwards (an overflow, an inf or a NaN gives False)."""
+    monkeypatch.setattr(fast_exp, "ACCELERATED", accelerated and fast_exp.ACCELERATED)
+    rng = np.random.default_rng(13)
+    y, b = rng.standard_normal((37, 19)) * 1e3, rng.standard_normal(19)
+    want = y + b
+    got = y.copy()
+    assert fast_exp.add_rows_inplace(got, b) is True
+    np.testing.assert_array_equal(got, want)
+    for bad in (np.inf, -np.inf, np.nan):
+        z = y.copy()
+        z[5, 7] = bad
+        assert fast_exp.add_rows_inplace(z, b) is False
+    big = np.full((2, 3), 1.7e308)
+    with np.errstate(over="ignore"):
+        assert fast_exp.add_rows_inplace(big, np.full(3, 1.7e308)) is False  # overflowed
+    assert np.isinf(big).all()
+    f32 = y.astype(np.float32)  # another dtype: NumPy's own addition
+    assert fast_exp.add_rows_inplace(f32, b.astype(np.float32)) is True
+    np.testing.assert_array_equal(f32, y.astype(np.float32) + b.astype(np.float32))
+    if accelerated and fast_exp.ACCELERATED:
+        assert fast_exp._bias, "numba is installed but the bias loop did not compile"

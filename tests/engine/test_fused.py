@@ -138,11 +138,34 @@ def test_weights_are_the_softmax_of_the_scores(fused):
     np.testing.assert_allclose(r.weights, softmax(r.masked_scores), rtol=1e-12, atol=1e-15)
 
 
+def test_the_keys_copied_or_strided_give_the_same_numbers(monkeypatch):
+    """Few scores: Kᵀ is copied contiguous before Q Kᵀ (faster for small heads); many: the
+    strided view. Either way the same scores to rounding, and the scores read later are
+    the ones the weights were computed from."""
+    rng = np.random.default_rng(9)
+    q, k, v = (
+        rng.standard_normal((8, 20, 4)),
+        rng.standard_normal((8, 24, 4)),
+        rng.random((8, 24, 3)),
+    )
+    copied = fused_path.attend(q, k, v, 0.5, None)
+    assert copied[0].kt.flags.c_contiguous
+    monkeypatch.setattr(fused_path, "_KT_COPY_UP_TO", 0)
+    strided = fused_path.attend(q, k, v, 0.5, None)
+    assert not strided[0].kt.flags.c_contiguous
+    for a, b in zip(copied[1:], strided[1:], strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-14, atol=1e-15)
+    s = copied[0].compute()
+    np.testing.assert_allclose(s, strided[0].compute(), rtol=1e-14, atol=1e-15)
+    np.testing.assert_allclose(copied[1], softmax(s), rtol=1e-12, atol=1e-15)
+
+
 @pytest.mark.parametrize("fused", [False, True])
 def test_a_row_with_one_key_allowed_is_exactly_one(fused):
     """A causal mask's first row (and any row with one key allowed) weighs that key exactly
-    1 on both paths, whatever its score: the fused path divides by the row sum (x / x is
-    1), where a product by the row sum's reciprocal is 1 - 2^-53 for some scores."""
+    1 on both paths, whatever its score: the fused path does not shift the scores by the row
+    maximum, so its lone entry is exp(score), and a product by the row sum's reciprocal is
+    1 - 2^-53 for some scores; an entry equal to its row's sum is set to 1 (x / x)."""
     rng = np.random.default_rng(3)
     q, k, v = (rng.uniform(-4, 4, (64, 16, 8)) for _ in range(3))  # 64 heads' worth of scores
     w, _ = scaled_dot_product_attention(q, k, v, mask=causal_mask(16), fused=fused)

@@ -7,7 +7,9 @@ the engine at most twice.
 Measured, not read: ``sys.setprofile`` records every Python call of one ``compute`` (not
 cached) and counts, per engine file, the calls into a function of that file from another
 file of attnviz (the innermost frame of attnviz/ that called it; a return to a file is not
-an entry). A call of a property (``params.d_k``) counts like any other.
+an entry). A call of a property (``params.d_k``) counts like any other. A compiled numba
+loop is not a Python call: numba reports it to the profiler with a frame of its own (no
+``f_back``), which is not counted.
 """
 
 from __future__ import annotations
@@ -71,8 +73,8 @@ def entries(fn) -> list[tuple[str, str]]:
         return None if frame is None else where
 
     def profile(frame, event, arg) -> None:
-        if event != "call":
-            return
+        if event != "call" or frame.f_back is None:  # no f_back: numba's event for a
+            return  # compiled loop called from its own file (fast_exp), not a Python call
         here = rel(frame)
         if is_engine(here) and caller(frame.f_back) != here:
             seen.append((here.as_posix(), frame.f_code.co_name))
