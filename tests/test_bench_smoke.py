@@ -6,6 +6,7 @@ really reaches the script; the browser benches measure on the real app.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -55,6 +56,49 @@ def server(tiny_app: Path):
         yield srv
 
 
+@pytest.fixture(scope="module")
+def shared_bench():
+    """One Chromium and one server per app for this module's browser benches, started when
+    a bench first asks (``kit.browser``, ``kit.servers``) and stopped after the module: each
+    bench started attnviz, the plain app and a browser of its own. A bench still opens a
+    fresh browser context per tab (its own cache: a first visit still fetches everything),
+    and a server's state is per session."""
+    with contextlib.ExitStack() as stack:
+        running: dict[str, Server] = {}
+        browsers: list = []
+        servers, browser = kit.servers, kit.browser
+
+        @contextlib.contextmanager
+        def shared_servers(*apps, **kw):
+            if kw:  # options of its own: a server of its own
+                with servers(*apps, **kw) as own:
+                    yield own
+                return
+            for app in apps:
+                if str(app) not in running:
+                    running[str(app)] = stack.enter_context(Server(app))
+            yield [running[str(app)] for app in apps]
+
+        @contextlib.contextmanager
+        def shared_browser(**launch):
+            if launch:
+                with browser(**launch) as own:
+                    yield own
+                return
+            if not browsers:
+                browsers.append(stack.enter_context(browser()))
+            yield browsers[0]
+
+        yield shared_servers, shared_browser
+
+
+@pytest.fixture
+def reuse(shared_bench, monkeypatch):
+    """kit.servers and kit.browser hand out the module's shared servers and browser."""
+    monkeypatch.setattr(kit, "servers", shared_bench[0])
+    monkeypatch.setattr(kit, "browser", shared_bench[1])
+
+
 def test_session_changes_reach_the_script(server: Server) -> None:
     with Session(server.url, query="N=7") as s:
         first = s.rerun()
@@ -83,7 +127,7 @@ def test_session_reports_errors_shown_by_the_app(server: Server) -> None:
 
 
 @pytest.mark.e2e
-def test_browser_latency_measures_key_presses(tmp_path: Path) -> None:
+def test_browser_latency_measures_key_presses(tmp_path: Path, reuse: None) -> None:
     if not Path(kit.CHROMIUM).exists():
         pytest.skip("needs Debian's chromium at /usr/bin/chromium")
     app = tmp_path / "plot_app.py"
@@ -150,7 +194,7 @@ def test_rerun_payload_counts_the_boards_charts() -> None:
 
 
 @pytest.mark.e2e
-def test_page_switch_measures_switches_and_bytes(tmp_path: Path) -> None:
+def test_page_switch_measures_switches_and_bytes(tmp_path: Path, reuse: None) -> None:
     """bench/page_switch.py on the real app and the plain two-page app: one switch per page,
     reported with bytes (no timing assertions)."""
     import page_switch
@@ -176,7 +220,7 @@ def test_page_switch_measures_switches_and_bytes(tmp_path: Path) -> None:
 
 
 @pytest.mark.e2e
-def test_page_switch_per_language_clicks_the_translated_links(tmp_path: Path) -> None:
+def test_page_switch_per_language_clicks_the_translated_links(tmp_path: Path, reuse: None) -> None:
     """bench/page_switch.py --langs (issue 45): one tab per language, each switching by its
     own language's sidebar links (an Arabic tab that lost its language would find no link
     and time out); per language the switches, bytes and the ratio to the first language."""
@@ -196,7 +240,7 @@ def test_page_switch_per_language_clicks_the_translated_links(tmp_path: Path) ->
 
 
 @pytest.mark.e2e
-def test_first_visit_timeline_orders_its_marks(tmp_path: Path) -> None:
+def test_first_visit_timeline_orders_its_marks(tmp_path: Path, reuse: None) -> None:
     """bench/first_visit.py: one first visit per app, its marks in the order they happen
     (page content, plotly.js asked, received, run, every chart drawn; no timing asserted)."""
     import first_visit
@@ -230,7 +274,7 @@ DRAWN_BEFORE = (
 
 
 @pytest.mark.e2e
-def test_a_tab_opens_on_a_view_drawn_before_the_marks_came() -> None:
+def test_a_tab_opens_on_a_view_drawn_before_the_marks_came(reuse: None) -> None:
     """CI, stop 54: page_switch's first tab waited 90 s for a draw. serve.py's page runs
     plotly.js as it arrives, which holds the document's `load` back; the marks, installed after
     `load`, came after the charts had drawn, and the first view was taken for one still
@@ -244,7 +288,7 @@ def test_a_tab_opens_on_a_view_drawn_before_the_marks_came() -> None:
 
 
 @pytest.mark.e2e
-def test_switch_profile_splits_a_switch_by_whose_code_ran(tmp_path: Path) -> None:
+def test_switch_profile_splits_a_switch_by_whose_code_ran(tmp_path: Path, reuse: None) -> None:
     """bench/page_switch.py --profile: one switch per app, profiled; the main thread's split
     of a switch found by its click marker covers the switch and no more (no timing asserted)."""
     import page_switch as switch_profile

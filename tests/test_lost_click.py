@@ -11,6 +11,7 @@ fixed it (then ``end_page`` may become ``st.stop()`` again).
 from __future__ import annotations
 
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -26,7 +27,10 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def report(tmp_path_factory) -> dict[str, list[int]]:
     """The bench app, its ``raise StopException()`` replaced by attnviz's ``end_page()``;
-    one trial per scenario, a 3 s full run (the click lands 0.3 s into it)."""
+    one trial per scenario, a 3 s full run (the click lands 0.3 s into it). The three
+    scenarios are three sessions of one server, run side by side: each trial is its own
+    session with its own script thread, and waits out fixed quiet times (~8 s a trial,
+    mostly sleeping), which ``lost_click.run`` spends one after the other."""
     source = lost_click.APP.read_text()
     raised = "raise StopException()"
     assert raised in source
@@ -38,7 +42,11 @@ def report(tmp_path_factory) -> dict[str, list[int]]:
         )
     )
     args = lost_click.parse_args(["--trials", "1", "--full-run", "3"])
-    return lost_click.run(["raise", "rerun", "stop"], args, app=app)
+    scenarios = ["raise", "rerun", "stop"]
+    options = {"runner.fastReruns": args.fast_reruns}  # as lost_click.run starts it
+    with lost_click.Server(app, options=options) as srv, ThreadPoolExecutor(3) as pool:
+        trials = {sc: pool.submit(lost_click.trial, srv.url, sc, args) for sc in scenarios}
+        return {sc: [t.result()] for sc, t in trials.items()}
 
 
 def test_end_page_keeps_a_click_queued_behind_the_run(report):

@@ -28,6 +28,7 @@ from attnviz.classroom import exercises
 from attnviz.classroom import schema as classroom_schema
 from attnviz.classroom.schema import ClassClosed, ClassNotFound
 from attnviz.classroom.store import ClassStore
+from tests.classroom import store_worker
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from pgcluster import INSTALL_HINT, PgCluster, pg_bindir  # noqa: E402
@@ -281,24 +282,15 @@ def test_concurrent_submits_from_threads_lose_nothing(store):
     assert all(t[i]["answered"] == t[i]["right"] == students for i in range(COUNT))
 
 
-def _process_worker(url: str, code: str, worker: int, per: int) -> int:
-    """One process: its own store, ``per`` students answering every item."""
-    s = ClassStore(url, grade=exercises.grade)
-    acked = 0
-    for student in range(per):
-        for item in range(COUNT):
-            s.submit(code, f"p{worker}-{student}", item, ITEMS[item].answer_text)
-            acked += 1
-    s.dispose()
-    return acked
-
-
 def test_concurrent_submits_from_processes_lose_nothing(store, url):
     code, key = store.create(SEED, COUNT)
     workers, per = 4, 5
     ctx = multiprocessing.get_context("spawn")  # a fresh interpreter: no inherited pool
     with ProcessPoolExecutor(workers, mp_context=ctx) as pool:
-        futures = [pool.submit(_process_worker, url, code, w, per) for w in range(workers)]
+        answers = [ITEMS[item].answer_text for item in range(COUNT)]
+        futures = [
+            pool.submit(store_worker.submit_all, url, code, w, per, answers) for w in range(workers)
+        ]
         acked = sum(f.result(timeout=240) for f in futures)
     # meanwhile, this process writes too
     assert acked == workers * per * COUNT

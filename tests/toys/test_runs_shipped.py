@@ -71,12 +71,22 @@ def remade(tmp_path_factory) -> dict[str, toys.History]:
     test_a_shipped_run_is_whole checks the file has), with the kernels pinned (NumPy reads
     NPY_DISABLE_CPU_FEATURES when it is imported)."""
     out, env = tmp_path_factory.mktemp("remade"), pinned_kernels()
+    procs = {}  # side by side: a run is one process's own arithmetic (none waits on another)
     for name in toys.TASKS:
         command = ["-m", "attnviz.toys", "--task", name, "--seed", str(toys.load(name).seed)]
-        subprocess.run(
+        procs[name] = subprocess.Popen(
             [sys.executable, *command, "--out", str(out / name)],
-            env=env, capture_output=True, timeout=600, check=True,
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         )  # fmt: skip
+    try:
+        for name, proc in procs.items():
+            said, _ = proc.communicate(timeout=600)
+            assert proc.returncode == 0, f"{name}: exit {proc.returncode}\n{said.decode()[-2000:]}"
+    finally:
+        for proc in procs.values():
+            if proc.poll() is None:  # a run that failed or timed out leaves the others
+                proc.kill()
+                proc.wait()
     return {name: toys.read_history((out / name).read_bytes()) for name in toys.TASKS}
 
 
