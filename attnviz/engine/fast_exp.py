@@ -173,15 +173,21 @@ def _compile():
 
 def _jit():
     """The loop compiled: cached on disk where a cache directory is writable."""
-    import numba
 
     # contract: a multiply and the add that follows become one fused multiply-add (one
     # rounding instead of two): half the instructions of Horner's rule, and closer to libm
     opts = {"nogil": True, "error_model": "numpy", "boundscheck": False, "fastmath": {"contract"}}
+    return _cached_njit(_exp_loop, **opts)
+
+
+def _cached_njit(fn, **opts):
+    """``fn`` compiled by numba, cached on disk where a cache directory is writable."""
+    import numba
+
     try:
-        return numba.njit(cache=True, **opts)(_exp_loop)
+        return numba.njit(cache=True, **opts)(fn)
     except RuntimeError:  # no writable cache directory: compiled in memory, each process
-        return numba.njit(**opts)(_exp_loop)
+        return numba.njit(**opts)(fn)
 
 
 def _compile_softmax():
@@ -196,10 +202,7 @@ def _compile_softmax():
                 # the exp loop and the row normalisation, inlined into the row loop
                 _exp_row = numba.njit(inline="always", **opts)(_exp_loop)
                 _norm_row = numba.njit(inline="always", **opts)(_normalise_row)
-                try:
-                    _softmax = numba.njit(cache=True, **opts)(_softmax_loop)
-                except RuntimeError:
-                    _softmax = numba.njit(**opts)(_softmax_loop)
+                _softmax = _cached_njit(_softmax_loop, **opts)
                 _softmax(np.zeros((1, 1)), 0.0, 2.0, np.zeros(1, np.bool_), False)  # compiled now
             except Exception:  # noqa: BLE001 - no numba, or it cannot compile here
                 _softmax = False
@@ -339,13 +342,8 @@ def _compile_bias():
     with _lock:
         if _bias is None:
             try:
-                import numba
-
                 opts = {"nogil": True, "error_model": "numpy", "boundscheck": False}
-                try:
-                    _bias = numba.njit(cache=True, **opts)(_bias_loop)
-                except RuntimeError:
-                    _bias = numba.njit(**opts)(_bias_loop)
+                _bias = _cached_njit(_bias_loop, **opts)
                 _bias(np.zeros((1, 1)), np.zeros(1))
             except Exception:  # noqa: BLE001 - no numba, or it cannot compile here
                 _bias = False
