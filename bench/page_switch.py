@@ -75,18 +75,23 @@ class Fetched:
 
 
 def open_tab(browser, url: str, quiet: float, timeout: float):
+    """A new tab on ``url``, drawn: (context, page, its :class:`Fetched`)."""
     ctx, page = kit.tab(browser, (1280, 900), INIT_JS)
     fetched = Fetched(page)
-    t0 = time.monotonic()
-    # not goto's wait for the `load` event: serve.py's page runs plotly.js as it arrives, which
-    # can hold `load` back, and on a loaded machine the charts drew before the marks came (CI,
-    # stop 54: 90 s waiting for a draw that was over); a view drawn before them is settled by
-    # its boards' state (`settle`)
+    load(page, url, quiet, timeout)
+    return ctx, page, fetched
+
+
+def load(page, url: str, quiet: float, timeout: float) -> None:
+    """Go to ``url``, instrument the page, wait until it is drawn and quiet. Not goto's wait
+    for the `load` event: serve.py's page runs plotly.js as it arrives, which can hold `load`
+    back, and on a loaded machine the charts drew before the marks came (CI, stop 54: 90 s
+    waiting for a draw that was over); a view drawn before them is settled by its boards'
+    state (`settle`)."""
     page.goto(url, wait_until="commit")
     page.wait_for_selector('[data-testid="stApp"]')
     page.evaluate(INSTRUMENT_JS)
     settle(page, quiet, timeout)
-    return ctx, page, fetched, t0
 
 
 def wait_done(page, since: float, quiet: float, timeout: float) -> dict:
@@ -174,7 +179,7 @@ def interleaved(args, browser, urls: dict[str, str], title, pages: list[str]) ->
     round). The rows per tab, and the plotly.js bytes of each tab's first page."""
     tabs = {}
     for name, url in urls.items():
-        ctx, page, fetched, _ = open_tab(browser, url, args.quiet, args.timeout)
+        ctx, page, fetched = open_tab(browser, url, args.quiet, args.timeout)
         tabs[name] = (ctx, page, fetched)
     plotly = {n: sum(r[2] for r in t[2].rows if "vendor/plotly" in r[1]) for n, t in tabs.items()}
     rows: dict[str, list[dict]] = {name: [] for name in urls}
@@ -254,10 +259,7 @@ def lesson(args: argparse.Namespace, app, browser) -> dict:
         for i in pairs:
             row = {"from": i + 1, "to": stops[i + 1].page}
             for mode in ("next", "switch"):
-                page.goto(url(i, tour=mode == "next"))
-                page.wait_for_selector('[data-testid="stApp"]')
-                page.evaluate(INSTRUMENT_JS)
-                settle(page, args.quiet, args.timeout)
+                load(page, url(i, tour=mode == "next"), args.quiet, args.timeout)
                 title = ui_pages.page(stops[i + 1].page).title
                 click = NEXT_JS if mode == "next" else SIDEBAR_JS
                 row[mode] = round(
@@ -273,7 +275,7 @@ def lesson(args: argparse.Namespace, app, browser) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = kit.parser(__doc__)
     ap.add_argument("--app", default="serve.py", help="attnviz as scripts/run.sh serves it")
     ap.add_argument("--plain", default=kit.PLAIN_APP)
     ap.add_argument("--pages", default=",".join(PAGES), help="attnviz url paths ('' = home)")
@@ -281,7 +283,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lesson", default=None, help="a shipped lesson: Next against a switch")
     ap.add_argument("--quiet", type=float, default=400.0, help="ms without a redraw")
     ap.add_argument("--timeout", type=float, default=90.0)
-    ap.add_argument("--json", default=None)
     ap.add_argument("--langs", help="e.g. en,es,zh_CN,ar: the switches per language, no plain app")
     args = ap.parse_args(argv)
     pages = args.pages.split(",")

@@ -282,6 +282,6 @@ def test_a_tab_opens_on_a_view_drawn_before_the_marks_came(reuse: None) -> None:
     import page_switch
 
     with kit.browser() as browser:
-        ctx, page, _, _ = page_switch.open_tab(browser, DRAWN_BEFORE, 100, 10)
+        ctx, page, _ = page_switch.open_tab(browser, DRAWN_BEFORE, 100, 10)
         assert page.evaluate("() => window.__bench.plots.length") == 0  # no draw was seen
         ctx.close()
