@@ -274,7 +274,7 @@ def unlike_views(results: list[dict]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = kit.parser(__doc__)
     ap.add_argument("--app", default="serve.py", help="attnviz as scripts/run.sh serves it")
     ap.add_argument("--bare", default=kit.BARE_APP)
     ap.add_argument("--pages", default=",multi_head", help="url paths ('' = the playground)")
@@ -289,7 +289,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quiet", type=float, default=300.0, help="ms without redraws = done")
     ap.add_argument("--timeout", type=float, default=30.0)
     ap.add_argument("--rounds", type=int, default=1, help="repeat everything, interleaved")
-    ap.add_argument("--json", help="write all rows to this file")
     args = ap.parse_args(argv)
 
     pages = [p.strip().strip("/") for p in args.pages.split(",")]

@@ -12,7 +12,6 @@ import argparse
 import asyncio
 import contextlib
 import datetime
-import gzip
 import json
 import os
 import platform
@@ -20,7 +19,6 @@ import random
 import re
 import secrets
 import shutil
-import sys
 import tempfile
 import time
 import zlib
@@ -117,14 +115,11 @@ class Run:
 
 
 def _decode(resp: aiohttp.ClientResponse, raw: bytes) -> bytes:
+    """The body, decoded (``zlib``'s wbits 47: a gzip or a zlib header)."""
     enc = resp.headers.get("Content-Encoding", "")
-    if enc == "gzip":
-        return gzip.decompress(raw)
-    if enc == "deflate":
-        return zlib.decompress(raw)
-    if enc:
+    if enc not in ("", "gzip", "deflate"):
         raise ValueError(f"cannot decode Content-Encoding {enc}")
-    return raw
+    return zlib.decompress(raw, 47) if enc else raw
 
 
 def _wire_bytes(resp: aiohttp.ClientResponse, raw: bytes) -> int:
@@ -348,19 +343,6 @@ async def loop_lag(run: Run, every: float = 0.1) -> None:
         run.lag.append((now, now - t - every))
 
 
-def project_proxy(ports: list[int]) -> tuple[hall.HAProxy, str]:
-    """HAProxy with deploy/haproxy.cfg on loopback, or with hall.minimal_config when the
-    shipped config has fewer server slots than replicas; and which config it is."""
-    try:
-        return hall.HAProxy(ports), "deploy/haproxy.cfg"
-    except ValueError as exc:
-        print(f"deploy/haproxy.cfg not used ({exc})", file=sys.stderr)
-    names = [f"attnviz{i + 1}" for i in range(len(ports))]
-    return hall.HAProxy(ports, config=hall.minimal_config(names, ports)), (
-        "the minimal config of bench/hall.py"
-    )
-
-
 class Servers:
     """One ``streamlit run serve.py`` on SQLite, or ``replicas`` of it on PostgreSQL behind
     HAProxy. ``url`` is where the phones go; ``store`` the teacher's ClassStore."""
@@ -369,11 +351,9 @@ class Servers:
         self.dir = Path(tempfile.mkdtemp(prefix="attnviz-class-hall-"))
         self.pg: PgCluster | None = None
         self.replicas: list[Server] = []
-        self.names: list[str] = []
         self.cookies: list[str] = []
         self.proxy_names: list[str] = []  # the replicas' names in HAProxy's config
-        self.proxy = None
-        self.config = ""
+        self.proxy: hall.HAProxy | None = None
         self.count = max(1, replicas)
         self.postgres = postgres or replicas > 1
         self.store: classroom.ClassStore | None = None
@@ -403,9 +383,8 @@ class Servers:
         for i in range(self.count):
             log = self.dir / f"server{i + 1}.log"
             self.replicas.append(Server("serve.py", env=env, log=log).start())
-        self.names = [f"replica {i + 1}" for i in range(self.count)]
         if self.count > 1:
-            self.proxy, self.config = project_proxy([r.port for r in self.replicas])
+            self.proxy = hall.HAProxy([r.port for r in self.replicas])
             self.proxy.add_stats_socket()
             lines = hall.servers(self.proxy.cfg.read_text())  # (name, cookie) of each replica
             self.proxy_names, self.cookies = [n for n, _ in lines], [c for _, c in lines]
@@ -415,47 +394,28 @@ class Servers:
     def url(self) -> str:
         return self.proxy.url if self.proxy else self.replicas[0].url
 
-    def processes(self) -> list[psutil.Process]:
-        """The live server processes (with their children)."""
-        out = []
-        for r in self.replicas:
-            if r.proc is None or r.proc.poll() is not None:
-                continue
-            with contextlib.suppress(psutil.Error):
-                p = psutil.Process(r.proc.pid)
-                out += [p, *p.children(recursive=True)]
-        return out
+    def processes(self) -> list[int]:
+        """The live server processes' ids."""
+        return [r.proc.pid for r in self.replicas if r.proc and r.proc.poll() is None]
 
-    def others(self) -> list[psutil.Process]:
-        """HAProxy and PostgreSQL's processes (replicas)."""
-        out = []
-        with contextlib.suppress(psutil.Error, OSError, ValueError):
-            if self.proxy and self.proxy.proc:
-                out.append(psutil.Process(self.proxy.proc.pid))
-            if self.pg:
-                pid = int((self.pg.data / "postmaster.pid").read_text().split()[0])
-                p = psutil.Process(pid)
-                out += [p, *p.children(recursive=True)]
+    def others(self) -> list[int]:
+        """HAProxy's and PostgreSQL's process ids (replicas)."""
+        out = [self.proxy.proc.pid] if self.proxy and self.proxy.proc else []
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            out.append(int((self.pg.data / "postmaster.pid").read_text().split()[0]))
         return out
 
     def log_problems(self) -> list[str]:
         """The servers' logged tracebacks and errors (their last line each)."""
         out = []
-        for i, _ in enumerate(self.replicas):
-            log = self.dir / f"server{i + 1}.log"
+        for i, r in enumerate(self.replicas):
+            log = r.log_path
             lines = log.read_text(errors="replace").splitlines() if log.exists() else []
             for n, line in enumerate(lines):
                 if line.startswith("Traceback"):
                     tail = next((x for x in lines[n + 1 :] if x and not x[0].isspace()), "(no end)")
                     out.append(f"server{i + 1}: {tail[:200]}")
         return out
-
-    def held(self) -> dict[str, int]:
-        """The requests each replica holds now (HAProxy's names), long polls above all."""
-        return self.proxy.held() if self.proxy else {}
-
-    def kill(self, i: int) -> None:
-        kit.kill(self.replicas[i].proc)
 
     def stop(self) -> None:
         if self.store is not None:
@@ -475,13 +435,9 @@ class Servers:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def cpu_seconds(procs: list[psutil.Process]) -> dict[int, float]:
-    out = {}
-    for p in procs:
-        with contextlib.suppress(psutil.Error):
-            t = p.cpu_times()
-            out[p.pid] = t.user + t.system
-    return out
+def cpu_seconds(pids: list[int]) -> dict[int, float]:
+    """CPU seconds of each process with its children (:func:`kit.cpu_s`)."""
+    return {pid: kit.cpu_s(pid) for pid in pids}
 
 
 def cpu_delta(before: dict[int, float], after: dict[int, float]) -> float:
@@ -503,9 +459,7 @@ class Meter:
 
     def _now(self) -> tuple[float, float, dict[int, float], dict[int, float]]:
         t, me = psutil.cpu_times(), psutil.Process().cpu_times()
-        busy = sum(
-            getattr(t, f, 0.0) for f in ("user", "nice", "system", "irq", "softirq", "steal")
-        )
+        busy = sum(getattr(t, f, 0.0) for f in BUSY)
         procs = (cpu_seconds(self.servers.processes()), cpu_seconds(self.servers.others()))
         return busy, me.user + me.system, *procs
 
@@ -621,15 +575,15 @@ async def midclass(run: Run, servers: Servers, key: str, phones: list[Phone], to
     if servers.count > 1 and run.args.kill:
         # the replica holding the most requests (long polls, HAProxy's stats): the one
         # most phones are on
-        held = [servers.held().get(n, 0) for n in servers.proxy_names]
+        held = [servers.proxy.held().get(n, 0) for n in servers.proxy_names]
         victim = max(range(servers.count), key=lambda i: held[i])
         run.killed_cookie = servers.cookies[victim]
         for p in phones:
             p.on_killed = bool(p.replica) and p.replica == run.killed_cookie
         run.killed_at, run.killed_wall = time.monotonic(), time.time()
-        await asyncio.to_thread(servers.kill, victim)
+        await asyncio.to_thread(kit.kill, servers.replicas[victim].proc)
         out["kill"] = {
-            "replica": servers.names[victim],
+            "replica": f"replica {victim + 1}",
             "requests_held": held,
             "at_s": round(run.killed_at - run.t0, 1),
             "acked_before": run.acked,
@@ -834,7 +788,7 @@ def _figures(run: Run, phones: list[Phone], tallies: list[float]) -> dict:
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = kit.parser(__doc__)
     ap.add_argument("--phones", type=int, default=300)
     ap.add_argument("--questions", type=int, default=8)
     ap.add_argument("--window", type=float, default=120.0, help="s for all the answers")
@@ -850,7 +804,6 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--tally-every", type=float, default=2.0)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--max-run", type=float, default=900.0, help="s: the whole run's bound")
-    ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
     if not 1 <= args.questions <= exercises.COUNT_MAX or args.phones < 1:
         ap.error("--questions 1..COUNT_MAX and at least one phone")
@@ -867,11 +820,7 @@ def main(argv: list[str] | None = None) -> dict:
     finally:
         servers.stop()
     db = "PostgreSQL" if servers.postgres else "SQLite"
-    where = (
-        f"{servers.count} replicas behind HAProxy ({servers.config})"
-        if servers.count > 1
-        else "one server"
-    )
+    where = f"{servers.count} replicas behind HAProxy" if servers.count > 1 else "one server"
     res = {
         "scenario": f"{args.phones} phones, {args.questions} questions in {args.window:g} s, "
         f"{where}, {db}",

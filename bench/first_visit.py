@@ -7,7 +7,6 @@ from the navigation's start and the bytes (docs/benchmarks.md, "First visit").
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import os
 import statistics
@@ -85,14 +84,13 @@ def report(out: dict, rows: dict[str, list[dict]]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = kit.parser(__doc__)
     ap.add_argument("--app", default="serve.py", help="attnviz as scripts/run.sh serves it")
     ap.add_argument("--plain", default=kit.PLAIN_APP)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--warm", type=int, default=1, help="visits per app before measuring")
     ap.add_argument("--proxy", action="store_true", help="also attnviz behind haproxy")
     ap.add_argument("--timeout", type=float, default=90.0)
-    ap.add_argument("--json", default=None)
     args = ap.parse_args(argv)
     apps = {k: v for k, v in APPS.items() if args.proxy or "haproxy" not in k}
     out: dict = {"load_before": os.getloadavg(), "rounds": args.rounds}

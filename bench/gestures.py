@@ -217,6 +217,7 @@ def engine_figures(data: dict) -> dict[str, dict]:
     return out
 
 
+#: What a bench's JSON that is not as expected raises when its figures are read.
 UNREADABLE = (KeyError, ValueError, IndexError, ZeroDivisionError, statistics.StatisticsError)
 READERS = {  # step -> (its JSON file, its figures)
     "slider": ("slider.json", slider_figures),
@@ -238,13 +239,7 @@ def read_figures(folder: Path, steps: list[str]) -> dict[str, dict]:
             continue
         try:
             out.update(read(json.loads(path.read_text())))
-        except (
-            KeyError,
-            ValueError,
-            IndexError,
-            ZeroDivisionError,
-            statistics.StatisticsError,
-        ) as e:
+        except UNREADABLE as e:
             print(f"== {step}: could not read {name}: {e!r}", file=sys.stderr)
     return out
 

@@ -189,19 +189,12 @@ def loopback_config(text: str, bind_port: int, server_ports: list[int]) -> str:
 class HAProxy:
     """Debian's haproxy (foreground, ``-db``) with deploy/haproxy.cfg pointed at loopback."""
 
-    def __init__(
-        self, server_ports: list[int], log: Path | None = None, config: str | None = None
-    ) -> None:
-        """``config``: :func:`minimal_config` instead of deploy/haproxy.cfg."""
+    def __init__(self, server_ports: list[int], log: Path | None = None) -> None:
         self.port = kit.free_port()
         self.server_ports = list(server_ports)
         self.dir = Path(tempfile.mkdtemp(prefix="attnviz-haproxy-"))
         self.cfg = self.dir / "haproxy.cfg"
-        if config is None:
-            text = loopback_config(HAPROXY_CFG.read_text(), self.port, self.server_ports)
-        else:
-            text = _BIND.sub(lambda m: f"{m.group(1)}127.0.0.1:{self.port}{m.group(3)}", config)
-        self.cfg.write_text(text)
+        self.cfg.write_text(loopback_config(HAPROXY_CFG.read_text(), self.port, self.server_ports))
         self.log_path = log or self.dir / "haproxy.log"
         self.proc: subprocess.Popen | None = None
 
@@ -282,39 +275,3 @@ class HAProxy:
             if row.get("svname") not in (None, "", "FRONTEND", "BACKEND") and row.get("scur"):
                 out[row["svname"]] = int(row["scur"])
         return out
-
-
-def minimal_config(names: list[str], ports: list[int]) -> str:
-    """HAProxy on loopback in the shape of deploy/haproxy.cfg for the light routes (a cookie
-    names a phone's replica, a dead replica's requests go to a live one), for when
-    deploy/haproxy.cfg has fewer server slots than replicas; ``bind`` is filled in by
-    :class:`HAProxy`."""
-    lines = "\n".join(
-        f"    server {n} 127.0.0.1:{p} cookie {n}" for n, p in zip(names, ports, strict=True)
-    )
-    return f"""global
-    log stdout format raw local0
-    maxconn 8192
-defaults
-    mode http
-    log global
-    option httplog
-    timeout connect 5s
-    timeout http-request 10s
-    timeout client 60s
-    timeout server 60s
-    timeout queue 30s
-    retries 3
-    option redispatch
-frontend hall
-    bind 127.0.0.1:0
-    default_backend attnviz
-backend attnviz
-    balance leastconn
-    option httpchk
-    http-check send meth GET uri /_stcore/health
-    http-check expect string ok
-    cookie {COOKIE} insert indirect nocache httponly
-    default-server check inter 2s fall 2 rise 2
-{lines}
-"""

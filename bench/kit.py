@@ -269,16 +269,6 @@ def spread(xs: list[float], scale: float = 1.0, digits: int = 3) -> dict[str, fl
     return out
 
 
-def percentiles(
-    name: str, xs: list[float], scale: float = 1.0, digits: int = 1, qs=(50, 95, 100)
-) -> dict[str, float]:
-    """``{name}_p50``, ``{name}_p95``, ``{name}_max`` (the 100th) of ``xs`` times ``scale``."""
-    return {
-        f"{name}_{'max' if q == 100 else f'p{q}'}": round(percentile(xs, q) * scale, digits)
-        for q in qs
-    }
-
-
 def timed_ms(fn: Callable[[], object], repeat: int) -> float:
     """The median ms of ``repeat`` calls of ``fn()`` (3 decimals)."""
     out = []

@@ -8,7 +8,6 @@ Arabic redraws".
 
 from __future__ import annotations
 
-import argparse
 import statistics
 
 import browser_latency as bl
@@ -33,13 +32,12 @@ RATIOS = ("cpu_renderer", "cpu_server", "view_ms", "TaskDuration", "LayoutDurati
 
 
 def main(argv: list[str] | None = None) -> int:  # pragma: no cover - a benchmark
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = kit.parser(__doc__)
     ap.add_argument("--langs", default="en,zh_CN,ar", help="codes, LANG@WxH for its own window")
     ap.add_argument("--moves", type=int, default=10)
     ap.add_argument("--viewport", default="1600x1000")
     ap.add_argument("--query", default="", help="more of the link, e.g. N=12&heads=4")
     ap.add_argument("--no-catch-up", action="store_true")
-    ap.add_argument("--json", help="write every move's figures to this file")
     ap.add_argument("--page", default="", help="the page's URL path, e.g. multi_head")
     ap.add_argument("--app", default="serve.py", help="what the server runs (as deployed)")
     args = ap.parse_args(argv)

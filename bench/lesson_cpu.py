@@ -8,12 +8,9 @@ docs/lessons.md, "What a stop change costs".
 
 from __future__ import annotations
 
-import argparse
-import json
 import statistics
 import sys
 import time
-from pathlib import Path
 
 import kit
 from streamlit.testing.v1 import AppTest
@@ -85,13 +82,12 @@ def bar_cost(at: AppTest, lesson: lessons.Lesson, i: int, repeats: int) -> dict[
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = kit.parser(__doc__)
     ap.add_argument("--lesson", default="intro")
     ap.add_argument("--from", dest="first", type=int, default=6, help="first stop (from 1)")
     ap.add_argument("--to", dest="last", type=int, default=11, help="last stop (from 1)")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--repeats", type=int, default=15, help="reruns of the bar's A/B")
-    ap.add_argument("--json", default=None)
     args = ap.parse_args(argv)
     lesson = next(x for x in lessons.shipped() if x.slug == args.lesson)
     at = AppTest.from_file(APP, default_timeout=300)
@@ -126,9 +122,7 @@ def main(argv: list[str] | None = None) -> int:
         f"each, alternated): {bar['plain']:.0f} ms without, {bar['tour']:.0f} ms with "
         f"({bar['tour'] - bar['plain']:+.0f} ms)"
     )
-    if args.json:
-        out = {"rows": rows, "median_ms": med, "bar_ms": bar}
-        Path(args.json).write_text(json.dumps(out, indent=1))
+    kit.write_json(args.json, {"rows": rows, "median_ms": med, "bar_ms": bar}, say=False)
     return 0
 
 

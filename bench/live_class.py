@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import kit
-from kit import Server, percentiles
+from kit import Server, spread
 
 from attnviz.classroom import ClassStore, exercises
 
@@ -140,7 +140,7 @@ def _sqlite(args: argparse.Namespace, store: ClassStore, code: str, key: str) ->
         "rows": rows,
         "lost": lost_answers(store, code, last),
         "tally_answered": sum(t["answered"] for t in tally.values()),
-        **percentiles("submit_ms", seconds, 1000, 1),
+        "submit_ms": spread(seconds, 1000, 1),
         "tally_reads": reads["tally"],
         "poll_reads": reads["poll"],
     }
@@ -168,19 +168,18 @@ def part_tally(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "part": "tally",
         "samples": len(seconds),
-        **percentiles("tally_s", seconds, 1, 2),
+        "tally_s": spread(seconds, 1, 2),
         "tally_s_mean": round(statistics.fmean(seconds), 2) if seconds else None,
     }
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = kit.parser(__doc__)
     p.add_argument("--part", choices=["sqlite", "tally", "all"], default="all")
     p.add_argument("--students", type=int, default=300)
     p.add_argument("--questions", type=int, default=8)
     p.add_argument("--duration", type=float, default=120.0)
     p.add_argument("--tally-samples", type=int, default=10)
-    p.add_argument("--json", type=Path, default=None)
     return p.parse_args(argv)
 
 

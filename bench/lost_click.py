@@ -92,7 +92,7 @@ def run(scenarios: list[str], args: argparse.Namespace, app: Path = APP) -> dict
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = kit.parser(__doc__)
     p.add_argument("--scenario", choices=SCENARIOS, action="append")
     p.add_argument("--trials", type=int, default=3)
     p.add_argument("--full-run", type=float, default=1.5, help="seconds of the slow full run")
@@ -101,7 +101,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--fast-reruns", action=argparse.BooleanOptionalAction, default=True,
         help="runner.fastReruns (attnviz's setting: on)",
     )  # fmt: skip
-    p.add_argument("--json", type=Path)
     return p.parse_args(argv)
 
 

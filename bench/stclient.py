@@ -47,10 +47,6 @@ class Widget:
     proto: Any
     fragment_id: str = ""
 
-    @property
-    def options(self) -> list[str]:
-        return list(getattr(self.proto, "options", []))
-
 
 @dataclass
 class RunResult:
@@ -58,10 +54,7 @@ class RunResult:
     status: str
     messages: int = 0
     bytes: int = 0
-    plotly_bytes: int = 0
-    charts: int = 0
-    cached_refs: int = 0  # unchanged elements the server did not send again
-    texts: list[str] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)  # the Markdown elements' bodies
     errors: list[str] = field(default_factory=list)
 
     @property
@@ -94,7 +87,6 @@ class Session:
         # The frontend's message cache: hashes of the big (cacheable) element messages seen
         # in the last runs; the server then sends a short reference instead of an element
         # that did not change (Streamlit's global.maxCachedMessageAge, 2 runs).
-        self.cache_messages = True
         self.cached: dict[str, int] = {}
         self.runs = 0
         self.ws: websocket.WebSocket | None = None
@@ -181,8 +173,7 @@ class Session:
                 cs.widget_states.widgets.append(state)
         if len(fragment_ids) == 1:
             cs.fragment_id = fragment_ids.pop()
-        if self.cache_messages:
-            cs.cached_message_hashes.extend(self.cached)
+        cs.cached_message_hashes.extend(self.cached)
         t0 = time.perf_counter()
         self.ws.send_binary(msg.SerializeToString())
         return self._read_until_finished(t0)
@@ -203,9 +194,8 @@ class Session:
                 self.cached[fm.hash] = self.runs
             if kind == "ref_hash":
                 self.cached[fm.ref_hash] = self.runs
-                res.cached_refs += 1
             elif kind == "delta":
-                self._on_delta(fm, res, seen, len(data))
+                self._on_delta(fm, res, seen)
             elif kind == "new_session":
                 self.page_script_hash = fm.new_session.page_script_hash or self.page_script_hash
             elif kind == "navigation":
@@ -228,7 +218,7 @@ class Session:
             self.widgets.update(seen)
         return res
 
-    def _on_delta(self, fm: ForwardMsg, res: RunResult, seen: dict, size: int) -> None:
+    def _on_delta(self, fm: ForwardMsg, res: RunResult, seen: dict) -> None:
         delta = fm.delta
         if delta.WhichOneof("type") != "new_element":
             return
@@ -241,9 +231,6 @@ class Session:
             res.errors.append(f"st.error: {el.alert.body}"[:300])
         elif et == "markdown":
             res.texts.append(el.markdown.body)
-        elif et == "plotly_chart":
-            res.charts += 1
-            res.plotly_bytes += size
         elif et in WIDGET_KINDS:
             proto = getattr(el, et)
             wid = getattr(proto, "id", "")
