@@ -1,15 +1,17 @@
 """Page switches in a real browser, attnviz against the plain two-page app, one tab each,
-interleaved; ``--langs`` per language, ``--lesson`` the lesson bar's Next against a switch
-(docs/benchmarks.md, "Page switch").
+interleaved; ``--langs`` per language, ``--profile`` split by whose code ran, ``--lesson``
+the lesson bar's Next against a switch (docs/benchmarks.md, "Page switch").
 
     python bench/page_switch.py --rounds 3 --json switch.json
     python bench/page_switch.py --langs en,es,zh_CN,ar --rounds 3
+    python bench/page_switch.py --profile --rounds 4 --pages ",multi_head"
     python bench/page_switch.py --lesson intro --rounds 3
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
 import os
 import statistics
 import time
@@ -173,28 +175,167 @@ def per_page(rows: list[dict], pages: list[str]) -> dict[str, int]:
     return {PAGES[p]: round(kit.median([r for r in rows if r["page"] == p], "ms")) for p in pages}
 
 
+BUCKETS = ("plotly", "board", "streamlit", "gc", "other", "idle")
+
+
+def bucket(url: str, name: str) -> str:
+    """Whose code a profile node is."""
+    if name == "(idle)":
+        return "idle"
+    if name == "(garbage collector)":
+        return "gc"
+    if "vendor/plotly" in url or "PlotlyChart" in url or url.startswith("blob:"):
+        return "plotly"  # the board runs plotly.js from a blob: URL (its IndexedDB copy)
+    if "/bidi-components/attnviz.board/" in url:
+        return "board"
+    if "/static/js/" in url:
+        return "streamlit"
+    return "other"  # (program): style, layout, paint, parsing outside JavaScript
+
+
+def split(profile: dict, t0_us: float, t1_us: float) -> dict[str, float]:
+    """Main-thread ms by bucket between t0 and t1 (the profile's clock, µs)."""
+    nodes = {n["id"]: n for n in profile["nodes"]}
+    parent = {c: n["id"] for n in profile["nodes"] for c in n.get("children", [])}
+
+    def url_of(i: int) -> str:
+        """A node's script; a native function (getBoundingClientRect: the forced layout of
+        its caller) counts as its nearest caller with a script."""
+        while i is not None:
+            u = nodes[i]["callFrame"].get("url", "")
+            if u:
+                return u
+            i = parent.get(i)
+        return ""
+
+    kind = {i: bucket(url_of(i), n["callFrame"].get("functionName", "")) for i, n in nodes.items()}
+    out: collections.Counter = collections.Counter()
+    for node, a, t in intervals(profile):
+        overlap = min(t, t1_us) - max(a, t0_us)
+        if overlap > 0:
+            out[kind[node]] += overlap / 1000
+    return {b: round(out.get(b, 0.0), 1) for b in BUCKETS}
+
+
+def intervals(profile: dict) -> list[tuple[int, float, float]]:
+    """(node, start, end) per sample, in time order: a sample stands for the time since the
+    one before it, (start, end]. V8 does not promise samples in time order (a time delta can
+    be negative, and DevTools sorts them too); taken in the order given, two samples' intervals
+    would overlap and a split could hold more time than its window."""
+    t, stamped = profile["startTime"], []
+    for node, dt in zip(profile["samples"], profile["timeDeltas"], strict=True):
+        t += dt
+        stamped.append((t, node))
+    stamped.sort(key=lambda s: s[0])  # stable: equal times keep their order
+    out, a = [], profile["startTime"]
+    for t, node in stamped:
+        out.append((node, a, t))
+        a = t
+    return out
+
+
+def profiled_switch(page, cdp, fetched, title: str, quiet: float, timeout: float) -> dict:
+    n_recv = page.evaluate("() => window.__ws.recvs.length")
+    cdp.send("Profiler.start")
+    r = switch(page, fetched, title, quiet, timeout)
+    prof = cdp.send("Profiler.stop")["profile"]
+    stopped = page.evaluate("() => performance.now()")
+    recvs, t_click = page.evaluate(
+        """(n) => [window.__ws.recvs.slice(n), window.__bench.clicks.slice(-1)[0]]""", n_recv
+    )
+    after = [m[0] - t_click for m in recvs if m[0] >= t_click]
+    # the profile's clock (µs) is not performance.now(): the click is found in the profile
+    # itself, by the marker function the click listener runs (CLICKS_JS)
+    t0 = marker_time(prof)
+    aligned = "click"
+    if t0 is None:  # no sample in the marker: the profile's end is about `stopped`
+        t0, aligned = prof["endTime"] - (stopped - t_click) * 1000, "end"
+    parts = split(prof, t0, t0 + r["ms"] * 1000)
+    return {
+        "wall": round(r["ms"]),
+        "first_msg": round(after[0]) if after else None,
+        "last_msg": round(after[-1]) if after else None,
+        **parts,
+        "aligned": aligned,
+    }
+
+
+# The click's time in performance.now() (for the websocket's marks) and, in the profile's own
+# clock, a 4 ms marker function the profiler should not miss (a loaded machine's sampler
+# may: then the profile is aligned at its end, see profiled_switch).
+CLICKS_JS = """() => { window.__bench.clicks = window.__bench.clicks || [];
+  function __benchClickMarker() { const t = performance.now(); while (performance.now() - t < 4); }
+  document.addEventListener('click', e => {
+    window.__bench.clicks.push(performance.now()); __benchClickMarker(); }, true); }"""
+MARKER = "__benchClickMarker"
+
+
+def marker_time(profile: dict) -> float | None:
+    """The profile's time (µs) of the click: the start of the first sample interval that
+    ends in the click's marker function (200 µs late at most)."""
+    marked = {n["id"] for n in profile["nodes"] if n["callFrame"]["functionName"] == MARKER}
+    children = {n["id"]: n.get("children", []) for n in profile["nodes"]}
+    todo = list(marked)
+    while todo:  # and what it calls (performance.now)
+        for c in children[todo.pop()]:
+            if c not in marked:
+                marked.add(c)
+                todo.append(c)
+    for node, a, _ in intervals(profile):
+        if node in marked:
+            return a  # the marker began within this sample's interval (click listener)
+    return None
+
+
 def interleaved(args, browser, urls: dict[str, str], title, pages: list[str]) -> tuple:
     """One tab per ``urls`` entry; each round, for each of ``pages``, a switch in every tab
     (to ``title(tab, page, switch index)``; ``--langs``: the tabs' order reversed every other
-    round). The rows per tab, and the plotly.js bytes of each tab's first page."""
+    round; ``--profile``: under CDP ``Profiler``). The rows per tab, and the plotly.js bytes
+    of each tab's first page."""
     tabs = {}
     for name, url in urls.items():
         ctx, page, fetched = open_tab(browser, url, args.quiet, args.timeout)
-        tabs[name] = (ctx, page, fetched)
+        cdp = None
+        if args.profile:
+            page.evaluate(CLICKS_JS)
+            cdp = ctx.new_cdp_session(page)
+            cdp.send("Profiler.enable")
+            cdp.send("Profiler.setSamplingInterval", {"interval": 200})
+        tabs[name] = (ctx, page, fetched, cdp)
     plotly = {n: sum(r[2] for r in t[2].rows if "vendor/plotly" in r[1]) for n, t in tabs.items()}
     rows: dict[str, list[dict]] = {name: [] for name in urls}
     names = list(urls)
     for rnd in range(args.rounds):
         for i, p in enumerate(pages):
             for name in names if rnd % 2 == 0 or not args.langs else names[::-1]:
-                _, page, fetched = tabs[name]
+                _, page, fetched, cdp = tabs[name]
                 t = title(name, p, rnd * len(pages) + i)
-                r = switch(page, fetched, t, args.quiet, args.timeout)
+                if cdp is None:
+                    r = switch(page, fetched, t, args.quiet, args.timeout)
+                else:
+                    r = profiled_switch(page, cdp, fetched, t, args.quiet, args.timeout)
                 rows[name].append({"page": p, "title": t, "round": rnd, **r})
                 kit.line(f"{name} {t}", r)
     for ctx, *_ in tabs.values():
         ctx.close()
     return rows, plotly
+
+
+def profile(rows: dict[str, list[dict]]) -> dict:
+    """``--profile``'s medians per app (the main thread's split only from the profiles
+    aligned on the click's marker)."""
+    out: dict = {}
+    keys = ("wall", "first_msg", "last_msg", *BUCKETS)
+    for name, rs in rows.items():
+        good = [r for r in rs if r["aligned"] == "click"] or rs
+        out[name] = {
+            k: statistics.median(r[k] for r in (rs if k == "wall" else good) if r[k] is not None)
+            for k in keys
+        }
+        out[name]["profiles_aligned_on_the_click"] = len(good)
+        kit.line(f"{name} median", out[name])
+    print(f"page switch attnviz / plain: {out['attnviz']['wall'] / out['plain']['wall']:.2f}x")
+    return out | {"rows": rows}
 
 
 def compared(rows: dict[str, list[dict]], pages: list[str], plotly: int) -> dict:
@@ -279,12 +420,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--app", default="serve.py", help="attnviz as scripts/run.sh serves it")
     ap.add_argument("--plain", default=kit.PLAIN_APP)
     ap.add_argument("--pages", default=",".join(PAGES), help="attnviz url paths ('' = home)")
-    ap.add_argument("--rounds", type=int, default=5, help="switches per page")
+    ap.add_argument("--rounds", type=int, help="switches per page (5; 3 with --profile)")
+    ap.add_argument("--profile", action="store_true", help="split each switch by whose code ran")
     ap.add_argument("--lesson", default=None, help="a shipped lesson: Next against a switch")
     ap.add_argument("--quiet", type=float, default=400.0, help="ms without a redraw")
     ap.add_argument("--timeout", type=float, default=90.0)
     ap.add_argument("--langs", help="e.g. en,es,zh_CN,ar: the switches per language, no plain app")
     args = ap.parse_args(argv)
+    args.rounds = args.rounds or (3 if args.profile else 5)
     pages = args.pages.split(",")
     out: dict[str, Any] = {"load_before": os.getloadavg(), "rounds": args.rounds}
     apps = [args.app] if args.langs or args.lesson else [args.app, args.plain]
@@ -300,12 +443,15 @@ def main(argv: list[str] | None = None) -> int:
                 return PAGES[p] if name == "attnviz" else PLAIN[("one", "two")[k % 2]]
 
             rows, plotly = interleaved(args, browser, urls, title, pages)
-            out["switch"] = compared(rows, pages, plotly["attnviz"])
-            kit.show(out["switch"])
-            out["switch_rows"] = {
-                PAGES[p]: [r for r in rows["attnviz"] if r["page"] == p] for p in pages
-            }
-            out["plain_rows"] = rows["plain"]
+            if args.profile:
+                out |= profile(rows)
+            else:
+                out["switch"] = compared(rows, pages, plotly["attnviz"])
+                kit.show(out["switch"])
+                out["switch_rows"] = {
+                    PAGES[p]: [r for r in rows["attnviz"] if r["page"] == p] for p in pages
+                }
+                out["plain_rows"] = rows["plain"]
     out["load_after"] = os.getloadavg()
     print(f"load {out['load_before']} -> {out['load_after']}")
     kit.write_json(args.json, out, say=False)
