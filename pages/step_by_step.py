@@ -376,7 +376,7 @@ def loop_vs_matrix(view: ui.View, a: dict[str, np.ndarray]) -> None:
     )
     c2.markdown(_("**Matrix** (all queries at once)"))
     c2.code("A = softmax(Q @ K.T * f)  # masked: -inf\nout = A @ V", language="python")
-    m1, m2 = st.columns(2)
+    m1 = m2 = ui.row("loop_metrics")  # one block, not three
     m1.metric(_("largest |A_loop − A_matrix|"), readable(dw))
     m2.metric(_("largest |out_loop − out_matrix|"), readable(do))
     st.caption(

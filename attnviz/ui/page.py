@@ -148,9 +148,9 @@ def setting_buttons(key: str, options: dict[str, dict[str, Any]], where: Any = s
     (the controls' view is computed outside it)."""
     if st.session_state.pop(_FULL_RERUN, False):
         st.rerun(scope="app")
-    cols = where.columns(len(options))
+    buttons = row(key, where)  # one block (columns: one block each and one around them)
     for i, (label, values) in enumerate(options.items()):
-        cols[i].button(label, key=f"{key}_{i}", on_click=_set_controls, args=(values,))
+        buttons.button(label, key=f"{key}_{i}", on_click=_set_controls, args=(values,))
 
 
 def shape_text(a: np.ndarray) -> str:
@@ -235,13 +235,13 @@ PICKER_WIDTH = 300
 SMALL_PICKER_WIDTH = 180
 
 
-def row(key: str) -> Any:
+def row(key: str, where: Any = st) -> Any:
     """A horizontal row of elements, keyed ``row_<key>``: pickers of their own width, then
     text that takes the rest, under them when less than 16rem is left (a phone:
     :func:`attnviz.ui.streamlit_private.accessibility_css`). One block, where
     ``st.columns`` makes one per column and one around them, each rendered again on every
-    page switch (issue 46)."""
-    return st.container(key=f"row_{key}", horizontal=True, gap="medium")
+    page switch (issue 46). Drawn in ``where`` (the page, a column)."""
+    return where.container(key=f"row_{key}", horizontal=True, gap="medium")
 
 
 def head_picker(
