@@ -23,6 +23,8 @@ ui.lang.setup()
 st.set_page_config(
     layout="wide", initial_sidebar_state=ui.present.sidebar_state(), page_icon=ui.ICON
 )
+# The page's CSS first (it also hides the hidden boards, the next one among them).
+ui.a11y.setup()
 # First element of every run: the browser starts loading plotly.js now, not when the first
 # chart arrives (a first visit saves most of its 1.3 s download and compile); it also sets
 # the page's language (<html lang>, and data-dir, by which board.css runs a right-to-left
@@ -49,7 +51,6 @@ ui.sidebar(
     runs_model=entry.runs_model,
 )
 ui.present.setup()
-ui.a11y.setup()
 # A lesson's tour (?lesson=...): its bar above the page; the sidebar's lesson builder
 # (attnviz.ui.tour, docs/lessons.md).
 ui.tour.bar(entry.slug)

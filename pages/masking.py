@@ -51,9 +51,9 @@ def body(view: ui.View) -> None:
     if step.presenting:  # one mask per screen, the first with none
         slide(view, step, other)
         return
-    c1, c2 = st.columns(2)
-    head = ui.head_picker(r.num_heads, c1)
-    k = pad_box(c2, n)
+    row = ui.row("head")  # one block, not three
+    head = ui.head_picker(r.num_heads, row)
+    k = pad_box(row, n, note=st)  # a note under the row, not in it
     causal, padded, variants = mask_variants(view, k, other)
     ui.pooled_note(n, _("the masks are easiest to read at small N"))
     # the normal page shows causal and padding (and the sidebar's other mask) side by side
@@ -64,8 +64,9 @@ def body(view: ui.View) -> None:
     footer(view, head, causal, padded, k, other)
 
 
-def pad_box(where, n: int) -> int:
-    """The padding column's k (``?mk_pad=``), drawn in ``where``; k at most N."""
+def pad_box(where, n: int, note=None) -> int:
+    """The padding column's k (``?mk_pad=``), drawn in ``where`` (a note that k was cut to N
+    in ``note``, default ``where``); k at most N."""
     k_pad = where.number_input(
         _("k — padding tokens at the end (for the padding column)"),
         0,
@@ -76,7 +77,8 @@ def pad_box(where, n: int) -> int:
         bind="query-params",
     )
     if k_pad > n:
-        where.caption(_("Only {n} tokens: using k = {n} (every token is padding).").format(n=n))
+        said = _("Only {n} tokens: using k = {n} (every token is padding).").format(n=n)
+        (where if note is None else note).caption(said)
     return min(int(k_pad), n)
 
 
@@ -326,7 +328,7 @@ def future_check(view: ui.View) -> None:
             ui.experiment(view, "future_independence", pos, seed=s.seed, causal=c)
             for c in (True, False)
         )
-        m1, m2 = st.columns(2)
+        m1 = m2 = ui.row("future")  # one block, not three
         m1.metric(
             _("largest change of outputs 0…{pos}, causal mask").format(pos=pos),
             readable(with_mask),

@@ -39,15 +39,22 @@ def query_section(view: ui.View) -> None:
     """One query in every head, and its output in the picked head: the pickers rerun only
     this part (a click on a cell above sets them)."""
     r, labels, n, h = view.result, view.labels, view.result.n_tokens, view.result.num_heads
-    c_query, c_head, c_info = st.columns([1, 1, 3])
-    query = c_query.selectbox(_("query token i"), list(range(n)), key="query", bind="query-params")
-    head = ui.head_picker(h, c_head)
-    c_info.markdown(
+    row = ui.row("query")  # the two pickers, then what they show (one block, not four)
+    query = row.selectbox(
+        _("query token i"),
+        list(range(n)),
+        key="query",
+        bind="query-params",
+        width=ui.SMALL_PICKER_WIDTH,
+    )
+    head = ui.head_picker(h, row, width=ui.SMALL_PICKER_WIDTH)
+    row.markdown(
         _(
             "Query **{query}** ({token}) asks every head the same question "
             "with a different block of Q and K: each head spreads its weights differently, and "
             "head **{head}** sums its own values with them."
-        ).format(query=query, token=ui.md_token(labels[query]), head=head)
+        ).format(query=query, token=ui.md_token(labels[query]), head=head),
+        width="stretch",
     )
     ui.chart_row(
         "mh_query",

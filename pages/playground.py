@@ -36,7 +36,8 @@ def body(view: ui.View) -> None:
     if step.presenting:
         slide(view, step.index)
         return
-    head = head_row(view, st.columns([1, 4]))
+    row = ui.row("head")
+    head = head_row(view, [row, row], width=ui.SMALL_PICKER_WIDTH)
     ui.pooled_note(view.result.n_tokens)
     top_row(view, head)
     asks.playground(view.settings, view.result.weights, head, view.labels)  # Ask the room
@@ -46,11 +47,12 @@ def body(view: ui.View) -> None:
     footer(view, head)
 
 
-def head_row(view: ui.View, columns: list) -> int:
-    """The head picker in ``columns[0]`` and what the head is in ``columns[-1]``; the head."""
+def head_row(view: ui.View, columns: list, width: int | str = "stretch") -> int:
+    """The head picker in ``columns[0]`` (``width``: its own) and what the head is in
+    ``columns[-1]`` (the same :func:`attnviz.ui.row` twice: one block); the head."""
     s, r = view.settings, view.result
     h_count, dk = r.num_heads, r.queries.shape[-1]
-    head = ui.head_picker(h_count, columns[0])
+    head = ui.head_picker(h_count, columns[0], width=width)
     columns[-1].markdown(
         _(
             "Head **{head}** of {count} uses columns {first}…{last} of Q, K, V "
@@ -65,7 +67,8 @@ def head_row(view: ui.View, columns: list) -> int:
             scale=i18n.fmt(r.scale, ".4g"),
         )
         + (_(" · mask: **{kind}**").format(kind=s.mask_kind) if s.mask_kind != "none" else "")
-        + "."
+        + ".",
+        width="stretch",
     )
     return head
 
@@ -237,8 +240,8 @@ def query_section(view: ui.View, head: int) -> None:
     a scores or weights cell sets the picker and reruns the whole body)."""
     labels, mask, n = view.labels, view.result.mask, view.result.n_tokens
     title = st.empty()  # the subheader names the query picked below it
-    c_query, c_qinfo = st.columns([1, 4])
-    query = query_box(c_query, n)
+    c_query = c_qinfo = ui.row("query")
+    query = query_box(c_query, n, width=ui.SMALL_PICKER_WIDTH)
     title.subheader(
         _("Query {query} ({token}): its weights and its output").format(
             query=query, token=ui.md_token(labels[query])
@@ -255,6 +258,7 @@ def query_section(view: ui.View, head: int) -> None:
             )
         ),
         unsafe_allow_html=True,  # the app's own words (ui.pointing)
+        width="stretch",
     )
     ui.head_board("pg_query", lambda h: query_charts(view, h, query), head)
     if mask is not None and not mask[query].any():
@@ -269,14 +273,15 @@ def query_section(view: ui.View, head: int) -> None:
     ui.prefetch_heads(view.result.num_heads, head, n, repr(view.settings))
 
 
-def query_box(where, n: int) -> int:
-    """The query picker (``?query=``), drawn in ``where``; the query."""
+def query_box(where, n: int, width: int | str = "stretch") -> int:
+    """The query picker (``?query=``), drawn in ``where`` (``width``: Streamlit's); the query."""
     return where.selectbox(
         _("query token i"),
         list(range(n)),
         key="query",
         bind="query-params",
         help=_("Or click a cell of the scores or weights: its row becomes the query."),
+        width=width,
     )
 
 

@@ -45,10 +45,10 @@ def body(view: ui.View) -> None:
     if step.presenting:
         slide(view, step)
         return
-    head = ui.head_picker(  # a third of the width: the value reads at once, not far left
-        r.num_heads,
-        st.columns([1, 2])[0],
+    head = ui.head_picker(  # narrow: the value reads at once, not far left (no columns:
+        r.num_heads,  # three blocks more to render on every page switch, issue 46)
         label=_("head (of {h}; each uses d_k = {dk} columns)").format(h=r.num_heads, dk=dk),
+        width=ui.PICKER_WIDTH,
     )
     ui.pooled_note(n, _("the playground's query selector shows one query's full row of weights"))
     a = head_arrays(view, head)
@@ -106,11 +106,11 @@ def slide(view: ui.View, step: ui.Steps) -> None:
 
 
 def stage(num: int, title: str, latex: str, shape: str, note: str = "") -> None:
-    """A step's heading, its equation and the shape of its result."""
-    st.markdown(f"#### {num}. {title}")
-    c1, c2 = st.columns([3, 2])
-    c1.latex(latex)
-    c2.markdown(_("shape: **{shape}**").format(shape=shape) + (f"  \n{note}" if note else ""))
+    """A step's heading, its equation and the shape of its result: one Markdown element
+    (they were six, the equation and the shape in two columns: a page switch renders every
+    element again, issue 46), the shape under the equation as on a slide."""
+    shape_line = _("shape: **{shape}**").format(shape=shape) + (f"  \n{note}" if note else "")
+    st.markdown(f"#### {num}. {title}\n\n$$\n{latex}\n$$\n\n{shape_line}")
 
 
 def head_arrays(view: ui.View, head: int) -> dict[str, np.ndarray]:
@@ -376,7 +376,7 @@ def loop_vs_matrix(view: ui.View, a: dict[str, np.ndarray]) -> None:
     )
     c2.markdown(_("**Matrix** (all queries at once)"))
     c2.code("A = softmax(Q @ K.T * f)  # masked: -inf\nout = A @ V", language="python")
-    m1, m2 = st.columns(2)
+    m1 = m2 = ui.row("loop_metrics")  # one block, not three
     m1.metric(_("largest |A_loop − A_matrix|"), readable(dw))
     m2.metric(_("largest |out_loop − out_matrix|"), readable(do))
     st.caption(

@@ -103,6 +103,8 @@ from attnviz.ui.export import (
 )
 from attnviz.ui.links import preset_query
 from attnviz.ui.page import (
+    PICKER_WIDTH,
+    SMALL_PICKER_WIDTH,
     chart_row,
     head_picker,
     index_slider,
@@ -112,6 +114,7 @@ from attnviz.ui.page import (
     model_prompt,
     plot,
     pooled_note,
+    row,
     setting_buttons,
     shapes,
     start,
@@ -152,6 +155,8 @@ __all__ = [
     "LAYOUTS",
     "MASKS",
     "N_MAX",
+    "PICKER_WIDTH",
+    "SMALL_PICKER_WIDTH",
     "SCALES",
     "SEED_MAX",
     "SOURCES",
@@ -200,6 +205,7 @@ __all__ = [
     "page_guard",
     "plot",
     "pooled_note",
+    "row",
     "setting_buttons",
     "prefetch_heads",
     "preload_plotly",

@@ -30,7 +30,7 @@ FOCUS = "#1c3f94"
 
 
 def setup() -> None:
-    """Once per run, after the navigation: the focus ring, key hints, code highlighting at
-    >= 4.5:1 on the code boxes' background (Streamlit's blue, green and grey tokens are
-    3-4:1), reduced motion."""
+    """First in every run (app.py): the hidden boards hidden, the focus ring, key hints,
+    code highlighting at >= 4.5:1 on the code boxes' background (Streamlit's blue, green
+    and grey tokens are 3-4:1), reduced motion."""
     streamlit_private.accessibility_css()  # the ring is FOCUS

@@ -15,6 +15,9 @@ from attnviz.ui import lesson_links
 from attnviz.ui.tour import TOUR_PARAMS
 
 BUILT_KEY, STOP_TITLE_KEY = "tour_built", "tour_stop_title"
+#: The expander's state (open or closed, kept across pages): its content is sent only while
+#: it is open, not on every page switch of everyone who never builds a lesson (issue 46).
+BOX_KEY = "tour_builder_box"
 #: Never in a built stop's link: the tour's own parameters, the presenter view, the language.
 NOT_IN_A_STOP = (*TOUR_PARAMS, "present", "lang", "class", "teacher", "student")
 
@@ -38,7 +41,12 @@ def builder(page: str, page_title: str) -> None:
     """The sidebar's "Build a lesson": this view added as a stop, the lesson so far as a
     TOML file to download and edit (docs/lessons.md), no TOML written by hand."""
     built = st.session_state.get(BUILT_KEY, [])
-    with st.sidebar.expander(_("Build a lesson"), expanded=bool(built)):
+    box = st.sidebar.expander(
+        _("Build a lesson"), expanded=bool(built), key=BOX_KEY, on_change="rerun"
+    )
+    if box.open is False:  # opening it reruns the page, which then draws what is in it
+        return
+    with box:
         st.text_input(_("The stop's title"), key=STOP_TITLE_KEY, placeholder=page_title)
         st.button(
             _("Add this view as a stop"), key="tour_add", on_click=_add_stop,

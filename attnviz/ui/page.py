@@ -21,6 +21,8 @@ from attnviz.ui.state import View, current, end_page, page_guard
 from attnviz.ui.text import md_text, md_token
 
 __all__ = [
+    "PICKER_WIDTH",
+    "SMALL_PICKER_WIDTH",
     "chart_row",
     "head_picker",
     "follow_token",
@@ -32,6 +34,7 @@ __all__ = [
     "model_prompt",
     "plot",
     "pooled_note",
+    "row",
     "setting_buttons",
     "shape_text",
     "shapes",
@@ -145,9 +148,9 @@ def setting_buttons(key: str, options: dict[str, dict[str, Any]], where: Any = s
     (the controls' view is computed outside it)."""
     if st.session_state.pop(_FULL_RERUN, False):
         st.rerun(scope="app")
-    cols = where.columns(len(options))
+    buttons = row(key, where)  # one block (columns: one block each and one around them)
     for i, (label, values) in enumerate(options.items()):
-        cols[i].button(label, key=f"{key}_{i}", on_click=_set_controls, args=(values,))
+        buttons.button(label, key=f"{key}_{i}", on_click=_set_controls, args=(values,))
 
 
 def shape_text(a: np.ndarray) -> str:
@@ -224,12 +227,33 @@ def model_prompt(
     return text, model, result
 
 
-def head_picker(num_heads: int, where: Any = st, label: str | None = None) -> int:
+#: A picker's width (px) where it stands alone: about the third of a laptop's main column
+#: it had in columns, and narrower than a phone's.
+PICKER_WIDTH = 300
+#: A picker's width (px) beside text in a :func:`row`: the fifth of a laptop's main column
+#: it had in columns.
+SMALL_PICKER_WIDTH = 180
+
+
+def row(key: str, where: Any = st) -> Any:
+    """A horizontal row of elements, keyed ``row_<key>``: pickers of their own width, then
+    text that takes the rest, under them when less than 16rem is left (a phone:
+    :func:`attnviz.ui.streamlit_private.accessibility_css`). One block, where
+    ``st.columns`` makes one per column and one around them, each rendered again on every
+    page switch (issue 46). Drawn in ``where`` (the page, a column)."""
+    return where.container(key=f"row_{key}", horizontal=True, gap="medium")
+
+
+def head_picker(
+    num_heads: int, where: Any = st, label: str | None = None, width: int | str = "stretch"
+) -> int:
     """The page's head selector (widget key ``head``, kept in the link), drawn in ``where``
-    (a column, or the page); returns the chosen head, 0 … num_heads − 1. ``label``:
-    translated text (default "head")."""
+    (a column, a row, or the page); returns the chosen head, 0 … num_heads − 1. ``label``:
+    translated text (default "head"); ``width``: Streamlit's (px, or "stretch")."""
     label = _("head") if label is None else label
-    return where.selectbox(label, list(range(num_heads)), key="head", bind="query-params")
+    return where.selectbox(
+        label, list(range(num_heads)), key="head", bind="query-params", width=width
+    )
 
 
 def weights_fixed() -> bool:

@@ -137,13 +137,17 @@ def seed_url_value(key: str, value: str) -> bool:
 
 #: Containers hidden by :func:`hide_box` (their key; Streamlit's class ``st-key-<key>``).
 HIDDEN_BOXES = (
-    "board_preload_box",
-    "board_prefetch_box",
-    "board_step_keys_box",
     "attnviz_controls",
     "attnviz_hidden_controls",
     "slide_hidden_controls",
 )
+
+
+#: The hidden boards (their element's key, ``attnviz.ui.board``: the preload, the other heads'
+#: charts, the presenter view's arrow keys): hidden by :func:`accessibility_css`'s rule,
+#: which every run sends first, so that no box and no style element of their own is
+#: rendered again on every page switch (issue 46).
+HIDDEN_BOARDS = ("board_preload", "board_prefetch", "board_step_keys")
 
 
 def hide_box(key: str) -> None:
@@ -279,10 +283,15 @@ def accessibility_css() -> None:
     screen (or a window at most 640 px wide) every control of the page at least 44 px both
     ways (WCAG 2.5.5; issue 47's layout audit): buttons, tabs, text and number boxes,
     selects, radio and check box labels, the help icons, the tables' toolbars, the board's
-    Table and download buttons, a slider's thumb (44 px, drawn 12 px: the rest is padding)."""
+    Table and download buttons, a slider's thumb (44 px, drawn 12 px: the rest is padding).
+    And the hidden boards (:data:`HIDDEN_BOARDS`): nothing drawn, no space taken; the text
+    of a row (:func:`attnviz.ui.page.row`) beside its pickers while 16rem are left."""
     st.html(
         """
 <style>
+.st-key-board_preload, .st-key-board_prefetch, .st-key-board_step_keys { display: none; }
+[class*="st-key-row_"] > [data-testid="stElementContainer"]:has([data-testid="stMarkdown"]) {
+  flex: 1 1 16rem; }
 :focus-visible { outline: 3px solid #1c3f94 !important; outline-offset: 2px !important;
   box-shadow: 0 0 0 5px #ffffff !important; }
 :has(> [style*="clip-path: inset(50%)"] > input:focus-visible) {

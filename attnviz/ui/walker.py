@@ -207,19 +207,25 @@ def _captions(c: Control, opts: list) -> list[str] | None:
     return [_(words[o]) if o in words else "" for o in opts]
 
 
+#: The typed-number box beside a slider, px: as wide as the quarter column it had.
+BOX_WIDTH = 52
+
+
 def _slider_and_box(c: Control, common: dict[str, Any], sb: Any) -> Any:
     """Slider ``c`` (bound to the link under its key) and, beside it, a number box for a
     typed value. The box is not bound: it shows the slider's value (set before it is drawn,
     so a link, a drag or a preset moves it too), and a typed value moves the slider
     (:func:`callbacks.on_box_change`, which clamps a value out of range; the sidebar warns
     about it). One value, one URL key: ``?N=12``."""
-    left, right = sb.columns([3, 1], vertical_alignment="bottom", gap="small")
+    # one horizontal block, not columns (three blocks: a page switch renders every block of
+    # the sidebar again, issue 46): the slider takes the width the box leaves
+    row = sb.container(horizontal=True, vertical_alignment="bottom", gap="small")
     label = c.label_text()
-    value = left.slider(label, c.lo, c.hi, c.default, **common)
+    value = row.slider(label, c.lo, c.hi, c.default, **common)
     key = callbacks.box_key(c.key)
     if st.session_state.get(key) != value:
         st.session_state[key] = value
-    right.number_input(
+    row.number_input(
         _("{label}: type a number").format(label=label),
         value=c.default,
         step=1,
@@ -228,6 +234,7 @@ def _slider_and_box(c: Control, common: dict[str, Any], sb: Any) -> Any:
         args=(c.key, c.lo, c.hi, c.on_change),
         disabled=common.get("disabled", False),
         label_visibility="collapsed",
+        width=BOX_WIDTH,
     )
     return value
 

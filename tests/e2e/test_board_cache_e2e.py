@@ -35,7 +35,7 @@ def board_state(session) -> dict:
           scripts: document.querySelectorAll('script[data-attnviz="plotly"]').length,
           errors: window.__attnvizBoardErrors || null,
           plotly: window.Plotly ? window.Plotly.version : null,
-          preload: (() => { const box = document.querySelector('.st-key-board_preload_box');
+          preload: (() => { const box = document.querySelector('.st-key-board_preload');
             const b = box && box.querySelector('.attnviz-board');
             return box ? {height: box.getBoundingClientRect().height,
                           state: b ? b.dataset.state : null} : null; })()})"""

@@ -134,6 +134,9 @@ def test_a_view_added_as_a_stop_gives_a_lesson_file_that_opens_it():
     at = _open(
         "masking", {"N": "5", "mask": "causal", "lang": "es", "lesson": "intro", "stop": "2"}
     )
+    assert "tour_stop_title" not in [t.key for t in at.text_input]  # closed: not sent
+    at.session_state["tour_builder_box"] = True  # opened (an opening reruns the page)
+    at.run()
     at.text_input(key="tour_stop_title").set_value("Causal").run()
     at.button(key="tour_add").click().run()
     at.button(key="tour_add").click().run()  # the default title: the page's

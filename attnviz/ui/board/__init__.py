@@ -399,10 +399,10 @@ def preload_plotly(locale: dict | None = None) -> None:
     """A hidden board, the first element of every run (``app.py``): starts loading plotly.js
     (its download and compile overlap the rest of the first run) and gives the page the
     shown language (``locale``: :func:`attnviz.ui.lang.board_locale`). Draws nothing."""
-    with st.container(key=PRELOAD_KEY + "_box"):  # hidden, as the prefetch board's box
-        streamlit_private.hide_box(PRELOAD_KEY + "_box")
-        data = {"preload": {**PLOTLY, "modules": MODULES}, "dom": DOM, "locale": locale}
-        _mount(PRELOAD_KEY, data)
+    # hidden by its key (streamlit_private.HIDDEN_BOARDS, in the page's CSS): no box around
+    # it and no style element of its own, two elements less a run (issue 46)
+    data = {"preload": {**PLOTLY, "modules": MODULES}, "dom": DOM, "locale": locale}
+    _mount(PRELOAD_KEY, data)
 
 
 def prefetch_heads(num_heads: int, head: int, n: int, view_key: str) -> None:
@@ -414,20 +414,18 @@ def prefetch_heads(num_heads: int, head: int, n: int, view_key: str) -> None:
     else:
         st.session_state.pop(_REGISTRY_KEY, None)
         boards = {}
-    with st.container(key=PREFETCH_KEY + "_box"):  # hidden: draws nothing, takes no space
-        streamlit_private.hide_box(PREFETCH_KEY + "_box")
-        data = {
-            "figures": [],
-            "columns": [1],
-            "group": "",
-            "text_scale": 1.0,
-            "rev": revision([], sorted((k, b["current_rev"]) for k, b in boards.items())),
-            "prefetch": {"boards": boards},
-            "plotly": PLOTLY,
-            "dom": DOM,
-            "modules": [],
-        }
-        _mount(PREFETCH_KEY, data)
+    data = {  # hidden by its key (streamlit_private.HIDDEN_BOARDS): draws nothing, no space
+        "figures": [],
+        "columns": [1],
+        "group": "",
+        "text_scale": 1.0,
+        "rev": revision([], sorted((k, b["current_rev"]) for k, b in boards.items())),
+        "prefetch": {"boards": boards},
+        "plotly": PLOTLY,
+        "dom": DOM,
+        "modules": [],
+    }
+    _mount(PREFETCH_KEY, data)
 
 
 STEP_KEYS_KEY = "board_step_keys"
@@ -437,6 +435,5 @@ def step_keys(next_key: str, prev_key: str) -> None:
     """A hidden board under the presenter view's step bar: the arrow keys (Right, Left)
     press the buttons of widget keys ``next_key`` / ``prev_key``, unless the focus is in a
     control that uses the arrow keys itself (``attnviz/ui/board/js/stepkeys.js``)."""
-    with st.container(key=STEP_KEYS_KEY + "_box"):  # hidden: draws nothing, takes no space
-        streamlit_private.hide_box(STEP_KEYS_KEY + "_box")
-        _mount(STEP_KEYS_KEY, {"step_keys": {"next": next_key, "prev": prev_key}, "dom": DOM})
+    # hidden by its key (streamlit_private.HIDDEN_BOARDS): draws nothing, takes no space
+    _mount(STEP_KEYS_KEY, {"step_keys": {"next": next_key, "prev": prev_key}, "dom": DOM})
