@@ -106,11 +106,14 @@ def slide(view: ui.View, step: ui.Steps) -> None:
 
 
 def stage(num: int, title: str, latex: str, shape: str, note: str = "") -> None:
-    """A step's heading, its equation and the shape of its result: one Markdown element
+    """A step's heading, its equation and the shape of its result: two Markdown elements
     (they were six, the equation and the shape in two columns: a page switch renders every
-    element again, issue 46), the shape under the equation as on a slide."""
-    shape_line = _("shape: **{shape}**").format(shape=shape) + (f"  \n{note}" if note else "")
-    st.markdown(f"#### {num}. {title}\n\n$$\n{latex}\n$$\n\n{shape_line}")
+    element again, issue 46), the shape under the equation as on a slide. The shape is an
+    element of its own: it changes with N, and an N move then leaves the equation's element
+    unchanged, so the browser sets no KaTeX again (one element for all three was 1.3x the
+    browser's script time a move, docs/benchmarks.md)."""
+    st.markdown(f"#### {num}. {title}\n\n$$\n{latex}\n$$")
+    st.markdown(_("shape: **{shape}**").format(shape=shape) + (f"  \n{note}" if note else ""))
 
 
 def head_arrays(view: ui.View, head: int) -> dict[str, np.ndarray]:
