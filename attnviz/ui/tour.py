@@ -208,8 +208,8 @@ def _links(tour: Tour, page: str) -> None:
             parts.append(link_html(_("Back to the lesson's view"), url, key="view"))
     label, said = html.escape(_("Lesson")), html.escape(announcement(tour))
     # navlinks.js: the stop said to a screen reader, the progress kept in the browser
-    st.html(
-        f'{CSS}<nav class="tour-links" aria-label="{label}" data-attnviz-announce="{said}" '
+    st.html(  # no <style> here: the bar's CSS is an element of its own (bar)
+        f'<nav class="tour-links" aria-label="{label}" data-attnviz-announce="{said}" '
         f'data-attnviz-lesson="{html.escape(lesson.slug)}">{"".join(parts)}</nav>'
     )
 
@@ -389,6 +389,9 @@ def bar(page: str) -> None:
     if isinstance(tour, str):
         st.warning(tour, icon=":material/warning:")
         return
+    # the bar's CSS: style only (no space taken) and the same at every stop, so a stop change
+    # does not put a new style sheet into the document (a whole-page restyle in the browser)
+    st.html(CSS)
     if present.presenting() and not tour.at_summary:
         _slide_bar(tour, page)
         return
