@@ -27,7 +27,9 @@ import streamlit as st
 from attnviz import i18n
 from attnviz.classroom import exercises, lessons
 from attnviz.i18n import _
-from attnviz.ui import lesson_links, lesson_look, present
+from attnviz.ui import lesson_links, lesson_look, links, present
+from attnviz.ui.controls import DEFAULTS
+from attnviz.ui.sizes import default_heads
 from attnviz.ui.text import plain_text
 
 PARAM, STOP_PARAM, ANSWERS_PARAM = "lesson", "stop", "answered"
@@ -111,6 +113,18 @@ def current() -> Tour | None | str:
     return Tour(found.lesson, index, _answers(st.query_params.get(ANSWERS_PARAM)))
 
 
+def _is_default(key: str, raw: str, settings: dict[str, str]) -> bool:
+    """Whether a stop's setting is its sidebar control's default (``heads``: D's, as in
+    :func:`attnviz.ui.links.preset_query`). Left out of the stop's link: Next arrives by a
+    history navigation, where a missing value is the default anyway, and Streamlit takes a
+    default out of the address itself, one message a value, each making the browser's app
+    draw itself again (issue 48: a stop change costs no more than a page switch)."""
+    if key == "heads":
+        d = settings.get("D", str(DEFAULTS["D"]))
+        return d.isdigit() and int(d) >= 1 and links.same(raw, default_heads(int(d)))
+    return key in DEFAULTS and links.same(raw, DEFAULTS[key])
+
+
 def stop_url(
     lesson: lessons.Lesson,
     index: int,
@@ -121,7 +135,7 @@ def stop_url(
     its page and settings, the tour's parameters, the shown language and the presenter view
     (``present``: on or off; None: as in the current link)."""
     stop = lesson.stops[min(index, len(lesson) - 1)]
-    params = dict(stop.settings)
+    params = {k: v for k, v in stop.settings.items() if not _is_default(k, v, stop.settings)}
     params |= {k: st.query_params[k] for k in CARRIED if k in st.query_params}
     if present is not None:
         params.pop("present", None)
