@@ -27,7 +27,9 @@ import streamlit as st
 from attnviz import i18n
 from attnviz.classroom import exercises, lessons
 from attnviz.i18n import _
-from attnviz.ui import lesson_links, lesson_look, present
+from attnviz.ui import lesson_links, lesson_look, links, present
+from attnviz.ui.controls import DEFAULTS
+from attnviz.ui.sizes import default_heads
 from attnviz.ui.text import plain_text
 
 PARAM, STOP_PARAM, ANSWERS_PARAM = "lesson", "stop", "answered"
@@ -111,6 +113,18 @@ def current() -> Tour | None | str:
     return Tour(found.lesson, index, _answers(st.query_params.get(ANSWERS_PARAM)))
 
 
+def _is_default(key: str, raw: str, settings: dict[str, str]) -> bool:
+    """Whether a stop's setting is its sidebar control's default (``heads``: D's, as in
+    :func:`attnviz.ui.links.preset_query`). Left out of the stop's link: Next arrives by a
+    history navigation, where a missing value is the default anyway, and Streamlit takes a
+    default out of the address itself, one message a value, each making the browser's app
+    draw itself again (issue 48: a stop change costs no more than a page switch)."""
+    if key == "heads":
+        d = settings.get("D", str(DEFAULTS["D"]))
+        return d.isdigit() and int(d) >= 1 and links.same(raw, default_heads(int(d)))
+    return key in DEFAULTS and links.same(raw, DEFAULTS[key])
+
+
 def stop_url(
     lesson: lessons.Lesson,
     index: int,
@@ -121,7 +135,7 @@ def stop_url(
     its page and settings, the tour's parameters, the shown language and the presenter view
     (``present``: on or off; None: as in the current link)."""
     stop = lesson.stops[min(index, len(lesson) - 1)]
-    params = dict(stop.settings)
+    params = {k: v for k, v in stop.settings.items() if not _is_default(k, v, stop.settings)}
     params |= {k: st.query_params[k] for k in CARRIED if k in st.query_params}
     if present is not None:
         params.pop("present", None)
@@ -208,8 +222,8 @@ def _links(tour: Tour, page: str) -> None:
             parts.append(link_html(_("Back to the lesson's view"), url, key="view"))
     label, said = html.escape(_("Lesson")), html.escape(announcement(tour))
     # navlinks.js: the stop said to a screen reader, the progress kept in the browser
-    st.html(
-        f'{CSS}<nav class="tour-links" aria-label="{label}" data-attnviz-announce="{said}" '
+    st.html(  # no <style> here: the bar's CSS is an element of its own (bar)
+        f'<nav class="tour-links" aria-label="{label}" data-attnviz-announce="{said}" '
         f'data-attnviz-lesson="{html.escape(lesson.slug)}">{"".join(parts)}</nav>'
     )
 
@@ -389,6 +403,9 @@ def bar(page: str) -> None:
     if isinstance(tour, str):
         st.warning(tour, icon=":material/warning:")
         return
+    # the bar's CSS: style only (no space taken) and the same at every stop, so a stop change
+    # does not put a new style sheet into the document (a whole-page restyle in the browser)
+    st.html(CSS)
     if present.presenting() and not tour.at_summary:
         _slide_bar(tour, page)
         return
