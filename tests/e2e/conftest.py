@@ -54,6 +54,9 @@ HERE = Path(__file__).resolve().parent
 
 
 def _chromium():
+    if _CHROMIUM and not _CHROMIUM["browser"].is_connected():  # it crashed: a new one
+        _CHROMIUM.pop("browser")
+        _CHROMIUM.pop("pw").stop()
     if not _CHROMIUM:
         from playwright.sync_api import sync_playwright
 
