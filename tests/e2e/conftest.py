@@ -1,10 +1,13 @@
 """Fixtures of the real-browser tests: one Streamlit server per test session (a module that
-needs its own settings overrides ``app_server``), Debian's headless chromium per module.
+needs its own settings overrides ``app_server``), one Debian headless chromium for the
+modules that run one after another (each module's contexts closed at its end).
 Outside CI a missing chromium skips these tests; in CI (env CI set) it fails them, so the
 browser suite can never silently vanish.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import layout_audit
 import pytest
@@ -44,21 +47,73 @@ def app_server(tmp_path_factory):
 # --------------------------------------------------------------------------- browser
 
 
+#: The running playwright driver and Chromium ("pw", "browser"), shared by the browser test
+#: modules that run one after another (see :func:`browser`).
+_CHROMIUM: dict = {}
+HERE = Path(__file__).resolve().parent
+
+
+def _chromium():
+    if _CHROMIUM and not _CHROMIUM["browser"].is_connected():  # it crashed: a new one
+        _CHROMIUM.pop("browser")
+        _CHROMIUM.pop("pw").stop()
+    if not _CHROMIUM:
+        from playwright.sync_api import sync_playwright
+
+        pw = sync_playwright().start()
+        try:
+            launched = pw.chromium.launch(
+                executable_path=chromium_path(), args=CHROMIUM_ARGS, headless=True
+            )
+        except BaseException:
+            pw.stop()
+            raise
+        _CHROMIUM.update(pw=pw, browser=launched)
+    return _CHROMIUM["browser"]
+
+
+def _close_chromium() -> None:
+    if _CHROMIUM:
+        pw, launched = _CHROMIUM.pop("pw"), _CHROMIUM.pop("browser")
+        try:
+            launched.close()
+        finally:
+            pw.stop()
+
+
 @pytest.fixture(scope="module")
 def browser():
-    """Chromium for one test module. Not session-scoped: a running sync_playwright keeps an
-    asyncio loop in the main thread, and other tests (bench smoke tests) start their own."""
+    """Chromium for one test module: one Chromium (and playwright driver) serves the browser
+    test modules that run one after another (~1.7 CPU-s a launch, ~40 modules), and each
+    module gets it as a new browser would be: at its end every context it opened (tabs,
+    cookies, storage, HTTP cache) is closed, the shared one (``shared_context``) too. Not
+    kept for the whole session: a running sync_playwright keeps an asyncio loop in the main
+    thread, and other tests (bench smoke tests) start their own; it is closed before any
+    test outside tests/e2e runs (``pytest_runtest_teardown`` below)."""
     path = chromium_path()
     if path is None:
         unavailable("chromium is not installed (apt-get install chromium)")
     try:
-        from playwright.sync_api import sync_playwright
+        import playwright.sync_api  # noqa: F401
     except ImportError:
         unavailable("playwright is not installed (pip install -r requirements-dev.txt)")
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=path, args=CHROMIUM_ARGS, headless=True)
-        yield browser
-        browser.close()
+    launched = _chromium()
+    yield launched
+    for context in list(launched.contexts):
+        context.close()
+    if hasattr(launched, "_attnviz_shared_context"):
+        del launched._attnviz_shared_context
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    """After a browser test's teardown: Chromium closed when the next test is not a browser
+    test (or there is none)."""
+    try:
+        return (yield)
+    finally:
+        if nextitem is None or not Path(nextitem.path).resolve().is_relative_to(HERE):
+            _close_chromium()
 
 
 @pytest.fixture

@@ -60,10 +60,11 @@ def model() -> smollm.SmolLM:
 # --------------------------------------------------------------------------- GGUF reader
 
 
-def test_gguf_reader_equals_llama_cpps_gguf_package(model):
+def test_gguf_reader_equals_llama_cpps_gguf_package(model, gguf_reader):
     gguf = need("gguf")
     path = smollm.model_file()
-    ref = gguf.GGUFReader(str(path))
+    ref = gguf_reader  # gguf.GGUFReader on the same file, parsed once a session (conftest.py)
+    assert Path(ref.data.filename).resolve() == path.resolve()
     mine = gguf_file.read(path)
     assert len(mine.tensors) == len(ref.tensors) == 272
     for t in ref.tensors:

@@ -27,6 +27,9 @@ PAGES = {
 
 @pytest.fixture(scope="module", params=list(PAGES))
 def page(request):
+    """(page file, key prefix, model, probe): ``probe(model, seed, length)`` is the probe's
+    run, made once per module and (seed, length): the tests ask for the default probe
+    eight times (SmolLM2 on 80 tokens, ~2 CPU-s each), and a run is the same each time."""
     path, prefix, load, probe = PAGES[request.param]
     try:
         model = load()
@@ -34,7 +37,15 @@ def page(request):
         if IN_CI:
             raise
         pytest.skip(f"the weights of {path} are not installed")
-    return path, prefix, model, probe
+    runs: dict[tuple[int, int], head_probes.ProbeRun] = {}
+
+    def probe_once(m, seed: int, length: int) -> head_probes.ProbeRun:
+        assert m is model
+        if (seed, length) not in runs:
+            runs[seed, length] = probe(m, seed, length)
+        return runs[seed, length]
+
+    return path, prefix, model, probe_once
 
 
 def _run(path: str, query: dict[str, str] | None = None):
