@@ -25,7 +25,7 @@ st.set_page_config(
 )
 # The page's CSS first (it also hides the hidden boards, the next one among them).
 ui.a11y.setup()
-# First element of every run: the browser starts loading plotly.js now, not when the first
+# Second element of every run: the browser starts loading plotly.js now, not when the first
 # chart arrives (a first visit saves most of its 1.3 s download and compile); it also sets
 # the page's language (<html lang>, and data-dir, by which board.css runs a right-to-left
 # language's prose right to left; the board's catalog).

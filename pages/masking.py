@@ -328,12 +328,12 @@ def future_check(view: ui.View) -> None:
             ui.experiment(view, "future_independence", pos, seed=s.seed, causal=c)
             for c in (True, False)
         )
-        m1 = m2 = ui.row("future")  # one block, not three
-        m1.metric(
+        metrics = ui.row("future")  # one block, not three
+        metrics.metric(
             _("largest change of outputs 0…{pos}, causal mask").format(pos=pos),
             readable(with_mask),
         )
-        m2.metric(
+        metrics.metric(
             _("largest change of outputs 0…{pos}, no mask").format(pos=pos), readable(without)
         )
         st.caption(

@@ -37,7 +37,7 @@ def body(view: ui.View) -> None:
         slide(view, step.index)
         return
     row = ui.row("head")
-    head = head_row(view, [row, row], width=ui.SMALL_PICKER_WIDTH)
+    head = head_row(view, [row], width=ui.SMALL_PICKER_WIDTH)
     ui.pooled_note(view.result.n_tokens)
     top_row(view, head)
     asks.playground(view.settings, view.result.weights, head, view.labels)  # Ask the room
@@ -49,7 +49,7 @@ def body(view: ui.View) -> None:
 
 def head_row(view: ui.View, columns: list, width: int | str = "stretch") -> int:
     """The head picker in ``columns[0]`` (``width``: its own) and what the head is in
-    ``columns[-1]`` (the same :func:`attnviz.ui.row` twice: one block); the head."""
+    ``columns[-1]`` (both in one :func:`attnviz.ui.row`: ``[row]``); the head."""
     s, r = view.settings, view.result
     h_count, dk = r.num_heads, r.queries.shape[-1]
     head = ui.head_picker(h_count, columns[0], width=width)
@@ -240,14 +240,14 @@ def query_section(view: ui.View, head: int) -> None:
     a scores or weights cell sets the picker and reruns the whole body)."""
     labels, mask, n = view.labels, view.result.mask, view.result.n_tokens
     title = st.empty()  # the subheader names the query picked below it
-    c_query = c_qinfo = ui.row("query")
-    query = query_box(c_query, n, width=ui.SMALL_PICKER_WIDTH)
+    row = ui.row("query")  # the picker, then what the section shows (one block)
+    query = query_box(row, n, width=ui.SMALL_PICKER_WIDTH)
     title.subheader(
         _("Query {query} ({token}): its weights and its output").format(
             query=query, token=ui.md_token(labels[query])
         )
     )
-    c_qinfo.markdown(
+    row.markdown(
         _(
             "Its row of the weights (left) and how its output is built from the values "
             "(right). {point} to pick its query."

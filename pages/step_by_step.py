@@ -379,9 +379,9 @@ def loop_vs_matrix(view: ui.View, a: dict[str, np.ndarray]) -> None:
     )
     c2.markdown(_("**Matrix** (all queries at once)"))
     c2.code("A = softmax(Q @ K.T * f)  # masked: -inf\nout = A @ V", language="python")
-    m1 = m2 = ui.row("loop_metrics")  # one block, not three
-    m1.metric(_("largest |A_loop − A_matrix|"), readable(dw))
-    m2.metric(_("largest |out_loop − out_matrix|"), readable(do))
+    metrics = ui.row("loop_metrics")  # one block, not three
+    metrics.metric(_("largest |A_loop − A_matrix|"), readable(dw))
+    metrics.metric(_("largest |out_loop − out_matrix|"), readable(do))
     st.caption(
         (
             _(

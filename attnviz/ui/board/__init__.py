@@ -391,14 +391,17 @@ def flipping(head: int, view_key: str) -> bool:
     return st.session_state.get(_FLIPPING_KEY) == view_key
 
 
-PREFETCH_KEY = "board_prefetch"  # one per page run
-PRELOAD_KEY = "board_preload"  # one per run, the first element of the page (app.py)
+#: The hidden boards' keys, from the one list of their names that the page's CSS hides
+#: (:data:`streamlit_private.HIDDEN_BOARDS`): the preload (one per run, after the page's CSS:
+#: app.py), the other heads' charts (one per page run), the presenter view's arrow keys.
+PRELOAD_KEY, PREFETCH_KEY, STEP_KEYS_KEY = streamlit_private.HIDDEN_BOARDS
 
 
 def preload_plotly(locale: dict | None = None) -> None:
-    """A hidden board, the first element of every run (``app.py``): starts loading plotly.js
-    (its download and compile overlap the rest of the first run) and gives the page the
-    shown language (``locale``: :func:`attnviz.ui.lang.board_locale`). Draws nothing."""
+    """A hidden board, every run's element after the page's CSS (``app.py``): starts
+    loading plotly.js (its download and compile overlap the rest of the first run) and
+    gives the page the shown language (``locale``: :func:`attnviz.ui.lang.board_locale`).
+    Draws nothing."""
     # hidden by its key (streamlit_private.HIDDEN_BOARDS, in the page's CSS): no box around
     # it and no style element of its own, two elements less a run (issue 46)
     data = {"preload": {**PLOTLY, "modules": MODULES}, "dom": DOM, "locale": locale}
@@ -426,9 +429,6 @@ def prefetch_heads(num_heads: int, head: int, n: int, view_key: str) -> None:
         "modules": [],
     }
     _mount(PREFETCH_KEY, data)
-
-
-STEP_KEYS_KEY = "board_step_keys"
 
 
 def step_keys(next_key: str, prev_key: str) -> None:
