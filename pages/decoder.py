@@ -13,7 +13,7 @@ from attnviz.models import head_probes, smollm
 from attnviz.teaching.wording import power_of_ten
 from attnviz.ui import asks, heads, picker
 
-MAX_CHARS = 4000
+MAX_CHARS = picker.MAX_CHARS
 SHIFT_MAX = 64
 #: the shift and the KV-cache checks run on at most this many tokens (a run of 512 tokens
 #: keeps 280 MB of weights; by causality the first rows of a longer run are the same)
@@ -128,23 +128,9 @@ def _grid(weights: np.ndarray, layer: int, head: int, *, slide: bool) -> None:
     ui.plot(grid, key="dec_grid_fig")
 
 
-def main() -> None:
-    ui.page_guard()
-    got = picker.bundled_prompt(
-        MODELS,
-        _intro,
-        _("decoder page"),
-        smollm.INSTALL_COMMAND,
-        load=_model,
-        run=_run,
-        max_chars=MAX_CHARS,
-        help=_("Up to {n} tokens. No start token is added (as the model's file says).").format(
-            n=smollm.MAX_TOKENS
-        ),
-    )
-    if got is None:
-        return
-    text, model, run = got
+def _views(text: str, model: smollm.SmolLM, run: smollm.SmolRun) -> None:
+    """The bundled SmolLM2's views of ``text``: one head, the grid, the next token, the
+    rotary positions, random weights, the shapes and the Heads section."""
     n, n_layers, n_heads = run.n_tokens, model.num_layers, model.num_heads
     weights = run.attentions  # (30, 9, N, N)
     reveal = heads.opened(HEADS)  # an Open button of the Heads section: scroll up to here
@@ -475,6 +461,11 @@ def _shapes(model: smollm.SmolLM, n: int) -> None:
             "LlamaForCausalLM on the same file to 1e-4, the top-3 next tokens are the same."
         )
     )
+
+
+def main() -> None:
+    ui.page_guard()
+    picker.bundled_page(MODELS, _intro, load=_model, run=_run, views=_views)
 
 
 main()

@@ -69,21 +69,9 @@ def _pickers(tokens: list[str], n_layers: int, n_heads: int) -> tuple[int, int, 
     return layer, head, tok
 
 
-def main() -> None:
-    ui.page_guard()
-    got = picker.bundled_prompt(
-        MODELS,
-        _intro,
-        _("real-model page"),
-        minilm.INSTALL_COMMAND,
-        load=_model,
-        run=_run,
-        max_chars=4000,
-        help=_("Up to 512 word pieces, [CLS] and [SEP] included."),
-    )
-    if got is None:
-        return
-    text, model, run = got
+def _views(text: str, model: minilm.MiniLM, run: minilm.MiniLMRun) -> None:
+    """The bundled MiniLM-L6's views of ``text``: one head, the grid, q, k and v of a
+    token, random weights, head types, the shapes and the Heads section."""
     tokens = run.tokens
     n, n_layers, n_heads = run.n_tokens, model.num_layers, model.num_heads
     weights = run.attentions  # (6, 12, N, N)
@@ -373,6 +361,11 @@ def _head_types(weights, tokens, sel) -> None:
         + "\n\n"
         + "\n".join(lines)
     )
+
+
+def main() -> None:
+    ui.page_guard()
+    picker.bundled_page(MODELS, _intro, load=_model, run=_run, views=_views)
 
 
 main()

