@@ -40,15 +40,20 @@ INT_URL_KEYS = (
 )
 
 
+def control_default(key: str, d: int) -> Any:
+    """A sidebar control's default value (None: not a control with one): ``heads``' follows
+    the model width ``d`` (:func:`attnviz.ui.sizes.default_heads`), the others' are
+    :data:`attnviz.ui.controls.DEFAULTS`. A link leaves out a value equal to it."""
+    return default_heads(d) if key == "heads" else DEFAULTS.get(key)
+
+
 def preset_query(name: str) -> dict[str, str]:
     """The URL query of a preset's view (values equal to the defaults left out)."""
     vals = {"source": "preset", "preset": name, **preset_values(name)}
     first = preset_names()[0] if preset_names() else None
     out = {}
     for k, v in vals.items():
-        default = first if k == "preset" else DEFAULTS.get(k)
-        if k == "heads":
-            default = default_heads(vals["D"])
+        default = first if k == "preset" else control_default(k, vals["D"])
         if v != default:
             out[k] = str(v).lower() if isinstance(v, bool) else str(v)
     return out

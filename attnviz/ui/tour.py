@@ -29,7 +29,6 @@ from attnviz.classroom import exercises, lessons
 from attnviz.i18n import _
 from attnviz.ui import lesson_links, lesson_look, links, present
 from attnviz.ui.controls import DEFAULTS
-from attnviz.ui.sizes import default_heads
 from attnviz.ui.text import plain_text
 
 PARAM, STOP_PARAM, ANSWERS_PARAM = "lesson", "stop", "answered"
@@ -114,15 +113,18 @@ def current() -> Tour | None | str:
 
 
 def _is_default(key: str, raw: str, settings: dict[str, str]) -> bool:
-    """Whether a stop's setting is its sidebar control's default (``heads``: D's, as in
-    :func:`attnviz.ui.links.preset_query`). Left out of the stop's link: Next arrives by a
-    history navigation, where a missing value is the default anyway, and Streamlit takes a
-    default out of the address itself, one message a value, each making the browser's app
-    draw itself again (issue 48: a stop change costs no more than a page switch)."""
-    if key == "heads":
-        d = settings.get("D", str(DEFAULTS["D"]))
-        return d.isdigit() and int(d) >= 1 and links.same(raw, default_heads(int(d)))
-    return key in DEFAULTS and links.same(raw, DEFAULTS[key])
+    """Whether a stop's setting is its sidebar control's default
+    (:func:`attnviz.ui.links.control_default`, with the stop's D). Left out of the stop's
+    link: Next arrives by a history navigation, where a missing value is the default anyway,
+    and Streamlit takes a default out of the address itself, one message a value, each
+    making the browser's app draw itself again (issue 48: a stop change costs no more than
+    a page switch)."""
+    d = settings.get("D", str(DEFAULTS["D"]))
+    d = int(d) if d.isdigit() and int(d) >= 1 else None  # None: a D the sidebar refuses
+    if d is None and key == "heads":
+        return False  # heads' default follows D
+    default = links.control_default(key, d or DEFAULTS["D"])
+    return default is not None and links.same(raw, default)
 
 
 def stop_url(
