@@ -33,11 +33,13 @@ imports streamlit. Its parts:
   needs of it); :mod:`~attnviz.ui.mask_words`: the mask registry's words for the catalogs.
 - :mod:`~attnviz.ui.heads`, :mod:`~attnviz.ui.heads_spec`: the Heads section of the model
   pages (probe, score heatmaps, table) and what it works on (no Streamlit).
-- :mod:`~attnviz.ui.picker`: the model pages' **Model** picker and a found model's views;
+- :mod:`~attnviz.ui.picker`: the model pages' **Model** picker, a found model's views and
+  the bundled model's text box (``bundled_page``);
   :mod:`~attnviz.ui.picker_encdec`: the Cross-attention page's found encoder-decoder;
   :mod:`~attnviz.ui.generate`: generation step by step; :mod:`~attnviz.ui.model_exports`:
   a found model's downloads.
-  :mod:`~attnviz.ui.model_words`: a found model's size, parameters and shape in words.
+  :mod:`~attnviz.ui.model_words`: a found model's size, parameters and shape in words; by
+  kind of model, the page's title and notes.
 - :mod:`~attnviz.ui.lesson_look`: a lesson stop's look (the chart, cell or row to
   look at) handed to the boards and said in words on the bar.
 - :mod:`~attnviz.ui.live`: a live class on the Exercises page (teacher's view, join box);
