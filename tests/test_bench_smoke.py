@@ -337,3 +337,27 @@ def test_switch_profile_orders_samples_before_splitting() -> None:
     assert parts == want, parts
     # the marker's sample stands for (0, 9.5]: the click was within it
     assert switch_profile.marker_time(profile) == 0
+
+
+def test_suite_cpu_counts_each_test_and_what_it_starts(tmp_path: Path) -> None:
+    """bench/suite_cpu.py on a tiny suite: a test that burns CPU in a child process gets
+    that CPU (its cgroup holds the child), a test that sleeps gets almost none."""
+    import subprocess
+
+    (tmp_path / "test_tiny.py").write_text(
+        "import subprocess, sys, time\n"
+        "def test_child_burns():\n"
+        "    subprocess.run([sys.executable, '-c', "
+        "'import time\\nt = time.process_time()\\nwhile time.process_time() - t < 1.5: pass'])\n"
+        "def test_sleeps():\n"
+        "    time.sleep(1.0)\n"
+    )
+    cmd = [sys.executable, str(BENCH / "suite_cpu.py"), str(tmp_path), "-q"]
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    got = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
+    assert got.returncode == 0, got.stdout + got.stderr
+    assert "run 1 (exit 0): 2 tests" in got.stdout, got.stdout
+    lines = next(tmp_path.glob("suite_cpu_*.0.tsv")).read_text().splitlines()
+    rows = {n.split("::")[1]: (float(c), float(w)) for c, w, n in (x.split("\t") for x in lines)}
+    assert rows["test_child_burns"][0] >= 1.4, rows  # the child's CPU, counted
+    assert rows["test_sleeps"][0] < 0.5 <= rows["test_sleeps"][1], rows  # waited, not worked
