@@ -25,19 +25,22 @@ REPO = Path(__file__).resolve().parent.parent
 HOOK_ENV = "ATTNVIZ_SUITE_CPU"  # "<cgroup>:<file>": set for the plugin below, in pytest
 
 
+#: Where the cgroups are made: cgroup v1's cpuacct hierarchy, else the v2 tree.
+CGROUPS = Path("/sys/fs/cgroup/cpuacct")
+CGROUPS = CGROUPS if CGROUPS.is_dir() else CGROUPS.parent
+
+
 def usage(group: str) -> float:
-    """CPU seconds the cgroup ``group`` used (cgroup v1's cpuacct, else v2's cpu.stat)."""
-    v1 = Path(f"/sys/fs/cgroup/cpuacct/{group}/cpuacct.usage")
-    if v1.parent.parent.is_dir():
-        return int(v1.read_text()) / 1e9
-    stat = Path(f"/sys/fs/cgroup/{group}/cpu.stat").read_text()
+    """CPU seconds the cgroup ``group`` used (v1's ``cpuacct.usage``, else v2's cpu.stat)."""
+    if (CGROUPS / group / "cpuacct.usage").exists():
+        return int((CGROUPS / group / "cpuacct.usage").read_text()) / 1e9
+    stat = (CGROUPS / group / "cpu.stat").read_text()
     return int(re.search(r"usage_usec (\d+)", stat)[1]) / 1e6
 
 
 def cgroup(group: str) -> Path:
-    """The cgroup ``group``'s folder, made (cgroup v1's cpuacct hierarchy, else v2's)."""
-    v1 = Path("/sys/fs/cgroup/cpuacct")
-    path = (v1 if v1.is_dir() else Path("/sys/fs/cgroup")) / group
+    """The cgroup ``group``'s folder (in :data:`CGROUPS`), made."""
+    path = CGROUPS / group
     path.mkdir(exist_ok=True)
     return path
 
