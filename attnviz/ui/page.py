@@ -236,12 +236,12 @@ SMALL_PICKER_WIDTH = 180
 
 
 def row(key: str, where: Any = st) -> Any:
-    """A horizontal row of elements, keyed ``row_<key>`` (``streamlit_private.ROW_PREFIX``):
-    pickers of their own width, then text that takes the rest, under them when less than
-    16rem is left (a phone: :func:`attnviz.ui.streamlit_private.accessibility_css`). One
-    block, where ``st.columns`` makes one per column and one around them, each rendered again
-    on every page switch (issue 46). Drawn in ``where`` (the page, a column)."""
-    return where.container(key=streamlit_private.ROW_PREFIX + key, horizontal=True, gap="medium")
+    """A horizontal row of elements, keyed ``row_<key>``: pickers of their own width, then
+    text that takes the rest, under them when less than 16rem is left (a phone:
+    :func:`attnviz.ui.streamlit_private.accessibility_css`). One block, where
+    ``st.columns`` makes one per column and one around them, each rendered again on every
+    page switch (issue 46). Drawn in ``where`` (the page, a column)."""
+    return where.container(key=f"row_{key}", horizontal=True, gap="medium")
 
 
 def head_picker(

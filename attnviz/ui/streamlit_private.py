@@ -148,9 +148,6 @@ HIDDEN_BOXES = (
 #: which every run sends first, so that no box and no style element of their own is
 #: rendered again on every page switch (issue 46).
 HIDDEN_BOARDS = ("board_preload", "board_prefetch", "board_step_keys")
-#: The key prefix of a row (:func:`attnviz.ui.page.row`), whose text :func:`accessibility_css`
-#: lets take the width its pickers leave.
-ROW_PREFIX = "row_"
 
 
 def hide_box(key: str) -> None:
@@ -289,12 +286,12 @@ def accessibility_css() -> None:
     Table and download buttons, a slider's thumb (44 px, drawn 12 px: the rest is padding).
     And the hidden boards (:data:`HIDDEN_BOARDS`): nothing drawn, no space taken; the text
     of a row (:func:`attnviz.ui.page.row`) beside its pickers while 16rem are left."""
-    hidden = ", ".join(f".st-key-{key}" for key in HIDDEN_BOARDS)
-    row = f'[class*="st-key-{ROW_PREFIX}"] > [data-testid="stElementContainer"]'
     st.html(
-        f"<style>\n{hidden} {{ display: none; }}\n"
-        f'{row}:has([data-testid="stMarkdown"]) {{ flex: 1 1 16rem; }}\n'
         """
+<style>
+.st-key-board_preload, .st-key-board_prefetch, .st-key-board_step_keys { display: none; }
+[class*="st-key-row_"] > [data-testid="stElementContainer"]:has([data-testid="stMarkdown"]) {
+  flex: 1 1 16rem; }
 :focus-visible { outline: 3px solid #1c3f94 !important; outline-offset: 2px !important;
   box-shadow: 0 0 0 5px #ffffff !important; }
 :has(> [style*="clip-path: inset(50%)"] > input:focus-visible) {
