@@ -72,7 +72,7 @@
 // CATCH_UP_MS.
 
 import { _, fill, ready, setLocale } from "./i18n.js";
-import { chartLabel, draw, styled } from "./draw.js";
+import { chartLabel, draw, pageTop, styled } from "./draw.js";
 import { keep, switchTarget, watch, widgetElement } from "./headswitch.js";
 import {
   applyLink,
@@ -180,6 +180,37 @@ class Board {
       this.refitTimer = setTimeout(() => this.refit(), REFIT_MS);
     });
     this.resizer.observe(this.root);
+    this.drawnTop = null;
+    this.mover = null;
+  }
+
+  // A slide's charts fill the screen below the board's top, the top draw.js measured
+  // (drawnTop). Text above the board that settles after the draw (the rest of the run, a
+  // font) moves that top without changing the board's width: fit again then, or the slide
+  // scrolls below the screen (measured under load: 34 and 46 px). Watched while a draw
+  // used it: the page's content, whose size changes when something above the board does.
+  watchTop() {
+    if (this.drawnTop == null) {
+      if (this.mover) this.mover.disconnect();
+      this.mover = null;
+      return;
+    }
+    if (this.mover) return;
+    let scroller = this.root.parentElement;
+    while (scroller && !/(auto|scroll)/.test(getComputedStyle(scroller).overflowY)) {
+      scroller = scroller.parentElement;
+    }
+    if (!scroller) return;
+    this.mover = new ResizeObserver(() => {
+      if (!this.topMoved()) return;
+      clearTimeout(this.refitTimer);
+      this.refitTimer = setTimeout(() => this.refit(), REFIT_MS);
+    });
+    for (const child of scroller.children) this.mover.observe(child);
+  }
+
+  topMoved() {
+    return this.drawnTop != null && Math.round(pageTop(this.root)) !== this.drawnTop;
   }
 
   // the charts drawn again in the room they have now (draw.js redraws only those whose room
@@ -194,10 +225,13 @@ class Board {
     if (!this.Plotly || !this.drawnArgs || this.root.dataset.state !== "drawn") return;
     // the width the last draw fitted (the resize observer's first call, a width that came
     // back): nothing to fit, and a draw would clear what the pointer is showing
-    if (this.root.clientWidth === this.drawnWidth) return;
+    if (this.root.clientWidth === this.drawnWidth && !this.topMoved()) return;
     const args = this.drawnArgs;
     draw(this, args)
-      .then((drawn) => this.attachModules(drawn, args.modules || []))
+      .then((drawn) => {
+        this.watchTop();
+        return this.attachModules(drawn, args.modules || []);
+      })
       .catch((e) => this.fail(e));
   }
 
@@ -389,6 +423,7 @@ class Board {
       .catch((e) => this.fail(e))
       .finally(() => {
         this.root.dataset.renders = String(++this.renders);
+        this.watchTop();
         if (!this.pending) this.state = "drawn";
       });
   }
@@ -472,6 +507,7 @@ class Board {
     clearTimeout(this.refitTimer);
     this.observer.disconnect();
     this.resizer.disconnect();
+    if (this.mover) this.mover.disconnect();
     if (this.stopKeys) this.stopKeys();
     this.unlisten();
     if (this.watched) this.watched.stop();

@@ -194,7 +194,10 @@ export function touchScreen(win = globalThis) {
 // too low for the room left (less than LOW_ROOM of the screen) is one the lecturer scrolls
 // to: it gets the screen's height less twice the reserve (its heading above it).
 const LOW_ROOM = 0.45;
-function screenBelow(el) {
+
+/** The top of `el` in its page: its offset in the page's scroll container (the first
+ * ancestor that scrolls), whatever the page is scrolled to. */
+export function pageTop(el) {
   let top = el.getBoundingClientRect().top;
   for (let p = el.parentElement; p; p = p.parentElement) {
     const o = getComputedStyle(p).overflowY;
@@ -203,6 +206,11 @@ function screenBelow(el) {
       break;
     }
   }
+  return top;
+}
+
+function screenBelow(el) {
+  const top = pageTop(el);
   const below = Math.floor(window.innerHeight - top - PRESENT_RESERVE_PX);
   return below >= LOW_ROOM * window.innerHeight
     ? below
@@ -360,6 +368,9 @@ export function draw(board, args) {
     }
     return c;
   });
+  // a slide's charts take the room below their top: the top they were fitted at, which
+  // board.js watches (text above the board that settles later moves it: fit again)
+  board.drawnTop = fill && !reserve ? Math.round(pageTop(board.root)) : null;
   const fitted = Math.floor((window.innerHeight - reserve) / rows);
   const rooms = cells.map((c) => ({
     width: c.cell.clientWidth,
