@@ -174,7 +174,7 @@ def translations(code: str) -> _gettext.NullTranslations:
     mo = po.with_suffix(".mo")
     if mo.is_file() and po.is_file() and mo.stat().st_mtime >= po.stat().st_mtime:
         with mo.open("rb") as f:
-            return _gettext.GNUTranslations(f)
+            return _bidi(code, _gettext.GNUTranslations(f))
     if not po.is_file():
         return _gettext.NullTranslations()
     with _lock, po.open("rb") as f:
@@ -182,7 +182,105 @@ def translations(code: str) -> _gettext.NullTranslations:
         buf = io.BytesIO()
         write_mo(buf, catalog, use_fuzzy=False)
     buf.seek(0)
-    return _gettext.GNUTranslations(buf)
+    return _bidi(code, _gettext.GNUTranslations(buf))
+
+
+# --- right to left: the mathematics inside the prose -----------------------------------------
+
+FSI, PDI = "\u2068", "\u2069"  #: Unicode's first-strong isolate and its end
+#: what isolation leaves as it is: LaTeX, code, HTML tags, a Markdown link's address, a
+#: list's number at the start of a line, plotly's %{x} and Python's %(x)s, web addresses
+_BIDI_SKIP = re.compile(
+    r"\$\$.*?\$\$|\$[^$\n]+\$|`[^`]*`|<[^>\n]*>|\]\([^)]*\)|^[ \t]*\d+[.)](?=\s)"
+    r"|%\{[^{}]*\}|%\([^)]*\)[sdif]|&#?\w+;|https?://\S+",
+    re.S | re.M,
+)
+_LETTER = "A-Za-z\u0370-\u03ff"
+_OPS = "=×·/^_√+−←→≈≠≤≥±⁻\\-"  #: signs that make a run a formula (with a letter or brackets)
+_RUN = re.compile(
+    rf"(?:[−±-](?=[{_LETTER}\d∞√{{]))?[{_LETTER}\d√∞{{(\[]"
+    rf"(?:[{_LETTER}\d{{}}√∞ ,.:'()\[\]…⁰¹²³⁴⁵⁶⁷⁸⁹ᵀ⊤{re.escape(_OPS)}]*"
+    rf"[{_LETTER}\d}}∞ᵀ⊤)\]⁰¹²³⁴⁵⁶⁷⁸⁹'])?"
+)
+_PLACEHOLDER = re.compile(r"\{[^{}]*\}")
+_END = re.compile(rf"[^{_LETTER}\d}}∞ᵀ⊤)\]⁰¹²³⁴⁵⁶⁷⁸⁹']+$")
+
+
+_START = re.compile(rf"(?:[−±-](?=[{_LETTER}\d∞√{{]))?[{_LETTER}\d√∞{{(\[]")
+
+
+def _pieces(run: str) -> Iterator[tuple[int, str]]:
+    """The parts of ``run`` between its unmatched brackets (a bracket the prose opened
+    or closes around the formula stays in the prose), each with its offset."""
+    opened: list[int] = []
+    cuts: list[int] = []
+    for i, ch in enumerate(run):
+        if ch in "([":
+            opened.append(i)
+        elif ch in ")]":
+            (opened.pop() if opened else cuts.append(i))
+    start = 0
+    for cut in [*sorted(cuts + opened), len(run)]:
+        yield start, run[start:cut]
+        start = cut + 1
+
+
+def _isolated(piece: str) -> str:
+    """A run of left-to-right text (its brackets matched), as it is written in
+    right-to-left prose: a formula in one isolate; a word, a number, or numbers and
+    placeholders side by side (a range, which reads right to left like the prose) as it is,
+    each placeholder in its own (the value it will hold may be a formula)."""
+    bare = _PLACEHOLDER.sub("", piece)
+    formula = " " in piece.strip() or re.search(r"[^\w\\]", bare)
+    if formula and (
+        re.search(rf"[{_LETTER}]", bare)
+        or re.search(r"[()\[\]]", bare)
+        or any(c in _OPS for c in bare)
+    ):
+        return FSI + piece + PDI
+    return _PLACEHOLDER.sub(lambda m: FSI + m.group() + PDI, piece)
+
+
+def _isolate_text(text: str) -> str:
+    out, at = [], 0
+    for m in _RUN.finditer(text):
+        for offset, piece in _pieces(m.group()):
+            start = _START.search(piece)
+            if not start:
+                continue
+            core = _END.sub("", piece[start.start() :])
+            if not core:
+                continue
+            begin = m.start() + offset + start.start()
+            out += [text[at:begin], _isolated(core)]
+            at = begin + len(core)
+    return "".join(out) + text[at:]
+
+
+def isolate(message: str) -> str:
+    """A right-to-left translation with its mathematics kept left to right: each formula,
+    shape, number with an operator and placeholder written in the prose ("لماذا √d_k",
+    "(4, 2)", "{value}") between Unicode's first-strong isolates, which order it by its own
+    first letter (a formula: left to right; an Arabic value: right to left) whatever the
+    prose around it. Without them the bidirectional algorithm reorders its neutral signs:
+    "√d_k" shows as "d_k√", "6×8" as "8×6", "(4, 2)" as "(2 ,4)". LaTeX, code, tags and
+    addresses are left alone (:data:`_BIDI_SKIP`)."""
+    out, at = [], 0
+    for m in _BIDI_SKIP.finditer(message):
+        out += [_isolate_text(message[at : m.start()]), m.group()]
+        at = m.end()
+    return "".join(out) + _isolate_text(message[at:])
+
+
+def _bidi(code: str, t: _gettext.GNUTranslations) -> _gettext.GNUTranslations:
+    """The catalog of a right-to-left language with :func:`isolate` applied to each of its
+    translations, once, as it is read (the board's and the phone page's messages too)."""
+    if direction(code) == "rtl":
+        cat = t._catalog  # noqa: SLF001 - gettext's own table of translations
+        for k, v in cat.items():
+            if k != "" and isinstance(v, str):
+                cat[k] = isolate(v)
+    return t
 
 
 def _(message: str) -> str:

@@ -95,6 +95,44 @@ def test_rtl_and_the_html_tag():
     assert i18n.html_lang("zh_CN") == "zh-CN" and i18n.html_lang("en") == "en"
 
 
+def _shown(text: str) -> str:
+    return text.replace(i18n.FSI, "⟨").replace(i18n.PDI, "⟩")
+
+
+@pytest.mark.parametrize(
+    ("prose", "isolated"),
+    [
+        ("لماذا √d_k", "لماذا ⟨√d_k⟩"),  # else "d_k√"
+        ("اكتبه هكذا: (4, 2).", "اكتبه هكذا: ⟨(4, 2)⟩."),  # else "(2 ,4)"
+        ("الشكل: 6×8", "الشكل: ⟨6×8⟩"),  # else "8×6"
+        ("أكبر فرق هو {diff}", "أكبر فرق هو ⟨{diff}⟩"),  # the value may be a formula
+        ("(d_k = D / عدد الرؤوس = 8 / 2 = 4)", "(⟨d_k = D⟩ / عدد الرؤوس = ⟨8 / 2 = 4⟩)"),
+        ("المواضع {first} … {last}", "المواضع ⟨{first}⟩ … ⟨{last}⟩"),  # a range reads RTL
+        ("الأكبر **{j}** و softmax و W_Q", "الأكبر **⟨{j}⟩** و softmax و W_Q"),  # words: as is
+        ("درجتها −∞ ووزنها 0.", "درجتها ⟨−∞⟩ ووزنها 0."),
+        (
+            "$\\sqrt{d_k}$ و `q @ k.T` و [رابط](http://x/{a}?b=1)",
+            "$\\sqrt{d_k}$ و `q @ k.T` و [رابط](http://x/{a}?b=1)",
+        ),  # LaTeX, code, address
+        ("1. Q = X W_Q", "1. ⟨Q = X W_Q⟩"),  # a list's number stays the list's
+        ("%{z:.2f}<br>{w}", "%{z:.2f}<br>⟨{w}⟩"),  # plotly's template, a tag
+    ],
+)
+def test_rtl_prose_keeps_its_mathematics_left_to_right(prose, isolated):
+    assert _shown(i18n.isolate(prose)) == isolated
+
+
+def test_an_rtl_catalog_is_isolated_as_it_is_read():
+    """Arabic's translations come isolated (the board's and the phone page's too); the other
+    languages' as written."""
+    msg = "Why √d_k"
+    with i18n.use("ar"):
+        assert i18n.FSI + "√d_k" + i18n.PDI in i18n._(msg)
+    with i18n.use("es"):
+        assert i18n.FSI not in i18n._(msg) and "√d_k" in i18n._(msg)
+    assert any(i18n.FSI in v for v in i18n.js_messages("ar").values() if isinstance(v, str))
+
+
 def test_plural_categories_follow_the_catalog_order():
     assert i18n.plural_tags("ar") == ["zero", "one", "two", "few", "many", "other"]
     assert i18n.plural_tags("zh_CN") == ["other"]

@@ -380,9 +380,10 @@ def test_a_lesson_class_shows_and_checks_its_questions_first(env, lang):
         titles = [html.escape(e.title) for e in shown]
         marked = html.escape(i18n._("{n}. {title} (lesson)").format(n=1, title=shown[0].title))
     assert f'id="q0-title">{marked}</h2>' in text and "(lesson)" not in text.split('id="q2')[1]
+    plain = text.replace(i18n.FSI, "").replace(i18n.PDI, "")  # Arabic's isolates (i18n.isolate)
     for i, title in enumerate(titles):
-        assert f"{i + 1}. {title}" in text
-    assert text.index(titles[0]) < text.index(titles[1]) < text.index(titles[2])
+        assert f"{i + 1}. {title}" in plain
+    assert plain.index(titles[0]) < plain.index(titles[1]) < plain.index(titles[2])
     e = shown[1]
     body = dict(student="s" * 16, cid="l" * 16, item=1, answer=e.answer_text, lang=lang)
     got = client.post(f"/join/api/{code}/answer?lang={lang}", json=body, headers=ORIGIN)
