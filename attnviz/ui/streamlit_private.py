@@ -312,6 +312,7 @@ button kbd, [role="button"] kbd { opacity: 1 !important; color: inherit !importa
   [data-testid="stMain"] button, [data-testid="stMain"] [role="tab"],
   [data-testid="stMain"] [data-testid="stElementToolbarButton"] button {
     min-width: 44px; min-height: 44px; }
+  [data-testid="stMain"] [role="tab"] { flex-shrink: 0; }
   [data-testid="stMain"] [data-testid="stTooltipHoverTarget"] button {
     display: inline-flex; align-items: center; justify-content: center; }
   [data-testid="stMain"] input:not([type="checkbox"]):not([type="radio"]):not([type="range"]),
