@@ -260,13 +260,25 @@ def shown_run(task: str, where=st) -> tuple[toys.History, toys.JobScores, str]:
 
 
 PREV_STEP_KEY = "lr_step_prev"  # the checkpoint shown before the slider moved
+SENT_STEP_KEY = "lr_step_sent"  # the value the browser sent last, before it was snapped
 
 
-def next_checkpoint(steps: np.ndarray, value: int, before: int | None) -> int:
+def next_checkpoint(
+    steps: np.ndarray, value: int, before: int | None, sent: int | None = None
+) -> int:
     """The checkpoint a slider moved to ``value`` (from ``before``) lands on: the first at
     or after it when it moved forward, the last at or before it when it moved back (an
-    arrow key moves one checkpoint), else the nearest."""
+    arrow key moves one checkpoint), else the nearest. ``sent``: the value the browser sent
+    last; a press one step from it, not from ``before``, is a second arrow key pressed
+    before the browser showed the first one's checkpoint (it moved from ``sent``): one
+    checkpoint on from ``before`` in that direction, not back across it (two quick
+    ArrowRights from step 0 once landed on step 0)."""
     s = np.asarray(steps)
+    if before is not None and sent is not None and abs(value - before) != 1:
+        if value == sent + 1 and (s > before).any():
+            return int(s[s > before][0])
+        if value == sent - 1 and (s < before).any():
+            return int(s[s < before][-1])
     if before is not None and value > before and (s >= value).any():
         return int(s[s >= value][0])
     if before is not None and value < before and (s <= value).any():
@@ -277,9 +289,13 @@ def next_checkpoint(steps: np.ndarray, value: int, before: int | None) -> int:
 def _snap(steps: tuple[int, ...]) -> None:
     """on_change of the step slider: onto a checkpoint, in the direction it moved."""
     value = int(st.session_state[STEP_KEY])
-    step = next_checkpoint(np.asarray(steps), value, st.session_state.get(PREV_STEP_KEY))
-    st.session_state[STEP_KEY] = step
-    st.session_state[PREV_STEP_KEY] = step
+    state = st.session_state
+    step = next_checkpoint(
+        np.asarray(steps), value, state.get(PREV_STEP_KEY), state.get(SENT_STEP_KEY)
+    )
+    state[SENT_STEP_KEY] = value
+    state[STEP_KEY] = step
+    state[PREV_STEP_KEY] = step
 
 
 def step_slider(history: toys.History, where=st) -> int:

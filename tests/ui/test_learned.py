@@ -163,6 +163,12 @@ def test_the_step_slider_is_in_steps_and_lands_on_a_checkpoint_in_its_direction(
     assert learned.next_checkpoint(steps, 99, before=100) == 6  # one step left: the previous
     assert learned.next_checkpoint(steps, 90, before=None) == 100
     assert learned.next_checkpoint(steps, 401, before=400) == 400  # past the end: the last
+    # two quick ArrowRights from 0: the second comes from 1, which the browser still showed
+    # (not from 4, the first one's checkpoint): on to 6, not back to 0
+    assert learned.next_checkpoint(steps, 1, before=0, sent=None) == 4
+    assert learned.next_checkpoint(steps, 2, before=4, sent=1) == 6
+    assert learned.next_checkpoint(steps, 98, before=6, sent=99) == 4  # two ArrowLefts
+    assert learned.next_checkpoint(steps, 5, before=6, sent=7) == 4  # a press from 6 itself
     run = toys.load("previous")
     at = open_page({"task": "previous", "checkpoint": str(int(run.steps[20]))})
     slider = at.slider(key=learned.STEP_KEY)
