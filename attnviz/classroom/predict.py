@@ -55,6 +55,15 @@ class Question:
     choices: tuple[str, ...]
     answer: int
     detail: dict[str, int] = field(default_factory=dict)
+    why: str = ""  #: the answer explained from the view's numbers (shown once answered)
+
+
+def _listed(names: Sequence[str], values: Sequence[float]) -> str:
+    """ "head 0: 0.12 · head 1: 0.87": each choice with its number, in the shown language."""
+    return " · ".join(
+        _("{name}: {value}").format(name=n, value=i18n.fmt(v, ".2f"))
+        for n, v in zip(names, values, strict=True)
+    )
 
 
 def _weights(weights: ArrayLike) -> np.ndarray:
@@ -129,6 +138,13 @@ def top_key(
             )
     what = _("query {query} in head {head}").format(query=query, head=head)
     key = int(keys[_single_top(row[keys], what)])
+    second = float(np.sort(row[keys])[-2])
+    why = _(
+        "In head {head}, row {query} of the weights is largest at key {key}: {w} (the next "
+        "largest is {second}). The key whose score q·k is largest gets the largest weight."
+    ).format(
+        head=head, query=query, key=key, w=i18n.fmt(row[key], ".2f"), second=i18n.fmt(second, ".2f")
+    )
     return Question(
         "top_key",
         _("Which key does query {query} attend to most (head {head}{where})?").format(
@@ -137,6 +153,7 @@ def top_key(
         tuple(_key_name(int(j), labels, noun) for j in keys),
         int(np.flatnonzero(keys == key)[0]),
         {"query": query, "head": head, "key": key},
+        why,
     )
 
 
@@ -156,7 +173,7 @@ def top_source(
     prompt = _(
         "Which source token does target token {query}{said} attend to most (head {head})?"
     ).format(query=query, said=said, head=head)
-    return Question(q.kind, prompt, q.choices, q.answer, q.detail)
+    return Question(q.kind, prompt, q.choices, q.answer, q.detail, q.why)
 
 
 def previous_scores(weights: ArrayLike) -> np.ndarray:
@@ -175,13 +192,19 @@ def previous_head(weights: ArrayLike, where: str = "") -> Question:
     w = _weights(weights)
     if w.shape[0] < 2:
         raise ValueError(_("asking which head needs 2 heads or more, got {h}").format(h=w.shape[0]))
-    head = _single_top(previous_scores(w), _("the heads' previous-token weights"))
+    scores = previous_scores(w)
+    head = _single_top(scores, _("the heads' previous-token weights"))
+    why = _(
+        "Each head's mean weight on the previous token (query i on key i − 1): {scores}. "
+        "Head {head} puts the most there."
+    ).format(scores=_listed(_heads(w.shape[0]), scores), head=head)
     return Question(
         "previous_head",
         _("Which head{where} looks at the previous token most?").format(where=where),
         _heads(w.shape[0]),
         head,
         {"head": head},
+        why,
     )
 
 
@@ -207,6 +230,10 @@ def induction_head(weights: ArrayLike, ids: ArrayLike, where: str = "") -> Quest
     q, k = np.nonzero(cells)
     if np.unique(q - k).size == 1:
         detail.update(back=int(q[0] - k[0]), first=int(q.min()))
+    why = _(
+        "Each head's induction score (its mean weight, on a repeated token, on the token "
+        "after the earlier copy): {scores}. Head {head} scores highest."
+    ).format(scores=_listed(_heads(w.shape[0]), score), head=head)
     return Question(
         "induction_head",
         _(
@@ -216,6 +243,7 @@ def induction_head(weights: ArrayLike, ids: ArrayLike, where: str = "") -> Quest
         _heads(w.shape[0]),
         head,
         detail,
+        why,
     )
 
 
@@ -262,15 +290,21 @@ def sharper_row(
         )
     ent = np.array([entropy(a[head, query]), entropy(b[head, query])])  # (2,) bits
     chart = _single_top(-ent, _("row {query}'s entropies (bits)").format(query=query))
+    choices = names if names is not None else sharper_choices()
+    why = _(
+        "The entropy of row {query}'s weights, in bits: {entropies}. The lower the entropy, "
+        "the more the weight sits on few keys: the sharper row."
+    ).format(query=query, entropies=_listed(choices, ent))
     return Question(
         "sharper_row",
         prompt
         or _("Which row {query} is sharper (head {head}): not scaled, or scaled by 1/√d_k?").format(
             query=query, head=head
         ),
-        names if names is not None else sharper_choices(),
+        choices,
         chart,
         {"query": query, "head": head, "chart": chart},
+        why,
     )
 
 
@@ -313,6 +347,10 @@ def moved_row(out: ArrayLike, out_of_permuted: ArrayLike, row: int) -> Question:
         tuple(_("row {i}").format(i=i) for i in range(n)),
         new,
         {"query": new, "old": row},
+        _(
+            "Self-attention treats its tokens as a set: shuffling the rows of X shuffles the "
+            "output's rows the same way, so old row {row} is now row {new}."
+        ).format(row=row, new=new),
     )
 
 

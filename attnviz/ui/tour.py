@@ -335,7 +335,7 @@ def ask(page: str, asks: list) -> bool:
         )
         choice = st.radio(_("Your answer"), question.choices, index=None, key=CHOICE_KEY)
         right = choice is not None and question.choices.index(choice) == question.answer
-        _check(tour, right, choice, question.choices[question.answer])
+        _check(tour, right, choice, question.choices[question.answer], question.why)
     return True
 
 

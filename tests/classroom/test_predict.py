@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from attnviz import classroom, engine, viz
+from attnviz import classroom, engine, i18n, viz
 from attnviz.classroom import predict
 
 
@@ -282,3 +282,22 @@ def test_a_question_names_whitespace_tokens_visibly():
     w[0, 2] = [0.1, 0.7, 0.2]
     q = predict.top_key(w, 0, 2, ["\n", " x", "\t"])
     assert [c.split("(")[-1] for c in q.choices] == ["↵)", "␣x)", "⇥)"]
+
+
+def test_each_prediction_explains_its_answer_with_the_views_numbers():
+    """Answered in a lesson's tour, a prediction says why (issue 48): the numbers that
+    decide it, in the shown language, and the answer they point to."""
+    w = np.array([[[0.1, 0.6, 0.3], [0.5, 0.2, 0.3], [0.2, 0.2, 0.6]]])  # (1, 3, 3)
+    q = predict.top_key(w, 0, 0)
+    assert "key 1: 0.60" in q.why and "0.30" in q.why  # the top and the runner-up
+    two = np.stack([np.eye(3), np.roll(np.eye(3), -1, axis=1)])  # head 1 looks back one
+    q = predict.previous_head(two)
+    assert q.answer == 1 and "head 1: 1.00" in q.why and "head 0: 0.00" in q.why
+    q = predict.sharper_row(np.full((1, 2, 2), 0.5), np.array([[[0.9, 0.1], [0.5, 0.5]]]), 0, 0)
+    assert q.answer == 1 and "1.00" in q.why and "0.47" in q.why  # bits: 1 and H(0.9, 0.1)
+    x = np.random.default_rng(0).normal(size=(4, 3))
+    perm = np.array([2, 0, 3, 1])
+    q = predict.moved_row(x, x[perm], 0)
+    assert q.answer == 1 and "old row 0 is now row 1" in q.why
+    with i18n.use("es"):
+        assert "0,60" in predict.top_key(w, 0, 0).why  # the decimal comma
