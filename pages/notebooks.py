@@ -77,7 +77,7 @@ def card(name: str, part: tuple[int, int] | None = None) -> tuple[int, int]:
                 d=p.d_model,
                 heads=p.num_heads,
                 scale=presets.scale_words(p.scale),
-                mask=p.mask,
+                mask=_(p.mask),  # mask_words marks each kind's name
                 ok=ok,
                 count=len(rows),
             )

@@ -77,10 +77,12 @@ def _shown(v: Any) -> str:
 
 
 def _said(k: str, v: Any) -> str:
-    """A value in a sentence: biases on/off, the rest as the link writes it."""
-    return (
-        (pgettext("biases", "on") if v else pgettext("biases", "off")) if k == "bias" else _fmt(v)
-    )
+    """A value in a sentence: biases on/off, a choice by its label (as the sidebar names it,
+    in the shown language), the rest as the link writes it."""
+    if k == "bias":
+        return pgettext("biases", "on") if v else pgettext("biases", "off")
+    label = LABELS.get(k, {}).get(v)
+    return _(label) if label is not None else _fmt(v)
 
 
 def _widget(c: Control, a: dict, b: dict, where: Any, disabled: bool) -> Any:

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from attnviz import engine
+from attnviz import engine, i18n
 from attnviz.engine import masks
 from attnviz.i18n import N_, _
 from attnviz.teaching import inputs
@@ -362,3 +362,13 @@ def markdown_table() -> str:
         for c in CONTROLS
     ]
     return "\n".join(rows)
+
+
+def option_captions(words: dict[str, str] | None, opts: list) -> list[str] | None:
+    """Outside English, a radio's options in the shown language (``words``: option ->
+    English label), under each option: the options themselves stay the link's values
+    (Streamlit writes the shown option into the link), so ``?source=random`` opens the same
+    view in every language."""
+    if i18n.current() == i18n.SOURCE or not words:
+        return None
+    return [_(words[o]) if o in words else "" for o in opts]

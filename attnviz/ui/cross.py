@@ -32,7 +32,7 @@ from attnviz.teaching import cross
 from attnviz.teaching.token_text import visible_all
 from attnviz.ui import links, state
 from attnviz.ui.code import lazy_box, lazy_code_box
-from attnviz.ui.controls import BIND, Settings, filled, translated
+from attnviz.ui.controls import BIND, LABELS, Settings, filled, option_captions, translated
 from attnviz.ui.export import downloads
 from attnviz.ui.present import presenting
 from attnviz.ui.text import md_text
@@ -92,11 +92,16 @@ def controls() -> tuple[CrossSettings, list[str]]:
     return s, _link_notices(values, raw)
 
 
+#: The input radio's options in words (captions under the link's values outside English).
+INPUT_WORDS = {"random": N_("random"), "text": N_("typed text"), "preset": N_("preset pair")}
+
+
 def _widgets(d: dict[str, Any]) -> dict[str, Any]:
     """The page's widgets, each bound to the link: their values by URL key."""
     c_in, c_a, c_b = st.columns([1.2, 1.4, 1.4])
     kind = c_in.radio(
         _("source and target"), cross.INPUTS, key="input", bind=BIND, horizontal=True,
+        captions=option_captions(INPUT_WORDS, list(cross.INPUTS)),
         help=_("random: N(0, 1) rows from the seed · text: two sentences, each word a token "
                "with a fixed embedding · preset: a named pair of sentences"),
     )  # fmt: skip
@@ -119,6 +124,7 @@ def _widgets(d: dict[str, Any]) -> dict[str, Any]:
     c_m, c_p, __ = st.columns([1.2, 1.4, 1.4])
     values["cross_mask"] = c_m.radio(
         _("mask"), cross.MASKS, key="cross_mask", bind=BIND, horizontal=True,
+        captions=option_captions(LABELS["mask"], list(cross.MASKS)),
         help=_("padding: no target token sees the source's last pad_src tokens · causal: "
                "only for two sequences of the same length"),
     )  # fmt: skip

@@ -11,7 +11,6 @@ from typing import Any
 
 import streamlit as st
 
-from attnviz import i18n
 from attnviz.engine import masks
 from attnviz.i18n import N_, _
 from attnviz.teaching import inputs, presets
@@ -26,6 +25,7 @@ from attnviz.ui.controls import (
     Control,
     Settings,
     mask_params,
+    option_captions,
 )
 from attnviz.ui.sizes import D_MAX, N_MAX, default_heads, divisors, nearest_divisor
 from attnviz.ui.text import md_text
@@ -198,13 +198,7 @@ def _widget(c: Control, values: dict, run: _Run, source: str) -> Any:
 
 
 def _captions(c: Control, opts: list) -> list[str] | None:
-    """Outside English, a radio's options in the shown language, under each option: the
-    options themselves stay the link's values (Streamlit writes the shown option into the
-    link), so ``?source=random`` opens the same view in every language."""
-    words = LABELS.get(c.key)
-    if i18n.current() == i18n.SOURCE or not words:
-        return None
-    return [_(words[o]) if o in words else "" for o in opts]
+    return option_captions(LABELS.get(c.key), opts)
 
 
 #: The typed-number box beside a slider, px: as wide as the quarter column it had.

@@ -275,7 +275,7 @@ def job_figure(
         )
     h = s.shape[2]
     series = {
-        f"{head_name(layer * h + i, h)}: {labels[layer]}": s[:, layer, i]
+        f"{head_name(layer * h + i, h)}: {_(labels[layer])}": s[:, layer, i]
         for layer in range(s.shape[1])
         for i in range(h)
     }
