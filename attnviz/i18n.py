@@ -272,6 +272,13 @@ def isolate(message: str) -> str:
     return "".join(out) + _isolate_text(message[at:])
 
 
+def isolated(text: str) -> str:
+    """``text`` put beside translated prose by the code (a list of tokens, a permutation),
+    isolated in a right-to-left language as a catalog's placeholder is (:func:`isolate`);
+    as it is in the others."""
+    return FSI + text + PDI if direction() == "rtl" else text
+
+
 def _bidi(code: str, t: _gettext.GNUTranslations) -> _gettext.GNUTranslations:
     """The catalog of a right-to-left language with :func:`isolate` applied to each of its
     translations, once, as it is read (the board's and the phone page's messages too)."""

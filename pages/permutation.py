@@ -5,7 +5,7 @@ import functools
 import numpy as np
 import streamlit as st
 
-from attnviz import ui, viz
+from attnviz import i18n, ui, viz
 from attnviz.i18n import _
 from attnviz.teaching import experiments
 from attnviz.teaching.wording import readable, rounding
@@ -49,8 +49,9 @@ pe = experiments.sinusoidal_positions(n, s.d) if positions else None
 chk = ui.experiment(view, "permutation_check", perm, positions=pe)
 st.markdown(
     _("Permutation (new position ← old token): ")
-    + ", ".join(f"{i}←{int(p)}" for i, p in enumerate(perm[:24]))
-    + (" …" if n > 24 else "")
+    + i18n.isolated(
+        ", ".join(f"{i}←{int(p)}" for i, p in enumerate(perm[:24])) + (" …" if n > 24 else "")
+    )
     + (
         _(" · no mask is applied on this page (a causal mask is not permutation equivariant).")
         if s.mask_kind != "none"

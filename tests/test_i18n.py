@@ -246,3 +246,11 @@ def test_a_thread_where_nothing_set_the_language_asks_the_fallback(monkeypatch):
     assert in_thread(i18n.current) == "en"
     i18n.set_fallback(lambda: "tlh")  # no such catalog
     assert in_thread(i18n.current) == "en"
+
+
+def test_text_the_code_puts_beside_prose_is_isolated_only_right_to_left():
+    tokens = "`[CLS]` · `the` · `cat`"
+    with i18n.use("ar"):
+        assert i18n.isolated(tokens) == i18n.FSI + tokens + i18n.PDI
+    with i18n.use("es"):
+        assert i18n.isolated(tokens) == tokens

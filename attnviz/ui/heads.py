@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from attnviz import viz
+from attnviz import i18n, viz
 from attnviz.i18n import _, fmt, pgettext
 from attnviz.models import head_patterns, head_probes
 from attnviz.models.head_patterns import PATTERNS
@@ -341,8 +341,9 @@ def section(spec: ModelHeads, run: Any, layer: int, head: int) -> None:
             if probe.start
             else _("**The probe ({n} tokens):** ")
         ).format(n=2 * length)
-        + " · ".join(md_token(t) for t in body[:16])
-        + (" …" if len(body) > 16 else "")
+        + i18n.isolated(
+            " · ".join(md_token(t) for t in body[:16]) + (" …" if len(body) > 16 else "")
+        )
         + _(" — then the same again.")
     )
     source = st.radio(

@@ -11,7 +11,7 @@ import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
-from attnviz import viz
+from attnviz import i18n, viz
 from attnviz.i18n import _, ngettext
 from attnviz.teaching.token_text import visible
 from attnviz.ui import links, streamlit_private
@@ -221,8 +221,9 @@ def model_prompt(
     tokens = result.tokens
     st.caption(
         ngettext("**{n} token:** ", "**{n} tokens:** ", len(tokens)).format(n=len(tokens))
-        + " · ".join(md_token(t) for t in tokens[:80])
-        + (" …" if len(tokens) > 80 else "")
+        + i18n.isolated(
+            " · ".join(md_token(t) for t in tokens[:80]) + (" …" if len(tokens) > 80 else "")
+        )
     )
     return text, model, result
 
