@@ -138,13 +138,16 @@ def top_key(
             )
     what = _("query {query} in head {head}").format(query=query, head=head)
     key = int(keys[_single_top(row[keys], what)])
-    second = float(np.sort(row[keys])[-2])
-    why = _(
-        "In head {head}, row {query} of the weights is largest at key {key}: {w} (the next "
-        "largest is {second}). The key whose score q·k is largest gets the largest weight."
-    ).format(
-        head=head, query=query, key=key, w=i18n.fmt(row[key], ".2f"), second=i18n.fmt(second, ".2f")
-    )
+    why = ""  # one key (M = 1): no other weight to compare it with
+    if keys.size > 1:
+        second = float(np.sort(row[keys])[-2])
+        why = _(
+            "In head {head}, row {query} of the weights is largest at key {key}: {w} (the next "
+            "largest is {second}). The key whose score q·k is largest gets the largest weight."
+        ).format(
+            head=head, query=query, key=key, w=i18n.fmt(row[key], ".2f"),
+            second=i18n.fmt(second, ".2f"),
+        )  # fmt: skip
     return Question(
         "top_key",
         _("Which key does query {query} attend to most (head {head}{where})?").format(

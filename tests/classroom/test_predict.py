@@ -290,6 +290,8 @@ def test_each_prediction_explains_its_answer_with_the_views_numbers():
     w = np.array([[[0.1, 0.6, 0.3], [0.5, 0.2, 0.3], [0.2, 0.2, 0.6]]])  # (1, 3, 3)
     q = predict.top_key(w, 0, 0)
     assert "key 1: 0.60" in q.why and "0.30" in q.why  # the top and the runner-up
+    one = predict.top_key(np.ones((1, 2, 1)), 0, 0)  # one key: no runner-up to name
+    assert (one.choices, one.answer, one.why) == (("key 0",), 0, "")
     two = np.stack([np.eye(3), np.roll(np.eye(3), -1, axis=1)])  # head 1 looks back one
     q = predict.previous_head(two)
     assert q.answer == 1 and "head 1: 1.00" in q.why and "head 0: 0.00" in q.why
