@@ -72,7 +72,7 @@
 // CATCH_UP_MS.
 
 import { _, fill, ready, setLocale } from "./i18n.js";
-import { chartLabel, draw, pageTop, styled } from "./draw.js";
+import { chartLabel, draw, pageTop, scrollerOf, styled } from "./draw.js";
 import { keep, switchTarget, watch, widgetElement } from "./headswitch.js";
 import {
   applyLink,
@@ -196,10 +196,7 @@ class Board {
       return;
     }
     if (this.mover) return;
-    let scroller = this.root.parentElement;
-    while (scroller && !/(auto|scroll)/.test(getComputedStyle(scroller).overflowY)) {
-      scroller = scroller.parentElement;
-    }
+    const scroller = scrollerOf(this.root);
     if (!scroller) return;
     this.mover = new ResizeObserver(() => {
       if (!this.topMoved()) return;
@@ -313,10 +310,7 @@ class Board {
     // size or of the page's content (a change of layout moves the board without a scroll
     // event: it once ended 112.86 px above the window), until the user scrolls, clicks or
     // types, or for REVEAL_MS after the last of them.
-    let scroller = root.parentElement;
-    while (scroller && !/(auto|scroll)/.test(getComputedStyle(scroller).overflowY)) {
-      scroller = scroller.parentElement;
-    }
+    const scroller = scrollerOf(root);
     if (!scroller) return;
     const doc = root.ownerDocument;
     const user = ["wheel", "touchstart", "keydown", "mousedown"];

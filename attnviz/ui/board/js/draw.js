@@ -195,18 +195,19 @@ export function touchScreen(win = globalThis) {
 // to: it gets the screen's height less twice the reserve (its heading above it).
 const LOW_ROOM = 0.45;
 
-/** The top of `el` in its page: its offset in the page's scroll container (the first
- * ancestor that scrolls), whatever the page is scrolled to. */
+/** The page's scroll container around `el`: its first ancestor that scrolls (null: none). */
+export function scrollerOf(el) {
+  let p = el.parentElement;
+  while (p && !/(auto|scroll)/.test(getComputedStyle(p).overflowY)) p = p.parentElement;
+  return p;
+}
+
+/** The top of `el` in its page: its offset in the page's scroll container, whatever the
+ * page is scrolled to. */
 export function pageTop(el) {
-  let top = el.getBoundingClientRect().top;
-  for (let p = el.parentElement; p; p = p.parentElement) {
-    const o = getComputedStyle(p).overflowY;
-    if (o === "auto" || o === "scroll") {
-      top += p.scrollTop - p.getBoundingClientRect().top;
-      break;
-    }
-  }
-  return top;
+  const top = el.getBoundingClientRect().top;
+  const p = scrollerOf(el);
+  return p ? top + p.scrollTop - p.getBoundingClientRect().top : top;
 }
 
 function screenBelow(el) {
