@@ -8,6 +8,7 @@ from attnviz import i18n, ui
 from attnviz.i18n import _
 from attnviz.teaching import presets
 from attnviz.teaching.wording import power_of_ten
+from attnviz.ui.controls import option_label
 
 ui.page_guard()
 ui.intro(
@@ -77,7 +78,7 @@ def card(name: str, part: tuple[int, int] | None = None) -> tuple[int, int]:
                 d=p.d_model,
                 heads=p.num_heads,
                 scale=presets.scale_words(p.scale),
-                mask=_(p.mask),  # mask_words marks each kind's name
+                mask=option_label("mask", p.mask) or p.mask,
                 ok=ok,
                 count=len(rows),
             )

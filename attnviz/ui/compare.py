@@ -28,7 +28,7 @@ from attnviz.i18n import N_, _, pgettext
 from attnviz.ui import links, state
 from attnviz.ui.cell import client_side, picked_cell, selection, show_cell
 from attnviz.ui.code import code_lines, lazy_code_box
-from attnviz.ui.controls import BY_KEY, LABELS, SEED_MAX, Control, replace
+from attnviz.ui.controls import BY_KEY, LABELS, SEED_MAX, Control, option_label, replace
 from attnviz.ui.export import export_section
 from attnviz.ui.page import head_picker, md_text
 from attnviz.ui.sizes import divisors, nearest_divisor
@@ -81,15 +81,13 @@ def _said(k: str, v: Any) -> str:
     in the shown language), the rest as the link writes it."""
     if k == "bias":
         return pgettext("biases", "on") if v else pgettext("biases", "off")
-    label = LABELS.get(k, {}).get(v)
-    return _(label) if label is not None else _fmt(v)
+    return option_label(k, v) or _fmt(v)
 
 
 def _widget(c: Control, a: dict, b: dict, where: Any, disabled: bool) -> Any:
     """B's control ``c`` in ``where``: its value, or :data:`SAME` / None for A's."""
     key = url_key(c.key)
-    label_a = LABELS.get(c.key, {}).get(a[c.key])
-    shown_a = _(label_a) if label_a is not None else _fmt(a[c.key])
+    shown_a = option_label(c.key, a[c.key]) or _fmt(a[c.key])
     common = {
         "key": key,
         "bind": "query-params",

@@ -364,6 +364,13 @@ def markdown_table() -> str:
     return "\n".join(rows)
 
 
+def option_label(key: str, value: Any) -> str | None:
+    """Control ``key``'s option ``value`` by its label (:data:`LABELS`) in the shown
+    language; None for a value without one (a number, a free text)."""
+    label = LABELS.get(key, {}).get(value)
+    return None if label is None else _(label)
+
+
 def option_captions(words: dict[str, str] | None, opts: list) -> list[str] | None:
     """Outside English, a radio's options in the shown language (``words``: option ->
     English label), under each option: the options themselves stay the link's values

@@ -175,8 +175,8 @@ def _widget(c: Control, values: dict, run: _Run, source: str) -> Any:
         index = opts.index(default) if default in opts else 0
         if c.kind == "radio":
             return sb.radio(
-                label, opts, index=index, horizontal=c.horizontal, captions=_captions(c, opts),
-                **common,
+                label, opts, index=index, horizontal=c.horizontal,
+                captions=option_captions(LABELS.get(c.key), opts), **common,
             )  # fmt: skip
         return sb.selectbox(label, opts, index=index, **common)
     if c.kind == "slider" and c.box:
@@ -195,10 +195,6 @@ def _widget(c: Control, values: dict, run: _Run, source: str) -> Any:
             label, type=["csv", "txt"], max_upload_size=mb, key=c.key, help=common["help"]
         )
     raise ValueError(f"unknown widget kind {c.kind!r} of control {c.key!r}")
-
-
-def _captions(c: Control, opts: list) -> list[str] | None:
-    return option_captions(LABELS.get(c.key), opts)
 
 
 #: The typed-number box beside a slider, px: as wide as the quarter column it had.
