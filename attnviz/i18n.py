@@ -197,16 +197,15 @@ _BIDI_SKIP = re.compile(
 )
 _LETTER = "A-Za-z\u0370-\u03ff"
 _OPS = "=×·/^_√+−←→≈≠≤≥±⁻\\-"  #: signs that make a run a formula (with a letter or brackets)
+#: where a run of left-to-right text starts (a sign only before what it signs) and ends
+_FIRST = rf"(?:[−±-](?=[{_LETTER}\d∞√{{]))?[{_LETTER}\d√∞{{(\[]"
+_LAST = rf"{_LETTER}\d}}∞ᵀ⊤)\]⁰¹²³⁴⁵⁶⁷⁸⁹'"
 _RUN = re.compile(
-    rf"(?:[−±-](?=[{_LETTER}\d∞√{{]))?[{_LETTER}\d√∞{{(\[]"
-    rf"(?:[{_LETTER}\d{{}}√∞ ,.:'()\[\]…⁰¹²³⁴⁵⁶⁷⁸⁹ᵀ⊤{re.escape(_OPS)}]*"
-    rf"[{_LETTER}\d}}∞ᵀ⊤)\]⁰¹²³⁴⁵⁶⁷⁸⁹'])?"
+    rf"{_FIRST}(?:[{_LETTER}\d{{}}√∞ ,.:'()\[\]…⁰¹²³⁴⁵⁶⁷⁸⁹ᵀ⊤{re.escape(_OPS)}]*[{_LAST}])?"
 )
+_START = re.compile(_FIRST)
+_END = re.compile(rf"[^{_LAST}]+$")
 _PLACEHOLDER = re.compile(r"\{[^{}]*\}")
-_END = re.compile(rf"[^{_LETTER}\d}}∞ᵀ⊤)\]⁰¹²³⁴⁵⁶⁷⁸⁹']+$")
-
-
-_START = re.compile(rf"(?:[−±-](?=[{_LETTER}\d∞√{{]))?[{_LETTER}\d√∞{{(\[]")
 
 
 def _pieces(run: str) -> Iterator[tuple[int, str]]:
