@@ -43,6 +43,8 @@ nav = [
 # "View more" from 13 pages on; a new page must not hide the last ones)
 page = st.navigation(nav, expanded=True)
 entry = next(e for p, e in zip(nav, entries, strict=True) if p is page)
+# ?lesson=intro without its stop: the first stop's page and settings (attnviz.ui.tour)
+ui.tour.enter({e.slug: e.file for e in entries})
 ui.lang.picker()
 ui.sidebar(
     applies=entry.controls != "none",

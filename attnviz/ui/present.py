@@ -45,6 +45,11 @@ CHART_TEXT_SCALE = 1.45
 #: Keyboard shortcuts of Next / Previous: what presentation remotes send.
 NEXT_KEY = "PageDown"
 PREV_KEY = "PageUp"
+#: Set by a lesson's tour on each run (:func:`attnviz.ui.tour.bar`): this page is a stop
+#: whose link names its step. That stop is that one step: PageDown / PageUp go to the
+#: lesson's next / previous stop, not through the page's other steps (which Previous / Next
+#: and the arrow keys still show).
+PINNED_KEY = "present_step_pinned"
 
 
 def _raw(name: str) -> str | None:
@@ -172,7 +177,7 @@ def steps(titles: list[str]) -> Steps:
     count = len(titles)
     if not presenting() or count == 0:
         return Steps(tuple(titles), False, 0)
-    index = nav_bar(titles)
+    index = nav_bar(titles, remote=not st.session_state.get(PINNED_KEY, False))
     return Steps(tuple(titles), True, index)
 
 
@@ -188,11 +193,14 @@ def nav_bar(
     word: str | None = None,
     next_label: str | None = None,
     prefix: str = "present",
+    remote: bool = True,
 ) -> int:
     """The presenter view's bar: **Previous**, "Step i of n: title", **Next** (PageUp /
     PageDown, the arrow keys outside the controls), the slide in the URL (``step=``); the
     slide's index (from 0). ``prefix``: the buttons' keys (``<prefix>_prev``/``_next``);
-    ``word`` ("Step") and ``next_label`` ("Next"): translated texts."""
+    ``word`` ("Step") and ``next_label`` ("Next"): translated texts; ``remote=False``:
+    PageUp / PageDown are not the buttons' (a lesson's stop pinned to one step: they are
+    its Back and Next, :data:`PINNED_KEY`)."""
     word = _("Step") if word is None else word
     next_label = _("Next") if next_label is None else next_label
     count = len(titles)
@@ -207,7 +215,7 @@ def nav_bar(
         on_click=go,
         args=(-1, count),
         disabled=index == 0,
-        shortcut=PREV_KEY,
+        shortcut=PREV_KEY if remote else None,
         width="stretch",
     )
     c2.markdown(
@@ -223,7 +231,7 @@ def nav_bar(
         on_click=go,
         args=(1, count),
         disabled=index == count - 1,
-        shortcut=NEXT_KEY,
+        shortcut=NEXT_KEY if remote else None,
         width="stretch",
         type="primary",
     )

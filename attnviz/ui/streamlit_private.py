@@ -224,7 +224,9 @@ def present_css() -> None:
     the page from the top of the screen at its full width; a slider's value lifted above its
     thumb (the larger type put it on the thumb); a slide's words beside its charts (a
     container keyed ``slide_text...``) at 1.5x, 24 px (1.1x on a screen narrower than 1600
-    px, a 1280x720 projector, where that column is narrow). (The number and text inputs'
+    px, a 1280x720 projector, where that column is narrow); a lesson's one-line bar
+    (``tour_bar``) 0.25rem from its border above and below, not 1rem (a slide at its
+    limit, multi-head's last step, scrolled 10 px under it). (The number and text inputs'
     rule, by a Base Web attribute, matched nothing in Streamlit 1.67 (react-aria):
     dropped, tests/ui/test_streamlit_private.py.)"""
     st.html(
@@ -269,6 +271,7 @@ def present_css() -> None:
   margin-bottom: 1.2rem; }
 [data-testid="stMainBlockContainer"] { padding-top: 3.6rem; padding-bottom: 1rem;
   max-width: 100%; }
+[data-testid="stMain"] .st-key-tour_bar { padding-top: 0.25rem; padding-bottom: 0.25rem; }
 </style>
 """
     )

@@ -2,6 +2,8 @@
 stop's title, text and progress, Back and Next, its question answered in place, and a
 summary after the last stop (docs/lessons.md).
 
+- :func:`enter` opens the first stop's view for a link without ``stop=`` (``app.py``, before
+  the sidebar).
 - :func:`current` reads the link: the lesson (:func:`attnviz.ui.lesson_links.listed`), the
   stop (from 1; one past the last is the summary) and the answers so far; a ``?lesson=``
   that names no usable lesson is warned about, once per run (:func:`bar`).
@@ -20,7 +22,7 @@ from __future__ import annotations
 import html
 import os
 from dataclasses import dataclass
-from urllib.parse import urlencode
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import streamlit as st
 
@@ -28,6 +30,7 @@ from attnviz import i18n
 from attnviz.classroom import exercises, lessons
 from attnviz.i18n import _
 from attnviz.ui import lesson_links, lesson_look, links, present
+from attnviz.ui.board import BELOW_KEY
 from attnviz.ui.controls import DEFAULTS
 from attnviz.ui.text import plain_text
 
@@ -42,6 +45,8 @@ CHOICE_KEY, TYPED_KEY = "tour_choice", "tour_typed"
 RECORDED_KEY = "tour_recorded"
 #: The query or row the stop's question is about (read by ``predict.query_on_screen``).
 AIM_KEY = "tour_aim"
+#: px a slide keeps under its charts for a stop's question (:func:`ask`: one popover button)
+QUESTION_PX = 60
 
 
 @dataclass(frozen=True)
@@ -110,6 +115,20 @@ def current() -> Tour | None | str:
     index = int(raw) - 1 if raw.isdigit() and int(raw) >= 1 else 0
     index = min(index, len(found.lesson))
     return Tour(found.lesson, index, _answers(st.query_params.get(ANSWERS_PARAM)))
+
+
+def enter(files: dict[str, str]) -> None:
+    """A lesson's link without its stop (``?lesson=intro``, typed or shared by hand) opens
+    its first stop's view: the stop's page with its settings (``st.switch_page``), called
+    before the sidebar draws a control from the link it came with. ``files``: each page's
+    file by its slug."""
+    if STOP_PARAM in st.query_params:
+        return
+    tour = current()
+    if not isinstance(tour, Tour) or tour.lesson.stops[0].page not in files:
+        return  # no lesson, or one that cannot be played: bar() says why
+    query = urlsplit(stop_url(tour.lesson, 0, tour.answers)).query
+    st.switch_page(files[tour.lesson.stops[0].page], query_params=dict(parse_qsl(query)))
 
 
 def _is_default(key: str, raw: str, settings: dict[str, str]) -> bool:
@@ -319,20 +338,28 @@ def ask(page: str, asks: list) -> bool:
     if q is None or not q.predicted or tour.stop.page != page:
         return False
     found = next((a for a in asks if a.name == q.kind), None)
-    with st.container(border=True, key="tour_question"):
-        if found is None:
+    if found is None:
+        with st.container(border=True, key="tour_question"):
             st.warning(_("This view asks no question of the kind {kind}.").format(kind=q.kind))
-            return True
-        try:
-            question = found.make()
-        except ValueError as exc:
+        return True
+    try:
+        question = found.make()
+    except ValueError as exc:
+        with st.container(border=True, key="tour_question"):
             st.info(_("No single answer on this view: {why}.").format(why=exc))
-            return True
-        st.markdown(
-            _("**Predict:** {prompt}").format(
-                prompt=shown(tour.lesson, q.prompt) or question.prompt
-            )
-        )
+        return True
+    said = _("**Predict:** {prompt}").format(prompt=shown(tour.lesson, q.prompt) or question.prompt)
+    # on a slide the question is one button under the chart (its choices in a popover, the
+    # lecturer opens it when the room has answered aloud): the slide keeps the screen
+    slide = present.presenting()
+    box = (
+        st.popover(said, key="tour_question")
+        if slide
+        else st.container(border=True, key="tour_question")
+    )
+    with box:
+        if not slide:
+            st.markdown(said)
         choice = st.radio(_("Your answer"), question.choices, index=None, key=CHOICE_KEY)
         right = choice is not None and question.choices.index(choice) == question.answer
         _check(tour, right, choice, question.choices[question.answer], question.why)
@@ -358,19 +385,20 @@ def _slide_bar(tour: Tour, page: str) -> None:
     lesson, stop = tour.lesson, tour.stop
     with st.container(border=True, key="tour_bar"):
         c1, c2, c3 = st.columns([5, 2, 3], vertical_alignment="center")
+        # one line (the slide keeps the screen): the stop; the lesson's title in the popover
         c1.markdown(
-            _("Lesson: {title} · stop {i} of {n}").format(
-                title=shown(lesson, lesson.title), i=tour.index + 1, n=len(lesson)
+            _("Stop {i} of {n}: {title}").format(
+                i=tour.index + 1, n=len(lesson), title=f"**{shown(lesson, stop.title)}**"
             )
-            + f" · **{shown(lesson, stop.title)}**"
         )
-        if stop.text or stop.question or stop.look:
-            with c2.popover(_("The stop's text")):
+        with c2.popover(_("The stop's text")):
+            st.caption(shown(lesson, lesson.title))
+            if stop.text:
                 st.markdown(shown(lesson, stop.text))
-                if stop.look is not None and page == stop.page:
-                    st.caption(lesson_look.words(stop.look))
-                if stop.question and not stop.question.predicted:
-                    _exercise(tour)
+            if stop.look is not None and page == stop.page:
+                st.caption(lesson_look.words(stop.look))
+            if stop.question and not stop.question.predicted:
+                _exercise(tour)
         with c3:
             _links(tour, page)
 
@@ -399,7 +427,15 @@ def bar(page: str) -> None:
     tour = current()
     _aim(tour if isinstance(tour, Tour) else None, page)  # once a run, before the page
     stop = tour.stop if isinstance(tour, Tour) else None
-    lesson_look.show(stop.look if stop is not None and stop.page == page else None)
+    here = stop is not None and stop.page == page
+    lesson_look.show(stop.look if here else None)
+    # a stop pinned to one step of its page: PageDown / PageUp are the lesson's Next / Back
+    st.session_state[present.PINNED_KEY] = here and stop.step is not None
+    # a slide's charts leave room for the stop's question under them (without a class: with
+    # one, the page's Ask the room box is drawn there instead)
+    asks = here and stop.question is not None and stop.question.predicted
+    teacher = "teacher" in st.query_params
+    st.session_state[BELOW_KEY] = QUESTION_PX if asks and not teacher else 0
     if tour is None:
         return
     if isinstance(tour, str):

@@ -189,3 +189,31 @@ def test_each_stop_names_itself_for_a_screen_reader():
     asked = [k for k, s in enumerate(INTRO.stops) if s.question]
     at = _stop(n - 1, stop=str(n + 1), answered=f"{asked[0] + 1}-1")
     assert _announced(at) == f"End of the lesson. Questions answered right: 1 of {len(asked)}."
+
+
+def test_a_lesson_s_link_without_its_stop_opens_the_first_stop_s_view():
+    """``?lesson=intro`` typed by hand: the first stop's page with its settings, not the
+    page the link happened to name with its own controls."""
+    at = _open(ui_pages.PAGES[0].slug, {"lesson": "intro", "lang": "es"})
+    first = INTRO.stops[0]
+    assert first.page != ui_pages.PAGES[0].slug  # the link names another page
+    params = {k: str(v) for k, v in at.query_params.items()}
+    assert params["stop"] == "1" and params["lang"] == "es"
+    assert params["N"] == first.settings["N"] and params["step"] == first.settings["step"]
+    assert at.session_state["N"] == int(first.settings["N"])  # the sidebar took the stop's N
+    assert "view" not in _links(at)  # the lesson's view is the one shown
+
+
+def test_on_a_slide_pinned_to_one_step_the_remote_s_keys_go_to_the_lesson():
+    """A stop whose link names its step is that step: PageDown / PageUp are the lesson's
+    Next / Back (navlinks.js follows them when no button takes the key), not the page's
+    step buttons; without a lesson the step buttons keep them."""
+    i = next(k for k, s in enumerate(INTRO.stops) if s.step == 2)
+    stop = INTRO.stops[i]
+    at = _stop(i, present="1")
+    keys = [at.button(key=f"present_{b}").proto.shortcut for b in ("next", "prev")]
+    assert keys == ["", ""]
+    assert 'data-attnviz-key="PageDown"' in " ".join(str(h.proto.body) for h in at.get("html"))
+    alone = _open(stop.page, {**stop.settings, "present": "1"})
+    keys = [alone.button(key=f"present_{b}").proto.shortcut for b in ("next", "prev")]
+    assert keys == ["pagedown", "pageup"]  # as Streamlit writes them

@@ -86,6 +86,9 @@ CSS = "board.css"
 CHART_MODULES = ("table.js", "keys.js", "tools.js", "cell.js")
 TEXT_SCALE_KEY = "board_text_scale"
 PRESENT_KEY = "board_present"  # True in the presenter view: slides (ui.present.setup)
+#: px more kept under a slide's charts, for what the page draws under them (a lesson's
+#: question: ui.tour.bar); 0 or missing: the strip of buttons alone
+BELOW_KEY = "board_below"
 # A lesson stop's look ({chart, cell, row}) outlined where named (ui.lesson_look; payload)
 LOOK_KEY = "board_look"
 WEIGHT_RANGE_KEY = "wrange"  # the sidebar's weights' colour range (ui.controls)
@@ -341,6 +344,7 @@ def board(
         "group": group,
         "text_scale": scale,
         "present": present,
+        "below": int(st.session_state.get(BELOW_KEY, 0)) if present else 0,
         "fit_screen": int(fit_screen),
         "rev": rev,
         "name": key,

@@ -190,10 +190,15 @@ export function touchScreen(win = globalThis) {
 }
 
 // The height of the screen left from the top of `el` down (its offset in the page's scroll
-// container, whatever the page is scrolled to), less PRESENT_RESERVE_PX. A chart that starts
-// too low for the room left (less than LOW_ROOM of the screen) is one the lecturer scrolls
-// to: it gets the screen's height less twice the reserve (its heading above it).
-const LOW_ROOM = 0.45;
+// container, whatever the page is scrolled to), less PRESENT_RESERVE_PX and `below` (px the
+// page draws under the charts: a lesson's question). A chart that starts too low for the
+// room left (less than LOW_ROOM of the screen, or than MIN_ROOM_PX) is one the lecturer
+// scrolls to: it gets the screen's height less twice the reserve (its heading above it).
+// (LOW_ROOM was 0.45 until a lesson's bar above the model pages' grid of every head left it
+// 0.35-0.4 of a 1080 px screen: it scrolled. MIN_ROOM_PX: on a 720 px screen a third is too
+// small for a grid of heads with their titles.)
+const LOW_ROOM = 0.33;
+const MIN_ROOM_PX = 320;
 
 /** The page's scroll container around `el`: its first ancestor that scrolls (null: none). */
 export function scrollerOf(el) {
@@ -210,12 +215,12 @@ export function pageTop(el) {
   return p ? top + p.scrollTop - p.getBoundingClientRect().top : top;
 }
 
-function screenBelow(el) {
+function screenBelow(el, under = 0) {
   const top = pageTop(el);
-  const below = Math.floor(window.innerHeight - top - PRESENT_RESERVE_PX);
-  return below >= LOW_ROOM * window.innerHeight
+  const below = Math.floor(window.innerHeight - top - PRESENT_RESERVE_PX - under);
+  return below >= Math.max(LOW_ROOM * window.innerHeight, MIN_ROOM_PX)
     ? below
-    : Math.floor(window.innerHeight - 2 * PRESENT_RESERVE_PX);
+    : Math.floor(window.innerHeight - 2 * PRESENT_RESERVE_PX - under);
 }
 
 // The plot area's width plotly will give a matrix figure `width` px wide: its margins and
@@ -372,10 +377,11 @@ export function draw(board, args) {
   // a slide's charts take the room below their top: the top they were fitted at, which
   // board.js watches (text above the board that settles later moves it: fit again)
   board.drawnTop = fill && !reserve ? Math.round(pageTop(board.root)) : null;
-  const fitted = Math.floor((window.innerHeight - reserve) / rows);
+  const under = Number(args.below) || 0; // px the page draws under them (a lesson's question)
+  const fitted = Math.floor((window.innerHeight - reserve - under) / rows);
   const rooms = cells.map((c) => ({
     width: c.cell.clientWidth,
-    height: !fill ? 0 : reserve ? fitted : screenBelow(c.cell),
+    height: !fill ? 0 : reserve ? fitted : screenBelow(c.cell, under),
   }));
   const jobs = figs.map((f, i) => {
     const c = cells[i];
