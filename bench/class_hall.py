@@ -76,9 +76,7 @@ class Phone:
 
     @property
     def hit(self) -> bool:
-        """The kill reached it: the killed replica held a request of it (HAProxy sent it
-        again to a live one, ``redispatched``, or answered 502: a failure), or its cookie
-        named the killed replica."""
+        """The kill reached it: the killed replica held a request of it, or had its cookie."""
         return self.on_killed or self.failed_after_kill or self.redispatched
 
 
@@ -130,9 +128,7 @@ def _wire_bytes(resp: aiohttp.ClientResponse, raw: bytes) -> int:
 
 
 def _tag(phone: Phone) -> dict[str, str]:
-    """A header naming the request (phone.seq), which the replicas ignore and the bench's
-    copy of the HAProxy config writes into its log: which requests the killed replica
-    held at its death."""
+    """A header naming the request, which HAProxy's log names (:func:`redispatched`)."""
     phone.sent.append(time.time())
     return {TAG_HEADER: f"{phone.i}.{len(phone.sent) - 1}"}
 
@@ -157,8 +153,7 @@ async def _get(run: Run, phone: Phone, url: str, kind: str, timeout: float = REQ
 
 
 async def _join_once(run: Run, phone: Phone) -> None:
-    """What a browser does with the join link: the page, its two files, then the script's
-    first two requests (state and mine) side by side."""
+    """The join link as a browser follows it: the page, its two files, state and mine."""
     status, page, n, _ = await _get(run, phone, f"{run.base}/join?class={run.code}", "page")
     if status != 200:
         raise RuntimeError(f"page {status}")
@@ -291,9 +286,8 @@ def plan(phone: Phone, items: list[exercises.Exercise], rng: random.Random) -> N
 
 async def student(run: Run, phone: Phone, at: float, window_end: float) -> None:
     """One phone: join, then the long poll beside the answers, until the run stops."""
-    # idle connections closed after 4 s, before the server (uvicorn: 5 s) or HAProxy (10 s)
-    # closes them: a browser sends a request again when a reused connection turns out
-    # closed; aiohttp does not, and the page would wait a second before it sends again
+    # idle connections closed before the server (5 s) or HAProxy (10 s) does: a browser
+    # resends on a reused connection found closed, aiohttp does not
     connector = aiohttp.TCPConnector(limit=6, keepalive_timeout=KEEPALIVE_S)
     async with aiohttp.ClientSession(
         connector=connector,
@@ -435,14 +429,8 @@ class Servers:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def cpu_seconds(pids: list[int]) -> dict[int, float]:
-    """CPU seconds of each process with its children (:func:`kit.cpu_s`)."""
-    return {pid: kit.cpu_s(pid) for pid in pids}
-
-
 def cpu_delta(before: dict[int, float], after: dict[int, float]) -> float:
-    """CPU seconds between two samples, over the processes in both (a killed replica's
-    last seconds are lost: its share is in neither)."""
+    """CPU seconds between two samples, over the processes in both (not a killed replica)."""
     return sum(after[pid] - before[pid] for pid in after if pid in before)
 
 
@@ -458,9 +446,9 @@ class Meter:
         self.t, self.start = time.monotonic(), self._now()
 
     def _now(self) -> tuple[float, float, dict[int, float], dict[int, float]]:
-        t, me = psutil.cpu_times(), psutil.Process().cpu_times()
+        t, me, s = psutil.cpu_times(), psutil.Process().cpu_times(), self.servers
         busy = sum(getattr(t, f, 0.0) for f in BUSY)
-        procs = (cpu_seconds(self.servers.processes()), cpu_seconds(self.servers.others()))
+        procs = ({p: kit.cpu_s(p) for p in ps} for ps in (s.processes(), s.others()))
         return busy, me.user + me.system, *procs
 
     def seconds(self) -> tuple[float, float, float, float, float]:
@@ -494,7 +482,7 @@ async def reveal(run: Run, servers: Servers, key: str, item: int, phones: list[P
     while time.monotonic() < deadline and any(item not in p.seen for p in live):
         await asyncio.sleep(0.05)
     seen = [p.seen[item] - t for p in live if item in p.seen]
-    out = {
+    return {
         "item": item,
         "at_s": round(t - run.t0, 1),
         "store_ms": round(stored * 1000, 1),
@@ -505,7 +493,6 @@ async def reveal(run: Run, servers: Servers, key: str, item: int, phones: list[P
         "client_lag_max_ms": run.lag_max(t, time.monotonic()),
         "_t": t,
     }
-    return out
 
 
 def split_reveal(r: dict, phones: list[Phone]) -> None:
@@ -529,10 +516,9 @@ _LOG = re.compile(r'-?\d+/-?\d+/-?\d+/-?\d+/(\+?\d+) \d+/\d+ \{([^}]*)\} "(\S+) 
 
 
 def redispatched(log: str, killed_wall: float, phones: list[Phone]) -> dict:
-    """Mark the phones with a request held by the replica when it was killed which HAProxy
-    sent again to a live one (the phone saw no failure): the log's lines with retries
-    ("+1") whose request, named by its tag, was sent before the kill. Also counted:
-    requests sent after the kill to the dead replica (refused) and then to a live one."""
+    """Mark the phones whose request, held by the replica at its kill, HAProxy sent again to
+    a live one (a "+1" line of its log, the request sent before the kill); also counted:
+    requests sent after the kill, refused by the dead replica, then sent to a live one."""
     held: Counter = Counter()
     after: Counter = Counter()
     for line in log.splitlines():
@@ -566,15 +552,12 @@ async def teacher_tally(run: Run, servers: Servers, key: str, until: float, out:
 
 
 async def midclass(run: Run, servers: Servers, key: str, phones: list[Phone], total: int):
-    """Once half the answers are acknowledged: kill a replica (replicas), then reveal
-    question 1 ``--reveal-after`` s later."""
+    """Once half the answers are acknowledged: kill a replica (replicas), reveal question 1."""
     deadline = run.t0 + run.args.ramp + run.args.window + run.args.answer_deadline
     while run.acked < total / 2 and time.monotonic() < deadline:
         await asyncio.sleep(0.05)
     out: dict = {"acked_at_trigger": run.acked}
-    if servers.count > 1 and run.args.kill:
-        # the replica holding the most requests (long polls, HAProxy's stats): the one
-        # most phones are on
+    if servers.count > 1:  # the replica holding the most requests (HAProxy's stats)
         held = [servers.proxy.held().get(n, 0) for n in servers.proxy_names]
         victim = max(range(servers.count), key=lambda i: held[i])
         run.killed_cookie = servers.cookies[victim]
@@ -589,7 +572,6 @@ async def midclass(run: Run, servers: Servers, key: str, phones: list[Phone], to
             "acked_before": run.acked,
             "phones_with_its_cookie": sum(p.on_killed for p in phones),
         }
-    await asyncio.sleep(run.args.reveal_after)
     out["reveal"] = await reveal(run, servers, key, 0, phones)
     return out
 
@@ -797,8 +779,6 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--baseline", type=float, default=10.0, help="s of server CPU, no phone")
     ap.add_argument("--replicas", type=int, default=1)
     ap.add_argument("--postgres", action="store_true", help="PostgreSQL (implied by replicas)")
-    ap.add_argument("--no-kill", dest="kill", action="store_false", help="keep every replica")
-    ap.add_argument("--reveal-after", type=float, default=0.0, help="s after the kill")
     ap.add_argument("--reveal-deadline", type=float, default=30.0)
     ap.add_argument("--answer-deadline", type=float, default=60.0)
     ap.add_argument("--tally-every", type=float, default=2.0)

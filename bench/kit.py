@@ -58,8 +58,7 @@ def kill(proc: subprocess.Popen | None) -> None:
 
 
 def cpu_s(pid: int) -> float:
-    """CPU seconds (user + system) of the process ``pid`` and its children (``/proc``, 10 ms
-    ticks)."""
+    """CPU seconds (user + system) of the process ``pid`` and its children (``/proc``)."""
     total = 0.0
     for p in [pid, *(int(x) for x in os.popen(f"pgrep -P {pid}").read().split())]:
         try:
@@ -108,11 +107,8 @@ def wait_http(url: str, proc: subprocess.Popen, timeout: float, what: str) -> No
 
 
 class Server:
-    """``streamlit run APP`` on loopback: headless, usage stats off, a free port.
-
-    Runs with the repository as working directory (so ``.streamlit/config.toml`` applies)
-    and the repository on ``PYTHONPATH`` (so ``bench/bare_app.py`` can import attnviz).
-    """
+    """``streamlit run APP`` on loopback, headless, on a free port, from the repository
+    (its ``.streamlit/config.toml``; on ``PYTHONPATH``, for ``bench/bare_app.py``)."""
 
     def __init__(
         self,
@@ -177,8 +173,7 @@ def servers(*apps: str | Path, **kw: Any) -> Iterator[list[Server]]:
 
 @contextlib.contextmanager
 def warm(app: str | Path = "app.py", **kw: Any) -> Iterator[Server]:
-    """The app, visited once over the websocket before it is measured (imports done,
-    ``st.navigation`` registered)."""
+    """The app, visited once over the websocket before it is measured (imports done)."""
     from stclient import Session
 
     with Server(app, **kw) as srv:
@@ -200,11 +195,8 @@ def e2e_server() -> Iterator[Any]:
 
 
 def server_like_pages() -> None:
-    """Make ``AppTest`` runs start in navigation mode, as a running server's do.
-
-    AppTest builds a new PagesManager on every run, which makes Streamlit treat an app with
-    a pages/ folder as a legacy multipage app until ``st.navigation`` runs (and attnviz's
-    page guard then reruns the page); a running server decides that once per process."""
+    """``AppTest`` runs in navigation mode, as a server's: AppTest's new PagesManager per run
+    would treat the pages/ folder as a legacy multipage app until ``st.navigation`` runs."""
     from streamlit.runtime.pages_manager import PagesManager
 
     init = PagesManager.__init__
@@ -280,8 +272,7 @@ def timed_ms(fn: Callable[[], object], repeat: int) -> float:
 
 
 def run_app(at: Any, what: str, clock: Callable[[], float] = time.perf_counter) -> float:
-    """Seconds of one ``at.run()`` (an AppTest) by ``clock``; a run that raised stops the
-    bench, naming ``what`` and the exceptions."""
+    """Seconds of one ``at.run()`` by ``clock``; a run that raised stops the bench."""
     t = clock()
     at.run()
     dt = clock() - t
@@ -297,8 +288,7 @@ def median(rows: list[dict], key: str) -> float:
 
 
 def show(data: dict, prefix: str = "") -> None:
-    """Print ``data`` a figure a line: nested keys joined by dots, a :func:`spread` as
-    ``p50 / p95 / max (n=)``."""
+    """Print ``data`` a figure a line (nested keys joined by dots, a :func:`spread` on one)."""
     for k, v in data.items():
         name = f"{prefix}{k}"
         if isinstance(v, dict) and set(v) == {"n", "p50", "p95", "max"}:
