@@ -30,8 +30,7 @@ ENDS = {"stop": "stop", "raise": "raise", "rerun": "rerun"}
 
 
 def _message(s: Session, name: str, click: bool, fragment: bool = False) -> bytes:
-    """A rerun BackMsg as the browser sends it: the name's state, and the button's trigger
-    (a fragment rerun of the counter) when ``click``; ``fragment``: the counter alone."""
+    """A rerun BackMsg as the browser sends it: the name, the "+1" click when ``click``."""
     msg = BackMsg()
     cs = msg.rerun_script
     cs.page_script_hash = s.page_script_hash
