@@ -32,7 +32,7 @@ import kit
 import psutil
 import sqlalchemy as sa
 from kit import Server, spread
-from pgcluster import INSTALL_HINT, PgCluster, pg_bindir
+from pgcluster import PgCluster
 
 from attnviz import classroom
 from attnviz.classroom import exercises
@@ -361,16 +361,12 @@ class Servers:
         return self
 
     def _start(self) -> None:
-        env = {classroom.DATA_DIR_ENV: str(self.dir)}
-        if self.postgres:
-            if pg_bindir() is None:
-                raise RuntimeError(f"PostgreSQL is not installed ({INSTALL_HINT})")
+        if self.postgres:  # PgCluster says how to install PostgreSQL if it is not
             self.pg = PgCluster(durable=False).start()
-            env[classroom.DATABASE_URL_ENV] = self.pg.url
-            url = self.pg.url
-        else:
-            env[classroom.DATABASE_URL_ENV] = ""  # not one inherited from the caller
-            url = f"sqlite:///{self.dir / 'classes.db'}"
+        # "": not a database inherited from the caller (SQLite in the data folder)
+        env = {classroom.DATA_DIR_ENV: str(self.dir)}
+        env[classroom.DATABASE_URL_ENV] = self.pg.url if self.pg else ""
+        url = self.pg.url if self.pg else f"sqlite:///{self.dir / 'classes.db'}"
         self.store = classroom.ClassStore(url)  # the schema, before the servers open it
         if self.count > 1:
             env[SECRET_ENV] = secrets.token_hex(32)
