@@ -112,25 +112,11 @@ class Run:
         self.errors[what[:160]] += 1
 
 
-def _decode(resp: aiohttp.ClientResponse, raw: bytes) -> bytes:
-    """The body, decoded (``zlib``'s wbits 47: a gzip or a zlib header)."""
-    enc = resp.headers.get("Content-Encoding", "")
-    if enc not in ("", "gzip", "deflate"):
-        raise ValueError(f"cannot decode Content-Encoding {enc}")
-    return zlib.decompress(raw, 47) if enc else raw
-
-
 def _wire_bytes(resp: aiohttp.ClientResponse, raw: bytes) -> int:
     """Bytes of the response as they came (status line, headers, the body as sent)."""
     head = len(f"HTTP/1.1 {resp.status} {resp.reason}\r\n") + 2
     head += sum(len(k) + len(v) + 4 for k, v in resp.raw_headers)
     return head + len(raw)
-
-
-def _tag(phone: Phone) -> dict[str, str]:
-    """A header naming the request, which HAProxy's log names (:func:`redispatched`)."""
-    phone.sent.append(time.time())
-    return {TAG_HEADER: f"{phone.i}.{len(phone.sent) - 1}"}
 
 
 async def _get(run: Run, phone: Phone, url: str, kind: str, timeout: float = REQUEST_TIMEOUT_S,
@@ -139,7 +125,9 @@ async def _get(run: Run, phone: Phone, url: str, kind: str, timeout: float = REQ
     wire bytes, Retry-After s); the replica HAProxy's cookie names noted."""
     run.requests[kind] += 1
     assert phone.session is not None
-    headers = _tag(phone) | ({} if body is None else {"Origin": run.base})
+    phone.sent.append(time.time())  # the tag names the request in HAProxy's log
+    headers = {TAG_HEADER: f"{phone.i}.{len(phone.sent) - 1}"}
+    headers |= {} if body is None else {"Origin": run.base}
     async with phone.session.request(
         "GET" if body is None else "POST", url, json=body, headers=headers,
         timeout=aiohttp.ClientTimeout(total=timeout),
@@ -149,7 +137,11 @@ async def _get(run: Run, phone: Phone, url: str, kind: str, timeout: float = REQ
         if cookie is not None and cookie.value:
             phone.replica = cookie.value
         wait = float(resp.headers.get("Retry-After") or 0)
-        return resp.status, _decode(resp, raw), _wire_bytes(resp, raw), wait
+        enc = resp.headers.get("Content-Encoding", "")  # zlib's wbits 47: gzip or zlib
+        if enc not in ("", "gzip", "deflate"):
+            raise ValueError(f"cannot decode Content-Encoding {enc}")
+        decoded = zlib.decompress(raw, 47) if enc else raw
+        return resp.status, decoded, _wire_bytes(resp, raw), wait
 
 
 async def _join_once(run: Run, phone: Phone) -> None:
@@ -642,17 +634,15 @@ def verify(servers: Servers, code: str, key: str, phones: list[Phone]) -> dict:
     }
 
 
-def _nickname(i: int) -> str:
-    return f"Zoë {i}" if i % 10 == 3 else f"phone {i:04d}"  # some not ASCII
-
-
 async def run_class(args: argparse.Namespace, servers: Servers) -> dict:
     assert servers.store is not None
     code, key = await asyncio.to_thread(servers.store.create, SEED, args.questions)
     run = Run(base=servers.url, code=code, args=args)
     rng = random.Random(args.seed)
     items = exercises.generate(seed=SEED, count=args.questions)
-    phones = [Phone(i, _nickname(i)) for i in range(args.phones)]
+    phones = [  # some nicknames not ASCII
+        Phone(i, f"Zoë {i}" if i % 10 == 3 else f"phone {i:04d}") for i in range(args.phones)
+    ]
     for p in phones:
         plan(p, items, rng)
     total = args.phones * args.questions
