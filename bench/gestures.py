@@ -137,19 +137,14 @@ def figure(a: list[float], b: list[float], rounds: list[tuple[float, float]]) ->
     }
 
 
-def _label(label: str) -> tuple[str, str, int]:
-    """``attnviz:home:defaults:r2`` -> (app, page, round); no ``:rN`` is round 1."""
-    parts = label.split(":")
-    rnd = int(parts[3][1:]) if len(parts) > 3 else 1
-    return parts[0], parts[1], rnd
-
-
 def _latency(rows: list[dict], app: str, page: str, key: str) -> dict[int, dict]:
-    """browser_latency rows of ``app``'s ``page`` by round: every move's ``key``, the median."""
+    """browser_latency rows of ``app``'s ``page`` by round (labels ``attnviz:home:defaults:r2``,
+    no ``:rN``: round 1): every move's ``key``, the median."""
     out = {}
     for r in rows:
-        name, pg, rnd = _label(r["label"])
+        name, pg, *rest = r["label"].split(":")
         if (name, pg) == (app, page):
+            rnd = int(rest[1][1:]) if len(rest) > 1 else 1
             out[rnd] = {"moves": [m[key] for m in r["rows"]], "median": r[f"median_{key}"]}
     return out
 

@@ -182,18 +182,6 @@ def warm(app: str | Path = "app.py", **kw: Any) -> Iterator[Server]:
         yield srv
 
 
-@contextlib.contextmanager
-def e2e_server() -> Iterator[Any]:
-    """The browser tests' app server (tests/e2e/e2e_app.py), for their ``BrowserSession``."""
-    from e2e_app import start_app_server, stop_app_server
-
-    server = start_app_server()
-    try:
-        yield server
-    finally:
-        stop_app_server(server)
-
-
 def server_like_pages() -> None:
     """``AppTest`` runs in navigation mode, as a server's: AppTest's new PagesManager per run
     would treat the pages/ folder as a legacy multipage app until ``st.navigation`` runs."""
