@@ -170,8 +170,7 @@ def one_move(page, key: str, ws_bytes: list[int], quiet_ms: float, timeout: floa
             "script_ms": end - t0,
             "drawn_ms": max(end, last_plot) - t0,
             "view_ms": max(end, last_view) - t0,
-            # the charts alone (a board switching heads in the browser draws before the end)
-            "charts_ms": (s["lastViewPlot"] if s["lastViewPlot"] > t0 else end) - t0,
+            "charts_ms": last_view - t0,  # a board switching heads draws before the rerun ends
             "kb": (sum(ws_bytes) - b0) / 1024,
             "in_view": counts["inView"],
             "redrawn_in_view": counts["redrawnInView"],
