@@ -37,16 +37,13 @@ INIT_JS = """
 })();
 """
 
-# Installed once per page load: records script-state transitions, plotly redraws and
-# keydowns, all in performance.now() milliseconds.
+# Once per page load: script-state transitions, plotly redraws, keydowns (performance.now()).
 INSTRUMENT_JS = """
 () => {
   if (window.__bench) return;
   const b = window.__bench = {states: [], plots: [], drawn: [], keys: [], hooked: 0};
-  // Is a chart (in the page or in a board's iframe) inside the browser's viewport? Asked
-  // when the bench reads the marks (window.__benchLastInView), not on every redraw: a
-  // getBoundingClientRect in the mutation observer forced a layout between plotly's own
-  // DOM changes, which the measured page paid for (issue 27).
+  // Is a chart (page or board iframe) in the viewport? Asked when the marks are read, not
+  // in the observer: a layout forced between plotly's DOM changes costs the page (issue 27).
   const inView = (el) => {
     const r = el.getBoundingClientRect();
     let top = r.top, bottom = r.bottom;
@@ -60,9 +57,7 @@ INSTRUMENT_JS = """
     if (el) b.drawn.push([t, el]);
     if (b.drawn.length > 2000) b.drawn.splice(0, 1000);
   };
-  // How many charts are in view, and how many of them were redrawn since `since`: load-free
-  // figures that say whether two configurations' times are comparable (a page whose text is
-  // shorter, e.g. in Chinese, brings a further board into view at the same window size).
+  // Charts in view, and those redrawn since `since`: are two configurations comparable?
   window.__benchViewCounts = (since) => {
     const seen = b.drawn.filter(d => d[0] >= since).map(d => d[1]);
     const shown = window.__benchPlots().filter(inView);
@@ -143,12 +138,8 @@ def wait_idle(page, timeout: float = 60.0, quiet_ms: float = 300.0) -> None:
 
 
 def one_move(page, key: str, ws_bytes: list[int], quiet_ms: float, timeout: float) -> dict:
-    """Press ``key`` and wait for the rerun and the redraws it causes to finish.
-
-    The rerun ends with the last websocket message after the key's BackMsg (the
-    ``script_finished`` ForwardMsg comes last) or with the app's script state going back to
-    ``notRunning``, whichever is later; a short rerun may never show ``running`` at all.
-    """
+    """Press ``key``; wait for the rerun (its last websocket message or the script state's
+    ``notRunning``, the later: a short rerun may never show ``running``) and its redraws."""
     b0 = sum(ws_bytes)
     n_keys = page.evaluate("() => window.__bench.keys.length")
     page.keyboard.press(key)
@@ -179,9 +170,7 @@ def one_move(page, key: str, ws_bytes: list[int], quiet_ms: float, timeout: floa
             "script_ms": end - t0,
             "drawn_ms": max(end, last_plot) - t0,
             "view_ms": max(end, last_view) - t0,
-            # the charts alone: a board that switches heads in the browser draws before the
-            # rerun ends (the rerun then only updates text)
-            "charts_ms": (s["lastViewPlot"] if s["lastViewPlot"] > t0 else end) - t0,
+            "charts_ms": last_view - t0,  # a board switching heads draws before the rerun ends
             "kb": (sum(ws_bytes) - b0) / 1024,
             "in_view": counts["inView"],
             "redrawn_in_view": counts["redrawnInView"],
@@ -249,11 +238,8 @@ def measure(
 
 
 def unlike_views(results: list[dict]) -> list[str]:
-    """A note per page whose configurations redrew different numbers of charts in view:
-    their times measure different work, not the same work at different speeds (at
-    1600x1000 the playground's second board peeks into view in Chinese and Arabic, whose
-    intro is a line shorter, and not in English: 7 charts against 3; docs/benchmarks.md,
-    "Chinese and Arabic redraws")."""
+    """A note per page whose configurations redrew different numbers of charts in view: their
+    times measure different work (docs/benchmarks.md, "Chinese and Arabic redraws")."""
     pages: dict[str, dict[str, set[float]]] = {}
     for r in results:
         app, page, cfg = r["label"].split(":")[:3]
@@ -292,12 +278,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     pages = [p.strip().strip("/") for p in args.pages.split(",")]
-    configs = [c.strip() for c in args.configs.split(",") if c.strip()]
-    for c in configs:
-        if "=" in c:
-            name, q = c.split("=", 1)
-            CONFIGS[name] = q
-    configs = [c.split("=", 1)[0] for c in configs]
+    configs = [c.strip().partition("=") for c in args.configs.split(",") if c.strip()]
+    CONFIGS.update({name: q for name, eq, q in configs if eq})
+    configs = [name for name, _, _ in configs]
     bare = not args.select or args.bare_slider  # the bare page moves its --key slider
     apps = [("attnviz", args.app, pages)] + ([("bare", args.bare, [""])] if bare else [])
     results = []

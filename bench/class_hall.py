@@ -32,7 +32,7 @@ import kit
 import psutil
 import sqlalchemy as sa
 from kit import Server, spread
-from pgcluster import INSTALL_HINT, PgCluster, pg_bindir
+from pgcluster import PgCluster
 
 from attnviz import classroom
 from attnviz.classroom import exercises
@@ -76,9 +76,7 @@ class Phone:
 
     @property
     def hit(self) -> bool:
-        """The kill reached it: the killed replica held a request of it (HAProxy sent it
-        again to a live one, ``redispatched``, or answered 502: a failure), or its cookie
-        named the killed replica."""
+        """The kill reached it: the killed replica held a request of it, or had its cookie."""
         return self.on_killed or self.failed_after_kill or self.redispatched
 
 
@@ -114,27 +112,11 @@ class Run:
         self.errors[what[:160]] += 1
 
 
-def _decode(resp: aiohttp.ClientResponse, raw: bytes) -> bytes:
-    """The body, decoded (``zlib``'s wbits 47: a gzip or a zlib header)."""
-    enc = resp.headers.get("Content-Encoding", "")
-    if enc not in ("", "gzip", "deflate"):
-        raise ValueError(f"cannot decode Content-Encoding {enc}")
-    return zlib.decompress(raw, 47) if enc else raw
-
-
 def _wire_bytes(resp: aiohttp.ClientResponse, raw: bytes) -> int:
     """Bytes of the response as they came (status line, headers, the body as sent)."""
     head = len(f"HTTP/1.1 {resp.status} {resp.reason}\r\n") + 2
     head += sum(len(k) + len(v) + 4 for k, v in resp.raw_headers)
     return head + len(raw)
-
-
-def _tag(phone: Phone) -> dict[str, str]:
-    """A header naming the request (phone.seq), which the replicas ignore and the bench's
-    copy of the HAProxy config writes into its log: which requests the killed replica
-    held at its death."""
-    phone.sent.append(time.time())
-    return {TAG_HEADER: f"{phone.i}.{len(phone.sent) - 1}"}
 
 
 async def _get(run: Run, phone: Phone, url: str, kind: str, timeout: float = REQUEST_TIMEOUT_S,
@@ -143,7 +125,9 @@ async def _get(run: Run, phone: Phone, url: str, kind: str, timeout: float = REQ
     wire bytes, Retry-After s); the replica HAProxy's cookie names noted."""
     run.requests[kind] += 1
     assert phone.session is not None
-    headers = _tag(phone) | ({} if body is None else {"Origin": run.base})
+    phone.sent.append(time.time())  # the tag names the request in HAProxy's log
+    headers = {TAG_HEADER: f"{phone.i}.{len(phone.sent) - 1}"}
+    headers |= {} if body is None else {"Origin": run.base}
     async with phone.session.request(
         "GET" if body is None else "POST", url, json=body, headers=headers,
         timeout=aiohttp.ClientTimeout(total=timeout),
@@ -153,12 +137,15 @@ async def _get(run: Run, phone: Phone, url: str, kind: str, timeout: float = REQ
         if cookie is not None and cookie.value:
             phone.replica = cookie.value
         wait = float(resp.headers.get("Retry-After") or 0)
-        return resp.status, _decode(resp, raw), _wire_bytes(resp, raw), wait
+        enc = resp.headers.get("Content-Encoding", "")  # zlib's wbits 47: gzip or zlib
+        if enc not in ("", "gzip", "deflate"):
+            raise ValueError(f"cannot decode Content-Encoding {enc}")
+        decoded = zlib.decompress(raw, 47) if enc else raw
+        return resp.status, decoded, _wire_bytes(resp, raw), wait
 
 
 async def _join_once(run: Run, phone: Phone) -> None:
-    """What a browser does with the join link: the page, its two files, then the script's
-    first two requests (state and mine) side by side."""
+    """The join link as a browser follows it: the page, its two files, state and mine."""
     status, page, n, _ = await _get(run, phone, f"{run.base}/join?class={run.code}", "page")
     if status != 200:
         raise RuntimeError(f"page {status}")
@@ -291,9 +278,8 @@ def plan(phone: Phone, items: list[exercises.Exercise], rng: random.Random) -> N
 
 async def student(run: Run, phone: Phone, at: float, window_end: float) -> None:
     """One phone: join, then the long poll beside the answers, until the run stops."""
-    # idle connections closed after 4 s, before the server (uvicorn: 5 s) or HAProxy (10 s)
-    # closes them: a browser sends a request again when a reused connection turns out
-    # closed; aiohttp does not, and the page would wait a second before it sends again
+    # idle connections closed before the server (5 s) or HAProxy (10 s) does: a browser
+    # resends on a reused connection found closed, aiohttp does not
     connector = aiohttp.TCPConnector(limit=6, keepalive_timeout=KEEPALIVE_S)
     async with aiohttp.ClientSession(
         connector=connector,
@@ -367,16 +353,12 @@ class Servers:
         return self
 
     def _start(self) -> None:
-        env = {classroom.DATA_DIR_ENV: str(self.dir)}
-        if self.postgres:
-            if pg_bindir() is None:
-                raise RuntimeError(f"PostgreSQL is not installed ({INSTALL_HINT})")
+        if self.postgres:  # PgCluster says how to install PostgreSQL if it is not
             self.pg = PgCluster(durable=False).start()
-            env[classroom.DATABASE_URL_ENV] = self.pg.url
-            url = self.pg.url
-        else:
-            env[classroom.DATABASE_URL_ENV] = ""  # not one inherited from the caller
-            url = f"sqlite:///{self.dir / 'classes.db'}"
+        # "": not a database inherited from the caller (SQLite in the data folder)
+        env = {classroom.DATA_DIR_ENV: str(self.dir)}
+        env[classroom.DATABASE_URL_ENV] = self.pg.url if self.pg else ""
+        url = self.pg.url if self.pg else f"sqlite:///{self.dir / 'classes.db'}"
         self.store = classroom.ClassStore(url)  # the schema, before the servers open it
         if self.count > 1:
             env[SECRET_ENV] = secrets.token_hex(32)
@@ -435,14 +417,8 @@ class Servers:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def cpu_seconds(pids: list[int]) -> dict[int, float]:
-    """CPU seconds of each process with its children (:func:`kit.cpu_s`)."""
-    return {pid: kit.cpu_s(pid) for pid in pids}
-
-
 def cpu_delta(before: dict[int, float], after: dict[int, float]) -> float:
-    """CPU seconds between two samples, over the processes in both (a killed replica's
-    last seconds are lost: its share is in neither)."""
+    """CPU seconds between two samples, over the processes in both (not a killed replica)."""
     return sum(after[pid] - before[pid] for pid in after if pid in before)
 
 
@@ -458,9 +434,9 @@ class Meter:
         self.t, self.start = time.monotonic(), self._now()
 
     def _now(self) -> tuple[float, float, dict[int, float], dict[int, float]]:
-        t, me = psutil.cpu_times(), psutil.Process().cpu_times()
+        t, me, s = psutil.cpu_times(), psutil.Process().cpu_times(), self.servers
         busy = sum(getattr(t, f, 0.0) for f in BUSY)
-        procs = (cpu_seconds(self.servers.processes()), cpu_seconds(self.servers.others()))
+        procs = ({p: kit.cpu_s(p) for p in ps} for ps in (s.processes(), s.others()))
         return busy, me.user + me.system, *procs
 
     def seconds(self) -> tuple[float, float, float, float, float]:
@@ -494,7 +470,7 @@ async def reveal(run: Run, servers: Servers, key: str, item: int, phones: list[P
     while time.monotonic() < deadline and any(item not in p.seen for p in live):
         await asyncio.sleep(0.05)
     seen = [p.seen[item] - t for p in live if item in p.seen]
-    out = {
+    return {
         "item": item,
         "at_s": round(t - run.t0, 1),
         "store_ms": round(stored * 1000, 1),
@@ -505,7 +481,6 @@ async def reveal(run: Run, servers: Servers, key: str, item: int, phones: list[P
         "client_lag_max_ms": run.lag_max(t, time.monotonic()),
         "_t": t,
     }
-    return out
 
 
 def split_reveal(r: dict, phones: list[Phone]) -> None:
@@ -529,10 +504,9 @@ _LOG = re.compile(r'-?\d+/-?\d+/-?\d+/-?\d+/(\+?\d+) \d+/\d+ \{([^}]*)\} "(\S+) 
 
 
 def redispatched(log: str, killed_wall: float, phones: list[Phone]) -> dict:
-    """Mark the phones with a request held by the replica when it was killed which HAProxy
-    sent again to a live one (the phone saw no failure): the log's lines with retries
-    ("+1") whose request, named by its tag, was sent before the kill. Also counted:
-    requests sent after the kill to the dead replica (refused) and then to a live one."""
+    """Mark the phones whose request, held by the replica at its kill, HAProxy sent again to
+    a live one (a "+1" line of its log, the request sent before the kill); also counted:
+    requests sent after the kill, refused by the dead replica, then sent to a live one."""
     held: Counter = Counter()
     after: Counter = Counter()
     for line in log.splitlines():
@@ -566,15 +540,12 @@ async def teacher_tally(run: Run, servers: Servers, key: str, until: float, out:
 
 
 async def midclass(run: Run, servers: Servers, key: str, phones: list[Phone], total: int):
-    """Once half the answers are acknowledged: kill a replica (replicas), then reveal
-    question 1 ``--reveal-after`` s later."""
+    """Once half the answers are acknowledged: kill a replica (replicas), reveal question 1."""
     deadline = run.t0 + run.args.ramp + run.args.window + run.args.answer_deadline
     while run.acked < total / 2 and time.monotonic() < deadline:
         await asyncio.sleep(0.05)
     out: dict = {"acked_at_trigger": run.acked}
-    if servers.count > 1 and run.args.kill:
-        # the replica holding the most requests (long polls, HAProxy's stats): the one
-        # most phones are on
+    if servers.count > 1:  # the replica holding the most requests (HAProxy's stats)
         held = [servers.proxy.held().get(n, 0) for n in servers.proxy_names]
         victim = max(range(servers.count), key=lambda i: held[i])
         run.killed_cookie = servers.cookies[victim]
@@ -589,7 +560,6 @@ async def midclass(run: Run, servers: Servers, key: str, phones: list[Phone], to
             "acked_before": run.acked,
             "phones_with_its_cookie": sum(p.on_killed for p in phones),
         }
-    await asyncio.sleep(run.args.reveal_after)
     out["reveal"] = await reveal(run, servers, key, 0, phones)
     return out
 
@@ -664,17 +634,15 @@ def verify(servers: Servers, code: str, key: str, phones: list[Phone]) -> dict:
     }
 
 
-def _nickname(i: int) -> str:
-    return f"Zoë {i}" if i % 10 == 3 else f"phone {i:04d}"  # some not ASCII
-
-
 async def run_class(args: argparse.Namespace, servers: Servers) -> dict:
     assert servers.store is not None
     code, key = await asyncio.to_thread(servers.store.create, SEED, args.questions)
     run = Run(base=servers.url, code=code, args=args)
     rng = random.Random(args.seed)
     items = exercises.generate(seed=SEED, count=args.questions)
-    phones = [Phone(i, _nickname(i)) for i in range(args.phones)]
+    phones = [  # some nicknames not ASCII
+        Phone(i, f"Zoë {i}" if i % 10 == 3 else f"phone {i:04d}") for i in range(args.phones)
+    ]
     for p in phones:
         plan(p, items, rng)
     total = args.phones * args.questions
@@ -797,8 +765,6 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--baseline", type=float, default=10.0, help="s of server CPU, no phone")
     ap.add_argument("--replicas", type=int, default=1)
     ap.add_argument("--postgres", action="store_true", help="PostgreSQL (implied by replicas)")
-    ap.add_argument("--no-kill", dest="kill", action="store_false", help="keep every replica")
-    ap.add_argument("--reveal-after", type=float, default=0.0, help="s after the kill")
     ap.add_argument("--reveal-deadline", type=float, default=30.0)
     ap.add_argument("--answer-deadline", type=float, default=60.0)
     ap.add_argument("--tally-every", type=float, default=2.0)

@@ -13,20 +13,11 @@ import json
 import os
 import sys
 
-
-def _threads_from_argv(argv: list[str]) -> int:
-    for i, a in enumerate(argv):
-        if a == "--threads" and i + 1 < len(argv):
-            return int(argv[i + 1])
-        if a.startswith("--threads="):
-            return int(a.split("=", 1)[1])
-    return 1
-
-
 # BLAS reads its thread count when numpy is first imported: set it before that.
-_THREADS = _threads_from_argv(sys.argv[1:])
+_pre = argparse.ArgumentParser(add_help=False)
+_pre.add_argument("--threads", type=int, default=1)
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ[_var] = str(_THREADS)
+    os.environ[_var] = str(_pre.parse_known_args()[0].threads)
 
 import pickle  # noqa: E402
 import statistics  # noqa: E402
@@ -67,8 +58,7 @@ def make_torch_mha(torch, params: AttentionParams, heads: int, dtype):
 
 def medians(fns: list[Callable[[], object]], repeats: int, warmup: int, clock) -> list[float]:
     """Median seconds per call of each function: interleaved repeats, rotating which goes
-    first; each sample runs enough calls for ~20 ms of work, so the clock's resolution and
-    one-off hiccups matter less at small sizes."""
+    first; a sample runs enough calls for ~20 ms of work (the clock's resolution)."""
     for _ in range(warmup):
         for fn in fns:
             fn()

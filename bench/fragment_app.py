@@ -1,18 +1,15 @@
-"""Two Streamlit 1.67 reproductions on one tiny page: a fragment ("+1", a click counter)
-beside a text input whose commit reruns the whole page, slowly (``?slow=`` s, 1.5).
+"""Two Streamlit 1.67 reproductions on one tiny page (bench/lost_click.py drives both): a
+fragment ("+1", a click counter) beside a text input whose commit reruns the whole page,
+slowly (``?slow=`` s, 1.5).
 
-``?case=lost`` (the default), driven by bench/lost_click.py: a fragment's click queued
-behind the slow full run, then lost to ``st.stop()``. Alone: ``streamlit run`` it, open
-``/?end=stop``, type a name, press Enter and click "+1" at once: the count stays 0.
-``?end=`` how the full run ends: ``stop`` (``st.stop()``), ``raise`` (the exception
-``st.stop()`` raises, without its stop request: attnviz's ``end_page``), ``rerun``
-(``st.rerun()`` once: attnviz's ``page_guard``), else nothing.
+``?case=lost`` (the default): a fragment's click queued behind the slow full run, then lost
+to ``st.stop()``. ``?end=`` how the full run ends: ``stop`` (``st.stop()``), ``raise`` (the
+exception ``st.stop()`` raises, without its stop request: attnviz's ``end_page``),
+``rerun`` (``st.rerun()`` once: attnviz's ``page_guard``), else nothing.
 
-``?case=sibling``, driven by bench/vanishing_sibling.py: a fragment's rerun queued behind a
-full run replaces the element after the fragment. Alone: open ``/?case=sibling``, type a
-name, press Enter and click "+1" within a second: "I come after the fragment" is gone.
-``&slot=1``: the fragment is called inside a container of its own (attnviz's
-``quiz.in_slot``), and nothing vanishes."""
+``?case=sibling`` (``--sibling``): a fragment's rerun queued behind a full run replaces the
+element after the fragment; ``&slot=1``: the fragment in a container of its own
+(attnviz's ``quiz.in_slot``), and nothing vanishes."""
 
 import time
 

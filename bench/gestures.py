@@ -126,10 +126,8 @@ def run_step(name: str, cmd: list[str], timeout: float) -> float:
 
 
 def figure(a: list[float], b: list[float], rounds: list[tuple[float, float]]) -> dict:
-    """attnviz's and the other's median over every sample; each round's ratio (attnviz /
-    the other, measured in that round) and their median, the gesture's ratio (inside the
-    rounds' range, where a ratio of the run's two medians may not be: they can come from
-    different rounds)."""
+    """attnviz's and the other's median over every sample; each round's ratio and their
+    median, the gesture's ratio (within the rounds' range, unlike a ratio of two medians)."""
     ratios = [x / y for x, y in rounds]
     return {
         "attnviz_ms": round(statistics.median(a), 3),
@@ -139,19 +137,14 @@ def figure(a: list[float], b: list[float], rounds: list[tuple[float, float]]) ->
     }
 
 
-def _label(label: str) -> tuple[str, str, int]:
-    """``attnviz:home:defaults:r2`` -> (app, page, round); no ``:rN`` is round 1."""
-    parts = label.split(":")
-    rnd = int(parts[3][1:]) if len(parts) > 3 else 1
-    return parts[0], parts[1], rnd
-
-
 def _latency(rows: list[dict], app: str, page: str, key: str) -> dict[int, dict]:
-    """browser_latency rows of ``app``'s ``page`` by round: every move's ``key``, the median."""
+    """browser_latency rows of ``app``'s ``page`` by round (labels ``attnviz:home:defaults:r2``,
+    no ``:rN``: round 1): every move's ``key``, the median."""
     out = {}
     for r in rows:
-        name, pg, rnd = _label(r["label"])
+        name, pg, *rest = r["label"].split(":")
         if (name, pg) == (app, page):
+            rnd = int(rest[1][1:]) if len(rest) > 1 else 1
             out[rnd] = {"moves": [m[key] for m in r["rows"]], "median": r[f"median_{key}"]}
     return out
 
@@ -166,8 +159,7 @@ def _paired(a: dict[int, dict], b: dict[int, dict]) -> dict:
 
 
 def slider_figures(rows: list[dict]) -> dict[str, dict]:
-    """Each page's N slider (key to the last chart in view, the rerun ended) / the bare
-    app's, round by round."""
+    """Each page's N slider (key to the last chart in view) / the bare app's, by round."""
     bare = _latency(rows, "bare", "home", "view_ms")
     out = {}
     for page, gid in SLIDER_PAGES.items():
@@ -185,8 +177,7 @@ def head_figures(rows: list[dict]) -> dict[str, dict]:
 
 
 def page_switch_figures(data: dict) -> dict[str, dict]:
-    """Every switch of attnviz / every switch of the plain app; a round is one switch to
-    each page, with as many plain switches between them."""
+    """attnviz's switches / the plain app's; a round: one switch to each page, as many plain."""
     pages = list(data["switch_rows"].values())
     plain = data["plain_rows"]
     k = len(pages)
@@ -282,8 +273,7 @@ def dumps(record: dict) -> str:
 
 
 def new_record(figures: dict, old: dict | None, meta: dict) -> dict:
-    """This run's figures; a gesture not measured keeps its recorded figures and says from
-    which run they come."""
+    """This run's figures; a gesture not measured keeps its recorded ones, saying whose."""
     gestures = {}
     for g in GESTURES:
         if g.id in figures:

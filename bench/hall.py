@@ -35,8 +35,7 @@ _SECTION = re.compile(r"^(global|defaults|frontend|backend|listen|resolvers|peer
 
 
 def haproxy_exe() -> str | None:
-    """Debian's haproxy: on PATH, or in /usr/sbin (not on a normal user's PATH); None if
-    it is not installed."""
+    """Debian's haproxy: on PATH or in /usr/sbin; None if it is not installed."""
     exe = shutil.which("haproxy")
     if exe is None and Path("/usr/sbin/haproxy").exists():
         exe = "/usr/sbin/haproxy"
@@ -95,9 +94,8 @@ def xxh64(data: bytes, seed: int = 0) -> int:
 
 
 def dynamic_cookie(key: str, address: str, port: int) -> str:
-    """The cookie value haproxy gives a server under ``cookie ... dynamic``: XXH64 of the
-    key, the server's IP address (4 or 16 bytes) and its port (4 bytes, big-endian), as 16
-    hex digits (haproxy's ``srv_set_dyncookie``)."""
+    """haproxy's cookie under ``cookie ... dynamic`` (``srv_set_dyncookie``): XXH64 of the key,
+    the packed IP address and the port (4 bytes, big-endian), as 16 hex digits."""
     ip = ipaddress.ip_address(address).packed
     return f"{xxh64(key.encode() + ip + port.to_bytes(4, 'big')):016x}"
 
@@ -135,11 +133,9 @@ def templates(text: str | None = None) -> list[tuple[str, str, list[str], str]]:
 
 
 def servers(text: str | None = None) -> list[tuple[str, str]]:
-    """(name, cookie value) of every ``server`` line of the sticky backend, in order. The
-    value is the line's own ``cookie`` or, under ``cookie ... dynamic``, the one haproxy
-    derives from its address (:func:`dynamic_cookie`); "" when the address is a name that
-    only DNS turns into an address (the shipped config's templates give no ``server``
-    line at all: use :func:`loopback_config` first)."""
+    """(name, cookie) of every ``server`` line of the sticky backend, in order: its own
+    ``cookie``, or under ``cookie ... dynamic`` :func:`dynamic_cookie` of its address ("" for
+    a DNS name; the shipped templates give no ``server`` line: :func:`loopback_config`)."""
     text = HAPROXY_CFG.read_text() if text is None else text
     body = sections(text)[sticky_backend(text)]
     dynamic = re.search(r"^\s*cookie\s.*\bdynamic\b", body, re.M)
@@ -159,10 +155,8 @@ def servers(text: str | None = None) -> list[tuple[str, str]]:
 
 
 def loopback_config(text: str, bind_port: int, server_ports: list[int]) -> str:
-    """deploy/haproxy.cfg with its one ``bind`` on 127.0.0.1:bind_port and each
-    ``server-template`` line replaced by one ``server`` line per port, named as the
-    template names its servers, the i-th at 127.0.0.1:server_ports[i] with the template's
-    options; nothing else changes."""
+    """deploy/haproxy.cfg with its ``bind`` on 127.0.0.1:bind_port and each
+    ``server-template`` as one ``server`` line per port, named as the template would."""
     binds = _BIND.findall(text)
     if len(binds) != 1:
         raise ValueError(f"expected one bind line in haproxy.cfg, found {len(binds)}")
@@ -240,9 +234,8 @@ class HAProxy:
 
     # -- the bench's two lines and what they tell (bench/class_hall.py)
     def add_stats_socket(self) -> None:
-        """Two lines for the bench in its copy of the config: a stats socket in ``global``,
-        where HAProxy says how many requests each replica holds (``show stat``: scur), and a
-        capture of the bench's request tag in the frontend (the log names each request)."""
+        """A stats socket (the requests each replica holds: :meth:`held`) and a capture of
+        the bench's request tag (the log names each request) in the config's copy."""
         self.sock = self.dir / "stats.sock"
         text = self.cfg.read_text()
         if "stats socket" not in text:

@@ -58,8 +58,7 @@ def kill(proc: subprocess.Popen | None) -> None:
 
 
 def cpu_s(pid: int) -> float:
-    """CPU seconds (user + system) of the process ``pid`` and its children (``/proc``, 10 ms
-    ticks)."""
+    """CPU seconds (user + system) of the process ``pid`` and its children (``/proc``)."""
     total = 0.0
     for p in [pid, *(int(x) for x in os.popen(f"pgrep -P {pid}").read().split())]:
         try:
@@ -108,11 +107,8 @@ def wait_http(url: str, proc: subprocess.Popen, timeout: float, what: str) -> No
 
 
 class Server:
-    """``streamlit run APP`` on loopback: headless, usage stats off, a free port.
-
-    Runs with the repository as working directory (so ``.streamlit/config.toml`` applies)
-    and the repository on ``PYTHONPATH`` (so ``bench/bare_app.py`` can import attnviz).
-    """
+    """``streamlit run APP`` on loopback, headless, on a free port, from the repository
+    (its ``.streamlit/config.toml``; on ``PYTHONPATH``, for ``bench/bare_app.py``)."""
 
     def __init__(
         self,
@@ -177,8 +173,7 @@ def servers(*apps: str | Path, **kw: Any) -> Iterator[list[Server]]:
 
 @contextlib.contextmanager
 def warm(app: str | Path = "app.py", **kw: Any) -> Iterator[Server]:
-    """The app, visited once over the websocket before it is measured (imports done,
-    ``st.navigation`` registered)."""
+    """The app, visited once over the websocket before it is measured (imports done)."""
     from stclient import Session
 
     with Server(app, **kw) as srv:
@@ -187,24 +182,9 @@ def warm(app: str | Path = "app.py", **kw: Any) -> Iterator[Server]:
         yield srv
 
 
-@contextlib.contextmanager
-def e2e_server() -> Iterator[Any]:
-    """The browser tests' app server (tests/e2e/e2e_app.py), for their ``BrowserSession``."""
-    from e2e_app import start_app_server, stop_app_server
-
-    server = start_app_server()
-    try:
-        yield server
-    finally:
-        stop_app_server(server)
-
-
 def server_like_pages() -> None:
-    """Make ``AppTest`` runs start in navigation mode, as a running server's do.
-
-    AppTest builds a new PagesManager on every run, which makes Streamlit treat an app with
-    a pages/ folder as a legacy multipage app until ``st.navigation`` runs (and attnviz's
-    page guard then reruns the page); a running server decides that once per process."""
+    """``AppTest`` runs in navigation mode, as a server's: AppTest's new PagesManager per run
+    would treat the pages/ folder as a legacy multipage app until ``st.navigation`` runs."""
     from streamlit.runtime.pages_manager import PagesManager
 
     init = PagesManager.__init__
@@ -280,8 +260,7 @@ def timed_ms(fn: Callable[[], object], repeat: int) -> float:
 
 
 def run_app(at: Any, what: str, clock: Callable[[], float] = time.perf_counter) -> float:
-    """Seconds of one ``at.run()`` (an AppTest) by ``clock``; a run that raised stops the
-    bench, naming ``what`` and the exceptions."""
+    """Seconds of one ``at.run()`` by ``clock``; a run that raised stops the bench."""
     t = clock()
     at.run()
     dt = clock() - t
@@ -297,8 +276,7 @@ def median(rows: list[dict], key: str) -> float:
 
 
 def show(data: dict, prefix: str = "") -> None:
-    """Print ``data`` a figure a line: nested keys joined by dots, a :func:`spread` as
-    ``p50 / p95 / max (n=)``."""
+    """Print ``data`` a figure a line (nested keys joined by dots, a :func:`spread` on one)."""
     for k, v in data.items():
         name = f"{prefix}{k}"
         if isinstance(v, dict) and set(v) == {"n", "p50", "p95", "max"}:
@@ -324,96 +302,3 @@ def write_json(path: str | Path | None, data: Any, say: bool = True, **kw: Any) 
         Path(path).write_text(json.dumps(data, indent=1, **kw))
         if say:
             print(f"wrote {path}")
-
-
-#: The start of a fresh process's script (:func:`run_fresh`): attnviz from ``argv[1]``, and
-#: ``med(fn, k)``: the median seconds of ``k`` calls of ``fn`` and its last result.
-CHILD_HEAD = r"""
-import json, statistics, sys, time
-sys.path.insert(0, sys.argv[1])
-
-def med(fn, k):
-    ts = []
-    for _ in range(k):
-        s = time.perf_counter()
-        r = fn()
-        ts.append(time.perf_counter() - s)
-    return statistics.median(ts), r
-"""
-
-
-def fresh_parser(doc: str, blas_threads: int | None) -> argparse.ArgumentParser:
-    """The flags of a bench in fresh processes: ``--repeat``, ``--json``, ``--blas-threads``."""
-    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
-    ap.add_argument("--repeat", type=int, default=5, help="fresh processes (default 5)")
-    ap.add_argument("--json", type=Path, help="also write all measurements here")
-    ap.add_argument(
-        "--blas-threads",
-        type=int,
-        default=blas_threads,
-        help=f"OPENBLAS_NUM_THREADS/OMP_NUM_THREADS of the children (default {blas_threads}; "
-        "0 = unset)",
-    )
-    return ap
-
-
-def fresh_env(ap: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, str]:
-    """The children's environment: this one, with ``--blas-threads`` set if given."""
-    if args.repeat < 1:
-        ap.error("--repeat must be >= 1")
-    env = dict(os.environ)
-    if args.blas_threads:
-        env["OPENBLAS_NUM_THREADS"] = env["OMP_NUM_THREADS"] = str(args.blas_threads)
-    return env
-
-
-def run_fresh(
-    child: str,
-    args: list[str],
-    repeat: int,
-    env: dict[str, str],
-    timeout: float,
-    extra: Callable[[dict], str] = lambda run: "",
-) -> list[dict]:
-    """Run ``python -c child *args`` ``repeat`` times, each in a fresh process; each prints
-    a JSON object of seconds (keys starting ``n_`` are counts or sizes, not times) as its
-    last line. Prints one line per process (``extra`` adds to it); returns the objects. A
-    process that fails ends this one (exit code 1) with the child's stderr printed."""
-    runs = []
-    for i in range(repeat):
-        p = subprocess.run(
-            [PYTHON, "-c", child, *args],
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-            env=env,
-        )
-        if p.returncode:
-            print(p.stderr, file=sys.stderr)
-            raise SystemExit(1)
-        runs.append(json.loads(p.stdout.strip().splitlines()[-1]))
-        times = [f"{k} {v * 1e3:.1f} ms" for k, v in runs[-1].items() if not k.startswith("n_")]
-        print(f"process {i + 1}/{repeat}: " + ", ".join(times) + extra(runs[-1]))
-    return runs
-
-
-def print_table(
-    rows: list[tuple[str, str, float | None]], runs: list[dict], width: int, inclusive: bool
-) -> bool:
-    """One line per ``(label, key, target seconds or None)``: the median and the maximum over
-    ``runs``, and whether the maximum meets the target (``<=`` when ``inclusive``, else
-    ``<``). Returns whether every target was met."""
-    op = "<=" if inclusive else "<"
-    print(f"\n{'what':{width}} {'median':>10} {'max':>10}  target")
-    ok = True
-    for label, key, target in rows:
-        vals = [r[key] for r in runs]
-        med, worst = statistics.median(vals), max(vals)
-        verdict = ""
-        if target is not None:
-            passed = worst <= target if inclusive else worst < target
-            ok &= passed
-            verdict = f"{op} {target * 1e3:.0f} ms: {'ok' if passed else 'MISSED'}"
-        print(f"{label:{width}} {med * 1e3:8.1f}ms {worst * 1e3:8.1f}ms  {verdict}")
-    return ok

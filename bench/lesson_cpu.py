@@ -31,9 +31,8 @@ def _typed(value: str, like: object) -> object:
 
 
 def go(at: AppTest, page: str, params: dict[str, str]) -> float:
-    """One rerun on ``page`` with the link ``params``: its process CPU time, s. The widgets
-    bound to the link take its values first, as the browser's front end does on a followed
-    link (AppTest would keep the session's)."""
+    """One rerun on ``page`` with the link ``params`` (the bound widgets take its values, as a
+    followed link's do in a browser): its process CPU time, s."""
     at.query_params.clear()
     at.query_params.update(params)
     for key, value in params.items():
@@ -69,8 +68,7 @@ def pair(at: AppTest, lesson: lessons.Lesson, a: int) -> dict[str, float]:
 
 
 def bar_cost(at: AppTest, lesson: lessons.Lesson, i: int, repeats: int) -> dict[str, float]:
-    """Median CPU ms of a rerun of stop ``i``'s page and settings without and with the tour's
-    parameters (alternated; no page switch, nothing recomputed): the bar's own cost."""
+    """The bar's own cost: median CPU ms of stop ``i``'s rerun without and with the tour."""
     stop = lesson.stops[i]
     tour = {**stop.settings, "lesson": lesson.slug, "stop": str(i + 1)}
     times: dict[str, list[float]] = {"plain": [], "tour": []}

@@ -60,14 +60,8 @@ def plan(students: int, questions: int, duration: float, rng: random.Random) -> 
 
 def lost_answers(store: ClassStore, code: str, last: dict[tuple[str, int], str]) -> int:
     """Acknowledged last answers that are not what the database holds."""
-    lost = 0
-    by_student: dict[str, dict[int, str]] = {}
-    for (student, item), answer in last.items():
-        by_student.setdefault(student, {})[item] = answer
-    for student, want in by_student.items():
-        got = {i: a for i, (a, _) in store.answers(code, student).items()}
-        lost += sum(got.get(i) != a for i, a in want.items())
-    return lost
+    stored = {s: store.answers(code, s) for s in {s for s, _ in last}}
+    return sum(stored[s].get(i, (None,))[0] != a for (s, i), a in last.items())
 
 
 def part_sqlite(args: argparse.Namespace) -> dict[str, Any]:

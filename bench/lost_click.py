@@ -1,9 +1,12 @@
 """Is a fragment's click lost when it reaches the server during a full run of the page?
 Issue 25 on Streamlit alone (``bench/fragment_app.py``), scenarios by how the full run ends;
-expected count 1 (docs/benchmarks.md, "No click lost").
+expected count 1. ``--sibling`` (headless Chromium): does the element after the fragment
+vanish, without and with the fragment in a slot of its own (docs/benchmarks.md, "No click
+lost"; bench/vanishing_sibling.py until issue 49)?
 
     python bench/lost_click.py                      # every scenario, 3 trials each
     python bench/lost_click.py --scenario stop --trials 5 --json lost_click.json
+    python bench/lost_click.py --sibling --trials 5
 """
 
 from __future__ import annotations
@@ -27,8 +30,7 @@ ENDS = {"stop": "stop", "raise": "raise", "rerun": "rerun"}
 
 
 def _message(s: Session, name: str, click: bool, fragment: bool = False) -> bytes:
-    """A rerun BackMsg as the browser sends it: the name's state, and the button's trigger
-    (a fragment rerun of the counter) when ``click``; ``fragment``: the counter alone."""
+    """A rerun BackMsg as the browser sends it: the name, the "+1" click when ``click``."""
     msg = BackMsg()
     cs = msg.rerun_script
     cs.page_script_hash = s.page_script_hash
@@ -91,9 +93,44 @@ def run(scenarios: list[str], args: argparse.Namespace, app: Path = APP) -> dict
         return {sc: [trial(srv.url, sc, args) for _ in range(args.trials)] for sc in scenarios}
 
 
+SIBLING = "I come after the fragment"
+
+
+def sibling_trial(browser, url: str, slow: float) -> dict:
+    """Type a name (a slow full run), click "+1" 0.3 s into it: what the page shows then."""
+    ctx, page = kit.tab(browser, (1280, 720))  # playwright's default window
+    try:
+        page.goto(url)
+        page.get_by_text(SIBLING).wait_for(timeout=30_000)
+        page.get_by_label("name").fill("ada")
+        page.get_by_label("name").press("Enter")
+        page.wait_for_timeout(300)
+        page.get_by_role("button", name="+1").click()  # waits behind the full run
+        page.wait_for_timeout(int(slow * 1000) + 3000)
+        page.locator('[data-testid=stApp][data-test-script-state="notRunning"]').wait_for()
+        body = page.inner_text("body")
+        return {"sibling shown": SIBLING in body, "clicks: 1 shown": "clicks: 1" in body}
+    finally:
+        ctx.close()
+
+
+def sibling(args: argparse.Namespace) -> dict[str, list[dict]]:
+    report = {}
+    with Server(APP) as srv, kit.browser() as browser:
+        for slot in ("0", "1"):
+            url = f"{srv.url}/?case=sibling&slow={args.full_run}&slot={slot}"
+            rows = [sibling_trial(browser, url, args.full_run) for _ in range(args.trials)]
+            report[f"slot={slot}"] = rows
+            print(f"slot={slot}: the line after the fragment shown in "
+                  f"{sum(r['sibling shown'] for r in rows)} of {len(rows)} trials; the click "
+                  f"counted in {sum(r['clicks: 1 shown'] for r in rows)}")  # fmt: skip
+    return report
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = kit.parser(__doc__)
     p.add_argument("--scenario", choices=SCENARIOS, action="append")
+    p.add_argument("--sibling", action="store_true", help="the vanishing sibling instead")
     p.add_argument("--trials", type=int, default=3)
     p.add_argument("--full-run", type=float, default=1.5, help="seconds of the slow full run")
     p.add_argument("--click-after", type=float, default=0.3, help="seconds into the full run")
@@ -106,9 +143,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    report = run(args.scenario or list(SCENARIOS), args)
-    for scenario, counts in report.items():
-        print(f"{scenario:>10}: clicks counted {counts} (1 click per trial)")
+    if args.sibling:
+        report = sibling(args)
+    else:
+        report = run(args.scenario or list(SCENARIOS), args)
+        for scenario, counts in report.items():
+            print(f"{scenario:>10}: clicks counted {counts} (1 click per trial)")
     kit.write_json(args.json, report, say=False)
     return 0
 

@@ -33,10 +33,8 @@ def label(fm: ForwardMsg) -> str:
 
 
 class Deflater:
-    """The bytes a message takes on the wire with permessage-deflate as the server and a
-    browser negotiate it (``server.enableWebsocketCompression``: the server's window 2^12,
-    its context kept from message to message, memLevel 5: the ``websockets`` defaults that
-    uvicorn uses): each message compressed and flushed, less the 4 bytes the extension strips."""
+    """A message's bytes under permessage-deflate as uvicorn's ``websockets`` does it (window
+    2^12, context kept, memLevel 5): compressed and flushed, less the 4 bytes stripped."""
 
     def __init__(self) -> None:
         self.z = zlib.compressobj(wbits=-12, memLevel=5)
@@ -70,8 +68,8 @@ class Probe(Session):
             self.ws.recv = recv
 
 
-#: Every request's response as the phone had it: [url, bytes as sent (headers and
-#: compressed body), body bytes decoded]; once the state, the answers and the hello came.
+#: Every response as the phone had it: [url, bytes sent, body bytes decoded]; then whether
+#: the state, the answers and the hello came.
 LOADED_JS = """() => performance.getEntriesByType('navigation')
   .concat(performance.getEntriesByType('resource'))
   .map(e => [e.name, e.transferSize, e.decodedBodySize])"""
@@ -80,9 +78,8 @@ SETTLED_JS = """() => ['state', 'mine', 'hello'].every(k => performance
 
 
 def join_bytes(langs: list[str], contexts: int, detail: bool) -> None:  # pragma: no cover
-    """The phone page (``/join?class=``, the join link as the teacher's page makes it: with
-    ``&lang=`` unless English) in each language, in fresh browser contexts (390x844): its
-    bytes as sent and decoded, the median of ``contexts``, and the ratio to the first."""
+    """The phone page (``/join?class=``, ``&lang=`` unless English) in fresh 390x844 contexts:
+    its bytes as sent and decoded, the median of ``contexts``, the change from the first."""
     import tempfile
 
     from attnviz.classroom import DATA_DIR_ENV, exercises

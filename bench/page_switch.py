@@ -34,8 +34,7 @@ PAGES = {
 PLAIN = {"one": "Page one", "two": "Page two"}
 CLASS = 60
 
-# Every chart of the page drawn: the script is not running, every board has drawn its last
-# data, nothing was redrawn for `quiet` ms since `since`.
+# Every chart drawn: script not running, every board drawn, no redraw for `quiet` ms.
 DONE_JS = """([since, quiet]) => {
   const b = window.__bench;
   const app = document.querySelector('[data-testid="stApp"]');
@@ -85,11 +84,8 @@ def open_tab(browser, url: str, quiet: float, timeout: float):
 
 
 def load(page, url: str, quiet: float, timeout: float) -> None:
-    """Go to ``url``, instrument the page, wait until it is drawn and quiet. Not goto's wait
-    for the `load` event: serve.py's page runs plotly.js as it arrives, which can hold `load`
-    back, and on a loaded machine the charts drew before the marks came (CI, stop 54: 90 s
-    waiting for a draw that was over); a view drawn before them is settled by its boards'
-    state (`settle`)."""
+    """Go to ``url``, instrument the page, wait until it is drawn and quiet (not for `load`:
+    the charts may draw before the marks come, then the boards' state settles it)."""
     page.goto(url, wait_until="commit")
     page.wait_for_selector('[data-testid="stApp"]')
     page.evaluate(INSTRUMENT_JS)
@@ -141,9 +137,8 @@ def switch(
 
 
 def languages(args, pages: list[str], app, browser) -> dict:
-    """``--langs``: the same switches in one tab per language (``?lang=``), the languages'
-    order reversed every other round (issue 45). Per language: the medians, and the median
-    of the per-switch ratios to the first language (the same round and page)."""
+    """``--langs``: the switches in one tab per language (issue 45): the medians, and the
+    median of the ratios to the first language's switch of the same round and page."""
     from attnviz import i18n
 
     codes, titles = args.langs.split(","), {}
@@ -199,8 +194,7 @@ def split(profile: dict, t0_us: float, t1_us: float) -> dict[str, float]:
     parent = {c: n["id"] for n in profile["nodes"] for c in n.get("children", [])}
 
     def url_of(i: int) -> str:
-        """A node's script; a native function (getBoundingClientRect: the forced layout of
-        its caller) counts as its nearest caller with a script."""
+        """A node's script, or its nearest caller's (a native function's layout: its caller)."""
         while i is not None:
             u = nodes[i]["callFrame"].get("url", "")
             if u:
@@ -218,10 +212,8 @@ def split(profile: dict, t0_us: float, t1_us: float) -> dict[str, float]:
 
 
 def intervals(profile: dict) -> list[tuple[int, float, float]]:
-    """(node, start, end) per sample, in time order: a sample stands for the time since the
-    one before it, (start, end]. V8 does not promise samples in time order (a time delta can
-    be negative, and DevTools sorts them too); taken in the order given, two samples' intervals
-    would overlap and a split could hold more time than its window."""
+    """(node, start, end] per sample, sorted by time: V8's time deltas can be negative, and
+    unsorted intervals would overlap (a split holding more time than its window)."""
     t, stamped = profile["startTime"], []
     for node, dt in zip(profile["samples"], profile["timeDeltas"], strict=True):
         t += dt
@@ -244,8 +236,7 @@ def profiled_switch(page, cdp, fetched, title: str, quiet: float, timeout: float
         """(n) => [window.__ws.recvs.slice(n), window.__bench.clicks.slice(-1)[0]]""", n_recv
     )
     after = [m[0] - t_click for m in recvs if m[0] >= t_click]
-    # the profile's clock (µs) is not performance.now(): the click is found in the profile
-    # itself, by the marker function the click listener runs (CLICKS_JS)
+    # the profile's clock (µs) is not performance.now(): the click is found by its marker
     t0 = marker_time(prof)
     aligned = "click"
     if t0 is None:  # no sample in the marker: the profile's end is about `stopped`
@@ -260,9 +251,7 @@ def profiled_switch(page, cdp, fetched, title: str, quiet: float, timeout: float
     }
 
 
-# The click's time in performance.now() (for the websocket's marks) and, in the profile's own
-# clock, a 4 ms marker function the profiler should not miss (a loaded machine's sampler
-# may: then the profile is aligned at its end, see profiled_switch).
+# The click's time in performance.now(), and a 4 ms marker function the profiler sees.
 CLICKS_JS = """() => { window.__bench.clicks = window.__bench.clicks || [];
   function __benchClickMarker() { const t = performance.now(); while (performance.now() - t < 4); }
   document.addEventListener('click', e => {
@@ -288,10 +277,8 @@ def marker_time(profile: dict) -> float | None:
 
 
 def interleaved(args, browser, urls: dict[str, str], title, pages: list[str]) -> tuple:
-    """One tab per ``urls`` entry; each round, for each of ``pages``, a switch in every tab
-    (to ``title(tab, page, switch index)``; ``--langs``: the tabs' order reversed every other
-    round; ``--profile``: under CDP ``Profiler``). The rows per tab, and the plotly.js bytes
-    of each tab's first page."""
+    """One tab per ``urls`` entry; per round and page a switch in every tab, to ``title(tab,
+    page, index)``: the rows per tab, and the plotly.js bytes of each tab's first page."""
     tabs = {}
     for name, url in urls.items():
         ctx, page, fetched = open_tab(browser, url, args.quiet, args.timeout)
@@ -322,8 +309,7 @@ def interleaved(args, browser, urls: dict[str, str], title, pages: list[str]) ->
 
 
 def profile(rows: dict[str, list[dict]]) -> dict:
-    """``--profile``'s medians per app (the main thread's split only from the profiles
-    aligned on the click's marker)."""
+    """``--profile``'s medians per app (the split from the profiles aligned on the click)."""
     out: dict = {}
     keys = ("wall", "first_msg", "last_msg", *BUCKETS)
     for name, rs in rows.items():
@@ -360,8 +346,7 @@ def compared(rows: dict[str, list[dict]], pages: list[str], plotly: int) -> dict
 
 
 def settle(page, quiet: float, timeout: float) -> None:
-    """A view just loaded, drawn and quiet for ``quiet`` ms (its charts may have drawn before
-    the instrumentation came: then no plot event is seen, the drawn boards are enough)."""
+    """A view just loaded, drawn and quiet for ``quiet`` ms (drawn boards are enough)."""
     deadline, calm = time.monotonic() + timeout, None
     while time.monotonic() < deadline:
         s = page.evaluate(DONE_JS, [0, quiet])

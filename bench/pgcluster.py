@@ -22,8 +22,7 @@ INSTALL_HINT = "apt-get install postgresql (Debian's package: initdb and pg_ctl)
 
 
 def pg_bindir() -> Path | None:
-    """The directory of ``initdb`` and ``pg_ctl``: Debian's newest
-    /usr/lib/postgresql/<version>/bin, or the PATH; None if PostgreSQL is not installed."""
+    """Debian's newest /usr/lib/postgresql/<version>/bin, else the PATH's initdb; or None."""
     found = sorted(
         glob.glob("/usr/lib/postgresql/*/bin/initdb"),
         key=lambda p: int(Path(p).parts[-3]) if Path(p).parts[-3].isdigit() else 0,

@@ -3,6 +3,8 @@
 streamlit run bench/plain_pages.py
 """
 
+from functools import partial
+
 import streamlit as st
 
 from bench.plain_charts import heatmaps, sidebar
@@ -14,18 +16,10 @@ def charts(page: str) -> None:
     heatmaps(ss.N, ss.D, ss.heads, ss.seed, ss.scale, ss.mask, key=page)
 
 
-def page_one() -> None:
-    charts("Page one")
-
-
-def page_two() -> None:
-    charts("Page two")
-
-
 nav = st.navigation(
     [
-        st.Page(page_one, title="Page one", url_path="one", default=True),
-        st.Page(page_two, title="Page two", url_path="two"),
+        st.Page(partial(charts, "Page one"), title="Page one", url_path="one", default=True),
+        st.Page(partial(charts, "Page two"), title="Page two", url_path="two"),
     ]
 )
 sidebar()

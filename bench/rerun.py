@@ -34,9 +34,8 @@ def timed(at: AppTest, seed: int | None) -> float:
 
 
 def payload(at: AppTest) -> tuple[int, int]:
-    """Bytes of chart data sent to the browser and the number of charts: the plotly JSON of
-    ``st.plotly_chart`` elements (the bare page) plus the JSON data of attnviz's board
-    components (each holds the figures of a page section)."""
+    """Bytes of chart data and the number of charts: ``st.plotly_chart``'s JSON (the bare
+    page) and the boards' data (each holds a page section's figures)."""
     specs = [c.proto.spec for c in at.get("plotly_chart")]
     size, count = sum(len(s.encode()) for s in specs), len(specs)
     for el in at.get("bidi_component"):  # components v2 (the board): its data, JSON bytes

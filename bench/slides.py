@@ -8,7 +8,7 @@ Chromium (docs/benchmarks.md, "Slides"); the targets are asserted by
 from __future__ import annotations
 
 import kit
-from e2e_app import BrowserSession
+from e2e_app import BrowserSession, start_app_server, stop_app_server
 
 #: (name, link, window, chart keys, the element scrolled under the header or None)
 VIEWS = [
@@ -74,8 +74,12 @@ def measure(browser, server, view) -> dict:
 
 def main() -> None:
     args = kit.parser(__doc__, "also write the rows to this file").parse_args()
-    with kit.e2e_server() as server, kit.browser() as browser:
-        rows = [measure(browser, server, view) for view in VIEWS]
+    server = start_app_server()  # the browser tests' server, for their BrowserSession
+    try:
+        with kit.browser() as browser:
+            rows = [measure(browser, server, view) for view in VIEWS]
+    finally:
+        stop_app_server(server)
     for r in rows:
         for key, c in r["charts"].items():
             print(

@@ -16,7 +16,7 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.NumberInput_pb2 import NumberInput
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
-# Element types that are widgets, and the WidgetState field their value travels in.
+# The widgets the benches set, and the WidgetState field their value travels in.
 WIDGET_KINDS = {
     "slider": "double_array_value",
     "selectbox": "string_value",
@@ -24,14 +24,7 @@ WIDGET_KINDS = {
     "number_input": "double_value",
     "checkbox": "bool_value",
     "text_input": "string_value",
-    "text_area": "string_value",
-    "select_slider": "string_array_value",
-    "multiselect": "string_array_value",
-    "button_group": "string_array_value",
-    "color_picker": "string_value",
     "button": "trigger_value",
-    "download_button": "trigger_value",
-    "file_uploader": "file_uploader_state_value",
 }
 SUCCESS = {
     ForwardMsg.FINISHED_SUCCESSFULLY,
@@ -80,13 +73,10 @@ class Session:
         self.query_string = query
         self.timeout = timeout
         self.widgets: dict[str, Widget] = {}
-        # Like the frontend, remember every widget value the user set and send them all on
-        # each rerun; URL-bound widgets also get their query parameter rewritten (the server
-        # seeds a bound widget from the URL when the client sends no state for it).
+        # Every value the user set, sent on each rerun (a bound widget's URL rewritten too).
         self.sent: dict[str, WidgetState] = {}
-        # The frontend's message cache: hashes of the big (cacheable) element messages seen
-        # in the last runs; the server then sends a short reference instead of an element
-        # that did not change (Streamlit's global.maxCachedMessageAge, 2 runs).
+        # The frontend's cache: hashes of the cacheable messages of the last 2 runs, which
+        # the server then sends as short references.
         self.cached: dict[str, int] = {}
         self.runs = 0
         self.ws: websocket.WebSocket | None = None
@@ -127,17 +117,12 @@ class Session:
         elif w.kind == "number_input":
             v = int(value) if w.proto.data_type == NumberInput.INT else float(value)
             st_.double_value = v
-        elif field_name == "string_array_value":
-            vals = value if isinstance(value, list | tuple) else [value]
-            st_.string_array_value.data.extend(str(v) for v in vals)
         elif field_name == "string_value":
             st_.string_value = str(value)
         elif field_name == "bool_value":
             st_.bool_value = bool(value)
-        elif field_name == "trigger_value":
-            st_.trigger_value = True
         else:
-            raise ValueError(f"cannot set a {w.kind} widget")
+            st_.trigger_value = True
         return st_
 
     def _set_query_param(self, qkey: str, value: Any) -> None:
