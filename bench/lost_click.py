@@ -135,8 +135,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--full-run", type=float, default=1.5, help="seconds of the slow full run")
     p.add_argument("--click-after", type=float, default=0.3, help="seconds into the full run")
     p.add_argument(
-        "--fast-reruns", action=argparse.BooleanOptionalAction, default=True,
-        help="runner.fastReruns (attnviz's setting: on)",
+        "--fast-reruns", action=argparse.BooleanOptionalAction, default=False,
+        help="runner.fastReruns (attnviz's setting: off; Streamlit's default: on)",
     )  # fmt: skip
     return p.parse_args(argv)
 

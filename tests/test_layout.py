@@ -69,6 +69,7 @@ REPO_TESTS = {
     "test_package.py": "the wheel (pyproject.toml)",
     "test_readme.py": "README.md and docs/",
     "test_recipes.py": "docs/architecture.md's recipes, followed on a scratch copy",
+    "test_rerun_race.py": ".streamlit/config.toml's runner.fastReruns on a real server",
     "test_serving.py": ".streamlit/, the Dockerfile, unsafe HTML",
 }
 #: The library: importable without streamlit and plotly.

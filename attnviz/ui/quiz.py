@@ -48,7 +48,7 @@ def in_slot(fragment: Callable[..., object], *args: object) -> None:
     block as stale at the end of the full run, the page's later elements move up one
     place, and the fragment's new block lands on the next element's place, replacing
     it: a question card, the Reveal button or the open question vanished until the next
-    full run (bench/vanishing_sibling.py). In a slot of its own the fragment has no
+    full run (bench/lost_click.py --sibling). In a slot of its own the fragment has no
     sibling to replace. docs/architecture.md, "No click is lost"."""
     with st.container():
         fragment(*args)
