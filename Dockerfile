@@ -5,7 +5,8 @@
 FROM python:3.11.7-slim
 
 # One BLAS thread per process: a class of sessions shares the cores, and multi-threaded
-# OpenBLAS on small matrices under contention was ~10x slower (bench/minilm.py --blas-threads).
+# OpenBLAS on small matrices under contention was ~10x slower
+# (bench/real_models.py minilm --blas-threads).
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     OPENBLAS_NUM_THREADS=1 \

@@ -9,7 +9,7 @@ import streamlit as st
 from attnviz import ui
 from attnviz.classroom import lessons
 from attnviz.i18n import _, ngettext
-from attnviz.ui import live_source, tour
+from attnviz.ui import live_source, navlinks, tour
 
 ui.page_guard()  # a deep link before app.py ran: switch to navigation and rerun
 st.title(_("Lessons"), anchor=False)
@@ -40,19 +40,19 @@ def _lesson(x: lessons.Listed) -> None:
         )
         start = tour.stop_url(lesson, 0, present=False)
         show = tour.stop_url(lesson, 0, present=True)
-        links = tour.link_html(_("Start the tour"), start, primary=True, key=f"start-{x.slug}")
+        links = navlinks.link_html(_("Start the tour"), start, primary=True, key=f"start-{x.slug}")
         # shown by the browser when it kept this lesson's progress (board/js/navlinks.js)
-        links += tour.link_html(
+        links += navlinks.link_html(
             _("Resume where you left off"), start, key=f"resume-{x.slug}", resume=x.slug
         )
-        links += tour.link_html(_("Present it"), show, key=f"present-{x.slug}")
+        links += navlinks.link_html(_("Present it"), show, key=f"present-{x.slug}")
         klass = live_source.class_url(lesson)  # its typed questions: a live class's set
         if klass is not None:
-            links += tour.link_html(
+            links += navlinks.link_html(
                 _("Start a class with its questions"), klass, key=f"class-{x.slug}"
             )
         st.html(
-            f'{tour.CSS}<nav class="tour-links" aria-label="{html.escape(title)}">{links}</nav>'
+            f'{navlinks.CSS}<nav class="tour-links" aria-label="{html.escape(title)}">{links}</nav>'
         )
         with st.expander(_("The stops")):
             items = "".join(

@@ -415,7 +415,7 @@ def _raw_html_calls_of(tree):
 #: (tests/ui/test_tour.py shows a "<script>" title written, not run).
 REVIEWED = {
     "attnviz/ui/tour.py:_links": "links: html.escape'd labels and URLs (link_html)",
-    "attnviz/ui/tour.py:bar": "the bar's CSS (tour.CSS, a literal)",
+    "attnviz/ui/tour.py:bar": "the bar's CSS (navlinks.CSS, a literal)",
     "attnviz/ui/tour.py:_summary": "the stops' titles and URLs, html.escape'd",
     "pages/lessons.py:_lesson": "the lesson's links and stop titles, html.escape'd",
     "attnviz/ui/streamlit_private.py:slide_math_css": "CSS with a number (px)",

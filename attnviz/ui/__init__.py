@@ -51,6 +51,7 @@ imports streamlit. Its parts:
   overlay hook); :mod:`~attnviz.ui.asks`: each page's questions, one call per page.
 - :mod:`~attnviz.ui.tour`: a lesson played as a tour (the bar above the page);
   :mod:`~attnviz.ui.lesson_links`: what a lesson's link may hold (``check_link``);
+  :mod:`~attnviz.ui.navlinks`: in-app links drawn as buttons (the tour's, the Lessons page's);
   :mod:`~attnviz.ui.lesson_build`: the sidebar's "Build a lesson".
 - :mod:`~attnviz.ui.streamlit_private`: Streamlit's internals behind one door (the only
   module that imports Streamlit's runtime or names Streamlit's markup).

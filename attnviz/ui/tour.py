@@ -29,7 +29,7 @@ import streamlit as st
 from attnviz import i18n
 from attnviz.classroom import exercises, lessons
 from attnviz.i18n import _
-from attnviz.ui import lesson_links, lesson_look, links, present
+from attnviz.ui import lesson_links, lesson_look, links, navlinks, present
 from attnviz.ui.board import BELOW_KEY
 from attnviz.ui.controls import DEFAULTS
 from attnviz.ui.text import plain_text
@@ -169,34 +169,6 @@ def stop_url(
     return f"./{path}?{urlencode(params)}"
 
 
-def link_html(
-    label: str, url: str, *, primary: bool = False, key: str = "", shortcut: str = "",
-    resume: str = "",
-) -> str:  # fmt: skip
-    """An in-app link as a button (data-attnviz-nav: followed within the session,
-    board/js/navlinks.js; ``shortcut``: the key that follows it on a slide, PageDown/PageUp;
-    ``resume``: a lesson's slug, the link hidden until navlinks.js finds that lesson's
-    progress in the browser's storage and points it there)."""
-    kind = "primary" if primary else "secondary"
-    keys = f' data-attnviz-key="{shortcut}" aria-keyshortcuts="{shortcut}"' if shortcut else ""
-    keys += f' data-attnviz-resume="{html.escape(resume)}" hidden' if resume else ""
-    return (
-        f'<a class="tour-link tour-{kind}" data-tour="{key}" data-attnviz-nav{keys} '
-        f'href="{html.escape(url)}" target="_self">{html.escape(label)}</a>'
-    )
-
-
-CSS = """<style>
-.tour-links{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}
-.tour-link{display:inline-flex;align-items:center;min-height:44px;padding:0 1rem;
- border-radius:.5rem;border:1px solid rgba(49,51,63,.3);text-decoration:none!important;
- color:inherit!important;font-weight:600}
-.tour-primary{background:#d6336c;border-color:#d6336c;color:#fff!important}
-.tour-link:focus-visible{outline:3px solid #1c7ed6;outline-offset:2px}
-.tour-link[hidden]{display:none}
-</style>"""
-
-
 def _changed(stop: lessons.Stop) -> bool:
     """Whether the student moved a control of the stop's view (a widget's value, else the
     link's: the URL drops a widget's default value)."""
@@ -231,16 +203,16 @@ def _links(tour: Tour, page: str) -> None:
     parts = []
     if i > 0:
         url = stop_url(lesson, i - 1, tour.answers)
-        parts.append(link_html(_("← Back"), url, key="back", shortcut=back))
+        parts.append(navlinks.link_html(_("← Back"), url, key="back", shortcut=back))
     if not tour.at_summary:
         last = i == len(lesson) - 1
         label = _("Finish: the summary") if last else _("Next →")
         url = stop_url(lesson, i + 1, tour.answers)
-        parts.append(link_html(label, url, primary=True, key="next", shortcut=ahead))
+        parts.append(navlinks.link_html(label, url, primary=True, key="next", shortcut=ahead))
         stop = tour.stop
         if page != stop.page or _changed(stop):
             url = stop_url(lesson, i, tour.answers)
-            parts.append(link_html(_("Back to the lesson's view"), url, key="view"))
+            parts.append(navlinks.link_html(_("Back to the lesson's view"), url, key="view"))
     label, said = html.escape(_("Lesson")), html.escape(announcement(tour))
     # navlinks.js: the stop said to a screen reader, the progress kept in the browser
     st.html(  # no <style> here: the bar's CSS is an element of its own (bar)
@@ -443,7 +415,7 @@ def bar(page: str) -> None:
         return
     # the bar's CSS: style only (no space taken) and the same at every stop, so a stop change
     # does not put a new style sheet into the document (a whole-page restyle in the browser)
-    st.html(CSS)
+    st.html(navlinks.CSS)
     if present.presenting() and not tour.at_summary:
         _slide_bar(tour, page)
         return

@@ -310,6 +310,18 @@ test("fitGrid: small multiples get square cells, as tall as the room allows", ()
   assert.ok(Math.abs(w - h) < 2, [w, h]);
 });
 
+test("fitGrid: the figure's own height is a floor, unless the page keeps room under it", () => {
+  // two rows of two whose own height (740, as the Learned page's heads) is more than the room
+  const layout = Object.assign(gridLayout(4, 2), { height: 740 });
+  const kept = presenterFill(layout, [], { width: 1000, height: 600 })[0];
+  assert.equal(kept.height, 740); // the own height wins: the slide scrolls to the chart
+  // a lesson's question under the charts (room.below): the room wins, the question stays on screen
+  const fitted = presenterFill(layout, [], { width: 1000, height: 600, below: 60 })[0];
+  assert.ok(fitted.height <= 600, fitted.height);
+  const [w, h] = plotPx(fitted, 3, 1000);
+  assert.ok(Math.abs(w - h) < 2, [w, h]); // still square
+});
+
 test("fitGrid: plots that share their x labels have them under each column's last only", () => {
   // issue 47: a slide's heads in a layer a row; the upper row's labels and title repeated
   // the lower's and took the rows' gap, so the heads were smaller

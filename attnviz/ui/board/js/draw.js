@@ -382,6 +382,7 @@ export function draw(board, args) {
   const rooms = cells.map((c) => ({
     width: c.cell.clientWidth,
     height: !fill ? 0 : reserve ? fitted : screenBelow(c.cell, under),
+    below: fill ? under : 0,
   }));
   const jobs = figs.map((f, i) => {
     const c = cells[i];

@@ -506,7 +506,9 @@ export function fitGrid(layout, room, cols, measure = estimateWidth) {
   side = Math.max(side, 40);
   const cw = (side * g.m) / Math.max(g.m, g.n); // plot width and height, square cells
   const chh = (side * g.n) / Math.max(g.m, g.n);
-  const P = Math.max(rows * chh + gap * (rows - 1), own - t - b);
+  // never lower than the figure's own height, unless the page keeps room under the charts
+  // (`room.below`: a lesson's question on a slide), which that floor would push off screen
+  const P = Math.max(rows * chh + gap * (rows - 1), room.below ? 0 : own - t - b);
   // the figure only as wide as its plots and colour bar (the bar beside the last column)
   const W = Math.min(room0, c * cw + hgap * (c - 1));
   const out = Object.assign({}, layout, {
