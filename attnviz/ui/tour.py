@@ -22,7 +22,7 @@ from __future__ import annotations
 import html
 import os
 from dataclasses import dataclass
-from urllib.parse import parse_qsl, urlencode, urlsplit
+from urllib.parse import urlencode
 
 import streamlit as st
 
@@ -125,10 +125,9 @@ def enter(files: dict[str, str]) -> None:
     if STOP_PARAM in st.query_params:
         return
     tour = current()
-    if not isinstance(tour, Tour) or tour.lesson.stops[0].page not in files:
-        return  # no lesson, or one that cannot be played: bar() says why
-    query = urlsplit(stop_url(tour.lesson, 0, tour.answers)).query
-    st.switch_page(files[tour.lesson.stops[0].page], query_params=dict(parse_qsl(query)))
+    page = tour.lesson.stops[0].page if isinstance(tour, Tour) else None
+    if page in files:  # else no lesson, or one that cannot be played: bar() says why
+        st.switch_page(files[page], query_params=stop_params(tour.lesson, 0, tour.answers))
 
 
 def _is_default(key: str, raw: str, settings: dict[str, str]) -> bool:
@@ -146,15 +145,15 @@ def _is_default(key: str, raw: str, settings: dict[str, str]) -> bool:
     return default is not None and links.same(raw, default)
 
 
-def stop_url(
+def stop_params(
     lesson: lessons.Lesson,
     index: int,
     answers: dict[int, bool] | None = None,
     present: bool | None = None,
-) -> str:
-    """The link of stop ``index`` (``len(lesson)``: the summary, on the last stop's page):
-    its page and settings, the tour's parameters, the shown language and the presenter view
-    (``present``: on or off; None: as in the current link)."""
+) -> dict[str, str]:
+    """The URL parameters of stop ``index`` (``len(lesson)``: the summary, on the last
+    stop's page): its settings, the tour's parameters, the shown language and the presenter
+    view (``present``: on or off; None: as in the current link)."""
     stop = lesson.stops[min(index, len(lesson) - 1)]
     params = {k: v for k, v in stop.settings.items() if not _is_default(k, v, stop.settings)}
     params |= {k: st.query_params[k] for k in CARRIED if k in st.query_params}
@@ -164,6 +163,18 @@ def stop_url(
     params |= {PARAM: lesson.slug, STOP_PARAM: str(index + 1)}
     if answers:
         params[ANSWERS_PARAM] = _answers_param(answers)
+    return params
+
+
+def stop_url(
+    lesson: lessons.Lesson,
+    index: int,
+    answers: dict[int, bool] | None = None,
+    present: bool | None = None,
+) -> str:
+    """The link of stop ``index``: its page and :func:`stop_params`."""
+    stop = lesson.stops[min(index, len(lesson) - 1)]
+    params = stop_params(lesson, index, answers, present)
     # the first page's address is the app's own ("/"): "/playground" is not one of its pages
     path = "" if stop.page == lesson_links.slugs()[0] else stop.page
     return f"./{path}?{urlencode(params)}"
