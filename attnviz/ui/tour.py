@@ -368,12 +368,13 @@ def _slide_bar(tour: Tour, page: str) -> None:
     lesson, stop = tour.lesson, tour.stop
     with st.container(border=True, key="tour_bar"):
         c1, c2, c3 = st.columns([5, 2, 3], vertical_alignment="center")
-        # one line (the slide keeps the screen): the stop; the lesson's title in the popover
-        c1.markdown(
-            _("Stop {i} of {n}: {title}").format(
-                i=tour.index + 1, n=len(lesson), title=f"**{shown(lesson, stop.title)}**"
-            )
+        # one line (the slide keeps the screen): the stop; the lesson's title in the popover.
+        # Bold around the whole line, not inside {title}: a right-to-left catalog isolates the
+        # title (U+2068 ... U+2069), and "**" between "؟" and U+2069 closes no bold
+        said = _("Stop {i} of {n}: {title}").format(
+            i=tour.index + 1, n=len(lesson), title=plain_text(shown(lesson, stop.title))
         )
+        c1.markdown(f"**{said}**")
         with c2.popover(_("The stop's text")):
             st.caption(shown(lesson, lesson.title))
             if stop.text:

@@ -217,3 +217,14 @@ def test_on_a_slide_pinned_to_one_step_the_remote_s_keys_go_to_the_lesson():
     alone = _open(stop.page, {**stop.settings, "present": "1"})
     keys = [alone.button(key=f"present_{b}").proto.shortcut for b in ("next", "prev")]
     assert keys == ["pagedown", "pageup"]  # as Streamlit writes them
+
+
+def test_the_slide_bar_s_bold_survives_a_right_to_left_catalog():
+    """In Arabic the title is isolated (U+2068 ... U+2069): "**" put inside it, after a
+    title's "؟", closed no bold and showed as two asterisks; the bold wraps the whole line."""
+    i = next(k for k, s in enumerate(INTRO.stops) if s.title.rstrip().endswith("?"))
+    at = _stop(i, present="1", lang="ar")
+    line = [m.value for m in at.markdown if f"{i + 1}" in m.value and "12" in m.value]
+    assert len(line) == 1, [m.value for m in at.markdown]
+    assert line[0].startswith("**") and line[0].endswith("**")
+    assert "**\u2069" not in line[0] and "\u2068**" not in line[0]
