@@ -6,11 +6,14 @@ until the server answered (tests/e2e/test_class_e2e.py: offline, then sent). Her
 classroom's case: six phones on a busy server (two CPU burners) type a nickname and at once
 press Check, just after a Reveal that every phone's long poll receives: all six verdicts
 show, all six answers and nicknames are stored once, every phone shows the revealed answer.
-And a phone that presses Check twice quickly, then changes its answer, ends with its last
-answer stored once.
+And a phone that presses Check twice quickly, then changes its answer while the first POST
+is still unanswered (held here, so the order is not left to the machine's load), ends with
+its last answer stored once.
 """
 
 from __future__ import annotations
+
+import re
 
 import pytest
 from class_helpers import Phone, app_server, cpu_burners, data_dir  # noqa: F401
@@ -62,13 +65,25 @@ def test_a_changed_answer_ends_stored_once(browser, app_server, data_dir):  # no
     try:
         phone.open(f"/join?class={code}")
         phone.page.get_by_role("heading", name=f"Live class {code}").wait_for()
+        held = []  # the first answer's POST, kept unanswered until the last Check is in
+
+        def hold_first(route):
+            if held:
+                route.continue_()
+            else:
+                held.append(route)
+
+        phone.page.route(re.compile(r"/answer(\?|$)"), hold_first)
         box = phone.card(3).get_by_label("Your answer")
         check = phone.card(3).get_by_role("button", name="Check")
         box.fill("1")
         check.click()
+        phone.page.wait_for_function("() => true")  # pumps the route handler
         check.click()
         box.fill("2")
         check.click()
+        assert len(held) == 1, "the first Check's POST was not held"
+        held[0].continue_()
         phone.page.wait_for_function(
             "() => JSON.parse(localStorage.getItem(Object.keys(localStorage)"
             ".find(k => k.startsWith('attnviz-outbox-'))) || '[]').length === 0",

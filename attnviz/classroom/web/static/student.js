@@ -129,7 +129,8 @@ class Outbox {
           continue;
         }
         this.wait = 0;
-        this.items.shift();
+        // the entry sent, not the first: a newer answer may have replaced it meanwhile
+        this.items = this.items.filter((e) => e !== entry);
         this.save();
       }
     } finally {
