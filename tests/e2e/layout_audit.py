@@ -495,3 +495,66 @@ def verdict(walk: Walk, group: str, known_breaches: dict[tuple[str, str], str]) 
         + "\n".join(lines)
         + f"\n\nKNOWN entries that no longer occur (delete them): {gone}"
     )
+
+
+# --------------------------------------------------------------------------- touch screens
+
+# Every chart of the page: its box, its title's extent, whether a mode bar is drawn, the
+# widest value written in a heatmap cell against the cell's width, a legend's box against
+# the plot area's; and how far the page reaches past the window sideways.
+LAYOUT_JS = """() => {
+  const main = document.querySelector('[data-testid="stMain"]');
+  const charts = [];
+  for (const cell of document.querySelectorAll('.attnviz-board .cell[data-key]')) {
+    const gd = cell.querySelector('.js-plotly-plot');
+    if (!gd || !gd._fullLayout || cell.offsetParent === null) continue;
+    const box = gd.querySelector('.main-svg').getBoundingClientRect();
+    const title = gd.querySelector('.gtitle');
+    const t = title ? title.getBoundingClientRect() : null;
+    const fl = gd._fullLayout;
+    let widest = 0, cellW = null;
+    const heat = (gd._fullData || []).find(d => d.type === 'heatmap' && d.texttemplate);
+    if (heat && fl.xaxis) {
+      const texts = Array.from(gd.querySelectorAll('.heatmaplayer text'))
+        .filter(e => e.textContent.trim());
+      widest = Math.max(0, ...texts.map(e => e.getBoundingClientRect().width));
+      const n = heat.z && heat.z[0] ? heat.z[0].length : 1;
+      cellW = texts.length ? fl.xaxis._length / n : null;
+    }
+    const legend = gd.querySelector('.legend');
+    const drag = gd.querySelector('.nsewdrag');
+    let legendOverPlot = false;
+    if (legend && drag && legend.getBoundingClientRect().width > 0) {
+      const a = legend.getBoundingClientRect(), b = drag.getBoundingClientRect();
+      const inside = fl.legend && fl.legend.x < 1 && fl.legend.orientation !== 'h';
+      legendOverPlot = !inside && a.left < b.right - 1 && a.right > b.left + 1
+        && a.top < b.bottom - 1 && a.bottom > b.top + 1;
+    }
+    charts.push({key: cell.dataset.key, width: Math.round(box.width),
+      left: box.left, right: box.right, top: Math.round(box.top),
+      title: t && t.width ? {left: t.left, right: t.right, text: title.textContent} : null,
+      modebar: !!gd.querySelector('.modebar-container .modebar'),
+      widest, cellW, legendOverPlot});
+  }
+  return {doc: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+          main: main ? main.scrollWidth - main.clientWidth : 0,
+          width: window.innerWidth, charts};
+}"""
+
+
+def layout_problems(layout: dict) -> list[str]:
+    """What the page shows cut, overlapping or past the window's edge."""
+    out = []
+    if layout["doc"] > 0 or layout["main"] > 0:
+        out.append(f"overflows sideways by {max(layout['doc'], layout['main'])} px")
+    for c in layout["charts"]:
+        t = c["title"]
+        if t and (t["left"] < c["left"] - 1 or t["right"] > c["right"] + 1):
+            out.append(f"{c['key']}: title {t['text']!r} cut ({t} in {c['left']}..{c['right']})")
+        if c["modebar"]:
+            out.append(f"{c['key']}: a mode bar on a touch screen")
+        if c["cellW"] is not None and c["widest"] > c["cellW"]:
+            out.append(f"{c['key']}: cell values {c['widest']:.0f} px in {c['cellW']:.0f} px cells")
+        if c["legendOverPlot"]:
+            out.append(f"{c['key']}: its legend lies over the plot")
+    return out

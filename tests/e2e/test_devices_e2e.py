@@ -1,10 +1,10 @@
 """Phones, tablets and projectors in a real browser (issue 25, "In the lecture room for real").
 
-- A phone (390x844, touch) and a tablet (768x1024, touch): every page opens with no
-  exception, nothing overflows sideways, no chart title is cut (its text's extent inside the
-  chart's box), no two values written in a heatmap's cells overlap, no legend lies over its
-  plot, no mode bar; axe-core finds nothing serious on the phone. The playground's first
-  three charts are one per row, each at least 300 px wide; the sidebar starts collapsed; a
+- A tablet (768x1024, touch): every page opens with no exception, nothing overflows
+  sideways, no chart title is cut (its text's extent inside the chart's box), no two values
+  written in a heatmap's cells overlap, no legend lies over its plot, no mode bar
+  (layout_audit.layout_problems; on a phone the layout audit's walk checks the same, and
+  axe-core, test_layout_audit_phone_e2e.py). On a phone the sidebar starts collapsed; a
   tap on a weights cell gives the cell panel, the chart's outline and caption on the tapped
   cell and no hover label over its row (issue 35); a drag on a chart
   scrolls the page; a wide equation shows that it scrolls and is a keyboard stop.
@@ -25,6 +25,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from axe import blocking, scan
 from e2e_app import BrowserSession
+from layout_audit import LAYOUT_JS, layout_problems
 
 from attnviz import toys
 from attnviz.ui import pages as ui_pages
@@ -37,78 +38,18 @@ PROJECTOR = (1920, 1080)
 #: title -> URL path of every page, from the pages table (the first page is the home, "/")
 PAGES = {p.title: "/" if i == 0 else f"/{p.slug}" for i, p in enumerate(ui_pages.PAGES)}
 
-# Every chart of the page: its box, its title's extent, whether a mode bar is drawn, the
-# widest value written in a heatmap cell against the cell's width, a legend's box against
-# the plot area's; and how far the page reaches past the window sideways.
-LAYOUT_JS = """() => {
-  const main = document.querySelector('[data-testid="stMain"]');
-  const charts = [];
-  for (const cell of document.querySelectorAll('.attnviz-board .cell[data-key]')) {
-    const gd = cell.querySelector('.js-plotly-plot');
-    if (!gd || !gd._fullLayout || cell.offsetParent === null) continue;
-    const box = gd.querySelector('.main-svg').getBoundingClientRect();
-    const title = gd.querySelector('.gtitle');
-    const t = title ? title.getBoundingClientRect() : null;
-    const fl = gd._fullLayout;
-    let widest = 0, cellW = null;
-    const heat = (gd._fullData || []).find(d => d.type === 'heatmap' && d.texttemplate);
-    if (heat && fl.xaxis) {
-      const texts = Array.from(gd.querySelectorAll('.heatmaplayer text'))
-        .filter(e => e.textContent.trim());
-      widest = Math.max(0, ...texts.map(e => e.getBoundingClientRect().width));
-      const n = heat.z && heat.z[0] ? heat.z[0].length : 1;
-      cellW = texts.length ? fl.xaxis._length / n : null;
-    }
-    const legend = gd.querySelector('.legend');
-    const drag = gd.querySelector('.nsewdrag');
-    let legendOverPlot = false;
-    if (legend && drag && legend.getBoundingClientRect().width > 0) {
-      const a = legend.getBoundingClientRect(), b = drag.getBoundingClientRect();
-      const inside = fl.legend && fl.legend.x < 1 && fl.legend.orientation !== 'h';
-      legendOverPlot = !inside && a.left < b.right - 1 && a.right > b.left + 1
-        && a.top < b.bottom - 1 && a.bottom > b.top + 1;
-    }
-    charts.push({key: cell.dataset.key, width: Math.round(box.width),
-      left: box.left, right: box.right, top: Math.round(box.top),
-      title: t && t.width ? {left: t.left, right: t.right, text: title.textContent} : null,
-      modebar: !!gd.querySelector('.modebar-container .modebar'),
-      widest, cellW, legendOverPlot});
-  }
-  return {doc: document.documentElement.scrollWidth - document.documentElement.clientWidth,
-          main: main ? main.scrollWidth - main.clientWidth : 0,
-          width: window.innerWidth, charts};
-}"""
-
-
-def layout_problems(layout: dict) -> list[str]:
-    """What the page shows cut, overlapping or past the window's edge."""
-    out = []
-    if layout["doc"] > 0 or layout["main"] > 0:
-        out.append(f"overflows sideways by {max(layout['doc'], layout['main'])} px")
-    for c in layout["charts"]:
-        t = c["title"]
-        if t and (t["left"] < c["left"] - 1 or t["right"] > c["right"] + 1):
-            out.append(f"{c['key']}: title {t['text']!r} cut ({t} in {c['left']}..{c['right']})")
-        if c["modebar"]:
-            out.append(f"{c['key']}: a mode bar on a touch screen")
-        if c["cellW"] is not None and c["widest"] > c["cellW"]:
-            out.append(f"{c['key']}: cell values {c['widest']:.0f} px in {c['cellW']:.0f} px cells")
-        if c["legendOverPlot"]:
-            out.append(f"{c['key']}: its legend lies over the plot")
-    return out
-
 
 class DeviceWalk(dict):
-    """Page title -> its report on one touch screen (a phone: exceptions, layout, axe; a
-    tablet: exceptions, layout). Each page is visited on first use, so that its visit counts
-    in the first test that reads it (within the per-test timeout), in one tab for the walk:
-    the first page is opened, each next one reached in the tab (``BrowserSession.go``), as a
-    student switches pages. (A phone window resized to a tablet's is no tablet: the page
-    keeps its phone layout, 485 px too wide, so each size walks in its own tab.)"""
+    """Page title -> its report on a touch screen (exceptions, layout). Each page is visited
+    on first use, so that its visit counts in the first test that reads it (within the
+    per-test timeout), in one tab for the walk: the first page is opened, each next one
+    reached in the tab (``BrowserSession.go``), as a student switches pages. (A phone window
+    resized to a tablet's is no tablet: the page keeps its phone layout, 485 px too wide, so
+    each size walks in its own tab.)"""
 
-    def __init__(self, browser, server, viewport, name: str, axe: bool):
+    def __init__(self, browser, server, viewport, name: str):
         super().__init__()
-        self.name, self.axe = name, axe
+        self.name = name
         self.tab = BrowserSession(browser, server, viewport, touch=True)
 
     def __missing__(self, title: str) -> dict:
@@ -120,33 +61,16 @@ class DeviceWalk(dict):
             "errors": list(s.errors),
             "layout": s.page.evaluate(LAYOUT_JS),
         }
-        if self.axe:
-            report["axe"] = [str(v) for v in blocking(scan(s.page))]
         s.screenshot(f"devices_{self.name}_{path.strip('/') or 'playground'}", full=False)
         self[title] = report
         return report
 
 
 @pytest.fixture(scope="module")
-def phone_walk(browser, app_server):
-    walk = DeviceWalk(browser, app_server, PHONE, "phone", axe=True)
-    yield walk
-    walk.tab.close()
-
-
-@pytest.fixture(scope="module")
 def tablet_walk(browser, app_server):
-    walk = DeviceWalk(browser, app_server, TABLET, "tablet", axe=False)
+    walk = DeviceWalk(browser, app_server, TABLET, "tablet")
     yield walk
     walk.tab.close()
-
-
-@pytest.mark.parametrize("page", list(PAGES))
-def test_phone_page_opens_fits_and_passes_axe(phone_walk, page):
-    r = phone_walk[page]
-    assert not r["exceptions"] and not r["errors"], r
-    assert not layout_problems(r["layout"]), layout_problems(r["layout"])
-    assert not r["axe"], "\n".join(r["axe"])
 
 
 @pytest.mark.parametrize("page", list(PAGES))
@@ -190,15 +114,6 @@ def test_tablet_charts_fit_their_cells_when_the_boards_style_sheet_comes_late(br
         assert all(abs(plot - cell) <= 1 for _, cell, plot in sizes), sizes
     finally:
         s.close()
-
-
-def test_phone_playground_stacks_its_charts_at_full_width(phone_walk):
-    charts = {c["key"]: c for c in phone_walk["Playground"]["layout"]["charts"]}
-    top = [charts[k] for k in ("pg_scores", "pg_weights", "pg_out")]
-    assert all(c["width"] >= 300 for c in top), [(c["key"], c["width"]) for c in top]
-    assert top[0]["top"] < top[1]["top"] < top[2]["top"]  # one per row
-    # the inputs (X, Q, K, V) too
-    assert all(charts[k]["width"] >= 300 for k in ("pg_x", "pg_q", "pg_k", "pg_v"))
 
 
 SIDEBAR_JS = """() => document.querySelector('[data-testid="stSidebar"]').dataset.collapsed"""
