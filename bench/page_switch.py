@@ -311,7 +311,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--app", default="serve.py", help="attnviz as scripts/run.sh serves it")
     ap.add_argument("--pages", default=",".join(PAGES), help="attnviz url paths ('' = home)")
     ap.add_argument("--rounds", type=int, help="switches per page (5; 3 with --profile)")
-    ap.add_argument("--profile", action="store_true", help="also split each switch by whose code ran")
+    ap.add_argument("--profile", action="store_true", help="also: each switch by whose code ran")
     ap.add_argument("--lesson", default=None, help="a shipped lesson: Next against a switch")
     ap.add_argument("--quiet", type=float, default=400.0, help="ms without a redraw")
     ap.add_argument("--langs", help="e.g. en,es,zh_CN,ar: the switches per language, no plain app")
