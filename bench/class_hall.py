@@ -847,9 +847,8 @@ def main(argv: list[str] | None = None) -> dict:
         "python": platform.python_version(),
         "load_before": " / ".join(f"{x:.1f}" for x in load),
         "load_after": " / ".join(f"{x:.1f}" for x in os.getloadavg()),
-        "phones": args.phones,
+        **({} if args.part == "tally" else {"phones": args.phones, "window_s": args.window}),
         "questions": args.questions,
-        "window_s": args.window,
         **res,
     }
     kit.show(res)
