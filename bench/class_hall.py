@@ -540,7 +540,7 @@ async def joined_meter(run: Run, servers: Servers, phones: list[Phone]) -> dict:
 async def idle_phase(run: Run, servers: Servers, phones: list[Phone], base: float) -> dict:
     """``--idle`` s of long polls on a class where nothing changes: CPU per phone, gross
     and net of ``base`` (ms of CPU per second of one server process with no phone)."""
-    await asyncio.sleep(2.0)  # the last answers' requests are over
+    await asyncio.sleep(min(2.0, run.args.idle))  # the last answers' requests are over
     polls0, meter = run.requests["poll"], Meter(servers)
     await asyncio.sleep(run.args.idle)
     wall, _, own, server_cpu, other = meter.seconds()
