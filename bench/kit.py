@@ -97,13 +97,12 @@ class Server:
         self,
         app: str | Path = "app.py",
         *,
-        port: int | None = None,
         options: dict[str, Any] | None = None,
         log: str | Path | None = None,
         env: dict[str, str] | None = None,
     ) -> None:
         self.app, self.env = str(app), dict(env or {})
-        self.port = port or free_port()
+        self.port = free_port()
         self.options = {
             "server.headless": "true",
             "server.address": "127.0.0.1",
