@@ -115,32 +115,61 @@ STATUS_JS = """
           lastViewPlot: window.__benchLastInView(),
           sends: window.__ws.sends.slice(-5),
           recvs: window.__ws.recvs.filter(r => r[0] >= (b.keys[b.keys.length - 1] || 0)),
-          key: b.keys.length ? b.keys[b.keys.length - 1] : 0,
-          nplots: window.__benchPlots().length, hooked: b.hooked};
+          key: b.keys.length ? b.keys[b.keys.length - 1] : 0};
 }
 """
 
+# Every chart drawn: script not running, every board drawn, no redraw for `quiet` ms.
+DONE_JS = """([since, quiet]) => {
+  const b = window.__bench;
+  const app = document.querySelector('[data-testid="stApp"]');
+  const state = app ? app.getAttribute('data-test-script-state') : null;
+  const boards = Array.from(document.querySelectorAll('.stBidiComponent')).every(c => {
+    const bd = c.querySelector('.attnviz-board');
+    return bd !== null && bd.dataset.state === 'drawn'; });
+  const last = b.plots.length ? b.plots[b.plots.length - 1] : 0;
+  const stateAt = b.states.length ? b.states[b.states.length - 1][1] : 0;
+  const now = performance.now();
+  const plots = window.__benchPlots().length;
+  const ws = window.__ws.recvs.filter(r => r[0] >= since).reduce((a, r) => a + r[1], 0);
+  const ends = b.states.filter(s => s[0] === 'notRunning' && s[1] >= since);
+  const msgs = window.__ws.recvs.filter(r => r[0] >= since);
+  const script = Math.max(ends.length ? ends[ends.length - 1][1] : 0,
+                          msgs.length ? msgs[msgs.length - 1][0] : 0);
+  return {done: state === 'notRunning' && boards && plots > 0 && last > since
+                && now - last > quiet && now - stateAt > quiet,
+          last, plots, ws, now, script, state, boards};
+}"""
 
-def wait_idle(page, timeout: float = 60.0, quiet_ms: float = 300.0) -> None:
-    """Wait until the script is not running and plotly has been quiet for quiet_ms."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        s = page.evaluate(STATUS_JS)
-        state, t_state = s["states"][-1]
-        if (
-            state == "notRunning"
-            and s["now"] - t_state > quiet_ms
-            and s["now"] - s["lastPlot"] > quiet_ms
-        ):
+
+def load(page, url: str, quiet: float, timeout: float) -> None:
+    """Go to ``url``, instrument the page, wait until it is drawn and quiet (not for `load`:
+    the charts may draw before the marks come, then the boards' state settles it)."""
+    page.goto(url, wait_until="commit")
+    page.wait_for_selector('[data-testid="stApp"]', timeout=timeout * 1000)
+    page.evaluate(INSTRUMENT_JS)
+    deadline, calm = time.monotonic() + timeout, None
+    while time.monotonic() < deadline:  # drawn and quiet for `quiet` ms (or boards drawn)
+        s = page.evaluate(DONE_JS, [0, quiet])
+        ready = s["done"] or (s["state"] == "notRunning" and s["boards"] and s["plots"] > 0)
+        calm = (calm or time.monotonic()) if ready else None
+        if calm is not None and time.monotonic() - calm > quiet / 1000:
             return
         time.sleep(0.05)
-    raise TimeoutError("the page did not become idle")
+    raise TimeoutError(f"the view did not settle within {timeout} s: {s}")
 
 
-def one_move(page, key: str, ws_bytes: list[int], quiet_ms: float, timeout: float) -> dict:
+def open_page(browser, url: str, viewport: tuple[int, int], quiet: float, *init_js: str,
+              timeout: float = 120.0):  # fmt: skip
+    """A new tab on ``url``, instrumented, drawn and quiet: (context, page)."""
+    ctx, page = kit.tab(browser, viewport, INIT_JS, *init_js)
+    load(page, url, quiet, timeout)
+    return ctx, page
+
+
+def one_move(page, key: str, quiet_ms: float, timeout: float) -> dict:
     """Press ``key``; wait for the rerun (its last websocket message or the script state's
     ``notRunning``, the later: a short rerun may never show ``running``) and its redraws."""
-    b0 = sum(ws_bytes)
     n_keys = page.evaluate("() => window.__bench.keys.length")
     page.keyboard.press(key)
     deadline = time.monotonic() + timeout
@@ -171,37 +200,18 @@ def one_move(page, key: str, ws_bytes: list[int], quiet_ms: float, timeout: floa
             "drawn_ms": max(end, last_plot) - t0,
             "view_ms": max(end, last_view) - t0,
             "charts_ms": last_view - t0,  # a board switching heads draws before the rerun ends
-            "kb": (sum(ws_bytes) - b0) / 1024,
+            "kb": sum(r[1] for r in recvs) / 1024,
             "in_view": counts["inView"],
             "redrawn_in_view": counts["redrawnInView"],
         }
     raise TimeoutError(f"no finished rerun within {timeout} s after {key}")
 
 
-def open_page(browser, url: str, viewport: tuple[int, int], quiet: float, *init_js: str):
-    """A new tab on ``url``, instrumented, once the page is idle: (context, page, the sizes
-    of the websocket frames received)."""
-    ctx, page = kit.tab(browser, viewport, INIT_JS, *init_js)
-    ws_bytes: list[int] = []
-    page.on(
-        "websocket",
-        lambda ws: ws.on("framereceived", lambda p: ws_bytes.append(len(p) if p else 0)),
-    )
-    page.goto(url)
-    page.wait_for_selector(
-        '[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=120_000
-    )
-    page.evaluate(INSTRUMENT_JS)
-    page.wait_for_function("() => window.__benchPlots().length > 0", timeout=60_000)
-    wait_idle(page, quiet_ms=quiet)
-    return ctx, page, ws_bytes
-
-
 def measure(
     browser, url: str, args: argparse.Namespace, label: str, select: str | None = None,
     key: str | None = None,
 ) -> dict[str, Any]:  # pragma: no cover - driven by main()  # fmt: skip
-    ctx, page, ws_bytes = open_page(browser, url, kit.size(args.viewport), args.quiet)
+    ctx, page = open_page(browser, url, kit.size(args.viewport), args.quiet)
     if select:  # a selectbox (head, query): type an option, time the Enter
         thumb = page.locator(f".st-key-{select} input[role='combobox']").first
     else:
@@ -214,7 +224,7 @@ def measure(
             thumb.focus()
             page.keyboard.type(str((i + 1) % 2))
             page.wait_for_timeout(200)
-        r = one_move(page, "Enter" if select else "ArrowRight", ws_bytes, args.quiet, args.timeout)
+        r = one_move(page, "Enter" if select else "ArrowRight", args.quiet, args.timeout)
         if i >= args.warmup:
             rows.append(r)
         time.sleep(args.pause)

@@ -1,9 +1,13 @@
-"""A lecture hall of simulated phones on the live class's light page (issue 31), each an
-aiohttp client doing what ``attnviz/classroom/web/static/student.js`` does; the phases and
-figures: docs/benchmarks.md, "A lecture hall of 300 on one container".
+"""A live class under load. By default a lecture hall (issue 31): simulated phones on the
+class's light page, each an aiohttp client doing what
+``attnviz/classroom/web/static/student.js`` does. ``--part store`` (issue 19): the class
+store alone, a thread per student; ``--part tally``: an answer stored until the teacher's
+page shows it (headless Chromium). Figures: docs/benchmarks.md, "Live class" and "A lecture
+hall of 300 on one container".
 
     python bench/class_hall.py --phones 300 --questions 8 --window 120
     python bench/class_hall.py --replicas 3 --postgres --phones 1000
+    python bench/class_hall.py --part store --phones 300 --window 120
 """
 
 from __future__ import annotations
@@ -19,7 +23,9 @@ import random
 import re
 import secrets
 import shutil
+import statistics
 import tempfile
+import threading
 import time
 import zlib
 from collections import Counter
@@ -43,13 +49,16 @@ RETRY_S = (1.0, 2.0, 3.0, 5.0)
 #: Seconds a long poll may take before the client gives up on it (the server's 25 s + slack).
 POLL_TIMEOUT_S = 45.0
 REQUEST_TIMEOUT_S = 30.0
-#: A phone that cannot load the page tries again (a student reloads) this many times.
-JOIN_TRIES = 5
+JOIN_TRIES = 5  # a phone that cannot load the page reloads this many times
 KEEPALIVE_S = 4.0
-ACCEPT_ENCODING = "gzip, deflate"  # what the client can decode (no brotli here)
-COOKIE, TAG_HEADER, SECRET_ENV = hall.COOKIE, hall.TAG_HEADER, hall.SECRET_ENV
+NETWORK_ERRORS = (aiohttp.ClientError, TimeoutError, ValueError)
+TAG_HEADER = hall.TAG_HEADER
 _ASSET = re.compile(r'(?:href|src)="(join/static/[^"]+)"')
 _STUDENT = re.compile(r'data-student="([A-Za-z0-9]+)"')
+
+
+def backoff(tries: int) -> float:
+    return RETRY_S[min(tries, len(RETRY_S) - 1)]
 
 
 @dataclass
@@ -112,19 +121,11 @@ class Run:
         self.errors[what[:160]] += 1
 
 
-def _wire_bytes(resp: aiohttp.ClientResponse, raw: bytes) -> int:
-    """Bytes of the response as they came (status line, headers, the body as sent)."""
-    head = len(f"HTTP/1.1 {resp.status} {resp.reason}\r\n") + 2
-    head += sum(len(k) + len(v) + 4 for k, v in resp.raw_headers)
-    return head + len(raw)
-
-
 async def _get(run: Run, phone: Phone, url: str, kind: str, timeout: float = REQUEST_TIMEOUT_S,
                body: dict | None = None):  # fmt: skip
     """GET ``url``, or POST ``body`` as JSON from the page's origin: (status, decoded body,
-    wire bytes, Retry-After s); the replica HAProxy's cookie names noted."""
+    bytes as they came, Retry-After s); the replica HAProxy's cookie names noted."""
     run.requests[kind] += 1
-    assert phone.session is not None
     phone.sent.append(time.time())  # the tag names the request in HAProxy's log
     headers = {TAG_HEADER: f"{phone.i}.{len(phone.sent) - 1}"}
     headers |= {} if body is None else {"Origin": run.base}
@@ -133,42 +134,45 @@ async def _get(run: Run, phone: Phone, url: str, kind: str, timeout: float = REQ
         timeout=aiohttp.ClientTimeout(total=timeout),
     ) as resp:  # fmt: skip
         raw = await resp.read()
-        cookie = resp.cookies.get(COOKIE)
+        cookie = resp.cookies.get(hall.COOKIE)
         if cookie is not None and cookie.value:
             phone.replica = cookie.value
-        wait = float(resp.headers.get("Retry-After") or 0)
         enc = resp.headers.get("Content-Encoding", "")  # zlib's wbits 47: gzip or zlib
         if enc not in ("", "gzip", "deflate"):
             raise ValueError(f"cannot decode Content-Encoding {enc}")
-        decoded = zlib.decompress(raw, 47) if enc else raw
-        return resp.status, decoded, _wire_bytes(resp, raw), wait
+        wire = len(f"HTTP/1.1 {resp.status} {resp.reason}\r\n") + 2 + len(raw)
+        wire += sum(len(k) + len(v) + 4 for k, v in resp.raw_headers)
+        wait = float(resp.headers.get("Retry-After") or 0)
+        return resp.status, zlib.decompress(raw, 47) if enc else raw, wire, wait
+
+
+async def _try(run: Run, phone: Phone, url: str, kind: str, timeout: float = REQUEST_TIMEOUT_S,
+               body: dict | None = None) -> tuple[int | None, bytes | str, float]:  # fmt: skip
+    """:func:`_get`'s (status, body, Retry-After); a network error: (None, its name, 0)."""
+    try:
+        status, data, _, wait = await _get(run, phone, url, kind, timeout, body)
+    except NETWORK_ERRORS as exc:
+        return None, type(exc).__name__, 0.0
+    return status, data, wait
 
 
 async def _join_once(run: Run, phone: Phone) -> None:
     """The join link as a browser follows it: the page, its two files, state and mine."""
-    status, page, n, _ = await _get(run, phone, f"{run.base}/join?class={run.code}", "page")
-    if status != 200:
-        raise RuntimeError(f"page {status}")
-    requests, size = 1, n
+    status, page, size, _ = await _get(run, phone, f"{run.base}/join?class={run.code}", "page")
     text = page.decode()
-    m = _STUDENT.search(text)
-    assets = _ASSET.findall(text)
-    if m is None or len(assets) != 2:
-        raise RuntimeError("page without its student id or its two files")
+    m, assets = _STUDENT.search(text), _ASSET.findall(text)
+    if status != 200 or m is None or len(assets) != 2:
+        raise RuntimeError(f"page {status} without its student id or its two files")
     phone.student = m.group(1)
     files = await asyncio.gather(*(_get(run, phone, f"{run.base}/{a}", "static") for a in assets))
-    for status, _, n, _ in files:
-        if status != 200:
-            raise RuntimeError(f"static file {status}")
-        requests, size = requests + 1, size + n
-    (s1, state, n1, _), (s2, _, n2, _) = await asyncio.gather(
+    files += await asyncio.gather(  # what the page's script asks for once it runs
         _get(run, phone, f"{run.api}/state?since=", "state"),
         _get(run, phone, f"{run.api}/mine?student={phone.student}", "mine"),
     )
-    if s1 != 200 or s2 != 200:
-        raise RuntimeError(f"state {s1}, mine {s2}")
-    phone.version = json.loads(state)["v"]
-    phone.join_requests, phone.join_bytes = requests + 2, size + n1 + n2
+    if any(f[0] != 200 for f in files):
+        raise RuntimeError(f"static files, state, mine: {[f[0] for f in files]}")
+    phone.version = json.loads(files[2][1])["v"]
+    phone.join_requests, phone.join_bytes = 5, size + sum(f[2] for f in files)
 
 
 async def join(run: Run, phone: Phone, at: float) -> bool:
@@ -177,9 +181,9 @@ async def join(run: Run, phone: Phone, at: float) -> bool:
         start = time.monotonic()
         try:
             await _join_once(run, phone)
-        except (aiohttp.ClientError, TimeoutError, RuntimeError, ValueError) as exc:
+        except (*NETWORK_ERRORS, RuntimeError) as exc:
             run.retries[f"join: {type(exc).__name__} {exc}"[:80]] += 1
-            await asyncio.sleep(RETRY_S[min(attempt, len(RETRY_S) - 1)])
+            await asyncio.sleep(backoff(attempt))
             continue
         phone.joined_at = time.monotonic()
         phone.join_s = phone.joined_at - start
@@ -193,71 +197,53 @@ async def follow(run: Run, phone: Phone) -> None:
     fails = 0
     while not run.stop.is_set():
         url = f"{run.api}/state?since={phone.version}"
-        try:
-            status, body, *_ = await _get(run, phone, url, "poll", POLL_TIMEOUT_S)
-        except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
-            status, body = None, type(exc).__name__
-        if status == 200:
-            state = json.loads(body)
-            phone.version, fails, now = state["v"], 0, time.monotonic()
-            for item in state["revealed"]:
-                phone.seen.setdefault(int(item), now)
-            continue
-        if status == 204:
-            fails = 0
-            continue
+        status, body, _ = await _try(run, phone, url, "poll", POLL_TIMEOUT_S)
         if status == 404:
             run.error("poll: 404 (the class is gone)")
             return
+        if status in (200, 204):
+            fails = 0
+            if status == 200:
+                state, now = json.loads(body), time.monotonic()
+                phone.version = state["v"]
+                for item in state["revealed"]:
+                    phone.seen.setdefault(int(item), now)
+            continue
         fails += 1
         phone.poll_errors[str(status or body)] += 1
-        if run.killed_at is not None:
-            phone.failed_after_kill = True
-        await asyncio.sleep(RETRY_S[min(fails - 1, len(RETRY_S) - 1)])
+        phone.failed_after_kill |= run.killed_at is not None
+        await asyncio.sleep(backoff(fails - 1))
 
 
-async def _post(run: Run, phone: Phone, body: dict) -> tuple[int | None, dict, float]:
-    """One POST of an answer: (status or None for a network error, JSON, Retry-After)."""
-    try:
-        status, raw, _, wait = await _get(run, phone, f"{run.api}/answer", "answer", body=body)
-    except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
-        return None, {"error": type(exc).__name__}, 0.0
-    try:
-        return status, json.loads(raw), wait
-    except ValueError:
-        return status, {}, wait
+def _json(raw: bytes | str) -> dict:
+    with contextlib.suppress(ValueError):
+        return json.loads(raw)
+    return {}
 
 
 async def answer(run: Run, phone: Phone, item: int, text: str, right: bool) -> None:
     """Send one answer until it is settled (student.js ``Outbox.flush``), same cid."""
-    body = {
-        "student": phone.student,
-        "nickname": phone.nickname,
-        "item": item,
-        "answer": text,
-        "cid": secrets.token_hex(12),
-    }
-    start = time.monotonic()
-    deadline = start + run.args.answer_deadline
-    tries = 0
-    while time.monotonic() < deadline:
+    body = {"student": phone.student, "nickname": phone.nickname, "item": item, "answer": text,
+            "cid": secrets.token_hex(12)}  # fmt: skip
+    start, tries = time.monotonic(), 0
+    while time.monotonic() < start + run.args.answer_deadline:
         tries += 1
-        status, data, wait = await _post(run, phone, body)
+        status, raw, wait = await _try(run, phone, f"{run.api}/answer", "answer", body=body)
         if status == 200:
             run.checks.append(time.monotonic() - start)
             run.check_tries[tries] += 1
+            data = _json(raw)
             if data.get("right") is not right or data.get("stored") is not True:
                 run.error(f"answer: verdict {data.get('right')} stored {data.get('stored')}")
             phone.acked[item] = text
             run.acked += 1
             return
         if status is not None and status != 429 and status < 500:
-            run.error(f"answer: {status} {data.get('message', '')}")
+            run.error(f"answer: {status} {_json(raw).get('message', '')}")
             return
-        run.retries[f"answer: {status or data.get('error')}"] += 1
-        if run.killed_at is not None:
-            phone.failed_after_kill = True
-        await asyncio.sleep(wait or RETRY_S[min(tries - 1, len(RETRY_S) - 1)])
+        run.retries[f"answer: {status or raw}"] += 1
+        phone.failed_after_kill |= run.killed_at is not None
+        await asyncio.sleep(wait or backoff(tries - 1))
     run.error("answer: not settled before its deadline")
 
 
@@ -265,13 +251,10 @@ def plan(phone: Phone, items: list[exercises.Exercise], rng: random.Random) -> N
     """(moment in the window 0..1, item, answer, right) for each question: 60% right."""
     out = []
     for i, e in enumerate(items):
-        right = rng.random() < 0.6
-        if right:
+        if rng.random() < 0.6:
             text = e.answer_text
-        elif e.choices:
-            text = next(c for c in e.choices if not e.check(c))
         else:
-            text = "999"
+            text = next((c for c in e.choices or () if not e.check(c)), "999")
         out.append((rng.random(), i, text, bool(e.check(text))))
     phone.plan = sorted(out)
 
@@ -280,12 +263,11 @@ async def student(run: Run, phone: Phone, at: float, window_end: float) -> None:
     """One phone: join, then the long poll beside the answers, until the run stops."""
     # idle connections closed before the server (5 s) or HAProxy (10 s) does: a browser
     # resends on a reused connection found closed, aiohttp does not
-    connector = aiohttp.TCPConnector(limit=6, keepalive_timeout=KEEPALIVE_S)
     async with aiohttp.ClientSession(
-        connector=connector,
+        connector=aiohttp.TCPConnector(limit=6, keepalive_timeout=KEEPALIVE_S),
         cookie_jar=aiohttp.CookieJar(unsafe=True),  # cookies for 127.0.0.1, as a browser
         auto_decompress=False,
-        headers={"Accept-Encoding": ACCEPT_ENCODING},
+        headers={"Accept-Encoding": "gzip, deflate"},  # what the client decodes (no brotli)
     ) as phone.session:
         if not await join(run, phone, at):
             phone.done = True
@@ -307,12 +289,9 @@ async def student(run: Run, phone: Phone, at: float, window_end: float) -> None:
 
 async def reload_mine(run: Run, phone: Phone) -> bool:
     """A reload's ``mine``: the phone's acknowledged answers come back from the store."""
-    url = f"{run.api}/mine?student={phone.student}"
     for attempt in range(3):
-        try:
-            status, body, *_ = await _get(run, phone, url, "mine")
-        except (aiohttp.ClientError, TimeoutError, ValueError):
-            status, body = None, b""
+        url = f"{run.api}/mine?student={phone.student}"
+        status, body, _ = await _try(run, phone, url, "mine")
         if status == 200:
             got = {int(i): a["answer"] for i, a in json.loads(body)["answers"].items()}
             return got == phone.acked
@@ -337,18 +316,18 @@ class Servers:
         self.dir = Path(tempfile.mkdtemp(prefix="attnviz-class-hall-"))
         self.pg: PgCluster | None = None
         self.replicas: list[Server] = []
+        self.proxy: hall.HAProxy | None = None
         self.cookies: list[str] = []
         self.proxy_names: list[str] = []  # the replicas' names in HAProxy's config
-        self.proxy: hall.HAProxy | None = None
         self.count = max(1, replicas)
         self.postgres = postgres or replicas > 1
         self.store: classroom.ClassStore | None = None
 
-    def start(self) -> Servers:
+    def __enter__(self) -> Servers:
         try:
             self._start()
         except BaseException:
-            self.stop()
+            self.__exit__()
             raise
         return self
 
@@ -359,18 +338,31 @@ class Servers:
         env = {classroom.DATA_DIR_ENV: str(self.dir)}
         env[classroom.DATABASE_URL_ENV] = self.pg.url if self.pg else ""
         url = self.pg.url if self.pg else f"sqlite:///{self.dir / 'classes.db'}"
-        self.store = classroom.ClassStore(url)  # the schema, before the servers open it
+        # the schema, before the servers open it
+        self.store = classroom.ClassStore(url, grade=exercises.grade)
         if self.count > 1:
-            env[SECRET_ENV] = secrets.token_hex(32)
-        for i in range(self.count):
+            env[hall.SECRET_ENV] = secrets.token_hex(32)
+        for i in range(self.count):  # started together, then waited for
             log = self.dir / f"server{i + 1}.log"
-            self.replicas.append(Server("serve.py", env=env, log=log).start())
+            self.replicas.append(Server("serve.py", env=env, log=log).start(wait=False))
+        for r in self.replicas:
+            r.wait()
         if self.count > 1:
-            self.proxy = hall.HAProxy([r.port for r in self.replicas])
-            self.proxy.add_stats_socket()
+            self.proxy = hall.HAProxy([r.port for r in self.replicas], bench=True)
             lines = hall.servers(self.proxy.cfg.read_text())  # (name, cookie) of each replica
             self.proxy_names, self.cookies = [n for n, _ in lines], [c for _, c in lines]
             self.proxy.start()
+
+    def __exit__(self, *exc: object) -> None:
+        if self.store is not None:
+            self.store.dispose()
+        if self.proxy:
+            self.proxy.stop()
+        for r in self.replicas:  # SIGTERM: a server answers its waiting polls, then exits
+            kit.stop(r.proc, 3.0)
+        if self.pg:
+            self.pg.stop()
+        shutil.rmtree(self.dir, ignore_errors=True)
 
     @property
     def url(self) -> str:
@@ -388,41 +380,19 @@ class Servers:
         return out
 
     def log_problems(self) -> list[str]:
-        """The servers' logged tracebacks and errors (their last line each)."""
+        """The servers' logged tracebacks (the line that ends each)."""
         out = []
         for i, r in enumerate(self.replicas):
-            log = r.log_path
-            lines = log.read_text(errors="replace").splitlines() if log.exists() else []
+            lines = r.log_path.read_text(errors="replace").splitlines()
             for n, line in enumerate(lines):
                 if line.startswith("Traceback"):
                     tail = next((x for x in lines[n + 1 :] if x and not x[0].isspace()), "(no end)")
                     out.append(f"server{i + 1}: {tail[:200]}")
         return out
 
-    def stop(self) -> None:
-        if self.store is not None:
-            self.store.dispose()
-        if self.proxy:
-            self.proxy.stop()
-        # SIGTERM to all at once, then SIGKILL after 3 s: a server waits for its pending
-        # long polls (up to 25 s) before it exits (see docs/benchmarks.md, issue 31)
-        procs = [r.proc for r in self.replicas if r.proc and r.proc.poll() is None]
-        for proc in procs:
-            proc.terminate()
-        deadline = time.monotonic() + 3.0
-        for proc in procs:
-            kit.stop(proc, max(0.1, deadline - time.monotonic()))
-        if self.pg:
-            self.pg.stop()
-        shutil.rmtree(self.dir, ignore_errors=True)
 
-
-def cpu_delta(before: dict[int, float], after: dict[int, float]) -> float:
-    """CPU seconds between two samples, over the processes in both (not a killed replica)."""
-    return sum(after[pid] - before[pid] for pid in after if pid in before)
-
-
-BUSY = ("user", "nice", "system", "irq", "softirq", "steal")  # psutil.cpu_times(): not idle
+#: psutil.cpu_times()'s fields that are not idle.
+BUSY = ("user", "nice", "system", "irq", "softirq", "steal")
 
 
 class Meter:
@@ -440,10 +410,11 @@ class Meter:
         return busy, me.user + me.system, *procs
 
     def seconds(self) -> tuple[float, float, float, float, float]:
-        """Wall, machine busy, client, servers and HAProxy+PostgreSQL CPU seconds so far."""
+        """Wall, machine busy, client, servers and HAProxy+PostgreSQL CPU seconds so far
+        (the processes' over those alive at both ends: not a killed replica)."""
         (b0, o0, s0, h0), (b1, o1, s1, h1) = self.start, self._now()
-        wall = max(time.monotonic() - self.t, 1e-6)
-        return wall, b1 - b0, o1 - o0, cpu_delta(s0, s1), cpu_delta(h0, h1)
+        srv, oth = (sum(b[p] - a[p] for p in b if p in a) for a, b in ((s0, s1), (h0, h1)))
+        return max(time.monotonic() - self.t, 1e-6), b1 - b0, o1 - o0, srv, oth
 
     def read(self) -> dict[str, float]:
         wall, busy, own, srv, oth = self.seconds()
@@ -460,14 +431,11 @@ class Meter:
 
 async def reveal(run: Run, servers: Servers, key: str, item: int, phones: list[Phone]) -> dict:
     """The teacher reveals ``item``; seconds until each phone's long poll brought it."""
-    assert servers.store is not None
-    meter = Meter(servers)
-    t = time.monotonic()
+    meter, t = Meter(servers), time.monotonic()
     await asyncio.to_thread(servers.store.reveal, run.code, key, item)
     stored = time.monotonic() - t
     live = [p for p in phones if p.join_s is not None]
-    deadline = t + run.args.reveal_deadline
-    while time.monotonic() < deadline and any(item not in p.seen for p in live):
+    while time.monotonic() < t + run.args.reveal_deadline and any(item not in p.seen for p in live):
         await asyncio.sleep(0.05)
     seen = [p.seen[item] - t for p in live if item in p.seen]
     return {
@@ -486,11 +454,8 @@ async def reveal(run: Run, servers: Servers, key: str, item: int, phones: list[P
 def split_reveal(r: dict, phones: list[Phone]) -> None:
     """The reveal's times for the phones the kill reached, and for the others."""
     t, item = r.pop("_t"), r["item"]
-    live = [p for p in phones if p.join_s is not None]
-    for name, group in (
-        ("moved", [p for p in live if p.hit]),
-        ("others", [p for p in live if not p.hit]),
-    ):
+    for name, hit in (("moved", True), ("others", False)):
+        group = [p for p in phones if p.join_s is not None and p.hit == hit]
         r[name] = {
             "phones": len(group),
             "s": spread([p.seen[item] - t for p in group if item in p.seen]),
@@ -528,7 +493,6 @@ def redispatched(log: str, killed_wall: float, phones: list[Phone]) -> dict:
 
 async def teacher_tally(run: Run, servers: Servers, key: str, until: float, out: list) -> None:
     """The teacher's page reads the tally every ``--tally-every`` s during the answers."""
-    assert servers.store is not None
     while run.args.tally_every > 0 and time.monotonic() < until and not run.stop.is_set():
         t = time.monotonic()
         try:
@@ -576,19 +540,18 @@ async def joined_meter(run: Run, servers: Servers, phones: list[Phone]) -> dict:
 async def idle_phase(run: Run, servers: Servers, phones: list[Phone], base: float) -> dict:
     """``--idle`` s of long polls on a class where nothing changes: CPU per phone, gross
     and net of ``base`` (ms of CPU per second of one server process with no phone)."""
-    await asyncio.sleep(2.0)  # the last answers' requests are over
+    await asyncio.sleep(min(2.0, run.args.idle))  # the last answers' requests are over
     polls0, meter = run.requests["poll"], Meter(servers)
     await asyncio.sleep(run.args.idle)
     wall, _, own, server_cpu, other = meter.seconds()
-    live = sum(p.join_s is not None for p in phones)
+    live = max(sum(p.join_s is not None for p in phones), 1)
+    net = server_cpu * 1000 / wall - base * len(servers.processes())
     return {
         "seconds": round(wall, 1),
         "phones": live,
         "server_cpu_s": round(server_cpu, 3),
-        "ms_per_phone_per_s": round(server_cpu * 1000 / max(live, 1) / wall, 4),
-        "net_ms_per_phone_per_s": round(
-            (server_cpu * 1000 / wall - base * len(servers.processes())) / max(live, 1), 4
-        ),
+        "ms_per_phone_per_s": round(server_cpu * 1000 / live / wall, 4),
+        "net_ms_per_phone_per_s": round(net / live, 4),
         "proxy_db_cpu_s": round(other, 3),
         "polls_answered": run.requests["poll"] - polls0,
         "client_cpu_share": round(own / wall, 3),
@@ -596,46 +559,40 @@ async def idle_phase(run: Run, servers: Servers, phones: list[Phone], base: floa
 
 
 async def baseline(servers: Servers, seconds: float) -> dict:
+    """The servers' CPU with no phone (ms per second, all and per process)."""
     if seconds <= 0:
         return {}
     procs, meter = servers.processes(), Meter(servers)
     await asyncio.sleep(seconds)
     cpu = meter.seconds()[3] * 1000 / seconds
-    return {
-        "seconds": seconds,
-        "server_cpu_ms_per_s": round(cpu, 3),
-        "per_process_ms_per_s": round(cpu / max(len(procs), 1), 3),
-    }
+    per = cpu / max(len(procs), 1)
+    return {"seconds": seconds, "server_cpu_ms_per_s": round(cpu, 3),
+            "per_process_ms_per_s": round(per, 3)}  # fmt: skip
 
 
-def verify(servers: Servers, code: str, key: str, phones: list[Phone]) -> dict:
-    """The store against what the phones were told: every acknowledged answer stored once
-    with its answer and nickname; nothing else stored."""
-    assert servers.store is not None
+def verify(store: classroom.ClassStore, code: str, key: str, acked: dict) -> dict:
+    """The store against what the students were told (``acked``: (student, item) ->
+    (answer, nickname)): every acknowledged answer stored once, nothing else stored."""
     a = classroom.answers_table.c
-    with servers.store.engine.connect() as conn:
+    with store.engine.connect() as conn:
         rows = conn.execute(
             sa.select(a.student, a.item, a.answer, a.nickname).where(a.code == code)
         ).all()
     stored = {(s, int(i)): (ans, nick) for s, i, ans, nick in rows}
-    expected = {(p.student, i): (ans, p.nickname) for p in phones for i, ans in p.acked.items()}
-    tally = servers.store.tally(code, key)
-    names = servers.store.nicknames(code, key)
     return {
         "rows": len(rows),
-        "count_rows": servers.store.count_rows(code),
-        "acknowledged": len(expected),
-        "lost": sum(k not in stored for k in expected),
-        "unacknowledged_rows": sum(k not in expected for k in stored),
-        "wrong_answer": sum(k in stored and stored[k][0] != v[0] for k, v in expected.items()),
-        "wrong_nickname": sum(k in stored and stored[k][1] != v[1] for k, v in expected.items()),
-        "nicknames_match": names == sorted({p.nickname for p in phones if p.acked}),
-        "tally_answered": sum(t["answered"] for t in tally.values()),
+        "count_rows": store.count_rows(code),
+        "acknowledged": len(acked),
+        "lost": sum(k not in stored for k in acked),
+        "unacknowledged_rows": sum(k not in acked for k in stored),
+        "wrong_answer": sum(k in stored and stored[k][0] != v[0] for k, v in acked.items()),
+        "wrong_nickname": sum(k in stored and stored[k][1] != v[1] for k, v in acked.items()),
+        "nicknames_match": store.nicknames(code, key) == sorted({n for _, n in acked.values()}),
+        "tally_answered": sum(t["answered"] for t in store.tally(code, key).values()),
     }
 
 
 async def run_class(args: argparse.Namespace, servers: Servers) -> dict:
-    assert servers.store is not None
     code, key = await asyncio.to_thread(servers.store.create, SEED, args.questions)
     run = Run(base=servers.url, code=code, args=args)
     rng = random.Random(args.seed)
@@ -645,7 +602,6 @@ async def run_class(args: argparse.Namespace, servers: Servers) -> dict:
     ]
     for p in phones:
         plan(p, items, rng)
-    total = args.phones * args.questions
     lag = asyncio.create_task(loop_lag(run))
     out: dict = {"baseline": await baseline(servers, args.baseline)}
     run_meter = Meter(servers)
@@ -659,7 +615,7 @@ async def run_class(args: argparse.Namespace, servers: Servers) -> dict:
     teacher = asyncio.create_task(teacher_tally(run, servers, key, window_end, tallies))
     whole = Meter(servers)
     joins = asyncio.create_task(joined_meter(run, servers, phones))
-    out["midclass"] = await midclass(run, servers, key, phones, total)
+    out["midclass"] = await midclass(run, servers, key, phones, args.phones * args.questions)
     settled = window_end + args.answer_deadline + 5
     while time.monotonic() < settled and not all(p.done for p in phones):
         await asyncio.sleep(0.2)
@@ -671,27 +627,26 @@ async def run_class(args: argparse.Namespace, servers: Servers) -> dict:
     out["idle"] = await idle_phase(run, servers, phones, base)
     if args.questions > 1:
         out["reveal_end"] = await reveal(run, servers, key, 1, phones)
-    joined = [p for p in phones if p.join_s is not None]
     gate = asyncio.Semaphore(50)  # reloads 50 at a time: not a burst of their own
 
     async def reload(p: Phone) -> bool:
         async with gate:
             return await reload_mine(run, p)
 
-    mine_ok = await asyncio.gather(*(reload(p) for p in joined))
+    mine_ok = await asyncio.gather(*(reload(p) for p in phones if p.join_s is not None))
     run.stop.set()
     await asyncio.wait(tasks, timeout=60)
-    for t in tasks:
+    for t in [*tasks, lag]:
         t.cancel()
-    lag.cancel()
     wall, _, client_cpu, server_cpu, _ = run_meter.seconds()
-    out["store"] = await asyncio.to_thread(verify, servers, code, key, phones)
+    acked = {(p.student, i): (a, p.nickname) for p in phones for i, a in p.acked.items()}
+    out["store"] = await asyncio.to_thread(verify, servers.store, code, key, acked)
     out["store"]["mine_mismatch"] = sum(not ok for ok in mine_ok)
     if run.killed_wall is not None:
-        log_path = getattr(servers.proxy, "log_path", None)
-        log = log_path.read_text(errors="replace") if log_path and log_path.exists() else ""
+        log = servers.proxy.log_path
+        log = log.read_text(errors="replace") if log.exists() else ""
         out["midclass"]["kill"].update(redispatched(log, run.killed_wall, phones))
-    for r in (out["midclass"].get("reveal"), out.get("reveal_end")):
+    for r in (out["midclass"]["reveal"], out.get("reveal_end")):
         if r and run.killed_at is not None:
             split_reveal(r, phones)
         elif r:
@@ -722,16 +677,11 @@ def per_operation(out: dict, phones: list[Phone], run: Run) -> dict:
 
 def _figures(run: Run, phones: list[Phone], tallies: list[float]) -> dict:
     joined = [p for p in phones if p.join_s is not None]
-    polls = Counter()
-    for p in phones:
-        polls.update(p.poll_errors)
+    join_bytes = [p.join_bytes for p in joined] or [0]
     out = {
         "joined": len(joined),
         "join_s": spread([p.join_s for p in joined]),
-        "join_bytes": {
-            "mean": round(sum(p.join_bytes for p in joined) / max(len(joined), 1)),
-            "max": max((p.join_bytes for p in joined), default=0),
-        },
+        "join_bytes": {"mean": round(statistics.fmean(join_bytes)), "max": max(join_bytes)},
         "join_requests": max((p.join_requests for p in joined), default=0),
         "checks": len(run.checks),
         "check_s": spread(run.checks),
@@ -739,7 +689,7 @@ def _figures(run: Run, phones: list[Phone], tallies: list[float]) -> dict:
         "errors": sum(run.errors.values()),
         "error_kinds": dict(run.errors),
         "retries": dict(run.retries),
-        "poll_errors": dict(polls),
+        "poll_errors": dict(sum((p.poll_errors for p in phones), Counter())),
         "requests": dict(run.requests),
         "tally_reads": spread(tallies, 1000, 1),
     }
@@ -755,9 +705,104 @@ def _figures(run: Run, phones: list[Phone], tallies: list[float]) -> dict:
     return out
 
 
+def store_part(args: argparse.Namespace) -> dict:
+    """``--part store``: one ClassStore (SQLite) and a thread per student, as the Streamlit
+    student view ran its sessions: each answers every question at a random moment of the
+    window, one answer in ten corrected later; the teacher reads the tally every 2 s, one
+    thread asks for the reveals as each student's page did every 3 s."""
+    rng, items = random.Random(1), exercises.generate(seed=SEED, count=args.questions)
+    jobs: dict[str, list[tuple[float, int, str]]] = {}
+    for s in range(args.phones):
+        mine = jobs.setdefault(f"st{s:04d}", [])
+        for i, e in enumerate(items):
+            t = rng.uniform(0, args.window * 0.9)
+            mine.append((t, i, e.answer_text if rng.random() < 0.6 else f"{rng.randint(0, 99)}"))
+            if rng.random() < 0.1:
+                mine.append((rng.uniform(t, args.window), i, e.answer_text))
+    tmp = Path(tempfile.mkdtemp(prefix="attnviz-live-"))
+    store = classroom.ClassStore(f"sqlite:///{tmp / 'classes.db'}", grade=exercises.grade)
+    code, key = store.create(SEED, args.questions)
+    lock, stop, reads = threading.Lock(), threading.Event(), Counter()
+    seconds: list[float] = []
+    errors: list[str] = []
+    last: dict[tuple[str, int], tuple[str, None]] = {}
+    t0 = time.monotonic() + 1.0
+
+    def answers(sid: str) -> None:
+        for t, item, text in sorted(jobs[sid]):
+            time.sleep(max(0.0, t0 + t - time.monotonic()))
+            s = time.perf_counter()
+            try:
+                store.submit(code, sid, item, text)
+            except Exception as exc:  # noqa: BLE001 - counted and reported
+                with lock:
+                    errors.append(f"{type(exc).__name__}: {exc}"[:200])
+                continue
+            with lock:
+                seconds.append(time.perf_counter() - s)
+                last[(sid, item)] = (text, None)
+
+    def reader(name: str, read, every: float) -> None:
+        while not stop.wait(every):
+            read()
+            reads[name] += 1
+
+    every_poll = 3.0 / max(args.phones, 1)
+    for name, read, every in (("tally", lambda: store.tally(code, key), 2.0),
+                              ("poll", lambda: store.info(code), every_poll)):  # fmt: skip
+        threading.Thread(target=reader, args=(name, read, every), daemon=True).start()
+    threads = [threading.Thread(target=answers, args=(sid,)) for sid in jobs]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    finished = time.monotonic() - t0
+    stop.set()
+    try:
+        checked = verify(store, code, key, last)
+    finally:
+        store.dispose()
+        shutil.rmtree(tmp, ignore_errors=True)
+    return {
+        "finished_in_s": round(finished, 1),
+        "submits": sum(map(len, jobs.values())),
+        "acknowledged": len(seconds),
+        "errors": len(errors),
+        "error_kinds": sorted(set(errors))[:5],
+        "pairs_acknowledged": len(last),
+        "rows": checked["rows"],
+        "lost": checked["lost"] + checked["wrong_answer"],
+        "tally_answered": checked["tally_answered"],
+        "submit_ms": spread(seconds, 1000, 1),
+        "tally_reads": reads["tally"],
+        "poll_reads": reads["poll"],
+    }
+
+
+def tally_part(args: argparse.Namespace) -> dict:
+    """``--part tally``: an answer stored, until the teacher's page (``serve.py``, headless
+    Chromium) shows it, at a random moment of its 2 s refresh cycle; ``--tally-samples``."""
+    seconds, rng = [], random.Random(3)
+    with Servers(1, False) as servers, kit.browser() as browser:
+        store = servers.store
+        code, key = store.create(SEED, 8)
+        _, page = kit.tab(browser, (1280, 800))
+        page.goto(f"{servers.url}/exercises?class={code}&teacher={key}")
+        page.get_by_text("0 students · 0 answers").wait_for(timeout=90_000)
+        for n in range(1, args.tally_samples + 1):
+            time.sleep(rng.uniform(0.0, 2.0))
+            s = time.perf_counter()
+            store.submit(code, f"tally{n}", 0, "1")
+            page.get_by_text(f"{n} student{'s' if n != 1 else ''} · ").wait_for(timeout=30_000)
+            seconds.append(time.perf_counter() - s)
+    return {"samples": len(seconds), "tally_s": spread(seconds, 1, 2),
+            "tally_s_mean": round(statistics.fmean(seconds), 2) if seconds else None}  # fmt: skip
+
+
 def parse(argv: list[str] | None) -> argparse.Namespace:
     ap = kit.parser(__doc__)
-    ap.add_argument("--phones", type=int, default=300)
+    ap.add_argument("--part", choices=("hall", "store", "tally"), default="hall")
+    ap.add_argument("--phones", type=int, default=300, help="phones, or students (store)")
     ap.add_argument("--questions", type=int, default=8)
     ap.add_argument("--window", type=float, default=120.0, help="s for all the answers")
     ap.add_argument("--ramp", type=float, default=10.0, help="s over which the phones join")
@@ -768,38 +813,42 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--reveal-deadline", type=float, default=30.0)
     ap.add_argument("--answer-deadline", type=float, default=60.0)
     ap.add_argument("--tally-every", type=float, default=2.0)
+    ap.add_argument("--tally-samples", type=int, default=10, help="answers timed (tally)")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--max-run", type=float, default=900.0, help="s: the whole run's bound")
     args = ap.parse_args(argv)
     if not 1 <= args.questions <= exercises.COUNT_MAX or args.phones < 1:
         ap.error("--questions 1..COUNT_MAX and at least one phone")
     return args
 
 
+def hall_part(args: argparse.Namespace) -> dict:
+    with Servers(args.replicas, args.postgres) as servers:
+        res = asyncio.run(run_class(args, servers))
+        res["server_log_problems"] = servers.log_problems()
+    db = "PostgreSQL" if servers.postgres else "SQLite"
+    where = f"{servers.count} replicas behind HAProxy" if servers.count > 1 else "one server"
+    return {
+        "scenario": f"{args.phones} phones, {args.questions} questions in {args.window:g} s, "
+        f"{where}, {db}",
+        "ramp_s": args.ramp,
+        "replicas": servers.count,
+        **res,
+    }
+
+
 def main(argv: list[str] | None = None) -> dict:
     args = parse(argv)
     load = os.getloadavg()
-    servers = Servers(args.replicas, args.postgres).start()
-    try:
-        res = asyncio.run(asyncio.wait_for(run_class(args, servers), args.max_run))
-        res["server_log_problems"] = servers.log_problems()
-    finally:
-        servers.stop()
-    db = "PostgreSQL" if servers.postgres else "SQLite"
-    where = f"{servers.count} replicas behind HAProxy" if servers.count > 1 else "one server"
+    res = {"hall": hall_part, "store": store_part, "tally": tally_part}[args.part](args)
     res = {
-        "scenario": f"{args.phones} phones, {args.questions} questions in {args.window:g} s, "
-        f"{where}, {db}",
+        "part": args.part,
         "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "cores": os.cpu_count(),
         "python": platform.python_version(),
         "load_before": " / ".join(f"{x:.1f}" for x in load),
         "load_after": " / ".join(f"{x:.1f}" for x in os.getloadavg()),
-        "phones": args.phones,
+        **({} if args.part == "tally" else {"phones": args.phones, "window_s": args.window}),
         "questions": args.questions,
-        "window_s": args.window,
-        "ramp_s": args.ramp,
-        "replicas": servers.count,
         **res,
     }
     kit.show(res)

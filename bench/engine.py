@@ -23,6 +23,7 @@ import pickle  # noqa: E402
 import statistics  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable  # noqa: E402
+from functools import partial  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
@@ -82,34 +83,29 @@ def torch_fns(torch, n: int, d: int, h: int, dtype_name: str, pair: bool):
     """The calls timed, checked equal once: the defaults (fused), torch, then (not
     ``pair``) the defaults also reading ``.scores`` and plain (``fused=False``)."""
     np_dtype = np.dtype(dtype_name)
-    t_dtype = getattr(torch, dtype_name)
     params = AttentionParams.random(d, seed=0, init="xavier").astype(np_dtype)
     x = np.random.default_rng(1).standard_normal((n, d)).astype(np_dtype)
-    mha = make_torch_mha(torch, params, h, t_dtype)
+    mha = make_torch_mha(torch, params, h, getattr(torch, dtype_name))
     xt = torch.from_numpy(x.copy())[None]  # (1, N, D)
-
-    def run_fused():  # the defaults: what the app runs
-        return multi_head_attention(x, params, num_heads=h)
-
-    def run_fused_scores():  # the scores are computed on first access: count them too
-        return multi_head_attention(x, params, num_heads=h).scores
-
-    def run_plain():
-        return multi_head_attention(x, params, num_heads=h, fused=False)
 
     def run_torch():
         with torch.no_grad():
             return mha(xt, xt, xt, need_weights=True, average_attn_weights=False)
 
+    fns = [
+        lambda: multi_head_attention(x, params, num_heads=h),  # the defaults: what the app runs
+        run_torch,
+        lambda: multi_head_attention(x, params, num_heads=h).scores,  # computed when read
+        lambda: multi_head_attention(x, params, num_heads=h, fused=False),
+    ]
     # sanity: the same numbers on both paths, and both keep the dtype
     out, w = run_torch()
     tol = 1e-9 if dtype_name == "float64" else 1e-3
-    for ours in (run_fused(), run_plain()):
-        assert ours.output.dtype == np_dtype, ours.output.dtype
-        assert ours.weights.dtype == np_dtype and ours.scores.dtype == np_dtype
+    for ours in (fns[0](), fns[3]()):
+        assert ours.output.dtype == ours.weights.dtype == ours.scores.dtype == np_dtype
         np.testing.assert_allclose(ours.output, out[0].numpy(), rtol=tol, atol=tol)
         np.testing.assert_allclose(ours.weights, w[0].numpy(), rtol=tol, atol=tol)
-    return [run_fused, run_torch] + ([] if pair else [run_fused_scores, run_plain])
+    return fns[:2] if pair else fns
 
 
 def bench_paths(n: int, d: int, h: int, mask_kind: str, repeats: int, warmup: int, clock):
@@ -117,28 +113,19 @@ def bench_paths(n: int, d: int, h: int, mask_kind: str, repeats: int, warmup: in
     params = AttentionParams.random(d, seed=1, init="xavier")
     x = np.random.default_rng(0).standard_normal((n, d))
     mask = causal_mask(n) if mask_kind == "causal" else None
+    calls = [
+        partial(multi_head_attention, x, params, num_heads=h, mask=mask, fused=f)
+        for f in (False, True)
+    ]
+    np.testing.assert_allclose(calls[0]().output, calls[1]().output, rtol=1e-12, atol=1e-12)
 
-    def call(fused: bool):
-        return lambda: multi_head_attention(x, params, num_heads=h, mask=mask, fused=fused)
+    def new_input(call) -> tuple:  # the call, its scores read, pickled into st.cache_data
+        r = call()
+        return r.scores, pickle.dumps(r, protocol=pickle.HIGHEST_PROTOCOL)
 
-    def new_input(fused: bool):
-        def run():
-            r = multi_head_attention(x, params, num_heads=h, mask=mask, fused=fused)
-            blob = pickle.dumps(r, protocol=pickle.HIGHEST_PROTOCOL)  # into st.cache_data
-            return r.scores, blob
-
-        return run
-
-    blobs = [new_input(f)()[1] for f in (False, True)]
-
-    def cached(blob: bytes):
-        return lambda: pickle.loads(blob).scores  # from st.cache_data, then drawn
-
-    plain, fused = (
-        multi_head_attention(x, params, num_heads=h, mask=mask, fused=f) for f in (False, True)
-    )
-    np.testing.assert_allclose(plain.output, fused.output, rtol=1e-12, atol=1e-12)
-    fns = [call(False), call(True), new_input(False), new_input(True), *map(cached, blobs)]
+    blobs = [new_input(c)[1] for c in calls]
+    cached = [partial(lambda b: pickle.loads(b).scores, b) for b in blobs]  # then drawn
+    fns = [*calls, *(partial(new_input, c) for c in calls), *cached]
     return medians(fns, repeats, warmup, clock), [len(b) / 1e6 for b in blobs]
 
 
@@ -193,7 +180,7 @@ def main_torch(args, sizes, clock) -> int:
         out = {"sizes": sizes, "threads": args.threads, "repeats": args.repeats,
                "rounds": rounds, "torch": torch.__version__, "numpy": np.__version__,
                "unset": unset}  # fmt: skip
-        Path(args.json).write_text(json.dumps(out, indent=1))
+        args.json.write_text(json.dumps(out, indent=1))
     return 0
 
 

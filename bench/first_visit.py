@@ -54,26 +54,26 @@ APPS = {  # name -> (url path, resource pattern of plotly.js, charts drawn at th
     "attnviz+haproxy": ("/", r"vendor/plotly-.*\.min\.js", 9),  # with --proxy
 }
 KEYS = ("content", "plotly_asked", "plotly_got", "plotly_ready", "drawn")
-BYTES = ("http_bytes", "ws_bytes")
 CLASS = 60
 
 
-def visit(browser, url: str, pattern: str, charts: int, timeout: float) -> dict:
+def visit(browser, url: str, pattern: str, charts: int) -> dict:
     ctx, page = kit.tab(browser, (1280, 800), INIT_JS, MARKS_JS)  # INIT_JS: the websocket
     try:
         page.goto(url)
-        page.wait_for_function(DRAWN_JS, arg=charts, timeout=timeout * 1000, polling=20)
+        page.wait_for_function(DRAWN_JS, arg=charts, timeout=90_000, polling=20)
         return page.evaluate(TIMES_JS, pattern)
     finally:
         ctx.close()
 
 
-def report(out: dict, rows: dict[str, list[dict]]) -> None:
-    """Medians per app (times, bytes, the class of 60) into ``out``, and printed."""
+def report(rows: dict[str, list[dict]]) -> dict:
+    """Medians per app (times, bytes, the class of 60), printed."""
+    out = {}
     for name, rs in rows.items():
         med = {k: statistics.median(r.get(k) or float("nan") for r in rs) for k in KEYS}
         med["plotly_run"] = statistics.median(r["plotly_ready"] - r["plotly_got"] for r in rs)
-        size = {k: statistics.median(r[k] for r in rs) for k in BYTES}
+        size = {k: statistics.median(r[k] for r in rs) for k in ("http_bytes", "ws_bytes")}
         out[name] = {
             "median_ms": {k: round(v) for k, v in med.items()},
             "median_bytes": size,
@@ -81,33 +81,31 @@ def report(out: dict, rows: dict[str, list[dict]]) -> None:
             "visits": rs,
         }
         kit.line(name, {**med, **size, "class_of_60_bytes": out[name]["class_of_60_bytes"]})
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = kit.parser(__doc__)
     ap.add_argument("--app", default="serve.py", help="attnviz as scripts/run.sh serves it")
-    ap.add_argument("--plain", default=kit.PLAIN_APP)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--warm", type=int, default=1, help="visits per app before measuring")
     ap.add_argument("--proxy", action="store_true", help="also attnviz behind haproxy")
-    ap.add_argument("--timeout", type=float, default=90.0)
     args = ap.parse_args(argv)
     apps = {k: v for k, v in APPS.items() if args.proxy or "haproxy" not in k}
     out: dict = {"load_before": os.getloadavg(), "rounds": args.rounds}
     rows: dict[str, list[dict]] = {name: [] for name in apps}
     with (
-        kit.servers(args.app, args.plain) as (app, plain),
+        kit.servers(args.app, kit.PLAIN_APP) as (app, plain),
         kit.browser() as browser,
         HAProxy([app.port]) if args.proxy else contextlib.nullcontext() as proxy,
     ):
         urls = {"attnviz": app.url, "plain": plain.url, "attnviz+haproxy": proxy and proxy.url}
         for i in range(args.warm + args.rounds):  # warm: the servers' first runs, caches
             for name, (path, pattern, charts) in apps.items():
-                r = visit(browser, urls[name] + path, pattern, charts, args.timeout)
+                r = visit(browser, urls[name] + path, pattern, charts)
                 if i >= args.warm:
                     rows[name].append(r)
-    out["load_after"] = os.getloadavg()
-    report(out, rows)
+    out |= {"load_after": os.getloadavg(), **report(rows)}
     ratio = out["attnviz"]["median_ms"]["drawn"] / out["plain"]["median_ms"]["drawn"]
     print(f"first visit, attnviz / plain: {ratio:.2f}x  (load {out['load_before'][0]:.1f})")
     kit.write_json(args.json, out, say=False)

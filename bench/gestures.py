@@ -10,6 +10,7 @@ docs/benchmarks.md, "The guard".
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import json
 import os
@@ -21,11 +22,10 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from collections import namedtuple
 from pathlib import Path
 
-BENCH = Path(__file__).resolve().parent
-REPO = BENCH.parent
+REPO = Path(__file__).resolve().parent.parent
 DOCS = REPO / "docs" / "benchmarks.md"
 SECTION = "## The guard (bench/gestures.py)"
 #: A ratio that moved more than this from the recorded one is flagged.
@@ -35,35 +35,26 @@ BUDGET_S = 300
 ENGINE_SIZES = ((64, 64, 8), (512, 256, 8), (1024, 512, 8))
 ENGINE_THREADS = 2
 ENGINE_UNSET = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
-
-
-@dataclass(frozen=True)
-class Gesture:
-    id: str
-    title: str
-    target: float
-    step: str
-
-
-GESTURES = tuple(
-    Gesture(*g)
-    for g in (
-        ("slider_playground",
-         "N slider to the last redraw, Playground (attnviz / bare app, same run)", 0.6, "slider"),
-        ("slider_multi_head", "the same, Multi-head", 0.6, "slider"),
-        ("slider_step_by_step", "the same, Step by step", 0.8, "slider"),
-        ("head_change", "head change (the playground's head picker to the redraw) / the bare "
-         "app's N slider", 0.5, "head"),
-        ("page_switch", "page switch (attnviz / plain app)", 1.0, "page_switch"),
-        ("first_visit", "first visit, empty cache (attnviz / plain app)", 0.8, "first_visit"),
-        *((f"engine_{n}", f"multi_head_attention / torch.nn.MultiheadAttention, float64, weights "
-           f"returned, N = {n}, D = {d}, {h} heads, {ENGINE_THREADS} threads", 0.8, "engine")
-          for n, d, h in ENGINE_SIZES),
-    )
+Gesture = namedtuple("Gesture", "id title target")
+GESTURES = (
+    Gesture("slider_playground",
+            "N slider to the last redraw, Playground (attnviz / bare app, same run)", 0.6),
+    Gesture("slider_multi_head", "the same, Multi-head", 0.6),
+    Gesture("slider_step_by_step", "the same, Step by step", 0.8),
+    Gesture("head_change", "head change (the playground's head picker to the redraw) / the "
+            "bare app's N slider", 0.5),
+    Gesture("page_switch", "page switch (attnviz / plain app)", 1.0),
+    Gesture("first_visit", "first visit, empty cache (attnviz / plain app)", 0.8),
+    *(Gesture(f"engine_{n}", f"multi_head_attention / torch.nn.MultiheadAttention, float64, "
+              f"weights returned, N = {n}, D = {d}, {h} heads, {ENGINE_THREADS} threads", 0.8)
+      for n, d, h in ENGINE_SIZES),
 )  # fmt: skip
 STEPS = ("slider", "head", "page_switch", "first_visit", "engine")
-SLIDER_PAGES = {"home": "slider_playground", "multi_head": "slider_multi_head"}
-SLIDER_PAGES["step_by_step"] = "slider_step_by_step"
+SLIDER_PAGES = {
+    "home": "slider_playground",
+    "multi_head": "slider_multi_head",
+    "step_by_step": "slider_step_by_step",
+}
 
 
 def commands(quick: bool, out: Path) -> dict[str, list[str]]:
@@ -88,38 +79,31 @@ def commands(quick: bool, out: Path) -> dict[str, list[str]]:
     }
 
 
-def _stop(proc: subprocess.Popen) -> None:
-    """End the bench and the servers and browser it started (its own process group)."""
-    os.killpg(proc.pid, signal.SIGTERM)
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-
-
 def run_step(name: str, cmd: list[str], timeout: float) -> float:
-    """Run one bench, its output on stderr; its process group ended on a timeout. Seconds."""
+    """Run one bench, its output on stderr, in a process group of its own (ended, with the
+    servers and browser it started, on a timeout or Ctrl-C). Seconds."""
     env = dict(os.environ)
     if name == "engine":  # the machine's OpenBLAS variables, unset for this subprocess alone
         for var in ENGINE_UNSET:
             env.pop(var, None)
         for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
             env[var] = str(ENGINE_THREADS)
-    print(f"== {name}: {shlex.join(cmd[1:])}", file=sys.stderr)
-    sys.stderr.flush()
+    print(f"== {name}: {shlex.join(cmd[1:])}", file=sys.stderr, flush=True)
     t0 = time.monotonic()
     proc = subprocess.Popen(
         cmd, cwd=REPO, env=env, stdout=sys.stderr, stderr=sys.stderr, start_new_session=True
     )
     try:
         proc.wait(timeout)
-    except subprocess.TimeoutExpired:
-        _stop(proc)
+    except (subprocess.TimeoutExpired, KeyboardInterrupt) as exc:
+        for sig, grace in ((signal.SIGTERM, 10), (signal.SIGKILL, None)):
+            os.killpg(proc.pid, sig)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(grace)
+                break
+        if isinstance(exc, KeyboardInterrupt):
+            raise
         print(f"== {name}: stopped after {timeout:.0f} s", file=sys.stderr)
-    except KeyboardInterrupt:
-        _stop(proc)
-        raise
     took = time.monotonic() - t0
     print(f"== {name}: exit {proc.returncode}, {took:.0f} s", file=sys.stderr)
     return took
@@ -137,43 +121,27 @@ def figure(a: list[float], b: list[float], rounds: list[tuple[float, float]]) ->
     }
 
 
-def _latency(rows: list[dict], app: str, page: str, key: str) -> dict[int, dict]:
-    """browser_latency rows of ``app``'s ``page`` by round (labels ``attnviz:home:defaults:r2``,
-    no ``:rN``: round 1): every move's ``key``, the median."""
-    out = {}
+def latency_figures(rows: list[dict], key: str = "view_ms", pages: dict | None = None) -> dict:
+    """Each attnviz page's moves (``key``; the bare app's: its N slider's ``view_ms``, key to
+    the last chart in view) against the bare app's, round by round (browser_latency's labels
+    ``attnviz:home:defaults:r2``; no ``:rN``: round 1)."""
+    runs: dict[tuple, dict] = {}
     for r in rows:
-        name, pg, *rest = r["label"].split(":")
-        if (name, pg) == (app, page):
-            rnd = int(rest[1][1:]) if len(rest) > 1 else 1
-            out[rnd] = {"moves": [m[key] for m in r["rows"]], "median": r[f"median_{key}"]}
+        name, page, *rest = r["label"].split(":")
+        k = "view_ms" if name == "bare" else key
+        rnd = int(rest[1][1:]) if len(rest) > 1 else 1
+        runs.setdefault((name, page), {})[rnd] = ([m[k] for m in r["rows"]], r[f"median_{k}"])
+    bare, out = runs.get(("bare", "home"), {}), {}
+    for page, gid in (pages or SLIDER_PAGES).items():
+        ours = runs.get(("attnviz", page), {})
+        rnds = sorted(set(ours) & set(bare))
+        if rnds:
+            out[gid] = figure(
+                [m for r in rnds for m in ours[r][0]],
+                [m for r in rnds for m in bare[r][0]],
+                [(ours[r][1], bare[r][1]) for r in rnds],
+            )
     return out
-
-
-def _paired(a: dict[int, dict], b: dict[int, dict]) -> dict:
-    rnds = sorted(set(a) & set(b))
-    return figure(
-        [m for r in rnds for m in a[r]["moves"]],
-        [m for r in rnds for m in b[r]["moves"]],
-        [(a[r]["median"], b[r]["median"]) for r in rnds],
-    )
-
-
-def slider_figures(rows: list[dict]) -> dict[str, dict]:
-    """Each page's N slider (key to the last chart in view) / the bare app's, by round."""
-    bare = _latency(rows, "bare", "home", "view_ms")
-    out = {}
-    for page, gid in SLIDER_PAGES.items():
-        ours = _latency(rows, "attnviz", page, "view_ms")
-        if ours and bare:
-            out[gid] = _paired(ours, bare)
-    return out
-
-
-def head_figures(rows: list[dict]) -> dict[str, dict]:
-    """The head picker's Enter to the charts in view redrawn / the bare app's N slider."""
-    ours = _latency(rows, "attnviz", "home", "charts_ms")
-    bare = _latency(rows, "bare", "home", "view_ms")
-    return {"head_change": _paired(ours, bare)} if ours and bare else {}
 
 
 def page_switch_figures(data: dict) -> dict[str, dict]:
@@ -211,8 +179,8 @@ def engine_figures(data: dict) -> dict[str, dict]:
 #: What a bench's JSON that is not as expected raises when its figures are read.
 UNREADABLE = (KeyError, ValueError, IndexError, ZeroDivisionError, statistics.StatisticsError)
 READERS = {  # step -> (its JSON file, its figures)
-    "slider": ("slider.json", slider_figures),
-    "head": ("head.json", head_figures),
+    "slider": ("slider.json", latency_figures),
+    "head": ("head.json", lambda rows: latency_figures(rows, "charts_ms", {"home": "head_change"})),
     "page_switch": ("page_switch.json", page_switch_figures),
     "first_visit": ("first_visit.json", first_visit_figures),
     "engine": ("engine.json", engine_figures),

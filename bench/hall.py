@@ -181,15 +181,22 @@ def loopback_config(text: str, bind_port: int, server_ports: list[int]) -> str:
 
 
 class HAProxy:
-    """Debian's haproxy (foreground, ``-db``) with deploy/haproxy.cfg pointed at loopback."""
+    """Debian's haproxy (foreground, ``-db``) with deploy/haproxy.cfg pointed at loopback;
+    ``bench``: also a stats socket (the requests each replica holds: :meth:`held`) and a
+    capture of the bench's request tag (its log names each request: bench/class_hall.py)."""
 
-    def __init__(self, server_ports: list[int], log: Path | None = None) -> None:
+    def __init__(self, server_ports: list[int], bench: bool = False) -> None:
         self.port = kit.free_port()
-        self.server_ports = list(server_ports)
         self.dir = Path(tempfile.mkdtemp(prefix="attnviz-haproxy-"))
-        self.cfg = self.dir / "haproxy.cfg"
-        self.cfg.write_text(loopback_config(HAPROXY_CFG.read_text(), self.port, self.server_ports))
-        self.log_path = log or self.dir / "haproxy.log"
+        self.cfg, self.sock = self.dir / "haproxy.cfg", self.dir / "stats.sock"
+        text = loopback_config(HAPROXY_CFG.read_text(), self.port, list(server_ports))
+        if bench:
+            sock = f"global\n    stats socket {self.sock} mode 600 level user\n"
+            text = re.sub(r"^global[ \t]*\n", sock, text, count=1, flags=re.M)
+            tag = rf"\1    capture request header {TAG_HEADER} len 24\n"
+            text = re.sub(r"^(frontend[ \t]+\S+[ \t]*\n)", tag, text, count=1, flags=re.M)
+        self.cfg.write_text(text)
+        self.log_path = self.dir / "haproxy.log"
         self.proc: subprocess.Popen | None = None
 
     @property
@@ -199,9 +206,6 @@ class HAProxy:
     def cookies(self) -> list[str]:
         """The SERVERID value of each replica, in the order of ``server_ports``."""
         return [cookie for _, cookie in servers(self.cfg.read_text())]
-
-    def output(self) -> str:
-        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
 
     def start(self, timeout: float = 20.0) -> HAProxy:
         exe = haproxy_exe()
@@ -217,7 +221,7 @@ class HAProxy:
         try:
             kit.wait_http(self.url + "/_stcore/health", self.proc, timeout, "haproxy")
         except RuntimeError as exc:
-            output = self.output()  # before stop() removes the folder with the log
+            output = self.log_path.read_text(errors="replace")  # before stop() removes it
             self.stop()
             raise RuntimeError(f"{exc}:\n{output}") from None
         return self
@@ -232,39 +236,20 @@ class HAProxy:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    # -- the bench's two lines and what they tell (bench/class_hall.py)
-    def add_stats_socket(self) -> None:
-        """A stats socket (the requests each replica holds: :meth:`held`) and a capture of
-        the bench's request tag (the log names each request) in the config's copy."""
-        self.sock = self.dir / "stats.sock"
-        text = self.cfg.read_text()
-        if "stats socket" not in text:
-            text = re.sub(r"^global[ \t]*\n",
-                          f"global\n    stats socket {self.sock} mode 600 level user\n",
-                          text, count=1, flags=re.M)  # fmt: skip
-        if "capture request header" not in text:
-            text = re.sub(r"^(frontend[ \t]+\S+[ \t]*\n)",
-                          rf"\1    capture request header {TAG_HEADER} len 24\n",
-                          text, count=1, flags=re.M)  # fmt: skip
-        self.cfg.write_text(text)
-
     def held(self) -> dict[str, int]:
-        """Current requests per server, from HAProxy's stats socket (empty if none)."""
-        out: dict[str, int] = {}
-        sock = getattr(self, "sock", None)
-        if sock is None or not sock.exists():
-            return out
+        """Current requests per server, from the stats socket (empty without one)."""
         data = b""
         with contextlib.suppress(OSError), socket.socket(socket.AF_UNIX) as s:
             s.settimeout(5)
-            s.connect(str(sock))
+            s.connect(str(self.sock))
             s.sendall(b"show stat\n")
             while chunk := s.recv(65536):
                 data += chunk
         lines = data.decode(errors="replace").splitlines()
         head = lines[0].lstrip("# ").split(",") if lines else []
-        for line in lines[1:]:
-            row = dict(zip(head, line.split(","), strict=False))
-            if row.get("svname") not in (None, "", "FRONTEND", "BACKEND") and row.get("scur"):
-                out[row["svname"]] = int(row["scur"])
-        return out
+        rows = [dict(zip(head, line.split(","), strict=False)) for line in lines[1:]]
+        return {
+            r["svname"]: int(r["scur"])
+            for r in rows
+            if r.get("svname") not in (None, "", "FRONTEND", "BACKEND") and r.get("scur")
+        }

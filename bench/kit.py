@@ -69,23 +69,6 @@ def cpu_s(pid: int) -> float:
     return total
 
 
-def server_metrics(url: str) -> dict[str, float]:
-    """Streamlit's ``/_stcore/metrics``: active sessions, the caches' MB ({} unreachable)."""
-    out: dict[str, float] = {}
-    try:
-        with urllib.request.urlopen(f"{url}/_stcore/metrics", timeout=10) as r:
-            text = r.read().decode()
-    except OSError:
-        return out
-    for line in text.splitlines():
-        if line.startswith("active_sessions "):
-            out["active_sessions"] = float(line.split()[-1])
-        elif line.startswith("cache_memory_bytes{"):
-            key = ("session_state" if "st_session_state" in line else "cache_data") + "_mb"
-            out[key] = round(out.get(key, 0.0) + float(line.split()[-1]) / 2**20, 2)
-    return out
-
-
 def rss_mb(proc: Any) -> float:
     """Resident MB of a ``psutil.Process`` and its children (NaN for none)."""
     if proc is None:
@@ -114,13 +97,12 @@ class Server:
         self,
         app: str | Path = "app.py",
         *,
-        port: int | None = None,
         options: dict[str, Any] | None = None,
         log: str | Path | None = None,
         env: dict[str, str] | None = None,
     ) -> None:
         self.app, self.env = str(app), dict(env or {})
-        self.port = port or free_port()
+        self.port = free_port()
         self.options = {
             "server.headless": "true",
             "server.address": "127.0.0.1",
@@ -140,15 +122,19 @@ class Server:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self, timeout: float = 60.0) -> Server:
+    def start(self, timeout: float = 60.0, wait: bool = True) -> Server:
+        """Start the server; unless not ``wait``, wait until it answers (:meth:`wait`)."""
         args = [PYTHON, "-m", "streamlit", "run", self.app]
         args += [f"--{k}={v}" for k, v in self.options.items()]
         env = {**os.environ, **self.env}
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
         out = open(self.log_path, "wb") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
         self.proc = subprocess.Popen(args, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT)
+        return self.wait(timeout) if wait else self
+
+    def wait(self, timeout: float = 60.0) -> Server:
         try:
-            wait_http(f"{self.url}/_stcore/health", self.proc, timeout, f"streamlit {args}")
+            wait_http(f"{self.url}/_stcore/health", self.proc, timeout, f"streamlit {self.app}")
         except RuntimeError:
             self.stop()
             raise

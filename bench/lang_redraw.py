@@ -58,17 +58,12 @@ def main(argv: list[str] | None = None) -> int:  # pragma: no cover - a benchmar
             code, _, size = lang.partition("@")
             query = f"lang={code}" + (f"&{args.query}" if args.query else "")
             init = ["window.__attnvizCatchUpMs = 1e9;"] if args.no_catch_up else []
-            ctx, page, ws_bytes = bl.open_page(
-                browser,
-                f"{srv.url}/{args.page}?{query}",
-                kit.size(size or args.viewport),
-                300,
-                *init,
-            )
+            url, window = f"{srv.url}/{args.page}?{query}", kit.size(size or args.viewport)
+            ctx, page = bl.open_page(browser, url, window, 300, *init)
             page.wait_for_function(HOOK_JS, timeout=60_000)
             metrics = ctx.new_cdp_session(page)
             metrics.send("Performance.enable")
-            pages[lang] = (page, metrics, ws_bytes)
+            pages[lang] = (page, metrics)
 
         def metric(session) -> dict[str, float]:
             got = session.send("Performance.getMetrics")["metrics"]
@@ -77,12 +72,12 @@ def main(argv: list[str] | None = None) -> int:  # pragma: no cover - a benchmar
 
         for i in range(args.moves + 1):  # move 0 warms up
             for lang in langs if i % 2 == 0 else langs[::-1]:
-                page, metrics, ws_bytes = pages[lang]
+                page, metrics = pages[lang]
                 page.locator(".st-key-N input[type='range']").first.focus()
                 page.wait_for_timeout(100)
                 m0, c0, s0 = metric(metrics), cpu(), kit.cpu_s(srv.proc.pid)
                 calls0 = page.evaluate("() => ({...window.__calls})")
-                row = bl.one_move(page, "ArrowRight", ws_bytes, 300.0, 60.0)
+                row = bl.one_move(page, "ArrowRight", 300.0, 60.0)
                 m1, c1, s1 = metric(metrics), cpu(), kit.cpu_s(srv.proc.pid)
                 calls1 = page.evaluate("() => ({...window.__calls})")
                 row.update({k: m1[k] - m0[k] for k in METRICS})

@@ -64,6 +64,11 @@ def timed(run):
     return time.perf_counter() - s
 
 if which == "both":  # both loaded, runs alternating: the ratio of each pair, then the median
+    import torch, transformers
+    if not os.path.exists(os.path.join(folder, "config.json")):  # built first, as Qwen2.5's
+        torch.manual_seed(0)  # hub files (bfloat16), by this process: one import less
+        cfg = transformers.Qwen2Config(**json.loads(sys.argv[7]))
+        transformers.Qwen2ForCausalLM(cfg).to(torch.bfloat16).save_pretrained(folder)
     (a, _), (t, _) = load_attnviz(), load_transformers()
     a(), t()
     pairs = [(timed(a), timed(t)) for _ in range(repeat)]
@@ -82,26 +87,12 @@ print(json.dumps({"load": load, "run": statistics.median(times), "rss": rss("VmR
 """
 
 
-def build(folder: Path, shape: dict) -> None:
-    """The random checkpoint (bfloat16, as Qwen2.5's hub files), unless it is there."""
-    if (folder / "config.json").exists():
-        return
-    import torch
-    import transformers
-
-    torch.manual_seed(0)
-    cfg = transformers.Qwen2Config(**shape)
-    model = transformers.Qwen2ForCausalLM(cfg).to(torch.bfloat16)
-    model.save_pretrained(folder)
-    print(f"built {folder} ({sum(p.numel() for p in model.parameters()):,} parameters)")
-
-
 def child(which: str, folder: Path, args: argparse.Namespace, out: str) -> dict:
     env = dict(os.environ)
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         env[var] = str(args.threads)
     argv = [sys.executable, "-c", CHILD, str(REPO), which, str(folder), str(args.tokens),
-            str(args.repeat), out]  # fmt: skip
+            str(args.repeat), out, json.dumps(SMALL if args.small else FULL)]  # fmt: skip
     done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=1800)
     if done.returncode:
         raise SystemExit(f"{which} failed:\n{done.stderr}")
@@ -111,7 +102,7 @@ def child(which: str, folder: Path, args: argparse.Namespace, out: str) -> dict:
 def main() -> None:
     ap = kit.parser(__doc__)
     ap.add_argument("--small", action="store_true", help="a tiny shape (the smoke test)")
-    ap.add_argument("--folder", type=Path, help="where the checkpoint is built (default /tmp)")
+    ap.add_argument("--folder", type=Path, help="the checkpoint, built if absent (default /tmp)")
     ap.add_argument("--tokens", type=int, default=64)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--repeat", type=int, default=3, help="timed runs per process")
@@ -119,15 +110,14 @@ def main() -> None:
     args = ap.parse_args()
     name = "attnviz-bench-qwen2-small" if args.small else "attnviz-bench-qwen2-0.5b"
     folder = args.folder or Path(tempfile.gettempdir()) / name
-    build(folder, SMALL if args.small else FULL)
     rows: dict[str, list[dict]] = {"attnviz": [], "transformers": []}
     with tempfile.TemporaryDirectory() as tmp:
+        both = child("both", folder, args, f"{tmp}/both")  # builds the checkpoint if need be
         for k in range(args.processes):
             for which in rows:  # alternating, so both see the same load on the machine
                 rows[which].append(child(which, folder, args, f"{tmp}/{which}{k}"))
         a_att, t_att = (np.load(f"{tmp}/{w}0.att.npy") for w in rows)
         a_log, t_log = (np.load(f"{tmp}/{w}0.logits.npy") for w in rows)
-        both = child("both", folder, args, f"{tmp}/both")
     diffs = float(np.abs(a_att - t_att).max()), float(np.abs(a_log - t_log).max())
     report(rows, both, args, folder, *diffs)
 

@@ -19,7 +19,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 import kit
-from browser_latency import INIT_JS, INSTRUMENT_JS
+from browser_latency import DONE_JS, INIT_JS, load
 from kit import CHROMIUM  # noqa: F401  (the tests skip without it)
 
 from attnviz.ui import pages as ui_pages
@@ -33,74 +33,7 @@ PAGES = {
 }
 PLAIN = {"one": "Page one", "two": "Page two"}
 CLASS = 60
-
-# Every chart drawn: script not running, every board drawn, no redraw for `quiet` ms.
-DONE_JS = """([since, quiet]) => {
-  const b = window.__bench;
-  const app = document.querySelector('[data-testid="stApp"]');
-  const state = app ? app.getAttribute('data-test-script-state') : null;
-  const boards = Array.from(document.querySelectorAll('.stBidiComponent')).every(c => {
-    const bd = c.querySelector('.attnviz-board');
-    return bd !== null && bd.dataset.state === 'drawn'; });
-  const last = b.plots.length ? b.plots[b.plots.length - 1] : 0;
-  const stateAt = b.states.length ? b.states[b.states.length - 1][1] : 0;
-  const now = performance.now();
-  const plots = window.__benchPlots().length;
-  const ws = window.__ws.recvs.filter(r => r[0] >= since).reduce((a, r) => a + r[1], 0);
-  const ends = b.states.filter(s => s[0] === 'notRunning' && s[1] >= since);
-  const msgs = window.__ws.recvs.filter(r => r[0] >= since);
-  const script = Math.max(ends.length ? ends[ends.length - 1][1] : 0,
-                          msgs.length ? msgs[msgs.length - 1][0] : 0);
-  return {done: state === 'notRunning' && boards && plots > 0 && last > since
-                && now - last > quiet && now - stateAt > quiet,
-          last, plots, ws, now, script, state, boards};
-}"""
-
-
-class Fetched:
-    """HTTP responses of a page: (time, url, encoded body bytes)."""
-
-    def __init__(self, page) -> None:
-        self.rows: list[tuple[float, str, int]] = []
-        page.on("requestfinished", self._on)
-
-    def _on(self, request) -> None:
-        try:
-            size = max(0, request.sizes()["responseBodySize"])  # -1: nothing received
-        except Exception:  # the page went away
-            size = 0
-        self.rows.append((time.monotonic(), request.url, size))
-
-    def since(self, t: float) -> list[tuple[float, str, int]]:
-        return [r for r in self.rows if r[0] >= t]
-
-
-def open_tab(browser, url: str, quiet: float, timeout: float):
-    """A new tab on ``url``, drawn: (context, page, its :class:`Fetched`)."""
-    ctx, page = kit.tab(browser, (1280, 900), INIT_JS)
-    fetched = Fetched(page)
-    load(page, url, quiet, timeout)
-    return ctx, page, fetched
-
-
-def load(page, url: str, quiet: float, timeout: float) -> None:
-    """Go to ``url``, instrument the page, wait until it is drawn and quiet (not for `load`:
-    the charts may draw before the marks come, then the boards' state settles it)."""
-    page.goto(url, wait_until="commit")
-    page.wait_for_selector('[data-testid="stApp"]')
-    page.evaluate(INSTRUMENT_JS)
-    settle(page, quiet, timeout)
-
-
-def wait_done(page, since: float, quiet: float, timeout: float) -> dict:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        s = page.evaluate(DONE_JS, [since, quiet])
-        if s["done"]:
-            return s
-        time.sleep(0.05)
-    raise TimeoutError(f"the page did not finish drawing within {timeout} s: {s}")
-
+TIMEOUT = 90.0
 
 SIDEBAR_JS = """(title) => {
   const a = Array.from(document.querySelectorAll('[data-testid="stSidebarNavLink"]'))
@@ -109,31 +42,85 @@ SIDEBAR_JS = """(title) => {
 # the lesson bar's Next (attnviz.ui.tour: an in-app link followed by board/js/navlinks.js)
 NEXT_JS = """(_title) => { const a = document.querySelector('[data-tour="next"]');
   const t = performance.now(); a.click(); return t; }"""
+# The click's time in performance.now(), and a 4 ms marker function the profiler sees.
+CLICKS_JS = """() => { window.__bench.clicks = window.__bench.clicks || [];
+  function __benchClickMarker() { const t = performance.now(); while (performance.now() - t < 4); }
+  document.addEventListener('click', e => {
+    window.__bench.clicks.push(performance.now()); __benchClickMarker(); }, true); }"""
+MARKER = "__benchClickMarker"
 
 
-def switch(
-    page, fetched: Fetched, title: str, quiet: float, timeout: float, click: str = SIDEBAR_JS
-) -> dict:
-    """Click the sidebar link ``title`` (or what ``click`` clicks); wait for every chart of
-    the new page."""
-    links = page.locator('[data-testid="stSidebarNavLink"]').filter(has_text=title)
-    (links if click == SIDEBAR_JS else page.locator('[data-tour="next"]')).first.wait_for()
-    t_wall = time.monotonic()
-    t_click = page.evaluate(click, title)
-    s = wait_done(page, t_click, quiet, timeout)
-    rows = fetched.since(t_wall)
-    http = sum(r[2] for r in rows)
-    plotly = sum(r[2] for r in rows if "vendor/plotly" in r[1])
-    return {
-        "ms": s["last"] - t_click,
-        "script_ms": s["script"] - t_click,
-        "http_bytes": http,
-        "big": [(r[1].split("?")[0][-60:], r[2]) for r in rows if r[2] > 10_000],
-        "plotly_bytes": plotly,
-        "ws_bytes": s["ws"],
-        "plots": s["plots"],
-        "requests": len(rows),
-    }
+class Tab:
+    """A tab of its own context, on ``url`` once drawn (:func:`browser_latency.load`), with
+    the HTTP responses it had (time, url, encoded body bytes); ``profile``: a CDP session
+    with the sampling profiler on."""
+
+    def __init__(self, browser, url: str | None, quiet: float, profile: bool = False) -> None:
+        self.ctx, self.page = kit.tab(browser, (1280, 900), INIT_JS)
+        self.quiet, self.rows, self.cdp = quiet, [], None
+        self.page.on("requestfinished", self._on)
+        if url:
+            load(self.page, url, quiet, TIMEOUT)
+        if profile:
+            self.page.evaluate(CLICKS_JS)
+            self.cdp = self.ctx.new_cdp_session(self.page)
+            self.cdp.send("Profiler.enable")
+            self.cdp.send("Profiler.setSamplingInterval", {"interval": 200})
+
+    def _on(self, request) -> None:
+        try:
+            size = max(0, request.sizes()["responseBodySize"])  # -1: nothing received
+        except Exception:  # the page went away
+            size = 0
+        self.rows.append((time.monotonic(), request.url, size))
+
+    def switch(self, title: str, click: str = SIDEBAR_JS) -> dict:
+        """Click the sidebar link ``title`` (or what ``click`` clicks); wait for every chart
+        of the new page."""
+        page = self.page
+        links = page.locator('[data-testid="stSidebarNavLink"]').filter(has_text=title)
+        (links if click == SIDEBAR_JS else page.locator('[data-tour="next"]')).first.wait_for()
+        t_wall = time.monotonic()
+        t_click = page.evaluate(click, title)
+        while not (s := page.evaluate(DONE_JS, [t_click, self.quiet]))["done"]:
+            if time.monotonic() > t_wall + TIMEOUT:
+                raise TimeoutError(f"the page did not finish drawing within {TIMEOUT} s: {s}")
+            time.sleep(0.05)
+        rows = [r for r in self.rows if r[0] >= t_wall]
+        return {
+            "ms": s["last"] - t_click,
+            "script_ms": s["script"] - t_click,
+            "http_bytes": sum(r[2] for r in rows),
+            "big": [(r[1].split("?")[0][-60:], r[2]) for r in rows if r[2] > 10_000],
+            "plotly_bytes": sum(r[2] for r in rows if "vendor/plotly" in r[1]),
+            "ws_bytes": s["ws"],
+            "plots": s["plots"],
+            "requests": len(rows),
+        }
+
+    def profiled_switch(self, title: str) -> dict:
+        """:meth:`switch`, the main thread's time split by whose code ran (:func:`split`)."""
+        n_recv = self.page.evaluate("() => window.__ws.recvs.length")
+        self.cdp.send("Profiler.start")
+        r = self.switch(title)
+        prof = self.cdp.send("Profiler.stop")["profile"]
+        stopped = self.page.evaluate("() => performance.now()")
+        recvs, t_click = self.page.evaluate(
+            """(n) => [window.__ws.recvs.slice(n), window.__bench.clicks.slice(-1)[0]]""", n_recv
+        )
+        after = [m[0] - t_click for m in recvs if m[0] >= t_click]
+        # the profile's clock (µs) is not performance.now(): the click is found by its marker
+        t0, aligned = marker_time(prof), "click"
+        if t0 is None:  # no sample in the marker: the profile's end is about `stopped`
+            t0, aligned = prof["endTime"] - (stopped - t_click) * 1000, "end"
+        return {
+            **r,
+            "wall": round(r["ms"]),
+            "first_msg": round(after[0]) if after else None,
+            "last_msg": round(after[-1]) if after else None,
+            **split(prof, t0, t0 + r["ms"] * 1000),
+            "aligned": aligned,
+        }
 
 
 def languages(args, pages: list[str], app, browser) -> dict:
@@ -144,9 +131,7 @@ def languages(args, pages: list[str], app, browser) -> dict:
     codes, titles = args.langs.split(","), {}
     for code in codes:
         with i18n.use(code):
-            titles[code] = {
-                p: ui_pages.page(p or ui_pages.PAGES[0].slug).shown_title for p in pages
-            }
+            titles[code] = {p: ui_pages.page(p or FIRST).shown_title for p in pages}
     urls = {c: f"{app.url}/{pages[-1]}" + ("" if c == i18n.SOURCE else f"?lang={c}") for c in codes}
     rows, _ = interleaved(args, browser, urls, lambda c, p, _: titles[c][p], pages)
     out: dict[str, Any] = {}
@@ -195,19 +180,14 @@ def split(profile: dict, t0_us: float, t1_us: float) -> dict[str, float]:
 
     def url_of(i: int) -> str:
         """A node's script, or its nearest caller's (a native function's layout: its caller)."""
-        while i is not None:
-            u = nodes[i]["callFrame"].get("url", "")
-            if u:
-                return u
+        while i is not None and not nodes[i]["callFrame"].get("url"):
             i = parent.get(i)
-        return ""
+        return "" if i is None else nodes[i]["callFrame"]["url"]
 
     kind = {i: bucket(url_of(i), n["callFrame"].get("functionName", "")) for i, n in nodes.items()}
     out: collections.Counter = collections.Counter()
     for node, a, t in intervals(profile):
-        overlap = min(t, t1_us) - max(a, t0_us)
-        if overlap > 0:
-            out[kind[node]] += overlap / 1000
+        out[kind[node]] += max(0.0, min(t, t1_us) - max(a, t0_us)) / 1000
     return {b: round(out.get(b, 0.0), 1) for b in BUCKETS}
 
 
@@ -226,102 +206,50 @@ def intervals(profile: dict) -> list[tuple[int, float, float]]:
     return out
 
 
-def profiled_switch(page, cdp, fetched, title: str, quiet: float, timeout: float) -> dict:
-    n_recv = page.evaluate("() => window.__ws.recvs.length")
-    cdp.send("Profiler.start")
-    r = switch(page, fetched, title, quiet, timeout)
-    prof = cdp.send("Profiler.stop")["profile"]
-    stopped = page.evaluate("() => performance.now()")
-    recvs, t_click = page.evaluate(
-        """(n) => [window.__ws.recvs.slice(n), window.__bench.clicks.slice(-1)[0]]""", n_recv
-    )
-    after = [m[0] - t_click for m in recvs if m[0] >= t_click]
-    # the profile's clock (µs) is not performance.now(): the click is found by its marker
-    t0 = marker_time(prof)
-    aligned = "click"
-    if t0 is None:  # no sample in the marker: the profile's end is about `stopped`
-        t0, aligned = prof["endTime"] - (stopped - t_click) * 1000, "end"
-    parts = split(prof, t0, t0 + r["ms"] * 1000)
-    return {
-        "wall": round(r["ms"]),
-        "first_msg": round(after[0]) if after else None,
-        "last_msg": round(after[-1]) if after else None,
-        **parts,
-        "aligned": aligned,
-    }
-
-
-# The click's time in performance.now(), and a 4 ms marker function the profiler sees.
-CLICKS_JS = """() => { window.__bench.clicks = window.__bench.clicks || [];
-  function __benchClickMarker() { const t = performance.now(); while (performance.now() - t < 4); }
-  document.addEventListener('click', e => {
-    window.__bench.clicks.push(performance.now()); __benchClickMarker(); }, true); }"""
-MARKER = "__benchClickMarker"
-
-
 def marker_time(profile: dict) -> float | None:
     """The profile's time (µs) of the click: the start of the first sample interval that
-    ends in the click's marker function (200 µs late at most)."""
+    ends in the click's marker function or what it calls (200 µs late at most)."""
     marked = {n["id"] for n in profile["nodes"] if n["callFrame"]["functionName"] == MARKER}
     children = {n["id"]: n.get("children", []) for n in profile["nodes"]}
     todo = list(marked)
-    while todo:  # and what it calls (performance.now)
-        for c in children[todo.pop()]:
-            if c not in marked:
-                marked.add(c)
-                todo.append(c)
-    for node, a, _ in intervals(profile):
-        if node in marked:
-            return a  # the marker began within this sample's interval (click listener)
-    return None
+    while todo:
+        new = set(children[todo.pop()]) - marked
+        marked |= new
+        todo += new
+    return next((a for node, a, _ in intervals(profile) if node in marked), None)
 
 
 def interleaved(args, browser, urls: dict[str, str], title, pages: list[str]) -> tuple:
     """One tab per ``urls`` entry; per round and page a switch in every tab, to ``title(tab,
     page, index)``: the rows per tab, and the plotly.js bytes of each tab's first page."""
-    tabs = {}
-    for name, url in urls.items():
-        ctx, page, fetched = open_tab(browser, url, args.quiet, args.timeout)
-        cdp = None
-        if args.profile:
-            page.evaluate(CLICKS_JS)
-            cdp = ctx.new_cdp_session(page)
-            cdp.send("Profiler.enable")
-            cdp.send("Profiler.setSamplingInterval", {"interval": 200})
-        tabs[name] = (ctx, page, fetched, cdp)
-    plotly = {n: sum(r[2] for r in t[2].rows if "vendor/plotly" in r[1]) for n, t in tabs.items()}
+    tabs = {name: Tab(browser, url, args.quiet, args.profile) for name, url in urls.items()}
+    plotly = {n: sum(r[2] for r in t.rows if "vendor/plotly" in r[1]) for n, t in tabs.items()}
     rows: dict[str, list[dict]] = {name: [] for name in urls}
-    names = list(urls)
     for rnd in range(args.rounds):
         for i, p in enumerate(pages):
-            for name in names if rnd % 2 == 0 or not args.langs else names[::-1]:
-                _, page, fetched, cdp = tabs[name]
+            for name in list(urls) if rnd % 2 == 0 or not args.langs else list(urls)[::-1]:
                 t = title(name, p, rnd * len(pages) + i)
-                if cdp is None:
-                    r = switch(page, fetched, t, args.quiet, args.timeout)
-                else:
-                    r = profiled_switch(page, cdp, fetched, t, args.quiet, args.timeout)
+                r = tabs[name].profiled_switch(t) if args.profile else tabs[name].switch(t)
                 rows[name].append({"page": p, "title": t, "round": rnd, **r})
                 kit.line(f"{name} {t}", r)
-    for ctx, *_ in tabs.values():
-        ctx.close()
+    for tab in tabs.values():
+        tab.ctx.close()
     return rows, plotly
 
 
 def profile(rows: dict[str, list[dict]]) -> dict:
     """``--profile``'s medians per app (the split from the profiles aligned on the click)."""
     out: dict = {}
-    keys = ("wall", "first_msg", "last_msg", *BUCKETS)
     for name, rs in rows.items():
         good = [r for r in rs if r["aligned"] == "click"] or rs
         out[name] = {
             k: statistics.median(r[k] for r in (rs if k == "wall" else good) if r[k] is not None)
-            for k in keys
+            for k in ("wall", "first_msg", "last_msg", *BUCKETS)
         }
         out[name]["profiles_aligned_on_the_click"] = len(good)
         kit.line(f"{name} median", out[name])
     print(f"page switch attnviz / plain: {out['attnviz']['wall'] / out['plain']['wall']:.2f}x")
-    return out | {"rows": rows}
+    return out
 
 
 def compared(rows: dict[str, list[dict]], pages: list[str], plotly: int) -> dict:
@@ -345,21 +273,9 @@ def compared(rows: dict[str, list[dict]], pages: list[str], plotly: int) -> dict
     }
 
 
-def settle(page, quiet: float, timeout: float) -> None:
-    """A view just loaded, drawn and quiet for ``quiet`` ms (drawn boards are enough)."""
-    deadline, calm = time.monotonic() + timeout, None
-    while time.monotonic() < deadline:
-        s = page.evaluate(DONE_JS, [0, quiet])
-        ready = s["done"] or (s["state"] == "notRunning" and s["boards"] and s["plots"] > 0)
-        calm = (calm or time.monotonic()) if ready else None
-        if calm is not None and time.monotonic() - calm > quiet / 1000:
-            return
-        time.sleep(0.05)
-    raise TimeoutError(f"the view did not settle within {timeout} s: {s}")
-
-
 def lesson(args: argparse.Namespace, app, browser) -> dict:
-    """``--lesson``: Next on the lesson bar against a sidebar page switch (module docstring)."""
+    """``--lesson``: Next on the lesson bar against a sidebar page switch, for each pair of
+    stops on two charted pages (each from stop a's view, reloaded)."""
     from attnviz.classroom import lessons
 
     (found,) = [x for x in lessons.shipped() if x.slug == args.lesson]
@@ -370,30 +286,20 @@ def lesson(args: argparse.Namespace, app, browser) -> dict:
         if stops[i].page != stops[i + 1].page
         and {ui_pages.page(stops[j].page).title for j in (i, i + 1)} <= charted
     ]  # fmt: skip
-
-    def url(i: int, tour: bool) -> str:
-        params = dict(stops[i].settings) | (
-            {"lesson": found.slug, "stop": str(i + 1)} if tour else {}
-        )
-        path = "" if stops[i].page == FIRST else stops[i].page
-        return f"{app.url}/{path}?{urlencode(params)}"
-
-    ctx, page = kit.tab(browser, (1280, 900), INIT_JS)
-    fetched = Fetched(page)
-    out: dict = {"lesson": found.slug, "rows": []}
+    tab, out = Tab(browser, None, args.quiet), {"lesson": found.slug, "rows": []}
     for _ in range(args.rounds):
         for i in pairs:
             row = {"from": i + 1, "to": stops[i + 1].page}
-            for mode in ("next", "switch"):
-                load(page, url(i, tour=mode == "next"), args.quiet, args.timeout)
+            for mode, click in (("next", NEXT_JS), ("switch", SIDEBAR_JS)):
+                tour = {"lesson": found.slug, "stop": str(i + 1)} if mode == "next" else {}
+                path = "" if stops[i].page == FIRST else stops[i].page
+                url = f"{app.url}/{path}?{urlencode(dict(stops[i].settings) | tour)}"
+                load(tab.page, url, args.quiet, TIMEOUT)
                 title = ui_pages.page(stops[i + 1].page).title
-                click = NEXT_JS if mode == "next" else SIDEBAR_JS
-                row[mode] = round(
-                    switch(page, fetched, title, args.quiet, args.timeout, click)["ms"]
-                )
+                row[mode] = round(tab.switch(title, click)["ms"])
             out["rows"].append(row)
             kit.line(f"stop {row['from']} -> {row['to']}", row)
-    ctx.close()
+    tab.ctx.close()
     n, w = kit.median(out["rows"], "next"), kit.median(out["rows"], "switch")
     out |= {"next_ms": round(n), "switch_ms": round(w), "ratio": round(n / w, 2)}
     print(f"lesson stop change / page switch: {n:.0f} / {w:.0f} ms = {n / w:.2f}x")
@@ -403,19 +309,17 @@ def lesson(args: argparse.Namespace, app, browser) -> dict:
 def main(argv: list[str] | None = None) -> int:
     ap = kit.parser(__doc__)
     ap.add_argument("--app", default="serve.py", help="attnviz as scripts/run.sh serves it")
-    ap.add_argument("--plain", default=kit.PLAIN_APP)
     ap.add_argument("--pages", default=",".join(PAGES), help="attnviz url paths ('' = home)")
     ap.add_argument("--rounds", type=int, help="switches per page (5; 3 with --profile)")
-    ap.add_argument("--profile", action="store_true", help="split each switch by whose code ran")
+    ap.add_argument("--profile", action="store_true", help="also: each switch by whose code ran")
     ap.add_argument("--lesson", default=None, help="a shipped lesson: Next against a switch")
     ap.add_argument("--quiet", type=float, default=400.0, help="ms without a redraw")
-    ap.add_argument("--timeout", type=float, default=90.0)
     ap.add_argument("--langs", help="e.g. en,es,zh_CN,ar: the switches per language, no plain app")
     args = ap.parse_args(argv)
     args.rounds = args.rounds or (3 if args.profile else 5)
     pages = args.pages.split(",")
     out: dict[str, Any] = {"load_before": os.getloadavg(), "rounds": args.rounds}
-    apps = [args.app] if args.langs or args.lesson else [args.app, args.plain]
+    apps = [args.app] if args.langs or args.lesson else [args.app, kit.PLAIN_APP]
     with kit.servers(*apps) as (app, *plain), kit.browser() as browser:
         if args.lesson:
             out |= lesson(args, app, browser)
@@ -428,15 +332,14 @@ def main(argv: list[str] | None = None) -> int:
                 return PAGES[p] if name == "attnviz" else PLAIN[("one", "two")[k % 2]]
 
             rows, plotly = interleaved(args, browser, urls, title, pages)
-            if args.profile:
-                out |= profile(rows)
-            else:
-                out["switch"] = compared(rows, pages, plotly["attnviz"])
-                kit.show(out["switch"])
-                out["switch_rows"] = {
-                    PAGES[p]: [r for r in rows["attnviz"] if r["page"] == p] for p in pages
-                }
-                out["plain_rows"] = rows["plain"]
+            out["switch"] = compared(rows, pages, plotly["attnviz"])
+            kit.show(out["switch"])
+            out["switch_rows"] = {
+                PAGES[p]: [r for r in rows["attnviz"] if r["page"] == p] for p in pages
+            }
+            out["plain_rows"] = rows["plain"]
+            if args.profile:  # the switches above were profiled: their times include it
+                out["profile"] = profile(rows)
     out["load_after"] = os.getloadavg()
     print(f"load {out['load_before']} -> {out['load_after']}")
     kit.write_json(args.json, out, say=False)

@@ -6,6 +6,7 @@ attnviz on ``PYTHONPATH``: run it once per tree and compare (docs/engine.md).
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 import statistics
@@ -80,5 +81,6 @@ def main() -> dict:
 
 
 if __name__ == "__main__":
+    argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()  # --help
     json.dump(main(), sys.stdout, indent=1)
     print()

@@ -77,6 +77,9 @@ def idle_s() -> float:
 
 def main(argv: list[str] | None = None) -> int:  # pragma: no cover - runs the suite
     argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] in (["-h"], ["--help"]):  # the rest is pytest's
+        print(__doc__)
+        return 0
     out = Path(os.environ.get("TMPDIR", "/tmp")) / f"suite_cpu_{os.getpid()}"
     env = {**os.environ, "CI": "true", "PYTHONPATH": str(REPO / "bench")}
     procs, i0, t0 = [], idle_s(), time.monotonic()

@@ -23,7 +23,7 @@ settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHES
 def _keep_main_module():
     """Give every test pytest's own ``__main__`` back. Streamlit's AppTest runs a page as
     ``__main__`` and leaves it in ``sys.modules``; a later ``multiprocessing`` spawn (the class
-    store's concurrency tests, the live-class bench's replicas) then re-runs that module in
+    store's concurrency tests) then re-runs that module in
     each child (``app.py``: it fails outside Streamlit), and the children die."""
     main = sys.modules.get("__main__")
     yield

@@ -1,9 +1,9 @@
 """Smoke test of bench/class_hall.py (tiny runs, no timing assertions): simulated phones on
 the live class's light page of a real server (``streamlit run serve.py``) join, answer,
 long-poll and see both reveals; the store holds every acknowledged answer once, with its
-nickname. The replicas run (three servers, PostgreSQL, HAProxy, one replica killed) loses
-nothing either. Also: reading HAProxy's log for the requests the
-killed replica held."""
+nickname. The replicas run (two servers, PostgreSQL, HAProxy, one replica killed) loses
+nothing either, nor does ``--part store`` (a thread per student on the store). Also:
+reading HAProxy's log for the requests the killed replica held."""
 
 from __future__ import annotations
 
@@ -41,8 +41,8 @@ def _check(r: dict, phones: int, questions: int) -> None:
 def test_phones_on_one_server_lose_nothing_and_see_every_reveal(tmp_path):
     out = tmp_path / "hall.json"
     r = class_hall.main(
-        ["--phones", "20", "--questions", "2", "--window", "6", "--ramp", "1"]
-        + ["--idle", "3", "--baseline", "0", "--json", str(out)]
+        ["--phones", "20", "--questions", "2", "--window", "3", "--ramp", "1"]
+        + ["--idle", "1", "--baseline", "0", "--json", str(out)]
     )
     assert json.loads(out.read_text()) == r
     _check(r, 20, 2)
@@ -53,19 +53,29 @@ def test_phones_on_one_server_lose_nothing_and_see_every_reveal(tmp_path):
     assert "moved" not in r and "kill" not in r["midclass"], r
 
 
+def test_the_store_part_counts_every_answer(tmp_path):
+    out = tmp_path / "store.json"
+    r = class_hall.main(["--part", "store", "--phones", "12", "--window", "2", "--json", str(out)])
+    assert json.loads(out.read_text()) == r
+    assert r["errors"] == 0 and r["lost"] == 0, r
+    assert r["acknowledged"] == r["submits"] >= 12 * 8, r
+    assert r["rows"] == r["pairs_acknowledged"] == r["tally_answered"] == 12 * 8, r
+    assert r["submit_ms"]["p95"] >= r["submit_ms"]["p50"] > 0, r
+
+
 @pytest.mark.slow
 @pytest.mark.replicas
 def test_phones_on_replicas_lose_nothing_when_one_is_killed():
     if pg_bindir() is None:
         pytest.fail(f"PostgreSQL is not installed: {INSTALL_HINT}", False)
-    if class_hall.shutil.which("haproxy") is None and not Path("/usr/sbin/haproxy").exists():
+    if hall.haproxy_exe() is None:
         pytest.fail("haproxy is not installed (apt-get install haproxy)", False)
     r = class_hall.main(
-        ["--replicas", "3", "--phones", "24", "--questions", "2", "--window", "8"]
-        + ["--ramp", "1", "--idle", "2", "--baseline", "0"]
+        ["--replicas", "2", "--phones", "24", "--questions", "2", "--window", "6"]
+        + ["--ramp", "1", "--idle", "1", "--baseline", "0"]
     )
     _check(r, 24, 2)
-    assert r["replicas"] == 3 and "PostgreSQL" in r["scenario"], r
+    assert r["replicas"] == 2 and "PostgreSQL" in r["scenario"], r
     kill = r["midclass"]["kill"]
     assert kill["acked_before"] >= 24, kill
     # every phone went on after the kill: its later answers are in the store (above)
@@ -97,8 +107,7 @@ def test_haproxy_log_names_the_requests_the_killed_replica_held():
 
 def test_the_bench_lines_go_into_the_loopback_copy_of_the_deploy_config(tmp_path, monkeypatch):
     monkeypatch.setattr(hall.tempfile, "mkdtemp", lambda prefix: str(tmp_path))
-    proxy = hall.HAProxy([8001, 8002])
-    proxy.add_stats_socket()
+    proxy = hall.HAProxy([8001, 8002], bench=True)
     text = proxy.cfg.read_text()
     assert f"stats socket {tmp_path / 'stats.sock'}" in text
     assert f"capture request header {class_hall.TAG_HEADER} len 24" in text

@@ -194,32 +194,6 @@ def test_rerun_payload_counts_the_boards_charts() -> None:
 
 
 @pytest.mark.e2e
-def test_page_switch_measures_switches_and_bytes(tmp_path: Path, reuse: None) -> None:
-    """bench/page_switch.py on the real app and the plain two-page app: one switch per page,
-    reported with bytes (no timing assertions)."""
-    import page_switch
-
-    if not Path(kit.CHROMIUM).exists():
-        pytest.skip("needs Debian's chromium at /usr/bin/chromium")
-    out = tmp_path / "switch.json"
-    argv = ["--rounds", "1", "--pages", ",multi_head", "--quiet", "250", "--json", str(out)]
-    assert page_switch.main(argv) == 0
-    r = json.loads(out.read_text())
-    s = r["switch"]
-    assert set(s["per_page_ms"]) == {"Playground", "Multi-head"}
-    assert all(ms > 0 for ms in s["per_page_ms"].values())
-    assert s["attnviz_ms"] > 0 and s["plain_ms"] > 0
-    for rows in r["switch_rows"].values():
-        assert all(row["script_ms"] > 0 and row["ms"] > 0 and row["plots"] > 0 for row in rows)
-    # the tab's first page fetched plotly.js (once); no switch fetched it again
-    assert 300_000 < s["first_page_of_tab_plotly_bytes"] <= 600_000
-    assert s["attnviz_plotly_bytes_all_switches"] == 0
-    assert s["class_of_60_bytes_per_switch"]["attnviz"] == 60 * (
-        s["attnviz_http_bytes"] + s["attnviz_ws_bytes"]
-    )
-
-
-@pytest.mark.e2e
 def test_page_switch_per_language_clicks_the_translated_links(tmp_path: Path, reuse: None) -> None:
     """bench/page_switch.py --langs (issue 45): one tab per language, each switching by its
     own language's sidebar links (an Arabic tab that lost its language would find no link
@@ -278,34 +252,49 @@ def test_a_tab_opens_on_a_view_drawn_before_the_marks_came(reuse: None) -> None:
     """CI, stop 54: page_switch's first tab waited 90 s for a draw. serve.py's page runs
     plotly.js as it arrives, which holds the document's `load` back; the marks, installed after
     `load`, came after the charts had drawn, and the first view was taken for one still
-    drawing. A view drawn before the marks is settled by its boards' state."""
-    import page_switch
-
+    drawing. A view drawn before the marks is settled by its boards' state
+    (browser_latency.load, which page_switch's tabs use)."""
     with kit.browser() as browser:
-        ctx, page, _ = page_switch.open_tab(browser, DRAWN_BEFORE, 100, 10)
+        ctx, page = browser_latency.open_page(browser, DRAWN_BEFORE, (1280, 900), 100, timeout=10)
         assert page.evaluate("() => window.__bench.plots.length") == 0  # no draw was seen
         ctx.close()
 
 
 @pytest.mark.e2e
-def test_switch_profile_splits_a_switch_by_whose_code_ran(tmp_path: Path, reuse: None) -> None:
-    """bench/page_switch.py --profile: one switch per app, profiled; the main thread's split
-    of a switch found by its click marker covers the switch and no more (no timing asserted)."""
-    import page_switch as switch_profile
+def test_page_switch_measures_switches_bytes_and_profiles(tmp_path: Path, reuse: None) -> None:
+    """bench/page_switch.py --profile on the real app and the plain two-page app: one switch
+    per page, reported with bytes, each switch's main thread split by whose code ran; the
+    split of a switch found by its click marker covers the switch and no more (no timing
+    asserted)."""
+    import page_switch
 
-    out = tmp_path / "profile.json"
+    if not Path(kit.CHROMIUM).exists():
+        pytest.skip("needs Debian's chromium at /usr/bin/chromium")
+    out = tmp_path / "switch.json"
     argv = ["--profile", "--rounds", "1", "--pages", ",multi_head", "--quiet", "250"]
-    assert switch_profile.main([*argv, "--json", str(out)]) == 0
+    assert page_switch.main([*argv, "--json", str(out)]) == 0
     r = json.loads(out.read_text())
-    assert [row["title"] for row in r["rows"]["attnviz"]] == ["Playground", "Multi-head"]
-    assert len(r["rows"]["plain"]) == 2
-    for rows in r["rows"].values():
-        for row in rows:
-            parts = [row[k] for k in switch_profile.BUCKETS]
-            assert all(p >= 0 for p in parts) and row["wall"] > 0, row
-            if row["aligned"] == "click":  # the split covers [click, last chart]
-                assert sum(parts) <= row["wall"] + 5, row
-    split = [row for row in r["rows"]["attnviz"] if row["aligned"] == "click"]
+    s = r["switch"]
+    assert set(s["per_page_ms"]) == {"Playground", "Multi-head"}
+    assert all(ms > 0 for ms in s["per_page_ms"].values())
+    assert s["attnviz_ms"] > 0 and s["plain_ms"] > 0
+    for rows in r["switch_rows"].values():
+        assert all(row["script_ms"] > 0 and row["ms"] > 0 and row["plots"] > 0 for row in rows)
+    # the tab's first page fetched plotly.js (once); no switch fetched it again
+    assert 300_000 < s["first_page_of_tab_plotly_bytes"] <= 600_000
+    assert s["attnviz_plotly_bytes_all_switches"] == 0
+    assert s["class_of_60_bytes_per_switch"]["attnviz"] == 60 * (
+        s["attnviz_http_bytes"] + s["attnviz_ws_bytes"]
+    )
+    ours = [row for rows in r["switch_rows"].values() for row in rows]
+    assert [row["title"] for row in ours] == ["Playground", "Multi-head"]
+    assert len(r["plain_rows"]) == 2 and set(r["profile"]) == {"attnviz", "plain"}
+    for row in ours + r["plain_rows"]:
+        parts = [row[k] for k in page_switch.BUCKETS]
+        assert all(p >= 0 for p in parts) and row["wall"] > 0, row
+        if row["aligned"] == "click":  # the split covers [click, last chart]
+            assert sum(parts) <= row["wall"] + 5, row
+    split = [row for row in ours if row["aligned"] == "click"]
     assert all(row["plotly"] > 0 for row in split), split  # a switch draws charts
 
 

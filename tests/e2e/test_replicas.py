@@ -11,6 +11,7 @@ and no exception; the other sessions are untouched (same replica, no rerun, same
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
@@ -25,7 +26,6 @@ from e2e_helpers import radio_value, scores_shape, selectbox_input, slider_value
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from hall import COOKIE, REPLICAS, SECRET_ENV, HAProxy, haproxy_exe  # noqa: E402
-from kit import server_metrics  # noqa: E402
 
 pytestmark = [pytest.mark.e2e, pytest.mark.replicas]
 
@@ -101,8 +101,13 @@ def together(sessions: list[ProxySession], start) -> None:
 
 
 def active_sessions(server) -> float | None:
-    """The replica's open sessions (websockets), from its /_stcore/metrics."""
-    return server_metrics(server.url).get("active_sessions")
+    """The replica's open sessions (websockets), from its /_stcore/metrics (None: no answer)."""
+    url = f"{server.url}/_stcore/metrics"
+    with contextlib.suppress(OSError), urllib.request.urlopen(url, timeout=10) as r:
+        for line in r.read().decode().splitlines():
+            if line.startswith("active_sessions "):
+                return float(line.split()[-1])
+    return None
 
 
 def wait_until(cond, timeout: float, what: str) -> None:
