@@ -9,11 +9,19 @@ the page) and shows the answer on the phones. Screenshots of both.
 
 from __future__ import annotations
 
+import json
+import time
+from concurrent.futures import ThreadPoolExecutor
+from urllib.parse import urlencode
+from urllib.request import Request, urlopen
+
 import pytest
 from class_helpers import Phone, app_server, data_dir, press  # noqa: F401
 from e2e_app import SCREENSHOTS, BrowserSession
 
+from attnviz.classroom import lessons
 from attnviz.classroom.store import ClassStore
+from attnviz.ui import pages as ui_pages
 
 pytestmark = pytest.mark.e2e
 
@@ -142,3 +150,75 @@ def test_the_decoder_asks_which_head_looks_back(browser, app_server, data_dir): 
         for s in (teacher, student):
             s.close()
         store.dispose()
+
+
+def test_a_lesson_s_question_stop_reaches_thirty_phones_and_the_tally_the_projector(
+    browser,
+    app_server,  # noqa: F811
+    data_dir,  # noqa: F811
+):
+    """Issue 48's lecture with a class: the intro lesson's question stop (its fifth, "which
+    key will query 2 attend to most?") on the projector with the class in the link; Ask the
+    room; 30 phones, each a light page's long poll (``state?since=``, as student.js asks),
+    see the question and send a prediction; the projector's tally comes to "30 answers".
+    The times are printed (``-s``), not asserted: from the click to the last phone's
+    question, and to the tally."""
+    lesson = next(x for x in lessons.shipped() if x.slug == "intro")
+    (at,) = [i for i, s in enumerate(lesson.stops) if s.question and s.question.predicted][:1]
+    stop = lesson.stops[at]
+    store = ClassStore(f"sqlite:///{data_dir / 'classes.db'}")
+    code, key = store.create(5, 8)
+    query = urlencode(
+        {**stop.settings, "lesson": lesson.slug, "stop": at + 1, "present": 1, "class": code,
+         "teacher": key}
+    )  # fmt: skip
+    teacher = BrowserSession(browser, app_server, (1920, 1080))
+    api = f"{app_server.url}/join/api/{code}/"
+    try:
+        path = "" if stop.page == ui_pages.PAGES[0].slug else stop.page
+        teacher.open(f"/{path}?{query}")
+        teacher.page.get_by_text("Ask the room").first.wait_for(timeout=LIVE_WAIT_MS)
+        versions = [_get(api + "state?since=")["v"] for _ in range(PHONES)]
+        with ThreadPoolExecutor(PHONES) as pool:
+            clicked = time.monotonic()
+            got = [pool.submit(_phone, api, f"phone{n:04d}", versions[n]) for n in range(PHONES)]
+            press(teacher, f"predict_ask_{stop.question.kind}")
+            seen = [f.result(timeout=LIVE_WAIT_MS / 1000) for f in got]
+        q = store.question(code)
+        assert q is not None and q.kind == stop.question.kind
+        assert q.detail["query"] == stop.question.query
+        assert {qid for qid, _ in seen} == {q.qid}
+        teacher.page.get_by_text(f"{PHONES} answers").wait_for(timeout=LIVE_WAIT_MS)
+        tally = time.monotonic() - clicked
+        assert sum(store.question_tally(code, key, q.qid)) == PHONES
+        last = max(at for _, at in seen) - clicked
+        print(f"\n{PHONES} phones: the last saw the question {last:.2f} s after Ask the room; "
+              f"the projector showed '{PHONES} answers' after {tally:.2f} s")  # fmt: skip
+        teacher.assert_healthy("a lesson's question stop with 30 phones")
+    finally:
+        teacher.close()
+        store.dispose()
+
+
+PHONES = 30
+
+
+def _get(url: str) -> dict:
+    with urlopen(url, timeout=LIVE_WAIT_MS / 1000) as r:
+        return json.loads(r.read()) if r.status == 200 else {}
+
+
+def _phone(api: str, student: str, since: str) -> tuple[str, float]:
+    """A phone's long poll until the class has a question; its prediction sent (the first
+    choice). The question's id and when it arrived."""
+    while True:
+        state = _get(f"{api}state?since={since}")
+        since = state.get("v", since)
+        if state.get("question"):
+            break
+    arrived, qid = time.monotonic(), state["question"]["qid"]
+    body = json.dumps({"student": student, "cid": f"{student}cid1", "qid": qid, "choice": 0})
+    post = Request(f"{api}predict", body.encode(), {"Content-Type": "application/json"})
+    with urlopen(post, timeout=LIVE_WAIT_MS / 1000) as r:
+        assert r.status == 200, r.status
+    return qid, arrived
