@@ -8,10 +8,12 @@ with a lock of its own (``SafeSessionState``), so the old run registering a widg
 insertion into the widget states) can meet the new run's ``_call_callbacks`` walking the
 same dict: "RuntimeError: dictionary changed size during iteration", the rerun lost (seen
 once in CI, in the server log of the browser tests). attnviz turns the option off
-(``.streamlit/config.toml``). A small app makes the race likely (it happened once in a CI
+(``.streamlit/config.toml``). A small app makes the race certain (it happened once in a CI
 run's thousands of reruns): each run registers 200 widgets the session has not had, and it
-widens the two windows, timing only: each first state inserted 2 ms after the stop check,
-the callback pass 0.2 ms a widget.
+holds the window open, timing only (the app's comment). An earlier version only widened the
+windows (a first state inserted 2 ms after the stop check, the callback pass 0.2 ms a
+widget): 5-7 of 15 reruns failed on a quiet machine, none of 15 in a CI run on a loaded
+one, where the two threads did not meet in the widened windows.
 """
 
 from __future__ import annotations
@@ -36,30 +38,52 @@ pytestmark = pytest.mark.slow
 
 KEPT, NEW, RERUNS = 200, 200, 15
 APP = f"""
+import threading
 import time
 
 import streamlit as st
+from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestType
+from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 from streamlit.runtime.state import session_state
 
-# The window made wide (this app only; timing, not logic): a widget's first state is
-# inserted 2 ms after the ScriptRunner's stop check instead of microseconds after it, and
-# the callback pass looks at each widget for 0.2 ms instead of a microsecond.
-if not getattr(session_state.WStates, "widened", False):
+# The race's window held open (this app only; timing, not logic). A widget's first state is
+# inserted up to 2 ms after the ScriptRunner's stop check instead of microseconds after it.
+# If this run is told to stop in that window (a rerun with fastReruns on), it waits until a
+# callback pass walks the widget states (another thread's: a run of its own has none at
+# this moment) and inserts during the walk, which waits at its first widget for that
+# insertion. Once: the first such meeting is the race, made certain.
+if not getattr(session_state.WStates, "held", False):
     insert = session_state.WStates.set_from_value
     changed = session_state.SessionState._widget_changed
+    stopping, walking, inserted = threading.Event(), threading.Event(), threading.Event()
 
-    def slow_insert(self, k, v):
-        if k not in self.states:
-            time.sleep(0.002)
+    def told_to_stop():
+        ctx = get_script_run_ctx()
+        asks = ctx.script_requests if ctx is not None else None
+        return asks is not None and asks._state == ScriptRequestType.STOP
+
+    def held_insert(self, k, v):
+        if k in self.states or inserted.is_set():
+            return insert(self, k, v)
+        for _ in range(20):
+            if told_to_stop():
+                stopping.set()
+                walking.wait(1.0)
+                break
+            time.sleep(0.0001)
         insert(self, k, v)
+        if stopping.is_set():
+            inserted.set()
 
-    def slow_changed(self, widget_id):
-        time.sleep(0.0002)
+    def held_changed(self, widget_id):
+        if stopping.is_set() and not inserted.is_set():
+            walking.set()
+            inserted.wait(1.0)
         return changed(self, widget_id)
 
-    session_state.WStates.set_from_value = slow_insert
-    session_state.SessionState._widget_changed = slow_changed
-    session_state.WStates.widened = True
+    session_state.WStates.set_from_value = held_insert
+    session_state.SessionState._widget_changed = held_changed
+    session_state.WStates.held = True
 
 n = st.slider("N", 1, 100000, 1, key="N", on_change=lambda: None)
 for i in range({KEPT}):
@@ -108,9 +132,9 @@ def test_attnviz_s_config_fails_no_rerun(tmp_path):
 
 
 def test_the_race_is_there_with_fast_reruns_on(tmp_path):
-    """The same reruns with Streamlit's default: some fail (5, 6 and 7 of 15 in three
-    trials when this was written). If none fail any more, a newer Streamlit serialised its
-    script threads; the option may then be turned back on (docs/architecture.md)."""
+    """The same reruns with Streamlit's default: one fails (the app holds the first
+    meeting's window open). If none does any more, a newer Streamlit serialised its script
+    threads; the option may then be turned back on (docs/architecture.md)."""
     app = tmp_path / "race_app.py"
     app.write_text(APP)
     assert _failed_reruns(app, tmp_path / "fast.log", {"runner.fastReruns": True}) >= 1
