@@ -344,7 +344,7 @@ class BrowserSession:
             self.page.wait_for_timeout(50)  # lets playwright deliver websocket events
         try:
             self.page.wait_for_function(
-                f"({self._READY_JS})().ready", timeout=RUN_TIMEOUT_MS, polling="raf"
+                f"({self._READY_JS})().ready", timeout=RUN_TIMEOUT_MS, polling=100
             )
         except Exception as exc:
             state = self.page.evaluate(self._READY_JS)
@@ -354,7 +354,7 @@ class BrowserSession:
         # drawn it.
         self.page.evaluate(FRAMES_JS)
         try:
-            self.page.wait_for_function(BOARDS_DRAWN_JS, timeout=RUN_TIMEOUT_MS, polling="raf")
+            self.page.wait_for_function(BOARDS_DRAWN_JS, timeout=RUN_TIMEOUT_MS, polling=100)
         except Exception as exc:
             raise AssertionError("a chart board did not finish drawing") from exc
 
