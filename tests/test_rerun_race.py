@@ -47,15 +47,18 @@ from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_r
 from streamlit.runtime.state import session_state
 
 # The race's window held open (this app only; timing, not logic). A widget's first state is
-# inserted up to 2 ms after the ScriptRunner's stop check instead of microseconds after it.
+# inserted up to 10 ms after the ScriptRunner's stop check instead of microseconds after it
+# (most of a run, so a rerun finds the run there even on a loaded machine).
 # If this run is told to stop in that window (a rerun with fastReruns on), it waits until a
 # callback pass walks the widget states (another thread's: a run of its own has none at
 # this moment) and inserts during the walk, which waits at its first widget for that
-# insertion. Once: the first such meeting is the race, made certain.
+# insertion (and, if the run in the window has not looked yet, for it to look: the walk
+# holds the GIL for its whole pass otherwise). Once: the first meeting is the race.
 if not getattr(session_state.WStates, "held", False):
     insert = session_state.WStates.set_from_value
     changed = session_state.SessionState._widget_changed
     stopping, walking, inserted = threading.Event(), threading.Event(), threading.Event()
+    window = {{"run": None}}  # the thread inside a first insertion's window, if any
 
     def told_to_stop():
         ctx = get_script_run_ctx()
@@ -65,17 +68,26 @@ if not getattr(session_state.WStates, "held", False):
     def held_insert(self, k, v):
         if k in self.states or inserted.is_set():
             return insert(self, k, v)
-        for _ in range(20):
-            if told_to_stop():
-                stopping.set()
-                walking.wait(1.0)
-                break
-            time.sleep(0.0001)
-        insert(self, k, v)
-        if stopping.is_set():
-            inserted.set()
+        window["run"] = threading.get_ident()
+        try:
+            for _ in range(100):
+                if told_to_stop():
+                    stopping.set()
+                    walking.wait(1.0)
+                    break
+                time.sleep(0.0001)
+            insert(self, k, v)
+            if stopping.is_set():
+                inserted.set()
+        finally:
+            window["run"] = None
 
     def held_changed(self, widget_id):
+        other = window["run"]
+        if not stopping.is_set() and other not in (None, threading.get_ident()):
+            # another run is in its window and was told to stop (this run exists because
+            # it was); it sees that at its next look, once it has the GIL: let it look
+            stopping.wait(0.1)
         if stopping.is_set() and not inserted.is_set():
             walking.set()
             inserted.wait(1.0)
