@@ -285,15 +285,17 @@ async def student(run: Run, phone: Phone, at: float, window_end: float) -> None:
                 await poll
 
 
-async def reload_mine(run: Run, phone: Phone) -> bool:
-    """A reload's ``mine``: the phone's acknowledged answers come back from the store."""
-    for attempt in range(3):
-        url = f"{run.api}/mine?student={phone.student}"
-        status, body, _ = await _try(run, phone, url, "mine")
-        if status == 200:
-            got = {int(i): a["answer"] for i, a in json.loads(body)["answers"].items()}
-            return got == phone.acked
-        await asyncio.sleep(RETRY_S[attempt])
+async def reload_mine(run: Run, phone: Phone, gate: asyncio.Semaphore) -> bool:
+    """A reload's ``mine`` (``gate``: so many at a time): the phone's acknowledged answers
+    come back from the store."""
+    async with gate:
+        for attempt in range(3):
+            url = f"{run.api}/mine?student={phone.student}"
+            status, body, _ = await _try(run, phone, url, "mine")
+            if status == 200:
+                got = {int(i): a["answer"] for i, a in json.loads(body)["answers"].items()}
+                return got == phone.acked
+            await asyncio.sleep(RETRY_S[attempt])
     return False
 
 
@@ -323,13 +325,12 @@ class Servers:
 
     def __enter__(self) -> Servers:
         try:
-            self._start()
+            return self._start()
         except BaseException:
             self.__exit__()
             raise
-        return self
 
-    def _start(self) -> None:
+    def _start(self) -> Servers:
         if self.postgres:  # PgCluster says how to install PostgreSQL if it is not
             self.pg = PgCluster(durable=False).start()
         # "": not a database inherited from the caller (SQLite in the data folder)
@@ -350,6 +351,7 @@ class Servers:
             lines = hall.servers(self.proxy.cfg.read_text())  # (name, cookie) of each replica
             self.proxy_names, self.cookies = [n for n, _ in lines], [c for _, c in lines]
             self.proxy.start()
+        return self
 
     def __exit__(self, *exc: object) -> None:
         if self.store is not None:
@@ -626,12 +628,8 @@ async def run_class(args: argparse.Namespace, servers: Servers) -> dict:
     if args.questions > 1:
         out["reveal_end"] = await reveal(run, servers, key, 1, phones)
     gate = asyncio.Semaphore(50)  # reloads 50 at a time: not a burst of their own
-
-    async def reload(p: Phone) -> bool:
-        async with gate:
-            return await reload_mine(run, p)
-
-    mine_ok = await asyncio.gather(*(reload(p) for p in phones if p.join_s is not None))
+    live = [p for p in phones if p.join_s is not None]
+    mine_ok = await asyncio.gather(*(reload_mine(run, p, gate) for p in live))
     run.stop.set()
     await asyncio.wait(tasks, timeout=60)
     for t in [*tasks, lag]:

@@ -105,7 +105,20 @@ def _parse_sizes(ap: argparse.ArgumentParser, text: str) -> list[tuple[int, ...]
     return sizes
 
 
-def main_torch(args, sizes, clock) -> int:
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--dtype", choices=("float32", "float64", "both"), default="float64")
+    ap.add_argument("--threads", type=int, default=1, help="BLAS and torch threads (default 1)")
+    ap.add_argument("--repeats", type=int, default=21)
+    ap.add_argument("--sizes", help="NxDxH,... (default SIZES)")
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--pair", action="store_true", help="the defaults and torch alone")
+    ap.add_argument("--rounds", type=int, default=1, help="the measurement, this many times")
+    ap.add_argument("--json", type=Path, help="each round's float64 medians (ms) here")
+    ap.add_argument("--clock", choices=("wall", "cpu"), default="wall", help="cpu: process_time")
+    args = ap.parse_args(argv)
+    sizes = SIZES if args.sizes is None else _parse_sizes(ap, args.sizes)
+    clock = time.perf_counter if args.clock == "wall" else time.process_time
     import torch
 
     torch.set_num_threads(args.threads)
@@ -148,23 +161,6 @@ def main_torch(args, sizes, clock) -> int:
                "unset": unset}  # fmt: skip
         args.json.write_text(json.dumps(out, indent=1))
     return 0
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--dtype", choices=("float32", "float64", "both"), default="float64")
-    ap.add_argument("--threads", type=int, default=1, help="BLAS and torch threads (default 1)")
-    ap.add_argument("--repeats", type=int, default=21)
-    ap.add_argument("--sizes", help="NxDxH,... (default SIZES)")
-    ap.add_argument("--warmup", type=int, default=3)
-    ap.add_argument("--pair", action="store_true", help="the defaults and torch alone")
-    ap.add_argument("--rounds", type=int, default=1, help="the measurement, this many times")
-    ap.add_argument("--json", type=Path, help="each round's float64 medians (ms) here")
-    ap.add_argument("--clock", choices=("wall", "cpu"), default="wall", help="cpu: process_time")
-    args = ap.parse_args(argv)
-    sizes = SIZES if args.sizes is None else _parse_sizes(ap, args.sizes)
-    clock = time.perf_counter if args.clock == "wall" else time.process_time
-    return main_torch(args, sizes, clock)
 
 
 if __name__ == "__main__":
