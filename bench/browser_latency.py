@@ -1,9 +1,13 @@
 """Slider latency in a real browser: key press on a slider -> rerun done -> last redraw,
 attnviz against ``bench/bare_app.py`` (docs/benchmarks.md; the guard runs the first two).
+``--langs``: the N slider in several languages, interleaved move by move, with figures that
+need no clock (plotly calls, Chrome's layout metrics, CPU seconds; "Chinese and Arabic
+redraws"; bench/lang_redraw.py until issue 49).
 
     python bench/browser_latency.py --pages ",multi_head,step_by_step" --configs defaults
     python bench/browser_latency.py --pages "" --select head --bare-slider \
         --configs "defaults,N16_H4=N=16&D=32&heads=4"
+    python bench/browser_latency.py --langs en,zh_CN,ar --viewport 1600x900 --no-catch-up
 """
 
 from __future__ import annotations
@@ -247,6 +251,73 @@ def measure(
     return out
 
 
+# --langs: counts every call of plotly's drawing functions (window.Plotly, once it has loaded).
+HOOK_JS = """() => {
+  if (window.__calls) return true;
+  const P = window.Plotly;
+  if (!P) return false;
+  const c = window.__calls = {};
+  for (const f of ['react', 'newPlot', 'relayout', 'restyle', 'purge']) {
+    const o = P[f];
+    c[f] = 0;
+    P[f] = function (...a) { c[f]++; return o.apply(this, a); };
+  }
+  return true;
+}"""
+METRICS = ("TaskDuration", "ScriptDuration", "LayoutDuration", "RecalcStyleDuration")
+METRICS += ("LayoutCount", "RecalcStyleCount")
+RATIOS = ("cpu_renderer", "cpu_server", "view_ms", "TaskDuration", "LayoutDuration")
+
+
+def languages(args: argparse.Namespace, srv: kit.Server, browser) -> dict[str, list[dict]]:
+    """``--langs``: a tab per language (``LANG@WxH``: its own window) on the first of
+    ``--pages`` with the first of ``--configs``; the N slider moved in each in turn, the
+    order reversed every move; move 0 warms up. The medians and the ratios are printed."""
+    system, langs = browser.new_browser_cdp_session(), args.langs.split(",")
+
+    def counters(tab: tuple) -> dict[str, float]:
+        page, metrics = tab
+        got = {m["name"]: m["value"] for m in metrics.send("Performance.getMetrics")["metrics"]}
+        out = {k: got.get(k, 0.0) for k in METRICS} | {"cpu_server": kit.cpu_s(srv.proc.pid)}
+        for p in system.send("SystemInfo.getProcessInfo")["processInfo"]:
+            out[f"cpu_{p['type']}"] = out.get(f"cpu_{p['type']}", 0.0) + p["cpuTime"]
+        calls = page.evaluate("() => ({...window.__calls})")
+        return out | {f"calls_{k}": v for k, v in calls.items()}
+
+    tabs, query = {}, CONFIGS[args.configs.split(",")[0].partition("=")[0]]
+    for lang in langs:
+        code, _, size = lang.partition("@")
+        url = f"{srv.url}/{args.pages.split(',')[0]}?lang={code}" + (f"&{query}" * bool(query))
+        init = ["window.__attnvizCatchUpMs = 1e9;"] if args.no_catch_up else []
+        ctx, page = open_page(browser, url, kit.size(size or args.viewport), args.quiet, *init)
+        page.wait_for_function(HOOK_JS, timeout=60_000)
+        tabs[lang] = (page, ctx.new_cdp_session(page))
+        tabs[lang][1].send("Performance.enable")
+    out: dict[str, list[dict]] = {lang: [] for lang in langs}
+    for i in range(args.moves + 1):
+        for lang in langs if i % 2 == 0 else langs[::-1]:
+            tabs[lang][0].locator(f".st-key-{args.key} input[type='range']").first.focus()
+            tabs[lang][0].wait_for_timeout(100)
+            c0 = counters(tabs[lang])
+            row = one_move(tabs[lang][0], "ArrowRight", args.quiet, 60.0)
+            row |= {k: v - c0.get(k, 0.0) for k, v in counters(tabs[lang]).items()}
+            if i > 0:
+                out[lang].append(row)
+    keys = [k for k, v in out[langs[0]][0].items() if isinstance(v, int | float)]
+    print(f"{'median per move':24s}" + "".join(f"{lang:>16s}" for lang in langs))
+    for k in keys:
+        meds = (statistics.median(r.get(k, 0.0) for r in out[lang]) for lang in langs)
+        print(f"{k:24s}" + "".join(f"{m:16.3f}" for m in meds))
+    for lang in langs[1:]:
+        for k in RATIOS:
+            rs = [b[k] / a[k] for a, b in zip(out[langs[0]], out[lang], strict=True) if a[k] > 0]
+            if rs:
+                print(f"{lang}/{langs[0]} {k}: median of the moves' ratios "
+                      f"{statistics.median(rs):.3f} (range {min(rs):.2f}-{max(rs):.2f}, "
+                      f"{len(rs)} moves)")  # fmt: skip
+    return out
+
+
 def unlike_views(results: list[dict]) -> list[str]:
     """A note per page whose configurations redrew different numbers of charts in view: their
     times measure different work (docs/benchmarks.md, "Chinese and Arabic redraws")."""
@@ -285,7 +356,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quiet", type=float, default=300.0, help="ms without redraws = done")
     ap.add_argument("--timeout", type=float, default=30.0)
     ap.add_argument("--rounds", type=int, default=1, help="repeat everything, interleaved")
+    ap.add_argument("--langs", help="en,zh_CN,ar (LANG@WxH: its own window): the languages")
+    ap.add_argument("--no-catch-up", action="store_true", help="--langs: no stale board's draw")
     args = ap.parse_args(argv)
+    if args.langs:
+        with kit.warm(args.app) as srv, kit.browser() as browser:
+            kit.write_json(args.json, languages(args, srv, browser), say=False)
+        return 0
 
     pages = [p.strip().strip("/") for p in args.pages.split(",")]
     configs = [c.strip().partition("=") for c in args.configs.split(",") if c.strip()]

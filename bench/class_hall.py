@@ -1,13 +1,12 @@
 """A live class under load. By default a lecture hall (issue 31): simulated phones on the
 class's light page, each an aiohttp client doing what
-``attnviz/classroom/web/static/student.js`` does. ``--part store`` (issue 19): the class
-store alone, a thread per student; ``--part tally``: an answer stored until the teacher's
-page shows it (headless Chromium). Figures: docs/benchmarks.md, "Live class" and "A lecture
-hall of 300 on one container".
+``attnviz/classroom/web/static/student.js`` does. ``--part tally`` (issue 19): an answer
+stored until the teacher's page shows it (headless Chromium). Figures: docs/benchmarks.md,
+"Live class" and "A lecture hall of 300 on one container".
 
     python bench/class_hall.py --phones 300 --questions 8 --window 120
     python bench/class_hall.py --replicas 3 --postgres --phones 1000
-    python bench/class_hall.py --part store --phones 300 --window 120
+    python bench/class_hall.py --part tally --tally-samples 20
 """
 
 from __future__ import annotations
@@ -25,7 +24,6 @@ import secrets
 import shutil
 import statistics
 import tempfile
-import threading
 import time
 import zlib
 from collections import Counter
@@ -287,15 +285,17 @@ async def student(run: Run, phone: Phone, at: float, window_end: float) -> None:
                 await poll
 
 
-async def reload_mine(run: Run, phone: Phone) -> bool:
-    """A reload's ``mine``: the phone's acknowledged answers come back from the store."""
-    for attempt in range(3):
-        url = f"{run.api}/mine?student={phone.student}"
-        status, body, _ = await _try(run, phone, url, "mine")
-        if status == 200:
-            got = {int(i): a["answer"] for i, a in json.loads(body)["answers"].items()}
-            return got == phone.acked
-        await asyncio.sleep(RETRY_S[attempt])
+async def reload_mine(run: Run, phone: Phone, gate: asyncio.Semaphore) -> bool:
+    """A reload's ``mine`` (``gate``: so many at a time): the phone's acknowledged answers
+    come back from the store."""
+    async with gate:
+        for attempt in range(3):
+            url = f"{run.api}/mine?student={phone.student}"
+            status, body, _ = await _try(run, phone, url, "mine")
+            if status == 200:
+                got = {int(i): a["answer"] for i, a in json.loads(body)["answers"].items()}
+                return got == phone.acked
+            await asyncio.sleep(RETRY_S[attempt])
     return False
 
 
@@ -325,13 +325,12 @@ class Servers:
 
     def __enter__(self) -> Servers:
         try:
-            self._start()
+            return self._start()
         except BaseException:
             self.__exit__()
             raise
-        return self
 
-    def _start(self) -> None:
+    def _start(self) -> Servers:
         if self.postgres:  # PgCluster says how to install PostgreSQL if it is not
             self.pg = PgCluster(durable=False).start()
         # "": not a database inherited from the caller (SQLite in the data folder)
@@ -352,6 +351,7 @@ class Servers:
             lines = hall.servers(self.proxy.cfg.read_text())  # (name, cookie) of each replica
             self.proxy_names, self.cookies = [n for n, _ in lines], [c for _, c in lines]
             self.proxy.start()
+        return self
 
     def __exit__(self, *exc: object) -> None:
         if self.store is not None:
@@ -628,12 +628,8 @@ async def run_class(args: argparse.Namespace, servers: Servers) -> dict:
     if args.questions > 1:
         out["reveal_end"] = await reveal(run, servers, key, 1, phones)
     gate = asyncio.Semaphore(50)  # reloads 50 at a time: not a burst of their own
-
-    async def reload(p: Phone) -> bool:
-        async with gate:
-            return await reload_mine(run, p)
-
-    mine_ok = await asyncio.gather(*(reload(p) for p in phones if p.join_s is not None))
+    live = [p for p in phones if p.join_s is not None]
+    mine_ok = await asyncio.gather(*(reload_mine(run, p, gate) for p in live))
     run.stop.set()
     await asyncio.wait(tasks, timeout=60)
     for t in [*tasks, lag]:
@@ -705,80 +701,6 @@ def _figures(run: Run, phones: list[Phone], tallies: list[float]) -> dict:
     return out
 
 
-def store_part(args: argparse.Namespace) -> dict:
-    """``--part store``: one ClassStore (SQLite) and a thread per student, as the Streamlit
-    student view ran its sessions: each answers every question at a random moment of the
-    window, one answer in ten corrected later; the teacher reads the tally every 2 s, one
-    thread asks for the reveals as each student's page did every 3 s."""
-    rng, items = random.Random(1), exercises.generate(seed=SEED, count=args.questions)
-    jobs: dict[str, list[tuple[float, int, str]]] = {}
-    for s in range(args.phones):
-        mine = jobs.setdefault(f"st{s:04d}", [])
-        for i, e in enumerate(items):
-            t = rng.uniform(0, args.window * 0.9)
-            mine.append((t, i, e.answer_text if rng.random() < 0.6 else f"{rng.randint(0, 99)}"))
-            if rng.random() < 0.1:
-                mine.append((rng.uniform(t, args.window), i, e.answer_text))
-    tmp = Path(tempfile.mkdtemp(prefix="attnviz-live-"))
-    store = classroom.ClassStore(f"sqlite:///{tmp / 'classes.db'}", grade=exercises.grade)
-    code, key = store.create(SEED, args.questions)
-    lock, stop, reads = threading.Lock(), threading.Event(), Counter()
-    seconds: list[float] = []
-    errors: list[str] = []
-    last: dict[tuple[str, int], tuple[str, None]] = {}
-    t0 = time.monotonic() + 1.0
-
-    def answers(sid: str) -> None:
-        for t, item, text in sorted(jobs[sid]):
-            time.sleep(max(0.0, t0 + t - time.monotonic()))
-            s = time.perf_counter()
-            try:
-                store.submit(code, sid, item, text)
-            except Exception as exc:  # noqa: BLE001 - counted and reported
-                with lock:
-                    errors.append(f"{type(exc).__name__}: {exc}"[:200])
-                continue
-            with lock:
-                seconds.append(time.perf_counter() - s)
-                last[(sid, item)] = (text, None)
-
-    def reader(name: str, read, every: float) -> None:
-        while not stop.wait(every):
-            read()
-            reads[name] += 1
-
-    every_poll = 3.0 / max(args.phones, 1)
-    for name, read, every in (("tally", lambda: store.tally(code, key), 2.0),
-                              ("poll", lambda: store.info(code), every_poll)):  # fmt: skip
-        threading.Thread(target=reader, args=(name, read, every), daemon=True).start()
-    threads = [threading.Thread(target=answers, args=(sid,)) for sid in jobs]
-    for th in threads:
-        th.start()
-    for th in threads:
-        th.join()
-    finished = time.monotonic() - t0
-    stop.set()
-    try:
-        checked = verify(store, code, key, last)
-    finally:
-        store.dispose()
-        shutil.rmtree(tmp, ignore_errors=True)
-    return {
-        "finished_in_s": round(finished, 1),
-        "submits": sum(map(len, jobs.values())),
-        "acknowledged": len(seconds),
-        "errors": len(errors),
-        "error_kinds": sorted(set(errors))[:5],
-        "pairs_acknowledged": len(last),
-        "rows": checked["rows"],
-        "lost": checked["lost"] + checked["wrong_answer"],
-        "tally_answered": checked["tally_answered"],
-        "submit_ms": spread(seconds, 1000, 1),
-        "tally_reads": reads["tally"],
-        "poll_reads": reads["poll"],
-    }
-
-
 def tally_part(args: argparse.Namespace) -> dict:
     """``--part tally``: an answer stored, until the teacher's page (``serve.py``, headless
     Chromium) shows it, at a random moment of its 2 s refresh cycle; ``--tally-samples``."""
@@ -801,8 +723,8 @@ def tally_part(args: argparse.Namespace) -> dict:
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
     ap = kit.parser(__doc__)
-    ap.add_argument("--part", choices=("hall", "store", "tally"), default="hall")
-    ap.add_argument("--phones", type=int, default=300, help="phones, or students (store)")
+    ap.add_argument("--part", choices=("hall", "tally"), default="hall")
+    ap.add_argument("--phones", type=int, default=300, help="phones on the page")
     ap.add_argument("--questions", type=int, default=8)
     ap.add_argument("--window", type=float, default=120.0, help="s for all the answers")
     ap.add_argument("--ramp", type=float, default=10.0, help="s over which the phones join")
@@ -839,7 +761,7 @@ def hall_part(args: argparse.Namespace) -> dict:
 def main(argv: list[str] | None = None) -> dict:
     args = parse(argv)
     load = os.getloadavg()
-    res = {"hall": hall_part, "store": store_part, "tally": tally_part}[args.part](args)
+    res = (hall_part if args.part == "hall" else tally_part)(args)
     res = {
         "part": args.part,
         "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),

@@ -1,9 +1,8 @@
 """attnviz's engine against ``torch.nn.MultiheadAttention`` (``--pair``: the guard's step),
-or ``--paths``: plain against fused at the app's sizes (docs/benchmarks.md, docs/engine.md).
+and its plain path (``fused=False``) beside the fused default (docs/benchmarks.md).
 
     python bench/engine.py --dtype both --threads 2 --repeats 30
     python bench/engine.py --pair --threads 2 --rounds 3 --repeats 9 --json e.json
-    python bench/engine.py --paths               # mask none; --mask causal
 """
 
 from __future__ import annotations
@@ -19,30 +18,18 @@ _pre.add_argument("--threads", type=int, default=1)
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = str(_pre.parse_known_args()[0].threads)
 
-import pickle  # noqa: E402
 import statistics  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable  # noqa: E402
-from functools import partial  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from attnviz.engine import (  # noqa: E402
-    AttentionParams,
-    causal_mask,
-    multi_head_attention,
-)
+from attnviz.engine import AttentionParams, multi_head_attention  # noqa: E402
 from attnviz.engine.core import FUSED  # noqa: E402
 
 SIZES = ((64, 64, 4), (512, 256, 8), (1024, 512, 8))
-#: The app's sizes for --paths: N (tokens) 6..512 x (D, heads) with D 8..128, heads 1..8.
-APP_SIZES = tuple(
-    (n, d, h)
-    for n in (6, 32, 64, 128, 256, 512)
-    for d, h in ((8, 1), (8, 2), (64, 8), (128, 1), (128, 8))
-)
 
 
 def make_torch_mha(torch, params: AttentionParams, heads: int, dtype):
@@ -108,27 +95,6 @@ def torch_fns(torch, n: int, d: int, h: int, dtype_name: str, pair: bool):
     return fns[:2] if pair else fns
 
 
-def bench_paths(n: int, d: int, h: int, mask_kind: str, repeats: int, warmup: int, clock):
-    """Medians (seconds) of call, new input and cached, plain then fused; pickled MB each."""
-    params = AttentionParams.random(d, seed=1, init="xavier")
-    x = np.random.default_rng(0).standard_normal((n, d))
-    mask = causal_mask(n) if mask_kind == "causal" else None
-    calls = [
-        partial(multi_head_attention, x, params, num_heads=h, mask=mask, fused=f)
-        for f in (False, True)
-    ]
-    np.testing.assert_allclose(calls[0]().output, calls[1]().output, rtol=1e-12, atol=1e-12)
-
-    def new_input(call) -> tuple:  # the call, its scores read, pickled into st.cache_data
-        r = call()
-        return r.scores, pickle.dumps(r, protocol=pickle.HIGHEST_PROTOCOL)
-
-    blobs = [new_input(c)[1] for c in calls]
-    cached = [partial(lambda b: pickle.loads(b).scores, b) for b in blobs]  # then drawn
-    fns = [*calls, *(partial(new_input, c) for c in calls), *cached]
-    return medians(fns, repeats, warmup, clock), [len(b) / 1e6 for b in blobs]
-
-
 def _parse_sizes(ap: argparse.ArgumentParser, text: str) -> list[tuple[int, ...]]:
     try:
         sizes = [tuple(int(v) for v in item.split("x")) for item in text.split(",")]
@@ -139,7 +105,20 @@ def _parse_sizes(ap: argparse.ArgumentParser, text: str) -> list[tuple[int, ...]
     return sizes
 
 
-def main_torch(args, sizes, clock) -> int:
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--dtype", choices=("float32", "float64", "both"), default="float64")
+    ap.add_argument("--threads", type=int, default=1, help="BLAS and torch threads (default 1)")
+    ap.add_argument("--repeats", type=int, default=21)
+    ap.add_argument("--sizes", help="NxDxH,... (default SIZES)")
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--pair", action="store_true", help="the defaults and torch alone")
+    ap.add_argument("--rounds", type=int, default=1, help="the measurement, this many times")
+    ap.add_argument("--json", type=Path, help="each round's float64 medians (ms) here")
+    ap.add_argument("--clock", choices=("wall", "cpu"), default="wall", help="cpu: process_time")
+    args = ap.parse_args(argv)
+    sizes = SIZES if args.sizes is None else _parse_sizes(ap, args.sizes)
+    clock = time.perf_counter if args.clock == "wall" else time.process_time
     import torch
 
     torch.set_num_threads(args.threads)
@@ -182,49 +161,6 @@ def main_torch(args, sizes, clock) -> int:
                "unset": unset}  # fmt: skip
         args.json.write_text(json.dumps(out, indent=1))
     return 0
-
-
-def main_paths(args, sizes, clock) -> int:
-    print(
-        f"attnviz multi_head_attention, plain (fused=False) vs fused (fused=True), float64, "
-        f"mask {args.mask}, numpy {np.__version__}, threads={args.threads}, "
-        f"repeats={args.repeats} (medians in ms, {args.clock} clock)"
-    )
-    print(
-        f"{'N':>4} {'D':>4} {'H':>2} | {'call: plain':>11} {'fused':>7} {'f/p':>5} | "
-        f"{'new input: plain':>16} {'fused':>7} {'f/p':>5} | {'cached: plain':>13} "
-        f"{'fused':>6} | {'MB: plain':>9} {'fused':>5}"
-    )
-    for n, d, h in sizes:
-        (cp, cf, np_, nf, hp, hf), (mp, mf) = bench_paths(
-            n, d, h, args.mask, args.repeats, args.warmup, clock
-        )
-        print(
-            f"{n:4d} {d:4d} {h:2d} | {cp * 1e3:11.3f} {cf * 1e3:7.3f} {cf / cp:5.2f} | "
-            f"{np_ * 1e3:16.3f} {nf * 1e3:7.3f} {nf / np_:5.2f} | {hp * 1e3:13.3f} "
-            f"{hf * 1e3:6.3f} | {mp:9.2f} {mf:5.2f}"
-        )
-    return 0
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--paths", action="store_true", help="plain vs fused at the app's sizes")
-    ap.add_argument("--dtype", choices=("float32", "float64", "both"), default="float64")
-    ap.add_argument("--mask", choices=("none", "causal"), default="none", help="--paths only")
-    ap.add_argument("--threads", type=int, default=1, help="BLAS and torch threads (default 1)")
-    ap.add_argument("--repeats", type=int, default=21)
-    ap.add_argument("--sizes", help="NxDxH,... (default SIZES; --paths: APP_SIZES)")
-    ap.add_argument("--warmup", type=int, default=3)
-    ap.add_argument("--pair", action="store_true", help="the defaults and torch alone")
-    ap.add_argument("--rounds", type=int, default=1, help="the measurement, this many times")
-    ap.add_argument("--json", type=Path, help="each round's float64 medians (ms) here")
-    ap.add_argument("--clock", choices=("wall", "cpu"), default="wall", help="cpu: process_time")
-    args = ap.parse_args(argv)
-    default = APP_SIZES if args.paths else SIZES
-    sizes = default if args.sizes is None else _parse_sizes(ap, args.sizes)
-    clock = time.perf_counter if args.clock == "wall" else time.process_time
-    return (main_paths if args.paths else main_torch)(args, sizes, clock)
 
 
 if __name__ == "__main__":

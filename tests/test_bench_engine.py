@@ -40,19 +40,3 @@ def test_bench_engine_rejects_bad_sizes():
     )  # fmt: skip
     assert proc.returncode == 2
     assert "H dividing D" in proc.stderr
-
-
-def test_bench_engine_paths_prints_a_row_per_size():
-    """--paths: plain vs fused at the app's sizes (no torch needed); a tiny run."""
-    proc = subprocess.run(
-        [sys.executable, "bench/engine.py", "--paths", "--sizes", "6x8x2,5x6x3", "--repeats",
-         "1", "--warmup", "0", "--mask", "causal"],
-        cwd=ROOT, capture_output=True, text=True, timeout=240,
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr
-    assert "mask causal" in proc.stdout
-    rows = [line.split() for line in proc.stdout.splitlines() if line[:4].strip().isdigit()]
-    assert [tuple(r[:3]) for r in rows] == [("6", "8", "2"), ("5", "6", "3")]
-    # call plain, fused, f/p | new input plain, fused, f/p | cached plain, fused | MB plain, fused
-    numbers = [[float(v) for v in r[3:] if v != "|"] for r in rows]
-    assert all(len(n) == 10 and all(v >= 0 for v in n) and n[0] > 0 for n in numbers)

@@ -261,17 +261,15 @@ def test_a_tab_opens_on_a_view_drawn_before_the_marks_came(reuse: None) -> None:
 
 
 @pytest.mark.e2e
-def test_page_switch_measures_switches_bytes_and_profiles(tmp_path: Path, reuse: None) -> None:
-    """bench/page_switch.py --profile on the real app and the plain two-page app: one switch
-    per page, reported with bytes, each switch's main thread split by whose code ran; the
-    split of a switch found by its click marker covers the switch and no more (no timing
-    asserted)."""
+def test_page_switch_measures_switches_and_bytes(tmp_path: Path, reuse: None) -> None:
+    """bench/page_switch.py on the real app and the plain two-page app: one switch per page,
+    reported with bytes (no timing asserted)."""
     import page_switch
 
     if not Path(kit.CHROMIUM).exists():
         pytest.skip("needs Debian's chromium at /usr/bin/chromium")
     out = tmp_path / "switch.json"
-    argv = ["--profile", "--rounds", "1", "--pages", ",multi_head", "--quiet", "250"]
+    argv = ["--rounds", "1", "--pages", ",multi_head", "--quiet", "250"]
     assert page_switch.main([*argv, "--json", str(out)]) == 0
     r = json.loads(out.read_text())
     s = r["switch"]
@@ -288,44 +286,7 @@ def test_page_switch_measures_switches_bytes_and_profiles(tmp_path: Path, reuse:
     )
     ours = [row for rows in r["switch_rows"].values() for row in rows]
     assert [row["title"] for row in ours] == ["Playground", "Multi-head"]
-    assert len(r["plain_rows"]) == 2 and set(r["profile"]) == {"attnviz", "plain"}
-    for row in ours + r["plain_rows"]:
-        parts = [row[k] for k in page_switch.BUCKETS]
-        assert all(p >= 0 for p in parts) and row["wall"] > 0, row
-        if row["aligned"] == "click":  # the split covers [click, last chart]
-            assert sum(parts) <= row["wall"] + 5, row
-    split = [row for row in ours if row["aligned"] == "click"]
-    assert all(row["plotly"] > 0 for row in split), split  # a switch draws charts
-
-
-def test_switch_profile_orders_samples_before_splitting() -> None:
-    """V8 may deliver a sample out of time order (a negative time delta: V8's own profiler
-    tests document deoptimization samples so): taken in the order given, two samples'
-    intervals overlapped and a switch's split held more time than its window (CI, stop 43:
-    1,011 ms in a 1,003 ms switch). Sorted, as DevTools sorts them, they tile the time."""
-    import page_switch as switch_profile
-
-    def node(i: int, name: str, url: str = "") -> dict:
-        return {"id": i, "callFrame": {"functionName": name, "url": url}, "children": []}
-
-    profile = {
-        "nodes": [
-            node(1, "(root)"),
-            node(2, "draw", "http://x/vendor/plotly.min.js"),
-            node(3, switch_profile.MARKER, "http://x/"),
-            node(4, "(idle)"),
-        ],
-        "startTime": 0,  # samples at 10, 9.5 (out of order), 20, 30 ms: the marker at 9.5
-        "samples": [2, 3, 2, 4],
-        "timeDeltas": [10_000, -500, 10_500, 10_000],
-    }
-    parts = switch_profile.split(profile, 0, 30_000)
-    assert sum(parts.values()) == 30.0, parts  # in the order given: 30.5 ms in a 30 ms window
-    # sorted: the marker (0, 9.5], plotly.js (9.5, 10] and (10, 20], nothing to run (20, 30]
-    want = dict.fromkeys(switch_profile.BUCKETS, 0.0) | {"other": 9.5, "plotly": 10.5, "idle": 10.0}
-    assert parts == want, parts
-    # the marker's sample stands for (0, 9.5]: the click was within it
-    assert switch_profile.marker_time(profile) == 0
+    assert len(r["plain_rows"]) == 2 and all(row["ms"] > 0 for row in r["plain_rows"])
 
 
 def test_suite_cpu_counts_each_test_and_what_it_starts(tmp_path: Path) -> None:
