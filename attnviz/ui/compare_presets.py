@@ -70,13 +70,17 @@ PRESETS: tuple[tuple[str, str, Callable[[], None]], ...] = (
 
 
 def preset_buttons(columns: int | None = None) -> bool:
-    """One button per preset, in a row (``columns``: that many a row); whether one was
-    clicked. They change the sidebar: outside any fragment, or one that reruns the app
-    after a click."""
-    cols = st.columns(columns or len(PRESETS))
+    """One button per preset, in a row that wraps where their labels do not fit (a laptop
+    in Spanish or Arabic: six equal columns cut "1 frente a 4 cabezas" to "1 frente a…"),
+    or ``columns`` a row, as wide as their column; whether one was clicked. They change the
+    sidebar: outside any fragment, or one that reruns the app after a click."""
+    if columns is None:
+        cols, width = [st.container(horizontal=True, gap="small", key="cmp_presets")], "content"
+    else:
+        cols, width = st.columns(columns), "stretch"
     clicked = False
     for i, (label, what, callback) in enumerate(PRESETS):
         clicked |= cols[i % len(cols)].button(
-            _(label), help=_(what), on_click=callback, key=f"cmp_preset_{label}", width="stretch"
+            _(label), help=_(what), on_click=callback, key=f"cmp_preset_{label}", width=width
         )
     return clicked

@@ -222,7 +222,9 @@ def present_css() -> None:
     px), a select 3rem high; a formula's scripts at least 24 px too (KaTeX draws them at
     0.5-0.7 of the formula's size);
     the page from the top of the screen at its full width; a slider's value lifted above its
-    thumb (the larger type put it on the thumb); a slide's words beside its charts (a
+    thumb (the larger type put it on the thumb) and kept off its label (a label's second
+    line touched the value: in Arabic the label's words and the value at its end both sit
+    at the right); a slide's words beside its charts (a
     container keyed ``slide_text...``) at 1.5x, 24 px (1.1x on a screen narrower than 1600
     px, a 1280x720 projector, where that column is narrow); a lesson's one-line bar
     (``tour_bar``) 0.25rem from its border above and below, not 1rem (a slide at its
@@ -266,9 +268,9 @@ def present_css() -> None:
   [data-testid="stMain"] [class*="st-key-slide_text"] [data-testid="stCaptionContainer"] {
     font-size: 1.1rem; } }
 [data-testid="stMain"] [data-testid="stSliderThumbValue"] { font-size: 1.5rem;
-  transform: translateY(-0.6rem); }
+  transform: translateY(-0.2rem); }
 [data-testid="stMain"] [data-testid="stSlider"] [data-testid="stWidgetLabel"] {
-  margin-bottom: 1.2rem; }
+  margin-bottom: 1.8rem; }
 [data-testid="stMainBlockContainer"] { padding-top: 3.6rem; padding-bottom: 1rem;
   max-width: 100%; }
 [data-testid="stMain"] .st-key-tour_bar { padding-top: 0.25rem; padding-bottom: 0.25rem; }

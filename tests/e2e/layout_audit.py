@@ -7,7 +7,8 @@ The checks (:data:`CHECKS`), each asked for by the kind of view (:data:`KINDS`):
 - ``fold`` (a slide): no scrolling on a slide: the page no taller than the screen, and
   the main chart (the largest by area) within the screen, from its top to its bottom.
 - ``overlap``: no two texts of one chart overlapping (tick labels, axis titles, the
-  chart's and its subplots' titles, colour bars' ticks and titles, legends, cell values).
+  chart's and its subplots' titles, colour bars' ticks and titles, legends, cell values),
+  and no slider's value (drawn above its thumb) on its label's words.
   A text's box is its SVG box (``getBBox``) mapped to the screen (``getScreenCTM``), so a
   rotated tick label is a rotated rectangle, not its upright bounding box; the box is
   trimmed by 20% of its height at the top and the bottom (the font's line box is taller
@@ -184,6 +185,21 @@ AUDIT_JS = r"""(o) => {
       out.fold.push(`${main_.name}: ${px(main_.r.top)}..${px(main_.r.bottom)} px `
                     + `on a ${H}-px screen`);
   }
+  // a slider's value (drawn above its thumb) on its label's words: text boxes as the
+  // charts' (20% of a line's height off its top and bottom, 1 px off each side)
+  const lines = (el) => { const r = document.createRange(); r.selectNodeContents(el);
+    return Array.from(r.getClientRects()).filter(b => b.width > 0 && b.height > 0)
+      .map(b => ({left: b.left + 1, right: b.right - 1,
+                  top: b.top + 0.2 * b.height, bottom: b.bottom - 0.2 * b.height})); };
+  if (want.has('overlap')) root.querySelectorAll('[data-testid="stSlider"]').forEach((s) => {
+    const label = s.querySelector('[data-testid="stWidgetLabel"]');
+    const value = s.querySelector('[data-testid="stSliderThumbValue"]');
+    if (!label || !value || inSidebar(s) || !shown(value)) return;
+    const hit = lines(value).some(v => lines(label).some(l =>
+      v.left < l.right && l.left < v.right && v.top < l.bottom && l.top < v.bottom));
+    if (hit) overlap.push(`slider '${short(label.innerText)}': its value `
+                          + `'${short(value.innerText)}' on its label`);
+  });
   if (want.has('overlap')) out.overlap = overlap;
   if (want.has('cell')) out.cell = cell;
 

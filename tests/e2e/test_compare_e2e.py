@@ -225,3 +225,26 @@ def test_a_classic_comparison_on_the_slide_changes_the_sidebars_view_a(browser, 
         s.assert_healthy("a preset on Compare's slide")
     finally:
         s.close()
+
+
+# Each classic comparison's button: its label, whether its text is cut (Streamlit writes a
+# button's label on one line and ends what does not fit with "…"), and its box.
+PRESETS_JS = """() => Array.from(document.querySelectorAll('[class*="st-key-cmp_preset_"] button'))
+  .filter(b => b.offsetWidth > 0).map(b => { const t = b.querySelector('.stMarkdownEllipsis') || b;
+    const r = b.getBoundingClientRect();
+    return {label: t.innerText, cut: t.scrollWidth > t.clientWidth + 1, right: r.right}; })"""
+
+
+@pytest.mark.parametrize("lang", ["es", "ar"])
+def test_the_classic_comparisons_are_whole_in_a_longer_language_on_a_small_laptop(
+    new_session, lang
+):
+    """Spanish and Arabic name the comparisons in more letters than English: in six equal
+    columns at 1280x720, "1 frente a 4 cabezas" showed as "1 frente a…". The buttons wrap
+    onto a second row instead: every label whole, every button inside the window."""
+    s = new_session((1280, 720))
+    s.open(f"/compare?lang={lang}")
+    buttons = s.page.evaluate(PRESETS_JS)
+    assert len(buttons) == 6, buttons
+    assert not [b["label"] for b in buttons if b["cut"]], buttons
+    assert max(b["right"] for b in buttons) <= 1280, buttons

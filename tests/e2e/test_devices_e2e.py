@@ -25,7 +25,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from axe import blocking, scan
 from e2e_app import BrowserSession
-from layout_audit import LAYOUT_JS, layout_problems
+from layout_audit import LAYOUT_JS, audit, layout_problems
 
 from attnviz import toys
 from attnviz.ui import pages as ui_pages
@@ -430,6 +430,20 @@ def test_projector_learned_slider_steps_by_the_arrow_keys_and_passes_axe(new_ses
     s.rerun_after(lambda: s.page.keyboard.press("ArrowRight"))
     assert parse_qs(urlparse(s.page.url).query).get("checkpoint") == [str(int(run.steps[21]))]
     assert not blocking(scan(s.page))
+
+
+def test_projector_learned_in_arabic_keeps_the_slider_s_value_off_its_label(new_session):
+    """Arabic's step slider label takes two lines on the slide, and its words and the value
+    (at the last checkpoint: the right end) both sit at the right: the value touched the
+    label's second line. The layout audit's overlap check, which reads slider labels too."""
+    s = new_session((1920, 1080))
+    s.open("/learned?task=induction&present=1&lang=ar")
+    main = '[data-testid="stMain"]'
+    assert (
+        s.page.evaluate(f"() => getComputedStyle(document.querySelector('{main}')).direction")
+        == "rtl"
+    )
+    assert audit(s.page, "slide")["overlap"] == []
 
 
 def test_phone_learned_heads_one_a_row(browser, app_server):
