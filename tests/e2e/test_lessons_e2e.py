@@ -54,10 +54,19 @@ def _said(session, text: str) -> None:
     assert live.get_attribute("aria-live") == "polite" and live.get_attribute("role") == "status"
 
 
+# the levels of the main column's headings, in document order
+HEADINGS_JS = """() => Array.from(document.querySelectorAll(
+  '[data-testid="stMain"] h1, [data-testid="stMain"] h2, [data-testid="stMain"] h3,'
+  + ' [data-testid="stMain"] h4')).filter(h => h.offsetParent).map(h => +h.tagName[1])"""
+
+
 def test_a_student_walks_the_intro_lesson_to_its_summary(browser, app_server):
     session = BrowserSession(browser, app_server, viewport=(1440, 900), fresh=True)
     try:
         session.open("/lessons")
+        # the page's headings in order for a screen reader: the h1, then each lesson an h2
+        levels = session.page.evaluate(HEADINGS_JS)
+        assert levels[0] == 1 and set(levels[1:]) == {2}, levels
         _follow(session, "start-intro")
         for i, stop in enumerate(INTRO.stops):
             params = _params(session)

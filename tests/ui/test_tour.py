@@ -127,7 +127,7 @@ def test_the_lessons_page_lists_the_shipped_and_a_broken_one_with_its_line(tmp_p
     )
     monkeypatch.setenv(lessons.ENV, str(tmp_path))
     at = _open("lessons", {})
-    titles = [s.value for s in at.subheader]
+    titles = [s.value for s in at.header]
     assert titles[:3] == [x.title for x in lessons.shipped()]
     errors = [e.value for e in at.error]
     assert (
