@@ -158,7 +158,9 @@ def compared(rows: dict[str, list[dict]], pages: list[str], plotly: int) -> dict
 
 def lesson(args: argparse.Namespace, app, browser) -> dict:
     """``--lesson``: Next on the lesson bar against a sidebar page switch, for each pair of
-    stops on two charted pages (each from stop a's view, reloaded)."""
+    stops on two charted pages, each from stop a's page reloaded: ``switch`` from stop a's
+    view (the sidebar keeps a's settings: another view of page b), ``same`` from stop a's
+    page with stop b's settings (the switch lands on the view Next shows, without the bar)."""
     from attnviz.classroom import lessons
 
     (found,) = [x for x in lessons.shipped() if x.slug == args.lesson]
@@ -172,20 +174,27 @@ def lesson(args: argparse.Namespace, app, browser) -> dict:
     tab, out = Tab(browser, None, args.quiet), {"lesson": found.slug, "rows": []}
     for _ in range(args.rounds):
         for i in pairs:
-            row = {"from": i + 1, "to": stops[i + 1].page}
-            for mode, click in (("next", NEXT_JS), ("switch", SIDEBAR_JS)):
-                tour = {"lesson": found.slug, "stop": str(i + 1)} if mode == "next" else {}
-                path = "" if stops[i].page == FIRST else stops[i].page
-                url = f"{app.url}/{path}?{urlencode(dict(stops[i].settings) | tour)}"
-                load(tab.page, url, args.quiet, TIMEOUT)
-                title = ui_pages.page(stops[i + 1].page).title
-                row[mode] = round(tab.switch(title, click)["ms"])
+            a, b = stops[i], stops[i + 1]
+            row = {"from": i + 1, "to": b.page}
+            views = {
+                "next": dict(a.settings) | {"lesson": found.slug, "stop": str(i + 1)},
+                "switch": dict(a.settings),
+                "same": {k: v for k, v in b.settings.items() if k != "step"}
+                | {k: v for k, v in a.settings.items() if k == "step"},
+            }
+            for mode, settings in views.items():
+                path = "" if a.page == FIRST else a.page
+                load(tab.page, f"{app.url}/{path}?{urlencode(settings)}", args.quiet, TIMEOUT)
+                click = NEXT_JS if mode == "next" else SIDEBAR_JS
+                row[mode] = round(tab.switch(ui_pages.page(b.page).title, click)["ms"])
             out["rows"].append(row)
             kit.line(f"stop {row['from']} -> {row['to']}", row)
     tab.ctx.close()
-    n, w = kit.median(out["rows"], "next"), kit.median(out["rows"], "switch")
+    n, w, v = (kit.median(out["rows"], k) for k in ("next", "switch", "same"))
     out |= {"next_ms": round(n), "switch_ms": round(w), "ratio": round(n / w, 2)}
+    out |= {"same_ms": round(v), "same_ratio": round(n / v, 2)}
     print(f"lesson stop change / page switch: {n:.0f} / {w:.0f} ms = {n / w:.2f}x")
+    print(f"lesson stop change / switch to the same view: {n:.0f} / {v:.0f} ms = {n / v:.2f}x")
     return out
 
 
