@@ -66,10 +66,7 @@ def _lesson(x: lessons.Listed) -> None:
 
 # each lesson's title an h2, the page's headings in order for a screen reader's list of
 # them (an h3 right under the h1 skipped a level: axe's heading-order), drawn as before
-st.html(
-    '<style>[class*="st-key-lesson_"] h2 { font-size: 1.75rem; line-height: 1.2;'
-    " padding: 0.75rem 0 1rem 0; }</style>"
-)
+ui.streamlit_private.lesson_titles_css()
 listed = tour.listed()
 # on a slide the lessons side by side, three a row: the list on one screen (issue 47)
 cols = st.columns(3) if ui.present.presenting() and listed else [st.container()]

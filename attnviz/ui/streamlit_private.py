@@ -18,8 +18,8 @@ installed front-end bundle), not a page in front of a class. What each is for:
   before the widgets read them (:mod:`attnviz.ui.links`), or replaced (a prompt box that
   becomes a text area, :func:`attnviz.ui.page.model_prompt`).
 - the page CSS that styles Streamlit's elements (:func:`hide_box`, :func:`seed_only_controls`,
-  :func:`present_css`, :func:`accessibility_css`, :func:`nicknames_css`); each ``st.html``
-  takes a literal string (tests/test_serving.py).
+  :func:`present_css`, :func:`accessibility_css`, :func:`nicknames_css`,
+  :func:`lesson_titles_css`); each ``st.html`` takes a literal string (tests/test_serving.py).
 - :func:`index_html`: the text of Streamlit's ``static/index.html``, the page every URL of
   the app is (:mod:`attnviz.ui.board.shell` serves it with plotly.js asked for at once).
 - :data:`BOARD_DOM`: the selectors the chart board's JavaScript needs for Streamlit's markup,
@@ -173,6 +173,15 @@ def nicknames_css() -> None:
     """The live class's nicknames (container ``class_nicknames``) at the presenter view's
     body type."""
     st.html("<style>.st-key-class_nicknames p { font-size: 1.4rem; line-height: 1.4; }</style>")
+
+
+def lesson_titles_css() -> None:
+    """The Lessons page's titles (an ``h2`` in each ``lesson_<slug>`` container, under the
+    page's ``h1``) drawn as a subheader is (28 px), as they were while they were ``h3``."""
+    st.html(
+        '<style>[class*="st-key-lesson_"] h2 { font-size: 1.75rem; line-height: 1.2;'
+        " padding: 0.75rem 0 1rem 0; }</style>"
+    )
 
 
 def projector_css() -> None:
