@@ -175,7 +175,7 @@ def lesson(args: argparse.Namespace, app, browser) -> dict:
     for _ in range(args.rounds):
         for i in pairs:
             a, b = stops[i], stops[i + 1]
-            row = {"from": i + 1, "to": b.page}
+            row, path = {"from": i + 1, "to": b.page}, "" if a.page == FIRST else a.page
             views = {
                 "next": dict(a.settings) | {"lesson": found.slug, "stop": str(i + 1)},
                 "switch": dict(a.settings),
@@ -183,7 +183,6 @@ def lesson(args: argparse.Namespace, app, browser) -> dict:
                 | {k: v for k, v in a.settings.items() if k == "step"},
             }
             for mode, settings in views.items():
-                path = "" if a.page == FIRST else a.page
                 load(tab.page, f"{app.url}/{path}?{urlencode(settings)}", args.quiet, TIMEOUT)
                 click = NEXT_JS if mode == "next" else SIDEBAR_JS
                 row[mode] = round(tab.switch(ui_pages.page(b.page).title, click)["ms"])

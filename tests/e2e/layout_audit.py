@@ -195,7 +195,8 @@ AUDIT_JS = r"""(o) => {
     const label = s.querySelector('[data-testid="stWidgetLabel"]');
     const value = s.querySelector('[data-testid="stSliderThumbValue"]');
     if (!label || !value || inSidebar(s) || !shown(value)) return;
-    const hit = lines(value).some(v => lines(label).some(l =>
+    const words = lines(label);
+    const hit = lines(value).some(v => words.some(l =>
       v.left < l.right && l.left < v.right && v.top < l.bottom && l.top < v.bottom));
     if (hit) overlap.push(`slider '${short(label.innerText)}': its value `
                           + `'${short(value.innerText)}' on its label`);
