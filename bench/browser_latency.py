@@ -48,9 +48,15 @@ INSTRUMENT_JS = """
   const b = window.__bench = {states: [], plots: [], drawn: [], keys: [], hooked: 0};
   // Is a chart (page or board iframe) in the viewport? Asked when the marks are read, not
   // in the observer: a layout forced between plotly's DOM changes costs the page (issue 27).
+  // By what it draws (title, plot areas, axis title, colour bars, legend), not by its box:
+  // a chart whose blank top margin alone reaches into the window shows nothing redrawn.
+  const DRAWN = '.gtitle, .nsewdrag, .g-xtitle, .colorbar, .legend';
   const inView = (el) => {
+    const parts = Array.from(el.querySelectorAll(DRAWN), p => p.getBoundingClientRect())
+      .filter(r => r.height > 0);
     const r = el.getBoundingClientRect();
-    let top = r.top, bottom = r.bottom;
+    let top = parts.length ? Math.min(...parts.map(p => p.top)) : r.top;
+    let bottom = parts.length ? Math.max(...parts.map(p => p.bottom)) : r.bottom;
     const fr = el.ownerDocument.defaultView.frameElement;
     if (fr) { const f = fr.getBoundingClientRect(); top += f.top; bottom += f.top; }
     return bottom > 0 && top < window.innerHeight;
