@@ -15,6 +15,7 @@ from starlette.routing import Route
 
 from attnviz.classroom import web
 from attnviz.engine import fast_exp
+from attnviz.ui import sockets
 from attnviz.ui.board import shell
 
 # numba's exp loop loaded (or compiled) while the server starts, not in a first visit
@@ -27,7 +28,10 @@ async def page(request: Request) -> HTMLResponse:
 
 
 pages = [Route(path, page, methods=["GET", "HEAD"]) for path in shell.paths()]
-# lifespan: a stopping server answers the phones' waiting long polls at once (attnviz.classroom.web)
+# lifespan: every connection sends a small message at once (attnviz.ui.sockets), and a
+# stopping server answers the phones' waiting long polls at once (attnviz.classroom.web)
 app = st.App(
-    Path(__file__).with_name("app.py"), routes=[*web.routes(), *pages], lifespan=web.lifespan
+    Path(__file__).with_name("app.py"),
+    routes=[*web.routes(), *pages],
+    lifespan=sockets.lifespan(web.lifespan),
 )

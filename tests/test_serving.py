@@ -7,6 +7,8 @@ Dockerfile's ENTRYPOINT/CMD) is run here outside Docker, on a free port, and pro
 from __future__ import annotations
 
 import ast
+import ctypes
+import http.client
 import json
 import os
 import re
@@ -260,6 +262,62 @@ def test_start_command_serves_health_and_the_first_page(docker_command_server):
         status, body = _get(url + path)
         assert status == 200 and b"window.__attnvizEarlyPlotly" in body, path
     assert proc.poll() is None
+
+
+def _tcp_sockets_of(pid: int) -> list[socket.socket]:
+    """Copies of process ``pid``'s TCP sockets (Linux's pidfd_getfd: a child of ours, as
+    root or under the same user; the caller closes them)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    pidfd_open, pidfd_getfd = 434, 438  # the same number on every Linux architecture
+    pidfd = libc.syscall(pidfd_open, pid, 0)
+    assert pidfd >= 0, f"pidfd_open: errno {ctypes.get_errno()}"
+    found = []
+    try:
+        for name in os.listdir(f"/proc/{pid}/fd"):
+            fd = libc.syscall(pidfd_getfd, pidfd, int(name), 0)
+            if fd < 0:
+                continue
+            try:
+                sock = socket.socket(fileno=fd)
+            except OSError:
+                os.close(fd)
+                continue
+            if sock.family in (socket.AF_INET, socket.AF_INET6) and sock.type == socket.SOCK_STREAM:
+                found.append(sock)
+            else:
+                sock.close()
+    finally:
+        os.close(pidfd)
+    return found
+
+
+def test_the_server_sends_a_small_message_at_once(docker_command_server):
+    """Nagle's algorithm off on the server's sockets (attnviz.ui.sockets): Streamlit's own
+    socket keeps it on, and each small write after a first one waited for the browser's
+    delayed ACK (a kept-alive GET answered in ~44 ms instead of ~2). Read from the running
+    server: its listening socket and the connection of a kept-alive GET."""
+    url, proc, _ = docker_command_server
+    host, port = url.removeprefix("http://").split(":")
+    conn = http.client.HTTPConnection(host, int(port), timeout=10)
+    try:
+        for _ in range(2):  # the second GET on the same connection
+            conn.request("GET", "/_stcore/health")
+            assert conn.getresponse().read() == b"ok"
+        client_port = conn.sock.getsockname()[1]
+        socks = _tcp_sockets_of(proc.pid)
+        try:
+            listening = [s for s in socks if s.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN)]
+            ours = [s for s in socks if not s.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN)
+                    and s.getpeername()[1] == client_port]  # fmt: skip
+            assert [s.getsockname()[1] for s in listening] == [int(port)]
+            assert len(ours) == 1
+            for sock in listening + ours:
+                assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 1
+        finally:
+            for sock in socks:
+                sock.close()
+    finally:
+        conn.close()
 
 
 def test_start_command_rejects_uploads_without_xsrf_token(docker_command_server):

@@ -55,6 +55,8 @@ imports streamlit. Its parts:
   :mod:`~attnviz.ui.lesson_build`: the sidebar's "Build a lesson".
 - :mod:`~attnviz.ui.streamlit_private`: Streamlit's internals behind one door (the only
   module that imports Streamlit's runtime or names Streamlit's markup).
+- :mod:`~attnviz.ui.sockets`: the server's sockets send a small message at once
+  (``TCP_NODELAY``, set at startup by ``serve.py``'s lifespan; no Streamlit).
 
 ``app.py`` calls :func:`sidebar` once per run (before ``st.navigation(...).run()``);
 pages call :func:`current` and the helpers re-exported here. The widget keys, their
