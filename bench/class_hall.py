@@ -308,7 +308,7 @@ async def loop_lag(run: Run, every: float = 0.1) -> None:
         run.lag.append((now, now - t - every))
 
 
-class Servers:
+class Servers(kit.Service):
     """One ``streamlit run serve.py`` on SQLite, or ``replicas`` of it on PostgreSQL behind
     HAProxy. ``url`` is where the phones go; ``store`` the teacher's ClassStore."""
 
@@ -323,14 +323,7 @@ class Servers:
         self.postgres = postgres or replicas > 1
         self.store: classroom.ClassStore | None = None
 
-    def __enter__(self) -> Servers:
-        try:
-            return self._start()
-        except BaseException:
-            self.__exit__()
-            raise
-
-    def _start(self) -> Servers:
+    def start(self) -> Servers:
         if self.postgres:  # PgCluster says how to install PostgreSQL if it is not
             self.pg = PgCluster(durable=False).start()
         # "": not a database inherited from the caller (SQLite in the data folder)
@@ -353,7 +346,7 @@ class Servers:
             self.proxy.start()
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def stop(self) -> None:
         if self.store is not None:
             self.store.dispose()
         if self.proxy:

@@ -180,7 +180,7 @@ def loopback_config(text: str, bind_port: int, server_ports: list[int]) -> str:
     return _TEMPLATE.sub(expand, text)
 
 
-class HAProxy:
+class HAProxy(kit.Service):
     """Debian's haproxy (foreground, ``-db``) with deploy/haproxy.cfg pointed at loopback;
     ``bench``: also a stats socket (the requests each replica holds: :meth:`held`) and a
     capture of the bench's request tag (its log names each request: bench/class_hall.py)."""
@@ -229,12 +229,6 @@ class HAProxy:
     def stop(self) -> None:
         kit.stop(self.proc)
         shutil.rmtree(self.dir, ignore_errors=True)
-
-    def __enter__(self) -> HAProxy:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     def held(self) -> dict[str, int]:
         """Current requests per server, from the stats socket (empty without one)."""

@@ -89,7 +89,22 @@ def wait_http(url: str, proc: subprocess.Popen, timeout: float, what: str) -> No
     raise RuntimeError(f"{what} did not answer on {url} within {timeout} s")
 
 
-class Server:
+class Service:
+    """A subclass's ``start()`` and ``stop()`` as a context manager (a start that fails is
+    stopped: nothing left behind)."""
+
+    def __enter__(self):
+        try:
+            return self.start()
+        except BaseException:
+            self.stop()
+            raise
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+class Server(Service):
     """``streamlit run APP`` on loopback, headless, on a free port, from the repository
     (its ``.streamlit/config.toml``; on ``PYTHONPATH``, for ``bench/bare_app.py``)."""
 
@@ -142,12 +157,6 @@ class Server:
 
     def stop(self) -> None:
         stop(self.proc)
-
-    def __enter__(self) -> Server:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
 
 @contextlib.contextmanager

@@ -48,24 +48,13 @@ class Probe(Session):
 
     deflater: Deflater | None = None
 
-    def _read_until_finished(self, t0: float):
+    def rerun(self, changes: dict | None = None):
         self.log: list[tuple[str, int, int]] = []
-        recv = self.ws.recv
-        if self.deflater is None:  # one per connection, as the server's compressor
-            self.deflater = Deflater()
+        self.deflater = self.deflater or Deflater()  # one per connection, as the server's
+        return super().rerun(changes)
 
-        def noted():
-            data = recv()
-            fm = ForwardMsg()
-            fm.ParseFromString(data)
-            self.log.append((label(fm), len(data), self.deflater.size(data)))
-            return data
-
-        self.ws.recv = noted
-        try:
-            return super()._read_until_finished(t0)
-        finally:
-            self.ws.recv = recv
+    def noted(self, data: bytes, fm: ForwardMsg) -> None:
+        self.log.append((label(fm), len(data), self.deflater.size(data)))
 
 
 #: Every response as the phone had it: [url, bytes sent, body bytes decoded]; then whether

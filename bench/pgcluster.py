@@ -33,7 +33,7 @@ def pg_bindir() -> Path | None:
     return Path(exe).parent if exe else None
 
 
-class PgCluster:
+class PgCluster(kit.Service):
     """A cluster in a temporary directory, started on a free loopback port."""
 
     def __init__(self, durable: bool = True) -> None:
@@ -90,9 +90,3 @@ class PgCluster:
         if self.data.exists():
             self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
         shutil.rmtree(self.dir, ignore_errors=True)
-
-    def __enter__(self) -> PgCluster:
-        return self.start()
-
-    def __exit__(self, *exc) -> None:
-        self.stop()
