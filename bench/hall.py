@@ -196,6 +196,7 @@ class HAProxy(kit.Service):
             tag = rf"\1    capture request header {TAG_HEADER} len 24\n"
             text = re.sub(r"^(frontend[ \t]+\S+[ \t]*\n)", tag, text, count=1, flags=re.M)
         self.cfg.write_text(text)
+        self.servers = servers(text)  # (name, SERVERID cookie) of each replica, as ports go
         self.log_path = self.dir / "haproxy.log"
         self.proc: subprocess.Popen | None = None
 
@@ -205,7 +206,7 @@ class HAProxy(kit.Service):
 
     def cookies(self) -> list[str]:
         """The SERVERID value of each replica, in the order of ``server_ports``."""
-        return [cookie for _, cookie in servers(self.cfg.read_text())]
+        return [cookie for _, cookie in self.servers]
 
     def start(self, timeout: float = 20.0) -> HAProxy:
         exe = haproxy_exe()

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 import os
+import signal
 import socket
 import statistics
 import subprocess
@@ -39,14 +41,15 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def stop(proc: subprocess.Popen | None, grace: float = 10.0) -> None:
-    """SIGTERM, then SIGKILL after ``grace`` seconds."""
+def stop(proc: subprocess.Popen | None, grace: float = 10.0, group: bool = False) -> None:
+    """SIGTERM, then SIGKILL after ``grace`` seconds (``group``: to its process group)."""
     if proc and proc.poll() is None:
-        proc.terminate()
+        send = functools.partial(os.killpg, proc.pid) if group else proc.send_signal
+        send(signal.SIGTERM)
         try:
             proc.wait(grace)
         except subprocess.TimeoutExpired:
-            proc.kill()
+            send(signal.SIGKILL)
             proc.wait(5)
 
 
