@@ -31,11 +31,8 @@ const poll = setInterval(() => {
 DRAWN_JS = """(charts) => {
   const app = document.querySelector('[data-testid="stApp"]');
   if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
-  const boards = Array.from(document.querySelectorAll('.stBidiComponent'));
-  const plots = document.querySelectorAll('.js-plotly-plot').length;
-  return plots >= charts && boards.every(c => {
-    const b = c.querySelector('.attnviz-board'); return b && b.dataset.state === 'drawn'; });
-}"""
+  return document.querySelectorAll('.js-plotly-plot').length >= charts && (BOARDS_DRAWN)();
+}""".replace("BOARDS_DRAWN", kit.BOARDS_DRAWN_JS)
 
 TIMES_JS = """(pattern) => {
   const all = performance.getEntriesByType('resource');

@@ -6,6 +6,8 @@ replica's SERVERID cookie as haproxy does (tests/test_deploy.py checks it).
 from __future__ import annotations
 
 import contextlib
+import csv
+import io
 import ipaddress
 import itertools
 import re
@@ -240,11 +242,6 @@ class HAProxy(kit.Service):
             s.sendall(b"show stat\n")
             while chunk := s.recv(65536):
                 data += chunk
-        lines = data.decode(errors="replace").splitlines()
-        head = lines[0].lstrip("# ").split(",") if lines else []
-        rows = [dict(zip(head, line.split(","), strict=False)) for line in lines[1:]]
-        return {
-            r["svname"]: int(r["scur"])
-            for r in rows
-            if r.get("svname") not in (None, "", "FRONTEND", "BACKEND") and r.get("scur")
-        }
+        rows = csv.DictReader(io.StringIO(data.decode(errors="replace").lstrip("# ")))
+        skip = (None, "", "FRONTEND", "BACKEND")
+        return {r["svname"]: int(r["scur"]) for r in rows if r["svname"] not in skip and r["scur"]}

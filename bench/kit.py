@@ -11,7 +11,6 @@ import functools
 import json
 import os
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -28,17 +27,12 @@ for _p in (REPO / "tests" / "e2e", REPO):  # attnviz, and the browser tests' har
     if str(_p) not in sys.path:
         sys.path.insert(1, str(_p))
 
-from e2e_app import CHROMIUM_ARGS, chromium_path  # noqa: E402  (the browser's one home)
+# the browser's, a free port's and a drawn board's one home
+from e2e_app import BOARDS_DRAWN_JS, CHROMIUM_ARGS, chromium_path, free_port  # noqa: E402, F401
 
 CHROMIUM = chromium_path() or "/usr/bin/chromium"
 #: The bare comparison apps: one page (three plain heatmaps per head) and two pages.
 BARE_APP, PLAIN_APP = "bench/bare_app.py", "bench/plain_pages.py"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def stop(proc: subprocess.Popen | None, grace: float = 10.0, group: bool = False) -> None:
