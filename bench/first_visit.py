@@ -56,12 +56,10 @@ CLASS = 60
 
 def visit(browser, url: str, pattern: str, charts: int) -> dict:
     ctx, page = kit.tab(browser, (1280, 800), INIT_JS, MARKS_JS)  # INIT_JS: the websocket
-    try:
+    with ctx:
         page.goto(url)
         page.wait_for_function(DRAWN_JS, arg=charts, timeout=90_000, polling=20)
         return page.evaluate(TIMES_JS, pattern)
-    finally:
-        ctx.close()
 
 
 def report(rows: dict[str, list[dict]]) -> dict:

@@ -201,9 +201,10 @@ def browser(**launch: Any) -> Iterator[Any]:
             b.close()
 
 
-def tab(b: Any, viewport: tuple[int, int], *init_js: str) -> tuple[Any, Any]:
-    """A fresh context of ``b`` (scripts run before the page's own) with one page."""
-    ctx = b.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+def tab(b: Any, viewport: tuple[int, int], *init_js: str, **options: Any) -> tuple[Any, Any]:
+    """A fresh context of ``b`` (scripts run before the page's own; ``options``: playwright's
+    ``new_context``'s) with one page; the context closes on leaving ``with ctx:``."""
+    ctx = b.new_context(viewport={"width": viewport[0], "height": viewport[1]}, **options)
     for js in init_js:
         ctx.add_init_script(js)
     return ctx, ctx.new_page()

@@ -89,7 +89,7 @@ SIBLING = "I come after the fragment"
 def sibling_trial(browser, url: str, slow: float) -> dict:
     """Type a name (a slow full run), click "+1" 0.3 s into it: what the page shows then."""
     ctx, page = kit.tab(browser, (1280, 720))  # playwright's default window
-    try:
+    with ctx:
         page.goto(url)
         page.get_by_text(SIBLING).wait_for(timeout=30_000)
         page.get_by_label("name").fill("ada")
@@ -100,8 +100,6 @@ def sibling_trial(browser, url: str, slow: float) -> dict:
         page.locator('[data-testid=stApp][data-test-script-state="notRunning"]').wait_for()
         body = page.inner_text("body")
         return {"sibling shown": SIBLING in body, "clicks: 1 shown": "clicks: 1" in body}
-    finally:
-        ctx.close()
 
 
 def sibling(args: argparse.Namespace) -> dict[str, list[dict]]:

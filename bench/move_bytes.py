@@ -81,13 +81,11 @@ def join_bytes(langs: list[str], contexts: int, detail: bool) -> None:  # pragma
         for lang in langs:
             runs = []
             for _ in range(contexts):
-                ctx = b.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
-                page = ctx.new_page()
-                query = "" if lang == "en" else f"&lang={lang}"
-                page.goto(f"{srv.url}/join?class={code}{query}")
-                page.wait_for_function(SETTLED_JS)
-                runs.append(page.evaluate(LOADED_JS))
-                ctx.close()
+                ctx, page = kit.tab(b, (390, 844), is_mobile=True)
+                with ctx:
+                    page.goto(f"{srv.url}/join?class={code}" + f"&lang={lang}" * (lang != "en"))
+                    page.wait_for_function(SETTLED_JS)
+                    runs.append(page.evaluate(LOADED_JS))
             wire = statistics.median(sum(r[1] for r in run) for run in runs)
             raw = statistics.median(sum(r[2] for r in run) for run in runs)
             first = first or (wire, raw)
