@@ -145,11 +145,8 @@ class Server(Service):
         return self.wait(timeout) if wait else self
 
     def wait(self, timeout: float = 60.0) -> Server:
-        try:
-            wait_http(f"{self.url}/_stcore/health", self.proc, timeout, f"streamlit {self.app}")
-        except RuntimeError:
-            self.stop()
-            raise
+        """Until it answers (one that does not is stopped on leaving ``with``)."""
+        wait_http(f"{self.url}/_stcore/health", self.proc, timeout, f"streamlit {self.app}")
         return self
 
     def stop(self) -> None:
@@ -193,12 +190,11 @@ def browser(**launch: Any) -> Iterator[Any]:
     """Debian's Chromium, headless, through playwright (sync API), with the tests' flags."""
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, **launch)
-        try:
-            yield b
-        finally:
-            b.close()
+    with (
+        sync_playwright() as pw,
+        pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, **launch) as b,
+    ):
+        yield b
 
 
 def tab(b: Any, viewport: tuple[int, int], *init_js: str, **options: Any) -> tuple[Any, Any]:
