@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import itertools
 import statistics
 import time
 from pathlib import Path
@@ -134,9 +135,7 @@ DONE_JS = """([since, quiet]) => {
   const b = window.__bench;
   const app = document.querySelector('[data-testid="stApp"]');
   const state = app ? app.getAttribute('data-test-script-state') : null;
-  const boards = Array.from(document.querySelectorAll('.stBidiComponent')).every(c => {
-    const bd = c.querySelector('.attnviz-board');
-    return bd !== null && bd.dataset.state === 'drawn'; });
+  const boards = (BOARDS_DRAWN)();
   const last = b.plots.length ? b.plots[b.plots.length - 1] : 0;
   const stateAt = b.states.length ? b.states[b.states.length - 1][1] : 0;
   const now = performance.now();
@@ -149,7 +148,7 @@ DONE_JS = """([since, quiet]) => {
   return {done: state === 'notRunning' && boards && plots > 0 && last > since
                 && now - last > quiet && now - stateAt > quiet,
           last, plots, ws, now, script, state, boards};
-}"""
+}""".replace("BOARDS_DRAWN", kit.BOARDS_DRAWN_JS)
 
 
 def load(page, url: str, quiet: float, timeout: float) -> None:
@@ -207,9 +206,9 @@ def one_move(page, key: str, quiet_ms: float, timeout: float) -> dict:
             "first_msg_ms": recvs[0][0] - t0,
             "last_msg_ms": recvs[-1][0] - t0,
             "script_ms": end - t0,
-            "drawn_ms": max(end, last_plot) - t0,
             "view_ms": max(end, last_view) - t0,
             "charts_ms": last_view - t0,  # a board switching heads draws before the rerun ends
+            "drawn_ms": max(end, last_plot) - t0,
             "kb": sum(r[1] for r in recvs) / 1024,
             "in_view": counts["inView"],
             "redrawn_in_view": counts["redrawnInView"],
@@ -241,8 +240,7 @@ def measure(
     n_end = thumb.get_attribute("value") or thumb.input_value()
     nplots = page.evaluate("() => window.__benchPlots().length")
     ctx.close()
-    keys = "sent_ms first_msg_ms last_msg_ms script_ms view_ms charts_ms drawn_ms kb in_view"
-    med = {k: statistics.median(r[k] for r in rows) for k in (*keys.split(), "redrawn_in_view")}
+    med = {k: statistics.median(r[k] for r in rows) for k in rows[0]}
     out = {
         "label": label,
         "url": url,
@@ -385,18 +383,12 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             targets.append((name, stack.enter_context(kit.warm(app)), pgs))
         browser = stack.enter_context(kit.browser())
-        for rnd in range(args.rounds):
-            for cfg in configs:
-                for name, srv, pgs in targets:
-                    for entry in pgs:
-                        pg, _, key = entry.partition("@")  # "learned@lr_step"
-                        q = CONFIGS[cfg]
-                        url = f"{srv.url}/{pg}" + (f"?{q}" if q else "")
-                        label = f"{name}:{pg or 'home'}:{cfg}" + (
-                            f":r{rnd + 1}" if args.rounds > 1 else ""
-                        )
-                        select = args.select if name == "attnviz" else None
-                        results.append(measure(browser, url, args, label, select, key or None))
+        for rnd, cfg, (name, srv, pgs) in itertools.product(range(args.rounds), configs, targets):
+            for pg, _, key in (entry.partition("@") for entry in pgs):  # "learned@lr_step"
+                url = f"{srv.url}/{pg}" + (f"?{CONFIGS[cfg]}" if CONFIGS[cfg] else "")
+                label = f"{name}:{pg or 'home'}:{cfg}" + (f":r{rnd + 1}" if args.rounds > 1 else "")
+                select = args.select if name == "attnviz" else None
+                results.append(measure(browser, url, args, label, select, key or None))
     for note in unlike_views(results):
         print(f"note: {note}")
     kit.write_json(args.json, results)

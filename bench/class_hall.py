@@ -308,7 +308,7 @@ async def loop_lag(run: Run, every: float = 0.1) -> None:
         run.lag.append((now, now - t - every))
 
 
-class Servers:
+class Servers(kit.Service):
     """One ``streamlit run serve.py`` on SQLite, or ``replicas`` of it on PostgreSQL behind
     HAProxy. ``url`` is where the phones go; ``store`` the teacher's ClassStore."""
 
@@ -317,20 +317,11 @@ class Servers:
         self.pg: PgCluster | None = None
         self.replicas: list[Server] = []
         self.proxy: hall.HAProxy | None = None
-        self.cookies: list[str] = []
-        self.proxy_names: list[str] = []  # the replicas' names in HAProxy's config
         self.count = max(1, replicas)
         self.postgres = postgres or replicas > 1
         self.store: classroom.ClassStore | None = None
 
-    def __enter__(self) -> Servers:
-        try:
-            return self._start()
-        except BaseException:
-            self.__exit__()
-            raise
-
-    def _start(self) -> Servers:
+    def start(self) -> Servers:
         if self.postgres:  # PgCluster says how to install PostgreSQL if it is not
             self.pg = PgCluster(durable=False).start()
         # "": not a database inherited from the caller (SQLite in the data folder)
@@ -347,13 +338,10 @@ class Servers:
         for r in self.replicas:
             r.wait()
         if self.count > 1:
-            self.proxy = hall.HAProxy([r.port for r in self.replicas], bench=True)
-            lines = hall.servers(self.proxy.cfg.read_text())  # (name, cookie) of each replica
-            self.proxy_names, self.cookies = [n for n, _ in lines], [c for _, c in lines]
-            self.proxy.start()
+            self.proxy = hall.HAProxy([r.port for r in self.replicas], bench=True).start()
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def stop(self) -> None:
         if self.store is not None:
             self.store.dispose()
         if self.proxy:
@@ -510,9 +498,9 @@ async def midclass(run: Run, servers: Servers, key: str, phones: list[Phone], to
         await asyncio.sleep(0.05)
     out: dict = {"acked_at_trigger": run.acked}
     if servers.count > 1:  # the replica holding the most requests (HAProxy's stats)
-        held = [servers.proxy.held().get(n, 0) for n in servers.proxy_names]
+        held = [servers.proxy.held().get(n, 0) for n, _ in servers.proxy.servers]
         victim = max(range(servers.count), key=lambda i: held[i])
-        run.killed_cookie = servers.cookies[victim]
+        run.killed_cookie = servers.proxy.servers[victim][1]
         for p in phones:
             p.on_killed = bool(p.replica) and p.replica == run.killed_cookie
         run.killed_at, run.killed_wall = time.monotonic(), time.time()

@@ -31,11 +31,8 @@ const poll = setInterval(() => {
 DRAWN_JS = """(charts) => {
   const app = document.querySelector('[data-testid="stApp"]');
   if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
-  const boards = Array.from(document.querySelectorAll('.stBidiComponent'));
-  const plots = document.querySelectorAll('.js-plotly-plot').length;
-  return plots >= charts && boards.every(c => {
-    const b = c.querySelector('.attnviz-board'); return b && b.dataset.state === 'drawn'; });
-}"""
+  return document.querySelectorAll('.js-plotly-plot').length >= charts && (BOARDS_DRAWN)();
+}""".replace("BOARDS_DRAWN", kit.BOARDS_DRAWN_JS)
 
 TIMES_JS = """(pattern) => {
   const all = performance.getEntriesByType('resource');
@@ -59,12 +56,10 @@ CLASS = 60
 
 def visit(browser, url: str, pattern: str, charts: int) -> dict:
     ctx, page = kit.tab(browser, (1280, 800), INIT_JS, MARKS_JS)  # INIT_JS: the websocket
-    try:
+    with ctx:
         page.goto(url)
         page.wait_for_function(DRAWN_JS, arg=charts, timeout=90_000, polling=20)
         return page.evaluate(TIMES_JS, pattern)
-    finally:
-        ctx.close()
 
 
 def report(rows: dict[str, list[dict]]) -> dict:

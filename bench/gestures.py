@@ -10,13 +10,11 @@ docs/benchmarks.md, "The guard".
 from __future__ import annotations
 
 import argparse
-import contextlib
 import datetime as dt
 import json
 import os
 import re
 import shlex
-import signal
 import statistics
 import subprocess
 import sys
@@ -25,7 +23,9 @@ import time
 from collections import namedtuple
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+import kit
+from kit import REPO
+
 DOCS = REPO / "docs" / "benchmarks.md"
 SECTION = "## The guard (bench/gestures.py)"
 #: A ratio that moved more than this from the recorded one is flagged.
@@ -96,11 +96,7 @@ def run_step(name: str, cmd: list[str], timeout: float) -> float:
     try:
         proc.wait(timeout)
     except (subprocess.TimeoutExpired, KeyboardInterrupt) as exc:
-        for sig, grace in ((signal.SIGTERM, 10), (signal.SIGKILL, None)):
-            os.killpg(proc.pid, sig)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(grace)
-                break
+        kit.stop(proc, 10, group=True)
         if isinstance(exc, KeyboardInterrupt):
             raise
         print(f"== {name}: stopped after {timeout:.0f} s", file=sys.stderr)
@@ -326,11 +322,10 @@ def _commit() -> str:
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = kit.parser(__doc__, "write this run's figures and table to this file")
     ap.add_argument("--skip", default="", help=f"steps not run, comma-separated: {STEPS}")
     ap.add_argument("--quick", action="store_true", help="fewer moves and rounds (a smoke run)")
     ap.add_argument("--record", action="store_true", help="rewrite the docs' recorded run")
-    ap.add_argument("--json", help="write this run's figures and table to this file")
     ap.add_argument("--docs", type=Path, default=DOCS, help="where the recorded run is")
     ap.add_argument("--keep", type=Path, help="keep the benches' JSON in this folder")
     ap.add_argument(
@@ -392,9 +387,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"\nRecorded in {args.docs}.")
         except ValueError as e:
             print(f"\nNot recorded: {e}")
-    if args.json:
-        out = {"meta": meta, "figures": figures, "recorded": record, "moved": moved}
-        Path(args.json).write_text(json.dumps(out | {"table": text}, indent=1))
+    out = {"meta": meta, "figures": figures, "recorded": record, "moved": moved, "table": text}
+    kit.write_json(args.json, out, say=False)
     return 0
 
 

@@ -6,6 +6,8 @@ replica's SERVERID cookie as haproxy does (tests/test_deploy.py checks it).
 from __future__ import annotations
 
 import contextlib
+import csv
+import io
 import ipaddress
 import itertools
 import re
@@ -180,7 +182,7 @@ def loopback_config(text: str, bind_port: int, server_ports: list[int]) -> str:
     return _TEMPLATE.sub(expand, text)
 
 
-class HAProxy:
+class HAProxy(kit.Service):
     """Debian's haproxy (foreground, ``-db``) with deploy/haproxy.cfg pointed at loopback;
     ``bench``: also a stats socket (the requests each replica holds: :meth:`held`) and a
     capture of the bench's request tag (its log names each request: bench/class_hall.py)."""
@@ -196,6 +198,7 @@ class HAProxy:
             tag = rf"\1    capture request header {TAG_HEADER} len 24\n"
             text = re.sub(r"^(frontend[ \t]+\S+[ \t]*\n)", tag, text, count=1, flags=re.M)
         self.cfg.write_text(text)
+        self.servers = servers(text)  # (name, SERVERID cookie) of each replica, as ports go
         self.log_path = self.dir / "haproxy.log"
         self.proc: subprocess.Popen | None = None
 
@@ -205,7 +208,7 @@ class HAProxy:
 
     def cookies(self) -> list[str]:
         """The SERVERID value of each replica, in the order of ``server_ports``."""
-        return [cookie for _, cookie in servers(self.cfg.read_text())]
+        return [cookie for _, cookie in self.servers]
 
     def start(self, timeout: float = 20.0) -> HAProxy:
         exe = haproxy_exe()
@@ -230,12 +233,6 @@ class HAProxy:
         kit.stop(self.proc)
         shutil.rmtree(self.dir, ignore_errors=True)
 
-    def __enter__(self) -> HAProxy:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
     def held(self) -> dict[str, int]:
         """Current requests per server, from the stats socket (empty without one)."""
         data = b""
@@ -245,11 +242,6 @@ class HAProxy:
             s.sendall(b"show stat\n")
             while chunk := s.recv(65536):
                 data += chunk
-        lines = data.decode(errors="replace").splitlines()
-        head = lines[0].lstrip("# ").split(",") if lines else []
-        rows = [dict(zip(head, line.split(","), strict=False)) for line in lines[1:]]
-        return {
-            r["svname"]: int(r["scur"])
-            for r in rows
-            if r.get("svname") not in (None, "", "FRONTEND", "BACKEND") and r.get("scur")
-        }
+        rows = csv.DictReader(io.StringIO(data.decode(errors="replace").lstrip("# ")))
+        skip = (None, "", "FRONTEND", "BACKEND")
+        return {r["svname"]: int(r["scur"]) for r in rows if r["svname"] not in skip and r["scur"]}

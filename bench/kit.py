@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 import os
-import socket
+import signal
 import statistics
 import subprocess
 import sys
@@ -26,27 +27,23 @@ for _p in (REPO / "tests" / "e2e", REPO):  # attnviz, and the browser tests' har
     if str(_p) not in sys.path:
         sys.path.insert(1, str(_p))
 
-from e2e_app import CHROMIUM_ARGS, chromium_path  # noqa: E402  (the browser's one home)
+# the browser's, a free port's and a drawn board's one home
+from e2e_app import BOARDS_DRAWN_JS, CHROMIUM_ARGS, chromium_path, free_port  # noqa: E402, F401
 
 CHROMIUM = chromium_path() or "/usr/bin/chromium"
 #: The bare comparison apps: one page (three plain heatmaps per head) and two pages.
 BARE_APP, PLAIN_APP = "bench/bare_app.py", "bench/plain_pages.py"
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def stop(proc: subprocess.Popen | None, grace: float = 10.0) -> None:
-    """SIGTERM, then SIGKILL after ``grace`` seconds."""
+def stop(proc: subprocess.Popen | None, grace: float = 10.0, group: bool = False) -> None:
+    """SIGTERM, then SIGKILL after ``grace`` seconds (``group``: to its process group)."""
     if proc and proc.poll() is None:
-        proc.terminate()
+        send = functools.partial(os.killpg, proc.pid) if group else proc.send_signal
+        send(signal.SIGTERM)
         try:
             proc.wait(grace)
         except subprocess.TimeoutExpired:
-            proc.kill()
+            send(signal.SIGKILL)
             proc.wait(5)
 
 
@@ -89,7 +86,22 @@ def wait_http(url: str, proc: subprocess.Popen, timeout: float, what: str) -> No
     raise RuntimeError(f"{what} did not answer on {url} within {timeout} s")
 
 
-class Server:
+class Service:
+    """A subclass's ``start()`` and ``stop()`` as a context manager (a start that fails is
+    stopped: nothing left behind)."""
+
+    def __enter__(self):
+        try:
+            return self.start()
+        except BaseException:
+            self.stop()
+            raise
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+class Server(Service):
     """``streamlit run APP`` on loopback, headless, on a free port, from the repository
     (its ``.streamlit/config.toml``; on ``PYTHONPATH``, for ``bench/bare_app.py``)."""
 
@@ -133,21 +145,12 @@ class Server:
         return self.wait(timeout) if wait else self
 
     def wait(self, timeout: float = 60.0) -> Server:
-        try:
-            wait_http(f"{self.url}/_stcore/health", self.proc, timeout, f"streamlit {self.app}")
-        except RuntimeError:
-            self.stop()
-            raise
+        """Until it answers (one that does not is stopped on leaving ``with``)."""
+        wait_http(f"{self.url}/_stcore/health", self.proc, timeout, f"streamlit {self.app}")
         return self
 
     def stop(self) -> None:
         stop(self.proc)
-
-    def __enter__(self) -> Server:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
 
 @contextlib.contextmanager
@@ -187,17 +190,17 @@ def browser(**launch: Any) -> Iterator[Any]:
     """Debian's Chromium, headless, through playwright (sync API), with the tests' flags."""
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, **launch)
-        try:
-            yield b
-        finally:
-            b.close()
+    with (
+        sync_playwright() as pw,
+        pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, **launch) as b,
+    ):
+        yield b
 
 
-def tab(b: Any, viewport: tuple[int, int], *init_js: str) -> tuple[Any, Any]:
-    """A fresh context of ``b`` (scripts run before the page's own) with one page."""
-    ctx = b.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+def tab(b: Any, viewport: tuple[int, int], *init_js: str, **options: Any) -> tuple[Any, Any]:
+    """A fresh context of ``b`` (scripts run before the page's own; ``options``: playwright's
+    ``new_context``'s) with one page; the context closes on leaving ``with ctx:``."""
+    ctx = b.new_context(viewport={"width": viewport[0], "height": viewport[1]}, **options)
     for js in init_js:
         ctx.add_init_script(js)
     return ctx, ctx.new_page()

@@ -19,9 +19,7 @@ import kit
 import websocket
 from kit import Server
 from stclient import Session
-from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-from streamlit.proto.WidgetStates_pb2 import WidgetState
 
 APP = Path(__file__).resolve().parent / "fragment_app.py"
 SCENARIOS = ("stop", "none", "raise", "rerun", "idle", "second-run")
@@ -31,17 +29,9 @@ ENDS = {"stop": "stop", "raise": "raise", "rerun": "rerun"}
 
 def _message(s: Session, name: str, click: bool, fragment: bool = False) -> bytes:
     """A rerun BackMsg as the browser sends it: the name, the "+1" click when ``click``."""
-    msg = BackMsg()
-    cs = msg.rerun_script
-    cs.page_script_hash = s.page_script_hash
-    cs.query_string = s.query_string
-    cs.widget_states.widgets.append(WidgetState(id=s.widget("name").id, string_value=name))
-    button = s.widget("plus")
-    if click:
-        cs.widget_states.widgets.append(WidgetState(id=button.id, trigger_value=True))
-    if click or not name or fragment:
-        cs.fragment_id = button.fragment_id
-    return msg.SerializeToString()
+    states = [s.state_for("name", name)] + [s.state_for("plus", True)] * click
+    frag = s.widget("plus").fragment_id if click or not name or fragment else ""
+    return s.message(states, frag, cached=False)
 
 
 def _drain(s: Session, quiet: float) -> list[str]:
@@ -99,7 +89,7 @@ SIBLING = "I come after the fragment"
 def sibling_trial(browser, url: str, slow: float) -> dict:
     """Type a name (a slow full run), click "+1" 0.3 s into it: what the page shows then."""
     ctx, page = kit.tab(browser, (1280, 720))  # playwright's default window
-    try:
+    with ctx:
         page.goto(url)
         page.get_by_text(SIBLING).wait_for(timeout=30_000)
         page.get_by_label("name").fill("ada")
@@ -110,8 +100,6 @@ def sibling_trial(browser, url: str, slow: float) -> dict:
         page.locator('[data-testid=stApp][data-test-script-state="notRunning"]').wait_for()
         body = page.inner_text("body")
         return {"sibling shown": SIBLING in body, "clicks: 1 shown": "clicks: 1" in body}
-    finally:
-        ctx.close()
 
 
 def sibling(args: argparse.Namespace) -> dict[str, list[dict]]:

@@ -48,24 +48,13 @@ class Probe(Session):
 
     deflater: Deflater | None = None
 
-    def _read_until_finished(self, t0: float):
+    def rerun(self, changes: dict | None = None):
         self.log: list[tuple[str, int, int]] = []
-        recv = self.ws.recv
-        if self.deflater is None:  # one per connection, as the server's compressor
-            self.deflater = Deflater()
+        self.deflater = self.deflater or Deflater()  # one per connection, as the server's
+        return super().rerun(changes)
 
-        def noted():
-            data = recv()
-            fm = ForwardMsg()
-            fm.ParseFromString(data)
-            self.log.append((label(fm), len(data), self.deflater.size(data)))
-            return data
-
-        self.ws.recv = noted
-        try:
-            return super()._read_until_finished(t0)
-        finally:
-            self.ws.recv = recv
+    def noted(self, data: bytes, fm: ForwardMsg) -> None:
+        self.log.append((label(fm), len(data), self.deflater.size(data)))
 
 
 #: Every response as the phone had it: [url, bytes sent, body bytes decoded]; then whether
@@ -92,13 +81,11 @@ def join_bytes(langs: list[str], contexts: int, detail: bool) -> None:  # pragma
         for lang in langs:
             runs = []
             for _ in range(contexts):
-                ctx = b.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
-                page = ctx.new_page()
-                query = "" if lang == "en" else f"&lang={lang}"
-                page.goto(f"{srv.url}/join?class={code}{query}")
-                page.wait_for_function(SETTLED_JS)
-                runs.append(page.evaluate(LOADED_JS))
-                ctx.close()
+                ctx, page = kit.tab(b, (390, 844), is_mobile=True)
+                with ctx:
+                    page.goto(f"{srv.url}/join?class={code}" + f"&lang={lang}" * (lang != "en"))
+                    page.wait_for_function(SETTLED_JS)
+                    runs.append(page.evaluate(LOADED_JS))
             wire = statistics.median(sum(r[1] for r in run) for run in runs)
             raw = statistics.median(sum(r[2] for r in run) for run in runs)
             first = first or (wire, raw)

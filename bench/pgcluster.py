@@ -10,10 +10,8 @@ import glob
 import os
 import pwd
 import shutil
-import socket
 import subprocess
 import tempfile
-import time
 from pathlib import Path
 
 import kit
@@ -33,7 +31,7 @@ def pg_bindir() -> Path | None:
     return Path(exe).parent if exe else None
 
 
-class PgCluster:
+class PgCluster(kit.Service):
     """A cluster in a temporary directory, started on a free loopback port."""
 
     def __init__(self, durable: bool = True) -> None:
@@ -73,26 +71,15 @@ class PgCluster:
             f"-p {self.port} -c listen_addresses=127.0.0.1 -c unix_socket_directories={self.dir}"
             " -c max_connections=200"
         ) + ("" if self.durable else " -c fsync=off")
+        # -w: until the server accepts connections (its sockets listen before it says ready)
         r = self._run("pg_ctl", "-D", str(self.data), "-l", str(self.log), "-o", opts, "-w",
                       "-t", "60", "start")  # fmt: skip
         if r.returncode != 0:
             log = self.log.read_text(errors="replace") if self.log.exists() else ""
             raise RuntimeError(f"pg_ctl start failed:\n{r.stdout}{r.stderr}\n{log}")
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", self.port)) == 0:
-                    return self
-            time.sleep(0.1)
-        raise RuntimeError(f"PostgreSQL did not listen on 127.0.0.1:{self.port}")
+        return self
 
     def stop(self) -> None:
         if self.data.exists():
             self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
         shutil.rmtree(self.dir, ignore_errors=True)
-
-    def __enter__(self) -> PgCluster:
-        return self.start()
-
-    def __exit__(self, *exc) -> None:
-        self.stop()

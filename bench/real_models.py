@@ -9,13 +9,11 @@ top 10 tokens, and peak RSS; ``--server``: a server's RSS with both real models 
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import statistics
 import subprocess
 import sys
-from pathlib import Path
 
 import kit
 
@@ -162,10 +160,9 @@ def server_rss() -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = kit.parser(__doc__, "also write all measurements here")
     ap.add_argument("model", choices=sorted(CHILD))
     ap.add_argument("--repeat", type=int, default=5, help="fresh processes (default 5)")
-    ap.add_argument("--json", type=Path, help="also write all measurements here")
     ap.add_argument("--blas-threads", type=int, help="BLAS threads of the children and the "
                     "server (default: minilm unset, smollm 1; 0 = unset)")  # fmt: skip
     ap.add_argument("--server", action="store_true", help="smollm: also the server's RSS")

@@ -10,22 +10,15 @@ import urllib.parse
 from dataclasses import dataclass, field
 from typing import Any
 
+import kit
 import websocket  # websocket-client
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.NumberInput_pb2 import NumberInput
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
-# The widgets the benches set, and the WidgetState field their value travels in.
-WIDGET_KINDS = {
-    "slider": "double_array_value",
-    "selectbox": "string_value",
-    "radio": "string_value",
-    "number_input": "double_value",
-    "checkbox": "bool_value",
-    "text_input": "string_value",
-    "button": "trigger_value",
-}
+# The widgets the benches set (:meth:`Session.state_for`: the WidgetState of their value).
+WIDGET_KINDS = ("slider", "selectbox", "radio", "number_input", "checkbox", "text_input", "button")
 SUCCESS = {
     ForwardMsg.FINISHED_SUCCESSFULLY,
     ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY,
@@ -61,7 +54,7 @@ def _user_key(widget_id: str) -> str:
     return parts[2] if len(parts) == 3 else widget_id
 
 
-class Session:
+class Session(kit.Service):
     """One browser tab's worth of Streamlit session over a websocket."""
 
     def __init__(
@@ -93,11 +86,7 @@ class Session:
                 self.ws.close()
             self.ws = None
 
-    def __enter__(self) -> Session:
-        return self.connect()
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    start, stop = connect, close  # kit.Service: a context manager
 
     # -- widget states
     def widget(self, key: str) -> Widget:
@@ -110,19 +99,17 @@ class Session:
         """The WidgetState the frontend would send after the user set ``key`` to ``value``."""
         w = self.widget(key)
         st_ = WidgetState(id=w.id)
-        field_name = WIDGET_KINDS[w.kind]
         if w.kind == "slider":
             vals = value if isinstance(value, list | tuple) else [value]
             st_.double_array_value.data.extend(float(v) for v in vals)
         elif w.kind == "number_input":
-            v = int(value) if w.proto.data_type == NumberInput.INT else float(value)
-            st_.double_value = v
-        elif field_name == "string_value":
-            st_.string_value = str(value)
-        elif field_name == "bool_value":
+            st_.double_value = int(value) if w.proto.data_type == NumberInput.INT else float(value)
+        elif w.kind == "checkbox":
             st_.bool_value = bool(value)
-        else:
+        elif w.kind == "button":
             st_.trigger_value = True
+        else:  # selectbox, radio, text_input
+            st_.string_value = str(value)
         return st_
 
     def _set_query_param(self, qkey: str, value: Any) -> None:
@@ -137,14 +124,24 @@ class Session:
         self.query_string = urllib.parse.urlencode(pairs)
 
     # -- runs
-    def rerun(self, changes: dict[str, Any] | None = None) -> RunResult:
-        """Send a rerun (with the given widget changes) and read until script_finished."""
-        assert self.ws is not None, "connect() first"
+    def message(self, states: list[WidgetState], fragment_id: str = "", cached: bool = True):
+        """A rerun BackMsg of this page with ``states`` (and the hashes of the messages the
+        frontend keeps, unless not ``cached``: then every element comes whole), serialized."""
         msg = BackMsg()
         cs = msg.rerun_script
         cs.page_script_hash = self.page_script_hash
         if not self.page_script_hash:
             cs.page_name = self.page_name
+        cs.query_string = self.query_string
+        cs.widget_states.widgets.extend(states)
+        cs.fragment_id = fragment_id
+        if cached:
+            cs.cached_message_hashes.extend(self.cached)
+        return msg.SerializeToString()
+
+    def rerun(self, changes: dict[str, Any] | None = None) -> RunResult:
+        """Send a rerun (with the given widget changes) and read until script_finished."""
+        assert self.ws is not None, "connect() first"
         fragment_ids = set()
         for key, value in (changes or {}).items():
             self.sent[key] = self.state_for(key, value)
@@ -152,15 +149,11 @@ class Session:
             qkey = getattr(self.widgets[key].proto, "query_param_key", "")
             if qkey:
                 self._set_query_param(qkey, value)
-        cs.query_string = self.query_string
-        for key, state in self.sent.items():
-            if key in self.widgets and self.widgets[key].id == state.id:
-                cs.widget_states.widgets.append(state)
-        if len(fragment_ids) == 1:
-            cs.fragment_id = fragment_ids.pop()
-        cs.cached_message_hashes.extend(self.cached)
+        ids = {key: w.id for key, w in self.widgets.items()}  # a widget's value while it is shown
+        states = [state for key, state in self.sent.items() if ids.get(key) == state.id]
+        msg = self.message(states, fragment_ids.pop() if len(fragment_ids) == 1 else "")
         t0 = time.perf_counter()
-        self.ws.send_binary(msg.SerializeToString())
+        self.ws.send_binary(msg)
         return self._read_until_finished(t0)
 
     def _read_until_finished(self, t0: float) -> RunResult:
@@ -174,6 +167,7 @@ class Session:
             res.bytes += len(data)
             fm = ForwardMsg()
             fm.ParseFromString(data)
+            self.noted(data, fm)
             kind = fm.WhichOneof("type")
             if fm.metadata.cacheable and fm.hash:
                 self.cached[fm.hash] = self.runs
@@ -202,6 +196,9 @@ class Session:
         if seen:
             self.widgets.update(seen)
         return res
+
+    def noted(self, data: bytes, fm: ForwardMsg) -> None:
+        """Each message of a run as it comes: nothing here (a subclass's hook)."""
 
     def _on_delta(self, fm: ForwardMsg, res: RunResult, seen: dict) -> None:
         delta = fm.delta
