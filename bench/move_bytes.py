@@ -12,6 +12,7 @@ import argparse
 import collections
 import os
 import statistics
+import time
 import zlib
 
 import kit
@@ -44,24 +45,34 @@ class Deflater:
 
 
 class Probe(Session):
-    """A session that also notes each message of the last run (label, bytes, deflated)."""
+    """A session that also notes each message of the last run (label, bytes, deflated, ms
+    from the rerun's request to its arrival)."""
 
     deflater: Deflater | None = None
 
     def rerun(self, changes: dict | None = None):
-        self.log: list[tuple[str, int, int]] = []
+        self.log: list[tuple[str, int, int, float]] = []
         self.deflater = self.deflater or Deflater()  # one per connection, as the server's
+        self.t0 = time.perf_counter()
         return super().rerun(changes)
 
     def noted(self, data: bytes, fm: ForwardMsg) -> None:
-        self.log.append((label(fm), len(data), self.deflater.size(data)))
+        ms = 1000 * (time.perf_counter() - self.t0)
+        self.log.append((label(fm), len(data), self.deflater.size(data), ms))
 
 
-#: Every response as the phone had it: [url, bytes sent, body bytes decoded]; then whether
-#: the state, the answers and the hello came.
+def arrivals(log: list[tuple[str, int, int, float]]) -> tuple[float, float, float]:
+    """When a run's first element, first board and last message came (ms; nan if none)."""
+    first = [m[3] for m in log if m[0] not in ("session_status_changed", "new_session")]
+    board = [m[3] for m in log if m[0].startswith("board:") and "pre" not in m[0]]
+    return (first or [float("nan")])[0], (board or [float("nan")])[0], log[-1][3]
+
+
+#: Every response as the phone had it: [url, bytes sent, body bytes decoded, ms from the
+#: request to the response's end]; then whether the state, the answers and the hello came.
 LOADED_JS = """() => performance.getEntriesByType('navigation')
   .concat(performance.getEntriesByType('resource'))
-  .map(e => [e.name, e.transferSize, e.decodedBodySize])"""
+  .map(e => [e.name, e.transferSize, e.decodedBodySize, e.responseEnd - e.requestStart])"""
 SETTLED_JS = """() => ['state', 'mine', 'hello'].every(k => performance
   .getEntriesByType('resource').some(e => e.name.includes(`/${k}?`) && e.responseEnd > 0))"""
 
@@ -95,8 +106,9 @@ def join_bytes(langs: list[str], contexts: int, detail: bool) -> None:  # pragma
                 f"({raw / first[1] - 1:+6.1%})",
                 flush=True,
             )
-            for url, sent, body in runs[-1] if detail else ():
-                print(f"      {url.split('/')[-1].split('?')[0]:12s} {sent:6d} {body:6d}")
+            for url, sent, body, ms in runs[-1] if detail else ():
+                name = url.split("/")[-1].split("?")[0]
+                print(f"      {name:12s} {sent:6d} {body:6d} {ms:6.1f} ms")
 
 
 def main(argv: list[str] | None = None) -> int:  # pragma: no cover - a benchmark
@@ -133,16 +145,19 @@ def main(argv: list[str] | None = None) -> int:  # pragma: no cover - a benchmar
                 msgs = statistics.median(x[2] for x in rows)
                 cpu = 1000 * statistics.mean(x[0] for x in rows)
                 wire = statistics.median(x[4] for x in rows) / 1024
+                times = zip(*(arrivals(x[3]) for x in rows), strict=True)
+                came = [statistics.median(a) for a in times]
                 print(
                     f"{lang:6s} {page or 'home':14s} {kb:6.1f} KB/move  ({wire:5.1f} deflated)  "
                     f"{msgs:5.1f} messages  "
-                    f"server CPU {cpu:4.0f} ms/move (mean of {len(rows)})",
+                    f"server CPU {cpu:4.0f} ms/move (mean of {len(rows)})  came after "
+                    "{:.0f} / {:.0f} / {:.0f} ms (first element / board / last)".format(*came),
                     flush=True,
                 )
                 if args.detail:
                     size: collections.Counter = collections.Counter()
                     count: collections.Counter = collections.Counter()
-                    for name, n, _ in rows[-1][3]:
+                    for name, n, *_ in rows[-1][3]:
                         size[name] += n
                         count[name] += 1
                     for name, n in size.most_common():
