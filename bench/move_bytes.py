@@ -20,6 +20,8 @@ from kit import Server
 from stclient import Session
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
+from attnviz.ui.streamlit_private import HIDDEN_BOARDS
+
 
 def label(fm: ForwardMsg) -> str:
     """What a message is: its kind, a delta's element type, a board by its key."""
@@ -62,9 +64,11 @@ class Probe(Session):
 
 
 def arrivals(log: list[tuple[str, int, int, float]]) -> tuple[float, float, float]:
-    """When a run's first element, first board and last message came (ms; nan if none)."""
+    """When a run's first element, first board drawn on the page (not one of the hidden
+    ones: preload, prefetch, step keys) and last message came (ms; nan if none)."""
     first = [m[3] for m in log if m[0] not in ("session_status_changed", "new_session")]
-    board = [m[3] for m in log if m[0].startswith("board:") and "pre" not in m[0]]
+    shown = [m for m in log if m[0].startswith("board:")]
+    board = [m[3] for m in shown if m[0].removeprefix("board:") not in HIDDEN_BOARDS]
     return (first or [float("nan")])[0], (board or [float("nan")])[0], log[-1][3]
 
 

@@ -42,7 +42,12 @@ def no_delay() -> int:
     count = 0
     for fd in _socket_fds():
         with contextlib.suppress(OSError):
-            sock = socket.socket(fileno=os.dup(fd))
+            dup = os.dup(fd)
+            try:
+                sock = socket.socket(fileno=dup)
+            except OSError:  # not a socket Python can take: the duplicate is still ours
+                os.close(dup)
+                raise
             with sock:
                 tcp = sock.family in (socket.AF_INET, socket.AF_INET6)
                 tcp = tcp and sock.type == socket.SOCK_STREAM
