@@ -38,7 +38,7 @@ def body(view: ui.View, step: ui.Steps) -> None:
     if step.presenting:
         slide(view, step.index)
         return
-    st.subheader(_("View B: what differs from A"))
+    st.header(_("View B: what differs from A"))
     b = compare.b_controls(view)
     rb = compare.view_b(view, b)
     if rb is None:
@@ -63,9 +63,9 @@ def body(view: ui.View, step: ui.Steps) -> None:
     views(view, rb, (ha, hb), (what_a, what_b), shown)
     asks.compare(shown, wa, wb, (ha, hb))  # a teacher's open class: Ask the room
 
-    st.subheader(_("The largest changes"))
+    st.header(_("The largest changes"))
     compare.changes_table(wa, wb, labels)
-    st.subheader(_("Entropy: how widely each query spreads its attention"))
+    st.header(_("Entropy: how widely each query spreads its attention"))
     ui.plot(viz.compare.entropy_change_figure(wa, wb, labels=labels), key="cmp_entropy")
     st.caption(entropy_words(wa, wb))
     ui.shapes(

@@ -64,9 +64,9 @@ def body(view: ui.View) -> None:
         overlay=ui.Overlay("cross", key, head, "rows", seqs.target.n),
     )  # fmt: skip
     asks.cross(key, res.weights, head, tgt, src, res.mask)
-    st.subheader(STEPS[0])
+    st.header(STEPS[0])
     cross_view.projections_board("cx_qkv", res, head, target_labels=tgt, source_labels=src)
-    st.subheader(STEPS[4])
+    st.header(STEPS[4])
     cross_view.grid_board("cx_heads", res.weights, target_labels=tgt, source_labels=src)
     ui.shapes(
         {

@@ -43,7 +43,7 @@ def exercises_page() -> None:
 
     top = st.columns([2.4, 1, 1], vertical_alignment="center")
     top[0].markdown(
-        "### "
+        "## "
         + _("Score: {score} / {count} right  ·  seed {seed}").format(
             score=quiz.score(items), count=len(items), seed=seed
         )

@@ -106,7 +106,7 @@ def checkpoint_view(task: str | None, slides: ui.Steps) -> None:
         with charts:
             learned.heads("lr_heads", task, params, step, (task, source, step), aside=aside)
     if slides.rest:
-        st.subheader(_("The loss and each head's job score, step {step} marked").format(step=step))
+        st.header(_("The loss and each head's job score, step {step} marked").format(step=step))
         learned.curves("lr_curves", history, jobs, step)
         learned.numbers(history, jobs)
     elif slides.show(1):
@@ -116,7 +116,7 @@ def checkpoint_view(task: str | None, slides: ui.Steps) -> None:
 
 def trainer_and_exercises(task: str) -> None:
     """Train it yourself and the exercises (the normal page only)."""
-    st.subheader(_("Train it yourself"))
+    st.header(_("Train it yourself"))
     st.markdown(
         _(
             "Train the **{task}** model from scratch on the server, with your own seed, and watch "
@@ -126,7 +126,7 @@ def trainer_and_exercises(task: str) -> None:
     )
     learned.trainer(task)
 
-    st.subheader(_("Exercises"))
+    st.header(_("Exercises"))
     st.caption(_("About the shipped induction run (task **induction** above)."))
     learned.exercise_cards()
 

@@ -26,7 +26,7 @@ def _lesson(x: lessons.Listed) -> None:
     lesson = x.lesson
     title = tour.shown(lesson, lesson.title)
     with st.container(border=True, key=f"lesson_{x.slug}"):
-        st.header(title, anchor=False)  # h2 under the page's h1 (as a subheader's look)
+        st.header(title, anchor=False)  # h2 under the page's h1
         if lesson.audience:
             st.caption(tour.shown(lesson, lesson.audience))
         count = ngettext("{n} stop", "{n} stops", len(lesson)).format(n=len(lesson))
@@ -65,8 +65,7 @@ def _lesson(x: lessons.Listed) -> None:
 
 
 # each lesson's title an h2, the page's headings in order for a screen reader's list of
-# them (an h3 right under the h1 skipped a level: axe's heading-order), drawn as before
-ui.streamlit_private.lesson_titles_css()
+# them (an h3 right under the h1 skipped a level: axe's heading-order)
 listed = tour.listed()
 # on a slide the lessons side by side, three a row: the list on one screen (issue 47)
 cols = st.columns(3) if ui.present.presenting() and listed else [st.container()]

@@ -218,7 +218,7 @@ def mask_columns(view: ui.View, head: int, shown: list, zmax: float, words: dict
         mask = np.ones((n, n), bool) if res.mask is None else res.mask
         links = mask_links(view, head, tag, res)
         with col:
-            st.markdown(f"### {words.get(name, name)}")
+            st.markdown(f"## {words.get(name, name)}")
             for key, fig in mask_charts(view, head, tag, res, zmax).items():
                 ui.plot(fig, key=key, link=links.get(key))
             if other is not None and name == other[0]:  # the sidebar's mask: what it hides
@@ -270,7 +270,7 @@ def mask_check(w: np.ndarray, mask: np.ndarray, causal: bool = False) -> str:
 def fully_masked_row(view: ui.View) -> None:
     """Why a query that may see no key gets weights 0 and output 0, not NaN."""
     n = view.result.n_tokens
-    st.subheader(_("A row where every key is masked"))
+    st.header(_("A row where every key is masked"))
     st.markdown(
         _(
             "If a query may see **no** key (here: padding with k = N), its scores are all −∞. "
@@ -322,7 +322,7 @@ def future_check(view: ui.View) -> None:
     """Replace the later tokens by noise: with the causal mask the earlier outputs stay."""
     n, s = view.result.n_tokens, view.settings
     if view.params is not None and n >= 2:
-        st.subheader(_("The causal mask really hides the future"))
+        st.header(_("The causal mask really hides the future"))
         pos = n // 2 - 1 if n > 2 else 0
         with_mask, without = (
             ui.experiment(view, "future_independence", pos, seed=s.seed, causal=c)

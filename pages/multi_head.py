@@ -174,10 +174,10 @@ elif step.rest:
             unsafe_allow_html=True,  # the app's own words (ui.pointing)
         )
         ui.cell_panel(r, labels, "board_mh_small", hint=HINT_WEIGHTS)
-        st.subheader(_("One query in every head"))
+        st.header(_("One query in every head"))
         query_section(view)
     else:
-        st.subheader(_("One query in every head"))
+        st.header(_("One query in every head"))
         st.info(
             _(
                 "With N = {n} tokens the bars of one query in {h} heads would be unreadable "
@@ -206,7 +206,7 @@ elif step.rest:
     )
 
 if step.show(h + 1):
-    st.subheader(_("Concatenate the heads, then mix them with W_O"))
+    st.header(_("Concatenate the heads, then mix them with W_O"))
     ui.pooled_note(n, _("pick one head on the playground to see its full weights"))
     w_o = None if view.params is None else view.params.w_o
 

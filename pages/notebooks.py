@@ -67,7 +67,7 @@ def card(name: str, part: tuple[int, int] | None = None) -> tuple[int, int]:
     mark = ":green[:material/check_circle:]" if ok == len(rows) else ":red[:material/cancel:]"
     with st.container(border=True):
         c1, c2 = st.columns([3, 1])
-        c1.markdown(f"### {mark} {p.title}")
+        c1.markdown(f"## {mark} {p.title}")
         c1.markdown(
             f"`{p.notebook}` · "
             + _(

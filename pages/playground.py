@@ -198,7 +198,7 @@ def projection_chart(view: ui.View, head: int, m: str, a) -> tuple:
 
 def inputs_row(view: ui.View, head: int) -> None:
     """X and this head's Q, K, V, linked to the attention matrices above."""
-    st.subheader(_("Inputs and projections of this head"))
+    st.header(_("Inputs and projections of this head"))
     ui.head_board("pg_inputs", lambda h: input_charts(view, h), head)
 
 
@@ -239,10 +239,10 @@ def query_section(view: ui.View, head: int) -> None:
     """One query's weights and output: the query picker reruns only this part (a click on
     a scores or weights cell sets the picker and reruns the whole body)."""
     labels, mask, n = view.labels, view.result.mask, view.result.n_tokens
-    title = st.empty()  # the subheader names the query picked below it
+    title = st.empty()  # the heading names the query picked below it
     row = ui.row("query")  # the picker, then what the section shows (one block)
     query = query_box(row, n, width=ui.SMALL_PICKER_WIDTH)
-    title.subheader(
+    title.header(
         _("Query {query} ({token}): its weights and its output").format(
             query=query, token=ui.md_token(labels[query])
         )

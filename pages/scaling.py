@@ -42,11 +42,11 @@ def body(view: ui.View) -> None:
         slide(view, step)
         return
     s = view.settings
-    st.subheader(f"1. {STEPS[0]}")
+    st.header(f"1. {STEPS[0]}")
     curve = ui.cached("dot_product_variance", DIMS, trials=1000, seed=s.seed)
     ui.plot(variance_chart(curve), key="sc_var")
     st.caption(variance_caption(view, curve))
-    st.subheader(f"2. {STEPS[1]}")
+    st.header(f"2. {STEPS[1]}")
     c1, c2 = st.columns([1, 3])
     factor = factor_input(c1)
     logits, factors, wts = factor_weights(factor)
@@ -54,7 +54,7 @@ def body(view: ui.View) -> None:
         ui.plot(viz.charts.softmax_factor_figure(logits, factors, wts), key="sc_factor_fig")
     c1.markdown(factor_words(factor, wts))
     st.latex(factor_latex())
-    st.subheader(f"3. {STEPS[2]}")
+    st.header(f"3. {STEPS[2]}")
     un, sc = unscaled_scaled(view)
     head = ui.head_picker(view.result.num_heads)
     charts, overlays = pair_charts(view, un, sc, head)

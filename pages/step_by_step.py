@@ -88,7 +88,7 @@ def slide(view: ui.View, step: ui.Steps) -> None:
         ui.pooled_note(n, _("the playground's query selector shows one query's full row"))
     a = head_arrays(view, head)
     title, latex, shape, note, draw = steps_table(view, head, a, step)[step.index]
-    heading.markdown(f"#### {step.index + 1}. {title}")
+    heading.markdown(f"## {step.index + 1}. {title}")
     with words:
         st.latex(latex)
         # one line where it fits: a second line would push the slide's charts down
@@ -112,7 +112,7 @@ def stage(num: int, title: str, latex: str, shape: str, note: str = "") -> None:
     element of its own: it changes with N, and an N move then leaves the equation's element
     unchanged, so the browser sets no KaTeX again (one element for all three was 1.3x the
     browser's script time a move, docs/benchmarks.md)."""
-    st.markdown(f"#### {num}. {title}\n\n$$\n{latex}\n$$")
+    st.markdown(f"## {num}. {title}\n\n$$\n{latex}\n$$")
     st.markdown(_("shape: **{shape}**").format(shape=shape) + (f"  \n{note}" if note else ""))
 
 
@@ -355,7 +355,7 @@ def loop_vs_matrix(view: ui.View, a: dict[str, np.ndarray]) -> None:
     """Notebook 12.1's loop (one query at a time) against the matrix form: same numbers."""
     r, n = view.result, view.result.n_tokens
     qh, kh, vh, w, out = a["q"], a["k"], a["v"], a["w"], a["out"]
-    st.subheader(_("Loop form vs matrix form"))
+    st.header(_("Loop form vs matrix form"))
     limit = min(n, 64)
     lw, lo = ui.cached(
         "loop_attention",

@@ -468,10 +468,10 @@ def test_hostile_token_labels_are_shown_literally():
         ax = f[key]["layout"]["xaxis" if key == "pg_qbars" else "yaxis"]
         assert ax["ticktext"] == escaped, key
     assert escaped[2] in f["pg_qbars"]["layout"]["title"]["text"]
-    texts = [m.value for m in (*at.markdown, *at.caption, *at.subheader)]
+    texts = [m.value for m in (*at.markdown, *at.caption, *at.header)]
     shown = [t for t in texts if "x.org" in t]
-    assert len(shown) >= 2, texts  # the head info line and the query subheader
-    assert any(ui.md_text(labels[2]) in t for t in at.subheader.values)
+    assert len(shown) >= 2, texts  # the head info line and the query heading
+    assert any(ui.md_text(labels[2]) in t for t in at.header.values)
     assert any(ui.md_text("l[x](https://x.org/).csv") in t for t in at.sidebar.caption.values)
     for t in shown:  # the link syntax only ever appears inside a code span
         assert t.count("](https://x.org/)") == t.count("`[visit](https://x.org/)`") + t.count(

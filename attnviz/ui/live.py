@@ -351,7 +351,7 @@ def _teacher_tools(r: Room, items: list, link: str) -> None:
         st.code(f"{link}&{TEACHER_PARAM}={r.teacher}", language=None, wrap_lines=True)
     with st.expander(":material/quiz: " + _("The questions with their answers")):
         for i, e in enumerate(items):
-            st.markdown(f"#### {i + 1}. {e.title}")
+            st.markdown(f"**{i + 1}. {e.title}**")
             st.markdown(e.prompt)
             st.markdown(_("**Answer: {answer}**").format(answer=e.answer_text))
 
@@ -380,7 +380,7 @@ def _tally(code: str, key: str, labels: list[str]) -> None:
         return
     answers = sum(t["answered"] for t in tally.values())
     st.markdown(
-        "### "
+        "## "
         + ngettext("{n} student", "{n} students", students).format(n=students)
         + " · "
         + ngettext("{n} answer", "{n} answers", answers).format(n=answers),

@@ -301,7 +301,7 @@ def show(spec: PageModels, entry: ModelEntry, top: Any | None = None) -> None:
     title and intro (they name the model); None: a subheader with its name."""
     model = _load(entry)
     if top is None:
-        st.subheader(entry.name, anchor=False)
+        st.header(entry.name, anchor=False)
     else:
         with top:
             _intro(spec, entry, model)

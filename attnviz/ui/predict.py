@@ -352,7 +352,7 @@ def _tally(t: Teacher, qid: int, choices: tuple[str, ...]) -> None:
         )
         return
     total = sum(counts)
-    st.markdown("### " + ngettext("{n} answer", "{n} answers", total).format(n=total))
+    st.markdown("## " + ngettext("{n} answer", "{n} answers", total).format(n=total))
     board(
         "predict_tally_board",
         [("predict_tally", viz.classroom.choice_tally_figure(choices, counts), None)],

@@ -119,7 +119,7 @@ def _card(i: int, item: exercises.Exercise, side: bool = False) -> None:
 
 def _question(i: int, item: exercises.Exercise) -> None:
     """A card's question, its answer box and Check."""
-    st.markdown(f"#### {i + 1}. {item.title}")
+    st.markdown(f"### {i + 1}. {item.title}")
     st.markdown(item.prompt)
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
     if item.choices:

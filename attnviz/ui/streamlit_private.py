@@ -18,8 +18,8 @@ installed front-end bundle), not a page in front of a class. What each is for:
   before the widgets read them (:mod:`attnviz.ui.links`), or replaced (a prompt box that
   becomes a text area, :func:`attnviz.ui.page.model_prompt`).
 - the page CSS that styles Streamlit's elements (:func:`hide_box`, :func:`seed_only_controls`,
-  :func:`present_css`, :func:`accessibility_css`, :func:`nicknames_css`,
-  :func:`lesson_titles_css`); each ``st.html`` takes a literal string (tests/test_serving.py).
+  :func:`present_css`, :func:`accessibility_css`, :func:`nicknames_css`); each ``st.html``
+  takes a literal string (tests/test_serving.py).
 - :func:`index_html`: the text of Streamlit's ``static/index.html``, the page every URL of
   the app is (:mod:`attnviz.ui.board.shell` serves it with plotly.js asked for at once).
 - :data:`BOARD_DOM`: the selectors the chart board's JavaScript needs for Streamlit's markup,
@@ -175,21 +175,14 @@ def nicknames_css() -> None:
     st.html("<style>.st-key-class_nicknames p { font-size: 1.4rem; line-height: 1.4; }</style>")
 
 
-def lesson_titles_css() -> None:
-    """The Lessons page's titles (an ``h2`` in each ``lesson_<slug>`` container, under the
-    page's ``h1``) drawn as a subheader is (28 px), as they were while they were ``h3``."""
-    st.html(
-        '<style>[class*="st-key-lesson_"] h2 { font-size: 1.75rem; line-height: 1.2;'
-        " padding: 0.75rem 0 1rem 0; }</style>"
-    )
-
-
 def projector_css() -> None:
     """A live class on the projector (:mod:`attnviz.ui.projector`): every text at least
     1.6rem (25.6 px; the presenter view's body type is 1.5rem, 24 px), the
     question and its explanation larger; the QR code as tall as the screen allows, the
     join link, the class code, the count of students and the room's counts in type the back
-    row reads; the join screen's warning and address field in body type."""
+    row reads; the join screen's warning and address field in body type; a question's
+    title (``h2``) at Streamlit's own ``h2`` size, not the smaller one the app's sections
+    have (:func:`accessibility_css`)."""
     st.html(
         """<style>
 [data-testid="stMain"] [data-testid="stMarkdownContainer"] p,
@@ -197,6 +190,8 @@ def projector_css() -> None:
 [data-testid="stMain"] [data-testid="stCaptionContainer"],
 [data-testid="stMain"] [data-testid="stWidgetLabel"] p,
 [data-testid="stMain"] input, [data-testid="stMain"] button p { font-size: 1.6rem; }
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] h2 { font-size: 2.25rem;
+  padding: 1rem 0; }
 [data-testid="stMain"] .st-key-class_slide_prompt p { font-size: 1.75rem; line-height: 1.45; }
 [data-testid="stMain"] .st-key-class_slide_prompt .katex,
 [data-testid="stMain"] .st-key-class_answer .katex { font-size: 1.15em; }
@@ -237,8 +232,9 @@ def present_css() -> None:
     container keyed ``slide_text...``) at 1.5x, 24 px (1.1x on a screen narrower than 1600
     px, a 1280x720 projector, where that column is narrow); a lesson's one-line bar
     (``tour_bar``) 0.25rem from its border above and below, not 1rem (a slide at its
-    limit, multi-head's last step, scrolled 10 px under it). (The number and text inputs'
-    rule, by a Base Web attribute, matched nothing in Streamlit 1.67 (react-aria):
+    limit, multi-head's last step, scrolled 10 px under it); a section's or a step's
+    heading (``h2``, ``h3``) at 28 px, 0.4rem above it and nothing below. (The number and
+    text inputs' rule, by a Base Web attribute, matched nothing in Streamlit 1.67 (react-aria):
     dropped, tests/ui/test_streamlit_private.py.)"""
     st.html(
         """
@@ -257,8 +253,9 @@ def present_css() -> None:
 [data-testid="stMain"] [data-testid="stCaptionContainer"] code { font-size: 1em;
   line-height: 1; }
 [data-testid="stMain"] h1 { font-size: 2.2rem; padding: 0 0 0.3rem 0; }
-[data-testid="stMain"] h3, [data-testid="stMain"] h4 { font-size: 1.75rem; }
-[data-testid="stMain"] h4 { padding: 0.4rem 0 0 0; }
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] h2,
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] h3 { font-size: 1.75rem;
+  padding: 0.4rem 0 0 0; }
 [data-testid="stMain"] .katex { font-size: 1.5em; }
 [data-testid="stMain"] [data-testid="stMarkdownContainer"] > .katex-display > .katex {
   font-size: 2.25rem; }
@@ -299,7 +296,11 @@ def accessibility_css() -> None:
     selects, radio and check box labels, the help icons, the tables' toolbars, the board's
     Table and download buttons, a slider's thumb (44 px, drawn 12 px: the rest is padding).
     And the hidden boards (:data:`HIDDEN_BOARDS`): nothing drawn, no space taken; the text
-    of a row (:func:`attnviz.ui.page.row`) beside its pickers while 16rem are left."""
+    of a row (:func:`attnviz.ui.page.row`) beside its pickers while 16rem are left. The
+    main column's headings go down one level at a time (a page's sections ``h2`` under its
+    ``h1``, what is inside a section ``h3``: a screen reader's list of headings), each drawn
+    a size smaller than Streamlit draws its level: a section as a subheader (28 px), a part
+    of one at 24 px."""
     st.html(
         """
 <style>
@@ -318,6 +319,10 @@ def accessibility_css() -> None:
   color: #12733a !important; }
 [data-testid="stCode"] .token.comment { color: #5c5f6b !important; }
 [data-testid="stMain"] [data-testid="stMarkdownContainer"]:has(> table) { overflow-x: auto; }
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] h2 { font-size: 1.75rem;
+  padding: 0.75rem 0 1rem 0; }
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] h3 { font-size: 1.5rem;
+  padding: 0.5rem 0 1rem 0; letter-spacing: normal; }
 button kbd, [role="button"] kbd { opacity: 1 !important; color: inherit !important;
   border-color: currentColor !important; }
 .attnviz-tap { display: none; }

@@ -478,11 +478,15 @@ def test_projector_class_link_opens_over_the_slide(new_session):
 def test_projector_mask_step_offers_a_mask_on_the_slide(new_session):
     s = new_session(PROJECTOR)
     s.open("/step_by_step?present=1&N=6&step=5")
-    assert "Mask (none chosen)" in s.page.locator("h4").first.inner_text()
+    assert "Mask (none chosen)" in s.page.locator('[data-testid="stMain"] h2').first.inner_text()
     s.rerun_after(lambda: s.page.locator(".st-key-sb_mask_0 button").click())
     assert parse_qs(urlparse(s.page.url).query).get("mask") == ["causal"]
     assert step_of(s) == "5"
-    assert s.page.locator("h4").first.inner_text().startswith("5. Mask (causal)")
+    assert (
+        s.page.locator('[data-testid="stMain"] h2')
+        .first.inner_text()
+        .startswith("5. Mask (causal)")
+    )
     s.page.locator('[data-key="sb_masked"] .js-plotly-plot').wait_for()
     s.assert_healthy("mask chosen on the slide")
 

@@ -3,8 +3,8 @@
 One walk (a laptop's 1280x800 window) collects, for each page: st.exception and JavaScript
 page errors, the number of plotly charts, the document title, its URL and current sidebar
 link, every request the browser made, controls without an accessible label, the colour
-scales in use and axe-core's violations (WCAG 2.0/2.1 A and AA; counts in
-artifacts/a11y/axe.json); then the window is made a projector's (1920x1080) and the page's
+scales in use, the main column's headings and axe-core's violations (WCAG 2.0/2.1 A and AA;
+counts in artifacts/a11y/axe.json); then the window is made a projector's (1920x1080) and the page's
 JavaScript errors at that size are collected. With ``ATTNVIZ_SHOTS=1``, screenshots go to
 artifacts/screenshots/ (`<page>_<size>.png` is the window, `..._1280x800_full.png` the
 whole page).
@@ -39,6 +39,11 @@ pytestmark = pytest.mark.e2e
 # sidebar order: the pages table says (attnviz.ui.pages.PAGES, what each chart is beside it).
 EXPECTED_CHARTS = {p.title: p.charts for p in pages.PAGES}
 
+#: The main column's shown headings, in document order: (level, text).
+HEADINGS_JS = """() => Array.from(document.querySelectorAll(
+    '[data-testid="stMain"] :is(h1, h2, h3, h4, h5, h6)'))
+  .filter(h => h.offsetParent !== null).map(h => [+h.tagName[1], h.innerText.trim()])"""
+
 
 @dataclass
 class PageReport:
@@ -54,6 +59,7 @@ class PageReport:
     current_link: list[str] = field(default_factory=list)  # the marked link's text lines
     requests: list[str] = field(default_factory=list)  # every URL the browser asked for
     axe: list[Violation] = field(default_factory=list)  # at the laptop's size
+    headings: list[list] = field(default_factory=list)  # (level, text) in document order
     projector_errors: list[str] = field(default_factory=list)  # once made 1920x1080
 
 
@@ -104,6 +110,7 @@ class Walk(dict):
         report.unlabelled = session.page.evaluate(UNLABELLED_CONTROLS_JS)
         report.colorscales = session.page.evaluate(COLORSCALES_JS)
         report.axis_ticks = session.page.evaluate(AXIS_TICKS_JS)
+        report.headings = session.page.evaluate(HEADINGS_JS)
         session.screenshot(f"{_slug(title)}_1280x800")  # the whole page: every board drawn
         report.axe = scan(session.page)
         record(title, report.axe)
@@ -144,6 +151,18 @@ def test_axe_app_markup(laptop_walk, page):
 @pytest.mark.parametrize("page", TITLES)
 def test_axe_boards(laptop_walk, page):
     assert_no_blocking([v for v in laptop_walk[page].axe if in_board(v)], page)
+
+
+@pytest.mark.parametrize("page", TITLES)
+def test_headings_go_down_one_level_at_a_time(laptop_walk, page):
+    """A screen reader's list of headings: the page's title the one h1, first, and no level
+    skipped on the way down (an h3 right under the h1 is axe's heading-order; axe's WCAG
+    scan above does not run that best-practice rule)."""
+    found = laptop_walk[page].headings
+    levels = [level for level, _ in found]
+    assert levels[:1] == [1] and levels.count(1) == 1, found
+    skips = [(a, b) for a, b in zip(found, found[1:], strict=False) if b[0] > a[0] + 1]
+    assert not skips, skips
 
 
 def test_sidebar_lists_every_page(laptop_walk):

@@ -12,7 +12,7 @@ pytestmark = pytest.mark.e2e
 
 PROJECTOR = (1280, 720)
 
-H4_JS = """() => Array.from(document.querySelectorAll('[data-testid="stMain"] h4'))
+STEP_TITLES_JS = """() => Array.from(document.querySelectorAll('[data-testid="stMain"] h2'))
   .map(h => h.innerText.trim())"""
 
 SIZES_JS = """() => {
@@ -37,7 +37,7 @@ CHART_FONT_JS = """() => {
 
 
 def headings(session) -> list[str]:
-    return session.page.evaluate(H4_JS)
+    return session.page.evaluate(STEP_TITLES_JS)
 
 
 def step_param(session) -> list[str] | None:

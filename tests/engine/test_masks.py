@@ -330,7 +330,7 @@ def test_the_masking_page_shows_the_sidebars_other_kind(kind):
     assert_clean(at)
     said = ", ".join(f"{key} = {v}" for key, v in values.items())
     title = f"{kind.name} ({said})" if said else kind.name
-    assert title in [m.value.removeprefix("### ") for m in at.markdown]
+    assert title in [m.value.removeprefix("## ") for m in at.markdown]
     explain = kind.explain  # what the mask hides, under its column
     assert any(c.value == explain[0].upper() + explain[1:] + "." for c in at.caption)
     assert any(f"*{explain}*" in m.value for m in at.markdown), "the intro names every kind"

@@ -24,7 +24,7 @@ MH = "pages/multi_head.py"
 
 
 def headings(at) -> list[str]:
-    return [m.value for m in at.markdown if m.value.startswith("#### ")]
+    return [m.value for m in at.markdown if m.value.startswith("## ")]
 
 
 def step_line(at) -> str:
@@ -34,20 +34,20 @@ def step_line(at) -> str:
 def test_step_by_step_shows_one_step_at_a_time_and_navigates():
     at = run_app({"present": "1"}, SB)
     assert_clean(at)
-    assert headings(at) == ["#### 1. The input: one vector per token"]
+    assert headings(at) == ["## 1. The input: one vector per token"]
     assert step_line(at).startswith("**Step 1 of 7**")
     assert at.button(key="present_prev").disabled
     at.button(key="present_next").click().run()
     assert_clean(at)
     assert at.query_params["step"] == "2"
-    assert headings(at) == ["#### 2. Queries, keys and values: three linear maps of X"]
+    assert headings(at) == ["## 2. Queries, keys and values: three linear maps of X"]
     for _ in range(5):
         at.button(key="present_next").click().run()
     assert at.query_params["step"] == "7"
-    assert headings(at) == ["#### 7. Weighted sum of the values"]
+    assert headings(at) == ["## 7. Weighted sum of the values"]
     assert at.button(key="present_next").disabled
     at.button(key="present_prev").click().run()
-    assert headings(at)[0].startswith("#### 6. Softmax")
+    assert headings(at)[0].startswith("## 6. Softmax")
     # the normal page's extras (loop form, exports, code) are not on the projector
     assert not at.get("download_button")
 
@@ -55,7 +55,7 @@ def test_step_by_step_shows_one_step_at_a_time_and_navigates():
 def test_step_in_the_url_opens_that_step():
     at = run_app({"present": "1", "step": "4"}, SB)
     assert_clean(at)
-    assert headings(at) == ["#### 4. Scale"]
+    assert headings(at) == ["## 4. Scale"]
 
 
 @pytest.mark.parametrize(("step", "shown"), [("99", "7"), ("0", "1"), ("abc", "1")])
@@ -63,7 +63,7 @@ def test_invalid_step_is_warned_and_clamped(step, shown):
     at = run_app({"present": "1", "step": step}, SB)
     assert_clean(at)
     assert any("?step=" in w.value for w in at.warning)
-    assert headings(at)[0].startswith(f"#### {shown}.")
+    assert headings(at)[0].startswith(f"## {shown}.")
 
 
 def test_invalid_present_value_is_warned_and_the_page_is_normal():
@@ -99,7 +99,7 @@ def test_multi_head_steps_all_heads_then_per_head_then_concat():
     at = run_app({"present": "1", "heads": "2", "D": "4"}, MH)
     assert_clean(at)
     assert step_line(at).startswith("**Step 1 of 4**: All heads side by side")
-    assert not any("Concatenate" in s.value for s in at.subheader)
+    assert not any("Concatenate" in s.value for s in at.header)
     at.button(key="present_next").click().run()
     assert step_line(at).startswith("**Step 2 of 4**: Head 0")
     at.button(key="present_next").click().run()
@@ -107,7 +107,7 @@ def test_multi_head_steps_all_heads_then_per_head_then_concat():
     at.button(key="present_next").click().run()
     assert_clean(at)
     assert step_line(at).startswith("**Step 4 of 4**")
-    assert any("Concatenate" in s.value for s in at.subheader)
+    assert any("Concatenate" in s.value for s in at.header)
 
 
 def test_class_link_drops_presenter_params():
@@ -239,9 +239,9 @@ def test_masking_keeps_the_padding_of_the_link_on_every_step():
 def test_masking_normal_page_shows_causal_and_padding_side_by_side():
     at = run_app({"N": "5"}, "pages/masking.py")
     assert_clean(at)
-    assert [m.value for m in at.main.markdown if m.value.startswith("### ")][:2] == [
-        "### causal",
-        "### padding (k = 1)",
+    assert [m.value for m in at.main.markdown if m.value.startswith("## ")][:2] == [
+        "## causal",
+        "## padding (k = 1)",
     ]
     assert {"mk_mask_causal", "mk_s_padding", "mk_w_padding"} <= set(chart_keys(at))
 
@@ -274,8 +274,8 @@ def test_scaling_normal_page_shows_every_step():
     at = run_app({}, "pages/scaling.py")
     assert_clean(at)
     assert set(chart_keys(at)) >= {"sc_var", "sc_factor_fig", "sc_un", "sc_sc", "sc_ent", "sc_sat"}
-    subheaders = [h.value for h in at.subheader]
-    assert subheaders[:3] == [
+    headers = [h.value for h in at.header]
+    assert headers[:3] == [
         "1. Variance of q·k grows with d_k; q·k / √d_k stays near 1",
         "2. The same logits, multiplied by a factor",
         "3. Your current attention: scaled vs not scaled",
@@ -423,8 +423,8 @@ def test_exercises_step_k_is_one_question(step):
     assert_clean(at)
     assert step_line(at).startswith(f"**Step {step} of 9**")
     i = step - 1
-    cards = [m.value for m in at.main.markdown if m.value.startswith("#### ")]
-    assert len(cards) == 1 and cards[0].startswith(f"#### {step}. ")
+    cards = [m.value for m in at.main.markdown if m.value.startswith("### ")]
+    assert len(cards) == 1 and cards[0].startswith(f"### {step}. ")
     assert step_title(at) == cards[0].split(". ", 1)[1]
     assert {"ex_new", f"ex{i}_check"} <= {b.key for b in at.main.button}
     assert not any("attnviz-join" in h.proto.body for h in at.main.get("html"))  # the room's
@@ -458,7 +458,7 @@ def test_an_answer_typed_on_a_slide_is_kept_while_other_slides_show():
 def test_exercises_normal_page_shows_every_question():
     at = run_app({}, "pages/exercises.py")
     assert_clean(at)
-    cards = [m.value for m in at.main.markdown if m.value.startswith("#### ")]
+    cards = [m.value for m in at.main.markdown if m.value.startswith("### ")]
     assert len(cards) == 9 and not any(m.value.startswith("**Step ") for m in at.markdown)
 
 

@@ -19,7 +19,7 @@ def answer_widget(at, i: int):
 
 
 def score(at) -> str:
-    return next(m.value for m in at.markdown if m.value.startswith("### Score"))
+    return next(m.value for m in at.markdown if m.value.startswith("## Score"))
 
 
 @pytest.mark.parametrize("config", list(CONFIGS))
