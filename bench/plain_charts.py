@@ -1,5 +1,10 @@
-"""What the plain comparison apps share: the playground's sidebar controls and engine, and
-three plain ``st.plotly_chart`` heatmaps per head, nothing else."""
+"""The plain comparison apps' controls and charts: the playground's sidebar controls and
+engine, and three plain ``st.plotly_chart`` heatmaps per head, nothing else. Run, it is the
+bare comparison page (bench/rerun.py, bench/browser_latency.py; bench/bare_app.py until
+issue 49); bench/plain_pages.py draws them on two pages.
+
+    streamlit run bench/plain_charts.py
+"""
 
 import numpy as np
 import plotly.graph_objects as go
@@ -50,3 +55,7 @@ def heatmaps(n: int, d: int, heads: int, seed: int, scale: str, mask: str, key: 
                 go.Figure(go.Heatmap(z=z), layout={"title": f"head {h} {name}"}),
                 key=f"{key}_{h}_{name}",
             )
+
+
+if __name__ == "__main__":  # run by streamlit (or AppTest): the bare page
+    heatmaps(*sidebar(), key="bare")

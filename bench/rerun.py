@@ -1,5 +1,5 @@
 """What a rerun costs in AppTest. By default the speed budget of issue 3: the playground's
-rerun against bench/bare_app.py (<= 1.5x) and its plotly payload at N=256 (< 1.5 MB);
+rerun against bench/plain_charts.py (<= 1.5x) and its plotly payload at N=256 (< 1.5 MB);
 docs/benchmarks.md. ``--lesson`` (issue 48; bench/lesson_cpu.py until issue 49): where a
 lesson's stop change spends the server's CPU against a page switch, per rerun: ``switch``,
 ``settings`` and ``stop`` (Next) for each pair of stops; docs/lessons.md, "What a stop
