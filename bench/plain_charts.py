@@ -1,10 +1,6 @@
-"""The plain comparison apps' controls and charts: the playground's sidebar controls and
-engine, and three plain ``st.plotly_chart`` heatmaps per head, nothing else. Run, it is the
-bare comparison page (bench/rerun.py, bench/browser_latency.py; bench/bare_app.py until
-issue 49); bench/plain_pages.py draws them on two pages.
-
-    streamlit run bench/plain_charts.py
-"""
+"""The plain comparison apps' parts: the playground's sidebar controls and engine, three
+plain ``st.plotly_chart`` heatmaps per head, nothing else. Run (``streamlit run``, AppTest):
+the bare comparison page (bench/bare_app.py until issue 49)."""
 
 import numpy as np
 import plotly.graph_objects as go
