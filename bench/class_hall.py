@@ -36,7 +36,6 @@ import kit
 import psutil
 import sqlalchemy as sa
 from kit import Server, spread
-from pgcluster import PgCluster
 
 from attnviz import classroom
 from attnviz.classroom import exercises
@@ -314,7 +313,7 @@ class Servers(kit.Service):
 
     def __init__(self, replicas: int, postgres: bool) -> None:
         self.dir = Path(tempfile.mkdtemp(prefix="attnviz-class-hall-"))
-        self.pg: PgCluster | None = None
+        self.pg: hall.PgCluster | None = None
         self.replicas: list[Server] = []
         self.proxy: hall.HAProxy | None = None
         self.count = max(1, replicas)
@@ -323,7 +322,7 @@ class Servers(kit.Service):
 
     def start(self) -> Servers:
         if self.postgres:  # PgCluster says how to install PostgreSQL if it is not
-            self.pg = PgCluster(durable=False).start()
+            self.pg = hall.PgCluster(durable=False).start()
         # "": not a database inherited from the caller (SQLite in the data folder)
         env = {classroom.DATA_DIR_ENV: str(self.dir)}
         env[classroom.DATABASE_URL_ENV] = self.pg.url if self.pg else ""
