@@ -54,7 +54,7 @@ REPO_TESTS = {
     "test_bench_engine.py": "bench/engine.py",
     "test_bench_gestures.py": "bench/gestures.py",
     "test_bench_models.py": "bench/real_models.py qwen2",
-    "test_bench_predict.py": "bench/predict.py",
+    "test_bench_predict.py": "bench/class_hall.py --part predict",
     "test_bench_smoke.py": "bench/'s Streamlit client",
     "test_ci.py": ".ci/",
     "test_contract.py": "the import paths the docs show (attnviz.CONTRACT)",
