@@ -1,5 +1,5 @@
 """Slider latency in a real browser: key press on a slider -> rerun done -> last redraw,
-attnviz against ``bench/bare_app.py`` (docs/benchmarks.md; the guard runs the first two).
+attnviz against ``bench/plain_charts.py`` (docs/benchmarks.md; the guard runs the first two).
 ``--langs``: the N slider in several languages, interleaved move by move, with figures that
 need no clock (plotly calls, Chrome's layout metrics, CPU seconds; "Chinese and Arabic
 redraws"; bench/lang_redraw.py until issue 49).

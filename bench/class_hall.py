@@ -2,11 +2,15 @@
 class's light page, each an aiohttp client doing what
 ``attnviz/classroom/web/static/student.js`` does. ``--part tally`` (issue 19): an answer
 stored until the teacher's page shows it (headless Chromium). Figures: docs/benchmarks.md,
-"Live class" and "A lecture hall of 300 on one container".
+"Live class" and "A lecture hall of 300 on one container". ``--part predict``: what a view
+question costs (``--phones`` answering at once, the tally, the projector's pure parts);
+with ``--pages`` the other pages' questions at N = 12 and 512 (docs/classroom.md;
+bench/predict.py until issue 49).
 
     python bench/class_hall.py --phones 300 --questions 8 --window 120
     python bench/class_hall.py --replicas 3 --postgres --phones 1000
     python bench/class_hall.py --part tally --tally-samples 20
+    python bench/class_hall.py --part predict --phones 300 --threads 16 [--pages]
 """
 
 from __future__ import annotations
@@ -27,19 +31,20 @@ import tempfile
 import time
 import zlib
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import aiohttp
 import hall
 import kit
+import numpy as np
 import psutil
 import sqlalchemy as sa
-from kit import Server, spread
-from pgcluster import PgCluster
+from kit import Server, spread, timed_ms
 
-from attnviz import classroom
-from attnviz.classroom import exercises
+from attnviz import classroom, engine, viz
+from attnviz.classroom import exercises, predict
 
 SEED = 7
 #: The page's waits between two tries of a request that failed (student.js RETRY_MS).
@@ -314,7 +319,7 @@ class Servers(kit.Service):
 
     def __init__(self, replicas: int, postgres: bool) -> None:
         self.dir = Path(tempfile.mkdtemp(prefix="attnviz-class-hall-"))
-        self.pg: PgCluster | None = None
+        self.pg: hall.PgCluster | None = None
         self.replicas: list[Server] = []
         self.proxy: hall.HAProxy | None = None
         self.count = max(1, replicas)
@@ -323,7 +328,7 @@ class Servers(kit.Service):
 
     def start(self) -> Servers:
         if self.postgres:  # PgCluster says how to install PostgreSQL if it is not
-            self.pg = PgCluster(durable=False).start()
+            self.pg = hall.PgCluster(durable=False).start()
         # "": not a database inherited from the caller (SQLite in the data folder)
         env = {classroom.DATA_DIR_ENV: str(self.dir)}
         env[classroom.DATABASE_URL_ENV] = self.pg.url if self.pg else ""
@@ -709,9 +714,87 @@ def tally_part(args: argparse.Namespace) -> dict:
             "tally_s_mean": round(statistics.fmean(seconds), 2) if seconds else None}  # fmt: skip
 
 
+def view_question(students: int, threads: int) -> dict:
+    """``--part predict``: ``students`` answering one view question at once, the tally."""
+    weights = engine.softmax(np.random.default_rng(0).standard_normal((2, 12, 12)) * 2)
+    q = predict.top_key(weights, 0, 3, [f"t{i}" for i in range(12)])
+    with tempfile.TemporaryDirectory() as tmp:
+        store = classroom.ClassStore(f"sqlite:///{Path(tmp) / 'classes.db'}")
+        code, key = store.create(1, 8)
+        qid = store.ask(
+            code, key, page="playground", link="N=12", view="bench", kind=q.kind,
+            prompt=q.prompt, choices=list(q.choices), answer=q.answer, detail=q.detail,
+        )  # fmt: skip
+        times: list[float] = []
+        errors = 0
+
+        def one(s: int) -> None:
+            nonlocal errors
+            t0 = time.perf_counter()
+            try:
+                store.answer_question(code, f"student{s:05d}", qid, s % len(q.choices))
+            except Exception:  # counted, not raised: the report says how many
+                errors += 1
+                return
+            times.append(time.perf_counter() - t0)
+
+        with ThreadPoolExecutor(threads) as pool:
+            list(pool.map(one, range(students)))
+        tally = store.question_tally(code, key, qid)
+        out = {
+            "students": students,
+            "threads": threads,
+            "errors": errors,
+            "acknowledged": len(times),
+            "rows": sum(tally),
+            "answer_ms_p50": round(kit.percentile(times, 50) * 1000, 2),
+            "answer_ms_p95": round(kit.percentile(times, 95) * 1000, 2),
+            "question_tally_ms": timed_ms(lambda: store.question_tally(code, key, qid), 50),
+            "question_ms": timed_ms(lambda: store.question(code), 50),
+        }
+        store.dispose()
+    fig = viz.heatmaps.attention_figure(weights[0], what="weights")
+    out["top_key_ms"] = timed_ms(lambda: predict.top_key(weights, 0, 3), 200)
+    out["outline_cells_ms"] = timed_ms(lambda: viz.classroom.outline_cells(fig, [(3, 4)]), 200)
+    return out
+
+
+def projector_parts(n: int, repeat: int) -> dict[str, float]:
+    """The pure parts of a projector rerun at N = ``n`` tokens."""
+    rng = np.random.default_rng(0)
+    scores = rng.standard_normal((9, n, n))  # (H, N, N)
+    mask = engine.causal_mask(n)
+    causal = engine.softmax(np.where(mask, scores, -np.inf))  # (H, N, N)
+    un, sc = engine.softmax(scores * 8), engine.softmax(scores)
+    out = rng.standard_normal((n, n))  # (N, D)
+    moved = out[rng.permutation(n)]
+    fig = viz.heatmaps.attention_figure(causal[0], what="weights", mask=mask)
+    b = viz.style.pool_factor(n)
+    span = (-b / 2, (n - 1) // b * b + b / 2)
+    diagonal = predict.answer_cells("previous_head", {"head": 0}, n)
+    return {
+        "top_key_masked_ms": timed_ms(lambda: predict.top_key(causal, 0, n - 1, mask=mask), repeat),
+        "sharper_row_ms": timed_ms(lambda: predict.sharper_row(un, sc, 0, n // 2), repeat),
+        "moved_row_ms": timed_ms(lambda: predict.moved_row(out, moved, n // 2), repeat),
+        "previous_head_9_heads_ms": timed_ms(lambda: predict.previous_head(causal), repeat),
+        "outline_row_ms": timed_ms(
+            lambda: viz.classroom.outline_row(fig, n // 2, span, "rows", n), repeat
+        ),
+        "outline_diagonal_ms": timed_ms(
+            lambda: viz.classroom.outline_cells(fig, diagonal, "rows", n), repeat
+        ),
+    }
+
+
+def predict_part(args: argparse.Namespace) -> dict:
+    if args.pages:
+        return {f"N={n}": projector_parts(n, repeat) for n, repeat in ((12, 200), (512, 20))}
+    return view_question(args.phones, args.threads)
+
+
 def parse(argv: list[str] | None) -> argparse.Namespace:
     ap = kit.parser(__doc__)
-    ap.add_argument("--part", choices=("hall", "tally"), default="hall")
+    ap.add_argument("--part", choices=("hall", "tally", "predict"), default="hall")
     ap.add_argument("--phones", type=int, default=300, help="phones on the page")
     ap.add_argument("--questions", type=int, default=8)
     ap.add_argument("--window", type=float, default=120.0, help="s for all the answers")
@@ -725,6 +808,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--tally-every", type=float, default=2.0)
     ap.add_argument("--tally-samples", type=int, default=10, help="answers timed (tally)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--threads", type=int, default=16, help="predict: threads answering")
+    ap.add_argument("--pages", action="store_true", help="predict: the other pages' questions")
     args = ap.parse_args(argv)
     if not 1 <= args.questions <= exercises.COUNT_MAX or args.phones < 1:
         ap.error("--questions 1..COUNT_MAX and at least one phone")
@@ -749,7 +834,7 @@ def hall_part(args: argparse.Namespace) -> dict:
 def main(argv: list[str] | None = None) -> dict:
     args = parse(argv)
     load = os.getloadavg()
-    res = (hall_part if args.part == "hall" else tally_part)(args)
+    res = {"hall": hall_part, "tally": tally_part, "predict": predict_part}[args.part](args)
     res = {
         "part": args.part,
         "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
@@ -757,8 +842,8 @@ def main(argv: list[str] | None = None) -> dict:
         "python": platform.python_version(),
         "load_before": " / ".join(f"{x:.1f}" for x in load),
         "load_after": " / ".join(f"{x:.1f}" for x in os.getloadavg()),
-        **({} if args.part == "tally" else {"phones": args.phones, "window_s": args.window}),
-        "questions": args.questions,
+        **({"phones": args.phones, "window_s": args.window} if args.part == "hall" else {}),
+        **({} if args.part == "predict" else {"questions": args.questions}),
         **res,
     }
     kit.show(res)

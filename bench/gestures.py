@@ -69,7 +69,7 @@ def commands(quick: bool, out: Path) -> dict[str, list[str]]:
         "head": ["browser_latency.py", "--pages", "", "--configs", "defaults", "--select", "head",
                  "--bare-slider", *moves[:1], "2" if quick else "6", *moves[2:]],
         "page_switch": ["page_switch.py", *rounds],
-        "first_visit": ["first_visit.py", *rounds, *(["--warm", "0"] if quick else [])],
+        "first_visit": ["page_switch.py", "--first-visit", *rounds, *(["--warm", "0"] * quick)],
         "engine": ["engine.py", "--pair", "--sizes", sizes, "--threads", str(ENGINE_THREADS),
                    *engine, "--warmup", "1"],
     }  # fmt: skip

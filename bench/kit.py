@@ -32,7 +32,7 @@ from e2e_app import BOARDS_DRAWN_JS, CHROMIUM_ARGS, chromium_path, free_port  # 
 
 CHROMIUM = chromium_path() or "/usr/bin/chromium"
 #: The bare comparison apps: one page (three plain heatmaps per head) and two pages.
-BARE_APP, PLAIN_APP = "bench/bare_app.py", "bench/plain_pages.py"
+BARE_APP, PLAIN_APP = "bench/plain_charts.py", "bench/plain_pages.py"
 
 
 def stop(proc: subprocess.Popen | None, grace: float = 10.0, group: bool = False) -> None:
@@ -103,7 +103,7 @@ class Service:
 
 class Server(Service):
     """``streamlit run APP`` on loopback, headless, on a free port, from the repository
-    (its ``.streamlit/config.toml``; on ``PYTHONPATH``, for ``bench/bare_app.py``)."""
+    (its ``.streamlit/config.toml``; on ``PYTHONPATH``, for ``bench/plain_pages.py``)."""
 
     def __init__(
         self,

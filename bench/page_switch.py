@@ -1,15 +1,19 @@
 """Page switches in a real browser, attnviz against the plain two-page app, one tab each,
 interleaved; ``--langs`` per language, ``--lesson`` the lesson bar's Next against a switch
-(docs/benchmarks.md, "Page switch").
+(docs/benchmarks.md, "Page switch"). ``--first-visit``: a first visit (empty cache) to each
+app instead, interleaved: marks from the navigation's start and the bytes ("First visit";
+bench/first_visit.py until issue 49).
 
     python bench/page_switch.py --rounds 3 --json switch.json
     python bench/page_switch.py --langs en,es,zh_CN,ar --rounds 3
     python bench/page_switch.py --lesson intro --rounds 3
+    python bench/page_switch.py --first-visit --rounds 3 --proxy --json first.json
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import statistics
 import time
@@ -18,6 +22,7 @@ from urllib.parse import urlencode
 
 import kit
 from browser_latency import DONE_JS, INIT_JS, load
+from hall import HAProxy
 from kit import CHROMIUM  # noqa: F401  (the tests skip without it)
 
 from attnviz.ui import pages as ui_pages
@@ -197,6 +202,86 @@ def lesson(args: argparse.Namespace, app, browser) -> dict:
     return out
 
 
+MARKS_JS = """
+window.__fv = {};
+new MutationObserver(() => {
+  const t = window.__fv;
+  if (!t.content && document.querySelector(
+      '[data-testid="stMain"] [data-testid="stMarkdownContainer"]')) t.content = performance.now();
+}).observe(document, {subtree: true, childList: true});
+const poll = setInterval(() => {
+  if (window.Plotly) { window.__fv.plotly_ready = performance.now(); clearInterval(poll); }
+}, 5);
+"""
+
+DRAWN_JS = """(charts) => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+  return document.querySelectorAll('.js-plotly-plot').length >= charts && (BOARDS_DRAWN)();
+}""".replace("BOARDS_DRAWN", kit.BOARDS_DRAWN_JS)
+
+TIMES_JS = """(pattern) => {
+  const all = performance.getEntriesByType('resource');
+  const r = all.find(e => new RegExp(pattern).test(e.name));
+  const nav = performance.getEntriesByType('navigation')[0];
+  const http = all.concat(nav ? [nav] : []).reduce((a, e) => a + (e.encodedBodySize || 0), 0);
+  const ws = (window.__ws ? window.__ws.recvs : []).reduce((a, m) => a + m[1], 0);
+  return Object.assign({}, window.__fv, {drawn: performance.now(),
+    plotly_asked: r ? r.startTime : null, plotly_got: r ? r.responseEnd : null,
+    http_bytes: http, ws_bytes: ws});
+}"""
+
+APPS = {  # name -> (url path, resource pattern of plotly.js, charts drawn at the end)
+    "attnviz": ("/", r"vendor/plotly-.*\.min\.js", 9),
+    "plain": ("/one", r"PlotlyChart\..*\.js", 3),
+    "attnviz+haproxy": ("/", r"vendor/plotly-.*\.min\.js", 9),  # with --proxy
+}
+FIRST_KEYS = ("content", "plotly_asked", "plotly_got", "plotly_ready", "drawn")
+
+
+def visit(browser, url: str, pattern: str, charts: int) -> dict:
+    ctx, page = kit.tab(browser, (1280, 800), INIT_JS, MARKS_JS)  # INIT_JS: the websocket
+    with ctx:
+        page.goto(url)
+        page.wait_for_function(DRAWN_JS, arg=charts, timeout=90_000, polling=20)
+        return page.evaluate(TIMES_JS, pattern)
+
+
+def first_report(rows: dict[str, list[dict]]) -> dict:
+    """Medians per app (times, bytes, the class of 60), printed."""
+    out = {}
+    for name, rs in rows.items():
+        med = {k: statistics.median(r.get(k) or float("nan") for r in rs) for k in FIRST_KEYS}
+        med["plotly_run"] = statistics.median(r["plotly_ready"] - r["plotly_got"] for r in rs)
+        size = {k: statistics.median(r[k] for r in rs) for k in ("http_bytes", "ws_bytes")}
+        out[name] = {
+            "median_ms": {k: round(v) for k, v in med.items()},
+            "median_bytes": size,
+            "class_of_60_bytes": CLASS * sum(size.values()),
+            "visits": rs,
+        }
+        kit.line(name, {**med, **size, "class_of_60_bytes": out[name]["class_of_60_bytes"]})
+    return out
+
+
+def first_visits(args: argparse.Namespace, app, plain, browser) -> dict:
+    """``--first-visit``: ``--warm`` visits per app (the servers' first runs, caches), then
+    ``--rounds`` measured, the apps in turn; ``--proxy``: also attnviz behind haproxy."""
+    apps = {k: v for k, v in APPS.items() if args.proxy or "haproxy" not in k}
+    rows: dict[str, list[dict]] = {name: [] for name in apps}
+    with HAProxy([app.port]) if args.proxy else contextlib.nullcontext() as proxy:
+        urls = {"attnviz": app.url, "plain": plain.url, "attnviz+haproxy": proxy and proxy.url}
+        for i in range(args.warm + args.rounds):
+            for name, (path, pattern, charts) in apps.items():
+                r = visit(browser, urls[name] + path, pattern, charts)
+                if i >= args.warm:
+                    rows[name].append(r)
+    out = first_report(rows)
+    ratio = out["attnviz"]["median_ms"]["drawn"] / out["plain"]["median_ms"]["drawn"]
+    print(f"first visit, attnviz / plain: {ratio:.2f}x")
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = kit.parser(__doc__)
     ap.add_argument("--app", default="serve.py", help="attnviz as scripts/run.sh serves it")
@@ -205,12 +290,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lesson", default=None, help="a shipped lesson: Next against a switch")
     ap.add_argument("--quiet", type=float, default=400.0, help="ms without a redraw")
     ap.add_argument("--langs", help="e.g. en,es,zh_CN,ar: the switches per language, no plain app")
+    ap.add_argument("--first-visit", action="store_true", help="first visits instead (--rounds)")
+    ap.add_argument("--warm", type=int, default=1, help="--first-visit: visits before measuring")
+    ap.add_argument("--proxy", action="store_true", help="--first-visit: also behind haproxy")
     args = ap.parse_args(argv)
     pages = args.pages.split(",")
     out: dict[str, Any] = {"load_before": os.getloadavg(), "rounds": args.rounds}
     apps = [args.app] if args.langs or args.lesson else [args.app, kit.PLAIN_APP]
     with kit.servers(*apps) as (app, *plain), kit.browser() as browser:
-        if args.lesson:
+        if args.first_visit:
+            out |= first_visits(args, app, plain[0], browser)
+        elif args.lesson:
             out |= lesson(args, app, browser)
         elif args.langs:
             out["langs"] = languages(args, pages, app, browser)

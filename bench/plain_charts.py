@@ -1,5 +1,6 @@
-"""What the plain comparison apps share: the playground's sidebar controls and engine, and
-three plain ``st.plotly_chart`` heatmaps per head, nothing else."""
+"""The plain comparison apps' parts: the playground's sidebar controls and engine, three
+plain ``st.plotly_chart`` heatmaps per head, nothing else. Run (``streamlit run``, AppTest):
+the bare comparison page (bench/bare_app.py until issue 49)."""
 
 import numpy as np
 import plotly.graph_objects as go
@@ -50,3 +51,7 @@ def heatmaps(n: int, d: int, heads: int, seed: int, scale: str, mask: str, key: 
                 go.Figure(go.Heatmap(z=z), layout={"title": f"head {h} {name}"}),
                 key=f"{key}_{h}_{name}",
             )
+
+
+if __name__ == "__main__":  # run by streamlit (or AppTest): the bare page
+    heatmaps(*sidebar(), key="bare")

@@ -1,21 +1,30 @@
 """The real models in NumPy, in fresh processes (docs/models.md): ``minilm`` (issue 6:
 import, load, first and warm runs, GELU and erf) or ``smollm`` (issue 11: the same with the
-top 10 tokens, and peak RSS; ``--server``: a server's RSS with both real models loaded).
+top 10 tokens, and peak RSS; ``--server``: a server's RSS with both real models loaded);
+``qwen2`` (issue 34; bench/models.py until issue 49): a Hugging Face checkpoint of
+Qwen2.5-0.5B's shape in attnviz vs transformers on the CPU: load time, run median, memory,
+the outputs' difference ("Speed and memory").
 
     python bench/real_models.py minilm                   # 5 processes
     python bench/real_models.py smollm --server          # 5 processes, one BLAS thread
     python bench/real_models.py minilm --repeat 10 --blas-threads 1 --json minilm.json
+    python bench/real_models.py qwen2 --repeat 1 --runs 7 --blas-threads 2
+    python bench/real_models.py qwen2 --small            # a tiny shape: seconds (the smoke test)
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import statistics
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 import kit
+import numpy as np
 
 #: 20 tokens
 PROMPT_20 = (
@@ -101,6 +110,73 @@ ROWS = {
 }
 
 
+FULL = dict(
+    hidden_size=896, num_hidden_layers=24, num_attention_heads=14, num_key_value_heads=2,
+    intermediate_size=4864, vocab_size=151936, tie_word_embeddings=True,
+    max_position_embeddings=32768, rope_theta=1000000.0, rms_norm_eps=1e-6,
+)  # fmt: skip
+SMALL = dict(FULL, hidden_size=64, num_hidden_layers=2, num_attention_heads=4,
+             intermediate_size=128, vocab_size=1000)  # fmt: skip
+
+QWEN2 = r"""
+import json, os, statistics, sys, time
+sys.path.insert(0, sys.argv[1])
+which, folder, out = sys.argv[2], sys.argv[3], sys.argv[6]
+tokens, repeat = int(sys.argv[4]), int(sys.argv[5])
+threads = int(os.environ.get("OMP_NUM_THREADS") or os.cpu_count())
+import numpy as np
+ids = np.random.default_rng(0).integers(100, 900, tokens)
+
+def rss(key):
+    for line in open("/proc/self/status"):
+        if line.startswith(key):
+            return int(line.split()[1]) * 1024
+
+def load_attnviz():
+    from attnviz import models
+    model = models.load(folder)
+    return lambda: model.run_ids(ids), lambda r: (r.attentions, r.logits)
+
+def load_transformers():
+    import torch, transformers
+    torch.set_num_threads(threads)
+    model = transformers.AutoModelForCausalLM.from_pretrained(
+        folder, dtype=torch.float32, attn_implementation="eager").eval()
+    x = torch.tensor(ids)[None]
+    def run():
+        with torch.no_grad():
+            return model(x, output_attentions=True, logits_to_keep=1)
+    return run, lambda r: (torch.stack(r.attentions)[:, 0].numpy(), r.logits[0, -1].numpy())
+
+def timed(run):
+    s = time.perf_counter()
+    run()
+    return time.perf_counter() - s
+
+if which == "both":  # both loaded, runs alternating: the ratio of each pair, then the median
+    import torch, transformers
+    if not os.path.exists(os.path.join(folder, "config.json")):  # built first, as Qwen2.5's
+        torch.manual_seed(0)  # hub files (bfloat16), by this process: one import less
+        cfg = transformers.Qwen2Config(**json.loads(sys.argv[7]))
+        transformers.Qwen2ForCausalLM(cfg).to(torch.bfloat16).save_pretrained(folder)
+    (a, _), (t, _) = load_attnviz(), load_transformers()
+    a(), t()
+    pairs = [(timed(a), timed(t)) for _ in range(repeat)]
+    print(json.dumps({"ratios": [x / y for x, y in pairs], "pairs": pairs}))
+    raise SystemExit
+t0 = time.perf_counter()
+run, result = load_attnviz() if which == "attnviz" else load_transformers()
+load = time.perf_counter() - t0
+r = run()
+times = [timed(run) for _ in range(repeat)]
+att, logits = result(run())
+np.save(out + ".att.npy", att)
+np.save(out + ".logits.npy", logits)
+print(json.dumps({"load": load, "run": statistics.median(times), "rss": rss("VmRSS"),
+                  "peak": rss("VmHWM")}))
+"""
+
+
 def run_fresh(model: str, repeat: int, env: dict[str, str]) -> list[dict]:
     """The child of ``model`` in ``repeat`` fresh processes, one line each; a child that
     fails ends this process (exit code 1) with its stderr printed."""
@@ -159,21 +235,79 @@ def server_rss() -> dict:
     return out
 
 
+def child(which: str, folder: Path, args: argparse.Namespace, out: str) -> dict:
+    argv = [sys.executable, "-c", QWEN2, str(kit.REPO), which, str(folder), str(args.tokens),
+            str(args.runs), out, json.dumps(SMALL if args.small else FULL)]  # fmt: skip
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=1800)
+    if done.returncode:
+        raise SystemExit(f"{which} failed:\n{done.stderr}")
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def qwen2(args: argparse.Namespace) -> dict:
+    """``qwen2``: the checkpoint (built if absent) in attnviz and in transformers, each in
+    ``--repeat`` fresh processes, alternating, and both in one process, alternating runs."""
+    name = "attnviz-bench-qwen2-small" if args.small else "attnviz-bench-qwen2-0.5b"
+    folder = args.folder or Path(tempfile.gettempdir()) / name
+    rows: dict[str, list[dict]] = {"attnviz": [], "transformers": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        both = child("both", folder, args, f"{tmp}/both")  # builds the checkpoint if need be
+        for k in range(args.repeat):
+            for which in rows:  # alternating, so both see the same load on the machine
+                rows[which].append(child(which, folder, args, f"{tmp}/{which}{k}"))
+        a_att, t_att = (np.load(f"{tmp}/{w}0.att.npy") for w in rows)
+        a_log, t_log = (np.load(f"{tmp}/{w}0.logits.npy") for w in rows)
+    diffs = float(np.abs(a_att - t_att).max()), float(np.abs(a_log - t_log).max())
+    return report(rows, both, args, folder, *diffs)
+
+
+def report(
+    rows: dict, both: dict, args: argparse.Namespace, folder: Path, d_att: float, d_log: float
+) -> dict:
+    med = {w: {k: statistics.median(r[k] for r in rs) for k in rs[0]} for w, rs in rows.items()}
+    print(f"{folder}: {args.tokens} tokens, {args.blas_threads} threads, {args.repeat} "
+          f"process(es) x {args.runs} runs")  # fmt: skip
+    print(f"{'':14s}{'load s':>9s}{'run ms':>9s}{'RSS MB':>9s}{'peak MB':>9s}")
+    for w, m in med.items():
+        print(f"{w:14s}{m['load']:9.2f}{m['run'] * 1e3:9.1f}{m['rss'] / 1e6:9.0f}"
+              f"{m['peak'] / 1e6:9.0f}")  # fmt: skip
+    ratio = statistics.median(both["ratios"])
+    print(
+        f"ratio attnviz / transformers: {ratio:.2f} (target <= 1.5; the median of "
+        f"{len(both['ratios'])} alternating pairs in one process: "
+        f"{' '.join(f'{r:.2f}' for r in both['ratios'])}; of the medians above "
+        f"{med['attnviz']['run'] / med['transformers']['run']:.2f})"
+    )
+    print(f"attnviz load {med['attnviz']['load']:.1f} s (target < 30 s)")
+    print(f"max |attentions difference| {d_att:.2e}, max |logits difference| {d_log:.2e}")
+    return {"median": med, "ratio": ratio, "pairs": both["pairs"],
+            "attentions_diff": d_att, "logits_diff": d_log}  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = kit.parser(__doc__, "also write all measurements here")
-    ap.add_argument("model", choices=sorted(CHILD))
-    ap.add_argument("--repeat", type=int, default=5, help="fresh processes (default 5)")
+    ap.add_argument("model", choices=[*sorted(CHILD), "qwen2"])
+    ap.add_argument("--repeat", type=int, help="fresh processes (default 5; qwen2: 1 a side)")
     ap.add_argument("--blas-threads", type=int, help="BLAS threads of the children and the "
-                    "server (default: minilm unset, smollm 1; 0 = unset)")  # fmt: skip
+                    "server (default: minilm unset, smollm 1, qwen2 2; 0 = unset)")  # fmt: skip
     ap.add_argument("--server", action="store_true", help="smollm: also the server's RSS")
+    ap.add_argument("--small", action="store_true", help="qwen2: a tiny shape (the smoke test)")
+    ap.add_argument("--folder", type=Path, help="qwen2: the checkpoint, built if absent (/tmp)")
+    ap.add_argument("--tokens", type=int, default=64, help="qwen2: the prompt's tokens")
+    ap.add_argument("--runs", type=int, default=3, help="qwen2: timed runs per process")
     args = ap.parse_args(argv)
+    args.repeat = args.repeat or (1 if args.model == "qwen2" else 5)
     if args.repeat < 1:
         ap.error("--repeat must be >= 1")
-    threads = args.blas_threads
-    threads = (1 if args.model == "smollm" else 0) if threads is None else threads
-    if threads:  # the children and the server inherit it
-        os.environ["OPENBLAS_NUM_THREADS"] = os.environ["OMP_NUM_THREADS"] = str(threads)
+    if args.blas_threads is None:
+        args.blas_threads = {"minilm": 0, "smollm": 1, "qwen2": 2}[args.model]
+    if args.blas_threads:  # the children and the server inherit it
+        for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ[var] = str(args.blas_threads)
     print(f"load average before: {os.getloadavg()[0]:.2f} (cores: {os.cpu_count()})")
+    if args.model == "qwen2":
+        kit.write_json(args.json, qwen2(args), say=False)
+        return 0
     runs = run_fresh(args.model, args.repeat, dict(os.environ))
     ok = table(args.model, runs)
     result: dict = {"runs": runs}

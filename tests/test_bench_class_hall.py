@@ -17,7 +17,7 @@ sys.path.insert(0, str(BENCH))
 
 import class_hall  # noqa: E402
 import hall  # noqa: E402
-from pgcluster import INSTALL_HINT, pg_bindir  # noqa: E402
+from hall import INSTALL_HINT, pg_bindir  # noqa: E402
 
 
 def _check(r: dict, phones: int, questions: int) -> None:

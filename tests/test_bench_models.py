@@ -1,5 +1,5 @@
-"""Smoke test of bench/models.py on its tiny shape (it runs, both sides agree; no timing
-is asserted)."""
+"""Smoke test of bench/real_models.py qwen2 on its tiny shape (it runs, both sides agree; no
+timing is asserted)."""
 
 from __future__ import annotations
 
@@ -18,8 +18,9 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_bench_models_runs_the_small_shape(tmp_path):
     out = tmp_path / "figures.json"
     proc = subprocess.run(
-        [sys.executable, "bench/models.py", "--small", "--folder", str(tmp_path / "ckpt"),
-         "--tokens", "16", "--repeat", "1", "--threads", "1", "--json", str(out)],
+        [sys.executable, "bench/real_models.py", "qwen2", "--small", "--folder",
+         str(tmp_path / "ckpt"), "--tokens", "16", "--runs", "1", "--blas-threads", "1",
+         "--json", str(out)],
         cwd=ROOT, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr

@@ -215,15 +215,16 @@ def test_page_switch_per_language_clicks_the_translated_links(tmp_path: Path, re
 
 @pytest.mark.e2e
 def test_first_visit_timeline_orders_its_marks(tmp_path: Path, reuse: None) -> None:
-    """bench/first_visit.py: one first visit per app, its marks in the order they happen
-    (page content, plotly.js asked, received, run, every chart drawn; no timing asserted)."""
-    import first_visit
+    """bench/page_switch.py --first-visit: one first visit per app, its marks in the order
+    they happen (page content, plotly.js asked, received, run, every chart drawn; no timing
+    asserted)."""
+    import page_switch
 
     out = tmp_path / "first.json"
     # behind deploy/haproxy.cfg too when haproxy is installed (scripts/test.sh installs it)
     proxy = hall.haproxy_exe() is not None or bool(os.environ.get("CI"))
-    argv = ["--rounds", "1", "--warm", "0", "--json", str(out)] + ["--proxy"] * proxy
-    assert first_visit.main(argv) == 0
+    argv = ["--first-visit", "--rounds", "1", "--warm", "0", "--json", str(out)]
+    assert page_switch.main(argv + ["--proxy"] * proxy) == 0
     r = json.loads(out.read_text())
     for name in ("attnviz", "plain", "attnviz+haproxy")[: 2 + proxy]:
         (v,) = r[name]["visits"]

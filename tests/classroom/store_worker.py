@@ -1,6 +1,6 @@
 """The worker process of test_store.py's concurrent submits from processes, in a module of
 its own: a spawned worker imports the module its function lives in, and test_store.py
-brings pytest, bench/pgcluster.py (and with it Streamlit) and the generated items, ~2.5
+brings pytest, bench/hall.py (and with it Streamlit) and the generated items, ~2.5
 CPU-s per worker at import; this module brings only the store and the grader."""
 
 from __future__ import annotations

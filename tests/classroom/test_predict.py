@@ -227,17 +227,15 @@ def test_answer_row(kind, detail, row):
 
 
 def test_the_bench_runs_every_question_and_outline():
-    """bench/predict.py --pages at a tiny N (no timing assertions): every part it times runs."""
-    import importlib.util
+    """bench/class_hall.py --part predict --pages at a tiny N (no timing assertions): every
+    part it times runs."""
     import sys
     from pathlib import Path
 
-    path = Path(__file__).resolve().parents[2] / "bench" / "predict.py"
-    sys.path.insert(0, str(path.parent))  # its kit
-    spec = importlib.util.spec_from_file_location("bench_predict", path)
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
-    out = bench.pages(5, 1)
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))  # and its kit
+    import class_hall as bench
+
+    out = bench.projector_parts(5, 1)
     assert set(out) == {
         "top_key_masked_ms", "sharper_row_ms", "moved_row_ms", "previous_head_9_heads_ms",
         "outline_row_ms", "outline_diagonal_ms",

@@ -1,6 +1,6 @@
 """attnviz.classroom, the live class's store: every case that reaches the database runs
 against SQLite (a file in a temp dir) and a real PostgreSQL (a throwaway cluster from
-Debian's ``postgresql`` package, bench/pgcluster.py). The input checks that refuse a value
+Debian's ``postgresql`` package, bench/hall.py). The input checks that refuse a value
 before any statement is built (a bad seed or count, a hostile answer, student, nickname or
 item) are one code path for both: their cases run on SQLite, and one case of each on both
 (``test_each_check_refuses_on_each_database``). A missing PostgreSQL fails these tests, it
@@ -31,7 +31,7 @@ from attnviz.classroom.store import ClassStore
 from tests.classroom import store_worker
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from pgcluster import INSTALL_HINT, PgCluster, pg_bindir  # noqa: E402
+from hall import INSTALL_HINT, PgCluster, pg_bindir  # noqa: E402
 
 SEED, COUNT = 12, 8
 ITEMS = exercises.generate(seed=SEED, count=COUNT)

@@ -1,6 +1,6 @@
 """A live class across replicas: three ``streamlit run serve.py`` replicas behind Debian's
 haproxy with deploy/haproxy.cfg (bench/hall.py), sharing a throwaway PostgreSQL
-(bench/pgcluster.py) as deploy/compose.yaml's replicas share theirs
+(bench/hall.py) as deploy/compose.yaml's replicas share theirs
 (``ATTNVIZ_DATABASE_URL``).
 
 A teacher starts a class; three phones open the join link through HAProxy (the light page
@@ -28,8 +28,15 @@ from attnviz.classroom import exercises
 from attnviz.classroom.store import ClassStore
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from hall import REPLICAS, SECRET_ENV, HAProxy, haproxy_exe  # noqa: E402
-from pgcluster import INSTALL_HINT, PgCluster, pg_bindir  # noqa: E402
+from hall import (  # noqa: E402
+    INSTALL_HINT,
+    REPLICAS,
+    SECRET_ENV,
+    HAProxy,
+    PgCluster,
+    haproxy_exe,
+    pg_bindir,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.replicas]
 
