@@ -64,7 +64,7 @@ class Quirks:
 class _Layer:
     # Matrices as the checkpoint stores them, nn.Linear's (out, in), used as x @ w.T: BLAS
     # reads the transpose without a copy, as fast as a contiguous (in, out) copy here
-    # (bench/models.py), and loading skips ~2 GB of transposes on a 0.5 B model.
+    # (bench/real_models.py qwen2), and loading skips ~2 GB of transposes on a 0.5 B model.
     attn_norm: Array  # (D,)
     w_qkv: Array  # (H·d + 2·G·d, D): [W_q; W_k; W_v]
     b_qkv: Array | None  # (H·d + 2·G·d,) Qwen2

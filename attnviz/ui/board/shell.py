@@ -83,7 +83,7 @@ def preload_links() -> str:
     (board.js, then its imports, then theirs: five round trips, ~450 ms of a first visit
     on this machine). Streamlit's own lazily loaded chunks (its widgets, the component
     host: 47 files) are not: preloaded too, they delayed the page's first content by ~300
-    ms (bench/first_visit.py: 0.84x against 0.75x)."""
+    ms (bench/page_switch.py --first-visit: 0.84x against 0.75x)."""
     names = sorted(p.name for p in STATIC.glob("*.js") if p.name not in NOT_PRELOADED)
     links = [f'<link rel="modulepreload" href="{board_dir()}{n}">' for n in names]
     return "\n".join(links) + "\n"
