@@ -52,8 +52,14 @@ AXE_PANELS_JS = """async (tags) => {
 
 # The browser's panels (cell.js) shown now: [{heading, weight line, cell}] in page order.
 CLIENT_JS = """() => Array.from(document.querySelectorAll('.attnviz-arith:not([hidden])'))
-  .map(p => ({heading: p.querySelector('h3').textContent, live: p.getAttribute('aria-live'),
+  .map(p => ({heading: p.querySelector('.attnviz-arith-title').textContent,
+              live: p.getAttribute('aria-live'),
               step5: p.querySelectorAll('li')[4].textContent, cell: p.dataset.cell}))"""
+
+# The levels of the main column's shown headings, in document order (a panel's included).
+LEVELS_JS = """() => Array.from(document.querySelectorAll(
+    '[data-testid="stMain"] :is(h1, h2, h3, h4, h5, h6)'))
+  .filter(h => h.offsetParent !== null).map(h => +h.tagName[1])"""
 
 
 def _click_now(session, key: str, x: int, y: int) -> list[dict]:
@@ -93,6 +99,9 @@ def test_a_click_on_a_weights_cell_shows_its_arithmetic(session):
     (now,) = _click_now(session, "pg_weights", j, i)
     assert now["heading"].startswith(f"Weight a_{i},{j} = {shown.group(1)}, head 0"), (now, hover)
     assert now["live"] == "polite" and now["cell"] == f"0,{i},{j}"
+    # its heading one level below the page's heading before it: no level skipped
+    levels = session.page.evaluate(LEVELS_JS)
+    assert levels[0] == 1 and all(b <= a + 1 for a, b in zip(levels, levels[1:], strict=False))
     assert now["step5"].startswith(f"5. Weight a_{i},{j} = {shown.group(1)}."), now
     headings = _panel_headings(session)  # then the server's part: one closed box
     assert len(headings) == 1, headings

@@ -92,7 +92,7 @@ def test_tables_keys_and_the_cell_panel_name_both_sequences(new_session):
     # a click on cell (target 6, source 3) works it out in the browser
     box = s.page.evaluate(CELL_JS, ["cx_top_weights", 3, 6])
     s.rerun_after(lambda: s.page.mouse.click(box["pageX"], box["pageY"]))
-    heading = s.page.locator(".attnviz-arith h3").first.text_content()
+    heading = s.page.locator(".attnviz-arith-title").first.text_content()
     assert "query 6 (assis), key 3 (sat)" in heading, heading
     s.screenshot("cross_laptop_text", full=True)
     assert_no_board_errors(s)

@@ -13,7 +13,8 @@
 //   board's api.onSelect), every chart with data computes that cell of its own view: the
 //   head the click names if it has it, its only head when the click names none (Compare:
 //   A's and B's boards each work the cell out in their own head). The text goes in a region
-//   under the chart's board, with a heading naming the cell, aria-live="polite".
+//   under the chart's board, with a heading naming the cell (one level below the heading
+//   before it: levelAfter), aria-live="polite".
 // - The numbers are those of attnviz.teaching.explain.cell (float64, the same steps), the lines those
 //   of attnviz.teaching.latex.cell_steps' plain text (same rounding: Python's round half to even).
 //
@@ -253,6 +254,20 @@ function panelOf(api, make) {
   return panel;
 }
 
+/** The level of a panel's heading: one below the last heading before the panel in the
+ * document (the page's h1, a section's h2), so that a screen reader's list of headings
+ * skips no level wherever the panel opens. */
+export function levelAfter(panel) {
+  const FOLLOWING = 4; // Node.DOCUMENT_POSITION_FOLLOWING: the panel comes after h
+  let level = 1;
+  for (const h of panel.ownerDocument.querySelectorAll("h1, h2, h3, h4, h5, h6")) {
+    if (panel.contains(h)) continue; // the panel's own heading, about to be replaced
+    if (!(h.compareDocumentPosition(panel) & FOLLOWING)) break;
+    level = Number(h.tagName[1]);
+  }
+  return Math.min(level + 1, 6);
+}
+
 /** Show cell `sel` of `data` in `panel` (hidden when the data has no such cell). */
 export function render(panel, data, sel, title = "") {
   const h = pickHead(data, sel);
@@ -264,7 +279,8 @@ export function render(panel, data, sel, title = "") {
     return null;
   }
   const doc = panel.ownerDocument;
-  const head = doc.createElement("h3");
+  const head = doc.createElement(`h${levelAfter(panel)}`);
+  head.className = "attnviz-arith-title";
   head.id = panel.id + "-h";
   head.textContent = heading(c, data.labels || [], title, DECIMALS, data.key_labels || null);
   const list = doc.createElement("ol");
