@@ -287,10 +287,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--app", default="serve.py", help="attnviz as scripts/run.sh serves it")
     ap.add_argument("--pages", default=",".join(PAGES), help="attnviz url paths ('' = home)")
     ap.add_argument("--rounds", type=int, default=5, help="switches per page")
-    ap.add_argument("--lesson", default=None, help="a shipped lesson: Next against a switch")
     ap.add_argument("--quiet", type=float, default=400.0, help="ms without a redraw")
-    ap.add_argument("--langs", help="e.g. en,es,zh_CN,ar: the switches per language, no plain app")
-    ap.add_argument("--first-visit", action="store_true", help="first visits instead (--rounds)")
+    mode = ap.add_mutually_exclusive_group()
+    mode.add_argument("--lesson", default=None, help="a shipped lesson: Next against a switch")
+    mode.add_argument(
+        "--langs", help="e.g. en,es,zh_CN,ar: the switches per language, no plain app"
+    )
+    mode.add_argument("--first-visit", action="store_true", help="first visits instead (--rounds)")
     ap.add_argument("--warm", type=int, default=1, help="--first-visit: visits before measuring")
     ap.add_argument("--proxy", action="store_true", help="--first-visit: also behind haproxy")
     args = ap.parse_args(argv)

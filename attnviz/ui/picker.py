@@ -298,7 +298,7 @@ def show(spec: PageModels, entry: ModelEntry, top: Any | None = None) -> None:
     """The page's views for a found model: the text box and the model's run on it, every
     head, one head large with its cell panel, a decoder's next token and generation, the
     exports, the Heads section. ``top``: a container above the picker for the page's
-    title and intro (they name the model); None: a subheader with its name."""
+    title and intro (they name the model); None: a heading (h2) with its name."""
     model = _load(entry)
     if top is None:
         st.header(entry.name, anchor=False)

@@ -50,9 +50,11 @@ AXE_PANELS_JS = """async (tags) => {
   return r.violations.map(v => `[${v.impact}] ${v.id}: ${v.nodes.map(n => n.target).join()}`);
 }"""
 
-# The browser's panels (cell.js) shown now: [{heading, weight line, cell}] in page order.
+# The browser's panels (cell.js) shown now: [{heading, its level, weight line, cell}], in page
+# order.
 CLIENT_JS = """() => Array.from(document.querySelectorAll('.attnviz-arith:not([hidden])'))
   .map(p => ({heading: p.querySelector('.attnviz-arith-title').textContent,
+              level: +p.querySelector('.attnviz-arith-title').tagName[1],
               live: p.getAttribute('aria-live'),
               step5: p.querySelectorAll('li')[4].textContent, cell: p.dataset.cell}))"""
 
@@ -171,6 +173,7 @@ def test_the_difference_board_links_hover_with_a_and_b(session):
     assert ab, hover
     now = _click_now(session, "cmp_diff", j, i)
     assert [p["heading"][:2] for p in now] == ["A:", "B:"], now
+    assert now[0]["level"] == now[1]["level"] == 3, now  # side by side, in the h2 section
     for p, w in zip(now, ab.groups(), strict=True):
         assert p["heading"].startswith(f"{p['heading'][:2]} Weight a_{i},{j} = {w}, "), (p, hover)
     headings = _panel_headings(session)

@@ -256,12 +256,13 @@ function panelOf(api, make) {
 
 /** The level of a panel's heading: one below the last heading before the panel in the
  * document (the page's h1, a section's h2), so that a screen reader's list of headings
- * skips no level wherever the panel opens. */
+ * skips no level wherever the panel opens. Panels' own headings do not count: two panels
+ * side by side (Compare's A and B) are at the same level, neither under the other. */
 export function levelAfter(panel) {
   const FOLLOWING = 4; // Node.DOCUMENT_POSITION_FOLLOWING: the panel comes after h
   let level = 1;
   for (const h of panel.ownerDocument.querySelectorAll("h1, h2, h3, h4, h5, h6")) {
-    if (panel.contains(h)) continue; // the panel's own heading, about to be replaced
+    if (h.closest(".attnviz-arith")) continue; // a panel's heading (this one's: replaced)
     if (!(h.compareDocumentPosition(panel) & FOLLOWING)) break;
     level = Number(h.tagName[1]);
   }
