@@ -207,6 +207,19 @@ def axis_tick_problems(charts: list[dict]) -> list[str]:
     return problems
 
 
+#: The main column's shown headings, in document order: (level, text); a board's cell panel
+#: is one of them when it is open.
+HEADINGS_JS = """() => Array.from(document.querySelectorAll(
+    '[data-testid="stMain"] :is(h1, h2, h3, h4, h5, h6)'))
+  .filter(h => h.offsetParent !== null).map(h => [+h.tagName[1], h.innerText.trim()])"""
+
+
+def skipped_levels(headings: list[list]) -> list[tuple]:
+    """The neighbours in ``headings`` (:data:`HEADINGS_JS`) where the outline goes down by
+    more than one level (an h3 right after an h1: axe's heading-order)."""
+    return [(a, b) for a, b in zip(headings, headings[1:], strict=False) if b[0] > a[0] + 1]
+
+
 # --------------------------------------------------------------------------- widgets
 
 

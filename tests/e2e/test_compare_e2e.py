@@ -10,6 +10,7 @@ import re
 import pytest
 from axe import BLOCKING, WCAG_AA, axe_source, scan
 from e2e_app import BrowserSession
+from e2e_helpers import HEADINGS_JS, skipped_levels
 from test_board_e2e import CELL_JS, assert_no_board_errors, charts
 
 pytestmark = pytest.mark.e2e
@@ -58,11 +59,6 @@ CLIENT_JS = """() => Array.from(document.querySelectorAll('.attnviz-arith:not([h
               live: p.getAttribute('aria-live'),
               step5: p.querySelectorAll('li')[4].textContent, cell: p.dataset.cell}))"""
 
-# The levels of the main column's shown headings, in document order (a panel's included).
-LEVELS_JS = """() => Array.from(document.querySelectorAll(
-    '[data-testid="stMain"] :is(h1, h2, h3, h4, h5, h6)'))
-  .filter(h => h.offsetParent !== null).map(h => +h.tagName[1])"""
-
 
 def _click_now(session, key: str, x: int, y: int) -> list[dict]:
     """Click cell (x, y) of chart ``key``; the browser's panels read right after the click
@@ -102,8 +98,8 @@ def test_a_click_on_a_weights_cell_shows_its_arithmetic(session):
     assert now["heading"].startswith(f"Weight a_{i},{j} = {shown.group(1)}, head 0"), (now, hover)
     assert now["live"] == "polite" and now["cell"] == f"0,{i},{j}"
     # its heading one level below the page's heading before it: no level skipped
-    levels = session.page.evaluate(LEVELS_JS)
-    assert levels[0] == 1 and all(b <= a + 1 for a, b in zip(levels, levels[1:], strict=False))
+    found = session.page.evaluate(HEADINGS_JS)
+    assert found[0][0] == 1 and not skipped_levels(found), found
     assert now["step5"].startswith(f"5. Weight a_{i},{j} = {shown.group(1)}."), now
     headings = _panel_headings(session)  # then the server's part: one closed box
     assert len(headings) == 1, headings

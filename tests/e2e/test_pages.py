@@ -24,11 +24,13 @@ from e2e_app import BrowserSession
 from e2e_helpers import (
     AXIS_TICKS_JS,
     COLORSCALES_JS,
+    HEADINGS_JS,
     UNLABELLED_CONTROLS_JS,
     axis_tick_problems,
     click_page,
     colorscale_name,
     nav_titles,
+    skipped_levels,
 )
 
 from attnviz.ui import pages
@@ -38,11 +40,6 @@ pytestmark = pytest.mark.e2e
 # Plotly charts each page draws at the default controls (random X, N=6, D=8, heads=2), in
 # sidebar order: the pages table says (attnviz.ui.pages.PAGES, what each chart is beside it).
 EXPECTED_CHARTS = {p.title: p.charts for p in pages.PAGES}
-
-#: The main column's shown headings, in document order: (level, text).
-HEADINGS_JS = """() => Array.from(document.querySelectorAll(
-    '[data-testid="stMain"] :is(h1, h2, h3, h4, h5, h6)'))
-  .filter(h => h.offsetParent !== null).map(h => [+h.tagName[1], h.innerText.trim()])"""
 
 
 @dataclass
@@ -161,8 +158,7 @@ def test_headings_go_down_one_level_at_a_time(laptop_walk, page):
     found = laptop_walk[page].headings
     levels = [level for level, _ in found]
     assert levels[:1] == [1] and levels.count(1) == 1, found
-    skips = [(a, b) for a, b in zip(found, found[1:], strict=False) if b[0] > a[0] + 1]
-    assert not skips, skips
+    assert not skipped_levels(found), skipped_levels(found)
 
 
 def test_sidebar_lists_every_page(laptop_walk):
