@@ -71,7 +71,9 @@ def slide(view: ui.View, step: ui.Steps) -> None:
     above, the three charts across the slide); on the weights step, Ask the room (a
     teacher's open class in the link)."""
     r, n, dk = view.result, view.result.n_tokens, view.result.queries.shape[-1]
-    heading = st.empty()  # the step's title comes with this head's table, below
+    # the step's title comes with this head's table, below; set close above its content as
+    # a step's was on a slide (the key: streamlit_private.present_css)
+    heading = st.container(key="slide_step_title")
     if step.index in WIDE_STEPS:
         text, pick = st.columns([3, 1], gap="large", vertical_alignment="bottom")
         chart = st.container()

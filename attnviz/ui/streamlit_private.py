@@ -232,11 +232,12 @@ def present_css() -> None:
     container keyed ``slide_text...``) at 1.5x, 24 px (1.1x on a screen narrower than 1600
     px, a 1280x720 projector, where that column is narrow); a lesson's one-line bar
     (``tour_bar``) 0.25rem from its border above and below, not 1rem (a slide at its
-    limit, multi-head's last step, scrolled 10 px under it); a section's or a step's
-    heading (``h2``, ``h3``) at 28 px, 0.4rem above it and nothing below (a lesson's title on
-    the Lessons page spaced as off a slide). (The number and
-    text inputs' rule, by a Base Web attribute, matched nothing in Streamlit 1.67 (react-aria):
-    dropped, tests/ui/test_streamlit_private.py.)"""
+    limit, multi-head's last step, scrolled 10 px under it); a part of a section (``h3``:
+    an exercise) and Step by step's step title (``h2`` in the container keyed
+    ``slide_step_title``) at 28 px, 0.4rem above and nothing below; a section (``h2``)
+    as off a slide (:func:`accessibility_css`). (The number and text inputs' rule, by a
+    Base Web attribute, matched nothing in Streamlit 1.67 (react-aria): dropped,
+    tests/ui/test_streamlit_private.py.)"""
     st.html(
         """
 <style>
@@ -254,11 +255,9 @@ def present_css() -> None:
 [data-testid="stMain"] [data-testid="stCaptionContainer"] code { font-size: 1em;
   line-height: 1; }
 [data-testid="stMain"] h1 { font-size: 2.2rem; padding: 0 0 0.3rem 0; }
-[data-testid="stMain"] [data-testid="stMarkdownContainer"] h2,
-[data-testid="stMain"] [data-testid="stMarkdownContainer"] h3 { font-size: 1.75rem;
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] h3,
+[data-testid="stMain"] .st-key-slide_step_title h2 { font-size: 1.75rem;
   padding: 0.4rem 0 0 0; }
-[data-testid="stMain"] [class*="st-key-lesson_"] [data-testid="stMarkdownContainer"] h2 {
-  padding: 0.75rem 0 1rem 0; }
 [data-testid="stMain"] .katex { font-size: 1.5em; }
 [data-testid="stMain"] [data-testid="stMarkdownContainer"] > .katex-display > .katex {
   font-size: 2.25rem; }
