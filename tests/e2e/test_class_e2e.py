@@ -76,7 +76,11 @@ def test_a_teacher_and_three_phones(browser, app_server, data_dir):  # noqa: F81
 
         # 3) the teacher's tally shows them (no reload: the fragment refreshes)
         teacher.page.get_by_text("3 students · 3 answers").wait_for(timeout=LIVE_WAIT_MS)
-        row = teacher.page.locator(".st-key-class_q0").inner_text()
+        # the fragment's elements arrive one by one: its first line can be new while the
+        # question's row below it (after the bar chart) is still the last run's
+        q0 = teacher.page.locator(".st-key-class_q0")
+        q0.get_by_text("3 answered").wait_for(timeout=LIVE_WAIT_MS)
+        row = q0.inner_text()
         assert "3 answered, 1 right, 2 wrong" in row and "17" in row and "×2" in row
         store = ClassStore(f"sqlite:///{data_dir / 'classes.db'}")
         assert store.count_rows(code) == 3
