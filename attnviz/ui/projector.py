@@ -15,6 +15,7 @@ stay on the teacher's own screen: the same link without ``present=1``.
 
 from __future__ import annotations
 
+import html
 from datetime import timedelta
 
 import streamlit as st
@@ -44,6 +45,9 @@ def view(r: live.Room) -> None:
     items = quiz.generate(info.seed, info.count, info.items)
     titles = [_("Join the class"), *quiz.titles(items, len(info.items))]
     streamlit_private.projector_css()
+    # the slides' one h1, for a screen reader's outline (the slides show no page title)
+    title = _("Live class {code}").format(code=info.code)
+    st.html(f'<h1 class="attnviz-slide-title">{html.escape(title)}</h1>')
     index = present.nav_bar(titles, word=_("Slide"), next_label=_("Next question"), prefix="class")
     if index == 0:
         _join_slide(info, r.teacher)

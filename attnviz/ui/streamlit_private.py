@@ -182,9 +182,13 @@ def projector_css() -> None:
     join link, the class code, the count of students and the room's counts in type the back
     row reads; the join screen's warning and address field in body type; a question's
     title (``h2``) at Streamlit's own ``h2`` size, not the smaller one the app's sections
-    have (:func:`accessibility_css`)."""
+    have (:func:`accessibility_css`). The slides' ``h1`` (the class's name) is read, not drawn,
+    and takes no room in the column (its element out of the flow)."""
     st.html(
         """<style>
+h1.attnviz-slide-title { position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px;
+  overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
+[data-testid="stElementContainer"]:has(h1.attnviz-slide-title) { position: absolute; }
 [data-testid="stMain"] [data-testid="stMarkdownContainer"] p,
 [data-testid="stMain"] [data-testid="stMarkdownContainer"] li,
 [data-testid="stMain"] [data-testid="stCaptionContainer"],

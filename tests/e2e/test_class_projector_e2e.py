@@ -13,6 +13,7 @@ import pytest
 from axe import BLOCKING, scan
 from class_helpers import app_server, data_dir  # noqa: F401
 from e2e_app import BrowserSession
+from e2e_helpers import HEADINGS_JS, skipped_levels
 from test_readme_images import keep
 
 from attnviz.classroom import exercises
@@ -54,6 +55,18 @@ def assert_a_slide(s, what: str) -> None:
     assert not small and overflow <= 0, (what, small, overflow)
 
 
+def assert_one_title(s, code: str) -> list:
+    """The slide's one ``h1`` names the class (read, not drawn: 1 px), first in the
+    outline, and no level is skipped below it; the outline."""
+    headings = s.page.evaluate(HEADINGS_JS)
+    assert headings[0] == [1, f"Live class {code}"], headings
+    assert [h for h in headings if h[0] == 1] == headings[:1], headings
+    assert not skipped_levels(headings), headings
+    box = s.page.locator("h1").bounding_box()
+    assert box["width"] <= 1 and box["height"] <= 1, box
+    return headings
+
+
 def assert_math_fills_its_column(s) -> None:
     """The formulas within the screen and their column, and as large as it holds them:
     as wide as the column (less a margin for the estimate of their size) or as tall as
@@ -77,6 +90,7 @@ def test_the_join_screen_then_a_question_per_slide(browser, app_server, data_dir
         s.page.locator(".st-key-class_big_code").get_by_text(code).wait_for()
         assert s.page.locator(f".st-key-class_big_warning {WARNING}").inner_text() == warned
         assert_a_slide(s, "the join screen")
+        assert assert_one_title(s, code) == [[1, f"Live class {code}"]]
         width, height, bottom = s.page.evaluate(QR_JS)
         assert height >= 0.4 * SIZE[1] and bottom <= SIZE[1], (width, height, bottom)
         # a capital letter is about 0.7 of the font size: at least 48 px
@@ -96,6 +110,7 @@ def test_the_join_screen_then_a_question_per_slide(browser, app_server, data_dir
         s.page.get_by_role("heading", name=f"1. {items[0].title}").wait_for()
         assert "Answer:" not in s.page.inner_text("body")
         assert_math_fills_its_column(s)
+        assert assert_one_title(s, code)[1] == [2, f"1. {items[0].title}"]
         store.reveal(code, key, 0)
         answer = s.page.locator(".st-key-class_answer")
         answer.get_by_text(f"Answer: {items[0].answer_text}").wait_for(timeout=LIVE_WAIT_MS)
