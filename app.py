@@ -53,8 +53,9 @@ ui.sidebar(
     runs_model=entry.runs_model,
 )
 ui.present.setup()
-# A lesson's tour (?lesson=...): its bar above the page; the sidebar's lesson builder
-# (attnviz.ui.tour, docs/lessons.md).
-ui.tour.bar(entry.slug)
+# A lesson's tour (?lesson=...): its bar above the page (a stop's question goes to the room
+# when a class is open on the slide); the sidebar's lesson builder (attnviz.ui.tour,
+# docs/lessons.md).
+ui.tour.bar(entry.slug, open_class=ui.predict.teacher)
 ui.lesson_build.builder(entry.slug, entry.shown_title)
 page.run()

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import html
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
@@ -406,8 +407,11 @@ def _head(tour: Tour, at: int, page: str | None = None) -> str:
     return "\n\n".join(parts)
 
 
-def bar(page: str) -> None:
-    """The lesson's bar above the page, or nothing without ``?lesson=``."""
+def bar(page: str, open_class: Callable[[], object | None] = lambda: None) -> None:
+    """The lesson's bar above the page, or nothing without ``?lesson=``. ``open_class``: the
+    teacher of a class open on this slide, or None (:func:`attnviz.ui.predict.teacher`; the
+    page's Ask the room box then takes the stop's question, where a closed class or a wrong
+    key leaves it to the bar's popover)."""
     tour = current()
     _aim(tour if isinstance(tour, Tour) else None, page)  # once a run, before the page
     stop = tour.stop if isinstance(tour, Tour) else None
@@ -418,8 +422,7 @@ def bar(page: str) -> None:
     # a slide's charts leave room for the stop's question under them (without a class: with
     # one, the page's Ask the room box is drawn there instead)
     asks = here and stop.question is not None and stop.question.predicted
-    teacher = "teacher" in st.query_params
-    st.session_state[BELOW_KEY] = QUESTION_PX if asks and not teacher else 0
+    st.session_state[BELOW_KEY] = QUESTION_PX if asks and open_class() is None else 0
     if tour is None:
         return
     if isinstance(tour, str):

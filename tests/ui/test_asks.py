@@ -208,3 +208,40 @@ def test_cross_attention_asks_which_source_token_and_outlines_it(store):  # noqa
     assert q.detail == {"query": 6, "head": 0, "key": int(np.argmax(res.weights[0, 6]))}
     at = reveal(at)
     assert cells(figures_of(at)["cx_top_weights"]) == {(6.0, float(q.detail["key"]))}
+
+
+def test_a_lesson_s_question_slide_keeps_its_room_unless_the_class_is_open(store):  # noqa: F811
+    """On a slide, a lesson stop's prediction is the tour's own question under the charts
+    (room kept for it: the board's ``below``) unless a class is open, whose Ask the room
+    box takes it; a link whose class has ended is a slide without a class again."""
+    from attnviz.classroom import lessons
+    from attnviz.ui import pages, tour
+    from attnviz.ui.board import BELOW_KEY
+
+    intro = next(x for x in lessons.shipped() if x.slug == "intro")
+    i, stop = next((k, s) for k, s in enumerate(intro.stops) if s.question and s.question.predicted)
+    lesson = {**stop.settings, "lesson": "intro", "stop": str(i + 1), "present": "1"}
+    page = pages.page(stop.page).file
+    link, code, key = teacher_link(store, **lesson)
+
+    def ids(node) -> list[str]:  # every element's and block's id (a keyed one ends in its key)
+        kids = getattr(node, "children", None)
+        kids = kids.values() if isinstance(kids, dict) else ()
+        return [
+            str(getattr(getattr(node, "proto", None), "id", "")),
+            *(i for c in kids for i in ids(c)),
+        ]
+
+    def shown(at) -> tuple[int, bool, bool]:
+        keys = ids(at._tree)
+        return (
+            at.session_state[BELOW_KEY],
+            any(k.endswith("-tour_question") for k in keys),
+            any(k.endswith("-predict_box") for k in keys),
+        )
+
+    alone = shown(run_page(lesson, page))
+    assert alone[0] == tour.QUESTION_PX and alone[1] and not alone[2], alone
+    assert shown(run_page(link, page)) == (0, False, True)
+    store.close(code, key)
+    assert shown(run_page(link, page)) == alone
