@@ -407,11 +407,10 @@ def _head(tour: Tour, at: int, page: str | None = None) -> str:
     return "\n\n".join(parts)
 
 
-def bar(page: str, open_class: Callable[[], object | None] = lambda: None) -> None:
+def bar(page: str, open_class: Callable[[], object | None]) -> None:
     """The lesson's bar above the page, or nothing without ``?lesson=``. ``open_class``: the
-    teacher of a class open on this slide, or None (:func:`attnviz.ui.predict.teacher`; the
-    page's Ask the room box then takes the stop's question, where a closed class or a wrong
-    key leaves it to the bar's popover)."""
+    teacher of a class open on this slide or None (:func:`attnviz.ui.predict.teacher`: its
+    Ask the room box then takes the stop's question; else the bar's popover asks it)."""
     tour = current()
     _aim(tour if isinstance(tour, Tour) else None, page)  # once a run, before the page
     stop = tour.stop if isinstance(tour, Tour) else None
