@@ -473,6 +473,8 @@ def _raw_html_calls_of(tree):
 #: (tests/ui/test_tour.py shows a "<script>" title written, not run).
 REVIEWED = {
     "attnviz/ui/tour.py:_links": "links: html.escape'd labels and URLs (link_html)",
+    "attnviz/ui/projector.py:view": "the slides' h1: a message and the store's class code, "
+    "html.escape'd",
     "attnviz/ui/tour.py:bar": "the bar's CSS (navlinks.CSS, a literal)",
     "attnviz/ui/tour.py:_summary": "the stops' titles and URLs, html.escape'd",
     "pages/lessons.py:_lesson": "the lesson's links and stop titles, html.escape'd",
