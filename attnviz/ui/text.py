@@ -16,10 +16,27 @@ from attnviz.teaching.token_text import visible
 BIDI_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
+FSI, PDI = "\u2068", "\u2069"  #: a first-strong isolate and its end (attnviz.i18n)
+
+
 def visible_bidi(text: str) -> str:
     """``text`` with every bidirectional control replaced by its code point, ``<U+202E>``:
-    seen, and reordering nothing."""
-    return BIDI_CONTROLS.sub(lambda m: f"<U+{ord(m.group()):04X}>", text)
+    seen, and reordering nothing; except a first-strong isolate closed in the same text
+    (U+2068 ... U+2069, nested or not), which orders only what is inside it by its own first
+    letter: what a right-to-left catalog puts around a formula or a value
+    (:func:`attnviz.i18n.isolate`), kept in the app's words that pass through here."""
+    if FSI not in text:
+        return BIDI_CONTROLS.sub(lambda m: f"<U+{ord(m.group()):04X}>", text)
+    kept, opened = set(), []
+    for i, c in enumerate(text):
+        if c == FSI:
+            opened.append(i)
+        elif c == PDI and opened:
+            kept |= {opened.pop(), i}
+    return "".join(
+        f"<U+{ord(c):04X}>" if i not in kept and BIDI_CONTROLS.match(c) else c
+        for i, c in enumerate(text)
+    )
 
 
 _MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&])")

@@ -43,6 +43,21 @@ def test_user_text_shows_bidi_controls_instead_of_obeying_them(label):
     assert plain_text("\u202e*QQ*") == r"\<U\+202E\>\*QQ\*"  # Markdown shows <U+202E>*QQ*
 
 
+def test_an_isolate_closed_in_the_text_is_kept_and_nothing_else():
+    """A right-to-left catalog isolates formulas and values (U+2068 ... U+2069): shown as
+    "<U+2068>" they littered every Arabic stop of a lesson's bar. A closed isolate (nested
+    too) orders only its inside and is kept; an unclosed one, a stray end, an override
+    inside one and every other control are shown."""
+    fsi, pdi = "\u2068", "\u2069"
+    said = f"الدرس: {fsi}مقدمة {fsi}√d_k{pdi}{pdi} · المحطة {fsi}3{pdi}"
+    assert plain_text(said) == said.replace(":", r"\:").replace("_", r"\_")
+    assert ui.md_text(f"{fsi}a{pdi}") == f"`{fsi}a{pdi}`"
+    assert ui.md_text(f"{fsi}a") == "`<U+2068>a`"
+    assert ui.md_text(f"a{pdi}{fsi}b") == "`a<U+2069><U+2068>b`"
+    assert ui.md_text(f"{fsi}\u202eab{pdi}") == f"`{fsi}<U+202E>ab{pdi}`"
+    assert ui.md_text(f"{fsi}a\u2066b{pdi}{pdi}") == f"`{fsi}a<U+2066>b{pdi}<U+2069>`"
+
+
 def test_pointing_words_send_both_for_the_stylesheet_to_pick():
     """Issue 35: phone pages said "hover". Both words are sent, each in its class; the
     app's stylesheet shows the one that fits the device (tests/e2e/test_devices_e2e.py: a

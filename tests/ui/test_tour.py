@@ -228,3 +228,13 @@ def test_the_slide_bar_s_bold_survives_a_right_to_left_catalog():
     assert len(line) == 1, [m.value for m in at.markdown]
     assert line[0].startswith("**") and line[0].endswith("**")
     assert "**\u2069" not in line[0] and "\u2068**" not in line[0]
+
+
+def test_the_bar_in_arabic_shows_no_control_characters_as_text():
+    """The bar's lines are the catalog's words, isolates and all: shown through
+    ``plain_text`` they read "<U+2068>" around the lesson's title and the stop's numbers
+    on every Arabic stop; now the isolates are kept and nothing is written as a code."""
+    for i, extra in ((0, {}), (0, {"present": "1"}), (4, {})):  # stop 1 looks at a chart
+        at = _stop(i, lang="ar", **extra)
+        said = " ".join(m.value for m in at.markdown) + " ".join(c.value for c in at.caption)
+        assert "\u2068" in said and "<U+" not in said.replace("\\", ""), said
