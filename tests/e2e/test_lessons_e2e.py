@@ -132,6 +132,35 @@ def test_the_bar_fits_a_phone(browser, app_server):
         session.close()
 
 
+#: Each inline formula of the bar: its text, and whether its atoms stand left to right in
+#: the order KaTeX wrote them (a subscript after its base; no fraction in the bar's text).
+FORMULA_ORDER_JS = """() => Array.from(document.querySelectorAll('.st-key-tour_bar .katex-html'))
+  .map(k => { const atoms = '.mord, .mrel, .mbin, .mopen, .mclose, .mpunct';
+    const xs = Array.from(k.querySelectorAll(atoms)).filter(e => !e.querySelector(atoms))
+      .map(e => e.getBoundingClientRect().left);
+    return [k.textContent, xs.every((x, i) => i === 0 || x >= xs[i - 1] - 0.5)]; })"""
+
+
+def test_the_bar_in_arabic_writes_its_words_and_formulas_the_right_way(browser, app_server):
+    """In Arabic on a phone: the bar's isolates are not written out ("<U+2068>" stood around
+    the lesson's title and the stop's numbers), an inline formula runs left to right inside
+    the right-to-left prose ("$D = 8$" read "8D ="), and nothing is wider than the screen."""
+    session = BrowserSession(browser, app_server, viewport=(390, 844), touch=True)
+    try:
+        stop = INTRO.stops[0]
+        query = "&".join(f"{k}={v}" for k, v in stop.settings.items())
+        session.open(f"/{stop.page}?{query}&lesson=intro&stop=1&lang=ar")
+        bar = session.page.locator(".st-key-tour_bar").inner_text()
+        assert "U+20" not in bar, bar
+        formulas = session.page.evaluate(FORMULA_ORDER_JS)
+        assert any("D=8" in f.replace(" ", "") for f, _ in formulas), formulas
+        assert all(ok for _, ok in formulas), formulas
+        width = session.page.evaluate("() => document.documentElement.scrollWidth")
+        assert width <= 390, width
+    finally:
+        session.close()
+
+
 #: The slide's scroll (px the page's main box scrolls), once its charts have settled.
 SCROLL = "(() => { const m = document.querySelector('[data-testid=stMain]');"
 SCROLL += " return m.scrollHeight - m.clientHeight; })()"
