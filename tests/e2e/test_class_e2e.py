@@ -311,6 +311,13 @@ def test_an_answer_made_offline_is_sent_when_the_network_is_back(browser, app_se
         store.dispose()
 
 
+#: Whether each formula in pieces of question i's verdict has them left to right on each line.
+PIECES_IN_ORDER_JS = """(i) => Array.from(document.querySelectorAll(`#q${i} .verdict .formula`))
+  .every(f => { const rs = Array.from(f.children).map(m => m.getBoundingClientRect());
+    return rs.every((r, k) => k === 0 || Math.abs(r.top - rs[k - 1].top) > 4
+      || r.left >= rs[k - 1].left); })"""
+
+
 def test_the_phones_script_speaks_the_pages_language(browser, app_server, data_dir):  # noqa: F811
     """In Arabic the script's own messages (written into it by the server) are Arabic, and
     a count takes the form of its CLDR category (25: "many", one of Arabic's six)."""
@@ -329,6 +336,16 @@ def test_the_phones_script_speaks_the_pages_language(browser, app_server, data_d
         card.locator(".verdict").get_by_text(first).wait_for()
         phone.page.locator("#nickname").fill("x" * 25)
         assert phone.page.locator("#nickname-help").inner_text() == too_long
+        # a formula in pieces (the explanation's sums) runs left to right in Arabic prose
+        items = exercises.generate(seed=SEED, count=live.COUNT)
+        i = next(k for k, e in enumerate(items) if e.kind == "argmax")
+        phone.page.locator("#nickname").fill("")
+        phone.card(i).locator("input[type=text]").fill(items[i].answer_text)
+        phone.card(i).locator("button[type=submit]").click()
+        phone.card(i).locator(".verdict .formula").first.wait_for()
+        assert phone.page.evaluate(PIECES_IN_ORDER_JS, i), phone.page.evaluate(
+            "i => document.querySelector(`#q${i} .verdict`).innerText", i
+        )
         assert not phone.errors, phone.errors
     finally:
         phone.close()
