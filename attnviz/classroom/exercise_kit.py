@@ -206,9 +206,13 @@ def _block(*parts: str) -> str:
 
 
 def _vec(a: np.ndarray, decimals: int = 0) -> str:
-    return (
-        "(" + ", ".join(latex.number(v + 0.0, decimals) for v in np.asarray(a, dtype=float)) + ")"
-    )
+    """A vector in an explanation's prose, "(0.05, 0.36)": its numbers with the shown
+    language's decimal sign, "; " between them where that sign is a comma ("(0,05; 0,36)"),
+    and isolated in a right-to-left language (its order is the vector's)."""
+    sign = i18n.decimal_sign(i18n.current())
+    numbers = [latex.number(v + 0.0, decimals) for v in np.asarray(a, dtype=float)]
+    joined = ", ".join(numbers) if sign == "." else "; ".join(n.replace(".", sign) for n in numbers)
+    return i18n.isolated(f"({joined})")
 
 
 def _factor(v: float, decimals: int) -> str:

@@ -327,3 +327,21 @@ def test_a_mask_exercise_is_in_the_language_asked_for_its_numbers_the_same(monke
         numbers = lambda t: re.findall(r"\d+", t)  # noqa: E731
         assert numbers(xx.explanation) == numbers(en.explanation)
     assert seen == {"causal", "padding"}
+
+
+def test_an_explanation_s_vectors_are_written_as_the_language_writes_numbers():
+    """The one-weight exercise's explanation lists the row's scores and weights: in Spanish
+    with decimal commas and "; " between them ("(-1,0; 0,5)": a comma both inside and
+    between numbers read as one list), in Arabic each list isolated (appended to the
+    translated sentence, it ran right to left: "(0.5 ,0.0 ,1.0-)"), in English as before."""
+    seed = next(s for s in range(50) if exercises.generate(seed=s, count=2)[1].kind == "weight")
+    lists = {}
+    for lang in ("en", "es", "ar"):
+        with i18n.use(lang):
+            explanation = exercises.generate(seed=seed, count=2)[1].explanation
+        lists[lang] = re.findall(r"\u2068?\((?:-?\d[\d.,]*(?:, |; |\)))+\u2069?", explanation)
+    assert len(lists["en"]) == 2 and all(", " in x and ";" not in x for x in lists["en"])
+    assert [x.replace(",", ".").replace(";", ",") for x in lists["es"]] == lists["en"]
+    assert all(";" in x and "." not in x for x in lists["es"]), lists["es"]
+    assert [x.strip("\u2068\u2069") for x in lists["ar"]] == lists["en"]
+    assert all(x.startswith("\u2068") and x.endswith("\u2069") for x in lists["ar"]), lists
