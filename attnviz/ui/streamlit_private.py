@@ -200,11 +200,12 @@ h1.attnviz-slide-title { position: absolute; width: 1px; height: 1px; padding: 0
 [data-testid="stMain"] .st-key-class_slide_prompt .katex,
 [data-testid="stMain"] .st-key-class_answer .katex { font-size: 1.15em; }
 [data-testid="stMain"] .st-key-class_answer .katex-display > .katex { font-size: 1.75rem; }
+[data-testid="stMain"] .st-key-class_answer .katex-display { padding: 0.6em 0 0.4em; }
 [data-testid="stMain"] .st-key-class_big_warning [data-testid="stAlert"] p { line-height: 1.35; }
 .st-key-class_big_qr img { height: 62vh !important; width: auto !important; max-width: 100%;
   object-fit: contain; }
 [data-testid="stMain"] .st-key-class_big_link p { font-family: monospace; font-size: 2.2rem;
-  line-height: 1.2; overflow-wrap: anywhere; }
+  line-height: 1.45; overflow-wrap: anywhere; }
 [data-testid="stMain"] .st-key-class_big_code p { font-size: 7.5rem; font-weight: 700;
   letter-spacing: 0.12em; line-height: 1.1; margin: 0; }
 [data-testid="stMain"] .st-key-class_big_count p { font-size: 2.8rem; font-weight: 600; }
