@@ -393,17 +393,16 @@ def _head(tour: Tour, at: int, page: str | None = None) -> str:
     the lesson and the stop's number ("stop 3 of 11", the progress), and (``page`` given)
     the stop's title, its text (Markdown, LaTeX) and where to look."""
     lesson, n = tour.lesson, len(tour.lesson)
-    said = _("Lesson: {title} · stop {i} of {n}").format(
-        title=shown(lesson, lesson.title), i=at, n=n
-    )
-    parts = [f":gray[{plain_text(said)}]"]
+    # the lesson's words made plain before they go into the catalog's (its isolates kept)
+    said = _("Lesson: {title} · stop {i} of {n}")
+    parts = [f":gray[{said.format(title=plain_text(shown(lesson, lesson.title)), i=at, n=n)}]"]
     stop = tour.stop
     if page is not None and stop is not None:
         parts.append(f"**{plain_text(shown(lesson, stop.title))}**")
         if stop.text:
             parts.append(shown(lesson, stop.text))
         if stop.look is not None and page == stop.page:
-            parts.append(f":gray[{plain_text(lesson_look.words(stop.look))}]")
+            parts.append(f":gray[{lesson_look.words(stop.look)}]")
     return "\n\n".join(parts)
 
 

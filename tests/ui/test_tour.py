@@ -238,3 +238,18 @@ def test_the_bar_in_arabic_shows_no_control_characters_as_text():
         at = _stop(i, lang="ar", **extra)
         said = " ".join(m.value for m in at.markdown) + " ".join(c.value for c in at.caption)
         assert "\u2068" in said and "<U+" not in said.replace("\\", ""), said
+
+
+def test_a_teacher_s_controls_cannot_close_the_catalog_s_isolate(tmp_path, monkeypatch):
+    """A teacher's lesson title is made plain before it goes into the Arabic bar's sentence:
+    its stray end of isolate and its unclosed start are shown as codes, not paired with the
+    isolate the catalog puts around the title."""
+    (tmp_path / "bidi.toml").write_text(
+        'title = "abc\u2069 12 / x \u2068"\n\n[[stop]]\ntitle = "One"\nlink = "/masking?N=4"\n'
+    )
+    monkeypatch.setenv(lessons.ENV, str(tmp_path))
+    at = _open("masking", {"N": "4", "lesson": "bidi", "stop": "1", "lang": "ar"})
+    head = next(m.value for m in at.markdown if m.value.startswith(":gray["))
+    shown = head.replace("\\", "")
+    assert "abc<U+2069> 12 / x <U+2068>" in shown, head
+    assert shown.count("\u2068") == shown.count("\u2069"), head  # the catalog's own, paired
