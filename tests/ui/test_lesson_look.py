@@ -9,7 +9,6 @@ from streamlit.testing.v1 import AppTest
 
 from attnviz.classroom import lessons
 from attnviz.ui import lesson_look
-from attnviz.ui.text import plain_text
 from tests.board_view import figures_of
 from tests.ui.test_tour import INTRO, _open, _stop
 
@@ -32,7 +31,7 @@ def test_a_stop_s_look_is_outlined_on_the_charts_it_names_and_said():
     assert scores and all(looks[k] == 1 for k in scores), looks
     assert sum(looks.values()) == len(scores)  # the weights, X, Q... are left alone
     said = " ".join(m.value for m in at.markdown)  # the tour bar's one block (ui.tour._head)
-    assert plain_text(f"the scores S, query {stop.look.row} (outlined)") in said
+    assert f":gray[Where to look: the scores S, query {stop.look.row} (outlined).]" in said
     # the same page without the lesson: nothing outlined
     at = _open(stop.page, dict(stop.settings))
     assert not any(_looks(at).values())
