@@ -7,6 +7,7 @@ from __future__ import annotations
 import html
 import re
 
+from attnviz.i18n import FSI, PDI
 from attnviz.teaching.token_text import visible
 
 #: Unicode's bidirectional controls (ALM, LRM, RLM, LRE … RLO, LRI … PDI). In text shown
@@ -14,9 +15,6 @@ from attnviz.teaching.token_text import visible
 #: class code turned the rest of the error message around. :func:`visible_bidi` shows each
 #: as its code point instead.
 BIDI_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-
-
-FSI, PDI = "\u2068", "\u2069"  #: a first-strong isolate and its end (attnviz.i18n)
 
 
 def visible_bidi(text: str) -> str:
