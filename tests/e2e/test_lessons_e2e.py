@@ -25,6 +25,15 @@ def _params(session) -> dict[str, str]:
     return {k: v[0] for k, v in parse_qs(urlparse(session.page.url).query).items()}
 
 
+def _stop_link(i: int, **extra: object) -> str:
+    """Stop ``i``'s link as the bar writes it: its page ("/" for the table's first page),
+    its settings, the lesson's parameters and ``extra``."""
+    stop = INTRO.stops[i]
+    params = {**stop.settings, "lesson": "intro", "stop": i + 1, **extra}
+    path = "" if stop.page == ui_pages.PAGES[0].slug else stop.page
+    return f"/{path}?" + "&".join(f"{k}={v}" for k, v in params.items())
+
+
 def _follow(session, testid: str) -> None:
     link = session.page.locator(f'[data-tour="{testid}"]')
     session.rerun_after(link.click)
@@ -109,12 +118,7 @@ def test_the_bar_fits_a_phone(browser, app_server):
         i = next(
             k for k, s in enumerate(INTRO.stops) if s.question and s.question.kind == "top_key"
         )
-        stop = INTRO.stops[i]
-        query = "&".join(
-            f"{k}={v}" for k, v in {**stop.settings, "lesson": "intro", "stop": i + 1}.items()
-        )
-        path = "" if stop.page == ui_pages.PAGES[0].slug else stop.page  # the first page: "/"
-        session.open(f"/{path}?{query}")
+        session.open(_stop_link(i))
         sizes = session.page.evaluate(
             """() => ({
               width: document.documentElement.clientWidth,
@@ -147,9 +151,7 @@ def test_the_bar_in_arabic_writes_its_words_and_formulas_the_right_way(browser, 
     the right-to-left prose ("$D = 8$" read "8D ="), and nothing is wider than the screen."""
     session = BrowserSession(browser, app_server, viewport=(390, 844), touch=True)
     try:
-        stop = INTRO.stops[0]
-        query = "&".join(f"{k}={v}" for k, v in stop.settings.items())
-        session.open(f"/{stop.page}?{query}&lesson=intro&stop=1&lang=ar")
+        session.open(_stop_link(0, lang="ar"))
         bar = session.page.locator(".st-key-tour_bar").inner_text()
         assert "U+20" not in bar, bar
         formulas = session.page.evaluate(FORMULA_ORDER_JS)
@@ -184,9 +186,7 @@ def test_the_lecture_goes_through_the_lesson_with_the_remote_s_keys(browser, app
     which leave room for it); the stop's look drawn; PageUp goes back."""
     session = BrowserSession(browser, app_server, viewport=(1920, 1080), fresh=True)
     try:
-        first = INTRO.stops[0]
-        query = "&".join(f"{k}={v}" for k, v in first.settings.items())
-        session.open(f"/{first.page}?{query}&present=1&lesson=intro&stop=1")
+        session.open(_stop_link(0, present=1))
         dashed = """() => [...document.querySelectorAll('.shapelayer path')]
           .filter(p => (p.style.strokeDasharray || 'none') !== 'none')
           .map(p => { const r = p.getBoundingClientRect();
@@ -225,10 +225,7 @@ def test_the_lessons_page_resumes_where_the_tour_was_left(browser, app_server):
     session = BrowserSession(browser, app_server, viewport=(1440, 900), fresh=True)
     try:
         i = next(k for k, s in enumerate(INTRO.stops) if s.question and s.question.predicted)
-        stop = INTRO.stops[i]
-        query = "&".join(f"{k}={v}" for k, v in stop.settings.items())
-        path = "" if stop.page == ui_pages.PAGES[0].slug else stop.page
-        session.open(f"/{path}?{query}&lesson=intro&stop={i + 1}&answered={i + 1}-1")
+        session.open(_stop_link(i, answered=f"{i + 1}-1"))
         where = _params(session)
         session.page.wait_for_function(
             "() => localStorage.getItem('attnviz-lesson:intro')", timeout=10000

@@ -224,20 +224,12 @@ def test_a_lesson_s_question_slide_keeps_its_room_unless_the_class_is_open(store
     page = pages.page(stop.page).file
     link, code, key = teacher_link(store, **lesson)
 
-    def ids(node) -> list[str]:  # every element's and block's id (a keyed one ends in its key)
-        kids = getattr(node, "children", None)
-        kids = kids.values() if isinstance(kids, dict) else ()
-        return [
-            str(getattr(getattr(node, "proto", None), "id", "")),
-            *(i for c in kids for i in ids(c)),
-        ]
-
     def shown(at) -> tuple[int, bool, bool]:
-        keys = ids(at._tree)
+        """The room kept, the tour's question (its choices), the Ask the room box (its asks)."""
         return (
             at.session_state[BELOW_KEY],
-            any(k.endswith("-tour_question") for k in keys),
-            any(k.endswith("-predict_box") for k in keys),
+            any(r.key == tour.CHOICE_KEY for r in at.radio),
+            any((b.key or "").startswith("predict_ask_") for b in at.button),
         )
 
     alone = shown(run_page(lesson, page))
