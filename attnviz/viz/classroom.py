@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
 
-from attnviz.i18n import N_, _
+from attnviz.i18n import N_, _, direction, isolated
 from attnviz.viz.style import (
     AxisTitle,
     _figure,
@@ -27,6 +27,15 @@ STUDENTS = AxisTitle(N_("students"), N_("students"))
 
 RIGHT_COLOR = "#0072B2"
 WRONG_COLOR = "#D55E00"
+#: px between a bar's label and the axis line (plotly's default draws them touching)
+LABEL_GAP = 8
+
+
+def _labels(names: list[str]) -> dict:
+    """The bars' names as the axis writes them: each one isolate in a right-to-left
+    language, so that its number stands on the right of its words ("1. argmax" read from
+    the right as "argmax .1" otherwise); the data, the hover and the Table keep the names."""
+    return {"tickmode": "array", "tickvals": names, "ticktext": [isolated(n) for n in names]}
 
 
 def tally_figure(
@@ -76,9 +85,16 @@ def tally_figure(
             "dtick": max(1, round(top / 10)),
             "automargin": True,
         },
-        yaxis={"autorange": "reversed", "automargin": True, "title": {"text": ""}},
+        yaxis={
+            "autorange": "reversed",
+            "automargin": True,
+            "title": {"text": ""},
+            "ticklabelstandoff": LABEL_GAP,
+            **_labels(ys),
+        },
         legend={
-            "traceorder": "normal",
+            # read from the right in a right-to-left language: Right first there too
+            "traceorder": "reversed" if direction() == "rtl" else "normal",
             "orientation": "h",
             "x": 1.0,
             "xanchor": "right",
@@ -142,9 +158,8 @@ def choice_tally_figure(
             "autorange": "reversed",
             "automargin": True,
             "title": {"text": ""},
-            "tickmode": "array",  # every choice named, none skipped
-            "tickvals": labels,
-            "ticktext": labels,
+            "ticklabelstandoff": LABEL_GAP,
+            **_labels(labels),  # every choice named, none skipped
         },
         showlegend=False,
         plot_bgcolor="white",

@@ -2,7 +2,7 @@
 
 import pytest
 
-from attnviz import viz
+from attnviz import i18n, viz
 from tests.ui.test_board_js import _dump
 
 
@@ -53,3 +53,29 @@ def test_the_tallys_table_holds_the_counts_per_question():
     assert [r["name"] for r in table["rows"]] == ["t0 ✓", "t1", "t2"]
     assert [r["cells"][0]["value"] for r in table["rows"]] == [4, 0, 1]
     assert table["colNames"] == ["students"] and table["digits"] == 0
+
+
+def test_in_arabic_each_bar_name_is_one_isolate_and_the_legend_reads_from_the_right():
+    """The tally's names ("1. argmax") on the axis: one first-strong isolate each in a
+    right-to-left language, so that the number stands right of the words, not after them
+    on the left; the data, the hover and the Table keep the names as they are. The legend
+    reversed there (Right, then Wrong, read from the right). A gap between the names and
+    the axis line in every language (they touched)."""
+    labels = ["1. أي مفتاح يفوز", "2. وزن انتباه واحد"]
+    for fig in (
+        viz.classroom.tally_figure(tally((1, 0), (0, 1)), labels),
+        viz.classroom.choice_tally_figure(labels, [1, 0]),
+    ):
+        assert fig.layout.yaxis.ticklabelstandoff > 0
+        assert list(fig.layout.yaxis.ticktext) == labels  # English: as they are
+    with i18n.use("ar"):
+        fig = viz.classroom.tally_figure(tally((1, 0), (0, 1)), labels)
+        choices = viz.classroom.choice_tally_figure(labels, [1, 0])
+    for f in (fig, choices):
+        assert list(f.layout.yaxis.ticktext) == [i18n.FSI + s + i18n.PDI for s in labels]
+        assert list(f.layout.yaxis.tickvals) == labels == list(f.data[0].y)
+    assert fig.layout.legend.traceorder == "reversed"
+    with i18n.use("es"):
+        spanish = viz.classroom.tally_figure(tally((1, 0), (0, 1)), labels)
+    assert list(spanish.layout.yaxis.ticktext) == labels
+    assert spanish.layout.legend.traceorder == "normal"
