@@ -395,22 +395,29 @@ def _tally(code: str, key: str, labels: list[str]) -> None:
         [("class_tally", viz.classroom.tally_figure(tally, labels, students), None)],
     )
     for i, t in tally.items():
-        with st.container(border=True, key=f"class_q{i}"):
-            c1, c2 = st.columns([4, 1.2], vertical_alignment="center")
+        # one row, the button at its end as wide as its label in every language (a column
+        # of a fixed share cut "Reveal the answer" short in Arabic); under the text if narrow
+        with st.container(
+            border=True,
+            key=f"class_q{i}",
+            horizontal=True,
+            horizontal_alignment="distribute",
+            vertical_alignment="center",
+        ):
             common = ", ".join(
                 f"{ui_text(a)} ×{n}" if a else _("(empty)") + f" ×{n}"
                 for a, n in t["wrong_answers"][:WRONG_SHOWN]
             )
-            c1.markdown(
+            st.markdown(
                 _("**{question}**: {answered} answered, {right} right, {wrong} wrong").format(
                     question=labels[i], answered=t["answered"], right=t["right"], wrong=t["wrong"]
                 )
                 + (_(" · common wrong answers: {answers}").format(answers=common) if common else "")
             )
             if i in info.revealed:
-                c2.markdown(":material/visibility: " + _("revealed"))
+                st.markdown(":material/visibility: " + _("revealed"), width="content")
             else:
-                c2.button(
+                st.button(
                     _("Reveal"),
                     key=f"class_reveal{i}",
                     on_click=_reveal,

@@ -207,8 +207,10 @@ def nav_bar(
     index, problem = step_from_url(count)
     if problem:
         st.warning(problem, icon=":material/warning:")
-    c1, c2, c3 = st.columns([1.4, 4, 1.4], vertical_alignment="center")
-    c1.button(
+    # one row, each button as wide as its label in every language (columns of fixed shares
+    # cut "Siguiente pregunta" short on the projector), the title between them
+    bar = st.container(horizontal=True, vertical_alignment="center", key=f"{prefix}_bar")
+    bar.button(
         _("Previous"),
         key=f"{prefix}_prev",
         icon=":material/arrow_back:",
@@ -216,14 +218,14 @@ def nav_bar(
         args=(-1, count),
         disabled=index == 0,
         shortcut=PREV_KEY if remote else None,
-        width="stretch",
     )
-    c2.markdown(
+    bar.markdown(
         _("**{word} {i} of {n}**: {title}").format(
             word=word, i=index + 1, n=count, title=titles[index]
-        )
+        ),
+        width="stretch",
     )
-    c3.button(
+    bar.button(
         next_label,
         key=f"{prefix}_next",
         icon=":material/arrow_forward:",
@@ -232,7 +234,6 @@ def nav_bar(
         args=(1, count),
         disabled=index == count - 1,
         shortcut=NEXT_KEY if remote else None,
-        width="stretch",
         type="primary",
     )
     step_keys(f"{prefix}_next", f"{prefix}_prev")  # and the arrow keys, outside the controls

@@ -26,6 +26,9 @@ The checks (:data:`CHECKS`), each asked for by the kind of view (:data:`KINDS`):
   thumb (the box around its hidden range input), check box and radio option by its
   label, link styled as a button) at least
   :data:`TARGET_PX` wide and tall (WCAG 2.5.5's 44 px).
+- ``cut``: no text cut short: no box that ends its text in an ellipsis, or hides what
+  does not fit on its one line, holds more than it shows (a button's label in a column
+  of a fixed share: "Reveal the answer" in Arabic, "Siguiente pregunta" on a projector).
 
 Hover labels (``.hoverlayer``) and the collapsed sidebar are not part of a view.
 :func:`audit` runs the function in a playwright page; tests/e2e/test_layout_audit_e2e.py
@@ -47,13 +50,13 @@ from e2e_app import BrowserSession
 from attnviz.ui import pages as ui_pages
 
 #: The checks, in the order of the printed table.
-CHECKS = ("fold", "overlap", "cell", "type", "width", "target")
+CHECKS = ("fold", "overlap", "cell", "type", "width", "target", "cut")
 #: Which checks apply to which kind of view: a slide (1920x1080, ``present=1``, or a
 #: projector's screen), a laptop (1440x900) and a phone (390x844, a touch screen).
 KINDS = {
-    "slide": ("fold", "overlap", "cell", "type"),
-    "laptop": ("overlap", "cell"),
-    "phone": ("overlap", "cell", "width", "target"),
+    "slide": ("fold", "overlap", "cell", "type", "cut"),
+    "laptop": ("overlap", "cell", "cut"),
+    "phone": ("overlap", "cell", "width", "target", "cut"),
 }
 #: A slide's smallest chart text and body text (CSS px): the back row of a 150-seat hall.
 SLIDE_CHART_PX = 20
@@ -325,6 +328,22 @@ AUDIT_JS = r"""(o) => {
       }
     }
     out.target = few;
+  }
+
+  // ------------------------------------------------------------------ a text cut short
+  if (want.has('cut')) {
+    const cut = [];
+    for (const el of root.querySelectorAll('*')) {
+      if (el.closest('svg, .js-plotly-plot')) continue;
+      const s = getComputedStyle(el);
+      if (s.textOverflow !== 'ellipsis' && !(s.overflowX === 'hidden' && s.whiteSpace === 'nowrap'))
+        continue;
+      // a box kept for screen readers (1 px wide) is not drawn: not cut
+      if (el.clientWidth <= 4 || !el.textContent.trim() || !shown(el)) continue;
+      if (el.scrollWidth > el.clientWidth + 1)
+        cut.push(`'${short(el.textContent)}' ${el.scrollWidth} px wide in ${el.clientWidth} px`);
+    }
+    out.cut = cut;
   }
   return out;
 }"""

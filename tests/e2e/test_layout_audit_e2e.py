@@ -62,7 +62,8 @@ def test_slides(walk):
 
 def test_class(walk, browser, app_server):
     """The teacher's view, the projector's join slide and two question slides, the
-    student's phone page, with the first question revealed."""
+    student's phone page, with the first question revealed; the teacher's view in Arabic
+    and a question slide in Spanish."""
     with walk.group("class"):
         teacher = walk.tab("laptop")
         code, key = start_class(teacher, CLASS_SEED)
@@ -72,6 +73,10 @@ def test_class(walk, browser, app_server):
         walk.visit("class projector-join", "slide", link)
         for k in (2, 3):
             walk.visit(f"class projector-q{k - 1}", "slide", f"{link}&step={k}")
+        # the languages whose longer labels were cut short: Arabic's "Reveal the answer"
+        # on the teacher's laptop, Spanish's "Next question" on the projector
+        walk.visit("class teacher ar", "laptop", f"/exercises?class={code}&teacher={key}&lang=ar")
+        walk.visit("class projector-q1 es", "slide", f"{link}&step=2&lang=es")
         phone = Phone(browser, app_server)
         try:
             phone.open(f"/join?class={code}")
@@ -155,6 +160,10 @@ BREACHES = [
                    f'<math>{EQUATION}</math></p></div>'),
     ("target", "phone", "a 30-px button on a phone",
      lambda b: b + '<button style="width: 30px; height: 30px">?</button>'),
+    ("cut", "slide", "a button's label cut short by an ellipsis",
+     lambda b: b + '<button style="font: inherit"><div style="width: 120px; overflow: hidden;'
+                   ' white-space: nowrap;'
+                   ' text-overflow: ellipsis">Siguiente pregunta</div></button>'),
 ]  # fmt: skip
 #: The charts a breach adds (drawn when the body has their div).
 EXTRA = {

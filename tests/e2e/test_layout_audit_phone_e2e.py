@@ -27,7 +27,7 @@ KNOWN: dict[tuple[str, str], str] = {}
 
 PSEUDO = "xx"
 #: The pseudo-language walk's checks: what longer texts break (issue 45).
-PSEUDO_CHECKS = ("overlap", "width")
+PSEUDO_CHECKS = ("overlap", "width", "cut")
 
 
 def test_laptop(walk):
