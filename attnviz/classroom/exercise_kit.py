@@ -209,10 +209,9 @@ def _vec(a: np.ndarray, decimals: int = 0) -> str:
     """A vector in an explanation's prose, "(0.05, 0.36)": its numbers with the shown
     language's decimal sign, "; " between them where that sign is a comma ("(0,05; 0,36)"),
     and isolated in a right-to-left language (its order is the vector's)."""
-    sign = i18n.decimal_sign(i18n.current())
-    numbers = [latex.number(v + 0.0, decimals) for v in np.asarray(a, dtype=float)]
-    joined = ", ".join(numbers) if sign == "." else "; ".join(n.replace(".", sign) for n in numbers)
-    return i18n.isolated(f"({joined})")
+    numbers = [i18n.number(latex.number(v + 0.0, decimals)) for v in np.asarray(a, dtype=float)]
+    between = "; " if i18n.decimal_sign(i18n.current()) == "," else ", "
+    return i18n.isolated(f"({between.join(numbers)})")
 
 
 def _factor(v: float, decimals: int) -> str:
