@@ -199,6 +199,15 @@ class ClassStore:
         except PermissionError:
             return False
 
+    def teaches(self, code: object, teacher_key: object) -> bool:
+        """Whether ``teacher_key`` is the key of the class and the class is still open: one
+        read of its row, for a page that asks on every run (ClassNotFound if no class)."""
+        try:
+            with self.engine.connect() as conn:
+                return not self._authorised(conn, code, teacher_key).closed
+        except PermissionError:
+            return False
+
     # -- the teacher -----------------------------------------------------------------
 
     def create(

@@ -211,6 +211,21 @@ def test_a_wrong_key_is_refused_everywhere(store, bad):
     assert not store.info(code).closed and not store.info(code).revealed
 
 
+def test_teaches_is_one_read_that_says_whether_the_key_runs_an_open_class(store):
+    """The presenter's pages ask on every run whether their teacher's class is open
+    (attnviz.ui.predict.teacher): one statement, not a key check and then the whole class."""
+    code, key = store.create(SEED, COUNT)
+    statements = []
+    sa.event.listen(store.engine, "before_cursor_execute", lambda *a: statements.append(a[2]))
+    assert store.teaches(code, key) and len(statements) == 1
+    assert not store.teaches(code, "x" * 22) and not store.teaches(code, None)
+    store.close(code, key)
+    statements.clear()
+    assert not store.teaches(code, key) and len(statements) == 1
+    with pytest.raises(ClassNotFound):
+        store.teaches("ZZZZZZ", key)
+
+
 def test_classes_expire_after_24_hours_with_their_answers(url):
     clock = Clock()
     store = ClassStore(url, clock=clock, grade=exercises.grade)
