@@ -73,6 +73,7 @@ def tally_figure(
             (_("Wrong"), _("%{y}: %{x} wrong"), wrong, WRONG_COLOR),
         )
     ]
+    rtl = direction() == "rtl"
     layout = _layout(
         title=_("The room's answers"),
         height=max(220, 60 + 38 * len(items)),
@@ -93,11 +94,12 @@ def tally_figure(
             **_labels(ys),
         },
         legend={
-            # read from the right in a right-to-left language: Right first there too
-            "traceorder": "reversed" if direction() == "rtl" else "normal",
+            # read from the right in a right-to-left language: Right first there too; at
+            # the far end of the title's line (the title starts it: style.title_box)
+            "traceorder": "reversed" if rtl else "normal",
             "orientation": "h",
-            "x": 1.0,
-            "xanchor": "right",
+            "x": 0.0 if rtl else 1.0,
+            "xanchor": "left" if rtl else "right",
             "y": 1.02,
             "yanchor": "bottom",
         },

@@ -29,6 +29,7 @@ from attnviz.viz.style import (
     axes_meta,
     axis_text,
     colorbar,
+    title_box,
 )
 
 __all__ = ["SELECTED_COLOUR", "probe_weights_figure", "scores_figure"]
@@ -76,12 +77,7 @@ def scores_figure(
             shapes.append(_frame(*selected, sfx))
     layout = {
         "template": "none",
-        "title": {
-            "text": title or _("Every head's six scores (layers down, heads across)"),
-            "x": 0.0,
-            "xanchor": "left",
-            "font": dict(TITLE_FONT),
-        },
+        "title": title_box(title or _("Every head's six scores (layers down, heads across)")),
         "height": height or (680 if n_layers > n_heads else 520),
         "margin": {"l": 50, "r": 10, "t": 80, "b": 50},
         "font": {"size": 13, "color": TITLE_FONT["color"]},

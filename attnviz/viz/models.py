@@ -18,7 +18,7 @@ from attnviz import i18n
 from attnviz.i18n import N_, _
 from attnviz.teaching import token_text
 from attnviz.viz import charts, heatmaps, style
-from attnviz.viz.style import SEQUENTIAL, TITLE_FONT, colorbar, style_text
+from attnviz.viz.style import SEQUENTIAL, TITLE_FONT, colorbar, style_text, title_box
 
 __all__ = [
     "all_heads_figure",
@@ -113,7 +113,7 @@ def heads_grid_figure(
         title = _("All {n} heads: layers down, heads across").format(n=n_layers * n_heads)
     fig.update_layout(
         template="none",
-        title={"text": title + sub, "x": 0.0, "xanchor": "left", "font": dict(TITLE_FONT)},
+        title=title_box(title + sub),
         height=height,
         margin={"l": 40, "r": 10, "t": 40, "b": 75},
         font={"size": 13, "color": TITLE_FONT["color"]},
@@ -279,7 +279,7 @@ def summary_figure(
         )
     fig.update_layout(
         template="none",
-        title={"text": title, "x": 0.0, "xanchor": "left", "font": dict(TITLE_FONT)},
+        title=title_box(title),
         height=height,
         margin={"l": 10, "r": 10, "t": 50, "b": 10},
         font={"size": 13, "color": TITLE_FONT["color"]},

@@ -145,11 +145,20 @@ def style_text(fig: go.Figure) -> go.Figure:
     return fig
 
 
+def title_box(text: str) -> dict:
+    """A figure's title at the start of the reader's line: its left in a left-to-right
+    language, its right in Arabic (the page's prose starts there; the plot's axes keep
+    their mathematical order)."""
+    start = i18n.direction() == "rtl"
+    return {"text": text, "x": 1.0 if start else 0.0, "xanchor": "right" if start else "left",
+            "font": dict(TITLE_FONT)}  # fmt: skip
+
+
 def _layout(*, title: str, height: int, **extra) -> dict:
     """The shared layout as a plain dict (see :func:`_figure`)."""
     out = {
         "template": "none",
-        "title": {"text": title, "x": 0.0, "xanchor": "left", "font": dict(TITLE_FONT)},
+        "title": title_box(title),
         "height": height,
         "margin": {"l": 10, "r": 10, "t": 60, "b": 10},
         "font": dict(_FONT),

@@ -75,7 +75,10 @@ def test_in_arabic_each_bar_name_is_one_isolate_and_the_legend_reads_from_the_ri
         assert list(f.layout.yaxis.ticktext) == [i18n.FSI + s + i18n.PDI for s in labels]
         assert list(f.layout.yaxis.tickvals) == labels == list(f.data[0].y)
     assert fig.layout.legend.traceorder == "reversed"
+    # the title starts the line at the right, the legend ends it at the left (they met)
+    assert (fig.layout.title.xanchor, fig.layout.legend.xanchor) == ("right", "left")
     with i18n.use("es"):
         spanish = viz.classroom.tally_figure(tally((1, 0), (0, 1)), labels)
     assert list(spanish.layout.yaxis.ticktext) == labels
     assert spanish.layout.legend.traceorder == "normal"
+    assert (spanish.layout.title.xanchor, spanish.layout.legend.xanchor) == ("left", "right")

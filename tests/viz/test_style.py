@@ -166,3 +166,17 @@ def test_a_value_that_rounds_to_zero_has_no_minus_sign():
     assert cells == [".00", ".50", "-.30", ".00"]
     with i18n.use("es"):
         assert f(-0.001, ".2f") == ",00" and f(0.19, ".2f") == ",19"
+
+
+@pytest.mark.parametrize(("lang", "x", "anchor"), [("en", 0.0, "left"), ("ar", 1.0, "right")])
+def test_every_figure_title_starts_where_the_language_reads_from(lang, x, anchor):
+    """Arabic prose starts at the right of the page, and so does each chart's title (the
+    axes keep their order); every builder of the catalogue, so that none is left out."""
+    from tests.figure_catalogue import catalogue
+
+    with i18n.use(lang):
+        figures = catalogue()
+    titled = {k: f.layout.title for k, f in figures.items() if f.layout.title.text}
+    assert len(titled) >= len(figures) - 2
+    placed = {k: (t.x, t.xanchor) for k, t in titled.items()}
+    assert placed == dict.fromkeys(titled, (x, anchor))
