@@ -23,6 +23,7 @@ import tempfile
 from pathlib import Path
 
 import kit
+import xxhash
 
 HAPROXY_CFG = kit.REPO / "deploy" / "haproxy.cfg"
 COOKIE = "SERVERID"
@@ -49,62 +50,12 @@ def haproxy_exe() -> str | None:
     return exe
 
 
-_M = (1 << 64) - 1
-_P1, _P2, _P3, _P4, _P5 = (
-    0x9E3779B185EBCA87,
-    0xC2B2AE3D27D4EB4F,
-    0x165667B19E3779F9,
-    0x85EBCA77C2B2AE63,
-    0x27D4EB2F165667C5,
-)
-
-
-def _rotl(x: int, r: int) -> int:
-    return ((x << r) | (x >> (64 - r))) & _M
-
-
-def _round(acc: int, lane: int) -> int:
-    return _rotl((acc + lane * _P2) & _M, 31) * _P1 & _M
-
-
-def xxh64(data: bytes, seed: int = 0) -> int:
-    """XXH64 (the xxHash specification), the hash haproxy derives dynamic cookies with."""
-    n, i = len(data), 0
-    if n >= 32:
-        v = [(seed + _P1 + _P2) & _M, (seed + _P2) & _M, seed, (seed - _P1) & _M]
-        while i + 32 <= n:
-            v = [
-                _round(a, int.from_bytes(data[i + 8 * k : i + 8 * k + 8], "little"))
-                for k, a in enumerate(v)
-            ]
-            i += 32
-        h = (_rotl(v[0], 1) + _rotl(v[1], 7) + _rotl(v[2], 12) + _rotl(v[3], 18)) & _M
-        for a in v:
-            h = ((h ^ _round(0, a)) * _P1 + _P4) & _M
-    else:
-        h = (seed + _P5) & _M
-    h = (h + n) & _M
-    while i + 8 <= n:
-        h = (_rotl(h ^ _round(0, int.from_bytes(data[i : i + 8], "little")), 27) * _P1 + _P4) & _M
-        i += 8
-    if i + 4 <= n:
-        h ^= int.from_bytes(data[i : i + 4], "little") * _P1 & _M
-        h = (_rotl(h, 23) * _P2 + _P3) & _M
-        i += 4
-    for byte in data[i:]:
-        h = _rotl(h ^ (byte * _P5 & _M), 11) * _P1 & _M
-    h ^= h >> 33
-    h = h * _P2 & _M
-    h ^= h >> 29
-    h = h * _P3 & _M
-    return h ^ (h >> 32)
-
-
 def dynamic_cookie(key: str, address: str, port: int) -> str:
-    """haproxy's cookie under ``cookie ... dynamic`` (``srv_set_dyncookie``): XXH64 of the key,
-    the packed IP address and the port (4 bytes, big-endian), as 16 hex digits."""
+    """haproxy's cookie under ``cookie ... dynamic`` (``srv_set_dyncookie``): XXH64 (the
+    hash haproxy derives it with) of the key, the packed IP address and the port (4 bytes,
+    big-endian), as 16 hex digits."""
     ip = ipaddress.ip_address(address).packed
-    return f"{xxh64(key.encode() + ip + port.to_bytes(4, 'big')):016x}"
+    return xxhash.xxh64_hexdigest(key.encode() + ip + port.to_bytes(4, "big"))
 
 
 def sections(text: str) -> dict[str, str]:

@@ -32,7 +32,6 @@ from hall import (  # noqa: E402
     servers,
     sticky_backend,
     templates,
-    xxh64,
 )
 
 COMPOSE = ROOT / "deploy" / "compose.yaml"
@@ -144,19 +143,6 @@ def test_loopback_config_changes_only_the_addresses():
         loopback_config(CFG, 4000, list(range(5001, 5001 + len(templates()[0][2]) + 1)))
     with pytest.raises(ValueError, match="server-template"):
         loopback_config(out, 4000, ports)
-
-
-@pytest.mark.parametrize(
-    ("data", "digest"),
-    [  # the xxHash reference's values
-        (b"", 0xEF46DB3751D8E999),
-        (b"a", 0xD24EC4F1A98C6E5B),
-        (b"abc", 0x44BC2CF5AD770999),
-        (b"Nobody inspects the spammish repetition", 0xFBCEA83C8A378BF1),
-    ],
-)
-def test_xxh64_gives_the_reference_digests(data, digest):
-    assert xxh64(data) == digest
 
 
 def test_haproxy_accepts_the_shipped_config_and_the_loopback_one(tmp_path):
