@@ -148,10 +148,12 @@ def style_text(fig: go.Figure) -> go.Figure:
 def title_box(text: str) -> dict:
     """A figure's title at the start of the reader's line: its left in a left-to-right
     language, its right in Arabic (the page's prose starts there; the plot's axes keep
-    their mathematical order)."""
-    start = i18n.direction() == "rtl"
-    return {"text": text, "x": 1.0 if start else 0.0, "xanchor": "right" if start else "left",
-            "font": dict(TITLE_FONT)}  # fmt: skip
+    their mathematical order). In Arabic the formulas and shapes the code wrote into it
+    ("(6×4)") are isolated as a catalog's are (:func:`attnviz.i18n.isolate`; the board reads
+    each line from the right: ``fit.js`` ``rtlLines``)."""
+    if i18n.direction() == "rtl":
+        return {"text": i18n.isolate(text), "x": 1.0, "xanchor": "right", "font": dict(TITLE_FONT)}
+    return {"text": text, "x": 0.0, "xanchor": "left", "font": dict(TITLE_FONT)}
 
 
 def _layout(*, title: str, height: int, **extra) -> dict:

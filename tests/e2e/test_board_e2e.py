@@ -399,6 +399,16 @@ DOWNLOAD_LABELS_JS = """() => Array.from(document.querySelectorAll(
 # html[data-dir="rtl"] rules: prose right to left in Arabic, the charts left to right).
 DIRECTIONS_JS = """() => ['[data-testid="stMain"]', '[data-testid="stSidebarContent"]',
   '.attnviz-board'].map(s => getComputedStyle(document.querySelector(s)).direction)"""
+#: Each chart title holding Arabic and Latin letters: whether the first of the two in the
+#: text is drawn right of the other, as a right-to-left line puts it (plotly's SVG text is
+#: laid out left to right unless fit.js puts the line in a right-to-left isolate).
+RTL_TITLES_JS = r"""() => [...document.querySelectorAll('.js-plotly-plot .gtitle')].map(t => {
+  const s = t.textContent;
+  const a = s.search(/[\u0600-\u06ff]/), l = s.search(/[A-Za-z]/);
+  if (a < 0 || l < 0) return null;
+  const [first, then] = a < l ? [a, l] : [l, a];
+  return t.getStartPositionOfChar(first).x > t.getStartPositionOfChar(then).x;
+}).filter(x => x !== null)"""
 CATALOG_JS = """() => performance.getEntriesByType('resource').map(e => e.name)
   .filter(n => n.includes('/_attnviz/catalog/'))"""
 
@@ -429,6 +439,8 @@ def test_a_language_switch_translates_the_boards_own_words(session):
     assert labels and all(label.startswith(prefix("ar")) for label in labels), labels
     assert session.page.evaluate("() => document.documentElement.lang") == "ar"
     assert session.page.evaluate(DIRECTIONS_JS) == ["rtl", "rtl", "ltr"]
+    titles = session.page.evaluate(RTL_TITLES_JS)
+    assert titles and all(titles), titles  # "الأوزان A = softmax(S)": its Arabic at the right
     assert any("/ar.json?v=" in u for u in session.page.evaluate(CATALOG_JS))
     assert_no_board_errors(session)
 

@@ -13,6 +13,10 @@ import {
   legendBelow,
   legendCorrection,
   presenterFill,
+  PDI,
+  RLI,
+  rtlFigure,
+  rtlLines,
   thinTicks,
   turnNeed,
   tickDepth,
@@ -448,4 +452,47 @@ test("stepOf: the arrow keys step, unless handled already or pressed with a modi
   for (const m of ["altKey", "ctrlKey", "metaKey", "shiftKey"]) {
     assert.equal(stepOf(key("ArrowRight", { [m]: true })), null, m);
   }
+});
+
+test("rtlLines: each line with Arabic letters in a right-to-left isolate, the others as they are", () => {
+  const note = "<span style='font-size:13px'>رمادي = مُخفى</span>";
+  assert.equal(rtlLines("الأوزان A = softmax(S)"), `${RLI}الأوزان A = softmax(S)${PDI}`);
+  assert.equal(
+    rtlLines(`Weights A = softmax(S)<br>${note}`),
+    `Weights A = softmax(S)<br><span style='font-size:13px'>${RLI}رمادي = مُخفى${PDI}</span>`,
+  );
+  assert.equal(rtlLines("Weights A = softmax(S)"), "Weights A = softmax(S)"); // no Arabic: as is
+  assert.equal(rtlLines(rtlLines("الأوزان")), `${RLI}الأوزان${PDI}`); // once
+  assert.equal(rtlLines(undefined), undefined);
+});
+
+test("rtlFigure: titles, axis and colour-bar titles, annotations and legend names; the figure untouched", () => {
+  const layout = {
+    title: { text: "الدرجات S", x: 1 },
+    xaxis: { title: { text: "المفتاح j" } },
+    yaxis2: { title: "t0" },
+    coloraxis: { colorbar: { title: { text: "الوزن" } } },
+    annotations: [{ text: "الرأس 0" }, { text: "H1" }],
+  };
+  const data = [{ name: "صحيحة", colorbar: { title: { text: "الدرجة" } } }, { name: "t1", z: [[1]] }];
+  const before = JSON.stringify([layout, data]);
+  const [lay, dat] = rtlFigure(layout, data);
+  const iso = (s) => RLI + s + PDI;
+  assert.equal(lay.title.text, iso("الدرجات S"));
+  assert.equal(lay.title.x, 1);
+  assert.equal(lay.xaxis.title.text, iso("المفتاح j"));
+  assert.equal(lay.yaxis2.title, "t0");
+  assert.equal(lay.coloraxis.colorbar.title.text, iso("الوزن"));
+  assert.deepEqual(lay.annotations.map((a) => a.text), [iso("الرأس 0"), "H1"]);
+  assert.deepEqual([dat[0].name, dat[0].colorbar.title.text, dat[1].name], [iso("صحيحة"), iso("الدرجة"), "t1"]);
+  assert.equal(dat[1], data[1]); // nothing to change: the same trace
+  assert.equal(JSON.stringify([layout, data]), before);
+});
+
+test("wrapTitle: a right-to-left line cut in two keeps its isolate on each part", () => {
+  const text = `${RLI}${"كلمة ".repeat(30).trim()}${PDI}`;
+  const out = wrapTitle({ title: { text, font: { size: 16 } }, margin: { t: 50 } }, 300, estimateWidth);
+  const lines = out.title.text.split("<br>");
+  assert.ok(lines.length > 1, out.title.text);
+  for (const line of lines) assert.ok(line.startsWith(RLI) && line.endsWith(PDI), line);
 });

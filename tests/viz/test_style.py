@@ -180,3 +180,15 @@ def test_every_figure_title_starts_where_the_language_reads_from(lang, x, anchor
     assert len(titled) >= len(figures) - 2
     placed = {k: (t.x, t.xanchor) for k, t in titled.items()}
     assert placed == dict.fromkeys(titled, (x, anchor))
+
+
+def test_in_arabic_a_title_keeps_the_shapes_the_code_wrote_into_it_left_to_right():
+    """A shape the code appends to a translated title ("(6×4)") is isolated as a catalog's
+    formulas are: unisolated, the right-to-left line showed it as "(4×6)"."""
+    text = "out = A V (الرأس 0) (6×4)"
+    with i18n.use("ar"):
+        shown = viz.style.title_box(text)["text"]
+    assert i18n.FSI + "(6×4)" + i18n.PDI in shown
+    assert shown.replace(i18n.FSI, "").replace(i18n.PDI, "") == text
+    with i18n.use("es"):
+        assert viz.style.title_box(text)["text"] == text

@@ -5,7 +5,7 @@
 // narrow chart, square cells on the projector); no mode bar where it would cover the
 // title for good (a touch screen, a stacked board) or on a slide.
 
-import { _, fill, separators } from "./i18n.js";
+import { _, dir, fill, separators } from "./i18n.js";
 import { chartConfig } from "./downloads.js";
 import {
   gridColumns,
@@ -16,6 +16,7 @@ import {
   legendCorrection,
   measurer,
   presenterFill,
+  rtlFigure,
   STACK_BELOW,
   wrapTitle,
 } from "./fit.js";
@@ -249,9 +250,11 @@ function barWidth(lay, fl) {
 export function fitFigure(fig, scale, room, opts = {}) {
   const measure = opts.measure;
   let lay = scaled(fig.layout || {}, scale);
+  let dat = scaledData(fig.data || [], scale);
+  // Arabic words read from the right in the charts too (fit.js rtlFigure)
+  if (dir() === "rtl") [lay, dat] = rtlFigure(lay, dat);
   // numbers in hovers, ticks and colour bars as the shown language writes them (0,84 in es)
   if (!lay.separators && separators() !== ".,") lay = Object.assign({}, lay, { separators: separators() });
-  let dat = scaledData(fig.data || [], scale);
   if (isGrid(lay) && opts.stacked) {
     lay = fitGrid(lay, { width: room.width, height: 0 }, 1, measure);
   }

@@ -85,6 +85,11 @@ export function lang() {
   return locale.lang;
 }
 
+/** "rtl" for a language written right to left, else "ltr". */
+export function dir() {
+  return locale.dir;
+}
+
 export function separators() {
   return locale.separators;
 }
