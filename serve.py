@@ -13,6 +13,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse
 from starlette.routing import Route
 
+from attnviz import i18n
 from attnviz.classroom import web
 from attnviz.engine import fast_exp
 from attnviz.ui import sockets
@@ -23,8 +24,10 @@ threading.Thread(target=fast_exp.warm, name="attnviz-warm-exp", daemon=True).sta
 
 
 async def page(request: Request) -> HTMLResponse:
-    """A page's URL: Streamlit's page, asking for plotly.js at once; no-cache, as Streamlit's."""
-    return HTMLResponse(shell.page_html(), headers={"Cache-Control": "no-cache"})
+    """A page's URL: Streamlit's page, asking for plotly.js at once, in the language the app
+    will show (``?lang=``, else Accept-Language); no-cache, as Streamlit's."""
+    lang = i18n.pick(request.query_params.get("lang"), request.headers.get("accept-language"))
+    return HTMLResponse(shell.page_html(lang), headers={"Cache-Control": "no-cache"})
 
 
 pages = [Route(path, page, methods=["GET", "HEAD"]) for path in shell.paths()]

@@ -44,3 +44,22 @@ def test_every_board_module_the_app_loads_is_preloaded_from_where_streamlit_serv
     assert {"board.js", "fit.js", "draw.js", "figure.js", "plotly_loader.js"} <= modules
     assert sorted(links) == sorted(f"./_stcore/bidi-components/attnviz.board/{m}" for m in modules)
     assert not any("example_module" in x for x in links)  # the browser tests' own module
+
+
+def test_a_right_to_left_page_runs_right_to_left_from_its_first_paint():
+    """An Arabic page's <html> is lang="ar" data-dir="rtl" from the first byte, with the rules
+    of board.css that it selects in its <head>: board.css itself comes with the first board,
+    and until then the page showed left to right (1-3 s). Other languages: their lang only."""
+    ar = shell.page_html("ar").decode()
+    css = shell.rtl_css()
+    assert '<html lang="ar" data-dir="rtl">' in ar
+    assert ar.index(f"<style>{css}</style>") < ar.index("</head>")
+    rules = [r.split("{")[0] for r in css.split("}") if r.strip()]
+    selectors = [s.strip() for r in rules for s in r.split(",")]
+    assert len(rules) >= 8 and all(s.startswith('html[data-dir="rtl"] ') for s in selectors)
+    board = (STATIC / "board.css").read_text(encoding="utf-8")
+    for rule in ('[data-testid="stSidebarContent"] { direction: rtl; }', ".attnviz-bar {"):
+        assert rule in board and rule in css
+    es = shell.page_html("es").decode()
+    assert '<html lang="es">' in es and "<style>" not in es
+    assert shell.page_html("zh_CN").decode().count('<html lang="zh-CN">') == 1

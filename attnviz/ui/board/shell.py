@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 
+from attnviz import i18n
 from attnviz.ui import pages, streamlit_private
-from attnviz.ui.board import NAME, PLOTLY, STATIC
+from attnviz.ui.board import CSS, NAME, PLOTLY, STATIC
 
 #: Run as the document is parsed: plotly.js asked for (and run) unless IndexedDB has this
 #: version.
@@ -95,14 +97,31 @@ def plotly_path() -> str:
     return board_dir() + PLOTLY["src"]
 
 
+def rtl_css() -> str:
+    """``board.css``'s right-to-left rules (``html[data-dir="rtl"] ...``), comments left out."""
+    text = re.sub(r"/\*.*?\*/", "", (STATIC / CSS).read_text(encoding="utf-8"), flags=re.S)
+    return "".join(re.findall(r'html\[data-dir="rtl"\][^{}]*\{[^{}]*\}', text))
+
+
 @functools.cache
-def page_html() -> bytes:
+def page_html(lang: str = i18n.SOURCE) -> bytes:
     """Streamlit's ``index.html`` with :data:`EARLY_JS` at the end of its ``<head>`` (run as
-    the head is parsed, before Streamlit's module scripts, which wait for the document)."""
+    the head is parsed, before Streamlit's module scripts, which wait for the document), in
+    the language ``lang`` the request asked for: ``<html lang>`` from the first byte (the
+    board sets it again), and in a right-to-left language ``data-dir="rtl"`` and the rules
+    of ``board.css`` it selects, so that the first paint already runs right to left
+    (``board.css`` itself comes with the first board: Arabic pages showed left to right for
+    1-3 s)."""
     html = streamlit_private.index_html()
     script = EARLY_JS % {"src": json.dumps(plotly_path())}
+    head = preload_links() + script
+    attrs = f'lang="{i18n.html_lang(lang)}"'
+    if i18n.direction(lang) == "rtl":
+        attrs += ' data-dir="rtl"'
+        head += f"<style>{rtl_css()}</style>\n"
+    html = html.replace('<html lang="en">', f"<html {attrs}>", 1)
     end = html.index("</head>")
-    return (html[:end] + preload_links() + script + html[end:]).encode()
+    return (html[:end] + head + html[end:]).encode()
 
 
 def paths() -> list[str]:
