@@ -254,3 +254,39 @@ def test_text_the_code_puts_beside_prose_is_isolated_only_right_to_left():
         assert i18n.isolated(tokens) == i18n.FSI + tokens + i18n.PDI
     with i18n.use("es"):
         assert i18n.isolated(tokens) == tokens
+
+
+def test_a_formula_with_an_arabic_word_inside_stays_one_left_to_right_isolate():
+    """ "d_k = D / heads = 8 / 2 = 4" in Arabic names the heads in words inside the formula:
+    first-strong isolates around its pieces laid it out in three pieces from the right
+    ("4 = 8 / 2 = عدد الرؤوس / d_k = D"). The catalog puts each such formula in one
+    left-to-right isolate (LRI), which the pieces' own isolates do not change."""
+    lri = "\u2066"
+    messages = [
+        "Head **{head}** of {count}: d_k = D / heads = {d} / {count} = **{dk}**; "
+        "scale factor **{scale}**",
+        "Head **{head}** of {count} uses columns {first}…{last} of Q, K, V (d_k = D / heads "
+        "= {d} / {count} = **{dk}**). Scale factor = **{scale}**",
+    ]
+    with i18n.use("ar"):
+        shown = [i18n._(m) for m in messages]
+        shown += [
+            i18n.ngettext(
+                "**{n} head**, each with d_k = {d} / {n} = **{dk}** columns of Q, K and V; "
+                "scale factor {scale}.",
+                "**{n} heads**, each with d_k = {d} / {n} = **{dk}** columns of Q, K and V; "
+                "scale factor {scale}.",
+                n,
+            )
+            for n in (1, 2, 3, 11, 100)
+        ]
+    for text in shown:
+        start, depth = text.index(lri), 0
+        for end in range(start, len(text)):  # the PDI that closes the LRI
+            depth += text[end] in "\u2066\u2067\u2068"
+            depth -= text[end] == i18n.PDI
+            if depth == 0:
+                break
+        formula = text[start + 1 : end]
+        assert formula.replace(i18n.FSI, "").replace(i18n.PDI, "").startswith("d_k = "), text
+        assert formula.endswith("{dk}" + i18n.PDI + "**"), text
