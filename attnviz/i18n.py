@@ -228,8 +228,12 @@ def _isolated(piece: str) -> str:
     """A run of left-to-right text (its brackets matched), as it is written in
     right-to-left prose: a formula in one isolate; a word, a number, or numbers and
     placeholders side by side (a range, which reads right to left like the prose) as it is,
-    each placeholder in its own (the value it will hold may be a formula)."""
+    each placeholder in its own (the value it will hold may be a formula), and so are
+    placeholders in the prose's brackets ("{query} ({token})": one isolate read "(t0)" before
+    "0" from the right)."""
     bare = _PLACEHOLDER.sub("", piece)
+    if not bare.strip(" ()[]"):  # "{query} ({token})": values in the prose's own brackets
+        return _PLACEHOLDER.sub(lambda m: FSI + m.group() + PDI, piece)
     formula = " " in piece.strip() or re.search(r"[^\w\\]", bare)
     if formula and (
         re.search(rf"[{_LETTER}]", bare)

@@ -290,3 +290,17 @@ def test_a_formula_with_an_arabic_word_inside_stays_one_left_to_right_isolate():
         formula = text[start + 1 : end]
         assert formula.replace(i18n.FSI, "").replace(i18n.PDI, "").startswith("d_k = "), text
         assert formula.endswith("{dk}" + i18n.PDI + "**"), text
+
+
+def test_values_in_the_proses_own_brackets_are_isolated_one_by_one():
+    """ "Query {query} ({token})": one isolate around "0 (t0)" laid it out left to right, so
+    that a reader going from the right met "(t0)" before "0". Each value is its own isolate
+    and the brackets are the prose's; a formula with brackets stays whole."""
+    shown = i18n.isolate("الاستعلام {query} ({token}): أوزانه ومخرجه")
+    assert (
+        shown
+        == f"الاستعلام {i18n.FSI}{{query}}{i18n.PDI} ({i18n.FSI}{{token}}{i18n.PDI}): أوزانه ومخرجه"
+    )
+    assert i18n.isolate("حجم (4, 2) و softmax({z})") == (
+        f"حجم {i18n.FSI}(4, 2){i18n.PDI} و {i18n.FSI}softmax({{z}}){i18n.PDI}"
+    )

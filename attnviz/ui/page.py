@@ -154,7 +154,8 @@ def setting_buttons(key: str, options: dict[str, dict[str, Any]], where: Any = s
 
 
 def shape_text(a: np.ndarray) -> str:
-    return "×".join(str(s) for s in np.shape(a))
+    """ "6×4": an isolate in a right-to-left language, where "2×6×6" showed as "6×6×2"."""
+    return i18n.isolated("×".join(str(s) for s in np.shape(a)))
 
 
 def shapes(items: dict[str, np.ndarray], note: str = "") -> None:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from attnviz import viz
+from attnviz import i18n, viz
 from attnviz.ui import page
 
 
@@ -50,6 +50,8 @@ def _run(**query: str) -> AppTest:
 
 def test_shapes_line_names_every_matrix():
     assert page.shape_text(np.zeros((2, 3, 4))) == "2×3×4"
+    with i18n.use("ar"):  # an isolate: in right-to-left prose "2×3×4" showed as "4×3×2"
+        assert page.shape_text(np.zeros((2, 3, 4))) == i18n.FSI + "2×3×4" + i18n.PDI
     at = _run()
     assert at.caption[0].value == "Shapes: **X** 3×4 · **A** 2×3×3 — per head"
 
