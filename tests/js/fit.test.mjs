@@ -474,7 +474,11 @@ test("rtlFigure: titles, axis and colour-bar titles, annotations and legend name
     coloraxis: { colorbar: { title: { text: "الوزن" } } },
     annotations: [{ text: "الرأس 0" }, { text: "H1" }],
   };
-  const data = [{ name: "صحيحة", colorbar: { title: { text: "الدرجة" } } }, { name: "t1", z: [[1]] }];
+  const hover = "الاستعلام %{y}<br>الوزن %{z:.2f}<extra></extra>";
+  const data = [
+    { name: "صحيحة", colorbar: { title: { text: "الدرجة" } }, hovertemplate: hover },
+    { name: "t1", z: [[1]] },
+  ];
   const before = JSON.stringify([layout, data]);
   const [lay, dat] = rtlFigure(layout, data);
   const iso = (s) => RLI + s + PDI;
@@ -485,6 +489,7 @@ test("rtlFigure: titles, axis and colour-bar titles, annotations and legend name
   assert.equal(lay.coloraxis.colorbar.title.text, iso("الوزن"));
   assert.deepEqual(lay.annotations.map((a) => a.text), [iso("الرأس 0"), "H1"]);
   assert.deepEqual([dat[0].name, dat[0].colorbar.title.text, dat[1].name], [iso("صحيحة"), iso("الدرجة"), "t1"]);
+  assert.equal(dat[0].hovertemplate, `${iso("الاستعلام %{y}")}<br>${iso("الوزن %{z:.2f}")}<extra></extra>`);
   assert.equal(dat[1], data[1]); // nothing to change: the same trace
   assert.equal(JSON.stringify([layout, data]), before);
 });

@@ -60,7 +60,8 @@ const titled = (t) =>
       : t;
 
 /** [layout, data] with the words of a right-to-left language read from the right: the
- * title, the axes' and colour bars' titles, the annotations and the legend's names
+ * title, the axes' and colour bars' titles, the annotations, the legend's names and the
+ * hover labels
  * (:func:`rtlLines`); new objects where something changed, the figure itself untouched. */
 export function rtlFigure(layout, data) {
   const lay = Object.assign({}, layout);
@@ -83,6 +84,12 @@ export function rtlFigure(layout, data) {
     if (t && typeof t.name === "string" && RTL_LETTER.test(t.name)) out = Object.assign({}, out, { name: rtlLines(t.name) });
     if (t && t.colorbar && t.colorbar.title) {
       out = Object.assign({}, out, { colorbar: Object.assign({}, t.colorbar, { title: titled(t.colorbar.title) }) });
+    }
+    const hover = t && t.hovertemplate;
+    if (typeof hover === "string" && RTL_LETTER.test(hover)) {
+      const extra = hover.indexOf("<extra>"); // plotly's side box: its own text, left as it is
+      const main = extra < 0 ? hover : hover.slice(0, extra);
+      out = Object.assign({}, out, { hovertemplate: rtlLines(main) + (extra < 0 ? "" : hover.slice(extra)) });
     }
     return out;
   });
