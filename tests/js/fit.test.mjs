@@ -1,4 +1,4 @@
-// fit.js and stepkeys.js (run by tests/ui/test_board_js.py: node --test tests/js/): each chart
+// fit.js, rtl.js and stepkeys.js (run by tests/ui/test_board_js.py: node --test tests/js/): each chart
 // fitted to its room (issue 25), with plotly-like layouts made by hand; tests/ui/test_board_js.py
 // also runs attnviz's own figures through them (dump_fit.mjs).
 import assert from "node:assert/strict";
@@ -13,16 +13,13 @@ import {
   legendBelow,
   legendCorrection,
   presenterFill,
-  PDI,
-  RLI,
-  rtlFigure,
-  rtlLines,
   thinTicks,
   turnNeed,
   tickDepth,
   wrapTitle,
 } from "../../attnviz/ui/board/js/fit.js";
 import { fitFigure } from "../../attnviz/ui/board/js/draw.js";
+import { PDI, RLI, rtlFigure, rtlLines } from "../../attnviz/ui/board/js/rtl.js";
 import { cellText, READABLE_PX } from "../../attnviz/ui/board/js/values.js";
 import { stepOf } from "../../attnviz/ui/board/js/stepkeys.js";
 

@@ -76,8 +76,8 @@ __all__ = ["STATIC", "Overlay", "Painter", "board_plotly", "overlay_provider"]
 
 # fmt: off
 FILES = (
-    "board.js", "draw.js", "fit.js", "values.js", "link.js", "headswitch.js", "downloads.js",
-    "plotly_loader.js", "stepkeys.js", "wide.js", "navlinks.js", "figure.js",
+    "board.js", "draw.js", "fit.js", "rtl.js", "values.js", "link.js", "headswitch.js",
+    "downloads.js", "plotly_loader.js", "stepkeys.js", "wide.js", "navlinks.js", "figure.js",
 )
 # fmt: on
 CSS = "board.css"

@@ -10,6 +10,7 @@
 //   draw.js           Plotly.react in kept plot divs, text scale, fitted axis titles
 //   fit.js            each chart fitted to its room: stacked on a phone, titles wrapped,
 //                     legends under narrow charts, square cells on the projector
+//   rtl.js            a right-to-left language's words in a chart read from the right
 //   values.js         the values written in a heatmap's cells: readable in them or absent
 //   link.js           linked hover across the boards of a page, click-to-select
 //   headswitch.js     a head change drawn in the browser from prefetched figures

@@ -16,10 +16,10 @@ import {
   legendCorrection,
   measurer,
   presenterFill,
-  rtlFigure,
   STACK_BELOW,
   wrapTitle,
 } from "./fit.js";
+import { rtlFigure } from "./rtl.js";
 import { cellText, READABLE_PX } from "./values.js";
 import { clearHighlights, hook, restoreBars } from "./link.js";
 
@@ -251,7 +251,7 @@ export function fitFigure(fig, scale, room, opts = {}) {
   const measure = opts.measure;
   let lay = scaled(fig.layout || {}, scale);
   let dat = scaledData(fig.data || [], scale);
-  // Arabic words read from the right in the charts too (fit.js rtlFigure)
+  // Arabic words read from the right in the charts too (rtl.js)
   if (dir() === "rtl") [lay, dat] = rtlFigure(lay, dat);
   // numbers in hovers, ticks and colour bars as the shown language writes them (0,84 in es)
   if (!lay.separators && separators() !== ".,") lay = Object.assign({}, lay, { separators: separators() });
