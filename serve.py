@@ -13,8 +13,8 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse
 from starlette.routing import Route
 
-from attnviz import i18n
 from attnviz.classroom import web
+from attnviz.classroom.web import words
 from attnviz.engine import fast_exp
 from attnviz.ui import sockets
 from attnviz.ui.board import shell
@@ -26,7 +26,7 @@ threading.Thread(target=fast_exp.warm, name="attnviz-warm-exp", daemon=True).sta
 async def page(request: Request) -> HTMLResponse:
     """A page's URL: Streamlit's page, asking for plotly.js at once, in the language the app
     will show (``?lang=``, else Accept-Language); no-cache, as Streamlit's."""
-    lang = i18n.pick(request.query_params.get("lang"), request.headers.get("accept-language"))
+    lang = words.language(request)  # as the class's light pages pick it
     return HTMLResponse(shell.page_html(lang), headers={"Cache-Control": "no-cache"})
 
 

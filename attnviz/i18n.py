@@ -232,9 +232,8 @@ def _isolated(piece: str) -> str:
     placeholders in the prose's brackets ("{query} ({token})": one isolate read "(t0)" before
     "0" from the right)."""
     bare = _PLACEHOLDER.sub("", piece)
-    if not bare.strip(" ()[]"):  # "{query} ({token})": values in the prose's own brackets
-        return _PLACEHOLDER.sub(lambda m: FSI + m.group() + PDI, piece)
-    formula = " " in piece.strip() or re.search(r"[^\w\\]", bare)
+    # "{query} ({token})": values in the prose's own brackets, not a formula
+    formula = bare.strip(" ()[]") and (" " in piece.strip() or re.search(r"[^\w\\]", bare))
     if formula and (
         re.search(rf"[{_LETTER}]", bare)
         or re.search(r"[()\[\]]", bare)

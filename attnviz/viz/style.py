@@ -150,7 +150,7 @@ def title_box(text: str) -> dict:
     language, its right in Arabic (the page's prose starts there; the plot's axes keep
     their mathematical order). In Arabic the formulas and shapes the code wrote into it
     ("(6×4)") are isolated as a catalog's are (:func:`attnviz.i18n.isolate`; the board reads
-    each line from the right: ``fit.js`` ``rtlLines``)."""
+    each line from the right: ``rtl.js`` ``rtlLines``)."""
     if i18n.direction() == "rtl":
         return {"text": i18n.isolate(text), "x": 1.0, "xanchor": "right", "font": dict(TITLE_FONT)}
     return {"text": text, "x": 0.0, "xanchor": "left", "font": dict(TITLE_FONT)}

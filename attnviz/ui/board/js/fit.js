@@ -31,7 +31,6 @@ const LINE = 1.3; // plotly's line height, in font sizes
 const MAX_TURN_GROWTH = 120;
 const TITLE_PAD = 8; // px kept free right of a title
 
-
 /** Text width estimate where no canvas exists (Node): 0.56 of the font size a character. */
 export function estimateWidth(text, size) {
   return String(text).length * size * 0.56;

@@ -31,10 +31,9 @@ const titled = (t) =>
       ? Object.assign({}, t, { text: rtlLines(t.text) })
       : t;
 
-/** [layout, data] with the words of a right-to-left language read from the right: the
- * title, the axes' and colour bars' titles, the annotations, the legend's names and the
- * hover labels
- * (:func:`rtlLines`); new objects where something changed, the figure itself untouched. */
+/** [layout, data] with the words of a right-to-left language read from the right (rtlLines):
+ * the title, the axes' and colour bars' titles, the annotations, the legend's names and the
+ * hover labels; new objects where something changed, the figure itself untouched. */
 export function rtlFigure(layout, data) {
   const lay = Object.assign({}, layout);
   if (lay.title) lay.title = titled(lay.title);
