@@ -217,3 +217,49 @@ def test_a_phone_has_one_colour_bar_across_the_top(new_session):
     assert bar["right"] - bar["left"] > 3 * (bar["bottom"] - bar["top"]), bar  # lying flat
     assert m["wide"] <= m["screen"][0] and m["right"] <= m["screen"][0], m
     assert not overlapping(m["titles"]), overlapping(m["titles"])
+
+
+#: The first heads chart's drawing (plotly's svg container) and its cell, the plot area of
+#: its first head and the keyboard's outline, as [left, right, top, bottom] in px.
+SIDES_JS = """() => {
+  const side = (e) => { if (!e) return null; const r = e.getBoundingClientRect();
+    return [r.left, r.right, r.top, r.bottom].map(Math.round); };
+  const gd = document.querySelector('[data-board="lr_heads"] .js-plotly-plot');
+  return { drawing: side(gd.querySelector('.svg-container')), cell: side(gd.closest('.cell')),
+    area: side(gd.querySelector('.nsewdrag')),
+    outline: side(document.querySelector('.attnviz-focus')) };
+}"""
+
+
+@pytest.mark.parametrize("lang", ["ar", "en"])
+def test_the_heads_grid_stands_where_the_line_starts(new_session, lang):
+    """The heads grid is drawn at a fixed width narrower than a laptop's column: at the left
+    in English, at the right in Arabic (where the prose starts; it stood at the left). The
+    keyboard's outline of a cell and a hovered cell's row and column are drawn on the heads
+    either way (keys.js and link.js place their boxes from the chart's own corner)."""
+    s = new_session((1440, 900))
+    s.open(f"/learned?task=induction&lang={lang}")
+    chart = s.page.locator(f"{BOARD} [role='application']").first
+    chart.wait_for(timeout=30_000)
+    chart.focus()
+    s.page.keyboard.press("ArrowRight")
+    s.page.keyboard.press("ArrowDown")
+    s.page.locator(".attnviz-focus").wait_for(timeout=5_000)
+    m = s.page.evaluate(SIDES_JS)
+    drawing, cell, area, outline = m["drawing"], m["cell"], m["area"], m["outline"]
+    assert drawing[1] - drawing[0] < (cell[1] - cell[0]) * 0.9, m  # narrower than its line
+    start = 1 if lang == "ar" else 0
+    assert abs(drawing[start] - cell[start]) <= 1, m
+    # the outline lies on the first head's plot area, one cell in from its top left
+    assert area[0] < outline[0] < outline[1] < area[1], m
+    assert area[2] < outline[2] < outline[3] < area[3], m
+    # a hovered cell's row and column are outlined in the heads' own plot areas
+    s.page.mouse.move(area[0] + 30, area[2] + 30)
+    s.page.locator(f"{BOARD} .hl").first.wait_for(timeout=5_000)
+    boxes = s.page.evaluate(HL_JS)
+    assert boxes and all(drawing[0] <= b[0] < b[1] <= drawing[1] for b in boxes), (boxes, m)
+    assert_no_board_errors(s)
+
+
+HL_JS = f"""() => [...document.querySelectorAll('{BOARD} .hl')].map(e => {{
+  const r = e.getBoundingClientRect(); return [Math.round(r.left), Math.round(r.right)]; }})"""

@@ -417,6 +417,8 @@ export function draw(board, args) {
       c.hooked = false;
     }
     c.axes = axes;
+    // a chart of a fixed width stands at its line's start: the right in Arabic (board.css)
+    c.cell.toggleAttribute("data-fixed", typeof lay.width === "number");
     return Plotly.react(c.gd, dat, lay, config)
       .then(() => {
         // plotly sizes a chart without a width to its cell when the layout changes; a cell

@@ -74,8 +74,9 @@ function drawBox(c, b, cls) {
   const el = document.createElement("div");
   el.className = "hl" + (cls ? " " + cls : "");
   el.setAttribute("aria-hidden", "true");
-  el.style.left = b.left + "px";
-  el.style.top = b.top + "px";
+  // from the chart's own corner: a chart of a fixed width stands at the right in Arabic
+  el.style.left = c.gd.offsetLeft + b.left + "px";
+  el.style.top = c.gd.offsetTop + b.top + "px";
   el.style.width = b.width + "px";
   el.style.height = b.height + "px";
   c.cell.appendChild(el);
