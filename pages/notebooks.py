@@ -124,10 +124,12 @@ def card(name: str, part: tuple[int, int] | None = None) -> tuple[int, int]:
             hide_index=True,
             width="stretch",
             # the values come right after their label and get the width; the settings
-            # (secondary) come last, so a narrow screen cuts them rather than the values
+            # (secondary) come last, so a narrow screen cuts them rather than the values.
+            # The verdict and the label are as wide as their words in the shown language
+            # ("✓ correcto" was cut at 60 px), the label up to a limit
             column_config={
-                "": st.column_config.TextColumn(width=60, pinned=True),
-                printed: st.column_config.TextColumn(width=180),
+                "": st.column_config.TextColumn(width=column_px(df[""], 60, 120), pinned=True),
+                printed: st.column_config.TextColumn(width=column_px(df[printed], 180, 280)),
                 notebook: st.column_config.TextColumn(width=192, help=_("printed by the notebook")),
                 "attnviz": st.column_config.TextColumn(width=192, help=_("computed by attnviz")),
                 largest: st.column_config.TextColumn(width=100),
@@ -136,6 +138,18 @@ def card(name: str, part: tuple[int, int] | None = None) -> tuple[int, int]:
             },
         )
         return ok, len(rows)
+
+
+#: The data grid's type: px per character (an average over Latin and Arabic letters at its
+#: 14 px) and a cell's padding on both sides.
+GRID_CHAR_PX, GRID_PAD_PX = 7.2, 20
+
+
+def column_px(texts: pd.Series, least: int, most: int) -> int:
+    """A data grid column's width in px for its longest text, within ``least``..``most``
+    (the grid draws on a canvas and cuts what does not fit)."""
+    longest = max((len(str(t)) for t in texts), default=0)
+    return int(min(most, max(least, longest * GRID_CHAR_PX + GRID_PAD_PX)))
 
 
 def slide_table(rows: list[dict]) -> None:

@@ -379,6 +379,22 @@ def test_load_preset_button_on_the_notebooks_page():
     assert "preset=numpy-multihead" in links[0].proto.query_string
 
 
+def test_the_notebooks_verdicts_and_labels_get_the_width_of_their_words():
+    """The data grid draws on a canvas and cuts what does not fit its column: the verdict
+    column was 60 px in every language, and Spanish's "✓ correcto" lost its end. Its width
+    and the label's now follow their longest text in the shown language."""
+
+    def widths(lang: str) -> list[int]:
+        at = run_app({"lang": lang}, "pages/notebooks.py")
+        assert_clean(at)
+        columns = json.loads(at.dataframe[0].proto.columns)
+        return [c["width"] for c in list(columns.values())[:2]]
+
+    en, es = widths("en"), widths("es")
+    assert es[0] > en[0] >= 60, (en, es)  # "✓ correcto" is longer than "✓ pass"
+    assert 180 <= en[1] <= es[1] <= 280, (en, es)
+
+
 @pytest.mark.parametrize("page", ["pages/masking.py", "pages/notebooks.py", "pages/exercises.py"])
 def test_legacy_deep_link_still_runs_the_whole_app(page):
     """A first request for /masking in a fresh process runs the page file alone; the
