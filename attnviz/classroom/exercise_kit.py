@@ -193,10 +193,19 @@ def _labels_to_values(languages: tuple[str, ...]) -> dict[str, str]:
 # --------------------------------------------------------------------------- formatting
 
 
+def tex(v: float, decimals: int) -> str:
+    """A number of an exercise's LaTeX, rounded to ``decimals``, with the shown language's
+    decimal sign: "0.35" in en, "0{,}35" in es (braced, so that TeX puts no space after
+    it; the phone page's MathML reads it as one number)."""
+    s = latex.number(v + 0.0, decimals)
+    dec = i18n.decimal_sign(i18n.current())
+    return s if dec == "." else re.sub(r"(\d)\.(\d)", rf"\1{{{dec}}}\2", s)
+
+
 def bmatrix(a: np.ndarray, decimals: int = 0, name: str | None = None) -> str:
     """A LaTeX ``bmatrix`` of a 1-D or 2-D array (numbers rounded to ``decimals``)."""
     a = np.atleast_2d(np.asarray(a, dtype=float))
-    rows = [" & ".join(latex.number(v + 0.0, decimals) for v in row) for row in a]
+    rows = [" & ".join(tex(v, decimals) for v in row) for row in a]
     body = r"\begin{bmatrix} " + r" \\ ".join(rows) + r" \end{bmatrix}"
     return f"{name} = {body}" if name else body
 
@@ -215,7 +224,7 @@ def _vec(a: np.ndarray, decimals: int = 0) -> str:
 
 
 def _factor(v: float, decimals: int) -> str:
-    s = latex.number(v + 0.0, decimals)
+    s = tex(v, decimals)
     return f"({s})" if s.startswith("-") else s
 
 

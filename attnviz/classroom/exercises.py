@@ -36,6 +36,7 @@ from attnviz.classroom.exercise_kit import (  # noqa: F401 - public names of att
     choice_label,
     parse_number,
     parse_shape,
+    tex,
 )
 from attnviz.engine import masks
 from attnviz.i18n import N_, _
@@ -112,14 +113,14 @@ def _weight(rng: np.random.Generator) -> Exercise:
             "after the softmax? Two decimals (±0.01)."
         ).format(a_ij=f"$a_{{{i},{j}}}$", i=i, j=j)
     )
-    exps = " + ".join(f"e^{{{latex.number(v, 1)}}}" for v in s[i])
+    exps = " + ".join(f"e^{{{tex(v, 1)}}}" for v in s[i])
     expl = (
         _("Scores of row {i}: {s_ij} = ").format(i=i, s_ij=f"$s_{{{i},j}} = q_{i} \\cdot k_j / 2$")
         + _vec(s[i], 1)
         # $$ on lines of their own: a display (Streamlit's Markdown reads $$...$$ on one
         # line as inline math, its fraction in text size)
-        + f".\n\n$$\na_{{{i},{j}}} = \\frac{{e^{{{latex.number(s[i, j], 1)}}}}}{{{exps}}} = "
-        f"{a:.4f} \\approx {a:.2f}\n$$\n\n"
+        + f".\n\n$$\na_{{{i},{j}}} = \\frac{{e^{{{tex(s[i, j], 1)}}}}}{{{exps}}} = "
+        f"{tex(a, 4)} \\approx {tex(a, 2)}\n$$\n\n"
         + _("Whole row: {row} (it sums to 1).").format(row=_vec(w[i], 2))
     )
     hint = _(
@@ -148,11 +149,11 @@ def _score(rng: np.random.Generator) -> Exercise:
             score=r"$q_i \cdot k_j / \sqrt{d_k}$"
         )
     )
-    expl = f"$q_i \\cdot k_j = {_dot_terms(q, k, 1)} = {dot:.2f}$\n\n" + _(
+    expl = f"$q_i \\cdot k_j = {_dot_terms(q, k, 1)} = {tex(dot, 2)}$\n\n" + _(
         "{root}, and {quotient}."
     ).format(
-        root=f"$\\sqrt{{{d}}} = {math.sqrt(d):.4f}$",
-        quotient=f"${dot:.2f} / {math.sqrt(d):.4f} = {s:.4f} \\approx {s:.2f}$",
+        root=f"$\\sqrt{{{d}}} = {tex(math.sqrt(d), 4)}$",
+        quotient=f"${tex(dot, 2)} / {tex(math.sqrt(d), 4)} = {tex(s, 4)} \\approx {tex(s, 2)}$",
     )
     hint = _("Multiply the vectors element by element, add up, then divide by √{d}.").format(d=d)
     return Exercise("score", prompt, s, expl, hint, tolerance=0.01, data={"q": q, "k": k})

@@ -345,3 +345,24 @@ def test_an_explanation_s_vectors_are_written_as_the_language_writes_numbers():
     assert all(";" in x and "." not in x for x in lists["es"]), lists["es"]
     assert [x.strip("\u2068\u2069") for x in lists["ar"]] == lists["en"]
     assert all(x.startswith("\u2068") and x.endswith("\u2069") for x in lists["ar"]), lists
+
+
+def test_an_exercise_s_formulas_write_numbers_as_the_language_does():
+    """The one-weight and the scaled-score exercises in Spanish: the matrices of the prompt
+    and the worked formula of the explanation with decimal commas, braced ("0{,}35": TeX
+    puts no space after it), as the prose beside them ("(0,08; 0,35)"); they had points
+    ("0.3534 \\approx 0.35" under "(0,08; 0,35; 0,21; 0,35)"). English keeps its points,
+    and the answer is the same number."""
+    maths = re.compile(r"\$\$.*?\$\$|\$.*?\$", re.S)
+    kinds = {"weight", "score"}
+    for lang, sign in (("en", "."), ("es", "{,}")):
+        with i18n.use(lang):
+            made = [e for e in exercises.generate(seed=3, count=9) if e.kind in kinds]
+        assert {e.kind for e in made} == kinds
+        for e in made:
+            tex = " ".join(maths.findall(e.prompt + e.explanation))
+            decimals = re.findall(r"\d(\.|\{,\})\d", tex)
+            assert decimals and set(decimals) == {sign}, (lang, e.kind, tex)
+        if lang == "en":
+            answers = [e.answer for e in made]
+    assert [e.answer for e in made] == answers

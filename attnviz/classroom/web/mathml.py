@@ -64,7 +64,11 @@ TEXT_COMMANDS = {"mathrm": "mi", "operatorname": "mi", "text": "mtext", "mathbf"
 
 #: Closing brackets: a ``-`` after one subtracts.
 CLOSING = ("<mo>)</mo>", "<mo>]</mo>", "<mo>|</mo>")
-_TOKEN = re.compile(r"\s+|\\\\|\\[A-Za-z]+|\\[,;! ]|\d+(?:\.\d+)?|[A-Za-z]|[{}_^&]|[^\s\\{}_^&]")
+#: A number is digits, then a decimal point or a braced decimal comma (``0{,}35``, the
+#: exercises' LaTeX in a language that writes one) and digits.
+_TOKEN = re.compile(
+    r"\s+|\\\\|\\[A-Za-z]+|\\[,;! ]|\d+(?:(?:\.|\{,\})\d+)?|[A-Za-z]|[{}_^&]|[^\s\\{}_^&]"
+)
 
 
 class UnknownLatex(ValueError):
@@ -169,7 +173,7 @@ class _Parser:
         if tok.startswith("\\"):
             return self._command(tok[1:])
         if tok[0].isdigit():
-            return f"<mn>{tok}</mn>"
+            return f"<mn>{tok.replace('{,}', ',')}</mn>"
         if tok.isalpha():
             return f"<mi>{_esc(tok)}</mi>"
         if tok in "}&":

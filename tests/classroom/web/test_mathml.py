@@ -87,3 +87,11 @@ def test_a_minus_after_a_closing_bracket_subtracts_and_a_trailing_one_is_kept():
     assert "<mo>)</mo><mo>−</mo><mo>(</mo><mrow><mo>−</mo><mn>0.9</mn></mrow>" in m
     assert to_mathml("x -").endswith("<mi>x</mi><mo>−</mo></mrow></math>")
     assert "<mrow><mo>−</mo><mn>2</mn></mrow>" in to_mathml("= -2")
+
+
+def test_a_braced_decimal_comma_is_one_number():
+    """A Spanish exercise writes "0{,}35" (exercise_kit.tex): one <mn>0,35</mn>, as "0.35"
+    is one <mn>0.35</mn>, not 0, a comma and 35."""
+    m = to_mathml(r"\begin{bmatrix} -0{,}5 & 1{,}25 \end{bmatrix} \approx 0{,}35")
+    assert re.findall(r"<mn>([^<]*)</mn>", m) == ["0,5", "1,25", "0,35"], m
+    parse(m)
