@@ -409,6 +409,13 @@ RTL_TITLES_JS = r"""() => [...document.querySelectorAll('.js-plotly-plot .gtitle
   const [first, then] = a < l ? [a, l] : [l, a];
   return t.getStartPositionOfChar(first).x > t.getStartPositionOfChar(then).x;
 }).filter(x => x !== null)"""
+#: The sidebar's radio texts "1/√d_k" (the scale's option and its caption): whether their
+#: "1" is drawn left of their "d", as the formula reads (board.css: first-strong direction).
+FORMULA_OPTION_JS = r"""() => [...document.querySelectorAll(
+    '[data-testid="stRadio"] p')].filter(p => p.textContent.trim() === '1/√d_k').map(p => {
+  const node = p.firstChild, at = (i) => { const r = document.createRange();
+    r.setStart(node, i); r.setEnd(node, i + 1); return r.getBoundingClientRect().left; };
+  const t = node.textContent; return at(t.indexOf('1')) < at(t.indexOf('d')); })"""
 CATALOG_JS = """() => performance.getEntriesByType('resource').map(e => e.name)
   .filter(n => n.includes('/_attnviz/catalog/'))"""
 
@@ -417,7 +424,8 @@ def test_a_language_switch_translates_the_boards_own_words(session):
     """The board's catalog comes by URL (attnviz.classroom.web.catalog), fetched once per tab and
     language, not with every rerun: a Spanish page's board speaks Spanish, a slider move
     fetches nothing, and the language picker's Arabic re-translates the board and runs the
-    page's prose right to left (board.css, by <html data-dir>), the charts left to right."""
+    page's prose right to left (board.css, by <html data-dir>), the charts left to right,
+    the scale's option "1/√d_k" as it reads."""
     from attnviz import i18n
 
     def prefix(code: str) -> str:
@@ -441,6 +449,8 @@ def test_a_language_switch_translates_the_boards_own_words(session):
     assert session.page.evaluate(DIRECTIONS_JS) == ["rtl", "rtl", "ltr"]
     titles = session.page.evaluate(RTL_TITLES_JS)
     assert titles and all(titles), titles  # "الأوزان A = softmax(S)": its Arabic at the right
+    options = session.page.evaluate(FORMULA_OPTION_JS)
+    assert len(options) == 2 and all(options), options  # it read "d_k√/1"
     assert any("/ar.json?v=" in u for u in session.page.evaluate(CATALOG_JS))
     assert_no_board_errors(session)
 

@@ -237,3 +237,26 @@ def test_the_lessons_page_resumes_where_the_tour_was_left(browser, app_server):
         assert _params(session) == where
     finally:
         session.close()
+
+
+#: Each visible list item of the main column: px between its right edge and its list's
+#: (where a right-to-left list draws its number or bullet).
+MARKER_ROOM_JS = """() => Array.from(document.querySelectorAll(
+    '[data-testid="stMain"] ol > li, [data-testid="stMain"] ul > li'))
+  .filter(li => li.getClientRects().length && !li.closest('.attnviz-board'))
+  .map(li => Math.round(li.parentElement.getBoundingClientRect().right
+    - li.getBoundingClientRect().right))"""
+
+
+def test_arabic_lists_number_their_items_inside_their_box(browser, app_server):
+    """The Lessons page in Arabic: each lesson's stops are a numbered list (st.html), and its
+    numbers stand at the right inside the list's box; they stood on its right edge (the
+    list's indent was on the left), "10." to "12." past it (board.css)."""
+    session = BrowserSession(browser, app_server, viewport=(1440, 900))
+    try:
+        session.open("/lessons?lang=ar")
+        session.page.wait_for_function(f"({MARKER_ROOM_JS})().length > 0", timeout=30000)
+        room = session.page.evaluate(MARKER_ROOM_JS)
+        assert room and min(room) >= 16, room
+    finally:
+        session.close()
