@@ -197,9 +197,9 @@ def tex(v: float, decimals: int) -> str:
     """A number of an exercise's LaTeX, rounded to ``decimals``, with the shown language's
     decimal sign: "0.35" in en, "0{,}35" in es (braced, so that TeX puts no space after
     it; the phone page's MathML reads it as one number)."""
-    s = latex.number(v + 0.0, decimals)
+    s = i18n.number(latex.number(v + 0.0, decimals))
     dec = i18n.decimal_sign(i18n.current())
-    return s if dec == "." else re.sub(r"(\d)\.(\d)", rf"\1{{{dec}}}\2", s)
+    return s if dec == "." else s.replace(dec, "{" + dec + "}")
 
 
 def bmatrix(a: np.ndarray, decimals: int = 0, name: str | None = None) -> str:
